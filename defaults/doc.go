@@ -1,0 +1,7 @@
+// Package defaults fills in the fields of a Gateway API ListenerSet that the
+// upstream CRD schema would default, so that objects reaching the webhook from
+// an older CRD, or read from files by the offline validate command, are judged
+// exactly as kube-apiserver would store them.
+//
+// The package is pure: it imports gateway-api and apimachinery only.
+package defaults
