@@ -76,5 +76,3 @@ func allowedRoutes(ar *gwv1.AllowedRoutes) {
 		}
 	}
 }
-
-
