@@ -1,6 +1,10 @@
 package validation
 
 import (
+	"fmt"
+
+	"k8s.io/apimachinery/pkg/util/sets"
+	"k8s.io/apimachinery/pkg/util/validation"
 	"k8s.io/apimachinery/pkg/util/validation/field"
 	gwv1 "sigs.k8s.io/gateway-api/apis/v1"
 )
@@ -9,12 +13,20 @@ import (
 // admitted; kubectl prints each as a "Warning:" line.
 type Warnings []string
 
+// add appends the warning "path: message".
+func (w *Warnings) add(path *field.Path, format string, args ...any) {
+	*w = append(*w, path.String()+": "+fmt.Sprintf(format, args...))
+}
+
 // ValidateListenerSet returns every reason Airlock Microgateway cannot serve
 // ls, each with the path of the offending field, and the warnings the object
 // earns. It expects ls to be defaulted (defaults.ListenerSet) the way
-// kube-apiserver stores it, but does not rely on the CRD schema having run.
+// kube-apiserver stores it, but does not rely on the CRD schema having run:
+// an unset field that has a default is judged as its default.
 func ValidateListenerSet(ls *gwv1.ListenerSet) (field.ErrorList, Warnings) {
-	return nil, nil // TODO: implemented in the next commit
+	var warnings Warnings
+	errs := validateSpec(&ls.Spec, ls.Namespace, field.NewPath("spec"), &warnings)
+	return errs, warnings
 }
 
 // ValidateListenerSetUpdate validates newLS like ValidateListenerSet but
@@ -22,5 +34,65 @@ func ValidateListenerSet(ls *gwv1.ListenerSet) (field.ErrorList, Warnings) {
 // value, does not block the update and becomes a warning instead, so objects
 // stored before a rule existed can still be edited.
 func ValidateListenerSetUpdate(newLS, oldLS *gwv1.ListenerSet) (field.ErrorList, Warnings) {
-	return nil, nil // TODO: implemented in the next commit
+	errs, warnings := ValidateListenerSet(newLS)
+	if len(errs) == 0 {
+		return nil, warnings
+	}
+	oldErrs, _ := ValidateListenerSet(oldLS)
+	stored := sets.New[string]()
+	for _, e := range oldErrs {
+		stored.Insert(e.Error())
+	}
+	var blocking field.ErrorList
+	for _, e := range errs {
+		if msg := e.Error(); stored.Has(msg) {
+			warnings = append(warnings, fmt.Sprintf(WarnRatcheted, msg))
+		} else {
+			blocking = append(blocking, e)
+		}
+	}
+	return blocking, warnings
+}
+
+func validateSpec(spec *gwv1.ListenerSetSpec, namespace string, fldPath *field.Path, w *Warnings) field.ErrorList {
+	errs := validateParentRef(&spec.ParentRef, fldPath.Child("parentRef"))
+	errs = append(errs, validateListeners(spec.Listeners, namespace, fldPath.Child("listeners"), w)...)
+	return errs
+}
+
+// validateParentRef: a ListenerSet attaches to a Gateway and nothing else.
+func validateParentRef(ref *gwv1.ParentGatewayReference, fldPath *field.Path) field.ErrorList {
+	var errs field.ErrorList
+	if ref.Group != nil && *ref.Group != gwv1.GroupName {
+		errs = append(errs, field.NotSupported(fldPath.Child("group"), string(*ref.Group), []string{gwv1.GroupName}))
+	}
+	if ref.Kind != nil && *ref.Kind != "Gateway" {
+		errs = append(errs, field.NotSupported(fldPath.Child("kind"), string(*ref.Kind), []string{"Gateway"}))
+	}
+	errs = append(errs, validateObjectName(ref.Name, fldPath.Child("name"))...)
+	if ref.Namespace != nil {
+		errs = append(errs, validateNamespace(*ref.Namespace, fldPath.Child("namespace"))...)
+	}
+	return errs
+}
+
+// validateObjectName checks the name of a referenced Gateway or Secret: both
+// kinds take DNS subdomain names, so anything else can never resolve.
+func validateObjectName(name gwv1.ObjectName, fldPath *field.Path) field.ErrorList {
+	if name == "" {
+		return field.ErrorList{field.Required(fldPath, "")}
+	}
+	var errs field.ErrorList
+	for _, msg := range validation.IsDNS1123Subdomain(string(name)) {
+		errs = append(errs, field.Invalid(fldPath, string(name), msg))
+	}
+	return errs
+}
+
+func validateNamespace(ns gwv1.Namespace, fldPath *field.Path) field.ErrorList {
+	var errs field.ErrorList
+	for _, msg := range validation.IsDNS1123Label(string(ns)) {
+		errs = append(errs, field.Invalid(fldPath, string(ns), msg))
+	}
+	return errs
 }
