@@ -319,8 +319,10 @@ func TestValidateListenerSet(t *testing.T) {
 			mutate: func(ls *gwv1.ListenerSet) { setOption(ls, 2, OptionALPNProtocols, "http/1.1") },
 		},
 		{
-			rule:   "ciphers: BoringSSL names only",
-			mutate: func(ls *gwv1.ListenerSet) { setOption(ls, 1, OptionCiphers, "ECDHE-RSA-AES128-GCM-SHA256,TLS_RSA_WITH_AES_128_GCM_SHA256") },
+			rule: "ciphers: BoringSSL names only",
+			mutate: func(ls *gwv1.ListenerSet) {
+				setOption(ls, 1, OptionCiphers, "ECDHE-RSA-AES128-GCM-SHA256,TLS_RSA_WITH_AES_128_GCM_SHA256")
+			},
 			want: field.ErrorList{field.NotSupported(optionPath(1, OptionCiphers), "TLS_RSA_WITH_AES_128_GCM_SHA256", Ciphers)},
 		},
 		{
@@ -345,7 +347,7 @@ func TestValidateListenerSet(t *testing.T) {
 		{
 			rule:   "signatureAlgorithms: BoringSSL names only",
 			mutate: func(ls *gwv1.ListenerSet) { setOption(ls, 2, OptionSignatureAlgorithms, "ed25519,ECDSA+SHA256") },
-			want: field.ErrorList{field.NotSupported(optionPath(2, OptionSignatureAlgorithms), "ECDSA+SHA256", SignatureAlgorithms)},
+			want:   field.ErrorList{field.NotSupported(optionPath(2, OptionSignatureAlgorithms), "ECDSA+SHA256", SignatureAlgorithms)},
 		},
 		{
 			rule: "minimumVersion/maximumVersion: Airlock spelling",
