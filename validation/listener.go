@@ -86,14 +86,20 @@ func validateHostname(h gwv1.Hostname, fldPath *field.Path) field.ErrorList {
 	if i := strings.LastIndexByte(host, ':'); i >= 0 {
 		return field.ErrorList{field.Invalid(fldPath, host, "must not include a port")}
 	}
-	var msgs []string
-	if strings.HasPrefix(host, "*.") {
-		msgs = validation.IsWildcardDNS1123Subdomain(host)
-	} else {
-		msgs = validation.IsDNS1123Subdomain(host)
-	}
 	var errs field.ErrorList
-	for _, msg := range msgs {
+	if len(host) > validation.DNS1123SubdomainMaxLength {
+		errs = append(errs, field.Invalid(fldPath, host, validation.MaxLenError(validation.DNS1123SubdomainMaxLength)))
+	}
+	// The "*." label is stripped by hand: apimachinery's
+	// IsWildcardDNS1123Subdomain compiles its regular expression on every call.
+	name, wildcard := strings.CutPrefix(host, "*.")
+	for _, msg := range validation.IsDNS1123Subdomain(name) {
+		if msg == validation.MaxLenError(validation.DNS1123SubdomainMaxLength) {
+			continue
+		}
+		if wildcard {
+			msg = "after the leading '*.': " + msg
+		}
 		errs = append(errs, field.Invalid(fldPath, host, msg))
 	}
 	return errs

@@ -411,12 +411,22 @@ func TestValidateListenerSet(t *testing.T) {
 			rule:   "hostname: wildcard only as the whole first label",
 			mutate: func(ls *gwv1.ListenerSet) { ls.Spec.Listeners[0].Hostname = ptr.To[gwv1.Hostname]("*.*.example.com") },
 			want: field.ErrorList{field.Invalid(listenerPath(0).Child("hostname"), "*.*.example.com",
-				"a wildcard DNS-1123 subdomain must start with '*.', followed by a valid DNS subdomain, which must consist of lower case alphanumeric characters, '-' or '.' and end with an alphanumeric character (e.g. '*.example.com', regex used for validation is '\\*\\.[a-z0-9]([-a-z0-9]*[a-z0-9])?(\\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*')")},
+				"after the leading '*.': "+dns1123)},
 		},
 		{
 			rule:   "hostname: at most 253 characters",
 			mutate: func(ls *gwv1.ListenerSet) { ls.Spec.Listeners[0].Hostname = ptr.To(gwv1.Hostname(longHostname(254))) },
 			want:   field.ErrorList{field.Invalid(listenerPath(0).Child("hostname"), longHostname(254), "must be no more than 253 characters")},
+		},
+		{
+			rule:   "hostname: a wildcard at most 253 characters",
+			mutate: func(ls *gwv1.ListenerSet) { ls.Spec.Listeners[0].Hostname = ptr.To(gwv1.Hostname("*." + longHostname(252))) },
+			want:   field.ErrorList{field.Invalid(listenerPath(0).Child("hostname"), "*."+longHostname(252), "must be no more than 253 characters")},
+		},
+		{
+			rule:   "hostname: a wildcard needs a name after it",
+			mutate: func(ls *gwv1.ListenerSet) { ls.Spec.Listeners[0].Hostname = ptr.To[gwv1.Hostname]("*") },
+			want:   field.ErrorList{field.Invalid(listenerPath(0).Child("hostname"), "*", dns1123)},
 		},
 		{
 			rule:   "hostname: not empty when set",
