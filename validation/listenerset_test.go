@@ -419,9 +419,11 @@ func TestValidateListenerSet(t *testing.T) {
 			want:   field.ErrorList{field.Invalid(listenerPath(0).Child("hostname"), longHostname(254), "must be no more than 253 characters")},
 		},
 		{
-			rule:   "hostname: a wildcard at most 253 characters",
-			mutate: func(ls *gwv1.ListenerSet) { ls.Spec.Listeners[0].Hostname = ptr.To(gwv1.Hostname("*." + longHostname(252))) },
-			want:   field.ErrorList{field.Invalid(listenerPath(0).Child("hostname"), "*."+longHostname(252), "must be no more than 253 characters")},
+			rule: "hostname: a wildcard at most 253 characters",
+			mutate: func(ls *gwv1.ListenerSet) {
+				ls.Spec.Listeners[0].Hostname = ptr.To(gwv1.Hostname("*." + longHostname(252)))
+			},
+			want: field.ErrorList{field.Invalid(listenerPath(0).Child("hostname"), "*."+longHostname(252), "must be no more than 253 characters")},
 		},
 		{
 			rule:   "hostname: a wildcard needs a name after it",
