@@ -1,0 +1,200 @@
+// Package localcluster runs a real Kubernetes control plane on this machine
+// for `make run` and the end-to-end tests: etcd and kube-apiserver (built from
+// source by hack/k8s-binaries.sh) started through controller-runtime's envtest,
+// with Gateway API's standard CRDs installed from the module cache, and
+// helpers to register the ListenerSet webhook and to run the real kubectl.
+//
+// Nothing here runs a controller, a scheduler or a kubelet: objects are only
+// admitted and stored, which is all an admission webhook needs.
+package localcluster
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"time"
+
+	apiextensionsv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
+	"k8s.io/apimachinery/pkg/runtime"
+	clientgoscheme "k8s.io/client-go/kubernetes/scheme"
+	"k8s.io/client-go/rest"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+	"sigs.k8s.io/controller-runtime/pkg/envtest"
+)
+
+// Options configure Start.
+type Options struct {
+	// Root is the repository root (RepoRoot() when empty).
+	Root string
+	// BinDir holds kube-apiserver, kubectl and etcd. When empty, Start runs
+	// hack/k8s-binaries.sh (EnsureBinaries) to build or find them.
+	BinDir string
+	// Progress receives the binaries script's progress (may be nil).
+	Progress io.Writer
+	// ControlPlaneOutput, when set, receives etcd's and kube-apiserver's logs.
+	ControlPlaneOutput io.Writer
+	// StartTimeout bounds the start of etcd and of kube-apiserver (default 2m:
+	// a loaded 2-core machine needs far more than envtest's 20s default).
+	StartTimeout time.Duration
+}
+
+// Cluster is a running control plane.
+type Cluster struct {
+	Env    *envtest.Environment
+	Config *rest.Config
+	Client client.Client
+	Scheme *runtime.Scheme
+	// BinDir holds the binaries, Kubectl the path of kubectl among them.
+	BinDir, KubectlPath string
+	// CRDDir is where the Gateway API CRDs were installed from.
+	CRDDir string
+	// Kubeconfig is an admin kubeconfig (system:masters) for the cluster.
+	Kubeconfig []byte
+	// KubeconfigPath is where Start wrote Kubeconfig (in a temp dir unless
+	// WriteKubeconfig moved it).
+	KubeconfigPath string
+	tmp            string
+}
+
+// Start builds or finds the binaries, starts etcd and kube-apiserver, and
+// installs Gateway API's standard CRDs. Stop the cluster with Stop.
+//
+// The standard CRD directory also holds gateway.networking.k8s.io_vap_safeupgrades.yaml,
+// a ValidatingAdmissionPolicy (and its binding) that guards CRD upgrades, not
+// a CRD: envtest reads only documents of kind CustomResourceDefinition from a
+// path, so it is skipped; nothing here upgrades CRDs, so it is not needed.
+func Start(ctx context.Context, opts Options) (_ *Cluster, retErr error) {
+	var err error
+	if opts.Root == "" {
+		if opts.Root, err = RepoRoot(); err != nil {
+			return nil, err
+		}
+	}
+	if opts.BinDir == "" {
+		if opts.BinDir, err = EnsureBinaries(ctx, opts.Root, opts.Progress); err != nil {
+			return nil, err
+		}
+	}
+	crdDir, err := GatewayAPICRDDir(ctx, opts.Root)
+	if err != nil {
+		return nil, err
+	}
+	if opts.StartTimeout == 0 {
+		opts.StartTimeout = 2 * time.Minute
+	}
+
+	scheme := runtime.NewScheme()
+	if err := clientgoscheme.AddToScheme(scheme); err != nil {
+		return nil, err
+	}
+	if err := apiextensionsv1.AddToScheme(scheme); err != nil {
+		return nil, err
+	}
+
+	env := &envtest.Environment{
+		Scheme:                   scheme,
+		BinaryAssetsDirectory:    opts.BinDir,
+		ControlPlaneStartTimeout: opts.StartTimeout,
+		ControlPlaneStopTimeout:  30 * time.Second,
+		CRDInstallOptions: envtest.CRDInstallOptions{
+			Paths:              []string{crdDir},
+			ErrorIfPathMissing: true,
+			MaxTime:            time.Minute,
+		},
+	}
+	// Explicit paths: KUBEBUILDER_ASSETS or TEST_ASSET_* in the environment
+	// must not swap in other binaries than the ones this repository pins.
+	api := env.ControlPlane.GetAPIServer()
+	api.Path = filepath.Join(opts.BinDir, "kube-apiserver")
+	env.ControlPlane.Etcd = &envtest.Etcd{Path: filepath.Join(opts.BinDir, "etcd")}
+	env.ControlPlane.KubectlPath = filepath.Join(opts.BinDir, "kubectl")
+	if w := opts.ControlPlaneOutput; w != nil {
+		api.Out, api.Err = w, w
+		env.ControlPlane.Etcd.Out, env.ControlPlane.Etcd.Err = w, w
+	}
+
+	cfg, err := env.Start()
+	if err != nil {
+		_ = env.Stop()
+		return nil, fmt.Errorf("starting etcd and kube-apiserver from %s: %w", opts.BinDir, err)
+	}
+	c := &Cluster{
+		Env: env, Config: cfg, Scheme: scheme, BinDir: opts.BinDir, CRDDir: crdDir,
+		KubectlPath: env.ControlPlane.KubectlPath, Kubeconfig: env.KubeConfig,
+	}
+	defer func() {
+		if retErr != nil {
+			_ = c.Stop()
+		}
+	}()
+	if len(env.CRDs) == 0 {
+		return nil, fmt.Errorf("no CRDs installed from %s", crdDir)
+	}
+	if c.Client, err = client.New(cfg, client.Options{Scheme: scheme}); err != nil {
+		return nil, err
+	}
+	if c.tmp, err = os.MkdirTemp("", "localcluster-"); err != nil {
+		return nil, err
+	}
+	if err := c.WriteKubeconfig(filepath.Join(c.tmp, "kubeconfig")); err != nil {
+		return nil, err
+	}
+	return c, nil
+}
+
+// WriteKubeconfig writes the admin kubeconfig to path (mode 0600) and makes
+// it the one Kubectl uses.
+func (c *Cluster) WriteKubeconfig(path string) error {
+	if err := os.MkdirAll(filepath.Dir(path), 0o700); err != nil {
+		return err
+	}
+	if err := os.WriteFile(path, c.Kubeconfig, 0o600); err != nil {
+		return err
+	}
+	c.KubeconfigPath = path
+	return nil
+}
+
+// Stop stops kube-apiserver and etcd and removes their data.
+func (c *Cluster) Stop() error {
+	var errs []error
+	if c.Env != nil {
+		errs = append(errs, c.Env.Stop())
+	}
+	if c.tmp != "" {
+		errs = append(errs, os.RemoveAll(c.tmp))
+	}
+	return errors.Join(errs...)
+}
+
+// KubectlResult is what one kubectl run printed.
+type KubectlResult struct {
+	Stdout, Stderr string
+	// Err is non-nil when kubectl exited non-zero (or did not run).
+	Err error
+}
+
+// Output is stdout and stderr together, as a terminal would show them
+// (stderr last).
+func (r KubectlResult) Output() string { return r.Stdout + r.Stderr }
+
+// Kubectl runs the real kubectl against the cluster with stdin as its input
+// (may be empty).
+func (c *Cluster) Kubectl(ctx context.Context, stdin string, args ...string) KubectlResult {
+	cmd := exec.CommandContext(ctx, c.KubectlPath, append([]string{"--kubeconfig", c.KubeconfigPath}, args...)...)
+	cmd.Stdin = strings.NewReader(stdin)
+	// A user's kubectl settings must not change what the tests see.
+	cmd.Env = append(os.Environ(), "KUBECTL_COMMAND_HEADERS=false", "KUBERC=off")
+	var stdout, stderr strings.Builder
+	cmd.Stdout, cmd.Stderr = &stdout, &stderr
+	err := cmd.Run()
+	if err != nil {
+		err = fmt.Errorf("kubectl %s: %w", strings.Join(args, " "), err)
+	}
+	return KubectlResult{Stdout: stdout.String(), Stderr: stderr.String(), Err: err}
+}

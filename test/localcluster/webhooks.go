@@ -1,0 +1,230 @@
+package localcluster
+
+import (
+	"context"
+	"crypto/tls"
+	"crypto/x509"
+	"errors"
+	"fmt"
+	"net"
+	"strings"
+	"time"
+
+	admissionv1 "k8s.io/api/admissionregistration/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/utils/ptr"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+)
+
+// Names of the webhook configurations and of the webhooks in them.
+const (
+	MutatingConfigName   = "listenerset-webhook"
+	ValidatingConfigName = "listenerset-webhook"
+	MutatingWebhookName  = "mutate.listenersets.microgateway.airlock.com"
+	// ValidatingWebhookName appears in kube-apiserver's denial messages:
+	// `admission webhook "validate.listenersets.microgateway.airlock.com" denied the request: ...`.
+	ValidatingWebhookName = "validate.listenersets.microgateway.airlock.com"
+)
+
+// WebhookEndpoint says where kube-apiserver reaches the webhook.
+type WebhookEndpoint struct {
+	// BaseURL is https://host:port, without a path.
+	BaseURL string
+	// MutatePath and ValidatePath are the webhook's handler paths
+	// (webhook.MutatePath, webhook.ValidatePath).
+	MutatePath, ValidatePath string
+	// CABundle is the PEM CA that signed the webhook's serving certificate.
+	CABundle []byte
+	// TimeoutSeconds defaults to 10.
+	TimeoutSeconds int32
+}
+
+// listenerSetRules: CREATE and UPDATE of gateway.networking.k8s.io/v1
+// listensets, the main resource only; "listenersets" does not match the
+// listenersets/status subresource, so status writes of a controller never
+// reach the webhook.
+func listenerSetRules() []admissionv1.RuleWithOperations {
+	return []admissionv1.RuleWithOperations{{
+		Operations: []admissionv1.OperationType{admissionv1.Create, admissionv1.Update},
+		Rule: admissionv1.Rule{
+			APIGroups:   []string{"gateway.networking.k8s.io"},
+			APIVersions: []string{"v1"},
+			Resources:   []string{"listenersets"},
+			Scope:       ptr.To(admissionv1.NamespacedScope),
+		},
+	}}
+}
+
+// WebhookConfigurations returns the mutating and validating configurations
+// for ep, as the Helm chart should install them: sideEffects None,
+// admissionReviewVersions v1, failurePolicy Fail, matchPolicy Equivalent.
+func WebhookConfigurations(ep WebhookEndpoint) (*admissionv1.MutatingWebhookConfiguration, *admissionv1.ValidatingWebhookConfiguration) {
+	timeout := ep.TimeoutSeconds
+	if timeout == 0 {
+		timeout = 10
+	}
+	base := strings.TrimSuffix(ep.BaseURL, "/")
+	clientConfig := func(path string) admissionv1.WebhookClientConfig {
+		return admissionv1.WebhookClientConfig{
+			URL:      ptr.To(base + "/" + strings.TrimPrefix(path, "/")),
+			CABundle: ep.CABundle,
+		}
+	}
+	mutating := &admissionv1.MutatingWebhookConfiguration{
+		ObjectMeta: metav1.ObjectMeta{Name: MutatingConfigName},
+		Webhooks: []admissionv1.MutatingWebhook{{
+			Name:                    MutatingWebhookName,
+			ClientConfig:            clientConfig(ep.MutatePath),
+			Rules:                   listenerSetRules(),
+			FailurePolicy:           ptr.To(admissionv1.Fail),
+			MatchPolicy:             ptr.To(admissionv1.Equivalent),
+			SideEffects:             ptr.To(admissionv1.SideEffectClassNone),
+			TimeoutSeconds:          ptr.To(timeout),
+			AdmissionReviewVersions: []string{"v1"},
+			ReinvocationPolicy:      ptr.To(admissionv1.NeverReinvocationPolicy),
+		}},
+	}
+	validating := &admissionv1.ValidatingWebhookConfiguration{
+		ObjectMeta: metav1.ObjectMeta{Name: ValidatingConfigName},
+		Webhooks: []admissionv1.ValidatingWebhook{{
+			Name:                    ValidatingWebhookName,
+			ClientConfig:            clientConfig(ep.ValidatePath),
+			Rules:                   listenerSetRules(),
+			FailurePolicy:           ptr.To(admissionv1.Fail),
+			MatchPolicy:             ptr.To(admissionv1.Equivalent),
+			SideEffects:             ptr.To(admissionv1.SideEffectClassNone),
+			TimeoutSeconds:          ptr.To(timeout),
+			AdmissionReviewVersions: []string{"v1"},
+		}},
+	}
+	return mutating, validating
+}
+
+// RegisterWebhooks creates (or replaces) both webhook configurations and
+// waits until kube-apiserver calls the validating webhook, which it proves by
+// a server-side dry-run create that only the webhook rejects. The mutating
+// configuration is written first, so it is in effect by then as well.
+// namespace must exist.
+func (c *Cluster) RegisterWebhooks(ctx context.Context, ep WebhookEndpoint, namespace string) error {
+	mutating, validating := WebhookConfigurations(ep)
+	for _, obj := range []client.Object{mutating, validating} {
+		if err := createOrReplace(ctx, c.Client, obj); err != nil {
+			return fmt.Errorf("registering %T %s: %w", obj, obj.GetName(), err)
+		}
+	}
+	return c.WaitForWebhook(ctx, namespace, 30*time.Second)
+}
+
+// UnregisterWebhooks deletes both configurations and waits until
+// kube-apiserver no longer calls the webhook.
+func (c *Cluster) UnregisterWebhooks(ctx context.Context, namespace string) error {
+	for _, obj := range []client.Object{
+		&admissionv1.ValidatingWebhookConfiguration{ObjectMeta: metav1.ObjectMeta{Name: ValidatingConfigName}},
+		&admissionv1.MutatingWebhookConfiguration{ObjectMeta: metav1.ObjectMeta{Name: MutatingConfigName}},
+	} {
+		if err := c.Client.Delete(ctx, obj); err != nil && !apierrors.IsNotFound(err) {
+			return err
+		}
+	}
+	deadline := time.Now().Add(30 * time.Second)
+	for {
+		err := c.probeWebhook(ctx, namespace)
+		if err == nil {
+			return nil // the probe object passed: nobody asked the webhook
+		}
+		if time.Now().After(deadline) {
+			return fmt.Errorf("webhook still called 30s after unregistering it: %w", err)
+		}
+		time.Sleep(200 * time.Millisecond)
+	}
+}
+
+// WaitForWebhook waits until a dry-run create of a ListenerSet that only the
+// webhook rejects (protocol TCP) is denied by the validating webhook.
+func (c *Cluster) WaitForWebhook(ctx context.Context, namespace string, timeout time.Duration) error {
+	deadline := time.Now().Add(timeout)
+	var last error
+	for {
+		last = c.probeWebhook(ctx, namespace)
+		if last != nil && strings.Contains(last.Error(), fmt.Sprintf("admission webhook %q denied the request", ValidatingWebhookName)) {
+			return nil
+		}
+		if time.Now().After(deadline) {
+			return fmt.Errorf("the validating webhook did not answer within %s; last probe result: %v", timeout, last)
+		}
+		select {
+		case <-ctx.Done():
+			return ctx.Err()
+		case <-time.After(200 * time.Millisecond):
+		}
+	}
+}
+
+func (c *Cluster) probeWebhook(ctx context.Context, namespace string) error {
+	probe := &unstructured.Unstructured{Object: map[string]any{
+		"apiVersion": "gateway.networking.k8s.io/v1",
+		"kind":       "ListenerSet",
+		"metadata":   map[string]any{"name": "webhook-probe", "namespace": namespace},
+		"spec": map[string]any{
+			"parentRef": map[string]any{"name": "probe"},
+			"listeners": []any{map[string]any{"name": "probe", "protocol": "TCP", "port": int64(1)}},
+		},
+	}}
+	return c.Client.Create(ctx, probe, client.DryRunAll)
+}
+
+func createOrReplace(ctx context.Context, c client.Client, obj client.Object) error {
+	existing := obj.DeepCopyObject().(client.Object)
+	err := c.Get(ctx, client.ObjectKeyFromObject(obj), existing)
+	switch {
+	case apierrors.IsNotFound(err):
+		return c.Create(ctx, obj)
+	case err != nil:
+		return err
+	}
+	obj.SetResourceVersion(existing.GetResourceVersion())
+	return c.Update(ctx, obj)
+}
+
+// WaitForTLS waits until addr (host:port) completes a TLS handshake with a
+// certificate that caPEM verifies, i.e. until a webhook server is serving.
+func WaitForTLS(ctx context.Context, addr string, caPEM []byte, timeout time.Duration) error {
+	pool := x509.NewCertPool()
+	if !pool.AppendCertsFromPEM(caPEM) {
+		return errors.New("no certificate in caPEM")
+	}
+	host, _, err := net.SplitHostPort(addr)
+	if err != nil {
+		return err
+	}
+	deadline := time.Now().Add(timeout)
+	for {
+		d := tls.Dialer{Config: &tls.Config{RootCAs: pool, ServerName: host, MinVersion: tls.VersionTLS12}}
+		dctx, cancel := context.WithTimeout(ctx, 2*time.Second)
+		conn, err := d.DialContext(dctx, "tcp", addr)
+		cancel()
+		if err == nil {
+			return conn.Close()
+		}
+		if time.Now().After(deadline) {
+			return fmt.Errorf("webhook at %s not serving TLS after %s: %w", addr, timeout, err)
+		}
+		select {
+		case <-ctx.Done():
+			return ctx.Err()
+		case <-time.After(100 * time.Millisecond):
+		}
+	}
+}
+
+// FreePort returns a TCP port on 127.0.0.1 that was free a moment ago.
+func FreePort() (int, error) {
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		return 0, err
+	}
+	defer l.Close()
+	return l.Addr().(*net.TCPAddr).Port, nil
+}
