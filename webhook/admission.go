@@ -1,0 +1,191 @@
+package webhook
+
+import (
+	"context"
+	"net/http"
+	"time"
+
+	admissionv1 "k8s.io/api/admission/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/apimachinery/pkg/runtime/schema"
+	utilruntime "k8s.io/apimachinery/pkg/util/runtime"
+	"k8s.io/apimachinery/pkg/util/validation/field"
+	logf "sigs.k8s.io/controller-runtime/pkg/log"
+	ctrlwebhook "sigs.k8s.io/controller-runtime/pkg/webhook"
+	"sigs.k8s.io/controller-runtime/pkg/webhook/admission"
+	gwv1 "sigs.k8s.io/gateway-api/apis/v1"
+
+	"github.com/airlock/listenerset-webhook/defaults"
+	"github.com/airlock/listenerset-webhook/validation"
+)
+
+// Paths the webhooks are served at. They follow controller-runtime's
+// generated naming (/mutate-<group with dashes>-<version>-<kind>) so that
+// webhook configurations written for kubebuilder-style servers fit unchanged.
+const (
+	// MutatePath serves the mutating (defaulting) webhook.
+	MutatePath = "/mutate-gateway-networking-k8s-io-v1-listenerset"
+	// ValidatePath serves the validating webhook.
+	ValidatePath = "/validate-gateway-networking-k8s-io-v1-listenerset"
+)
+
+// RequestTimeout bounds reading an admission request's body and writing its
+// response. controller-runtime's http.Server only limits reading the headers
+// (32s) and idle keep-alive connections (90s), so without it a client that
+// sends its body slowly holds a connection and a goroutine forever.
+// kube-apiserver gives up on a webhook after at most 30s (timeoutSeconds is
+// capped at 30), so nothing legitimate needs longer.
+const RequestTimeout = 30 * time.Second
+
+// listenerSetGK names the kind in 422 Invalid statuses, so that kubectl prints
+// `The ListenerSet "x" is invalid: ...` as for a built-in type.
+var listenerSetGK = schema.GroupKind{Group: gwv1.GroupName, Kind: "ListenerSet"}
+
+// scheme knows only gateway.networking.k8s.io: the webhooks decode nothing else.
+var scheme = func() *runtime.Scheme {
+	s := runtime.NewScheme()
+	utilruntime.Must(gwv1.Install(s))
+	return s
+}()
+
+// Defaulter sets what the ListenerSet CRD schema would default. It implements
+// controller-runtime's admission.Defaulter; admission.WithDefaulter turns the
+// change into a JSON patch, answers without a patch when nothing changed, and
+// never removes fields that the Go types do not know (a newer CRD's fields
+// survive).
+type Defaulter struct{}
+
+var _ admission.Defaulter[*gwv1.ListenerSet] = Defaulter{}
+
+// Default sets ls's unset defaulted fields in place via defaults.ListenerSet.
+func (Defaulter) Default(_ context.Context, ls *gwv1.ListenerSet) error {
+	defaults.ListenerSet(ls)
+	return nil
+}
+
+// Validator rejects what Airlock Microgateway cannot serve. It implements
+// controller-runtime's admission.Validator. It judges a defaulted copy of the
+// object, so that an object written against an older CRD (which defaulted
+// less, or not at all) is judged as it will be stored, exactly like the
+// offline validate command does.
+type Validator struct{}
+
+var _ admission.Validator[*gwv1.ListenerSet] = Validator{}
+
+// ValidateCreate validates ls. On errors it returns a 422 Invalid status
+// error whose causes name each field; validation's warnings are returned as
+// admission warnings either way.
+func (Validator) ValidateCreate(ctx context.Context, ls *gwv1.ListenerSet) (admission.Warnings, error) {
+	ls = defaulted(ls)
+	errs, warnings := validation.ValidateListenerSet(ls)
+	return admission.Warnings(warnings), deny(ctx, ls, errs)
+}
+
+// ValidateUpdate validates newLS against oldLS: errors the stored object
+// already had on an unchanged value are ratcheted into warnings by
+// validation.ValidateListenerSetUpdate, so old objects stay editable.
+func (Validator) ValidateUpdate(ctx context.Context, oldLS, newLS *gwv1.ListenerSet) (admission.Warnings, error) {
+	newLS, oldLS = defaulted(newLS), defaulted(oldLS)
+	errs, warnings := validation.ValidateListenerSetUpdate(newLS, oldLS)
+	return admission.Warnings(warnings), deny(ctx, newLS, errs)
+}
+
+// ValidateDelete allows every deletion: nothing about a ListenerSet being
+// removed can break Airlock Microgateway. (The handler built by
+// NewValidatingWebhook does not even get here; see allowDeletes.)
+func (Validator) ValidateDelete(context.Context, *gwv1.ListenerSet) (admission.Warnings, error) {
+	return nil, nil
+}
+
+// defaulted returns a defaulted deep copy; the object in the request stays as
+// sent (a validating webhook must not change it anyway).
+func defaulted(ls *gwv1.ListenerSet) *gwv1.ListenerSet {
+	ls = ls.DeepCopy()
+	defaults.ListenerSet(ls)
+	return ls
+}
+
+// deny turns errs into the 422 Invalid status kube-apiserver itself returns
+// for invalid objects, counts each error in listenerset_webhook_denials_total
+// and logs the denial. It returns nil when errs is empty.
+func deny(ctx context.Context, ls *gwv1.ListenerSet, errs field.ErrorList) error {
+	if len(errs) == 0 {
+		return nil
+	}
+	recordDenial(errs)
+	// The logger in ctx comes from controller-runtime's admission.Webhook
+	// (DefaultLogConstructor) and already carries requestID (the admission
+	// UID), object, namespace, name, resource and user. Only field paths and
+	// error types are logged: values and details can quote user input, and a
+	// denial log line must never carry more than needed to find the rule.
+	paths := make([]string, 0, len(errs))
+	for _, e := range errs {
+		paths = append(paths, e.Field+" ("+string(e.Type)+")")
+	}
+	logf.FromContext(ctx).Info("Denied ListenerSet", "errorCount", len(errs), "errors", paths)
+	return apierrors.NewInvalid(listenerSetGK, displayName(ls), errs)
+}
+
+// displayName is the name kubectl will quote. A create with generateName has
+// no name yet when a mutating webhook runs; the prefix is more helpful than "".
+func displayName(ls *gwv1.ListenerSet) string {
+	if ls.Name == "" {
+		return ls.GenerateName
+	}
+	return ls.Name
+}
+
+// NewMutatingWebhook returns the defaulting webhook (Defaulter) as an
+// http.Handler that speaks admission.k8s.io/v1 AdmissionReview.
+func NewMutatingWebhook() *admission.Webhook {
+	return admission.WithDefaulter[*gwv1.ListenerSet](scheme, Defaulter{})
+}
+
+// NewValidatingWebhook returns the validating webhook (Validator) as an
+// http.Handler that speaks admission.k8s.io/v1 AdmissionReview.
+func NewValidatingWebhook() *admission.Webhook {
+	wh := admission.WithValidator[*gwv1.ListenerSet](scheme, Validator{})
+	wh.Handler = allowDeletes(wh.Handler)
+	return wh
+}
+
+// allowDeletes answers DELETE before anything is decoded. controller-runtime's
+// validator decodes oldObject on DELETE and answers 400 when that fails (for
+// example when a webhook configuration sends DELETE and oldObject is absent),
+// which would make a ListenerSet impossible to delete. Deletes are always
+// allowed, so there is nothing to decode.
+func allowDeletes(next admission.Handler) admission.Handler {
+	return admission.HandlerFunc(func(ctx context.Context, req admission.Request) admission.Response {
+		if req.Operation == admissionv1.Delete {
+			return admission.Allowed("")
+		}
+		return next.Handle(ctx, req)
+	})
+}
+
+// Register registers both webhooks on srv at MutatePath and ValidatePath,
+// each bounded by RequestTimeout. srv instruments them with controller-runtime's
+// webhook metrics (controller_runtime_webhook_requests_total, _latency_seconds,
+// _requests_in_flight). Tests use it with a server whose WebhookMux they serve
+// over httptest.
+func Register(srv ctrlwebhook.Server) {
+	srv.Register(MutatePath, withDeadline(NewMutatingWebhook(), RequestTimeout))
+	srv.Register(ValidatePath, withDeadline(NewValidatingWebhook(), RequestTimeout))
+}
+
+// withDeadline sets read and write deadlines on the connection for this
+// request only (net/http resets both before the next request on the
+// connection). It works without owning the http.Server, which
+// controller-runtime's webhook.Server builds internally.
+func withDeadline(next http.Handler, d time.Duration) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		deadline := time.Now().Add(d)
+		rc := http.NewResponseController(w)
+		// Errors only mean the ResponseWriter cannot set deadlines
+		// (httptest.ResponseRecorder); serving goes on without them.
+		_ = rc.SetReadDeadline(deadline)
+		_ = rc.SetWriteDeadline(deadline)
+		next.ServeHTTP(w, r)
+	})
+}

@@ -1,0 +1,172 @@
+package webhook
+
+import (
+	"errors"
+	"reflect"
+	"strings"
+
+	"github.com/prometheus/client_golang/prometheus"
+	"github.com/prometheus/client_golang/prometheus/collectors"
+	"k8s.io/apimachinery/pkg/util/validation/field"
+	"sigs.k8s.io/controller-runtime/pkg/metrics"
+	gwv1 "sigs.k8s.io/gateway-api/apis/v1"
+)
+
+// DenialsMetric is the name of the counter of validation errors in denied
+// requests.
+const DenialsMetric = "listenerset_webhook_denials_total"
+
+// denials counts, per denied request, each validation error once, labelled by
+// the rule that fired: the field (indices and map keys replaced by [*]) and
+// the error type. Both label sets are finite whatever users send, so the
+// series count stays bounded; which object was denied is in the logs.
+var denials = prometheus.NewCounterVec(prometheus.CounterOpts{
+	Name: DenialsMetric,
+	Help: "Validation errors in denied ListenerSet admission requests, by field path " +
+		"(indices and map keys replaced by [*]) and error type (e.g. FieldValueDuplicate).",
+}, []string{"field", "reason"})
+
+func init() {
+	// controller-runtime's webhook server registers its request metrics in
+	// the same registry, so one /metrics handler serves both.
+	metrics.Registry.MustRegister(denials)
+}
+
+// recordDenial counts each error of one denied request.
+func recordDenial(errs field.ErrorList) {
+	for _, e := range errs {
+		denials.WithLabelValues(FieldLabel(e.Field), string(e.Type)).Inc()
+	}
+}
+
+// registerRuntimeCollectors adds the Go runtime and process collectors that a
+// controller-runtime manager would register (the webhook runs without one).
+// Registering twice is harmless: another package may already have done it.
+func registerRuntimeCollectors() error {
+	for _, c := range []prometheus.Collector{
+		collectors.NewGoCollector(),
+		collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}),
+	} {
+		if err := metrics.Registry.Register(c); err != nil {
+			if are := (prometheus.AlreadyRegisteredError{}); !errors.As(err, &are) {
+				return err
+			}
+		}
+	}
+	return nil
+}
+
+// otherField stands for a path, or the rest of one, that is not a field of the
+// ListenerSet type. It keeps the label set finite if validation ever reports
+// a path that the walk below does not know.
+const otherField = "<other>"
+
+// listenerSetType is where FieldLabel starts walking.
+var listenerSetType = reflect.TypeFor[gwv1.ListenerSet]()
+
+// FieldLabel turns a field path from a validation error into a metric label
+// of bounded cardinality: every list index and map key becomes [*], e.g.
+// spec.listeners[3].tls.options[example.com/x] becomes
+// spec.listeners[*].tls.options[*].
+//
+// Map keys are user input and may contain anything, including "]" and ".",
+// so the path string cannot be split by pattern alone: a key like
+// "x].evil[0" would smuggle user text into the label. Instead the path is
+// walked along the Go type of ListenerSet by JSON field name: only names that
+// exist in the type are copied, a subscript on a list must be a number, and
+// the walk stops after a map key (nothing after a key can be trusted). The
+// label can therefore only be a path through the type, a finite set.
+func FieldLabel(path string) string {
+	var b strings.Builder
+	t := listenerSetType
+	rest := path
+	for {
+		end := strings.IndexAny(rest, ".[")
+		if end < 0 {
+			end = len(rest)
+		}
+		name := rest[:end]
+		ft, ok := jsonField(t, name)
+		if !ok {
+			b.WriteString(otherField)
+			return b.String()
+		}
+		b.WriteString(name)
+		t, rest = ft, rest[end:]
+		for strings.HasPrefix(rest, "[") {
+			b.WriteString("[*]")
+			switch t.Kind() {
+			case reflect.Slice, reflect.Array:
+				end := strings.IndexByte(rest, ']')
+				if end < 0 || !isDigits(rest[1:end]) {
+					return b.String()
+				}
+				t, rest = elem(t.Elem()), rest[end+1:]
+			default:
+				// A map key (or a subscript where the type has none): the key
+				// runs to an unknown "]", so the rest is not trusted.
+				return b.String()
+			}
+		}
+		if rest == "" {
+			return b.String()
+		}
+		if rest[0] != '.' {
+			b.WriteString(otherField)
+			return b.String()
+		}
+		b.WriteByte('.')
+		rest = rest[1:]
+	}
+}
+
+// jsonField returns the type of t's field whose JSON name is name, looking
+// into inlined embedded structs (TypeMeta) as encoding/json does.
+func jsonField(t reflect.Type, name string) (reflect.Type, bool) {
+	if name == "" || t.Kind() != reflect.Struct {
+		return nil, false
+	}
+	for i := range t.NumField() {
+		f := t.Field(i)
+		if !f.IsExported() {
+			continue
+		}
+		tag, _, _ := strings.Cut(f.Tag.Get("json"), ",")
+		if tag == "-" {
+			continue
+		}
+		if tag == "" && f.Anonymous {
+			if ft, ok := jsonField(elem(f.Type), name); ok {
+				return ft, true
+			}
+			continue
+		}
+		if tag == "" {
+			tag = f.Name
+		}
+		if tag == name {
+			return elem(f.Type), true
+		}
+	}
+	return nil, false
+}
+
+// elem dereferences pointers: *T and T have the same paths.
+func elem(t reflect.Type) reflect.Type {
+	for t.Kind() == reflect.Pointer {
+		t = t.Elem()
+	}
+	return t
+}
+
+func isDigits(s string) bool {
+	if s == "" {
+		return false
+	}
+	for _, c := range s {
+		if c < '0' || c > '9' {
+			return false
+		}
+	}
+	return true
+}
