@@ -1,0 +1,87 @@
+//go:build webhook_pkg_pending
+
+package e2e
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"syscall"
+	"time"
+
+	"github.com/airlock/listenerset-webhook/test/localcluster"
+)
+
+// binaryWebhook runs the built cmd/listenerset-webhook as its own process,
+// as a Pod would: `listenerset-webhook serve --port ... --cert-dir ...`.
+type binaryWebhook struct {
+	path  string
+	args  []string
+	caPEM []byte
+	port  int
+	cmd   *exec.Cmd
+	done  chan error
+}
+
+func newBinaryWebhook(ctx context.Context, root string, port int, cert *localcluster.ServingCert) (*binaryWebhook, error) {
+	dir, err := os.MkdirTemp("", "e2e-webhook-bin-")
+	if err != nil {
+		return nil, err
+	}
+	bin := filepath.Join(dir, "listenerset-webhook")
+	build := exec.CommandContext(ctx, "go", "build", "-o", bin, "./cmd/listenerset-webhook")
+	build.Dir = root
+	if out, err := build.CombinedOutput(); err != nil {
+		return nil, fmt.Errorf("building cmd/listenerset-webhook: %v\n%s", err, out)
+	}
+	health, err := localcluster.FreePort()
+	if err != nil {
+		return nil, err
+	}
+	metrics, err := localcluster.FreePort()
+	if err != nil {
+		return nil, err
+	}
+	return &binaryWebhook{
+		path: bin,
+		args: []string{
+			"serve",
+			fmt.Sprintf("--port=%d", port),
+			"--cert-dir=" + cert.Dir,
+			fmt.Sprintf("--health-probe-bind-address=127.0.0.1:%d", health),
+			fmt.Sprintf("--metrics-bind-address=127.0.0.1:%d", metrics),
+		},
+		caPEM: cert.CAPEM,
+		port:  port,
+	}, nil
+}
+
+func (w *binaryWebhook) Start(ctx context.Context) error {
+	w.cmd = exec.Command(w.path, w.args...)
+	w.cmd.Stdout, w.cmd.Stderr = logWriter(), logWriter()
+	if err := w.cmd.Start(); err != nil {
+		return err
+	}
+	w.done = make(chan error, 1)
+	go func() { w.done <- w.cmd.Wait() }()
+	return waitServing(ctx, fmt.Sprintf("127.0.0.1:%d", w.port), w.caPEM, w.done)
+}
+
+func (w *binaryWebhook) Stop() error {
+	if w.cmd == nil {
+		return nil
+	}
+	cmd := w.cmd
+	w.cmd = nil
+	_ = cmd.Process.Signal(syscall.SIGTERM)
+	select {
+	case <-w.done:
+		return nil
+	case <-time.After(30 * time.Second):
+		_ = cmd.Process.Kill()
+		<-w.done
+		return fmt.Errorf("listenerset-webhook (pid %d) ignored SIGTERM for 30s; killed", cmd.Process.Pid)
+	}
+}
