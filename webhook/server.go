@@ -154,7 +154,7 @@ func Run(ctx context.Context, opts Options) error {
 			log.Error(err, "Go runtime and process metrics unavailable")
 		}
 		log.Info("Serving metrics", "address", metricsLn.Addr().String(), "path", "/metrics")
-		g.Go(func() error { return serve(gctx, metricsLn, metricsHandler()) })
+		g.Go(func() error { return serve(gctx, metricsLn, MetricsHandler()) })
 	}
 	return g.Wait()
 }
@@ -229,9 +229,10 @@ func healthHandler(webhookStarted healthz.Checker) http.Handler {
 	return mux
 }
 
-// metricsHandler serves controller-runtime's registry, the one its webhook
-// server and this package register in.
-func metricsHandler() http.Handler {
+// MetricsHandler serves /metrics from controller-runtime's metrics.Registry,
+// where its webhook server and this package register their metrics. Run
+// serves it on MetricsBindAddress; tests read metrics through it.
+func MetricsHandler() http.Handler {
 	mux := http.NewServeMux()
 	mux.Handle("/metrics", promhttp.HandlerFor(metrics.Registry, promhttp.HandlerOpts{
 		ErrorHandling: promhttp.HTTPErrorOnError,

@@ -1,0 +1,488 @@
+package webhook_test
+
+import (
+	"bytes"
+	"encoding/json"
+	"io"
+	"net/http"
+	"net/http/httptest"
+	"os"
+	"slices"
+	"strings"
+	"testing"
+
+	jsonpatch "github.com/evanphx/json-patch/v5"
+	"github.com/go-logr/logr"
+	"github.com/go-logr/logr/funcr"
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+	admissionv1 "k8s.io/api/admission/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/apimachinery/pkg/types"
+	logf "sigs.k8s.io/controller-runtime/pkg/log"
+	ctrlwebhook "sigs.k8s.io/controller-runtime/pkg/webhook"
+	"sigs.k8s.io/controller-runtime/pkg/webhook/admission"
+	gwv1 "sigs.k8s.io/gateway-api/apis/v1"
+	"sigs.k8s.io/yaml"
+
+	"github.com/airlock/listenerset-webhook/webhook"
+)
+
+func TestMain(m *testing.M) {
+	// controller-runtime's internals log through its global logger; tests
+	// that care about logs use their own logger (TestDenialIsLogged).
+	logf.SetLogger(logr.Discard())
+	os.Exit(m.Run())
+}
+
+// minimal is valid and leaves every defaulted field unset.
+const minimal = `
+apiVersion: gateway.networking.k8s.io/v1
+kind: ListenerSet
+metadata:
+  name: minimal
+  namespace: team-a
+spec:
+  parentRef:
+    name: gw
+  listeners:
+  - name: web
+    protocol: HTTP
+    port: 8080
+  - name: web-tls
+    protocol: HTTPS
+    port: 8443
+    tls:
+      certificateRefs:
+      - name: web-tls-cert
+`
+
+// defaulted is minimal as kube-apiserver stores it with the v1.6 CRD.
+const defaulted = `
+apiVersion: gateway.networking.k8s.io/v1
+kind: ListenerSet
+metadata:
+  name: minimal
+  namespace: team-a
+spec:
+  parentRef:
+    group: gateway.networking.k8s.io
+    kind: Gateway
+    name: gw
+  listeners:
+  - name: web
+    protocol: HTTP
+    port: 8080
+    allowedRoutes:
+      namespaces:
+        from: Same
+  - name: web-tls
+    protocol: HTTPS
+    port: 8443
+    allowedRoutes:
+      namespaces:
+        from: Same
+    tls:
+      mode: Terminate
+      certificateRefs:
+      - group: ""
+        kind: Secret
+        name: web-tls-cert
+`
+
+// invalid has a duplicate listener name and an unsupported protocol.
+const invalid = `
+apiVersion: gateway.networking.k8s.io/v1
+kind: ListenerSet
+metadata:
+  name: invalid
+  namespace: team-a
+spec:
+  parentRef:
+    name: gw
+  listeners:
+  - name: web
+    protocol: HTTP
+    port: 8080
+  - name: web
+    protocol: HTTP
+    port: 8081
+  - name: raw
+    protocol: TCP
+    port: 5432
+`
+
+// withForeignOption is valid but uses another implementation's TLS option.
+const withForeignOption = `
+apiVersion: gateway.networking.k8s.io/v1
+kind: ListenerSet
+metadata:
+  name: foreign
+  namespace: team-a
+spec:
+  parentRef:
+    name: gw
+  listeners:
+  - name: web-tls
+    protocol: HTTPS
+    port: 8443
+    tls:
+      certificateRefs:
+      - name: web-tls-cert
+      options:
+        example.com/x: "on"
+`
+
+// handlers serves the webhooks exactly as Run registers them (including
+// controller-runtime's metrics instrumentation), without TLS.
+func handlers(t *testing.T) *httptest.Server {
+	t.Helper()
+	mux := http.NewServeMux()
+	webhook.Register(ctrlwebhook.NewServer(ctrlwebhook.Options{WebhookMux: mux}))
+	srv := httptest.NewServer(mux)
+	t.Cleanup(srv.Close)
+	return srv
+}
+
+func toJSON(t *testing.T, y string) []byte {
+	t.Helper()
+	if y == "" {
+		return nil
+	}
+	j, err := yaml.YAMLToJSON([]byte(y))
+	require.NoError(t, err)
+	return j
+}
+
+// request builds an admission.k8s.io/v1 AdmissionReview as kube-apiserver
+// sends it.
+func request(t *testing.T, op admissionv1.Operation, obj, old []byte) []byte {
+	t.Helper()
+	review := admissionv1.AdmissionReview{
+		TypeMeta: metav1.TypeMeta{APIVersion: "admission.k8s.io/v1", Kind: "AdmissionReview"},
+		Request: &admissionv1.AdmissionRequest{
+			UID:       types.UID("uid-" + strings.ToLower(string(op))),
+			Kind:      metav1.GroupVersionKind{Group: gwv1.GroupName, Version: "v1", Kind: "ListenerSet"},
+			Resource:  metav1.GroupVersionResource{Group: gwv1.GroupName, Version: "v1", Resource: "listenersets"},
+			Namespace: "team-a",
+			Operation: op,
+			Object:    runtime.RawExtension{Raw: obj},
+			OldObject: runtime.RawExtension{Raw: old},
+		},
+	}
+	b, err := json.Marshal(review)
+	require.NoError(t, err)
+	return b
+}
+
+// post sends an AdmissionReview to path and returns the response part.
+func post(t *testing.T, client *http.Client, url string, body []byte) *admissionv1.AdmissionResponse {
+	t.Helper()
+	resp, err := client.Post(url, "application/json", bytes.NewReader(body))
+	require.NoError(t, err)
+	defer resp.Body.Close()
+	require.Equal(t, http.StatusOK, resp.StatusCode, "admission answers always travel in a 200")
+	var review admissionv1.AdmissionReview
+	require.NoError(t, json.NewDecoder(resp.Body).Decode(&review))
+	require.NotNil(t, review.Response)
+	if review.Response.UID != "" { // answers to decoded requests echo the envelope
+		assert.Equal(t, "admission.k8s.io/v1", review.APIVersion)
+		assert.Equal(t, "AdmissionReview", review.Kind)
+	}
+	return review.Response
+}
+
+func mutate(t *testing.T, srv *httptest.Server, obj []byte) *admissionv1.AdmissionResponse {
+	t.Helper()
+	resp := post(t, srv.Client(), srv.URL+webhook.MutatePath, request(t, admissionv1.Create, obj, nil))
+	require.True(t, resp.Allowed, "defaulting never denies: %+v", resp.Result)
+	return resp
+}
+
+// applyPatch applies a response's JSON patch to obj (no patch: obj unchanged).
+func applyPatch(t *testing.T, obj []byte, resp *admissionv1.AdmissionResponse) []byte {
+	t.Helper()
+	if len(resp.Patch) == 0 {
+		assert.Nil(t, resp.PatchType)
+		return obj
+	}
+	require.Equal(t, admissionv1.PatchTypeJSONPatch, *resp.PatchType)
+	patch, err := jsonpatch.DecodePatch(resp.Patch)
+	require.NoError(t, err)
+	out, err := patch.Apply(obj)
+	require.NoError(t, err)
+	return out
+}
+
+type op struct {
+	Op    string `json:"op"`
+	Path  string `json:"path"`
+	Value any    `json:"value"`
+}
+
+func patchOps(t *testing.T, resp *admissionv1.AdmissionResponse) []op {
+	t.Helper()
+	var ops []op
+	if len(resp.Patch) > 0 {
+		require.NoError(t, json.Unmarshal(resp.Patch, &ops))
+	}
+	slices.SortFunc(ops, func(a, b op) int { return strings.Compare(a.Path, b.Path) })
+	return ops
+}
+
+func TestMutateCreateAddsDefaults(t *testing.T) {
+	srv := handlers(t)
+	obj := toJSON(t, minimal)
+
+	resp := mutate(t, srv, obj)
+
+	assert.Equal(t, types.UID("uid-create"), resp.UID, "the response answers the request")
+	assert.Equal(t, []op{
+		{"add", "/spec/listeners/0/allowedRoutes", map[string]any{"namespaces": map[string]any{"from": "Same"}}},
+		{"add", "/spec/listeners/1/allowedRoutes", map[string]any{"namespaces": map[string]any{"from": "Same"}}},
+		{"add", "/spec/listeners/1/tls/certificateRefs/0/group", ""},
+		{"add", "/spec/listeners/1/tls/certificateRefs/0/kind", "Secret"},
+		{"add", "/spec/listeners/1/tls/mode", "Terminate"},
+		{"add", "/spec/parentRef/group", "gateway.networking.k8s.io"},
+		{"add", "/spec/parentRef/kind", "Gateway"},
+	}, patchOps(t, resp), "only additions, each a defaulted field")
+	assert.JSONEq(t, string(toJSON(t, defaulted)), string(applyPatch(t, obj, resp)))
+}
+
+func TestMutateIsIdempotent(t *testing.T) {
+	srv := handlers(t)
+	once := applyPatch(t, toJSON(t, minimal), mutate(t, srv, toJSON(t, minimal)))
+
+	resp := mutate(t, srv, once)
+
+	assert.Empty(t, resp.Patch, "a defaulted object needs no patch")
+	assert.Nil(t, resp.PatchType)
+}
+
+func TestMutateNeverRemovesUnknownFields(t *testing.T) {
+	// Fields of a newer CRD (or anything the Go types lack) must survive the
+	// patch: controller-runtime drops the "remove" operations that the Go
+	// round trip alone would produce.
+	srv := handlers(t)
+	withUnknown := strings.Replace(minimal, "  listeners:\n  - name: web\n",
+		"  futureSpecField: {a: 1}\n  listeners:\n  - name: web\n    futureListenerField: kept\n", 1)
+	withUnknown = strings.Replace(withUnknown, "      - name: web-tls-cert\n",
+		"      - name: web-tls-cert\n        futureRefField: [1, 2]\n", 1)
+	obj := toJSON(t, withUnknown)
+
+	resp := mutate(t, srv, obj)
+
+	for _, o := range patchOps(t, resp) {
+		assert.Equal(t, "add", o.Op, "unexpected %s of %s", o.Op, o.Path)
+	}
+	var got map[string]any
+	require.NoError(t, json.Unmarshal(applyPatch(t, obj, resp), &got))
+	spec := got["spec"].(map[string]any)
+	assert.Equal(t, map[string]any{"a": float64(1)}, spec["futureSpecField"])
+	listeners := spec["listeners"].([]any)
+	assert.Equal(t, "kept", listeners[0].(map[string]any)["futureListenerField"])
+	ref := listeners[1].(map[string]any)["tls"].(map[string]any)["certificateRefs"].([]any)[0].(map[string]any)
+	assert.Equal(t, []any{float64(1), float64(2)}, ref["futureRefField"])
+	assert.Equal(t, "Secret", ref["kind"], "and defaults are still added next to them")
+
+	again := mutate(t, srv, applyPatch(t, obj, resp))
+	assert.Empty(t, again.Patch, "second pass over an object with unknown fields: no patch")
+}
+
+func TestMutateDeleteIsAllowedWithoutPatch(t *testing.T) {
+	srv := handlers(t)
+	resp := post(t, srv.Client(), srv.URL+webhook.MutatePath, request(t, admissionv1.Delete, nil, toJSON(t, minimal)))
+	assert.True(t, resp.Allowed)
+	assert.Empty(t, resp.Patch)
+}
+
+func validate(t *testing.T, srv *httptest.Server, op admissionv1.Operation, obj, old string) *admissionv1.AdmissionResponse {
+	t.Helper()
+	return post(t, srv.Client(), srv.URL+webhook.ValidatePath, request(t, op, toJSON(t, obj), toJSON(t, old)))
+}
+
+func TestValidateCreateValid(t *testing.T) {
+	srv := handlers(t)
+	for name, obj := range map[string]string{"as sent (not yet defaulted)": minimal, "defaulted": defaulted} {
+		t.Run(name, func(t *testing.T) {
+			resp := validate(t, srv, admissionv1.Create, obj, "")
+			assert.True(t, resp.Allowed, "%+v", resp.Result)
+			assert.Equal(t, int32(http.StatusOK), resp.Result.Code)
+			assert.Empty(t, resp.Warnings)
+			assert.Empty(t, resp.Patch, "a validating webhook never patches")
+		})
+	}
+}
+
+func TestValidateCreateInvalid(t *testing.T) {
+	srv := handlers(t)
+	before := denials(t)
+
+	resp := validate(t, srv, admissionv1.Create, invalid, "")
+
+	assert.False(t, resp.Allowed)
+	require.NotNil(t, resp.Result)
+	assert.Equal(t, int32(http.StatusUnprocessableEntity), resp.Result.Code)
+	assert.Equal(t, metav1.StatusReasonInvalid, resp.Result.Reason)
+	assert.Equal(t, metav1.StatusFailure, resp.Result.Status)
+	assert.True(t, strings.HasPrefix(resp.Result.Message, `ListenerSet.gateway.networking.k8s.io "invalid" is invalid: `), resp.Result.Message)
+	require.NotNil(t, resp.Result.Details)
+	assert.Equal(t, "ListenerSet", resp.Result.Details.Kind)
+	assert.Equal(t, gwv1.GroupName, resp.Result.Details.Group)
+	assert.Equal(t, "invalid", resp.Result.Details.Name)
+	assert.Contains(t, resp.Result.Details.Causes, metav1.StatusCause{
+		Type: metav1.CauseTypeFieldValueDuplicate, Field: "spec.listeners[1].name", Message: `Duplicate value: "web"`,
+	})
+	assert.True(t, slices.ContainsFunc(resp.Result.Details.Causes, func(c metav1.StatusCause) bool {
+		return c.Field == "spec.listeners[2].protocol" && c.Type == metav1.CauseTypeFieldValueNotSupported &&
+			strings.HasPrefix(c.Message, `Unsupported value: "TCP"`)
+	}), "protocol cause in %+v", resp.Result.Details.Causes)
+
+	after := denials(t)
+	assert.Equal(t, 1.0, after[`spec.listeners[*].name FieldValueDuplicate`]-before[`spec.listeners[*].name FieldValueDuplicate`])
+	assert.Equal(t, 1.0, after[`spec.listeners[*].protocol FieldValueNotSupported`]-before[`spec.listeners[*].protocol FieldValueNotSupported`])
+}
+
+func TestValidateCreateWarnings(t *testing.T) {
+	srv := handlers(t)
+	resp := validate(t, srv, admissionv1.Create, withForeignOption, "")
+	assert.True(t, resp.Allowed, "%+v", resp.Result)
+	require.Len(t, resp.Warnings, 1)
+	assert.True(t, strings.HasPrefix(resp.Warnings[0], "spec.listeners[0].tls.options[example.com/x]: "), resp.Warnings[0])
+}
+
+func TestValidateUpdateRatchets(t *testing.T) {
+	srv := handlers(t)
+	// The stored object already has the unsupported protocol (e.g. from
+	// before the webhook was installed); the update changes another listener.
+	stored := strings.Replace(minimal, "    port: 8080\n", "    port: 8080\n  - name: raw\n    protocol: TCP\n    port: 5432\n", 1)
+	edited := strings.Replace(stored, "port: 8443", "port: 9443", 1)
+
+	t.Run("unchanged invalid value is allowed with a warning", func(t *testing.T) {
+		resp := validate(t, srv, admissionv1.Update, edited, stored)
+		assert.True(t, resp.Allowed, "%+v", resp.Result)
+		require.Len(t, resp.Warnings, 1)
+		assert.True(t, strings.HasPrefix(resp.Warnings[0], `spec.listeners[1].protocol: Unsupported value: "TCP"`), resp.Warnings[0])
+		assert.Contains(t, resp.Warnings[0], "already stored")
+	})
+	t.Run("a new invalid value is denied", func(t *testing.T) {
+		worse := strings.Replace(edited, "protocol: HTTPS", "protocol: UDP", 1)
+		resp := validate(t, srv, admissionv1.Update, worse, stored)
+		assert.False(t, resp.Allowed)
+		assert.Equal(t, int32(http.StatusUnprocessableEntity), resp.Result.Code)
+		require.Len(t, resp.Result.Details.Causes, 1)
+		assert.Equal(t, "spec.listeners[2].protocol", resp.Result.Details.Causes[0].Field)
+		assert.NotEmpty(t, resp.Warnings, "the ratcheted error still warns")
+	})
+	t.Run("valid update", func(t *testing.T) {
+		resp := validate(t, srv, admissionv1.Update, strings.Replace(minimal, "8443", "9443", 1), minimal)
+		assert.True(t, resp.Allowed, "%+v", resp.Result)
+		assert.Empty(t, resp.Warnings)
+	})
+}
+
+func TestValidateDeleteAlwaysAllowed(t *testing.T) {
+	srv := handlers(t)
+	for name, old := range map[string]string{"invalid object": invalid, "no oldObject": "", "valid object": minimal} {
+		t.Run(name, func(t *testing.T) {
+			resp := validate(t, srv, admissionv1.Delete, "", old)
+			assert.True(t, resp.Allowed, "%+v", resp.Result)
+		})
+	}
+}
+
+func TestValidateUndecodableObjectIsBadRequest(t *testing.T) {
+	srv := handlers(t)
+	resp := post(t, srv.Client(), srv.URL+webhook.ValidatePath,
+		request(t, admissionv1.Create, []byte(`{"apiVersion":"gateway.networking.k8s.io/v1","kind":"ListenerSet","spec":{"listeners":"nope"}}`), nil))
+	assert.False(t, resp.Allowed)
+	assert.Equal(t, int32(http.StatusBadRequest), resp.Result.Code)
+}
+
+func TestRequestBodyIsCapped(t *testing.T) {
+	// controller-runtime's admission handler reads at most 7 MiB and answers
+	// 413; kube-apiserver's own limit for objects is 3 MiB (etcd's 1.5 MiB
+	// request limit, with encoding headroom), so nothing legitimate is cut.
+	srv := handlers(t)
+	big := request(t, admissionv1.Create, toJSON(t, minimal), nil)
+	big = append(big[:len(big)-1], []byte(`,"padding":"`+strings.Repeat("x", 8<<20)+`"}`)...)
+	resp := post(t, srv.Client(), srv.URL+webhook.ValidatePath, big)
+	assert.False(t, resp.Allowed)
+	assert.Equal(t, int32(http.StatusRequestEntityTooLarge), resp.Result.Code)
+	// Note: controller-runtime writes this answer without apiVersion/kind and
+	// without the UID (it never decoded the request); kube-apiserver treats
+	// that as a failed call, so the webhook's failurePolicy decides.
+	assert.Empty(t, resp.UID)
+}
+
+func TestValidatorJudgesADefaultedCopy(t *testing.T) {
+	var ls gwv1.ListenerSet
+	require.NoError(t, yaml.Unmarshal([]byte(minimal), &ls))
+	sent := ls.DeepCopy()
+
+	warnings, err := webhook.Validator{}.ValidateCreate(t.Context(), &ls)
+
+	assert.NoError(t, err)
+	assert.Empty(t, warnings)
+	assert.Equal(t, sent, &ls, "the object in the request is not modified")
+}
+
+func TestDenialIsLogged(t *testing.T) {
+	var lines []string
+	logger := funcr.NewJSON(func(obj string) { lines = append(lines, obj) }, funcr.Options{})
+	h, err := admission.StandaloneWebhook(webhook.NewValidatingWebhook(), admission.StandaloneOptions{Logger: logger})
+	require.NoError(t, err)
+	srv := httptest.NewServer(h)
+	defer srv.Close()
+
+	resp := post(t, srv.Client(), srv.URL, request(t, admissionv1.Create, toJSON(t, invalid), nil))
+	require.False(t, resp.Allowed)
+
+	require.Len(t, lines, 1, "one line per denial: %v", lines)
+	var line map[string]any
+	require.NoError(t, json.Unmarshal([]byte(lines[0]), &line))
+	assert.Equal(t, "Denied ListenerSet", line["msg"])
+	assert.Equal(t, "uid-create", line["requestID"], "the admission UID")
+	assert.Equal(t, "team-a", line["namespace"])
+	assert.Equal(t, float64(2), line["errorCount"])
+	assert.NotContains(t, lines[0], "5432", "values are not logged")
+}
+
+// denials reads listenerset_webhook_denials_total from the /metrics handler
+// Run serves, keyed "field reason".
+func denials(t *testing.T) map[string]float64 {
+	t.Helper()
+	rec := httptest.NewRecorder()
+	webhook.MetricsHandler().ServeHTTP(rec, httptest.NewRequest(http.MethodGet, "/metrics", nil))
+	require.Equal(t, http.StatusOK, rec.Code)
+	return parseDenials(t, rec.Body)
+}
+
+func parseDenials(t *testing.T, r io.Reader) map[string]float64 {
+	t.Helper()
+	body, err := io.ReadAll(r)
+	require.NoError(t, err)
+	out := map[string]float64{}
+	for _, l := range strings.Split(string(body), "\n") {
+		if !strings.HasPrefix(l, webhook.DenialsMetric+"{") {
+			continue
+		}
+		labels, value, _ := strings.Cut(strings.TrimPrefix(l, webhook.DenialsMetric+"{"), "} ")
+		var field, reason string
+		for _, kv := range strings.Split(labels, `",`) {
+			k, v, _ := strings.Cut(kv, `="`)
+			v = strings.TrimSuffix(v, `"`)
+			switch k {
+			case "field":
+				field = v
+			case "reason":
+				reason = v
+			}
+		}
+		var f float64
+		require.NoError(t, json.Unmarshal([]byte(value), &f))
+		out[field+" "+reason] = f
+	}
+	return out
+}
