@@ -1,0 +1,173 @@
+// Command listenerset-webhook is the admission webhook for Gateway API
+// ListenerSets on Airlock Microgateway, and its offline twin.
+//
+//	listenerset-webhook serve [flags]                     serve the webhooks over HTTPS
+//	listenerset-webhook validate -f PATH... [-o text|json] validate manifests without a cluster
+//
+// This file is flags and wiring only: serving is webhook.Run, validating is
+// offline.Validate.
+package main
+
+import (
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"os"
+	"strings"
+
+	logf "sigs.k8s.io/controller-runtime/pkg/log"
+	"sigs.k8s.io/controller-runtime/pkg/log/zap"
+	"sigs.k8s.io/controller-runtime/pkg/manager/signals"
+
+	"github.com/airlock/listenerset-webhook/webhook"
+	"github.com/airlock/listenerset-webhook/webhook/offline"
+)
+
+// Exit codes besides those of offline.Validate.
+const (
+	exitOK    = 0
+	exitError = 1 // serve failed
+	exitUsage = 2 // bad command line, as flag.ExitOnError uses
+)
+
+const usage = `listenerset-webhook: admission webhook for Gateway API ListenerSets on Airlock Microgateway.
+
+Usage:
+  listenerset-webhook serve [flags]                       serve the mutating and validating webhooks
+  listenerset-webhook validate -f PATH [-o text|json]     validate manifests offline, as the webhook would
+
+Run "listenerset-webhook <command> -h" for a command's flags.
+`
+
+func main() {
+	os.Exit(run(os.Args[1:], os.Stdin, os.Stdout, os.Stderr))
+}
+
+// run is main without the process: tests call it with their own streams.
+func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
+	if len(args) == 0 {
+		fmt.Fprint(stderr, usage)
+		return exitUsage
+	}
+	switch args[0] {
+	case "serve":
+		return serve(args[1:], stderr)
+	case "validate":
+		return validate(args[1:], stdin, stdout, stderr)
+	case "help", "-h", "-help", "--help":
+		fmt.Fprint(stdout, usage)
+		return exitOK
+	default:
+		fmt.Fprintf(stderr, "unknown command %q\n\n%s", args[0], usage)
+		return exitUsage
+	}
+}
+
+func serve(args []string, stderr io.Writer) int {
+	fs := flag.NewFlagSet("serve", flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	opts := webhook.Options{}
+	fs.IntVar(&opts.Port, "port", webhook.DefaultPort, "HTTPS port of the webhooks")
+	fs.StringVar(&opts.Host, "host", "", `address to listen on ("" means all)`)
+	fs.StringVar(&opts.CertDir, "cert-dir", webhook.DefaultCertDir(),
+		"directory with tls.crt and tls.key, reloaded on change; if both are missing, a self-signed certificate "+
+			"for localhost (with ca.crt for the caBundle) is generated there, for local use only")
+	fs.StringVar(&opts.HealthProbeBindAddress, "health-probe-bind-address", webhook.DefaultHealthProbeBindAddress,
+		`address serving /healthz and /readyz ("0" disables)`)
+	fs.StringVar(&opts.MetricsBindAddress, "metrics-bind-address", webhook.DefaultMetricsBindAddress,
+		`address serving /metrics over plain HTTP ("0" disables)`)
+	fs.StringVar(&opts.TLSMinVersion, "tls-min-version", webhook.DefaultTLSMinVersion, "minimum TLS version: 1.2 or 1.3")
+	fs.BoolVar(&opts.EnableHTTP2, "enable-http2", false,
+		"offer HTTP/2 (off by default: HTTP/2 Rapid Reset, CVE-2023-44487)")
+	zapOpts := zap.Options{}
+	zapOpts.BindFlags(fs)
+	fs.Usage = func() {
+		fmt.Fprint(fs.Output(), "Usage: listenerset-webhook serve [flags]\n\nServes the webhooks until SIGINT or SIGTERM.\n\nFlags:\n")
+		fs.PrintDefaults()
+	}
+	if code, done := parse(fs, args); done {
+		return code
+	}
+	if fs.NArg() > 0 {
+		fmt.Fprintf(stderr, "serve takes no arguments, got %q\n", fs.Args())
+		return exitUsage
+	}
+
+	logf.SetLogger(zap.New(zap.UseFlagOptions(&zapOpts), zap.WriteTo(stderr)))
+	log := logf.Log.WithName("setup")
+	// SIGINT/SIGTERM cancel the context; Run then drains and returns. A second
+	// signal exits at once.
+	ctx := signals.SetupSignalHandler()
+	if err := webhook.Run(ctx, opts); err != nil {
+		log.Error(err, "Webhook server failed")
+		return exitError
+	}
+	return exitOK
+}
+
+func validate(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
+	fs := flag.NewFlagSet("validate", flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	var paths stringList
+	fs.Var(&paths, "f", `file, directory (recursive: *.yaml, *.yml, *.json) or "-" for stdin; repeatable`)
+	fs.Var(&paths, "filename", "same as -f")
+	format := fs.String("o", string(offline.Text), "output format: text or json")
+	fs.Usage = func() {
+		fmt.Fprint(fs.Output(), `Usage: listenerset-webhook validate -f PATH [-f PATH...] [-o text|json]
+
+Validates gateway.networking.k8s.io/v1 ListenerSets exactly as the webhook does
+(defaults, then validation), without a cluster. Other objects are skipped.
+
+Exit status: 0 all valid (or none found), 1 some invalid, 2 input unreadable
+or unparsable, or a bad command line.
+
+Flags:
+`)
+		fs.PrintDefaults()
+	}
+	if code, done := parse(fs, args); done {
+		return code
+	}
+	if len(paths) == 0 || fs.NArg() > 0 {
+		if fs.NArg() > 0 {
+			fmt.Fprintf(stderr, "unexpected arguments %q: name inputs with -f\n", fs.Args())
+		} else {
+			fmt.Fprintln(stderr, "validate needs -f PATH")
+		}
+		fs.Usage()
+		return exitUsage
+	}
+	switch offline.Format(*format) {
+	case offline.Text, offline.JSON:
+	default:
+		fmt.Fprintf(stderr, "-o %q: must be text or json\n", *format)
+		return exitUsage
+	}
+	return offline.Validate(paths, offline.Options{
+		Format: offline.Format(*format), Stdin: stdin, Stdout: stdout, Stderr: stderr,
+	})
+}
+
+// parse parses args; done says the command is over (help shown, or a bad flag).
+func parse(fs *flag.FlagSet, args []string) (code int, done bool) {
+	err := fs.Parse(args)
+	switch {
+	case err == nil:
+		return 0, false
+	case errors.Is(err, flag.ErrHelp):
+		return exitOK, true
+	default:
+		return exitUsage, true // flag has printed the error and usage
+	}
+}
+
+// stringList is a repeatable string flag.
+type stringList []string
+
+func (s *stringList) String() string { return strings.Join(*s, ",") }
+
+func (s *stringList) Set(v string) error {
+	*s = append(*s, v)
+	return nil
+}

@@ -1,0 +1,122 @@
+package main
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/airlock/listenerset-webhook/webhook/offline"
+)
+
+// updateGolden rewrites testdata/golden/*.txt from the current output:
+// UPDATE_GOLDEN=1 go test ./cmd/listenerset-webhook/ (then review the diff).
+var updateGolden = os.Getenv("UPDATE_GOLDEN") == "1"
+
+// The golden files hold the exit code, stdout and stderr of one command line,
+// so a reviewer sees exactly what a user would.
+func TestValidateGolden(t *testing.T) {
+	in := func(name string) string { return filepath.Join("testdata", "input", name) }
+	stdinDoc, err := os.ReadFile(in("multi.yaml"))
+	require.NoError(t, err)
+
+	tests := []struct {
+		golden string
+		args   []string
+		stdin  string
+		exit   int
+	}{
+		{"valid", []string{"-f", in("valid.yaml")}, "", offline.ExitValid},
+		{"one-error", []string{"-f", in("duplicate.yaml")}, "", offline.ExitInvalid},
+		{"many-errors", []string{"-f", in("many-errors.yaml")}, "", offline.ExitInvalid},
+		{"warnings", []string{"-f", in("warnings.yaml")}, "", offline.ExitValid},
+		{"multi-document", []string{"-f", in("multi.yaml")}, "", offline.ExitInvalid},
+		{"multi-document-json", []string{"-f", in("multi.yaml"), "-o", "json"}, "", offline.ExitInvalid},
+		{"directory", []string{"-f", in("tree")}, "", offline.ExitInvalid},
+		{"stdin", []string{"-f", "-"}, string(stdinDoc), offline.ExitInvalid},
+		{"several-paths", []string{"-f", in("valid.yaml"), "--filename", in("warnings.yaml")}, "", offline.ExitValid},
+		{"list", []string{"-f", in("list.yaml")}, "", offline.ExitInvalid},
+		{"wrong-types", []string{"-f", in("wrong-types.yaml")}, "", offline.ExitInvalid},
+		{"wrong-types-json", []string{"-f", in("wrong-types.yaml"), "-o", "json"}, "", offline.ExitInvalid},
+		{"unparsable", []string{"-f", in("broken.yaml")}, "", offline.ExitInputError},
+		{"missing-file", []string{"-f", in("missing.yaml"), "-f", in("valid.yaml")}, "", offline.ExitInputError},
+		{"missing-file-json", []string{"-f", in("missing.yaml"), "-o", "json"}, "", offline.ExitInputError},
+		{"only-other-kinds", []string{"-f", in("only-others.yaml")}, "", offline.ExitValid},
+		{"empty-stdin", []string{"-f", "-"}, "", offline.ExitValid},
+		{"json-valid-with-warnings", []string{"-o", "json", "-f", in("warnings.yaml")}, "", offline.ExitValid},
+	}
+	for _, tt := range tests {
+		t.Run(tt.golden, func(t *testing.T) {
+			args := append([]string{"validate"}, tt.args...)
+			var stdout, stderr bytes.Buffer
+			code := run(args, strings.NewReader(tt.stdin), &stdout, &stderr)
+
+			got := fmt.Sprintf("$ listenerset-webhook %s\nexit: %d\n--- stdout\n%s--- stderr\n%s",
+				strings.Join(args, " "), code, stdout.String(), stderr.String())
+			path := filepath.Join("testdata", "golden", tt.golden+".txt")
+			if updateGolden {
+				require.NoError(t, os.WriteFile(path, []byte(got), 0o644))
+			}
+			want, err := os.ReadFile(path)
+			require.NoError(t, err, "no golden file; run with UPDATE_GOLDEN=1")
+			assert.Equal(t, string(want), got)
+			assert.Equal(t, tt.exit, code, "exit code")
+			if strings.Contains(strings.Join(tt.args, " "), "-o json") {
+				var r offline.Report
+				require.NoError(t, json.Unmarshal(stdout.Bytes(), &r), "stdout is one JSON document")
+				assert.Equal(t, code, r.Summary.ExitCode)
+				assert.Empty(t, stderr.String(), "nothing on stderr with -o json")
+			}
+		})
+	}
+}
+
+func TestUsage(t *testing.T) {
+	tests := []struct {
+		name   string
+		args   []string
+		exit   int
+		stderr string
+	}{
+		{"no command", nil, exitUsage, "Usage:"},
+		{"unknown command", []string{"lint"}, exitUsage, `unknown command "lint"`},
+		{"help", []string{"help"}, exitOK, ""},
+		{"validate without -f", []string{"validate"}, exitUsage, "validate needs -f PATH"},
+		{"validate with a positional path", []string{"validate", "x.yaml"}, exitUsage, "name inputs with -f"},
+		{"validate bad format", []string{"validate", "-f", "x.yaml", "-o", "yaml"}, exitUsage, `-o "yaml": must be text or json`},
+		{"validate bad flag", []string{"validate", "--nope"}, exitUsage, "flag provided but not defined"},
+		{"validate -h", []string{"validate", "-h"}, exitOK, "Exit status: 0 all valid"},
+		{"serve -h", []string{"serve", "-h"}, exitOK, "-tls-min-version"},
+		{"serve with arguments", []string{"serve", "extra"}, exitUsage, "serve takes no arguments"},
+		{"serve bad flag", []string{"serve", "--port", "x"}, exitUsage, "invalid value"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			var stdout, stderr bytes.Buffer
+			code := run(tt.args, strings.NewReader(""), &stdout, &stderr)
+			assert.Equal(t, tt.exit, code)
+			assert.Contains(t, stderr.String(), tt.stderr)
+		})
+	}
+}
+
+func TestServeFlagsDocumentDefaults(t *testing.T) {
+	var stdout, stderr bytes.Buffer
+	require.Equal(t, exitOK, run([]string{"serve", "-h"}, nil, &stdout, &stderr))
+	for _, want := range []string{
+		`-port int`, `(default 9443)`,
+		`-health-probe-bind-address string`, `(default ":8081")`,
+		`-metrics-bind-address string`, `(default ":8080")`,
+		`-tls-min-version string`, `(default "1.2")`,
+		`-enable-http2`, `-cert-dir string`, `-host string`,
+		`-zap-log-level`, `-zap-devel`,
+	} {
+		assert.Contains(t, stderr.String(), want)
+	}
+}
