@@ -1,5 +1,3 @@
-//go:build webhook_pkg_pending
-
 // Command run is `make run`: a local Kubernetes control plane with the
 // ListenerSet webhook registered, for trying the webhook by hand with the
 // real kubectl.
@@ -111,7 +109,7 @@ func run(port int, runDir, webhookBinary string, planeLogs, examples bool) (retE
 	hookDone := make(chan error, 1)
 	if webhookBinary != "" {
 		cmd := exec.CommandContext(hookCtx, webhookBinary, "serve",
-			fmt.Sprintf("--port=%d", port), "--cert-dir="+cert.Dir,
+			"--host=127.0.0.1", fmt.Sprintf("--port=%d", port), "--cert-dir="+cert.Dir,
 			"--health-probe-bind-address="+health, "--metrics-bind-address="+metrics)
 		cmd.Stdout, cmd.Stderr = os.Stderr, os.Stderr
 		cmd.Cancel = func() error { return cmd.Process.Signal(syscall.SIGTERM) }
@@ -211,7 +209,7 @@ ListenerSet webhook running against a local kube-apiserver.
 
   kube-apiserver  %s
   webhook         %s%s (mutating) and %s (validating)
-  health probes   %s, metrics %s
+  health, metrics http://%s/healthz, /readyz; http://%s/metrics
   kubeconfig      %s  (admin; removed on exit)
   kubectl         %s
 

@@ -1,5 +1,3 @@
-//go:build webhook_pkg_pending
-
 package e2e
 
 import (

@@ -1,5 +1,3 @@
-//go:build webhook_pkg_pending
-
 package e2e
 
 import (
@@ -48,6 +46,7 @@ func newBinaryWebhook(ctx context.Context, root string, port int, cert *localclu
 		path: bin,
 		args: []string{
 			"serve",
+			"--host=127.0.0.1",
 			fmt.Sprintf("--port=%d", port),
 			"--cert-dir=" + cert.Dir,
 			fmt.Sprintf("--health-probe-bind-address=127.0.0.1:%d", health),

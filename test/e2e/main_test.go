@@ -1,5 +1,3 @@
-//go:build webhook_pkg_pending
-
 // Package e2e tests the ListenerSet admission webhook end to end: a real
 // kube-apiserver and etcd (built from source by hack/k8s-binaries.sh), Gateway
 // API's standard CRDs, the webhook registered like the Helm chart registers
