@@ -1,0 +1,41 @@
+# The two set-up commands are `make run` and `make test` (see README.md).
+SHELL := /usr/bin/env bash
+GO ?= go
+BIN := bin
+WEBHOOK := $(BIN)/listenerset-webhook
+
+.PHONY: all build run test test-unit test-e2e vet k8s-binaries clean
+
+all: build
+
+## build: the webhook binary, bin/listenerset-webhook
+build:
+	$(GO) build -trimpath -o $(WEBHOOK) ./cmd/listenerset-webhook
+
+## k8s-binaries: kube-apiserver, kubectl and etcd built from Go modules into bin/k8s/ (cached)
+k8s-binaries:
+	hack/k8s-binaries.sh
+
+## run: a local control plane with the webhook registered; Ctrl-C stops everything
+run: k8s-binaries
+	$(GO) run ./hack/run
+
+## test: vet, then every test: unit, handler, CLI, local cluster and end-to-end
+test: vet k8s-binaries
+	$(GO) test -count=1 -timeout 30m ./...
+
+## test-unit: the fast tests only (no control plane)
+test-unit:
+	$(GO) test -short ./...
+
+## test-e2e: the end-to-end tests against a real kube-apiserver and kubectl
+test-e2e: k8s-binaries
+	$(GO) test -count=1 -timeout 20m ./test/...
+
+vet:
+	$(GO) vet ./...
+	@unformatted=$$(gofmt -l $$(git ls-files '*.go')); \
+	  if [ -n "$$unformatted" ]; then echo "gofmt needed: $$unformatted"; exit 1; fi
+
+clean:
+	rm -rf $(WEBHOOK) .run
