@@ -79,7 +79,7 @@ var _ admission.Validator[*gwv1.ListenerSet] = Validator{}
 func (Validator) ValidateCreate(ctx context.Context, ls *gwv1.ListenerSet) (admission.Warnings, error) {
 	ls = defaulted(ls)
 	errs, warnings := validation.ValidateListenerSet(ls)
-	return admission.Warnings(warnings), deny(ctx, ls, errs)
+	return admission.Warnings(warnings), verdict(ctx, ls, errs, len(warnings))
 }
 
 // ValidateUpdate validates newLS against oldLS: errors the stored object
@@ -88,7 +88,7 @@ func (Validator) ValidateCreate(ctx context.Context, ls *gwv1.ListenerSet) (admi
 func (Validator) ValidateUpdate(ctx context.Context, oldLS, newLS *gwv1.ListenerSet) (admission.Warnings, error) {
 	newLS, oldLS = defaulted(newLS), defaulted(oldLS)
 	errs, warnings := validation.ValidateListenerSetUpdate(newLS, oldLS)
-	return admission.Warnings(warnings), deny(ctx, newLS, errs)
+	return admission.Warnings(warnings), verdict(ctx, newLS, errs, len(warnings))
 }
 
 // ValidateDelete allows every deletion: nothing about a ListenerSet being
@@ -106,24 +106,28 @@ func defaulted(ls *gwv1.ListenerSet) *gwv1.ListenerSet {
 	return ls
 }
 
-// deny turns errs into the 422 Invalid status kube-apiserver itself returns
-// for invalid objects, counts each error in listenerset_webhook_denials_total
-// and logs the denial. It returns nil when errs is empty.
-func deny(ctx context.Context, ls *gwv1.ListenerSet, errs field.ErrorList) error {
+// verdict turns errs into the 422 Invalid status kube-apiserver itself
+// returns for invalid objects, counts each error in
+// listenerset_webhook_denials_total and logs the denial. It returns nil when
+// errs is empty.
+//
+// The logger in ctx comes from controller-runtime's admission.Webhook
+// (DefaultLogConstructor) and already carries requestID (the admission UID),
+// object, namespace, name, resource and user. Only field paths and error
+// types are logged: values and details quote user input, and a log line needs
+// no more than what finds the rule.
+func verdict(ctx context.Context, ls *gwv1.ListenerSet, errs field.ErrorList, warningCount int) error {
+	log := logf.FromContext(ctx)
 	if len(errs) == 0 {
+		log.V(1).Info("Admitted ListenerSet", "warningCount", warningCount)
 		return nil
 	}
 	recordDenial(errs)
-	// The logger in ctx comes from controller-runtime's admission.Webhook
-	// (DefaultLogConstructor) and already carries requestID (the admission
-	// UID), object, namespace, name, resource and user. Only field paths and
-	// error types are logged: values and details can quote user input, and a
-	// denial log line must never carry more than needed to find the rule.
 	paths := make([]string, 0, len(errs))
 	for _, e := range errs {
 		paths = append(paths, e.Field+" ("+string(e.Type)+")")
 	}
-	logf.FromContext(ctx).Info("Denied ListenerSet", "errorCount", len(errs), "errors", paths)
+	log.Info("Denied ListenerSet", "errorCount", len(errs), "errors", paths, "warningCount", warningCount)
 	return apierrors.NewInvalid(listenerSetGK, displayName(ls), errs)
 }
 

@@ -9,6 +9,7 @@ import (
 	"os"
 	"slices"
 	"strings"
+	"sync"
 	"testing"
 
 	jsonpatch "github.com/evanphx/json-patch/v5"
@@ -429,8 +430,15 @@ func TestValidatorJudgesADefaultedCopy(t *testing.T) {
 }
 
 func TestDenialIsLogged(t *testing.T) {
-	var lines []string
-	logger := funcr.NewJSON(func(obj string) { lines = append(lines, obj) }, funcr.Options{})
+	var (
+		mu    sync.Mutex
+		lines []string
+	)
+	logger := funcr.NewJSON(func(obj string) {
+		mu.Lock()
+		defer mu.Unlock()
+		lines = append(lines, obj)
+	}, funcr.Options{})
 	h, err := admission.StandaloneWebhook(webhook.NewValidatingWebhook(), admission.StandaloneOptions{Logger: logger})
 	require.NoError(t, err)
 	srv := httptest.NewServer(h)
@@ -439,6 +447,8 @@ func TestDenialIsLogged(t *testing.T) {
 	resp := post(t, srv.Client(), srv.URL, request(t, admissionv1.Create, toJSON(t, invalid), nil))
 	require.False(t, resp.Allowed)
 
+	mu.Lock()
+	defer mu.Unlock()
 	require.Len(t, lines, 1, "one line per denial: %v", lines)
 	var line map[string]any
 	require.NoError(t, json.Unmarshal([]byte(lines[0]), &line))

@@ -165,8 +165,10 @@ func parse(fs *flag.FlagSet, args []string) (code int, done bool) {
 // stringList is a repeatable string flag.
 type stringList []string
 
+// String implements flag.Value.
 func (s *stringList) String() string { return strings.Join(*s, ",") }
 
+// Set implements flag.Value; each -f adds a path.
 func (s *stringList) Set(v string) error {
 	*s = append(*s, v)
 	return nil

@@ -65,10 +65,14 @@ type Options struct {
 // Report is the JSON output: every ListenerSet's result, every skipped
 // object and every input error, in input order, and a summary.
 type Report struct {
-	Results     []Result     `json:"results"`
-	Skipped     []Skipped    `json:"skipped"`
+	// Results has one entry per ListenerSet validated.
+	Results []Result `json:"results"`
+	// Skipped has one entry per object that is not a v1 ListenerSet.
+	Skipped []Skipped `json:"skipped"`
+	// InputErrors has one entry per file or document that could not be read.
 	InputErrors []InputError `json:"inputErrors"`
-	Summary     Summary      `json:"summary"`
+	// Summary counts the above.
+	Summary Summary `json:"summary"`
 }
 
 // Location says where an object came from.
@@ -84,9 +88,12 @@ type Location struct {
 // Result is the verdict on one ListenerSet.
 type Result struct {
 	Location
+	// Namespace is metadata.namespace (omitted when unset).
 	Namespace string `json:"namespace,omitempty"`
-	Name      string `json:"name"`
-	Valid     bool   `json:"valid"`
+	// Name is metadata.name.
+	Name string `json:"name"`
+	// Valid is true when Errors is empty: the webhook would admit the object.
+	Valid bool `json:"valid"`
 	// Errors are the validation errors, as the webhook's 422 would list them.
 	Errors []FieldError `json:"errors"`
 	// Warnings are the admission warnings, plus unknown or duplicate fields.
@@ -112,29 +119,37 @@ type FieldError struct {
 // Skipped is an object that is not a gateway.networking.k8s.io/v1 ListenerSet.
 type Skipped struct {
 	Location
+	// APIVersion, Kind, Namespace and Name identify the object, as far as
+	// it has them.
 	APIVersion string `json:"apiVersion,omitempty"`
-	Kind       string `json:"kind,omitempty"`
-	Namespace  string `json:"namespace,omitempty"`
-	Name       string `json:"name,omitempty"`
-	Reason     string `json:"reason"`
+	Kind       string `json:"kind,omitempty"`      // see APIVersion
+	Namespace  string `json:"namespace,omitempty"` // see APIVersion
+	Name       string `json:"name,omitempty"`      // see APIVersion
+	// Reason says why it was not validated, e.g. "not a ListenerSet".
+	Reason string `json:"reason"`
 }
 
 // InputError is a file or document that could not be read or parsed.
 type InputError struct {
+	// File is the path as given or found (or "STDIN").
 	File string `json:"file"`
 	// Document is the document that failed, from 1; 0 (omitted) when the
 	// file itself could not be read.
-	Document int    `json:"document,omitempty"`
-	Message  string `json:"message"`
+	Document int `json:"document,omitempty"`
+	// Message is the reader's or parser's error.
+	Message string `json:"message"`
 }
 
 // Summary counts the report's entries and gives the exit code.
 type Summary struct {
-	Valid       int `json:"valid"`
-	Invalid     int `json:"invalid"`
+	// Valid and Invalid count Results by verdict.
+	Valid   int `json:"valid"`
+	Invalid int `json:"invalid"` // see Valid
+	// Skipped and InputErrors count those lists.
 	Skipped     int `json:"skipped"`
-	InputErrors int `json:"inputErrors"`
-	ExitCode    int `json:"exitCode"`
+	InputErrors int `json:"inputErrors"` // see Skipped
+	// ExitCode is what Validate returns.
+	ExitCode int `json:"exitCode"`
 }
 
 // Reasons for skipping.
