@@ -19,11 +19,14 @@ func validateListeners(listeners []gwv1.ListenerEntry, namespace string, fldPath
 	case len(listeners) > MaxListeners:
 		errs = append(errs, field.TooMany(fldPath, len(listeners), MaxListeners))
 	}
+	set := newListenerIndex(len(listeners))
 	for i := range listeners {
-		errs = append(errs, validateListener(&listeners[i], namespace, fldPath.Index(i), w)...)
+		l, lPath := &listeners[i], fldPath.Index(i)
+		errs = append(errs, validateListener(l, namespace, lPath, w)...)
+		errs = append(errs, validateUniqueName(set, l, lPath)...)
+		errs = append(errs, validatePortConflict(set, l, lPath, fldPath)...)
+		set.add(l, i)
 	}
-	errs = append(errs, validateUniqueNames(listeners, fldPath)...)
-	errs = append(errs, validatePortConflicts(listeners, fldPath)...)
 	return errs
 }
 
@@ -105,64 +108,83 @@ func validateHostname(h gwv1.Hostname, fldPath *field.Path) field.ErrorList {
 	return errs
 }
 
-// validateUniqueNames: routes address a listener by name, so two listeners of
-// one set must not share it. The later one is the duplicate.
-func validateUniqueNames(listeners []gwv1.ListenerEntry, fldPath *field.Path) field.ErrorList {
-	var errs field.ErrorList
-	seen := make(map[gwv1.SectionName]bool, len(listeners))
-	for i, l := range listeners {
-		if l.Name == "" {
-			continue
-		}
-		if seen[l.Name] {
-			errs = append(errs, field.Duplicate(fldPath.Index(i).Child("name"), string(l.Name)))
-		}
-		seen[l.Name] = true
-	}
-	return errs
+// listenerIndex remembers the listeners of the set seen so far, so each
+// listener is checked against the earlier ones: Gateway API lets the first
+// listener win, and the later one is the one reported.
+type listenerIndex struct {
+	names       map[gwv1.SectionName]bool
+	firstOnPort map[gwv1.PortNumber]int
+	firstAt     map[endpoint]int
+	listeners   []*gwv1.ListenerEntry
 }
 
-// validatePortConflicts applies Gateway API's listener compatibility rules
-// within the set: the first listener on a port wins, a later one on the same
-// port with another protocol (ProtocolConflict) or with the same protocol and
-// hostname (HostnameConflict) would be marked Conflicted and never served.
-func validatePortConflicts(listeners []gwv1.ListenerEntry, fldPath *field.Path) field.ErrorList {
-	type endpoint struct {
-		port     gwv1.PortNumber
-		protocol gwv1.ProtocolType
-		hostname gwv1.Hostname
-	}
-	var errs field.ErrorList
-	firstOnPort := make(map[gwv1.PortNumber]int, len(listeners))
-	firstAt := make(map[endpoint]int, len(listeners))
-	for i, l := range listeners {
-		first, used := firstOnPort[l.Port]
-		if !used {
-			firstOnPort[l.Port] = i
-		} else if p := listeners[first].Protocol; p != l.Protocol {
-			errs = append(errs, field.Invalid(fldPath.Index(i).Child("protocol"), string(l.Protocol),
-				fmt.Sprintf("port %d already uses protocol %s in %s", l.Port, p, describe(listeners, first, fldPath))))
-			continue
-		}
-		at := endpoint{l.Port, l.Protocol, hostnameOf(&l)}
-		if j, dup := firstAt[at]; dup {
-			errs = append(errs, field.Invalid(fldPath.Index(i).Child("hostname"), string(at.hostname),
-				"same port, protocol and hostname as "+describe(listeners, j, fldPath)))
-			continue
-		}
-		firstAt[at] = i
-	}
-	return errs
+// endpoint is what two listeners must not share: port, protocol and hostname.
+type endpoint struct {
+	port     gwv1.PortNumber
+	protocol gwv1.ProtocolType
+	hostname gwv1.Hostname
 }
 
-func hostnameOf(l *gwv1.ListenerEntry) gwv1.Hostname {
-	if l.Hostname == nil {
-		return ""
+func newListenerIndex(n int) *listenerIndex {
+	return &listenerIndex{
+		names:       make(map[gwv1.SectionName]bool, n),
+		firstOnPort: make(map[gwv1.PortNumber]int, n),
+		firstAt:     make(map[endpoint]int, n),
+		listeners:   make([]*gwv1.ListenerEntry, 0, n),
 	}
-	return *l.Hostname
+}
+
+func endpointOf(l *gwv1.ListenerEntry) endpoint {
+	e := endpoint{port: l.Port, protocol: l.Protocol}
+	if l.Hostname != nil {
+		e.hostname = *l.Hostname
+	}
+	return e
+}
+
+// add records the i-th listener; the first claim of a port or endpoint stays.
+func (x *listenerIndex) add(l *gwv1.ListenerEntry, i int) {
+	x.names[l.Name] = true
+	if _, used := x.firstOnPort[l.Port]; !used {
+		x.firstOnPort[l.Port] = i
+	}
+	if _, used := x.firstAt[endpointOf(l)]; !used {
+		x.firstAt[endpointOf(l)] = i
+	}
+	x.listeners = append(x.listeners, l)
+}
+
+// validateUniqueName: routes address a listener by name (sectionName), so two
+// listeners of one set must not share it. The later one is the duplicate.
+func validateUniqueName(x *listenerIndex, l *gwv1.ListenerEntry, fldPath *field.Path) field.ErrorList {
+	if l.Name != "" && x.names[l.Name] {
+		return field.ErrorList{field.Duplicate(fldPath.Child("name"), string(l.Name))}
+	}
+	return nil
+}
+
+// validatePortConflict applies Gateway API's listener compatibility rules
+// within the set: a listener on a port an earlier one took with another
+// protocol (ProtocolConflict), or with the same protocol and hostname
+// (HostnameConflict), would be marked Conflicted and never served.
+func validatePortConflict(x *listenerIndex, l *gwv1.ListenerEntry, fldPath, listenersPath *field.Path) field.ErrorList {
+	first, used := x.firstOnPort[l.Port]
+	if !used {
+		return nil
+	}
+	if p := x.listeners[first].Protocol; p != l.Protocol {
+		return field.ErrorList{field.Invalid(fldPath.Child("protocol"), string(l.Protocol),
+			fmt.Sprintf("port %d already uses protocol %s in %s", l.Port, p, x.describe(first, listenersPath)))}
+	}
+	at := endpointOf(l)
+	if j, dup := x.firstAt[at]; dup {
+		return field.ErrorList{field.Invalid(fldPath.Child("hostname"), string(at.hostname),
+			"same port, protocol and hostname as "+x.describe(j, listenersPath))}
+	}
+	return nil
 }
 
 // describe names a listener the way a user finds it in the manifest.
-func describe(listeners []gwv1.ListenerEntry, i int, fldPath *field.Path) string {
-	return fmt.Sprintf("%s (%q)", fldPath.Index(i), listeners[i].Name)
+func (x *listenerIndex) describe(i int, listenersPath *field.Path) string {
+	return fmt.Sprintf("%s (%q)", listenersPath.Index(i), x.listeners[i].Name)
 }

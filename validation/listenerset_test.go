@@ -560,12 +560,17 @@ func TestValidateListenerSet(t *testing.T) {
 				ls.Spec.Listeners[0].Port = 0
 				ls.Spec.Listeners[1].TLS.CertificateRefs[0].Kind = ptr.To[gwv1.Kind]("ConfigMap")
 				setOption(ls, 2, OptionCiphers, "TLS_AES_256_GCM_SHA384")
+				ls.Spec.Listeners[2].Port = 443
+				ls.Spec.Listeners = append(ls.Spec.Listeners, gwv1.ListenerEntry{Name: "web", Port: 80, Protocol: "HTTP"})
 			},
+			// in manifest order: each listener's own errors, then its clashes with earlier ones
 			want: field.ErrorList{
 				field.Required(parentRef.Child("name"), ""),
 				field.Invalid(listenerPath(0).Child("port"), int32(0), "must be between 1 and 65535, inclusive"),
 				field.NotSupported(tlsPath(1).Child("certificateRefs").Index(0).Child("kind"), "ConfigMap", []string{"Secret"}),
 				field.Invalid(optionPath(2, OptionCiphers), "TLS_AES_256_GCM_SHA384", tls13),
+				field.Invalid(listenerPath(2).Child("protocol"), string(ProtocolHTTP3), `port 443 already uses protocol HTTPS in spec.listeners[1] ("secure")`),
+				field.Duplicate(listenerPath(3).Child("name"), "web"),
 			},
 		},
 	}
