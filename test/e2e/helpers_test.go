@@ -250,6 +250,3 @@ func cleanupLS(t *testing.T, name string) {
 	t.Helper()
 	t.Cleanup(func() { deleteLS(t, name) })
 }
-
-// webhookDenied is how kube-apiserver introduces the validating webhook's answer.
-var webhookDenied = `admission webhook "` + localcluster.ValidatingWebhookName + `" denied the request`
