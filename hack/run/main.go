@@ -29,6 +29,8 @@ import (
 
 	"github.com/airlock/listenerset-webhook/test/localcluster"
 	"github.com/airlock/listenerset-webhook/webhook"
+	logf "sigs.k8s.io/controller-runtime/pkg/log"
+	"sigs.k8s.io/controller-runtime/pkg/log/zap"
 )
 
 func main() {
@@ -39,14 +41,17 @@ func main() {
 		planeLogs     = flag.Bool("control-plane-logs", false, "show kube-apiserver's and etcd's logs")
 		noExamples    = flag.Bool("no-examples", false, "do not apply examples/gateway.yaml")
 	)
+	zapOpts := zap.Options{Development: true}
+	zapOpts.BindFlags(flag.CommandLine)
 	flag.Parse()
+	logf.SetLogger(zap.New(zap.UseFlagOptions(&zapOpts), zap.WriteTo(os.Stderr)))
 	if err := run(*port, *runDir, *webhookBinary, *planeLogs, !*noExamples); err != nil {
 		fmt.Fprintln(os.Stderr, "run:", err)
 		os.Exit(1)
 	}
 }
 
-func logf(format string, args ...any) {
+func say(format string, args ...any) {
 	fmt.Fprintf(os.Stderr, "[run %s] %s\n", time.Now().Format("15:04:05"), fmt.Sprintf(format, args...))
 }
 
@@ -65,12 +70,12 @@ func run(port int, runDir, webhookBinary string, planeLogs, examples bool) (retE
 		return err
 	}
 
-	logf("ensuring kube-apiserver, kubectl and etcd (%s)", localcluster.BinariesScript)
+	say("ensuring kube-apiserver, kubectl and etcd (%s)", localcluster.BinariesScript)
 	binDir, err := localcluster.EnsureBinaries(ctx, root, os.Stderr)
 	if err != nil {
 		return err
 	}
-	logf("starting etcd and kube-apiserver from %s", binDir)
+	say("starting etcd and kube-apiserver from %s", binDir)
 	opts := localcluster.Options{Root: root, BinDir: binDir}
 	if planeLogs {
 		opts.ControlPlaneOutput = os.Stderr
@@ -80,10 +85,10 @@ func run(port int, runDir, webhookBinary string, planeLogs, examples bool) (retE
 		return err
 	}
 	defer func() {
-		logf("stopping kube-apiserver and etcd")
+		say("stopping kube-apiserver and etcd")
 		retErr = errors.Join(retErr, cluster.Stop())
 	}()
-	logf("control plane up; %d CRDs installed from %s", len(cluster.Env.CRDs), cluster.CRDDir)
+	say("control plane up; %d CRDs installed from %s", len(cluster.Env.CRDs), cluster.CRDDir)
 
 	cert, err := localcluster.NewServingCert(filepath.Join(runDir, "certs"), "127.0.0.1", "localhost")
 	if err != nil {
@@ -118,10 +123,10 @@ func run(port int, runDir, webhookBinary string, planeLogs, examples bool) (retE
 			stopHook()
 			return fmt.Errorf("starting %s: %w", webhookBinary, err)
 		}
-		logf("webhook: %s (pid %d) on 127.0.0.1:%d", webhookBinary, cmd.Process.Pid, port)
+		say("webhook: %s (pid %d) on 127.0.0.1:%d", webhookBinary, cmd.Process.Pid, port)
 		go func() { hookDone <- cmd.Wait() }()
 	} else {
-		logf("webhook: in this process on 127.0.0.1:%d", port)
+		say("webhook: in this process on 127.0.0.1:%d", port)
 		go func() {
 			hookDone <- webhook.Run(hookCtx, webhook.Options{
 				Host: "127.0.0.1", Port: port, CertDir: cert.Dir,
@@ -133,7 +138,7 @@ func run(port int, runDir, webhookBinary string, planeLogs, examples bool) (retE
 	defer func() {
 		stopHook()
 		if !hookStopped {
-			logf("stopping the webhook")
+			say("stopping the webhook")
 			select {
 			case <-hookDone:
 			case <-time.After(30 * time.Second):
@@ -187,7 +192,7 @@ func run(port int, runDir, webhookBinary string, planeLogs, examples bool) (retE
 	select {
 	case <-ctx.Done():
 		fmt.Fprintln(os.Stderr)
-		logf("interrupted; shutting down")
+		say("interrupted; shutting down")
 		return nil
 	case err := <-hookDone:
 		hookStopped = true

@@ -8,8 +8,8 @@
 //
 // The webhook runs in this test process (webhook.Run) by default; with
 // E2E_WEBHOOK=binary the tests build cmd/listenerset-webhook and run it as a
-// separate process instead. E2E_CONTROL_PLANE_LOGS=1 shows kube-apiserver's
-// and etcd's logs.
+// separate process instead. E2E_WEBHOOK_LOGS=1 shows the webhook's logs,
+// E2E_CONTROL_PLANE_LOGS=1 kube-apiserver's and etcd's.
 package e2e
 
 import (
@@ -24,6 +24,8 @@ import (
 
 	"github.com/airlock/listenerset-webhook/test/localcluster"
 	"github.com/airlock/listenerset-webhook/webhook"
+	logf "sigs.k8s.io/controller-runtime/pkg/log"
+	"sigs.k8s.io/controller-runtime/pkg/log/zap"
 )
 
 // namespace is where the examples live (examples/gateway.yaml creates it).
@@ -47,6 +49,8 @@ func TestMain(m *testing.M) {
 
 func runWithCluster(m *testing.M) int {
 	ctx := context.Background()
+	// The in-process webhook logs through controller-runtime's logger.
+	logf.SetLogger(zap.New(zap.WriteTo(logWriter()), zap.UseDevMode(true)))
 	start := time.Now()
 	setupErr = setup(ctx)
 	if setupErr == nil {
