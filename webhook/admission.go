@@ -131,8 +131,9 @@ func verdict(ctx context.Context, ls *gwv1.ListenerSet, errs field.ErrorList, wa
 	return apierrors.NewInvalid(listenerSetGK, displayName(ls), errs)
 }
 
-// displayName is the name kubectl will quote. A create with generateName has
-// no name yet when a mutating webhook runs; the prefix is more helpful than "".
+// displayName is the name kubectl will quote. An object created with
+// generateName may reach a webhook before kube-apiserver has generated its
+// name; the prefix then says more than "".
 func displayName(ls *gwv1.ListenerSet) string {
 	if ls.Name == "" {
 		return ls.GenerateName
