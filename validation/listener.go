@@ -31,7 +31,9 @@ func validateListeners(listeners []gwv1.ListenerEntry, namespace string, fldPath
 }
 
 func validateListener(l *gwv1.ListenerEntry, namespace string, fldPath *field.Path, w *Warnings) field.ErrorList {
-	errs := validateListenerName(l.Name, fldPath.Child("name"))
+	// Routes pick a listener by name (sectionName); the CRD gives it the DNS
+	// subdomain pattern.
+	errs := validateDNSSubdomain(l.Name, fldPath.Child("name"))
 	errs = append(errs, validatePort(l.Port, fldPath.Child("port"))...)
 	errs = append(errs, validateProtocol(l.Protocol, fldPath.Child("protocol"))...)
 	if l.Hostname != nil {
@@ -40,19 +42,6 @@ func validateListener(l *gwv1.ListenerEntry, namespace string, fldPath *field.Pa
 	errs = append(errs, validateListenerTLS(l, namespace, fldPath.Child("tls"), w)...)
 	if l.AllowedRoutes != nil {
 		errs = append(errs, validateAllowedRoutes(l.AllowedRoutes, fldPath.Child("allowedRoutes"), w)...)
-	}
-	return errs
-}
-
-// validateListenerName: routes pick a listener by this name (sectionName), so
-// it follows the CRD's DNS subdomain pattern.
-func validateListenerName(name gwv1.SectionName, fldPath *field.Path) field.ErrorList {
-	if name == "" {
-		return field.ErrorList{field.Required(fldPath, "")}
-	}
-	var errs field.ErrorList
-	for _, msg := range validation.IsDNS1123Subdomain(string(name)) {
-		errs = append(errs, field.Invalid(fldPath, string(name), msg))
 	}
 	return errs
 }

@@ -69,16 +69,17 @@ func validateParentRef(ref *gwv1.ParentGatewayReference, fldPath *field.Path) fi
 	if ref.Kind != nil && *ref.Kind != "Gateway" {
 		errs = append(errs, field.NotSupported(fldPath.Child("kind"), string(*ref.Kind), []string{"Gateway"}))
 	}
-	errs = append(errs, validateObjectName(ref.Name, fldPath.Child("name"))...)
+	errs = append(errs, validateDNSSubdomain(ref.Name, fldPath.Child("name"))...)
 	if ref.Namespace != nil {
 		errs = append(errs, validateNamespace(*ref.Namespace, fldPath.Child("namespace"))...)
 	}
 	return errs
 }
 
-// validateObjectName checks the name of a referenced Gateway or Secret: both
-// kinds take DNS subdomain names, so anything else can never resolve.
-func validateObjectName(name gwv1.ObjectName, fldPath *field.Path) field.ErrorList {
+// validateDNSSubdomain checks a required name with the DNS subdomain format:
+// listener names, and the names of the Gateway and Secrets referenced (both
+// kinds take such names, so anything else can never resolve).
+func validateDNSSubdomain[T ~string](name T, fldPath *field.Path) field.ErrorList {
 	if name == "" {
 		return field.ErrorList{field.Required(fldPath, "")}
 	}

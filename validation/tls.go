@@ -56,7 +56,7 @@ func validateCertificateRef(ref *gwv1.SecretObjectReference, namespace string, f
 	if ref.Kind != nil && *ref.Kind != "Secret" {
 		errs = append(errs, field.NotSupported(fldPath.Child("kind"), string(*ref.Kind), []string{"Secret"}))
 	}
-	errs = append(errs, validateObjectName(ref.Name, fldPath.Child("name"))...)
+	errs = append(errs, validateDNSSubdomain(ref.Name, fldPath.Child("name"))...)
 	if ref.Namespace != nil {
 		nsErrs := validateNamespace(*ref.Namespace, fldPath.Child("namespace"))
 		errs = append(errs, nsErrs...)
