@@ -1,0 +1,79 @@
+package validation_test
+
+import (
+	"testing"
+
+	gwv1 "sigs.k8s.io/gateway-api/apis/v1"
+
+	"github.com/airlock/listenerset-webhook/defaults"
+	"github.com/airlock/listenerset-webhook/test/load/fixtures"
+	"github.com/airlock/listenerset-webhook/validation"
+)
+
+// benchCases are the sets of issue 7: the typical two-listener set, the
+// reference page's example and the largest set, 64 listeners with every TLS
+// option.
+var benchCases = []struct {
+	name string
+	ls   func() *gwv1.ListenerSet
+}{
+	{"two-listeners", fixtures.TwoListeners},
+	{"reference-example", fixtures.ReferenceExample},
+	{"sixty-four-tls", fixtures.SixtyFour},
+}
+
+// BenchmarkDefaultValidate is the target's "validate + default": the object
+// as kube-apiserver sends it (the CRD has defaulted it), defaulted again and
+// validated, as Validator.ValidateCreate does after its copy.
+func BenchmarkDefaultValidate(b *testing.B) {
+	for _, c := range benchCases {
+		b.Run(c.name, func(b *testing.B) {
+			ls := fixtures.Defaulted(c.ls())
+			b.ReportAllocs()
+			for b.Loop() {
+				defaults.ListenerSet(ls)
+				if errs, _ := validation.ValidateListenerSet(ls); len(errs) != 0 {
+					b.Fatal(errs)
+				}
+			}
+		})
+	}
+}
+
+// BenchmarkCopyDefaultValidate is the validating webhook's whole decision on
+// an object that nothing defaulted before (an older CRD, or the offline
+// command): a deep copy, every default set, then validation.
+func BenchmarkCopyDefaultValidate(b *testing.B) {
+	for _, c := range benchCases {
+		b.Run(c.name, func(b *testing.B) {
+			ls := c.ls()
+			b.ReportAllocs()
+			for b.Loop() {
+				cp := ls.DeepCopy()
+				defaults.ListenerSet(cp)
+				if errs, _ := validation.ValidateListenerSet(cp); len(errs) != 0 {
+					b.Fatal(errs)
+				}
+			}
+		})
+	}
+}
+
+// BenchmarkValidateInvalid: an invalid object costs more (every error is
+// built, with its path and message), but is rare.
+func BenchmarkValidateInvalid(b *testing.B) {
+	for _, c := range []struct {
+		name string
+		ls   func() *gwv1.ListenerSet
+	}{{"bad-cipher", fixtures.BadCipher}, {"many-errors", fixtures.ManyErrors}} {
+		b.Run(c.name, func(b *testing.B) {
+			ls := fixtures.Defaulted(c.ls())
+			b.ReportAllocs()
+			for b.Loop() {
+				if errs, _ := validation.ValidateListenerSet(ls); len(errs) == 0 {
+					b.Fatal("valid")
+				}
+			}
+		})
+	}
+}
