@@ -48,12 +48,18 @@ type Options struct {
 	Host string
 	// Port is the HTTPS port; 0 means DefaultPort.
 	Port int
+	// CertMode is CertModeDir ("" means that) or CertModeSelfBootstrapped.
+	// Either way the TLS listener asks one certificate source for its
+	// certificate on every handshake (tls.Config.GetCertificate).
+	CertMode string
 	// CertDir holds tls.crt and tls.key, re-read whenever they change (a
 	// renewed Secret needs no restart). If neither exists, a self-signed
 	// certificate for localhost, 127.0.0.1 and ::1 (and Host, if it names
 	// one) is generated there, with ca.crt, for local use. "" means
-	// DefaultCertDir().
+	// DefaultCertDir(). Only CertModeDir reads it.
 	CertDir string
+	// Bootstrap configures CertModeSelfBootstrapped.
+	Bootstrap BootstrapOptions
 	// TLSMinVersion is "1.2" (the default when "") or "1.3"; the Kubernetes
 	// spellings "VersionTLS12" and "VersionTLS13" are accepted as well.
 	TLSMinVersion string
@@ -105,27 +111,18 @@ func Run(ctx context.Context, opts Options) error {
 		opts.CertDir = DefaultCertDir()
 	}
 
-	hosts := selfSignedHosts(opts.Host)
-	generated, err := EnsureSelfSignedCert(opts.CertDir, hosts...)
+	certs, err := newCertSource(ctx, opts, log)
 	if err != nil {
-		return fmt.Errorf("serving certificate in %s: %w", opts.CertDir, err)
+		return err
 	}
-	if generated {
-		log.Info("No serving certificate found; generated a self-signed one for local use (never for production)",
-			"certDir", opts.CertDir, "hosts", hosts, "caBundle", filepath.Join(opts.CertDir, CAFile))
-	} else {
-		log.Info("Serving certificate from disk, reloaded on change", "certDir", opts.CertDir)
-	}
-
-	// Leaving CertDir set and TLSOpts without GetCertificate makes
-	// controller-runtime's server use its certwatcher: tls.crt/tls.key are
-	// watched (fsnotify, plus a re-read every 10s) and new connections get
-	// the new certificate.
 	srv := ctrlwebhook.NewServer(ctrlwebhook.Options{
 		Host:    opts.Host,
 		Port:    opts.Port,
 		CertDir: opts.CertDir,
-		TLSOpts: []func(*tls.Config){tlsOptions(minVersion, opts.EnableHTTP2)},
+		TLSOpts: []func(*tls.Config){
+			tlsOptions(minVersion, opts.EnableHTTP2),
+			func(c *tls.Config) { c.GetCertificate = certs.GetCertificate },
+		},
 	})
 	Register(srv)
 
@@ -144,6 +141,7 @@ func Run(ctx context.Context, opts Options) error {
 	}
 
 	g, gctx := errgroup.WithContext(ctx)
+	g.Go(func() error { return certs.Start(gctx) })
 	g.Go(func() error { return srv.Start(gctx) })
 	if healthLn != nil {
 		log.Info("Serving health probes", "address", healthLn.Addr().String(), "liveness", "/healthz", "readiness", "/readyz")

@@ -17,6 +17,7 @@ import (
 	"strings"
 
 	logf "sigs.k8s.io/controller-runtime/pkg/log"
+	"sigs.k8s.io/controller-runtime/pkg/client/config"
 	"sigs.k8s.io/controller-runtime/pkg/log/zap"
 	"sigs.k8s.io/controller-runtime/pkg/manager/signals"
 
@@ -73,6 +74,23 @@ func serve(args []string, stderr io.Writer) int {
 	fs.StringVar(&opts.CertDir, "cert-dir", webhook.DefaultCertDir(),
 		"directory with tls.crt and tls.key, reloaded on change; if both are missing, a self-signed certificate "+
 			"for localhost (with ca.crt for the caBundle) is generated there, for local use only")
+	fs.StringVar(&opts.CertMode, "cert-mode", webhook.CertModeDir,
+		`where the serving certificate comes from: "dir" (--cert-dir) or "self-bootstrapped" (a CA kept in a Secret `+
+			`signs short-lived certificates; needs the Kubernetes API)`)
+	b := &opts.Bootstrap
+	fs.StringVar(&b.CASecretNamespace, "ca-secret-namespace", "", "self-bootstrapped: namespace of the CA Secret")
+	fs.StringVar(&b.CASecretName, "ca-secret-name", "", "self-bootstrapped: name of the CA Secret (created when missing)")
+	fs.Var((*commaList)(&b.DNSNames), "dns-names",
+		"self-bootstrapped: DNS names of the serving certificate, comma-separated (e.g. <svc>.<ns>.svc); repeatable")
+	fs.StringVar(&b.MutatingWebhookConfigName, "mutating-webhook-config-name", "",
+		"self-bootstrapped: MutatingWebhookConfiguration whose caBundle the webhook keeps current")
+	fs.StringVar(&b.ValidatingWebhookConfigName, "validating-webhook-config-name", "",
+		"self-bootstrapped: ValidatingWebhookConfiguration whose caBundle the webhook keeps current")
+	fs.DurationVar(&b.CADuration, "ca-duration", webhook.DefaultCADuration,
+		"self-bootstrapped: validity of the CA (replaced after two thirds)")
+	fs.DurationVar(&b.LeafDuration, "leaf-duration", webhook.DefaultLeafDuration,
+		"self-bootstrapped: validity of a serving certificate (renewed after two thirds)")
+	config.RegisterFlags(fs) // --kubeconfig, for self-bootstrapped outside a cluster
 	fs.StringVar(&opts.HealthProbeBindAddress, "health-probe-bind-address", webhook.DefaultHealthProbeBindAddress,
 		`address serving /healthz and /readyz ("0" disables)`)
 	fs.StringVar(&opts.MetricsBindAddress, "metrics-bind-address", webhook.DefaultMetricsBindAddress,
@@ -171,5 +189,21 @@ func (s *stringList) String() string { return strings.Join(*s, ",") }
 // Set implements flag.Value; each -f adds a path.
 func (s *stringList) Set(v string) error {
 	*s = append(*s, v)
+	return nil
+}
+
+// commaList is a repeatable flag whose values are comma-separated lists.
+type commaList []string
+
+// String implements flag.Value.
+func (s *commaList) String() string { return strings.Join(*s, ",") }
+
+// Set implements flag.Value: each value adds its non-empty items.
+func (s *commaList) Set(v string) error {
+	for _, item := range strings.Split(v, ",") {
+		if item = strings.TrimSpace(item); item != "" {
+			*s = append(*s, item)
+		}
+	}
 	return nil
 }
