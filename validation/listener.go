@@ -2,7 +2,6 @@ package validation
 
 import (
 	"fmt"
-	"net/netip"
 	"slices"
 	"strings"
 
@@ -11,26 +10,24 @@ import (
 	gwv1 "sigs.k8s.io/gateway-api/apis/v1"
 )
 
-func validateListeners(listeners []gwv1.ListenerEntry, namespace string, fldPath *field.Path, w *Warnings) field.ErrorList {
+func validateListeners(listeners []gwv1.ListenerEntry, namespace string, fldPath *fieldPath, w *Warnings) field.ErrorList {
 	var errs field.ErrorList
 	switch {
 	case len(listeners) == 0:
-		errs = append(errs, field.Required(fldPath, "at least one listener is required"))
+		errs = append(errs, field.Required(fldPath.Path(), "at least one listener is required"))
 	case len(listeners) > MaxListeners:
-		errs = append(errs, field.TooMany(fldPath, len(listeners), MaxListeners))
+		errs = append(errs, field.TooMany(fldPath.Path(), len(listeners), MaxListeners))
 	}
-	set := newListenerIndex(len(listeners))
 	for i := range listeners {
-		l, lPath := &listeners[i], fldPath.Index(i)
+		l, lPath, earlier := &listeners[i], fldPath.Index(i), listeners[:i]
 		errs = append(errs, validateListener(l, namespace, lPath, w)...)
-		errs = append(errs, validateUniqueName(set, l, lPath)...)
-		errs = append(errs, validatePortConflict(set, l, lPath, fldPath)...)
-		set.add(l, i)
+		errs = append(errs, validateUniqueName(earlier, l, lPath)...)
+		errs = append(errs, validatePortConflict(earlier, l, lPath, fldPath)...)
 	}
 	return errs
 }
 
-func validateListener(l *gwv1.ListenerEntry, namespace string, fldPath *field.Path, w *Warnings) field.ErrorList {
+func validateListener(l *gwv1.ListenerEntry, namespace string, fldPath *fieldPath, w *Warnings) field.ErrorList {
 	// Routes pick a listener by name (sectionName); the CRD gives it the DNS
 	// subdomain pattern.
 	errs := validateDNSSubdomain(l.Name, fldPath.Child("name"))
@@ -46,20 +43,20 @@ func validateListener(l *gwv1.ListenerEntry, namespace string, fldPath *field.Pa
 	return errs
 }
 
-func validatePort(port gwv1.PortNumber, fldPath *field.Path) field.ErrorList {
+func validatePort(port gwv1.PortNumber, fldPath *fieldPath) field.ErrorList {
 	var errs field.ErrorList
 	for _, msg := range validation.IsValidPortNum(int(port)) {
-		errs = append(errs, field.Invalid(fldPath, port, msg))
+		errs = append(errs, field.Invalid(fldPath.Path(), port, msg))
 	}
 	return errs
 }
 
-func validateProtocol(p gwv1.ProtocolType, fldPath *field.Path) field.ErrorList {
+func validateProtocol(p gwv1.ProtocolType, fldPath *fieldPath) field.ErrorList {
 	if p == "" {
-		return field.ErrorList{field.Required(fldPath, "")}
+		return field.ErrorList{field.Required(fldPath.Path(), "")}
 	}
 	if !slices.Contains(SupportedProtocols, p) {
-		return field.ErrorList{field.NotSupported(fldPath, string(p), SupportedProtocols)}
+		return field.ErrorList{field.NotSupported(fldPath.Path(), string(p), SupportedProtocols)}
 	}
 	return nil
 }
@@ -67,60 +64,46 @@ func validateProtocol(p gwv1.ProtocolType, fldPath *field.Path) field.ErrorList 
 // validateHostname follows Gateway API's Hostname: a lowercase RFC 1123 name
 // with at most one leading "*." label, never an IP address or a port. The
 // regular expressions of apimachinery accept dotted quads, hence the IP check.
-func validateHostname(h gwv1.Hostname, fldPath *field.Path) field.ErrorList {
+func validateHostname(h gwv1.Hostname, fldPath *fieldPath) field.ErrorList {
 	host := string(h)
 	if host == "" {
-		return field.ErrorList{field.Invalid(fldPath, host, "must not be empty; omit the field to match every hostname")}
+		return field.ErrorList{field.Invalid(fldPath.Path(), host, "must not be empty; omit the field to match every hostname")}
 	}
-	if _, err := netip.ParseAddr(strings.Trim(host, "[]")); err == nil {
-		return field.ErrorList{field.Invalid(fldPath, host, "must be a DNS name, not an IP address")}
+	if mayBeIP(host) && isIP(host) {
+		return field.ErrorList{field.Invalid(fldPath.Path(), host, "must be a DNS name, not an IP address")}
 	}
 	if i := strings.LastIndexByte(host, ':'); i >= 0 {
-		return field.ErrorList{field.Invalid(fldPath, host, "must not include a port")}
+		return field.ErrorList{field.Invalid(fldPath.Path(), host, "must not include a port")}
 	}
 	var errs field.ErrorList
 	if len(host) > validation.DNS1123SubdomainMaxLength {
-		errs = append(errs, field.Invalid(fldPath, host, validation.MaxLenError(validation.DNS1123SubdomainMaxLength)))
+		errs = append(errs, field.Invalid(fldPath.Path(), host, validation.MaxLenError(validation.DNS1123SubdomainMaxLength)))
 	}
 	// The "*." label is stripped by hand: apimachinery's
 	// IsWildcardDNS1123Subdomain compiles its regular expression on every call.
 	name, wildcard := strings.CutPrefix(host, "*.")
-	for _, msg := range validation.IsDNS1123Subdomain(name) {
+	for _, msg := range isDNS1123Subdomain(name) {
 		if msg == validation.MaxLenError(validation.DNS1123SubdomainMaxLength) {
 			continue
 		}
 		if wildcard {
 			msg = "after the leading '*.': " + msg
 		}
-		errs = append(errs, field.Invalid(fldPath, host, msg))
+		errs = append(errs, field.Invalid(fldPath.Path(), host, msg))
 	}
 	return errs
 }
 
-// listenerIndex remembers the listeners of the set seen so far, so each
-// listener is checked against the earlier ones: Gateway API lets the first
-// listener win, and the later one is the one reported.
-type listenerIndex struct {
-	names       map[gwv1.SectionName]bool
-	firstOnPort map[gwv1.PortNumber]int
-	firstAt     map[endpoint]int
-	listeners   []*gwv1.ListenerEntry
-}
+// The set-level rules check each listener against the earlier ones only:
+// Gateway API lets the first listener win, and the later one is the one
+// reported. A set has at most MaxListeners entries, so scanning the earlier
+// ones is cheap and allocates nothing (maps cost several allocations per set).
 
 // endpoint is what two listeners must not share: port, protocol and hostname.
 type endpoint struct {
 	port     gwv1.PortNumber
 	protocol gwv1.ProtocolType
 	hostname gwv1.Hostname
-}
-
-func newListenerIndex(n int) *listenerIndex {
-	return &listenerIndex{
-		names:       make(map[gwv1.SectionName]bool, n),
-		firstOnPort: make(map[gwv1.PortNumber]int, n),
-		firstAt:     make(map[endpoint]int, n),
-		listeners:   make([]*gwv1.ListenerEntry, 0, n),
-	}
 }
 
 func endpointOf(l *gwv1.ListenerEntry) endpoint {
@@ -131,23 +114,21 @@ func endpointOf(l *gwv1.ListenerEntry) endpoint {
 	return e
 }
 
-// add records the i-th listener; the first claim of a port or endpoint stays.
-func (x *listenerIndex) add(l *gwv1.ListenerEntry, i int) {
-	x.names[l.Name] = true
-	if _, used := x.firstOnPort[l.Port]; !used {
-		x.firstOnPort[l.Port] = i
+// indexOf returns the index of the first listener that matches, or -1.
+func indexOf(listeners []gwv1.ListenerEntry, match func(*gwv1.ListenerEntry) bool) int {
+	for i := range listeners {
+		if match(&listeners[i]) {
+			return i
+		}
 	}
-	if _, used := x.firstAt[endpointOf(l)]; !used {
-		x.firstAt[endpointOf(l)] = i
-	}
-	x.listeners = append(x.listeners, l)
+	return -1
 }
 
 // validateUniqueName: routes address a listener by name (sectionName), so two
 // listeners of one set must not share it. The later one is the duplicate.
-func validateUniqueName(x *listenerIndex, l *gwv1.ListenerEntry, fldPath *field.Path) field.ErrorList {
-	if l.Name != "" && x.names[l.Name] {
-		return field.ErrorList{field.Duplicate(fldPath.Child("name"), string(l.Name))}
+func validateUniqueName(earlier []gwv1.ListenerEntry, l *gwv1.ListenerEntry, fldPath *fieldPath) field.ErrorList {
+	if l.Name != "" && indexOf(earlier, func(e *gwv1.ListenerEntry) bool { return e.Name == l.Name }) >= 0 {
+		return field.ErrorList{field.Duplicate(fldPath.Child("name").Path(), string(l.Name))}
 	}
 	return nil
 }
@@ -156,24 +137,24 @@ func validateUniqueName(x *listenerIndex, l *gwv1.ListenerEntry, fldPath *field.
 // within the set: a listener on a port an earlier one took with another
 // protocol (ProtocolConflict), or with the same protocol and hostname
 // (HostnameConflict), would be marked Conflicted and never served.
-func validatePortConflict(x *listenerIndex, l *gwv1.ListenerEntry, fldPath, listenersPath *field.Path) field.ErrorList {
-	first, used := x.firstOnPort[l.Port]
-	if !used {
+func validatePortConflict(earlier []gwv1.ListenerEntry, l *gwv1.ListenerEntry, fldPath, listenersPath *fieldPath) field.ErrorList {
+	first := indexOf(earlier, func(e *gwv1.ListenerEntry) bool { return e.Port == l.Port })
+	if first < 0 {
 		return nil
 	}
-	if p := x.listeners[first].Protocol; p != l.Protocol {
-		return field.ErrorList{field.Invalid(fldPath.Child("protocol"), string(l.Protocol),
-			fmt.Sprintf("port %d already uses protocol %s in %s", l.Port, p, x.describe(first, listenersPath)))}
+	if p := earlier[first].Protocol; p != l.Protocol {
+		return field.ErrorList{field.Invalid(fldPath.Child("protocol").Path(), string(l.Protocol),
+			fmt.Sprintf("port %d already uses protocol %s in %s", l.Port, p, describe(earlier, first, listenersPath)))}
 	}
 	at := endpointOf(l)
-	if j, dup := x.firstAt[at]; dup {
-		return field.ErrorList{field.Invalid(fldPath.Child("hostname"), string(at.hostname),
-			"same port, protocol and hostname as "+x.describe(j, listenersPath))}
+	if j := indexOf(earlier, func(e *gwv1.ListenerEntry) bool { return endpointOf(e) == at }); j >= 0 {
+		return field.ErrorList{field.Invalid(fldPath.Child("hostname").Path(), string(at.hostname),
+			"same port, protocol and hostname as "+describe(earlier, j, listenersPath))}
 	}
 	return nil
 }
 
-// describe names a listener the way a user finds it in the manifest.
-func (x *listenerIndex) describe(i int, listenersPath *field.Path) string {
-	return fmt.Sprintf("%s (%q)", listenersPath.Index(i), x.listeners[i].Name)
+// describe names the i-th listener the way a user finds it in the manifest.
+func describe(listeners []gwv1.ListenerEntry, i int, listenersPath *fieldPath) string {
+	return fmt.Sprintf("%s (%q)", listenersPath.Index(i).String(), listeners[i].Name)
 }

@@ -4,7 +4,6 @@ import (
 	"fmt"
 
 	"k8s.io/apimachinery/pkg/util/sets"
-	"k8s.io/apimachinery/pkg/util/validation"
 	"k8s.io/apimachinery/pkg/util/validation/field"
 	gwv1 "sigs.k8s.io/gateway-api/apis/v1"
 )
@@ -14,8 +13,8 @@ import (
 type Warnings []string
 
 // add appends the warning "path: message".
-func (w *Warnings) add(path *field.Path, format string, args ...any) {
-	*w = append(*w, path.String()+": "+fmt.Sprintf(format, args...))
+func (w *Warnings) add(p *fieldPath, format string, args ...any) {
+	*w = append(*w, p.String()+": "+fmt.Sprintf(format, args...))
 }
 
 // ValidateListenerSet returns every reason Airlock Microgateway cannot serve
@@ -25,7 +24,7 @@ func (w *Warnings) add(path *field.Path, format string, args ...any) {
 // an unset field that has a default is judged as its default.
 func ValidateListenerSet(ls *gwv1.ListenerSet) (field.ErrorList, Warnings) {
 	var warnings Warnings
-	errs := validateSpec(&ls.Spec, ls.Namespace, field.NewPath("spec"), &warnings)
+	errs := validateSpec(&ls.Spec, ls.Namespace, newPath("spec"), &warnings)
 	return errs, warnings
 }
 
@@ -54,20 +53,20 @@ func ValidateListenerSetUpdate(newLS, oldLS *gwv1.ListenerSet) (field.ErrorList,
 	return blocking, warnings
 }
 
-func validateSpec(spec *gwv1.ListenerSetSpec, namespace string, fldPath *field.Path, w *Warnings) field.ErrorList {
+func validateSpec(spec *gwv1.ListenerSetSpec, namespace string, fldPath *fieldPath, w *Warnings) field.ErrorList {
 	errs := validateParentRef(&spec.ParentRef, fldPath.Child("parentRef"))
 	errs = append(errs, validateListeners(spec.Listeners, namespace, fldPath.Child("listeners"), w)...)
 	return errs
 }
 
 // validateParentRef: a ListenerSet attaches to a Gateway and nothing else.
-func validateParentRef(ref *gwv1.ParentGatewayReference, fldPath *field.Path) field.ErrorList {
+func validateParentRef(ref *gwv1.ParentGatewayReference, fldPath *fieldPath) field.ErrorList {
 	var errs field.ErrorList
 	if ref.Group != nil && *ref.Group != gwv1.GroupName {
-		errs = append(errs, field.NotSupported(fldPath.Child("group"), string(*ref.Group), []string{gwv1.GroupName}))
+		errs = append(errs, field.NotSupported(fldPath.Child("group").Path(), string(*ref.Group), []string{gwv1.GroupName}))
 	}
 	if ref.Kind != nil && *ref.Kind != "Gateway" {
-		errs = append(errs, field.NotSupported(fldPath.Child("kind"), string(*ref.Kind), []string{"Gateway"}))
+		errs = append(errs, field.NotSupported(fldPath.Child("kind").Path(), string(*ref.Kind), []string{"Gateway"}))
 	}
 	errs = append(errs, validateDNSSubdomain(ref.Name, fldPath.Child("name"))...)
 	if ref.Namespace != nil {
@@ -79,21 +78,21 @@ func validateParentRef(ref *gwv1.ParentGatewayReference, fldPath *field.Path) fi
 // validateDNSSubdomain checks a required name with the DNS subdomain format:
 // listener names, and the names of the Gateway and Secrets referenced (both
 // kinds take such names, so anything else can never resolve).
-func validateDNSSubdomain[T ~string](name T, fldPath *field.Path) field.ErrorList {
+func validateDNSSubdomain[T ~string](name T, fldPath *fieldPath) field.ErrorList {
 	if name == "" {
-		return field.ErrorList{field.Required(fldPath, "")}
+		return field.ErrorList{field.Required(fldPath.Path(), "")}
 	}
 	var errs field.ErrorList
-	for _, msg := range validation.IsDNS1123Subdomain(string(name)) {
-		errs = append(errs, field.Invalid(fldPath, string(name), msg))
+	for _, msg := range isDNS1123Subdomain(string(name)) {
+		errs = append(errs, field.Invalid(fldPath.Path(), string(name), msg))
 	}
 	return errs
 }
 
-func validateNamespace(ns gwv1.Namespace, fldPath *field.Path) field.ErrorList {
+func validateNamespace(ns gwv1.Namespace, fldPath *fieldPath) field.ErrorList {
 	var errs field.ErrorList
-	for _, msg := range validation.IsDNS1123Label(string(ns)) {
-		errs = append(errs, field.Invalid(fldPath, string(ns), msg))
+	for _, msg := range isDNS1123Label(string(ns)) {
+		errs = append(errs, field.Invalid(fldPath.Path(), string(ns), msg))
 	}
 	return errs
 }

@@ -2,11 +2,9 @@ package validation
 
 import (
 	"fmt"
-	"maps"
 	"slices"
 	"strings"
 
-	"k8s.io/apimachinery/pkg/util/sets"
 	"k8s.io/apimachinery/pkg/util/validation"
 	"k8s.io/apimachinery/pkg/util/validation/field"
 	gwv1 "sigs.k8s.io/gateway-api/apis/v1"
@@ -16,35 +14,35 @@ import (
 // Airlock owns the microgateway.airlock.com/ prefix, and Envoy refuses a whole
 // listener over one bad name, so every value is checked here, before it is
 // stored. Keys are visited in sorted order so the errors are stable.
-func validateOptions(options map[gwv1.AnnotationKey]gwv1.AnnotationValue, protocol gwv1.ProtocolType, fldPath *field.Path, w *Warnings) field.ErrorList {
+func validateOptions(options map[gwv1.AnnotationKey]gwv1.AnnotationValue, protocol gwv1.ProtocolType, fldPath *fieldPath, w *Warnings) field.ErrorList {
 	var errs field.ErrorList
 	if len(options) > MaxOptions {
-		errs = append(errs, field.TooMany(fldPath, len(options), MaxOptions))
+		errs = append(errs, field.TooMany(fldPath.Path(), len(options), MaxOptions))
 	}
-	for _, key := range slices.Sorted(maps.Keys(options)) {
+	for _, key := range sortedKeys(options, make([]gwv1.AnnotationKey, 0, MaxOptions)) {
 		value, keyPath := string(options[key]), fldPath.Key(string(key))
 		if len(value) > MaxOptionValueLen {
-			errs = append(errs, field.TooLong(keyPath, value, MaxOptionValueLen))
+			errs = append(errs, field.TooLong(keyPath.Path(), value, MaxOptionValueLen))
 			continue
 		}
-		switch name, ours := strings.CutPrefix(string(key), OptionPrefix); {
+		switch ours := strings.HasPrefix(string(key), OptionPrefix); {
 		case !strings.Contains(string(key), "/"):
-			errs = append(errs, field.Invalid(keyPath, string(key),
+			errs = append(errs, field.Invalid(keyPath.Path(), string(key),
 				"un-prefixed option names are reserved by Gateway API; use "+OptionPrefix+"<name>"))
 		case !ours:
-			keyErrs := validation.IsDomainPrefixedKey(keyPath, string(key))
+			keyErrs := validation.IsDomainPrefixedKey(keyPath.Path(), string(key))
 			errs = append(errs, keyErrs...)
 			if len(keyErrs) == 0 {
 				w.add(keyPath, WarnForeignOption)
 			}
 		default:
-			errs = append(errs, validateOption(gwv1.AnnotationKey(OptionPrefix+name), value, keyPath)...)
+			errs = append(errs, validateOption(key, value, keyPath)...)
 		}
 	}
 	return append(errs, validateVersionRange(options, protocol, fldPath)...)
 }
 
-func validateOption(key gwv1.AnnotationKey, value string, fldPath *field.Path) field.ErrorList {
+func validateOption(key gwv1.AnnotationKey, value string, fldPath *fieldPath) field.ErrorList {
 	switch key {
 	case OptionALPNProtocols:
 		return validateNameList(value, ALPNProtocols, fldPath, nil)
@@ -56,11 +54,11 @@ func validateOption(key gwv1.AnnotationKey, value string, fldPath *field.Path) f
 		return validateNameList(value, SignatureAlgorithms, fldPath, nil)
 	case OptionMinimumVersion, OptionMaximumVersion:
 		if !slices.Contains(TLSVersions, value) {
-			return field.ErrorList{field.NotSupported(fldPath, value, TLSVersions)}
+			return field.ErrorList{field.NotSupported(fldPath.Path(), value, TLSVersions)}
 		}
 		return nil
 	}
-	return field.ErrorList{field.NotSupported(fldPath, string(key), SupportedOptions)}
+	return field.ErrorList{field.NotSupported(fldPath.Path(), string(key), SupportedOptions)}
 }
 
 // tls13Cipher explains why a TLS 1.3 suite, a real name, is still wrong here.
@@ -75,43 +73,70 @@ func tls13Cipher(item string) string {
 // every list-valued Airlock TLS option: not empty, no empty or padded items,
 // no repeats, each one of allowed. explain, when set, may return a better
 // message for an unsupported item than the list of supported values.
-func validateNameList(value string, allowed []string, fldPath *field.Path, explain func(string) string) field.ErrorList {
+func validateNameList(value string, allowed []string, fldPath *fieldPath, explain func(string) string) field.ErrorList {
 	if value == "" {
-		return field.ErrorList{field.Invalid(fldPath, value, "must be a comma-separated list of names, not empty")}
+		return field.ErrorList{field.Invalid(fldPath.Path(), value, "must be a comma-separated list of names, not empty")}
 	}
 	var errs field.ErrorList
-	seen := sets.New[string]()
-	for _, item := range strings.Split(value, ",") {
+	// The items are visited in place (no split, no set: the lists are short).
+	for rest, before := value, 0; ; {
+		item, after, more := strings.Cut(rest, ",")
 		switch {
 		case item == "":
-			errs = append(errs, field.Invalid(fldPath, value, "must not contain empty items"))
+			errs = append(errs, field.Invalid(fldPath.Path(), value, "must not contain empty items"))
 		case strings.TrimSpace(item) != item:
-			errs = append(errs, field.Invalid(fldPath, item, "items must not have surrounding spaces"))
-		case seen.Has(item):
-			errs = append(errs, field.Duplicate(fldPath, item))
+			errs = append(errs, field.Invalid(fldPath.Path(), item, "items must not have surrounding spaces"))
+		case listContains(value[:before], item):
+			errs = append(errs, field.Duplicate(fldPath.Path(), item))
 		case slices.Contains(allowed, item):
 		case explain != nil && explain(item) != "":
-			errs = append(errs, field.Invalid(fldPath, item, explain(item)))
+			errs = append(errs, field.Invalid(fldPath.Path(), item, explain(item)))
 		default:
-			errs = append(errs, field.NotSupported(fldPath, item, allowed))
+			errs = append(errs, field.NotSupported(fldPath.Path(), item, allowed))
 		}
-		seen.Insert(item)
+		if !more {
+			return errs
+		}
+		before += len(item) + 1
+		rest = after
 	}
-	return errs
+}
+
+// listContains reports whether the comma-separated list has item.
+func listContains(list, item string) bool {
+	for list != "" {
+		var first string
+		first, list, _ = strings.Cut(list, ",")
+		if first == item {
+			return true
+		}
+	}
+	return false
+}
+
+// sortedKeys appends the keys of options to buf, sorted, so errors come in a
+// stable order. With buf's room for MaxOptions keys on the stack, the usual
+// map costs no allocation.
+func sortedKeys(options map[gwv1.AnnotationKey]gwv1.AnnotationValue, buf []gwv1.AnnotationKey) []gwv1.AnnotationKey {
+	for key := range options {
+		buf = append(buf, key)
+	}
+	slices.Sort(buf)
+	return buf
 }
 
 // validateVersionRange: the versions must form a range, and HTTP/3 runs over
 // QUIC, which needs TLS 1.3, so an http3 listener must allow it.
-func validateVersionRange(options map[gwv1.AnnotationKey]gwv1.AnnotationValue, protocol gwv1.ProtocolType, fldPath *field.Path) field.ErrorList {
+func validateVersionRange(options map[gwv1.AnnotationKey]gwv1.AnnotationValue, protocol gwv1.ProtocolType, fldPath *fieldPath) field.ErrorList {
 	minV, maxV := string(options[OptionMinimumVersion]), string(options[OptionMaximumVersion])
 	lo, hi := slices.Index(TLSVersions, minV), slices.Index(TLSVersions, maxV)
 	maxPath := fldPath.Key(string(OptionMaximumVersion))
 	var errs field.ErrorList
 	if lo >= 0 && hi >= 0 && lo > hi {
-		errs = append(errs, field.Invalid(maxPath, maxV, fmt.Sprintf("must not be lower than minimumVersion (%s)", minV)))
+		errs = append(errs, field.Invalid(maxPath.Path(), maxV, fmt.Sprintf("must not be lower than minimumVersion (%s)", minV)))
 	}
 	if protocol == ProtocolHTTP3 && hi >= 0 && maxV != "TLSv1_3" {
-		errs = append(errs, field.Invalid(maxPath, maxV,
+		errs = append(errs, field.Invalid(maxPath.Path(), maxV,
 			"must be TLSv1_3 for protocol "+string(ProtocolHTTP3)+": HTTP/3 runs over QUIC, which requires TLS 1.3"))
 	}
 	return errs
