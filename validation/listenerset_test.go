@@ -235,7 +235,7 @@ func TestValidateListenerSet(t *testing.T) {
 			mutate: func(ls *gwv1.ListenerSet) {
 				ls.Spec.Listeners[1].TLS.CertificateRefs[0].Namespace = ptr.To[gwv1.Namespace]("certs")
 			},
-			warnings: []string{`spec.listeners[1].tls.certificateRefs[0].namespace: Secret in namespace "certs" needs a ReferenceGrant there that allows this ListenerSet's namespace`},
+			warnings: []string{`spec.listeners[1].tls.certificateRefs[0].namespace: cross-namespace reference: needs a ReferenceGrant in namespace "certs"`},
 		},
 		{
 			rule: "certificateRefs: own namespace spelled out is fine",

@@ -6,7 +6,7 @@ package validation
 const (
 	// WarnCrossNamespaceCertificateRef: a Secret in another namespace is only
 	// usable once its owner grants the reference (Gateway API ReferenceGrant).
-	WarnCrossNamespaceCertificateRef = "Secret in namespace %q needs a ReferenceGrant there that allows this ListenerSet's namespace"
+	WarnCrossNamespaceCertificateRef = "cross-namespace reference: needs a ReferenceGrant in namespace %q"
 	// WarnForeignOption: another implementation's option is legal Gateway API
 	// but has no effect on Airlock Microgateway.
 	WarnForeignOption = "not an Airlock Microgateway option; Airlock ignores it"
