@@ -1,0 +1,100 @@
+{{/* Chart name, for the app.kubernetes.io/name label. */}}
+{{- define "lsw.name" -}}
+{{- default .Chart.Name .Values.nameOverride | trunc 63 | trimSuffix "-" }}
+{{- end }}
+
+{{/*
+Base name of every object. Kept to 50 characters so that suffixes such as
+"-selfsigned" still fit a 63-character label value.
+*/}}
+{{- define "lsw.fullname" -}}
+{{- if .Values.fullnameOverride }}
+{{- .Values.fullnameOverride | trunc 50 | trimSuffix "-" }}
+{{- else }}
+{{- $name := default .Chart.Name .Values.nameOverride }}
+{{- if contains $name .Release.Name }}
+{{- .Release.Name | trunc 50 | trimSuffix "-" }}
+{{- else }}
+{{- printf "%s-%s" .Release.Name $name | trunc 50 | trimSuffix "-" }}
+{{- end }}
+{{- end }}
+{{- end }}
+
+{{- define "lsw.chart" -}}
+{{- printf "%s-%s" .Chart.Name .Chart.Version | replace "+" "_" | trunc 63 | trimSuffix "-" }}
+{{- end }}
+
+{{- define "lsw.selectorLabels" -}}
+app.kubernetes.io/name: {{ include "lsw.name" . }}
+app.kubernetes.io/instance: {{ .Release.Name }}
+{{- end }}
+
+{{- define "lsw.labels" -}}
+helm.sh/chart: {{ include "lsw.chart" . }}
+{{ include "lsw.selectorLabels" . }}
+app.kubernetes.io/version: {{ .Chart.AppVersion | quote }}
+app.kubernetes.io/managed-by: {{ .Release.Service }}
+app.kubernetes.io/part-of: airlock-microgateway
+{{- with .Values.commonLabels }}
+{{ toYaml . }}
+{{- end }}
+{{- end }}
+
+{{- define "lsw.serviceAccountName" -}}
+{{- if .Values.serviceAccount.create }}
+{{- default (include "lsw.fullname" .) .Values.serviceAccount.name }}
+{{- else }}
+{{- default "default" .Values.serviceAccount.name }}
+{{- end }}
+{{- end }}
+
+{{/* The Service that kube-apiserver calls, and the DNS names it verifies. */}}
+{{- define "lsw.serviceName" -}}
+{{- include "lsw.fullname" . }}
+{{- end }}
+
+{{- define "lsw.dnsNames" -}}
+{{- $svc := include "lsw.serviceName" . }}
+{{- $ns := .Release.Namespace -}}
+- {{ $svc }}
+- {{ printf "%s.%s" $svc $ns }}
+- {{ printf "%s.%s.svc" $svc $ns }}
+- {{ printf "%s.%s.svc.%s" $svc $ns .Values.clusterDomain }}
+{{- end }}
+
+{{/* Name of the two webhook configurations (one of each kind). */}}
+{{- define "lsw.webhookConfigName" -}}
+{{- include "lsw.fullname" . }}
+{{- end }}
+
+{{/* cert-manager mode: the serving Certificate and its Secret. */}}
+{{- define "lsw.servingCertName" -}}
+{{- printf "%s-serving" (include "lsw.fullname" .) }}
+{{- end }}
+
+{{- define "lsw.servingSecretName" -}}
+{{- printf "%s-tls" (include "lsw.fullname" .) }}
+{{- end }}
+
+{{/* self-bootstrapped mode: the CA Secret the webhook maintains. */}}
+{{- define "lsw.caSecretName" -}}
+{{- default (printf "%s-ca" (include "lsw.fullname" .)) .Values.selfBootstrapped.caSecretName }}
+{{- end }}
+
+{{/* Whether the pod gets a service account token: only when it talks to the API. */}}
+{{- define "lsw.automountToken" -}}
+{{- if kindIs "bool" .Values.serviceAccount.automountToken }}
+{{- .Values.serviceAccount.automountToken }}
+{{- else }}
+{{- not .Values.certManager.enabled }}
+{{- end }}
+{{- end }}
+
+{{- define "lsw.image" -}}
+{{- $tag := default .Chart.AppVersion .Values.image.tag }}
+{{- if .Values.image.digest }}
+{{- printf "%s@%s" .Values.image.repository .Values.image.digest }}
+{{- else }}
+{{- printf "%s:%s" .Values.image.repository $tag }}
+{{- end }}
+{{- end }}
