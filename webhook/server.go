@@ -76,6 +76,11 @@ type Options struct {
 	// listenerset_webhook_denials_total, certificate reloads, Go runtime and
 	// process metrics. "" or "0" disables it.
 	MetricsBindAddress string
+	// Register puts the admission handlers on the webhook server; nil means
+	// Register (both webhooks). The load tool's floor server (test/load/floor)
+	// replaces them with a decode-and-allow handler, to measure this very
+	// server stack without the webhook's own work.
+	Register func(ctrlwebhook.Server)
 }
 
 // Timeouts of the health and metrics servers, which Run owns (unlike the
@@ -124,7 +129,11 @@ func Run(ctx context.Context, opts Options) error {
 			func(c *tls.Config) { c.GetCertificate = certs.GetCertificate },
 		},
 	})
-	Register(srv)
+	if opts.Register != nil {
+		opts.Register(srv)
+	} else {
+		Register(srv)
+	}
 
 	// Bind the auxiliary ports before serving anything, so that a taken port
 	// fails Run at once instead of after the webhook has started.
