@@ -16,3 +16,21 @@ const (
 	// update keeps the value, so it is let through, but it still needs fixing.
 	WarnRatcheted = "%s (already stored; allowed because unchanged)"
 )
+
+// Cluster-aware findings (ValidateListenerSetInCluster). The Detail texts are
+// errors in strict mode and warnings otherwise; they name the Gateway API
+// condition reason the listener would get.
+const (
+	// WarnGatewayNotFound: the parent may simply not be created yet.
+	WarnGatewayNotFound = "Gateway %s/%s not found; the ListenerSet stays unattached until it exists"
+	// WarnNotAllowed: the Gateway's allowedListeners refuses this namespace (NotAllowed).
+	WarnNotAllowed = "Gateway %s/%s does not admit this ListenerSet (NotAllowed): %s"
+	// WarnSecretNotFound: the listener has no certificate until the Secret exists.
+	WarnSecretNotFound = "Secret %s/%s not found (InvalidCertificateRef until it exists)"
+	// DetailProtocolConflict: an earlier listener of the merged list holds the port.
+	DetailProtocolConflict = "port %d already uses protocol %s in %s; this listener would be Conflicted (ProtocolConflict)"
+	// DetailHostnameConflict: an earlier listener has the same port, protocol and hostname.
+	DetailHostnameConflict = "same port, protocol and hostname as %s; this listener would be Conflicted (HostnameConflict)"
+	// DetailRefNotPermitted: no ReferenceGrant in the Secret's namespace allows the reference.
+	DetailRefNotPermitted = "no ReferenceGrant in namespace %q allows ListenerSets from %q to use this Secret (RefNotPermitted)"
+)

@@ -1,0 +1,290 @@
+package validation
+
+import (
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/assert"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/util/validation/field"
+	"k8s.io/utils/ptr"
+	gwv1 "sigs.k8s.io/gateway-api/apis/v1"
+)
+
+var t0 = time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
+
+func gateway(from gwv1.FromNamespaces, listeners ...gwv1.Listener) *gwv1.Gateway {
+	return &gwv1.Gateway{
+		ObjectMeta: metav1.ObjectMeta{Namespace: "gateway-ns", Name: "gw"},
+		Spec: gwv1.GatewaySpec{
+			GatewayClassName: "airlock",
+			Listeners:        listeners,
+			AllowedListeners: &gwv1.AllowedListeners{Namespaces: &gwv1.ListenerNamespaces{From: ptr.To(from)}},
+		},
+	}
+}
+
+// attached is a ListenerSet of gateway-ns/gw created at t0 plus age minutes.
+func attached(namespace, name string, minutes int, listeners ...gwv1.ListenerEntry) *gwv1.ListenerSet {
+	return &gwv1.ListenerSet{
+		ObjectMeta: metav1.ObjectMeta{Namespace: namespace, Name: name, CreationTimestamp: metav1.NewTime(t0.Add(time.Duration(minutes) * time.Minute))},
+		Spec: gwv1.ListenerSetSpec{
+			ParentRef: gwv1.ParentGatewayReference{Name: "gw", Namespace: ptr.To[gwv1.Namespace]("gateway-ns")},
+			Listeners: listeners,
+		},
+	}
+}
+
+func entry(name string, port gwv1.PortNumber, protocol gwv1.ProtocolType, hostname string) gwv1.ListenerEntry {
+	e := gwv1.ListenerEntry{Name: gwv1.SectionName(name), Port: port, Protocol: protocol}
+	if hostname != "" {
+		e.Hostname = ptr.To(gwv1.Hostname(hostname))
+	}
+	return e
+}
+
+func gwListener(name string, port gwv1.PortNumber, protocol gwv1.ProtocolType, hostname string) gwv1.Listener {
+	e := entry(name, port, protocol, hostname)
+	return gwv1.Listener{Name: e.Name, Port: e.Port, Protocol: e.Protocol, Hostname: e.Hostname}
+}
+
+func namespace(name string, labels map[string]string) *metav1.PartialObjectMetadata {
+	return &metav1.PartialObjectMetadata{ObjectMeta: metav1.ObjectMeta{Name: name, Labels: labels}}
+}
+
+func secret(ns, name string) *metav1.PartialObjectMetadata {
+	return &metav1.PartialObjectMetadata{ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: name}}
+}
+
+func grant(ns string, fromNamespace string, to *gwv1.ObjectName) *gwv1.ReferenceGrant {
+	return &gwv1.ReferenceGrant{
+		ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: "allow"},
+		Spec: gwv1.ReferenceGrantSpec{
+			From: []gwv1.ReferenceGrantFrom{{Group: gwv1.GroupName, Kind: "ListenerSet", Namespace: gwv1.Namespace(fromNamespace)}},
+			To:   []gwv1.ReferenceGrantTo{{Group: "", Kind: "Secret", Name: to}},
+		},
+	}
+}
+
+func TestValidateListenerSetInCluster(t *testing.T) {
+	listenersPath := field.NewPath("spec", "listeners")
+	https := gwListener("https", 443, "HTTPS", "")
+	// the ListenerSet under admission: team-a/mine, created at t0+10m
+	mine := func(listeners ...gwv1.ListenerEntry) *gwv1.ListenerSet {
+		return attached("team-a", "mine", 10, listeners...)
+	}
+	web := entry("web", 8080, "HTTP", "a.example.com")
+
+	tests := []struct {
+		rule     string
+		ls       *gwv1.ListenerSet
+		cluster  *Objects
+		want     field.ErrorList
+		warnings []string
+	}{
+		{
+			rule:    "nothing known: every cluster rule is skipped",
+			ls:      mine(web),
+			cluster: &Objects{},
+		},
+		{
+			rule:     "1. the parent Gateway does not exist",
+			ls:       mine(web),
+			cluster:  &Objects{Gateways: []*gwv1.Gateway{}},
+			warnings: []string{"spec.parentRef.name: Gateway gateway-ns/gw not found; the ListenerSet stays unattached until it exists"},
+		},
+		{
+			rule:     "2. allowedListeners None (the default) refuses every ListenerSet",
+			ls:       mine(web),
+			cluster:  &Objects{Gateways: []*gwv1.Gateway{{ObjectMeta: metav1.ObjectMeta{Namespace: "gateway-ns", Name: "gw"}}}},
+			warnings: []string{"spec.parentRef: Gateway gateway-ns/gw does not admit this ListenerSet (NotAllowed): allowedListeners.namespaces.from is None (the default)"},
+		},
+		{
+			rule:     "2. allowedListeners Same refuses another namespace",
+			ls:       mine(web),
+			cluster:  &Objects{Gateways: []*gwv1.Gateway{gateway(gwv1.NamespacesFromSame)}},
+			warnings: []string{"spec.parentRef: Gateway gateway-ns/gw does not admit this ListenerSet (NotAllowed): allowedListeners.namespaces.from is Same"},
+		},
+		{
+			rule: "2. allowedListeners Selector matches the namespace's labels",
+			ls:   mine(web),
+			cluster: &Objects{
+				Gateways:   []*gwv1.Gateway{withSelector(gateway(gwv1.NamespacesFromSelector), "gateway-access", "yes")},
+				Namespaces: []*metav1.PartialObjectMetadata{namespace("team-a", map[string]string{"gateway-access": "yes"})},
+			},
+		},
+		{
+			rule: "2. allowedListeners Selector refuses a namespace without the labels",
+			ls:   mine(web),
+			cluster: &Objects{
+				Gateways:   []*gwv1.Gateway{withSelector(gateway(gwv1.NamespacesFromSelector), "gateway-access", "yes")},
+				Namespaces: []*metav1.PartialObjectMetadata{namespace("team-a", nil)},
+			},
+			warnings: []string{"spec.parentRef: Gateway gateway-ns/gw does not admit this ListenerSet (NotAllowed): namespace labels do not match allowedListeners.namespaces.selector"},
+		},
+		{
+			rule:    "2. allowedListeners Selector with the namespace unknown: skipped",
+			ls:      mine(web),
+			cluster: &Objects{Gateways: []*gwv1.Gateway{withSelector(gateway(gwv1.NamespacesFromSelector), "gateway-access", "yes")}},
+		},
+		{
+			rule:    "3. the Gateway's own listener wins: ProtocolConflict",
+			ls:      mine(entry("tls", 443, "HTTP", "")),
+			cluster: &Objects{Gateways: []*gwv1.Gateway{gateway(gwv1.NamespacesFromAll, https)}},
+			want: field.ErrorList{field.Invalid(listenersPath.Index(0).Child("protocol"), "HTTP",
+				"port 443 already uses protocol HTTPS in gateway-ns/gw listener https; this listener would be Conflicted (ProtocolConflict)")},
+		},
+		{
+			rule:    "3. the Gateway's own listener wins: HostnameConflict",
+			ls:      mine(entry("tls", 443, "HTTPS", "")),
+			cluster: &Objects{Gateways: []*gwv1.Gateway{gateway(gwv1.NamespacesFromAll, https)}},
+			want: field.ErrorList{field.Invalid(listenersPath.Index(0).Child("hostname"), "",
+				"same port, protocol and hostname as gateway-ns/gw listener https; this listener would be Conflicted (HostnameConflict)")},
+		},
+		{
+			rule:    "3. another hostname on the Gateway's port and protocol is fine",
+			ls:      mine(entry("tls", 443, "HTTPS", "a.example.com")),
+			cluster: &Objects{Gateways: []*gwv1.Gateway{gateway(gwv1.NamespacesFromAll, https)}},
+		},
+		{
+			rule: "3. an older ListenerSet wins over a newer one",
+			ls:   mine(web),
+			cluster: &Objects{
+				Gateways: []*gwv1.Gateway{gateway(gwv1.NamespacesFromAll)},
+				Sets:     []*gwv1.ListenerSet{attached("team-z", "old", 5, entry("web", 8080, "HTTP", "a.example.com"))},
+			},
+			want: field.ErrorList{field.Invalid(listenersPath.Index(0).Child("hostname"), "a.example.com",
+				"same port, protocol and hostname as team-z/old listener web; this listener would be Conflicted (HostnameConflict)")},
+		},
+		{
+			rule: "3. a newer ListenerSet does not win",
+			ls:   mine(web),
+			cluster: &Objects{
+				Gateways: []*gwv1.Gateway{gateway(gwv1.NamespacesFromAll)},
+				Sets:     []*gwv1.ListenerSet{attached("team-0", "new", 15, entry("web", 8080, "HTTPS", ""))},
+			},
+		},
+		{
+			rule: "3. same creation time: namespace/name decides",
+			ls:   mine(web),
+			cluster: &Objects{
+				Gateways: []*gwv1.Gateway{gateway(gwv1.NamespacesFromAll)},
+				Sets: []*gwv1.ListenerSet{
+					attached("team-b", "later", 10, entry("b", 8080, "HTTPS", "")),
+					attached("team-a", "aaa", 10, entry("a", 8080, "HTTPS", "")),
+				},
+			},
+			want: field.ErrorList{field.Invalid(listenersPath.Index(0).Child("protocol"), "HTTP",
+				"port 8080 already uses protocol HTTPS in team-a/aaa listener a; this listener would be Conflicted (ProtocolConflict)")},
+		},
+		{
+			rule: "3. the oldest of several wins, whatever the list order",
+			ls:   mine(web),
+			cluster: &Objects{
+				Gateways: []*gwv1.Gateway{gateway(gwv1.NamespacesFromAll)},
+				Sets: []*gwv1.ListenerSet{
+					attached("team-c", "second", 3, entry("x", 8080, "HTTPS", "")),
+					attached("team-d", "first", 1, entry("y", 8080, "microgateway.airlock.com/http3", "")),
+				},
+			},
+			want: field.ErrorList{field.Invalid(listenersPath.Index(0).Child("protocol"), "HTTP",
+				"port 8080 already uses protocol microgateway.airlock.com/http3 in team-d/first listener y; this listener would be Conflicted (ProtocolConflict)")},
+		},
+		{
+			rule: "3. a ListenerSet being created (no creation time yet) comes last",
+			ls:   &gwv1.ListenerSet{ObjectMeta: metav1.ObjectMeta{Namespace: "team-a", Name: "brand-new"}, Spec: mine(web).Spec},
+			cluster: &Objects{
+				Gateways: []*gwv1.Gateway{gateway(gwv1.NamespacesFromAll)},
+				Sets:     []*gwv1.ListenerSet{attached("team-z", "z", 500, entry("web", 8080, "HTTPS", ""))},
+			},
+			want: field.ErrorList{field.Invalid(listenersPath.Index(0).Child("protocol"), "HTTP",
+				"port 8080 already uses protocol HTTPS in team-z/z listener web; this listener would be Conflicted (ProtocolConflict)")},
+		},
+		{
+			rule: "3. the stored copy of the object itself is not a rival (update)",
+			ls:   mine(web),
+			cluster: &Objects{
+				Gateways: []*gwv1.Gateway{gateway(gwv1.NamespacesFromAll)},
+				Sets:     []*gwv1.ListenerSet{attached("team-a", "mine", 10, entry("web", 8080, "HTTPS", ""))},
+			},
+		},
+		{
+			rule: "3. ListenerSets of other Gateways and ListenerSets the Gateway does not admit are not rivals",
+			ls:   mine(web),
+			cluster: &Objects{
+				Gateways:   []*gwv1.Gateway{withSelector(gateway(gwv1.NamespacesFromSelector), "gateway-access", "yes")},
+				Namespaces: []*metav1.PartialObjectMetadata{namespace("team-a", map[string]string{"gateway-access": "yes"}), namespace("team-x", nil)},
+				Sets: []*gwv1.ListenerSet{
+					attached("team-x", "not-admitted", 1, entry("web", 8080, "HTTPS", "")),
+					{
+						ObjectMeta: metav1.ObjectMeta{Namespace: "team-y", Name: "other-gateway"},
+						Spec:       gwv1.ListenerSetSpec{ParentRef: gwv1.ParentGatewayReference{Name: "gw"}, Listeners: []gwv1.ListenerEntry{entry("web", 8080, "HTTPS", "")}},
+					},
+				},
+			},
+		},
+		{
+			rule:     "3. no conflict checks when the Gateway does not admit the set",
+			ls:       mine(entry("tls", 443, "HTTP", "")),
+			cluster:  &Objects{Gateways: []*gwv1.Gateway{gateway(gwv1.NamespacesFromSame, https)}},
+			warnings: []string{"spec.parentRef: Gateway gateway-ns/gw does not admit this ListenerSet (NotAllowed): allowedListeners.namespaces.from is Same"},
+		},
+		{
+			rule:    "4. a cross-namespace certificateRef without a ReferenceGrant: RefNotPermitted",
+			ls:      mine(withCert(entry("tls", 443, "HTTPS", ""), "certs", "wildcard")),
+			cluster: &Objects{Grants: []*gwv1.ReferenceGrant{grant("certs", "team-b", nil)}},
+			want: field.ErrorList{field.Forbidden(listenersPath.Index(0).Child("tls", "certificateRefs").Index(0).Child("namespace"),
+				`no ReferenceGrant in namespace "certs" allows ListenerSets from "team-a" to use this Secret (RefNotPermitted)`)},
+		},
+		{
+			rule:    "4. a ReferenceGrant for every Secret of the namespace permits it",
+			ls:      mine(withCert(entry("tls", 443, "HTTPS", ""), "certs", "wildcard")),
+			cluster: &Objects{Grants: []*gwv1.ReferenceGrant{grant("certs", "team-a", nil)}},
+		},
+		{
+			rule:    "4. a ReferenceGrant for another Secret does not",
+			ls:      mine(withCert(entry("tls", 443, "HTTPS", ""), "certs", "wildcard")),
+			cluster: &Objects{Grants: []*gwv1.ReferenceGrant{grant("certs", "team-a", ptr.To[gwv1.ObjectName]("other"))}},
+			want: field.ErrorList{field.Forbidden(listenersPath.Index(0).Child("tls", "certificateRefs").Index(0).Child("namespace"),
+				`no ReferenceGrant in namespace "certs" allows ListenerSets from "team-a" to use this Secret (RefNotPermitted)`)},
+		},
+		{
+			rule:     "5. a referenced Secret that does not exist",
+			ls:       mine(withCert(entry("tls", 443, "HTTPS", ""), "", "missing")),
+			cluster:  &Objects{Secrets: []*metav1.PartialObjectMetadata{secret("team-a", "other")}},
+			warnings: []string{"spec.listeners[0].tls.certificateRefs[0].name: Secret team-a/missing not found (InvalidCertificateRef until it exists)"},
+		},
+		{
+			rule:    "5. a referenced Secret that exists",
+			ls:      mine(withCert(entry("tls", 443, "HTTPS", ""), "", "present")),
+			cluster: &Objects{Secrets: []*metav1.PartialObjectMetadata{secret("team-a", "present")}},
+		},
+	}
+	for _, tc := range tests {
+		t.Run(tc.rule, func(t *testing.T) {
+			errs, warnings := ValidateListenerSetInCluster(tc.ls, tc.cluster)
+			assert.Equal(t, tc.want, errs)
+			assert.Equal(t, tc.warnings, []string(warnings))
+		})
+	}
+}
+
+func withSelector(gw *gwv1.Gateway, key, value string) *gwv1.Gateway {
+	gw.Spec.AllowedListeners.Namespaces.Selector = &metav1.LabelSelector{MatchLabels: map[string]string{key: value}}
+	return gw
+}
+
+func withCert(e gwv1.ListenerEntry, ns, name string) gwv1.ListenerEntry {
+	ref := gwv1.SecretObjectReference{Name: gwv1.ObjectName(name)}
+	if ns != "" {
+		ref.Namespace = ptr.To(gwv1.Namespace(ns))
+	}
+	e.TLS = &gwv1.ListenerTLSConfig{CertificateRefs: []gwv1.SecretObjectReference{ref}}
+	return e
+}
+
+func TestAsWarnings(t *testing.T) {
+	errs := field.ErrorList{field.Invalid(field.NewPath("spec", "listeners").Index(1).Child("protocol"), "HTTP", "port 443 already uses protocol HTTPS")}
+	assert.Equal(t, []string{"spec.listeners[1].protocol: port 443 already uses protocol HTTPS"}, []string(AsWarnings(errs)))
+	assert.Empty(t, AsWarnings(nil))
+}
