@@ -1,0 +1,67 @@
+package webhook_test
+
+import (
+	"bytes"
+	"net/http"
+	"net/http/httptest"
+	"testing"
+
+	admissionv1 "k8s.io/api/admission/v1"
+	ctrlwebhook "sigs.k8s.io/controller-runtime/pkg/webhook"
+	gwv1 "sigs.k8s.io/gateway-api/apis/v1"
+
+	"github.com/airlock/listenerset-webhook/test/load/fixtures"
+	"github.com/airlock/listenerset-webhook/test/load/floor"
+	"github.com/airlock/listenerset-webhook/webhook"
+)
+
+// BenchmarkHandler is the whole in-process HTTP path of one admission
+// request, as registered on controller-runtime's webhook server (with its
+// metrics): read the body, decode the AdmissionReview and the ListenerSet,
+// default, validate, encode the response. Objects are sent as kube-apiserver
+// sends them, defaulted by the CRD. "floor" is the same server with the
+// decode-and-allow handler of the load tool: the difference is our work.
+func BenchmarkHandler(b *testing.B) {
+	ours := http.NewServeMux()
+	webhook.Register(ctrlwebhook.NewServer(ctrlwebhook.Options{WebhookMux: ours}))
+	floorMux := http.NewServeMux()
+	floor.Register(ctrlwebhook.NewServer(ctrlwebhook.Options{WebhookMux: floorMux}))
+
+	update := fixtures.Defaulted(fixtures.TwoListeners())
+	update.Spec.Listeners[0].Hostname = ptrTo[gwv1.Hostname]("www.example.com")
+	cases := []struct {
+		name string
+		body []byte
+	}{
+		{"two-listeners", fixtures.Review("1", admissionv1.Create, fixtures.Defaulted(fixtures.TwoListeners()), nil)},
+		{"two-listeners-update", fixtures.Review("1", admissionv1.Update, update, fixtures.Defaulted(fixtures.TwoListeners()))},
+		{"reference-example", fixtures.Review("1", admissionv1.Create, fixtures.Defaulted(fixtures.ReferenceExample()), nil)},
+		{"sixty-four-tls", fixtures.Review("1", admissionv1.Create, fixtures.Defaulted(fixtures.SixtyFour()), nil)},
+		{"many-errors", fixtures.Review("1", admissionv1.Create, fixtures.Defaulted(fixtures.ManyErrors()), nil)},
+		{"undefaulted", fixtures.Review("1", admissionv1.Create, fixtures.TwoListeners(), nil)},
+	}
+	for _, server := range []struct {
+		name string
+		mux  *http.ServeMux
+	}{{"ours", ours}, {"floor", floorMux}} {
+		for _, path := range []struct{ name, path string }{{"mutate", webhook.MutatePath}, {"validate", webhook.ValidatePath}} {
+			for _, c := range cases {
+				b.Run(server.name+"/"+path.name+"/"+c.name, func(b *testing.B) {
+					b.ReportAllocs()
+					b.SetBytes(int64(len(c.body)))
+					for b.Loop() {
+						req := httptest.NewRequest(http.MethodPost, path.path, bytes.NewReader(c.body))
+						req.Header.Set("Content-Type", "application/json")
+						rec := httptest.NewRecorder()
+						server.mux.ServeHTTP(rec, req)
+						if rec.Code != http.StatusOK {
+							b.Fatalf("status %d: %s", rec.Code, rec.Body)
+						}
+					}
+				})
+			}
+		}
+	}
+}
+
+func ptrTo[T any](v T) *T { return &v }
