@@ -1,0 +1,36 @@
+# syntax=docker/dockerfile:1
+#
+# listenerset-webhook: a static binary on an empty, distroless-style base
+# that runs as a non-root user (65532, as the chart's securityContext).
+#
+#   docker build -t <your-registry>/listenerset-webhook:<tag> .
+#
+# The build stage uses the official Go image of the version go.mod asks for;
+# override with --build-arg GO_VERSION=... . Nothing but the binary ends up
+# in the final image: no shell, no package manager, no libc.
+
+ARG GO_VERSION=1.26.8
+
+FROM golang:${GO_VERSION} AS build
+WORKDIR /src
+# Dependencies first, so that a code change does not download them again.
+COPY go.mod go.sum ./
+RUN --mount=type=cache,target=/go/pkg/mod go mod download
+COPY . .
+ARG TARGETOS TARGETARCH
+RUN --mount=type=cache,target=/go/pkg/mod --mount=type=cache,target=/root/.cache/go-build \
+    CGO_ENABLED=0 GOOS=${TARGETOS:-linux} GOARCH=${TARGETARCH} \
+    go build -trimpath -ldflags="-s -w" -o /out/listenerset-webhook ./cmd/listenerset-webhook
+# A passwd and group entry for the non-root user, so tools that look up the
+# user name find one.
+RUN mkdir -p /out/etc && \
+    echo 'nonroot:x:65532:65532:nonroot:/home/nonroot:/sbin/nologin' > /out/etc/passwd && \
+    echo 'nonroot:x:65532:' > /out/etc/group
+
+FROM scratch
+COPY --from=build /out/etc/passwd /out/etc/group /etc/
+COPY --from=build /out/listenerset-webhook /listenerset-webhook
+USER 65532:65532
+EXPOSE 9443 8080 8081
+ENTRYPOINT ["/listenerset-webhook"]
+CMD ["serve"]
