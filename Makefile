@@ -4,7 +4,7 @@ GO ?= go
 BIN := bin
 WEBHOOK := $(BIN)/listenerset-webhook
 
-.PHONY: all build run test test-unit test-e2e vet k8s-binaries clean
+.PHONY: all build run test test-unit test-e2e vet k8s-binaries helm chart-lint chart-template clean
 
 all: build
 
@@ -16,12 +16,28 @@ build:
 k8s-binaries:
 	hack/k8s-binaries.sh
 
+## helm: helm v3 built from its Go module into bin/helm/ (cached)
+helm:
+	hack/k8s-binaries.sh helm
+
+HELM = $$(hack/k8s-binaries.sh helm-dir)/helm
+CHART := charts/listenerset-webhook
+
+## chart-lint: helm lint --strict of the chart in both certificate modes
+chart-lint: helm
+	$(HELM) lint --strict $(CHART)
+	$(HELM) lint --strict $(CHART) --set certManager.enabled=false
+
+## chart-template: render the chart (cert-manager mode; add ARGS='--set certManager.enabled=false')
+chart-template: helm
+	@$(HELM) template listenerset-webhook $(CHART) --namespace listenerset-webhook $(ARGS)
+
 ## run: a local control plane with the webhook registered; Ctrl-C stops everything
 run: k8s-binaries
 	$(GO) run ./hack/run
 
 ## test: vet, then every test: unit, handler, CLI, local cluster and end-to-end
-test: vet k8s-binaries
+test: vet k8s-binaries helm
 	$(GO) test -count=1 -timeout 30m ./...
 
 ## test-unit: the fast tests only (no control plane)
