@@ -86,7 +86,11 @@ func isParent(ls *gwv1.ListenerSet, gw *gwv1.Gateway) bool {
 // parentGateway returns the parent Gateway when it exists and admits ls, with
 // a warning naming the reason when it does not.
 func parentGateway(ls *gwv1.ListenerSet, c Cluster, fldPath *fieldPath, w *Warnings) (*gwv1.Gateway, bool) {
-	ns, name := parentNamespace(ls), string(ls.Spec.ParentRef.Name)
+	ref := ls.Spec.ParentRef
+	if ref.Kind != nil && *ref.Kind != "Gateway" || ref.Group != nil && *ref.Group != gwv1.GroupName || ref.Name == "" {
+		return nil, false // not a Gateway: rejected by ValidateListenerSet already
+	}
+	ns, name := parentNamespace(ls), string(ref.Name)
 	gw, known := c.Gateway(ns, name)
 	switch {
 	case !known:

@@ -94,6 +94,15 @@ func TestValidateListenerSetInCluster(t *testing.T) {
 			warnings: []string{"spec.parentRef.name: Gateway gateway-ns/gw not found; the ListenerSet stays unattached until it exists"},
 		},
 		{
+			rule: "1. a parentRef that is not a Gateway is not looked up",
+			ls: func() *gwv1.ListenerSet {
+				ls := mine(web)
+				ls.Spec.ParentRef.Kind = ptr.To[gwv1.Kind]("ListenerSet")
+				return ls
+			}(),
+			cluster: &Objects{Gateways: []*gwv1.Gateway{}},
+		},
+		{
 			rule:     "2. allowedListeners None (the default) refuses every ListenerSet",
 			ls:       mine(web),
 			cluster:  &Objects{Gateways: []*gwv1.Gateway{{ObjectMeta: metav1.ObjectMeta{Namespace: "gateway-ns", Name: "gw"}}}},

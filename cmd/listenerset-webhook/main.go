@@ -131,11 +131,15 @@ func validate(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	fs.Var(&paths, "f", `file, directory (recursive: *.yaml, *.yml, *.json) or "-" for stdin; repeatable`)
 	fs.Var(&paths, "filename", "same as -f")
 	format := fs.String("o", string(offline.Text), "output format: text or json")
+	strict := fs.Bool("strict", false, "listener conflicts and certificateRefs no ReferenceGrant permits are errors, not warnings")
 	fs.Usage = func() {
-		fmt.Fprint(fs.Output(), `Usage: listenerset-webhook validate -f PATH [-f PATH...] [-o text|json]
+		fmt.Fprint(fs.Output(), `Usage: listenerset-webhook validate -f PATH [-f PATH...] [-o text|json] [--strict]
 
 Validates gateway.networking.k8s.io/v1 ListenerSets exactly as the webhook does
-(defaults, then validation), without a cluster. Other objects are skipped.
+(defaults, then validation), without a cluster. Gateways, ReferenceGrants,
+Namespaces and Secrets in the input are used for the cluster-aware checks
+(parent Gateway, allowedListeners, merged-listener conflicts, references);
+other objects are skipped.
 
 Exit status: 0 all valid (or none found), 1 some invalid, 2 input unreadable
 or unparsable, or a bad command line.
@@ -163,7 +167,7 @@ Flags:
 		return exitUsage
 	}
 	return offline.Validate(paths, offline.Options{
-		Format: offline.Format(*format), Stdin: stdin, Stdout: stdout, Stderr: stderr,
+		Format: offline.Format(*format), Stdin: stdin, Stdout: stdout, Stderr: stderr, Strict: *strict,
 	})
 }
 

@@ -50,6 +50,8 @@ func TestValidateGolden(t *testing.T) {
 		{"only-other-kinds", []string{"-f", in("only-others.yaml")}, "", offline.ExitValid},
 		{"empty-stdin", []string{"-f", "-"}, "", offline.ExitValid},
 		{"json-valid-with-warnings", []string{"-o", "json", "-f", in("warnings.yaml")}, "", offline.ExitValid},
+		{"cluster", []string{"-f", in("cluster.yaml")}, "", offline.ExitValid},
+		{"cluster-strict", []string{"--strict", "-f", in("cluster.yaml")}, "", offline.ExitInvalid},
 	}
 	for _, tt := range tests {
 		t.Run(tt.golden, func(t *testing.T) {

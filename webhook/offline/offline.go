@@ -13,6 +13,7 @@ import (
 	"strconv"
 	"strings"
 
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/util/validation/field"
 	gwv1 "sigs.k8s.io/gateway-api/apis/v1"
 	sigsjson "sigs.k8s.io/json"
@@ -60,6 +61,10 @@ type Options struct {
 	Stdout io.Writer
 	// Stderr receives warnings and notes (Text only).
 	Stderr io.Writer
+	// Strict makes listener conflicts and certificate references that no
+	// ReferenceGrant permits errors instead of warnings, as the webhook's
+	// --strict does.
+	Strict bool
 }
 
 // Report is the JSON output: every ListenerSet's result, every skipped
@@ -157,6 +162,7 @@ const (
 	reasonNotObject      = "not a Kubernetes object (no apiVersion and kind)"
 	reasonNotListenerSet = "not a ListenerSet"
 	reasonOtherVersion   = "only " + gwv1.GroupName + "/v1 ListenerSets are validated"
+	reasonContext        = "; used for the cluster-aware checks"
 )
 
 var listenerSetAPIVersion = gwv1.GroupVersion.String()
@@ -178,6 +184,7 @@ func Validate(paths []string, opts Options) int {
 	for _, p := range paths {
 		v.path(p)
 	}
+	v.validatePending()
 	r := &v.report
 	r.Summary.ExitCode = ExitValid
 	switch {
@@ -204,6 +211,18 @@ func Validate(paths []string, opts Options) int {
 type run struct {
 	opts   Options
 	report Report
+	// pending are the ListenerSets read so far. They are validated once all
+	// input is read, so that every one of them is judged against all the
+	// related objects (objects) of the input, wherever those stand.
+	pending []pending
+	objects validation.Objects
+}
+
+// pending is a ListenerSet read and decoded, not yet validated; ls is nil
+// when it could not be decoded (res then holds the error).
+type pending struct {
+	res Result
+	ls  *gwv1.ListenerSet
 }
 
 func (v *run) path(p string) {
@@ -438,10 +457,48 @@ func (v *run) document(loc Location, raw json.RawMessage, docWarnings []string) 
 	case h.APIVersion != listenerSetAPIVersion:
 		skipped.Reason = reasonOtherVersion
 	default:
-		v.result(validate(loc, h, raw, docWarnings))
+		v.pending = append(v.pending, decode(loc, h, raw, docWarnings))
 		return
 	}
+	if v.collect(h, raw) {
+		skipped.Reason += reasonContext
+	}
 	v.skip(skipped)
+}
+
+// collect keeps the objects the cluster-aware rules look at: Gateways,
+// ReferenceGrants, Namespaces and Secrets (metadata only; their data is never
+// kept). It reports whether the object is one of them.
+func (v *run) collect(h head, raw []byte) bool {
+	o := &v.objects
+	switch {
+	case h.APIVersion == listenerSetAPIVersion && h.Kind == "Gateway":
+		gw := &gwv1.Gateway{}
+		if json.Unmarshal(raw, gw) != nil {
+			return false
+		}
+		o.Gateways = append(o.Gateways, gw)
+	case (h.APIVersion == listenerSetAPIVersion || h.APIVersion == gwv1.GroupName+"/v1beta1") && h.Kind == "ReferenceGrant":
+		// v1beta1 and v1 ReferenceGrants have the same fields.
+		g := &gwv1.ReferenceGrant{}
+		if json.Unmarshal(raw, g) != nil {
+			return false
+		}
+		o.Grants = append(o.Grants, g)
+	case h.APIVersion == "v1" && (h.Kind == "Namespace" || h.Kind == "Secret"):
+		m := &metav1.PartialObjectMetadata{}
+		if json.Unmarshal(raw, m) != nil {
+			return false
+		}
+		if h.Kind == "Namespace" {
+			o.Namespaces = append(o.Namespaces, m)
+		} else {
+			o.Secrets = append(o.Secrets, m)
+		}
+	default:
+		return false
+	}
+	return true
 }
 
 // isList: kubectl's v1 List (what `kubectl get -o yaml` prints) and the
@@ -451,14 +508,13 @@ func isList(h head) bool {
 		(h.APIVersion == listenerSetAPIVersion && h.Kind == "ListenerSetList")
 }
 
-// validate decodes one ListenerSet like kube-apiserver (case-sensitive,
-// unknown and duplicate fields noticed), then defaults and validates it with
-// the same calls as the webhook.
-func validate(loc Location, h head, raw []byte, docWarnings []string) Result {
+// decode decodes one ListenerSet like kube-apiserver (case-sensitive,
+// unknown and duplicate fields noticed) and defaults it like the webhook.
+func decode(loc Location, h head, raw []byte, docWarnings []string) pending {
 	res := Result{Location: loc, Namespace: h.Metadata.Namespace, Name: h.Metadata.Name,
 		Errors: []FieldError{}, Warnings: append([]string{}, docWarnings...)}
-	var ls gwv1.ListenerSet
-	strictErrs, err := sigsjson.UnmarshalStrict(raw, &ls)
+	ls := &gwv1.ListenerSet{}
+	strictErrs, err := sigsjson.UnmarshalStrict(raw, ls)
 	if err != nil {
 		where := loc.File + ", document " + fmt.Sprint(loc.Document)
 		if loc.Item > 0 {
@@ -468,21 +524,53 @@ func validate(loc Location, h head, raw []byte, docWarnings []string) Result {
 			Type:    string(field.ErrorTypeTypeInvalid),
 			Message: fmt.Sprintf("cannot decode (%s): %v", where, err),
 		})
-		return res
+		return pending{res: res}
 	}
 	for _, e := range strictErrs {
 		res.Warnings = append(res.Warnings, e.Error())
 	}
+	defaults.ListenerSet(ls)
+	return pending{res: res, ls: ls}
+}
 
-	defaults.ListenerSet(&ls)
-	errs, warnings := validation.ValidateListenerSet(&ls)
-
-	res.Warnings = append(res.Warnings, warnings...)
-	for _, e := range errs {
-		res.Errors = append(res.Errors, fieldError(e))
+// validatePending validates the decoded ListenerSets with the same calls as
+// the webhook: each one's own rules first, then the cluster-aware rules
+// against the other objects of the input: the ListenerSets that passed their
+// own rules (the webhook would never have stored the others), and whichever
+// Gateways, ReferenceGrants, Namespaces and Secrets it holds. A kind the
+// input holds none of is unknown, and its rules are skipped.
+func (v *run) validatePending() {
+	own := make([]field.ErrorList, len(v.pending))
+	ownWarnings := make([]validation.Warnings, len(v.pending))
+	v.objects.Sets = []*gwv1.ListenerSet{}
+	for i, p := range v.pending {
+		if p.ls == nil {
+			continue
+		}
+		own[i], ownWarnings[i] = validation.ValidateListenerSet(p.ls)
+		if len(own[i]) == 0 {
+			v.objects.Sets = append(v.objects.Sets, p.ls)
+		}
 	}
-	res.Valid = len(res.Errors) == 0
-	return res
+	for i, p := range v.pending {
+		res := p.res
+		if p.ls != nil {
+			errs, warnings := own[i], ownWarnings[i]
+			clusterErrs, clusterWarnings := validation.ValidateListenerSetInCluster(p.ls, &v.objects)
+			warnings = append(warnings, clusterWarnings...)
+			if v.opts.Strict {
+				errs = append(errs, clusterErrs...)
+			} else {
+				warnings = append(warnings, validation.AsWarnings(clusterErrs)...)
+			}
+			res.Warnings = append(res.Warnings, warnings...)
+			for _, e := range errs {
+				res.Errors = append(res.Errors, fieldError(e))
+			}
+			res.Valid = len(res.Errors) == 0
+		}
+		v.result(res)
+	}
 }
 
 func fieldError(e *field.Error) FieldError {

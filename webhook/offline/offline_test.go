@@ -94,7 +94,7 @@ func TestTextSkipNotes(t *testing.T) {
 	assert.Equal(t, offline.ExitValid, code)
 	assert.Empty(t, stdout.String())
 	assert.Equal(t, `skipped Service (v1) in STDIN document 1 item 1: not a ListenerSet
-skipped Gateway (gateway.networking.k8s.io/v1) in STDIN document 2: not a ListenerSet
+skipped Gateway (gateway.networking.k8s.io/v1) in STDIN document 2: not a ListenerSet; used for the cluster-aware checks
 no ListenerSet found
 `, stderr.String())
 }
