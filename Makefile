@@ -18,7 +18,7 @@ k8s-binaries:
 
 ## helm: helm v3 built from its Go module into bin/helm/ (cached)
 helm:
-	hack/k8s-binaries.sh helm
+	@hack/k8s-binaries.sh helm
 
 HELM = $$(hack/k8s-binaries.sh helm-dir)/helm
 CHART := charts/listenerset-webhook
