@@ -41,6 +41,10 @@ type Options struct {
 	// StartTimeout bounds the start of etcd and of kube-apiserver (default 2m:
 	// a loaded 2-core machine needs far more than envtest's 20s default).
 	StartTimeout time.Duration
+	// APIServerArgs are extra kube-apiserver flags (name without "--" to
+	// values), e.g. {"enable-aggregator-routing": {"true"}} so that webhook
+	// configurations that name a Service reach an EndpointSlice's address.
+	APIServerArgs map[string][]string
 }
 
 // Cluster is a running control plane.
@@ -111,6 +115,9 @@ func Start(ctx context.Context, opts Options) (_ *Cluster, retErr error) {
 	// must not swap in other binaries than the ones this repository pins.
 	api := env.ControlPlane.GetAPIServer()
 	api.Path = filepath.Join(opts.BinDir, "kube-apiserver")
+	for name, values := range opts.APIServerArgs {
+		api.Configure().Set(name, values...)
+	}
 	env.ControlPlane.Etcd = &envtest.Etcd{Path: filepath.Join(opts.BinDir, "etcd")}
 	env.ControlPlane.KubectlPath = filepath.Join(opts.BinDir, "kubectl")
 	if w := opts.ControlPlaneOutput; w != nil {
