@@ -17,6 +17,11 @@ func validateListeners(listeners []gwv1.ListenerEntry, namespace string, fldPath
 		errs = append(errs, field.Required(fldPath.Path(), "at least one listener is required"))
 	case len(listeners) > MaxListeners:
 		errs = append(errs, field.TooMany(fldPath.Path(), len(listeners), MaxListeners))
+		// The set rules compare each listener with the earlier ones, so
+		// their cost grows with the square of the count: an 8 MiB request
+		// could hold 200 000 listeners. Past the limit the object is
+		// rejected anyway; the first MaxListeners are judged in full.
+		listeners = listeners[:MaxListeners]
 	}
 	for i := range listeners {
 		l, lPath, earlier := &listeners[i], fldPath.Index(i), listeners[:i]

@@ -106,6 +106,20 @@ func TestValidateListenerSet(t *testing.T) {
 			want: field.ErrorList{field.TooMany(listeners, 65, 64)},
 		},
 		{
+			rule: "listeners: past 64, only the first 64 are judged (the set rules are quadratic)",
+			mutate: func(ls *gwv1.ListenerSet) {
+				ls.Spec.Listeners = manyListeners(200)
+				ls.Spec.Listeners[63].Port = 0
+				for i := 64; i < 200; i++ {
+					ls.Spec.Listeners[i] = ls.Spec.Listeners[0]
+				}
+			},
+			want: field.ErrorList{
+				field.TooMany(listeners, 200, 64),
+				field.Invalid(listenerPath(63).Child("port"), int32(0), "must be between 1 and 65535, inclusive"),
+			},
+		},
+		{
 			rule:   "listeners: exactly 64 is fine",
 			mutate: func(ls *gwv1.ListenerSet) { ls.Spec.Listeners = manyListeners(64) },
 		},
