@@ -16,6 +16,8 @@ import (
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/utils/ptr"
 	"sigs.k8s.io/controller-runtime/pkg/client"
+
+	"github.com/airlock/listenerset-webhook/webhook"
 )
 
 // Names of the webhook configurations and of the webhooks in them.
@@ -59,7 +61,9 @@ func listenerSetRules() []admissionv1.RuleWithOperations {
 
 // WebhookConfigurations returns the mutating and validating configurations
 // for ep, as the Helm chart should install them: sideEffects None,
-// admissionReviewVersions v1, failurePolicy Fail, matchPolicy Equivalent.
+// admissionReviewVersions v1, failurePolicy Fail, matchPolicy Equivalent, and
+// on the mutating webhook the matchConditions of
+// webhook.MutatingMatchConditions.
 func WebhookConfigurations(ep WebhookEndpoint) (*admissionv1.MutatingWebhookConfiguration, *admissionv1.ValidatingWebhookConfiguration) {
 	timeout := ep.TimeoutSeconds
 	if timeout == 0 {
@@ -84,6 +88,9 @@ func WebhookConfigurations(ep WebhookEndpoint) (*admissionv1.MutatingWebhookConf
 			TimeoutSeconds:          ptr.To(timeout),
 			AdmissionReviewVersions: []string{"v1"},
 			ReinvocationPolicy:      ptr.To(admissionv1.NeverReinvocationPolicy),
+			// Called only when a defaulted field is unset; the CRD's schema
+			// defaults have usually set them all (docs/performance.md).
+			MatchConditions: webhook.MutatingMatchConditions(),
 		}},
 	}
 	validating := &admissionv1.ValidatingWebhookConfiguration{
