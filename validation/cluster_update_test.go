@@ -1,0 +1,73 @@
+package validation
+
+import (
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"k8s.io/apimachinery/pkg/util/validation/field"
+	gwv1 "sigs.k8s.io/gateway-api/apis/v1"
+)
+
+func TestValidateListenerSetUpdateInCluster(t *testing.T) {
+	listenersPath := field.NewPath("spec", "listeners")
+	// The Gateway holds HTTPS on 443; the stored team-a/mine was created at t0+10m.
+	cluster := &Objects{
+		Gateways: []*gwv1.Gateway{gateway(gwv1.NamespacesFromAll, gwListener("https", 443, "HTTPS", ""))},
+		Grants:   []*gwv1.ReferenceGrant{},
+	}
+	conflict := field.Invalid(listenersPath.Index(0).Child("protocol"), "HTTP",
+		"port 443 already uses protocol HTTPS in gateway-ns/gw listener https; this listener would be Conflicted (ProtocolConflict)")
+	refNotPermitted := field.Forbidden(listenersPath.Index(1).Child("tls", "certificateRefs").Index(0).Child("namespace"),
+		`no ReferenceGrant in namespace "certs" allows ListenerSets from "team-a" to use this Secret (RefNotPermitted)`)
+	ratcheted := func(e *field.Error) string { return e.Error() + " (already stored; allowed because unchanged)" }
+	crossRef := withCert(entry("tls", 8443, "HTTPS", ""), "certs", "wildcard")
+
+	tests := []struct {
+		rule     string
+		old, new *gwv1.ListenerSet
+		want     field.ErrorList
+		warnings []string
+	}{
+		{
+			rule: "a stored conflict, unchanged, is let through with a warning (label edit)",
+			old:  attached("team-a", "mine", 10, entry("web", 443, "HTTP", "")),
+			new: func() *gwv1.ListenerSet {
+				ls := attached("team-a", "mine", 10, entry("web", 443, "HTTP", ""))
+				ls.Labels = map[string]string{"team": "blue"}
+				return ls
+			}(),
+			warnings: []string{ratcheted(conflict)},
+		},
+		{
+			rule:     "a stored RefNotPermitted, unchanged, is let through next to an edited listener",
+			old:      attached("team-a", "mine", 10, entry("web", 8080, "HTTP", ""), crossRef),
+			new:      attached("team-a", "mine", 10, entry("web", 8081, "HTTP", ""), crossRef),
+			warnings: []string{ratcheted(refNotPermitted)},
+		},
+		{
+			rule: "a new conflict is denied",
+			old:  attached("team-a", "mine", 10, entry("web", 8080, "HTTP", "")),
+			new:  attached("team-a", "mine", 10, entry("web", 443, "HTTP", "")),
+			want: field.ErrorList{conflict},
+		},
+		{
+			rule:     "a new cross-namespace reference nobody granted is denied, the stored conflict kept",
+			old:      attached("team-a", "mine", 10, entry("web", 443, "HTTP", "")),
+			new:      attached("team-a", "mine", 10, entry("web", 443, "HTTP", ""), crossRef),
+			want:     field.ErrorList{refNotPermitted},
+			warnings: []string{ratcheted(conflict)},
+		},
+		{
+			rule: "a clean update has nothing to ratchet",
+			old:  attached("team-a", "mine", 10, entry("web", 443, "HTTP", "")),
+			new:  attached("team-a", "mine", 10, entry("web", 8080, "HTTP", "")),
+		},
+	}
+	for _, tc := range tests {
+		t.Run(tc.rule, func(t *testing.T) {
+			errs, warnings := ValidateListenerSetUpdateInCluster(tc.new, tc.old, cluster)
+			assert.Equal(t, tc.want, errs)
+			assert.Equal(t, tc.warnings, []string(warnings))
+		})
+	}
+}
