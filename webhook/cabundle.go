@@ -102,8 +102,8 @@ func (in *caInjector) Run(ctx context.Context, auth cmtls.Authority) error {
 		case <-in.kickCh:
 		case <-timer.C:
 		}
-		next := injectResync
-		if err := in.sync(ctx); err != nil {
+		next, err := in.sync(ctx)
+		if err != nil {
 			if ctx.Err() != nil {
 				return nil
 			}
@@ -162,30 +162,41 @@ func (in *caInjector) watchConfigurations(ctx context.Context) (stop func()) {
 }
 
 // sync reads the CA Secret and brings both configurations' caBundle to what
-// desiredBundle says; then it records which CAs every caBundle holds.
-func (in *caInjector) sync(ctx context.Context) error {
+// desiredBundle says; then it records which CAs every caBundle holds. It
+// returns when to check again: at the latest after injectResync, earlier when
+// a previous CA's grace ends before that.
+func (in *caInjector) sync(ctx context.Context) (time.Duration, error) {
 	secret, err := in.cs.CoreV1().Secrets(in.secretNS).Get(ctx, in.secretName, metav1.GetOptions{})
 	if apierrors.IsNotFound(err) {
-		return errNoCAYet
+		return 0, errNoCAYet
 	}
 	if err != nil {
-		return fmt.Errorf("reading the CA Secret %s/%s: %w", in.secretNS, in.secretName, err)
+		return 0, fmt.Errorf("reading the CA Secret %s/%s: %w", in.secretNS, in.secretName, err)
 	}
 	certs := parseCerts(secret.Data["ca.crt"])
 	if len(certs) == 0 {
 		certs = parseCerts(secret.Data[corev1.TLSCertKey])
 	}
 	if len(certs) == 0 || !certs[0].IsCA {
-		return errNoCAYet // the authority repairs the Secret
+		return 0, errNoCAYet // the authority repairs the Secret
 	}
 	current := certs[0]
 	now := in.now()
+	next := injectResync
+	checkAt := func(meta *metav1.ObjectMeta) {
+		if at, err := time.Parse(time.RFC3339, meta.Annotations[CARotatedAtAnnotation]); err == nil {
+			// One second after the grace ends (the annotation has seconds only).
+			if d := at.Add(in.grace + time.Second).Sub(now); d > 0 && d < next {
+				next = d
+			}
+		}
+	}
 
 	var held [][]*x509.Certificate
 	if in.mutating != "" {
 		c, err := in.cs.AdmissionregistrationV1().MutatingWebhookConfigurations().Get(ctx, in.mutating, metav1.GetOptions{})
 		if err != nil {
-			return fmt.Errorf("reading MutatingWebhookConfiguration %s: %w", in.mutating, err)
+			return 0, fmt.Errorf("reading MutatingWebhookConfiguration %s: %w", in.mutating, err)
 		}
 		bundles := make([]*[]byte, len(c.Webhooks))
 		for i := range c.Webhooks {
@@ -194,16 +205,17 @@ func (in *caInjector) sync(ctx context.Context) error {
 		cas, changed := inject(&c.ObjectMeta, bundles, current, in.grace, now)
 		if changed {
 			if _, err := in.cs.AdmissionregistrationV1().MutatingWebhookConfigurations().Update(ctx, c, metav1.UpdateOptions{}); err != nil {
-				return fmt.Errorf("updating the caBundle of MutatingWebhookConfiguration %s: %w", in.mutating, err)
+				return 0, fmt.Errorf("updating the caBundle of MutatingWebhookConfiguration %s: %w", in.mutating, err)
 			}
 			in.logInjected("MutatingWebhookConfiguration", in.mutating, cas)
 		}
+		checkAt(&c.ObjectMeta)
 		held = append(held, cas)
 	}
 	if in.validating != "" {
 		c, err := in.cs.AdmissionregistrationV1().ValidatingWebhookConfigurations().Get(ctx, in.validating, metav1.GetOptions{})
 		if err != nil {
-			return fmt.Errorf("reading ValidatingWebhookConfiguration %s: %w", in.validating, err)
+			return 0, fmt.Errorf("reading ValidatingWebhookConfiguration %s: %w", in.validating, err)
 		}
 		bundles := make([]*[]byte, len(c.Webhooks))
 		for i := range c.Webhooks {
@@ -212,14 +224,15 @@ func (in *caInjector) sync(ctx context.Context) error {
 		cas, changed := inject(&c.ObjectMeta, bundles, current, in.grace, now)
 		if changed {
 			if _, err := in.cs.AdmissionregistrationV1().ValidatingWebhookConfigurations().Update(ctx, c, metav1.UpdateOptions{}); err != nil {
-				return fmt.Errorf("updating the caBundle of ValidatingWebhookConfiguration %s: %w", in.validating, err)
+				return 0, fmt.Errorf("updating the caBundle of ValidatingWebhookConfiguration %s: %w", in.validating, err)
 			}
 			in.logInjected("ValidatingWebhookConfiguration", in.validating, cas)
 		}
+		checkAt(&c.ObjectMeta)
 		held = append(held, cas)
 	}
 	in.observe(held, now)
-	return nil
+	return next, nil
 }
 
 func (in *caInjector) logInjected(kind, name string, cas []*x509.Certificate) {

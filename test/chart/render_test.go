@@ -1,0 +1,490 @@
+package chart
+
+import (
+	"bytes"
+	"encoding/json"
+	"strings"
+	"testing"
+
+	cmapi "github.com/cert-manager/cert-manager/pkg/apis/certmanager/v1"
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+	admissionv1 "k8s.io/api/admissionregistration/v1"
+	appsv1 "k8s.io/api/apps/v1"
+	corev1 "k8s.io/api/core/v1"
+	networkingv1 "k8s.io/api/networking/v1"
+	policyv1 "k8s.io/api/policy/v1"
+	rbacv1 "k8s.io/api/rbac/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/apimachinery/pkg/util/intstr"
+
+	"github.com/airlock/listenerset-webhook/test/localcluster"
+	"github.com/airlock/listenerset-webhook/webhook"
+)
+
+// Names the chart gives the release's objects (fullname = release name,
+// since it contains the chart name).
+const (
+	fullname     = release
+	svcName      = fullname
+	servingCert  = fullname + "-serving"
+	servingTLS   = fullname + "-tls"
+	caSecret     = fullname + "-ca"
+	configName   = fullname
+	certDirInPod = "/etc/listenerset-webhook/tls"
+)
+
+// typed converts a rendered object into its Go type, rejecting fields the
+// type does not have (a misspelt field would otherwise vanish silently).
+func typed[T any](t testing.TB, u *unstructured.Unstructured) *T {
+	t.Helper()
+	data, err := json.Marshal(u.Object)
+	require.NoError(t, err)
+	dec := json.NewDecoder(bytes.NewReader(data))
+	dec.DisallowUnknownFields()
+	v := new(T)
+	require.NoError(t, dec.Decode(v), "%s/%s", u.GetKind(), u.GetName())
+	return v
+}
+
+func TestHelmLint(t *testing.T) {
+	for _, args := range [][]string{
+		nil,
+		{"--set", "certManager.enabled=false"},
+		{"--set", "certManager.enabled=false,selfBootstrapped.precreateSecret=false,networkPolicy.enabled=true,metrics.serviceMonitor.enabled=true"},
+	} {
+		out, err := runHelm(t.Context(), t, "", append([]string{"lint", "--strict", chartPath}, args...)...)
+		require.NoError(t, err, out)
+		assert.Contains(t, out, "0 chart(s) failed")
+	}
+}
+
+// TestSchemaRejectsBadValues: values.schema.json makes `helm install` fail
+// on values that would otherwise render a broken or surprising release.
+func TestSchemaRejectsBadValues(t *testing.T) {
+	for _, tc := range []struct{ set, want string }{
+		{"webhook.failurePolicy=Sometimes", "value must be one of 'Fail', 'Ignore'"},
+		{"webhook.timeoutSeconds=31", "maximum: got 31, want 30"},
+		{"webhook.timeoutSeconds=0", "minimum: got 0, want 1"},
+		{"replicaCount=0", "minimum: got 0, want 1"},
+		{"unknownKey=1", "additional properties 'unknownKey' not allowed"},
+		{"webhook.tlsMinVersion=1.1", "value must be one of '1.2', '1.3'"},
+		{"certManager.duration=90days", "/certManager/duration"},
+		{"certManager.issuerRef.kind=Vault", "/certManager/issuerRef/kind"},
+		{"image.repository=", "/image/repository"},
+		{"selfBootstrapped.leafDuration=1d", "/selfBootstrapped/leafDuration"},
+		{"service.port=70000", "maximum: got 70,000, want 65,535"},
+	} {
+		t.Run(tc.set, func(t *testing.T) {
+			out, err := renderErr(t, "--set", tc.set)
+			require.Error(t, err, "rendered:\n%s", out)
+			assert.Contains(t, err.Error(), tc.want)
+		})
+	}
+}
+
+// TestRenderCertManagerMode: the default values, cert-manager mode.
+func TestRenderCertManagerMode(t *testing.T) {
+	objs := render(t)
+	assert.ElementsMatch(t, []string{
+		"ServiceAccount/" + fullname, "Service/" + svcName, "Deployment/" + fullname,
+		"PodDisruptionBudget/" + fullname,
+		"Issuer/" + fullname + "-selfsigned", "Certificate/" + fullname + "-ca", "Issuer/" + fullname + "-ca",
+		"Certificate/" + servingCert,
+		"MutatingWebhookConfiguration/" + configName, "ValidatingWebhookConfiguration/" + configName,
+	}, objs.ids(), "no RBAC, Secret, NetworkPolicy or ServiceMonitor by default")
+
+	dep := typed[appsv1.Deployment](t, objs.get(t, "Deployment", fullname))
+	checkHardenedDeployment(t, objs, dep)
+	pod := dep.Spec.Template.Spec
+	args := pod.Containers[0].Args
+	assert.Subset(t, args, []string{"--cert-mode=dir", "--cert-dir=" + certDirInPod})
+	assert.False(t, *pod.AutomountServiceAccountToken, "cert-manager mode never talks to the API: no token")
+	require.Len(t, pod.Volumes, 1)
+	assert.Equal(t, servingTLS, pod.Volumes[0].Secret.SecretName)
+	require.Len(t, pod.Containers[0].VolumeMounts, 1)
+	assert.Equal(t, corev1.VolumeMount{Name: pod.Volumes[0].Name, MountPath: certDirInPod, ReadOnly: true},
+		pod.Containers[0].VolumeMounts[0])
+
+	// The chain: self-signed Issuer -> CA Certificate -> CA Issuer -> serving Certificate.
+	selfSigned := typed[cmapi.Issuer](t, objs.get(t, "Issuer", fullname+"-selfsigned"))
+	assert.NotNil(t, selfSigned.Spec.SelfSigned)
+	ca := typed[cmapi.Certificate](t, objs.get(t, "Certificate", fullname+"-ca"))
+	assert.True(t, ca.Spec.IsCA)
+	assert.Equal(t, selfSigned.Name, ca.Spec.IssuerRef.Name)
+	assert.Equal(t, "Issuer", ca.Spec.IssuerRef.Kind)
+	caIssuer := typed[cmapi.Issuer](t, objs.get(t, "Issuer", fullname+"-ca"))
+	require.NotNil(t, caIssuer.Spec.CA)
+	assert.Equal(t, ca.Spec.SecretName, caIssuer.Spec.CA.SecretName)
+	serving := typed[cmapi.Certificate](t, objs.get(t, "Certificate", servingCert))
+	assert.Equal(t, caIssuer.Name, serving.Spec.IssuerRef.Name)
+	assert.Equal(t, "Issuer", serving.Spec.IssuerRef.Kind)
+	assert.Equal(t, servingTLS, serving.Spec.SecretName, "the Secret the Deployment mounts")
+	assert.False(t, serving.Spec.IsCA)
+	assert.Equal(t, []string{svcName, svcName + "." + namespace, svcName + "." + namespace + ".svc",
+		svcName + "." + namespace + ".svc.cluster.local"}, serving.Spec.DNSNames)
+	assert.Contains(t, serving.Spec.Usages, cmapi.UsageServerAuth)
+	assert.Equal(t, cmapi.RotationPolicyAlways, serving.Spec.PrivateKey.RotationPolicy)
+	assert.Less(t, serving.Spec.RenewBefore.Duration, serving.Spec.Duration.Duration)
+
+	m, v := webhookConfigs(t, objs)
+	for _, meta := range []metav1.ObjectMeta{m.ObjectMeta, v.ObjectMeta} {
+		assert.Equal(t, namespace+"/"+servingCert, meta.Annotations["cert-manager.io/inject-ca-from"])
+	}
+	checkWebhooks(t, objs, m, v, admissionv1.Fail, 10)
+}
+
+// TestRenderSelfBootstrappedMode: certManager.enabled=false.
+func TestRenderSelfBootstrappedMode(t *testing.T) {
+	objs := render(t, "--set", "certManager.enabled=false")
+	assert.ElementsMatch(t, []string{
+		"ServiceAccount/" + fullname, "Service/" + svcName, "Deployment/" + fullname,
+		"PodDisruptionBudget/" + fullname, "Secret/" + caSecret,
+		"Role/" + fullname, "RoleBinding/" + fullname,
+		"ClusterRole/" + fullname + "-cabundle", "ClusterRoleBinding/" + fullname + "-cabundle",
+		"MutatingWebhookConfiguration/" + configName, "ValidatingWebhookConfiguration/" + configName,
+	}, objs.ids(), "no cert-manager objects")
+
+	dep := typed[appsv1.Deployment](t, objs.get(t, "Deployment", fullname))
+	checkHardenedDeployment(t, objs, dep)
+	pod := dep.Spec.Template.Spec
+	assert.True(t, *pod.AutomountServiceAccountToken, "the webhook keeps its CA and caBundle through the API")
+	assert.Empty(t, pod.Volumes)
+	fs := parseServe(t, pod.Containers[0].Args)
+	assert.Equal(t, webhook.CertModeSelfBootstrapped, fs["cert-mode"])
+	assert.Equal(t, namespace, fs["ca-secret-namespace"])
+	assert.Equal(t, caSecret, fs["ca-secret-name"])
+	assert.Equal(t, strings.Join([]string{svcName, svcName + "." + namespace, svcName + "." + namespace + ".svc",
+		svcName + "." + namespace + ".svc.cluster.local"}, ","), fs["dns-names"])
+	assert.Equal(t, configName, fs["mutating-webhook-config-name"])
+	assert.Equal(t, configName, fs["validating-webhook-config-name"])
+	assert.Equal(t, "8760h", fs["ca-duration"])
+	assert.Equal(t, "24h", fs["leaf-duration"])
+
+	secret := typed[corev1.Secret](t, objs.get(t, "Secret", caSecret))
+	assert.Empty(t, secret.Data, "the webhook fills the CA in; Helm never holds key material")
+
+	m, v := webhookConfigs(t, objs)
+	for _, meta := range []metav1.ObjectMeta{m.ObjectMeta, v.ObjectMeta} {
+		assert.NotContains(t, meta.Annotations, "cert-manager.io/inject-ca-from")
+	}
+	checkWebhooks(t, objs, m, v, admissionv1.Fail, 10)
+
+	// Least privilege: every rule names its objects; no create on Secrets,
+	// since the release creates the CA Secret.
+	role := typed[rbacv1.Role](t, objs.get(t, "Role", fullname))
+	assert.Equal(t, []rbacv1.PolicyRule{{
+		APIGroups: []string{""}, Resources: []string{"secrets"}, ResourceNames: []string{caSecret},
+		Verbs: []string{"get", "list", "watch", "update"},
+	}}, role.Rules)
+	cr := typed[rbacv1.ClusterRole](t, objs.get(t, "ClusterRole", fullname+"-cabundle"))
+	assert.Equal(t, []rbacv1.PolicyRule{{
+		APIGroups:     []string{"admissionregistration.k8s.io"},
+		Resources:     []string{"mutatingwebhookconfigurations", "validatingwebhookconfigurations"},
+		ResourceNames: []string{configName}, Verbs: []string{"get", "list", "watch", "update"},
+	}}, cr.Rules)
+	sa := rbacv1.Subject{Kind: "ServiceAccount", Name: pod.ServiceAccountName, Namespace: namespace}
+	rb := typed[rbacv1.RoleBinding](t, objs.get(t, "RoleBinding", fullname))
+	assert.Equal(t, []rbacv1.Subject{sa}, rb.Subjects)
+	assert.Equal(t, rbacv1.RoleRef{APIGroup: "rbac.authorization.k8s.io", Kind: "Role", Name: role.Name}, rb.RoleRef)
+	crb := typed[rbacv1.ClusterRoleBinding](t, objs.get(t, "ClusterRoleBinding", fullname+"-cabundle"))
+	assert.Equal(t, []rbacv1.Subject{sa}, crb.Subjects)
+	assert.Equal(t, rbacv1.RoleRef{APIGroup: "rbac.authorization.k8s.io", Kind: "ClusterRole", Name: cr.Name}, crb.RoleRef)
+
+	// Without the pre-created Secret, the webhook creates it: create is the
+	// one rule that cannot be limited by name.
+	objs = render(t, "--set", "certManager.enabled=false,selfBootstrapped.precreateSecret=false,selfBootstrapped.caSecretName=my-ca")
+	assert.NotContains(t, objs.ids(), "Secret/my-ca")
+	role = typed[rbacv1.Role](t, objs.get(t, "Role", fullname))
+	assert.Equal(t, []rbacv1.PolicyRule{
+		{APIGroups: []string{""}, Resources: []string{"secrets"}, ResourceNames: []string{"my-ca"}, Verbs: []string{"get", "list", "watch", "update"}},
+		{APIGroups: []string{""}, Resources: []string{"secrets"}, Verbs: []string{"create"}},
+	}, role.Rules)
+	assert.Equal(t, "my-ca", parseServe(t, typed[appsv1.Deployment](t, objs.get(t, "Deployment", fullname)).Spec.Template.Spec.Containers[0].Args)["ca-secret-name"])
+
+	// rbac.create=false leaves RBAC to the operator.
+	objs = render(t, "--set", "certManager.enabled=false,rbac.create=false")
+	assert.Empty(t, append(objs.ofKind("Role"), objs.ofKind("ClusterRole")...))
+}
+
+// checkHardenedDeployment: what both modes share.
+func checkHardenedDeployment(t *testing.T, objs objects, dep *appsv1.Deployment) {
+	t.Helper()
+	assert.Equal(t, int32(2), *dep.Spec.Replicas)
+	assert.Equal(t, appsv1.RollingUpdateDeploymentStrategyType, dep.Spec.Strategy.Type)
+	assert.Equal(t, intstr.FromInt32(0), *dep.Spec.Strategy.RollingUpdate.MaxUnavailable)
+	pod := dep.Spec.Template.Spec
+	sc := pod.SecurityContext
+	assert.True(t, *sc.RunAsNonRoot)
+	assert.Equal(t, int64(65532), *sc.RunAsUser)
+	assert.Equal(t, corev1.SeccompProfileTypeRuntimeDefault, sc.SeccompProfile.Type)
+	assert.Empty(t, pod.PriorityClassName)
+	require.Len(t, pod.Containers, 1)
+	c := pod.Containers[0]
+	csc := c.SecurityContext
+	assert.True(t, *csc.ReadOnlyRootFilesystem)
+	assert.False(t, *csc.AllowPrivilegeEscalation)
+	assert.False(t, *csc.Privileged)
+	assert.Equal(t, []corev1.Capability{"ALL"}, csc.Capabilities.Drop)
+	assert.Empty(t, csc.Capabilities.Add)
+	assert.False(t, c.Resources.Requests.Cpu().IsZero())
+	assert.False(t, c.Resources.Requests.Memory().IsZero())
+	assert.False(t, c.Resources.Limits.Memory().IsZero())
+	assert.NotNil(t, c.Lifecycle.PreStop.Sleep, "keeps serving while leaving the Service's endpoints")
+
+	// Ports as the server binds them; probes on the health port.
+	fs := parseServe(t, c.Args)
+	ports := map[string]int32{}
+	for _, p := range c.Ports {
+		ports[p.Name] = p.ContainerPort
+	}
+	assert.Equal(t, map[string]int32{"webhook": 9443, "health": 8081, "metrics": 8080}, ports)
+	assert.Equal(t, "9443", fs["port"])
+	assert.Equal(t, ":8081", fs["health-probe-bind-address"])
+	assert.Equal(t, ":8080", fs["metrics-bind-address"])
+	assert.Equal(t, "/healthz", c.LivenessProbe.HTTPGet.Path)
+	assert.Equal(t, "/readyz", c.ReadinessProbe.HTTPGet.Path)
+	assert.Equal(t, intstr.FromString("health"), c.LivenessProbe.HTTPGet.Port)
+	assert.Equal(t, intstr.FromString("health"), c.ReadinessProbe.HTTPGet.Port)
+
+	// Spread across nodes, hard, not counting tainted nodes.
+	require.NotEmpty(t, pod.TopologySpreadConstraints)
+	host := pod.TopologySpreadConstraints[0]
+	assert.Equal(t, "kubernetes.io/hostname", host.TopologyKey)
+	assert.Equal(t, corev1.DoNotSchedule, host.WhenUnsatisfiable)
+	assert.Equal(t, corev1.NodeInclusionPolicyHonor, *host.NodeTaintsPolicy)
+	assert.Equal(t, dep.Spec.Selector.MatchLabels, host.LabelSelector.MatchLabels)
+
+	// The PDB and the Service select exactly these pods.
+	pdb := typed[policyv1.PodDisruptionBudget](t, objs.get(t, "PodDisruptionBudget", fullname))
+	assert.Equal(t, intstr.FromInt32(1), *pdb.Spec.MinAvailable)
+	assert.Equal(t, dep.Spec.Selector.MatchLabels, pdb.Spec.Selector.MatchLabels)
+	svc := typed[corev1.Service](t, objs.get(t, "Service", svcName))
+	assert.Equal(t, dep.Spec.Selector.MatchLabels, svc.Spec.Selector)
+	for k, v := range dep.Spec.Selector.MatchLabels {
+		assert.Equal(t, v, dep.Spec.Template.Labels[k])
+	}
+	sa := typed[corev1.ServiceAccount](t, objs.get(t, "ServiceAccount", pod.ServiceAccountName))
+	assert.False(t, *sa.AutomountServiceAccountToken)
+}
+
+func webhookConfigs(t *testing.T, objs objects) (*admissionv1.MutatingWebhookConfiguration, *admissionv1.ValidatingWebhookConfiguration) {
+	t.Helper()
+	return typed[admissionv1.MutatingWebhookConfiguration](t, objs.get(t, "MutatingWebhookConfiguration", configName)),
+		typed[admissionv1.ValidatingWebhookConfiguration](t, objs.get(t, "ValidatingWebhookConfiguration", configName))
+}
+
+// checkWebhooks: both configurations call the Service at the paths the
+// webhook serves, for CREATE/UPDATE of listenersets only, with the settings
+// the issue asks for.
+func checkWebhooks(t *testing.T, objs objects, m *admissionv1.MutatingWebhookConfiguration, v *admissionv1.ValidatingWebhookConfiguration,
+	failure admissionv1.FailurePolicyType, timeout int32) {
+	t.Helper()
+	require.Len(t, m.Webhooks, 1)
+	require.Len(t, v.Webhooks, 1)
+	svc := typed[corev1.Service](t, objs.get(t, "Service", svcName))
+	dep := typed[appsv1.Deployment](t, objs.get(t, "Deployment", fullname))
+	var svcPort *corev1.ServicePort
+	for i := range svc.Spec.Ports {
+		if svc.Spec.Ports[i].Name == "https" {
+			svcPort = &svc.Spec.Ports[i]
+		}
+	}
+	require.NotNil(t, svcPort)
+	assert.Equal(t, intstr.FromString("webhook"), svcPort.TargetPort, "the container's webhook port")
+
+	wantRules := []admissionv1.RuleWithOperations{{
+		Operations: []admissionv1.OperationType{admissionv1.Create, admissionv1.Update},
+		Rule: admissionv1.Rule{APIGroups: []string{"gateway.networking.k8s.io"}, APIVersions: []string{"v1"},
+			Resources: []string{"listenersets"}, Scope: ptrTo(admissionv1.NamespacedScope)},
+	}}
+	type common struct {
+		name    string
+		cc      admissionv1.WebhookClientConfig
+		rules   []admissionv1.RuleWithOperations
+		fail    *admissionv1.FailurePolicyType
+		match   *admissionv1.MatchPolicyType
+		side    *admissionv1.SideEffectClass
+		timeout *int32
+		arv     []string
+		ns, obj *metav1.LabelSelector
+	}
+	mw, vw := m.Webhooks[0], v.Webhooks[0]
+	for _, c := range []struct {
+		common
+		path string
+	}{
+		{common{mw.Name, mw.ClientConfig, mw.Rules, mw.FailurePolicy, mw.MatchPolicy, mw.SideEffects, mw.TimeoutSeconds,
+			mw.AdmissionReviewVersions, mw.NamespaceSelector, mw.ObjectSelector}, webhook.MutatePath},
+		{common{vw.Name, vw.ClientConfig, vw.Rules, vw.FailurePolicy, vw.MatchPolicy, vw.SideEffects, vw.TimeoutSeconds,
+			vw.AdmissionReviewVersions, vw.NamespaceSelector, vw.ObjectSelector}, webhook.ValidatePath},
+	} {
+		assert.Nil(t, c.cc.URL)
+		require.NotNil(t, c.cc.Service)
+		assert.Equal(t, admissionv1.ServiceReference{Name: svcName, Namespace: namespace, Path: &c.path, Port: &svcPort.Port}, *c.cc.Service)
+		assert.Empty(t, c.cc.CABundle, "injected at run time")
+		assert.Equal(t, wantRules, c.rules)
+		assert.Equal(t, failure, *c.fail)
+		assert.Equal(t, admissionv1.Equivalent, *c.match)
+		assert.Equal(t, admissionv1.SideEffectClassNone, *c.side)
+		assert.Equal(t, timeout, *c.timeout)
+		assert.Equal(t, []string{"v1"}, c.arv)
+		require.NotNil(t, c.ns)
+		require.NotEmpty(t, c.ns.MatchExpressions)
+		assert.Equal(t, metav1.LabelSelectorRequirement{Key: "kubernetes.io/metadata.name", Operator: metav1.LabelSelectorOpNotIn,
+			Values: []string{"kube-system", namespace}}, c.ns.MatchExpressions[0],
+			"kube-system and the webhook's own namespace are never sent (the webhook cannot block its own recovery)")
+	}
+	assert.Equal(t, localcluster.MutatingWebhookName, mw.Name)
+	assert.Equal(t, localcluster.ValidatingWebhookName, vw.Name)
+	assert.Equal(t, admissionv1.NeverReinvocationPolicy, *mw.ReinvocationPolicy)
+	assert.Equal(t, dep.Namespace, svc.Namespace)
+}
+
+// TestRenderValues: the values that change what is rendered.
+func TestRenderValues(t *testing.T) {
+	t.Run("webhook settings", func(t *testing.T) {
+		objs := render(t, "--set", "webhook.failurePolicy=Ignore,webhook.timeoutSeconds=5,webhook.excludeNamespaces={team-x,kube-system}",
+			"--set-string", "webhook.objectSelector.matchLabels.microgateway\\.airlock\\.com/validate=true",
+			"--set", "webhook.namespaceSelector.matchLabels.env=prod",
+			"--set-json", `webhook.namespaceSelector.matchExpressions=[{"key":"tier","operator":"Exists"}]`)
+		m, v := webhookConfigs(t, objs)
+		checkWebhooks2 := func(fail *admissionv1.FailurePolicyType, timeout *int32, ns, obj *metav1.LabelSelector) {
+			assert.Equal(t, admissionv1.Ignore, *fail)
+			assert.Equal(t, int32(5), *timeout)
+			assert.Equal(t, &metav1.LabelSelector{
+				MatchLabels: map[string]string{"env": "prod"},
+				MatchExpressions: []metav1.LabelSelectorRequirement{
+					{Key: "kubernetes.io/metadata.name", Operator: metav1.LabelSelectorOpNotIn, Values: []string{"kube-system", namespace, "team-x"}},
+					{Key: "tier", Operator: metav1.LabelSelectorOpExists},
+				},
+			}, ns)
+			assert.Equal(t, &metav1.LabelSelector{MatchLabels: map[string]string{"microgateway.airlock.com/validate": "true"}}, obj)
+		}
+		checkWebhooks2(m.Webhooks[0].FailurePolicy, m.Webhooks[0].TimeoutSeconds, m.Webhooks[0].NamespaceSelector, m.Webhooks[0].ObjectSelector)
+		checkWebhooks2(v.Webhooks[0].FailurePolicy, v.Webhooks[0].TimeoutSeconds, v.Webhooks[0].NamespaceSelector, v.Webhooks[0].ObjectSelector)
+	})
+
+	t.Run("one replica has no PDB", func(t *testing.T) {
+		objs := render(t, "--set", "replicaCount=1")
+		assert.Empty(t, objs.ofKind("PodDisruptionBudget"), "minAvailable 1 of 1 would block every node drain")
+	})
+
+	t.Run("PDB maxUnavailable", func(t *testing.T) {
+		objs := render(t, "--set", "replicaCount=3,podDisruptionBudget.maxUnavailable=1")
+		pdb := typed[policyv1.PodDisruptionBudget](t, objs.get(t, "PodDisruptionBudget", fullname))
+		assert.Nil(t, pdb.Spec.MinAvailable)
+		assert.Equal(t, intstr.FromInt32(1), *pdb.Spec.MaxUnavailable)
+		assert.Equal(t, int32(3), *typed[appsv1.Deployment](t, objs.get(t, "Deployment", fullname)).Spec.Replicas)
+	})
+
+	t.Run("pod placement and image", func(t *testing.T) {
+		objs := render(t, "--set", "priorityClassName=system-cluster-critical,image.repository=registry.example/lsw,image.digest=sha256:"+strings.Repeat("a", 64),
+			"--set-json", `topologySpreadConstraints=[{"maxSkew":1,"topologyKey":"topology.kubernetes.io/zone","whenUnsatisfiable":"DoNotSchedule","labelSelector":{"matchLabels":{"a":"b"}}}]`,
+			"--set", "nodeSelector.kubernetes\\.io/os=linux,logLevel=debug,extraArgs={--enable-http2}")
+		pod := typed[appsv1.Deployment](t, objs.get(t, "Deployment", fullname)).Spec.Template.Spec
+		assert.Equal(t, "system-cluster-critical", pod.PriorityClassName)
+		assert.Equal(t, "registry.example/lsw@sha256:"+strings.Repeat("a", 64), pod.Containers[0].Image)
+		require.Len(t, pod.TopologySpreadConstraints, 1)
+		assert.Equal(t, "topology.kubernetes.io/zone", pod.TopologySpreadConstraints[0].TopologyKey)
+		assert.Equal(t, map[string]string{"kubernetes.io/os": "linux"}, pod.NodeSelector)
+		fs := parseServe(t, pod.Containers[0].Args)
+		assert.Equal(t, "debug", fs["zap-log-level"])
+		assert.Equal(t, "true", fs["enable-http2"])
+	})
+
+	t.Run("issuerRef: an existing issuer instead of the chart's chain", func(t *testing.T) {
+		objs := render(t, "--set", "certManager.issuerRef.name=corp-ca,certManager.issuerRef.kind=ClusterIssuer")
+		assert.Empty(t, objs.ofKind("Issuer"))
+		require.Len(t, objs.ofKind("Certificate"), 1)
+		serving := typed[cmapi.Certificate](t, objs.get(t, "Certificate", servingCert))
+		assert.Equal(t, "corp-ca", serving.Spec.IssuerRef.Name)
+		assert.Equal(t, "ClusterIssuer", serving.Spec.IssuerRef.Kind)
+		assert.Equal(t, "cert-manager.io", serving.Spec.IssuerRef.Group)
+	})
+
+	t.Run("token on request in cert-manager mode", func(t *testing.T) {
+		objs := render(t, "--set", "serviceAccount.automountToken=true")
+		assert.True(t, *typed[appsv1.Deployment](t, objs.get(t, "Deployment", fullname)).Spec.Template.Spec.AutomountServiceAccountToken)
+	})
+
+	t.Run("metrics off", func(t *testing.T) {
+		objs := render(t, "--set", "metrics.enabled=false,metrics.serviceMonitor.enabled=true")
+		assert.Empty(t, objs.ofKind("ServiceMonitor"), "nothing to scrape")
+		c := typed[appsv1.Deployment](t, objs.get(t, "Deployment", fullname)).Spec.Template.Spec.Containers[0]
+		assert.Equal(t, "0", parseServe(t, c.Args)["metrics-bind-address"])
+		for _, p := range c.Ports {
+			assert.NotEqual(t, "metrics", p.Name)
+		}
+		svc := typed[corev1.Service](t, objs.get(t, "Service", svcName))
+		assert.Len(t, svc.Spec.Ports, 1)
+	})
+
+	t.Run("ServiceMonitor", func(t *testing.T) {
+		objs := render(t, "--set", "metrics.serviceMonitor.enabled=true,metrics.serviceMonitor.labels.release=prom")
+		sm := objs.get(t, "ServiceMonitor", fullname)
+		assert.Equal(t, "monitoring.coreos.com/v1", sm.GetAPIVersion())
+		assert.Equal(t, "prom", sm.GetLabels()["release"])
+		eps, _, _ := unstructured.NestedSlice(sm.Object, "spec", "endpoints")
+		require.Len(t, eps, 1)
+		assert.Equal(t, "metrics", eps[0].(map[string]any)["port"], "the Service's metrics port")
+		sel, _, _ := unstructured.NestedStringMap(sm.Object, "spec", "selector", "matchLabels")
+		assert.Equal(t, typed[corev1.Service](t, objs.get(t, "Service", svcName)).Labels["app.kubernetes.io/name"], sel["app.kubernetes.io/name"])
+	})
+
+	t.Run("NetworkPolicy", func(t *testing.T) {
+		objs := render(t, "--set", "networkPolicy.enabled=true",
+			"--set-json", `networkPolicy.metricsFrom=[{"namespaceSelector":{"matchLabels":{"kubernetes.io/metadata.name":"monitoring"}}}]`)
+		np := typed[networkingv1.NetworkPolicy](t, objs.get(t, "NetworkPolicy", fullname))
+		assert.Equal(t, []networkingv1.PolicyType{networkingv1.PolicyTypeIngress}, np.Spec.PolicyTypes, "egress stays open unless rules are given")
+		require.Len(t, np.Spec.Ingress, 2)
+		assert.Equal(t, intstr.FromString("webhook"), *np.Spec.Ingress[0].Ports[0].Port)
+		assert.Empty(t, np.Spec.Ingress[0].From, "kube-apiserver's address is not known: any source")
+		assert.Equal(t, intstr.FromString("metrics"), *np.Spec.Ingress[1].Ports[0].Port)
+		require.Len(t, np.Spec.Ingress[1].From, 1)
+
+		objs = render(t, "--set", "networkPolicy.enabled=true,certManager.enabled=false",
+			"--set-json", `networkPolicy.egress=[{"ports":[{"port":6443,"protocol":"TCP"}]}]`)
+		np = typed[networkingv1.NetworkPolicy](t, objs.get(t, "NetworkPolicy", fullname))
+		assert.Equal(t, []networkingv1.PolicyType{networkingv1.PolicyTypeIngress, networkingv1.PolicyTypeEgress}, np.Spec.PolicyTypes)
+		require.Len(t, np.Spec.Egress, 1)
+		assert.Len(t, np.Spec.Ingress, 1, "no metrics peers: metrics closed")
+	})
+
+	t.Run("names follow the release", func(t *testing.T) {
+		out, err := runHelm(t.Context(), t, "", "template", "edge", chartPath, "--namespace", "gw", "--set", "certManager.enabled=false")
+		require.NoError(t, err)
+		objs, err := decodeObjects(out)
+		require.NoError(t, err)
+		for _, u := range objs {
+			assert.True(t, strings.HasPrefix(u.GetName(), "edge-listenerset-webhook"), u.GetName())
+			if u.GetNamespace() != "" {
+				assert.Equal(t, "gw", u.GetNamespace())
+			}
+		}
+	})
+}
+
+// parseServe returns the flags of a container's `serve` args (a flag
+// without a value as "true"). Whether the binary accepts them is what the
+// end-to-end tests prove, by running it with exactly these args.
+func parseServe(t *testing.T, args []string) map[string]string {
+	t.Helper()
+	require.NotEmpty(t, args)
+	require.Equal(t, "serve", args[0])
+	got := map[string]string{}
+	for _, a := range args[1:] {
+		require.True(t, strings.HasPrefix(a, "--"), "argument %q", a)
+		name, value, ok := strings.Cut(strings.TrimPrefix(a, "--"), "=")
+		if !ok {
+			value = "true"
+		}
+		require.NotContains(t, got, name, "flag given twice")
+		got[name] = value
+	}
+	return got
+}
+
+func ptrTo[T any](v T) *T { return &v }
+
