@@ -487,4 +487,3 @@ func parseServe(t *testing.T, args []string) map[string]string {
 }
 
 func ptrTo[T any](v T) *T { return &v }
-
