@@ -69,26 +69,65 @@ func (Defaulter) Default(_ context.Context, ls *gwv1.ListenerSet) error {
 // object, so that an object written against an older CRD (which defaulted
 // less, or not at all) is judged as it will be stored, exactly like the
 // offline validate command does.
-type Validator struct{}
+//
+// The zero Validator judges the object alone. With Cluster set it also runs
+// the cluster-aware checks (validation.ValidateListenerSetInCluster): their
+// warnings are always added; listener conflicts and references no
+// ReferenceGrant permits deny the request in Strict mode (ratcheted on
+// update: see validation.ValidateListenerSetUpdateInCluster) and are warnings
+// otherwise. A Cluster that does not know a kind yet (a cache that has not
+// synced) only skips the checks that need it.
+type Validator struct {
+	// Cluster is the view of the objects around the ListenerSet; nil skips
+	// the cluster-aware checks.
+	Cluster validation.Cluster
+	// Strict turns the cluster-aware errors into denials.
+	Strict bool
+}
 
 var _ admission.Validator[*gwv1.ListenerSet] = Validator{}
 
 // ValidateCreate validates ls. On errors it returns a 422 Invalid status
 // error whose causes name each field; validation's warnings are returned as
 // admission warnings either way.
-func (Validator) ValidateCreate(ctx context.Context, ls *gwv1.ListenerSet) (admission.Warnings, error) {
+func (v Validator) ValidateCreate(ctx context.Context, ls *gwv1.ListenerSet) (admission.Warnings, error) {
 	ls = defaulted(ls)
 	errs, warnings := validation.ValidateListenerSet(ls)
+	errs, warnings = v.inCluster(ls, nil, errs, warnings)
 	return admission.Warnings(warnings), verdict(ctx, ls, errs, len(warnings))
 }
 
 // ValidateUpdate validates newLS against oldLS: errors the stored object
 // already had on an unchanged value are ratcheted into warnings by
 // validation.ValidateListenerSetUpdate, so old objects stay editable.
-func (Validator) ValidateUpdate(ctx context.Context, oldLS, newLS *gwv1.ListenerSet) (admission.Warnings, error) {
+func (v Validator) ValidateUpdate(ctx context.Context, oldLS, newLS *gwv1.ListenerSet) (admission.Warnings, error) {
 	newLS, oldLS = defaulted(newLS), defaulted(oldLS)
 	errs, warnings := validation.ValidateListenerSetUpdate(newLS, oldLS)
+	errs, warnings = v.inCluster(newLS, oldLS, errs, warnings)
 	return admission.Warnings(warnings), verdict(ctx, newLS, errs, len(warnings))
+}
+
+// inCluster appends the cluster-aware findings on ls (oldLS is the stored
+// object on update, nil on create) to the object's own errs and warnings:
+// errors first, as denials (Strict) or as warnings, then the warnings.
+func (v Validator) inCluster(ls, oldLS *gwv1.ListenerSet, errs field.ErrorList, warnings validation.Warnings) (field.ErrorList, validation.Warnings) {
+	if v.Cluster == nil {
+		return errs, warnings
+	}
+	var (
+		clusterErrs     field.ErrorList
+		clusterWarnings validation.Warnings
+	)
+	if v.Strict && oldLS != nil {
+		clusterErrs, clusterWarnings = validation.ValidateListenerSetUpdateInCluster(ls, oldLS, v.Cluster)
+	} else {
+		clusterErrs, clusterWarnings = validation.ValidateListenerSetInCluster(ls, v.Cluster)
+	}
+	if v.Strict {
+		return append(errs, clusterErrs...), append(warnings, clusterWarnings...)
+	}
+	warnings = append(warnings, validation.AsWarnings(clusterErrs)...)
+	return errs, append(warnings, clusterWarnings...)
 }
 
 // ValidateDelete allows every deletion: nothing about a ListenerSet being
@@ -147,10 +186,17 @@ func NewMutatingWebhook() *admission.Webhook {
 	return admission.WithDefaulter[*gwv1.ListenerSet](scheme, Defaulter{})
 }
 
-// NewValidatingWebhook returns the validating webhook (Validator) as an
-// http.Handler that speaks admission.k8s.io/v1 AdmissionReview.
+// NewValidatingWebhook returns the validating webhook (the zero Validator:
+// the object alone) as an http.Handler that speaks admission.k8s.io/v1
+// AdmissionReview.
 func NewValidatingWebhook() *admission.Webhook {
-	wh := admission.WithValidator[*gwv1.ListenerSet](scheme, Validator{})
+	return NewValidatingWebhookFor(Validator{})
+}
+
+// NewValidatingWebhookFor is NewValidatingWebhook with v, e.g. one with a
+// cluster view.
+func NewValidatingWebhookFor(v Validator) *admission.Webhook {
+	wh := admission.WithValidator[*gwv1.ListenerSet](scheme, v)
 	wh.Handler = allowDeletes(wh.Handler)
 	return wh
 }
@@ -175,8 +221,13 @@ func allowDeletes(next admission.Handler) admission.Handler {
 // _requests_in_flight). Tests use it with a server whose WebhookMux they serve
 // over httptest.
 func Register(srv ctrlwebhook.Server) {
+	RegisterWith(srv, Validator{})
+}
+
+// RegisterWith is Register with the validating webhook's Validator v.
+func RegisterWith(srv ctrlwebhook.Server, v Validator) {
 	srv.Register(MutatePath, withDeadline(NewMutatingWebhook(), RequestTimeout))
-	srv.Register(ValidatePath, withDeadline(NewValidatingWebhook(), RequestTimeout))
+	srv.Register(ValidatePath, withDeadline(NewValidatingWebhookFor(v), RequestTimeout))
 }
 
 // withDeadline sets read and write deadlines on the connection for this

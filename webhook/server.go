@@ -76,8 +76,11 @@ type Options struct {
 	// listenerset_webhook_denials_total, certificate reloads, Go runtime and
 	// process metrics. "" or "0" disables it.
 	MetricsBindAddress string
+	// Cluster configures the cluster-aware checks (off unless Enabled).
+	Cluster ClusterOptions
 	// Register puts the admission handlers on the webhook server; nil means
-	// Register (both webhooks). The load tool's floor server (test/load/floor)
+	// RegisterWith (both webhooks, the validating one with the cluster view
+	// when Cluster.Enabled). The load tool's floor server (test/load/floor)
 	// replaces them with a decode-and-allow handler, to measure this very
 	// server stack without the webhook's own work.
 	Register func(ctrlwebhook.Server)
@@ -120,6 +123,10 @@ func Run(ctx context.Context, opts Options) error {
 	if err != nil {
 		return err
 	}
+	validator, view, err := newValidator(opts.Cluster, log)
+	if err != nil {
+		return err
+	}
 	srv := ctrlwebhook.NewServer(ctrlwebhook.Options{
 		Host:    opts.Host,
 		Port:    opts.Port,
@@ -132,7 +139,7 @@ func Run(ctx context.Context, opts Options) error {
 	if opts.Register != nil {
 		opts.Register(srv)
 	} else {
-		Register(srv)
+		RegisterWith(srv, validator)
 	}
 
 	// Bind the auxiliary ports before serving anything, so that a taken port
@@ -152,6 +159,9 @@ func Run(ctx context.Context, opts Options) error {
 	g, gctx := errgroup.WithContext(ctx)
 	g.Go(func() error { return certs.Start(gctx) })
 	g.Go(func() error { return srv.Start(gctx) })
+	if view != nil {
+		g.Go(func() error { return view.Start(gctx) })
+	}
 	if healthLn != nil {
 		log.Info("Serving health probes", "address", healthLn.Addr().String(), "liveness", "/healthz", "readiness", "/readyz")
 		g.Go(func() error { return serve(gctx, healthLn, healthHandler(srv.StartedChecker())) })

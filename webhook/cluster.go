@@ -1,0 +1,395 @@
+package webhook
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/go-logr/logr"
+	"github.com/prometheus/client_golang/prometheus"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	"k8s.io/apimachinery/pkg/api/meta"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/apimachinery/pkg/util/wait"
+	"k8s.io/client-go/rest"
+	toolscache "k8s.io/client-go/tools/cache"
+	"sigs.k8s.io/controller-runtime/pkg/cache"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+	"sigs.k8s.io/controller-runtime/pkg/client/config"
+	"sigs.k8s.io/controller-runtime/pkg/metrics"
+	gwv1 "sigs.k8s.io/gateway-api/apis/v1"
+
+	"github.com/airlock/listenerset-webhook/validation"
+)
+
+// ClusterOptions configure the cluster-aware checks (Options.Cluster, the
+// serve command's --cluster-checks, --strict and --watch-secrets).
+type ClusterOptions struct {
+	// Enabled keeps a ClusterView and adds validation.ValidateListenerSetInCluster
+	// to every create and update: the parent Gateway, its allowedListeners,
+	// conflicts with its merged listener list, ReferenceGrants and (with
+	// WatchSecrets) the referenced Secrets. Until a kind's informer has
+	// synced, its checks are skipped: the webhook answers from the object
+	// alone and never waits for the cache.
+	Enabled bool
+	// Strict denies listener conflicts and certificateRefs no ReferenceGrant
+	// permits (422 with field paths); otherwise they are warnings. Needs Enabled.
+	Strict bool
+	// WatchSecrets also watches Secrets, as metadata only, to warn about a
+	// certificateRef to a Secret that does not exist. It needs list and watch
+	// on secrets in every namespace, so it is off unless asked for. Needs Enabled.
+	WatchSecrets bool
+	// RESTConfig reaches kube-apiserver; nil means controller-runtime's
+	// config.GetConfig() (--kubeconfig, $KUBECONFIG, in-cluster, ~/.kube).
+	RESTConfig *rest.Config
+}
+
+// check rejects options that would silently do nothing.
+func (o ClusterOptions) check() error {
+	if !o.Enabled && (o.Strict || o.WatchSecrets) {
+		return errors.New("strict mode and watching Secrets are part of the cluster-aware checks: enable them (--cluster-checks) too")
+	}
+	return nil
+}
+
+// ClusterSyncedMetric is the name of the gauge that says, per kind, whether
+// the cluster view's informer has synced (1) or not (0): until it has, the
+// checks that need that kind are skipped. A kind that stays at 0 usually
+// lacks RBAC (list/watch) or its CRD; the webhook's log says which.
+const ClusterSyncedMetric = "listenerset_webhook_cluster_view_synced"
+
+var clusterSynced = prometheus.NewGaugeVec(prometheus.GaugeOpts{
+	Name: ClusterSyncedMetric,
+	Help: "1 when the cluster view's informer of the kind has synced and the cluster-aware checks that need it run; 0 before.",
+}, []string{"kind"})
+
+func init() {
+	metrics.Registry.MustRegister(clusterSynced)
+}
+
+// Kinds of the cluster view, as its log lines and ClusterSyncedMetric name them.
+const (
+	KindGateway        = "Gateway"
+	KindListenerSet    = "ListenerSet"
+	KindReferenceGrant = "ReferenceGrant"
+	KindNamespace      = "Namespace"
+	KindSecret         = "Secret"
+)
+
+// ClusterView is the validation.Cluster of the server: read-only views of
+// Gateways, ListenerSets and ReferenceGrants (gateway.networking.k8s.io/v1),
+// and of Namespaces and, optionally, Secrets as metadata only, each kept by a
+// controller-runtime informer.
+//
+// Every method answers from memory and never blocks: a kind whose informer
+// has not synced (not started, still listing, forbidden by RBAC, CRD not
+// installed) is reported as unknown, and the rules that need it are skipped.
+//
+// Secrets are watched as metav1.PartialObjectMetadata (the API server sends
+// no data), and the cache keeps only their namespace, name, UID and
+// resourceVersion: annotations are dropped too, because
+// kubectl.kubernetes.io/last-applied-configuration holds a Secret applied
+// with kubectl in full, data included. Namespaces keep their labels only;
+// Gateways, ListenerSets and ReferenceGrants lose their managedFields and
+// last-applied annotation, which the rules never read.
+type ClusterView struct {
+	cache cache.Cache
+	log   logr.Logger
+
+	gateways, listenerSets, grants, namespaces, secrets *watchedKind
+	kinds                                               []*watchedKind
+
+	mu      sync.Mutex // guards stopped and the gauges against a late sync
+	stopped bool
+}
+
+var _ validation.Cluster = (*ClusterView)(nil)
+
+// watchedKind is one informer of the view.
+type watchedKind struct {
+	name string
+	obj  client.Object // the prototype GetInformer is asked for
+	// informer is set once the cache has created it; nil before.
+	informer atomic.Pointer[cache.Informer]
+}
+
+// synced tells, without blocking, whether the kind can be read.
+func (k *watchedKind) synced() bool {
+	if k == nil {
+		return false
+	}
+	inf := k.informer.Load()
+	return inf != nil && (*inf).HasSynced()
+}
+
+// clusterScheme knows the typed kinds of the view; Namespaces and Secrets are
+// read as PartialObjectMetadata, which needs no scheme.
+var clusterScheme = func() *runtime.Scheme {
+	s := runtime.NewScheme()
+	if err := gwv1.Install(s); err != nil {
+		panic(err)
+	}
+	return s
+}()
+
+func metadataOf(kind string) *metav1.PartialObjectMetadata {
+	return &metav1.PartialObjectMetadata{TypeMeta: metav1.TypeMeta{APIVersion: "v1", Kind: kind}}
+}
+
+// NewClusterView builds the view on cfg (nil: config.GetConfig()). Nothing is
+// listed or watched until Start; until then every method reports unknown.
+func NewClusterView(cfg *rest.Config, watchSecrets bool, log logr.Logger) (*ClusterView, error) {
+	if cfg == nil {
+		var err error
+		if cfg, err = config.GetConfig(); err != nil {
+			return nil, fmt.Errorf("cluster-aware checks need the Kubernetes API: %w", err)
+		}
+	}
+	v := &ClusterView{
+		log:          log,
+		gateways:     &watchedKind{name: KindGateway, obj: &gwv1.Gateway{}},
+		listenerSets: &watchedKind{name: KindListenerSet, obj: &gwv1.ListenerSet{}},
+		grants:       &watchedKind{name: KindReferenceGrant, obj: &gwv1.ReferenceGrant{}},
+		namespaces:   &watchedKind{name: KindNamespace, obj: metadataOf(KindNamespace)},
+	}
+	v.kinds = []*watchedKind{v.gateways, v.listenerSets, v.grants, v.namespaces}
+	byObject := map[client.Object]cache.ByObject{
+		v.namespaces.obj: {Transform: keepNamespaceLabels},
+	}
+	if watchSecrets {
+		v.secrets = &watchedKind{name: KindSecret, obj: metadataOf(KindSecret)}
+		v.kinds = append(v.kinds, v.secrets)
+		byObject[v.secrets.obj] = cache.ByObject{Transform: keepSecretIdentity}
+	}
+	c, err := cache.New(cfg, cache.Options{
+		Scheme:           clusterScheme,
+		ByObject:         byObject,
+		DefaultTransform: stripBookkeeping,
+		// Reads never create informers: the view has exactly the ones above.
+		ReaderFailOnMissingInformer: true,
+		DefaultWatchErrorHandler: func(_ context.Context, r *toolscache.Reflector, err error) {
+			log.Error(err, "Cluster view: list or watch failed; the checks that need this kind are skipped until it syncs",
+				"type", r.TypeDescription())
+		},
+	})
+	if err != nil {
+		return nil, fmt.Errorf("cluster view: %w", err)
+	}
+	v.cache = c
+	return v, nil
+}
+
+// Start runs the informers until ctx is cancelled, then returns nil. Each
+// kind's informer is created in the background and retried with backoff when
+// that fails (e.g. the Gateway API CRDs are not installed yet), so nothing
+// here can stop the webhook. A kind is logged, and its ClusterSyncedMetric
+// set to 1, once it has synced.
+func (v *ClusterView) Start(ctx context.Context) error {
+	for _, k := range v.kinds {
+		clusterSynced.WithLabelValues(k.name).Set(0)
+		go v.watch(ctx, k)
+	}
+	err := v.cache.Start(ctx)
+	v.mu.Lock()
+	v.stopped = true
+	for _, k := range v.kinds {
+		clusterSynced.WithLabelValues(k.name).Set(0)
+	}
+	v.mu.Unlock()
+	if err != nil && ctx.Err() == nil {
+		v.log.Error(err, "Cluster view stopped; the cluster-aware checks are skipped from now on")
+	}
+	return nil
+}
+
+// watch creates k's informer, retrying until it exists, and records when it
+// has synced. A goroutine stuck in a request that never returns (an API
+// server that accepts but never answers) is left behind on shutdown rather
+// than holding Start up.
+func (v *ClusterView) watch(ctx context.Context, k *watchedKind) {
+	backoff := wait.Backoff{Duration: time.Second, Factor: 2, Jitter: 0.1, Steps: 7, Cap: time.Minute}
+	for {
+		inf, err := v.cache.GetInformer(ctx, k.obj, cache.BlockUntilSynced(false))
+		if err == nil {
+			k.informer.Store(&inf)
+			break
+		}
+		if ctx.Err() != nil {
+			return
+		}
+		delay := backoff.Step()
+		v.log.Error(err, "Cluster view: cannot watch this kind yet; its checks are skipped meanwhile", "kind", k.name, "retryIn", delay.Round(time.Second))
+		select {
+		case <-ctx.Done():
+			return
+		case <-time.After(delay):
+		}
+	}
+	start := time.Now()
+	inf := *k.informer.Load()
+	if err := wait.PollUntilContextCancel(ctx, 100*time.Millisecond, true, func(context.Context) (bool, error) {
+		return inf.HasSynced(), nil
+	}); err != nil {
+		return
+	}
+	v.mu.Lock()
+	defer v.mu.Unlock()
+	if !v.stopped {
+		clusterSynced.WithLabelValues(k.name).Set(1)
+		v.log.Info("Cluster view synced; its checks are on", "kind", k.name, "after", time.Since(start).Round(time.Millisecond))
+	}
+}
+
+// Synced tells whether every kind of the view has synced.
+func (v *ClusterView) Synced() bool {
+	for _, k := range v.kinds {
+		if !k.synced() {
+			return false
+		}
+	}
+	return true
+}
+
+// get reads one object of a synced kind: found, or known=false on any error
+// but NotFound (which only a bug would cause once the kind has synced).
+func (v *ClusterView) get(k *watchedKind, namespace, name string, out client.Object) (found, known bool) {
+	if !k.synced() {
+		return false, false
+	}
+	err := v.cache.Get(context.Background(), client.ObjectKey{Namespace: namespace, Name: name}, out)
+	switch {
+	case err == nil:
+		return true, true
+	case apierrors.IsNotFound(err):
+		return false, true
+	default:
+		v.log.V(1).Info("Cluster view: read failed; check skipped", "kind", k.name, "error", err.Error())
+		return false, false
+	}
+}
+
+// Gateway implements validation.Cluster.
+func (v *ClusterView) Gateway(namespace, name string) (*gwv1.Gateway, bool) {
+	gw := &gwv1.Gateway{}
+	found, known := v.get(v.gateways, namespace, name, gw)
+	if !found {
+		return nil, known
+	}
+	return gw, true
+}
+
+// ListenerSets implements validation.Cluster. The objects are the cache's own
+// (no deep copy, since every admission reads them all): the rules only read.
+func (v *ClusterView) ListenerSets() ([]*gwv1.ListenerSet, bool) {
+	if !v.listenerSets.synced() {
+		return nil, false
+	}
+	list := &gwv1.ListenerSetList{}
+	if err := v.cache.List(context.Background(), list, client.UnsafeDisableDeepCopy); err != nil {
+		v.log.V(1).Info("Cluster view: list failed; check skipped", "kind", KindListenerSet, "error", err.Error())
+		return nil, false
+	}
+	sets := make([]*gwv1.ListenerSet, len(list.Items))
+	for i := range list.Items {
+		sets[i] = &list.Items[i]
+	}
+	return sets, true
+}
+
+// NamespaceLabels implements validation.Cluster.
+func (v *ClusterView) NamespaceLabels(name string) (map[string]string, bool) {
+	ns := metadataOf(KindNamespace)
+	found, known := v.get(v.namespaces, "", name, ns)
+	if !found {
+		return nil, known
+	}
+	return ns.Labels, true
+}
+
+// ReferenceGrants implements validation.Cluster.
+func (v *ClusterView) ReferenceGrants(namespace string) ([]*gwv1.ReferenceGrant, bool) {
+	if !v.grants.synced() {
+		return nil, false
+	}
+	list := &gwv1.ReferenceGrantList{}
+	if err := v.cache.List(context.Background(), list, client.InNamespace(namespace), client.UnsafeDisableDeepCopy); err != nil {
+		v.log.V(1).Info("Cluster view: list failed; check skipped", "kind", KindReferenceGrant, "error", err.Error())
+		return nil, false
+	}
+	grants := make([]*gwv1.ReferenceGrant, len(list.Items))
+	for i := range list.Items {
+		grants[i] = &list.Items[i]
+	}
+	return grants, true
+}
+
+// SecretExists implements validation.Cluster; without WatchSecrets it is
+// never known.
+func (v *ClusterView) SecretExists(namespace, name string) (bool, bool) {
+	return v.get(v.secrets, namespace, name, metadataOf(KindSecret))
+}
+
+// lastApplied is the annotation kubectl apply keeps the whole manifest in.
+const lastApplied = "kubectl.kubernetes.io/last-applied-configuration"
+
+// stripBookkeeping drops what the rules never read from Gateways,
+// ListenerSets and ReferenceGrants before they are cached: managedFields and
+// the last-applied manifest, often the larger part of an object.
+func stripBookkeeping(in any) (any, error) {
+	if obj, err := meta.Accessor(in); err == nil {
+		obj.SetManagedFields(nil)
+		if a := obj.GetAnnotations(); a[lastApplied] != "" {
+			delete(a, lastApplied)
+			obj.SetAnnotations(a)
+		}
+	}
+	return in, nil
+}
+
+// keepNamespaceLabels caches a Namespace's name and labels only.
+func keepNamespaceLabels(in any) (any, error) {
+	if m, ok := in.(*metav1.PartialObjectMetadata); ok {
+		return &metav1.PartialObjectMetadata{TypeMeta: m.TypeMeta, ObjectMeta: metav1.ObjectMeta{
+			Name: m.Name, UID: m.UID, ResourceVersion: m.ResourceVersion, Labels: m.Labels,
+		}}, nil
+	}
+	return in, nil
+}
+
+// keepSecretIdentity caches that a Secret exists and nothing else: no labels
+// and, above all, no annotations (a kubectl-applied Secret's last-applied
+// annotation carries its data).
+func keepSecretIdentity(in any) (any, error) {
+	if m, ok := in.(*metav1.PartialObjectMetadata); ok {
+		return &metav1.PartialObjectMetadata{TypeMeta: m.TypeMeta, ObjectMeta: metav1.ObjectMeta{
+			Namespace: m.Namespace, Name: m.Name, UID: m.UID, ResourceVersion: m.ResourceVersion,
+		}}, nil
+	}
+	return in, nil
+}
+
+// newValidator is the Validator Run serves: the zero one, or one with a
+// started-on-Run ClusterView (returned so Run can start it).
+func newValidator(opts ClusterOptions, log logr.Logger) (Validator, *ClusterView, error) {
+	if err := opts.check(); err != nil {
+		return Validator{}, nil, err
+	}
+	if !opts.Enabled {
+		return Validator{}, nil, nil
+	}
+	view, err := NewClusterView(opts.RESTConfig, opts.WatchSecrets, log.WithName("cluster-view"))
+	if err != nil {
+		return Validator{}, nil, err
+	}
+	kinds := make([]string, len(view.kinds))
+	for i, k := range view.kinds {
+		kinds[i] = k.name
+	}
+	log.Info("Cluster-aware checks on; each kind's checks start once its informer has synced",
+		"strict", opts.Strict, "kinds", kinds)
+	return Validator{Cluster: view, Strict: opts.Strict}, view, nil
+}
