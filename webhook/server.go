@@ -119,11 +119,11 @@ func Run(ctx context.Context, opts Options) error {
 		opts.CertDir = DefaultCertDir()
 	}
 
-	certs, err := newCertSource(ctx, opts, log)
+	validator, view, err := newValidator(opts.Cluster, log)
 	if err != nil {
 		return err
 	}
-	validator, view, err := newValidator(opts.Cluster, log)
+	certs, err := newCertSource(ctx, opts, log)
 	if err != nil {
 		return err
 	}

@@ -90,7 +90,16 @@ func serve(args []string, stderr io.Writer) int {
 		"self-bootstrapped: validity of the CA (replaced after two thirds)")
 	fs.DurationVar(&b.LeafDuration, "leaf-duration", webhook.DefaultLeafDuration,
 		"self-bootstrapped: validity of a serving certificate (renewed after two thirds)")
-	config.RegisterFlags(fs) // --kubeconfig, for self-bootstrapped outside a cluster
+	config.RegisterFlags(fs) // --kubeconfig, for self-bootstrapped and cluster checks outside a cluster
+	fs.BoolVar(&opts.Cluster.Enabled, "cluster-checks", false,
+		"also check each ListenerSet against the cluster (parent Gateway, its allowedListeners, conflicts with its "+
+			"merged listeners, ReferenceGrants) from a read-only cache, as warnings; needs the Kubernetes API and "+
+			"get/list/watch on gateways, listenersets, referencegrants and namespaces")
+	fs.BoolVar(&opts.Cluster.Strict, "strict", false,
+		"with --cluster-checks: deny listener conflicts and certificateRefs no ReferenceGrant permits instead of warning")
+	fs.BoolVar(&opts.Cluster.WatchSecrets, "watch-secrets", false,
+		"with --cluster-checks: warn about certificateRefs to missing Secrets (watches Secret metadata only, "+
+			"but needs list/watch on secrets in every namespace)")
 	fs.StringVar(&opts.HealthProbeBindAddress, "health-probe-bind-address", webhook.DefaultHealthProbeBindAddress,
 		`address serving /healthz and /readyz ("0" disables)`)
 	fs.StringVar(&opts.MetricsBindAddress, "metrics-bind-address", webhook.DefaultMetricsBindAddress,

@@ -118,6 +118,7 @@ func TestServeFlagsDocumentDefaults(t *testing.T) {
 		`-tls-min-version string`, `(default "1.2")`,
 		`-enable-http2`, `-cert-dir string`, `-host string`,
 		`-zap-log-level`, `-zap-devel`,
+		`-cluster-checks`, `-strict`, `-watch-secrets`, `-kubeconfig string`,
 	} {
 		assert.Contains(t, stderr.String(), want)
 	}
