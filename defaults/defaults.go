@@ -76,3 +76,37 @@ func allowedRoutes(ar *gwv1.AllowedRoutes) {
 		}
 	}
 }
+
+// Needed reports whether ListenerSet would change ls: whether a field it
+// defaults is unset. It reads only, so callers that must not change the
+// object they were given copy it only when needed (kube-apiserver's CRD
+// defaulting usually has set everything). The mutating webhook's
+// matchConditions (webhook.NeedsDefaultsExpression) say the same in CEL.
+func Needed(ls *gwv1.ListenerSet) bool {
+	if ref := &ls.Spec.ParentRef; ref.Group == nil || ref.Kind == nil {
+		return true
+	}
+	for i := range ls.Spec.Listeners {
+		l := &ls.Spec.Listeners[i]
+		if t := l.TLS; t != nil {
+			if t.Mode == nil {
+				return true
+			}
+			for j := range t.CertificateRefs {
+				if t.CertificateRefs[j].Group == nil || t.CertificateRefs[j].Kind == nil {
+					return true
+				}
+			}
+		}
+		ar := l.AllowedRoutes
+		if ar == nil || ar.Namespaces == nil || ar.Namespaces.From == nil {
+			return true
+		}
+		for k := range ar.Kinds {
+			if ar.Kinds[k].Group == nil {
+				return true
+			}
+		}
+	}
+	return false
+}
