@@ -137,9 +137,14 @@ func (Validator) ValidateDelete(context.Context, *gwv1.ListenerSet) (admission.W
 	return nil, nil
 }
 
-// defaulted returns a defaulted deep copy; the object in the request stays as
-// sent (a validating webhook must not change it anyway).
+// defaulted returns ls defaulted, as a copy when defaulting changes anything;
+// the object in the request stays as sent (a validating webhook must not
+// change it anyway). Objects from kube-apiserver come defaulted by the CRD,
+// so usually nothing is copied.
 func defaulted(ls *gwv1.ListenerSet) *gwv1.ListenerSet {
+	if !defaults.Needed(ls) {
+		return ls
+	}
 	ls = ls.DeepCopy()
 	defaults.ListenerSet(ls)
 	return ls
