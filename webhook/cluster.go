@@ -157,18 +157,18 @@ func NewClusterView(cfg *rest.Config, watchSecrets bool, log logr.Logger) (*Clus
 		namespaces:   &watchedKind{name: KindNamespace, obj: metadataOf(KindNamespace)},
 	}
 	v.kinds = []*watchedKind{v.gateways, v.listenerSets, v.grants, v.namespaces}
-	byObject := map[client.Object]cache.ByObject{
-		v.namespaces.obj: {Transform: keepNamespaceLabels},
-	}
 	if watchSecrets {
 		v.secrets = &watchedKind{name: KindSecret, obj: metadataOf(KindSecret)}
 		v.kinds = append(v.kinds, v.secrets)
-		byObject[v.secrets.obj] = cache.ByObject{Transform: keepSecretIdentity}
 	}
 	c, err := cache.New(cfg, cache.Options{
-		Scheme:           clusterScheme,
-		ByObject:         byObject,
-		DefaultTransform: stripBookkeeping,
+		Scheme: clusterScheme,
+		// One transform for all kinds rather than ByObject: with ByObject,
+		// cache.New asks the API server's discovery whether each kind is
+		// namespaced, so an API server that is down or slow would fail or
+		// hold up the webhook's start. Without it nothing here does I/O
+		// before Start.
+		DefaultTransform: transform,
 		// Reads never create informers: the view has exactly the ones above.
 		ReaderFailOnMissingInformer: true,
 		DefaultWatchErrorHandler: func(_ context.Context, r *toolscache.Reflector, err error) {
@@ -336,10 +336,22 @@ func (v *ClusterView) SecretExists(namespace, name string) (bool, bool) {
 // lastApplied is the annotation kubectl apply keeps the whole manifest in.
 const lastApplied = "kubectl.kubernetes.io/last-applied-configuration"
 
+// transform trims each object before it is cached. The view's metadata-only
+// kinds are Namespaces (cluster-scoped) and Secrets (namespaced).
+func transform(in any) (any, error) {
+	if m, ok := in.(*metav1.PartialObjectMetadata); ok {
+		if m.Namespace == "" {
+			return keepNamespaceLabels(m), nil
+		}
+		return keepSecretIdentity(m), nil
+	}
+	return stripBookkeeping(in), nil
+}
+
 // stripBookkeeping drops what the rules never read from Gateways,
 // ListenerSets and ReferenceGrants before they are cached: managedFields and
 // the last-applied manifest, often the larger part of an object.
-func stripBookkeeping(in any) (any, error) {
+func stripBookkeeping(in any) any {
 	if obj, err := meta.Accessor(in); err == nil {
 		obj.SetManagedFields(nil)
 		if a := obj.GetAnnotations(); a[lastApplied] != "" {
@@ -347,29 +359,23 @@ func stripBookkeeping(in any) (any, error) {
 			obj.SetAnnotations(a)
 		}
 	}
-	return in, nil
+	return in
 }
 
 // keepNamespaceLabels caches a Namespace's name and labels only.
-func keepNamespaceLabels(in any) (any, error) {
-	if m, ok := in.(*metav1.PartialObjectMetadata); ok {
-		return &metav1.PartialObjectMetadata{TypeMeta: m.TypeMeta, ObjectMeta: metav1.ObjectMeta{
-			Name: m.Name, UID: m.UID, ResourceVersion: m.ResourceVersion, Labels: m.Labels,
-		}}, nil
-	}
-	return in, nil
+func keepNamespaceLabels(m *metav1.PartialObjectMetadata) *metav1.PartialObjectMetadata {
+	return &metav1.PartialObjectMetadata{TypeMeta: m.TypeMeta, ObjectMeta: metav1.ObjectMeta{
+		Name: m.Name, UID: m.UID, ResourceVersion: m.ResourceVersion, Labels: m.Labels,
+	}}
 }
 
 // keepSecretIdentity caches that a Secret exists and nothing else: no labels
 // and, above all, no annotations (a kubectl-applied Secret's last-applied
 // annotation carries its data).
-func keepSecretIdentity(in any) (any, error) {
-	if m, ok := in.(*metav1.PartialObjectMetadata); ok {
-		return &metav1.PartialObjectMetadata{TypeMeta: m.TypeMeta, ObjectMeta: metav1.ObjectMeta{
-			Namespace: m.Namespace, Name: m.Name, UID: m.UID, ResourceVersion: m.ResourceVersion,
-		}}, nil
-	}
-	return in, nil
+func keepSecretIdentity(m *metav1.PartialObjectMetadata) *metav1.PartialObjectMetadata {
+	return &metav1.PartialObjectMetadata{TypeMeta: m.TypeMeta, ObjectMeta: metav1.ObjectMeta{
+		Namespace: m.Namespace, Name: m.Name, UID: m.UID, ResourceVersion: m.ResourceVersion,
+	}}
 }
 
 // newValidator is the Validator Run serves: the zero one, or one with a
