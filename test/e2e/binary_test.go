@@ -15,12 +15,14 @@ import (
 // binaryWebhook runs the built cmd/listenerset-webhook as its own process,
 // as a Pod would: `listenerset-webhook serve --port ... --cert-dir ...`.
 type binaryWebhook struct {
-	path  string
-	args  []string
-	caPEM []byte
-	port  int
-	cmd   *exec.Cmd
-	done  chan error
+	path    string
+	args    []string
+	cluster []string // the flags of UseClusterChecks
+	metrics int
+	caPEM   []byte
+	port    int
+	cmd     *exec.Cmd
+	done    chan error
 }
 
 func newBinaryWebhook(ctx context.Context, root string, port int, cert *localcluster.ServingCert) (*binaryWebhook, error) {
@@ -52,13 +54,31 @@ func newBinaryWebhook(ctx context.Context, root string, port int, cert *localclu
 			fmt.Sprintf("--health-probe-bind-address=127.0.0.1:%d", health),
 			fmt.Sprintf("--metrics-bind-address=127.0.0.1:%d", metrics),
 		},
-		caPEM: cert.CAPEM,
-		port:  port,
+		caPEM:   cert.CAPEM,
+		port:    port,
+		metrics: metrics,
 	}, nil
 }
 
+func (w *binaryWebhook) UseClusterChecks(c clusterChecks) {
+	w.cluster = nil
+	if c.enabled {
+		w.cluster = []string{"--cluster-checks", "--kubeconfig=" + cluster.KubeconfigPath}
+	}
+	if c.strict {
+		w.cluster = append(w.cluster, "--strict")
+	}
+	if c.secrets {
+		w.cluster = append(w.cluster, "--watch-secrets")
+	}
+}
+
+func (w *binaryWebhook) MetricsURL() string {
+	return fmt.Sprintf("http://127.0.0.1:%d/metrics", w.metrics)
+}
+
 func (w *binaryWebhook) Start(ctx context.Context) error {
-	w.cmd = exec.Command(w.path, w.args...)
+	w.cmd = exec.Command(w.path, append(w.args[:len(w.args):len(w.args)], w.cluster...)...)
 	w.cmd.Stdout, w.cmd.Stderr = logWriter(), logWriter()
 	if err := w.cmd.Start(); err != nil {
 		return err

@@ -135,7 +135,16 @@ func requireCluster(t *testing.T) {
 type webhookServer interface {
 	Start(ctx context.Context) error
 	Stop() error
+	// UseClusterChecks sets the cluster-aware checks of the next Start
+	// (the zero value: none, as the suite starts).
+	UseClusterChecks(c clusterChecks)
+	// MetricsURL is the webhook's /metrics.
+	MetricsURL() string
 }
+
+// clusterChecks are the serve command's --cluster-checks, --strict and
+// --watch-secrets.
+type clusterChecks struct{ enabled, strict, secrets bool }
 
 // inProcessWebhook runs webhook.Run in this process.
 type inProcessWebhook struct {
@@ -164,6 +173,14 @@ func newInProcessWebhook(port int, cert *localcluster.ServingCert) (*inProcessWe
 		},
 		caPEM: cert.CAPEM,
 	}, nil
+}
+
+func (w *inProcessWebhook) UseClusterChecks(c clusterChecks) {
+	w.opts.Cluster = webhook.ClusterOptions{Enabled: c.enabled, Strict: c.strict, WatchSecrets: c.secrets, RESTConfig: cluster.Config}
+}
+
+func (w *inProcessWebhook) MetricsURL() string {
+	return "http://" + w.opts.MetricsBindAddress + "/metrics"
 }
 
 func (w *inProcessWebhook) Start(ctx context.Context) error {
