@@ -107,9 +107,15 @@ func (in *caInjector) Run(ctx context.Context, auth cmtls.Authority) error {
 			if ctx.Err() != nil {
 				return nil
 			}
-			if errors.Is(err, errNoCAYet) {
+			switch {
+			case errors.Is(err, errNoCAYet):
 				in.log.V(1).Info("Waiting for the CA Secret", "secret", in.secretNS+"/"+in.secretName)
-			} else {
+			case apierrors.IsConflict(err):
+				// Another replica wrote first: read again at once.
+				in.log.V(1).Info("Configuration changed meanwhile; syncing again", "error", err.Error())
+				timer.Reset(0)
+				continue
+			default:
 				in.log.Error(err, "Keeping the caBundle current failed; retrying", "in", backoff)
 			}
 			next, backoff = backoff, min(2*backoff, injectBackoffMax)

@@ -1,0 +1,446 @@
+package chart
+
+import (
+	"context"
+	"crypto/tls"
+	"crypto/x509"
+	"errors"
+	"fmt"
+	"io"
+	"net"
+	"net/http"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"regexp"
+	"strconv"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/require"
+	appsv1 "k8s.io/api/apps/v1"
+	authorizationv1 "k8s.io/api/authorization/v1"
+	corev1 "k8s.io/api/core/v1"
+	discoveryv1 "k8s.io/api/discovery/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/utils/ptr"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+	"sigs.k8s.io/controller-runtime/pkg/envtest"
+
+	"github.com/airlock/listenerset-webhook/test/localcluster"
+)
+
+var (
+	binaryOnce sync.Once
+	binaryPath string
+	binaryErr  error
+)
+
+// webhookBinary builds cmd/listenerset-webhook once for the package.
+func webhookBinary(t testing.TB) string {
+	t.Helper()
+	binaryOnce.Do(func() {
+		dir, err := os.MkdirTemp("", "chart-test-bin-")
+		if err != nil {
+			binaryErr = err
+			return
+		}
+		binaryPath = filepath.Join(dir, "listenerset-webhook")
+		cmd := exec.Command("go", "build", "-o", binaryPath, "./cmd/listenerset-webhook")
+		cmd.Dir = root
+		if out, err := cmd.CombinedOutput(); err != nil {
+			binaryErr = fmt.Errorf("building cmd/listenerset-webhook: %v\n%s", err, out)
+		}
+	})
+	if binaryErr != nil {
+		t.Fatal(binaryErr)
+	}
+	return binaryPath
+}
+
+// hostIP is an address of this machine that an EndpointSlice may hold
+// (kube-apiserver refuses loopback and link-local endpoints) and that the
+// webhook processes listen on.
+func hostIP(t testing.TB) net.IP {
+	t.Helper()
+	addrs, err := net.InterfaceAddrs()
+	require.NoError(t, err)
+	var v6 net.IP
+	for _, a := range addrs {
+		n, ok := a.(*net.IPNet)
+		if !ok || n.IP.IsLoopback() || n.IP.IsLinkLocalUnicast() || n.IP.IsMulticast() || n.IP.IsUnspecified() {
+			continue
+		}
+		if n.IP.To4() != nil {
+			return n.IP
+		}
+		if v6 == nil {
+			v6 = n.IP
+		}
+	}
+	if v6 != nil {
+		return v6
+	}
+	t.Fatalf("no non-loopback address on this machine for an EndpointSlice (have %v)", addrs)
+	return nil
+}
+
+// release is a helm release installed into the test cluster.
+type helmRelease struct {
+	name, ns   string
+	kubeconfig string
+}
+
+// installChart runs `helm install` of the chart into the cluster.
+func installChart(ctx context.Context, t testing.TB, c *localcluster.Cluster, name, ns string, args ...string) *helmRelease {
+	t.Helper()
+	out, err := runHelm(ctx, t, c.KubeconfigPath,
+		append([]string{"install", name, chartPath, "--namespace", ns, "--create-namespace"}, args...)...)
+	require.NoError(t, err, out)
+	return &helmRelease{name: name, ns: ns, kubeconfig: c.KubeconfigPath}
+}
+
+func (r *helmRelease) helm(ctx context.Context, t testing.TB, args ...string) string {
+	t.Helper()
+	out, err := runHelm(ctx, t, r.kubeconfig, append(args, "--namespace", r.ns)...)
+	require.NoError(t, err, out)
+	return out
+}
+
+// fullname is what the chart calls the release's objects.
+func (r *helmRelease) fullname() string { return r.name + "-listenerset-webhook" }
+
+// serverName is the name kube-apiserver verifies: <svc>.<ns>.svc.
+func (r *helmRelease) serverName() string { return r.fullname() + "." + r.ns + ".svc" }
+
+// deployment reads the release's Deployment as installed.
+func (r *helmRelease) deployment(ctx context.Context, t testing.TB, c client.Client) *appsv1.Deployment {
+	t.Helper()
+	d := &appsv1.Deployment{}
+	require.NoError(t, c.Get(ctx, client.ObjectKey{Namespace: r.ns, Name: r.fullname()}, d))
+	return d
+}
+
+// serviceAccountKubeconfig is a kubeconfig that authenticates as the pods'
+// ServiceAccount would (its user name and groups, by client certificate), so
+// the webhook gets exactly the chart's RBAC.
+func serviceAccountKubeconfig(t testing.TB, c *localcluster.Cluster, ns, sa string) string {
+	t.Helper()
+	user, err := c.Env.AddUser(envtest.User{
+		Name:   "system:serviceaccount:" + ns + ":" + sa,
+		Groups: []string{"system:serviceaccounts", "system:serviceaccounts:" + ns, "system:authenticated"},
+	}, nil)
+	require.NoError(t, err)
+	kc, err := user.KubeConfig()
+	require.NoError(t, err)
+	path := filepath.Join(t.TempDir(), "sa-kubeconfig")
+	require.NoError(t, os.WriteFile(path, kc, 0o600))
+	return path
+}
+
+// replica is one webhook process, started with a Deployment's container
+// args plus the overrides a pod would not need (ports of this machine).
+type replica struct {
+	name        string
+	bin         string
+	args        []string
+	env         []string
+	port        int
+	health      string // 127.0.0.1:port
+	metrics     string
+	cmd         *exec.Cmd
+	done        chan error
+	exitedEarly atomic.Bool
+}
+
+func newReplica(t testing.TB, name string, podArgs []string, extra ...string) *replica {
+	t.Helper()
+	port, err := localcluster.FreePort()
+	require.NoError(t, err)
+	h, err := localcluster.FreePort()
+	require.NoError(t, err)
+	m, err := localcluster.FreePort()
+	require.NoError(t, err)
+	r := &replica{
+		name: name, bin: webhookBinary(t), port: port,
+		health:  fmt.Sprintf("127.0.0.1:%d", h),
+		metrics: fmt.Sprintf("127.0.0.1:%d", m),
+		// HOME without a kubeconfig: the process reaches the API only if
+		// given --kubeconfig.
+		env: []string{"HOME=" + t.TempDir(), "PATH=" + os.Getenv("PATH")},
+	}
+	// Later flags win: the pod's own args first, then this machine's ports.
+	r.args = append(append([]string{}, podArgs...),
+		fmt.Sprintf("--port=%d", port),
+		"--health-probe-bind-address="+r.health,
+		"--metrics-bind-address="+r.metrics,
+		"--zap-log-level=1",
+	)
+	r.args = append(r.args, extra...)
+	t.Cleanup(func() { r.stop(t) })
+	return r
+}
+
+func (r *replica) start(t testing.TB) {
+	t.Helper()
+	r.cmd = exec.Command(r.bin, r.args...)
+	r.cmd.Env = r.env
+	w := prefixWriter(logWriter(), "["+r.name+"] ")
+	r.cmd.Stdout, r.cmd.Stderr = w, w
+	require.NoError(t, r.cmd.Start())
+	r.done = make(chan error, 1)
+	go func() { r.done <- r.cmd.Wait() }()
+}
+
+// waitReady waits for /readyz, which the webhook answers 200 once its TLS
+// listener serves a certificate.
+func (r *replica) waitReady(t testing.TB, timeout time.Duration) {
+	t.Helper()
+	deadline := time.Now().Add(timeout)
+	for {
+		select {
+		case err := <-r.done:
+			r.done <- err
+			t.Fatalf("%s exited: %v (CHART_TEST_LOGS=1 shows its log)", r.name, err)
+		default:
+		}
+		resp, err := http.Get("http://" + r.health + "/readyz")
+		if err == nil {
+			resp.Body.Close()
+			if resp.StatusCode == http.StatusOK {
+				return
+			}
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("%s not ready after %s (CHART_TEST_LOGS=1 shows its log)", r.name, timeout)
+		}
+		time.Sleep(100 * time.Millisecond)
+	}
+}
+
+// stop sends SIGTERM, as the kubelet does, and waits.
+func (r *replica) stop(t testing.TB) {
+	t.Helper()
+	if r.cmd == nil {
+		return
+	}
+	cmd := r.cmd
+	r.cmd = nil
+	_ = cmd.Process.Signal(syscall.SIGTERM)
+	select {
+	case <-r.done:
+	case <-time.After(70 * time.Second):
+		_ = cmd.Process.Kill()
+		<-r.done
+		t.Errorf("%s (pid %d) ignored SIGTERM; killed", r.name, cmd.Process.Pid)
+	}
+}
+
+// servedCert dials the replica directly as kube-apiserver would (server name
+// serverName, roots) and returns the leaf, or the handshake error.
+func (r *replica) servedCert(serverName string, roots *x509.CertPool) (*x509.Certificate, error) {
+	d := tls.Dialer{Config: &tls.Config{ServerName: serverName, RootCAs: roots, MinVersion: tls.VersionTLS12}}
+	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+	defer cancel()
+	conn, err := d.DialContext(ctx, "tcp", fmt.Sprintf("127.0.0.1:%d", r.port))
+	if err != nil {
+		return nil, err
+	}
+	defer conn.Close()
+	return conn.(*tls.Conn).ConnectionState().PeerCertificates[0], nil
+}
+
+var requestsMetric = regexp.MustCompile(`(?m)^controller_runtime_webhook_requests_total\{code="200",webhook="([^"]+)"\} (\d+)`)
+
+// requests is how many requests the replica answered with 200, per path.
+func (r *replica) requests(t testing.TB) map[string]int {
+	t.Helper()
+	resp, err := http.Get("http://" + r.metrics + "/metrics")
+	require.NoError(t, err)
+	defer resp.Body.Close()
+	body, err := io.ReadAll(resp.Body)
+	require.NoError(t, err)
+	got := map[string]int{}
+	for _, m := range requestsMetric.FindAllStringSubmatch(string(body), -1) {
+		n, _ := strconv.Atoi(m[2])
+		got[m[1]] = n
+	}
+	return got
+}
+
+// endpointSlice puts a ready replica behind the release's Service, as the
+// EndpointSlice controller does for a ready pod: kube-apiserver then sends
+// webhook calls for the Service's https port to ip:replica.port.
+func endpointSlice(ctx context.Context, t testing.TB, c client.Client, rel *helmRelease, r *replica, ip net.IP) *discoveryv1.EndpointSlice {
+	t.Helper()
+	addrType := discoveryv1.AddressTypeIPv4
+	if ip.To4() == nil {
+		addrType = discoveryv1.AddressTypeIPv6
+	}
+	s := &discoveryv1.EndpointSlice{
+		ObjectMeta: metav1.ObjectMeta{
+			Name: rel.fullname() + "-" + r.name, Namespace: rel.ns,
+			Labels: map[string]string{
+				discoveryv1.LabelServiceName: rel.fullname(),
+				discoveryv1.LabelManagedBy:   "chart-test",
+			},
+		},
+		AddressType: addrType,
+		Endpoints: []discoveryv1.Endpoint{{
+			Addresses:  []string{ip.String()},
+			Conditions: discoveryv1.EndpointConditions{Ready: ptr.To(true)},
+		}},
+		Ports: []discoveryv1.EndpointPort{{
+			Name: ptr.To("https"), Port: ptr.To(int32(r.port)), Protocol: ptr.To(corev1.ProtocolTCP),
+		}},
+	}
+	require.NoError(t, c.Create(ctx, s))
+	return s
+}
+
+// listenerSet is a ListenerSet in ns; valid or (protocol TCP) rejected by the
+// validating webhook only.
+func listenerSet(ns, name string, valid bool) *unstructured.Unstructured {
+	protocol := "HTTP"
+	if !valid {
+		protocol = "TCP"
+	}
+	return &unstructured.Unstructured{Object: map[string]any{
+		"apiVersion": "gateway.networking.k8s.io/v1",
+		"kind":       "ListenerSet",
+		"metadata":   map[string]any{"name": name, "namespace": ns},
+		"spec": map[string]any{
+			"parentRef": map[string]any{"name": "gw"},
+			"listeners": []any{map[string]any{"name": "web", "protocol": protocol, "port": int64(8080)}},
+		},
+	}}
+}
+
+var denied = fmt.Sprintf("admission webhook %q denied the request", localcluster.ValidatingWebhookName)
+
+// checkAdmission sends one valid and one invalid ListenerSet (server-side
+// dry-run) and says what went wrong, if anything: the valid one must be
+// admitted (both webhooks answered), the invalid one denied by the webhook.
+func checkAdmission(ctx context.Context, c client.Client, ns string, i int) error {
+	err := c.Create(ctx, listenerSet(ns, fmt.Sprintf("ok-%d", i), true), client.DryRunAll)
+	if err != nil {
+		return fmt.Errorf("valid ListenerSet: %w", err)
+	}
+	err = c.Create(ctx, listenerSet(ns, fmt.Sprintf("bad-%d", i), false), client.DryRunAll)
+	switch {
+	case err == nil:
+		return errors.New("invalid ListenerSet admitted")
+	case !strings.Contains(err.Error(), denied) || !strings.Contains(err.Error(), "spec.listeners[0].protocol"):
+		return fmt.Errorf("invalid ListenerSet: %w", err)
+	}
+	return nil
+}
+
+// load sends checkAdmission pairs from workers goroutines until stopped.
+type load struct {
+	cancel context.CancelFunc
+	wg     sync.WaitGroup
+	ok     atomic.Int64
+	mu     sync.Mutex
+	errs   []string
+}
+
+func startLoad(c client.Client, ns string, workers int) *load {
+	ctx, cancel := context.WithCancel(context.Background())
+	l := &load{cancel: cancel}
+	for w := range workers {
+		l.wg.Add(1)
+		go func() {
+			defer l.wg.Done()
+			for i := 0; ctx.Err() == nil; i++ {
+				err := checkAdmission(ctx, c, ns, w*1_000_000+i)
+				if ctx.Err() != nil {
+					return
+				}
+				if err != nil {
+					l.mu.Lock()
+					l.errs = append(l.errs, time.Now().Format("15:04:05.000")+" "+err.Error())
+					l.mu.Unlock()
+				} else {
+					l.ok.Add(1)
+				}
+				time.Sleep(20 * time.Millisecond)
+			}
+		}()
+	}
+	return l
+}
+
+// stop ends the load and returns the pairs that passed and the failures.
+func (l *load) stop() (int64, []string) {
+	l.cancel()
+	l.wg.Wait()
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.ok.Load(), l.errs
+}
+
+// canI asks kube-apiserver whether user may do verb on resource/name.
+func canI(ctx context.Context, t testing.TB, c client.Client, user string, groups []string, attrs authorizationv1.ResourceAttributes) bool {
+	t.Helper()
+	sar := &authorizationv1.SubjectAccessReview{Spec: authorizationv1.SubjectAccessReviewSpec{
+		User: user, Groups: groups, ResourceAttributes: &attrs,
+	}}
+	require.NoError(t, c.Create(ctx, sar))
+	return sar.Status.Allowed
+}
+
+// ensureLabelledNamespace creates ns with labels (the releases under test
+// only see namespaces labelled for them).
+func ensureLabelledNamespace(ctx context.Context, t testing.TB, c client.Client, ns string, labels map[string]string) {
+	t.Helper()
+	err := c.Create(ctx, &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: ns, Labels: labels}})
+	if err != nil && !apierrors.IsAlreadyExists(err) {
+		t.Fatal(err)
+	}
+}
+
+// eventually polls cond every 100ms until it returns nil or timeout passes.
+func eventually(t testing.TB, timeout time.Duration, what string, cond func() error) {
+	t.Helper()
+	deadline := time.Now().Add(timeout)
+	for {
+		err := cond()
+		if err == nil {
+			return
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("%s: not within %s: %v", what, timeout, err)
+		}
+		time.Sleep(100 * time.Millisecond)
+	}
+}
+
+func pool(certs ...*x509.Certificate) *x509.CertPool {
+	p := x509.NewCertPool()
+	for _, c := range certs {
+		p.AddCert(c)
+	}
+	return p
+}
+
+// prefixWriter prefixes each write (log line) with p.
+func prefixWriter(w io.Writer, p string) io.Writer {
+	if w == io.Discard {
+		return w
+	}
+	return writerFunc(func(b []byte) (int, error) {
+		_, err := fmt.Fprintf(w, "%s%s", p, b)
+		return len(b), err
+	})
+}
+
+type writerFunc func([]byte) (int, error)
+
+func (f writerFunc) Write(b []byte) (int, error) { return f(b) }
