@@ -10,6 +10,7 @@ import (
 
 	"github.com/go-logr/logr"
 	"github.com/prometheus/client_golang/prometheus"
+	rbacv1 "k8s.io/api/rbac/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -398,4 +399,21 @@ func newValidator(opts ClusterOptions, log logr.Logger) (Validator, *ClusterView
 	log.Info("Cluster-aware checks on; each kind's checks start once its informer has synced",
 		"strict", opts.Strict, "kinds", kinds)
 	return Validator{Cluster: view, Strict: opts.Strict}, view, nil
+}
+
+// ClusterRBACRules are the permissions the cluster view needs, and all it
+// needs: get, list and watch on its Gateway API kinds and on namespaces, and
+// with watchSecrets list and watch on secrets (metadata only is read, but
+// RBAC has no metadata-only permission). The Helm chart's ClusterRole carries
+// the same rules (test/chart holds it to them), and the end-to-end tests run
+// a view with exactly these.
+func ClusterRBACRules(watchSecrets bool) []rbacv1.PolicyRule {
+	rules := []rbacv1.PolicyRule{
+		{APIGroups: []string{gwv1.GroupName}, Resources: []string{"gateways", "listenersets", "referencegrants"}, Verbs: []string{"get", "list", "watch"}},
+		{APIGroups: []string{""}, Resources: []string{"namespaces"}, Verbs: []string{"get", "list", "watch"}},
+	}
+	if watchSecrets {
+		rules = append(rules, rbacv1.PolicyRule{APIGroups: []string{""}, Resources: []string{"secrets"}, Verbs: []string{"list", "watch"}})
+	}
+	return rules
 }

@@ -434,19 +434,17 @@ func TestClusterView(t *testing.T) {
 	waitFor(t, "the new Secret in the view", func() bool { exists, _ := view.SecretExists(teamA, "late-secret"); return exists })
 }
 
-// TestClusterViewRBAC: the view needs no more than get, list and watch on
-// gateways, listenersets, referencegrants and namespaces, plus list and watch
-// on secrets for --watch-secrets; without the latter, every other kind still
-// syncs and Secrets stay unknown (their check is skipped, nothing fails).
+// TestClusterViewRBAC: the view needs no more than webhook.ClusterRBACRules:
+// get, list and watch on gateways, listenersets, referencegrants and
+// namespaces, plus list and watch on secrets for --watch-secrets; without
+// the latter, every other kind still syncs and Secrets stay unknown (their
+// check is skipped, nothing fails).
 func TestClusterViewRBAC(t *testing.T) {
 	requireCluster(t)
 	applyClusterFixtures(t)
 	ctx := context.Background()
-	base := []rbacv1.PolicyRule{
-		{APIGroups: []string{"gateway.networking.k8s.io"}, Resources: []string{"gateways", "listenersets", "referencegrants"}, Verbs: []string{"get", "list", "watch"}},
-		{APIGroups: []string{""}, Resources: []string{"namespaces"}, Verbs: []string{"get", "list", "watch"}},
-	}
-	secrets := rbacv1.PolicyRule{APIGroups: []string{""}, Resources: []string{"secrets"}, Verbs: []string{"list", "watch"}}
+	// The chart's ClusterRole has these very rules (test/chart).
+	base, withSecrets := webhook.ClusterRBACRules(false), webhook.ClusterRBACRules(true)
 	as := func(user string, rules []rbacv1.PolicyRule) *rest.Config {
 		role := &rbacv1.ClusterRole{ObjectMeta: metav1.ObjectMeta{Name: user}, Rules: rules}
 		binding := &rbacv1.ClusterRoleBinding{
@@ -482,7 +480,7 @@ func TestClusterViewRBAC(t *testing.T) {
 		t.Error("Secrets known without list/watch on secrets")
 	}
 
-	view = startView(t, as("e2e-view-secrets", append(base, secrets)), true)
+	view = startView(t, as("e2e-view-secrets", withSecrets), true)
 	waitFor(t, "the view with Secrets to sync on list/watch of secrets", view.Synced)
 	if exists, known := view.SecretExists(teamA, "present"); !exists || !known {
 		t.Errorf("SecretExists(present) = %v, %v", exists, known)
