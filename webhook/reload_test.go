@@ -1,0 +1,215 @@
+package webhook_test
+
+import (
+	"bytes"
+	"crypto/tls"
+	"crypto/x509"
+	"crypto/x509/pkix"
+	"encoding/json"
+	"fmt"
+	"math/big"
+	"net"
+	"net/http"
+	"os"
+	"path/filepath"
+	"sync"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/cert-manager/cert-manager/pkg/util/pki"
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+	admissionv1 "k8s.io/api/admission/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/runtime"
+
+	"github.com/airlock/listenerset-webhook/webhook"
+)
+
+// TestCertificateReloadUnderLoad replaces tls.crt/tls.key in the cert dir
+// again and again while clients keep posting AdmissionReviews over new TLS
+// connections that verify the server against the (unchanged) CA, as
+// kube-apiserver does after a cert-manager renewal: no request fails, and the
+// new certificates are served without a restart. Three ways of replacing the
+// files: rename into place (each file atomic, the pair not), plain
+// overwrite (a reader may see a half-written file), and the key and
+// certificate a moment apart (a mismatched pair in between). In each case
+// the watcher keeps the last pair that loads.
+func TestCertificateReloadUnderLoad(t *testing.T) {
+	ca := newReloadCA(t)
+	dir := filepath.Join(t.TempDir(), "certs")
+	require.NoError(t, os.MkdirAll(dir, 0o700))
+	writePair(t, dir, ca.issue(t), writeRename)
+	r := start(t, webhook.Options{CertDir: dir})
+	roots := x509.NewCertPool()
+	roots.AddCert(ca.cert)
+
+	body := admissionReviewBody(t)
+	var ok, failed atomic.Int64
+	var mu sync.Mutex
+	var failures []string
+	seen := sync.Map{} // serials served
+	stop := make(chan struct{})
+	var wg sync.WaitGroup
+	for range 4 {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			// A new connection per request: every handshake asks for the
+			// current certificate.
+			client := &http.Client{Timeout: 10 * time.Second, Transport: &http.Transport{
+				DisableKeepAlives: true,
+				TLSClientConfig:   &tls.Config{RootCAs: roots, ServerName: "127.0.0.1"},
+			}}
+			for {
+				select {
+				case <-stop:
+					return
+				default:
+				}
+				serial, err := postReview(client, "https://"+r.addr+webhook.ValidatePath, body)
+				if err != nil {
+					failed.Add(1)
+					mu.Lock()
+					failures = append(failures, err.Error())
+					mu.Unlock()
+					continue
+				}
+				ok.Add(1)
+				seen.Store(serial, true)
+			}
+		}()
+	}
+
+	const rounds = 5
+	var wantSerials []string
+	for _, how := range []writeMode{writeRename, writeInPlace, writeKeyFirstSlowly} {
+		for range rounds {
+			time.Sleep(150 * time.Millisecond)
+			pair := ca.issue(t)
+			writePair(t, dir, pair, how)
+			wantSerials = append(wantSerials, pair.serial)
+			// Each pair must be served before the next one replaces it.
+			require.Eventually(t, func() bool { _, ok := seen.Load(pair.serial); return ok }, 15*time.Second, 20*time.Millisecond,
+				"certificate %s (%s) never served", pair.serial, how)
+		}
+	}
+	close(stop)
+	wg.Wait()
+	t.Logf("%d AdmissionReviews over new TLS connections while the certificate was replaced %d times; %d failed",
+		ok.Load(), len(wantSerials), failed.Load())
+	assert.Zero(t, failed.Load(), "failures: %v", failures)
+	assert.Greater(t, ok.Load(), int64(100))
+}
+
+type writeMode string
+
+const (
+	writeRename         writeMode = "rename into place"
+	writeInPlace        writeMode = "overwrite in place"
+	writeKeyFirstSlowly writeMode = "key, then the certificate 200ms later"
+)
+
+type certPair struct {
+	cert, key []byte
+	serial    string
+}
+
+func writePair(t *testing.T, dir string, p certPair, how writeMode) {
+	t.Helper()
+	certPath, keyPath := filepath.Join(dir, webhook.CertFile), filepath.Join(dir, webhook.KeyFile)
+	switch how {
+	case writeRename:
+		for path, data := range map[string][]byte{keyPath: p.key, certPath: p.cert} {
+			tmp := path + ".tmp"
+			require.NoError(t, os.WriteFile(tmp, data, 0o600))
+			require.NoError(t, os.Rename(tmp, path))
+		}
+	case writeInPlace:
+		require.NoError(t, os.WriteFile(certPath, p.cert, 0o600))
+		require.NoError(t, os.WriteFile(keyPath, p.key, 0o600))
+	case writeKeyFirstSlowly:
+		require.NoError(t, os.WriteFile(keyPath, p.key, 0o600))
+		time.Sleep(200 * time.Millisecond)
+		require.NoError(t, os.WriteFile(certPath, p.cert, 0o600))
+	}
+}
+
+type reloadCA struct {
+	cert *x509.Certificate
+	key  any
+}
+
+func newReloadCA(t *testing.T) *reloadCA {
+	t.Helper()
+	key, err := pki.GenerateECPrivateKey(pki.ECCurve256)
+	require.NoError(t, err)
+	tmpl := &x509.Certificate{
+		SerialNumber: big.NewInt(1), Subject: pkix.Name{CommonName: "reload-test-ca"},
+		NotBefore: time.Now().Add(-time.Hour), NotAfter: time.Now().Add(time.Hour),
+		IsCA: true, BasicConstraintsValid: true, KeyUsage: x509.KeyUsageCertSign,
+	}
+	_, cert, err := pki.SignCertificate(tmpl, tmpl, key.Public(), key)
+	require.NoError(t, err)
+	return &reloadCA{cert: cert, key: key}
+}
+
+var serialCounter atomic.Int64
+
+func (ca *reloadCA) issue(t *testing.T) certPair {
+	t.Helper()
+	key, err := pki.GenerateECPrivateKey(pki.ECCurve256)
+	require.NoError(t, err)
+	serial := big.NewInt(time.Now().UnixNano() + serialCounter.Add(1))
+	tmpl := &x509.Certificate{
+		SerialNumber: serial, Subject: pkix.Name{CommonName: "listenerset-webhook"},
+		IPAddresses: []net.IP{net.IPv4(127, 0, 0, 1)}, DNSNames: []string{"localhost"},
+		NotBefore: time.Now().Add(-time.Minute), NotAfter: time.Now().Add(time.Hour),
+		KeyUsage: x509.KeyUsageDigitalSignature, ExtKeyUsage: []x509.ExtKeyUsage{x509.ExtKeyUsageServerAuth},
+	}
+	certPEM, _, err := pki.SignCertificate(tmpl, ca.cert, key.Public(), ca.key)
+	require.NoError(t, err)
+	keyPEM, err := pki.EncodePKCS8PrivateKey(key)
+	require.NoError(t, err)
+	return certPair{cert: certPEM, key: keyPEM, serial: serial.String()}
+}
+
+func admissionReviewBody(t *testing.T) []byte {
+	t.Helper()
+	ls := []byte(`{"apiVersion":"gateway.networking.k8s.io/v1","kind":"ListenerSet","metadata":{"name":"ls","namespace":"ns"},` +
+		`"spec":{"parentRef":{"name":"gw"},"listeners":[{"name":"web","protocol":"HTTP","port":8080}]}}`)
+	review := admissionv1.AdmissionReview{
+		TypeMeta: metav1.TypeMeta{APIVersion: "admission.k8s.io/v1", Kind: "AdmissionReview"},
+		Request: &admissionv1.AdmissionRequest{
+			UID:       "reload",
+			Kind:      metav1.GroupVersionKind{Group: "gateway.networking.k8s.io", Version: "v1", Kind: "ListenerSet"},
+			Resource:  metav1.GroupVersionResource{Group: "gateway.networking.k8s.io", Version: "v1", Resource: "listenersets"},
+			Name:      "ls",
+			Namespace: "ns",
+			Operation: admissionv1.Create,
+			Object:    runtime.RawExtension{Raw: ls},
+		},
+	}
+	b, err := json.Marshal(review)
+	require.NoError(t, err)
+	return b
+}
+
+// postReview posts one AdmissionReview and returns the serial of the
+// certificate the server presented; an error unless it was allowed.
+func postReview(c *http.Client, url string, body []byte) (string, error) {
+	resp, err := c.Post(url, "application/json", bytes.NewReader(body))
+	if err != nil {
+		return "", err
+	}
+	defer resp.Body.Close()
+	var review admissionv1.AdmissionReview
+	if err := json.NewDecoder(resp.Body).Decode(&review); err != nil {
+		return "", fmt.Errorf("status %d: %w", resp.StatusCode, err)
+	}
+	if review.Response == nil || !review.Response.Allowed {
+		return "", fmt.Errorf("status %d: not allowed: %+v", resp.StatusCode, review.Response)
+	}
+	return resp.TLS.PeerCertificates[0].SerialNumber.String(), nil
+}
