@@ -7,9 +7,7 @@ import (
 
 	admissionv1 "k8s.io/api/admission/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
-	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/runtime/schema"
-	utilruntime "k8s.io/apimachinery/pkg/util/runtime"
 	"k8s.io/apimachinery/pkg/util/validation/field"
 	logf "sigs.k8s.io/controller-runtime/pkg/log"
 	ctrlwebhook "sigs.k8s.io/controller-runtime/pkg/webhook"
@@ -42,17 +40,11 @@ const RequestTimeout = 30 * time.Second
 // `The ListenerSet "x" is invalid: ...` as for a built-in type.
 var listenerSetGK = schema.GroupKind{Group: gwv1.GroupName, Kind: "ListenerSet"}
 
-// scheme knows only gateway.networking.k8s.io: the webhooks decode nothing else.
-var scheme = func() *runtime.Scheme {
-	s := runtime.NewScheme()
-	utilruntime.Must(gwv1.Install(s))
-	return s
-}()
-
 // Defaulter sets what the ListenerSet CRD schema would default. It implements
-// controller-runtime's admission.Defaulter; admission.WithDefaulter turns the
-// change into a JSON patch, answers without a patch when nothing changed, and
-// never removes fields that the Go types do not know (a newer CRD's fields
+// controller-runtime's admission.Defaulter; the mutating handler
+// (handlers.go, as admission.WithDefaulter would) turns the change into a
+// JSON patch, answers without a patch when nothing changed, and never
+// removes fields that the Go types do not know (a newer CRD's fields
 // survive).
 type Defaulter struct{}
 
@@ -109,7 +101,7 @@ func (v Validator) ValidateUpdate(ctx context.Context, oldLS, newLS *gwv1.Listen
 
 // inCluster appends the cluster-aware findings on ls (oldLS is the stored
 // object on update, nil on create) to the object's own errs and warnings:
-// errors first, as denials (Strict) or as warnings, then the warnings.
+// its errors as denials (Strict) or as warnings, and its warnings.
 func (v Validator) inCluster(ls, oldLS *gwv1.ListenerSet, errs field.ErrorList, warnings validation.Warnings) (field.ErrorList, validation.Warnings) {
 	if v.Cluster == nil {
 		return errs, warnings
@@ -126,8 +118,10 @@ func (v Validator) inCluster(ls, oldLS *gwv1.ListenerSet, errs field.ErrorList, 
 	if v.Strict {
 		return append(errs, clusterErrs...), append(warnings, clusterWarnings...)
 	}
-	warnings = append(warnings, validation.AsWarnings(clusterErrs)...)
-	return errs, append(warnings, clusterWarnings...)
+	// The same order as the offline validate command: the object's own
+	// warnings, the cluster's, then the findings strict mode would deny.
+	warnings = append(warnings, clusterWarnings...)
+	return errs, append(warnings, validation.AsWarnings(clusterErrs)...)
 }
 
 // ValidateDelete allows every deletion: nothing about a ListenerSet being
@@ -188,7 +182,7 @@ func displayName(ls *gwv1.ListenerSet) string {
 // NewMutatingWebhook returns the defaulting webhook (Defaulter) as an
 // http.Handler that speaks admission.k8s.io/v1 AdmissionReview.
 func NewMutatingWebhook() *admission.Webhook {
-	return admission.WithDefaulter[*gwv1.ListenerSet](scheme, Defaulter{})
+	return &admission.Webhook{Handler: mutatingHandler{Defaulter{}}}
 }
 
 // NewValidatingWebhook returns the validating webhook (the zero Validator:
@@ -201,7 +195,7 @@ func NewValidatingWebhook() *admission.Webhook {
 // NewValidatingWebhookFor is NewValidatingWebhook with v, e.g. one with a
 // cluster view.
 func NewValidatingWebhookFor(v Validator) *admission.Webhook {
-	wh := admission.WithValidator[*gwv1.ListenerSet](scheme, v)
+	wh := &admission.Webhook{Handler: validatingHandler{v}}
 	wh.Handler = allowDeletes(wh.Handler)
 	return wh
 }

@@ -80,7 +80,7 @@ func TestValidatorClusterChecks(t *testing.T) {
 		{name: "a view that knows nothing yet (not synced)", validator: webhook.Validator{Cluster: &validation.Objects{}, Strict: true},
 			op: admissionv1.Create, obj: toJSON(t, minimal)},
 		{name: "findings are warnings without strict", validator: webhook.Validator{Cluster: aroundMinimal()},
-			op: admissionv1.Create, obj: toJSON(t, minimal), warnings: []string{conflictWarning, secretWarning}},
+			op: admissionv1.Create, obj: toJSON(t, minimal), warnings: []string{secretWarning, conflictWarning}},
 		{name: "strict: the conflict denies, the missing Secret warns", validator: webhook.Validator{Cluster: aroundMinimal(), Strict: true},
 			op: admissionv1.Create, obj: toJSON(t, minimal), denied: []string{"spec.listeners[1].hostname"}, warnings: []string{secretWarning}},
 		{name: "strict: the object's own errors come first", validator: webhook.Validator{Cluster: aroundMinimal(), Strict: true},

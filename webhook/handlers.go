@@ -1,0 +1,154 @@
+package webhook
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"net/http"
+	"slices"
+
+	"gomodules.xyz/jsonpatch/v2"
+	admissionv1 "k8s.io/api/admission/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/apimachinery/pkg/util/sets"
+	"sigs.k8s.io/controller-runtime/pkg/webhook/admission"
+	gwv1 "sigs.k8s.io/gateway-api/apis/v1"
+	kjson "sigs.k8s.io/json"
+
+	"github.com/airlock/listenerset-webhook/defaults"
+)
+
+// The two admission.Handlers below answer exactly as controller-runtime's
+// admission.WithDefaulter and admission.WithValidator do for Defaulter and
+// Validator, with two savings that the load tool measured
+// (docs/performance.md): the ListenerSet is decoded in one JSON pass, where
+// controller-runtime's universal deserializer first parses the whole object
+// once more only to find its kind; and the mutating handler answers an
+// object that needs no defaults without copying and comparing it.
+
+// decodeListenerSet decodes an object of an AdmissionRequest. It reads JSON
+// as kube-apiserver's own decoder does (case-sensitive field names, integers
+// kept as integers; fields the Go types do not know are ignored).
+func decodeListenerSet(raw runtime.RawExtension) (*gwv1.ListenerSet, error) {
+	if len(raw.Raw) == 0 {
+		return nil, errors.New("there is no content to decode")
+	}
+	ls := &gwv1.ListenerSet{}
+	if err := kjson.UnmarshalCaseSensitivePreserveInts(raw.Raw, ls); err != nil {
+		return nil, err
+	}
+	return ls, nil
+}
+
+// validatingHandler runs Validator on CREATE, UPDATE and DELETE requests.
+type validatingHandler struct{ v Validator }
+
+func (h validatingHandler) Handle(ctx context.Context, req admission.Request) admission.Response {
+	ctx = admission.NewContextWithRequest(ctx, req)
+	var (
+		warnings admission.Warnings
+		err      error
+	)
+	switch req.Operation {
+	case admissionv1.Connect:
+	case admissionv1.Create:
+		obj, derr := decodeListenerSet(req.Object)
+		if derr != nil {
+			return admission.Errored(http.StatusBadRequest, derr)
+		}
+		warnings, err = h.v.ValidateCreate(ctx, obj)
+	case admissionv1.Update:
+		obj, derr := decodeListenerSet(req.Object)
+		if derr != nil {
+			return admission.Errored(http.StatusBadRequest, derr)
+		}
+		old, derr := decodeListenerSet(req.OldObject)
+		if derr != nil {
+			return admission.Errored(http.StatusBadRequest, derr)
+		}
+		warnings, err = h.v.ValidateUpdate(ctx, old, obj)
+	case admissionv1.Delete:
+		old, derr := decodeListenerSet(req.OldObject)
+		if derr != nil {
+			return admission.Errored(http.StatusBadRequest, derr)
+		}
+		warnings, err = h.v.ValidateDelete(ctx, old)
+	default:
+		return admission.Errored(http.StatusBadRequest, fmt.Errorf("unknown operation %q", req.Operation))
+	}
+	if err != nil {
+		var apiStatus apierrors.APIStatus
+		if errors.As(err, &apiStatus) {
+			status := apiStatus.Status()
+			return admission.Response{AdmissionResponse: admissionv1.AdmissionResponse{Result: &status}}.WithWarnings(warnings...)
+		}
+		return admission.Denied(err.Error()).WithWarnings(warnings...)
+	}
+	return admission.Allowed("").WithWarnings(warnings...)
+}
+
+// mutatingHandler runs Defaulter and answers with a JSON patch from the
+// object as sent to the defaulted one, or with no patch when nothing
+// changes.
+type mutatingHandler struct{ d Defaulter }
+
+func (h mutatingHandler) Handle(ctx context.Context, req admission.Request) admission.Response {
+	if req.Operation == admissionv1.Delete {
+		return admission.Response{AdmissionResponse: admissionv1.AdmissionResponse{
+			Allowed: true, Result: &metav1.Status{Code: http.StatusOK},
+		}}
+	}
+	ctx = admission.NewContextWithRequest(ctx, req)
+	obj, err := decodeListenerSet(req.Object)
+	if err != nil {
+		return admission.Errored(http.StatusBadRequest, err)
+	}
+	if !defaults.Needed(obj) {
+		return admission.Response{AdmissionResponse: admissionv1.AdmissionResponse{Allowed: true}}
+	}
+	original := obj.DeepCopy()
+	if err := h.d.Default(ctx, obj); err != nil {
+		var apiStatus apierrors.APIStatus
+		if errors.As(err, &apiStatus) {
+			status := apiStatus.Status()
+			return admission.Response{AdmissionResponse: admissionv1.AdmissionResponse{Result: &status}}
+		}
+		return admission.Denied(err.Error())
+	}
+	marshalled, err := json.Marshal(obj)
+	if err != nil {
+		return admission.Errored(http.StatusInternalServerError, err)
+	}
+	return keepUnknownFields(admission.PatchResponseFromRaw(req.Object.Raw, marshalled), original, req.Object.Raw)
+}
+
+// keepUnknownFields drops from r the "remove" operations that only exist
+// because the Go types do not know a field of the object as sent (a newer
+// CRD's field, say): the patch must add defaults, never remove anything.
+// It is controller-runtime's dropSchemeRemovals.
+func keepUnknownFields(r admission.Response, original *gwv1.ListenerSet, raw []byte) admission.Response {
+	const opRemove = "remove"
+	if !r.Allowed || r.PatchType == nil ||
+		!slices.ContainsFunc(r.Patches, func(o jsonpatch.JsonPatchOperation) bool { return o.Operation == opRemove }) {
+		return r
+	}
+	marshalledOriginal, err := json.Marshal(original)
+	if err != nil {
+		return admission.Errored(http.StatusInternalServerError, err)
+	}
+	patchOriginal, err := jsonpatch.CreatePatch(raw, marshalledOriginal)
+	if err != nil {
+		return admission.Errored(http.StatusInternalServerError, err)
+	}
+	removedByScheme := sets.New(slices.DeleteFunc(patchOriginal, func(p jsonpatch.JsonPatchOperation) bool { return p.Operation != opRemove })...)
+	r.Patches = slices.DeleteFunc(r.Patches, func(p jsonpatch.JsonPatchOperation) bool {
+		return p.Operation == opRemove && removedByScheme.Has(p)
+	})
+	if len(r.Patches) == 0 {
+		r.PatchType = nil
+	}
+	return r
+}
