@@ -99,11 +99,17 @@ type loadResult struct {
 	MaxMs       float64 `json:"maxMs"`
 	Errors      int     `json:"errors"`
 	FirstError  string  `json:"firstError,omitempty"`
-	IdleRSSMiB  float64 `json:"idleRssMiB"`
-	PeakRSSMiB  float64 `json:"peakRssMiB"`
-	Runs        int     `json:"runs"`
-	latencies   []time.Duration
-	elapsed     time.Duration
+	// ServerCPUPerRequestUs is the server process's CPU time (user and
+	// system) per answered request, warm-up included: the least noisy
+	// figure on a shared machine.
+	ServerCPUPerRequestUs float64 `json:"serverCpuPerRequestUs"`
+	IdleRSSMiB            float64 `json:"idleRssMiB"`
+	PeakRSSMiB            float64 `json:"peakRssMiB"`
+	Runs                  int     `json:"runs"`
+	latencies             []time.Duration
+	elapsed               time.Duration
+	allRequests           int
+	serverCPU             time.Duration
 }
 
 // drive posts the mix to baseURL from concurrency clients, each with its own
@@ -127,6 +133,7 @@ func drive(ctx context.Context, baseURL string, caPEM []byte, concurrency int, w
 	measureFrom, end := start.Add(warmup), start.Add(warmup+duration)
 	type worker struct {
 		latencies []time.Duration
+		all       int
 		errors    int
 		firstErr  string
 	}
@@ -178,6 +185,7 @@ func drive(ctx context.Context, baseURL string, caPEM []byte, concurrency int, w
 					}
 					return nil
 				}()
+				me.all++
 				if t0.Before(measureFrom) {
 					continue
 				}
@@ -195,6 +203,7 @@ func drive(ctx context.Context, baseURL string, caPEM []byte, concurrency int, w
 	res := loadResult{Concurrency: concurrency, elapsed: time.Since(measureFrom), Runs: 1}
 	for _, w := range workers {
 		res.latencies = append(res.latencies, w.latencies...)
+		res.allRequests += w.all
 		res.Errors += w.errors
 		if res.FirstError == "" {
 			res.FirstError = w.firstErr
@@ -208,6 +217,8 @@ func drive(ctx context.Context, baseURL string, caPEM []byte, concurrency int, w
 func (r *loadResult) merge(o loadResult) {
 	r.latencies = append(r.latencies, o.latencies...)
 	r.elapsed += o.elapsed
+	r.allRequests += o.allRequests
+	r.serverCPU += o.serverCPU
 	r.Errors += o.Errors
 	if r.FirstError == "" {
 		r.FirstError = o.FirstError
@@ -224,6 +235,9 @@ func (r *loadResult) finish() {
 	r.Seconds = r.elapsed.Seconds()
 	if r.Seconds > 0 {
 		r.RPS = float64(r.Requests) / r.Seconds
+	}
+	if r.allRequests > 0 {
+		r.ServerCPUPerRequestUs = float64(r.serverCPU.Microseconds()) / float64(r.allRequests)
 	}
 	r.P50Ms, r.P90Ms, r.P99Ms = ms(percentile(r.latencies, 50)), ms(percentile(r.latencies, 90)), ms(percentile(r.latencies, 99))
 	if len(r.latencies) > 0 {

@@ -252,7 +252,19 @@ func loadFigure(ctx context.Context, o options, levels []int) ([]loadResult, err
 					srv.stop()
 					return nil, err
 				}
+				cpu0, err := srv.cpu()
+				if err != nil {
+					srv.stop()
+					return nil, err
+				}
 				res := drive(ctx, srv.baseURL(), cert.CAPEM, c, o.warmup, o.duration, reqs, s.name == "ours")
+				cpu1, err := srv.cpu()
+				if err != nil {
+					srv.stop()
+					return nil, err
+				}
+				res.serverCPU = cpu1 - cpu0
+				res.finish()
 				_, peak, err := srv.memory()
 				srv.stop()
 				if err != nil {
@@ -262,8 +274,8 @@ func loadFigure(ctx context.Context, o options, levels []int) ([]loadResult, err
 					return nil, ctx.Err()
 				}
 				res.Server, res.IdleRSSMiB, res.PeakRSSMiB = s.name, mib(idle), mib(peak)
-				say("round %d, %-5s c=%-2d: %7.0f req/s  p50 %.2fms  p99 %.2fms  errors %d  peak RSS %.1f MiB",
-					round+1, s.name, c, res.RPS, res.P50Ms, res.P99Ms, res.Errors, res.PeakRSSMiB)
+				say("round %d, %-5s c=%-2d: %7.0f req/s  p50 %.2fms  p99 %.2fms  errors %d  server CPU %.0fµs/req  peak RSS %.1f MiB",
+					round+1, s.name, c, res.RPS, res.P50Ms, res.P99Ms, res.Errors, res.ServerCPUPerRequestUs, res.PeakRSSMiB)
 				k := key{s.name, c}
 				if merged[k] == nil {
 					merged[k] = &res
@@ -324,10 +336,10 @@ func apiRatios(a *apiResult) []ratio {
 
 func printLoad(results []loadResult, ratios []ratio, levels []int) {
 	fmt.Printf("\nLoad: each line %s of measured traffic per server and concurrency\n", "the sum of all rounds")
-	fmt.Printf("%-4s %-6s %9s %8s %8s %8s %8s %7s %9s %9s\n", "c", "server", "req/s", "p50 ms", "p90 ms", "p99 ms", "max ms", "errors", "idle MiB", "peak MiB")
+	fmt.Printf("%-4s %-6s %9s %8s %8s %8s %8s %7s %11s %9s %9s\n", "c", "server", "req/s", "p50 ms", "p90 ms", "p99 ms", "max ms", "errors", "CPU µs/req", "idle MiB", "peak MiB")
 	for _, r := range results {
-		fmt.Printf("%-4d %-6s %9.0f %8.2f %8.2f %8.2f %8.2f %7d %9.1f %9.1f\n",
-			r.Concurrency, r.Server, r.RPS, r.P50Ms, r.P90Ms, r.P99Ms, r.MaxMs, r.Errors, r.IdleRSSMiB, r.PeakRSSMiB)
+		fmt.Printf("%-4d %-6s %9.0f %8.2f %8.2f %8.2f %8.2f %7d %11.0f %9.1f %9.1f\n",
+			r.Concurrency, r.Server, r.RPS, r.P50Ms, r.P90Ms, r.P99Ms, r.MaxMs, r.Errors, r.ServerCPUPerRequestUs, r.IdleRSSMiB, r.PeakRSSMiB)
 	}
 	fmt.Println()
 	for _, r := range ratios {

@@ -124,6 +124,27 @@ func (s *server) memory() (rss, peak int64, err error) {
 	return rss, peak, sc.Err()
 }
 
+// cpu is the CPU time the process has used so far (user and system), from
+// /proc/<pid>/stat in clock ticks of 10ms.
+func (s *server) cpu() (time.Duration, error) {
+	b, err := os.ReadFile(filepath.Join("/proc", strconv.Itoa(s.cmd.Process.Pid), "stat"))
+	if err != nil {
+		return 0, err
+	}
+	// The fields after the command name (which is in parentheses) start
+	// with the state (field 3); utime and stime are fields 14 and 15.
+	f := strings.Fields(string(b[strings.LastIndexByte(string(b), ')')+1:]))
+	if len(f) < 13 {
+		return 0, errors.New("short /proc stat")
+	}
+	utime, err1 := strconv.ParseInt(f[11], 10, 64)
+	stime, err2 := strconv.ParseInt(f[12], 10, 64)
+	if err := errors.Join(err1, err2); err != nil {
+		return 0, err
+	}
+	return time.Duration(utime+stime) * 10 * time.Millisecond, nil
+}
+
 // calls returns how many requests the server's mutating and validating
 // handlers have answered (controller-runtime's
 // controller_runtime_webhook_requests_total), from its /metrics.
