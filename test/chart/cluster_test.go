@@ -163,6 +163,7 @@ func TestServerSideDryRun(t *testing.T) {
 		"--set-json", `networkPolicy.metricsFrom=[{"namespaceSelector":{"matchLabels":{"kubernetes.io/metadata.name":"monitoring"}}}]`,
 		"--set-json", `networkPolicy.egress=[{"ports":[{"port":443,"protocol":"TCP"},{"port":6443,"protocol":"TCP"}]}]`,
 		"--set", "podDisruptionBudget.maxUnavailable=1,replicaCount=3,imagePullSecrets[0].name=regcred",
+		"--set", "clusterChecks.enabled=true,clusterChecks.strict=true,clusterChecks.secrets=true",
 	}
 	for _, tc := range []struct {
 		name string
@@ -171,10 +172,10 @@ func TestServerSideDryRun(t *testing.T) {
 	}{
 		{"cert-manager mode, defaults", nil, 10},
 		{"cert-manager mode, existing ClusterIssuer, every option", append([]string{
-			"--set", "certManager.issuerRef.name=corp-ca,certManager.issuerRef.kind=ClusterIssuer"}, everything...), 9},
+			"--set", "certManager.issuerRef.name=corp-ca,certManager.issuerRef.kind=ClusterIssuer"}, everything...), 11},
 		{"self-bootstrapped mode, defaults", []string{"--set", "certManager.enabled=false"}, 11},
 		{"self-bootstrapped mode, the webhook creates its Secret, every option", append([]string{
-			"--set", "certManager.enabled=false,selfBootstrapped.precreateSecret=false"}, everything...), 12},
+			"--set", "certManager.enabled=false,selfBootstrapped.precreateSecret=false"}, everything...), 14},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			objs := render(t, tc.args...)
