@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -173,8 +174,7 @@ func NewClusterView(cfg *rest.Config, watchSecrets bool, log logr.Logger) (*Clus
 		// Reads never create informers: the view has exactly the ones above.
 		ReaderFailOnMissingInformer: true,
 		DefaultWatchErrorHandler: func(_ context.Context, r *toolscache.Reflector, err error) {
-			log.Error(err, "Cluster view: list or watch failed; the checks that need this kind are skipped until it syncs",
-				"type", r.TypeDescription())
+			watchError(log, r.TypeDescription(), err)
 		},
 	})
 	if err != nil {
@@ -182,6 +182,21 @@ func NewClusterView(cfg *rest.Config, watchSecrets bool, log logr.Logger) (*Clus
 	}
 	v.cache = c
 	return v, nil
+}
+
+// watchError logs a failed list or watch of an informer, which then backs
+// off and tries again, like client-go's default handler does: a watch that
+// ends or expires is routine (the informer lists or watches again); anything
+// else, such as missing RBAC, is an error an operator should see.
+func watchError(log logr.Logger, kind string, err error) {
+	switch {
+	case errors.Is(err, io.EOF):
+	case errors.Is(err, io.ErrUnexpectedEOF), apierrors.IsResourceExpired(err), apierrors.IsGone(err):
+		log.V(1).Info("Cluster view: watch ended; restarting it", "type", kind, "reason", err.Error())
+	default:
+		log.Error(err, "Cluster view: list or watch failed; until this kind has synced, the checks that need it are skipped",
+			"type", kind)
+	}
 }
 
 // Start runs the informers until ctx is cancelled, then returns nil. Each

@@ -1,10 +1,15 @@
 package webhook
 
 import (
+	"errors"
+	"io"
 	"testing"
 
+	"github.com/go-logr/logr/funcr"
 	"github.com/stretchr/testify/assert"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/runtime/schema"
 	gwv1 "sigs.k8s.io/gateway-api/apis/v1"
 )
 
@@ -47,4 +52,22 @@ func TestTransformKeepsOnlyWhatTheRulesRead(t *testing.T) {
 	again, err := transform(got)
 	assert.NoError(t, err)
 	assert.Equal(t, want, again, "idempotent")
+}
+
+// TestWatchErrorsThatMatter: a watch that ends or expires is routine (debug
+// level at most); a forbidden list, as with missing RBAC, is an error.
+func TestWatchErrorsThatMatter(t *testing.T) {
+	var lines []string
+	log := funcr.New(func(prefix, args string) { lines = append(lines, args) }, funcr.Options{Verbosity: 0})
+	gone := apierrors.NewResourceExpired("too old resource version")
+	forbidden := apierrors.NewForbidden(schema.GroupResource{Resource: "secrets"}, "", errors.New("RBAC: no list"))
+	for _, err := range []error{io.EOF, io.ErrUnexpectedEOF, gone} {
+		watchError(log, "*v1.PartialObjectMetadata", err)
+	}
+	assert.Empty(t, lines, "routine watch ends are not logged at the default level")
+	watchError(log, "*v1.PartialObjectMetadata", forbidden)
+	if assert.Len(t, lines, 1) {
+		assert.Contains(t, lines[0], "forbidden")
+		assert.Contains(t, lines[0], `"type"="*v1.PartialObjectMetadata"`)
+	}
 }
