@@ -4,7 +4,7 @@ GO ?= go
 BIN := bin
 WEBHOOK := $(BIN)/listenerset-webhook
 
-.PHONY: all build run test test-unit test-e2e vet k8s-binaries helm chart-lint chart-template clean
+.PHONY: all build run test test-unit test-e2e bench vet k8s-binaries helm chart-lint chart-template clean
 
 all: build
 
@@ -47,6 +47,13 @@ test-unit:
 ## test-e2e: the end-to-end tests against a real kube-apiserver and kubectl
 test-e2e: k8s-binaries
 	$(GO) test -count=1 -timeout 20m ./test/...
+
+## bench: benchmarks, the load tool (ours vs floor at 1, 8, 32 clients) and the API server figure,
+## in about 4 minutes; results in .run/load (docs/performance.md). BENCH_FLAGS go to the load tool.
+bench: k8s-binaries
+	@mkdir -p .run/load
+	$(GO) test -run '^$$' -bench . -benchmem -benchtime 200ms ./validation ./webhook | tee .run/load/benchmarks.txt
+	$(GO) run ./test/load $(BENCH_FLAGS)
 
 vet:
 	$(GO) vet ./...
