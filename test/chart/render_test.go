@@ -339,6 +339,9 @@ func checkWebhooks(t *testing.T, objs objects, m *admissionv1.MutatingWebhookCon
 	assert.Equal(t, localcluster.MutatingWebhookName, mw.Name)
 	assert.Equal(t, localcluster.ValidatingWebhookName, vw.Name)
 	assert.Equal(t, admissionv1.NeverReinvocationPolicy, *mw.ReinvocationPolicy)
+	assert.Equal(t, webhook.MutatingMatchConditions(), mw.MatchConditions,
+		"the chart's matchConditions are webhook.MutatingMatchConditions(), word for word")
+	assert.Empty(t, vw.MatchConditions, "every write is validated")
 	assert.Equal(t, dep.Namespace, svc.Namespace)
 }
 
