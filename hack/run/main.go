@@ -40,12 +40,15 @@ func main() {
 		webhookBinary = flag.String("webhook-binary", "", "run this listenerset-webhook binary (`serve`) instead of the webhook in this process")
 		planeLogs     = flag.Bool("control-plane-logs", false, "show kube-apiserver's and etcd's logs")
 		noExamples    = flag.Bool("no-examples", false, "do not apply examples/gateway.yaml")
+		clusterChecks = flag.Bool("cluster-checks", true, "cluster-aware warnings (parent Gateway, conflicts, ReferenceGrants, Secrets)")
+		strict        = flag.Bool("strict", false, "deny listener conflicts and certificateRefs no ReferenceGrant permits")
 	)
 	zapOpts := zap.Options{Development: true}
 	zapOpts.BindFlags(flag.CommandLine)
 	flag.Parse()
 	logf.SetLogger(zap.New(zap.UseFlagOptions(&zapOpts), zap.WriteTo(os.Stderr)))
-	if err := run(*port, *runDir, *webhookBinary, *planeLogs, !*noExamples); err != nil {
+	checks := webhook.ClusterOptions{Enabled: *clusterChecks, Strict: *strict, WatchSecrets: *clusterChecks}
+	if err := run(*port, *runDir, *webhookBinary, *planeLogs, !*noExamples, checks); err != nil {
 		fmt.Fprintln(os.Stderr, "run:", err)
 		os.Exit(1)
 	}
@@ -55,7 +58,7 @@ func say(format string, args ...any) {
 	fmt.Fprintf(os.Stderr, "[run %s] %s\n", time.Now().Format("15:04:05"), fmt.Sprintf(format, args...))
 }
 
-func run(port int, runDir, webhookBinary string, planeLogs, examples bool) (retErr error) {
+func run(port int, runDir, webhookBinary string, planeLogs, examples bool, checks webhook.ClusterOptions) (retErr error) {
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
 
@@ -89,6 +92,14 @@ func run(port int, runDir, webhookBinary string, planeLogs, examples bool) (retE
 		retErr = errors.Join(retErr, cluster.Stop())
 	}()
 	say("control plane up; %d CRDs installed from %s", len(cluster.Env.CRDs), cluster.CRDDir)
+	checks.RESTConfig = cluster.Config
+
+	// Written first: a webhook binary reads it for the cluster-aware checks.
+	kubeconfig := filepath.Join(runDir, "kubeconfig")
+	if err := cluster.WriteKubeconfig(kubeconfig); err != nil {
+		return err
+	}
+	defer os.Remove(kubeconfig) // it points at a cluster that is about to vanish
 
 	cert, err := localcluster.NewServingCert(filepath.Join(runDir, "certs"), "127.0.0.1", "localhost")
 	if err != nil {
@@ -116,6 +127,10 @@ func run(port int, runDir, webhookBinary string, planeLogs, examples bool) (retE
 		cmd := exec.CommandContext(hookCtx, webhookBinary, "serve",
 			"--host=127.0.0.1", fmt.Sprintf("--port=%d", port), "--cert-dir="+cert.Dir,
 			"--health-probe-bind-address="+health, "--metrics-bind-address="+metrics)
+		if checks.Enabled {
+			cmd.Args = append(cmd.Args, "--cluster-checks", "--watch-secrets", "--kubeconfig="+kubeconfig,
+				fmt.Sprintf("--strict=%t", checks.Strict))
+		}
 		cmd.Stdout, cmd.Stderr = os.Stderr, os.Stderr
 		cmd.Cancel = func() error { return cmd.Process.Signal(syscall.SIGTERM) }
 		cmd.WaitDelay = 20 * time.Second
@@ -131,6 +146,7 @@ func run(port int, runDir, webhookBinary string, planeLogs, examples bool) (retE
 			hookDone <- webhook.Run(hookCtx, webhook.Options{
 				Host: "127.0.0.1", Port: port, CertDir: cert.Dir,
 				HealthProbeBindAddress: health, MetricsBindAddress: metrics,
+				Cluster: checks,
 			})
 		}()
 	}
@@ -158,12 +174,6 @@ func run(port int, runDir, webhookBinary string, planeLogs, examples bool) (retE
 		hookStopped = true
 		return fmt.Errorf("the webhook exited before serving: %v", err)
 	}
-
-	kubeconfig := filepath.Join(runDir, "kubeconfig")
-	if err := cluster.WriteKubeconfig(kubeconfig); err != nil {
-		return err
-	}
-	defer os.Remove(kubeconfig) // it points at a cluster that is about to vanish
 
 	const demoNamespace = "listenerset-demo"
 	if examples {
