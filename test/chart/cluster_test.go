@@ -188,6 +188,24 @@ func TestServerSideDryRun(t *testing.T) {
 		})
 	}
 
+	// Long names: the release name is cut to fit, every object is still valid.
+	t.Run("long release and namespace names", func(t *testing.T) {
+		longNS := "ns-" + strings.Repeat("n", 60)
+		ensureNamespace(ctx, t, cl, longNS)
+		for _, mode := range []string{"true", "false"} {
+			out, err := runHelm(ctx, t, "", "template", "release-"+strings.Repeat("r", 45), chartPath,
+				"--namespace", longNS, "--set", "certManager.enabled="+mode, "--set", "metrics.serviceMonitor.enabled=true")
+			require.NoError(t, err)
+			objs, err := decodeObjects(out)
+			require.NoError(t, err)
+			for _, u := range objs {
+				err := cl.Create(ctx, u.DeepCopy(), client.DryRunAll, client.FieldValidation(metav1.FieldValidationStrict))
+				assert.NoError(t, err, "%s/%s", u.GetKind(), u.GetName())
+			}
+		}
+		assert.Empty(t, warn.take(), "kube-apiserver warned")
+	})
+
 	// The dry-run does catch mistakes: a misspelt field fails.
 	objs := render(t)
 	dep := objs.get(t, "Deployment", fullname).DeepCopy()

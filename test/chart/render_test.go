@@ -124,6 +124,7 @@ func TestRenderCertManagerMode(t *testing.T) {
 	assert.False(t, serving.Spec.IsCA)
 	assert.Equal(t, []string{svcName, svcName + "." + namespace, svcName + "." + namespace + ".svc",
 		svcName + "." + namespace + ".svc.cluster.local"}, serving.Spec.DNSNames)
+	assert.Empty(t, serving.Spec.CommonName, "SANs only: <svc>.<ns>.svc may exceed the 64 characters of a commonName")
 	assert.Contains(t, serving.Spec.Usages, cmapi.UsageServerAuth)
 	assert.Equal(t, cmapi.RotationPolicyAlways, serving.Spec.PrivateKey.RotationPolicy)
 	assert.Less(t, serving.Spec.RenewBefore.Duration, serving.Spec.Duration.Duration)
