@@ -57,6 +57,9 @@ func TestMain(m *testing.M) {
 	}
 	code := m.Run()
 	stopCluster()
+	if binaryPath != "" {
+		_ = os.RemoveAll(filepath.Dir(binaryPath))
+	}
 	os.Exit(code)
 }
 
