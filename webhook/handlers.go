@@ -1,10 +1,12 @@
 package webhook
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"net/http"
 	"slices"
 
@@ -14,6 +16,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/util/sets"
+	logf "sigs.k8s.io/controller-runtime/pkg/log"
 	"sigs.k8s.io/controller-runtime/pkg/webhook/admission"
 	gwv1 "sigs.k8s.io/gateway-api/apis/v1"
 	kjson "sigs.k8s.io/json"
@@ -28,6 +31,44 @@ import (
 // controller-runtime's universal deserializer first parses the whole object
 // once more only to find its kind; and the mutating handler answers an
 // object that needs no defaults without copying and comparing it.
+
+// maxRequestSize is controller-runtime's limit on an AdmissionReview's size.
+const maxRequestSize = 7 << 20
+
+// reviewVersion is what kube-apiserver sends with admissionReviewVersions v1.
+var reviewVersion = metav1.TypeMeta{APIVersion: admissionv1.SchemeGroupVersion.String(), Kind: "AdmissionReview"}
+
+// oneParse serves wh as wh.ServeHTTP does, but decodes an admission.k8s.io/v1
+// AdmissionReview in one JSON pass: controller-runtime's universal
+// deserializer first parses the whole review, objects included, once more
+// only to read its apiVersion and kind. Whatever is not a well-formed v1
+// review of acceptable size and content type (an empty body, another
+// version, ...) goes to wh.ServeHTTP as it came, so every answer stays
+// controller-runtime's; wh.Handle does the rest (logger, panics, UID, patch).
+type oneParse struct{ wh *admission.Webhook }
+
+func (h oneParse) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	if r.Body == nil || r.Body == http.NoBody || r.Header.Get("Content-Type") != "application/json" {
+		h.wh.ServeHTTP(w, r)
+		return
+	}
+	defer r.Body.Close()
+	body, err := io.ReadAll(io.LimitReader(r.Body, maxRequestSize))
+	var review admissionv1.AdmissionReview
+	if err == nil && len(body) < maxRequestSize {
+		err = kjson.UnmarshalCaseSensitivePreserveInts(body, &review)
+	}
+	if err != nil || len(body) >= maxRequestSize || review.TypeMeta != reviewVersion || review.Request == nil {
+		r.Body = io.NopCloser(io.MultiReader(bytes.NewReader(body), r.Body))
+		h.wh.ServeHTTP(w, r)
+		return
+	}
+	resp := h.wh.Handle(r.Context(), admission.Request{AdmissionRequest: *review.Request})
+	out := admissionv1.AdmissionReview{TypeMeta: reviewVersion, Response: &resp.AdmissionResponse}
+	if err := json.NewEncoder(w).Encode(out); err != nil {
+		logf.FromContext(r.Context()).Error(err, "unable to encode and write the response")
+	}
+}
 
 // decodeListenerSet decodes an object of an AdmissionRequest. It reads JSON
 // as kube-apiserver's own decoder does (case-sensitive field names, integers
