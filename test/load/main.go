@@ -38,6 +38,9 @@ import (
 	"syscall"
 	"time"
 
+	"github.com/go-logr/logr"
+	logf "sigs.k8s.io/controller-runtime/pkg/log"
+
 	"github.com/airlock/listenerset-webhook/test/localcluster"
 )
 
@@ -99,6 +102,7 @@ func main() {
 		printMixOnly = flag.Bool("print-mix", false, "print the request mix and exit")
 	)
 	flag.Parse()
+	logf.SetLogger(logr.Discard()) // envtest's and controller-runtime's logs are not ours to print
 	if *printMixOnly {
 		for _, m := range mixEntries() {
 			fmt.Printf("%5.1f%%  %-60s allowed=%v\n", 100*m.Share, m.Request, m.Allowed)
