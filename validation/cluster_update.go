@@ -1,9 +1,6 @@
 package validation
 
 import (
-	"fmt"
-
-	"k8s.io/apimachinery/pkg/util/sets"
 	"k8s.io/apimachinery/pkg/util/validation/field"
 	gwv1 "sigs.k8s.io/gateway-api/apis/v1"
 )
@@ -22,17 +19,5 @@ func ValidateListenerSetUpdateInCluster(newLS, oldLS *gwv1.ListenerSet, c Cluste
 		return nil, warnings
 	}
 	oldErrs, _ := ValidateListenerSetInCluster(oldLS, c)
-	stored := sets.New[string]()
-	for _, e := range oldErrs {
-		stored.Insert(e.Error())
-	}
-	var blocking field.ErrorList
-	for _, e := range errs {
-		if msg := e.Error(); stored.Has(msg) {
-			warnings = append(warnings, fmt.Sprintf(WarnRatcheted, msg))
-		} else {
-			blocking = append(blocking, e)
-		}
-	}
-	return blocking, warnings
+	return ratchet(errs, oldErrs, warnings)
 }

@@ -38,6 +38,13 @@ func ValidateListenerSetUpdate(newLS, oldLS *gwv1.ListenerSet) (field.ErrorList,
 		return nil, warnings
 	}
 	oldErrs, _ := ValidateListenerSet(oldLS)
+	return ratchet(errs, oldErrs, warnings)
+}
+
+// ratchet lets through each error of errs that oldErrs has too (same field,
+// type, value and detail: the stored object already had it), adding it to
+// warnings instead, and returns the errors that still block.
+func ratchet(errs, oldErrs field.ErrorList, warnings Warnings) (field.ErrorList, Warnings) {
 	stored := sets.New[string]()
 	for _, e := range oldErrs {
 		stored.Insert(e.Error())
