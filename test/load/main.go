@@ -13,9 +13,9 @@
 // peak RSS (/proc/<pid>/status VmRSS and VmHWM) and the ratios ours/floor.
 //
 // 2. API server: with the local control plane (test/localcluster) it times
-// sequential creates in four states, alternating in rounds: no webhooks, the
-// floor as both webhooks, ours, and ours with the mutating webhook's
-// matchConditions.
+// sequential creates in five states, alternating in rounds: no webhooks, the
+// floor as both webhooks, ours, ours with the mutating webhook's
+// matchConditions, and the floor as the validating webhook only.
 //
 // Results go to -out as results.json and latency.svg (latency percentiles
 // against concurrency). The exit code is 1 when a request failed or was
@@ -335,6 +335,8 @@ func apiRatios(a *apiResult) []ratio {
 		{"API server creates p50 floor/no webhooks (for reference)", p50["floor"] / p50["no webhooks"], "-", true},
 		{"API server creates p50 ours/no webhooks (for reference)", p50["ours"] / p50["no webhooks"], "-", true},
 		{"API server creates p50 ours+matchConditions/floor (for reference)", p50["ours+matchConditions"] / p50["floor"], "-", true},
+		{"API server creates p50 ours+matchConditions/floor validating only", p50["ours+matchConditions"] / p50["floor, validating only"], "-", true},
+		{"API server creates p50 floor validating only/no webhooks", p50["floor, validating only"] / p50["no webhooks"], "-", true},
 	}
 }
 
