@@ -225,8 +225,8 @@ func Register(srv ctrlwebhook.Server) {
 
 // RegisterWith is Register with the validating webhook's Validator v.
 func RegisterWith(srv ctrlwebhook.Server, v Validator) {
-	srv.Register(MutatePath, withDeadline(oneParse{NewMutatingWebhook()}, RequestTimeout))
-	srv.Register(ValidatePath, withDeadline(oneParse{NewValidatingWebhookFor(v)}, RequestTimeout))
+	srv.Register(MutatePath, withDeadline(oneParse{NewMutatingWebhook(), false}, RequestTimeout))
+	srv.Register(ValidatePath, withDeadline(oneParse{NewValidatingWebhookFor(v), true}, RequestTimeout))
 }
 
 // withDeadline sets read and write deadlines on the connection for this

@@ -41,11 +41,30 @@ var reviewVersion = metav1.TypeMeta{APIVersion: admissionv1.SchemeGroupVersion.S
 // oneParse serves wh as wh.ServeHTTP does, but decodes an admission.k8s.io/v1
 // AdmissionReview in one JSON pass: controller-runtime's universal
 // deserializer first parses the whole review, objects included, once more
-// only to read its apiVersion and kind. Whatever is not a well-formed v1
-// review of acceptable size and content type (an empty body, another
-// version, ...) goes to wh.ServeHTTP as it came, so every answer stays
-// controller-runtime's; wh.Handle does the rest (logger, panics, UID, patch).
-type oneParse struct{ wh *admission.Webhook }
+// only to read its apiVersion and kind. With typedObjects (the validating
+// webhook) the ListenerSets in it are decoded in that same pass, instead of
+// being copied out as raw JSON and parsed again; the mutating webhook must
+// not use it: its patch is computed against the raw object. Whatever is not a
+// well-formed v1 review of a ListenerSet, of acceptable size and content type
+// (an empty body, another version, an object of the wrong shape, ...) goes to
+// wh.ServeHTTP as it came, so every answer stays controller-runtime's;
+// wh.Handle does the rest (logger, panics, UID, patch).
+type oneParse struct {
+	wh           *admission.Webhook
+	typedObjects bool
+}
+
+// typedReview is an admission.k8s.io/v1 AdmissionReview whose objects are
+// ListenerSets: the outer object and oldObject fields take the JSON keys of
+// the embedded request's RawExtensions.
+type typedReview struct {
+	metav1.TypeMeta `json:",inline"`
+	Request         *struct {
+		admissionv1.AdmissionRequest `json:",inline"`
+		Object                       *gwv1.ListenerSet `json:"object,omitempty"`
+		OldObject                    *gwv1.ListenerSet `json:"oldObject,omitempty"`
+	} `json:"request,omitempty"`
+}
 
 func (h oneParse) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	if r.Body == nil || r.Body == http.NoBody || r.Header.Get("Content-Type") != "application/json" {
@@ -54,26 +73,54 @@ func (h oneParse) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	}
 	defer r.Body.Close()
 	body, err := io.ReadAll(io.LimitReader(r.Body, maxRequestSize))
-	var review admissionv1.AdmissionReview
+	req, ok := admission.Request{}, false
 	if err == nil && len(body) < maxRequestSize {
-		err = kjson.UnmarshalCaseSensitivePreserveInts(body, &review)
+		req, ok = h.decode(body)
 	}
-	if err != nil || len(body) >= maxRequestSize || review.TypeMeta != reviewVersion || review.Request == nil {
+	if !ok {
 		r.Body = io.NopCloser(io.MultiReader(bytes.NewReader(body), r.Body))
 		h.wh.ServeHTTP(w, r)
 		return
 	}
-	resp := h.wh.Handle(r.Context(), admission.Request{AdmissionRequest: *review.Request})
+	resp := h.wh.Handle(r.Context(), req)
 	out := admissionv1.AdmissionReview{TypeMeta: reviewVersion, Response: &resp.AdmissionResponse}
 	if err := json.NewEncoder(w).Encode(out); err != nil {
 		logf.FromContext(r.Context()).Error(err, "unable to encode and write the response")
 	}
 }
 
+// decode reads a v1 AdmissionReview; ok is false for anything else.
+func (h oneParse) decode(body []byte) (admission.Request, bool) {
+	if !h.typedObjects {
+		var review admissionv1.AdmissionReview
+		if err := kjson.UnmarshalCaseSensitivePreserveInts(body, &review); err != nil ||
+			review.TypeMeta != reviewVersion || review.Request == nil {
+			return admission.Request{}, false
+		}
+		return admission.Request{AdmissionRequest: *review.Request}, true
+	}
+	var review typedReview
+	if err := kjson.UnmarshalCaseSensitivePreserveInts(body, &review); err != nil ||
+		review.TypeMeta != reviewVersion || review.Request == nil {
+		return admission.Request{}, false
+	}
+	req := admission.Request{AdmissionRequest: review.Request.AdmissionRequest}
+	if review.Request.Object != nil {
+		req.Object = runtime.RawExtension{Object: review.Request.Object}
+	}
+	if review.Request.OldObject != nil {
+		req.OldObject = runtime.RawExtension{Object: review.Request.OldObject}
+	}
+	return req, true
+}
+
 // decodeListenerSet decodes an object of an AdmissionRequest. It reads JSON
 // as kube-apiserver's own decoder does (case-sensitive field names, integers
 // kept as integers; fields the Go types do not know are ignored).
 func decodeListenerSet(raw runtime.RawExtension) (*gwv1.ListenerSet, error) {
+	if ls, ok := raw.Object.(*gwv1.ListenerSet); ok && len(raw.Raw) == 0 { // decoded already (oneParse)
+		return ls, nil
+	}
 	if len(raw.Raw) == 0 {
 		return nil, errors.New("there is no content to decode")
 	}

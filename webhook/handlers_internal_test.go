@@ -63,9 +63,11 @@ func TestOneParseAnswersAsControllerRuntime(t *testing.T) {
 					return rec.Code, rec.Body.String()
 				}
 				wantCode, want := answer(plain)
-				gotCode, got := answer(oneParse{plain})
-				if gotCode != wantCode || normalized(t, got) != normalized(t, want) {
-					t.Errorf("%s %s (%s): got %d %s\nwant %d %s", path, name, contentType, gotCode, got, wantCode, want)
+				for _, typed := range []bool{false, path == ValidatePath} { // the mutating handler needs the raw object
+					gotCode, got := answer(oneParse{plain, typed})
+					if gotCode != wantCode || normalized(t, got) != normalized(t, want) {
+						t.Errorf("%s %s (%s, typed objects %v): got %d %s\nwant %d %s", path, name, contentType, typed, gotCode, got, wantCode, want)
+					}
 				}
 			}
 		}
