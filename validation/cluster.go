@@ -140,7 +140,15 @@ func admits(gw *gwv1.Gateway, namespace string, c Cluster) (allowed, known bool,
 // Gateway's merged listener list, and the words that name it in a message.
 type claim struct {
 	protocol gwv1.ProtocolType
-	owner    string
+	// namespace, name and listener name the owner; they are only formatted
+	// (String) when a conflict is reported, not for every listener taken.
+	namespace, name string
+	listener        gwv1.SectionName
+}
+
+// String names the claiming listener, e.g. "gateway-ns/gw listener https".
+func (c claim) String() string {
+	return fmt.Sprintf("%s/%s listener %s", c.namespace, c.name, c.listener)
 }
 
 // validateMergedListeners finds the listeners of ls that lose to an earlier
@@ -151,21 +159,22 @@ type claim struct {
 func validateMergedListeners(ls *gwv1.ListenerSet, gw *gwv1.Gateway, c Cluster, fldPath *fieldPath) field.ErrorList {
 	onPort := map[gwv1.PortNumber]claim{}
 	at := map[endpoint]claim{}
-	take := func(port gwv1.PortNumber, protocol gwv1.ProtocolType, hostname *gwv1.Hostname, owner string) {
+	take := func(port gwv1.PortNumber, protocol gwv1.ProtocolType, hostname *gwv1.Hostname, owner claim) {
+		owner.protocol = protocol
 		e := endpointOf(&gwv1.ListenerEntry{Port: port, Protocol: protocol, Hostname: hostname})
 		if _, taken := onPort[port]; !taken {
-			onPort[port] = claim{protocol, owner}
+			onPort[port] = owner
 		}
 		if _, taken := at[e]; !taken {
-			at[e] = claim{protocol, owner}
+			at[e] = owner
 		}
 	}
 	for _, l := range gw.Spec.Listeners {
-		take(l.Port, l.Protocol, l.Hostname, fmt.Sprintf("%s/%s listener %s", gw.Namespace, gw.Name, l.Name))
+		take(l.Port, l.Protocol, l.Hostname, claim{namespace: gw.Namespace, name: gw.Name, listener: l.Name})
 	}
 	for _, other := range earlierListenerSets(ls, gw, c) {
 		for _, l := range other.Spec.Listeners {
-			take(l.Port, l.Protocol, l.Hostname, fmt.Sprintf("%s/%s listener %s", other.Namespace, other.Name, l.Name))
+			take(l.Port, l.Protocol, l.Hostname, claim{namespace: other.Namespace, name: other.Name, listener: l.Name})
 		}
 	}
 
@@ -177,11 +186,11 @@ func validateMergedListeners(ls *gwv1.ListenerSet, gw *gwv1.Gateway, c Cluster, 
 		case !taken:
 		case first.protocol != l.Protocol:
 			errs = append(errs, field.Invalid(fldPath.Index(i).Child("protocol").Path(), string(l.Protocol),
-				fmt.Sprintf(DetailProtocolConflict, l.Port, first.protocol, first.owner)))
+				fmt.Sprintf(DetailProtocolConflict, l.Port, first.protocol, first)))
 		default:
 			if winner, dup := at[endpointOf(l)]; dup {
 				errs = append(errs, field.Invalid(fldPath.Index(i).Child("hostname").Path(), string(endpointOf(l).hostname),
-					fmt.Sprintf(DetailHostnameConflict, winner.owner)))
+					fmt.Sprintf(DetailHostnameConflict, winner)))
 			}
 		}
 	}
