@@ -60,6 +60,19 @@ func ValidateListenerSetInCluster(ls *gwv1.ListenerSet, c Cluster) (field.ErrorL
 	return errs, warnings
 }
 
+// MergeClusterFindings adds the findings of ValidateListenerSetInCluster
+// (or ...UpdateInCluster) to an object's own errors and warnings, the one way
+// the webhook and the offline command both report them: in strict mode the
+// findings' errors deny; otherwise they become warnings, after the cluster's
+// own warnings.
+func MergeClusterFindings(errs field.ErrorList, warnings Warnings, clusterErrs field.ErrorList, clusterWarnings Warnings, strict bool) (field.ErrorList, Warnings) {
+	warnings = append(warnings, clusterWarnings...)
+	if strict {
+		return append(errs, clusterErrs...), warnings
+	}
+	return errs, append(warnings, AsWarnings(clusterErrs)...)
+}
+
 // AsWarnings turns errors into warnings ("path: detail"), for the findings
 // that only deny in strict mode.
 func AsWarnings(errs field.ErrorList) Warnings {

@@ -297,3 +297,15 @@ func TestAsWarnings(t *testing.T) {
 	assert.Equal(t, []string{"spec.listeners[1].protocol: port 443 already uses protocol HTTPS"}, []string(AsWarnings(errs)))
 	assert.Empty(t, AsWarnings(nil))
 }
+
+func TestMergeClusterFindings(t *testing.T) {
+	own := field.ErrorList{field.Required(field.NewPath("spec", "parentRef", "name"), "")}
+	conflict := field.ErrorList{field.Invalid(field.NewPath("spec", "listeners").Index(0).Child("protocol"), "HTTP", "port 443 taken")}
+	errs, warnings := MergeClusterFindings(own, Warnings{"own"}, conflict, Warnings{"cluster"}, false)
+	assert.Equal(t, own, errs)
+	assert.Equal(t, []string{"own", "cluster", "spec.listeners[0].protocol: port 443 taken"}, []string(warnings))
+
+	errs, warnings = MergeClusterFindings(own, Warnings{"own"}, conflict, Warnings{"cluster"}, true)
+	assert.Equal(t, append(append(field.ErrorList{}, own...), conflict...), errs)
+	assert.Equal(t, []string{"own", "cluster"}, []string(warnings))
+}

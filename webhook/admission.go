@@ -115,13 +115,7 @@ func (v Validator) inCluster(ls, oldLS *gwv1.ListenerSet, errs field.ErrorList, 
 	} else {
 		clusterErrs, clusterWarnings = validation.ValidateListenerSetInCluster(ls, v.Cluster)
 	}
-	if v.Strict {
-		return append(errs, clusterErrs...), append(warnings, clusterWarnings...)
-	}
-	// The same order as the offline validate command: the object's own
-	// warnings, the cluster's, then the findings strict mode would deny.
-	warnings = append(warnings, clusterWarnings...)
-	return errs, append(warnings, validation.AsWarnings(clusterErrs)...)
+	return validation.MergeClusterFindings(errs, warnings, clusterErrs, clusterWarnings, v.Strict)
 }
 
 // ValidateDelete allows every deletion: nothing about a ListenerSet being

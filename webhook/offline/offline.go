@@ -555,14 +555,8 @@ func (v *run) validatePending() {
 	for i, p := range v.pending {
 		res := p.res
 		if p.ls != nil {
-			errs, warnings := own[i], ownWarnings[i]
 			clusterErrs, clusterWarnings := validation.ValidateListenerSetInCluster(p.ls, &v.objects)
-			warnings = append(warnings, clusterWarnings...)
-			if v.opts.Strict {
-				errs = append(errs, clusterErrs...)
-			} else {
-				warnings = append(warnings, validation.AsWarnings(clusterErrs)...)
-			}
+			errs, warnings := validation.MergeClusterFindings(own[i], ownWarnings[i], clusterErrs, clusterWarnings, v.opts.Strict)
 			res.Warnings = append(res.Warnings, warnings...)
 			for _, e := range errs {
 				res.Errors = append(res.Errors, fieldError(e))
