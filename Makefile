@@ -55,8 +55,11 @@ bench: k8s-binaries
 	$(GO) test -run '^$$' -bench . -benchmem -benchtime 200ms ./validation ./webhook | tee .run/load/benchmarks.txt
 	$(GO) run ./test/load $(BENCH_FLAGS)
 
+## vet: go vet, staticcheck (built from hack/tools/staticcheck, its own module) and gofmt
 vet:
 	$(GO) vet ./...
+	$(GO) build -C hack/tools/staticcheck -o $(CURDIR)/$(BIN)/staticcheck honnef.co/go/tools/cmd/staticcheck
+	$(BIN)/staticcheck ./...
 	@unformatted=$$(gofmt -l $$(git ls-files '*.go')); \
 	  if [ -n "$$unformatted" ]; then echo "gofmt needed: $$unformatted"; exit 1; fi
 

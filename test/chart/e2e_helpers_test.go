@@ -147,16 +147,15 @@ func serviceAccountKubeconfig(t testing.TB, c *localcluster.Cluster, ns, sa stri
 // replica is one webhook process, started with a Deployment's container
 // args plus the overrides a pod would not need (ports of this machine).
 type replica struct {
-	name        string
-	bin         string
-	args        []string
-	env         []string
-	port        int
-	health      string // 127.0.0.1:port
-	metrics     string
-	cmd         *exec.Cmd
-	done        chan error
-	exitedEarly atomic.Bool
+	name    string
+	bin     string
+	args    []string
+	env     []string
+	port    int
+	health  string // 127.0.0.1:port
+	metrics string
+	cmd     *exec.Cmd
+	done    chan error
 }
 
 func newReplica(t testing.TB, name string, podArgs []string, extra ...string) *replica {
