@@ -2,8 +2,6 @@ package webhook
 
 import (
 	"context"
-	"net/http"
-	"time"
 
 	admissionv1 "k8s.io/api/admission/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
@@ -27,14 +25,6 @@ const (
 	// ValidatePath serves the validating webhook.
 	ValidatePath = "/validate-gateway-networking-k8s-io-v1-listenerset"
 )
-
-// RequestTimeout bounds reading an admission request's body and writing its
-// response. controller-runtime's http.Server only limits reading the headers
-// (32s) and idle keep-alive connections (90s), so without it a client that
-// sends its body slowly holds a connection and a goroutine forever.
-// kube-apiserver gives up on a webhook after at most 30s (timeoutSeconds is
-// capped at 30), so nothing legitimate needs longer.
-const RequestTimeout = 30 * time.Second
 
 // listenerSetGK names the kind in 422 Invalid statuses, so that kubectl prints
 // `The ListenerSet "x" is invalid: ...` as for a built-in type.
@@ -208,8 +198,8 @@ func allowDeletes(next admission.Handler) admission.Handler {
 	})
 }
 
-// Register registers both webhooks on srv at MutatePath and ValidatePath,
-// each bounded by RequestTimeout. srv instruments them with controller-runtime's
+// Register registers both webhooks on srv at MutatePath and ValidatePath
+// (Run's server bounds each request, see Options.RequestTimeout). srv instruments them with controller-runtime's
 // webhook metrics (controller_runtime_webhook_requests_total, _latency_seconds,
 // _requests_in_flight). Tests use it with a server whose WebhookMux they serve
 // over httptest.
@@ -219,22 +209,6 @@ func Register(srv ctrlwebhook.Server) {
 
 // RegisterWith is Register with the validating webhook's Validator v.
 func RegisterWith(srv ctrlwebhook.Server, v Validator) {
-	srv.Register(MutatePath, withDeadline(oneParse{NewMutatingWebhook(), false}, RequestTimeout))
-	srv.Register(ValidatePath, withDeadline(oneParse{NewValidatingWebhookFor(v), true}, RequestTimeout))
-}
-
-// withDeadline sets read and write deadlines on the connection for this
-// request only (net/http resets both before the next request on the
-// connection). It works without owning the http.Server, which
-// controller-runtime's webhook.Server builds internally.
-func withDeadline(next http.Handler, d time.Duration) http.Handler {
-	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		deadline := time.Now().Add(d)
-		rc := http.NewResponseController(w)
-		// Errors only mean the ResponseWriter cannot set deadlines
-		// (httptest.ResponseRecorder); serving goes on without them.
-		_ = rc.SetReadDeadline(deadline)
-		_ = rc.SetWriteDeadline(deadline)
-		next.ServeHTTP(w, r)
-	})
+	srv.Register(MutatePath, oneParse{NewMutatingWebhook(), false})
+	srv.Register(ValidatePath, oneParse{NewValidatingWebhookFor(v), true})
 }

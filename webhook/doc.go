@@ -11,7 +11,7 @@
 // each error's field path, plus admission warnings. Nothing in this package
 // decides what is valid; it only translates.
 //
-// Run wires the server for the serve command: TLS (minimum version, HTTP/2
-// off by default, certificates reloaded from disk), per-request deadlines,
-// /healthz and /readyz, and /metrics.
+// Run wires the server for the serve command: TLS (minimum version, ECDHE
+// AEAD suites, HTTP/2 off by default, certificates reloaded from disk),
+// timeouts, /healthz and /readyz, /metrics, and a graceful shutdown.
 package webhook

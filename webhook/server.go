@@ -5,13 +5,17 @@ import (
 	"crypto/tls"
 	"errors"
 	"fmt"
+	stdlog "log"
 	"net"
 	"net/http"
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
+	"sync/atomic"
 	"time"
 
+	"github.com/go-logr/logr"
 	"github.com/prometheus/client_golang/prometheus/promhttp"
 	"golang.org/x/sync/errgroup"
 	"sigs.k8s.io/controller-runtime/pkg/healthz"
@@ -30,7 +34,22 @@ const (
 	DefaultHealthProbeBindAddress = ":8081"
 	// DefaultMetricsBindAddress serves /metrics.
 	DefaultMetricsBindAddress = ":8080"
+	// DefaultReadHeaderTimeout bounds the TLS handshake and the request
+	// headers: kube-apiserver sends them at once, so only a slow-loris
+	// client needs longer.
+	DefaultReadHeaderTimeout = 10 * time.Second
+	// DefaultShutdownTimeout bounds the drain after the shutdown delay. It
+	// covers kube-apiserver's longest webhook call (timeoutSeconds is capped
+	// at 30, the chart uses 10) with most requests taking milliseconds.
+	DefaultShutdownTimeout = 20 * time.Second
 )
+
+// RequestTimeout is the default of Options.RequestTimeout: the webhook
+// server's ReadTimeout and WriteTimeout. kube-apiserver gives up on a
+// webhook after at most 30s (timeoutSeconds is capped at 30), so nothing
+// legitimate needs longer, and a client that sends its body slowly cannot
+// hold a connection and a goroutine for longer.
+const RequestTimeout = 30 * time.Second
 
 // DefaultCertDir is where Run looks for tls.crt and tls.key when
 // Options.CertDir is empty: <os.TempDir()>/listenerset-webhook/serving-certs.
@@ -62,14 +81,29 @@ type Options struct {
 	Bootstrap BootstrapOptions
 	// TLSMinVersion is "1.2" (the default when "") or "1.3"; the Kubernetes
 	// spellings "VersionTLS12" and "VersionTLS13" are accepted as well.
+	// TLS 1.2 is offered with ECDHE AEAD suites only (see tlsConfig).
 	TLSMinVersion string
 	// EnableHTTP2 offers HTTP/2 in ALPN. Off by default: HTTP/2 Rapid Reset
 	// (CVE-2023-44487) and stream multiplexing make a webhook easier to
 	// exhaust, and kube-apiserver does fine with HTTP/1.1.
 	EnableHTTP2 bool
+	// ReadHeaderTimeout bounds the TLS handshake and reading a request's
+	// headers; 0 means DefaultReadHeaderTimeout.
+	ReadHeaderTimeout time.Duration
+	// RequestTimeout bounds reading a whole request (ReadTimeout) and writing
+	// its response (WriteTimeout); 0 means RequestTimeout.
+	RequestTimeout time.Duration
+	// ShutdownDelay is how long the webhook keeps serving after ctx is
+	// cancelled, with /readyz already failing, so that the endpoints stop
+	// sending requests here before the listener closes. 0 means none.
+	ShutdownDelay time.Duration
+	// ShutdownTimeout bounds the drain that follows ShutdownDelay: no new
+	// connections, requests in flight finish; what is still open then is
+	// closed. 0 means DefaultShutdownTimeout.
+	ShutdownTimeout time.Duration
 	// HealthProbeBindAddress serves /healthz (liveness: the process answers)
 	// and /readyz (readiness: the webhook's TLS listener accepts
-	// connections). "" or "0" disables it.
+	// connections, and no shutdown has begun). "" or "0" disables it.
 	HealthProbeBindAddress string
 	// MetricsBindAddress serves /metrics (plain HTTP) from controller-runtime's
 	// metrics.Registry: controller-runtime's webhook metrics,
@@ -86,22 +120,29 @@ type Options struct {
 	Register func(ctrlwebhook.Server)
 }
 
-// Timeouts of the health and metrics servers, which Run owns (unlike the
-// webhook's server, see RequestTimeout).
+// Timeouts of the servers Run owns that are not options.
 const (
-	auxReadHeaderTimeout = 10 * time.Second
+	idleTimeout          = 90 * time.Second // http.DefaultTransport's keep-alive, and kube-apiserver's
+	maxHeaderBytes       = 64 << 10
 	auxReadTimeout       = 30 * time.Second
 	auxWriteTimeout      = 60 * time.Second // a large /metrics response on a slow scraper
-	auxIdleTimeout       = 90 * time.Second
 	auxShutdownTimeout   = 5 * time.Second
+	readinessDialTimeout = 5 * time.Second
 )
 
 // Run serves both webhooks over HTTPS, plus health probes and metrics when
-// configured, until ctx is cancelled; then it shuts the servers down
-// gracefully and returns nil. It returns an error for invalid options, when a
-// certificate can neither be found nor generated in CertDir, or when a server
-// fails (e.g. its port is taken), which stops the others. Logs go to the
-// logger in ctx, or controller-runtime's global logger (log.SetLogger).
+// configured, until ctx is cancelled. Then it shuts down in phases: /readyz
+// fails at once while the webhook keeps serving for ShutdownDelay; the
+// webhook server stops accepting connections and waits up to
+// ShutdownTimeout for requests in flight; only then do the certificate
+// source, the cluster view and the health and metrics servers stop, so that
+// the draining requests keep their certificate and cluster view and the
+// probes keep answering. Run returns nil after such a shutdown.
+//
+// It returns an error for invalid options, when a certificate can neither
+// be found nor generated in CertDir, or when a component fails (e.g. its
+// port is taken), which stops the others at once. Logs go to the logger in
+// ctx, or controller-runtime's global logger (log.SetLogger).
 func Run(ctx context.Context, opts Options) error {
 	log := logf.FromContext(ctx).WithName("listenerset-webhook")
 
@@ -118,6 +159,12 @@ func Run(ctx context.Context, opts Options) error {
 	if opts.CertDir == "" {
 		opts.CertDir = DefaultCertDir()
 	}
+	opts.ReadHeaderTimeout = orDefault(opts.ReadHeaderTimeout, DefaultReadHeaderTimeout)
+	opts.RequestTimeout = orDefault(opts.RequestTimeout, RequestTimeout)
+	opts.ShutdownTimeout = orDefault(opts.ShutdownTimeout, DefaultShutdownTimeout)
+	if opts.ReadHeaderTimeout < 0 || opts.RequestTimeout < 0 || opts.ShutdownDelay < 0 || opts.ShutdownTimeout < 0 {
+		return errors.New("timeouts and delays must not be negative")
+	}
 
 	validator, view, err := newValidator(opts.Cluster, log)
 	if err != nil {
@@ -127,44 +174,56 @@ func Run(ctx context.Context, opts Options) error {
 	if err != nil {
 		return err
 	}
-	srv := ctrlwebhook.NewServer(ctrlwebhook.Options{
-		Host:    opts.Host,
-		Port:    opts.Port,
-		CertDir: opts.CertDir,
-		TLSOpts: []func(*tls.Config){
-			tlsOptions(minVersion, opts.EnableHTTP2),
-			func(c *tls.Config) { c.GetCertificate = certs.GetCertificate },
-		},
-	})
+	// controller-runtime's server only registers: Register wraps each hook
+	// in its webhook metrics. Serving is ours (serveWebhook), for the
+	// timeouts, the cipher suites and the shutdown it does not let us set.
+	mux := http.NewServeMux()
+	registrar := ctrlwebhook.NewServer(ctrlwebhook.Options{WebhookMux: mux})
 	if opts.Register != nil {
-		opts.Register(srv)
+		opts.Register(registrar)
 	} else {
-		RegisterWith(srv, validator)
+		RegisterWith(registrar, validator)
 	}
 
-	// Bind the auxiliary ports before serving anything, so that a taken port
-	// fails Run at once instead of after the webhook has started.
+	// Bind every port before serving anything, so that a taken port fails
+	// Run at once instead of after the webhook has started.
+	tcpLn, err := net.Listen("tcp", net.JoinHostPort(opts.Host, strconv.Itoa(opts.Port)))
+	if err != nil {
+		return fmt.Errorf("webhook: %w", err)
+	}
 	healthLn, err := listen(opts.HealthProbeBindAddress)
 	if err != nil {
+		tcpLn.Close()
 		return fmt.Errorf("health probes: %w", err)
 	}
 	metricsLn, err := listen(opts.MetricsBindAddress)
 	if err != nil {
+		tcpLn.Close()
 		if healthLn != nil {
 			healthLn.Close()
 		}
 		return fmt.Errorf("metrics: %w", err)
 	}
 
-	g, gctx := errgroup.WithContext(ctx)
+	ws := &webhookServer{
+		opts: opts,
+		ln:   tls.NewListener(tcpLn, tlsConfig(minVersion, opts.EnableHTTP2, certs.GetCertificate)),
+		addr: tcpLn.Addr().String(),
+		log:  log,
+	}
+	// The components run on their own context: ctx only starts the
+	// shutdown, and they must outlive the drain. serveWebhook cancels it
+	// once drained; an error of any component cancels it at once.
+	runCtx, stopComponents := context.WithCancel(context.WithoutCancel(ctx))
+	defer stopComponents()
+	g, gctx := errgroup.WithContext(runCtx)
 	g.Go(func() error { return certs.Start(gctx) })
-	g.Go(func() error { return srv.Start(gctx) })
 	if view != nil {
 		g.Go(func() error { return view.Start(gctx) })
 	}
 	if healthLn != nil {
 		log.Info("Serving health probes", "address", healthLn.Addr().String(), "liveness", "/healthz", "readiness", "/readyz")
-		g.Go(func() error { return serve(gctx, healthLn, healthHandler(srv.StartedChecker())) })
+		g.Go(func() error { return serve(gctx, healthLn, healthHandler(ws.ready, ws.draining.Load)) })
 	}
 	if metricsLn != nil {
 		if err := registerRuntimeCollectors(); err != nil {
@@ -173,7 +232,133 @@ func Run(ctx context.Context, opts Options) error {
 		log.Info("Serving metrics", "address", metricsLn.Addr().String(), "path", "/metrics")
 		g.Go(func() error { return serve(gctx, metricsLn, MetricsHandler()) })
 	}
-	return g.Wait()
+	g.Go(func() error {
+		err := ws.serve(ctx, gctx, mux)
+		log.Info("Stopping the certificate source, cluster view, health probes and metrics")
+		stopComponents()
+		return err
+	})
+	if err := g.Wait(); err != nil {
+		return err
+	}
+	log.Info("Stopped")
+	return nil
+}
+
+func orDefault(d, def time.Duration) time.Duration {
+	if d == 0 {
+		return def
+	}
+	return d
+}
+
+// webhookServer is the webhook's HTTPS server and its readiness.
+type webhookServer struct {
+	opts     Options
+	ln       net.Listener // TLS
+	addr     string       // of ln, for the readiness dial
+	log      logr.Logger
+	serving  atomic.Bool
+	draining atomic.Bool
+}
+
+// serve serves h on ws.ln until stop is cancelled, then shuts down in
+// phases (see Run); it returns at once, closing every connection, when
+// abort is cancelled (another component failed). Handlers get abort's
+// context, so that requests in flight are not cancelled by stop.
+func (ws *webhookServer) serve(stop, abort context.Context, h http.Handler) error {
+	opts := ws.opts
+	hs := &http.Server{
+		Handler:           h,
+		ReadHeaderTimeout: opts.ReadHeaderTimeout,
+		ReadTimeout:       opts.RequestTimeout,
+		WriteTimeout:      opts.RequestTimeout,
+		IdleTimeout:       idleTimeout,
+		MaxHeaderBytes:    maxHeaderBytes,
+		ErrorLog:          stdlog.New(errorLogWriter{ws.log.WithName("http")}, "", 0),
+		BaseContext:       func(net.Listener) context.Context { return abort },
+	}
+	if !opts.EnableHTTP2 {
+		// ALPN never offers h2 (tlsConfig); an empty map also keeps
+		// net/http from setting HTTP/2 up at all.
+		hs.TLSNextProto = map[string]func(*http.Server, *tls.Conn, http.Handler){}
+	}
+	served := make(chan error, 1)
+	go func() { served <- hs.Serve(ws.ln) }()
+	ws.serving.Store(true)
+	ws.log.Info("Serving webhooks", "address", ws.addr, "readHeaderTimeout", opts.ReadHeaderTimeout,
+		"requestTimeout", opts.RequestTimeout, "idleTimeout", idleTimeout)
+
+	failed := func(err error) error {
+		ws.draining.Store(true)
+		return fmt.Errorf("webhook server: %w", err)
+	}
+	select {
+	case err := <-served:
+		return failed(err)
+	case <-abort.Done():
+		ws.draining.Store(true)
+		hs.Close()
+		<-served
+		return nil
+	case <-stop.Done():
+	}
+
+	ws.draining.Store(true)
+	ws.log.Info("Shutdown requested: /readyz fails from now on; still serving", "shutdownDelay", opts.ShutdownDelay)
+	delay := time.NewTimer(opts.ShutdownDelay)
+	defer delay.Stop()
+	select {
+	case err := <-served:
+		return failed(err)
+	case <-abort.Done():
+		hs.Close()
+		<-served
+		return nil
+	case <-delay.C:
+	}
+
+	ws.log.Info("Draining: no new connections; waiting for requests in flight", "shutdownTimeout", opts.ShutdownTimeout)
+	dctx, cancel := context.WithTimeout(abort, opts.ShutdownTimeout)
+	defer cancel()
+	start := time.Now()
+	if err := hs.Shutdown(dctx); err != nil {
+		// Run still returns nil: stopping was asked for, and the cut
+		// requests get kube-apiserver's failurePolicy.
+		ws.log.Error(err, "Drain incomplete; closing the remaining connections", "after", time.Since(start).Round(time.Millisecond))
+		hs.Close()
+	} else {
+		ws.log.Info("Drained", "after", time.Since(start).Round(time.Millisecond))
+	}
+	<-served
+	return nil
+}
+
+// ready is the readiness check (healthHandler adds the shutdown): the
+// webhook serves, and a TLS handshake with the listener succeeds, which needs
+// a certificate (the self-bootstrapped source may have none yet).
+func (ws *webhookServer) ready(*http.Request) error {
+	if !ws.serving.Load() {
+		return errors.New("webhook server not started yet")
+	}
+	d := &tls.Dialer{
+		NetDialer: &net.Dialer{Timeout: readinessDialTimeout},
+		Config:    &tls.Config{InsecureSkipVerify: true}, //nolint:gosec // only whether it answers, not whom
+	}
+	conn, err := d.Dial("tcp", ws.addr)
+	if err != nil {
+		return fmt.Errorf("webhook server not reachable: %w", err)
+	}
+	return conn.Close()
+}
+
+// errorLogWriter routes net/http's error log (TLS handshake errors, panics
+// in handlers) to the logger, one line per message.
+type errorLogWriter struct{ log logr.Logger }
+
+func (w errorLogWriter) Write(p []byte) (int, error) {
+	w.log.Info(strings.TrimSpace(string(p)))
+	return len(p), nil
 }
 
 // ParseTLSVersion maps "1.2" (also "" and "VersionTLS12") and "1.3" (also
@@ -190,18 +375,33 @@ func ParseTLSVersion(v string) (uint16, error) {
 	}
 }
 
-// tlsOptions sets the minimum version and ALPN. controller-runtime offers
-// "h2" by default; without EnableHTTP2 only http/1.1 is offered, so clients
-// cannot negotiate HTTP/2 (CVE-2023-44487, HTTP/2 Rapid Reset).
-func tlsOptions(minVersion uint16, enableHTTP2 bool) func(*tls.Config) {
-	return func(c *tls.Config) {
-		c.MinVersion = minVersion
-		if enableHTTP2 {
-			c.NextProtos = []string{"h2", "http/1.1"}
-		} else {
-			c.NextProtos = []string{"http/1.1"}
-		}
+// tls12Suites are the only TLS 1.2 cipher suites offered: ECDHE key
+// exchange (forward secrecy) with an AEAD cipher. Go's defaults would also
+// accept the CBC-SHA1 suites. TLS 1.3's suites are all AEAD and not
+// configurable.
+var tls12Suites = []uint16{
+	tls.TLS_ECDHE_ECDSA_WITH_AES_128_GCM_SHA256,
+	tls.TLS_ECDHE_RSA_WITH_AES_128_GCM_SHA256,
+	tls.TLS_ECDHE_ECDSA_WITH_AES_256_GCM_SHA384,
+	tls.TLS_ECDHE_RSA_WITH_AES_256_GCM_SHA384,
+	tls.TLS_ECDHE_ECDSA_WITH_CHACHA20_POLY1305_SHA256,
+	tls.TLS_ECDHE_RSA_WITH_CHACHA20_POLY1305_SHA256,
+}
+
+// tlsConfig is the webhook listener's TLS: the minimum version, ECDHE AEAD
+// suites for TLS 1.2, the certificate from getCert on every handshake, and
+// ALPN without "h2" unless enableHTTP2 (CVE-2023-44487, HTTP/2 Rapid Reset).
+func tlsConfig(minVersion uint16, enableHTTP2 bool, getCert func(*tls.ClientHelloInfo) (*tls.Certificate, error)) *tls.Config {
+	c := &tls.Config{
+		MinVersion:     minVersion,
+		CipherSuites:   tls12Suites,
+		GetCertificate: getCert,
+		NextProtos:     []string{"http/1.1"},
 	}
+	if enableHTTP2 {
+		c.NextProtos = []string{"h2", "http/1.1"}
+	}
+	return c
 }
 
 // selfSignedHosts adds the listen host to DefaultSelfSignedHosts when it
@@ -231,14 +431,23 @@ func listen(addr string) (net.Listener, error) {
 }
 
 // healthHandler serves /healthz, which only says the process answers, and
-// /readyz, which dials the webhook's TLS port (controller-runtime's
-// StartedChecker) so that a pod is not put behind the Service before the
-// webhook can take requests. Both accept the sub-paths and ?verbose of
-// controller-runtime's healthz package, as a manager's probes do.
-func healthHandler(webhookStarted healthz.Checker) http.Handler {
+// /readyz (webhookReady: see webhookServer.ready), so that a pod is not put
+// behind the Service before the webhook can take requests. Once
+// shuttingDown, /readyz answers 503 Service Unavailable (a failed check
+// would be 500) so that the pod is taken out of the endpoints. Both accept
+// the sub-paths and ?verbose of controller-runtime's healthz package, as a
+// manager's probes do.
+func healthHandler(webhookReady healthz.Checker, shuttingDown func() bool) http.Handler {
 	mux := http.NewServeMux()
 	live := &healthz.Handler{Checks: map[string]healthz.Checker{"ping": healthz.Ping}}
-	ready := &healthz.Handler{Checks: map[string]healthz.Checker{"webhook": webhookStarted}}
+	checks := &healthz.Handler{Checks: map[string]healthz.Checker{"webhook": webhookReady}}
+	ready := http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if shuttingDown() {
+			http.Error(w, "shutting down", http.StatusServiceUnavailable)
+			return
+		}
+		checks.ServeHTTP(w, r)
+	})
 	mux.Handle("/healthz", http.StripPrefix("/healthz", live))
 	mux.Handle("/healthz/", http.StripPrefix("/healthz", live))
 	mux.Handle("/readyz", http.StripPrefix("/readyz", ready))
@@ -261,11 +470,11 @@ func MetricsHandler() http.Handler {
 func serve(ctx context.Context, ln net.Listener, h http.Handler) error {
 	srv := &http.Server{
 		Handler:           h,
-		ReadHeaderTimeout: auxReadHeaderTimeout,
+		ReadHeaderTimeout: DefaultReadHeaderTimeout,
 		ReadTimeout:       auxReadTimeout,
 		WriteTimeout:      auxWriteTimeout,
-		IdleTimeout:       auxIdleTimeout,
-		MaxHeaderBytes:    64 << 10,
+		IdleTimeout:       idleTimeout,
+		MaxHeaderBytes:    maxHeaderBytes,
 		BaseContext:       func(net.Listener) context.Context { return ctx },
 	}
 	done := make(chan error, 1)

@@ -1,21 +1,32 @@
 package webhook_test
 
 import (
+	"bufio"
 	"bytes"
 	"context"
+	"crypto/rand"
+	"crypto/rsa"
 	"crypto/tls"
 	"crypto/x509"
+	"crypto/x509/pkix"
+	"encoding/json"
 	"encoding/pem"
+	"errors"
 	"fmt"
 	"io"
+	"math/big"
 	"net"
 	"net/http"
+	"net/http/httptrace"
 	"os"
 	"path/filepath"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
+	"github.com/go-logr/logr"
+	"github.com/go-logr/logr/funcr"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 	admissionv1 "k8s.io/api/admission/v1"
@@ -37,8 +48,27 @@ type running struct {
 	addr    string // host:port of the webhook
 	health  string // http://host:port
 	metrics string
+	logs    *logLines
 	done    chan error
 	cancel  context.CancelFunc
+}
+
+// logLines collects what Run logs, one entry per line.
+type logLines struct {
+	mu    sync.Mutex
+	lines []string
+}
+
+func (l *logLines) add(prefix, args string) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	l.lines = append(l.lines, prefix+" "+args)
+}
+
+func (l *logLines) String() string {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return strings.Join(l.lines, "\n")
 }
 
 func start(t *testing.T, opts webhook.Options) *running {
@@ -50,12 +80,14 @@ func start(t *testing.T, opts webhook.Options) *running {
 	}
 	opts.HealthProbeBindAddress = fmt.Sprintf("127.0.0.1:%d", freePort(t))
 	opts.MetricsBindAddress = fmt.Sprintf("127.0.0.1:%d", freePort(t))
-	ctx, cancel := context.WithCancel(context.Background())
+	logs := &logLines{}
+	ctx, cancel := context.WithCancel(logr.NewContext(context.Background(), funcr.New(logs.add, funcr.Options{})))
 	r := &running{
 		opts:    opts,
 		addr:    fmt.Sprintf("127.0.0.1:%d", opts.Port),
 		health:  "http://" + opts.HealthProbeBindAddress,
 		metrics: "http://" + opts.MetricsBindAddress,
+		logs:    logs,
 		done:    make(chan error, 1),
 		cancel:  cancel,
 	}
@@ -245,6 +277,16 @@ func TestRunTLS13AndHTTP2(t *testing.T) {
 	defer conn.Close()
 	assert.Equal(t, uint16(tls.VersionTLS13), conn.ConnectionState().Version)
 	assert.Equal(t, "h2", conn.ConnectionState().NegotiatedProtocol, "HTTP/2 on request")
+
+	// And the server speaks it, not only ALPN.
+	client := &http.Client{Transport: &http.Transport{TLSClientConfig: &tls.Config{RootCAs: pool}, ForceAttemptHTTP2: true}}
+	defer client.CloseIdleConnections()
+	resp := post(t, client, "https://"+r.addr+webhook.ValidatePath, request(t, admissionv1.Create, toJSON(t, minimal), nil))
+	assert.True(t, resp.Allowed)
+	raw, err := client.Get("https://" + r.addr + "/nothing-here")
+	require.NoError(t, err)
+	raw.Body.Close()
+	assert.Equal(t, 2, raw.ProtoMajor)
 }
 
 func TestRunKeepsProvidedCertificate(t *testing.T) {
@@ -321,4 +363,274 @@ func TestEnsureSelfSignedCert(t *testing.T) {
 	require.NoError(t, os.Remove(filepath.Join(dir, webhook.KeyFile)))
 	_, err = webhook.EnsureSelfSignedCert(dir)
 	assert.ErrorContains(t, err, "exists but", "half a certificate is an error, not replaced")
+}
+
+// TLS 1.2 is offered with ECDHE key exchange and AEAD ciphers only: Go's
+// defaults would also accept the CBC-SHA1 suites. Each refused suite is
+// first shown to work against a server that offers it, so the refusal is
+// the webhook's and not the client's. Both key types, since the ECDHE_RSA
+// and TLS_RSA suites need an RSA certificate.
+func TestRunTLS12CipherSuites(t *testing.T) {
+	for _, keyType := range []string{"ECDSA", "RSA"} {
+		t.Run(keyType, func(t *testing.T) {
+			dir := t.TempDir()
+			if keyType == "RSA" {
+				writeRSACert(t, dir)
+			}
+			r := start(t, webhook.Options{CertDir: dir})
+			pool := caPool(t, dir)
+			cert, err := tls.LoadX509KeyPair(filepath.Join(dir, webhook.CertFile), filepath.Join(dir, webhook.KeyFile))
+			require.NoError(t, err)
+			control := permissiveTLSServer(t, cert)
+
+			suites := map[string][]uint16{
+				"ECDSA": {
+					tls.TLS_ECDHE_ECDSA_WITH_AES_128_GCM_SHA256, tls.TLS_ECDHE_ECDSA_WITH_AES_256_GCM_SHA384,
+					tls.TLS_ECDHE_ECDSA_WITH_CHACHA20_POLY1305_SHA256,
+					tls.TLS_ECDHE_ECDSA_WITH_AES_128_CBC_SHA, tls.TLS_ECDHE_ECDSA_WITH_AES_256_CBC_SHA,
+					tls.TLS_ECDHE_ECDSA_WITH_AES_128_CBC_SHA256,
+				},
+				"RSA": {
+					tls.TLS_ECDHE_RSA_WITH_AES_128_GCM_SHA256, tls.TLS_ECDHE_RSA_WITH_AES_256_GCM_SHA384,
+					tls.TLS_ECDHE_RSA_WITH_CHACHA20_POLY1305_SHA256,
+					tls.TLS_ECDHE_RSA_WITH_AES_128_CBC_SHA, tls.TLS_ECDHE_RSA_WITH_AES_256_CBC_SHA,
+					tls.TLS_RSA_WITH_AES_128_GCM_SHA256, tls.TLS_RSA_WITH_AES_256_GCM_SHA384,
+					tls.TLS_RSA_WITH_AES_128_CBC_SHA, tls.TLS_RSA_WITH_AES_128_CBC_SHA256,
+				},
+			}[keyType]
+			for _, suite := range suites {
+				name := tls.CipherSuiteName(suite)
+				aead := strings.HasPrefix(name, "TLS_ECDHE_") && (strings.Contains(name, "_GCM_") || strings.Contains(name, "CHACHA20"))
+				t.Run(name, func(t *testing.T) {
+					cfg := &tls.Config{RootCAs: pool, ServerName: "127.0.0.1", MaxVersion: tls.VersionTLS12, CipherSuites: []uint16{suite}}
+					if !aead {
+						c, err := tls.Dial("tcp", control, cfg)
+						require.NoError(t, err, "the client can negotiate %s at all", name)
+						c.Close()
+					}
+					conn, err := dial(r, cfg)
+					if aead {
+						require.NoError(t, err)
+						assert.Equal(t, suite, conn.ConnectionState().CipherSuite)
+						conn.Close()
+						return
+					}
+					if err == nil {
+						conn.Close()
+					}
+					assert.ErrorContains(t, err, "handshake failure", "refused by the server")
+				})
+			}
+		})
+	}
+}
+
+// permissiveTLSServer completes TLS 1.2 handshakes with any suite Go knows,
+// as a control for TestRunTLS12CipherSuites; it returns its address.
+func permissiveTLSServer(t *testing.T, cert tls.Certificate) string {
+	t.Helper()
+	var all []uint16
+	for _, s := range append(tls.CipherSuites(), tls.InsecureCipherSuites()...) {
+		all = append(all, s.ID)
+	}
+	ln, err := tls.Listen("tcp", "127.0.0.1:0", &tls.Config{
+		Certificates: []tls.Certificate{cert}, CipherSuites: all, MaxVersion: tls.VersionTLS12,
+	})
+	require.NoError(t, err)
+	t.Cleanup(func() { ln.Close() })
+	go func() {
+		for {
+			c, err := ln.Accept()
+			if err != nil {
+				return
+			}
+			_ = c.(*tls.Conn).Handshake()
+			c.Close()
+		}
+	}()
+	return ln.Addr().String()
+}
+
+// writeRSACert writes a self-signed RSA certificate for 127.0.0.1 as
+// tls.crt, tls.key and ca.crt.
+func writeRSACert(t *testing.T, dir string) {
+	t.Helper()
+	key, err := rsa.GenerateKey(rand.Reader, 2048)
+	require.NoError(t, err)
+	tmpl := &x509.Certificate{
+		SerialNumber: big.NewInt(1), Subject: pkix.Name{CommonName: "rsa"},
+		IPAddresses: []net.IP{net.IPv4(127, 0, 0, 1)},
+		NotBefore:   time.Now().Add(-time.Minute), NotAfter: time.Now().Add(time.Hour),
+		KeyUsage:    x509.KeyUsageDigitalSignature | x509.KeyUsageKeyEncipherment | x509.KeyUsageCertSign,
+		ExtKeyUsage: []x509.ExtKeyUsage{x509.ExtKeyUsageServerAuth}, IsCA: true, BasicConstraintsValid: true,
+	}
+	der, err := x509.CreateCertificate(rand.Reader, tmpl, tmpl, &key.PublicKey, key)
+	require.NoError(t, err)
+	certPEM := pem.EncodeToMemory(&pem.Block{Type: "CERTIFICATE", Bytes: der})
+	keyPEM := pem.EncodeToMemory(&pem.Block{Type: "RSA PRIVATE KEY", Bytes: x509.MarshalPKCS1PrivateKey(key)})
+	require.NoError(t, os.WriteFile(filepath.Join(dir, webhook.CertFile), certPEM, 0o600))
+	require.NoError(t, os.WriteFile(filepath.Join(dir, webhook.KeyFile), keyPEM, 0o600))
+	require.NoError(t, os.WriteFile(filepath.Join(dir, webhook.CAFile), certPEM, 0o600))
+}
+
+// Plain HTTP to the TLS port gets net/http's own 400, and a failed handshake
+// is logged through the logger, not the process's stderr.
+func TestRunPlainHTTPAndHandshakeErrors(t *testing.T) {
+	r := start(t, webhook.Options{})
+	resp, err := http.Post("http://"+r.addr+webhook.ValidatePath, "application/json", strings.NewReader("{}"))
+	require.NoError(t, err)
+	body, _ := io.ReadAll(resp.Body)
+	resp.Body.Close()
+	assert.Equal(t, http.StatusBadRequest, resp.StatusCode)
+	assert.Contains(t, string(body), "Client sent an HTTP request to an HTTPS server")
+
+	_, err = dial(r, &tls.Config{InsecureSkipVerify: true, MaxVersion: tls.VersionTLS11})
+	require.Error(t, err)
+	assert.EventuallyWithT(t, func(c *assert.CollectT) {
+		assert.Contains(c, r.logs.String(), "TLS handshake error")
+	}, 5*time.Second, 20*time.Millisecond)
+}
+
+// rawRequest starts a POST of body to path on a new TLS connection, writing
+// the headers and the first n bytes of the body only.
+func rawRequest(t *testing.T, r *running, path string, body []byte, n int) *tls.Conn {
+	t.Helper()
+	conn, err := dial(r, &tls.Config{InsecureSkipVerify: true})
+	require.NoError(t, err)
+	t.Cleanup(func() { conn.Close() })
+	_, err = fmt.Fprintf(conn, "POST %s HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nContent-Length: %d\r\n\r\n", path, len(body))
+	require.NoError(t, err)
+	_, err = conn.Write(body[:n])
+	require.NoError(t, err)
+	return conn
+}
+
+// RequestTimeout is the server's ReadTimeout: a body that stalls is cut off
+// (no goroutine waits for it forever), but it is per request, so a kept-alive
+// connection outlives it.
+func TestRunRequestTimeout(t *testing.T) {
+	r := start(t, webhook.Options{RequestTimeout: 300 * time.Millisecond})
+	body := request(t, admissionv1.Create, toJSON(t, minimal), nil)
+
+	t.Run("a stalled body is cut off", func(t *testing.T) {
+		conn := rawRequest(t, r, webhook.ValidatePath, body, 1)
+		require.NoError(t, conn.SetReadDeadline(time.Now().Add(5*time.Second)))
+		began := time.Now()
+		_, err := io.ReadAll(conn)
+		var netErr net.Error
+		if errors.As(err, &netErr) && netErr.Timeout() {
+			t.Fatal("the server kept the connection open for 5s")
+		}
+		assert.Less(t, time.Since(began), 3*time.Second)
+	})
+
+	t.Run("per request", func(t *testing.T) {
+		client := &http.Client{Transport: &http.Transport{TLSClientConfig: &tls.Config{RootCAs: caPool(t, r.opts.CertDir)}}}
+		defer client.CloseIdleConnections()
+		var reused []bool
+		for range 2 {
+			trace := &httptrace.ClientTrace{GotConn: func(i httptrace.GotConnInfo) { reused = append(reused, i.Reused) }}
+			req, err := http.NewRequestWithContext(httptrace.WithClientTrace(t.Context(), trace),
+				http.MethodPost, "https://"+r.addr+webhook.ValidatePath, bytes.NewReader(body))
+			require.NoError(t, err)
+			resp, err := client.Do(req)
+			require.NoError(t, err)
+			_, _ = io.Copy(io.Discard, resp.Body)
+			resp.Body.Close()
+			assert.Equal(t, http.StatusOK, resp.StatusCode)
+			time.Sleep(600 * time.Millisecond) // past the first request's deadlines
+		}
+		assert.Equal(t, []bool{false, true}, reused, "the second request used the same connection")
+	})
+}
+
+// The phases of a shutdown: /readyz fails at once while /healthz and the
+// webhook keep serving for ShutdownDelay; then no new connections, while a
+// request in flight completes and the health server still answers; then
+// Run returns nil and everything is closed.
+func TestRunShutdownPhases(t *testing.T) {
+	const delay = time.Second
+	r := start(t, webhook.Options{ShutdownDelay: delay, ShutdownTimeout: 10 * time.Second})
+	pool := caPool(t, r.opts.CertDir)
+	client := &http.Client{Transport: &http.Transport{TLSClientConfig: &tls.Config{RootCAs: pool}}}
+	defer client.CloseIdleConnections()
+	body := request(t, admissionv1.Create, toJSON(t, minimal), nil)
+	status := func(url string) int {
+		resp, err := http.Get(url)
+		if err != nil {
+			return 0
+		}
+		resp.Body.Close()
+		return resp.StatusCode
+	}
+
+	slow := rawRequest(t, r, webhook.ValidatePath, body, len(body)/2)
+	time.Sleep(200 * time.Millisecond) // the server has read the headers
+	began := time.Now()
+	r.cancel()
+	r.cancel = nil // stop() must not wait for done again
+
+	assert.Equal(t, http.StatusServiceUnavailable, status(r.health+"/readyz"), "not ready at once")
+	assert.Equal(t, http.StatusOK, status(r.health+"/healthz"), "still alive")
+	assert.True(t, post(t, client, "https://"+r.addr+webhook.ValidatePath, body).Allowed, "still serving during the delay")
+	client.CloseIdleConnections()
+
+	time.Sleep(time.Until(began.Add(delay + 300*time.Millisecond)))
+	_, err := dial(r, &tls.Config{RootCAs: pool})
+	assert.Error(t, err, "no new connections after the delay")
+	assert.Equal(t, http.StatusOK, status(r.health+"/healthz"), "the health server answers while draining")
+	select {
+	case err := <-r.done:
+		t.Fatalf("Run returned with a request in flight: %v", err)
+	default:
+	}
+
+	_, err = slow.Write(body[len(body)/2:])
+	require.NoError(t, err)
+	resp, err := http.ReadResponse(bufio.NewReader(slow), nil)
+	require.NoError(t, err)
+	var review admissionv1.AdmissionReview
+	require.NoError(t, json.NewDecoder(resp.Body).Decode(&review))
+	resp.Body.Close()
+	assert.Equal(t, http.StatusOK, resp.StatusCode, "the request in flight completed")
+	assert.True(t, review.Response.Allowed)
+	require.NoError(t, slow.SetReadDeadline(time.Now().Add(5*time.Second)))
+	_, err = slow.Read(make([]byte, 1))
+	assert.ErrorIs(t, err, io.EOF, "and its connection is closed after it")
+
+	select {
+	case err := <-r.done:
+		assert.NoError(t, err)
+	case <-time.After(10 * time.Second):
+		t.Fatal("Run did not return after the drain")
+	}
+	assert.Zero(t, status(r.health+"/healthz"), "the health server stopped after the drain")
+	logs := r.logs.String()
+	for _, phase := range []string{"Shutdown requested", "Draining", "Drained", "Stopping the certificate source", "Stopped"} {
+		assert.Contains(t, logs, phase)
+	}
+}
+
+// A request still in flight after ShutdownTimeout is cut off; Run returns
+// nil all the same, in time.
+func TestRunShutdownTimeout(t *testing.T) {
+	r := start(t, webhook.Options{ShutdownTimeout: 300 * time.Millisecond})
+	body := request(t, admissionv1.Create, toJSON(t, minimal), nil)
+	stuck := rawRequest(t, r, webhook.ValidatePath, body, 1)
+	time.Sleep(200 * time.Millisecond) // the server has read the headers
+	began := time.Now()
+	r.cancel()
+	r.cancel = nil
+	select {
+	case err := <-r.done:
+		assert.NoError(t, err)
+	case <-time.After(10 * time.Second):
+		t.Fatal("Run did not return")
+	}
+	assert.Less(t, time.Since(began), 3*time.Second)
+	require.NoError(t, stuck.SetReadDeadline(time.Now().Add(2*time.Second)))
+	_, err := io.ReadAll(stuck)
+	var netErr net.Error
+	assert.False(t, errors.As(err, &netErr) && netErr.Timeout(), "the stuck connection was closed: %v", err)
+	assert.Contains(t, r.logs.String(), "Drain incomplete")
 }

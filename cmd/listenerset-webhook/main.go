@@ -107,10 +107,21 @@ func serve(args []string, stderr io.Writer) int {
 	fs.StringVar(&opts.TLSMinVersion, "tls-min-version", webhook.DefaultTLSMinVersion, "minimum TLS version: 1.2 or 1.3")
 	fs.BoolVar(&opts.EnableHTTP2, "enable-http2", false,
 		"offer HTTP/2 (off by default: HTTP/2 Rapid Reset, CVE-2023-44487)")
+	fs.DurationVar(&opts.ShutdownDelay, "shutdown-delay", 0,
+		"after SIGTERM, keep serving this long with /readyz failing, so that endpoints drop the pod first")
+	fs.DurationVar(&opts.ShutdownTimeout, "shutdown-timeout", webhook.DefaultShutdownTimeout,
+		"after the shutdown delay, wait this long for requests in flight before closing their connections")
 	zapOpts := zap.Options{}
 	zapOpts.BindFlags(fs)
 	fs.Usage = func() {
-		fmt.Fprint(fs.Output(), "Usage: listenerset-webhook serve [flags]\n\nServes the webhooks until SIGINT or SIGTERM.\n\nFlags:\n")
+		fmt.Fprint(fs.Output(), `Usage: listenerset-webhook serve [flags]
+
+Serves the webhooks until SIGINT or SIGTERM. Then /readyz fails at once, the
+webhooks keep serving for --shutdown-delay, requests in flight get up to
+--shutdown-timeout to complete, and the command exits 0.
+
+Flags:
+`)
 		fs.PrintDefaults()
 	}
 	if code, done := parse(fs, args); done {
@@ -124,7 +135,7 @@ func serve(args []string, stderr io.Writer) int {
 	logf.SetLogger(zap.New(zap.UseFlagOptions(&zapOpts), zap.WriteTo(stderr)))
 	log := logf.Log.WithName("setup")
 	// SIGINT/SIGTERM cancel the context; Run then drains and returns. A second
-	// signal exits at once.
+	// signal exits at once (code 1).
 	ctx := signals.SetupSignalHandler()
 	if err := webhook.Run(ctx, opts); err != nil {
 		log.Error(err, "Webhook server failed")

@@ -119,6 +119,7 @@ func TestServeFlagsDocumentDefaults(t *testing.T) {
 		`-enable-http2`, `-cert-dir string`, `-host string`,
 		`-zap-log-level`, `-zap-devel`,
 		`-cluster-checks`, `-strict`, `-watch-secrets`, `-kubeconfig string`,
+		`-shutdown-delay duration`, `-shutdown-timeout duration`, `(default 20s)`,
 	} {
 		assert.Contains(t, stderr.String(), want)
 	}
