@@ -1,6 +1,9 @@
 package validation
 
 import (
+	"slices"
+	"strings"
+
 	metav1validation "k8s.io/apimachinery/pkg/apis/meta/v1/validation"
 	"k8s.io/apimachinery/pkg/util/validation/field"
 	gwv1 "sigs.k8s.io/gateway-api/apis/v1"
@@ -48,8 +51,18 @@ func validateRouteNamespaces(ns *gwv1.RouteNamespaces, fldPath *fieldPath, w *Wa
 		if ns.Selector == nil {
 			errs = append(errs, field.Required(fldPath.Child("selector").Path(), "required when from is Selector"))
 		} else {
-			errs = append(errs, metav1validation.ValidateLabelSelector(ns.Selector,
-				metav1validation.LabelSelectorValidationOptions{}, fldPath.Child("selector").Path())...)
+			selectorPath := fldPath.Child("selector").Path()
+			selectorErrs := metav1validation.ValidateLabelSelector(ns.Selector, metav1validation.LabelSelectorValidationOptions{}, selectorPath)
+			// apimachinery reports matchLabels first, in map order; sorted,
+			// the same object always gets the same answer (found by
+			// FuzzValidateListenerSet).
+			labelsPath := selectorPath.Child("matchLabels").String()
+			n := 0
+			for n < len(selectorErrs) && selectorErrs[n].Field == labelsPath {
+				n++
+			}
+			slices.SortFunc(selectorErrs[:n], func(a, b *field.Error) int { return strings.Compare(a.Error(), b.Error()) })
+			errs = append(errs, selectorErrs...)
 		}
 	case gwv1.NamespacesFromAll, gwv1.NamespacesFromSame:
 		if ns.Selector != nil {
