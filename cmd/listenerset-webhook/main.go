@@ -107,6 +107,10 @@ func serve(args []string, stderr io.Writer) int {
 	fs.StringVar(&opts.TLSMinVersion, "tls-min-version", webhook.DefaultTLSMinVersion, "minimum TLS version: 1.2 or 1.3")
 	fs.BoolVar(&opts.EnableHTTP2, "enable-http2", false,
 		"offer HTTP/2 (off by default: HTTP/2 Rapid Reset, CVE-2023-44487)")
+	fs.DurationVar(&opts.ReadHeaderTimeout, "read-header-timeout", webhook.DefaultReadHeaderTimeout,
+		"limit on the TLS handshake and a request's headers (slow clients are cut off)")
+	fs.DurationVar(&opts.RequestTimeout, "request-timeout", webhook.RequestTimeout,
+		"limit on reading a whole request and on writing its response")
 	fs.DurationVar(&opts.ShutdownDelay, "shutdown-delay", 0,
 		"after SIGTERM, keep serving this long with /readyz failing, so that endpoints drop the pod first")
 	fs.DurationVar(&opts.ShutdownTimeout, "shutdown-timeout", webhook.DefaultShutdownTimeout,

@@ -120,6 +120,7 @@ func TestServeFlagsDocumentDefaults(t *testing.T) {
 		`-zap-log-level`, `-zap-devel`,
 		`-cluster-checks`, `-strict`, `-watch-secrets`, `-kubeconfig string`,
 		`-shutdown-delay duration`, `-shutdown-timeout duration`, `(default 20s)`,
+		`-read-header-timeout duration`, `(default 10s)`, `-request-timeout duration`, `(default 30s)`,
 	} {
 		assert.Contains(t, stderr.String(), want)
 	}
