@@ -173,7 +173,7 @@ func fuzzAllowedRoutes(b *fuzzBytes) gwv1.AllowedRoutes {
 
 func fuzzSelector(b *fuzzBytes) metav1.LabelSelector {
 	var s metav1.LabelSelector
-	if n := b.intn(3); n > 0 {
+	if n := b.intn(5); n > 0 {
 		s.MatchLabels = make(map[string]string, n)
 		for range n {
 			s.MatchLabels[fuzzString(b, fuzzLabelKeys)] = fuzzString(b, fuzzLabelValues)
@@ -240,28 +240,32 @@ var fuzzSeedExamples = []string{
 	"invalid/unsupported-route-kind.yaml", "invalid/http3-passthrough.yaml",
 }
 
-// TestFuzzSeedsAreExamples: each committed seed still builds its example, so
-// a change to fuzzListenerSet cannot quietly turn the seeds into noise.
-// UPDATE_FUZZ_SEEDS=1 rewrites them.
+// TestFuzzSeedsAreExamples: each committed seed still builds its example (or
+// its regression test's object), so a change to fuzzListenerSet cannot
+// quietly turn the seeds into noise. UPDATE_FUZZ_SEEDS=1 rewrites them.
 func TestFuzzSeedsAreExamples(t *testing.T) {
+	seeds := map[string]*gwv1.ListenerSet{"regression-selector-label-order": selectorOrderRegression()}
 	for _, example := range fuzzSeedExamples {
 		data, err := os.ReadFile(filepath.Join("..", "examples", example))
 		if err != nil {
 			t.Fatal(err)
 		}
-		var want gwv1.ListenerSet
-		if err := yaml.UnmarshalStrict(data, &want); err != nil {
+		var ls gwv1.ListenerSet
+		if err := yaml.UnmarshalStrict(data, &ls); err != nil {
 			t.Fatalf("%s: %v", example, err)
 		}
-		want = gwv1.ListenerSet{ObjectMeta: metav1.ObjectMeta{Namespace: want.Namespace}, Spec: want.Spec}
-		seed, err := encodeFuzzListenerSet(&want)
+		seeds[strings.ReplaceAll(strings.TrimSuffix(example, ".yaml"), "/", "-")] = &ls
+	}
+	for name, ls := range seeds {
+		want := &gwv1.ListenerSet{ObjectMeta: metav1.ObjectMeta{Namespace: ls.Namespace}, Spec: ls.Spec}
+		seed, err := encodeFuzzListenerSet(want)
 		if err != nil {
-			t.Fatalf("%s: %v", example, err)
+			t.Fatalf("%s: %v", name, err)
 		}
-		if got := fuzzListenerSet(seed); !equality.Semantic.DeepEqual(got, &want) {
-			t.Fatalf("%s: the encoding builds another object:\ngot  %+v\nwant %+v", example, got.Spec, want.Spec)
+		if got := fuzzListenerSet(seed); !equality.Semantic.DeepEqual(got, want) {
+			t.Fatalf("%s: the encoding builds another object:\ngot  %+v\nwant %+v", name, got.Spec, want.Spec)
 		}
-		file := filepath.Join("testdata", "fuzz", "FuzzValidateListenerSet", strings.ReplaceAll(strings.TrimSuffix(example, ".yaml"), "/", "-"))
+		file := filepath.Join("testdata", "fuzz", "FuzzValidateListenerSet", name)
 		entry := fmt.Sprintf("go test fuzz v1\n[]byte(%s)\n", strconv.Quote(string(seed)))
 		if os.Getenv("UPDATE_FUZZ_SEEDS") != "" {
 			if err := os.MkdirAll(filepath.Dir(file), 0o755); err != nil {
@@ -272,7 +276,7 @@ func TestFuzzSeedsAreExamples(t *testing.T) {
 			}
 		}
 		if committed, err := os.ReadFile(file); err != nil || string(committed) != entry {
-			t.Errorf("%s: seed %s is missing or stale (UPDATE_FUZZ_SEEDS=1 rewrites it): %v", example, file, err)
+			t.Errorf("seed %s is missing or stale (UPDATE_FUZZ_SEEDS=1 rewrites it): %v", file, err)
 		}
 	}
 }
@@ -356,7 +360,7 @@ func encodeFuzzListenerSet(ls *gwv1.ListenerSet) ([]byte, error) {
 			encodePtr(e, ar.Namespaces, func(ns gwv1.RouteNamespaces) {
 				encodePtr(e, ns.From, func(f gwv1.FromNamespaces) { encodeString(e, fuzzFroms, f) })
 				encodePtr(e, ns.Selector, func(s metav1.LabelSelector) {
-					e.count(len(s.MatchLabels), 3)
+					e.count(len(s.MatchLabels), 5)
 					for _, k := range slices.Sorted(maps.Keys(s.MatchLabels)) {
 						encodeString(e, fuzzLabelKeys, k)
 						encodeString(e, fuzzLabelValues, s.MatchLabels[k])
@@ -382,7 +386,20 @@ func encodeFuzzListenerSet(ls *gwv1.ListenerSet) ([]byte, error) {
 // apimachinery validates matchLabels in map order, so the same object got its
 // errors in another order from call to call (and kubectl printed other lines).
 func TestSelectorErrorsAreDeterministic(t *testing.T) {
-	ls := &gwv1.ListenerSet{Spec: gwv1.ListenerSetSpec{
+	ls := selectorOrderRegression()
+	first, _ := ValidateListenerSet(ls)
+	if len(first) < 6 {
+		t.Fatalf("expected an error per bad label and expression, got %v", first)
+	}
+	for range 50 {
+		if again, _ := ValidateListenerSet(ls); !sameErrors(first, again) {
+			t.Fatalf("errors in another order:\nfirst: %v\nagain: %v", first, again)
+		}
+	}
+}
+
+func selectorOrderRegression() *gwv1.ListenerSet {
+	return &gwv1.ListenerSet{Spec: gwv1.ListenerSetSpec{
 		ParentRef: gwv1.ParentGatewayReference{Name: "gw"},
 		Listeners: []gwv1.ListenerEntry{{
 			Name: "web", Port: 80, Protocol: ProtocolHTTP,
@@ -395,13 +412,4 @@ func TestSelectorErrorsAreDeterministic(t *testing.T) {
 			}},
 		}},
 	}}
-	first, _ := ValidateListenerSet(ls)
-	if len(first) < 6 {
-		t.Fatalf("expected an error per bad label and expression, got %v", first)
-	}
-	for range 50 {
-		if again, _ := ValidateListenerSet(ls); !sameErrors(first, again) {
-			t.Fatalf("errors in another order:\nfirst: %v\nagain: %v", first, again)
-		}
-	}
 }
