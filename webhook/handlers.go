@@ -9,6 +9,7 @@ import (
 	"io"
 	"net/http"
 	"slices"
+	"strings"
 
 	"gomodules.xyz/jsonpatch/v2"
 	admissionv1 "k8s.io/api/admission/v1"
@@ -49,6 +50,15 @@ var reviewVersion = metav1.TypeMeta{APIVersion: admissionv1.SchemeGroupVersion.S
 // (an empty body, another version, an object of the wrong shape, ...) goes to
 // wh.ServeHTTP as it came, so every answer stays controller-runtime's;
 // wh.Handle does the rest (logger, panics, UID, patch).
+//
+// Except for what controller-runtime would accept although kube-apiserver
+// never sends it (test/reliability's hostile requests found these): methods
+// other than POST get 405; a body that is not JSON (controller-runtime's
+// decoder also reads YAML) or is not an admission.k8s.io/v1 or v1beta1
+// AdmissionReview (controller-runtime answers any other kind or version as
+// if it were one, and allows it) gets a 400 AdmissionReview error; and a
+// body that cannot be read to its end gets the 400 controller-runtime gives
+// it, not an answer to the part that arrived.
 type oneParse struct {
 	wh           *admission.Webhook
 	typedObjects bool
@@ -67,15 +77,34 @@ type typedReview struct {
 }
 
 func (h oneParse) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	if r.Method != http.MethodPost {
+		w.Header().Set("Allow", http.MethodPost)
+		http.Error(w, "method not allowed: an AdmissionReview is POSTed", http.StatusMethodNotAllowed)
+		return
+	}
 	if r.Body == nil || r.Body == http.NoBody || r.Header.Get("Content-Type") != "application/json" {
 		h.wh.ServeHTTP(w, r)
 		return
 	}
 	defer r.Body.Close()
 	body, err := io.ReadAll(io.LimitReader(r.Body, maxRequestSize))
+	if err != nil {
+		// Not handed over: net/http reports a body cut short once and then
+		// io.EOF, so controller-runtime would read a clean end and judge the
+		// part that arrived.
+		logf.FromContext(r.Context()).Error(err, "unable to read the body from the incoming request")
+		writeUntyped(w, r, admission.Errored(http.StatusBadRequest, err))
+		return
+	}
 	req, ok := admission.Request{}, false
-	if err == nil && len(body) < maxRequestSize {
+	if len(body) < maxRequestSize {
 		req, ok = h.decode(body)
+		if !ok {
+			if err := notAReview(body); err != nil {
+				writeUntyped(w, r, admission.Errored(http.StatusBadRequest, err))
+				return
+			}
+		}
 	}
 	if !ok {
 		r.Body = io.NopCloser(io.MultiReader(bytes.NewReader(body), r.Body))
@@ -87,6 +116,33 @@ func (h oneParse) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	if err := json.NewEncoder(w).Encode(out); err != nil {
 		logf.FromContext(r.Context()).Error(err, "unable to encode and write the response")
 	}
+}
+
+// writeUntyped answers as controller-runtime does when it has not decoded
+// a review: an AdmissionReview without apiVersion and kind.
+func writeUntyped(w http.ResponseWriter, r *http.Request, resp admission.Response) {
+	if err := json.NewEncoder(w).Encode(admissionv1.AdmissionReview{Response: &resp.AdmissionResponse}); err != nil {
+		logf.FromContext(r.Context()).Error(err, "unable to encode and write the response")
+	}
+}
+
+// reviewVersions are the AdmissionReview versions kube-apiserver may send
+// (admissionReviewVersions) and controller-runtime answers in kind.
+var reviewVersions = []string{admissionv1.SchemeGroupVersion.String(), "admission.k8s.io/v1beta1"}
+
+// notAReview explains why body is not JSON or not an AdmissionReview of a
+// version in reviewVersions; it returns nil for one that is. It reads JSON
+// as decode does (case-sensitive), so "APIVERSION" is no apiVersion.
+func notAReview(body []byte) error {
+	var tm metav1.TypeMeta
+	if err := kjson.UnmarshalCaseSensitivePreserveInts(body, &tm); err != nil {
+		return fmt.Errorf("the body is not a JSON object: %w", err)
+	}
+	if tm.Kind != reviewVersion.Kind || !slices.Contains(reviewVersions, tm.APIVersion) {
+		return fmt.Errorf("expected an AdmissionReview of %s, got apiVersion %q kind %q",
+			strings.Join(reviewVersions, " or "), tm.APIVersion, tm.Kind)
+	}
+	return nil
 }
 
 // decode reads a v1 AdmissionReview; ok is false for anything else.
@@ -117,24 +173,45 @@ func (h oneParse) decode(body []byte) (admission.Request, bool) {
 // decodeListenerSet decodes an object of an AdmissionRequest. It reads JSON
 // as kube-apiserver's own decoder does (case-sensitive field names, integers
 // kept as integers; fields the Go types do not know are ignored).
+//
+// An object that names another kind or version is refused: decoding a
+// Gateway or a Pod as a ListenerSet would ignore its fields and judge (or
+// patch) what is left. One that names none is accepted, as
+// controller-runtime's decoder accepts it (kube-apiserver has sent embedded
+// objects without them, kubernetes/kubernetes#74373).
 func decodeListenerSet(raw runtime.RawExtension) (*gwv1.ListenerSet, error) {
-	if ls, ok := raw.Object.(*gwv1.ListenerSet); ok && len(raw.Raw) == 0 { // decoded already (oneParse)
-		return ls, nil
+	ls, ok := raw.Object.(*gwv1.ListenerSet)
+	if !ok || len(raw.Raw) != 0 { // not decoded already (oneParse)
+		if len(raw.Raw) == 0 {
+			return nil, errors.New("there is no content to decode")
+		}
+		ls = &gwv1.ListenerSet{}
+		if err := kjson.UnmarshalCaseSensitivePreserveInts(raw.Raw, ls); err != nil {
+			return nil, err
+		}
 	}
-	if len(raw.Raw) == 0 {
-		return nil, errors.New("there is no content to decode")
-	}
-	ls := &gwv1.ListenerSet{}
-	if err := kjson.UnmarshalCaseSensitivePreserveInts(raw.Raw, ls); err != nil {
-		return nil, err
+	if (ls.APIVersion != "" || ls.Kind != "") && (ls.APIVersion != listenerSetAPIVersion || ls.Kind != listenerSetGK.Kind) {
+		return nil, fmt.Errorf("expected a ListenerSet of %s, got apiVersion %q kind %q", listenerSetAPIVersion, ls.APIVersion, ls.Kind)
 	}
 	return ls, nil
 }
+
+// listenerSetAPIVersion is the only version the webhooks are registered
+// for; kube-apiserver converts others to it (matchPolicy Equivalent).
+var listenerSetAPIVersion = gwv1.GroupVersion.String()
+
+// errNoUID answers a request without uid: kube-apiserver always sends one
+// and discards an answer whose uid does not match, so a request without one
+// does not come from it.
+var errNoUID = errors.New("request.uid is required")
 
 // validatingHandler runs Validator on CREATE, UPDATE and DELETE requests.
 type validatingHandler struct{ v Validator }
 
 func (h validatingHandler) Handle(ctx context.Context, req admission.Request) admission.Response {
+	if req.UID == "" {
+		return admission.Errored(http.StatusBadRequest, errNoUID)
+	}
 	ctx = admission.NewContextWithRequest(ctx, req)
 	var (
 		warnings admission.Warnings
@@ -188,6 +265,9 @@ func (h mutatingHandler) Handle(ctx context.Context, req admission.Request) admi
 		return admission.Response{AdmissionResponse: admissionv1.AdmissionResponse{
 			Allowed: true, Result: &metav1.Status{Code: http.StatusOK},
 		}}
+	}
+	if req.UID == "" {
+		return admission.Errored(http.StatusBadRequest, errNoUID)
 	}
 	ctx = admission.NewContextWithRequest(ctx, req)
 	obj, err := decodeListenerSet(req.Object)
