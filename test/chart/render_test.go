@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"strings"
 	"testing"
+	"time"
 
 	cmapi "github.com/cert-manager/cert-manager/pkg/apis/certmanager/v1"
 	"github.com/stretchr/testify/assert"
@@ -232,7 +233,6 @@ func checkHardenedDeployment(t *testing.T, objs objects, dep *appsv1.Deployment)
 	assert.False(t, c.Resources.Requests.Cpu().IsZero())
 	assert.False(t, c.Resources.Requests.Memory().IsZero())
 	assert.False(t, c.Resources.Limits.Memory().IsZero())
-	assert.NotNil(t, c.Lifecycle.PreStop.Sleep, "keeps serving while leaving the Service's endpoints")
 
 	// Ports as the server binds them; probes on the health port.
 	fs := parseServe(t, c.Args)
@@ -268,6 +268,30 @@ func checkHardenedDeployment(t *testing.T, objs objects, dep *appsv1.Deployment)
 	}
 	sa := typed[corev1.ServiceAccount](t, objs.get(t, "ServiceAccount", pod.ServiceAccountName))
 	assert.False(t, *sa.AutomountServiceAccountToken)
+
+	checkTermination(t, objs, pod)
+}
+
+// checkTermination: the binary keeps serving for --shutdown-delay while
+// the pod leaves the endpoints (no preStop hook adds to it), drains for up to
+// --shutdown-timeout, at least as long as kube-apiserver waits for a call,
+// and the kubelet's grace period covers both with 5s to spare.
+func checkTermination(t *testing.T, objs objects, pod corev1.PodSpec) {
+	t.Helper()
+	c := pod.Containers[0]
+	assert.Nil(t, c.Lifecycle, "no preStop hook: --shutdown-delay keeps serving while the pod leaves the endpoints")
+	fs := parseServe(t, c.Args)
+	delay, err := time.ParseDuration(fs["shutdown-delay"])
+	require.NoError(t, err)
+	drain, err := time.ParseDuration(fs["shutdown-timeout"])
+	require.NoError(t, err)
+	grace := time.Duration(*pod.TerminationGracePeriodSeconds) * time.Second
+	assert.Positive(t, delay, "the pod keeps serving while it leaves the endpoints")
+	assert.LessOrEqual(t, delay+drain+5*time.Second, grace, "delay %s + drain %s + 5s fit the grace period %s", delay, drain, grace)
+	m, v := webhookConfigs(t, objs)
+	for _, timeout := range []*int32{m.Webhooks[0].TimeoutSeconds, v.Webhooks[0].TimeoutSeconds} {
+		assert.GreaterOrEqual(t, drain, time.Duration(*timeout)*time.Second, "the drain outlasts kube-apiserver's wait for a call")
+	}
 }
 
 func webhookConfigs(t *testing.T, objs objects) (*admissionv1.MutatingWebhookConfiguration, *admissionv1.ValidatingWebhookConfiguration) {
@@ -454,6 +478,18 @@ func TestRenderValues(t *testing.T) {
 		assert.Equal(t, []networkingv1.PolicyType{networkingv1.PolicyTypeIngress, networkingv1.PolicyTypeEgress}, np.Spec.PolicyTypes)
 		require.Len(t, np.Spec.Egress, 1)
 		assert.Len(t, np.Spec.Ingress, 1, "no metrics peers: metrics closed")
+	})
+
+	t.Run("shutdown timing", func(t *testing.T) {
+		objs := render(t, "--set", "shutdownDelaySeconds=10,shutdownTimeoutSeconds=30,terminationGracePeriodSeconds=45,webhook.timeoutSeconds=30")
+		dep := typed[appsv1.Deployment](t, objs.get(t, "Deployment", fullname))
+		fs := parseServe(t, dep.Spec.Template.Spec.Containers[0].Args)
+		assert.Equal(t, "10s", fs["shutdown-delay"])
+		assert.Equal(t, "30s", fs["shutdown-timeout"])
+		checkTermination(t, objs, dep.Spec.Template.Spec)
+
+		_, err := renderErr(t, "--set", "shutdownTimeoutSeconds=30")
+		assert.ErrorContains(t, err, "terminationGracePeriodSeconds (30) must be at least shutdownDelaySeconds + shutdownTimeoutSeconds + 5 (40)")
 	})
 
 	t.Run("names follow the release", func(t *testing.T) {
