@@ -72,6 +72,7 @@ func TestCertManagerModeEndToEnd(t *testing.T) {
 	ca := newCA(t)
 	secretData := func() map[string][]byte {
 		certPEM, keyPEM := ca.issue(t, cert.Spec.CommonName, cert.Spec.DNSNames)
+		noteSecret(keyPEM)
 		return map[string][]byte{"tls.crt": certPEM, "tls.key": keyPEM, "ca.crt": ca.pem}
 	}
 	secret := &corev1.Secret{

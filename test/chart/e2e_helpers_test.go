@@ -156,6 +156,7 @@ type replica struct {
 	metrics string
 	cmd     *exec.Cmd
 	done    chan error
+	logs    lockedBuffer // everything the process wrote, for checkNoSecretsInLog
 }
 
 func newReplica(t testing.TB, name string, podArgs []string, extra ...string) *replica {
@@ -190,7 +191,7 @@ func (r *replica) start(t testing.TB) {
 	t.Helper()
 	r.cmd = exec.Command(r.bin, r.args...)
 	r.cmd.Env = r.env
-	w := prefixWriter(logWriter(), "["+r.name+"] ")
+	w := io.MultiWriter(prefixWriter(logWriter(), "["+r.name+"] "), &r.logs)
 	r.cmd.Stdout, r.cmd.Stderr = w, w
 	require.NoError(t, r.cmd.Start())
 	r.done = make(chan error, 1)
@@ -239,6 +240,67 @@ func (r *replica) stop(t testing.TB) {
 		<-r.done
 		t.Errorf("%s (pid %d) ignored SIGTERM; killed", r.name, cmd.Process.Pid)
 	}
+	checkNoSecretsInLog(t, r.name, r.logs.String())
+}
+
+// secretsSeen are private keys the tests handed to or read from the cluster
+// (noteSecret); checkNoSecretsInLog looks for each in the webhook's log.
+var secretsSeen struct {
+	sync.Mutex
+	chunks []string
+}
+
+// noteSecret records the base64 lines of a PEM private key, so that a log
+// that printed the key (as PEM, as base64 of the DER, or inside a dumped
+// Secret) is caught by checkNoSecretsInLog.
+func noteSecret(keyPEM []byte) {
+	secretsSeen.Lock()
+	defer secretsSeen.Unlock()
+	for _, line := range strings.Split(string(keyPEM), "\n") {
+		if line = strings.TrimSpace(line); len(line) >= 40 && !strings.HasPrefix(line, "-----") {
+			secretsSeen.chunks = append(secretsSeen.chunks, line)
+		}
+	}
+}
+
+// checkNoSecretsInLog fails when the log of a webhook process (run at debug
+// level, --zap-log-level=1) shows private key material: a PEM block, a base64
+// encoded PEM block (a Secret's data as the API returns it), or a line of a
+// key the test knows.
+func checkNoSecretsInLog(t testing.TB, name, log string) {
+	t.Helper()
+	for _, marker := range []string{"PRIVATE KEY", "LS0tLS1CRUdJTi" /* base64 of "-----BEGIN" */} {
+		if strings.Contains(log, marker) {
+			t.Errorf("%s logged private key material (%q)", name, marker)
+		}
+	}
+	secretsSeen.Lock()
+	defer secretsSeen.Unlock()
+	for _, c := range secretsSeen.chunks {
+		if strings.Contains(log, c) {
+			t.Errorf("%s logged a line of a private key", name)
+			return
+		}
+	}
+}
+
+// lockedBuffer collects a process's stdout and stderr, which exec copies
+// from two goroutines.
+type lockedBuffer struct {
+	mu  sync.Mutex
+	buf strings.Builder
+}
+
+func (b *lockedBuffer) Write(p []byte) (int, error) {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return b.buf.Write(p)
+}
+
+func (b *lockedBuffer) String() string {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return b.buf.String()
 }
 
 // servedCert dials the replica directly as kube-apiserver would (server name

@@ -241,6 +241,7 @@ func caFromSecretOrNil(ctx context.Context, c client.Client, ns, name string) *x
 	if err := c.Get(ctx, types.NamespacedName{Namespace: ns, Name: name}, s); err != nil {
 		return nil
 	}
+	noteSecret(s.Data["tls.key"]) // the CA's key: it must never reach a log
 	if !bytes.Equal(s.Data["ca.crt"], s.Data["tls.crt"]) {
 		return nil
 	}
