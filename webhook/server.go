@@ -175,7 +175,7 @@ func Run(ctx context.Context, opts Options) error {
 		return err
 	}
 	// controller-runtime's server only registers: Register wraps each hook
-	// in its webhook metrics. Serving is ours (serveWebhook), for the
+	// in its webhook metrics. Serving is ours (webhookServer.serve), for the
 	// timeouts, the cipher suites and the shutdown it does not let us set.
 	mux := http.NewServeMux()
 	registrar := ctrlwebhook.NewServer(ctrlwebhook.Options{WebhookMux: mux})
@@ -212,8 +212,8 @@ func Run(ctx context.Context, opts Options) error {
 		log:  log,
 	}
 	// The components run on their own context: ctx only starts the
-	// shutdown, and they must outlive the drain. serveWebhook cancels it
-	// once drained; an error of any component cancels it at once.
+	// shutdown, and they must outlive the drain. It is cancelled once the
+	// webhook server has drained, or at once by an error of any component.
 	runCtx, stopComponents := context.WithCancel(context.WithoutCancel(ctx))
 	defer stopComponents()
 	g, gctx := errgroup.WithContext(runCtx)
@@ -286,8 +286,8 @@ func (ws *webhookServer) serve(stop, abort context.Context, h http.Handler) erro
 	served := make(chan error, 1)
 	go func() { served <- hs.Serve(ws.ln) }()
 	ws.serving.Store(true)
-	ws.log.Info("Serving webhooks", "address", ws.addr, "readHeaderTimeout", opts.ReadHeaderTimeout,
-		"requestTimeout", opts.RequestTimeout, "idleTimeout", idleTimeout)
+	ws.log.Info("Serving webhooks", "address", ws.addr, "readHeaderTimeout", opts.ReadHeaderTimeout.String(),
+		"requestTimeout", opts.RequestTimeout.String(), "idleTimeout", idleTimeout.String())
 
 	failed := func(err error) error {
 		ws.draining.Store(true)
@@ -305,7 +305,7 @@ func (ws *webhookServer) serve(stop, abort context.Context, h http.Handler) erro
 	}
 
 	ws.draining.Store(true)
-	ws.log.Info("Shutdown requested: /readyz fails from now on; still serving", "shutdownDelay", opts.ShutdownDelay)
+	ws.log.Info("Shutdown requested: /readyz fails from now on; still serving", "shutdownDelay", opts.ShutdownDelay.String())
 	delay := time.NewTimer(opts.ShutdownDelay)
 	defer delay.Stop()
 	select {
@@ -318,17 +318,17 @@ func (ws *webhookServer) serve(stop, abort context.Context, h http.Handler) erro
 	case <-delay.C:
 	}
 
-	ws.log.Info("Draining: no new connections; waiting for requests in flight", "shutdownTimeout", opts.ShutdownTimeout)
+	ws.log.Info("Draining: no new connections; waiting for requests in flight", "shutdownTimeout", opts.ShutdownTimeout.String())
 	dctx, cancel := context.WithTimeout(abort, opts.ShutdownTimeout)
 	defer cancel()
 	start := time.Now()
 	if err := hs.Shutdown(dctx); err != nil {
 		// Run still returns nil: stopping was asked for, and the cut
 		// requests get kube-apiserver's failurePolicy.
-		ws.log.Error(err, "Drain incomplete; closing the remaining connections", "after", time.Since(start).Round(time.Millisecond))
+		ws.log.Error(err, "Drain incomplete; closing the remaining connections", "after", time.Since(start).Round(time.Millisecond).String())
 		hs.Close()
 	} else {
-		ws.log.Info("Drained", "after", time.Since(start).Round(time.Millisecond))
+		ws.log.Info("Drained", "after", time.Since(start).Round(time.Millisecond).String())
 	}
 	<-served
 	return nil
