@@ -107,8 +107,14 @@ func (h oneParse) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		}
 	}
 	if !ok {
-		r.Body = io.NopCloser(io.MultiReader(bytes.NewReader(body), r.Body))
-		h.wh.ServeHTTP(w, r)
+		// A copy of r: net/http decides whether the connection can serve
+		// another request by looking at the request's own Body after the
+		// handler. Replaced, it could no longer see that a body over the
+		// cap was left unread, kept the connection, and parsed the rest of
+		// the body as the next request.
+		rest := *r
+		rest.Body = io.NopCloser(io.MultiReader(bytes.NewReader(body), r.Body))
+		h.wh.ServeHTTP(w, &rest)
 		return
 	}
 	resp := h.wh.Handle(r.Context(), req)

@@ -205,3 +205,32 @@ func TestOneParseRefusesATruncatedBody(t *testing.T) {
 		srv.Close()
 	}
 }
+
+// A body over the cap closes the connection after the 413, as
+// controller-runtime's own handler does. oneParse used to hand
+// controller-runtime the request with its Body replaced, which hid the
+// unread rest of the body from net/http: it kept the connection and read
+// that rest as the next request (found by the hostile-request battery: the
+// next request on the connection got 431, or whatever the body's tail said).
+func TestOneParseClosesTheConnectionAfterABodyOverTheCap(t *testing.T) {
+	logf.SetLogger(logr.Discard())
+	for _, path := range []string{MutatePath, ValidatePath} {
+		srv := httptest.NewServer(oneParse{map[string]*admission.Webhook{MutatePath: NewMutatingWebhook(), ValidatePath: NewValidatingWebhook()}[path], path == ValidatePath})
+		body := bytes.Repeat([]byte{' '}, maxRequestSize+1<<20)
+		req, err := http.NewRequest(http.MethodPost, srv.URL+path, bytes.NewReader(body))
+		if err != nil {
+			t.Fatal(err)
+		}
+		req.Header.Set("Content-Type", "application/json")
+		resp, err := srv.Client().Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		answer, _ := io.ReadAll(resp.Body)
+		resp.Body.Close()
+		if !resp.Close || !strings.Contains(string(answer), `"code":413`) {
+			t.Errorf("%s: got close=%v %s, want Connection: close and a 413 review", path, resp.Close, answer)
+		}
+		srv.Close()
+	}
+}
