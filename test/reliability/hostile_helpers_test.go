@@ -1,0 +1,311 @@
+package reliability
+
+import (
+	"bufio"
+	"bytes"
+	"context"
+	"crypto/tls"
+	"crypto/x509"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"net"
+	"net/http"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+
+	admissionv1 "k8s.io/api/admission/v1"
+)
+
+// hostileServer is cmd/listenerset-webhook running as its own process, so
+// that its /metrics (goroutines, heap, RSS) measure the server alone and not
+// the test's clients.
+type hostileServer struct {
+	addr       string // host:port of the HTTPS webhooks
+	metricsURL string
+	tlsConfig  *tls.Config
+	stderr     string // file with the server's log
+	cmd        *exec.Cmd
+	done       chan error
+}
+
+// hostileBuild builds the serve binary once into dir.
+func hostileBuild(t *testing.T, dir string) string {
+	t.Helper()
+	bin := filepath.Join(dir, "listenerset-webhook")
+	ctx, cancel := context.WithTimeout(t.Context(), 3*time.Minute)
+	defer cancel()
+	build := exec.CommandContext(ctx, "go", "build", "-o", bin, "github.com/airlock/listenerset-webhook/cmd/listenerset-webhook")
+	if out, err := build.CombinedOutput(); err != nil {
+		t.Fatalf("building cmd/listenerset-webhook: %v\n%s", err, out)
+	}
+	return bin
+}
+
+// hostileFreePort asks the kernel for a port that is free right now.
+func hostileFreePort(t *testing.T) int {
+	t.Helper()
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ln.Close()
+	return ln.Addr().(*net.TCPAddr).Port
+}
+
+// hostileStart runs `serve` with a fresh --cert-dir (the server self-signs
+// and writes ca.crt there) and waits until /readyz answers 200. The process
+// gets SIGTERM when the test ends; a non-zero exit fails the test, because a
+// hostile request must not be able to crash it.
+func hostileStart(t *testing.T, bin string, extra ...string) *hostileServer {
+	t.Helper()
+	dir := t.TempDir()
+	certDir := filepath.Join(dir, "certs")
+	port, health, metrics := hostileFreePort(t), hostileFreePort(t), hostileFreePort(t)
+	s := &hostileServer{
+		addr:       net.JoinHostPort("127.0.0.1", strconv.Itoa(port)),
+		metricsURL: fmt.Sprintf("http://127.0.0.1:%d/metrics", metrics),
+		stderr:     filepath.Join(dir, "server.log"),
+		done:       make(chan error, 1),
+	}
+	logFile, err := os.Create(s.stderr)
+	if err != nil {
+		t.Fatal(err)
+	}
+	args := append([]string{
+		"serve",
+		"--host=127.0.0.1",
+		"--port=" + strconv.Itoa(port),
+		"--cert-dir=" + certDir,
+		fmt.Sprintf("--health-probe-bind-address=127.0.0.1:%d", health),
+		fmt.Sprintf("--metrics-bind-address=127.0.0.1:%d", metrics),
+	}, extra...)
+	s.cmd = exec.Command(bin, args...)
+	s.cmd.Stdout, s.cmd.Stderr = logFile, logFile
+	if err := s.cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	go func() { s.done <- s.cmd.Wait(); logFile.Close() }()
+	t.Cleanup(func() { s.stop(t) })
+
+	readyz := fmt.Sprintf("http://127.0.0.1:%d/readyz", health)
+	deadline := time.Now().Add(30 * time.Second)
+	for {
+		select {
+		case err := <-s.done:
+			s.done <- err
+			t.Fatalf("listenerset-webhook exited while starting: %v\n%s", err, s.log())
+		default:
+		}
+		if resp, err := http.Get(readyz); err == nil {
+			resp.Body.Close()
+			if resp.StatusCode == http.StatusOK {
+				break
+			}
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("listenerset-webhook not ready after 30s\n%s", s.log())
+		}
+		time.Sleep(100 * time.Millisecond)
+	}
+	caPEM, err := os.ReadFile(filepath.Join(certDir, "ca.crt"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	pool := x509.NewCertPool()
+	if !pool.AppendCertsFromPEM(caPEM) {
+		t.Fatal("ca.crt holds no certificate")
+	}
+	s.tlsConfig = &tls.Config{RootCAs: pool, ServerName: "127.0.0.1", MinVersion: tls.VersionTLS12}
+	return s
+}
+
+func (s *hostileServer) stop(t *testing.T) {
+	_ = s.cmd.Process.Signal(syscall.SIGTERM)
+	select {
+	case err := <-s.done:
+		if err != nil {
+			t.Errorf("listenerset-webhook exited with %v\n%s", err, s.log())
+		}
+	case <-time.After(70 * time.Second): // controller-runtime drains for up to a minute
+		_ = s.cmd.Process.Kill()
+		<-s.done
+		t.Errorf("listenerset-webhook ignored SIGTERM for 70s; killed")
+	}
+}
+
+// exited reports an early exit (a crash) of the server.
+func (s *hostileServer) exited() error {
+	select {
+	case err := <-s.done:
+		s.done <- err
+		if err == nil {
+			err = errors.New("exit status 0")
+		}
+		return err
+	default:
+		return nil
+	}
+}
+
+// log is the tail of the server's log, for failure messages.
+func (s *hostileServer) log() string {
+	b, _ := os.ReadFile(s.stderr)
+	if len(b) > 8<<10 {
+		b = b[len(b)-8<<10:]
+	}
+	return string(b)
+}
+
+// client returns an HTTPS client of its own, so that its connections are
+// new; keepAlive false makes every request open a new connection.
+func (s *hostileServer) client(keepAlive bool) *http.Client {
+	return &http.Client{
+		Timeout: 60 * time.Second,
+		Transport: &http.Transport{
+			TLSClientConfig:     s.tlsConfig.Clone(),
+			DisableKeepAlives:   !keepAlive,
+			MaxIdleConnsPerHost: 16,
+			ForceAttemptHTTP2:   false,
+		},
+	}
+}
+
+// hostileMetrics reads the unlabelled samples of the server's /metrics
+// (go_goroutines, go_memstats_*, process_*), over a connection of its own
+// that is closed afterwards so that it does not count as an idle one.
+func (s *hostileServer) metrics(t *testing.T) map[string]float64 {
+	t.Helper()
+	c := &http.Client{Timeout: 10 * time.Second, Transport: &http.Transport{DisableKeepAlives: true}}
+	resp, err := c.Get(s.metricsURL)
+	if err != nil {
+		t.Fatalf("metrics: %v", err)
+	}
+	defer resp.Body.Close()
+	out := map[string]float64{}
+	sc := bufio.NewScanner(resp.Body)
+	sc.Buffer(make([]byte, 0, 64<<10), 1<<20)
+	for sc.Scan() {
+		line := sc.Text()
+		if line == "" || line[0] == '#' || strings.ContainsRune(line, '{') {
+			continue
+		}
+		name, value, ok := strings.Cut(line, " ")
+		if !ok {
+			continue
+		}
+		if v, err := strconv.ParseFloat(strings.TrimSpace(value), 64); err == nil {
+			out[name] = v
+		}
+	}
+	if err := sc.Err(); err != nil {
+		t.Fatalf("metrics: %v", err)
+	}
+	for _, name := range []string{"go_goroutines", "go_memstats_heap_inuse_bytes", "process_resident_memory_bytes", "go_gc_duration_seconds_count"} {
+		if _, ok := out[name]; !ok {
+			t.Fatalf("metrics: no %s in %s", name, s.metricsURL)
+		}
+	}
+	return out
+}
+
+// hostileAnswer is what the server did with one hostile input.
+type hostileAnswer struct {
+	// status is the HTTP status; 0 when the connection closed without an
+	// HTTP response (raw holds whatever bytes came before the close), -1
+	// when the client could not even connect.
+	status  int
+	header  http.Header
+	body    []byte
+	review  *admissionv1.AdmissionReview // decoded body of a 200
+	raw     []byte
+	err     error // the client's error when no response came
+	elapsed time.Duration
+}
+
+func (a hostileAnswer) String() string {
+	if a.status <= 0 {
+		return fmt.Sprintf("no HTTP response after %v (%d bytes %q before close; %v)", a.elapsed.Round(time.Millisecond), len(a.raw), hostileClip(a.raw), a.err)
+	}
+	if a.review != nil {
+		b, _ := json.Marshal(a.review)
+		return fmt.Sprintf("HTTP %d %s", a.status, hostileClip(b))
+	}
+	return fmt.Sprintf("HTTP %d %q", a.status, hostileClip(a.body))
+}
+
+func hostileClip(b []byte) []byte {
+	if len(b) > 400 {
+		return append(b[:400:400], "..."...)
+	}
+	return b
+}
+
+// hostileDo sends req with c and reads the whole answer.
+func hostileDo(c *http.Client, req *http.Request) hostileAnswer {
+	start := time.Now()
+	resp, err := c.Do(req)
+	if err != nil {
+		return hostileAnswer{err: err, elapsed: time.Since(start)}
+	}
+	defer resp.Body.Close()
+	body, err := io.ReadAll(resp.Body)
+	a := hostileAnswer{status: resp.StatusCode, header: resp.Header, body: body, err: err, elapsed: time.Since(start)}
+	if resp.StatusCode == http.StatusOK {
+		var review admissionv1.AdmissionReview
+		if json.Unmarshal(body, &review) == nil {
+			a.review = &review
+		}
+	}
+	return a
+}
+
+// hostileRaw writes data on conn (already dialled, TLS or not) and reads
+// until the server closes it, or until timeout. It parses an HTTP response
+// when the bytes are one.
+func hostileRaw(conn net.Conn, data []byte, timeout time.Duration) hostileAnswer {
+	start := time.Now()
+	_ = conn.SetDeadline(start.Add(timeout))
+	// Written while reading: a server may answer (431, 413) and close
+	// before a large request is written, and the answer must not be lost
+	// to the reset that writing on would cause.
+	werr := make(chan error, 1)
+	go func() {
+		var err error
+		if len(data) > 0 {
+			_, err = conn.Write(data)
+		}
+		werr <- err
+	}()
+	raw, rerr := io.ReadAll(conn)
+	a := hostileAnswer{raw: raw, elapsed: time.Since(start), err: rerr}
+	if err := <-werr; err != nil && rerr != nil {
+		a.err = errors.Join(rerr, err)
+	}
+	return a.parsed()
+}
+
+// parsed fills in the HTTP response that a.raw holds, if it is one.
+func (a hostileAnswer) parsed() hostileAnswer {
+	if len(a.raw) == 0 {
+		return a
+	}
+	if resp, err := http.ReadResponse(bufio.NewReader(bytes.NewReader(a.raw)), nil); err == nil {
+		body, _ := io.ReadAll(resp.Body)
+		a.status, a.header, a.body = resp.StatusCode, resp.Header, body
+		if resp.StatusCode == http.StatusOK {
+			var review admissionv1.AdmissionReview
+			if json.Unmarshal(body, &review) == nil {
+				a.review = &review
+			}
+		}
+	}
+	return a
+}
