@@ -61,16 +61,44 @@ func ValidateListenerSetInCluster(ls *gwv1.ListenerSet, c Cluster) (field.ErrorL
 }
 
 // MergeClusterFindings adds the findings of ValidateListenerSetInCluster
-// (or ...UpdateInCluster) to an object's own errors and warnings, the one way
-// the webhook and the offline command both report them: in strict mode the
-// findings' errors deny; otherwise they become warnings, after the cluster's
-// own warnings.
-func MergeClusterFindings(errs field.ErrorList, warnings Warnings, clusterErrs field.ErrorList, clusterWarnings Warnings, strict bool) (field.ErrorList, Warnings) {
-	warnings = append(warnings, clusterWarnings...)
+// (or ...UpdateInCluster) about ls in c to ls's own errors and warnings, the
+// one way the webhook and the offline command both report them: in strict
+// mode the findings' errors deny; otherwise they become warnings, after the
+// cluster's own warnings. The object-only guess that a cross-namespace
+// certificateRef needs a ReferenceGrant is dropped where c knows the grants:
+// either one permits the reference, or RefNotPermitted says so exactly.
+func MergeClusterFindings(ls *gwv1.ListenerSet, c Cluster, errs field.ErrorList, warnings Warnings, clusterErrs field.ErrorList, clusterWarnings Warnings, strict bool) (field.ErrorList, Warnings) {
+	warnings = append(settleGrantWarnings(ls, c, warnings), clusterWarnings...)
 	if strict {
 		return append(errs, clusterErrs...), warnings
 	}
 	return errs, append(warnings, AsWarnings(clusterErrs)...)
+}
+
+// settleGrantWarnings drops WarnCrossNamespaceCertificateRef for the
+// references whose namespace's ReferenceGrants c knows.
+func settleGrantWarnings(ls *gwv1.ListenerSet, c Cluster, warnings Warnings) Warnings {
+	var settled []string
+	refs := newPath("spec").Child("listeners")
+	for i := range ls.Spec.Listeners {
+		l := &ls.Spec.Listeners[i]
+		if l.TLS == nil {
+			continue
+		}
+		for j, ref := range l.TLS.CertificateRefs {
+			if ref.Namespace == nil || string(*ref.Namespace) == ls.Namespace {
+				continue
+			}
+			if _, known := c.ReferenceGrants(string(*ref.Namespace)); known {
+				p := refs.Index(i).Child("tls").Child("certificateRefs").Index(j).Child("namespace")
+				settled = append(settled, p.String()+": "+fmt.Sprintf(WarnCrossNamespaceCertificateRef, *ref.Namespace))
+			}
+		}
+	}
+	if len(settled) == 0 {
+		return warnings
+	}
+	return slices.DeleteFunc(warnings, func(w string) bool { return slices.Contains(settled, w) })
 }
 
 // AsWarnings turns errors into warnings ("path: detail"), for the findings

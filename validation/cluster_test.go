@@ -1,10 +1,13 @@
 package validation
 
 import (
+	"slices"
+	"strings"
 	"testing"
 	"time"
 
 	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/util/validation/field"
 	"k8s.io/utils/ptr"
@@ -301,11 +304,43 @@ func TestAsWarnings(t *testing.T) {
 func TestMergeClusterFindings(t *testing.T) {
 	own := field.ErrorList{field.Required(field.NewPath("spec", "parentRef", "name"), "")}
 	conflict := field.ErrorList{field.Invalid(field.NewPath("spec", "listeners").Index(0).Child("protocol"), "HTTP", "port 443 taken")}
-	errs, warnings := MergeClusterFindings(own, Warnings{"own"}, conflict, Warnings{"cluster"}, false)
+	ls := attached("team-a", "mine", 0)
+	errs, warnings := MergeClusterFindings(ls, &Objects{}, own, Warnings{"own"}, conflict, Warnings{"cluster"}, false)
 	assert.Equal(t, own, errs)
 	assert.Equal(t, []string{"own", "cluster", "spec.listeners[0].protocol: port 443 taken"}, []string(warnings))
 
-	errs, warnings = MergeClusterFindings(own, Warnings{"own"}, conflict, Warnings{"cluster"}, true)
+	errs, warnings = MergeClusterFindings(ls, &Objects{}, own, Warnings{"own"}, conflict, Warnings{"cluster"}, true)
 	assert.Equal(t, append(append(field.ErrorList{}, own...), conflict...), errs)
 	assert.Equal(t, []string{"own", "cluster"}, []string(warnings))
+}
+
+// The object-only guess "needs a ReferenceGrant" gives way to what the
+// cluster knows: nothing when a grant permits the reference, RefNotPermitted
+// when none does; it stays when the grants are unknown.
+func TestMergeClusterFindingsSettlesTheGrantGuess(t *testing.T) {
+	ls := attached("team-a", "mine", 0, withCert(entry("tls", 443, "HTTPS", ""), "certs", "wildcard"))
+	own, ownWarnings := ValidateListenerSet(ls)
+	require.Empty(t, own)
+	guess := `spec.listeners[0].tls.certificateRefs[0].namespace: cross-namespace reference: needs a ReferenceGrant in namespace "certs"`
+	require.Contains(t, ownWarnings, guess)
+
+	for name, tc := range map[string]struct {
+		cluster Cluster
+		want    []string
+	}{
+		"grants unknown":     {&Objects{}, []string{guess}},
+		"a grant permits it": {&Objects{Grants: []*gwv1.ReferenceGrant{grant("certs", "team-a", nil)}}, nil},
+		"no grant permits it": {&Objects{Grants: []*gwv1.ReferenceGrant{grant("certs", "team-b", nil)}},
+			[]string{`spec.listeners[0].tls.certificateRefs[0].namespace: no ReferenceGrant in namespace "certs" allows ListenerSets from "team-a" to use this Secret (RefNotPermitted)`}},
+	} {
+		clusterErrs, clusterWarnings := ValidateListenerSetInCluster(ls, tc.cluster)
+		_, warnings := MergeClusterFindings(ls, tc.cluster, own, slices.Clone(ownWarnings), clusterErrs, clusterWarnings, false)
+		var got []string
+		for _, w := range warnings {
+			if strings.Contains(w, "ReferenceGrant") {
+				got = append(got, w)
+			}
+		}
+		assert.Equal(t, tc.want, got, name)
+	}
 }

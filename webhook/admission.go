@@ -105,7 +105,7 @@ func (v Validator) inCluster(ls, oldLS *gwv1.ListenerSet, errs field.ErrorList, 
 	} else {
 		clusterErrs, clusterWarnings = validation.ValidateListenerSetInCluster(ls, v.Cluster)
 	}
-	return validation.MergeClusterFindings(errs, warnings, clusterErrs, clusterWarnings, v.Strict)
+	return validation.MergeClusterFindings(ls, v.Cluster, errs, warnings, clusterErrs, clusterWarnings, v.Strict)
 }
 
 // ValidateDelete allows every deletion: nothing about a ListenerSet being

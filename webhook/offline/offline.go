@@ -556,7 +556,7 @@ func (v *run) validatePending() {
 		res := p.res
 		if p.ls != nil {
 			clusterErrs, clusterWarnings := validation.ValidateListenerSetInCluster(p.ls, &v.objects)
-			errs, warnings := validation.MergeClusterFindings(own[i], ownWarnings[i], clusterErrs, clusterWarnings, v.opts.Strict)
+			errs, warnings := validation.MergeClusterFindings(p.ls, &v.objects, own[i], ownWarnings[i], clusterErrs, clusterWarnings, v.opts.Strict)
 			res.Warnings = append(res.Warnings, warnings...)
 			for _, e := range errs {
 				res.Errors = append(res.Errors, fieldError(e))
