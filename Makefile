@@ -4,7 +4,7 @@ GO ?= go
 BIN := bin
 WEBHOOK := $(BIN)/listenerset-webhook
 
-.PHONY: all build run test test-unit test-e2e bench vet k8s-binaries helm chart-lint chart-template clean
+.PHONY: all build run test test-unit test-e2e bench fuzz vet k8s-binaries helm chart-lint chart-template clean
 
 all: build
 
@@ -56,6 +56,18 @@ bench: k8s-binaries
 	$(GO) run ./test/load $(BENCH_FLAGS)
 
 ## vet: go vet, staticcheck (built from hack/tools/staticcheck, its own module) and gofmt
+FUZZTIME ?= 60s
+FUZZ_TARGETS ?= validation:FuzzValidateListenerSet validation:FuzzDNSFastPaths webhook:FuzzAdmissionReview
+
+## fuzz: each fuzz target (FUZZ_TARGETS, package:Target) for FUZZTIME, one after another; FUZZTIME=10000000x
+## runs that many executions instead. FUZZFLAGS go to go test (e.g. -parallel 2). Findings land in
+## <package>/testdata/fuzz/<Target>/ and fail the run.
+fuzz:
+	@set -e; for t in $(FUZZ_TARGETS); do \
+	  echo "== $${t#*:} ($(FUZZTIME))"; \
+	  $(GO) test -run '^$$' -fuzz "^$${t#*:}\$$" -fuzztime $(FUZZTIME) $(FUZZFLAGS) ./$${t%%:*}; \
+	done
+
 vet:
 	$(GO) vet ./...
 	$(GO) build -C hack/tools/staticcheck -o $(CURDIR)/$(BIN)/staticcheck honnef.co/go/tools/cmd/staticcheck

@@ -1,0 +1,190 @@
+package webhook_test
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"net/http"
+	"net/http/httptest"
+	"os"
+	"path/filepath"
+	"slices"
+	"strconv"
+	"strings"
+	"testing"
+
+	admissionv1 "k8s.io/api/admission/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	ctrlwebhook "sigs.k8s.io/controller-runtime/pkg/webhook"
+	"sigs.k8s.io/controller-runtime/pkg/webhook/admission"
+	kjson "sigs.k8s.io/json"
+	"sigs.k8s.io/yaml"
+
+	"github.com/airlock/listenerset-webhook/webhook"
+)
+
+// FuzzAdmissionReview posts the input as the body of an AdmissionReview to
+// both webhooks as RegisterWith registers them on controller-runtime's
+// webhook server (the handler stack kube-apiserver reaches, metrics
+// included). Neither panics; each answers with a 4xx, or with a 200 whose
+// body is an admission.k8s.io AdmissionReview with a response, echoing the
+// request's uid when the body is a review. And for every body that is an
+// admission.k8s.io/v1 or v1beta1 AdmissionReview, the registered handler
+// (oneParse's single JSON pass) answers byte for byte as controller-runtime's
+// own Webhook.ServeHTTP does with the same admission handlers: status and
+// body, up to the order of a patch's operations.
+func FuzzAdmissionReview(f *testing.F) {
+	mux := http.NewServeMux()
+	webhook.RegisterWith(ctrlwebhook.NewServer(ctrlwebhook.Options{WebhookMux: mux}), webhook.Validator{})
+	reference := map[string]*admission.Webhook{
+		webhook.MutatePath:   webhook.NewMutatingWebhook(),
+		webhook.ValidatePath: webhook.NewValidatingWebhook(),
+	}
+	f.Add([]byte{}) // the committed corpus (testdata/fuzz) has reviews built from the examples
+	f.Fuzz(func(t *testing.T, body []byte) {
+		review, isReview := asReview(body)
+		for _, path := range []string{webhook.MutatePath, webhook.ValidatePath} {
+			code, answer := serve(mux, path, body)
+			checkAnswer(t, path, code, answer, review, isReview)
+			if !isReview {
+				// Bodies that are not reviews oneParse answers itself with
+				// an error, where controller-runtime would guess (it also
+				// reads YAML and answers any kind as a review).
+				continue
+			}
+			wantCode, want := serve(reference[path], path, body)
+			if code != wantCode || !bytes.Equal(answer, want) && !samePatchedAnswer(answer, want) {
+				t.Fatalf("%s: the registered handler answers\n%d %s\ncontroller-runtime's ServeHTTP answers\n%d %s", path, code, answer, wantCode, want)
+			}
+		}
+	})
+}
+
+// reviewVersions are the AdmissionReview versions kube-apiserver sends.
+var reviewVersions = []string{"admission.k8s.io/v1", "admission.k8s.io/v1beta1"}
+
+// asReview reads body as kube-apiserver writes a review: JSON with
+// case-sensitive field names. ok is false for anything that is not an
+// AdmissionReview of reviewVersions.
+func asReview(body []byte) (review admissionv1.AdmissionReview, ok bool) {
+	if kjson.UnmarshalCaseSensitivePreserveInts(body, &review) != nil {
+		var tm metav1.TypeMeta // fields of the wrong type further down: still a review
+		if kjson.UnmarshalCaseSensitivePreserveInts(body, &tm) != nil {
+			return review, false
+		}
+		review = admissionv1.AdmissionReview{TypeMeta: tm}
+	}
+	return review, review.Kind == "AdmissionReview" && slices.Contains(reviewVersions, review.APIVersion)
+}
+
+func serve(h http.Handler, path string, body []byte) (int, []byte) {
+	req := httptest.NewRequest(http.MethodPost, path, bytes.NewReader(body))
+	req.Header.Set("Content-Type", "application/json")
+	rec := httptest.NewRecorder()
+	h.ServeHTTP(rec, req)
+	return rec.Code, rec.Body.Bytes()
+}
+
+// checkAnswer holds for every answer, whatever the body.
+func checkAnswer(t *testing.T, path string, code int, answer []byte, review admissionv1.AdmissionReview, isReview bool) {
+	t.Helper()
+	if code >= 400 && code < 500 {
+		return
+	}
+	if code != http.StatusOK {
+		t.Fatalf("%s: status %d, neither 200 nor 4xx: %s", path, code, answer)
+	}
+	var got admissionv1.AdmissionReview
+	if err := json.Unmarshal(answer, &got); err != nil || got.Response == nil {
+		t.Fatalf("%s: the answer is no AdmissionReview with a response (%v): %s", path, err, answer)
+	}
+	if got.Kind != "" && (got.Kind != "AdmissionReview" || !slices.Contains(reviewVersions, got.APIVersion)) {
+		t.Fatalf("%s: answered as %s %s: %s", path, got.APIVersion, got.Kind, answer)
+	}
+	if isReview && review.Request != nil && review.Request.UID != "" && got.Response.UID != review.Request.UID {
+		t.Fatalf("%s: request uid %q, response uid %q: %s", path, review.Request.UID, got.Response.UID, answer)
+	}
+}
+
+// samePatchedAnswer: a and b are the same answer but for the order of their
+// patch's operations, which follows map iteration.
+func samePatchedAnswer(a, b []byte) bool {
+	return bytes.Equal(sortedPatch(a), sortedPatch(b))
+}
+
+func sortedPatch(answer []byte) []byte {
+	var review admissionv1.AdmissionReview
+	if json.Unmarshal(answer, &review) != nil || review.Response == nil || review.Response.Patch == nil {
+		return answer
+	}
+	var ops []json.RawMessage
+	if json.Unmarshal(review.Response.Patch, &ops) != nil {
+		return answer
+	}
+	slices.SortFunc(ops, func(x, y json.RawMessage) int { return bytes.Compare(x, y) })
+	review.Response.Patch, _ = json.Marshal(ops)
+	sorted, _ := json.Marshal(review)
+	return sorted
+}
+
+// fuzzSeeds are the committed seeds of FuzzAdmissionReview: reviews as
+// kube-apiserver sends them, of the examples, and the near misses that take
+// other branches.
+func fuzzSeeds(t *testing.T) map[string][]byte {
+	object := func(example string) string {
+		data, err := os.ReadFile(filepath.Join("..", "examples", example))
+		if err != nil {
+			t.Fatal(err)
+		}
+		j, err := yaml.YAMLToJSON(data)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return string(j)
+	}
+	review := func(version, uid, op, obj, old string) []byte {
+		r := `{"apiVersion":"admission.k8s.io/` + version + `","kind":"AdmissionReview","request":{"uid":"` + uid + `",` +
+			`"kind":{"group":"gateway.networking.k8s.io","version":"v1","kind":"ListenerSet"},` +
+			`"resource":{"group":"gateway.networking.k8s.io","version":"v1","resource":"listenersets"},` +
+			`"namespace":"listenerset-demo","name":"x","operation":"` + op + `","userInfo":{"username":"me"}`
+		if obj != "" {
+			r += `,"object":` + obj
+		}
+		if old != "" {
+			r += `,"oldObject":` + old
+		}
+		return []byte(r + `}}`)
+	}
+	withUnknownField := strings.Replace(object("valid/minimal.yaml"), `"spec":{`, `"spec":{"future":{"a":[1,2]},`, 1)
+	return map[string][]byte{
+		"create-valid-https":        review("v1", "u-1", "CREATE", object("valid/https.yaml"), ""),
+		"create-undefaulted":        review("v1", "u-2", "CREATE", object("valid/minimal.yaml"), ""),
+		"create-many-errors":        review("v1", "u-3", "CREATE", object("invalid/many-errors.yaml"), ""),
+		"update-protocol-conflict":  review("v1", "u-4", "UPDATE", object("invalid/protocol-conflict.yaml"), object("valid/http.yaml")),
+		"delete-without-old-object": review("v1", "u-5", "DELETE", "", ""),
+		"v1beta1-warnings":          review("v1beta1", "u-6", "CREATE", object("valid/warnings.yaml"), ""),
+		"create-without-uid":        review("v1", "", "CREATE", object("valid/http3.yaml"), ""),
+		"create-gateway":            review("v1", "u-7", "CREATE", object("gateway.yaml"), ""),
+		"create-unknown-field":      review("v1", "u-8", "CREATE", withUnknownField, ""),
+	}
+}
+
+// TestFuzzSeedsAreCurrent: the committed seeds are the reviews fuzzSeeds
+// builds from the examples today. UPDATE_FUZZ_SEEDS=1 rewrites them.
+func TestFuzzSeedsAreCurrent(t *testing.T) {
+	for name, seed := range fuzzSeeds(t) {
+		file := filepath.Join("testdata", "fuzz", "FuzzAdmissionReview", name)
+		entry := fmt.Sprintf("go test fuzz v1\n[]byte(%s)\n", strconv.Quote(string(seed)))
+		if os.Getenv("UPDATE_FUZZ_SEEDS") != "" {
+			if err := os.MkdirAll(filepath.Dir(file), 0o755); err != nil {
+				t.Fatal(err)
+			}
+			if err := os.WriteFile(file, []byte(entry), 0o644); err != nil {
+				t.Fatal(err)
+			}
+		}
+		if committed, err := os.ReadFile(file); err != nil || string(committed) != entry {
+			t.Errorf("seed %s is missing or stale (UPDATE_FUZZ_SEEDS=1 rewrites it): %v", file, err)
+		}
+	}
+}
