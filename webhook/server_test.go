@@ -509,7 +509,8 @@ func rawRequest(t *testing.T, r *running, path string, body []byte, n int) *tls.
 // (no goroutine waits for it forever), but it is per request, so a kept-alive
 // connection outlives it.
 func TestRunRequestTimeout(t *testing.T) {
-	r := start(t, webhook.Options{RequestTimeout: 300 * time.Millisecond})
+	// Long enough for a request on a busy shared machine.
+	r := start(t, webhook.Options{RequestTimeout: time.Second})
 	body := request(t, admissionv1.Create, toJSON(t, minimal), nil)
 
 	t.Run("a stalled body is cut off", func(t *testing.T) {
@@ -538,7 +539,7 @@ func TestRunRequestTimeout(t *testing.T) {
 			_, _ = io.Copy(io.Discard, resp.Body)
 			resp.Body.Close()
 			assert.Equal(t, http.StatusOK, resp.StatusCode)
-			time.Sleep(600 * time.Millisecond) // past the first request's deadlines
+			time.Sleep(1500 * time.Millisecond) // past the first request's deadlines
 		}
 		assert.Equal(t, []bool{false, true}, reused, "the second request used the same connection")
 	})
@@ -549,7 +550,7 @@ func TestRunRequestTimeout(t *testing.T) {
 // request in flight completes and the health server still answers; then
 // Run returns nil and everything is closed.
 func TestRunShutdownPhases(t *testing.T) {
-	const delay = time.Second
+	const delay = 2 * time.Second
 	r := start(t, webhook.Options{ShutdownDelay: delay, ShutdownTimeout: 10 * time.Second})
 	pool := caPool(t, r.opts.CertDir)
 	client := &http.Client{Transport: &http.Transport{TLSClientConfig: &tls.Config{RootCAs: pool}}}
@@ -570,7 +571,8 @@ func TestRunShutdownPhases(t *testing.T) {
 	r.cancel()
 	r.cancel = nil // stop() must not wait for done again
 
-	assert.Equal(t, http.StatusServiceUnavailable, status(r.health+"/readyz"), "not ready at once")
+	assert.Eventually(t, func() bool { return status(r.health+"/readyz") == http.StatusServiceUnavailable },
+		time.Second, 10*time.Millisecond, "not ready at once")
 	assert.Equal(t, http.StatusOK, status(r.health+"/healthz"), "still alive")
 	assert.True(t, post(t, client, "https://"+r.addr+webhook.ValidatePath, body).Allowed, "still serving during the delay")
 	client.CloseIdleConnections()
