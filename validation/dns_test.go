@@ -23,6 +23,9 @@ func TestDNSFastPathsAgree(t *testing.T) {
 	}
 }
 
+// FuzzDNSFastPaths: for any string the fast paths answer as apimachinery
+// does, and mayBeIP never rules out an IP address (isIP is skipped for what
+// it rules out). testdata/fuzz adds the IP-like near misses.
 func FuzzDNSFastPaths(f *testing.F) {
 	for _, s := range dnsCorpus {
 		f.Add(s)
