@@ -1,0 +1,79 @@
+package webhook
+
+import (
+	"context"
+	"errors"
+	"crypto/tls"
+	"io"
+	"net"
+	"net/http"
+	"path/filepath"
+	"testing"
+	"time"
+
+	"github.com/go-logr/logr"
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+)
+
+// When another component fails (abort), the webhook server stops at once,
+// in whatever phase it is, closing requests in flight rather than draining
+// them: the process is failing, and the shutdown delay and drain are for
+// an orderly stop only.
+func TestWebhookServerAbort(t *testing.T) {
+	dir := t.TempDir()
+	_, err := EnsureSelfSignedCert(dir, "127.0.0.1")
+	require.NoError(t, err)
+	cert, err := tls.LoadX509KeyPair(filepath.Join(dir, CertFile), filepath.Join(dir, KeyFile))
+	require.NoError(t, err)
+	getCert := func(*tls.ClientHelloInfo) (*tls.Certificate, error) { return &cert, nil }
+
+	for _, phase := range []string{"serving", "shutdown delay"} {
+		t.Run(phase, func(t *testing.T) {
+			tcpLn, err := net.Listen("tcp", "127.0.0.1:0")
+			require.NoError(t, err)
+			ws := &webhookServer{
+				opts: Options{ReadHeaderTimeout: time.Minute, RequestTimeout: time.Minute, ShutdownDelay: time.Minute, ShutdownTimeout: time.Minute},
+				ln:   tls.NewListener(tcpLn, tlsConfig(tls.VersionTLS12, false, getCert)),
+				addr: tcpLn.Addr().String(),
+				log:  logr.Discard(),
+			}
+			stop, stopNow := context.WithCancel(t.Context())
+			defer stopNow()
+			abort, abortNow := context.WithCancel(t.Context())
+			defer abortNow()
+			returned := make(chan error, 1)
+			go func() {
+				returned <- ws.serve(stop, abort, http.HandlerFunc(func(_ http.ResponseWriter, r *http.Request) {
+					_, _ = io.ReadAll(r.Body) // never ends: the body never arrives
+				}))
+			}()
+			require.Eventually(t, func() bool { return ws.ready(nil) == nil }, 5*time.Second, 10*time.Millisecond)
+
+			conn, err := tls.Dial("tcp", ws.addr, &tls.Config{InsecureSkipVerify: true})
+			require.NoError(t, err)
+			defer conn.Close()
+			_, err = io.WriteString(conn, "POST / HTTP/1.1\r\nHost: x\r\nContent-Length: 10\r\n\r\n{")
+			require.NoError(t, err)
+			time.Sleep(100 * time.Millisecond) // in flight
+			if phase == "shutdown delay" {
+				stopNow()
+				require.Eventually(t, ws.draining.Load, 5*time.Second, 10*time.Millisecond)
+			}
+
+			abortNow()
+			select {
+			case err := <-returned:
+				assert.NoError(t, err, "the failing component reports the error, not the server")
+			case <-time.After(5 * time.Second):
+				t.Fatal("the server did not stop at once")
+			}
+			require.NoError(t, conn.SetReadDeadline(time.Now().Add(5*time.Second)))
+			_, err = io.ReadAll(conn)
+			var netErr net.Error
+			assert.False(t, errors.As(err, &netErr) && netErr.Timeout(), "the request in flight was closed: %v", err)
+			assert.True(t, ws.draining.Load(), "not ready any more")
+		})
+	}
+}
+
