@@ -208,7 +208,7 @@ func (s *hostileServer) metrics(t *testing.T) map[string]float64 {
 	if err := sc.Err(); err != nil {
 		t.Fatalf("metrics: %v", err)
 	}
-	for _, name := range []string{"go_goroutines", "go_memstats_heap_inuse_bytes", "process_resident_memory_bytes", "go_gc_duration_seconds_count"} {
+	for _, name := range []string{"go_goroutines", "go_memstats_heap_inuse_bytes", "process_resident_memory_bytes", "go_gc_duration_seconds_count", "controller_runtime_webhook_panics_total"} {
 		if _, ok := out[name]; !ok {
 			t.Fatalf("metrics: no %s in %s", name, s.metricsURL)
 		}
@@ -268,8 +268,9 @@ func hostileDo(c *http.Client, req *http.Request) hostileAnswer {
 }
 
 // hostileRaw writes data on conn (already dialled, TLS or not) and reads
-// until the server closes it, or until timeout. It parses an HTTP response
-// when the bytes are one.
+// until a complete HTTP response has come, the server closes the
+// connection, or timeout passes. It parses the HTTP response when the bytes
+// are one.
 func hostileRaw(conn net.Conn, data []byte, timeout time.Duration) hostileAnswer {
 	start := time.Now()
 	_ = conn.SetDeadline(start.Add(timeout))
@@ -284,12 +285,41 @@ func hostileRaw(conn net.Conn, data []byte, timeout time.Duration) hostileAnswer
 		}
 		werr <- err
 	}()
-	raw, rerr := io.ReadAll(conn)
+	var (
+		raw  []byte
+		rerr error
+		buf  = make([]byte, 32<<10)
+	)
+	for !hostileComplete(raw) {
+		var n int
+		n, rerr = conn.Read(buf)
+		raw = append(raw, buf[:n]...)
+		if rerr != nil {
+			if errors.Is(rerr, io.EOF) {
+				rerr = nil
+			}
+			break
+		}
+	}
 	a := hostileAnswer{raw: raw, elapsed: time.Since(start), err: rerr}
 	if err := <-werr; err != nil && rerr != nil {
 		a.err = errors.Join(rerr, err)
 	}
 	return a.parsed()
+}
+
+// hostileComplete reports whether raw holds a whole HTTP response whose end
+// is known without waiting for the connection to close.
+func hostileComplete(raw []byte) bool {
+	if len(raw) == 0 {
+		return false
+	}
+	resp, err := http.ReadResponse(bufio.NewReader(bytes.NewReader(raw)), nil)
+	if err != nil || (resp.ContentLength < 0 && len(resp.TransferEncoding) == 0) {
+		return false
+	}
+	_, err = io.ReadAll(resp.Body)
+	return err == nil
 }
 
 // parsed fills in the HTTP response that a.raw holds, if it is one.
