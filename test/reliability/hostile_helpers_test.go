@@ -96,6 +96,7 @@ func hostileStart(t *testing.T, bin string, extra ...string) *hostileServer {
 	t.Cleanup(func() { s.stop(t) })
 
 	readyz := fmt.Sprintf("http://127.0.0.1:%d/readyz", health)
+	probe := &http.Client{Timeout: 5 * time.Second}
 	deadline := time.Now().Add(30 * time.Second)
 	for {
 		select {
@@ -104,7 +105,7 @@ func hostileStart(t *testing.T, bin string, extra ...string) *hostileServer {
 			t.Fatalf("listenerset-webhook exited while starting: %v\n%s", err, s.log())
 		default:
 		}
-		if resp, err := http.Get(readyz); err == nil {
+		if resp, err := probe.Get(readyz); err == nil {
 			resp.Body.Close()
 			if resp.StatusCode == http.StatusOK {
 				break

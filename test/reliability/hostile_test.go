@@ -40,14 +40,14 @@ const (
 	hostileCloseSlack = 4 * time.Second
 )
 
-// hostileMaxBody is controller-runtime's cap on an AdmissionReview (7 MiB); a body
-// of exactly this size is already refused, as its reader cannot tell it
-// from a longer one.
+// hostileMaxBody is controller-runtime's cap on an AdmissionReview
+// (7 MiB); a body of exactly this size is already refused, as its reader
+// cannot tell it from a longer one.
 const hostileMaxBody = 7 << 20
 
-// Objects and reviews. hostileObjOK needs no defaults and is valid, so both paths
-// allow it without a patch; hostileObjDefaults needs defaults; hostileObjBad is invalid
-// (protocol TCP).
+// Objects and reviews. hostileObjOK needs no defaults and is valid, so
+// both paths allow it without a patch; hostileObjDefaults needs defaults;
+// hostileObjBad is invalid (protocol TCP).
 const (
 	hostileObjOK = `{"apiVersion":"gateway.networking.k8s.io/v1","kind":"ListenerSet",` +
 		`"metadata":{"name":"ok","namespace":"n"},` +
@@ -250,7 +250,8 @@ func hostileWithHeader(n int) func(*hostileServer, *http.Client, string) hostile
 	})
 }
 
-// hostileRawTLS writes data on a new TLS connection and reads until it closes.
+// hostileRawTLS writes data on a new TLS connection and reads the answer
+// (hostileRaw).
 func hostileRawTLS(data func(path string) string) func(*hostileServer, *http.Client, string) hostileAnswer {
 	return func(s *hostileServer, _ *http.Client, path string) hostileAnswer {
 		conn, err := tls.Dial("tcp", s.addr, s.tlsConfig)
@@ -678,6 +679,10 @@ func hostileShortPath(path string) string {
 	return "-"
 }
 
+// TestHostile runs the table of hostile inputs (hostileCases) against one
+// server process and the leak measurement (hostileLeak) against another.
+// With HOSTILE_OBSERVE=1 it logs each answer instead of checking it, which
+// is how the table's expectations were first written down.
 func TestHostile(t *testing.T) {
 	if testing.Short() {
 		t.Skip("starts the server binary and waits for its timeouts (about a minute)")
