@@ -67,7 +67,11 @@ var reviewVersions = []string{"admission.k8s.io/v1", "admission.k8s.io/v1beta1"}
 
 // asReview reads body as kube-apiserver writes a review: JSON with
 // case-sensitive field names. ok is false for anything that is not an
-// AdmissionReview of reviewVersions.
+// AdmissionReview of reviewVersions, and for a body whose apiVersion and kind
+// read otherwise case-insensitively ("KIND" besides "kind"): that is how
+// controller-runtime finds them (apimachinery's SimpleMetaFactory, with
+// encoding/json) before it decodes the rest case-sensitively, and it then
+// answers as that other kind; kube-apiserver never sends such a body.
 func asReview(body []byte) (review admissionv1.AdmissionReview, ok bool) {
 	if kjson.UnmarshalCaseSensitivePreserveInts(body, &review) != nil {
 		var tm metav1.TypeMeta // fields of the wrong type further down: still a review
@@ -76,7 +80,11 @@ func asReview(body []byte) (review admissionv1.AdmissionReview, ok bool) {
 		}
 		review = admissionv1.AdmissionReview{TypeMeta: tm}
 	}
-	return review, review.Kind == "AdmissionReview" && slices.Contains(reviewVersions, review.APIVersion)
+	if review.Kind != "AdmissionReview" || !slices.Contains(reviewVersions, review.APIVersion) {
+		return review, false
+	}
+	var insensitive metav1.TypeMeta
+	return review, json.Unmarshal(body, &insensitive) == nil && insensitive == review.TypeMeta
 }
 
 // serve posts body to h as kube-apiserver does. The request is built by
@@ -176,6 +184,8 @@ func fuzzSeeds(t *testing.T) map[string][]byte {
 		"create-without-uid":        review("v1", "", "CREATE", object("valid/http3.yaml"), ""),
 		"create-gateway":            review("v1", "u-7", "CREATE", object("gateway.yaml"), ""),
 		"create-unknown-field":      review("v1", "u-8", "CREATE", withUnknownField, ""),
+		// found by FuzzAdmissionReview (TestCaseVariantKindIsRefused)
+		"regression-case-variant-kind": []byte(caseVariantKind),
 	}
 }
 
@@ -195,6 +205,29 @@ func TestFuzzSeedsAreCurrent(t *testing.T) {
 		}
 		if committed, err := os.ReadFile(file); err != nil || string(committed) != entry {
 			t.Errorf("seed %s is missing or stale (UPDATE_FUZZ_SEEDS=1 rewrites it): %v", file, err)
+		}
+	}
+}
+
+// caseVariantKind is a v1beta1 review that also has a "KIND" field.
+// controller-runtime finds apiVersion and kind case-insensitively and
+// answered it as an AdmissionReview of kind "Foo".
+const caseVariantKind = `{"apiVersion":"admission.k8s.io/v1beta1","kind":"AdmissionReview","KIND":"Foo","request":{"uid":"u-9","operation":"CREATE"}}`
+
+// TestCaseVariantKindIsRefused is the regression test of
+// testdata/fuzz/FuzzAdmissionReview/regression-case-variant-kind: the
+// answer is a 400 in an AdmissionReview, not a review of another kind.
+func TestCaseVariantKindIsRefused(t *testing.T) {
+	mux := http.NewServeMux()
+	webhook.Register(ctrlwebhook.NewServer(ctrlwebhook.Options{WebhookMux: mux}))
+	for _, path := range []string{webhook.MutatePath, webhook.ValidatePath} {
+		code, answer := serve(mux, path, []byte(caseVariantKind))
+		var got admissionv1.AdmissionReview
+		if err := json.Unmarshal(answer, &got); code != http.StatusOK || err != nil || got.Response == nil {
+			t.Fatalf("%s: %d %s", path, code, answer)
+		}
+		if got.Kind != "" || got.Response.Allowed || got.Response.Result == nil || got.Response.Result.Code != http.StatusBadRequest {
+			t.Errorf("%s: want an untyped 400 AdmissionReview, got %s", path, answer)
 		}
 	}
 }

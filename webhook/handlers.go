@@ -148,6 +148,14 @@ func notAReview(body []byte) error {
 		return fmt.Errorf("expected an AdmissionReview of %s, got apiVersion %q kind %q",
 			strings.Join(reviewVersions, " or "), tm.APIVersion, tm.Kind)
 	}
+	// controller-runtime finds apiVersion and kind case-insensitively
+	// (apimachinery's SimpleMetaFactory, with encoding/json) and answers in
+	// the kind it found: a review that also had "KIND": "Foo" was answered
+	// as kind Foo (found by FuzzAdmissionReview).
+	var found metav1.TypeMeta
+	if err := json.Unmarshal(body, &found); err != nil || found != tm {
+		return errors.New(`ambiguous apiVersion or kind: more than one field named so up to case`)
+	}
 	return nil
 }
 
