@@ -2,8 +2,8 @@ package webhook
 
 import (
 	"context"
-	"errors"
 	"crypto/tls"
+	"errors"
 	"io"
 	"net"
 	"net/http"
@@ -76,4 +76,3 @@ func TestWebhookServerAbort(t *testing.T) {
 		})
 	}
 }
-
