@@ -577,9 +577,14 @@ func TestRunShutdownPhases(t *testing.T) {
 	assert.True(t, post(t, client, "https://"+r.addr+webhook.ValidatePath, body).Allowed, "still serving during the delay")
 	client.CloseIdleConnections()
 
-	time.Sleep(time.Until(began.Add(delay + 300*time.Millisecond)))
-	_, err := dial(r, &tls.Config{RootCAs: pool})
-	assert.Error(t, err, "no new connections after the delay")
+	assert.Eventually(t, func() bool {
+		conn, err := dial(r, &tls.Config{RootCAs: pool})
+		if err == nil {
+			conn.Close()
+		}
+		return err != nil
+	}, delay+5*time.Second, 20*time.Millisecond, "no new connections after the delay")
+	assert.GreaterOrEqual(t, time.Since(began), delay, "not before the delay")
 	assert.Equal(t, http.StatusOK, status(r.health+"/healthz"), "the health server answers while draining")
 	select {
 	case err := <-r.done:
@@ -587,7 +592,7 @@ func TestRunShutdownPhases(t *testing.T) {
 	default:
 	}
 
-	_, err = slow.Write(body[len(body)/2:])
+	_, err := slow.Write(body[len(body)/2:])
 	require.NoError(t, err)
 	resp, err := http.ReadResponse(bufio.NewReader(slow), nil)
 	require.NoError(t, err)
