@@ -181,6 +181,9 @@ func newReplica(t testing.TB, name string, podArgs []string, extra ...string) *r
 		"--health-probe-bind-address="+r.health,
 		"--metrics-bind-address="+r.metrics,
 		"--zap-log-level=1",
+		// No Service endpoints to leave here: stop at once on SIGTERM
+		// instead of after the chart's shutdownDelaySeconds.
+		"--shutdown-delay=0s",
 	)
 	r.args = append(r.args, extra...)
 	t.Cleanup(func() { r.stop(t) })
