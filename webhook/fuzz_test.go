@@ -186,6 +186,8 @@ func fuzzSeeds(t *testing.T) map[string][]byte {
 		"create-unknown-field":      review("v1", "u-8", "CREATE", withUnknownField, ""),
 		// found by FuzzAdmissionReview (TestCaseVariantKindIsRefused)
 		"regression-case-variant-kind": []byte(caseVariantKind),
+		// TestDuplicateObjectAnswersAsControllerRuntime
+		"regression-duplicate-object": []byte(duplicateObject),
 	}
 }
 
@@ -228,6 +230,29 @@ func TestCaseVariantKindIsRefused(t *testing.T) {
 		}
 		if got.Kind != "" || got.Response.Allowed || got.Response.Result == nil || got.Response.Result.Code != http.StatusBadRequest {
 			t.Errorf("%s: want an untyped 400 AdmissionReview, got %s", path, answer)
+		}
+	}
+}
+
+// duplicateObject gives request.object twice. The validating webhook's
+// single pass merged the two objects (a pointer field decodes into what is
+// there), where controller-runtime's RawExtension keeps the later one: the
+// denial named the ListenerSet "first" instead of "".
+const duplicateObject = `{"apiVersion":"admission.k8s.io/v1","kind":"AdmissionReview","request":{"uid":"u-10","operation":"CREATE",` +
+	`"object":{"metadata":{"name":"first"}},"object":{"spec":{"listeners":[{"name":"x","port":80,"protocol":"TCP"}]}},` +
+	`"oldObject":{"metadata":{"name":"old"}},"oldObject":null}}`
+
+// TestDuplicateObjectAnswersAsControllerRuntime is the regression test of
+// testdata/fuzz/FuzzAdmissionReview/regression-duplicate-object.
+func TestDuplicateObjectAnswersAsControllerRuntime(t *testing.T) {
+	mux := http.NewServeMux()
+	webhook.Register(ctrlwebhook.NewServer(ctrlwebhook.Options{WebhookMux: mux}))
+	for _, op := range []string{"CREATE", "UPDATE"} {
+		body := []byte(strings.Replace(duplicateObject, "CREATE", op, 1))
+		code, got := serve(mux, webhook.ValidatePath, body)
+		wantCode, want := serve(webhook.NewValidatingWebhook(), webhook.ValidatePath, body)
+		if code != wantCode || !bytes.Equal(got, want) {
+			t.Errorf("%s: got %d %s\nwant %d %s", op, code, got, wantCode, want)
 		}
 	}
 }

@@ -71,9 +71,28 @@ type typedReview struct {
 	metav1.TypeMeta `json:",inline"`
 	Request         *struct {
 		admissionv1.AdmissionRequest `json:",inline"`
-		Object                       *gwv1.ListenerSet `json:"object,omitempty"`
-		OldObject                    *gwv1.ListenerSet `json:"oldObject,omitempty"`
+		Object                       lastListenerSet `json:"object,omitempty"`
+		OldObject                    lastListenerSet `json:"oldObject,omitempty"`
 	} `json:"request,omitempty"`
+}
+
+// lastListenerSet decodes as a *gwv1.ListenerSet field would, except for a
+// key given twice: the later object replaces the earlier one, as it does in
+// a RawExtension (controller-runtime's answer), where a pointer field would
+// merge the two objects (found by FuzzAdmissionReview). null keeps what was
+// there, as in a RawExtension.
+type lastListenerSet struct{ ls *gwv1.ListenerSet }
+
+func (l *lastListenerSet) UnmarshalJSON(data []byte) error {
+	if bytes.Equal(data, []byte("null")) {
+		return nil
+	}
+	ls := &gwv1.ListenerSet{}
+	if err := kjson.UnmarshalCaseSensitivePreserveInts(data, ls); err != nil {
+		return err
+	}
+	l.ls = ls
+	return nil
 }
 
 func (h oneParse) ServeHTTP(w http.ResponseWriter, r *http.Request) {
@@ -175,11 +194,11 @@ func (h oneParse) decode(body []byte) (admission.Request, bool) {
 		return admission.Request{}, false
 	}
 	req := admission.Request{AdmissionRequest: review.Request.AdmissionRequest}
-	if review.Request.Object != nil {
-		req.Object = runtime.RawExtension{Object: review.Request.Object}
+	if review.Request.Object.ls != nil {
+		req.Object = runtime.RawExtension{Object: review.Request.Object.ls}
 	}
-	if review.Request.OldObject != nil {
-		req.OldObject = runtime.RawExtension{Object: review.Request.OldObject}
+	if review.Request.OldObject.ls != nil {
+		req.OldObject = runtime.RawExtension{Object: review.Request.OldObject.ls}
 	}
 	return req, true
 }
