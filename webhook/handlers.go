@@ -16,7 +16,6 @@ import (
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime"
-	"k8s.io/apimachinery/pkg/util/sets"
 	logf "sigs.k8s.io/controller-runtime/pkg/log"
 	"sigs.k8s.io/controller-runtime/pkg/webhook/admission"
 	gwv1 "sigs.k8s.io/gateway-api/apis/v1"
@@ -310,7 +309,6 @@ func (h mutatingHandler) Handle(ctx context.Context, req admission.Request) admi
 	if !defaults.Needed(obj) {
 		return admission.Response{AdmissionResponse: admissionv1.AdmissionResponse{Allowed: true}}
 	}
-	original := obj.DeepCopy()
 	if err := h.d.Default(ctx, obj); err != nil {
 		var apiStatus apierrors.APIStatus
 		if errors.As(err, &apiStatus) {
@@ -323,31 +321,23 @@ func (h mutatingHandler) Handle(ctx context.Context, req admission.Request) admi
 	if err != nil {
 		return admission.Errored(http.StatusInternalServerError, err)
 	}
-	return keepUnknownFields(admission.PatchResponseFromRaw(req.Object.Raw, marshalled), original, req.Object.Raw)
+	return keepUnknownFields(admission.PatchResponseFromRaw(req.Object.Raw, marshalled))
 }
 
-// keepUnknownFields drops from r the "remove" operations that only exist
-// because the Go types do not know a field of the object as sent (a newer
-// CRD's field, say): the patch must add defaults, never remove anything.
-// It is controller-runtime's dropSchemeRemovals.
-func keepUnknownFields(r admission.Response, original *gwv1.ListenerSet, raw []byte) admission.Response {
-	const opRemove = "remove"
-	if !r.Allowed || r.PatchType == nil ||
-		!slices.ContainsFunc(r.Patches, func(o jsonpatch.JsonPatchOperation) bool { return o.Operation == opRemove }) {
+// keepUnknownFields drops every "remove" operation from r: defaulting only
+// sets what is unset, so a removal can only come from what the Go types
+// drop from the object as sent (a newer CRD's field, an explicit null or
+// empty value they omit), and the patch must add defaults, never remove
+// anything. controller-runtime's dropSchemeRemovals, which this was,
+// drops only the removals that a patch to the undefaulted object has as
+// well; that misses a field inside an object the Go types omit whole
+// ("spec": {"x": 1} without parentRef: that patch removes /spec, this one
+// /spec/x, and x was removed).
+func keepUnknownFields(r admission.Response) admission.Response {
+	if !r.Allowed || r.PatchType == nil {
 		return r
 	}
-	marshalledOriginal, err := json.Marshal(original)
-	if err != nil {
-		return admission.Errored(http.StatusInternalServerError, err)
-	}
-	patchOriginal, err := jsonpatch.CreatePatch(raw, marshalledOriginal)
-	if err != nil {
-		return admission.Errored(http.StatusInternalServerError, err)
-	}
-	removedByScheme := sets.New(slices.DeleteFunc(patchOriginal, func(p jsonpatch.JsonPatchOperation) bool { return p.Operation != opRemove })...)
-	r.Patches = slices.DeleteFunc(r.Patches, func(p jsonpatch.JsonPatchOperation) bool {
-		return p.Operation == opRemove && removedByScheme.Has(p)
-	})
+	r.Patches = slices.DeleteFunc(r.Patches, func(p jsonpatch.JsonPatchOperation) bool { return p.Operation == "remove" })
 	if len(r.Patches) == 0 {
 		r.PatchType = nil
 	}

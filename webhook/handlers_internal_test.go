@@ -234,3 +234,44 @@ func TestOneParseClosesTheConnectionAfterABodyOverTheCap(t *testing.T) {
 		srv.Close()
 	}
 }
+
+// Regression: the mutating webhook removed an unknown field that sat in an
+// object the Go types omit whole. With "spec": {"x": 1} and no parentRef,
+// the undefaulted object marshals without spec, so the old filter
+// (controller-runtime's dropSchemeRemovals) knew the removal of /spec, not
+// that of /spec/x, and let the patch remove x. Found while probing objects
+// of another kind (a Pod's spec.containers was removed the same way).
+// Defaults only add, so every removal is now dropped.
+func TestMutateNeverRemovesAFieldInAnOmittedObject(t *testing.T) {
+	logf.SetLogger(logr.Discard())
+	for _, spec := range []string{
+		`{"x":1}`,
+		`{"x":{"y":[1]},"listeners":[{"name":"web","protocol":"HTTP","port":80,"hostname":"","z":1}]}`,
+	} {
+		obj := `{"apiVersion":"gateway.networking.k8s.io/v1","kind":"ListenerSet","metadata":{"name":"a","namespace":"n"},"spec":` + spec + `}`
+		body := `{"apiVersion":"admission.k8s.io/v1","kind":"AdmissionReview","request":{"uid":"u-1",` +
+			`"kind":{"group":"gateway.networking.k8s.io","version":"v1","kind":"ListenerSet"},` +
+			`"resource":{"group":"gateway.networking.k8s.io","version":"v1","resource":"listenersets"},` +
+			`"namespace":"n","name":"a","operation":"CREATE","userInfo":{"username":"me"},"object":` + obj + `}}`
+		req := httptest.NewRequest(http.MethodPost, MutatePath, strings.NewReader(body))
+		req.Header.Set("Content-Type", "application/json")
+		rec := httptest.NewRecorder()
+		oneParse{NewMutatingWebhook(), false}.ServeHTTP(rec, req)
+		var review admissionv1.AdmissionReview
+		if err := json.Unmarshal(rec.Body.Bytes(), &review); err != nil || review.Response == nil || !review.Response.Allowed {
+			t.Fatalf("spec %s: %s", spec, rec.Body.String())
+		}
+		var ops []struct{ Op, Path string }
+		if err := json.Unmarshal(review.Response.Patch, &ops); err != nil {
+			t.Fatal(err)
+		}
+		if len(ops) == 0 {
+			t.Errorf("spec %s: no patch, want the parentRef defaults", spec)
+		}
+		for _, o := range ops {
+			if o.Op == "remove" {
+				t.Errorf("spec %s: the patch removes %s", spec, o.Path)
+			}
+		}
+	}
+}
