@@ -45,7 +45,7 @@ const (
 )
 
 // RequestTimeout is the default of Options.RequestTimeout: the webhook
-// server's ReadTimeout and WriteTimeout. kube-apiserver gives up on a
+// server's ReadTimeout (WriteTimeout is writeGrace longer). kube-apiserver gives up on a
 // webhook after at most 30s (timeoutSeconds is capped at 30), so nothing
 // legitimate needs longer, and a client that sends its body slowly cannot
 // hold a connection and a goroutine for longer.
@@ -90,8 +90,9 @@ type Options struct {
 	// ReadHeaderTimeout bounds the TLS handshake and reading a request's
 	// headers; 0 means DefaultReadHeaderTimeout.
 	ReadHeaderTimeout time.Duration
-	// RequestTimeout bounds reading a whole request (ReadTimeout) and writing
-	// its response (WriteTimeout); 0 means RequestTimeout.
+	// RequestTimeout bounds reading a whole request (ReadTimeout) and, with
+	// writeGrace more, writing its response (WriteTimeout); 0 means
+	// RequestTimeout.
 	RequestTimeout time.Duration
 	// ShutdownDelay is how long the webhook keeps serving after ctx is
 	// cancelled, with /readyz already failing, so that the endpoints stop
@@ -128,6 +129,11 @@ const (
 	auxWriteTimeout      = 60 * time.Second // a large /metrics response on a slow scraper
 	auxShutdownTimeout   = 5 * time.Second
 	readinessDialTimeout = 5 * time.Second
+	// writeGrace: both deadlines count from the end of the headers, so with
+	// equal timeouts a body that took the whole ReadTimeout lost a race
+	// against the write deadline, and its sender got a bare close instead
+	// of the 400 that says why.
+	writeGrace = 5 * time.Second
 )
 
 // Run serves both webhooks over HTTPS, plus health probes and metrics when
@@ -272,7 +278,7 @@ func (ws *webhookServer) serve(stop, abort context.Context, h http.Handler) erro
 		Handler:           h,
 		ReadHeaderTimeout: opts.ReadHeaderTimeout,
 		ReadTimeout:       opts.RequestTimeout,
-		WriteTimeout:      opts.RequestTimeout,
+		WriteTimeout:      opts.RequestTimeout + writeGrace,
 		IdleTimeout:       idleTimeout,
 		MaxHeaderBytes:    maxHeaderBytes,
 		ErrorLog:          stdlog.New(errorLogWriter{ws.log.WithName("http")}, "", 0),

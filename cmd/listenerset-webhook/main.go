@@ -110,7 +110,7 @@ func serve(args []string, stderr io.Writer) int {
 	fs.DurationVar(&opts.ReadHeaderTimeout, "read-header-timeout", webhook.DefaultReadHeaderTimeout,
 		"limit on the TLS handshake and a request's headers (slow clients are cut off)")
 	fs.DurationVar(&opts.RequestTimeout, "request-timeout", webhook.RequestTimeout,
-		"limit on reading a whole request and on writing its response")
+		"limit on reading a whole request; writing its response may take 5s more")
 	fs.DurationVar(&opts.ShutdownDelay, "shutdown-delay", 0,
 		"after SIGTERM, keep serving this long with /readyz failing, so that endpoints drop the pod first")
 	fs.DurationVar(&opts.ShutdownTimeout, "shutdown-timeout", webhook.DefaultShutdownTimeout,
