@@ -60,12 +60,14 @@ FUZZTIME ?= 60s
 FUZZ_TARGETS ?= validation:FuzzValidateListenerSet validation:FuzzDNSFastPaths webhook:FuzzAdmissionReview
 
 ## fuzz: each fuzz target (FUZZ_TARGETS, package:Target) for FUZZTIME, one after another; FUZZTIME=10000000x
-## runs that many executions instead. FUZZFLAGS go to go test (e.g. -parallel 2). Findings land in
-## <package>/testdata/fuzz/<Target>/ and fail the run.
+## runs that many executions instead. FUZZFLAGS go to go test (e.g. -parallel 2). Only this module and
+## the JSON decoders carry coverage counters (hack/fuzz-toolexec.sh, FUZZ_INSTRUMENT): the fuzzer scans
+## all of them after every execution. Findings land in <package>/testdata/fuzz/<Target>/ and fail the run.
 fuzz:
 	@set -e; for t in $(FUZZ_TARGETS); do \
 	  echo "== $${t#*:} ($(FUZZTIME))"; \
-	  $(GO) test -run '^$$' -fuzz "^$${t#*:}\$$" -fuzztime $(FUZZTIME) $(FUZZFLAGS) ./$${t%%:*}; \
+	  $(GO) test -toolexec $(CURDIR)/hack/fuzz-toolexec.sh -run '^$$' -fuzz "^$${t#*:}\$$" \
+	    -fuzztime $(FUZZTIME) $(FUZZFLAGS) ./$${t%%:*}; \
 	done
 
 vet:
