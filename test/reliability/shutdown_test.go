@@ -174,7 +174,10 @@ func TestShutdownUnderLoad(t *testing.T) {
 	}
 	require.False(t, readyFailedAt.IsZero(), "A's /readyz never failed")
 	require.False(t, refusedAt.IsZero(), "A never refused a connection")
-	assert.Less(t, readyFailedAt.Sub(sigtermAt), pollEvery+500*time.Millisecond, "/readyz fails at once")
+	// That it fails at once is TestRunShutdownPhases' (in-process); here,
+	// through a poll on a busy machine, it must fail within the delay, which
+	// is what lets the endpoints drop A before its listener closes.
+	assert.Less(t, readyFailedAt.Sub(sigtermAt), delay, "/readyz fails within the shutdown delay")
 	assert.True(t, readyFailedAt.Before(refusedAt), "/readyz failed (%s) before A stopped accepting (%s)",
 		readyFailedAt.Sub(sigtermAt), refusedAt.Sub(sigtermAt))
 	assert.Zero(t, load.failed.Load(), "failed requests:\n%s", load.String())
