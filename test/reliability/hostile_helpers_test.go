@@ -3,7 +3,6 @@ package reliability
 import (
 	"bufio"
 	"bytes"
-	"context"
 	"crypto/tls"
 	"crypto/x509"
 	"encoding/json"
@@ -36,30 +35,6 @@ type hostileServer struct {
 	done       chan error
 }
 
-// hostileBuild builds the serve binary once into dir.
-func hostileBuild(t *testing.T, dir string) string {
-	t.Helper()
-	bin := filepath.Join(dir, "listenerset-webhook")
-	ctx, cancel := context.WithTimeout(t.Context(), 3*time.Minute)
-	defer cancel()
-	build := exec.CommandContext(ctx, "go", "build", "-o", bin, "github.com/airlock/listenerset-webhook/cmd/listenerset-webhook")
-	if out, err := build.CombinedOutput(); err != nil {
-		t.Fatalf("building cmd/listenerset-webhook: %v\n%s", err, out)
-	}
-	return bin
-}
-
-// hostileFreePort asks the kernel for a port that is free right now.
-func hostileFreePort(t *testing.T) int {
-	t.Helper()
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer ln.Close()
-	return ln.Addr().(*net.TCPAddr).Port
-}
-
 // hostileStart runs `serve` with a fresh --cert-dir (the server self-signs
 // and writes ca.crt there) and waits until /readyz answers 200. The process
 // gets SIGTERM when the test ends; a non-zero exit fails the test, because a
@@ -68,7 +43,7 @@ func hostileStart(t *testing.T, bin string, extra ...string) *hostileServer {
 	t.Helper()
 	dir := t.TempDir()
 	certDir := filepath.Join(dir, "certs")
-	port, health, metrics := hostileFreePort(t), hostileFreePort(t), hostileFreePort(t)
+	port, health, metrics := loopbackPort(t), loopbackPort(t), loopbackPort(t)
 	s := &hostileServer{
 		addr:       net.JoinHostPort("127.0.0.1", strconv.Itoa(port)),
 		metricsURL: fmt.Sprintf("http://127.0.0.1:%d/metrics", metrics),

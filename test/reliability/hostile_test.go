@@ -690,7 +690,7 @@ func TestHostile(t *testing.T) {
 	if testing.Short() {
 		t.Skip("starts the server binary and waits for its timeouts (about a minute)")
 	}
-	bin := hostileBuild(t, t.TempDir())
+	bin := buildWebhook(t)
 	cases := hostileCases()
 	paths := func(hc hostileCase) []string {
 		if hc.perPath {

@@ -36,7 +36,8 @@ import (
 )
 
 // Helpers of shutdown_test.go and rotation_test.go: the binary as a
-// process, certificates, and a load of real AdmissionReviews.
+// process, certificates, and a load of real AdmissionReviews. buildWebhook
+// and loopbackPort serve hostile_test.go too.
 
 // buildWebhook builds cmd/listenerset-webhook into a temporary directory.
 func buildWebhook(t *testing.T) string {
