@@ -79,31 +79,58 @@ func TestValidateGolden(t *testing.T) {
 	}
 }
 
+// TestUsage: each command line's exit code and what it prints on each
+// stream. A row that expects nothing on a stream asserts that the stream is
+// empty, so help that moved to stderr, or an error that leaked to stdout,
+// fails the row.
 func TestUsage(t *testing.T) {
+	commands := []string{"Usage:", "listenerset-webhook serve [flags]", "listenerset-webhook validate -f PATH [-o text|json]"}
 	tests := []struct {
 		name   string
 		args   []string
 		exit   int
-		stderr string
+		stdout []string // substrings; none: stdout must be empty
+		stderr []string // substrings; none: stderr must be empty
 	}{
-		{"no command", nil, exitUsage, "Usage:"},
-		{"unknown command", []string{"lint"}, exitUsage, `unknown command "lint"`},
-		{"help", []string{"help"}, exitOK, ""},
-		{"validate without -f", []string{"validate"}, exitUsage, "validate needs -f PATH"},
-		{"validate with a positional path", []string{"validate", "x.yaml"}, exitUsage, "name inputs with -f"},
-		{"validate bad format", []string{"validate", "-f", "x.yaml", "-o", "yaml"}, exitUsage, `-o "yaml": must be text or json`},
-		{"validate bad flag", []string{"validate", "--nope"}, exitUsage, "flag provided but not defined"},
-		{"validate -h", []string{"validate", "-h"}, exitOK, "Exit status: 0 all valid"},
-		{"serve -h", []string{"serve", "-h"}, exitOK, "-tls-min-version"},
-		{"serve with arguments", []string{"serve", "extra"}, exitUsage, "serve takes no arguments"},
-		{"serve bad flag", []string{"serve", "--port", "x"}, exitUsage, "invalid value"},
+		{"no command", nil, exitUsage, nil, commands},
+		{"unknown command", []string{"lint"}, exitUsage, nil, append([]string{`unknown command "lint"`}, commands...)},
+		{"help", []string{"help"}, exitOK, commands, nil},
+		{"-h", []string{"-h"}, exitOK, commands, nil},
+		{"--help", []string{"--help"}, exitOK, commands, nil},
+		{"validate without -f", []string{"validate"}, exitUsage, nil,
+			[]string{"validate needs -f PATH", "Usage: listenerset-webhook validate"}},
+		{"validate with a positional path", []string{"validate", "x.yaml"}, exitUsage, nil,
+			[]string{`unexpected arguments ["x.yaml"]: name inputs with -f`, "Usage: listenerset-webhook validate"}},
+		{"validate bad format", []string{"validate", "-f", "x.yaml", "-o", "yaml"}, exitUsage, nil,
+			[]string{`-o "yaml": must be text or json`}},
+		{"validate bad flag", []string{"validate", "--nope"}, exitUsage, nil,
+			[]string{"flag provided but not defined: -nope", "Usage: listenerset-webhook validate"}},
+		{"validate -h", []string{"validate", "-h"}, exitOK, nil,
+			[]string{"Usage: listenerset-webhook validate", "Exit status: 0 all valid", "-strict"}},
+		{"serve -h", []string{"serve", "-h"}, exitOK, nil,
+			[]string{"Usage: listenerset-webhook serve [flags]", "-tls-min-version"}},
+		{"serve with arguments", []string{"serve", "extra"}, exitUsage, nil,
+			[]string{`serve takes no arguments, got ["extra"]`}},
+		{"serve bad flag", []string{"serve", "--port", "x"}, exitUsage, nil,
+			[]string{`invalid value "x" for flag -port`, "Usage: listenerset-webhook serve"}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			var stdout, stderr bytes.Buffer
 			code := run(tt.args, strings.NewReader(""), &stdout, &stderr)
-			assert.Equal(t, tt.exit, code)
-			assert.Contains(t, stderr.String(), tt.stderr)
+			assert.Equal(t, tt.exit, code, "exit code")
+			for _, s := range []struct {
+				name string
+				got  string
+				want []string
+			}{{"stdout", stdout.String(), tt.stdout}, {"stderr", stderr.String(), tt.stderr}} {
+				if len(s.want) == 0 {
+					assert.Empty(t, s.got, "%s must be empty", s.name)
+				}
+				for _, want := range s.want {
+					assert.Contains(t, s.got, want, s.name)
+				}
+			}
 		})
 	}
 }
