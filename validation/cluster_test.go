@@ -1,8 +1,6 @@
 package validation
 
 import (
-	"slices"
-	"strings"
 	"testing"
 	"time"
 
@@ -104,6 +102,8 @@ func TestValidateListenerSetInCluster(t *testing.T) {
 				return ls
 			}(),
 			cluster: &Objects{Gateways: []*gwv1.Gateway{}},
+			// the object's own rule, and no "Gateway not found"
+			want: field.ErrorList{field.NotSupported(field.NewPath("spec", "parentRef", "kind"), "ListenerSet", []string{"Gateway"})},
 		},
 		{
 			rule:     "2. allowedListeners None (the default) refuses every ListenerSet",
@@ -148,14 +148,14 @@ func TestValidateListenerSetInCluster(t *testing.T) {
 		},
 		{
 			rule:    "3. the Gateway's own listener wins: HostnameConflict",
-			ls:      mine(entry("tls", 443, "HTTPS", "")),
+			ls:      mine(withCert(entry("tls", 443, "HTTPS", ""), "", "cert")),
 			cluster: &Objects{Gateways: []*gwv1.Gateway{gateway(gwv1.NamespacesFromAll, https)}},
 			want: field.ErrorList{field.Invalid(listenersPath.Index(0).Child("hostname"), "",
 				"same port, protocol and hostname as gateway-ns/gw listener https; this listener would be Conflicted (HostnameConflict)")},
 		},
 		{
 			rule:    "3. another hostname on the Gateway's port and protocol is fine",
-			ls:      mine(entry("tls", 443, "HTTPS", "a.example.com")),
+			ls:      mine(withCert(entry("tls", 443, "HTTPS", "a.example.com"), "", "cert")),
 			cluster: &Objects{Gateways: []*gwv1.Gateway{gateway(gwv1.NamespacesFromAll, https)}},
 		},
 		{
@@ -274,9 +274,9 @@ func TestValidateListenerSetInCluster(t *testing.T) {
 	}
 	for _, tc := range tests {
 		t.Run(tc.rule, func(t *testing.T) {
-			errs, warnings := ValidateListenerSetInCluster(tc.ls, tc.cluster)
+			errs, warnings := Validate(tc.ls, nil, Options{Cluster: tc.cluster, Strict: true})
 			assert.Equal(t, tc.want, errs)
-			assert.Equal(t, tc.warnings, []string(warnings))
+			assert.Equal(t, tc.warnings, warnings.Strings())
 		})
 	}
 }
@@ -295,52 +295,49 @@ func withCert(e gwv1.ListenerEntry, ns, name string) gwv1.ListenerEntry {
 	return e
 }
 
-func TestAsWarnings(t *testing.T) {
-	errs := field.ErrorList{field.Invalid(field.NewPath("spec", "listeners").Index(1).Child("protocol"), "HTTP", "port 443 already uses protocol HTTPS")}
-	assert.Equal(t, []string{"spec.listeners[1].protocol: port 443 already uses protocol HTTPS"}, []string(AsWarnings(errs)))
-	assert.Empty(t, AsWarnings(nil))
+// Outside strict mode the cluster-aware errors are warnings, after the
+// cluster's own warnings; in strict mode they deny.
+func TestClusterFindingsStrictness(t *testing.T) {
+	cluster := &Objects{
+		Gateways: []*gwv1.Gateway{gateway(gwv1.NamespacesFromAll, gwListener("https", 443, "HTTPS", ""))},
+		Secrets:  []*metav1.PartialObjectMetadata{},
+	}
+	ls := attached("team-a", "mine", 10, entry("web", 443, "HTTP", ""), withCert(entry("tls", 8443, "HTTPS", ""), "", "absent"))
+	conflict := field.Invalid(field.NewPath("spec", "listeners").Index(0).Child("protocol"), "HTTP",
+		"port 443 already uses protocol HTTPS in gateway-ns/gw listener https; this listener would be Conflicted (ProtocolConflict)")
+	secretMissing := "spec.listeners[1].tls.certificateRefs[0].name: Secret team-a/absent not found (InvalidCertificateRef until it exists)"
+
+	errs, warnings := Validate(ls, nil, Options{Cluster: cluster})
+	assert.Empty(t, errs)
+	assert.Equal(t, []string{secretMissing, conflict.Field + ": " + conflict.Detail}, warnings.Strings())
+	assert.Equal(t, []WarningKind{KindSecretNotFound, KindClusterFinding}, []WarningKind{warnings[0].Kind, warnings[1].Kind})
+
+	errs, warnings = Validate(ls, nil, Options{Cluster: cluster, Strict: true})
+	assert.Equal(t, field.ErrorList{conflict}, errs)
+	assert.Equal(t, []string{secretMissing}, warnings.Strings())
 }
 
-func TestMergeClusterFindings(t *testing.T) {
-	own := field.ErrorList{field.Required(field.NewPath("spec", "parentRef", "name"), "")}
-	conflict := field.ErrorList{field.Invalid(field.NewPath("spec", "listeners").Index(0).Child("protocol"), "HTTP", "port 443 taken")}
-	ls := attached("team-a", "mine", 0)
-	errs, warnings := MergeClusterFindings(ls, &Objects{}, own, Warnings{"own"}, conflict, Warnings{"cluster"}, false)
-	assert.Equal(t, own, errs)
-	assert.Equal(t, []string{"own", "cluster", "spec.listeners[0].protocol: port 443 taken"}, []string(warnings))
-
-	errs, warnings = MergeClusterFindings(ls, &Objects{}, own, Warnings{"own"}, conflict, Warnings{"cluster"}, true)
-	assert.Equal(t, append(append(field.ErrorList{}, own...), conflict...), errs)
-	assert.Equal(t, []string{"own", "cluster"}, []string(warnings))
-}
-
-// The object-only guess "needs a ReferenceGrant" gives way to what the
+// The object-only reminder "needs a ReferenceGrant" gives way to what the
 // cluster knows: nothing when a grant permits the reference, RefNotPermitted
 // when none does; it stays when the grants are unknown.
-func TestMergeClusterFindingsSettlesTheGrantGuess(t *testing.T) {
+func TestCrossNamespaceReminderGivesWayToGrants(t *testing.T) {
 	ls := attached("team-a", "mine", 0, withCert(entry("tls", 443, "HTTPS", ""), "certs", "wildcard"))
-	own, ownWarnings := ValidateListenerSet(ls)
-	require.Empty(t, own)
-	guess := `spec.listeners[0].tls.certificateRefs[0].namespace: cross-namespace reference: needs a ReferenceGrant in namespace "certs"`
-	require.Contains(t, ownWarnings, guess)
+	reminder := `spec.listeners[0].tls.certificateRefs[0].namespace: cross-namespace reference: needs a ReferenceGrant in namespace "certs"`
+	errs, warnings := Validate(ls, nil, Options{})
+	require.Empty(t, errs)
+	require.Equal(t, []string{reminder}, warnings.Strings())
 
 	for name, tc := range map[string]struct {
 		cluster Cluster
 		want    []string
 	}{
-		"grants unknown":     {&Objects{}, []string{guess}},
+		"grants unknown":     {&Objects{}, []string{reminder}},
 		"a grant permits it": {&Objects{Grants: []*gwv1.ReferenceGrant{grant("certs", "team-a", nil)}}, nil},
 		"no grant permits it": {&Objects{Grants: []*gwv1.ReferenceGrant{grant("certs", "team-b", nil)}},
 			[]string{`spec.listeners[0].tls.certificateRefs[0].namespace: no ReferenceGrant in namespace "certs" allows ListenerSets from "team-a" to use this Secret (RefNotPermitted)`}},
 	} {
-		clusterErrs, clusterWarnings := ValidateListenerSetInCluster(ls, tc.cluster)
-		_, warnings := MergeClusterFindings(ls, tc.cluster, own, slices.Clone(ownWarnings), clusterErrs, clusterWarnings, false)
-		var got []string
-		for _, w := range warnings {
-			if strings.Contains(w, "ReferenceGrant") {
-				got = append(got, w)
-			}
-		}
-		assert.Equal(t, tc.want, got, name)
+		errs, warnings := Validate(ls, nil, Options{Cluster: tc.cluster})
+		assert.Empty(t, errs, name)
+		assert.Equal(t, tc.want, warnings.Strings(), name)
 	}
 }

@@ -19,7 +19,6 @@ func TestValidateListenerSetUpdateInCluster(t *testing.T) {
 		"port 443 already uses protocol HTTPS in gateway-ns/gw listener https; this listener would be Conflicted (ProtocolConflict)")
 	refNotPermitted := field.Forbidden(listenersPath.Index(1).Child("tls", "certificateRefs").Index(0).Child("namespace"),
 		`no ReferenceGrant in namespace "certs" allows ListenerSets from "team-a" to use this Secret (RefNotPermitted)`)
-	ratcheted := func(e *field.Error) string { return e.Error() + " (already stored; allowed because unchanged)" }
 	crossRef := withCert(entry("tls", 8443, "HTTPS", ""), "certs", "wildcard")
 
 	tests := []struct {
@@ -58,6 +57,25 @@ func TestValidateListenerSetUpdateInCluster(t *testing.T) {
 			warnings: []string{ratcheted(conflict)},
 		},
 		{
+			rule: "by name: a listener inserted before a stored conflict does not block",
+			old:  attached("team-a", "mine", 10, entry("web", 443, "HTTP", "")),
+			new:  attached("team-a", "mine", 10, entry("extra", 8080, "HTTP", ""), entry("web", 443, "HTTP", "")),
+			warnings: []string{ratcheted(field.Invalid(listenersPath.Index(1).Child("protocol"), "HTTP",
+				"port 443 already uses protocol HTTPS in gateway-ns/gw listener https; this listener would be Conflicted (ProtocolConflict)"))},
+		},
+		{
+			rule:     "by name: reordering around a stored RefNotPermitted does not block",
+			old:      attached("team-a", "mine", 10, entry("web", 8080, "HTTP", ""), crossRef),
+			new:      attached("team-a", "mine", 10, crossRef, entry("web", 8080, "HTTP", "")),
+			warnings: []string{ratcheted(field.Forbidden(listenersPath.Index(0).Child("tls", "certificateRefs").Index(0).Child("namespace"), refNotPermitted.Detail))},
+		},
+		{
+			rule: "by name: renaming the conflicting listener makes it a new one",
+			old:  attached("team-a", "mine", 10, entry("web", 443, "HTTP", "")),
+			new:  attached("team-a", "mine", 10, entry("www", 443, "HTTP", "")),
+			want: field.ErrorList{conflict},
+		},
+		{
 			rule: "a clean update has nothing to ratchet",
 			old:  attached("team-a", "mine", 10, entry("web", 443, "HTTP", "")),
 			new:  attached("team-a", "mine", 10, entry("web", 8080, "HTTP", "")),
@@ -65,9 +83,9 @@ func TestValidateListenerSetUpdateInCluster(t *testing.T) {
 	}
 	for _, tc := range tests {
 		t.Run(tc.rule, func(t *testing.T) {
-			errs, warnings := ValidateListenerSetUpdateInCluster(tc.new, tc.old, cluster)
+			errs, warnings := Validate(tc.new, tc.old, Options{Cluster: cluster, Strict: true})
 			assert.Equal(t, tc.want, errs)
-			assert.Equal(t, tc.warnings, []string(warnings))
+			assert.Equal(t, tc.warnings, warnings.Strings())
 		})
 	}
 }

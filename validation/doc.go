@@ -1,14 +1,21 @@
 // Package validation decides whether Airlock Microgateway can serve a Gateway
-// API ListenerSet. It follows the conventions of Kubernetes' own
-// pkg/apis/*/validation packages: every rule is a small function that takes the
-// field path of the value it checks and appends to a field.ErrorList, so that a
-// single call reports every problem at once with its exact path. The path is a
-// fieldPath (path.go), a field.Path that is only built when an error needs it,
-// so that a valid object is validated without allocating.
+// API ListenerSet. Validate (validate.go) is the verdict, the one function the
+// webhook, the offline validate command and every other engine call: the
+// object's own rules, then, when Options carry a Cluster, the cluster-aware
+// rules, with strictness and update ratcheting applied in one place.
 //
-// Problems that do not stop Airlock from serving the object are returned as
-// admission warnings ("path: message"); their texts live in warnings.go.
+// It follows Kubernetes' pkg/apis/*/validation: every rule is a small
+// function that takes the *field.Path of the value it checks (built by the
+// caller) and returns a field.ErrorList, so one call reports every problem
+// at once with its exact path. Listeners are known by name, never by
+// position: ratcheting pairs an update's listeners with the stored ones by
+// name (validate.go). Gateway API's listener compatibility is one rule
+// (compat.go) for the listeners of a set and for a Gateway's merged list.
 //
-// The package is pure: it imports gateway-api and apimachinery only, so the
-// webhook and the offline validate command share the very same decisions.
+// Problems that do not stop Airlock from serving the object are Warnings,
+// values with a path and a kind (warnings.go). The name lists the rules check
+// against live in names.go, with their source.
+//
+// The package is pure: it imports gateway-api, apimachinery and defaults only,
+// and reads the cluster through the read-only Cluster interface.
 package validation

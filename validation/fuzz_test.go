@@ -201,25 +201,22 @@ func fuzzSelector(b *fuzzBytes) metav1.LabelSelector {
 	return s
 }
 
-// FuzzValidateListenerSet: validation never panics; defaulting neither adds
-// nor hides a problem or a warning (validation judges an unset field as its
-// default, so the answers must be identical, not merely no worse), leaves
-// nothing to default, and a second pass changes nothing; an update that
-// changes nothing is never blocked.
+// FuzzValidateListenerSet: validation never panics and leaves its input as
+// it was; defaulting leaves nothing to default and a second pass changes
+// nothing; an update that changes nothing is never blocked, and neither is
+// one that only reorders listeners with distinct names (ratcheting pairs
+// them by name, not by position).
 func FuzzValidateListenerSet(f *testing.F) {
 	f.Add([]byte{}) // every first choice; the committed corpus has the examples
 	f.Fuzz(func(t *testing.T, data []byte) {
 		ls := fuzzListenerSet(data)
-		errs, warnings := ValidateListenerSet(ls)
+		input := ls.DeepCopy()
+		errs, _ := Validate(ls, nil, Options{})
+		if !reflect.DeepEqual(ls, input) {
+			t.Fatal("Validate changed its input")
+		}
 
-		defaults.ListenerSet(ls) // in place: the answers for the input are kept above
-		errsAfter, warningsAfter := ValidateListenerSet(ls)
-		if !sameErrors(errs, errsAfter) {
-			t.Fatalf("defaulting changed the errors:\nbefore: %v\nafter:  %v", errs, errsAfter)
-		}
-		if !slices.Equal(warnings, warningsAfter) {
-			t.Fatalf("defaulting changed the warnings:\nbefore: %q\nafter:  %q", warnings, warningsAfter)
-		}
+		defaults.ListenerSet(ls)
 		if defaults.Needed(ls) {
 			t.Fatal("defaults.Needed is true after defaulting")
 		}
@@ -228,14 +225,32 @@ func FuzzValidateListenerSet(f *testing.F) {
 		if !reflect.DeepEqual(ls, twice) { // exact, and cheaper than equality.Semantic
 			t.Fatal("a second defaulting pass changed the object")
 		}
-		// An unchanged update is never blocked. ratchet directly, not
-		// ValidateListenerSetUpdate: that would validate the object twice
-		// more (over a third of an execution) for answers the comparison
-		// above has already shown to be the same each time.
-		if blocking, _ := ratchet(errsAfter, errsAfter, nil); len(blocking) > 0 {
+		if len(errs) == 0 {
+			return // nothing to ratchet
+		}
+		if blocking, _ := Validate(ls, input, Options{}); len(blocking) > 0 {
 			t.Fatalf("an unchanged update was blocked: %v", blocking)
 		}
+		if !distinctNames(ls.Spec.Listeners) || len(ls.Spec.Listeners) > MaxListeners {
+			return
+		}
+		reordered := ls.DeepCopy()
+		slices.Reverse(reordered.Spec.Listeners)
+		if blocking, _ := Validate(reordered, input, Options{}); len(blocking) > 0 {
+			t.Fatalf("an update that only reorders listeners was blocked: %v", blocking)
+		}
 	})
+}
+
+func distinctNames(listeners []gwv1.ListenerEntry) bool {
+	seen := map[gwv1.SectionName]bool{}
+	for _, l := range listeners {
+		if seen[l.Name] {
+			return false
+		}
+		seen[l.Name] = true
+	}
+	return true
 }
 
 // sameErrors compares two error lists in order, field by field: formatting
@@ -399,12 +414,12 @@ func encodeFuzzListenerSet(ls *gwv1.ListenerSet) ([]byte, error) {
 // errors in another order from call to call (and kubectl printed other lines).
 func TestSelectorErrorsAreDeterministic(t *testing.T) {
 	ls := selectorOrderRegression()
-	first, _ := ValidateListenerSet(ls)
+	first, _ := Validate(ls, nil, Options{})
 	if len(first) < 6 {
 		t.Fatalf("expected an error per bad label and expression, got %v", first)
 	}
 	for range 50 {
-		if again, _ := ValidateListenerSet(ls); !sameErrors(first, again) {
+		if again, _ := Validate(ls, nil, Options{}); !sameErrors(first, again) {
 			t.Fatalf("errors in another order:\nfirst: %v\nagain: %v", first, again)
 		}
 	}

@@ -458,7 +458,7 @@ func TestValidateListenerSet(t *testing.T) {
 				ls.Spec.Listeners[2].Hostname = ptr.To[gwv1.Hostname]("*.example.com")
 			},
 			want: field.ErrorList{field.Invalid(listenerPath(2).Child("hostname"), "*.example.com",
-				`same port, protocol and hostname as spec.listeners[1] ("secure")`)},
+				fmt.Sprintf(DetailHostnameConflict, "team-a/ls listener secure"))},
 		},
 		{
 			rule: "conflict: two listeners without hostname on one port",
@@ -468,7 +468,7 @@ func TestValidateListenerSet(t *testing.T) {
 				ls.Spec.Listeners[3].Name = "web2"
 			},
 			want: field.ErrorList{field.Invalid(listenerPath(3).Child("hostname"), "",
-				`same port, protocol and hostname as spec.listeners[0] ("web")`)},
+				fmt.Sprintf(DetailHostnameConflict, "team-a/ls listener web"))},
 		},
 		{
 			rule: "conflict: same port and protocol, other hostname is fine",
@@ -482,7 +482,7 @@ func TestValidateListenerSet(t *testing.T) {
 			rule:   "conflict: two protocols on one port, reported on the later listener",
 			mutate: func(ls *gwv1.ListenerSet) { ls.Spec.Listeners[2].Port = 443 },
 			want: field.ErrorList{field.Invalid(listenerPath(2).Child("protocol"), string(ProtocolHTTP3),
-				`port 443 already uses protocol HTTPS in spec.listeners[1] ("secure")`)},
+				fmt.Sprintf(DetailProtocolConflict, 443, "HTTPS", "team-a/ls listener secure"))},
 		},
 
 		// 9. allowedRoutes
@@ -583,7 +583,7 @@ func TestValidateListenerSet(t *testing.T) {
 				field.Invalid(listenerPath(0).Child("port"), int32(0), "must be between 1 and 65535, inclusive"),
 				field.NotSupported(tlsPath(1).Child("certificateRefs").Index(0).Child("kind"), "ConfigMap", []string{"Secret"}),
 				field.Invalid(optionPath(2, OptionCiphers), "TLS_AES_256_GCM_SHA384", tls13),
-				field.Invalid(listenerPath(2).Child("protocol"), string(ProtocolHTTP3), `port 443 already uses protocol HTTPS in spec.listeners[1] ("secure")`),
+				field.Invalid(listenerPath(2).Child("protocol"), string(ProtocolHTTP3), fmt.Sprintf(DetailProtocolConflict, 443, "HTTPS", "team-a/ls listener secure")),
 				field.Duplicate(listenerPath(3).Child("name"), "web"),
 			},
 		},
@@ -592,9 +592,9 @@ func TestValidateListenerSet(t *testing.T) {
 		t.Run(tc.rule, func(t *testing.T) {
 			ls := validListenerSet()
 			tc.mutate(ls)
-			errs, warnings := ValidateListenerSet(ls)
+			errs, warnings := Validate(ls, nil, Options{})
 			assert.Equal(t, tc.want, errs)
-			assert.Equal(t, tc.warnings, []string(warnings))
+			assert.Equal(t, tc.warnings, warnings.Strings())
 		})
 	}
 }
@@ -628,7 +628,7 @@ func TestErrorPathsReadLikeTheIssue(t *testing.T) {
 	ls := validListenerSet()
 	ls.Spec.Listeners[1].TLS.CertificateRefs[0].Kind = ptr.To[gwv1.Kind]("ConfigMap")
 	setOption(ls, 2, OptionCiphers, "nope")
-	errs, _ := ValidateListenerSet(ls)
+	errs, _ := Validate(ls, nil, Options{})
 	require.Len(t, errs, 2)
 	assert.Equal(t, "spec.listeners[1].tls.certificateRefs[0].kind", errs[0].Field)
 	assert.Equal(t, "spec.listeners[2].tls.options[microgateway.airlock.com/ciphers]", errs[1].Field)

@@ -14,26 +14,26 @@ import (
 // Airlock owns the microgateway.airlock.com/ prefix, and Envoy refuses a whole
 // listener over one bad name, so every value is checked here, before it is
 // stored. Keys are visited in sorted order so the errors are stable.
-func validateOptions(options map[gwv1.AnnotationKey]gwv1.AnnotationValue, protocol gwv1.ProtocolType, fldPath *fieldPath, w *Warnings) field.ErrorList {
+func validateOptions(options map[gwv1.AnnotationKey]gwv1.AnnotationValue, protocol gwv1.ProtocolType, fldPath *field.Path, w *Warnings) field.ErrorList {
 	var errs field.ErrorList
 	if len(options) > MaxOptions {
-		errs = append(errs, field.TooMany(fldPath.Path(), len(options), MaxOptions))
+		errs = append(errs, field.TooMany(fldPath, len(options), MaxOptions))
 	}
 	for _, key := range sortedKeys(options, make([]gwv1.AnnotationKey, 0, MaxOptions)) {
 		value, keyPath := string(options[key]), fldPath.Key(string(key))
 		if len(value) > MaxOptionValueLen {
-			errs = append(errs, field.TooLong(keyPath.Path(), value, MaxOptionValueLen))
+			errs = append(errs, field.TooLong(keyPath, value, MaxOptionValueLen))
 			continue
 		}
 		switch ours := strings.HasPrefix(string(key), OptionPrefix); {
 		case !strings.Contains(string(key), "/"):
-			errs = append(errs, field.Invalid(keyPath.Path(), string(key),
+			errs = append(errs, field.Invalid(keyPath, string(key),
 				"un-prefixed option names are reserved by Gateway API; use "+OptionPrefix+"<name>"))
 		case !ours:
-			keyErrs := validation.IsDomainPrefixedKey(keyPath.Path(), string(key))
+			keyErrs := validation.IsDomainPrefixedKey(keyPath, string(key))
 			errs = append(errs, keyErrs...)
 			if len(keyErrs) == 0 {
-				w.add(keyPath, WarnForeignOption)
+				w.add(keyPath, KindForeignOption, WarnForeignOption)
 			}
 		default:
 			errs = append(errs, validateOption(key, value, keyPath)...)
@@ -42,7 +42,7 @@ func validateOptions(options map[gwv1.AnnotationKey]gwv1.AnnotationValue, protoc
 	return append(errs, validateVersionRange(options, protocol, fldPath)...)
 }
 
-func validateOption(key gwv1.AnnotationKey, value string, fldPath *fieldPath) field.ErrorList {
+func validateOption(key gwv1.AnnotationKey, value string, fldPath *field.Path) field.ErrorList {
 	switch key {
 	case OptionALPNProtocols:
 		return validateNameList(value, ALPNProtocols, fldPath, nil)
@@ -54,11 +54,11 @@ func validateOption(key gwv1.AnnotationKey, value string, fldPath *fieldPath) fi
 		return validateNameList(value, SignatureAlgorithms, fldPath, nil)
 	case OptionMinimumVersion, OptionMaximumVersion:
 		if !slices.Contains(TLSVersions, value) {
-			return field.ErrorList{field.NotSupported(fldPath.Path(), value, TLSVersions)}
+			return field.ErrorList{field.NotSupported(fldPath, value, TLSVersions)}
 		}
 		return nil
 	}
-	return field.ErrorList{field.NotSupported(fldPath.Path(), string(key), SupportedOptions)}
+	return field.ErrorList{field.NotSupported(fldPath, string(key), SupportedOptions)}
 }
 
 // tls13Cipher explains why a TLS 1.3 suite, a real name, is still wrong here.
@@ -73,9 +73,9 @@ func tls13Cipher(item string) string {
 // every list-valued Airlock TLS option: not empty, no empty or padded items,
 // no repeats, each one of allowed. explain, when set, may return a better
 // message for an unsupported item than the list of supported values.
-func validateNameList(value string, allowed []string, fldPath *fieldPath, explain func(string) string) field.ErrorList {
+func validateNameList(value string, allowed []string, fldPath *field.Path, explain func(string) string) field.ErrorList {
 	if value == "" {
-		return field.ErrorList{field.Invalid(fldPath.Path(), value, "must be a comma-separated list of names, not empty")}
+		return field.ErrorList{field.Invalid(fldPath, value, "must be a comma-separated list of names, not empty")}
 	}
 	var errs field.ErrorList
 	// The items are visited in place (no split, no set: the lists are short).
@@ -83,16 +83,16 @@ func validateNameList(value string, allowed []string, fldPath *fieldPath, explai
 		item, after, more := strings.Cut(rest, ",")
 		switch {
 		case item == "":
-			errs = append(errs, field.Invalid(fldPath.Path(), value, "must not contain empty items"))
+			errs = append(errs, field.Invalid(fldPath, value, "must not contain empty items"))
 		case strings.TrimSpace(item) != item:
-			errs = append(errs, field.Invalid(fldPath.Path(), item, "items must not have surrounding spaces"))
+			errs = append(errs, field.Invalid(fldPath, item, "items must not have surrounding spaces"))
 		case listContains(value[:before], item):
-			errs = append(errs, field.Duplicate(fldPath.Path(), item))
+			errs = append(errs, field.Duplicate(fldPath, item))
 		case slices.Contains(allowed, item):
 		case explain != nil && explain(item) != "":
-			errs = append(errs, field.Invalid(fldPath.Path(), item, explain(item)))
+			errs = append(errs, field.Invalid(fldPath, item, explain(item)))
 		default:
-			errs = append(errs, field.NotSupported(fldPath.Path(), item, allowed))
+			errs = append(errs, field.NotSupported(fldPath, item, allowed))
 		}
 		if !more {
 			return errs
@@ -127,16 +127,16 @@ func sortedKeys(options map[gwv1.AnnotationKey]gwv1.AnnotationValue, buf []gwv1.
 
 // validateVersionRange: the versions must form a range, and HTTP/3 runs over
 // QUIC, which needs TLS 1.3, so an http3 listener must allow it.
-func validateVersionRange(options map[gwv1.AnnotationKey]gwv1.AnnotationValue, protocol gwv1.ProtocolType, fldPath *fieldPath) field.ErrorList {
+func validateVersionRange(options map[gwv1.AnnotationKey]gwv1.AnnotationValue, protocol gwv1.ProtocolType, fldPath *field.Path) field.ErrorList {
 	minV, maxV := string(options[OptionMinimumVersion]), string(options[OptionMaximumVersion])
 	lo, hi := slices.Index(TLSVersions, minV), slices.Index(TLSVersions, maxV)
 	maxPath := fldPath.Key(string(OptionMaximumVersion))
 	var errs field.ErrorList
 	if lo >= 0 && hi >= 0 && lo > hi {
-		errs = append(errs, field.Invalid(maxPath.Path(), maxV, fmt.Sprintf("must not be lower than minimumVersion (%s)", minV)))
+		errs = append(errs, field.Invalid(maxPath, maxV, fmt.Sprintf("must not be lower than minimumVersion (%s)", minV)))
 	}
 	if protocol == ProtocolHTTP3 && hi >= 0 && maxV != "TLSv1_3" {
-		errs = append(errs, field.Invalid(maxPath.Path(), maxV,
+		errs = append(errs, field.Invalid(maxPath, maxV,
 			"must be TLSv1_3 for protocol "+string(ProtocolHTTP3)+": HTTP/3 runs over QUIC, which requires TLS 1.3"))
 	}
 	return errs

@@ -13,7 +13,7 @@ import (
 // not for routes.
 var supportedFrom = []gwv1.FromNamespaces{gwv1.NamespacesFromAll, gwv1.NamespacesFromSame, gwv1.NamespacesFromSelector}
 
-func validateAllowedRoutes(ar *gwv1.AllowedRoutes, fldPath *fieldPath, w *Warnings) field.ErrorList {
+func validateAllowedRoutes(ar *gwv1.AllowedRoutes, fldPath *field.Path, w *Warnings) field.ErrorList {
 	var errs field.ErrorList
 	for i := range ar.Kinds {
 		errs = append(errs, validateRouteKind(&ar.Kinds[i], fldPath.Child("kinds").Index(i))...)
@@ -25,22 +25,22 @@ func validateAllowedRoutes(ar *gwv1.AllowedRoutes, fldPath *fieldPath, w *Warnin
 }
 
 // validateRouteKind: Airlock Microgateway attaches HTTPRoutes only.
-func validateRouteKind(k *gwv1.RouteGroupKind, fldPath *fieldPath) field.ErrorList {
+func validateRouteKind(k *gwv1.RouteGroupKind, fldPath *field.Path) field.ErrorList {
 	var errs field.ErrorList
 	if k.Group != nil && *k.Group != gwv1.GroupName {
-		errs = append(errs, field.NotSupported(fldPath.Child("group").Path(), string(*k.Group), []string{gwv1.GroupName}))
+		errs = append(errs, field.NotSupported(fldPath.Child("group"), string(*k.Group), []string{gwv1.GroupName}))
 	}
 	if k.Kind != "HTTPRoute" {
 		if k.Kind == "" {
-			errs = append(errs, field.Required(fldPath.Child("kind").Path(), ""))
+			errs = append(errs, field.Required(fldPath.Child("kind"), ""))
 		} else {
-			errs = append(errs, field.NotSupported(fldPath.Child("kind").Path(), string(k.Kind), []string{"HTTPRoute"}))
+			errs = append(errs, field.NotSupported(fldPath.Child("kind"), string(k.Kind), []string{"HTTPRoute"}))
 		}
 	}
 	return errs
 }
 
-func validateRouteNamespaces(ns *gwv1.RouteNamespaces, fldPath *fieldPath, w *Warnings) field.ErrorList {
+func validateRouteNamespaces(ns *gwv1.RouteNamespaces, fldPath *field.Path, w *Warnings) field.ErrorList {
 	from := gwv1.NamespacesFromSame
 	if ns.From != nil {
 		from = *ns.From
@@ -49,9 +49,9 @@ func validateRouteNamespaces(ns *gwv1.RouteNamespaces, fldPath *fieldPath, w *Wa
 	switch from {
 	case gwv1.NamespacesFromSelector:
 		if ns.Selector == nil {
-			errs = append(errs, field.Required(fldPath.Child("selector").Path(), "required when from is Selector"))
+			errs = append(errs, field.Required(fldPath.Child("selector"), "required when from is Selector"))
 		} else {
-			selectorPath := fldPath.Child("selector").Path()
+			selectorPath := fldPath.Child("selector")
 			selectorErrs := metav1validation.ValidateLabelSelector(ns.Selector, metav1validation.LabelSelectorValidationOptions{}, selectorPath)
 			// apimachinery reports matchLabels first, in map order; sorted,
 			// the same object always gets the same answer (found by
@@ -66,10 +66,10 @@ func validateRouteNamespaces(ns *gwv1.RouteNamespaces, fldPath *fieldPath, w *Wa
 		}
 	case gwv1.NamespacesFromAll, gwv1.NamespacesFromSame:
 		if ns.Selector != nil {
-			w.add(fldPath.Child("selector"), WarnSelectorIgnored, from)
+			w.add(fldPath.Child("selector"), KindSelectorIgnored, WarnSelectorIgnored, from)
 		}
 	default:
-		errs = append(errs, field.NotSupported(fldPath.Child("from").Path(), string(from), supportedFrom))
+		errs = append(errs, field.NotSupported(fldPath.Child("from"), string(from), supportedFrom))
 	}
 	return errs
 }

@@ -1,36 +1,97 @@
 package validation
 
-// Warning texts. Each is the message part of "path: message"; kubectl prints
-// the whole as a "Warning:" line. They stay under 120 characters with the
-// path where the path is of usual length.
+import (
+	"fmt"
+
+	"k8s.io/apimachinery/pkg/util/validation/field"
+)
+
+// Warning is one admission warning: the object is admitted, and kubectl
+// prints String() as a "Warning:" line. Warnings are values with a path and a
+// kind, so that a rule decides whether to give one, and no rule has to find
+// and remove another rule's warning by its text.
+type Warning struct {
+	// Path is the field the warning is about, e.g. spec.listeners[0].tls.
+	Path string
+	// Kind says which rule gave it.
+	Kind WarningKind
+	// Message is the text after the path.
+	Message string
+}
+
+// String is "path: message", the form kube-apiserver's own warnings take.
+func (w Warning) String() string { return w.Path + ": " + w.Message }
+
+// Warnings are the warnings of one verdict, in the order the rules gave them.
+type Warnings []Warning
+
+// Strings returns each warning's String, for admission responses and output.
+func (ws Warnings) Strings() []string {
+	if ws == nil {
+		return nil
+	}
+	out := make([]string, len(ws))
+	for i, w := range ws {
+		out[i] = w.String()
+	}
+	return out
+}
+
+// add appends a warning of kind k on p.
+func (ws *Warnings) add(p *field.Path, k WarningKind, format string, args ...any) {
+	*ws = append(*ws, Warning{Path: p.String(), Kind: k, Message: fmt.Sprintf(format, args...)})
+}
+
+// WarningKind names the rule behind a warning.
+type WarningKind string
+
+// Kinds of warnings.
 const (
-	// WarnCrossNamespaceCertificateRef: a Secret in another namespace is only
-	// usable once its owner grants the reference (Gateway API ReferenceGrant).
+	// KindCrossNamespaceRef: a Secret in another namespace is usable only
+	// once its owner grants the reference; given where the grants are unknown.
+	KindCrossNamespaceRef WarningKind = "CrossNamespaceCertificateRef"
+	// KindForeignOption: another implementation's TLS option.
+	KindForeignOption WarningKind = "ForeignOption"
+	// KindSelectorIgnored: a route namespace selector that from does not use.
+	KindSelectorIgnored WarningKind = "SelectorIgnored"
+	// KindRatcheted: an error the update leaves unchanged (see Validate).
+	KindRatcheted WarningKind = "Ratcheted"
+	// KindGatewayNotFound: the parent Gateway does not exist (yet).
+	KindGatewayNotFound WarningKind = "GatewayNotFound"
+	// KindNotAllowed: the Gateway's allowedListeners refuses the namespace.
+	KindNotAllowed WarningKind = "NotAllowed"
+	// KindSecretNotFound: a referenced Secret does not exist (yet).
+	KindSecretNotFound WarningKind = "SecretNotFound"
+	// KindClusterFinding: a cluster-aware error (a conflict with the merged
+	// listener list, RefNotPermitted) outside strict mode.
+	KindClusterFinding WarningKind = "ClusterFinding"
+)
+
+// Texts of warnings and details. Each is the message part of "path: message".
+// They stay under 120 characters with a path of usual length.
+const (
+	// WarnCrossNamespaceCertificateRef: see KindCrossNamespaceRef.
 	WarnCrossNamespaceCertificateRef = "cross-namespace reference: needs a ReferenceGrant in namespace %q"
-	// WarnForeignOption: another implementation's option is legal Gateway API
-	// but has no effect on Airlock Microgateway.
+	// WarnForeignOption: legal Gateway API, no effect on Airlock Microgateway.
 	WarnForeignOption = "not an Airlock Microgateway option; Airlock ignores it"
 	// WarnSelectorIgnored: Gateway API ignores the selector unless from is Selector.
 	WarnSelectorIgnored = "ignored because from is %q, not \"Selector\""
-	// WarnRatcheted wraps an error that the stored object already had: the
-	// update keeps the value, so it is let through, but it still needs fixing.
+	// WarnRatcheted wraps the body of an error that the update leaves
+	// unchanged: it is let through, but it still needs fixing.
 	WarnRatcheted = "%s (already stored; allowed because unchanged)"
-)
-
-// Cluster-aware findings (ValidateListenerSetInCluster). The Detail texts are
-// errors in strict mode and warnings otherwise; they name the Gateway API
-// condition reason the listener would get.
-const (
 	// WarnGatewayNotFound: the parent may simply not be created yet.
 	WarnGatewayNotFound = "Gateway %s/%s not found; the ListenerSet stays unattached until it exists"
-	// WarnNotAllowed: the Gateway's allowedListeners refuses this namespace (NotAllowed).
+	// WarnNotAllowed: the Gateway's allowedListeners refuses this namespace.
 	WarnNotAllowed = "Gateway %s/%s does not admit this ListenerSet (NotAllowed): %s"
 	// WarnSecretNotFound: the listener has no certificate until the Secret exists.
 	WarnSecretNotFound = "Secret %s/%s not found (InvalidCertificateRef until it exists)"
-	// DetailProtocolConflict: an earlier listener of the merged list holds the port.
+	// DetailProtocolConflict: an earlier listener holds the port with another
+	// protocol (within the set, or in the Gateway's merged listener list).
 	DetailProtocolConflict = "port %d already uses protocol %s in %s; this listener would be Conflicted (ProtocolConflict)"
-	// DetailHostnameConflict: an earlier listener has the same port, protocol and hostname.
+	// DetailHostnameConflict: an earlier listener has the same port, protocol
+	// and hostname.
 	DetailHostnameConflict = "same port, protocol and hostname as %s; this listener would be Conflicted (HostnameConflict)"
-	// DetailRefNotPermitted: no ReferenceGrant in the Secret's namespace allows the reference.
+	// DetailRefNotPermitted: no ReferenceGrant in the Secret's namespace
+	// allows the reference.
 	DetailRefNotPermitted = "no ReferenceGrant in namespace %q allows ListenerSets from %q to use this Secret (RefNotPermitted)"
 )

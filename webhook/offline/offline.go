@@ -533,31 +533,27 @@ func decode(loc Location, h head, raw []byte, docWarnings []string) pending {
 	return pending{res: res, ls: ls}
 }
 
-// validatePending validates the decoded ListenerSets with the same calls as
-// the webhook: each one's own rules first, then the cluster-aware rules
-// against the other objects of the input: the ListenerSets that passed their
-// own rules (the webhook would never have stored the others), and whichever
-// Gateways, ReferenceGrants, Namespaces and Secrets it holds. A kind the
-// input holds none of is unknown, and its rules are skipped.
+// validatePending gives each decoded ListenerSet the webhook's verdict
+// (validation.Validate) with the other objects of the input as its cluster:
+// the ListenerSets that pass their own rules (the webhook would never have
+// stored the others), and whichever Gateways, ReferenceGrants, Namespaces and
+// Secrets it holds. A kind the input holds none of is unknown, and its rules
+// are skipped.
 func (v *run) validatePending() {
-	own := make([]field.ErrorList, len(v.pending))
-	ownWarnings := make([]validation.Warnings, len(v.pending))
 	v.objects.Sets = []*gwv1.ListenerSet{}
-	for i, p := range v.pending {
+	for _, p := range v.pending {
 		if p.ls == nil {
 			continue
 		}
-		own[i], ownWarnings[i] = validation.ValidateListenerSet(p.ls)
-		if len(own[i]) == 0 {
+		if errs, _ := validation.Validate(p.ls, nil, validation.Options{}); len(errs) == 0 {
 			v.objects.Sets = append(v.objects.Sets, p.ls)
 		}
 	}
-	for i, p := range v.pending {
+	for _, p := range v.pending {
 		res := p.res
 		if p.ls != nil {
-			clusterErrs, clusterWarnings := validation.ValidateListenerSetInCluster(p.ls, &v.objects)
-			errs, warnings := validation.MergeClusterFindings(p.ls, &v.objects, own[i], ownWarnings[i], clusterErrs, clusterWarnings, v.opts.Strict)
-			res.Warnings = append(res.Warnings, warnings...)
+			errs, warnings := validation.Validate(p.ls, nil, validation.Options{Cluster: &v.objects, Strict: v.opts.Strict})
+			res.Warnings = append(res.Warnings, warnings.Strings()...)
 			for _, e := range errs {
 				res.Errors = append(res.Errors, fieldError(e))
 			}

@@ -1,0 +1,51 @@
+package validation
+
+import gwv1 "sigs.k8s.io/gateway-api/apis/v1"
+
+const (
+	gatewayKind     = "Gateway"
+	secretKind      = "Secret"
+	listenerSetKind = "ListenerSet"
+)
+
+// isGatewayRef tells whether a parentRef names a Gateway (unset group and
+// kind are their defaults). Decided here only: the object rules reject
+// anything else, and the cluster-aware rules look only such parents up.
+func isGatewayRef(ref *gwv1.ParentGatewayReference) bool {
+	return (ref.Group == nil || *ref.Group == gwv1.GroupName) && (ref.Kind == nil || *ref.Kind == gatewayKind)
+}
+
+// isSecretRef tells whether a certificateRef names a core Secret (unset
+// group and kind are their defaults). Decided here only, as isGatewayRef.
+func isSecretRef(ref *gwv1.SecretObjectReference) bool {
+	return (ref.Group == nil || *ref.Group == "") && (ref.Kind == nil || *ref.Kind == secretKind)
+}
+
+// parentNamespace is the namespace of ls's parent: the ListenerSet's own
+// unless the parentRef names one.
+func parentNamespace(ls *gwv1.ListenerSet) string {
+	if ns := ls.Spec.ParentRef.Namespace; ns != nil && *ns != "" {
+		return string(*ns)
+	}
+	return ls.Namespace
+}
+
+// secretNamespace is the namespace of a certificateRef's Secret.
+func secretNamespace(ls *gwv1.ListenerSet, ref *gwv1.SecretObjectReference) string {
+	if ref.Namespace != nil && *ref.Namespace != "" {
+		return string(*ref.Namespace)
+	}
+	return ls.Namespace
+}
+
+// objectName is "namespace/name" as messages name a Gateway or ListenerSet;
+// an object created with generateName may not have its name yet.
+func objectName(namespace, name, generateName string) string {
+	if name == "" {
+		name = generateName
+	}
+	if namespace == "" {
+		return name
+	}
+	return namespace + "/" + name
+}
