@@ -219,7 +219,9 @@ func TestValidateListenerSetUpdate(t *testing.T) {
 	}
 }
 
-func ratcheted(e *field.Error) string { return e.Error() + " (already stored; allowed because unchanged)" }
+func ratcheted(e *field.Error) string {
+	return e.Error() + " (already stored; allowed because unchanged)"
+}
 
 // twoCertificateRefs gives listener "secure" a second certificateRef, as
 // stored before the webhook was installed.
