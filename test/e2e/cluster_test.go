@@ -2,16 +2,19 @@ package e2e
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"io"
 	"net/http"
 	"slices"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
 	"github.com/go-logr/logr"
 	rbacv1 "k8s.io/api/rbac/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/client-go/rest"
 	"sigs.k8s.io/controller-runtime/pkg/client"
@@ -281,7 +284,10 @@ func TestClusterAwareWarnings(t *testing.T) {
 		deleteIn(t, teamA, "ls-a")
 		older := clusterLS(teamB, "ls-b", "gw", hostnamed(httpListener("web", 8080), "app.example.com"))
 		requireExactWarnings(t, mustApply(t, older))
-		newer := clusterLS(teamA, "ls-a", "gw", hostnamed(httpListener("site", 8080), "app.example.com"))
+		// ls-a's second listener, which conflicts with nothing, lets the test
+		// see when the view holds ls-a (below).
+		newer := clusterLS(teamA, "ls-a", "gw", hostnamed(httpListener("site", 8080), "app.example.com"),
+			hostnamed(httpListener("extra", 8383), "seen.example.com"))
 		want := `spec.listeners[0].hostname: same port, protocol and hostname as e2e-cl-b/ls-b listener web; ` +
 			`this listener would be Conflicted (HostnameConflict)`
 		eventuallyWarns(t, newer, want)
@@ -291,6 +297,11 @@ func TestClusterAwareWarnings(t *testing.T) {
 			t.Errorf("ls-a not created:\n%s", r.Output())
 		}
 		// The older set wins: updating it says nothing about the newer one.
+		// That silence means something only once the view holds ls-a, which a
+		// dry run conflicting with ls-a's second listener alone shows.
+		eventuallyWarns(t, clusterLS(teamA, "ls-a-probe", "gw", hostnamed(httpListener("web", 8383), "seen.example.com")),
+			`spec.listeners[0].hostname: same port, protocol and hostname as e2e-cl-a/ls-a listener extra; `+
+				`this listener would be Conflicted (HostnameConflict)`)
 		older["metadata"].(map[string]any)["labels"] = map[string]any{"e2e": "updated"}
 		requireExactWarnings(t, mustApply(t, older))
 	})
@@ -393,7 +404,7 @@ spec:
 func TestClusterView(t *testing.T) {
 	requireCluster(t)
 	applyClusterFixtures(t)
-	view := startView(t, cluster.Config, true)
+	view := startView(t, cluster.Config, true, logr.Discard())
 	waitFor(t, "the view to sync", view.Synced)
 
 	if gw, known := view.Gateway(gwNS, "gw"); !known || gw == nil || gw.Spec.Listeners[0].Name != "https" {
@@ -464,10 +475,11 @@ func TestClusterViewRBAC(t *testing.T) {
 	}
 
 	withoutSecrets := as("e2e-view-base", base)
-	view := startView(t, withoutSecrets, false)
+	view := startView(t, withoutSecrets, false, logr.Discard())
 	waitFor(t, "the view without Secrets to sync on get/list/watch of its kinds", view.Synced)
 
-	view = startView(t, withoutSecrets, true)
+	refusals := &errorLog{}
+	view = startView(t, withoutSecrets, true, logr.New(refusals))
 	waitFor(t, "every kind but Secrets to sync", func() bool {
 		_, gw := view.Gateway(gwNS, "gw")
 		_, sets := view.ListenerSets()
@@ -475,21 +487,23 @@ func TestClusterViewRBAC(t *testing.T) {
 		_, grants := view.ReferenceGrants(certsNS)
 		return gw && sets && ns && grants
 	})
-	time.Sleep(time.Second)
+	// Secrets being unknown proves something only once the view has tried to
+	// list them and been refused; before that they are merely not listed yet.
+	waitFor(t, "the view to log that listing secrets is forbidden", func() bool { return refusals.forbidden("secrets") })
 	if _, known := view.SecretExists(teamA, "present"); known || view.Synced() {
 		t.Error("Secrets known without list/watch on secrets")
 	}
 
-	view = startView(t, as("e2e-view-secrets", withSecrets), true)
+	view = startView(t, as("e2e-view-secrets", withSecrets), true, logr.Discard())
 	waitFor(t, "the view with Secrets to sync on list/watch of secrets", view.Synced)
 	if exists, known := view.SecretExists(teamA, "present"); !exists || !known {
 		t.Errorf("SecretExists(present) = %v, %v", exists, known)
 	}
 }
 
-func startView(t *testing.T, cfg *rest.Config, watchSecrets bool) *webhook.ClusterView {
+func startView(t *testing.T, cfg *rest.Config, watchSecrets bool, log logr.Logger) *webhook.ClusterView {
 	t.Helper()
-	view, err := webhook.NewClusterView(cfg, watchSecrets, logr.Discard())
+	view, err := webhook.NewClusterView(cfg, watchSecrets, log)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -509,4 +523,38 @@ func waitFor(t *testing.T, what string, cond func() bool) {
 		}
 		time.Sleep(50 * time.Millisecond)
 	}
+}
+
+// errorLog is a logr sink that keeps the errors logged through it (and
+// drops everything else), so that a test can wait for the view to report a
+// failed list or watch.
+type errorLog struct {
+	mu   sync.Mutex
+	errs []error
+}
+
+func (l *errorLog) Init(logr.RuntimeInfo)          {}
+func (l *errorLog) Enabled(int) bool               { return false }
+func (l *errorLog) Info(int, string, ...any)       {}
+func (l *errorLog) WithValues(...any) logr.LogSink { return l }
+func (l *errorLog) WithName(string) logr.LogSink   { return l }
+func (l *errorLog) Error(err error, _ string, _ ...any) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	l.errs = append(l.errs, err)
+}
+
+// forbidden tells whether an error logged so far is the API server's
+// Forbidden for resource (e.g. "secrets").
+func (l *errorLog) forbidden(resource string) bool {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	for _, err := range l.errs {
+		var status apierrors.APIStatus
+		if errors.As(err, &status) && status.Status().Reason == metav1.StatusReasonForbidden &&
+			status.Status().Details != nil && status.Status().Details.Kind == resource {
+			return true
+		}
+	}
+	return false
 }
