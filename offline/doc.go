@@ -1,9 +1,8 @@
 // Package offline is the validate command: it judges ListenerSet manifests
-// read from files, directories or standard input with no cluster, using the
-// very same two calls as the webhook (defaults.ListenerSet, then
-// validation.ValidateListenerSet), so that a pipeline gets the answer
-// kube-apiserver would give. It lives next to package webhook, whose offline
-// counterpart it is, but imports no controller-runtime.
+// read from files, directories or standard input with no cluster, with the
+// webhook's own verdict (validation.Validate), so that a pipeline gets the
+// answer kube-apiserver would give. It is not a webhook: it reads files and
+// writes reports, and imports no controller-runtime.
 //
 // # Input
 //

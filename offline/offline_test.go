@@ -15,7 +15,7 @@ import (
 	"sigs.k8s.io/yaml"
 
 	"github.com/airlock/listenerset-webhook/webhook"
-	"github.com/airlock/listenerset-webhook/webhook/offline"
+	"github.com/airlock/listenerset-webhook/offline"
 )
 
 // check runs Validate on stdin and returns the JSON report.

@@ -22,7 +22,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/manager/signals"
 
 	"github.com/airlock/listenerset-webhook/webhook"
-	"github.com/airlock/listenerset-webhook/webhook/offline"
+	"github.com/airlock/listenerset-webhook/offline"
 )
 
 // Exit codes besides those of offline.Validate.
