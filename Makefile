@@ -57,7 +57,7 @@ bench: k8s-binaries
 
 ## vet: go vet, staticcheck (built from hack/tools/staticcheck, its own module) and gofmt
 FUZZTIME ?= 60s
-FUZZ_TARGETS ?= validation:FuzzValidateListenerSet validation:FuzzDNSFastPaths webhook:FuzzAdmissionReview
+FUZZ_TARGETS ?= validation:FuzzValidateListenerSet webhook:FuzzAdmissionReview
 
 ## fuzz: each fuzz target (FUZZ_TARGETS, package:Target) for FUZZTIME, one after another; FUZZTIME=10000000x
 ## runs that many executions instead. FUZZFLAGS go to go test (e.g. -parallel 2). Only this module and
