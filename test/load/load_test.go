@@ -2,8 +2,12 @@ package main
 
 import (
 	"bytes"
+	"context"
+	"crypto/tls"
+	"crypto/x509"
 	"encoding/json"
 	"encoding/xml"
+	"fmt"
 	"io"
 	"net/http"
 	"net/http/httptest"
@@ -14,6 +18,7 @@ import (
 	ctrlwebhook "sigs.k8s.io/controller-runtime/pkg/webhook"
 
 	"github.com/airlock/listenerset-webhook/test/load/floor"
+	"github.com/airlock/listenerset-webhook/test/localcluster"
 	"github.com/airlock/listenerset-webhook/webhook"
 )
 
@@ -53,6 +58,121 @@ func TestMixVerdicts(t *testing.T) {
 	}
 	if invalid == 0 {
 		t.Error("the mix has no invalid requests")
+	}
+}
+
+// TestFloorDecodes: the floor decodes the review's object as a ListenerSet
+// (it does not only allow): an object that is not one is answered 400.
+func TestFloorDecodes(t *testing.T) {
+	mux := http.NewServeMux()
+	floor.Register(ctrlwebhook.NewServer(ctrlwebhook.Options{WebhookMux: mux}))
+	body := `{"apiVersion":"admission.k8s.io/v1","kind":"AdmissionReview","request":{"uid":"1","operation":"CREATE",` +
+		`"object":{"apiVersion":"gateway.networking.k8s.io/v1","kind":"ListenerSet","spec":"not an object"}}}`
+	for _, path := range []string{webhook.MutatePath, webhook.ValidatePath} {
+		rec := httptest.NewRecorder()
+		req := httptest.NewRequest(http.MethodPost, path, strings.NewReader(body))
+		req.Header.Set("Content-Type", "application/json")
+		mux.ServeHTTP(rec, req)
+		var answer struct {
+			Response struct {
+				Allowed bool `json:"allowed"`
+				Status  struct {
+					Code int `json:"code"`
+				} `json:"status"`
+			} `json:"response"`
+		}
+		if err := json.Unmarshal(rec.Body.Bytes(), &answer); err != nil {
+			t.Fatalf("%s: HTTP %d: %v: %s", path, rec.Code, err, rec.Body)
+		}
+		if answer.Response.Allowed || answer.Response.Status.Code != http.StatusBadRequest {
+			t.Errorf("%s: allowed=%v code=%d, want a denial with 400: %s", path, answer.Response.Allowed, answer.Response.Status.Code, rec.Body)
+		}
+	}
+}
+
+// TestFloorServer runs the floor's server (what bin/listenerset-webhook-floor
+// runs) in process and uses it as the load tool does: /readyz on the health
+// address, the mix over HTTPS with the certificate from the cert dir, the
+// request counters from /metrics. It offers only HTTP/1.1, and stops on
+// cancel.
+func TestFloorServer(t *testing.T) {
+	cert, err := localcluster.NewServingCert(t.TempDir(), "127.0.0.1", "localhost")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var ports [3]int
+	for i := range ports {
+		if ports[i], err = localcluster.FreePort(); err != nil {
+			t.Fatal(err)
+		}
+	}
+	health, metricsAddr := fmt.Sprintf("127.0.0.1:%d", ports[1]), fmt.Sprintf("127.0.0.1:%d", ports[2])
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	done := make(chan error, 1)
+	go func() {
+		done <- floor.Run(ctx, floor.Options{
+			Host: "127.0.0.1", Port: ports[0], CertDir: cert.Dir, HealthProbeBindAddress: health, MetricsBindAddress: metricsAddr,
+		})
+	}()
+	for deadline := time.Now().Add(20 * time.Second); ; {
+		resp, err := http.Get("http://" + health + "/readyz")
+		if err == nil {
+			resp.Body.Close()
+			if resp.StatusCode == http.StatusOK {
+				break
+			}
+		}
+		select {
+		case err := <-done:
+			t.Fatalf("floor.Run returned before it was ready: %v", err)
+		case <-time.After(20 * time.Millisecond):
+		}
+		if time.Now().After(deadline) {
+			t.Fatal("floor not ready after 20s")
+		}
+	}
+	if resp, err := http.Get("http://" + health + "/healthz"); err != nil || resp.StatusCode != http.StatusOK {
+		t.Fatalf("/healthz: %v %v", resp, err)
+	}
+	baseURL := fmt.Sprintf("https://127.0.0.1:%d", ports[0])
+
+	res := drive(ctx, baseURL, cert.CAPEM, 2, 0, 300*time.Millisecond, mix(), false)
+	if res.Requests == 0 || res.Errors > 0 {
+		t.Fatalf("%d requests, %d errors, first: %s", res.Requests, res.Errors, res.FirstError)
+	}
+	mutate, validate, err := (&server{metricsAddr: metricsAddr}).calls()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if mutate == 0 || validate == 0 || mutate+validate < float64(res.Requests) {
+		t.Errorf("/metrics counts %v mutate and %v validate calls, want both > 0 and at least the %d requests sent", mutate, validate, res.Requests)
+	}
+
+	// kube-apiserver offers h2 and http/1.1; the floor must pick HTTP/1.1.
+	pool := x509.NewCertPool()
+	pool.AppendCertsFromPEM(cert.CAPEM)
+	h2 := &http.Transport{TLSClientConfig: &tls.Config{RootCAs: pool, ServerName: "127.0.0.1"}, ForceAttemptHTTP2: true}
+	defer h2.CloseIdleConnections()
+	req, _ := http.NewRequest(http.MethodPost, baseURL+webhook.ValidatePath, bytes.NewReader(mix()[0].body))
+	req.Header.Set("Content-Type", "application/json")
+	resp, err := (&http.Client{Transport: h2}).Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	resp.Body.Close()
+	if resp.ProtoMajor != 1 || resp.TLS.NegotiatedProtocol == "h2" {
+		t.Errorf("protocol %s (ALPN %q), want HTTP/1.1: HTTP/2 must be off", resp.Proto, resp.TLS.NegotiatedProtocol)
+	}
+
+	cancel()
+	select {
+	case err := <-done:
+		if err != nil {
+			t.Errorf("floor.Run after cancel: %v", err)
+		}
+	case <-time.After(20 * time.Second):
+		t.Fatal("floor.Run did not return within 20s of cancel")
 	}
 }
 

@@ -4,11 +4,14 @@
 //	go run ./test/load [flags]        (make bench runs it with the benchmarks)
 //
 // 1. Load: it starts the real server binary (bin/listenerset-webhook serve)
-// and the floor (bin/listenerset-webhook-floor: the same server stack with a
-// handler that only decodes the AdmissionReview and allows), one fresh
-// process per run, and drives each over HTTPS with keep-alive at fixed
-// concurrency for a fixed time with a mix of valid and invalid creates and
-// updates to both endpoints. Runs alternate between the two servers. It
+// and the floor (bin/listenerset-webhook-floor, from ./test/load/floor: a
+// plain controller-runtime webhook server as a kubebuilder scaffold builds
+// it, webhook.NewServer with its defaults and HTTP/2 off, with a handler that
+// decodes the ListenerSet with controller-runtime's decoder and allows; none
+// of our server code), one fresh process per run, and drives each over
+// HTTPS with keep-alive at fixed concurrency for a fixed time with a mix of
+// valid and invalid creates and updates to both endpoints. Runs alternate
+// between the two servers. It
 // prints requests/s, p50/p90/p99/max latency, errors, the server's idle and
 // peak RSS (/proc/<pid>/status VmRSS and VmHWM) and the ratios ours/floor.
 //
@@ -88,7 +91,7 @@ func say(format string, args ...any) {
 func main() {
 	var (
 		oursBin      = flag.String("ours", "bin/listenerset-webhook", "the webhook binary (relative to the repository root)")
-		floorBin     = flag.String("floor", "bin/listenerset-webhook-floor", "the floor binary, built from ./test/load/floor/server")
+		floorBin     = flag.String("floor", "bin/listenerset-webhook-floor", "the floor binary (a plain controller-runtime webhook server), built from ./test/load/floor/server")
 		build        = flag.Bool("build", true, "build both binaries first (go build -trimpath)")
 		concurrency  = flag.String("concurrency", "1,8,32", "client counts, comma-separated")
 		duration     = flag.Duration("duration", 3*time.Second, "measured time of each run")

@@ -1,8 +1,10 @@
-// Command server is the floor of the load tool: `listenerset-webhook serve`
-// with a handler that only decodes the AdmissionReview and allows (package
-// floor). It takes the serve command's flags that the load tool uses, with
-// the same defaults, and builds into bin/listenerset-webhook-floor
-// (`make bench`, or the load tool itself).
+// Command server is the floor of the load tool: a plain controller-runtime
+// webhook server as a kubebuilder scaffold builds it (webhook.NewServer with
+// its defaults, HTTP/2 off, controller-runtime's health probes and metrics
+// server), serving a handler that decodes the ListenerSet and allows
+// (package floor, which says where it differs from a scaffold). It builds
+// into bin/listenerset-webhook-floor (`make bench`, or the load tool
+// itself) and takes the flags the load tool passes to both servers.
 package main
 
 import (
@@ -15,24 +17,23 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/manager/signals"
 
 	"github.com/airlock/listenerset-webhook/test/load/floor"
-	"github.com/airlock/listenerset-webhook/webhook"
 )
 
 func main() {
-	fs := flag.NewFlagSet("floor", flag.ExitOnError)
-	opts := webhook.Options{Register: floor.Register}
-	fs.IntVar(&opts.Port, "port", webhook.DefaultPort, "HTTPS port")
-	fs.StringVar(&opts.Host, "host", "", "address to listen on")
-	fs.StringVar(&opts.CertDir, "cert-dir", webhook.DefaultCertDir(), "directory with tls.crt and tls.key")
-	fs.StringVar(&opts.HealthProbeBindAddress, "health-probe-bind-address", webhook.DefaultHealthProbeBindAddress, "/healthz and /readyz")
-	fs.StringVar(&opts.MetricsBindAddress, "metrics-bind-address", webhook.DefaultMetricsBindAddress, "/metrics")
-	fs.StringVar(&opts.TLSMinVersion, "tls-min-version", webhook.DefaultTLSMinVersion, "minimum TLS version")
-	fs.BoolVar(&opts.EnableHTTP2, "enable-http2", false, "offer HTTP/2")
-	zapOpts := zap.Options{}
-	zapOpts.BindFlags(fs)
-	_ = fs.Parse(os.Args[1:])
-	logf.SetLogger(zap.New(zap.UseFlagOptions(&zapOpts), zap.WriteTo(os.Stderr)))
-	if err := webhook.Run(signals.SetupSignalHandler(), opts); err != nil {
+	var o floor.Options
+	flag.StringVar(&o.Host, "host", "", "address the webhook server listens on (controller-runtime's default: all)")
+	flag.IntVar(&o.Port, "port", 0, "webhook server's HTTPS port (0: controller-runtime's default, 9443)")
+	flag.StringVar(&o.CertDir, "cert-dir", "", "directory with tls.crt and tls.key (\"\": controller-runtime's default)")
+	// The scaffold's flags and defaults.
+	flag.StringVar(&o.MetricsBindAddress, "metrics-bind-address", "0", "address /metrics is served on over HTTP (\"0\": off)")
+	flag.StringVar(&o.HealthProbeBindAddress, "health-probe-bind-address", ":8081", "address /healthz and /readyz are served on")
+	flag.BoolVar(&o.EnableHTTP2, "enable-http2", false, "offer HTTP/2 on the webhook server")
+	opts := zap.Options{Development: true}
+	opts.BindFlags(flag.CommandLine)
+	flag.Parse()
+	logf.SetLogger(zap.New(zap.UseFlagOptions(&opts)))
+
+	if err := floor.Run(signals.SetupSignalHandler(), o); err != nil {
 		fmt.Fprintln(os.Stderr, "floor:", err)
 		os.Exit(1)
 	}
