@@ -3,7 +3,6 @@ package webhook
 import (
 	"context"
 
-	admissionv1 "k8s.io/api/admission/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/apimachinery/pkg/util/validation/field"
@@ -163,43 +162,37 @@ func displayName(ls *gwv1.ListenerSet) string {
 	return ls.Name
 }
 
-// NewMutatingWebhook returns the defaulting webhook (Defaulter) as an
-// http.Handler that speaks admission.k8s.io/v1 AdmissionReview.
+// NewMutatingWebhook returns the defaulting webhook: controller-runtime's
+// admission.WithDefaulter around Defaulter, whose patch never removes
+// anything (keepUnknownFields). It answers DELETE itself, allowing without
+// decoding anything.
 func NewMutatingWebhook() *admission.Webhook {
-	return &admission.Webhook{Handler: mutatingHandler{Defaulter{}}}
+	wh := admission.WithDefaulter[*gwv1.ListenerSet](admissionScheme, Defaulter{})
+	wh.Handler = keepUnknownFields(wh.Handler)
+	return wh
 }
 
 // NewValidatingWebhook returns the validating webhook (the zero Validator:
-// the object alone) as an http.Handler that speaks admission.k8s.io/v1
-// AdmissionReview.
+// the object alone).
 func NewValidatingWebhook() *admission.Webhook {
 	return NewValidatingWebhookFor(Validator{})
 }
 
 // NewValidatingWebhookFor is NewValidatingWebhook with v, e.g. one with a
-// cluster view.
+// cluster view: controller-runtime's admission.WithValidator around v.
+//
+// DELETE is not registered (the webhook configurations name CREATE and
+// UPDATE only), so nothing here treats it specially: should one come, it
+// goes the way controller-runtime sends it, to Validator.ValidateDelete,
+// which allows. kube-apiserver sends the object being deleted as oldObject
+// on every DELETE, which is what controller-runtime decodes for it.
 func NewValidatingWebhookFor(v Validator) *admission.Webhook {
-	wh := &admission.Webhook{Handler: validatingHandler{v}}
-	wh.Handler = allowDeletes(wh.Handler)
-	return wh
+	return admission.WithValidator[*gwv1.ListenerSet](admissionScheme, v)
 }
 
-// allowDeletes answers DELETE before anything is decoded. controller-runtime's
-// validator decodes oldObject on DELETE and answers 400 when that fails (for
-// example when a webhook configuration sends DELETE and oldObject is absent),
-// which would make a ListenerSet impossible to delete. Deletes are always
-// allowed, so there is nothing to decode.
-func allowDeletes(next admission.Handler) admission.Handler {
-	return admission.HandlerFunc(func(ctx context.Context, req admission.Request) admission.Response {
-		if req.Operation == admissionv1.Delete {
-			return admission.Allowed("")
-		}
-		return next.Handle(ctx, req)
-	})
-}
-
-// Register registers both webhooks on srv at MutatePath and ValidatePath
-// (Run's server bounds each request, see Options.RequestTimeout). srv instruments them with controller-runtime's
+// Register registers both webhooks on srv at MutatePath and ValidatePath,
+// each behind reviewGuard (Run's server bounds each request, see
+// Options.RequestTimeout). srv instruments them with controller-runtime's
 // webhook metrics (controller_runtime_webhook_requests_total, _latency_seconds,
 // _requests_in_flight). Tests use it with a server whose WebhookMux they serve
 // over httptest.
@@ -209,6 +202,6 @@ func Register(srv ctrlwebhook.Server) {
 
 // RegisterWith is Register with the validating webhook's Validator v.
 func RegisterWith(srv ctrlwebhook.Server, v Validator) {
-	srv.Register(MutatePath, oneParse{NewMutatingWebhook(), false})
-	srv.Register(ValidatePath, oneParse{NewValidatingWebhookFor(v), true})
+	srv.Register(MutatePath, reviewGuard{NewMutatingWebhook()})
+	srv.Register(ValidatePath, reviewGuard{NewValidatingWebhookFor(v)})
 }

@@ -263,8 +263,8 @@ func TestMutateIsIdempotent(t *testing.T) {
 
 func TestMutateNeverRemovesUnknownFields(t *testing.T) {
 	// Fields of a newer CRD (or anything the Go types lack) must survive the
-	// patch: controller-runtime drops the "remove" operations that the Go
-	// round trip alone would produce.
+	// patch: the mutating webhook drops every "remove" operation that the Go
+	// round trip produces.
 	srv := handlers(t)
 	withUnknown := strings.Replace(minimal, "  listeners:\n  - name: web\n",
 		"  futureSpecField: {a: 1}\n  listeners:\n  - name: web\n    futureListenerField: kept\n", 1)
@@ -383,14 +383,24 @@ func TestValidateUpdateRatchets(t *testing.T) {
 	})
 }
 
+// DELETE is not registered; should a configuration send it, every
+// deletion kube-apiserver can send (it always sends the object being deleted
+// as oldObject) is allowed. Without oldObject, controller-runtime has nothing
+// to decode and answers 400, as for any request missing its object.
 func TestValidateDeleteAlwaysAllowed(t *testing.T) {
 	srv := handlers(t)
-	for name, old := range map[string]string{"invalid object": invalid, "no oldObject": "", "valid object": minimal} {
+	for name, old := range map[string]string{"invalid object": invalid, "valid object": minimal} {
 		t.Run(name, func(t *testing.T) {
 			resp := validate(t, srv, admissionv1.Delete, "", old)
 			assert.True(t, resp.Allowed, "%+v", resp.Result)
 		})
 	}
+	t.Run("no oldObject", func(t *testing.T) {
+		resp := validate(t, srv, admissionv1.Delete, "", "")
+		assert.False(t, resp.Allowed)
+		assert.Equal(t, int32(http.StatusBadRequest), resp.Result.Code)
+		assert.Equal(t, "there is no content to decode", resp.Result.Message)
+	})
 }
 
 func TestValidateUndecodableObjectIsBadRequest(t *testing.T) {
@@ -402,7 +412,7 @@ func TestValidateUndecodableObjectIsBadRequest(t *testing.T) {
 }
 
 func TestRequestBodyIsCapped(t *testing.T) {
-	// controller-runtime's admission handler reads at most 7 MiB and answers
+	// The webhooks read at most 7 MiB (controller-runtime's cap) and answer
 	// 413; kube-apiserver's own limit for objects is 3 MiB (etcd's 1.5 MiB
 	// request limit, with encoding headroom), so nothing legitimate is cut.
 	srv := handlers(t)
@@ -411,8 +421,8 @@ func TestRequestBodyIsCapped(t *testing.T) {
 	resp := post(t, srv.Client(), srv.URL+webhook.ValidatePath, big)
 	assert.False(t, resp.Allowed)
 	assert.Equal(t, int32(http.StatusRequestEntityTooLarge), resp.Result.Code)
-	// Note: controller-runtime writes this answer without apiVersion/kind and
-	// without the UID (it never decoded the request); kube-apiserver treats
+	// Note: this answer has no apiVersion/kind and no UID (the request was
+	// never decoded), as controller-runtime writes it; kube-apiserver treats
 	// that as a failed call, so the webhook's failurePolicy decides.
 	assert.Empty(t, resp.UID)
 }

@@ -18,7 +18,6 @@ import (
 	admissionv1 "k8s.io/api/admission/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	ctrlwebhook "sigs.k8s.io/controller-runtime/pkg/webhook"
-	"sigs.k8s.io/controller-runtime/pkg/webhook/admission"
 	kjson "sigs.k8s.io/json"
 	"sigs.k8s.io/yaml"
 
@@ -28,36 +27,19 @@ import (
 // FuzzAdmissionReview posts the input as the body of an AdmissionReview to
 // both webhooks as RegisterWith registers them on controller-runtime's
 // webhook server (the handler stack kube-apiserver reaches, metrics
-// included). Neither panics; each answers with a 4xx, or with a 200 whose
-// body is an admission.k8s.io AdmissionReview with a response, echoing the
-// request's uid when the body is a review. And for every body that is an
-// admission.k8s.io/v1 or v1beta1 AdmissionReview, the registered handler
-// (oneParse's single JSON pass) answers byte for byte as controller-runtime's
-// own Webhook.ServeHTTP does with the same admission handlers: status and
-// body, up to the order of a patch's operations.
+// included). Whatever the bytes, neither panics, and each answers with a 4xx,
+// or with a 200 whose body is an admission.k8s.io AdmissionReview with a
+// response that is not a server error (a recovered panic is one), echoing
+// the request's uid and apiVersion when the body is a review.
 func FuzzAdmissionReview(f *testing.F) {
 	mux := http.NewServeMux()
 	webhook.RegisterWith(ctrlwebhook.NewServer(ctrlwebhook.Options{WebhookMux: mux}), webhook.Validator{})
-	reference := map[string]*admission.Webhook{
-		webhook.MutatePath:   webhook.NewMutatingWebhook(),
-		webhook.ValidatePath: webhook.NewValidatingWebhook(),
-	}
 	f.Add([]byte{}) // the committed corpus (testdata/fuzz) has reviews built from the examples
 	f.Fuzz(func(t *testing.T, body []byte) {
 		review, isReview := asReview(body)
 		for _, path := range []string{webhook.MutatePath, webhook.ValidatePath} {
 			code, answer := serve(mux, path, body)
 			checkAnswer(t, path, code, answer, review, isReview)
-			if !isReview {
-				// Bodies that are not reviews oneParse answers itself with
-				// an error, where controller-runtime would guess (it also
-				// reads YAML and answers any kind as a review).
-				continue
-			}
-			wantCode, want := serve(reference[path], path, body)
-			if code != wantCode || !bytes.Equal(answer, want) && !samePatchedAnswer(answer, want) {
-				t.Fatalf("%s: the registered handler answers\n%d %s\ncontroller-runtime's ServeHTTP answers\n%d %s", path, code, answer, wantCode, want)
-			}
 		}
 	})
 }
@@ -119,30 +101,15 @@ func checkAnswer(t *testing.T, path string, code int, answer []byte, review admi
 	if got.Kind != "" && (got.Kind != "AdmissionReview" || !slices.Contains(reviewVersions, got.APIVersion)) {
 		t.Fatalf("%s: answered as %s %s: %s", path, got.APIVersion, got.Kind, answer)
 	}
+	if got.Response.Result != nil && got.Response.Result.Code >= 500 {
+		t.Fatalf("%s: a server error: %s", path, answer)
+	}
 	if isReview && review.Request != nil && review.Request.UID != "" && got.Response.UID != review.Request.UID {
 		t.Fatalf("%s: request uid %q, response uid %q: %s", path, review.Request.UID, got.Response.UID, answer)
 	}
-}
-
-// samePatchedAnswer: a and b are the same answer but for the order of their
-// patch's operations, which follows map iteration.
-func samePatchedAnswer(a, b []byte) bool {
-	return bytes.Equal(sortedPatch(a), sortedPatch(b))
-}
-
-func sortedPatch(answer []byte) []byte {
-	var review admissionv1.AdmissionReview
-	if json.Unmarshal(answer, &review) != nil || review.Response == nil || review.Response.Patch == nil {
-		return answer
+	if got.Response.UID != "" && got.TypeMeta != review.TypeMeta {
+		t.Fatalf("%s: a review of %s answered as %s %s: %s", path, review.APIVersion, got.APIVersion, got.Kind, answer)
 	}
-	var ops []json.RawMessage
-	if json.Unmarshal(review.Response.Patch, &ops) != nil {
-		return answer
-	}
-	slices.SortFunc(ops, func(x, y json.RawMessage) int { return bytes.Compare(x, y) })
-	review.Response.Patch, _ = json.Marshal(ops)
-	sorted, _ := json.Marshal(review)
-	return sorted
 }
 
 // fuzzSeeds are the committed seeds of FuzzAdmissionReview: reviews as
@@ -234,25 +201,30 @@ func TestCaseVariantKindIsRefused(t *testing.T) {
 	}
 }
 
-// duplicateObject gives request.object twice. The validating webhook's
-// single pass merged the two objects (a pointer field decodes into what is
-// there), where controller-runtime's RawExtension keeps the later one: the
-// denial named the ListenerSet "first" instead of "".
+// duplicateObject gives request.object twice, and oldObject a second time
+// as null: as in controller-runtime's RawExtension, the later object counts
+// and null keeps what was there. A single pass that decoded both objects into
+// one ListenerSet merged them, and the denial named the ListenerSet "first"
+// instead of "".
 const duplicateObject = `{"apiVersion":"admission.k8s.io/v1","kind":"AdmissionReview","request":{"uid":"u-10","operation":"CREATE",` +
 	`"object":{"metadata":{"name":"first"}},"object":{"spec":{"listeners":[{"name":"x","port":80,"protocol":"TCP"}]}},` +
 	`"oldObject":{"metadata":{"name":"old"}},"oldObject":null}}`
 
-// TestDuplicateObjectAnswersAsControllerRuntime is the regression test of
-// testdata/fuzz/FuzzAdmissionReview/regression-duplicate-object.
-func TestDuplicateObjectAnswersAsControllerRuntime(t *testing.T) {
+// TestDuplicateObjectKeepsTheLaterOne is the regression test of
+// testdata/fuzz/FuzzAdmissionReview/regression-duplicate-object: the guard
+// hands the review on, and the denial names the later object.
+func TestDuplicateObjectKeepsTheLaterOne(t *testing.T) {
 	mux := http.NewServeMux()
 	webhook.Register(ctrlwebhook.NewServer(ctrlwebhook.Options{WebhookMux: mux}))
 	for _, op := range []string{"CREATE", "UPDATE"} {
-		body := []byte(strings.Replace(duplicateObject, "CREATE", op, 1))
-		code, got := serve(mux, webhook.ValidatePath, body)
-		wantCode, want := serve(webhook.NewValidatingWebhook(), webhook.ValidatePath, body)
-		if code != wantCode || !bytes.Equal(got, want) {
-			t.Errorf("%s: got %d %s\nwant %d %s", op, code, got, wantCode, want)
+		code, answer := serve(mux, webhook.ValidatePath, []byte(strings.Replace(duplicateObject, "CREATE", op, 1)))
+		var got admissionv1.AdmissionReview
+		if err := json.Unmarshal(answer, &got); code != http.StatusOK || err != nil || got.Response == nil {
+			t.Fatalf("%s: %d %s", op, code, answer)
+		}
+		r := got.Response.Result
+		if got.Response.Allowed || r == nil || r.Code != http.StatusUnprocessableEntity || r.Details == nil || r.Details.Name != "" {
+			t.Errorf("%s: want a 422 denial of the ListenerSet \"\" (the later object), got %s", op, answer)
 		}
 	}
 }

@@ -101,8 +101,8 @@ type hostileWant struct {
 	// (maxClose 0: any time within the case's timeout).
 	status             int
 	minClose, maxClose time.Duration
-	// For 200: the AdmissionReview's apiVersion ("" when controller-runtime
-	// could not decode the review and answers untyped), the response's uid,
+	// For 200: the AdmissionReview's apiVersion ("" when the body was not
+	// decoded as a review and the answer is untyped), the response's uid,
 	// allowed, result.code (0: no result) and whether it carries a patch.
 	apiVersion string
 	uid        string
@@ -303,12 +303,12 @@ var hostileUnknownEverywhere = `{"apiVersion":"admission.k8s.io/v1","kind":"Admi
 	`"allowedRoutes":{"zz":6,"namespaces":{"from":"Same","zz":7},"kinds":[{"group":"gateway.networking.k8s.io","kind":"HTTPRoute","zz":8}]}}]},` +
 	`"status":{"zz":9}}}}`
 
-// Messages of the answers: the webhook's own (webhook/handlers.go) and
-// controller-runtime's.
+// Messages of the answers: the webhook's own (its guard in front of
+// controller-runtime, webhook/guard.go) and controller-runtime's.
 const (
-	hostileNotJSON   = "the body is not a JSON object: "
+	hostileNotJSON   = "the body is not a JSON AdmissionReview: "
 	hostileNotReview = "expected an AdmissionReview of admission.k8s.io/v1 or admission.k8s.io/v1beta1, got "
-	hostileNotLS     = "expected a ListenerSet of gateway.networking.k8s.io/v1, got "
+	hostileNotLS     = "request.object: expected a ListenerSet of gateway.networking.k8s.io/v1, got "
 	hostileNoUID     = "request.uid is required"
 	hostileNoContent = "there is no content to decode"
 	hostileTooLarge  = "request entity is too large; limit is 7340032 bytes"
@@ -369,9 +369,9 @@ func hostileCases() []hostileCase {
 			want:     hostileAllowed(hostileV1, "u-noold", false), // the mutating webhook does not read oldObject
 			validate: validate(hostileDenied(hostileV1, "u-noold", 400, hostileNoContent))},
 		{name: "object is a string", perPath: true, weight: 5, send: hostilePost(hostileReviewV1("u-str", "CREATE", `"ListenerSet"`)),
-			want: hostileDenied(hostileV1, "u-str", 400, "json: cannot unmarshal string into Go value of type v1.ListenerSet")},
+			want: hostileDenied(hostileV1, "u-str", 400, "request.object is not a JSON object: json: cannot unmarshal string into Go value of type v1.TypeMeta")},
 		{name: "object is an array", perPath: true, weight: 5, send: hostilePost(hostileReviewV1("u-arr", "CREATE", `[`+hostileObjOK+`]`)),
-			want: hostileDenied(hostileV1, "u-arr", 400, "json: cannot unmarshal array into Go value of type v1.ListenerSet")},
+			want: hostileDenied(hostileV1, "u-arr", 400, "request.object is not a JSON object: json: cannot unmarshal array into Go value of type v1.TypeMeta")},
 
 		// An object of another kind inside a valid review.
 		{name: "object is a Gateway", perPath: true, weight: 10, send: hostilePost(hostileReviewV1("u-gw", "CREATE", hostileObjGateway)),

@@ -1,0 +1,191 @@
+package webhook
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"net/http"
+	"slices"
+	"strings"
+
+	admissionv1 "k8s.io/api/admission/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/apimachinery/pkg/types"
+	logf "sigs.k8s.io/controller-runtime/pkg/log"
+	"sigs.k8s.io/controller-runtime/pkg/webhook/admission"
+	gwv1 "sigs.k8s.io/gateway-api/apis/v1"
+	kjson "sigs.k8s.io/json"
+)
+
+// reviewGuard stands in front of a controller-runtime admission.Webhook and
+// refuses what kube-apiserver never sends but controller-runtime alone would
+// answer as if it were a review (the hostile-request battery in
+// test/reliability found each of these). In order, as controller-runtime
+// checks what it checks too, so that those answers stay its own:
+//
+//   - a method other than POST: 405 with Allow: POST;
+//   - a body that cannot be read to its end (net/http reports a body cut
+//     short once and then io.EOF, so a second reader would judge the part
+//     that arrived), or that reaches maxRequestSize: 400 or 413, and the
+//     connection closes, since the rest of the body was not read and must
+//     not be taken for the next request; an empty body;
+//   - a Content-Type other than application/json (controller-runtime's
+//     decoder also reads YAML);
+//   - anything but an admission.k8s.io/v1 or v1beta1 AdmissionReview in JSON
+//     with a request.uid: controller-runtime decodes any apiVersion and kind
+//     into a v1 review, finds apiVersion and kind case-insensitively (so a
+//     "KIND" beside "kind" is refused), and answers a review without uid,
+//     whose answer kube-apiserver would discard anyway;
+//   - a request.object or request.oldObject that is not a JSON object, or
+//     that names another apiVersion or kind than a gateway.networking.k8s.io/v1
+//     ListenerSet: decoding a Gateway as a ListenerSet would ignore its
+//     fields and judge (or patch) what is left. An object that names neither
+//     is accepted, as controller-runtime's decoder accepts it (kube-apiserver
+//     has sent embedded objects without them, kubernetes/kubernetes#74373).
+//
+// Refusals other than the 405 are AdmissionReviews that deny with that code,
+// as controller-runtime writes its own: typed and with the uid once the body
+// is known to be a review, untyped before. Everything else goes to next with
+// the body as read, so every answer to a well-formed review is
+// controller-runtime's. Reading the body here once more than
+// controller-runtime does costs microseconds, next to the milliseconds of
+// kube-apiserver's round trip.
+type reviewGuard struct{ next http.Handler }
+
+// maxRequestSize is controller-runtime's limit on an AdmissionReview's size
+// (admission.Webhook.ServeHTTP reads no more). A body of exactly this size is
+// refused too, as a reader capped there cannot tell it from a longer one.
+const maxRequestSize = 7 << 20
+
+// reviewVersions are the AdmissionReview versions kube-apiserver may send
+// (admissionReviewVersions); controller-runtime answers in the version it got.
+var reviewVersions = []string{admissionv1.SchemeGroupVersion.String(), "admission.k8s.io/v1beta1"}
+
+// listenerSetTypeMeta is what request.object and request.oldObject may name.
+var listenerSetTypeMeta = metav1.TypeMeta{APIVersion: gwv1.GroupVersion.String(), Kind: listenerSetGK.Kind}
+
+// reviewHead is what the guard reads of a review; controller-runtime decodes
+// the rest. The objects are RawExtensions, as in admissionv1.AdmissionRequest,
+// so that a key given twice is read as controller-runtime reads it (the later
+// one, unless it is null).
+type reviewHead struct {
+	metav1.TypeMeta `json:",inline"`
+	Request         *struct {
+		UID       types.UID            `json:"uid"`
+		Object    runtime.RawExtension `json:"object"`
+		OldObject runtime.RawExtension `json:"oldObject"`
+	} `json:"request"`
+}
+
+func (g reviewGuard) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	if r.Method != http.MethodPost {
+		w.Header().Set("Allow", http.MethodPost)
+		http.Error(w, "method not allowed: an AdmissionReview is POSTed", http.StatusMethodNotAllowed)
+		return
+	}
+	var body []byte
+	if r.Body != nil {
+		var err error
+		body, err = io.ReadAll(io.LimitReader(r.Body, maxRequestSize))
+		if err != nil {
+			logf.FromContext(r.Context()).Error(err, "unable to read the body from the incoming request")
+			w.Header().Set("Connection", "close")
+			refuse(w, r, metav1.TypeMeta{}, "", http.StatusBadRequest, err)
+			return
+		}
+	}
+	if len(body) >= maxRequestSize {
+		w.Header().Set("Connection", "close")
+		refuse(w, r, metav1.TypeMeta{}, "", http.StatusRequestEntityTooLarge,
+			fmt.Errorf("request entity is too large; limit is %d bytes", maxRequestSize))
+		return
+	}
+	if len(body) == 0 {
+		refuse(w, r, metav1.TypeMeta{}, "", http.StatusBadRequest, errors.New("request body is empty"))
+		return
+	}
+	if ct := r.Header.Get("Content-Type"); ct != "application/json" {
+		refuse(w, r, metav1.TypeMeta{}, "", http.StatusBadRequest, fmt.Errorf("contentType=%s, expected application/json", ct))
+		return
+	}
+	if tm, uid, err := checkReview(body); err != nil {
+		refuse(w, r, tm, uid, http.StatusBadRequest, err)
+		return
+	}
+	// A copy of r with the body as read: r itself keeps its Body, by which
+	// net/http decides after the handler whether the connection can serve
+	// another request.
+	next := *r
+	next.Body = io.NopCloser(bytes.NewReader(body))
+	g.next.ServeHTTP(w, &next)
+}
+
+// checkReview returns why body is not a review the guard hands on, with the
+// review's type and uid to answer with when it is a review; nil when it can
+// be handed on.
+func checkReview(body []byte) (metav1.TypeMeta, types.UID, error) {
+	var head reviewHead
+	if err := kjson.UnmarshalCaseSensitivePreserveInts(body, &head); err != nil {
+		return metav1.TypeMeta{}, "", fmt.Errorf("the body is not a JSON AdmissionReview: %w", err)
+	}
+	if err := sameUpToCase(body, head.TypeMeta); err != nil {
+		return metav1.TypeMeta{}, "", err
+	}
+	if head.Kind != "AdmissionReview" || !slices.Contains(reviewVersions, head.APIVersion) {
+		return metav1.TypeMeta{}, "", fmt.Errorf("expected an AdmissionReview of %s, got apiVersion %q kind %q",
+			strings.Join(reviewVersions, " or "), head.APIVersion, head.Kind)
+	}
+	if head.Request == nil || head.Request.UID == "" {
+		// kube-apiserver always sends a uid and discards an answer whose
+		// uid does not match, so a request without one is not from it.
+		return head.TypeMeta, "", errors.New("request.uid is required")
+	}
+	for _, o := range []struct {
+		field string
+		raw   []byte
+	}{{"object", head.Request.Object.Raw}, {"oldObject", head.Request.OldObject.Raw}} {
+		field, raw := o.field, o.raw
+		if len(raw) == 0 {
+			continue // absent or null: controller-runtime's decoder answers if it needs it
+		}
+		var tm metav1.TypeMeta
+		if err := kjson.UnmarshalCaseSensitivePreserveInts(raw, &tm); err != nil {
+			return head.TypeMeta, head.Request.UID, fmt.Errorf("request.%s is not a JSON object: %w", field, err)
+		}
+		if err := sameUpToCase(raw, tm); err != nil {
+			return head.TypeMeta, head.Request.UID, fmt.Errorf("request.%s: %w", field, err)
+		}
+		if tm != (metav1.TypeMeta{}) && tm != listenerSetTypeMeta {
+			return head.TypeMeta, head.Request.UID, fmt.Errorf("request.%s: expected a ListenerSet of %s, got apiVersion %q kind %q",
+				field, listenerSetTypeMeta.APIVersion, tm.APIVersion, tm.Kind)
+		}
+	}
+	return head.TypeMeta, head.Request.UID, nil
+}
+
+// sameUpToCase refuses a JSON object whose apiVersion and kind read otherwise
+// case-insensitively than tm, its exact-case ones: controller-runtime finds
+// them that way (apimachinery's SimpleMetaFactory uses encoding/json) and
+// answered a review with a "KIND": "Foo" field as one of kind Foo (found by
+// FuzzAdmissionReview).
+func sameUpToCase(data []byte, tm metav1.TypeMeta) error {
+	var found metav1.TypeMeta
+	if err := json.Unmarshal(data, &found); err != nil || found != tm {
+		return errors.New("ambiguous apiVersion or kind: more than one field named so up to case")
+	}
+	return nil
+}
+
+// refuse answers as controller-runtime's admission.Errored does: a 200 whose
+// AdmissionReview denies with code and err. tm is the review's type ("" when
+// the body is not known to be a review), uid its request's.
+func refuse(w http.ResponseWriter, r *http.Request, tm metav1.TypeMeta, uid types.UID, code int32, err error) {
+	resp := admission.Errored(code, err).AdmissionResponse
+	resp.UID = uid
+	if err := json.NewEncoder(w).Encode(admissionv1.AdmissionReview{TypeMeta: tm, Response: &resp}); err != nil {
+		logf.FromContext(r.Context()).Error(err, "unable to encode and write the response")
+	}
+}
