@@ -32,9 +32,13 @@ chart-lint: helm
 chart-template: helm
 	@$(HELM) template listenerset-webhook $(CHART) --namespace listenerset-webhook $(ARGS)
 
-## run: a local control plane with the webhook registered; Ctrl-C stops everything
-run: k8s-binaries
-	$(GO) run ./hack/run
+## run: a local control plane with the webhook registered; Ctrl-C stops everything (exit 0).
+## RUN_FLAGS go to hack/run (e.g. RUN_FLAGS=-strict; RUN_FLAGS=-h lists them).
+## hack/run builds or finds the k8s binaries itself, as one of its progress lines.
+run:
+	@printf '[run %s] compiling ./hack/run and the webhook\n' "$$(date +%H:%M:%S)"
+	@$(GO) build -o $(BIN)/run ./hack/run
+	@$(BIN)/run $(RUN_FLAGS)
 
 ## test: vet, then every test: unit, handler, CLI, local cluster and end-to-end
 test: vet k8s-binaries helm

@@ -11,7 +11,12 @@
 // binary given with -webhook-binary), registers the mutating and validating
 // webhook configurations, applies examples/gateway.yaml, writes an admin
 // kubeconfig to ./.run/kubeconfig and prints how to use it. Ctrl-C stops
-// everything it started.
+// everything it started, and the command (and the make or go command that
+// started it: see foreground) exits 0.
+//
+// The terminal shows one line per step and the instructions; everything
+// else that logs (envtest, controller-runtime, client-go, the webhook and its
+// requests, the binaries script) goes to ./.run/run.log.
 package main
 
 import (
@@ -24,195 +29,302 @@ import (
 	"os/exec"
 	"os/signal"
 	"path/filepath"
+	"strings"
 	"syscall"
 	"time"
 
-	"github.com/airlock/listenerset-webhook/test/localcluster"
-	"github.com/airlock/listenerset-webhook/webhook"
+	"k8s.io/klog/v2"
 	logf "sigs.k8s.io/controller-runtime/pkg/log"
 	"sigs.k8s.io/controller-runtime/pkg/log/zap"
+
+	"github.com/airlock/listenerset-webhook/test/localcluster"
+	"github.com/airlock/listenerset-webhook/webhook"
 )
 
-func main() {
+const demoNamespace = "listenerset-demo"
+
+type options struct {
+	port          int
+	runDir        string
+	webhookBinary string
+	planeLogs     bool
+	examples      bool
+	checks        webhook.ClusterOptions
+}
+
+func main() { os.Exit(runMain()) }
+
+// runMain is main with an exit code, so that its deferred functions (the
+// terminal handed back, the log closed) run before the process exits.
+func runMain() int {
 	var (
-		port          = flag.Int("port", 0, "webhook port on 127.0.0.1 (0: a free one)")
-		runDir        = flag.String("dir", ".run", "where the kubeconfig and the webhook's certificates go (relative to the repository root)")
-		webhookBinary = flag.String("webhook-binary", "", "run this listenerset-webhook binary (`serve`) instead of the webhook in this process")
-		planeLogs     = flag.Bool("control-plane-logs", false, "show kube-apiserver's and etcd's logs")
-		noExamples    = flag.Bool("no-examples", false, "do not apply examples/gateway.yaml")
-		clusterChecks = flag.Bool("cluster-checks", true, "cluster-aware warnings (parent Gateway, conflicts, ReferenceGrants, Secrets)")
-		strict        = flag.Bool("strict", false, "deny listener conflicts and certificateRefs no ReferenceGrant permits")
+		o             options
+		noExamples    bool
+		clusterChecks bool
 	)
+	flag.IntVar(&o.port, "port", 0, "webhook port on 127.0.0.1 (0: a free one)")
+	flag.StringVar(&o.runDir, "dir", ".run", "where the kubeconfig, the webhook's certificates and the log go (relative to the repository root)")
+	flag.StringVar(&o.webhookBinary, "webhook-binary", "", "run this listenerset-webhook binary (`serve`) instead of the webhook in this process")
+	flag.BoolVar(&o.planeLogs, "control-plane-logs", false, "show kube-apiserver's and etcd's logs on the terminal")
+	flag.BoolVar(&noExamples, "no-examples", false, "do not apply examples/gateway.yaml")
+	flag.BoolVar(&clusterChecks, "cluster-checks", true, "cluster-aware warnings (parent Gateway, conflicts, ReferenceGrants, Secrets)")
+	flag.BoolVar(&o.checks.Strict, "strict", false, "deny listener conflicts and certificateRefs no ReferenceGrant permits")
 	zapOpts := zap.Options{Development: true}
 	zapOpts.BindFlags(flag.CommandLine)
 	flag.Parse()
-	logf.SetLogger(zap.New(zap.UseFlagOptions(&zapOpts), zap.WriteTo(os.Stderr)))
-	checks := webhook.ClusterOptions{Enabled: *clusterChecks, Strict: *strict, WatchSecrets: *clusterChecks}
-	if err := run(*port, *runDir, *webhookBinary, *planeLogs, !*noExamples, checks); err != nil {
+	o.examples = !noExamples
+	o.checks.Enabled, o.checks.WatchSecrets = clusterChecks, clusterChecks
+
+	defer foreground()()
+
+	root, err := localcluster.RepoRoot()
+	if err != nil {
 		fmt.Fprintln(os.Stderr, "run:", err)
-		os.Exit(1)
+		return 1
 	}
+	if !filepath.IsAbs(o.runDir) {
+		o.runDir = filepath.Join(root, o.runDir)
+	}
+	if err := os.MkdirAll(o.runDir, 0o700); err != nil {
+		fmt.Fprintln(os.Stderr, "run:", err)
+		return 1
+	}
+	logPath := filepath.Join(o.runDir, "run.log")
+	logFile, err := os.Create(logPath)
+	if err != nil {
+		fmt.Fprintln(os.Stderr, "run:", err)
+		return 1
+	}
+	defer logFile.Close()
+	// Everything that logs through controller-runtime (envtest, the
+	// webhook, the API client's warnings) or klog (client-go) writes to the
+	// log file, never to the terminal.
+	logger := zap.New(zap.UseFlagOptions(&zapOpts), zap.WriteTo(logFile))
+	logf.SetLogger(logger)
+	klog.SetLogger(logger.WithName("klog"))
+
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM, syscall.SIGHUP)
+	defer stop()
+	if err := run(ctx, root, logFile, o); err != nil {
+		fmt.Fprintf(os.Stderr, "run: %v\n(more in %s)\n", err, shortPaths(root, logPath))
+		return 1
+	}
+	return 0
 }
 
 func say(format string, args ...any) {
 	fmt.Fprintf(os.Stderr, "[run %s] %s\n", time.Now().Format("15:04:05"), fmt.Sprintf(format, args...))
 }
 
-func run(port int, runDir, webhookBinary string, planeLogs, examples bool, checks webhook.ClusterOptions) (retErr error) {
-	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
-	defer stop()
+// session is what run started, for stop.
+type session struct {
+	cluster    *localcluster.Cluster
+	kubeconfig string
+	stopHook   func()
+	hookDone   chan error // receives the webhook's end
+	hookEnded  bool
+}
 
-	root, err := localcluster.RepoRoot()
-	if err != nil {
-		return err
+// run starts everything, prints how to use it and waits for ctx (Ctrl-C) or
+// for the webhook to stop; then it stops everything. An interruption, even
+// one during the start, is no error.
+func run(ctx context.Context, root string, logFile *os.File, o options) error {
+	s := &session{}
+	usage, err := s.start(ctx, root, logFile, o)
+	if err == nil {
+		fmt.Fprint(os.Stdout, usage)
+		select {
+		case <-ctx.Done():
+		case err = <-s.hookDone:
+			s.hookEnded = true
+			err = fmt.Errorf("the webhook stopped: %v", err)
+		}
 	}
-	if !filepath.IsAbs(runDir) {
-		runDir = filepath.Join(root, runDir)
+	if ctx.Err() != nil {
+		if isTerminal(os.Stderr) {
+			fmt.Fprintln(os.Stderr) // past the ^C the terminal echoed
+		}
+		say("interrupted; stopping the webhook, kube-apiserver and etcd")
+		err = nil
 	}
-	if err := os.MkdirAll(runDir, 0o700); err != nil {
-		return err
+	if stopErr := s.stop(); stopErr != nil {
+		return errors.Join(err, stopErr)
 	}
+	if err == nil {
+		say("stopped")
+	}
+	return err
+}
 
-	say("ensuring kube-apiserver, kubectl and etcd (%s)", localcluster.BinariesScript)
-	binDir, err := localcluster.EnsureBinaries(ctx, root, os.Stderr)
+func (s *session) start(ctx context.Context, root string, logFile *os.File, o options) (usage string, _ error) {
+	say("finding or building kube-apiserver, kubectl and etcd with %s (a first build takes 11+ minutes on 2 cores)", localcluster.BinariesScript)
+	binDir, err := localcluster.EnsureBinaries(ctx, root, logFile)
 	if err != nil {
-		return err
+		return "", err
 	}
-	say("starting etcd and kube-apiserver from %s", binDir)
-	opts := localcluster.Options{Root: root, BinDir: binDir}
-	if planeLogs {
+	opts := localcluster.Options{
+		Root: root, BinDir: binDir,
+		Step: func(step string) { say("%s", shortPaths(root, step)) },
+	}
+	if o.planeLogs {
 		opts.ControlPlaneOutput = os.Stderr
 	}
-	cluster, err := localcluster.Start(ctx, opts)
-	if err != nil {
-		return err
+	if s.cluster, err = localcluster.Start(ctx, opts); err != nil {
+		return "", err
 	}
-	defer func() {
-		say("stopping kube-apiserver and etcd")
-		retErr = errors.Join(retErr, cluster.Stop())
-	}()
-	say("control plane up; %d CRDs installed from %s", len(cluster.Env.CRDs), cluster.CRDDir)
-	checks.RESTConfig = cluster.Config
+	checks := o.checks
+	checks.RESTConfig = s.cluster.Config
 
-	// Written first: a webhook binary reads it for the cluster-aware checks.
-	kubeconfig := filepath.Join(runDir, "kubeconfig")
-	if err := cluster.WriteKubeconfig(kubeconfig); err != nil {
-		return err
+	// Written before the webhook starts: a webhook binary reads it for the
+	// cluster-aware checks.
+	s.kubeconfig = filepath.Join(o.runDir, "kubeconfig")
+	if err := s.cluster.WriteKubeconfig(s.kubeconfig); err != nil {
+		return "", err
 	}
-	defer os.Remove(kubeconfig) // it points at a cluster that is about to vanish
-
-	cert, err := localcluster.NewServingCert(filepath.Join(runDir, "certs"), "127.0.0.1", "localhost")
+	cert, err := localcluster.NewServingCert(filepath.Join(o.runDir, "certs"), "127.0.0.1", "localhost")
 	if err != nil {
-		return err
+		return "", err
 	}
+	port := o.port
 	if port == 0 {
 		if port, err = localcluster.FreePort(); err != nil {
-			return err
+			return "", err
 		}
 	}
 	healthPort, err := localcluster.FreePort()
 	if err != nil {
-		return err
+		return "", err
 	}
 	metricsPort, err := localcluster.FreePort()
 	if err != nil {
-		return err
+		return "", err
 	}
+	addr := fmt.Sprintf("127.0.0.1:%d", port)
 	health := fmt.Sprintf("127.0.0.1:%d", healthPort)
 	metrics := fmt.Sprintf("127.0.0.1:%d", metricsPort)
+	logName := shortPaths(root, logFile.Name())
 
 	hookCtx, stopHook := context.WithCancel(context.Background())
-	hookDone := make(chan error, 1)
-	if webhookBinary != "" {
-		cmd := exec.CommandContext(hookCtx, webhookBinary, "serve",
+	s.stopHook = stopHook
+	s.hookDone = make(chan error, 1)
+	if o.webhookBinary != "" {
+		say("starting the webhook on https://%s (%s serve; its log: %s)", addr, o.webhookBinary, logName)
+		cmd := exec.CommandContext(hookCtx, o.webhookBinary, "serve",
 			"--host=127.0.0.1", fmt.Sprintf("--port=%d", port), "--cert-dir="+cert.Dir,
 			"--health-probe-bind-address="+health, "--metrics-bind-address="+metrics)
 		if checks.Enabled {
-			cmd.Args = append(cmd.Args, "--cluster-checks", "--watch-secrets", "--kubeconfig="+kubeconfig,
+			cmd.Args = append(cmd.Args, "--cluster-checks", "--watch-secrets", "--kubeconfig="+s.kubeconfig,
 				fmt.Sprintf("--strict=%t", checks.Strict))
 		}
-		cmd.Stdout, cmd.Stderr = os.Stderr, os.Stderr
+		cmd.Stdout, cmd.Stderr = logFile, logFile
+		// Its own process group: Ctrl-C reaches this process only, which
+		// stops the webhook with one SIGTERM (a second signal would make it
+		// exit at once, without draining).
+		cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
 		cmd.Cancel = func() error { return cmd.Process.Signal(syscall.SIGTERM) }
 		cmd.WaitDelay = 20 * time.Second
 		if err := cmd.Start(); err != nil {
-			stopHook()
-			return fmt.Errorf("starting %s: %w", webhookBinary, err)
+			s.hookEnded = true
+			return "", fmt.Errorf("starting %s: %w", o.webhookBinary, err)
 		}
-		say("webhook: %s (pid %d) on 127.0.0.1:%d", webhookBinary, cmd.Process.Pid, port)
-		go func() { hookDone <- cmd.Wait() }()
+		go func() { s.hookDone <- cmd.Wait() }()
 	} else {
-		say("webhook: in this process on 127.0.0.1:%d", port)
+		say("starting the webhook on https://%s (in this process; its log: %s)", addr, logName)
 		go func() {
-			hookDone <- webhook.Run(hookCtx, webhook.Options{
+			s.hookDone <- webhook.Run(hookCtx, webhook.Options{
 				Host: "127.0.0.1", Port: port, CertDir: cert.Dir,
 				HealthProbeBindAddress: health, MetricsBindAddress: metrics,
 				Cluster: checks,
 			})
 		}()
 	}
-	hookStopped := false
-	defer func() {
-		stopHook()
-		if !hookStopped {
-			say("stopping the webhook")
-			select {
-			case <-hookDone:
-			case <-time.After(30 * time.Second):
-				retErr = errors.Join(retErr, errors.New("the webhook did not stop within 30s"))
-			}
-		}
-	}()
-	addr := fmt.Sprintf("127.0.0.1:%d", port)
 	ready := make(chan error, 1)
 	go func() { ready <- localcluster.WaitForTLS(ctx, addr, cert.CAPEM, 60*time.Second) }()
 	select {
 	case err := <-ready:
 		if err != nil {
-			return err
+			return "", err
 		}
-	case err := <-hookDone:
-		hookStopped = true
-		return fmt.Errorf("the webhook exited before serving: %v", err)
+	case err := <-s.hookDone:
+		s.hookEnded = true
+		return "", fmt.Errorf("the webhook exited before serving: %v", err)
 	}
 
-	const demoNamespace = "listenerset-demo"
-	if examples {
-		r := cluster.Kubectl(ctx, "", "apply", "-f", filepath.Join(root, "examples", "gateway.yaml"))
-		if r.Err != nil {
-			return fmt.Errorf("applying examples/gateway.yaml: %v\n%s", r.Err, r.Output())
-		}
-	} else {
-		r := cluster.Kubectl(ctx, "", "create", "namespace", demoNamespace)
-		if r.Err != nil {
-			return fmt.Errorf("creating namespace %s: %v\n%s", demoNamespace, r.Err, r.Output())
-		}
-	}
+	say("registering the mutating and validating webhook configurations")
 	ep := localcluster.WebhookEndpoint{
 		BaseURL:      "https://" + addr,
 		MutatePath:   webhook.MutatePath,
 		ValidatePath: webhook.ValidatePath,
 		CABundle:     cert.CAPEM,
 	}
-	if err := cluster.RegisterWebhooks(ctx, ep, demoNamespace); err != nil {
-		return err
+	// The probe that shows kube-apiserver calls the webhook is a dry run in
+	// "default", which always exists.
+	if err := s.cluster.RegisterWebhooks(ctx, ep, "default"); err != nil {
+		return "", err
 	}
 
-	printUsage(os.Stdout, root, cluster, kubeconfig, ep, health, metrics, examples)
-
-	select {
-	case <-ctx.Done():
-		fmt.Fprintln(os.Stderr)
-		say("interrupted; shutting down")
-		return nil
-	case err := <-hookDone:
-		hookStopped = true
-		return fmt.Errorf("the webhook stopped: %v", err)
+	if o.examples {
+		say("applying the example Gateway (examples/gateway.yaml)")
+		r := s.cluster.Kubectl(ctx, "", "apply", "-f", filepath.Join(root, "examples", "gateway.yaml"))
+		if r.Err != nil {
+			return "", fmt.Errorf("applying examples/gateway.yaml: %v\n%s", r.Err, r.Output())
+		}
+	} else {
+		say("creating namespace %s", demoNamespace)
+		r := s.cluster.Kubectl(ctx, "", "create", "namespace", demoNamespace)
+		if r.Err != nil {
+			return "", fmt.Errorf("creating namespace %s: %v\n%s", demoNamespace, r.Err, r.Output())
+		}
 	}
+	var b strings.Builder
+	printUsage(&b, root, s.cluster, s.kubeconfig, logFile.Name(), ep, health, metrics, o.examples)
+	return b.String(), nil
 }
 
-func printUsage(w io.Writer, root string, c *localcluster.Cluster, kubeconfig string, ep localcluster.WebhookEndpoint, health, metrics string, examples bool) {
+// stop stops what start started, the webhook first (its cluster view
+// watches kube-apiserver).
+func (s *session) stop() error {
+	var errs []error
+	if s.stopHook != nil {
+		s.stopHook()
+		if !s.hookEnded {
+			select {
+			case <-s.hookDone:
+			case <-time.After(30 * time.Second):
+				errs = append(errs, errors.New("the webhook did not stop within 30s"))
+			}
+		}
+	}
+	if s.kubeconfig != "" {
+		// It points at a cluster that is about to vanish.
+		if err := os.Remove(s.kubeconfig); err != nil && !errors.Is(err, os.ErrNotExist) {
+			errs = append(errs, err)
+		}
+	}
+	if s.cluster != nil {
+		errs = append(errs, s.cluster.Stop())
+	}
+	return errors.Join(errs...)
+}
+
+// shortPaths writes paths in s under root relative to it, and those under the
+// home directory with ~.
+func shortPaths(root, s string) string {
+	s = strings.ReplaceAll(s, root+string(filepath.Separator), "./")
+	if home, err := os.UserHomeDir(); err == nil && home != "/" && home != "" {
+		s = strings.ReplaceAll(s, home+string(filepath.Separator), "~/")
+	}
+	return s
+}
+
+func isTerminal(f *os.File) bool {
+	fi, err := f.Stat()
+	return err == nil && fi.Mode()&os.ModeCharDevice != 0
+}
+
+func printUsage(w io.Writer, root string, c *localcluster.Cluster, kubeconfig, logPath string, ep localcluster.WebhookEndpoint, health, metrics string, examples bool) {
 	rel := func(p string) string {
-		if r, err := filepath.Rel(root, p); err == nil {
+		if r, err := filepath.Rel(root, p); err == nil && !strings.HasPrefix(r, "..") {
 			return "./" + r
 		}
 		return p
@@ -227,6 +339,7 @@ ListenerSet webhook running against a local kube-apiserver.
   health, metrics http://%s/healthz, /readyz; http://%s/metrics
   kubeconfig      %s  (admin; removed on exit)
   kubectl         %s
+  log             %s  (the webhook's requests, envtest, client-go)
 
 Try (from %s):
 
@@ -242,7 +355,7 @@ or, for this shell:
 
 Ctrl-C stops the webhook, kube-apiserver and etcd.
 `,
-		c.Config.Host, ep.BaseURL, ep.MutatePath, ep.ValidatePath, health, metrics, kc, kubectl,
+		c.Config.Host, ep.BaseURL, ep.MutatePath, ep.ValidatePath, health, metrics, kc, kubectl, rel(logPath),
 		root,
 		kubectl, kc, kubectl, kc, kubectl, kc, kubectl, kc, kubectl, kc,
 		kubeconfig, c.BinDir)

@@ -36,6 +36,10 @@ type Options struct {
 	BinDir string
 	// Progress receives the binaries script's progress (may be nil).
 	Progress io.Writer
+	// Step, when set, is called as each of Start's steps begins (starting
+	// etcd and kube-apiserver, installing the CRDs) with a line that says
+	// what it does, for a progress display.
+	Step func(step string)
 	// ControlPlaneOutput, when set, receives etcd's and kube-apiserver's logs.
 	ControlPlaneOutput io.Writer
 	// StartTimeout bounds the start of etcd and of kube-apiserver (default 2m:
@@ -100,16 +104,18 @@ func Start(ctx context.Context, opts Options) (_ *Cluster, retErr error) {
 		return nil, err
 	}
 
+	step := opts.Step
+	if step == nil {
+		step = func(string) {}
+	}
+
+	// The CRDs are installed after env.Start rather than by it, so that
+	// installing them is a step of its own.
 	env := &envtest.Environment{
 		Scheme:                   scheme,
 		BinaryAssetsDirectory:    opts.BinDir,
 		ControlPlaneStartTimeout: opts.StartTimeout,
 		ControlPlaneStopTimeout:  30 * time.Second,
-		CRDInstallOptions: envtest.CRDInstallOptions{
-			Paths:              []string{crdDir},
-			ErrorIfPathMissing: true,
-			MaxTime:            time.Minute,
-		},
 	}
 	// Explicit paths: KUBEBUILDER_ASSETS or TEST_ASSET_* in the environment
 	// must not swap in other binaries than the ones this repository pins.
@@ -125,6 +131,7 @@ func Start(ctx context.Context, opts Options) (_ *Cluster, retErr error) {
 		env.ControlPlane.Etcd.Out, env.ControlPlane.Etcd.Err = w, w
 	}
 
+	step("starting etcd and kube-apiserver from " + opts.BinDir)
 	cfg, err := env.Start()
 	if err != nil {
 		_ = env.Stop()
@@ -139,6 +146,16 @@ func Start(ctx context.Context, opts Options) (_ *Cluster, retErr error) {
 			_ = c.Stop()
 		}
 	}()
+	step("installing the Gateway API standard CRDs from " + crdDir)
+	env.CRDs, err = envtest.InstallCRDs(cfg, envtest.CRDInstallOptions{
+		Scheme:             scheme,
+		Paths:              []string{crdDir},
+		ErrorIfPathMissing: true,
+		MaxTime:            time.Minute,
+	})
+	if err != nil {
+		return nil, fmt.Errorf("installing the CRDs from %s: %w", crdDir, err)
+	}
 	if len(env.CRDs) == 0 {
 		return nil, fmt.Errorf("no CRDs installed from %s", crdDir)
 	}
