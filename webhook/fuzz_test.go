@@ -153,7 +153,7 @@ func fuzzSeeds(t *testing.T) map[string][]byte {
 		"create-unknown-field":      review("v1", "u-8", "CREATE", withUnknownField, ""),
 		// found by FuzzAdmissionReview (TestCaseVariantKindIsRefused)
 		"regression-case-variant-kind": []byte(caseVariantKind),
-		// TestDuplicateObjectAnswersAsControllerRuntime
+		// TestDuplicateObjectKeepsTheLaterOne
 		"regression-duplicate-object": []byte(duplicateObject),
 	}
 }

@@ -112,9 +112,9 @@ func normalized(t *testing.T, answer string) string {
 // answers test/reliability's hostile requests found wrong. controller-runtime
 // alone allows a review of any apiVersion or kind (it decodes into a v1
 // review whatever the body names), a YAML body, a PUT and a request without
-// uid, and judges an object of another kind as a ListenerSet; with "KIND"
-// beside "kind" it answers as that other kind (found by FuzzAdmissionReview).
-// Each now gets a 4xx.
+// uid; with "KIND" beside "kind" it answers as that other kind (found by
+// FuzzAdmissionReview), and it judges a Pod that also says "KIND":
+// "ListenerSet" as a ListenerSet. Each now gets a 4xx.
 func TestGuardRefusesWhatKubeAPIServerNeverSends(t *testing.T) {
 	logf.SetLogger(logr.Discard())
 	review := func(version, uid, object string) string {
@@ -158,10 +158,15 @@ func TestGuardRefusesWhatKubeAPIServerNeverSends(t *testing.T) {
 			typed("admission.k8s.io/v1", "u-1", "request.object: "+notLS+`apiVersion "gateway.networking.k8s.io/v1" kind "Gateway"`)},
 		{"a ListenerSet of v1beta1", "POST", "", review("admission.k8s.io/v1", "u-1", strings.Replace(guardObj, `/v1"`, `/v1beta1"`, 1)), 200,
 			typed("admission.k8s.io/v1", "u-1", "request.object: "+notLS+`apiVersion "gateway.networking.k8s.io/v1beta1" kind "ListenerSet"`)},
+		{"a Pod with KIND ListenerSet beside its kind", "POST", "", review("admission.k8s.io/v1", "u-1",
+			`{"apiVersion":"v1","kind":"Pod","APIVERSION":"gateway.networking.k8s.io/v1","KIND":"ListenerSet","metadata":{"name":"p"}}`), 200,
+			typed("admission.k8s.io/v1", "u-1", "request.object: "+notLS+`apiVersion "v1" kind "Pod"`)},
 		{"a kind without apiVersion", "POST", "", review("admission.k8s.io/v1", "u-1", `{"kind":"ListenerSet"}`), 200,
 			typed("admission.k8s.io/v1", "u-1", "request.object: "+notLS+`apiVersion "" kind "ListenerSet"`)},
+		// controller-runtime's decoder finds the object's kind
+		// case-insensitively too, and refuses it.
 		{"KIND beside kind in the object", "POST", "", review("admission.k8s.io/v1", "u-1", strings.Replace(guardObj, `"kind":"ListenerSet"`, `"kind":"ListenerSet","KIND":"Gateway"`, 1)), 200,
-			typed("admission.k8s.io/v1", "u-1", "request.object: "+ambiguous)},
+			typed("admission.k8s.io/v1", "u-1", "unable to decode gateway.networking.k8s.io/v1, Kind=Gateway into *v1.ListenerSet")},
 		{"an oldObject of another kind", "POST", "", guardReview("admission.k8s.io/v1", "u-1", "UPDATE", guardObj, gateway), 200,
 			typed("admission.k8s.io/v1", "u-1", "request.oldObject: "+notLS+`apiVersion "gateway.networking.k8s.io/v1" kind "Gateway"`)},
 		{"an object that is a string", "POST", "", review("admission.k8s.io/v1", "u-1", `"ListenerSet"`), 200,
