@@ -30,11 +30,10 @@ const (
 var listenerSetGK = schema.GroupKind{Group: gwv1.GroupName, Kind: "ListenerSet"}
 
 // Defaulter sets what the ListenerSet CRD schema would default. It implements
-// controller-runtime's admission.Defaulter; the mutating handler
-// (handlers.go, as admission.WithDefaulter would) turns the change into a
-// JSON patch, answers without a patch when nothing changed, and never
-// removes fields that the Go types do not know (a newer CRD's fields
-// survive).
+// controller-runtime's admission.Defaulter; admission.WithDefaulter turns the
+// change into a JSON patch (none when nothing changed), and keepUnknownFields
+// makes sure that patch never removes fields the Go types do not know (a
+// newer CRD's fields survive).
 type Defaulter struct{}
 
 var _ admission.Defaulter[*gwv1.ListenerSet] = Defaulter{}
@@ -46,18 +45,14 @@ func (Defaulter) Default(_ context.Context, ls *gwv1.ListenerSet) error {
 }
 
 // Validator rejects what Airlock Microgateway cannot serve. It implements
-// controller-runtime's admission.Validator. It judges a defaulted copy of the
-// object, so that an object written against an older CRD (which defaulted
-// less, or not at all) is judged as it will be stored, exactly like the
-// offline validate command does.
+// controller-runtime's admission.Validator around validation.Validate, the
+// verdict the offline command gives too: this type only translates it into
+// a 422 Invalid status and admission warnings.
 //
-// The zero Validator judges the object alone. With Cluster set it also runs
-// the cluster-aware checks (validation.ValidateListenerSetInCluster): their
-// warnings are always added; listener conflicts and references no
-// ReferenceGrant permits deny the request in Strict mode (ratcheted on
-// update: see validation.ValidateListenerSetUpdateInCluster) and are warnings
-// otherwise. A Cluster that does not know a kind yet (a cache that has not
-// synced) only skips the checks that need it.
+// The zero Validator judges the object alone. With Cluster set the verdict
+// includes the cluster-aware checks, which deny in Strict mode and are
+// warnings otherwise. A Cluster that does not know a kind yet (a cache that
+// has not synced) only skips the checks that need it.
 type Validator struct {
 	// Cluster is the view of the objects around the ListenerSet; nil skips
 	// the cluster-aware checks.
@@ -68,63 +63,28 @@ type Validator struct {
 
 var _ admission.Validator[*gwv1.ListenerSet] = Validator{}
 
-// ValidateCreate validates ls. On errors it returns a 422 Invalid status
-// error whose causes name each field; validation's warnings are returned as
-// admission warnings either way.
+// ValidateCreate gives the verdict on ls: on errors a 422 Invalid status
+// error whose causes name each field; the warnings either way.
 func (v Validator) ValidateCreate(ctx context.Context, ls *gwv1.ListenerSet) (admission.Warnings, error) {
-	ls = defaulted(ls)
-	errs, warnings := validation.ValidateListenerSet(ls)
-	errs, warnings = v.inCluster(ls, nil, errs, warnings)
-	return admission.Warnings(warnings), verdict(ctx, ls, errs, len(warnings))
+	return v.respond(ctx, ls, nil)
 }
 
-// ValidateUpdate validates newLS against oldLS: errors the stored object
-// already had on an unchanged value are ratcheted into warnings by
-// validation.ValidateListenerSetUpdate, so old objects stay editable.
+// ValidateUpdate gives the verdict on newLS as an update of oldLS: errors
+// the update leaves unchanged are ratcheted into warnings (see
+// validation.Validate), so objects stored before a rule existed stay editable.
 func (v Validator) ValidateUpdate(ctx context.Context, oldLS, newLS *gwv1.ListenerSet) (admission.Warnings, error) {
-	newLS, oldLS = defaulted(newLS), defaulted(oldLS)
-	errs, warnings := validation.ValidateListenerSetUpdate(newLS, oldLS)
-	errs, warnings = v.inCluster(newLS, oldLS, errs, warnings)
-	return admission.Warnings(warnings), verdict(ctx, newLS, errs, len(warnings))
+	return v.respond(ctx, newLS, oldLS)
 }
 
-// inCluster appends the cluster-aware findings on ls (oldLS is the stored
-// object on update, nil on create) to the object's own errs and warnings:
-// its errors as denials (Strict) or as warnings, and its warnings.
-func (v Validator) inCluster(ls, oldLS *gwv1.ListenerSet, errs field.ErrorList, warnings validation.Warnings) (field.ErrorList, validation.Warnings) {
-	if v.Cluster == nil {
-		return errs, warnings
-	}
-	var (
-		clusterErrs     field.ErrorList
-		clusterWarnings validation.Warnings
-	)
-	if v.Strict && oldLS != nil {
-		clusterErrs, clusterWarnings = validation.ValidateListenerSetUpdateInCluster(ls, oldLS, v.Cluster)
-	} else {
-		clusterErrs, clusterWarnings = validation.ValidateListenerSetInCluster(ls, v.Cluster)
-	}
-	return validation.MergeClusterFindings(ls, v.Cluster, errs, warnings, clusterErrs, clusterWarnings, v.Strict)
+func (v Validator) respond(ctx context.Context, ls, oldLS *gwv1.ListenerSet) (admission.Warnings, error) {
+	errs, warnings := validation.Validate(ls, oldLS, validation.Options{Cluster: v.Cluster, Strict: v.Strict})
+	return admission.Warnings(warnings.Strings()), verdict(ctx, ls, errs, len(warnings))
 }
 
 // ValidateDelete allows every deletion: nothing about a ListenerSet being
-// removed can break Airlock Microgateway. (The handler built by
-// NewValidatingWebhook does not even get here; see allowDeletes.)
+// removed can break Airlock Microgateway.
 func (Validator) ValidateDelete(context.Context, *gwv1.ListenerSet) (admission.Warnings, error) {
 	return nil, nil
-}
-
-// defaulted returns ls defaulted, as a copy when defaulting changes anything;
-// the object in the request stays as sent (a validating webhook must not
-// change it anyway). Objects from kube-apiserver come defaulted by the CRD,
-// so usually nothing is copied.
-func defaulted(ls *gwv1.ListenerSet) *gwv1.ListenerSet {
-	if !defaults.Needed(ls) {
-		return ls
-	}
-	ls = ls.DeepCopy()
-	defaults.ListenerSet(ls)
-	return ls
 }
 
 // verdict turns errs into the 422 Invalid status kube-apiserver itself

@@ -12,7 +12,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
-	"github.com/airlock/listenerset-webhook/webhook/offline"
+	"github.com/airlock/listenerset-webhook/offline"
 )
 
 // updateGolden rewrites testdata/golden/*.txt from the current output:
