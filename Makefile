@@ -56,12 +56,12 @@ test-e2e: k8s-binaries
 ## in about 4 minutes; results in .run/load (docs/performance.md). BENCH_FLAGS go to the load tool.
 bench: k8s-binaries
 	@mkdir -p .run/load
-	$(GO) test -run '^$$' -bench . -benchmem -benchtime 200ms ./validation ./webhook | tee .run/load/benchmarks.txt
+	$(GO) test -run '^$$' -bench . -benchmem -benchtime 200ms ./validation ./webhook/admission | tee .run/load/benchmarks.txt
 	$(GO) run ./test/load $(BENCH_FLAGS)
 
 ## vet: go vet, staticcheck (built from hack/tools/staticcheck, its own module) and gofmt
 FUZZTIME ?= 60s
-FUZZ_TARGETS ?= validation:FuzzValidateListenerSet webhook:FuzzAdmissionReview
+FUZZ_TARGETS ?= validation:FuzzValidateListenerSet webhook/admission:FuzzAdmissionReview
 
 ## fuzz: each fuzz target (FUZZ_TARGETS, package:Target) for FUZZTIME, one after another; FUZZTIME=10000000x
 ## runs that many executions instead. FUZZFLAGS go to go test (e.g. -parallel 2). Only this module and

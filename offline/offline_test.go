@@ -14,8 +14,8 @@ import (
 	gwv1 "sigs.k8s.io/gateway-api/apis/v1"
 	"sigs.k8s.io/yaml"
 
-	"github.com/airlock/listenerset-webhook/webhook"
 	"github.com/airlock/listenerset-webhook/offline"
+	"github.com/airlock/listenerset-webhook/webhook/admission"
 )
 
 // check runs Validate on stdin and returns the JSON report.
@@ -103,7 +103,7 @@ no ListenerSet found
 // Validator must agree on every example and test input, error for error.
 func TestSameVerdictAsTheWebhook(t *testing.T) {
 	var files []string
-	for _, dir := range []string{"../../examples", "../../cmd/listenerset-webhook/testdata/input"} {
+	for _, dir := range []string{"../examples", "../cmd/listenerset-webhook/testdata/input"} {
 		require.NoError(t, filepath.WalkDir(dir, func(path string, d os.DirEntry, err error) error {
 			if err == nil && !d.IsDir() && strings.HasSuffix(path, ".yaml") && !strings.Contains(path, "/.hidden/") {
 				files = append(files, path)
@@ -125,7 +125,7 @@ func TestSameVerdictAsTheWebhook(t *testing.T) {
 				require.Len(t, r.Results, 1)
 				got := r.Results[0]
 
-				warnings, err := webhook.Validator{}.ValidateCreate(t.Context(), &obj)
+				warnings, err := admission.Validator{}.ValidateCreate(t.Context(), &obj)
 
 				var want []string
 				if err != nil {

@@ -1,17 +1,25 @@
-// Package webhook is the only place where listenerset-webhook meets
-// controller-runtime: it adapts the pure packages defaults and validation to
-// admission webhooks for gateway.networking.k8s.io/v1 ListenerSet, and serves
-// them over TLS with health probes and Prometheus metrics.
+// Package webhook assembles the ListenerSet admission webhook from its parts
+// and runs it (Run, for the serve command). Each part is a package of its own:
+//
+//   - admission: the admission adapters and their registration: the
+//     Validator and Defaulter around validation.Validate and
+//     defaults.ListenerSet, controller-runtime's WithValidator and
+//     WithDefaulter, the guard in front of them, the mutating webhook's
+//     matchConditions and the denial metric;
+//   - serving: the HTTPS server: TLS, timeouts, health probes, the metrics
+//     endpoint and the phased shutdown;
+//   - certs: where the serving certificate comes from: a directory (with a
+//     self-signed certificate for local use), or a self-bootstrapped CA with
+//     caBundle injection;
+//   - clusterview: the read-only informer caches behind the cluster-aware
+//     checks.
 //
 // One request, end to end: kube-apiserver posts an AdmissionReview to
-// MutatePath or ValidatePath; controller-runtime's admission.Webhook decodes
-// it (capping the body at 7 MiB) and calls Defaulter or Validator; these call
-// defaults.ListenerSet and validation.ValidateListenerSet[Update] and turn the
-// result into a JSON patch, or into a 422 Invalid status whose causes carry
-// each error's field path, plus admission warnings. Nothing in this package
+// admission.MutatePath or admission.ValidatePath on serving's TLS listener;
+// admission's guard refuses what kube-apiserver never sends; controller-
+// runtime's admission.Webhook decodes the rest and calls the Defaulter or
+// Validator; these call defaults.ListenerSet and validation.Validate and turn
+// the result into a JSON patch, or into a 422 Invalid status whose causes
+// carry each error's field path, plus admission warnings. Nothing here
 // decides what is valid; it only translates.
-//
-// Run wires the server for the serve command: TLS (minimum version, ECDHE
-// AEAD suites, HTTP/2 off by default, certificates reloaded from disk),
-// timeouts, /healthz and /readyz, /metrics, and a graceful shutdown.
 package webhook

@@ -25,6 +25,8 @@ import (
 	"k8s.io/apimachinery/pkg/runtime"
 
 	"github.com/airlock/listenerset-webhook/webhook"
+	"github.com/airlock/listenerset-webhook/webhook/admission"
+	"github.com/airlock/listenerset-webhook/webhook/certs"
 )
 
 // TestCertificateReloadUnderLoad replaces tls.crt/tls.key in the cert dir
@@ -41,7 +43,7 @@ func TestCertificateReloadUnderLoad(t *testing.T) {
 	dir := filepath.Join(t.TempDir(), "certs")
 	require.NoError(t, os.MkdirAll(dir, 0o700))
 	writePair(t, dir, ca.issue(t), writeRename)
-	r := start(t, webhook.Options{CertDir: dir})
+	r := start(t, webhook.Options{Certs: certs.Options{Dir: dir}})
 	roots := x509.NewCertPool()
 	roots.AddCert(ca.cert)
 
@@ -68,7 +70,7 @@ func TestCertificateReloadUnderLoad(t *testing.T) {
 					return
 				default:
 				}
-				serial, err := postReview(client, "https://"+r.addr+webhook.ValidatePath, body)
+				serial, err := postReview(client, "https://"+r.addr+admission.ValidatePath, body)
 				if err != nil {
 					failed.Add(1)
 					mu.Lock()
@@ -118,7 +120,7 @@ type certPair struct {
 
 func writePair(t *testing.T, dir string, p certPair, how writeMode) {
 	t.Helper()
-	certPath, keyPath := filepath.Join(dir, webhook.CertFile), filepath.Join(dir, webhook.KeyFile)
+	certPath, keyPath := filepath.Join(dir, certs.CertFile), filepath.Join(dir, certs.KeyFile)
 	switch how {
 	case writeRename:
 		for path, data := range map[string][]byte{keyPath: p.key, certPath: p.cert} {

@@ -32,6 +32,11 @@ import (
 	admissionv1 "k8s.io/api/admission/v1"
 
 	"github.com/airlock/listenerset-webhook/webhook"
+	"github.com/airlock/listenerset-webhook/webhook/admission"
+	"github.com/airlock/listenerset-webhook/webhook/certs"
+	"github.com/airlock/listenerset-webhook/webhook/clusterview"
+	"github.com/airlock/listenerset-webhook/webhook/internal/reviewtest"
+	"github.com/airlock/listenerset-webhook/webhook/serving"
 )
 
 func freePort(t *testing.T) int {
@@ -73,20 +78,20 @@ func (l *logLines) String() string {
 
 func start(t *testing.T, opts webhook.Options) *running {
 	t.Helper()
-	opts.Host = "127.0.0.1"
-	opts.Port = freePort(t)
-	if opts.CertDir == "" {
-		opts.CertDir = filepath.Join(t.TempDir(), "certs")
+	opts.Server.Host = "127.0.0.1"
+	opts.Server.Port = freePort(t)
+	if opts.Certs.Dir == "" {
+		opts.Certs.Dir = filepath.Join(t.TempDir(), "certs")
 	}
-	opts.HealthProbeBindAddress = fmt.Sprintf("127.0.0.1:%d", freePort(t))
-	opts.MetricsBindAddress = fmt.Sprintf("127.0.0.1:%d", freePort(t))
+	opts.Server.HealthProbeBindAddress = fmt.Sprintf("127.0.0.1:%d", freePort(t))
+	opts.Server.MetricsBindAddress = fmt.Sprintf("127.0.0.1:%d", freePort(t))
 	logs := &logLines{}
 	ctx, cancel := context.WithCancel(logr.NewContext(context.Background(), funcr.New(logs.add, funcr.Options{})))
 	r := &running{
 		opts:    opts,
-		addr:    fmt.Sprintf("127.0.0.1:%d", opts.Port),
-		health:  "http://" + opts.HealthProbeBindAddress,
-		metrics: "http://" + opts.MetricsBindAddress,
+		addr:    fmt.Sprintf("127.0.0.1:%d", opts.Server.Port),
+		health:  "http://" + opts.Server.HealthProbeBindAddress,
+		metrics: "http://" + opts.Server.MetricsBindAddress,
 		logs:    logs,
 		done:    make(chan error, 1),
 		cancel:  cancel,
@@ -130,7 +135,7 @@ func (r *running) stop(t *testing.T) {
 
 func caPool(t *testing.T, dir string) *x509.CertPool {
 	t.Helper()
-	ca, err := os.ReadFile(filepath.Join(dir, webhook.CAFile))
+	ca, err := os.ReadFile(filepath.Join(dir, certs.CAFile))
 	require.NoError(t, err)
 	pool := x509.NewCertPool()
 	require.True(t, pool.AppendCertsFromPEM(ca))
@@ -145,13 +150,13 @@ func dial(r *running, cfg *tls.Config) (*tls.Conn, error) {
 
 func TestRunServesAdmissionOverTLS(t *testing.T) {
 	r := start(t, webhook.Options{})
-	pool := caPool(t, r.opts.CertDir)
+	pool := caPool(t, r.opts.Certs.Dir)
 
 	t.Run("self-signed certificate generated for loopback", func(t *testing.T) {
-		for _, f := range []string{webhook.CertFile, webhook.KeyFile, webhook.CAFile} {
-			assert.FileExists(t, filepath.Join(r.opts.CertDir, f))
+		for _, f := range []string{certs.CertFile, certs.KeyFile, certs.CAFile} {
+			assert.FileExists(t, filepath.Join(r.opts.Certs.Dir, f))
 		}
-		info, err := os.Stat(filepath.Join(r.opts.CertDir, webhook.KeyFile))
+		info, err := os.Stat(filepath.Join(r.opts.Certs.Dir, certs.KeyFile))
 		require.NoError(t, err)
 		assert.Equal(t, os.FileMode(0o600), info.Mode().Perm(), "the key is private")
 		for _, name := range []string{"localhost", "127.0.0.1", "::1"} {
@@ -179,11 +184,11 @@ func TestRunServesAdmissionOverTLS(t *testing.T) {
 
 	t.Run("AdmissionReview over HTTPS", func(t *testing.T) {
 		url := "https://" + r.addr
-		resp := post(t, client, url+webhook.MutatePath, request(t, admissionv1.Create, toJSON(t, minimal), nil))
+		resp := reviewtest.Post(t, client, url+admission.MutatePath, reviewtest.Request(t, admissionv1.Create, reviewtest.ToJSON(t, reviewtest.Minimal), nil))
 		assert.True(t, resp.Allowed)
 		assert.NotEmpty(t, resp.Patch)
 
-		resp = post(t, client, url+webhook.ValidatePath, request(t, admissionv1.Create, toJSON(t, invalid), nil))
+		resp = reviewtest.Post(t, client, url+admission.ValidatePath, reviewtest.Request(t, admissionv1.Create, reviewtest.ToJSON(t, reviewtest.Invalid), nil))
 		assert.False(t, resp.Allowed)
 		assert.Equal(t, int32(http.StatusUnprocessableEntity), resp.Result.Code)
 	})
@@ -222,27 +227,27 @@ func TestRunServesAdmissionOverTLS(t *testing.T) {
 		body, err := io.ReadAll(resp.Body)
 		require.NoError(t, err)
 		text := string(body)
-		assert.Contains(t, text, `controller_runtime_webhook_requests_total{code="200",webhook="`+webhook.ValidatePath+`"}`)
-		assert.Contains(t, text, `controller_runtime_webhook_requests_total{code="200",webhook="`+webhook.MutatePath+`"}`)
+		assert.Contains(t, text, `controller_runtime_webhook_requests_total{code="200",webhook="`+admission.ValidatePath+`"}`)
+		assert.Contains(t, text, `controller_runtime_webhook_requests_total{code="200",webhook="`+admission.MutatePath+`"}`)
 		assert.Contains(t, text, "controller_runtime_webhook_latency_seconds")
 		assert.Contains(t, text, "go_goroutines")
-		got := parseDenials(t, strings.NewReader(text))
+		got := reviewtest.Denials(t, strings.NewReader(text))
 		assert.GreaterOrEqual(t, got["spec.listeners[*].name FieldValueDuplicate"], 1.0, "%v", got)
 	})
 }
 
 func TestRunReloadsCertificate(t *testing.T) {
 	r := start(t, webhook.Options{})
-	first := servedCert(t, r, caPool(t, r.opts.CertDir))
+	first := servedCert(t, r, caPool(t, r.opts.Certs.Dir))
 
 	// A renewed certificate, as a Secret update or cert-manager writes it.
 	next := filepath.Join(t.TempDir(), "next")
-	_, err := webhook.EnsureSelfSignedCert(next, "localhost", "127.0.0.1")
+	_, err := certs.EnsureSelfSignedCert(next, "localhost", "127.0.0.1")
 	require.NoError(t, err)
-	for _, f := range []string{webhook.KeyFile, webhook.CertFile} {
+	for _, f := range []string{certs.KeyFile, certs.CertFile} {
 		data, err := os.ReadFile(filepath.Join(next, f))
 		require.NoError(t, err)
-		require.NoError(t, os.WriteFile(filepath.Join(r.opts.CertDir, f), data, 0o600))
+		require.NoError(t, os.WriteFile(filepath.Join(r.opts.Certs.Dir, f), data, 0o600))
 	}
 	nextPool := caPool(t, next)
 
@@ -266,8 +271,8 @@ func servedCert(t *testing.T, r *running, pool *x509.CertPool) *x509.Certificate
 }
 
 func TestRunTLS13AndHTTP2(t *testing.T) {
-	r := start(t, webhook.Options{TLSMinVersion: "1.3", EnableHTTP2: true})
-	pool := caPool(t, r.opts.CertDir)
+	r := start(t, webhook.Options{Server: serving.Options{TLSMinVersion: "1.3", EnableHTTP2: true}})
+	pool := caPool(t, r.opts.Certs.Dir)
 
 	_, err := dial(r, &tls.Config{RootCAs: pool, MaxVersion: tls.VersionTLS12})
 	assert.ErrorContains(t, err, "protocol version not supported", "TLS 1.2 refused with a 1.3 minimum")
@@ -281,7 +286,7 @@ func TestRunTLS13AndHTTP2(t *testing.T) {
 	// And the server speaks it, not only ALPN.
 	client := &http.Client{Transport: &http.Transport{TLSClientConfig: &tls.Config{RootCAs: pool}, ForceAttemptHTTP2: true}}
 	defer client.CloseIdleConnections()
-	resp := post(t, client, "https://"+r.addr+webhook.ValidatePath, request(t, admissionv1.Create, toJSON(t, minimal), nil))
+	resp := reviewtest.Post(t, client, "https://"+r.addr+admission.ValidatePath, reviewtest.Request(t, admissionv1.Create, reviewtest.ToJSON(t, reviewtest.Minimal), nil))
 	assert.True(t, resp.Allowed)
 	raw, err := client.Get("https://" + r.addr + "/nothing-here")
 	require.NoError(t, err)
@@ -292,14 +297,14 @@ func TestRunTLS13AndHTTP2(t *testing.T) {
 func TestRunKeepsProvidedCertificate(t *testing.T) {
 	dir := t.TempDir()
 	// Someone else's certificate (here: one made beforehand, for another name).
-	_, err := webhook.EnsureSelfSignedCert(dir, "provided.example", "127.0.0.1")
+	_, err := certs.EnsureSelfSignedCert(dir, "provided.example", "127.0.0.1")
 	require.NoError(t, err)
-	before, err := os.ReadFile(filepath.Join(dir, webhook.CertFile))
+	before, err := os.ReadFile(filepath.Join(dir, certs.CertFile))
 	require.NoError(t, err)
 
-	r := start(t, webhook.Options{CertDir: dir})
+	r := start(t, webhook.Options{Certs: certs.Options{Dir: dir}})
 
-	after, err := os.ReadFile(filepath.Join(dir, webhook.CertFile))
+	after, err := os.ReadFile(filepath.Join(dir, certs.CertFile))
 	require.NoError(t, err)
 	assert.Equal(t, before, after, "a present certificate is never replaced")
 	assert.Equal(t, []string{"provided.example"}, servedCert(t, r, caPool(t, dir)).DNSNames)
@@ -307,9 +312,9 @@ func TestRunKeepsProvidedCertificate(t *testing.T) {
 
 func TestRunRejectsBadOptions(t *testing.T) {
 	for name, opts := range map[string]webhook.Options{
-		"TLS 1.1":  {TLSMinVersion: "1.1", CertDir: t.TempDir()},
-		"TLS junk": {TLSMinVersion: "tls1.2", CertDir: t.TempDir()},
-		"port":     {Port: 70000, CertDir: t.TempDir()},
+		"TLS 1.1":  {Server: serving.Options{TLSMinVersion: "1.1"}, Certs: certs.Options{Dir: t.TempDir()}},
+		"TLS junk": {Server: serving.Options{TLSMinVersion: "tls1.2"}, Certs: certs.Options{Dir: t.TempDir()}},
+		"port":     {Server: serving.Options{Port: 70000}, Certs: certs.Options{Dir: t.TempDir()}},
 	} {
 		t.Run(name, func(t *testing.T) {
 			assert.Error(t, webhook.Run(t.Context(), opts))
@@ -320,7 +325,8 @@ func TestRunRejectsBadOptions(t *testing.T) {
 		require.NoError(t, err)
 		defer l.Close()
 		err = webhook.Run(t.Context(), webhook.Options{
-			Host: "127.0.0.1", Port: freePort(t), CertDir: t.TempDir(), HealthProbeBindAddress: l.Addr().String(),
+			Server: serving.Options{Host: "127.0.0.1", Port: freePort(t), HealthProbeBindAddress: l.Addr().String()},
+			Certs:  certs.Options{Dir: t.TempDir()},
 		})
 		assert.ErrorContains(t, err, "health probes")
 	})
@@ -329,16 +335,16 @@ func TestRunRejectsBadOptions(t *testing.T) {
 func TestEnsureSelfSignedCert(t *testing.T) {
 	dir := filepath.Join(t.TempDir(), "a", "b")
 
-	generated, err := webhook.EnsureSelfSignedCert(dir)
+	generated, err := certs.EnsureSelfSignedCert(dir)
 	require.NoError(t, err)
 	assert.True(t, generated)
 	info, err := os.Stat(dir)
 	require.NoError(t, err)
 	assert.Equal(t, os.FileMode(0o700), info.Mode().Perm())
 
-	crtPEM, err := os.ReadFile(filepath.Join(dir, webhook.CertFile))
+	crtPEM, err := os.ReadFile(filepath.Join(dir, certs.CertFile))
 	require.NoError(t, err)
-	caPEM, err := os.ReadFile(filepath.Join(dir, webhook.CAFile))
+	caPEM, err := os.ReadFile(filepath.Join(dir, certs.CAFile))
 	require.NoError(t, err)
 	assert.Equal(t, crtPEM, caPEM, "self-signed: the certificate is its own CA bundle")
 	block, _ := pem.Decode(crtPEM)
@@ -350,18 +356,18 @@ func TestEnsureSelfSignedCert(t *testing.T) {
 	assert.Equal(t, "127.0.0.1", crt.IPAddresses[0].String())
 	assert.Equal(t, "::1", crt.IPAddresses[1].String())
 	assert.Contains(t, crt.ExtKeyUsage, x509.ExtKeyUsageServerAuth)
-	_, err = tls.LoadX509KeyPair(filepath.Join(dir, webhook.CertFile), filepath.Join(dir, webhook.KeyFile))
+	_, err = tls.LoadX509KeyPair(filepath.Join(dir, certs.CertFile), filepath.Join(dir, certs.KeyFile))
 	require.NoError(t, err, "certificate and key match")
 
-	generated, err = webhook.EnsureSelfSignedCert(dir)
+	generated, err = certs.EnsureSelfSignedCert(dir)
 	require.NoError(t, err)
 	assert.False(t, generated, "second call keeps what is there")
-	again, err := os.ReadFile(filepath.Join(dir, webhook.CertFile))
+	again, err := os.ReadFile(filepath.Join(dir, certs.CertFile))
 	require.NoError(t, err)
 	assert.Equal(t, crtPEM, again)
 
-	require.NoError(t, os.Remove(filepath.Join(dir, webhook.KeyFile)))
-	_, err = webhook.EnsureSelfSignedCert(dir)
+	require.NoError(t, os.Remove(filepath.Join(dir, certs.KeyFile)))
+	_, err = certs.EnsureSelfSignedCert(dir)
 	assert.ErrorContains(t, err, "exists but", "half a certificate is an error, not replaced")
 }
 
@@ -377,9 +383,9 @@ func TestRunTLS12CipherSuites(t *testing.T) {
 			if keyType == "RSA" {
 				writeRSACert(t, dir)
 			}
-			r := start(t, webhook.Options{CertDir: dir})
+			r := start(t, webhook.Options{Certs: certs.Options{Dir: dir}})
 			pool := caPool(t, dir)
-			cert, err := tls.LoadX509KeyPair(filepath.Join(dir, webhook.CertFile), filepath.Join(dir, webhook.KeyFile))
+			cert, err := tls.LoadX509KeyPair(filepath.Join(dir, certs.CertFile), filepath.Join(dir, certs.KeyFile))
 			require.NoError(t, err)
 			control := permissiveTLSServer(t, cert)
 
@@ -468,16 +474,16 @@ func writeRSACert(t *testing.T, dir string) {
 	require.NoError(t, err)
 	certPEM := pem.EncodeToMemory(&pem.Block{Type: "CERTIFICATE", Bytes: der})
 	keyPEM := pem.EncodeToMemory(&pem.Block{Type: "RSA PRIVATE KEY", Bytes: x509.MarshalPKCS1PrivateKey(key)})
-	require.NoError(t, os.WriteFile(filepath.Join(dir, webhook.CertFile), certPEM, 0o600))
-	require.NoError(t, os.WriteFile(filepath.Join(dir, webhook.KeyFile), keyPEM, 0o600))
-	require.NoError(t, os.WriteFile(filepath.Join(dir, webhook.CAFile), certPEM, 0o600))
+	require.NoError(t, os.WriteFile(filepath.Join(dir, certs.CertFile), certPEM, 0o600))
+	require.NoError(t, os.WriteFile(filepath.Join(dir, certs.KeyFile), keyPEM, 0o600))
+	require.NoError(t, os.WriteFile(filepath.Join(dir, certs.CAFile), certPEM, 0o600))
 }
 
 // Plain HTTP to the TLS port gets net/http's own 400, and a failed handshake
 // is logged through the logger, not the process's stderr.
 func TestRunPlainHTTPAndHandshakeErrors(t *testing.T) {
 	r := start(t, webhook.Options{})
-	resp, err := http.Post("http://"+r.addr+webhook.ValidatePath, "application/json", strings.NewReader("{}"))
+	resp, err := http.Post("http://"+r.addr+admission.ValidatePath, "application/json", strings.NewReader("{}"))
 	require.NoError(t, err)
 	body, _ := io.ReadAll(resp.Body)
 	resp.Body.Close()
@@ -510,11 +516,11 @@ func rawRequest(t *testing.T, r *running, path string, body []byte, n int) *tls.
 // connection outlives it.
 func TestRunRequestTimeout(t *testing.T) {
 	// Long enough for a request on a busy shared machine.
-	r := start(t, webhook.Options{RequestTimeout: time.Second})
-	body := request(t, admissionv1.Create, toJSON(t, minimal), nil)
+	r := start(t, webhook.Options{Server: serving.Options{RequestTimeout: time.Second}})
+	body := reviewtest.Request(t, admissionv1.Create, reviewtest.ToJSON(t, reviewtest.Minimal), nil)
 
 	t.Run("a stalled body is cut off", func(t *testing.T) {
-		conn := rawRequest(t, r, webhook.ValidatePath, body, 1)
+		conn := rawRequest(t, r, admission.ValidatePath, body, 1)
 		require.NoError(t, conn.SetReadDeadline(time.Now().Add(5*time.Second)))
 		began := time.Now()
 		_, err := io.ReadAll(conn)
@@ -526,13 +532,13 @@ func TestRunRequestTimeout(t *testing.T) {
 	})
 
 	t.Run("per request", func(t *testing.T) {
-		client := &http.Client{Transport: &http.Transport{TLSClientConfig: &tls.Config{RootCAs: caPool(t, r.opts.CertDir)}}}
+		client := &http.Client{Transport: &http.Transport{TLSClientConfig: &tls.Config{RootCAs: caPool(t, r.opts.Certs.Dir)}}}
 		defer client.CloseIdleConnections()
 		var reused []bool
 		for range 2 {
 			trace := &httptrace.ClientTrace{GotConn: func(i httptrace.GotConnInfo) { reused = append(reused, i.Reused) }}
 			req, err := http.NewRequestWithContext(httptrace.WithClientTrace(t.Context(), trace),
-				http.MethodPost, "https://"+r.addr+webhook.ValidatePath, bytes.NewReader(body))
+				http.MethodPost, "https://"+r.addr+admission.ValidatePath, bytes.NewReader(body))
 			require.NoError(t, err)
 			resp, err := client.Do(req)
 			require.NoError(t, err)
@@ -551,11 +557,11 @@ func TestRunRequestTimeout(t *testing.T) {
 // Run returns nil and everything is closed.
 func TestRunShutdownPhases(t *testing.T) {
 	const delay = 2 * time.Second
-	r := start(t, webhook.Options{ShutdownDelay: delay, ShutdownTimeout: 10 * time.Second})
-	pool := caPool(t, r.opts.CertDir)
+	r := start(t, webhook.Options{Server: serving.Options{ShutdownDelay: delay, ShutdownTimeout: 10 * time.Second}})
+	pool := caPool(t, r.opts.Certs.Dir)
 	client := &http.Client{Transport: &http.Transport{TLSClientConfig: &tls.Config{RootCAs: pool}}}
 	defer client.CloseIdleConnections()
-	body := request(t, admissionv1.Create, toJSON(t, minimal), nil)
+	body := reviewtest.Request(t, admissionv1.Create, reviewtest.ToJSON(t, reviewtest.Minimal), nil)
 	status := func(url string) int {
 		resp, err := http.Get(url)
 		if err != nil {
@@ -565,7 +571,7 @@ func TestRunShutdownPhases(t *testing.T) {
 		return resp.StatusCode
 	}
 
-	slow := rawRequest(t, r, webhook.ValidatePath, body, len(body)/2)
+	slow := rawRequest(t, r, admission.ValidatePath, body, len(body)/2)
 	time.Sleep(200 * time.Millisecond) // the server has read the headers
 	began := time.Now()
 	r.cancel()
@@ -574,7 +580,7 @@ func TestRunShutdownPhases(t *testing.T) {
 	assert.Eventually(t, func() bool { return status(r.health+"/readyz") == http.StatusServiceUnavailable },
 		time.Second, 10*time.Millisecond, "not ready at once")
 	assert.Equal(t, http.StatusOK, status(r.health+"/healthz"), "still alive")
-	assert.True(t, post(t, client, "https://"+r.addr+webhook.ValidatePath, body).Allowed, "still serving during the delay")
+	assert.True(t, reviewtest.Post(t, client, "https://"+r.addr+admission.ValidatePath, body).Allowed, "still serving during the delay")
 	client.CloseIdleConnections()
 
 	assert.Eventually(t, func() bool {
@@ -621,9 +627,9 @@ func TestRunShutdownPhases(t *testing.T) {
 // A request still in flight after ShutdownTimeout is cut off; Run returns
 // nil all the same, in time.
 func TestRunShutdownTimeout(t *testing.T) {
-	r := start(t, webhook.Options{ShutdownTimeout: 300 * time.Millisecond})
-	body := request(t, admissionv1.Create, toJSON(t, minimal), nil)
-	stuck := rawRequest(t, r, webhook.ValidatePath, body, 1)
+	r := start(t, webhook.Options{Server: serving.Options{ShutdownTimeout: 300 * time.Millisecond}})
+	body := reviewtest.Request(t, admissionv1.Create, reviewtest.ToJSON(t, reviewtest.Minimal), nil)
+	stuck := rawRequest(t, r, admission.ValidatePath, body, 1)
 	time.Sleep(200 * time.Millisecond) // the server has read the headers
 	began := time.Now()
 	r.cancel()
@@ -640,4 +646,13 @@ func TestRunShutdownTimeout(t *testing.T) {
 	var netErr net.Error
 	assert.False(t, errors.As(err, &netErr) && netErr.Timeout(), "the stuck connection was closed: %v", err)
 	assert.Contains(t, r.logs.String(), "Drain incomplete")
+}
+
+// TestRunRefusesClusterFlagsWithoutClusterChecks: --strict and
+// --watch-secrets alone would silently do nothing.
+func TestRunRefusesClusterFlagsWithoutClusterChecks(t *testing.T) {
+	for _, opts := range []clusterview.Options{{Strict: true}, {WatchSecrets: true}} {
+		err := webhook.Run(t.Context(), webhook.Options{Server: serving.Options{Port: 1}, Cluster: opts})
+		assert.ErrorContains(t, err, "--cluster-checks")
+	}
 }

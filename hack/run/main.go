@@ -39,6 +39,10 @@ import (
 
 	"github.com/airlock/listenerset-webhook/test/localcluster"
 	"github.com/airlock/listenerset-webhook/webhook"
+	"github.com/airlock/listenerset-webhook/webhook/admission"
+	"github.com/airlock/listenerset-webhook/webhook/certs"
+	"github.com/airlock/listenerset-webhook/webhook/clusterview"
+	"github.com/airlock/listenerset-webhook/webhook/serving"
 )
 
 const demoNamespace = "listenerset-demo"
@@ -49,7 +53,7 @@ type options struct {
 	webhookBinary string
 	planeLogs     bool
 	examples      bool
-	checks        webhook.ClusterOptions
+	checks        clusterview.Options
 }
 
 func main() { os.Exit(runMain()) }
@@ -232,8 +236,8 @@ func (s *session) start(ctx context.Context, root string, logFile *os.File, o op
 		say("starting the webhook on https://%s (in this process; its log: %s)", addr, logName)
 		go func() {
 			s.hookDone <- webhook.Run(hookCtx, webhook.Options{
-				Host: "127.0.0.1", Port: port, CertDir: cert.Dir,
-				HealthProbeBindAddress: health, MetricsBindAddress: metrics,
+				Server:  serving.Options{Host: "127.0.0.1", Port: port, HealthProbeBindAddress: health, MetricsBindAddress: metrics},
+				Certs:   certs.Options{Dir: cert.Dir},
 				Cluster: checks,
 			})
 		}()
@@ -253,8 +257,8 @@ func (s *session) start(ctx context.Context, root string, logFile *os.File, o op
 	say("registering the mutating and validating webhook configurations")
 	ep := localcluster.WebhookEndpoint{
 		BaseURL:      "https://" + addr,
-		MutatePath:   webhook.MutatePath,
-		ValidatePath: webhook.ValidatePath,
+		MutatePath:   admission.MutatePath,
+		ValidatePath: admission.ValidatePath,
 		CABundle:     cert.CAPEM,
 	}
 	// The probe that shows kube-apiserver calls the webhook is a dry run in

@@ -24,7 +24,7 @@ import (
 	"k8s.io/apimachinery/pkg/types"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
-	"github.com/airlock/listenerset-webhook/webhook"
+	"github.com/airlock/listenerset-webhook/webhook/admission"
 )
 
 // TestCertManagerModeEndToEnd installs the chart in its default mode with the
@@ -149,7 +149,7 @@ func TestCertManagerModeEndToEnd(t *testing.T) {
 	assert.Empty(t, errs, "requests failed")
 	assert.Greater(t, ok, int64(30))
 	for _, r := range replicas {
-		assert.Positive(t, r.requests(t)[webhook.ValidatePath], "%s served", r.name)
+		assert.Positive(t, r.requests(t)[admission.ValidatePath], "%s served", r.name)
 	}
 	for _, s := range slices {
 		_ = admin.Delete(ctx, s)

@@ -8,13 +8,13 @@ import (
 	appsv1 "k8s.io/api/apps/v1"
 	rbacv1 "k8s.io/api/rbac/v1"
 
-	"github.com/airlock/listenerset-webhook/webhook"
+	"github.com/airlock/listenerset-webhook/webhook/clusterview"
 )
 
 // TestRenderClusterChecks: clusterChecks.* become the serve flags
 // --cluster-checks, --strict and --watch-secrets, a token is mounted in
 // either certificate mode, and the ClusterRole has exactly
-// webhook.ClusterRBACRules (the rules the end-to-end tests run the view
+// clusterview.RBACRules (the rules the end-to-end tests run the view
 // with): list/watch on secrets only with clusterChecks.secrets. Off by
 // default, it adds nothing.
 func TestRenderClusterChecks(t *testing.T) {
@@ -47,7 +47,7 @@ func TestRenderClusterChecks(t *testing.T) {
 			assert.True(t, *dep.Spec.Template.Spec.AutomountServiceAccountToken, "the view reads the API")
 
 			cr := typed[rbacv1.ClusterRole](t, objs.get(t, "ClusterRole", role))
-			assert.Equal(t, webhook.ClusterRBACRules(tc.secrets), cr.Rules)
+			assert.Equal(t, clusterview.RBACRules(tc.secrets), cr.Rules)
 			crb := typed[rbacv1.ClusterRoleBinding](t, objs.get(t, "ClusterRoleBinding", role))
 			assert.Equal(t, rbacv1.RoleRef{APIGroup: rbacv1.GroupName, Kind: "ClusterRole", Name: role}, crb.RoleRef)
 			assert.Equal(t, []rbacv1.Subject{{Kind: "ServiceAccount", Name: dep.Spec.Template.Spec.ServiceAccountName, Namespace: namespace}},

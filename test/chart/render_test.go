@@ -21,7 +21,8 @@ import (
 	"k8s.io/apimachinery/pkg/util/intstr"
 
 	"github.com/airlock/listenerset-webhook/test/localcluster"
-	"github.com/airlock/listenerset-webhook/webhook"
+	"github.com/airlock/listenerset-webhook/webhook/admission"
+	"github.com/airlock/listenerset-webhook/webhook/certs"
 )
 
 // Names the chart gives the release's objects (fullname = release name,
@@ -154,7 +155,7 @@ func TestRenderSelfBootstrappedMode(t *testing.T) {
 	assert.True(t, *pod.AutomountServiceAccountToken, "the webhook keeps its CA and caBundle through the API")
 	assert.Empty(t, pod.Volumes)
 	fs := parseServe(t, pod.Containers[0].Args)
-	assert.Equal(t, webhook.CertModeSelfBootstrapped, fs["cert-mode"])
+	assert.Equal(t, certs.ModeSelfBootstrapped, fs["cert-mode"])
 	assert.Equal(t, namespace, fs["ca-secret-namespace"])
 	assert.Equal(t, caSecret, fs["ca-secret-name"])
 	assert.Equal(t, strings.Join([]string{svcName, svcName + "." + namespace, svcName + "." + namespace + ".svc",
@@ -341,9 +342,9 @@ func checkWebhooks(t *testing.T, objs objects, m *admissionv1.MutatingWebhookCon
 		path string
 	}{
 		{common{mw.Name, mw.ClientConfig, mw.Rules, mw.FailurePolicy, mw.MatchPolicy, mw.SideEffects, mw.TimeoutSeconds,
-			mw.AdmissionReviewVersions, mw.NamespaceSelector, mw.ObjectSelector}, webhook.MutatePath},
+			mw.AdmissionReviewVersions, mw.NamespaceSelector, mw.ObjectSelector}, admission.MutatePath},
 		{common{vw.Name, vw.ClientConfig, vw.Rules, vw.FailurePolicy, vw.MatchPolicy, vw.SideEffects, vw.TimeoutSeconds,
-			vw.AdmissionReviewVersions, vw.NamespaceSelector, vw.ObjectSelector}, webhook.ValidatePath},
+			vw.AdmissionReviewVersions, vw.NamespaceSelector, vw.ObjectSelector}, admission.ValidatePath},
 	} {
 		assert.Nil(t, c.cc.URL)
 		require.NotNil(t, c.cc.Service)
@@ -364,8 +365,8 @@ func checkWebhooks(t *testing.T, objs objects, m *admissionv1.MutatingWebhookCon
 	assert.Equal(t, localcluster.MutatingWebhookName, mw.Name)
 	assert.Equal(t, localcluster.ValidatingWebhookName, vw.Name)
 	assert.Equal(t, admissionv1.NeverReinvocationPolicy, *mw.ReinvocationPolicy)
-	assert.Equal(t, webhook.MutatingMatchConditions(), mw.MatchConditions,
-		"the chart's matchConditions are webhook.MutatingMatchConditions(), word for word")
+	assert.Equal(t, admission.MutatingMatchConditions(), mw.MatchConditions,
+		"the chart's matchConditions are admission.MutatingMatchConditions(), word for word")
 	assert.Empty(t, vw.MatchConditions, "every write is validated")
 	assert.Equal(t, dep.Namespace, svc.Namespace)
 }

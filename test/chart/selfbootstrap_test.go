@@ -19,7 +19,8 @@ import (
 	"k8s.io/apimachinery/pkg/types"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
-	"github.com/airlock/listenerset-webhook/webhook"
+	"github.com/airlock/listenerset-webhook/webhook/admission"
+	"github.com/airlock/listenerset-webhook/webhook/certs"
 )
 
 // TestSelfBootstrappedEndToEnd installs the chart with certManager.enabled=false
@@ -101,8 +102,8 @@ func TestSelfBootstrappedEndToEnd(t *testing.T) {
 	}
 	for _, r := range replicas {
 		n := r.requests(t)
-		assert.Positive(t, n[webhook.ValidatePath], "%s answered validating calls: %v", r.name, n)
-		assert.Zero(t, n[webhook.MutatePath], "%s answered mutating calls, which its matchConditions skip for CRD-defaulted objects: %v", r.name, n)
+		assert.Positive(t, n[admission.ValidatePath], "%s answered validating calls: %v", r.name, n)
+		assert.Zero(t, n[admission.MutatePath], "%s answered mutating calls, which its matchConditions skip for CRD-defaulted objects: %v", r.name, n)
 	}
 
 	// Least privilege: the ServiceAccount can do what the webhook needs and nothing next to it.
@@ -170,7 +171,7 @@ func TestSelfBootstrappedEndToEnd(t *testing.T) {
 	require.NoError(t, err)
 	var m admissionv1.MutatingWebhookConfiguration
 	require.NoError(t, admin.Get(ctx, types.NamespacedName{Name: rel.fullname()}, &m))
-	assert.Contains(t, m.Annotations, webhook.CARotatedAtAnnotation)
+	assert.Contains(t, m.Annotations, certs.CARotatedAtAnnotation)
 
 	// A replica restarts (taken out of the Service first, as a terminating
 	// pod is): it finds the CA and serves again; the CA stays the same.
@@ -212,7 +213,7 @@ func TestSelfBootstrappedEndToEnd(t *testing.T) {
 	assert.Empty(t, errs, "requests failed")
 	assert.Greater(t, ok, int64(50))
 	require.NoError(t, admin.Get(ctx, types.NamespacedName{Name: rel.fullname()}, &m))
-	assert.NotContains(t, m.Annotations, webhook.CARotatedAtAnnotation)
+	assert.NotContains(t, m.Annotations, certs.CARotatedAtAnnotation)
 
 	// helm uninstall removes the CA Secret with the release.
 	for _, r := range replicas {

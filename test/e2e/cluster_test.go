@@ -21,7 +21,7 @@ import (
 	gwv1 "sigs.k8s.io/gateway-api/apis/v1"
 
 	"github.com/airlock/listenerset-webhook/test/localcluster"
-	"github.com/airlock/listenerset-webhook/webhook"
+	"github.com/airlock/listenerset-webhook/webhook/clusterview"
 )
 
 // The cluster-aware tests live in namespaces of their own, with Gateways of
@@ -141,9 +141,9 @@ func useClusterChecks(t *testing.T, c clusterChecks) {
 	if err := restart(c); err != nil {
 		t.Fatalf("restarting the webhook with %+v: %v", c, err)
 	}
-	kinds := []string{webhook.KindGateway, webhook.KindListenerSet, webhook.KindReferenceGrant, webhook.KindNamespace}
+	kinds := []string{clusterview.KindGateway, clusterview.KindListenerSet, clusterview.KindReferenceGrant, clusterview.KindNamespace}
 	if c.secrets {
-		kinds = append(kinds, webhook.KindSecret)
+		kinds = append(kinds, clusterview.KindSecret)
 	}
 	deadline := time.Now().Add(30 * time.Second)
 	for {
@@ -171,7 +171,7 @@ func syncedKinds(t *testing.T) (kinds []string, metrics string) {
 	body, _ := io.ReadAll(resp.Body)
 	for _, line := range strings.Split(string(body), "\n") {
 		var kind string
-		if _, err := fmt.Sscanf(line, webhook.ClusterSyncedMetric+`{kind=%q} 1`, &kind); err == nil {
+		if _, err := fmt.Sscanf(line, clusterview.SyncedMetric+`{kind=%q} 1`, &kind); err == nil {
 			kinds = append(kinds, kind)
 		}
 	}
@@ -445,7 +445,7 @@ func TestClusterView(t *testing.T) {
 	waitFor(t, "the new Secret in the view", func() bool { exists, _ := view.SecretExists(teamA, "late-secret"); return exists })
 }
 
-// TestClusterViewRBAC: the view needs no more than webhook.ClusterRBACRules:
+// TestClusterViewRBAC: the view needs no more than clusterview.RBACRules:
 // get, list and watch on gateways, listenersets, referencegrants and
 // namespaces, plus list and watch on secrets for --watch-secrets; without
 // the latter, every other kind still syncs and Secrets stay unknown (their
@@ -455,7 +455,7 @@ func TestClusterViewRBAC(t *testing.T) {
 	applyClusterFixtures(t)
 	ctx := context.Background()
 	// The chart's ClusterRole has these very rules (test/chart).
-	base, withSecrets := webhook.ClusterRBACRules(false), webhook.ClusterRBACRules(true)
+	base, withSecrets := clusterview.RBACRules(false), clusterview.RBACRules(true)
 	as := func(user string, rules []rbacv1.PolicyRule) *rest.Config {
 		role := &rbacv1.ClusterRole{ObjectMeta: metav1.ObjectMeta{Name: user}, Rules: rules}
 		binding := &rbacv1.ClusterRoleBinding{
@@ -501,9 +501,9 @@ func TestClusterViewRBAC(t *testing.T) {
 	}
 }
 
-func startView(t *testing.T, cfg *rest.Config, watchSecrets bool, log logr.Logger) *webhook.ClusterView {
+func startView(t *testing.T, cfg *rest.Config, watchSecrets bool, log logr.Logger) *clusterview.View {
 	t.Helper()
-	view, err := webhook.NewClusterView(cfg, watchSecrets, log)
+	view, err := clusterview.New(cfg, watchSecrets, log)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -24,6 +24,10 @@ import (
 
 	"github.com/airlock/listenerset-webhook/test/localcluster"
 	"github.com/airlock/listenerset-webhook/webhook"
+	"github.com/airlock/listenerset-webhook/webhook/admission"
+	"github.com/airlock/listenerset-webhook/webhook/certs"
+	"github.com/airlock/listenerset-webhook/webhook/clusterview"
+	"github.com/airlock/listenerset-webhook/webhook/serving"
 	logf "sigs.k8s.io/controller-runtime/pkg/log"
 	"sigs.k8s.io/controller-runtime/pkg/log/zap"
 )
@@ -99,8 +103,8 @@ func setup(ctx context.Context) error {
 	}
 	endpoint = localcluster.WebhookEndpoint{
 		BaseURL:      fmt.Sprintf("https://127.0.0.1:%d", port),
-		MutatePath:   webhook.MutatePath,
-		ValidatePath: webhook.ValidatePath,
+		MutatePath:   admission.MutatePath,
+		ValidatePath: admission.ValidatePath,
 		CABundle:     cert.CAPEM,
 	}
 	if r := cluster.Kubectl(ctx, "", "apply", "-f", filepath.Join(root, "examples", "gateway.yaml")); r.Err != nil {
@@ -165,29 +169,31 @@ func newInProcessWebhook(port int, cert *localcluster.ServingCert) (*inProcessWe
 	}
 	return &inProcessWebhook{
 		opts: webhook.Options{
-			Host:                   "127.0.0.1",
-			Port:                   port,
-			CertDir:                cert.Dir,
-			HealthProbeBindAddress: fmt.Sprintf("127.0.0.1:%d", health),
-			MetricsBindAddress:     fmt.Sprintf("127.0.0.1:%d", metrics),
+			Server: serving.Options{
+				Host:                   "127.0.0.1",
+				Port:                   port,
+				HealthProbeBindAddress: fmt.Sprintf("127.0.0.1:%d", health),
+				MetricsBindAddress:     fmt.Sprintf("127.0.0.1:%d", metrics),
+			},
+			Certs: certs.Options{Dir: cert.Dir},
 		},
 		caPEM: cert.CAPEM,
 	}, nil
 }
 
 func (w *inProcessWebhook) UseClusterChecks(c clusterChecks) {
-	w.opts.Cluster = webhook.ClusterOptions{Enabled: c.enabled, Strict: c.strict, WatchSecrets: c.secrets, RESTConfig: cluster.Config}
+	w.opts.Cluster = clusterview.Options{Enabled: c.enabled, Strict: c.strict, WatchSecrets: c.secrets, RESTConfig: cluster.Config}
 }
 
 func (w *inProcessWebhook) MetricsURL() string {
-	return "http://" + w.opts.MetricsBindAddress + "/metrics"
+	return "http://" + w.opts.Server.MetricsBindAddress + "/metrics"
 }
 
 func (w *inProcessWebhook) Start(ctx context.Context) error {
 	runCtx, cancel := context.WithCancel(context.Background())
 	w.cancel, w.done = cancel, make(chan error, 1)
 	go func() { w.done <- webhook.Run(runCtx, w.opts) }()
-	return waitServing(ctx, fmt.Sprintf("127.0.0.1:%d", w.opts.Port), w.caPEM, w.done)
+	return waitServing(ctx, fmt.Sprintf("127.0.0.1:%d", w.opts.Server.Port), w.caPEM, w.done)
 }
 
 func (w *inProcessWebhook) Stop() error {

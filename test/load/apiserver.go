@@ -20,7 +20,7 @@ import (
 
 	"github.com/airlock/listenerset-webhook/test/load/fixtures"
 	"github.com/airlock/listenerset-webhook/test/localcluster"
-	"github.com/airlock/listenerset-webhook/webhook"
+	"github.com/airlock/listenerset-webhook/webhook/admission"
 )
 
 // apiState is what kube-apiserver calls on a ListenerSet write.
@@ -178,7 +178,7 @@ func apiserverFigure(ctx context.Context, root, oursBin, floorBin, outDir string
 
 func (c *apiCluster) endpoint(server string) localcluster.WebhookEndpoint {
 	return localcluster.WebhookEndpoint{
-		BaseURL: c.servers[server].baseURL(), MutatePath: webhook.MutatePath, ValidatePath: webhook.ValidatePath, CABundle: c.ca,
+		BaseURL: c.servers[server].baseURL(), MutatePath: admission.MutatePath, ValidatePath: admission.ValidatePath, CABundle: c.ca,
 	}
 }
 

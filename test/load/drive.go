@@ -19,7 +19,7 @@ import (
 	gwv1 "sigs.k8s.io/gateway-api/apis/v1"
 
 	"github.com/airlock/listenerset-webhook/test/load/fixtures"
-	"github.com/airlock/listenerset-webhook/webhook"
+	"github.com/airlock/listenerset-webhook/webhook/admission"
 )
 
 // request is one AdmissionReview the tool posts, with what ours must answer.
@@ -66,8 +66,8 @@ func mix() []request {
 	for i, w := range writes {
 		body := fixtures.Review(fmt.Sprintf("00000000-0000-0000-0000-%012d", i), w.op, w.obj, w.old)
 		reqs = append(reqs,
-			request{name: "mutate " + w.name, path: webhook.MutatePath, body: body, allowed: true, weight: w.weight},
-			request{name: "validate " + w.name, path: webhook.ValidatePath, body: body, allowed: w.allowed, weight: w.weight})
+			request{name: "mutate " + w.name, path: admission.MutatePath, body: body, allowed: true, weight: w.weight},
+			request{name: "validate " + w.name, path: admission.ValidatePath, body: body, allowed: w.allowed, weight: w.weight})
 	}
 	return reqs
 }

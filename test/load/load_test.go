@@ -19,14 +19,14 @@ import (
 
 	"github.com/airlock/listenerset-webhook/test/load/floor"
 	"github.com/airlock/listenerset-webhook/test/localcluster"
-	"github.com/airlock/listenerset-webhook/webhook"
+	"github.com/airlock/listenerset-webhook/webhook/admission"
 )
 
 // TestMixVerdicts: every request of the mix gets the verdict the tool
 // expects, from our handlers in process, and the floor allows them all.
 func TestMixVerdicts(t *testing.T) {
 	ours := http.NewServeMux()
-	webhook.Register(ctrlwebhook.NewServer(ctrlwebhook.Options{WebhookMux: ours}))
+	admission.Register(ctrlwebhook.NewServer(ctrlwebhook.Options{WebhookMux: ours}))
 	floorMux := http.NewServeMux()
 	floor.Register(ctrlwebhook.NewServer(ctrlwebhook.Options{WebhookMux: floorMux}))
 	invalid := 0
@@ -68,7 +68,7 @@ func TestFloorDecodes(t *testing.T) {
 	floor.Register(ctrlwebhook.NewServer(ctrlwebhook.Options{WebhookMux: mux}))
 	body := `{"apiVersion":"admission.k8s.io/v1","kind":"AdmissionReview","request":{"uid":"1","operation":"CREATE",` +
 		`"object":{"apiVersion":"gateway.networking.k8s.io/v1","kind":"ListenerSet","spec":"not an object"}}}`
-	for _, path := range []string{webhook.MutatePath, webhook.ValidatePath} {
+	for _, path := range []string{admission.MutatePath, admission.ValidatePath} {
 		rec := httptest.NewRecorder()
 		req := httptest.NewRequest(http.MethodPost, path, strings.NewReader(body))
 		req.Header.Set("Content-Type", "application/json")
@@ -154,7 +154,7 @@ func TestFloorServer(t *testing.T) {
 	pool.AppendCertsFromPEM(cert.CAPEM)
 	h2 := &http.Transport{TLSClientConfig: &tls.Config{RootCAs: pool, ServerName: "127.0.0.1"}, ForceAttemptHTTP2: true}
 	defer h2.CloseIdleConnections()
-	req, _ := http.NewRequest(http.MethodPost, baseURL+webhook.ValidatePath, bytes.NewReader(mix()[0].body))
+	req, _ := http.NewRequest(http.MethodPost, baseURL+admission.ValidatePath, bytes.NewReader(mix()[0].body))
 	req.Header.Set("Content-Type", "application/json")
 	resp, err := (&http.Client{Transport: h2}).Do(req)
 	if err != nil {

@@ -15,7 +15,7 @@ import (
 	"time"
 
 	"github.com/airlock/listenerset-webhook/test/localcluster"
-	"github.com/airlock/listenerset-webhook/webhook"
+	"github.com/airlock/listenerset-webhook/webhook/admission"
 )
 
 // server is a webhook server process the tool started: ours
@@ -167,9 +167,9 @@ func (s *server) calls() (mutate, validate float64, err error) {
 			return 0, 0, err
 		}
 		switch {
-		case strings.Contains(line, `webhook="`+webhook.MutatePath+`"`):
+		case strings.Contains(line, `webhook="`+admission.MutatePath+`"`):
 			mutate += v
-		case strings.Contains(line, `webhook="`+webhook.ValidatePath+`"`):
+		case strings.Contains(line, `webhook="`+admission.ValidatePath+`"`):
 			validate += v
 		}
 	}

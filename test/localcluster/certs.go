@@ -6,7 +6,7 @@ import (
 	"os"
 	"path/filepath"
 
-	"github.com/airlock/listenerset-webhook/webhook"
+	"github.com/airlock/listenerset-webhook/webhook/certs"
 )
 
 // ServingCert is a self-signed serving certificate written as tls.crt/tls.key
@@ -21,17 +21,17 @@ type ServingCert struct {
 
 // NewServingCert writes a new self-signed certificate for hosts (DNS names or
 // IP addresses) into dir, replacing one a previous run left there, with the
-// webhook's own generator (webhook.EnsureSelfSignedCert).
+// webhook's own generator (certs.EnsureSelfSignedCert).
 func NewServingCert(dir string, hosts ...string) (*ServingCert, error) {
-	for _, name := range []string{webhook.CertFile, webhook.KeyFile, webhook.CAFile} {
+	for _, name := range []string{certs.CertFile, certs.KeyFile, certs.CAFile} {
 		if err := os.Remove(filepath.Join(dir, name)); err != nil && !errors.Is(err, fs.ErrNotExist) {
 			return nil, err
 		}
 	}
-	if _, err := webhook.EnsureSelfSignedCert(dir, hosts...); err != nil {
+	if _, err := certs.EnsureSelfSignedCert(dir, hosts...); err != nil {
 		return nil, err
 	}
-	ca, err := os.ReadFile(filepath.Join(dir, webhook.CAFile))
+	ca, err := os.ReadFile(filepath.Join(dir, certs.CAFile))
 	if err != nil {
 		return nil, err
 	}

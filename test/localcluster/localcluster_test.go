@@ -17,7 +17,7 @@ import (
 
 	admissionv1 "k8s.io/api/admissionregistration/v1"
 
-	"github.com/airlock/listenerset-webhook/webhook"
+	"github.com/airlock/listenerset-webhook/webhook/admission"
 )
 
 func TestWebhookConfigurations(t *testing.T) {
@@ -27,8 +27,8 @@ func TestWebhookConfigurations(t *testing.T) {
 		t.Fatalf("want one webhook each, got %d and %d", len(m.Webhooks), len(v.Webhooks))
 	}
 	mw, vw := m.Webhooks[0], v.Webhooks[0]
-	if !reflect.DeepEqual(mw.MatchConditions, webhook.MutatingMatchConditions()) || vw.MatchConditions != nil {
-		t.Errorf("matchConditions: want webhook.MutatingMatchConditions() on the mutating webhook only, got %+v and %+v", mw.MatchConditions, vw.MatchConditions)
+	if !reflect.DeepEqual(mw.MatchConditions, admission.MutatingMatchConditions()) || vw.MatchConditions != nil {
+		t.Errorf("matchConditions: want admission.MutatingMatchConditions() on the mutating webhook only, got %+v and %+v", mw.MatchConditions, vw.MatchConditions)
 	}
 	if got := *mw.ClientConfig.URL; got != "https://127.0.0.1:9443/m" {
 		t.Errorf("mutating URL %q", got)

@@ -17,7 +17,7 @@ import (
 	"k8s.io/utils/ptr"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
-	"github.com/airlock/listenerset-webhook/webhook"
+	"github.com/airlock/listenerset-webhook/webhook/admission"
 )
 
 // Names of the webhook configurations and of the webhooks in them.
@@ -35,7 +35,7 @@ type WebhookEndpoint struct {
 	// BaseURL is https://host:port, without a path.
 	BaseURL string
 	// MutatePath and ValidatePath are the webhook's handler paths
-	// (webhook.MutatePath, webhook.ValidatePath).
+	// (admission.MutatePath, admission.ValidatePath).
 	MutatePath, ValidatePath string
 	// CABundle is the PEM CA that signed the webhook's serving certificate.
 	CABundle []byte
@@ -63,7 +63,7 @@ func listenerSetRules() []admissionv1.RuleWithOperations {
 // for ep, as the Helm chart should install them: sideEffects None,
 // admissionReviewVersions v1, failurePolicy Fail, matchPolicy Equivalent, and
 // on the mutating webhook the matchConditions of
-// webhook.MutatingMatchConditions.
+// admission.MutatingMatchConditions.
 func WebhookConfigurations(ep WebhookEndpoint) (*admissionv1.MutatingWebhookConfiguration, *admissionv1.ValidatingWebhookConfiguration) {
 	timeout := ep.TimeoutSeconds
 	if timeout == 0 {
@@ -90,7 +90,7 @@ func WebhookConfigurations(ep WebhookEndpoint) (*admissionv1.MutatingWebhookConf
 			ReinvocationPolicy:      ptr.To(admissionv1.NeverReinvocationPolicy),
 			// Called only when a defaulted field is unset; the CRD's schema
 			// defaults have usually set them all (docs/performance.md).
-			MatchConditions: webhook.MutatingMatchConditions(),
+			MatchConditions: admission.MutatingMatchConditions(),
 		}},
 	}
 	validating := &admissionv1.ValidatingWebhookConfiguration{

@@ -17,7 +17,8 @@ import (
 	"testing"
 	"time"
 
-	"github.com/airlock/listenerset-webhook/webhook"
+	"github.com/airlock/listenerset-webhook/webhook/admission"
+	"github.com/airlock/listenerset-webhook/webhook/serving"
 )
 
 // The hostile-request battery (issue 6, part 2): every input below goes to
@@ -30,12 +31,12 @@ import (
 // each input the server still answers valid requests correctly.
 
 // Timeouts of the server under test: the serve command's defaults.
-// webhook.DefaultReadHeaderTimeout bounds the TLS handshake and the request
-// headers; webhook.RequestTimeout bounds reading the whole request and
+// serving.DefaultReadHeaderTimeout bounds the TLS handshake and the request
+// headers; serving.RequestTimeout bounds reading the whole request and
 // writing the answer.
 const (
-	hostileReadHeaderTimeout = webhook.DefaultReadHeaderTimeout
-	hostileHandshakeTimeout  = webhook.DefaultReadHeaderTimeout
+	hostileReadHeaderTimeout = serving.DefaultReadHeaderTimeout
+	hostileHandshakeTimeout  = serving.DefaultReadHeaderTimeout
 	// hostileCloseSlack is how late after its timeout a close may come on a
 	// busy shared machine.
 	hostileCloseSlack = 4 * time.Second
@@ -201,7 +202,7 @@ type hostileCase struct {
 }
 
 func (hc hostileCase) wantFor(path string) hostileWant {
-	if path == webhook.ValidatePath && hc.validate != nil {
+	if path == admission.ValidatePath && hc.validate != nil {
 		return *hc.validate
 	}
 	return hc.want
@@ -304,7 +305,7 @@ var hostileUnknownEverywhere = `{"apiVersion":"admission.k8s.io/v1","kind":"Admi
 	`"status":{"zz":9}}}}`
 
 // Messages of the answers: the webhook's own (its guard in front of
-// controller-runtime, webhook/guard.go) and controller-runtime's.
+// controller-runtime, webhook/admission/guard.go) and controller-runtime's.
 const (
 	hostileNotJSON   = "the body is not a JSON AdmissionReview: "
 	hostileNotReview = "expected an AdmissionReview of admission.k8s.io/v1 or admission.k8s.io/v1beta1, got "
@@ -533,7 +534,7 @@ func hostileCases() []hostileCase {
 		{name: "slow-loris headers", perPath: true, slow: true, send: hostileSlowHeaders,
 			want: hostileWithin(hostilePlain(http.StatusBadRequest, "400 Bad Request"), hostileReadHeaderTimeout-time.Second, hostileReadHeaderTimeout+hostileCloseSlack)},
 		{name: "slow body", perPath: true, slow: true, send: hostileSlowBody,
-			want: hostileWithin(hostileDenied("", "", 400, "i/o timeout"), webhook.RequestTimeout-time.Second, webhook.RequestTimeout+hostileCloseSlack)},
+			want: hostileWithin(hostileDenied("", "", 400, "i/o timeout"), serving.RequestTimeout-time.Second, serving.RequestTimeout+hostileCloseSlack)},
 		{name: "slow TLS handshake", slow: true, send: hostileSlowHandshake,
 			want: hostileClosed(hostileHandshakeTimeout-time.Second, hostileHandshakeTimeout+hostileCloseSlack, "")},
 	}
@@ -545,7 +546,7 @@ func hostileCases() []hostileCase {
 // second: the tail is body, not a request.
 func hostileSmuggled(s *hostileServer, _ *http.Client, path string) hostileAnswer {
 	inner := hostileReviewV1("u-smuggled", "CREATE", hostileObjOK)
-	smuggled := fmt.Sprintf("POST %s HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nContent-Length: %d\r\n\r\n%s", webhook.ValidatePath, len(inner), inner)
+	smuggled := fmt.Sprintf("POST %s HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nContent-Length: %d\r\n\r\n%s", admission.ValidatePath, len(inner), inner)
 	// The server reads exactly the cap (7 MiB) before it answers 413, so the
 	// smuggled request starts right where its reading stops; the padding
 	// after it is more than net/http discards to keep a connection.
@@ -660,9 +661,9 @@ func hostileCheckServing(s *hostileServer, c *http.Client) string {
 		body string
 		want hostileWant
 	}{
-		{webhook.MutatePath, hostileReviewV1("u-check-m", "CREATE", hostileObjDefaults), hostileAllowed(hostileV1, "u-check-m", true)},
-		{webhook.ValidatePath, hostileReviewV1("u-check-bad", "CREATE", hostileObjBad), hostileDenied(hostileV1, "u-check-bad", 422, `spec.listeners[0].protocol: Unsupported value: "TCP"`)},
-		{webhook.ValidatePath, hostileReviewV1("u-check-ok", "CREATE", hostileObjOK), hostileAllowed(hostileV1, "u-check-ok", false)},
+		{admission.MutatePath, hostileReviewV1("u-check-m", "CREATE", hostileObjDefaults), hostileAllowed(hostileV1, "u-check-m", true)},
+		{admission.ValidatePath, hostileReviewV1("u-check-bad", "CREATE", hostileObjBad), hostileDenied(hostileV1, "u-check-bad", 422, `spec.listeners[0].protocol: Unsupported value: "TCP"`)},
+		{admission.ValidatePath, hostileReviewV1("u-check-ok", "CREATE", hostileObjOK), hostileAllowed(hostileV1, "u-check-ok", false)},
 	}
 	for _, ch := range checks {
 		if d := ch.want.check(hostilePost(ch.body)(s, c, ch.path)); d != "" {
@@ -673,10 +674,10 @@ func hostileCheckServing(s *hostileServer, c *http.Client) string {
 }
 
 func hostileShortPath(path string) string {
-	if path == webhook.MutatePath {
+	if path == admission.MutatePath {
 		return "mutate"
 	}
-	if path == webhook.ValidatePath {
+	if path == admission.ValidatePath {
 		return "validate"
 	}
 	return "-"
@@ -694,7 +695,7 @@ func TestHostile(t *testing.T) {
 	cases := hostileCases()
 	paths := func(hc hostileCase) []string {
 		if hc.perPath {
-			return []string{webhook.MutatePath, webhook.ValidatePath}
+			return []string{admission.MutatePath, admission.ValidatePath}
 		}
 		return []string{""}
 	}
@@ -794,7 +795,7 @@ func hostileLeak(t *testing.T, bin string, cases []hostileCase) {
 		}
 		ps := []string{""}
 		if hc.perPath {
-			ps = []string{webhook.MutatePath, webhook.ValidatePath}
+			ps = []string{admission.MutatePath, admission.ValidatePath}
 		}
 		for _, p := range ps {
 			for range hc.weight {
@@ -950,7 +951,7 @@ func hostileSettle(t *testing.T, s *hostileServer, maxGoroutines int) hostileRea
 			if i == 200 {
 				t.Fatal("no garbage collection after 200 requests of 1 MiB")
 			}
-			if d := hostileAllowed(hostileV1, "u-pad", false).check(hostilePostBytes(body)(s, c, webhook.ValidatePath)); d != "" {
+			if d := hostileAllowed(hostileV1, "u-pad", false).check(hostilePostBytes(body)(s, c, admission.ValidatePath)); d != "" {
 				t.Fatalf("a valid padded request while settling: %s", d)
 			}
 			m := s.metrics(t)

@@ -32,7 +32,7 @@ import (
 	gwv1 "sigs.k8s.io/gateway-api/apis/v1"
 
 	"github.com/airlock/listenerset-webhook/test/load/fixtures"
-	"github.com/airlock/listenerset-webhook/webhook"
+	"github.com/airlock/listenerset-webhook/webhook/admission"
 )
 
 // Helpers of shutdown_test.go and rotation_test.go: the binary as a
@@ -243,8 +243,8 @@ func reviewMix() []review {
 		uid := fmt.Sprintf("00000000-0000-0000-0000-%012d", i)
 		body := fixtures.Review(uid, admissionv1.Create, o.ls, nil)
 		out = append(out,
-			review{name: "mutate " + o.name, path: webhook.MutatePath, uid: uid, body: body, allowed: true},
-			review{name: "validate " + o.name, path: webhook.ValidatePath, uid: uid, body: body, allowed: o.valid})
+			review{name: "mutate " + o.name, path: admission.MutatePath, uid: uid, body: body, allowed: true},
+			review{name: "validate " + o.name, path: admission.ValidatePath, uid: uid, body: body, allowed: o.valid})
 	}
 	return out
 }

@@ -12,7 +12,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
-	"github.com/airlock/listenerset-webhook/webhook"
+	"github.com/airlock/listenerset-webhook/webhook/certs"
 )
 
 // certLayout writes serving certificates into a --cert-dir one way.
@@ -29,13 +29,13 @@ var secretVolume = certLayout{"secret volume (..data symlink swap)", func(t *tes
 	t.Helper()
 	ts := fmt.Sprintf("..%s", time.Now().Format("2006_01_02_15_04_05.000000000"))
 	require.NoError(t, os.Mkdir(filepath.Join(dir, ts), 0o755))
-	for name, data := range map[string][]byte{webhook.CertFile: certPEM, webhook.KeyFile: keyPEM, webhook.CAFile: caPEM} {
+	for name, data := range map[string][]byte{certs.CertFile: certPEM, certs.KeyFile: keyPEM, certs.CAFile: caPEM} {
 		require.NoError(t, os.WriteFile(filepath.Join(dir, ts, name), data, 0o600))
 	}
 	old, _ := os.Readlink(filepath.Join(dir, "..data"))
 	require.NoError(t, os.Symlink(ts, filepath.Join(dir, "..data_tmp")))
 	require.NoError(t, os.Rename(filepath.Join(dir, "..data_tmp"), filepath.Join(dir, "..data")))
-	for _, name := range []string{webhook.CertFile, webhook.KeyFile, webhook.CAFile} {
+	for _, name := range []string{certs.CertFile, certs.KeyFile, certs.CAFile} {
 		link := filepath.Join(dir, name)
 		if _, err := os.Lstat(link); os.IsNotExist(err) {
 			require.NoError(t, os.Symlink(filepath.Join("..data", name), link))
@@ -51,9 +51,9 @@ var secretVolume = certLayout{"secret volume (..data symlink swap)", func(t *tes
 // written; the server keeps the previous pair until the new one loads.
 var overwrite = certLayout{"plain overwrite", func(t *testing.T, dir string, certPEM, keyPEM, caPEM []byte) {
 	t.Helper()
-	require.NoError(t, os.WriteFile(filepath.Join(dir, webhook.CertFile), certPEM, 0o600))
-	require.NoError(t, os.WriteFile(filepath.Join(dir, webhook.KeyFile), keyPEM, 0o600))
-	require.NoError(t, os.WriteFile(filepath.Join(dir, webhook.CAFile), caPEM, 0o600))
+	require.NoError(t, os.WriteFile(filepath.Join(dir, certs.CertFile), certPEM, 0o600))
+	require.NoError(t, os.WriteFile(filepath.Join(dir, certs.KeyFile), keyPEM, 0o600))
+	require.NoError(t, os.WriteFile(filepath.Join(dir, certs.CAFile), caPEM, 0o600))
 }}
 
 // TestRotationUnderLoad (issue 6, part 3): the serving certificate in

@@ -15,7 +15,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
-	"github.com/airlock/listenerset-webhook/webhook"
+	"github.com/airlock/listenerset-webhook/webhook/certs"
 )
 
 // TestShutdownUnderLoad (issue 6, part 3): two instances share the load the
@@ -40,8 +40,8 @@ func TestShutdownUnderLoad(t *testing.T) {
 	ca := newTestCA(t)
 	certDir := t.TempDir()
 	certPEM, keyPEM, _ := ca.issue(t)
-	require.NoError(t, os.WriteFile(filepath.Join(certDir, webhook.CertFile), certPEM, 0o600))
-	require.NoError(t, os.WriteFile(filepath.Join(certDir, webhook.KeyFile), keyPEM, 0o600))
+	require.NoError(t, os.WriteFile(filepath.Join(certDir, certs.CertFile), certPEM, 0o600))
+	require.NoError(t, os.WriteFile(filepath.Join(certDir, certs.KeyFile), keyPEM, 0o600))
 	args := []string{"--shutdown-delay=" + delay.String(), "--shutdown-timeout=" + drainTimeout.String()}
 	procs := []*webhookProc{
 		startWebhookProc(t, bin, "A", certDir, args...),

@@ -52,10 +52,10 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/metrics"
 	metricsserver "sigs.k8s.io/controller-runtime/pkg/metrics/server"
 	ctrlwebhook "sigs.k8s.io/controller-runtime/pkg/webhook"
-	"sigs.k8s.io/controller-runtime/pkg/webhook/admission"
+	cradmission "sigs.k8s.io/controller-runtime/pkg/webhook/admission"
 	gwv1 "sigs.k8s.io/gateway-api/apis/v1"
 
-	"github.com/airlock/listenerset-webhook/webhook"
+	"github.com/airlock/listenerset-webhook/webhook/admission"
 )
 
 var scheme = runtime.NewScheme()
@@ -69,22 +69,22 @@ func init() {
 // scaffolded defaulter or validator does before calling user code, and
 // allows. An object that does not decode is answered 400, as
 // controller-runtime's own defaulting and validating webhooks answer it.
-func Webhook() *admission.Webhook {
-	decoder := admission.NewDecoder(scheme)
-	return &admission.Webhook{Handler: admission.HandlerFunc(func(_ context.Context, req admission.Request) admission.Response {
+func Webhook() *cradmission.Webhook {
+	decoder := cradmission.NewDecoder(scheme)
+	return &cradmission.Webhook{Handler: cradmission.HandlerFunc(func(_ context.Context, req cradmission.Request) cradmission.Response {
 		ls := &gwv1.ListenerSet{}
 		if err := decoder.Decode(req, ls); err != nil {
-			return admission.Errored(http.StatusBadRequest, err)
+			return cradmission.Errored(http.StatusBadRequest, err)
 		}
-		return admission.Allowed("")
+		return cradmission.Allowed("")
 	})}
 }
 
 // Register serves Webhook at both of the ListenerSet webhook's paths
-// (webhook.MutatePath and webhook.ValidatePath).
+// (admission.MutatePath and admission.ValidatePath).
 func Register(srv ctrlwebhook.Server) {
-	srv.Register(webhook.MutatePath, Webhook())
-	srv.Register(webhook.ValidatePath, Webhook())
+	srv.Register(admission.MutatePath, Webhook())
+	srv.Register(admission.ValidatePath, Webhook())
 }
 
 // Options configure Run; they are the flags of ./server.

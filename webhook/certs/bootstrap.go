@@ -1,4 +1,4 @@
-package webhook
+package certs
 
 import (
 	"context"
@@ -32,7 +32,7 @@ const (
 	DefaultCASettle = 2 * time.Second
 )
 
-// BootstrapOptions configure CertModeSelfBootstrapped. The webhook then needs
+// BootstrapOptions configure ModeSelfBootstrapped. The webhook then needs
 // no certificate from anyone: cert-manager's DynamicAuthority (the library
 // behind cert-manager's own webhook) keeps a CA in the Secret
 // CASecretNamespace/CASecretName, creating it when it is missing and
@@ -77,7 +77,7 @@ type BootstrapOptions struct {
 // caSecretCommonName is the CA certificate's subject.
 const caSecretCommonName = "listenerset-webhook-ca"
 
-// bootstrapSource is the certSource of CertModeSelfBootstrapped.
+// bootstrapSource is the Source of ModeSelfBootstrapped.
 type bootstrapSource struct {
 	*cmtls.DynamicSource
 	auth     *authority.DynamicAuthority

@@ -1,12 +1,10 @@
-package webhook
+package admission
 
 import (
-	"errors"
 	"reflect"
 	"strings"
 
 	"github.com/prometheus/client_golang/prometheus"
-	"github.com/prometheus/client_golang/prometheus/collectors"
 	"k8s.io/apimachinery/pkg/util/validation/field"
 	"sigs.k8s.io/controller-runtime/pkg/metrics"
 	gwv1 "sigs.k8s.io/gateway-api/apis/v1"
@@ -37,23 +35,6 @@ func recordDenial(errs field.ErrorList) {
 	for _, e := range errs {
 		denials.WithLabelValues(FieldLabel(e.Field), string(e.Type)).Inc()
 	}
-}
-
-// registerRuntimeCollectors adds the Go runtime and process collectors that a
-// controller-runtime manager would register (the webhook runs without one).
-// Registering twice is harmless: another package may already have done it.
-func registerRuntimeCollectors() error {
-	for _, c := range []prometheus.Collector{
-		collectors.NewGoCollector(),
-		collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}),
-	} {
-		if err := metrics.Registry.Register(c); err != nil {
-			if are := (prometheus.AlreadyRegisteredError{}); !errors.As(err, &are) {
-				return err
-			}
-		}
-	}
-	return nil
 }
 
 // otherField stands for a path, or the rest of one, that is not a field of the

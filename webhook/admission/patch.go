@@ -1,4 +1,4 @@
-package webhook
+package admission
 
 import (
 	"context"
@@ -6,7 +6,7 @@ import (
 
 	"gomodules.xyz/jsonpatch/v2"
 	"k8s.io/apimachinery/pkg/runtime"
-	"sigs.k8s.io/controller-runtime/pkg/webhook/admission"
+	cradmission "sigs.k8s.io/controller-runtime/pkg/webhook/admission"
 	gwv1 "sigs.k8s.io/gateway-api/apis/v1"
 )
 
@@ -26,14 +26,14 @@ var admissionScheme = func() *runtime.Scheme {
 // the Go types drop from the object as sent (a newer CRD's field, an explicit
 // null or empty value they omit), and the patch must add defaults, never
 // remove anything. controller-runtime's own filter (dropSchemeRemovals in
-// admission.WithDefaulter) drops only the removals that a patch to the
+// cradmission.WithDefaulter) drops only the removals that a patch to the
 // undefaulted object has as well; that misses a field inside an object the
 // Go types omit whole ("spec": {"x": 1} without parentRef: that patch removes
 // /spec, this one /spec/x, and x would be removed). Its other option,
 // DefaulterRemoveUnknownOrOmitableFields, does the opposite of what is
 // needed here.
-func keepUnknownFields(next admission.Handler) admission.Handler {
-	return admission.HandlerFunc(func(ctx context.Context, req admission.Request) admission.Response {
+func keepUnknownFields(next cradmission.Handler) cradmission.Handler {
+	return cradmission.HandlerFunc(func(ctx context.Context, req cradmission.Request) cradmission.Response {
 		r := next.Handle(ctx, req)
 		if !r.Allowed || r.PatchType == nil {
 			return r

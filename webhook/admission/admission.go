@@ -1,4 +1,4 @@
-package webhook
+package admission
 
 import (
 	"context"
@@ -8,7 +8,7 @@ import (
 	"k8s.io/apimachinery/pkg/util/validation/field"
 	logf "sigs.k8s.io/controller-runtime/pkg/log"
 	ctrlwebhook "sigs.k8s.io/controller-runtime/pkg/webhook"
-	"sigs.k8s.io/controller-runtime/pkg/webhook/admission"
+	cradmission "sigs.k8s.io/controller-runtime/pkg/webhook/admission"
 	gwv1 "sigs.k8s.io/gateway-api/apis/v1"
 
 	"github.com/airlock/listenerset-webhook/defaults"
@@ -30,13 +30,13 @@ const (
 var listenerSetGK = schema.GroupKind{Group: gwv1.GroupName, Kind: "ListenerSet"}
 
 // Defaulter sets what the ListenerSet CRD schema would default. It implements
-// controller-runtime's admission.Defaulter; admission.WithDefaulter turns the
+// controller-runtime's cradmission.Defaulter; cradmission.WithDefaulter turns the
 // change into a JSON patch (none when nothing changed), and keepUnknownFields
 // makes sure that patch never removes fields the Go types do not know (a
 // newer CRD's fields survive).
 type Defaulter struct{}
 
-var _ admission.Defaulter[*gwv1.ListenerSet] = Defaulter{}
+var _ cradmission.Defaulter[*gwv1.ListenerSet] = Defaulter{}
 
 // Default sets ls's unset defaulted fields in place via defaults.ListenerSet.
 func (Defaulter) Default(_ context.Context, ls *gwv1.ListenerSet) error {
@@ -45,7 +45,7 @@ func (Defaulter) Default(_ context.Context, ls *gwv1.ListenerSet) error {
 }
 
 // Validator rejects what Airlock Microgateway cannot serve. It implements
-// controller-runtime's admission.Validator around validation.Validate, the
+// controller-runtime's cradmission.Validator around validation.Validate, the
 // verdict the offline command gives too: this type only translates it into
 // a 422 Invalid status and admission warnings.
 //
@@ -61,29 +61,29 @@ type Validator struct {
 	Strict bool
 }
 
-var _ admission.Validator[*gwv1.ListenerSet] = Validator{}
+var _ cradmission.Validator[*gwv1.ListenerSet] = Validator{}
 
 // ValidateCreate gives the verdict on ls: on errors a 422 Invalid status
 // error whose causes name each field; the warnings either way.
-func (v Validator) ValidateCreate(ctx context.Context, ls *gwv1.ListenerSet) (admission.Warnings, error) {
+func (v Validator) ValidateCreate(ctx context.Context, ls *gwv1.ListenerSet) (cradmission.Warnings, error) {
 	return v.respond(ctx, ls, nil)
 }
 
 // ValidateUpdate gives the verdict on newLS as an update of oldLS: errors
 // the update leaves unchanged are ratcheted into warnings (see
 // validation.Validate), so objects stored before a rule existed stay editable.
-func (v Validator) ValidateUpdate(ctx context.Context, oldLS, newLS *gwv1.ListenerSet) (admission.Warnings, error) {
+func (v Validator) ValidateUpdate(ctx context.Context, oldLS, newLS *gwv1.ListenerSet) (cradmission.Warnings, error) {
 	return v.respond(ctx, newLS, oldLS)
 }
 
-func (v Validator) respond(ctx context.Context, ls, oldLS *gwv1.ListenerSet) (admission.Warnings, error) {
+func (v Validator) respond(ctx context.Context, ls, oldLS *gwv1.ListenerSet) (cradmission.Warnings, error) {
 	errs, warnings := validation.Validate(ls, oldLS, validation.Options{Cluster: v.Cluster, Strict: v.Strict})
-	return admission.Warnings(warnings.Strings()), verdict(ctx, ls, errs, len(warnings))
+	return cradmission.Warnings(warnings.Strings()), verdict(ctx, ls, errs, len(warnings))
 }
 
 // ValidateDelete allows every deletion: nothing about a ListenerSet being
 // removed can break Airlock Microgateway.
-func (Validator) ValidateDelete(context.Context, *gwv1.ListenerSet) (admission.Warnings, error) {
+func (Validator) ValidateDelete(context.Context, *gwv1.ListenerSet) (cradmission.Warnings, error) {
 	return nil, nil
 }
 
@@ -92,7 +92,7 @@ func (Validator) ValidateDelete(context.Context, *gwv1.ListenerSet) (admission.W
 // listenerset_webhook_denials_total and logs the denial. It returns nil when
 // errs is empty.
 //
-// The logger in ctx comes from controller-runtime's admission.Webhook
+// The logger in ctx comes from controller-runtime's cradmission.Webhook
 // (DefaultLogConstructor) and already carries requestID (the admission UID),
 // object, namespace, name, resource and user. Only field paths and error
 // types are logged: values and details quote user input, and a log line needs
@@ -123,31 +123,31 @@ func displayName(ls *gwv1.ListenerSet) string {
 }
 
 // NewMutatingWebhook returns the defaulting webhook: controller-runtime's
-// admission.WithDefaulter around Defaulter, whose patch never removes
+// cradmission.WithDefaulter around Defaulter, whose patch never removes
 // anything (keepUnknownFields). It answers DELETE itself, allowing without
 // decoding anything.
-func NewMutatingWebhook() *admission.Webhook {
-	wh := admission.WithDefaulter[*gwv1.ListenerSet](admissionScheme, Defaulter{})
+func NewMutatingWebhook() *cradmission.Webhook {
+	wh := cradmission.WithDefaulter[*gwv1.ListenerSet](admissionScheme, Defaulter{})
 	wh.Handler = keepUnknownFields(wh.Handler)
 	return wh
 }
 
 // NewValidatingWebhook returns the validating webhook (the zero Validator:
 // the object alone).
-func NewValidatingWebhook() *admission.Webhook {
+func NewValidatingWebhook() *cradmission.Webhook {
 	return NewValidatingWebhookFor(Validator{})
 }
 
 // NewValidatingWebhookFor is NewValidatingWebhook with v, e.g. one with a
-// cluster view: controller-runtime's admission.WithValidator around v.
+// cluster view: controller-runtime's cradmission.WithValidator around v.
 //
 // DELETE is not registered (the webhook configurations name CREATE and
 // UPDATE only), so nothing here treats it specially: should one come, it
 // goes the way controller-runtime sends it, to Validator.ValidateDelete,
 // which allows. kube-apiserver sends the object being deleted as oldObject
 // on every DELETE, which is what controller-runtime decodes for it.
-func NewValidatingWebhookFor(v Validator) *admission.Webhook {
-	return admission.WithValidator[*gwv1.ListenerSet](admissionScheme, v)
+func NewValidatingWebhookFor(v Validator) *cradmission.Webhook {
+	return cradmission.WithValidator[*gwv1.ListenerSet](admissionScheme, v)
 }
 
 // Register registers both webhooks on srv at MutatePath and ValidatePath,

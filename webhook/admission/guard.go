@@ -1,4 +1,4 @@
-package webhook
+package admission
 
 import (
 	"bytes"
@@ -15,12 +15,12 @@ import (
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/types"
 	logf "sigs.k8s.io/controller-runtime/pkg/log"
-	"sigs.k8s.io/controller-runtime/pkg/webhook/admission"
+	cradmission "sigs.k8s.io/controller-runtime/pkg/webhook/admission"
 	gwv1 "sigs.k8s.io/gateway-api/apis/v1"
 	kjson "sigs.k8s.io/json"
 )
 
-// reviewGuard stands in front of a controller-runtime admission.Webhook and
+// reviewGuard stands in front of a controller-runtime cradmission.Webhook and
 // refuses what kube-apiserver never sends but controller-runtime alone would
 // answer as if it were a review (the hostile-request battery in
 // test/reliability found each of these). In order, as controller-runtime
@@ -60,7 +60,7 @@ import (
 type reviewGuard struct{ next http.Handler }
 
 // maxRequestSize is controller-runtime's limit on an AdmissionReview's size
-// (admission.Webhook.ServeHTTP reads no more). A body of exactly this size is
+// (cradmission.Webhook.ServeHTTP reads no more). A body of exactly this size is
 // refused too, as a reader capped there cannot tell it from a longer one.
 const maxRequestSize = 7 << 20
 
@@ -175,11 +175,11 @@ func checkReview(body []byte) (metav1.TypeMeta, types.UID, error) {
 	return head.TypeMeta, head.Request.UID, nil
 }
 
-// refuse answers as controller-runtime's admission.Errored does: a 200 whose
+// refuse answers as controller-runtime's cradmission.Errored does: a 200 whose
 // AdmissionReview denies with code and err. tm is the review's type ("" when
 // the body is not known to be a review), uid its request's.
 func refuse(w http.ResponseWriter, r *http.Request, tm metav1.TypeMeta, uid types.UID, code int32, err error) {
-	resp := admission.Errored(code, err).AdmissionResponse
+	resp := cradmission.Errored(code, err).AdmissionResponse
 	resp.UID = uid
 	if err := json.NewEncoder(w).Encode(admissionv1.AdmissionReview{TypeMeta: tm, Response: &resp}); err != nil {
 		logf.FromContext(r.Context()).Error(err, "unable to encode and write the response")

@@ -1,4 +1,4 @@
-package webhook
+package serving
 
 import (
 	"context"
@@ -14,6 +14,8 @@ import (
 	"github.com/go-logr/logr"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+
+	"github.com/airlock/listenerset-webhook/webhook/certs"
 )
 
 // When another component fails (abort), the webhook server stops at once,
@@ -22,9 +24,9 @@ import (
 // an orderly stop only.
 func TestWebhookServerAbort(t *testing.T) {
 	dir := t.TempDir()
-	_, err := EnsureSelfSignedCert(dir, "127.0.0.1")
+	_, err := certs.EnsureSelfSignedCert(dir, "127.0.0.1")
 	require.NoError(t, err)
-	cert, err := tls.LoadX509KeyPair(filepath.Join(dir, CertFile), filepath.Join(dir, KeyFile))
+	cert, err := tls.LoadX509KeyPair(filepath.Join(dir, certs.CertFile), filepath.Join(dir, certs.KeyFile))
 	require.NoError(t, err)
 	getCert := func(*tls.ClientHelloInfo) (*tls.Certificate, error) { return &cert, nil }
 

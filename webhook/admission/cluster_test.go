@@ -1,4 +1,4 @@
-package webhook_test
+package admission_test
 
 import (
 	"net/http"
@@ -17,15 +17,17 @@ import (
 	gwv1 "sigs.k8s.io/gateway-api/apis/v1"
 
 	"github.com/airlock/listenerset-webhook/validation"
-	"github.com/airlock/listenerset-webhook/webhook"
+	"github.com/airlock/listenerset-webhook/webhook/admission"
+	"github.com/airlock/listenerset-webhook/webhook/clusterview"
+	"github.com/airlock/listenerset-webhook/webhook/internal/reviewtest"
 )
 
 // handlersWith serves both webhooks as Run registers them, with v as the
 // validating webhook's Validator.
-func handlersWith(t *testing.T, v webhook.Validator) *httptest.Server {
+func handlersWith(t *testing.T, v admission.Validator) *httptest.Server {
 	t.Helper()
 	mux := http.NewServeMux()
-	webhook.RegisterWith(ctrlwebhook.NewServer(ctrlwebhook.Options{WebhookMux: mux}), v)
+	admission.RegisterWith(ctrlwebhook.NewServer(ctrlwebhook.Options{WebhookMux: mux}), v)
 	srv := httptest.NewServer(mux)
 	t.Cleanup(srv.Close)
 	return srv
@@ -67,42 +69,42 @@ const (
 func TestValidatorClusterChecks(t *testing.T) {
 	noGateway := aroundMinimal()
 	noGateway.Gateways = []*gwv1.Gateway{}
-	labelled := toJSON(t, minimal+"  labels: {team: blue}\n")
+	labelled := reviewtest.ToJSON(t, reviewtest.Minimal+"  labels: {team: blue}\n")
 	tests := []struct {
 		name      string
-		validator webhook.Validator
+		validator admission.Validator
 		op        admissionv1.Operation
 		obj, old  []byte
 		denied    []string // causes' fields, in order; nil: allowed
 		warnings  []string
 	}{
-		{name: "no cluster view", validator: webhook.Validator{}, op: admissionv1.Create, obj: toJSON(t, minimal)},
-		{name: "a view that knows nothing yet (not synced)", validator: webhook.Validator{Cluster: &validation.Objects{}, Strict: true},
-			op: admissionv1.Create, obj: toJSON(t, minimal)},
-		{name: "findings are warnings without strict", validator: webhook.Validator{Cluster: aroundMinimal()},
-			op: admissionv1.Create, obj: toJSON(t, minimal), warnings: []string{secretWarning, conflictWarning}},
-		{name: "strict: the conflict denies, the missing Secret warns", validator: webhook.Validator{Cluster: aroundMinimal(), Strict: true},
-			op: admissionv1.Create, obj: toJSON(t, minimal), denied: []string{"spec.listeners[1].hostname"}, warnings: []string{secretWarning}},
-		{name: "strict: the object's own errors come first", validator: webhook.Validator{Cluster: aroundMinimal(), Strict: true},
-			op: admissionv1.Create, obj: toJSON(t, invalid),
+		{name: "no cluster view", validator: admission.Validator{}, op: admissionv1.Create, obj: reviewtest.ToJSON(t, reviewtest.Minimal)},
+		{name: "a view that knows nothing yet (not synced)", validator: admission.Validator{Cluster: &validation.Objects{}, Strict: true},
+			op: admissionv1.Create, obj: reviewtest.ToJSON(t, reviewtest.Minimal)},
+		{name: "findings are warnings without strict", validator: admission.Validator{Cluster: aroundMinimal()},
+			op: admissionv1.Create, obj: reviewtest.ToJSON(t, reviewtest.Minimal), warnings: []string{secretWarning, conflictWarning}},
+		{name: "strict: the conflict denies, the missing Secret warns", validator: admission.Validator{Cluster: aroundMinimal(), Strict: true},
+			op: admissionv1.Create, obj: reviewtest.ToJSON(t, reviewtest.Minimal), denied: []string{"spec.listeners[1].hostname"}, warnings: []string{secretWarning}},
+		{name: "strict: the object's own errors come first", validator: admission.Validator{Cluster: aroundMinimal(), Strict: true},
+			op: admissionv1.Create, obj: reviewtest.ToJSON(t, reviewtest.Invalid),
 			denied: []string{"spec.listeners[1].name", "spec.listeners[2].protocol"}},
-		{name: "strict: an update that keeps a stored conflict is let through", validator: webhook.Validator{Cluster: aroundMinimal(), Strict: true},
-			op: admissionv1.Update, obj: labelled, old: toJSON(t, minimal),
+		{name: "strict: an update that keeps a stored conflict is let through", validator: admission.Validator{Cluster: aroundMinimal(), Strict: true},
+			op: admissionv1.Update, obj: labelled, old: reviewtest.ToJSON(t, reviewtest.Minimal),
 			warnings: []string{secretWarning, `spec.listeners[1].hostname: Invalid value: "": same port, protocol and hostname as ` +
 				"team-a/gw listener https; this listener would be Conflicted (HostnameConflict) (already stored; allowed because unchanged)"}},
-		{name: "strict: an update that brings the conflict is denied", validator: webhook.Validator{Cluster: aroundMinimal(), Strict: true},
-			op: admissionv1.Update, obj: toJSON(t, minimal), old: toJSON(t, withForeignOption),
+		{name: "strict: an update that brings the conflict is denied", validator: admission.Validator{Cluster: aroundMinimal(), Strict: true},
+			op: admissionv1.Update, obj: reviewtest.ToJSON(t, reviewtest.Minimal), old: reviewtest.ToJSON(t, reviewtest.WithForeignOption),
 			denied: []string{"spec.listeners[1].hostname"}, warnings: []string{secretWarning}},
-		{name: "strict: a missing Gateway only warns", validator: webhook.Validator{Cluster: noGateway, Strict: true},
-			op: admissionv1.Create, obj: toJSON(t, minimal), warnings: []string{
+		{name: "strict: a missing Gateway only warns", validator: admission.Validator{Cluster: noGateway, Strict: true},
+			op: admissionv1.Create, obj: reviewtest.ToJSON(t, reviewtest.Minimal), warnings: []string{
 				"spec.parentRef.name: Gateway team-a/gw not found; the ListenerSet stays unattached until it exists", secretWarning}},
-		{name: "strict: DELETE is not judged", validator: webhook.Validator{Cluster: aroundMinimal(), Strict: true},
-			op: admissionv1.Delete, old: toJSON(t, minimal)},
+		{name: "strict: DELETE is not judged", validator: admission.Validator{Cluster: aroundMinimal(), Strict: true},
+			op: admissionv1.Delete, old: reviewtest.ToJSON(t, reviewtest.Minimal)},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
 			srv := handlersWith(t, tc.validator)
-			resp := post(t, srv.Client(), srv.URL+webhook.ValidatePath, request(t, tc.op, tc.obj, tc.old))
+			resp := reviewtest.Post(t, srv.Client(), srv.URL+admission.ValidatePath, reviewtest.Request(t, tc.op, tc.obj, tc.old))
 			assert.Equal(t, tc.warnings, resp.Warnings)
 			if tc.denied == nil {
 				assert.True(t, resp.Allowed, "denied: %+v", resp.Result)
@@ -135,14 +137,14 @@ func TestAnswersBeforeTheCacheSyncs(t *testing.T) {
 	t.Cleanup(hanging.Close)
 	t.Cleanup(func() { close(release) }) // runs first: lets the handlers return
 
-	started, err := webhook.NewClusterView(&rest.Config{Host: hanging.URL}, true, logr.Discard())
+	started, err := clusterview.New(&rest.Config{Host: hanging.URL}, true, logr.Discard())
 	require.NoError(t, err)
 	go func() { _ = started.Start(t.Context()) }()
-	idle, err := webhook.NewClusterView(&rest.Config{Host: hanging.URL}, true, logr.Discard())
+	idle, err := clusterview.New(&rest.Config{Host: hanging.URL}, true, logr.Discard())
 	require.NoError(t, err)
 	time.Sleep(200 * time.Millisecond) // the started view's informers are asking by now
 
-	for name, view := range map[string]*webhook.ClusterView{"started, never synced": started, "not started": idle} {
+	for name, view := range map[string]*clusterview.View{"started, never synced": started, "not started": idle} {
 		t.Run(name, func(t *testing.T) {
 			assert.False(t, view.Synced())
 			gw, known := view.Gateway("team-a", "gw")
@@ -157,27 +159,18 @@ func TestAnswersBeforeTheCacheSyncs(t *testing.T) {
 			_, known = view.SecretExists("team-a", "web-tls-cert")
 			assert.False(t, known)
 
-			srv := handlersWith(t, webhook.Validator{Cluster: view, Strict: true})
+			srv := handlersWith(t, admission.Validator{Cluster: view, Strict: true})
 			start := time.Now()
-			resp := post(t, srv.Client(), srv.URL+webhook.ValidatePath, request(t, admissionv1.Create, toJSON(t, minimal), nil))
+			resp := reviewtest.Post(t, srv.Client(), srv.URL+admission.ValidatePath, reviewtest.Request(t, admissionv1.Create, reviewtest.ToJSON(t, reviewtest.Minimal), nil))
 			assert.True(t, resp.Allowed, "%+v", resp.Result)
 			assert.Empty(t, resp.Warnings)
-			resp = post(t, srv.Client(), srv.URL+webhook.ValidatePath, request(t, admissionv1.Create, toJSON(t, withForeignOption), nil))
+			resp = reviewtest.Post(t, srv.Client(), srv.URL+admission.ValidatePath, reviewtest.Request(t, admissionv1.Create, reviewtest.ToJSON(t, reviewtest.WithForeignOption), nil))
 			assert.True(t, resp.Allowed)
 			assert.Equal(t, []string{"spec.listeners[0].tls.options[example.com/x]: " + validation.WarnForeignOption}, resp.Warnings)
-			resp = post(t, srv.Client(), srv.URL+webhook.ValidatePath, request(t, admissionv1.Create, toJSON(t, invalid), nil))
+			resp = reviewtest.Post(t, srv.Client(), srv.URL+admission.ValidatePath, reviewtest.Request(t, admissionv1.Create, reviewtest.ToJSON(t, reviewtest.Invalid), nil))
 			assert.False(t, resp.Allowed)
 			assert.Len(t, resp.Result.Details.Causes, 2)
 			assert.Less(t, time.Since(start), 5*time.Second, "the cache never holds a request up")
 		})
-	}
-}
-
-// TestRunRefusesClusterFlagsWithoutClusterChecks: --strict and
-// --watch-secrets alone would silently do nothing.
-func TestRunRefusesClusterFlagsWithoutClusterChecks(t *testing.T) {
-	for _, opts := range []webhook.ClusterOptions{{Strict: true}, {WatchSecrets: true}} {
-		err := webhook.Run(t.Context(), webhook.Options{Port: 1, Cluster: opts})
-		assert.ErrorContains(t, err, "--cluster-checks")
 	}
 }

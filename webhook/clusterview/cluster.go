@@ -1,4 +1,4 @@
-package webhook
+package clusterview
 
 import (
 	"context"
@@ -28,11 +28,11 @@ import (
 	"github.com/airlock/listenerset-webhook/validation"
 )
 
-// ClusterOptions configure the cluster-aware checks (Options.Cluster, the
-// serve command's --cluster-checks, --strict and --watch-secrets).
-type ClusterOptions struct {
-	// Enabled keeps a ClusterView and adds validation.ValidateListenerSetInCluster
-	// to every create and update: the parent Gateway, its allowedListeners,
+// Options configure the cluster-aware checks (the serve command's
+// --cluster-checks, --strict and --watch-secrets).
+type Options struct {
+	// Enabled keeps a View and gives validation.Validate it as the cluster of
+	// every create and update: the parent Gateway, its allowedListeners,
 	// conflicts with its merged listener list, ReferenceGrants and (with
 	// WatchSecrets) the referenced Secrets. Until a kind's informer has
 	// synced, its checks are skipped: the webhook answers from the object
@@ -50,22 +50,22 @@ type ClusterOptions struct {
 	RESTConfig *rest.Config
 }
 
-// check rejects options that would silently do nothing.
-func (o ClusterOptions) check() error {
+// Check rejects options that would silently do nothing.
+func (o Options) Check() error {
 	if !o.Enabled && (o.Strict || o.WatchSecrets) {
 		return errors.New("strict mode and watching Secrets are part of the cluster-aware checks: enable them (--cluster-checks) too")
 	}
 	return nil
 }
 
-// ClusterSyncedMetric is the name of the gauge that says, per kind, whether
+// SyncedMetric is the name of the gauge that says, per kind, whether
 // the cluster view's informer has synced (1) or not (0): until it has, the
 // checks that need that kind are skipped. A kind that stays at 0 usually
 // lacks RBAC (list/watch) or its CRD; the webhook's log says which.
-const ClusterSyncedMetric = "listenerset_webhook_cluster_view_synced"
+const SyncedMetric = "listenerset_webhook_cluster_view_synced"
 
 var clusterSynced = prometheus.NewGaugeVec(prometheus.GaugeOpts{
-	Name: ClusterSyncedMetric,
+	Name: SyncedMetric,
 	Help: "1 when the cluster view's informer of the kind has synced and the cluster-aware checks that need it run; 0 before.",
 }, []string{"kind"})
 
@@ -73,7 +73,7 @@ func init() {
 	metrics.Registry.MustRegister(clusterSynced)
 }
 
-// Kinds of the cluster view, as its log lines and ClusterSyncedMetric name them.
+// Kinds of the cluster view, as its log lines and SyncedMetric name them.
 const (
 	KindGateway        = "Gateway"
 	KindListenerSet    = "ListenerSet"
@@ -82,7 +82,7 @@ const (
 	KindSecret         = "Secret"
 )
 
-// ClusterView is the validation.Cluster of the server: read-only views of
+// View is the validation.Cluster of the server: read-only views of
 // Gateways, ListenerSets and ReferenceGrants (gateway.networking.k8s.io/v1),
 // and of Namespaces and, optionally, Secrets as metadata only, each kept by a
 // controller-runtime informer.
@@ -98,7 +98,7 @@ const (
 // with kubectl in full, data included. Namespaces keep their labels only;
 // Gateways, ListenerSets and ReferenceGrants lose their managedFields and
 // last-applied annotation, which the rules never read.
-type ClusterView struct {
+type View struct {
 	cache cache.Cache
 	log   logr.Logger
 
@@ -109,7 +109,7 @@ type ClusterView struct {
 	stopped bool
 }
 
-var _ validation.Cluster = (*ClusterView)(nil)
+var _ validation.Cluster = (*View)(nil)
 
 // watchedKind is one informer of the view.
 type watchedKind struct {
@@ -142,16 +142,16 @@ func metadataOf(kind string) *metav1.PartialObjectMetadata {
 	return &metav1.PartialObjectMetadata{TypeMeta: metav1.TypeMeta{APIVersion: "v1", Kind: kind}}
 }
 
-// NewClusterView builds the view on cfg (nil: config.GetConfig()). Nothing is
+// New builds the view on cfg (nil: config.GetConfig()). Nothing is
 // listed or watched until Start; until then every method reports unknown.
-func NewClusterView(cfg *rest.Config, watchSecrets bool, log logr.Logger) (*ClusterView, error) {
+func New(cfg *rest.Config, watchSecrets bool, log logr.Logger) (*View, error) {
 	if cfg == nil {
 		var err error
 		if cfg, err = config.GetConfig(); err != nil {
 			return nil, fmt.Errorf("cluster-aware checks need the Kubernetes API: %w", err)
 		}
 	}
-	v := &ClusterView{
+	v := &View{
 		log:          log,
 		gateways:     &watchedKind{name: KindGateway, obj: &gwv1.Gateway{}},
 		listenerSets: &watchedKind{name: KindListenerSet, obj: &gwv1.ListenerSet{}},
@@ -202,9 +202,9 @@ func watchError(log logr.Logger, kind string, err error) {
 // Start runs the informers until ctx is cancelled, then returns nil. Each
 // kind's informer is created in the background and retried with backoff when
 // that fails (e.g. the Gateway API CRDs are not installed yet), so nothing
-// here can stop the webhook. A kind is logged, and its ClusterSyncedMetric
+// here can stop the webhook. A kind is logged, and its SyncedMetric
 // set to 1, once it has synced.
-func (v *ClusterView) Start(ctx context.Context) error {
+func (v *View) Start(ctx context.Context) error {
 	for _, k := range v.kinds {
 		clusterSynced.WithLabelValues(k.name).Set(0)
 		go v.watch(ctx, k)
@@ -226,7 +226,7 @@ func (v *ClusterView) Start(ctx context.Context) error {
 // has synced. A goroutine stuck in a request that never returns (an API
 // server that accepts but never answers) is left behind on shutdown rather
 // than holding Start up.
-func (v *ClusterView) watch(ctx context.Context, k *watchedKind) {
+func (v *View) watch(ctx context.Context, k *watchedKind) {
 	backoff := wait.Backoff{Duration: time.Second, Factor: 2, Jitter: 0.1, Steps: 7, Cap: time.Minute}
 	for {
 		inf, err := v.cache.GetInformer(ctx, k.obj, cache.BlockUntilSynced(false))
@@ -261,7 +261,7 @@ func (v *ClusterView) watch(ctx context.Context, k *watchedKind) {
 }
 
 // Synced tells whether every kind of the view has synced.
-func (v *ClusterView) Synced() bool {
+func (v *View) Synced() bool {
 	for _, k := range v.kinds {
 		if !k.synced() {
 			return false
@@ -272,7 +272,7 @@ func (v *ClusterView) Synced() bool {
 
 // get reads one object of a synced kind: found, or known=false on any error
 // but NotFound (which only a bug would cause once the kind has synced).
-func (v *ClusterView) get(k *watchedKind, namespace, name string, out client.Object) (found, known bool) {
+func (v *View) get(k *watchedKind, namespace, name string, out client.Object) (found, known bool) {
 	if !k.synced() {
 		return false, false
 	}
@@ -289,7 +289,7 @@ func (v *ClusterView) get(k *watchedKind, namespace, name string, out client.Obj
 }
 
 // Gateway implements validation.Cluster.
-func (v *ClusterView) Gateway(namespace, name string) (*gwv1.Gateway, bool) {
+func (v *View) Gateway(namespace, name string) (*gwv1.Gateway, bool) {
 	gw := &gwv1.Gateway{}
 	found, known := v.get(v.gateways, namespace, name, gw)
 	if !found {
@@ -300,7 +300,7 @@ func (v *ClusterView) Gateway(namespace, name string) (*gwv1.Gateway, bool) {
 
 // ListenerSets implements validation.Cluster. The objects are the cache's own
 // (no deep copy, since every admission reads them all): the rules only read.
-func (v *ClusterView) ListenerSets() ([]*gwv1.ListenerSet, bool) {
+func (v *View) ListenerSets() ([]*gwv1.ListenerSet, bool) {
 	if !v.listenerSets.synced() {
 		return nil, false
 	}
@@ -317,7 +317,7 @@ func (v *ClusterView) ListenerSets() ([]*gwv1.ListenerSet, bool) {
 }
 
 // NamespaceLabels implements validation.Cluster.
-func (v *ClusterView) NamespaceLabels(name string) (map[string]string, bool) {
+func (v *View) NamespaceLabels(name string) (map[string]string, bool) {
 	ns := metadataOf(KindNamespace)
 	found, known := v.get(v.namespaces, "", name, ns)
 	if !found {
@@ -327,7 +327,7 @@ func (v *ClusterView) NamespaceLabels(name string) (map[string]string, bool) {
 }
 
 // ReferenceGrants implements validation.Cluster.
-func (v *ClusterView) ReferenceGrants(namespace string) ([]*gwv1.ReferenceGrant, bool) {
+func (v *View) ReferenceGrants(namespace string) ([]*gwv1.ReferenceGrant, bool) {
 	if !v.grants.synced() {
 		return nil, false
 	}
@@ -345,7 +345,7 @@ func (v *ClusterView) ReferenceGrants(namespace string) ([]*gwv1.ReferenceGrant,
 
 // SecretExists implements validation.Cluster; without WatchSecrets it is
 // never known.
-func (v *ClusterView) SecretExists(namespace, name string) (bool, bool) {
+func (v *View) SecretExists(namespace, name string) (bool, bool) {
 	return v.get(v.secrets, namespace, name, metadataOf(KindSecret))
 }
 
@@ -394,35 +394,22 @@ func keepSecretIdentity(m *metav1.PartialObjectMetadata) *metav1.PartialObjectMe
 	}}
 }
 
-// newValidator is the Validator Run serves: the zero one, or one with a
-// started-on-Run ClusterView (returned so Run can start it).
-func newValidator(opts ClusterOptions, log logr.Logger) (Validator, *ClusterView, error) {
-	if err := opts.check(); err != nil {
-		return Validator{}, nil, err
-	}
-	if !opts.Enabled {
-		return Validator{}, nil, nil
-	}
-	view, err := NewClusterView(opts.RESTConfig, opts.WatchSecrets, log.WithName("cluster-view"))
-	if err != nil {
-		return Validator{}, nil, err
-	}
-	kinds := make([]string, len(view.kinds))
-	for i, k := range view.kinds {
+// Kinds names the kinds the view watches, for logs.
+func (v *View) Kinds() []string {
+	kinds := make([]string, len(v.kinds))
+	for i, k := range v.kinds {
 		kinds[i] = k.name
 	}
-	log.Info("Cluster-aware checks on; each kind's checks start once its informer has synced",
-		"strict", opts.Strict, "kinds", kinds)
-	return Validator{Cluster: view, Strict: opts.Strict}, view, nil
+	return kinds
 }
 
-// ClusterRBACRules are the permissions the cluster view needs, and all it
+// RBACRules are the permissions the cluster view needs, and all it
 // needs: get, list and watch on its Gateway API kinds and on namespaces, and
 // with watchSecrets list and watch on secrets (metadata only is read, but
 // RBAC has no metadata-only permission). The Helm chart's ClusterRole carries
 // the same rules (test/chart holds it to them), and the end-to-end tests run
 // a view with exactly these.
-func ClusterRBACRules(watchSecrets bool) []rbacv1.PolicyRule {
+func RBACRules(watchSecrets bool) []rbacv1.PolicyRule {
 	rules := []rbacv1.PolicyRule{
 		{APIGroups: []string{gwv1.GroupName}, Resources: []string{"gateways", "listenersets", "referencegrants"}, Verbs: []string{"get", "list", "watch"}},
 		{APIGroups: []string{""}, Resources: []string{"namespaces"}, Verbs: []string{"get", "list", "watch"}},

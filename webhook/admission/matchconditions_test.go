@@ -1,4 +1,4 @@
-package webhook_test
+package admission_test
 
 import (
 	"context"
@@ -12,7 +12,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime/schema"
-	"k8s.io/apiserver/pkg/admission"
+	apiadmission "k8s.io/apiserver/pkg/admission"
 	apiservercel "k8s.io/apiserver/pkg/admission/plugin/cel"
 	apiserverwebhook "k8s.io/apiserver/pkg/admission/plugin/webhook"
 	"k8s.io/apiserver/pkg/admission/plugin/webhook/matchconditions"
@@ -24,7 +24,7 @@ import (
 
 	"github.com/airlock/listenerset-webhook/defaults"
 	"github.com/airlock/listenerset-webhook/test/load/fixtures"
-	"github.com/airlock/listenerset-webhook/webhook"
+	"github.com/airlock/listenerset-webhook/webhook/admission"
 )
 
 // matcher compiles MutatingMatchConditions the way kube-apiserver does for a
@@ -35,7 +35,7 @@ func matcher(t *testing.T) matchconditions.Matcher {
 	hook := &admissionregistrationv1.MutatingWebhook{
 		Name:            "mutate.listenersets.microgateway.airlock.com",
 		FailurePolicy:   ptr.To(admissionregistrationv1.Fail),
-		MatchConditions: webhook.MutatingMatchConditions(),
+		MatchConditions: admission.MutatingMatchConditions(),
 	}
 	compiler := apiservercel.NewConditionCompiler(environment.MustBaseEnvSet(environment.DefaultCompatibilityVersion()))
 	return apiserverwebhook.NewMutatingWebhookAccessor("uid", "listenerset-webhook", hook).GetCompiledMatcher(compiler)
@@ -49,9 +49,9 @@ func matches(t *testing.T, m matchconditions.Matcher, objJSON []byte) bool {
 	require.NoError(t, obj.UnmarshalJSON(objJSON))
 	gvk := schema.GroupVersionKind{Group: gwv1.GroupName, Version: "v1", Kind: "ListenerSet"}
 	gvr := schema.GroupVersionResource{Group: gwv1.GroupName, Version: "v1", Resource: "listenersets"}
-	attrs := admission.NewAttributesRecord(obj, nil, gvk, obj.GetNamespace(), obj.GetName(), gvr, "",
-		admission.Create, &metav1.CreateOptions{}, false, &user.DefaultInfo{Name: "test"})
-	res := m.Match(context.Background(), &admission.VersionedAttributes{Attributes: attrs, VersionedKind: gvk, VersionedObject: admission.NewLazyObject(obj)}, nil, nil)
+	attrs := apiadmission.NewAttributesRecord(obj, nil, gvk, obj.GetNamespace(), obj.GetName(), gvr, "",
+		apiadmission.Create, &metav1.CreateOptions{}, false, &user.DefaultInfo{Name: "test"})
+	res := m.Match(context.Background(), &apiadmission.VersionedAttributes{Attributes: attrs, VersionedKind: gvk, VersionedObject: apiadmission.NewLazyObject(obj)}, nil, nil)
 	require.NoError(t, res.Error, "evaluating the match condition on %s", objJSON)
 	return res.Matches
 }

@@ -1,4 +1,4 @@
-package webhook_test
+package admission_test
 
 import (
 	"bytes"
@@ -12,7 +12,7 @@ import (
 
 	"github.com/airlock/listenerset-webhook/test/load/fixtures"
 	"github.com/airlock/listenerset-webhook/test/load/floor"
-	"github.com/airlock/listenerset-webhook/webhook"
+	"github.com/airlock/listenerset-webhook/webhook/admission"
 )
 
 // BenchmarkHandler is the whole in-process HTTP path of one admission
@@ -24,7 +24,7 @@ import (
 // decode-and-allow handler of the load tool: the difference is our work.
 func BenchmarkHandler(b *testing.B) {
 	ours := http.NewServeMux()
-	webhook.Register(ctrlwebhook.NewServer(ctrlwebhook.Options{WebhookMux: ours}))
+	admission.Register(ctrlwebhook.NewServer(ctrlwebhook.Options{WebhookMux: ours}))
 	floorMux := http.NewServeMux()
 	floor.Register(ctrlwebhook.NewServer(ctrlwebhook.Options{WebhookMux: floorMux}))
 
@@ -45,7 +45,7 @@ func BenchmarkHandler(b *testing.B) {
 		name string
 		mux  *http.ServeMux
 	}{{"ours", ours}, {"floor", floorMux}} {
-		for _, path := range []struct{ name, path string }{{"mutate", webhook.MutatePath}, {"validate", webhook.ValidatePath}} {
+		for _, path := range []struct{ name, path string }{{"mutate", admission.MutatePath}, {"validate", admission.ValidatePath}} {
 			for _, c := range cases {
 				b.Run(server.name+"/"+path.name+"/"+c.name, func(b *testing.B) {
 					b.ReportAllocs()

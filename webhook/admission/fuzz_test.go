@@ -1,4 +1,4 @@
-package webhook_test
+package admission_test
 
 import (
 	"bytes"
@@ -21,7 +21,7 @@ import (
 	kjson "sigs.k8s.io/json"
 	"sigs.k8s.io/yaml"
 
-	"github.com/airlock/listenerset-webhook/webhook"
+	"github.com/airlock/listenerset-webhook/webhook/admission"
 )
 
 // FuzzAdmissionReview posts the input as the body of an AdmissionReview to
@@ -33,11 +33,11 @@ import (
 // the request's uid and apiVersion when the body is a review.
 func FuzzAdmissionReview(f *testing.F) {
 	mux := http.NewServeMux()
-	webhook.RegisterWith(ctrlwebhook.NewServer(ctrlwebhook.Options{WebhookMux: mux}), webhook.Validator{})
+	admission.RegisterWith(ctrlwebhook.NewServer(ctrlwebhook.Options{WebhookMux: mux}), admission.Validator{})
 	f.Add([]byte{}) // the committed corpus (testdata/fuzz) has reviews built from the examples
 	f.Fuzz(func(t *testing.T, body []byte) {
 		review, isReview := asReview(body)
-		for _, path := range []string{webhook.MutatePath, webhook.ValidatePath} {
+		for _, path := range []string{admission.MutatePath, admission.ValidatePath} {
 			code, answer := serve(mux, path, body)
 			checkAnswer(t, path, code, answer, review, isReview)
 		}
@@ -117,7 +117,7 @@ func checkAnswer(t *testing.T, path string, code int, answer []byte, review admi
 // other branches.
 func fuzzSeeds(t *testing.T) map[string][]byte {
 	object := func(example string) string {
-		data, err := os.ReadFile(filepath.Join("..", "examples", example))
+		data, err := os.ReadFile(filepath.Join("..", "..", "examples", example))
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -188,8 +188,8 @@ const caseVariantKind = `{"apiVersion":"admission.k8s.io/v1beta1","kind":"Admiss
 // answer is a 400 in an AdmissionReview, not a review of another kind.
 func TestCaseVariantKindIsRefused(t *testing.T) {
 	mux := http.NewServeMux()
-	webhook.Register(ctrlwebhook.NewServer(ctrlwebhook.Options{WebhookMux: mux}))
-	for _, path := range []string{webhook.MutatePath, webhook.ValidatePath} {
+	admission.Register(ctrlwebhook.NewServer(ctrlwebhook.Options{WebhookMux: mux}))
+	for _, path := range []string{admission.MutatePath, admission.ValidatePath} {
 		code, answer := serve(mux, path, []byte(caseVariantKind))
 		var got admissionv1.AdmissionReview
 		if err := json.Unmarshal(answer, &got); code != http.StatusOK || err != nil || got.Response == nil {
@@ -215,9 +215,9 @@ const duplicateObject = `{"apiVersion":"admission.k8s.io/v1","kind":"AdmissionRe
 // hands the review on, and the denial names the later object.
 func TestDuplicateObjectKeepsTheLaterOne(t *testing.T) {
 	mux := http.NewServeMux()
-	webhook.Register(ctrlwebhook.NewServer(ctrlwebhook.Options{WebhookMux: mux}))
+	admission.Register(ctrlwebhook.NewServer(ctrlwebhook.Options{WebhookMux: mux}))
 	for _, op := range []string{"CREATE", "UPDATE"} {
-		code, answer := serve(mux, webhook.ValidatePath, []byte(strings.Replace(duplicateObject, "CREATE", op, 1)))
+		code, answer := serve(mux, admission.ValidatePath, []byte(strings.Replace(duplicateObject, "CREATE", op, 1)))
 		var got admissionv1.AdmissionReview
 		if err := json.Unmarshal(answer, &got); code != http.StatusOK || err != nil || got.Response == nil {
 			t.Fatalf("%s: %d %s", op, code, answer)

@@ -1,18 +1,19 @@
-package webhook
+package certs
 
 import (
 	"bytes"
 	"context"
 	"crypto/sha256"
 	"crypto/x509"
-	"encoding/pem"
 	"errors"
 	"fmt"
 	"sync"
 	"time"
 
 	cmtls "github.com/cert-manager/cert-manager/pkg/server/tls"
+	"github.com/cert-manager/cert-manager/pkg/util/pki"
 	"github.com/go-logr/logr"
+	admissionregistrationv1 "k8s.io/api/admissionregistration/v1"
 	corev1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -199,46 +200,74 @@ func (in *caInjector) sync(ctx context.Context) (time.Duration, error) {
 	}
 
 	var held [][]*x509.Certificate
+	admissionAPI := in.cs.AdmissionregistrationV1()
 	if in.mutating != "" {
-		c, err := in.cs.AdmissionregistrationV1().MutatingWebhookConfigurations().Get(ctx, in.mutating, metav1.GetOptions{})
+		meta, cas, changed, err := injectInto(ctx, admissionAPI.MutatingWebhookConfigurations(), in.mutating, mutatingBundles, current, in.grace, now)
 		if err != nil {
-			return 0, fmt.Errorf("reading MutatingWebhookConfiguration %s: %w", in.mutating, err)
+			return 0, fmt.Errorf("MutatingWebhookConfiguration %s: %w", in.mutating, err)
 		}
-		bundles := make([]*[]byte, len(c.Webhooks))
-		for i := range c.Webhooks {
-			bundles[i] = &c.Webhooks[i].ClientConfig.CABundle
-		}
-		cas, changed := inject(&c.ObjectMeta, bundles, current, in.grace, now)
 		if changed {
-			if _, err := in.cs.AdmissionregistrationV1().MutatingWebhookConfigurations().Update(ctx, c, metav1.UpdateOptions{}); err != nil {
-				return 0, fmt.Errorf("updating the caBundle of MutatingWebhookConfiguration %s: %w", in.mutating, err)
-			}
 			in.logInjected("MutatingWebhookConfiguration", in.mutating, cas)
 		}
-		checkAt(&c.ObjectMeta)
+		checkAt(meta)
 		held = append(held, cas)
 	}
 	if in.validating != "" {
-		c, err := in.cs.AdmissionregistrationV1().ValidatingWebhookConfigurations().Get(ctx, in.validating, metav1.GetOptions{})
+		meta, cas, changed, err := injectInto(ctx, admissionAPI.ValidatingWebhookConfigurations(), in.validating, validatingBundles, current, in.grace, now)
 		if err != nil {
-			return 0, fmt.Errorf("reading ValidatingWebhookConfiguration %s: %w", in.validating, err)
+			return 0, fmt.Errorf("ValidatingWebhookConfiguration %s: %w", in.validating, err)
 		}
-		bundles := make([]*[]byte, len(c.Webhooks))
-		for i := range c.Webhooks {
-			bundles[i] = &c.Webhooks[i].ClientConfig.CABundle
-		}
-		cas, changed := inject(&c.ObjectMeta, bundles, current, in.grace, now)
 		if changed {
-			if _, err := in.cs.AdmissionregistrationV1().ValidatingWebhookConfigurations().Update(ctx, c, metav1.UpdateOptions{}); err != nil {
-				return 0, fmt.Errorf("updating the caBundle of ValidatingWebhookConfiguration %s: %w", in.validating, err)
-			}
 			in.logInjected("ValidatingWebhookConfiguration", in.validating, cas)
 		}
-		checkAt(&c.ObjectMeta)
+		checkAt(meta)
 		held = append(held, cas)
 	}
 	in.observe(held, now)
 	return next, nil
+}
+
+// configClient is what injectInto needs of the typed client of either kind
+// of webhook configuration.
+type configClient[T any] interface {
+	Get(ctx context.Context, name string, opts metav1.GetOptions) (T, error)
+	Update(ctx context.Context, c T, opts metav1.UpdateOptions) (T, error)
+}
+
+// injectInto reads the configuration name, brings the caBundle of each of its
+// webhooks to what desiredBundle says (bundlesOf finds them) and writes it
+// back when that changed anything. It returns the configuration's metadata
+// and the CAs its caBundles now hold.
+func injectInto[T any](ctx context.Context, client configClient[T], name string, bundlesOf func(T) (*metav1.ObjectMeta, []*[]byte),
+	current *x509.Certificate, grace time.Duration, now time.Time) (*metav1.ObjectMeta, []*x509.Certificate, bool, error) {
+	c, err := client.Get(ctx, name, metav1.GetOptions{})
+	if err != nil {
+		return nil, nil, false, fmt.Errorf("reading: %w", err)
+	}
+	meta, bundles := bundlesOf(c)
+	cas, changed := inject(meta, bundles, current, grace, now)
+	if changed {
+		if _, err := client.Update(ctx, c, metav1.UpdateOptions{}); err != nil {
+			return nil, nil, false, fmt.Errorf("updating the caBundle: %w", err)
+		}
+	}
+	return meta, cas, changed, nil
+}
+
+func mutatingBundles(c *admissionregistrationv1.MutatingWebhookConfiguration) (*metav1.ObjectMeta, []*[]byte) {
+	bundles := make([]*[]byte, len(c.Webhooks))
+	for i := range c.Webhooks {
+		bundles[i] = &c.Webhooks[i].ClientConfig.CABundle
+	}
+	return &c.ObjectMeta, bundles
+}
+
+func validatingBundles(c *admissionregistrationv1.ValidatingWebhookConfiguration) (*metav1.ObjectMeta, []*[]byte) {
+	bundles := make([]*[]byte, len(c.Webhooks))
+	for i := range c.Webhooks {
+		bundles[i] = &c.Webhooks[i].ClientConfig.CABundle
+	}
+	return &c.ObjectMeta, bundles
 }
 
 func (in *caInjector) logInjected(kind, name string, cas []*x509.Certificate) {
@@ -365,28 +394,25 @@ func desiredBundle(existing []*x509.Certificate, rotatedAt string, current *x509
 	return []*x509.Certificate{current}, ""
 }
 
-// parseCerts returns the certificates in PEM data, skipping what does not parse.
+// parseCerts returns the certificates in PEM data; nil when it holds anything
+// else, so that a damaged bundle is rewritten.
 func parseCerts(data []byte) []*x509.Certificate {
-	var certs []*x509.Certificate
-	for {
-		var block *pem.Block
-		block, data = pem.Decode(data)
-		if block == nil {
-			return certs
-		}
-		if block.Type != "CERTIFICATE" {
-			continue
-		}
-		if c, err := x509.ParseCertificate(block.Bytes); err == nil {
-			certs = append(certs, c)
-		}
+	certs, err := pki.DecodeX509CertificateSetBytes(data)
+	if err != nil {
+		return nil
 	}
+	return certs
 }
 
+// encodeCerts is the PEM bundle of certs, in order.
 func encodeCerts(certs []*x509.Certificate) []byte {
-	var buf bytes.Buffer
+	var bundle []byte
 	for _, c := range certs {
-		_ = pem.Encode(&buf, &pem.Block{Type: "CERTIFICATE", Bytes: c.Raw})
+		pemCert, err := pki.EncodeX509(c)
+		if err != nil {
+			continue // a parsed certificate always encodes
+		}
+		bundle = append(bundle, pemCert...)
 	}
-	return buf.Bytes()
+	return bundle
 }

@@ -1,4 +1,4 @@
-package webhook
+package serving
 
 import (
 	"context"
@@ -8,20 +8,18 @@ import (
 	stdlog "log"
 	"net"
 	"net/http"
-	"os"
-	"path/filepath"
 	"strconv"
 	"strings"
 	"sync/atomic"
 	"time"
 
 	"github.com/go-logr/logr"
+	"github.com/prometheus/client_golang/prometheus"
+	"github.com/prometheus/client_golang/prometheus/collectors"
 	"github.com/prometheus/client_golang/prometheus/promhttp"
 	"golang.org/x/sync/errgroup"
 	"sigs.k8s.io/controller-runtime/pkg/healthz"
-	logf "sigs.k8s.io/controller-runtime/pkg/log"
 	"sigs.k8s.io/controller-runtime/pkg/metrics"
-	ctrlwebhook "sigs.k8s.io/controller-runtime/pkg/webhook"
 )
 
 // Defaults of Options, shared with the serve command's flags.
@@ -51,34 +49,14 @@ const (
 // hold a connection and a goroutine for longer.
 const RequestTimeout = 30 * time.Second
 
-// DefaultCertDir is where Run looks for tls.crt and tls.key when
-// Options.CertDir is empty: <os.TempDir()>/listenerset-webhook/serving-certs.
-// It is a writable place for a self-signed certificate on a developer
-// machine; deployments mount the certificate Secret and set CertDir.
-func DefaultCertDir() string {
-	return filepath.Join(os.TempDir(), "listenerset-webhook", "serving-certs")
-}
-
 // Options configure Run. The zero value serves on DefaultPort with TLS 1.2 or
-// newer, certificates from DefaultCertDir, and neither health probes nor
-// metrics (the serve command's flags default those to :8081 and :8080).
+// newer, and neither health probes nor metrics (the serve command's flags
+// default those to :8081 and :8080).
 type Options struct {
 	// Host is the address to listen on; "" means all addresses.
 	Host string
 	// Port is the HTTPS port; 0 means DefaultPort.
 	Port int
-	// CertMode is CertModeDir ("" means that) or CertModeSelfBootstrapped.
-	// Either way the TLS listener asks one certificate source for its
-	// certificate on every handshake (tls.Config.GetCertificate).
-	CertMode string
-	// CertDir holds tls.crt and tls.key, re-read whenever they change (a
-	// renewed Secret needs no restart). If neither exists, a self-signed
-	// certificate for localhost, 127.0.0.1 and ::1 (and Host, if it names
-	// one) is generated there, with ca.crt, for local use. "" means
-	// DefaultCertDir(). Only CertModeDir reads it.
-	CertDir string
-	// Bootstrap configures CertModeSelfBootstrapped.
-	Bootstrap BootstrapOptions
 	// TLSMinVersion is "1.2" (the default when "") or "1.3"; the Kubernetes
 	// spellings "VersionTLS12" and "VersionTLS13" are accepted as well.
 	// TLS 1.2 is offered with ECDHE AEAD suites only (see tlsConfig).
@@ -111,14 +89,6 @@ type Options struct {
 	// listenerset_webhook_denials_total, certificate reloads, Go runtime and
 	// process metrics. "" or "0" disables it.
 	MetricsBindAddress string
-	// Cluster configures the cluster-aware checks (off unless Enabled).
-	Cluster ClusterOptions
-	// Register puts the admission handlers on the webhook server; nil means
-	// RegisterWith (both webhooks, the validating one with the cluster view
-	// when Cluster.Enabled). The load tool's floor server (test/load/floor)
-	// replaces them with a decode-and-allow handler, to measure this very
-	// server stack without the webhook's own work.
-	Register func(ctrlwebhook.Server)
 }
 
 // Timeouts of the servers Run owns that are not options.
@@ -136,61 +106,32 @@ const (
 	writeGrace = 5 * time.Second
 )
 
-// Run serves both webhooks over HTTPS, plus health probes and metrics when
-// configured, until ctx is cancelled. Then it shuts down in phases: /readyz
+// Component is a part of the server that runs beside it until its context
+// is cancelled: the certificate source, the cluster view. An error stops the
+// server at once.
+type Component interface {
+	Start(ctx context.Context) error
+}
+
+// Run serves handler over HTTPS, with the certificate getCert returns on
+// every handshake, plus health probes and metrics when configured, and runs
+// components, until ctx is cancelled. Then it shuts down in phases: /readyz
 // fails at once while the webhook keeps serving for ShutdownDelay; the
 // webhook server stops accepting connections and waits up to
-// ShutdownTimeout for requests in flight; only then do the certificate
-// source, the cluster view and the health and metrics servers stop, so that
-// the draining requests keep their certificate and cluster view and the
-// probes keep answering. Run returns nil after such a shutdown.
+// ShutdownTimeout for requests in flight; only then do the components and
+// the health and metrics servers stop, so that the draining requests keep
+// their certificate and cluster view and the probes keep answering. Run
+// returns nil after such a shutdown.
 //
-// It returns an error for invalid options, when a certificate can neither
-// be found nor generated in CertDir, or when a component fails (e.g. its
-// port is taken), which stops the others at once. Logs go to the logger in
-// ctx, or controller-runtime's global logger (log.SetLogger).
-func Run(ctx context.Context, opts Options) error {
-	log := logf.FromContext(ctx).WithName("listenerset-webhook")
-
-	minVersion, err := ParseTLSVersion(opts.TLSMinVersion)
+// It returns an error for invalid options, or when a component or server
+// fails (e.g. its port is taken), which stops the others at once. Logs go to
+// log.
+func Run(ctx context.Context, opts Options, log logr.Logger, handler http.Handler,
+	getCert func(*tls.ClientHelloInfo) (*tls.Certificate, error), components ...Component) error {
+	opts, minVersion, err := opts.withDefaults()
 	if err != nil {
 		return err
 	}
-	if opts.Port == 0 {
-		opts.Port = DefaultPort
-	}
-	if opts.Port < 1 || opts.Port > 65535 {
-		return fmt.Errorf("port %d: must be 1-65535", opts.Port)
-	}
-	if opts.CertDir == "" {
-		opts.CertDir = DefaultCertDir()
-	}
-	opts.ReadHeaderTimeout = orDefault(opts.ReadHeaderTimeout, DefaultReadHeaderTimeout)
-	opts.RequestTimeout = orDefault(opts.RequestTimeout, RequestTimeout)
-	opts.ShutdownTimeout = orDefault(opts.ShutdownTimeout, DefaultShutdownTimeout)
-	if opts.ReadHeaderTimeout < 0 || opts.RequestTimeout < 0 || opts.ShutdownDelay < 0 || opts.ShutdownTimeout < 0 {
-		return errors.New("timeouts and delays must not be negative")
-	}
-
-	validator, view, err := newValidator(opts.Cluster, log)
-	if err != nil {
-		return err
-	}
-	certs, err := newCertSource(ctx, opts, log)
-	if err != nil {
-		return err
-	}
-	// controller-runtime's server only registers: Register wraps each hook
-	// in its webhook metrics. Serving is ours (webhookServer.serve), for the
-	// timeouts, the cipher suites and the shutdown it does not let us set.
-	mux := http.NewServeMux()
-	registrar := ctrlwebhook.NewServer(ctrlwebhook.Options{WebhookMux: mux})
-	if opts.Register != nil {
-		opts.Register(registrar)
-	} else {
-		RegisterWith(registrar, validator)
-	}
-
 	// Bind every port before serving anything, so that a taken port fails
 	// Run at once instead of after the webhook has started.
 	tcpLn, err := net.Listen("tcp", net.JoinHostPort(opts.Host, strconv.Itoa(opts.Port)))
@@ -213,7 +154,7 @@ func Run(ctx context.Context, opts Options) error {
 
 	ws := &webhookServer{
 		opts: opts,
-		ln:   tls.NewListener(tcpLn, tlsConfig(minVersion, opts.EnableHTTP2, certs.GetCertificate)),
+		ln:   tls.NewListener(tcpLn, tlsConfig(minVersion, opts.EnableHTTP2, getCert)),
 		addr: tcpLn.Addr().String(),
 		log:  log,
 	}
@@ -223,9 +164,8 @@ func Run(ctx context.Context, opts Options) error {
 	runCtx, stopComponents := context.WithCancel(context.WithoutCancel(ctx))
 	defer stopComponents()
 	g, gctx := errgroup.WithContext(runCtx)
-	g.Go(func() error { return certs.Start(gctx) })
-	if view != nil {
-		g.Go(func() error { return view.Start(gctx) })
+	for _, c := range components {
+		g.Go(func() error { return c.Start(gctx) })
 	}
 	if healthLn != nil {
 		log.Info("Serving health probes", "address", healthLn.Addr().String(), "liveness", "/healthz", "readiness", "/readyz")
@@ -239,7 +179,7 @@ func Run(ctx context.Context, opts Options) error {
 		g.Go(func() error { return serve(gctx, metricsLn, MetricsHandler()) })
 	}
 	g.Go(func() error {
-		err := ws.serve(ctx, gctx, mux)
+		err := ws.serve(ctx, gctx, handler)
 		log.Info("Stopping the certificate source, cluster view, health probes and metrics")
 		stopComponents()
 		return err
@@ -249,6 +189,34 @@ func Run(ctx context.Context, opts Options) error {
 	}
 	log.Info("Stopped")
 	return nil
+}
+
+// Check reports options Run would refuse, so that a caller can refuse them
+// before it prepares anything else.
+func (opts Options) Check() error {
+	_, _, err := opts.withDefaults()
+	return err
+}
+
+// withDefaults fills in the defaults and checks what is set.
+func (opts Options) withDefaults() (Options, uint16, error) {
+	minVersion, err := ParseTLSVersion(opts.TLSMinVersion)
+	if err != nil {
+		return opts, 0, err
+	}
+	if opts.Port == 0 {
+		opts.Port = DefaultPort
+	}
+	if opts.Port < 1 || opts.Port > 65535 {
+		return opts, 0, fmt.Errorf("port %d: must be 1-65535", opts.Port)
+	}
+	opts.ReadHeaderTimeout = orDefault(opts.ReadHeaderTimeout, DefaultReadHeaderTimeout)
+	opts.RequestTimeout = orDefault(opts.RequestTimeout, RequestTimeout)
+	opts.ShutdownTimeout = orDefault(opts.ShutdownTimeout, DefaultShutdownTimeout)
+	if opts.ReadHeaderTimeout < 0 || opts.RequestTimeout < 0 || opts.ShutdownDelay < 0 || opts.ShutdownTimeout < 0 {
+		return opts, 0, errors.New("timeouts and delays must not be negative")
+	}
+	return opts, minVersion, nil
 }
 
 func orDefault(d, def time.Duration) time.Duration {
@@ -410,24 +378,6 @@ func tlsConfig(minVersion uint16, enableHTTP2 bool, getCert func(*tls.ClientHell
 	return c
 }
 
-// selfSignedHosts adds the listen host to DefaultSelfSignedHosts when it
-// names a specific host, so a self-signed certificate also fits it.
-func selfSignedHosts(host string) []string {
-	hosts := append([]string(nil), DefaultSelfSignedHosts...)
-	if host == "" {
-		return hosts
-	}
-	if ip := net.ParseIP(host); ip != nil && ip.IsUnspecified() {
-		return hosts
-	}
-	for _, h := range hosts {
-		if strings.EqualFold(h, host) {
-			return hosts
-		}
-	}
-	return append(hosts, host)
-}
-
 // listen returns nil for a disabled address ("" or "0").
 func listen(addr string) (net.Listener, error) {
 	if addr == "" || addr == "0" {
@@ -494,4 +444,21 @@ func serve(ctx context.Context, ln net.Listener, h http.Handler) error {
 		return err
 	}
 	return <-done
+}
+
+// registerRuntimeCollectors adds the Go runtime and process collectors that a
+// controller-runtime manager would register (the webhook runs without one).
+// Registering twice is harmless: another package may already have done it.
+func registerRuntimeCollectors() error {
+	for _, c := range []prometheus.Collector{
+		collectors.NewGoCollector(),
+		collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}),
+	} {
+		if err := metrics.Registry.Register(c); err != nil {
+			if are := (prometheus.AlreadyRegisteredError{}); !errors.As(err, &are) {
+				return err
+			}
+		}
+	}
+	return nil
 }

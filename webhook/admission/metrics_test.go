@@ -1,11 +1,11 @@
-package webhook_test
+package admission_test
 
 import (
 	"testing"
 
 	"github.com/stretchr/testify/assert"
 
-	"github.com/airlock/listenerset-webhook/webhook"
+	"github.com/airlock/listenerset-webhook/webhook/admission"
 )
 
 func TestFieldLabel(t *testing.T) {
@@ -38,6 +38,6 @@ func TestFieldLabel(t *testing.T) {
 		{"spec..name", "spec.<other>"},
 	}
 	for _, tt := range tests {
-		assert.Equal(t, tt.want, webhook.FieldLabel(tt.path), "FieldLabel(%q)", tt.path)
+		assert.Equal(t, tt.want, admission.FieldLabel(tt.path), "FieldLabel(%q)", tt.path)
 	}
 }

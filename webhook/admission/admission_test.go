@@ -1,9 +1,7 @@
-package webhook_test
+package admission_test
 
 import (
-	"bytes"
 	"encoding/json"
-	"io"
 	"net/http"
 	"net/http/httptest"
 	"os"
@@ -19,15 +17,16 @@ import (
 	"github.com/stretchr/testify/require"
 	admissionv1 "k8s.io/api/admission/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/types"
 	logf "sigs.k8s.io/controller-runtime/pkg/log"
 	ctrlwebhook "sigs.k8s.io/controller-runtime/pkg/webhook"
-	"sigs.k8s.io/controller-runtime/pkg/webhook/admission"
+	cradmission "sigs.k8s.io/controller-runtime/pkg/webhook/admission"
 	gwv1 "sigs.k8s.io/gateway-api/apis/v1"
 	"sigs.k8s.io/yaml"
 
-	"github.com/airlock/listenerset-webhook/webhook"
+	"github.com/airlock/listenerset-webhook/webhook/admission"
+	"github.com/airlock/listenerset-webhook/webhook/internal/reviewtest"
+	"github.com/airlock/listenerset-webhook/webhook/serving"
 )
 
 func TestMain(m *testing.M) {
@@ -37,166 +36,20 @@ func TestMain(m *testing.M) {
 	os.Exit(m.Run())
 }
 
-// minimal is valid and leaves every defaulted field unset.
-const minimal = `
-apiVersion: gateway.networking.k8s.io/v1
-kind: ListenerSet
-metadata:
-  name: minimal
-  namespace: team-a
-spec:
-  parentRef:
-    name: gw
-  listeners:
-  - name: web
-    protocol: HTTP
-    port: 8080
-  - name: web-tls
-    protocol: HTTPS
-    port: 8443
-    tls:
-      certificateRefs:
-      - name: web-tls-cert
-`
-
-// defaulted is minimal as kube-apiserver stores it with the v1.6 CRD.
-const defaulted = `
-apiVersion: gateway.networking.k8s.io/v1
-kind: ListenerSet
-metadata:
-  name: minimal
-  namespace: team-a
-spec:
-  parentRef:
-    group: gateway.networking.k8s.io
-    kind: Gateway
-    name: gw
-  listeners:
-  - name: web
-    protocol: HTTP
-    port: 8080
-    allowedRoutes:
-      namespaces:
-        from: Same
-  - name: web-tls
-    protocol: HTTPS
-    port: 8443
-    allowedRoutes:
-      namespaces:
-        from: Same
-    tls:
-      mode: Terminate
-      certificateRefs:
-      - group: ""
-        kind: Secret
-        name: web-tls-cert
-`
-
-// invalid has a duplicate listener name and an unsupported protocol.
-const invalid = `
-apiVersion: gateway.networking.k8s.io/v1
-kind: ListenerSet
-metadata:
-  name: invalid
-  namespace: team-a
-spec:
-  parentRef:
-    name: gw
-  listeners:
-  - name: web
-    protocol: HTTP
-    port: 8080
-  - name: web
-    protocol: HTTP
-    port: 8081
-  - name: raw
-    protocol: TCP
-    port: 5432
-`
-
-// withForeignOption is valid but uses another implementation's TLS option.
-const withForeignOption = `
-apiVersion: gateway.networking.k8s.io/v1
-kind: ListenerSet
-metadata:
-  name: foreign
-  namespace: team-a
-spec:
-  parentRef:
-    name: gw
-  listeners:
-  - name: web-tls
-    protocol: HTTPS
-    port: 8443
-    tls:
-      certificateRefs:
-      - name: web-tls-cert
-      options:
-        example.com/x: "on"
-`
-
 // handlers serves the webhooks exactly as Run registers them (including
 // controller-runtime's metrics instrumentation), without TLS.
 func handlers(t *testing.T) *httptest.Server {
 	t.Helper()
 	mux := http.NewServeMux()
-	webhook.Register(ctrlwebhook.NewServer(ctrlwebhook.Options{WebhookMux: mux}))
+	admission.Register(ctrlwebhook.NewServer(ctrlwebhook.Options{WebhookMux: mux}))
 	srv := httptest.NewServer(mux)
 	t.Cleanup(srv.Close)
 	return srv
 }
 
-func toJSON(t *testing.T, y string) []byte {
-	t.Helper()
-	if y == "" {
-		return nil
-	}
-	j, err := yaml.YAMLToJSON([]byte(y))
-	require.NoError(t, err)
-	return j
-}
-
-// request builds an admission.k8s.io/v1 AdmissionReview as kube-apiserver
-// sends it.
-func request(t *testing.T, op admissionv1.Operation, obj, old []byte) []byte {
-	t.Helper()
-	review := admissionv1.AdmissionReview{
-		TypeMeta: metav1.TypeMeta{APIVersion: "admission.k8s.io/v1", Kind: "AdmissionReview"},
-		Request: &admissionv1.AdmissionRequest{
-			UID:       types.UID("uid-" + strings.ToLower(string(op))),
-			Kind:      metav1.GroupVersionKind{Group: gwv1.GroupName, Version: "v1", Kind: "ListenerSet"},
-			Resource:  metav1.GroupVersionResource{Group: gwv1.GroupName, Version: "v1", Resource: "listenersets"},
-			Namespace: "team-a",
-			Operation: op,
-			Object:    runtime.RawExtension{Raw: obj},
-			OldObject: runtime.RawExtension{Raw: old},
-		},
-	}
-	b, err := json.Marshal(review)
-	require.NoError(t, err)
-	return b
-}
-
-// post sends an AdmissionReview to path and returns the response part.
-func post(t *testing.T, client *http.Client, url string, body []byte) *admissionv1.AdmissionResponse {
-	t.Helper()
-	resp, err := client.Post(url, "application/json", bytes.NewReader(body))
-	require.NoError(t, err)
-	defer resp.Body.Close()
-	require.Equal(t, http.StatusOK, resp.StatusCode, "admission answers always travel in a 200")
-	var review admissionv1.AdmissionReview
-	require.NoError(t, json.NewDecoder(resp.Body).Decode(&review))
-	require.NotNil(t, review.Response)
-	if review.Response.UID != "" { // answers to decoded requests echo the envelope
-		assert.Equal(t, "admission.k8s.io/v1", review.APIVersion)
-		assert.Equal(t, "AdmissionReview", review.Kind)
-	}
-	return review.Response
-}
-
 func mutate(t *testing.T, srv *httptest.Server, obj []byte) *admissionv1.AdmissionResponse {
 	t.Helper()
-	resp := post(t, srv.Client(), srv.URL+webhook.MutatePath, request(t, admissionv1.Create, obj, nil))
+	resp := reviewtest.Post(t, srv.Client(), srv.URL+admission.MutatePath, reviewtest.Request(t, admissionv1.Create, obj, nil))
 	require.True(t, resp.Allowed, "defaulting never denies: %+v", resp.Result)
 	return resp
 }
@@ -234,7 +87,7 @@ func patchOps(t *testing.T, resp *admissionv1.AdmissionResponse) []op {
 
 func TestMutateCreateAddsDefaults(t *testing.T) {
 	srv := handlers(t)
-	obj := toJSON(t, minimal)
+	obj := reviewtest.ToJSON(t, reviewtest.Minimal)
 
 	resp := mutate(t, srv, obj)
 
@@ -248,12 +101,12 @@ func TestMutateCreateAddsDefaults(t *testing.T) {
 		{"add", "/spec/parentRef/group", "gateway.networking.k8s.io"},
 		{"add", "/spec/parentRef/kind", "Gateway"},
 	}, patchOps(t, resp), "only additions, each a defaulted field")
-	assert.JSONEq(t, string(toJSON(t, defaulted)), string(applyPatch(t, obj, resp)))
+	assert.JSONEq(t, string(reviewtest.ToJSON(t, reviewtest.Defaulted)), string(applyPatch(t, obj, resp)))
 }
 
 func TestMutateIsIdempotent(t *testing.T) {
 	srv := handlers(t)
-	once := applyPatch(t, toJSON(t, minimal), mutate(t, srv, toJSON(t, minimal)))
+	once := applyPatch(t, reviewtest.ToJSON(t, reviewtest.Minimal), mutate(t, srv, reviewtest.ToJSON(t, reviewtest.Minimal)))
 
 	resp := mutate(t, srv, once)
 
@@ -266,11 +119,11 @@ func TestMutateNeverRemovesUnknownFields(t *testing.T) {
 	// patch: the mutating webhook drops every "remove" operation that the Go
 	// round trip produces.
 	srv := handlers(t)
-	withUnknown := strings.Replace(minimal, "  listeners:\n  - name: web\n",
+	withUnknown := strings.Replace(reviewtest.Minimal, "  listeners:\n  - name: web\n",
 		"  futureSpecField: {a: 1}\n  listeners:\n  - name: web\n    futureListenerField: kept\n", 1)
 	withUnknown = strings.Replace(withUnknown, "      - name: web-tls-cert\n",
 		"      - name: web-tls-cert\n        futureRefField: [1, 2]\n", 1)
-	obj := toJSON(t, withUnknown)
+	obj := reviewtest.ToJSON(t, withUnknown)
 
 	resp := mutate(t, srv, obj)
 
@@ -293,19 +146,19 @@ func TestMutateNeverRemovesUnknownFields(t *testing.T) {
 
 func TestMutateDeleteIsAllowedWithoutPatch(t *testing.T) {
 	srv := handlers(t)
-	resp := post(t, srv.Client(), srv.URL+webhook.MutatePath, request(t, admissionv1.Delete, nil, toJSON(t, minimal)))
+	resp := reviewtest.Post(t, srv.Client(), srv.URL+admission.MutatePath, reviewtest.Request(t, admissionv1.Delete, nil, reviewtest.ToJSON(t, reviewtest.Minimal)))
 	assert.True(t, resp.Allowed)
 	assert.Empty(t, resp.Patch)
 }
 
 func validate(t *testing.T, srv *httptest.Server, op admissionv1.Operation, obj, old string) *admissionv1.AdmissionResponse {
 	t.Helper()
-	return post(t, srv.Client(), srv.URL+webhook.ValidatePath, request(t, op, toJSON(t, obj), toJSON(t, old)))
+	return reviewtest.Post(t, srv.Client(), srv.URL+admission.ValidatePath, reviewtest.Request(t, op, reviewtest.ToJSON(t, obj), reviewtest.ToJSON(t, old)))
 }
 
 func TestValidateCreateValid(t *testing.T) {
 	srv := handlers(t)
-	for name, obj := range map[string]string{"as sent (not yet defaulted)": minimal, "defaulted": defaulted} {
+	for name, obj := range map[string]string{"as sent (not yet defaulted)": reviewtest.Minimal, "defaulted": reviewtest.Defaulted} {
 		t.Run(name, func(t *testing.T) {
 			resp := validate(t, srv, admissionv1.Create, obj, "")
 			assert.True(t, resp.Allowed, "%+v", resp.Result)
@@ -320,7 +173,7 @@ func TestValidateCreateInvalid(t *testing.T) {
 	srv := handlers(t)
 	before := denials(t)
 
-	resp := validate(t, srv, admissionv1.Create, invalid, "")
+	resp := validate(t, srv, admissionv1.Create, reviewtest.Invalid, "")
 
 	assert.False(t, resp.Allowed)
 	require.NotNil(t, resp.Result)
@@ -347,7 +200,7 @@ func TestValidateCreateInvalid(t *testing.T) {
 
 func TestValidateCreateWarnings(t *testing.T) {
 	srv := handlers(t)
-	resp := validate(t, srv, admissionv1.Create, withForeignOption, "")
+	resp := validate(t, srv, admissionv1.Create, reviewtest.WithForeignOption, "")
 	assert.True(t, resp.Allowed, "%+v", resp.Result)
 	require.Len(t, resp.Warnings, 1)
 	assert.True(t, strings.HasPrefix(resp.Warnings[0], "spec.listeners[0].tls.options[example.com/x]: "), resp.Warnings[0])
@@ -357,7 +210,7 @@ func TestValidateUpdateRatchets(t *testing.T) {
 	srv := handlers(t)
 	// The stored object already has the unsupported protocol (e.g. from
 	// before the webhook was installed); the update changes another listener.
-	stored := strings.Replace(minimal, "    port: 8080\n", "    port: 8080\n  - name: raw\n    protocol: TCP\n    port: 5432\n", 1)
+	stored := strings.Replace(reviewtest.Minimal, "    port: 8080\n", "    port: 8080\n  - name: raw\n    protocol: TCP\n    port: 5432\n", 1)
 	edited := strings.Replace(stored, "port: 8443", "port: 9443", 1)
 
 	t.Run("unchanged invalid value is allowed with a warning", func(t *testing.T) {
@@ -377,7 +230,7 @@ func TestValidateUpdateRatchets(t *testing.T) {
 		assert.NotEmpty(t, resp.Warnings, "the ratcheted error still warns")
 	})
 	t.Run("valid update", func(t *testing.T) {
-		resp := validate(t, srv, admissionv1.Update, strings.Replace(minimal, "8443", "9443", 1), minimal)
+		resp := validate(t, srv, admissionv1.Update, strings.Replace(reviewtest.Minimal, "8443", "9443", 1), reviewtest.Minimal)
 		assert.True(t, resp.Allowed, "%+v", resp.Result)
 		assert.Empty(t, resp.Warnings)
 	})
@@ -389,7 +242,7 @@ func TestValidateUpdateRatchets(t *testing.T) {
 // to decode and answers 400, as for any request missing its object.
 func TestValidateDeleteAlwaysAllowed(t *testing.T) {
 	srv := handlers(t)
-	for name, old := range map[string]string{"invalid object": invalid, "valid object": minimal} {
+	for name, old := range map[string]string{"invalid object": reviewtest.Invalid, "valid object": reviewtest.Minimal} {
 		t.Run(name, func(t *testing.T) {
 			resp := validate(t, srv, admissionv1.Delete, "", old)
 			assert.True(t, resp.Allowed, "%+v", resp.Result)
@@ -405,8 +258,8 @@ func TestValidateDeleteAlwaysAllowed(t *testing.T) {
 
 func TestValidateUndecodableObjectIsBadRequest(t *testing.T) {
 	srv := handlers(t)
-	resp := post(t, srv.Client(), srv.URL+webhook.ValidatePath,
-		request(t, admissionv1.Create, []byte(`{"apiVersion":"gateway.networking.k8s.io/v1","kind":"ListenerSet","spec":{"listeners":"nope"}}`), nil))
+	resp := reviewtest.Post(t, srv.Client(), srv.URL+admission.ValidatePath,
+		reviewtest.Request(t, admissionv1.Create, []byte(`{"apiVersion":"gateway.networking.k8s.io/v1","kind":"ListenerSet","spec":{"listeners":"nope"}}`), nil))
 	assert.False(t, resp.Allowed)
 	assert.Equal(t, int32(http.StatusBadRequest), resp.Result.Code)
 }
@@ -416,9 +269,9 @@ func TestRequestBodyIsCapped(t *testing.T) {
 	// 413; kube-apiserver's own limit for objects is 3 MiB (etcd's 1.5 MiB
 	// request limit, with encoding headroom), so nothing legitimate is cut.
 	srv := handlers(t)
-	big := request(t, admissionv1.Create, toJSON(t, minimal), nil)
+	big := reviewtest.Request(t, admissionv1.Create, reviewtest.ToJSON(t, reviewtest.Minimal), nil)
 	big = append(big[:len(big)-1], []byte(`,"padding":"`+strings.Repeat("x", 8<<20)+`"}`)...)
-	resp := post(t, srv.Client(), srv.URL+webhook.ValidatePath, big)
+	resp := reviewtest.Post(t, srv.Client(), srv.URL+admission.ValidatePath, big)
 	assert.False(t, resp.Allowed)
 	assert.Equal(t, int32(http.StatusRequestEntityTooLarge), resp.Result.Code)
 	// Note: this answer has no apiVersion/kind and no UID (the request was
@@ -429,10 +282,10 @@ func TestRequestBodyIsCapped(t *testing.T) {
 
 func TestValidatorJudgesADefaultedCopy(t *testing.T) {
 	var ls gwv1.ListenerSet
-	require.NoError(t, yaml.Unmarshal([]byte(minimal), &ls))
+	require.NoError(t, yaml.Unmarshal([]byte(reviewtest.Minimal), &ls))
 	sent := ls.DeepCopy()
 
-	warnings, err := webhook.Validator{}.ValidateCreate(t.Context(), &ls)
+	warnings, err := admission.Validator{}.ValidateCreate(t.Context(), &ls)
 
 	assert.NoError(t, err)
 	assert.Empty(t, warnings)
@@ -449,12 +302,12 @@ func TestDenialIsLogged(t *testing.T) {
 		defer mu.Unlock()
 		lines = append(lines, obj)
 	}, funcr.Options{})
-	h, err := admission.StandaloneWebhook(webhook.NewValidatingWebhook(), admission.StandaloneOptions{Logger: logger})
+	h, err := cradmission.StandaloneWebhook(admission.NewValidatingWebhook(), cradmission.StandaloneOptions{Logger: logger})
 	require.NoError(t, err)
 	srv := httptest.NewServer(h)
 	defer srv.Close()
 
-	resp := post(t, srv.Client(), srv.URL, request(t, admissionv1.Create, toJSON(t, invalid), nil))
+	resp := reviewtest.Post(t, srv.Client(), srv.URL, reviewtest.Request(t, admissionv1.Create, reviewtest.ToJSON(t, reviewtest.Invalid), nil))
 	require.False(t, resp.Allowed)
 
 	mu.Lock()
@@ -474,35 +327,7 @@ func TestDenialIsLogged(t *testing.T) {
 func denials(t *testing.T) map[string]float64 {
 	t.Helper()
 	rec := httptest.NewRecorder()
-	webhook.MetricsHandler().ServeHTTP(rec, httptest.NewRequest(http.MethodGet, "/metrics", nil))
+	serving.MetricsHandler().ServeHTTP(rec, httptest.NewRequest(http.MethodGet, "/metrics", nil))
 	require.Equal(t, http.StatusOK, rec.Code)
-	return parseDenials(t, rec.Body)
-}
-
-func parseDenials(t *testing.T, r io.Reader) map[string]float64 {
-	t.Helper()
-	body, err := io.ReadAll(r)
-	require.NoError(t, err)
-	out := map[string]float64{}
-	for _, l := range strings.Split(string(body), "\n") {
-		if !strings.HasPrefix(l, webhook.DenialsMetric+"{") {
-			continue
-		}
-		labels, value, _ := strings.Cut(strings.TrimPrefix(l, webhook.DenialsMetric+"{"), "} ")
-		var field, reason string
-		for _, kv := range strings.Split(labels, `",`) {
-			k, v, _ := strings.Cut(kv, `="`)
-			v = strings.TrimSuffix(v, `"`)
-			switch k {
-			case "field":
-				field = v
-			case "reason":
-				reason = v
-			}
-		}
-		var f float64
-		require.NoError(t, json.Unmarshal([]byte(value), &f))
-		out[field+" "+reason] = f
-	}
-	return out
+	return reviewtest.Denials(t, rec.Body)
 }

@@ -1,0 +1,83 @@
+package webhook
+
+import (
+	"context"
+	"net/http"
+
+	"github.com/go-logr/logr"
+	logf "sigs.k8s.io/controller-runtime/pkg/log"
+	ctrlwebhook "sigs.k8s.io/controller-runtime/pkg/webhook"
+
+	"github.com/airlock/listenerset-webhook/webhook/admission"
+	"github.com/airlock/listenerset-webhook/webhook/certs"
+	"github.com/airlock/listenerset-webhook/webhook/clusterview"
+	"github.com/airlock/listenerset-webhook/webhook/serving"
+)
+
+// Options configure Run, one part each.
+type Options struct {
+	// Server is the HTTPS server: address, TLS, timeouts, shutdown, probes
+	// and metrics.
+	Server serving.Options
+	// Certs says where the serving certificate comes from.
+	Certs certs.Options
+	// Cluster configures the cluster-aware checks (off unless Enabled).
+	Cluster clusterview.Options
+	// Register puts the admission handlers on the webhook server; nil means
+	// admission.RegisterWith (both webhooks, the validating one with the
+	// cluster view when Cluster.Enabled). Tests replace them.
+	Register func(ctrlwebhook.Server)
+}
+
+// Run serves the ListenerSet webhooks until ctx is cancelled, then shuts down
+// in phases (serving.Run). It wires the parts: the certificate source and the
+// cluster view run as the server's components, and the admission handlers
+// are registered on controller-runtime's webhook server, used as a registrar
+// only (it wraps each handler in its webhook metrics); serving is
+// serving.Run's, for the timeouts, cipher suites and shutdown that
+// controller-runtime's server does not let us set. Logs go to the logger in
+// ctx, or controller-runtime's global logger (log.SetLogger).
+func Run(ctx context.Context, opts Options) error {
+	log := logf.FromContext(ctx).WithName("listenerset-webhook")
+	if err := opts.Server.Check(); err != nil {
+		return err
+	}
+	validator, view, err := newValidator(opts.Cluster, log)
+	if err != nil {
+		return err
+	}
+	source, err := certs.New(ctx, opts.Certs, opts.Server.Host, log)
+	if err != nil {
+		return err
+	}
+	mux := http.NewServeMux()
+	registrar := ctrlwebhook.NewServer(ctrlwebhook.Options{WebhookMux: mux})
+	if opts.Register != nil {
+		opts.Register(registrar)
+	} else {
+		admission.RegisterWith(registrar, validator)
+	}
+	components := []serving.Component{source}
+	if view != nil {
+		components = append(components, view)
+	}
+	return serving.Run(ctx, opts.Server, log, mux, source.GetCertificate, components...)
+}
+
+// newValidator is the Validator Run serves: the zero one, or one with a
+// cluster view (returned so Run can start it).
+func newValidator(opts clusterview.Options, log logr.Logger) (admission.Validator, *clusterview.View, error) {
+	if err := opts.Check(); err != nil {
+		return admission.Validator{}, nil, err
+	}
+	if !opts.Enabled {
+		return admission.Validator{}, nil, nil
+	}
+	view, err := clusterview.New(opts.RESTConfig, opts.WatchSecrets, log.WithName("cluster-view"))
+	if err != nil {
+		return admission.Validator{}, nil, err
+	}
+	log.Info("Cluster-aware checks on; each kind's checks start once its informer has synced",
+		"strict", opts.Strict, "kinds", view.Kinds())
+	return admission.Validator{Cluster: view, Strict: opts.Strict}, view, nil
+}
