@@ -200,25 +200,19 @@ func (in *caInjector) sync(ctx context.Context) (time.Duration, error) {
 	}
 
 	var held [][]*x509.Certificate
-	admissionAPI := in.cs.AdmissionregistrationV1()
+	api := in.cs.AdmissionregistrationV1()
 	if in.mutating != "" {
-		meta, cas, changed, err := injectInto(ctx, admissionAPI.MutatingWebhookConfigurations(), in.mutating, mutatingBundles, current, in.grace, now)
+		meta, cas, err := injectInto(ctx, in, api.MutatingWebhookConfigurations(), in.mutating, mutatingBundles, current, now)
 		if err != nil {
-			return 0, fmt.Errorf("MutatingWebhookConfiguration %s: %w", in.mutating, err)
-		}
-		if changed {
-			in.logInjected("MutatingWebhookConfiguration", in.mutating, cas)
+			return 0, err
 		}
 		checkAt(meta)
 		held = append(held, cas)
 	}
 	if in.validating != "" {
-		meta, cas, changed, err := injectInto(ctx, admissionAPI.ValidatingWebhookConfigurations(), in.validating, validatingBundles, current, in.grace, now)
+		meta, cas, err := injectInto(ctx, in, api.ValidatingWebhookConfigurations(), in.validating, validatingBundles, current, now)
 		if err != nil {
-			return 0, fmt.Errorf("ValidatingWebhookConfiguration %s: %w", in.validating, err)
-		}
-		if changed {
-			in.logInjected("ValidatingWebhookConfiguration", in.validating, cas)
+			return 0, err
 		}
 		checkAt(meta)
 		held = append(held, cas)
@@ -235,39 +229,41 @@ type configClient[T any] interface {
 }
 
 // injectInto reads the configuration name, brings the caBundle of each of its
-// webhooks to what desiredBundle says (bundlesOf finds them) and writes it
-// back when that changed anything. It returns the configuration's metadata
-// and the CAs its caBundles now hold.
-func injectInto[T any](ctx context.Context, client configClient[T], name string, bundlesOf func(T) (*metav1.ObjectMeta, []*[]byte),
-	current *x509.Certificate, grace time.Duration, now time.Time) (*metav1.ObjectMeta, []*x509.Certificate, bool, error) {
+// webhooks to what desiredBundle says (bundlesOf finds them and names the
+// kind) and writes it back when that changed anything. It returns the
+// configuration's metadata and the CAs its caBundles now hold.
+func injectInto[T any](ctx context.Context, in *caInjector, client configClient[T], name string,
+	bundlesOf func(T) (kind string, meta *metav1.ObjectMeta, bundles []*[]byte),
+	current *x509.Certificate, now time.Time) (*metav1.ObjectMeta, []*x509.Certificate, error) {
 	c, err := client.Get(ctx, name, metav1.GetOptions{})
 	if err != nil {
-		return nil, nil, false, fmt.Errorf("reading: %w", err)
+		return nil, nil, fmt.Errorf("reading webhook configuration %s: %w", name, err)
 	}
-	meta, bundles := bundlesOf(c)
-	cas, changed := inject(meta, bundles, current, grace, now)
+	kind, meta, bundles := bundlesOf(c)
+	cas, changed := inject(meta, bundles, current, in.grace, now)
 	if changed {
 		if _, err := client.Update(ctx, c, metav1.UpdateOptions{}); err != nil {
-			return nil, nil, false, fmt.Errorf("updating the caBundle: %w", err)
+			return nil, nil, fmt.Errorf("updating the caBundle of %s %s: %w", kind, name, err)
 		}
+		in.logInjected(kind, name, cas)
 	}
-	return meta, cas, changed, nil
+	return meta, cas, nil
 }
 
-func mutatingBundles(c *admissionregistrationv1.MutatingWebhookConfiguration) (*metav1.ObjectMeta, []*[]byte) {
+func mutatingBundles(c *admissionregistrationv1.MutatingWebhookConfiguration) (string, *metav1.ObjectMeta, []*[]byte) {
 	bundles := make([]*[]byte, len(c.Webhooks))
 	for i := range c.Webhooks {
 		bundles[i] = &c.Webhooks[i].ClientConfig.CABundle
 	}
-	return &c.ObjectMeta, bundles
+	return "MutatingWebhookConfiguration", &c.ObjectMeta, bundles
 }
 
-func validatingBundles(c *admissionregistrationv1.ValidatingWebhookConfiguration) (*metav1.ObjectMeta, []*[]byte) {
+func validatingBundles(c *admissionregistrationv1.ValidatingWebhookConfiguration) (string, *metav1.ObjectMeta, []*[]byte) {
 	bundles := make([]*[]byte, len(c.Webhooks))
 	for i := range c.Webhooks {
 		bundles[i] = &c.Webhooks[i].ClientConfig.CABundle
 	}
-	return &c.ObjectMeta, bundles
+	return "ValidatingWebhookConfiguration", &c.ObjectMeta, bundles
 }
 
 func (in *caInjector) logInjected(kind, name string, cas []*x509.Certificate) {
