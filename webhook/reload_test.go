@@ -3,12 +3,8 @@ package webhook_test
 import (
 	"bytes"
 	"crypto/tls"
-	"crypto/x509"
-	"crypto/x509/pkix"
 	"encoding/json"
 	"fmt"
-	"math/big"
-	"net"
 	"net/http"
 	"os"
 	"path/filepath"
@@ -17,13 +13,13 @@ import (
 	"testing"
 	"time"
 
-	"github.com/cert-manager/cert-manager/pkg/util/pki"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 	admissionv1 "k8s.io/api/admission/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime"
 
+	"github.com/airlock/listenerset-webhook/test/testpki"
 	"github.com/airlock/listenerset-webhook/webhook"
 	"github.com/airlock/listenerset-webhook/webhook/admission"
 	"github.com/airlock/listenerset-webhook/webhook/certs"
@@ -39,13 +35,12 @@ import (
 // certificate a moment apart (a mismatched pair in between). In each case
 // the watcher keeps the last pair that loads.
 func TestCertificateReloadUnderLoad(t *testing.T) {
-	ca := newReloadCA(t)
+	ca := testpki.NewCA(t)
 	dir := filepath.Join(t.TempDir(), "certs")
 	require.NoError(t, os.MkdirAll(dir, 0o700))
-	writePair(t, dir, ca.issue(t), writeRename)
+	writePair(t, dir, ca.Issue(t, loopbackHosts), writeRename)
 	r := start(t, webhook.Options{Certs: certs.Options{Dir: dir}})
-	roots := x509.NewCertPool()
-	roots.AddCert(ca.cert)
+	roots := ca.Pool()
 
 	body := admissionReviewBody(t)
 	var ok, failed atomic.Int64
@@ -89,12 +84,12 @@ func TestCertificateReloadUnderLoad(t *testing.T) {
 	for _, how := range []writeMode{writeRename, writeInPlace, writeKeyFirstSlowly} {
 		for range rounds {
 			time.Sleep(150 * time.Millisecond)
-			pair := ca.issue(t)
+			pair := ca.Issue(t, loopbackHosts)
 			writePair(t, dir, pair, how)
-			wantSerials = append(wantSerials, pair.serial)
+			wantSerials = append(wantSerials, pair.Serial())
 			// Each pair must be served before the next one replaces it.
-			require.Eventually(t, func() bool { _, ok := seen.Load(pair.serial); return ok }, 15*time.Second, 20*time.Millisecond,
-				"certificate %s (%s) never served", pair.serial, how)
+			require.Eventually(t, func() bool { _, ok := seen.Load(pair.Serial()); return ok }, 15*time.Second, 20*time.Millisecond,
+				"certificate %s (%s) never served", pair.Serial(), how)
 		}
 	}
 	close(stop)
@@ -113,68 +108,27 @@ const (
 	writeKeyFirstSlowly writeMode = "key, then the certificate 200ms later"
 )
 
-type certPair struct {
-	cert, key []byte
-	serial    string
-}
+// loopbackHosts are what the server is reached at in these tests.
+var loopbackHosts = []string{"127.0.0.1", "localhost"}
 
-func writePair(t *testing.T, dir string, p certPair, how writeMode) {
+func writePair(t *testing.T, dir string, p testpki.Leaf, how writeMode) {
 	t.Helper()
 	certPath, keyPath := filepath.Join(dir, certs.CertFile), filepath.Join(dir, certs.KeyFile)
 	switch how {
 	case writeRename:
-		for path, data := range map[string][]byte{keyPath: p.key, certPath: p.cert} {
+		for path, data := range map[string][]byte{keyPath: p.KeyPEM, certPath: p.CertPEM} {
 			tmp := path + ".tmp"
 			require.NoError(t, os.WriteFile(tmp, data, 0o600))
 			require.NoError(t, os.Rename(tmp, path))
 		}
 	case writeInPlace:
-		require.NoError(t, os.WriteFile(certPath, p.cert, 0o600))
-		require.NoError(t, os.WriteFile(keyPath, p.key, 0o600))
+		require.NoError(t, os.WriteFile(certPath, p.CertPEM, 0o600))
+		require.NoError(t, os.WriteFile(keyPath, p.KeyPEM, 0o600))
 	case writeKeyFirstSlowly:
-		require.NoError(t, os.WriteFile(keyPath, p.key, 0o600))
+		require.NoError(t, os.WriteFile(keyPath, p.KeyPEM, 0o600))
 		time.Sleep(200 * time.Millisecond)
-		require.NoError(t, os.WriteFile(certPath, p.cert, 0o600))
+		require.NoError(t, os.WriteFile(certPath, p.CertPEM, 0o600))
 	}
-}
-
-type reloadCA struct {
-	cert *x509.Certificate
-	key  any
-}
-
-func newReloadCA(t *testing.T) *reloadCA {
-	t.Helper()
-	key, err := pki.GenerateECPrivateKey(pki.ECCurve256)
-	require.NoError(t, err)
-	tmpl := &x509.Certificate{
-		SerialNumber: big.NewInt(1), Subject: pkix.Name{CommonName: "reload-test-ca"},
-		NotBefore: time.Now().Add(-time.Hour), NotAfter: time.Now().Add(time.Hour),
-		IsCA: true, BasicConstraintsValid: true, KeyUsage: x509.KeyUsageCertSign,
-	}
-	_, cert, err := pki.SignCertificate(tmpl, tmpl, key.Public(), key)
-	require.NoError(t, err)
-	return &reloadCA{cert: cert, key: key}
-}
-
-var serialCounter atomic.Int64
-
-func (ca *reloadCA) issue(t *testing.T) certPair {
-	t.Helper()
-	key, err := pki.GenerateECPrivateKey(pki.ECCurve256)
-	require.NoError(t, err)
-	serial := big.NewInt(time.Now().UnixNano() + serialCounter.Add(1))
-	tmpl := &x509.Certificate{
-		SerialNumber: serial, Subject: pkix.Name{CommonName: "listenerset-webhook"},
-		IPAddresses: []net.IP{net.IPv4(127, 0, 0, 1)}, DNSNames: []string{"localhost"},
-		NotBefore: time.Now().Add(-time.Minute), NotAfter: time.Now().Add(time.Hour),
-		KeyUsage: x509.KeyUsageDigitalSignature, ExtKeyUsage: []x509.ExtKeyUsage{x509.ExtKeyUsageServerAuth},
-	}
-	certPEM, _, err := pki.SignCertificate(tmpl, ca.cert, key.Public(), ca.key)
-	require.NoError(t, err)
-	keyPEM, err := pki.EncodePKCS8PrivateKey(key)
-	require.NoError(t, err)
-	return certPair{cert: certPEM, key: keyPEM, serial: serial.String()}
 }
 
 func admissionReviewBody(t *testing.T) []byte {

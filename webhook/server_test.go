@@ -4,17 +4,13 @@ import (
 	"bufio"
 	"bytes"
 	"context"
-	"crypto/rand"
-	"crypto/rsa"
 	"crypto/tls"
 	"crypto/x509"
-	"crypto/x509/pkix"
 	"encoding/json"
 	"encoding/pem"
 	"errors"
 	"fmt"
 	"io"
-	"math/big"
 	"net"
 	"net/http"
 	"net/http/httptrace"
@@ -31,6 +27,8 @@ import (
 	"github.com/stretchr/testify/require"
 	admissionv1 "k8s.io/api/admission/v1"
 
+	"github.com/airlock/listenerset-webhook/test/testpki"
+	"github.com/airlock/listenerset-webhook/test/testproc"
 	"github.com/airlock/listenerset-webhook/webhook"
 	"github.com/airlock/listenerset-webhook/webhook/admission"
 	"github.com/airlock/listenerset-webhook/webhook/certs"
@@ -38,14 +36,6 @@ import (
 	"github.com/airlock/listenerset-webhook/webhook/internal/reviewtest"
 	"github.com/airlock/listenerset-webhook/webhook/serving"
 )
-
-func freePort(t *testing.T) int {
-	t.Helper()
-	l, err := net.Listen("tcp", "127.0.0.1:0")
-	require.NoError(t, err)
-	defer l.Close()
-	return l.Addr().(*net.TCPAddr).Port
-}
 
 // running is a Run in the background on loopback ports.
 type running struct {
@@ -78,18 +68,20 @@ func (l *logLines) String() string {
 
 func start(t *testing.T, opts webhook.Options) *running {
 	t.Helper()
+	ports, err := testproc.NewPorts()
+	require.NoError(t, err)
 	opts.Server.Host = "127.0.0.1"
-	opts.Server.Port = freePort(t)
+	opts.Server.Port = ports.Webhook
 	if opts.Certs.Dir == "" {
 		opts.Certs.Dir = filepath.Join(t.TempDir(), "certs")
 	}
-	opts.Server.HealthProbeBindAddress = fmt.Sprintf("127.0.0.1:%d", freePort(t))
-	opts.Server.MetricsBindAddress = fmt.Sprintf("127.0.0.1:%d", freePort(t))
+	opts.Server.HealthProbeBindAddress = ports.HealthAddr()
+	opts.Server.MetricsBindAddress = ports.MetricsAddr()
 	logs := &logLines{}
 	ctx, cancel := context.WithCancel(logr.NewContext(context.Background(), funcr.New(logs.add, funcr.Options{})))
 	r := &running{
 		opts:    opts,
-		addr:    fmt.Sprintf("127.0.0.1:%d", opts.Server.Port),
+		addr:    ports.Addr(),
 		health:  "http://" + opts.Server.HealthProbeBindAddress,
 		metrics: "http://" + opts.Server.MetricsBindAddress,
 		logs:    logs,
@@ -100,20 +92,16 @@ func start(t *testing.T, opts webhook.Options) *running {
 	t.Cleanup(func() { r.stop(t) })
 
 	// Ready means the TLS listener serves: /readyz dials it.
-	require.Eventually(t, func() bool {
+	returned := func() error {
 		select {
 		case err := <-r.done:
 			r.done <- err
-			t.Fatalf("Run returned early: %v", err)
+			return fmt.Errorf("Run returned early: %v", err)
 		default:
+			return nil
 		}
-		resp, err := http.Get(r.health + "/readyz")
-		if err != nil {
-			return false
-		}
-		resp.Body.Close()
-		return resp.StatusCode == http.StatusOK
-	}, 20*time.Second, 50*time.Millisecond, "readyz never became 200")
+	}
+	require.NoError(t, testproc.WaitReady(t.Context(), ports.ReadyzURL(), 20*time.Second, returned))
 	return r
 }
 
@@ -324,8 +312,10 @@ func TestRunRejectsBadOptions(t *testing.T) {
 		l, err := net.Listen("tcp", "127.0.0.1:0")
 		require.NoError(t, err)
 		defer l.Close()
+		port, err := testproc.FreePort()
+		require.NoError(t, err)
 		err = webhook.Run(t.Context(), webhook.Options{
-			Server: serving.Options{Host: "127.0.0.1", Port: freePort(t), HealthProbeBindAddress: l.Addr().String()},
+			Server: serving.Options{Host: "127.0.0.1", Port: port, HealthProbeBindAddress: l.Addr().String()},
 			Certs:  certs.Options{Dir: t.TempDir()},
 		})
 		assert.ErrorContains(t, err, "health probes")
@@ -457,26 +447,15 @@ func permissiveTLSServer(t *testing.T, cert tls.Certificate) string {
 	return ln.Addr().String()
 }
 
-// writeRSACert writes a self-signed RSA certificate for 127.0.0.1 as
-// tls.crt, tls.key and ca.crt.
+// writeRSACert writes a serving certificate for 127.0.0.1 with an RSA key,
+// issued by a CA with an RSA key, as tls.crt, tls.key and ca.crt.
 func writeRSACert(t *testing.T, dir string) {
 	t.Helper()
-	key, err := rsa.GenerateKey(rand.Reader, 2048)
-	require.NoError(t, err)
-	tmpl := &x509.Certificate{
-		SerialNumber: big.NewInt(1), Subject: pkix.Name{CommonName: "rsa"},
-		IPAddresses: []net.IP{net.IPv4(127, 0, 0, 1)},
-		NotBefore:   time.Now().Add(-time.Minute), NotAfter: time.Now().Add(time.Hour),
-		KeyUsage:    x509.KeyUsageDigitalSignature | x509.KeyUsageKeyEncipherment | x509.KeyUsageCertSign,
-		ExtKeyUsage: []x509.ExtKeyUsage{x509.ExtKeyUsageServerAuth}, IsCA: true, BasicConstraintsValid: true,
-	}
-	der, err := x509.CreateCertificate(rand.Reader, tmpl, tmpl, &key.PublicKey, key)
-	require.NoError(t, err)
-	certPEM := pem.EncodeToMemory(&pem.Block{Type: "CERTIFICATE", Bytes: der})
-	keyPEM := pem.EncodeToMemory(&pem.Block{Type: "RSA PRIVATE KEY", Bytes: x509.MarshalPKCS1PrivateKey(key)})
-	require.NoError(t, os.WriteFile(filepath.Join(dir, certs.CertFile), certPEM, 0o600))
-	require.NoError(t, os.WriteFile(filepath.Join(dir, certs.KeyFile), keyPEM, 0o600))
-	require.NoError(t, os.WriteFile(filepath.Join(dir, certs.CAFile), certPEM, 0o600))
+	ca := testpki.NewCA(t, testpki.RSA())
+	leaf := ca.Issue(t, []string{"127.0.0.1"}, testpki.RSA())
+	require.NoError(t, os.WriteFile(filepath.Join(dir, certs.CertFile), leaf.CertPEM, 0o600))
+	require.NoError(t, os.WriteFile(filepath.Join(dir, certs.KeyFile), leaf.KeyPEM, 0o600))
+	require.NoError(t, os.WriteFile(filepath.Join(dir, certs.CAFile), ca.CertPEM, 0o600))
 }
 
 // Plain HTTP to the TLS port gets net/http's own 400, and a failed handshake

@@ -2,53 +2,30 @@ package certs
 
 import (
 	"crypto/x509"
-	"crypto/x509/pkix"
-	"math/big"
 	"testing"
 	"time"
 
-	"github.com/cert-manager/cert-manager/pkg/util/pki"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+
+	"github.com/airlock/listenerset-webhook/test/testpki"
 )
 
 var t0 = time.Date(2026, 1, 1, 12, 0, 0, 0, time.UTC)
 
-type testCA struct {
-	cert *x509.Certificate
-	sign func(leaf *x509.Certificate) *x509.Certificate
-}
-
 // newTestCA makes a CA valid from notBefore for validity.
-func newTestCA(t *testing.T, name string, notBefore time.Time, validity time.Duration) testCA {
+func newTestCA(t *testing.T, name string, notBefore time.Time, validity time.Duration) *testpki.CA {
 	t.Helper()
-	key, err := pki.GenerateECPrivateKey(pki.ECCurve256)
-	require.NoError(t, err)
-	tmpl := &x509.Certificate{
-		SerialNumber: big.NewInt(time.Now().UnixNano()), Subject: pkix.Name{CommonName: name},
-		NotBefore: notBefore, NotAfter: notBefore.Add(validity),
-		IsCA: true, BasicConstraintsValid: true, KeyUsage: x509.KeyUsageCertSign | x509.KeyUsageDigitalSignature,
-	}
-	_, ca, err := pki.SignCertificate(tmpl, tmpl, key.Public(), key)
-	require.NoError(t, err)
-	return testCA{cert: ca, sign: func(leaf *x509.Certificate) *x509.Certificate {
-		lk, err := pki.GenerateECPrivateKey(pki.ECCurve256)
-		require.NoError(t, err)
-		leaf.SerialNumber = big.NewInt(time.Now().UnixNano())
-		leaf.NotBefore, leaf.NotAfter = notBefore, notBefore.Add(time.Hour)
-		_, c, err := pki.SignCertificate(leaf, ca, lk.Public(), key)
-		require.NoError(t, err)
-		return c
-	}}
+	return testpki.NewCA(t, testpki.CommonName(name), testpki.Valid(notBefore, validity))
 }
 
 func TestDesiredBundle(t *testing.T) {
 	grace := 24 * time.Hour
-	a := newTestCA(t, "a", t0.Add(-time.Hour), 365*24*time.Hour).cert
-	b := newTestCA(t, "b", t0.Add(-time.Hour), 365*24*time.Hour).cert
-	c := newTestCA(t, "c", t0.Add(-time.Hour), 365*24*time.Hour).cert
-	expired := newTestCA(t, "expired", t0.Add(-48*time.Hour), time.Hour).cert
+	a := newTestCA(t, "a", t0.Add(-time.Hour), 365*24*time.Hour).Cert
+	b := newTestCA(t, "b", t0.Add(-time.Hour), 365*24*time.Hour).Cert
+	c := newTestCA(t, "c", t0.Add(-time.Hour), 365*24*time.Hour).Cert
+	expired := newTestCA(t, "expired", t0.Add(-48*time.Hour), time.Hour).Cert
 	at := t0.Add(-time.Hour).Format(time.RFC3339)
 
 	for _, tc := range []struct {
@@ -99,8 +76,8 @@ func names(certs []*x509.Certificate) []string {
 }
 
 func TestInjectSetsEveryWebhookAndTheAnnotation(t *testing.T) {
-	a := newTestCA(t, "a", t0.Add(-time.Hour), 365*24*time.Hour).cert
-	b := newTestCA(t, "b", t0.Add(-time.Hour), 365*24*time.Hour).cert
+	a := newTestCA(t, "a", t0.Add(-time.Hour), 365*24*time.Hour).Cert
+	b := newTestCA(t, "b", t0.Add(-time.Hour), 365*24*time.Hour).Cert
 	meta := &metav1.ObjectMeta{}
 	one, two := encodeCerts([]*x509.Certificate{b}), []byte("stale")
 	cas, changed := inject(meta, []*[]byte{&one, &two}, a, time.Hour, t0)
@@ -122,24 +99,25 @@ func TestInjectSetsEveryWebhookAndTheAnnotation(t *testing.T) {
 func TestTrustedWaitsForEveryBundleAndTheSettleTime(t *testing.T) {
 	caA := newTestCA(t, "a", t0.Add(-time.Hour), 365*24*time.Hour)
 	caB := newTestCA(t, "b", t0.Add(-time.Hour), 365*24*time.Hour)
-	leafA, leafB := caA.sign(&x509.Certificate{DNSNames: []string{"x"}}), caB.sign(&x509.Certificate{DNSNames: []string{"x"}})
+	leafValidity := testpki.Valid(t0.Add(-time.Hour), time.Hour)
+	leafA, leafB := caA.Issue(t, []string{"x"}, leafValidity).Cert, caB.Issue(t, []string{"x"}, leafValidity).Cert
 	now := t0
 	in := &caInjector{settle: 2 * time.Second, now: func() time.Time { return now },
 		trustedSince: map[[32]byte]time.Time{}, trustedCAs: map[[32]byte]*x509.Certificate{}}
 
 	assert.ErrorContains(t, in.trusted(leafA), "not yet in the caBundle")
 	// In the mutating configuration only: not yet.
-	in.observe([][]*x509.Certificate{{caA.cert}, {caB.cert}}, now)
+	in.observe([][]*x509.Certificate{{caA.Cert}, {caB.Cert}}, now)
 	assert.ErrorContains(t, in.trusted(leafA), "not yet in the caBundle")
 	// In both, but only just.
-	in.observe([][]*x509.Certificate{{caA.cert, caB.cert}, {caB.cert, caA.cert}}, now)
+	in.observe([][]*x509.Certificate{{caA.Cert, caB.Cert}, {caB.Cert, caA.Cert}}, now)
 	assert.ErrorContains(t, in.trusted(leafA), "serving it in 2s")
 	now = now.Add(2 * time.Second)
-	in.observe([][]*x509.Certificate{{caA.cert, caB.cert}, {caB.cert, caA.cert}}, now)
+	in.observe([][]*x509.Certificate{{caA.Cert, caB.Cert}, {caB.Cert, caA.Cert}}, now)
 	assert.NoError(t, in.trusted(leafA), "the first sighting counts, not the last")
 	assert.NoError(t, in.trusted(leafB))
 	// B removed from one bundle: B's leaf is no longer served.
-	in.observe([][]*x509.Certificate{{caA.cert}, {caB.cert, caA.cert}}, now)
+	in.observe([][]*x509.Certificate{{caA.Cert}, {caB.Cert, caA.Cert}}, now)
 	assert.Error(t, in.trusted(leafB))
 	assert.NoError(t, in.trusted(leafA))
 }
