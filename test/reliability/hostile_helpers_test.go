@@ -12,11 +12,9 @@ import (
 	"net"
 	"net/http"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strconv"
 	"strings"
-	"syscall"
 	"testing"
 	"time"
 
@@ -27,70 +25,17 @@ import (
 // that its /metrics (goroutines, heap, RSS) measure the server alone and not
 // the test's clients.
 type hostileServer struct {
-	addr       string // host:port of the HTTPS webhooks
-	metricsURL string
-	tlsConfig  *tls.Config
-	stderr     string // file with the server's log
-	cmd        *exec.Cmd
-	done       chan error
+	*webhookProc
+	tlsConfig *tls.Config
 }
 
 // hostileStart runs `serve` with a fresh --cert-dir (the server self-signs
-// and writes ca.crt there) and waits until /readyz answers 200. The process
-// gets SIGTERM when the test ends; a non-zero exit fails the test, because a
-// hostile request must not be able to crash it.
+// and writes ca.crt there) and waits until /readyz answers 200; the process
+// must exit 0 on SIGTERM when the test ends (startWebhookProc).
 func hostileStart(t *testing.T, bin string, extra ...string) *hostileServer {
 	t.Helper()
-	dir := t.TempDir()
-	certDir := filepath.Join(dir, "certs")
-	port, health, metrics := loopbackPort(t), loopbackPort(t), loopbackPort(t)
-	s := &hostileServer{
-		addr:       net.JoinHostPort("127.0.0.1", strconv.Itoa(port)),
-		metricsURL: fmt.Sprintf("http://127.0.0.1:%d/metrics", metrics),
-		stderr:     filepath.Join(dir, "server.log"),
-		done:       make(chan error, 1),
-	}
-	logFile, err := os.Create(s.stderr)
-	if err != nil {
-		t.Fatal(err)
-	}
-	args := append([]string{
-		"serve",
-		"--host=127.0.0.1",
-		"--port=" + strconv.Itoa(port),
-		"--cert-dir=" + certDir,
-		fmt.Sprintf("--health-probe-bind-address=127.0.0.1:%d", health),
-		fmt.Sprintf("--metrics-bind-address=127.0.0.1:%d", metrics),
-	}, extra...)
-	s.cmd = exec.Command(bin, args...)
-	s.cmd.Stdout, s.cmd.Stderr = logFile, logFile
-	if err := s.cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
-	go func() { s.done <- s.cmd.Wait(); logFile.Close() }()
-	t.Cleanup(func() { s.stop(t) })
-
-	readyz := fmt.Sprintf("http://127.0.0.1:%d/readyz", health)
-	probe := &http.Client{Timeout: 5 * time.Second}
-	deadline := time.Now().Add(30 * time.Second)
-	for {
-		select {
-		case err := <-s.done:
-			s.done <- err
-			t.Fatalf("listenerset-webhook exited while starting: %v\n%s", err, s.log())
-		default:
-		}
-		if resp, err := probe.Get(readyz); err == nil {
-			resp.Body.Close()
-			if resp.StatusCode == http.StatusOK {
-				break
-			}
-		}
-		if time.Now().After(deadline) {
-			t.Fatalf("listenerset-webhook not ready after 30s\n%s", s.log())
-		}
-		time.Sleep(100 * time.Millisecond)
-	}
+	certDir := filepath.Join(t.TempDir(), "certs")
+	p := startWebhookProc(t, bin, "hostile", certDir, extra...)
 	caPEM, err := os.ReadFile(filepath.Join(certDir, "ca.crt"))
 	if err != nil {
 		t.Fatal(err)
@@ -99,45 +44,7 @@ func hostileStart(t *testing.T, bin string, extra ...string) *hostileServer {
 	if !pool.AppendCertsFromPEM(caPEM) {
 		t.Fatal("ca.crt holds no certificate")
 	}
-	s.tlsConfig = &tls.Config{RootCAs: pool, ServerName: "127.0.0.1", MinVersion: tls.VersionTLS12}
-	return s
-}
-
-func (s *hostileServer) stop(t *testing.T) {
-	_ = s.cmd.Process.Signal(syscall.SIGTERM)
-	select {
-	case err := <-s.done:
-		if err != nil {
-			t.Errorf("listenerset-webhook exited with %v\n%s", err, s.log())
-		}
-	case <-time.After(70 * time.Second): // controller-runtime drains for up to a minute
-		_ = s.cmd.Process.Kill()
-		<-s.done
-		t.Errorf("listenerset-webhook ignored SIGTERM for 70s; killed")
-	}
-}
-
-// exited reports an early exit (a crash) of the server.
-func (s *hostileServer) exited() error {
-	select {
-	case err := <-s.done:
-		s.done <- err
-		if err == nil {
-			err = errors.New("exit status 0")
-		}
-		return err
-	default:
-		return nil
-	}
-}
-
-// log is the tail of the server's log, for failure messages.
-func (s *hostileServer) log() string {
-	b, _ := os.ReadFile(s.stderr)
-	if len(b) > 8<<10 {
-		b = b[len(b)-8<<10:]
-	}
-	return string(b)
+	return &hostileServer{webhookProc: p, tlsConfig: &tls.Config{RootCAs: pool, ServerName: "127.0.0.1", MinVersion: tls.VersionTLS12}}
 }
 
 // client returns an HTTPS client of its own, so that its connections are
@@ -160,7 +67,8 @@ func (s *hostileServer) client(keepAlive bool) *http.Client {
 func (s *hostileServer) metrics(t *testing.T) map[string]float64 {
 	t.Helper()
 	c := &http.Client{Timeout: 10 * time.Second, Transport: &http.Transport{DisableKeepAlives: true}}
-	resp, err := c.Get(s.metricsURL)
+	metricsURL := "http://" + s.ports.MetricsAddr() + "/metrics"
+	resp, err := c.Get(metricsURL)
 	if err != nil {
 		t.Fatalf("metrics: %v", err)
 	}
@@ -186,7 +94,7 @@ func (s *hostileServer) metrics(t *testing.T) map[string]float64 {
 	}
 	for _, name := range []string{"go_goroutines", "go_memstats_heap_inuse_bytes", "process_resident_memory_bytes", "go_gc_duration_seconds_count", "controller_runtime_webhook_panics_total"} {
 		if _, ok := out[name]; !ok {
-			t.Fatalf("metrics: no %s in %s", name, s.metricsURL)
+			t.Fatalf("metrics: no %s in %s", name, metricsURL)
 		}
 	}
 	return out

@@ -691,7 +691,7 @@ func TestHostile(t *testing.T) {
 	if testing.Short() {
 		t.Skip("starts the server binary and waits for its timeouts (about a minute)")
 	}
-	bin := buildWebhook(t)
+	bin := webhookBinary(t)
 	cases := hostileCases()
 	paths := func(hc hostileCase) []string {
 		if hc.perPath {
@@ -749,8 +749,8 @@ func hostileRunCase(t *testing.T, s *hostileServer, hc hostileCase, path string)
 	} else if d := want.check(a); d != "" {
 		t.Errorf("%s to %s: %s", hc.name, path, d)
 	}
-	if err := s.exited(); err != nil {
-		t.Fatalf("the server exited after %s: %v\n%s", hc.name, err, s.log())
+	if err := s.Ended(); err != nil {
+		t.Fatalf("the server exited after %s: %v\n%s", hc.name, err, s.logTail())
 	}
 	if d := hostileCheckServing(s, c); d != "" {
 		t.Errorf("%s to %s: %s", hc.name, path, d)

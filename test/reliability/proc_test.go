@@ -2,20 +2,12 @@ package reliability
 
 import (
 	"bytes"
-	"context"
-	"crypto/ecdsa"
-	"crypto/elliptic"
-	"crypto/rand"
 	"crypto/tls"
 	"crypto/x509"
-	"crypto/x509/pkix"
 	"encoding/json"
-	"encoding/pem"
 	"errors"
 	"fmt"
 	"io"
-	"math/big"
-	"net"
 	"net/http"
 	"os"
 	"os/exec"
@@ -32,186 +24,80 @@ import (
 	gwv1 "sigs.k8s.io/gateway-api/apis/v1"
 
 	"github.com/airlock/listenerset-webhook/test/load/fixtures"
+	"github.com/airlock/listenerset-webhook/test/testproc"
 	"github.com/airlock/listenerset-webhook/webhook/admission"
 )
 
-// Helpers of shutdown_test.go and rotation_test.go: the binary as a
-// process, certificates, and a load of real AdmissionReviews. buildWebhook
-// and loopbackPort serve hostile_test.go too.
+// Helpers of shutdown_test.go, rotation_test.go and hostile_test.go: the
+// binary as a process, and a load of real AdmissionReviews.
 
-// buildWebhook builds cmd/listenerset-webhook into a temporary directory.
-func buildWebhook(t *testing.T) string {
+func TestMain(m *testing.M) {
+	code := m.Run()
+	testproc.RemoveWebhookBinary()
+	os.Exit(code)
+}
+
+// webhookBinary is cmd/listenerset-webhook, built once for the package.
+func webhookBinary(t *testing.T) string {
 	t.Helper()
-	bin := filepath.Join(t.TempDir(), "listenerset-webhook")
-	ctx, cancel := context.WithTimeout(t.Context(), 5*time.Minute)
-	defer cancel()
-	out, err := exec.CommandContext(ctx, "go", "build", "-o", bin,
-		"github.com/airlock/listenerset-webhook/cmd/listenerset-webhook").CombinedOutput()
-	require.NoError(t, err, "go build: %s", out)
+	bin, err := testproc.WebhookBinary()
+	require.NoError(t, err)
 	return bin
 }
 
-// loopbackPort is a port free right now on 127.0.0.1.
-func loopbackPort(t *testing.T) int {
-	t.Helper()
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	require.NoError(t, err)
-	defer ln.Close()
-	return ln.Addr().(*net.TCPAddr).Port
-}
+// loopbackHosts name the serving certificates the tests issue; the clients
+// verify 127.0.0.1.
+var loopbackHosts = []string{"127.0.0.1", "localhost"}
 
 // webhookProc is one `listenerset-webhook serve` process on loopback.
 type webhookProc struct {
-	name    string
-	addr    string // host:port of the webhooks
-	health  string // http://host:port of /healthz and /readyz
-	logPath string
-	cmd     *exec.Cmd
-	done    chan struct{} // closed when it has exited
-	exitErr error         // of cmd.Wait, once done
-	exitAt  time.Time
+	*testproc.Process
+	name  string
+	ports testproc.Ports
+	addr  string // host:port of the webhooks
 }
 
 // startWebhookProc starts the binary with certDir and args, and waits until
-// /readyz answers 200. It is killed at the end of the test if still running.
+// /readyz answers 200. At the end of the test a process still running gets
+// SIGTERM, and any exit but 0 fails the test (a request must not be able to
+// crash the server); the tail of its log is shown when the test failed.
 func startWebhookProc(t *testing.T, bin, name, certDir string, args ...string) *webhookProc {
 	t.Helper()
-	port, health := loopbackPort(t), loopbackPort(t)
-	p := &webhookProc{
-		name:    name,
-		addr:    fmt.Sprintf("127.0.0.1:%d", port),
-		health:  fmt.Sprintf("http://127.0.0.1:%d", health),
-		logPath: filepath.Join(t.TempDir(), name+".log"),
-		done:    make(chan struct{}),
-	}
-	logFile, err := os.Create(p.logPath)
+	ports, err := testproc.NewPorts()
 	require.NoError(t, err)
-	p.cmd = exec.Command(bin, append([]string{"serve",
-		"--host=127.0.0.1",
-		fmt.Sprintf("--port=%d", port),
-		"--cert-dir=" + certDir,
-		fmt.Sprintf("--health-probe-bind-address=127.0.0.1:%d", health),
-		"--metrics-bind-address=0",
-	}, args...)...)
-	p.cmd.Stdout, p.cmd.Stderr = logFile, logFile
-	require.NoError(t, p.cmd.Start())
-	go func() {
-		p.exitErr = p.cmd.Wait()
-		p.exitAt = time.Now()
-		logFile.Close()
-		close(p.done)
-	}()
+	flags := append([]string{"serve", "--host=127.0.0.1", "--cert-dir=" + certDir}, ports.Flags()...)
+	proc, err := testproc.Start(exec.Command(bin, append(flags, args...)...), filepath.Join(t.TempDir(), name+".log"))
+	require.NoError(t, err)
+	p := &webhookProc{Process: proc, name: name, ports: ports, addr: ports.Addr()}
 	t.Cleanup(func() {
-		select {
-		case <-p.done:
-		default:
-			_ = p.cmd.Process.Kill()
-			<-p.done
+		// controller-runtime drains for up to a minute.
+		if err := p.Stop(70 * time.Second); err != nil {
+			t.Error(err)
+		} else if err := p.ExitErr(); err != nil {
+			t.Errorf("%s exited with %v", name, err)
 		}
 		if t.Failed() {
-			t.Logf("log of %s:\n%s", name, p.log())
+			t.Logf("log of %s:\n%s", name, p.logTail())
 		}
 	})
-
-	deadline := time.Now().Add(30 * time.Second)
-	for !p.ready(time.Second) {
-		select {
-		case <-p.done:
-			t.Fatalf("%s exited at start (%v):\n%s", name, p.exitErr, p.log())
-		default:
-		}
-		if time.Now().After(deadline) {
-			t.Fatalf("%s: /readyz never answered 200:\n%s", name, p.log())
-		}
-		time.Sleep(50 * time.Millisecond)
+	if err := testproc.WaitReady(t.Context(), ports.ReadyzURL(), 30*time.Second, p.Ended); err != nil {
+		t.Fatalf("%s: %v\n%s", name, err, p.logTail())
 	}
 	return p
 }
 
 // ready polls /readyz once, as a kubelet's readiness probe would.
 func (p *webhookProc) ready(timeout time.Duration) bool {
-	c := http.Client{Timeout: timeout}
-	resp, err := c.Get(p.health + "/readyz")
-	if err != nil {
-		return false
+	return testproc.Ready(p.ports.ReadyzURL(), timeout)
+}
+
+// logTail is the end of the process's log, for failure messages.
+func (p *webhookProc) logTail() string {
+	log := p.Log()
+	if len(log) > 8<<10 {
+		log = log[len(log)-8<<10:]
 	}
-	resp.Body.Close()
-	return resp.StatusCode == http.StatusOK
-}
-
-// signal sends sig to the process.
-func (p *webhookProc) signal(t *testing.T, sig syscall.Signal) {
-	t.Helper()
-	require.NoError(t, p.cmd.Process.Signal(sig))
-}
-
-// wait waits up to timeout for the process to exit and returns its exit
-// code (-1 when it did not exit in time).
-func (p *webhookProc) wait(timeout time.Duration) int {
-	select {
-	case <-p.done:
-		return p.cmd.ProcessState.ExitCode()
-	case <-time.After(timeout):
-		return -1
-	}
-}
-
-func (p *webhookProc) log() string {
-	b, _ := os.ReadFile(p.logPath)
-	return string(b)
-}
-
-// testCA issues serving certificates for 127.0.0.1.
-type testCA struct {
-	cert   *x509.Certificate
-	key    *ecdsa.PrivateKey
-	pem    []byte
-	serial atomic.Int64
-}
-
-func newTestCA(t *testing.T) *testCA {
-	t.Helper()
-	key, err := ecdsa.GenerateKey(elliptic.P256(), rand.Reader)
-	require.NoError(t, err)
-	tmpl := &x509.Certificate{
-		SerialNumber: big.NewInt(1), Subject: pkix.Name{CommonName: "reliability-test-ca"},
-		NotBefore: time.Now().Add(-time.Hour), NotAfter: time.Now().Add(time.Hour),
-		IsCA: true, BasicConstraintsValid: true, KeyUsage: x509.KeyUsageCertSign,
-	}
-	der, err := x509.CreateCertificate(rand.Reader, tmpl, tmpl, &key.PublicKey, key)
-	require.NoError(t, err)
-	cert, err := x509.ParseCertificate(der)
-	require.NoError(t, err)
-	ca := &testCA{cert: cert, key: key, pem: pem.EncodeToMemory(&pem.Block{Type: "CERTIFICATE", Bytes: der})}
-	ca.serial.Store(1)
-	return ca
-}
-
-// pool holds the CA: what kube-apiserver has in the caBundle.
-func (ca *testCA) pool() *x509.CertPool {
-	p := x509.NewCertPool()
-	p.AddCert(ca.cert)
-	return p
-}
-
-// issue returns a new serving certificate and key (PEM) and its serial.
-func (ca *testCA) issue(t *testing.T) (certPEM, keyPEM []byte, serial string) {
-	t.Helper()
-	key, err := ecdsa.GenerateKey(elliptic.P256(), rand.Reader)
-	require.NoError(t, err)
-	sn := big.NewInt(ca.serial.Add(1))
-	tmpl := &x509.Certificate{
-		SerialNumber: sn, Subject: pkix.Name{CommonName: "listenerset-webhook"},
-		IPAddresses: []net.IP{net.IPv4(127, 0, 0, 1)}, DNSNames: []string{"localhost"},
-		NotBefore: time.Now().Add(-time.Minute), NotAfter: time.Now().Add(time.Hour),
-		KeyUsage: x509.KeyUsageDigitalSignature, ExtKeyUsage: []x509.ExtKeyUsage{x509.ExtKeyUsageServerAuth},
-	}
-	der, err := x509.CreateCertificate(rand.Reader, tmpl, ca.cert, &key.PublicKey, ca.key)
-	require.NoError(t, err)
-	keyDER, err := x509.MarshalPKCS8PrivateKey(key)
-	require.NoError(t, err)
-	return pem.EncodeToMemory(&pem.Block{Type: "CERTIFICATE", Bytes: der}),
-		pem.EncodeToMemory(&pem.Block{Type: "PRIVATE KEY", Bytes: keyDER}), sn.String()
+	return log
 }
 
 // review is one AdmissionReview of the load, with the answer it must get.

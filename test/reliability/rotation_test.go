@@ -12,6 +12,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/airlock/listenerset-webhook/test/testpki"
 	"github.com/airlock/listenerset-webhook/webhook/certs"
 )
 
@@ -70,15 +71,15 @@ func TestRotationUnderLoad(t *testing.T) {
 		rotations = 20
 		workers   = 8
 	)
-	bin := buildWebhook(t)
-	ca := newTestCA(t)
+	bin := webhookBinary(t)
+	ca := testpki.NewCA(t)
 	mix := reviewMix()
 
 	for _, layout := range []certLayout{secretVolume, overwrite} {
 		t.Run(layout.name, func(t *testing.T) {
 			dir := t.TempDir()
-			certPEM, keyPEM, first := ca.issue(t)
-			layout.write(t, dir, certPEM, keyPEM, ca.pem)
+			leaf := ca.Issue(t, loopbackHosts)
+			layout.write(t, dir, leaf.CertPEM, leaf.KeyPEM, ca.CertPEM)
 			p := startWebhookProc(t, bin, "rotation", dir)
 
 			var (
@@ -95,7 +96,7 @@ func TestRotationUnderLoad(t *testing.T) {
 				wg.Add(1)
 				go func() {
 					defer wg.Done()
-					client := tlsClient(ca.pool(), keepAlive)
+					client := tlsClient(ca.Pool(), keepAlive)
 					defer client.CloseIdleConnections()
 					for n := w; ; n++ {
 						select {
@@ -118,12 +119,13 @@ func TestRotationUnderLoad(t *testing.T) {
 			}
 
 			start := time.Now()
-			served := []string{first}
+			served := []string{leaf.Serial()}
 			for range rotations {
 				time.Sleep(200 * time.Millisecond)
-				certPEM, keyPEM, serial := ca.issue(t)
+				next := ca.Issue(t, loopbackHosts)
+				serial := next.Serial()
 				written := time.Now()
-				layout.write(t, dir, certPEM, keyPEM, ca.pem)
+				layout.write(t, dir, next.CertPEM, next.KeyPEM, ca.CertPEM)
 				ok := assert.Eventually(t, func() bool { _, ok := seen.Load(serial); return ok },
 					15*time.Second, 10*time.Millisecond, "certificate %s never served", serial)
 				lastReloadLag = time.Since(written)

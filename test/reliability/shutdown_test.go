@@ -15,6 +15,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/airlock/listenerset-webhook/test/testpki"
 	"github.com/airlock/listenerset-webhook/webhook/certs"
 )
 
@@ -36,12 +37,12 @@ func TestShutdownUnderLoad(t *testing.T) {
 		workers      = 8
 		pollEvery    = 100 * time.Millisecond
 	)
-	bin := buildWebhook(t)
-	ca := newTestCA(t)
+	bin := webhookBinary(t)
+	ca := testpki.NewCA(t)
 	certDir := t.TempDir()
-	certPEM, keyPEM, _ := ca.issue(t)
-	require.NoError(t, os.WriteFile(filepath.Join(certDir, certs.CertFile), certPEM, 0o600))
-	require.NoError(t, os.WriteFile(filepath.Join(certDir, certs.KeyFile), keyPEM, 0o600))
+	leaf := ca.Issue(t, loopbackHosts)
+	require.NoError(t, os.WriteFile(filepath.Join(certDir, certs.CertFile), leaf.CertPEM, 0o600))
+	require.NoError(t, os.WriteFile(filepath.Join(certDir, certs.KeyFile), leaf.KeyPEM, 0o600))
 	args := []string{"--shutdown-delay=" + delay.String(), "--shutdown-timeout=" + drainTimeout.String()}
 	procs := []*webhookProc{
 		startWebhookProc(t, bin, "A", certDir, args...),
@@ -91,7 +92,7 @@ func TestShutdownUnderLoad(t *testing.T) {
 	wg.Add(1)
 	go func() {
 		defer wg.Done()
-		d := &tls.Dialer{NetDialer: &net.Dialer{Timeout: time.Second}, Config: &tls.Config{RootCAs: ca.pool(), ServerName: "127.0.0.1"}}
+		d := &tls.Dialer{NetDialer: &net.Dialer{Timeout: time.Second}, Config: &tls.Config{RootCAs: ca.Pool(), ServerName: "127.0.0.1"}}
 		for refusedAt.IsZero() {
 			select {
 			case <-stop:
@@ -112,7 +113,7 @@ func TestShutdownUnderLoad(t *testing.T) {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			client := tlsClient(ca.pool(), true)
+			client := tlsClient(ca.Pool(), true)
 			defer client.CloseIdleConnections()
 			for n := w; ; n++ {
 				select {
@@ -150,17 +151,18 @@ func TestShutdownUnderLoad(t *testing.T) {
 		go func() {
 			defer slowWG.Done()
 			rv := mix[k%len(mix)]
-			_, slowErrs[k] = send(tlsClient(ca.pool(), false), a.addr, rv, newSlowReader(rv.body, d, 10))
+			_, slowErrs[k] = send(tlsClient(ca.Pool(), false), a.addr, rv, newSlowReader(rv.body, d, 10))
 		}()
 	}
 	time.Sleep(200 * time.Millisecond)
 	beforeA := sent[0].Load()
 	sigtermAt := time.Now()
 	sigterm.Store(true)
-	a.signal(t, syscall.SIGTERM)
+	require.NoError(t, a.Signal(syscall.SIGTERM))
 
-	code := a.wait(delay + drainTimeout + exitMargin)
-	exitAfter := a.exitAt.Sub(sigtermAt)
+	a.Wait(delay + drainTimeout + exitMargin)
+	code := a.ExitCode()
+	exitAfter := a.ExitedAt().Sub(sigtermAt)
 	slowWG.Wait()
 	time.Sleep(time.Second) // B alone
 	close(stop)
@@ -183,7 +185,7 @@ func TestShutdownUnderLoad(t *testing.T) {
 	assert.Zero(t, load.failed.Load(), "failed requests:\n%s", load.String())
 	assert.Positive(t, sentToBAfter.Load(), "B took the load")
 	assert.Positive(t, beforeA, "A had its share before SIGTERM")
-	log := a.log()
+	log := a.Log()
 	for _, phase := range []string{"Shutdown requested", "Draining", "Drained", "Stopped"} {
 		assert.Contains(t, log, phase)
 	}
