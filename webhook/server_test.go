@@ -92,16 +92,7 @@ func start(t *testing.T, opts webhook.Options) *running {
 	t.Cleanup(func() { r.stop(t) })
 
 	// Ready means the TLS listener serves: /readyz dials it.
-	returned := func() error {
-		select {
-		case err := <-r.done:
-			r.done <- err
-			return fmt.Errorf("Run returned early: %v", err)
-		default:
-			return nil
-		}
-	}
-	require.NoError(t, testproc.WaitReady(t.Context(), ports.ReadyzURL(), 20*time.Second, returned))
+	require.NoError(t, testproc.WaitReady(t.Context(), ports.ReadyzURL(), 20*time.Second, testproc.Returned(r.done)), "Run")
 	return r
 }
 

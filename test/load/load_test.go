@@ -7,7 +7,6 @@ import (
 	"crypto/x509"
 	"encoding/json"
 	"encoding/xml"
-	"fmt"
 	"io"
 	"net/http"
 	"net/http/httptest"
@@ -19,6 +18,7 @@ import (
 
 	"github.com/airlock/listenerset-webhook/test/load/floor"
 	"github.com/airlock/listenerset-webhook/test/localcluster"
+	"github.com/airlock/listenerset-webhook/test/testproc"
 	"github.com/airlock/listenerset-webhook/webhook/admission"
 )
 
@@ -100,48 +100,31 @@ func TestFloorServer(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	var ports [3]int
-	for i := range ports {
-		if ports[i], err = localcluster.FreePort(); err != nil {
-			t.Fatal(err)
-		}
+	ports, err := testproc.NewPorts()
+	if err != nil {
+		t.Fatal(err)
 	}
-	health, metricsAddr := fmt.Sprintf("127.0.0.1:%d", ports[1]), fmt.Sprintf("127.0.0.1:%d", ports[2])
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
 	done := make(chan error, 1)
 	go func() {
 		done <- floor.Run(ctx, floor.Options{
-			Host: "127.0.0.1", Port: ports[0], CertDir: cert.Dir, HealthProbeBindAddress: health, MetricsBindAddress: metricsAddr,
+			Host: "127.0.0.1", Port: ports.Webhook, CertDir: cert.Dir, HealthProbeBindAddress: ports.HealthAddr(), MetricsBindAddress: ports.MetricsAddr(),
 		})
 	}()
-	for deadline := time.Now().Add(20 * time.Second); ; {
-		resp, err := http.Get("http://" + health + "/readyz")
-		if err == nil {
-			resp.Body.Close()
-			if resp.StatusCode == http.StatusOK {
-				break
-			}
-		}
-		select {
-		case err := <-done:
-			t.Fatalf("floor.Run returned before it was ready: %v", err)
-		case <-time.After(20 * time.Millisecond):
-		}
-		if time.Now().After(deadline) {
-			t.Fatal("floor not ready after 20s")
-		}
+	if err := testproc.WaitReady(ctx, ports.ReadyzURL(), 20*time.Second, testproc.Returned(done)); err != nil {
+		t.Fatalf("floor.Run: %v", err)
 	}
-	if resp, err := http.Get("http://" + health + "/healthz"); err != nil || resp.StatusCode != http.StatusOK {
+	if resp, err := http.Get("http://" + ports.HealthAddr() + "/healthz"); err != nil || resp.StatusCode != http.StatusOK {
 		t.Fatalf("/healthz: %v %v", resp, err)
 	}
-	baseURL := fmt.Sprintf("https://127.0.0.1:%d", ports[0])
+	baseURL := "https://" + ports.Addr()
 
 	res := drive(ctx, baseURL, cert.CAPEM, 2, 0, 300*time.Millisecond, mix(), false)
 	if res.Requests == 0 || res.Errors > 0 {
 		t.Fatalf("%d requests, %d errors, first: %s", res.Requests, res.Errors, res.FirstError)
 	}
-	mutate, validate, err := (&server{metricsAddr: metricsAddr}).calls()
+	mutate, validate, err := (&server{ports: ports}).calls()
 	if err != nil {
 		t.Fatal(err)
 	}

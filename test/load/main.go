@@ -45,6 +45,7 @@ import (
 	logf "sigs.k8s.io/controller-runtime/pkg/log"
 
 	"github.com/airlock/listenerset-webhook/test/localcluster"
+	"github.com/airlock/listenerset-webhook/test/testproc"
 )
 
 type report struct {
@@ -157,12 +158,10 @@ func run(ctx context.Context, o options) (int, error) {
 		levels = append(levels, n)
 	}
 	if o.build {
-		for bin, pkg := range map[string]string{o.oursBin: "./cmd/listenerset-webhook", o.floorBin: "./test/load/floor/server"} {
+		for bin, pkg := range map[string]string{o.oursBin: testproc.WebhookPackage, o.floorBin: localcluster.ModulePath + "/test/load/floor/server"} {
 			say("building %s", pkg)
-			cmd := exec.CommandContext(ctx, "go", "build", "-trimpath", "-o", bin, pkg)
-			cmd.Dir, cmd.Stdout, cmd.Stderr = root, os.Stderr, os.Stderr
-			if err := cmd.Run(); err != nil {
-				return 0, fmt.Errorf("go build %s: %w", pkg, err)
+			if err := testproc.Build(ctx, bin, pkg, "-trimpath"); err != nil {
+				return 0, err
 			}
 		}
 	}

@@ -11,93 +11,49 @@ import (
 	"path/filepath"
 	"strconv"
 	"strings"
-	"syscall"
 	"time"
 
-	"github.com/airlock/listenerset-webhook/test/localcluster"
+	"github.com/airlock/listenerset-webhook/test/testproc"
 	"github.com/airlock/listenerset-webhook/webhook/admission"
 )
 
 // server is a webhook server process the tool started: ours
 // (`listenerset-webhook serve`) or the floor, with the same flags.
 type server struct {
-	name        string
-	cmd         *exec.Cmd
-	port        int
-	metricsAddr string
-	done        chan error
+	name  string
+	proc  *testproc.Process
+	ports testproc.Ports
 }
 
 // startServer starts binary (with args before the common flags, e.g.
 // "serve") on 127.0.0.1 with the certificate in certDir, its logs in
 // logPath, and waits until /readyz answers.
 func startServer(ctx context.Context, name, binary string, args []string, certDir, logPath string) (*server, error) {
-	ports := make([]int, 3)
-	for i := range ports {
-		p, err := localcluster.FreePort()
-		if err != nil {
-			return nil, err
-		}
-		ports[i] = p
-	}
-	health := fmt.Sprintf("127.0.0.1:%d", ports[1])
-	s := &server{name: name, port: ports[0], metricsAddr: fmt.Sprintf("127.0.0.1:%d", ports[2]), done: make(chan error, 1)}
-	args = append(append([]string{}, args...),
-		"--host=127.0.0.1", fmt.Sprintf("--port=%d", s.port), "--cert-dir="+certDir,
-		"--health-probe-bind-address="+health, "--metrics-bind-address="+s.metricsAddr)
-	logFile, err := os.Create(logPath)
+	ports, err := testproc.NewPorts()
 	if err != nil {
 		return nil, err
 	}
-	s.cmd = exec.Command(binary, args...)
-	s.cmd.Stdout, s.cmd.Stderr = logFile, logFile
-	if err := s.cmd.Start(); err != nil {
-		logFile.Close()
-		return nil, fmt.Errorf("starting %s: %w", binary, err)
+	s := &server{name: name, ports: ports}
+	args = append(append(append([]string{}, args...), "--host=127.0.0.1", "--cert-dir="+certDir), ports.Flags()...)
+	if s.proc, err = testproc.Start(exec.Command(binary, args...), logPath); err != nil {
+		return nil, err
 	}
-	go func() { s.done <- s.cmd.Wait(); logFile.Close() }()
-
-	deadline := time.Now().Add(30 * time.Second)
-	for {
-		resp, err := http.Get("http://" + health + "/readyz")
-		if err == nil {
-			resp.Body.Close()
-			if resp.StatusCode == http.StatusOK {
-				return s, nil
-			}
-		}
-		select {
-		case err := <-s.done:
-			return nil, fmt.Errorf("%s exited before it was ready (%v); log: %s", name, err, logPath)
-		case <-ctx.Done():
-			s.stop()
-			return nil, ctx.Err()
-		case <-time.After(50 * time.Millisecond):
-		}
-		if time.Now().After(deadline) {
-			s.stop()
-			return nil, fmt.Errorf("%s not ready after 30s; log: %s", name, logPath)
-		}
+	if err := testproc.WaitReady(ctx, ports.ReadyzURL(), 30*time.Second, s.proc.Ended); err != nil {
+		s.stop()
+		return nil, fmt.Errorf("%s: %w; log: %s", name, err, logPath)
 	}
+	return s, nil
 }
 
-func (s *server) baseURL() string { return fmt.Sprintf("https://127.0.0.1:%d", s.port) }
+func (s *server) baseURL() string { return "https://" + s.ports.Addr() }
 
 // stop sends SIGTERM and waits; after 10s it kills.
-func (s *server) stop() {
-	_ = s.cmd.Process.Signal(syscall.SIGTERM)
-	select {
-	case <-s.done:
-	case <-time.After(10 * time.Second):
-		_ = s.cmd.Process.Kill()
-		<-s.done
-	}
-}
+func (s *server) stop() { _ = s.proc.Stop(10 * time.Second) }
 
 // memory reads the process's resident set size now (VmRSS) and its peak
 // (VmHWM) from /proc, in bytes.
 func (s *server) memory() (rss, peak int64, err error) {
-	f, err := os.Open(filepath.Join("/proc", strconv.Itoa(s.cmd.Process.Pid), "status"))
+	f, err := os.Open(filepath.Join("/proc", strconv.Itoa(s.proc.Pid()), "status"))
 	if err != nil {
 		return 0, 0, err
 	}
@@ -127,7 +83,7 @@ func (s *server) memory() (rss, peak int64, err error) {
 // cpu is the CPU time the process has used so far (user and system), from
 // /proc/<pid>/stat in clock ticks of 10ms.
 func (s *server) cpu() (time.Duration, error) {
-	b, err := os.ReadFile(filepath.Join("/proc", strconv.Itoa(s.cmd.Process.Pid), "stat"))
+	b, err := os.ReadFile(filepath.Join("/proc", strconv.Itoa(s.proc.Pid()), "stat"))
 	if err != nil {
 		return 0, err
 	}
@@ -149,7 +105,7 @@ func (s *server) cpu() (time.Duration, error) {
 // handlers have answered (controller-runtime's
 // controller_runtime_webhook_requests_total), from its /metrics.
 func (s *server) calls() (mutate, validate float64, err error) {
-	resp, err := http.Get("http://" + s.metricsAddr + "/metrics")
+	resp, err := http.Get("http://" + s.ports.MetricsAddr() + "/metrics")
 	if err != nil {
 		return 0, 0, err
 	}

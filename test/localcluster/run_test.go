@@ -16,6 +16,8 @@ import (
 	"syscall"
 	"testing"
 	"time"
+
+	"github.com/airlock/listenerset-webhook/test/testproc"
 )
 
 // What `make run` (hack/run) prints, line by line: one progress line per
@@ -50,10 +52,8 @@ const (
 func TestRunInterrupted(t *testing.T) {
 	root := runPrerequisites(t)
 	bin := filepath.Join(t.TempDir(), "run")
-	build := exec.Command("go", "build", "-o", bin, "./hack/run")
-	build.Dir = root
-	if out, err := build.CombinedOutput(); err != nil {
-		t.Fatalf("go build ./hack/run: %v\n%s", err, out)
+	if err := testproc.Build(t.Context(), bin, ModulePath+"/hack/run"); err != nil {
+		t.Fatal(err)
 	}
 	dir := t.TempDir()
 	out := &syncBuffer{}

@@ -112,6 +112,22 @@ func WaitReady(ctx context.Context, url string, timeout time.Duration, ended fun
 	}
 }
 
+// Returned is the ended of WaitReady for a server run in this process by a
+// goroutine that sends its run function's result on done (buffered, room
+// for one): nil while it runs; once it has returned, an error that says so,
+// and the result stays on done for the next reader.
+func Returned(done chan error) func() error {
+	return func() error {
+		select {
+		case err := <-done:
+			done <- err
+			return fmt.Errorf("returned %v", err)
+		default:
+			return nil
+		}
+	}
+}
+
 // WebhookPackage is the webhook binary's import path.
 const WebhookPackage = "github.com/airlock/listenerset-webhook/cmd/listenerset-webhook"
 

@@ -57,6 +57,17 @@ func TestWaitReady(t *testing.T) {
 	assert.ErrorIs(t, testproc.WaitReady(ctx, never.URL, time.Minute, running), context.Canceled)
 }
 
+func TestReturned(t *testing.T) {
+	done := make(chan error, 1)
+	returned := testproc.Returned(done)
+	assert.NoError(t, returned(), "still running")
+	done <- errors.New("boom")
+	assert.EqualError(t, returned(), "returned boom")
+	assert.EqualError(t, <-done, "boom", "the result stays for the next reader")
+	done <- nil
+	assert.EqualError(t, returned(), "returned <nil>", "returning at all is an end")
+}
+
 func TestProcess(t *testing.T) {
 	t.Run("exits on SIGTERM", func(t *testing.T) {
 		log := filepath.Join(t.TempDir(), "log")
