@@ -44,7 +44,8 @@ func TestWarnings(t *testing.T) {
 
 // TestRatcheting: an object stored while the webhook was not registered, with
 // a value the webhook rejects, can still be edited where the edit leaves that
-// value alone; a new invalid value is still rejected.
+// value alone, also when listeners are inserted or reordered around it; a new
+// invalid value is still rejected.
 func TestRatcheting(t *testing.T) {
 	requireCluster(t)
 	const name = "e2e-ratchet"
@@ -87,6 +88,32 @@ func TestRatcheting(t *testing.T) {
 		if ls.Spec.Listeners[1].Port != 8081 || len(ls.Spec.Listeners[0].TLS.CertificateRefs) != 2 {
 			t.Errorf("stored after the edit: %+v", ls.Spec.Listeners)
 		}
+	})
+	// spec.listeners is a map list keyed by name: the stored listener is
+	// found by its name wherever it stands now.
+	t.Run("a listener inserted before the invalid one is allowed", func(t *testing.T) {
+		edited := clone(stored)
+		listener(edited, 1)["port"] = 8081
+		spec := edited["spec"].(map[string]any)
+		spec["listeners"] = append([]any{httpListener("extra", 9090)}, listeners(edited)...)
+		r := mustApply(t, edited)
+		requireWarnings(t, r, "spec.listeners[1].tls.certificateRefs: Too many: 2")
+	})
+	t.Run("reordering the listeners is allowed", func(t *testing.T) {
+		edited := clone(stored)
+		listener(edited, 1)["port"] = 8081
+		spec := edited["spec"].(map[string]any)
+		spec["listeners"] = []any{listener(edited, 1), listener(edited, 0)}
+		r := mustApply(t, edited)
+		requireWarnings(t, r, "spec.listeners[1].tls.certificateRefs: Too many: 2")
+		ls, _, _ := get(t, name)
+		if ls.Spec.Listeners[0].Name != "plain" || len(ls.Spec.Listeners[1].TLS.CertificateRefs) != 2 {
+			t.Errorf("stored after the reorder: %+v", ls.Spec.Listeners)
+		}
+		// Back to the stored order, which the subtests below edit.
+		restored := clone(stored)
+		listener(restored, 1)["port"] = 8081
+		mustApply(t, restored)
 	})
 	t.Run("new invalid value is rejected", func(t *testing.T) {
 		edited := clone(stored)
