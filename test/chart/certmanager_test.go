@@ -2,10 +2,7 @@ package chart
 
 import (
 	"context"
-	"crypto/x509"
-	"crypto/x509/pkix"
 	"fmt"
-	"math/big"
 	"os"
 	"path/filepath"
 	"strings"
@@ -13,7 +10,6 @@ import (
 	"time"
 
 	cmapi "github.com/cert-manager/cert-manager/pkg/apis/certmanager/v1"
-	"github.com/cert-manager/cert-manager/pkg/util/pki"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 	admissionv1 "k8s.io/api/admissionregistration/v1"
@@ -24,6 +20,7 @@ import (
 	"k8s.io/apimachinery/pkg/types"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
+	"github.com/airlock/listenerset-webhook/test/testpki"
 	"github.com/airlock/listenerset-webhook/webhook/admission"
 )
 
@@ -69,11 +66,11 @@ func TestCertManagerModeEndToEnd(t *testing.T) {
 	cert := typed[cmapi.Certificate](t, u)
 	require.Equal(t, mountedSecret, cert.Spec.SecretName, "the Deployment mounts the Certificate's Secret")
 	require.Contains(t, cert.Spec.DNSNames, rel.serverName(), "the name kube-apiserver verifies")
-	ca := newCA(t)
+	ca := testpki.NewCA(t)
 	secretData := func() map[string][]byte {
-		certPEM, keyPEM := ca.issue(t, cert.Spec.CommonName, cert.Spec.DNSNames)
-		noteSecret(keyPEM)
-		return map[string][]byte{"tls.crt": certPEM, "tls.key": keyPEM, "ca.crt": ca.pem}
+		leaf := ca.Issue(t, cert.Spec.DNSNames, testpki.CommonName(cert.Spec.CommonName))
+		noteSecret(leaf.KeyPEM)
+		return map[string][]byte{"tls.crt": leaf.CertPEM, "tls.key": leaf.KeyPEM, "ca.crt": ca.CertPEM}
 	}
 	secret := &corev1.Secret{
 		ObjectMeta: metav1.ObjectMeta{Name: cert.Spec.SecretName, Namespace: ns,
@@ -130,7 +127,7 @@ func TestCertManagerModeEndToEnd(t *testing.T) {
 		}
 		eventually(t, 25*time.Second, fmt.Sprintf("renewal %d served by both replicas", n+1), func() error {
 			for _, r := range replicas {
-				got, err := r.servedCert(rel.serverName(), pool(ca.cert))
+				got, err := r.servedCert(rel.serverName(), ca.Pool())
 				if err != nil {
 					return err
 				}
@@ -216,42 +213,4 @@ func project(t *testing.T, dir string, data map[string][]byte) {
 	if old != "" {
 		require.NoError(t, os.RemoveAll(filepath.Join(dir, old)))
 	}
-}
-
-// testCA is an issuer: a CA certificate and its key.
-type testCA struct {
-	cert *x509.Certificate
-	pem  []byte
-	key  any
-}
-
-func newCA(t *testing.T) *testCA {
-	t.Helper()
-	key, err := pki.GenerateECPrivateKey(pki.ECCurve256)
-	require.NoError(t, err)
-	tmpl := &x509.Certificate{
-		SerialNumber: big.NewInt(time.Now().UnixNano()), Subject: pkix.Name{CommonName: "chart-test-ca"},
-		NotBefore: time.Now().Add(-time.Hour), NotAfter: time.Now().Add(24 * time.Hour),
-		IsCA: true, BasicConstraintsValid: true, KeyUsage: x509.KeyUsageCertSign | x509.KeyUsageDigitalSignature,
-	}
-	pemBytes, cert, err := pki.SignCertificate(tmpl, tmpl, key.Public(), key)
-	require.NoError(t, err)
-	return &testCA{cert: cert, pem: pemBytes, key: key}
-}
-
-// issue signs a serving certificate with a new ECDSA key.
-func (ca *testCA) issue(t *testing.T, commonName string, dnsNames []string) (certPEM, keyPEM []byte) {
-	t.Helper()
-	key, err := pki.GenerateECPrivateKey(pki.ECCurve256)
-	require.NoError(t, err)
-	tmpl := &x509.Certificate{
-		SerialNumber: big.NewInt(time.Now().UnixNano()), Subject: pkix.Name{CommonName: commonName},
-		DNSNames: dnsNames, NotBefore: time.Now().Add(-time.Minute), NotAfter: time.Now().Add(time.Hour),
-		KeyUsage: x509.KeyUsageDigitalSignature, ExtKeyUsage: []x509.ExtKeyUsage{x509.ExtKeyUsageServerAuth},
-	}
-	certPEM, _, err = pki.SignCertificate(tmpl, ca.cert, key.Public(), ca.key)
-	require.NoError(t, err)
-	keyPEM, err = pki.EncodePKCS8PrivateKey(key)
-	require.NoError(t, err)
-	return certPEM, keyPEM
 }

@@ -17,7 +17,6 @@ import (
 	"strings"
 	"sync"
 	"sync/atomic"
-	"syscall"
 	"testing"
 	"time"
 
@@ -34,35 +33,8 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/envtest"
 
 	"github.com/airlock/listenerset-webhook/test/localcluster"
+	"github.com/airlock/listenerset-webhook/test/testproc"
 )
-
-var (
-	binaryOnce sync.Once
-	binaryPath string
-	binaryErr  error
-)
-
-// webhookBinary builds cmd/listenerset-webhook once for the package.
-func webhookBinary(t testing.TB) string {
-	t.Helper()
-	binaryOnce.Do(func() {
-		dir, err := os.MkdirTemp("", "chart-test-bin-")
-		if err != nil {
-			binaryErr = err
-			return
-		}
-		binaryPath = filepath.Join(dir, "listenerset-webhook")
-		cmd := exec.Command("go", "build", "-o", binaryPath, "./cmd/listenerset-webhook")
-		cmd.Dir = root
-		if out, err := cmd.CombinedOutput(); err != nil {
-			binaryErr = fmt.Errorf("building cmd/listenerset-webhook: %v\n%s", err, out)
-		}
-	})
-	if binaryErr != nil {
-		t.Fatal(binaryErr)
-	}
-	return binaryPath
-}
 
 // hostIP is an address of this machine that an EndpointSlice may hold
 // (kube-apiserver refuses loopback and link-local endpoints) and that the
@@ -147,39 +119,30 @@ func serviceAccountKubeconfig(t testing.TB, c *localcluster.Cluster, ns, sa stri
 // replica is one webhook process, started with a Deployment's container
 // args plus the overrides a pod would not need (ports of this machine).
 type replica struct {
-	name    string
-	bin     string
-	args    []string
-	env     []string
-	port    int
-	health  string // 127.0.0.1:port
-	metrics string
-	cmd     *exec.Cmd
-	done    chan error
-	logs    lockedBuffer // everything the process wrote, for checkNoSecretsInLog
+	name  string
+	bin   string
+	args  []string
+	env   []string
+	ports testproc.Ports // the webhooks on every address, health and metrics on 127.0.0.1
+	proc  *testproc.Process
+	logs  lockedBuffer // everything the process wrote, for checkNoSecretsInLog
 }
 
 func newReplica(t testing.TB, name string, podArgs []string, extra ...string) *replica {
 	t.Helper()
-	port, err := localcluster.FreePort()
+	bin, err := testproc.WebhookBinary()
 	require.NoError(t, err)
-	h, err := localcluster.FreePort()
-	require.NoError(t, err)
-	m, err := localcluster.FreePort()
+	ports, err := testproc.NewPorts()
 	require.NoError(t, err)
 	r := &replica{
-		name: name, bin: webhookBinary(t), port: port,
-		health:  fmt.Sprintf("127.0.0.1:%d", h),
-		metrics: fmt.Sprintf("127.0.0.1:%d", m),
+		name: name, bin: bin, ports: ports,
 		// HOME without a kubeconfig: the process reaches the API only if
 		// given --kubeconfig.
 		env: []string{"HOME=" + t.TempDir(), "PATH=" + os.Getenv("PATH")},
 	}
-	// Later flags win: the pod's own args first, then this machine's ports.
-	r.args = append(append([]string{}, podArgs...),
-		fmt.Sprintf("--port=%d", port),
-		"--health-probe-bind-address="+r.health,
-		"--metrics-bind-address="+r.metrics,
+	// Later flags win: the pod's own args first, then this machine's ports
+	// (no --host: kube-apiserver reaches the replica at hostIP).
+	r.args = append(append(append([]string{}, podArgs...), ports.Flags()...),
 		"--zap-log-level=1",
 		// No Service endpoints to leave here: stop at once on SIGTERM
 		// instead of after the chart's shutdownDelaySeconds.
@@ -192,56 +155,34 @@ func newReplica(t testing.TB, name string, podArgs []string, extra ...string) *r
 
 func (r *replica) start(t testing.TB) {
 	t.Helper()
-	r.cmd = exec.Command(r.bin, r.args...)
-	r.cmd.Env = r.env
+	cmd := exec.Command(r.bin, r.args...)
+	cmd.Env = r.env
 	w := io.MultiWriter(prefixWriter(logWriter(), "["+r.name+"] "), &r.logs)
-	r.cmd.Stdout, r.cmd.Stderr = w, w
-	require.NoError(t, r.cmd.Start())
-	r.done = make(chan error, 1)
-	go func() { r.done <- r.cmd.Wait() }()
+	cmd.Stdout, cmd.Stderr = w, w
+	var err error
+	r.proc, err = testproc.Start(cmd, "")
+	require.NoError(t, err)
 }
 
 // waitReady waits for /readyz, which the webhook answers 200 once its TLS
 // listener serves a certificate.
 func (r *replica) waitReady(t testing.TB, timeout time.Duration) {
 	t.Helper()
-	deadline := time.Now().Add(timeout)
-	for {
-		select {
-		case err := <-r.done:
-			r.done <- err
-			t.Fatalf("%s exited: %v (CHART_TEST_LOGS=1 shows its log)", r.name, err)
-		default:
-		}
-		resp, err := http.Get("http://" + r.health + "/readyz")
-		if err == nil {
-			resp.Body.Close()
-			if resp.StatusCode == http.StatusOK {
-				return
-			}
-		}
-		if time.Now().After(deadline) {
-			t.Fatalf("%s not ready after %s (CHART_TEST_LOGS=1 shows its log)", r.name, timeout)
-		}
-		time.Sleep(100 * time.Millisecond)
+	if err := testproc.WaitReady(context.Background(), r.ports.ReadyzURL(), timeout, r.proc.Ended); err != nil {
+		t.Fatalf("%s: %v (CHART_TEST_LOGS=1 shows its log)", r.name, err)
 	}
 }
 
 // stop sends SIGTERM, as the kubelet does, and waits.
 func (r *replica) stop(t testing.TB) {
 	t.Helper()
-	if r.cmd == nil {
+	if r.proc == nil {
 		return
 	}
-	cmd := r.cmd
-	r.cmd = nil
-	_ = cmd.Process.Signal(syscall.SIGTERM)
-	select {
-	case <-r.done:
-	case <-time.After(70 * time.Second):
-		_ = cmd.Process.Kill()
-		<-r.done
-		t.Errorf("%s (pid %d) ignored SIGTERM; killed", r.name, cmd.Process.Pid)
+	proc := r.proc
+	r.proc = nil
+	if err := proc.Stop(70 * time.Second); err != nil {
+		t.Errorf("%s: %v", r.name, err)
 	}
 	checkNoSecretsInLog(t, r.name, r.logs.String())
 }
@@ -312,7 +253,7 @@ func (r *replica) servedCert(serverName string, roots *x509.CertPool) (*x509.Cer
 	d := tls.Dialer{Config: &tls.Config{ServerName: serverName, RootCAs: roots, MinVersion: tls.VersionTLS12}}
 	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
 	defer cancel()
-	conn, err := d.DialContext(ctx, "tcp", fmt.Sprintf("127.0.0.1:%d", r.port))
+	conn, err := d.DialContext(ctx, "tcp", r.ports.Addr())
 	if err != nil {
 		return nil, err
 	}
@@ -325,7 +266,7 @@ var requestsMetric = regexp.MustCompile(`(?m)^controller_runtime_webhook_request
 // requests is how many requests the replica answered with 200, per path.
 func (r *replica) requests(t testing.TB) map[string]int {
 	t.Helper()
-	resp, err := http.Get("http://" + r.metrics + "/metrics")
+	resp, err := http.Get("http://" + r.ports.MetricsAddr() + "/metrics")
 	require.NoError(t, err)
 	defer resp.Body.Close()
 	body, err := io.ReadAll(resp.Body)
@@ -361,7 +302,7 @@ func endpointSlice(ctx context.Context, t testing.TB, c client.Client, rel *helm
 			Conditions: discoveryv1.EndpointConditions{Ready: ptr.To(true)},
 		}},
 		Ports: []discoveryv1.EndpointPort{{
-			Name: ptr.To("https"), Port: ptr.To(int32(r.port)), Protocol: ptr.To(corev1.ProtocolTCP),
+			Name: ptr.To("https"), Port: ptr.To(int32(r.ports.Webhook)), Protocol: ptr.To(corev1.ProtocolTCP),
 		}},
 	}
 	require.NoError(t, c.Create(ctx, s))

@@ -31,6 +31,7 @@ import (
 	utilyaml "k8s.io/apimachinery/pkg/util/yaml"
 
 	"github.com/airlock/listenerset-webhook/test/localcluster"
+	"github.com/airlock/listenerset-webhook/test/testproc"
 )
 
 // The chart under test and the release the tests render or install.
@@ -57,9 +58,7 @@ func TestMain(m *testing.M) {
 	}
 	code := m.Run()
 	stopCluster()
-	if binaryPath != "" {
-		_ = os.RemoveAll(filepath.Dir(binaryPath))
-	}
+	testproc.RemoveWebhookBinary()
 	os.Exit(code)
 }
 
