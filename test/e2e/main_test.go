@@ -23,6 +23,7 @@ import (
 	"time"
 
 	"github.com/airlock/listenerset-webhook/test/localcluster"
+	"github.com/airlock/listenerset-webhook/test/testproc"
 	"github.com/airlock/listenerset-webhook/webhook"
 	"github.com/airlock/listenerset-webhook/webhook/admission"
 	"github.com/airlock/listenerset-webhook/webhook/certs"
@@ -86,23 +87,24 @@ func setup(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
-	port, err := localcluster.FreePort()
+	ports, err := testproc.NewPorts()
 	if err != nil {
 		return err
 	}
 	if os.Getenv("E2E_WEBHOOK") == "binary" {
-		hook, err = newBinaryWebhook(ctx, root, port, cert)
+		bin, err := newBinaryWebhook(ports, cert)
+		if err != nil {
+			return err
+		}
+		hook = bin
 	} else {
-		hook, err = newInProcessWebhook(port, cert)
-	}
-	if err != nil {
-		return err
+		hook = newInProcessWebhook(ports, cert)
 	}
 	if err := hook.Start(ctx); err != nil {
 		return err
 	}
 	endpoint = localcluster.WebhookEndpoint{
-		BaseURL:      fmt.Sprintf("https://127.0.0.1:%d", port),
+		BaseURL:      "https://" + ports.Addr(),
 		MutatePath:   admission.MutatePath,
 		ValidatePath: admission.ValidatePath,
 		CABundle:     cert.CAPEM,
@@ -120,6 +122,7 @@ func teardown() {
 	if cluster != nil {
 		_ = cluster.Stop()
 	}
+	testproc.RemoveWebhookBinary()
 }
 
 // requireCluster skips in -short mode and fails, with the reason, when the
@@ -158,27 +161,19 @@ type inProcessWebhook struct {
 	done   chan error
 }
 
-func newInProcessWebhook(port int, cert *localcluster.ServingCert) (*inProcessWebhook, error) {
-	health, err := localcluster.FreePort()
-	if err != nil {
-		return nil, err
-	}
-	metrics, err := localcluster.FreePort()
-	if err != nil {
-		return nil, err
-	}
+func newInProcessWebhook(ports testproc.Ports, cert *localcluster.ServingCert) *inProcessWebhook {
 	return &inProcessWebhook{
 		opts: webhook.Options{
 			Server: serving.Options{
 				Host:                   "127.0.0.1",
-				Port:                   port,
-				HealthProbeBindAddress: fmt.Sprintf("127.0.0.1:%d", health),
-				MetricsBindAddress:     fmt.Sprintf("127.0.0.1:%d", metrics),
+				Port:                   ports.Webhook,
+				HealthProbeBindAddress: ports.HealthAddr(),
+				MetricsBindAddress:     ports.MetricsAddr(),
 			},
 			Certs: certs.Options{Dir: cert.Dir},
 		},
 		caPEM: cert.CAPEM,
-	}, nil
+	}
 }
 
 func (w *inProcessWebhook) UseClusterChecks(c clusterChecks) {
@@ -193,7 +188,7 @@ func (w *inProcessWebhook) Start(ctx context.Context) error {
 	runCtx, cancel := context.WithCancel(context.Background())
 	w.cancel, w.done = cancel, make(chan error, 1)
 	go func() { w.done <- webhook.Run(runCtx, w.opts) }()
-	return waitServing(ctx, fmt.Sprintf("127.0.0.1:%d", w.opts.Server.Port), w.caPEM, w.done)
+	return waitServing(ctx, fmt.Sprintf("127.0.0.1:%d", w.opts.Server.Port), w.caPEM, testproc.Returned(w.done))
 }
 
 func (w *inProcessWebhook) Stop() error {
@@ -210,17 +205,24 @@ func (w *inProcessWebhook) Stop() error {
 	}
 }
 
-// waitServing waits for the webhook's TLS port, or for it to exit early.
-func waitServing(ctx context.Context, addr string, caPEM []byte, done <-chan error) error {
+// waitServing waits for the webhook's TLS port, or for ended (asked every
+// 50ms) to report that the webhook stopped.
+func waitServing(ctx context.Context, addr string, caPEM []byte, ended func() error) error {
 	ready := make(chan error, 1)
 	waitCtx, cancel := context.WithCancel(ctx)
 	defer cancel()
 	go func() { ready <- localcluster.WaitForTLS(waitCtx, addr, caPEM, 30*time.Second) }()
-	select {
-	case err := <-ready:
-		return err
-	case err := <-done:
-		return fmt.Errorf("webhook exited before serving: %v", err)
+	tick := time.NewTicker(50 * time.Millisecond)
+	defer tick.Stop()
+	for {
+		select {
+		case err := <-ready:
+			return err
+		case <-tick.C:
+			if err := ended(); err != nil {
+				return fmt.Errorf("webhook exited before serving: %v", err)
+			}
+		}
 	}
 }
 
