@@ -199,18 +199,21 @@ func (in *caInjector) sync(ctx context.Context) (time.Duration, error) {
 		}
 	}
 
-	var held [][]*x509.Certificate
 	api := in.cs.AdmissionregistrationV1()
+	var injections []func() (*metav1.ObjectMeta, []*x509.Certificate, error)
 	if in.mutating != "" {
-		meta, cas, err := injectInto(ctx, in, api.MutatingWebhookConfigurations(), in.mutating, mutatingBundles, current, now)
-		if err != nil {
-			return 0, err
-		}
-		checkAt(meta)
-		held = append(held, cas)
+		injections = append(injections, func() (*metav1.ObjectMeta, []*x509.Certificate, error) {
+			return injectInto(ctx, in, api.MutatingWebhookConfigurations(), in.mutating, mutatingBundles, current, now)
+		})
 	}
 	if in.validating != "" {
-		meta, cas, err := injectInto(ctx, in, api.ValidatingWebhookConfigurations(), in.validating, validatingBundles, current, now)
+		injections = append(injections, func() (*metav1.ObjectMeta, []*x509.Certificate, error) {
+			return injectInto(ctx, in, api.ValidatingWebhookConfigurations(), in.validating, validatingBundles, current, now)
+		})
+	}
+	var held [][]*x509.Certificate
+	for _, inject := range injections {
+		meta, cas, err := inject()
 		if err != nil {
 			return 0, err
 		}

@@ -298,22 +298,9 @@ func (v *View) Gateway(namespace, name string) (*gwv1.Gateway, bool) {
 	return gw, true
 }
 
-// ListenerSets implements validation.Cluster. The objects are the cache's own
-// (no deep copy, since every admission reads them all): the rules only read.
+// ListenerSets implements validation.Cluster.
 func (v *View) ListenerSets() ([]*gwv1.ListenerSet, bool) {
-	if !v.listenerSets.synced() {
-		return nil, false
-	}
-	list := &gwv1.ListenerSetList{}
-	if err := v.cache.List(context.Background(), list, client.UnsafeDisableDeepCopy); err != nil {
-		v.log.V(1).Info("Cluster view: list failed; check skipped", "kind", KindListenerSet, "error", err.Error())
-		return nil, false
-	}
-	sets := make([]*gwv1.ListenerSet, len(list.Items))
-	for i := range list.Items {
-		sets[i] = &list.Items[i]
-	}
-	return sets, true
+	return list(v, v.listenerSets, &gwv1.ListenerSetList{}, func(l *gwv1.ListenerSetList) []gwv1.ListenerSet { return l.Items })
 }
 
 // NamespaceLabels implements validation.Cluster.
@@ -328,19 +315,27 @@ func (v *View) NamespaceLabels(name string) (map[string]string, bool) {
 
 // ReferenceGrants implements validation.Cluster.
 func (v *View) ReferenceGrants(namespace string) ([]*gwv1.ReferenceGrant, bool) {
-	if !v.grants.synced() {
+	return list(v, v.grants, &gwv1.ReferenceGrantList{}, func(l *gwv1.ReferenceGrantList) []gwv1.ReferenceGrant { return l.Items },
+		client.InNamespace(namespace))
+}
+
+// list lists kind k from the cache, unknown until its informer has synced.
+// The objects are the cache's own (no deep copy, since admissions read them
+// all): the rules only read.
+func list[T any, L client.ObjectList](v *View, k *watchedKind, into L, items func(L) []T, opts ...client.ListOption) ([]*T, bool) {
+	if !k.synced() {
 		return nil, false
 	}
-	list := &gwv1.ReferenceGrantList{}
-	if err := v.cache.List(context.Background(), list, client.InNamespace(namespace), client.UnsafeDisableDeepCopy); err != nil {
-		v.log.V(1).Info("Cluster view: list failed; check skipped", "kind", KindReferenceGrant, "error", err.Error())
+	if err := v.cache.List(context.Background(), into, append(opts, client.UnsafeDisableDeepCopy)...); err != nil {
+		v.log.V(1).Info("Cluster view: list failed; check skipped", "kind", k.name, "error", err.Error())
 		return nil, false
 	}
-	grants := make([]*gwv1.ReferenceGrant, len(list.Items))
-	for i := range list.Items {
-		grants[i] = &list.Items[i]
+	all := items(into)
+	out := make([]*T, len(all))
+	for i := range all {
+		out[i] = &all[i]
 	}
-	return grants, true
+	return out, true
 }
 
 // SecretExists implements validation.Cluster; without WatchSecrets it is
