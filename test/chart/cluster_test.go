@@ -16,6 +16,7 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/client-go/rest"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/controller-runtime/pkg/envtest"
@@ -165,6 +166,13 @@ func TestServerSideDryRun(t *testing.T) {
 		"--set", "podDisruptionBudget.maxUnavailable=1,replicaCount=3,imagePullSecrets[0].name=regcred",
 		"--set", "clusterChecks.enabled=true,clusterChecks.strict=true,clusterChecks.secrets=true",
 	}
+	autoscaling := []string{
+		"--set", "autoscaling.enabled=true,autoscaling.minReplicas=3,autoscaling.maxReplicas=12",
+		"--set", "autoscaling.targetCPUUtilizationPercentage=70,autoscaling.targetMemoryUtilizationPercentage=85",
+		"--set-json", `autoscaling.behavior={"scaleUp":{"stabilizationWindowSeconds":30,"selectPolicy":"Max","tolerance":"50m",` +
+			`"policies":[{"type":"Pods","value":2,"periodSeconds":60},{"type":"Percent","value":50,"periodSeconds":60}]},` +
+			`"scaleDown":{"stabilizationWindowSeconds":600,"selectPolicy":"Min","policies":[{"type":"Pods","value":1,"periodSeconds":120}]}}`,
+	}
 	for _, tc := range []struct {
 		name string
 		args []string
@@ -176,13 +184,30 @@ func TestServerSideDryRun(t *testing.T) {
 		{"self-bootstrapped mode, defaults", []string{"--set", "certManager.enabled=false"}, 11},
 		{"self-bootstrapped mode, the webhook creates its Secret, every option", append([]string{
 			"--set", "certManager.enabled=false,selfBootstrapped.precreateSecret=false"}, everything...), 14},
+		{"cert-manager mode, autoscaling defaults", []string{"--set", "autoscaling.enabled=true"}, 11},
+		{"self-bootstrapped mode, autoscaling on CPU and memory with behavior, every option", append(append([]string{
+			"--set", "certManager.enabled=false,selfBootstrapped.precreateSecret=false"}, everything...), autoscaling...), 15},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			objs := render(t, tc.args...)
 			assert.Len(t, objs, tc.want, "%v", objs.ids())
 			for _, u := range objs {
-				err := cl.Create(ctx, u.DeepCopy(), client.DryRunAll, client.FieldValidation(metav1.FieldValidationStrict))
+				got := u.DeepCopy()
+				err := cl.Create(ctx, got, client.DryRunAll, client.FieldValidation(metav1.FieldValidationStrict))
 				assert.NoError(t, err, "%s/%s", u.GetKind(), u.GetName())
+				if err == nil && u.GetKind() == "HorizontalPodAutoscaler" {
+					// Nothing rendered is dropped (a field behind a disabled
+					// feature gate, such as tolerance, would be, silently).
+					assert.NoError(t, contains(got.Object["spec"], u.Object["spec"], "spec"), "the stored HPA")
+				}
+				if err == nil && u.GetKind() == "Deployment" {
+					replicas, _, _ := unstructured.NestedInt64(got.Object, "spec", "replicas")
+					_, rendered, _ := unstructured.NestedFieldNoCopy(u.Object, "spec", "replicas")
+					assert.Equal(t, len(objs.ofKind("HorizontalPodAutoscaler")) == 0, rendered, "spec.replicas rendered exactly when there is no HPA")
+					if !rendered {
+						assert.Equal(t, int64(1), replicas, "kube-apiserver's default, until the HPA's first sync")
+					}
+				}
 			}
 			assert.Empty(t, warn.take(), "kube-apiserver warned")
 		})
@@ -216,4 +241,45 @@ func TestServerSideDryRun(t *testing.T) {
 	cert.Object["spec"].(map[string]any)["dnsName"] = []any{"x"}
 	err = cl.Create(ctx, cert, client.DryRunAll, client.FieldValidation(metav1.FieldValidationStrict))
 	assert.ErrorContains(t, err, `unknown field "spec.dnsName"`)
+	hpa := render(t, "--set", "autoscaling.enabled=true").get(t, "HorizontalPodAutoscaler", fullname).DeepCopy()
+	hpa.Object["spec"].(map[string]any)["minReplica"] = int64(2)
+	err = cl.Create(ctx, hpa, client.DryRunAll, client.FieldValidation(metav1.FieldValidationStrict))
+	assert.ErrorContains(t, err, `unknown field "spec.minReplica"`)
+}
+
+// contains says where want (rendered) has a value that got (returned by
+// kube-apiserver) lacks or differs in; got may have more (defaults).
+// Numbers compare by value, as YAML and JSON decode them differently.
+func contains(got, want any, path string) error {
+	switch w := want.(type) {
+	case map[string]any:
+		g, ok := got.(map[string]any)
+		if !ok {
+			return fmt.Errorf("%s: got %v, want an object", path, got)
+		}
+		for k, wv := range w {
+			gv, ok := g[k]
+			if !ok {
+				return fmt.Errorf("%s.%s: dropped", path, k)
+			}
+			if err := contains(gv, wv, path+"."+k); err != nil {
+				return err
+			}
+		}
+	case []any:
+		g, ok := got.([]any)
+		if !ok || len(g) != len(w) {
+			return fmt.Errorf("%s: got %v, want %v", path, got, want)
+		}
+		for i := range w {
+			if err := contains(g[i], w[i], fmt.Sprintf("%s[%d]", path, i)); err != nil {
+				return err
+			}
+		}
+	default:
+		if fmt.Sprint(got) != fmt.Sprint(want) {
+			return fmt.Errorf("%s: got %v, want %v", path, got, want)
+		}
+	}
+	return nil
 }

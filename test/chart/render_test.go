@@ -12,10 +12,12 @@ import (
 	"github.com/stretchr/testify/require"
 	admissionv1 "k8s.io/api/admissionregistration/v1"
 	appsv1 "k8s.io/api/apps/v1"
+	autoscalingv2 "k8s.io/api/autoscaling/v2"
 	corev1 "k8s.io/api/core/v1"
 	networkingv1 "k8s.io/api/networking/v1"
 	policyv1 "k8s.io/api/policy/v1"
 	rbacv1 "k8s.io/api/rbac/v1"
+	"k8s.io/apimachinery/pkg/api/resource"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/util/intstr"
@@ -55,6 +57,7 @@ func TestHelmLint(t *testing.T) {
 		nil,
 		{"--set", "certManager.enabled=false"},
 		{"--set", "certManager.enabled=false,selfBootstrapped.precreateSecret=false,networkPolicy.enabled=true,metrics.serviceMonitor.enabled=true"},
+		{"--set", "autoscaling.enabled=true,autoscaling.targetMemoryUtilizationPercentage=80"},
 	} {
 		out, err := runHelm(t.Context(), t, "", append([]string{"lint", "--strict", chartPath}, args...)...)
 		require.NoError(t, err, out)
@@ -77,6 +80,16 @@ func TestSchemaRejectsBadValues(t *testing.T) {
 		{"image.repository=", "/image/repository"},
 		{"selfBootstrapped.leafDuration=1d", "/selfBootstrapped/leafDuration"},
 		{"service.port=70000", "maximum: got 70,000, want 65,535"},
+		{"autoscaling.enabled=yes", "/autoscaling/enabled"},
+		{"autoscaling.minReplicas=0", "minimum: got 0, want 1"},
+		{"autoscaling.maxReplicas=0", "minimum: got 0, want 1"},
+		{"autoscaling.targetCPUUtilizationPercentage=0", "/autoscaling/targetCPUUtilizationPercentage"},
+		{"autoscaling.targetMemoryUtilizationPercentage=high", "/autoscaling/targetMemoryUtilizationPercentage"},
+		{"autoscaling.minReplica=2", "additional properties 'minReplica' not allowed"},
+		{"autoscaling.behavior.scaledown.stabilizationWindowSeconds=60", "additional properties 'scaledown' not allowed"},
+		{"autoscaling.behavior.scaleDown.selectPolicy=Sometimes", "value must be one of 'Max', 'Min', 'Disabled'"},
+		{"autoscaling.behavior.scaleUp.stabilizationWindowSeconds=3601", "maximum: got 3,601, want 3,600"},
+		{"autoscaling.behavior.scaleUp.policies[0].type=Pods", "/autoscaling/behavior/scaleUp/policies/0"},
 	} {
 		t.Run(tc.set, func(t *testing.T) {
 			out, err := renderErr(t, "--set", tc.set)
@@ -504,6 +517,163 @@ func TestRenderValues(t *testing.T) {
 				assert.Equal(t, "gw", u.GetNamespace())
 			}
 		}
+	})
+}
+
+// TestRenderAutoscaling: autoscaling.enabled adds an autoscaling/v2 HPA on
+// the Deployment, which then has no replicas (helm upgrade must not undo what
+// the HPA chose); the chart refuses values the HPA cannot work with, and a
+// PodDisruptionBudget that would block every eviction at the fewest replicas.
+func TestRenderAutoscaling(t *testing.T) {
+	hpaSpec := func(minReplicas, maxReplicas int32, metrics ...autoscalingv2.MetricSpec) autoscalingv2.HorizontalPodAutoscalerSpec {
+		return autoscalingv2.HorizontalPodAutoscalerSpec{
+			ScaleTargetRef: autoscalingv2.CrossVersionObjectReference{APIVersion: "apps/v1", Kind: "Deployment", Name: fullname},
+			MinReplicas:    &minReplicas, MaxReplicas: maxReplicas, Metrics: metrics,
+		}
+	}
+	utilization := func(name corev1.ResourceName, percent int32) autoscalingv2.MetricSpec {
+		return autoscalingv2.MetricSpec{Type: autoscalingv2.ResourceMetricSourceType, Resource: &autoscalingv2.ResourceMetricSource{
+			Name: name, Target: autoscalingv2.MetricTarget{Type: autoscalingv2.UtilizationMetricType, AverageUtilization: &percent},
+		}}
+	}
+
+	t.Run("off: no HPA, the Deployment keeps replicaCount", func(t *testing.T) {
+		for _, args := range [][]string{nil, {"--set", "replicaCount=3,autoscaling.minReplicas=4,autoscaling.maxReplicas=9"}} {
+			objs := render(t, args...)
+			assert.Empty(t, objs.ofKind("HorizontalPodAutoscaler"), "%v", args)
+			want := int32(2)
+			if args != nil {
+				want = 3
+			}
+			dep := typed[appsv1.Deployment](t, objs.get(t, "Deployment", fullname))
+			require.NotNil(t, dep.Spec.Replicas)
+			assert.Equal(t, want, *dep.Spec.Replicas)
+		}
+	})
+
+	t.Run("on: the HPA, no replicas, the PDB at minReplicas", func(t *testing.T) {
+		objs := render(t, "--set", "autoscaling.enabled=true")
+		assert.ElementsMatch(t, []string{
+			"ServiceAccount/" + fullname, "Service/" + svcName, "Deployment/" + fullname,
+			"PodDisruptionBudget/" + fullname, "HorizontalPodAutoscaler/" + fullname,
+			"Issuer/" + fullname + "-selfsigned", "Certificate/" + fullname + "-ca", "Issuer/" + fullname + "-ca",
+			"Certificate/" + servingCert,
+			"MutatingWebhookConfiguration/" + configName, "ValidatingWebhookConfiguration/" + configName,
+		}, objs.ids())
+		dep := typed[appsv1.Deployment](t, objs.get(t, "Deployment", fullname))
+		assert.Nil(t, dep.Spec.Replicas, "the HPA owns the count")
+		_, found, _ := unstructured.NestedFieldNoCopy(objs.get(t, "Deployment", fullname).Object, "spec", "replicas")
+		assert.False(t, found, "not even replicas: null")
+		assert.Equal(t, "50m", dep.Spec.Template.Spec.Containers[0].Resources.Requests.Cpu().String(),
+			"CPU utilization is measured against the request")
+
+		hpa := typed[autoscalingv2.HorizontalPodAutoscaler](t, objs.get(t, "HorizontalPodAutoscaler", fullname))
+		assert.Equal(t, namespace, hpa.Namespace)
+		assert.Equal(t, dep.Labels, hpa.Labels)
+		assert.Equal(t, hpaSpec(2, 5, utilization(corev1.ResourceCPU, 80)), hpa.Spec)
+		assert.Equal(t, dep.Name, hpa.Spec.ScaleTargetRef.Name)
+
+		pdb := typed[policyv1.PodDisruptionBudget](t, objs.get(t, "PodDisruptionBudget", fullname))
+		assert.Equal(t, intstr.FromInt32(1), *pdb.Spec.MinAvailable, "one of minReplicas 2 may be evicted")
+		assert.Nil(t, pdb.Spec.MaxUnavailable)
+	})
+
+	t.Run("on: memory, behavior, minReplicas 1 with maxUnavailable", func(t *testing.T) {
+		objs := render(t, "--set", "autoscaling.enabled=true,autoscaling.minReplicas=1,autoscaling.maxReplicas=10",
+			"--set", "autoscaling.targetCPUUtilizationPercentage=60,autoscaling.targetMemoryUtilizationPercentage=75",
+			"--set", "podDisruptionBudget.maxUnavailable=1",
+			"--set-json", `autoscaling.behavior={"scaleDown":{"stabilizationWindowSeconds":600,"selectPolicy":"Min",`+
+				`"policies":[{"type":"Pods","value":1,"periodSeconds":60},{"type":"Percent","value":10,"periodSeconds":60}]},`+
+				`"scaleUp":{"tolerance":"50m"}}`)
+		hpa := typed[autoscalingv2.HorizontalPodAutoscaler](t, objs.get(t, "HorizontalPodAutoscaler", fullname))
+		behavior := hpa.Spec.Behavior
+		hpa.Spec.Behavior = nil
+		assert.Equal(t, hpaSpec(1, 10, utilization(corev1.ResourceCPU, 60), utilization(corev1.ResourceMemory, 75)), hpa.Spec)
+		require.NotNil(t, behavior)
+		require.NotNil(t, behavior.ScaleUp)
+		require.NotNil(t, behavior.ScaleUp.Tolerance)
+		assert.Zero(t, behavior.ScaleUp.Tolerance.Cmp(resource.MustParse("0.05")))
+		assert.Nil(t, behavior.ScaleUp.Policies)
+		assert.Equal(t, &autoscalingv2.HPAScalingRules{
+			StabilizationWindowSeconds: ptrTo(int32(600)), SelectPolicy: ptrTo(autoscalingv2.MinChangePolicySelect),
+			Policies: []autoscalingv2.HPAScalingPolicy{
+				{Type: autoscalingv2.PodsScalingPolicy, Value: 1, PeriodSeconds: 60},
+				{Type: autoscalingv2.PercentScalingPolicy, Value: 10, PeriodSeconds: 60},
+			},
+		}, behavior.ScaleDown)
+		assert.Nil(t, typed[appsv1.Deployment](t, objs.get(t, "Deployment", fullname)).Spec.Replicas)
+		pdb := typed[policyv1.PodDisruptionBudget](t, objs.get(t, "PodDisruptionBudget", fullname))
+		assert.Equal(t, intstr.FromInt32(1), *pdb.Spec.MaxUnavailable,
+			"unlike replicaCount 1, the HPA's pods get a PDB: never blocking, at most one evicted at a time")
+
+		// A memory target alone; a PDB the operator turned off.
+		objs = render(t, "--set", "autoscaling.enabled=true,autoscaling.minReplicas=1,podDisruptionBudget.enabled=false",
+			"--set", "autoscaling.targetCPUUtilizationPercentage=null,autoscaling.targetMemoryUtilizationPercentage=90")
+		hpa = typed[autoscalingv2.HorizontalPodAutoscaler](t, objs.get(t, "HorizontalPodAutoscaler", fullname))
+		assert.Equal(t, hpaSpec(1, 5, utilization(corev1.ResourceMemory, 90)), hpa.Spec)
+		assert.Empty(t, objs.ofKind("PodDisruptionBudget"))
+	})
+
+	t.Run("refused", func(t *testing.T) {
+		for _, tc := range []struct{ set, want string }{
+			{"autoscaling.maxReplicas=1",
+				"autoscaling.maxReplicas (1) must be at least autoscaling.minReplicas (2)"},
+			{"autoscaling.minReplicas=6",
+				"autoscaling.maxReplicas (5) must be at least autoscaling.minReplicas (6)"},
+			{"resources.requests.cpu=null",
+				"autoscaling.targetCPUUtilizationPercentage needs resources.requests.cpu: the HPA measures CPU utilization against the pods' request"},
+			{"resources.requests=null",
+				"autoscaling.targetCPUUtilizationPercentage needs resources.requests.cpu"},
+			{"resources.requests.cpu=0m",
+				"autoscaling.targetCPUUtilizationPercentage needs resources.requests.cpu"},
+			{"resources.requests.memory=null,autoscaling.targetMemoryUtilizationPercentage=80",
+				"autoscaling.targetMemoryUtilizationPercentage needs resources.requests.memory"},
+			{"autoscaling.targetCPUUtilizationPercentage=null",
+				"autoscaling.enabled needs autoscaling.targetCPUUtilizationPercentage or autoscaling.targetMemoryUtilizationPercentage"},
+			// The PDB at minReplicas: minAvailable 1 of 1, 2 of 2, 60% of 2 (rounded up: 2) allow no eviction.
+			{"autoscaling.minReplicas=1",
+				"podDisruptionBudget.minAvailable 1 with 1 replicas (autoscaling.minReplicas) allows no eviction and would block every node drain"},
+			{"podDisruptionBudget.minAvailable=2",
+				"podDisruptionBudget.minAvailable 2 with 2 replicas (autoscaling.minReplicas) allows no eviction"},
+			{"podDisruptionBudget.minAvailable=60%",
+				"podDisruptionBudget.minAvailable 60% with 2 replicas (autoscaling.minReplicas) allows no eviction"},
+			{"podDisruptionBudget.maxUnavailable=0",
+				"podDisruptionBudget.maxUnavailable 0 allows no eviction and would block every node drain"},
+		} {
+			t.Run(tc.set, func(t *testing.T) {
+				out, err := renderErr(t, "--set", "autoscaling.enabled=true,"+tc.set)
+				require.Error(t, err, "rendered:\n%s", out)
+				assert.Contains(t, err.Error(), tc.want)
+			})
+		}
+		// Requests are only needed for the metrics in use.
+		render(t, "--set", "autoscaling.enabled=true,resources.requests.memory=null")
+	})
+
+	t.Run("PDB at minReplicas: what is allowed", func(t *testing.T) {
+		for _, tc := range []struct {
+			set          string
+			min, maxUnav *intstr.IntOrString
+		}{
+			{"autoscaling.minReplicas=3,podDisruptionBudget.minAvailable=2", ptrTo(intstr.FromInt32(2)), nil},
+			{"podDisruptionBudget.minAvailable=50%", ptrTo(intstr.FromString("50%")), nil},
+			{"autoscaling.minReplicas=1,podDisruptionBudget.maxUnavailable=50%", nil, ptrTo(intstr.FromString("50%"))},
+			{"podDisruptionBudget.minAvailable=0", ptrTo(intstr.FromInt32(0)), nil},
+		} {
+			objs := render(t, "--set", "autoscaling.enabled=true,"+tc.set)
+			pdb := typed[policyv1.PodDisruptionBudget](t, objs.get(t, "PodDisruptionBudget", fullname))
+			assert.Equal(t, tc.min, pdb.Spec.MinAvailable, tc.set)
+			assert.Equal(t, tc.maxUnav, pdb.Spec.MaxUnavailable, tc.set)
+		}
+	})
+
+	t.Run("without autoscaling the same PDB rule holds at replicaCount", func(t *testing.T) {
+		_, err := renderErr(t, "--set", "replicaCount=2,podDisruptionBudget.minAvailable=2")
+		assert.ErrorContains(t, err, "podDisruptionBudget.minAvailable 2 with 2 replicas (replicaCount) allows no eviction")
+		_, err = renderErr(t, "--set", "replicaCount=3,podDisruptionBudget.maxUnavailable=0%")
+		assert.ErrorContains(t, err, "podDisruptionBudget.maxUnavailable 0% allows no eviction")
+		objs := render(t, "--set", "replicaCount=3,podDisruptionBudget.minAvailable=2")
+		assert.Equal(t, intstr.FromInt32(2), *typed[policyv1.PodDisruptionBudget](t, objs.get(t, "PodDisruptionBudget", fullname)).Spec.MinAvailable)
 	})
 }
 

@@ -98,3 +98,20 @@ app.kubernetes.io/part-of: airlock-microgateway
 {{- printf "%s:%s" .Values.image.repository $tag }}
 {{- end }}
 {{- end }}
+
+{{/*
+The smallest replica count the Deployment can have: autoscaling.minReplicas
+with the HPA, else replicaCount. The PodDisruptionBudget is checked at it.
+*/}}
+{{- define "lsw.minReplicaCount" -}}
+{{- if .Values.autoscaling.enabled }}
+{{- int .Values.autoscaling.minReplicas }}
+{{- else }}
+{{- int .Values.replicaCount }}
+{{- end }}
+{{- end }}
+
+{{/* "true" when a resource quantity is unset or zero (a utilization target has nothing to divide by). */}}
+{{- define "lsw.zeroQuantity" -}}
+{{- if or (kindIs "invalid" .) (regexMatch "^[+]?0*(\\.0*)?[a-zA-Z]*$" (toString .)) }}true{{ end }}
+{{- end }}
