@@ -19,9 +19,13 @@ import (
 type Cluster interface {
 	// Gateway returns the Gateway, or nil when it does not exist.
 	Gateway(namespace, name string) (gw *gwv1.Gateway, known bool)
-	// ListenerSets returns every ListenerSet in the view; the rules pick the
-	// ones whose parentRef names a given Gateway.
-	ListenerSets() (sets []*gwv1.ListenerSet, known bool)
+	// ListenerSetsOf returns the ListenerSets whose parentRef names the
+	// Gateway gatewayNamespace/gatewayName, in any order: those whose
+	// ParentKey is GatewayKey(gatewayNamespace, gatewayName), and no others.
+	// A view answers from an index by ParentKey (or filters by it), so that
+	// a request costs what that Gateway has, not what the cluster has; the
+	// ListenerSet being validated may be among them (its stored copy).
+	ListenerSetsOf(gatewayNamespace, gatewayName string) (sets []*gwv1.ListenerSet, known bool)
 	// NamespaceLabels returns a namespace's labels (nil when it does not exist).
 	NamespaceLabels(name string) (labels map[string]string, known bool)
 	// ReferenceGrants returns the ReferenceGrants of a namespace.
@@ -74,18 +78,43 @@ func validateInCluster(ls *gwv1.ListenerSet, c Cluster, strict bool, v *verdict)
 	}
 }
 
-func isParent(ls *gwv1.ListenerSet, gw *gwv1.Gateway) bool {
-	return string(ls.Spec.ParentRef.Name) == gw.Name && parentNamespace(ls) == gw.Namespace && isGatewayRef(&ls.Spec.ParentRef)
+// parentOf names the Gateway ls's parentRef points to, ok=false when it
+// names none (another group or kind, or no name: an error of the object's
+// own rules). It is the one decision of which Gateway a ListenerSet belongs
+// to: the Gateway a ListenerSet under admission is judged against, and the
+// Gateway a ListenerSet in the cluster is a rival under (ParentKey, which
+// the cluster view's index calls), so the two cannot drift apart.
+func parentOf(ls *gwv1.ListenerSet) (namespace, name string, ok bool) {
+	ref := &ls.Spec.ParentRef
+	if !isGatewayRef(ref) || ref.Name == "" {
+		return "", "", false
+	}
+	return parentNamespace(ls), string(ref.Name), true
 }
+
+// ParentKey is the key of the Gateway ls's parentRef names, as
+// Cluster.ListenerSetsOf answers by (GatewayKey of that Gateway); ok=false
+// when it names no Gateway. An index of ListenerSets by parent must compute
+// its keys with this function, not a copy of the decision.
+func ParentKey(ls *gwv1.ListenerSet) (key string, ok bool) {
+	ns, name, ok := parentOf(ls)
+	if !ok {
+		return "", false
+	}
+	return GatewayKey(ns, name), true
+}
+
+// GatewayKey is the ParentKey of the ListenerSets of Gateway
+// namespace/name: what an index by ParentKey is asked for.
+func GatewayKey(namespace, name string) string { return namespace + "/" + name }
 
 // parentGateway returns the parent Gateway when it exists and admits ls, with
 // a warning naming the reason when it does not.
 func parentGateway(ls *gwv1.ListenerSet, c Cluster, fldPath *field.Path, w *Warnings) (*gwv1.Gateway, bool) {
-	ref := &ls.Spec.ParentRef
-	if !isGatewayRef(ref) || ref.Name == "" {
+	ns, name, ok := parentOf(ls)
+	if !ok {
 		return nil, false // not a Gateway: an error of the object's own rules
 	}
-	ns, name := parentNamespace(ls), string(ref.Name)
 	gw, known := c.Gateway(ns, name)
 	switch {
 	case !known:
@@ -151,16 +180,17 @@ func mergedBefore(ls *gwv1.ListenerSet, gw *gwv1.Gateway, c Cluster) *mergedList
 }
 
 // earlierListenerSets returns the ListenerSets of gw that the Gateway admits
-// and that precede ls in the merged list, in that order.
+// and that precede ls in the merged list, in that order. The cluster picks
+// gw's ListenerSets (by ParentKey); they are not filtered again here.
 func earlierListenerSets(ls *gwv1.ListenerSet, gw *gwv1.Gateway, c Cluster) []*gwv1.ListenerSet {
-	all, known := c.ListenerSets()
+	children, known := c.ListenerSetsOf(gw.Namespace, gw.Name)
 	if !known {
 		return nil
 	}
 	var earlier []*gwv1.ListenerSet
-	for _, other := range all {
-		if other.Namespace == ls.Namespace && other.Name == ls.Name || !isParent(other, gw) {
-			continue
+	for _, other := range children {
+		if other.Namespace == ls.Namespace && other.Name == ls.Name {
+			continue // the stored copy of ls itself (an update)
 		}
 		if allowed, _, _ := admits(gw, other.Namespace, c); allowed && precedes(other, ls) {
 			earlier = append(earlier, other)

@@ -31,8 +31,18 @@ func (o *Objects) Gateway(namespace, name string) (*gwv1.Gateway, bool) {
 	return o.Gateways[i], true
 }
 
-// ListenerSets implements Cluster.
-func (o *Objects) ListenerSets() ([]*gwv1.ListenerSet, bool) { return o.Sets, o.Sets != nil }
+// ListenerSetsOf implements Cluster by filtering Sets with ParentKey: an
+// offline input or a test's fixtures are small, so no index.
+func (o *Objects) ListenerSetsOf(gatewayNamespace, gatewayName string) ([]*gwv1.ListenerSet, bool) {
+	want := GatewayKey(gatewayNamespace, gatewayName)
+	var sets []*gwv1.ListenerSet
+	for _, ls := range o.Sets {
+		if key, ok := ParentKey(ls); ok && key == want {
+			sets = append(sets, ls)
+		}
+	}
+	return sets, o.Sets != nil
+}
 
 // NamespaceLabels implements Cluster.
 func (o *Objects) NamespaceLabels(name string) (map[string]string, bool) {

@@ -341,3 +341,82 @@ func TestCrossNamespaceReminderGivesWayToGrants(t *testing.T) {
 		assert.Equal(t, tc.want, warnings.Strings(), name)
 	}
 }
+
+// lookups records the Gateways the rules look up.
+type lookups struct {
+	*Objects
+	gateways []string
+}
+
+func (l *lookups) Gateway(namespace, name string) (*gwv1.Gateway, bool) {
+	l.gateways = append(l.gateways, GatewayKey(namespace, name))
+	return l.Objects.Gateway(namespace, name)
+}
+
+// TestParentKeyIsTheGatewayTheRulesJudgeBy: for every shape of parentRef,
+// the key an index files a ListenerSet under (ParentKey) is the Gateway the
+// rules look up when that ListenerSet is admitted, and the ListenerSet is a
+// rival of exactly that Gateway's other ListenerSets: the cluster view's
+// index and the verdict cannot disagree about who is whose child.
+func TestParentKeyIsTheGatewayTheRulesJudgeBy(t *testing.T) {
+	ref := func(mutate func(*gwv1.ParentGatewayReference)) *gwv1.ListenerSet {
+		ls := attached("team-a", "probe", 1, entry("web", 8080, "HTTPS", ""))
+		ls.Spec.ParentRef = gwv1.ParentGatewayReference{Name: "gw"}
+		mutate(&ls.Spec.ParentRef)
+		return ls
+	}
+	tests := []struct {
+		name   string
+		ls     *gwv1.ListenerSet
+		parent string // "" for none
+	}{
+		{"no namespace: the ListenerSet's own", ref(func(*gwv1.ParentGatewayReference) {}), "team-a/gw"},
+		{"empty namespace: the ListenerSet's own", ref(func(r *gwv1.ParentGatewayReference) { r.Namespace = ptr.To[gwv1.Namespace]("") }), "team-a/gw"},
+		{"another namespace", ref(func(r *gwv1.ParentGatewayReference) { r.Namespace = ptr.To[gwv1.Namespace]("gateway-ns") }), "gateway-ns/gw"},
+		{"group and kind spelled out", ref(func(r *gwv1.ParentGatewayReference) {
+			r.Namespace, r.Group, r.Kind = ptr.To[gwv1.Namespace]("gateway-ns"), ptr.To[gwv1.Group](gwv1.GroupName), ptr.To[gwv1.Kind]("Gateway")
+		}), "gateway-ns/gw"},
+		{"another kind", ref(func(r *gwv1.ParentGatewayReference) { r.Kind = ptr.To[gwv1.Kind]("ListenerSet") }), ""},
+		{"an empty kind", ref(func(r *gwv1.ParentGatewayReference) { r.Kind = ptr.To[gwv1.Kind]("") }), ""},
+		{"another group", ref(func(r *gwv1.ParentGatewayReference) { r.Group = ptr.To[gwv1.Group]("example.com") }), ""},
+		{"the core group", ref(func(r *gwv1.ParentGatewayReference) { r.Group = ptr.To[gwv1.Group]("") }), ""},
+		{"no name", ref(func(r *gwv1.ParentGatewayReference) { r.Name = "" }), ""},
+	}
+	// Both Gateways a probe could belong to, admitting every namespace.
+	gateways := []*gwv1.Gateway{gateway(gwv1.NamespacesFromAll), gateway(gwv1.NamespacesFromAll)}
+	gateways[1].Namespace = "team-a"
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			key, ok := ParentKey(tc.ls)
+			assert.Equal(t, tc.parent != "", ok)
+			assert.Equal(t, tc.parent, key)
+
+			// The Gateway the rules judge the ListenerSet against, when admitted.
+			seen := &lookups{Objects: &Objects{Gateways: gateways}}
+			Validate(tc.ls, nil, Options{Cluster: seen})
+			if tc.parent == "" {
+				assert.Empty(t, seen.gateways)
+			} else {
+				assert.Equal(t, []string{tc.parent}, seen.gateways)
+			}
+
+			// The Gateways it is a rival under, once stored: a newcomer on each
+			// Gateway with the same port and another protocol.
+			stored := &Objects{Gateways: gateways, Sets: []*gwv1.ListenerSet{tc.ls}}
+			for _, gw := range gateways {
+				children, known := stored.ListenerSetsOf(gw.Namespace, gw.Name)
+				require.True(t, known)
+				newcomer := attached("team-n", "newcomer", 2, entry("web", 8080, "HTTP", ""))
+				newcomer.Spec.ParentRef.Namespace = ptr.To(gwv1.Namespace(gw.Namespace))
+				errs, _ := Validate(newcomer, nil, Options{Cluster: stored, Strict: true})
+				if GatewayKey(gw.Namespace, gw.Name) == tc.parent {
+					assert.Equal(t, []*gwv1.ListenerSet{tc.ls}, children, gw.Namespace)
+					assert.Len(t, errs, 1, "a conflict with the probe on %s/gw", gw.Namespace)
+				} else {
+					assert.Empty(t, children, gw.Namespace)
+					assert.Empty(t, errs, "no conflict with the probe on %s/gw", gw.Namespace)
+				}
+			}
+		})
+	}
+}

@@ -435,10 +435,15 @@ func TestClusterView(t *testing.T) {
 	// Changes arrive through the watches.
 	deleteIn(t, teamB, "view-probe")
 	mustApply(t, clusterLS(teamB, "view-probe", "gw", httpListener("web", 8181)))
-	waitFor(t, "the new ListenerSet in the view", func() bool {
-		sets, _ := view.ListenerSets()
-		return slices.ContainsFunc(sets, func(s *gwv1.ListenerSet) bool { return s.Namespace == teamB && s.Name == "view-probe" })
+	isProbe := func(s *gwv1.ListenerSet) bool { return s.Namespace == teamB && s.Name == "view-probe" }
+	waitFor(t, "the new ListenerSet among gw's in the view", func() bool {
+		sets, _ := view.ListenerSetsOf(gwNS, "gw")
+		return slices.ContainsFunc(sets, isProbe)
 	})
+	// The parent index is by the parentRef's namespace, not the ListenerSet's.
+	if sets, known := view.ListenerSetsOf(teamB, "gw"); !known || slices.ContainsFunc(sets, isProbe) {
+		t.Errorf("ListenerSetsOf(%s, gw) = %v, %v; want known, without %s/view-probe (its parent is %s/gw)", teamB, len(sets), known, teamB, gwNS)
+	}
 	if r := kubectl(t, "", "create", "secret", "generic", "late-secret", "-n", teamA, "--from-literal=k=v"); r.Err != nil {
 		t.Fatalf("%v\n%s", r.Err, r.Output())
 	}
@@ -482,7 +487,7 @@ func TestClusterViewRBAC(t *testing.T) {
 	view = startView(t, withoutSecrets, true, logr.New(refusals))
 	waitFor(t, "every kind but Secrets to sync", func() bool {
 		_, gw := view.Gateway(gwNS, "gw")
-		_, sets := view.ListenerSets()
+		_, sets := view.ListenerSetsOf(gwNS, "gw")
 		_, ns := view.NamespaceLabels(teamA)
 		_, grants := view.ReferenceGrants(certsNS)
 		return gw && sets && ns && grants

@@ -150,7 +150,7 @@ func TestAnswersBeforeTheCacheSyncs(t *testing.T) {
 			gw, known := view.Gateway("team-a", "gw")
 			assert.False(t, known)
 			assert.Nil(t, gw)
-			_, known = view.ListenerSets()
+			_, known = view.ListenerSetsOf("team-a", "gw")
 			assert.False(t, known)
 			_, known = view.NamespaceLabels("team-a")
 			assert.False(t, known)

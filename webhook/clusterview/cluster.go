@@ -13,7 +13,6 @@ import (
 	"github.com/prometheus/client_golang/prometheus"
 	rbacv1 "k8s.io/api/rbac/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
-	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/util/wait"
@@ -91,13 +90,19 @@ const (
 // has not synced (not started, still listing, forbidden by RBAC, CRD not
 // installed) is reported as unknown, and the rules that need it are skipped.
 //
-// Secrets are watched as metav1.PartialObjectMetadata (the API server sends
-// no data), and the cache keeps only their namespace, name, UID and
-// resourceVersion: annotations are dropped too, because
-// kubectl.kubernetes.io/last-applied-configuration holds a Secret applied
-// with kubectl in full, data included. Namespaces keep their labels only;
-// Gateways, ListenerSets and ReferenceGrants lose their managedFields and
-// last-applied annotation, which the rules never read.
+// A request reads only what concerns its ListenerSet: a Gateway's
+// ListenerSets come from a field index by validation.ParentKey, a
+// namespace's ReferenceGrants from the cache's namespace index, and the rest
+// by key; nothing walks the whole cache.
+//
+// The cache keeps only what the rules read (see transform): every object
+// keeps its namespace, name, UID and resourceVersion and no managedFields,
+// annotations, labels or status. Secrets are watched as
+// metav1.PartialObjectMetadata (the API server sends no data) and keep
+// nothing more: kubectl.kubernetes.io/last-applied-configuration holds a
+// Secret applied with kubectl in full, data included. Namespaces keep their
+// labels; Gateways, ListenerSets and ReferenceGrants the fields the rules
+// read.
 type View struct {
 	cache cache.Cache
 	log   logr.Logger
@@ -115,8 +120,40 @@ var _ validation.Cluster = (*View)(nil)
 type watchedKind struct {
 	name string
 	obj  client.Object // the prototype GetInformer is asked for
-	// informer is set once the cache has created it; nil before.
+	// index, when set, is a field index the kind's reads need; it is added
+	// before the informer is published, so no read meets the informer
+	// without it.
+	index *fieldIndex
+	// informer is set once the cache has created it (and its index); nil before.
 	informer atomic.Pointer[cache.Informer]
+}
+
+// fieldIndex is a controller-runtime cache field index (cache.IndexField),
+// read with client.MatchingFields{field: value}.
+type fieldIndex struct {
+	field   string
+	extract client.IndexerFunc
+}
+
+// parentField indexes ListenerSets by the Gateway their parentRef names. The
+// keys are validation.ParentKey's, and ListenerSetsOf asks for
+// validation.GatewayKey's, so the index and the rules share one decision.
+// It is no API field: the cache alone answers it.
+const parentField = "listenerset-webhook.parentGateway"
+
+var byParent = &fieldIndex{field: parentField, extract: parentKeys}
+
+// parentKeys is byParent's IndexerFunc: a ListenerSet's ParentKey, none when
+// its parentRef names no Gateway.
+func parentKeys(obj client.Object) []string {
+	ls, ok := obj.(*gwv1.ListenerSet)
+	if !ok {
+		return nil
+	}
+	if key, ok := validation.ParentKey(ls); ok {
+		return []string{key}
+	}
+	return nil
 }
 
 // synced tells, without blocking, whether the kind can be read.
@@ -154,7 +191,7 @@ func New(cfg *rest.Config, watchSecrets bool, log logr.Logger) (*View, error) {
 	v := &View{
 		log:          log,
 		gateways:     &watchedKind{name: KindGateway, obj: &gwv1.Gateway{}},
-		listenerSets: &watchedKind{name: KindListenerSet, obj: &gwv1.ListenerSet{}},
+		listenerSets: &watchedKind{name: KindListenerSet, obj: &gwv1.ListenerSet{}, index: byParent},
 		grants:       &watchedKind{name: KindReferenceGrant, obj: &gwv1.ReferenceGrant{}},
 		namespaces:   &watchedKind{name: KindNamespace, obj: metadataOf(KindNamespace)},
 	}
@@ -165,11 +202,12 @@ func New(cfg *rest.Config, watchSecrets bool, log logr.Logger) (*View, error) {
 	}
 	c, err := cache.New(cfg, cache.Options{
 		Scheme: clusterScheme,
-		// One transform for all kinds rather than ByObject: with ByObject,
-		// cache.New asks the API server's discovery whether each kind is
-		// namespaced, so an API server that is down or slow would fail or
-		// hold up the webhook's start. Without it nothing here does I/O
-		// before Start.
+		// One transform for all kinds, switching on the type, rather than
+		// ByObject: with ByObject, cache.New asks the API server's discovery
+		// whether each kind is namespaced, so an API server that is down or
+		// slow would fail or hold up the webhook's start. Without it nothing
+		// here does I/O before Start. (The field index, too, is added once
+		// the informer exists, in watch, not here.)
 		DefaultTransform: transform,
 		// Reads never create informers: the view has exactly the ones above.
 		ReaderFailOnMissingInformer: true,
@@ -222,14 +260,21 @@ func (v *View) Start(ctx context.Context) error {
 	return nil
 }
 
-// watch creates k's informer, retrying until it exists, and records when it
-// has synced. A goroutine stuck in a request that never returns (an API
-// server that accepts but never answers) is left behind on shutdown rather
-// than holding Start up.
+// watch creates k's informer and its field index, retrying until they
+// exist, publishes the informer, and records when it has synced. A goroutine
+// stuck in a request that never returns (an API server that accepts but
+// never answers) is left behind on shutdown rather than holding Start up.
 func (v *View) watch(ctx context.Context, k *watchedKind) {
 	backoff := wait.Backoff{Duration: time.Second, Factor: 2, Jitter: 0.1, Steps: 7, Cap: time.Minute}
+	indexed := k.index == nil
 	for {
 		inf, err := v.cache.GetInformer(ctx, k.obj, cache.BlockUntilSynced(false))
+		if err == nil && !indexed {
+			// The informer may be running already: client-go indexes the
+			// objects it holds when an index is added, and every later one.
+			err = v.cache.IndexField(ctx, k.obj, k.index.field, k.index.extract)
+			indexed = err == nil
+		}
 		if err == nil {
 			k.informer.Store(&inf)
 			break
@@ -246,10 +291,9 @@ func (v *View) watch(ctx context.Context, k *watchedKind) {
 		}
 	}
 	start := time.Now()
-	inf := *k.informer.Load()
-	if err := wait.PollUntilContextCancel(ctx, 100*time.Millisecond, true, func(context.Context) (bool, error) {
-		return inf.HasSynced(), nil
-	}); err != nil {
+	// The informer's own signal, without polling; false when ctx ends first.
+	// Reads do not wait for it: they ask HasSynced (watchedKind.synced).
+	if !toolscache.WaitFor(ctx, "", (*k.informer.Load()).HasSyncedChecker()) {
 		return
 	}
 	v.mu.Lock()
@@ -298,9 +342,12 @@ func (v *View) Gateway(namespace, name string) (*gwv1.Gateway, bool) {
 	return gw, true
 }
 
-// ListenerSets implements validation.Cluster.
-func (v *View) ListenerSets() ([]*gwv1.ListenerSet, bool) {
-	return list(v, v.listenerSets, &gwv1.ListenerSetList{}, func(l *gwv1.ListenerSetList) []gwv1.ListenerSet { return l.Items })
+// ListenerSetsOf implements validation.Cluster from the byParent index:
+// without a namespace, the cache looks the key up across namespaces (a
+// ListenerSet's parent may be in another one), one index lookup.
+func (v *View) ListenerSetsOf(gatewayNamespace, gatewayName string) ([]*gwv1.ListenerSet, bool) {
+	return list(v, v.listenerSets, &gwv1.ListenerSetList{}, func(l *gwv1.ListenerSetList) []gwv1.ListenerSet { return l.Items },
+		client.MatchingFields{parentField: validation.GatewayKey(gatewayNamespace, gatewayName)})
 }
 
 // NamespaceLabels implements validation.Cluster.
@@ -313,15 +360,21 @@ func (v *View) NamespaceLabels(name string) (map[string]string, bool) {
 	return ns.Labels, true
 }
 
-// ReferenceGrants implements validation.Cluster.
+// ReferenceGrants implements validation.Cluster. client.InNamespace is an
+// index lookup already, so no field index of our own: in controller-runtime
+// v0.25.2, CacheReader.List (pkg/cache/internal/cache_reader.go) answers a
+// namespace without a field selector with
+// indexer.ByIndex(toolscache.NamespaceIndex, namespace), and every informer
+// the cache creates carries that index (pkg/cache/internal/informers.go:
+// toolscache.Indexers{NamespaceIndex: MetaNamespaceIndexFunc}).
 func (v *View) ReferenceGrants(namespace string) ([]*gwv1.ReferenceGrant, bool) {
 	return list(v, v.grants, &gwv1.ReferenceGrantList{}, func(l *gwv1.ReferenceGrantList) []gwv1.ReferenceGrant { return l.Items },
 		client.InNamespace(namespace))
 }
 
-// list lists kind k from the cache, unknown until its informer has synced.
-// The objects are the cache's own (no deep copy, since admissions read them
-// all): the rules only read.
+// list lists kind k from the cache through an index (opts select one),
+// unknown until its informer has synced. The objects are the cache's own (no
+// deep copy on every admission): the rules only read.
 func list[T any, L client.ObjectList](v *View, k *watchedKind, into L, items func(L) []T, opts ...client.ListOption) ([]*T, bool) {
 	if !k.synced() {
 		return nil, false
@@ -344,49 +397,92 @@ func (v *View) SecretExists(namespace, name string) (bool, bool) {
 	return v.get(v.secrets, namespace, name, metadataOf(KindSecret))
 }
 
-// lastApplied is the annotation kubectl apply keeps the whole manifest in.
-const lastApplied = "kubectl.kubernetes.io/last-applied-configuration"
-
-// transform trims each object before it is cached. The view's metadata-only
-// kinds are Namespaces (cluster-scoped) and Secrets (namespaced).
+// transform trims each object to what the rules read before it is cached,
+// so the view's memory grows with what the checks need, not with the
+// objects' size: everything else (managedFields, annotations, labels but a
+// Namespace's, status, finalizers, owner references, and the spec the rules
+// never read) is left out. What is kept is listed, not what is dropped, so a
+// field new in a later Gateway API version is not cached either. It builds
+// new objects that share only the kept parts with the decoded one, so the
+// rest is garbage as soon as the informer has stored the trimmed copy.
+//
+// An object of a kind without a trim is an error (a kind added to the view
+// without one), which TestEveryKindHasATransform catches.
 func transform(in any) (any, error) {
-	if m, ok := in.(*metav1.PartialObjectMetadata); ok {
-		if m.Namespace == "" {
-			return keepNamespaceLabels(m), nil
+	switch o := in.(type) {
+	case *gwv1.Gateway:
+		return keepGatewayRead(o), nil
+	case *gwv1.ListenerSet:
+		return keepListenerSetRead(o), nil
+	case *gwv1.ReferenceGrant:
+		return keepGrantRead(o), nil
+	case *metav1.PartialObjectMetadata:
+		// The view's metadata-only kinds: Namespaces (cluster-scoped) and
+		// Secrets (namespaced).
+		if o.Namespace == "" {
+			return keepNamespaceLabels(o), nil
 		}
-		return keepSecretIdentity(m), nil
+		return keepSecretIdentity(o), nil
 	}
-	return stripBookkeeping(in), nil
+	return nil, fmt.Errorf("cluster view: no transform for %T", in)
 }
 
-// stripBookkeeping drops what the rules never read from Gateways,
-// ListenerSets and ReferenceGrants before they are cached: managedFields and
-// the last-applied manifest, often the larger part of an object.
-func stripBookkeeping(in any) any {
-	if obj, err := meta.Accessor(in); err == nil {
-		obj.SetManagedFields(nil)
-		if a := obj.GetAnnotations(); a[lastApplied] != "" {
-			delete(a, lastApplied)
-			obj.SetAnnotations(a)
+// identity is the metadata every cached object keeps: its key (namespace,
+// name), UID, and the resourceVersion the informer resumes watching from.
+func identity(m *metav1.ObjectMeta) metav1.ObjectMeta {
+	return metav1.ObjectMeta{Namespace: m.Namespace, Name: m.Name, UID: m.UID, ResourceVersion: m.ResourceVersion}
+}
+
+// keepGatewayRead keeps what the rules read of a Gateway: its listeners'
+// name, port, protocol and hostname (the merged listener list) and
+// spec.allowedListeners (which namespaces it admits).
+func keepGatewayRead(gw *gwv1.Gateway) *gwv1.Gateway {
+	out := &gwv1.Gateway{TypeMeta: gw.TypeMeta, ObjectMeta: identity(&gw.ObjectMeta)}
+	out.Spec.AllowedListeners = gw.Spec.AllowedListeners
+	if len(gw.Spec.Listeners) > 0 {
+		out.Spec.Listeners = make([]gwv1.Listener, len(gw.Spec.Listeners))
+		for i, l := range gw.Spec.Listeners {
+			out.Spec.Listeners[i] = gwv1.Listener{Name: l.Name, Hostname: l.Hostname, Port: l.Port, Protocol: l.Protocol}
 		}
 	}
-	return in
+	return out
+}
+
+// keepListenerSetRead keeps what the rules read of a rival ListenerSet: its
+// creation time (precedence), spec.parentRef (its Gateway, and the byParent
+// index) and its listeners' name, port, protocol and hostname.
+func keepListenerSetRead(ls *gwv1.ListenerSet) *gwv1.ListenerSet {
+	out := &gwv1.ListenerSet{TypeMeta: ls.TypeMeta, ObjectMeta: identity(&ls.ObjectMeta)}
+	out.CreationTimestamp = ls.CreationTimestamp
+	out.Spec.ParentRef = ls.Spec.ParentRef
+	if len(ls.Spec.Listeners) > 0 {
+		out.Spec.Listeners = make([]gwv1.ListenerEntry, len(ls.Spec.Listeners))
+		for i, l := range ls.Spec.Listeners {
+			out.Spec.Listeners[i] = gwv1.ListenerEntry{Name: l.Name, Hostname: l.Hostname, Port: l.Port, Protocol: l.Protocol}
+		}
+	}
+	return out
+}
+
+// keepGrantRead keeps a ReferenceGrant's spec.from and spec.to: who may
+// reference what.
+func keepGrantRead(g *gwv1.ReferenceGrant) *gwv1.ReferenceGrant {
+	return &gwv1.ReferenceGrant{TypeMeta: g.TypeMeta, ObjectMeta: identity(&g.ObjectMeta),
+		Spec: gwv1.ReferenceGrantSpec{From: g.Spec.From, To: g.Spec.To}}
 }
 
 // keepNamespaceLabels caches a Namespace's name and labels only.
 func keepNamespaceLabels(m *metav1.PartialObjectMetadata) *metav1.PartialObjectMetadata {
-	return &metav1.PartialObjectMetadata{TypeMeta: m.TypeMeta, ObjectMeta: metav1.ObjectMeta{
-		Name: m.Name, UID: m.UID, ResourceVersion: m.ResourceVersion, Labels: m.Labels,
-	}}
+	out := &metav1.PartialObjectMetadata{TypeMeta: m.TypeMeta, ObjectMeta: identity(&m.ObjectMeta)}
+	out.Labels = m.Labels
+	return out
 }
 
 // keepSecretIdentity caches that a Secret exists and nothing else: no labels
 // and, above all, no annotations (a kubectl-applied Secret's last-applied
 // annotation carries its data).
 func keepSecretIdentity(m *metav1.PartialObjectMetadata) *metav1.PartialObjectMetadata {
-	return &metav1.PartialObjectMetadata{TypeMeta: m.TypeMeta, ObjectMeta: metav1.ObjectMeta{
-		Namespace: m.Namespace, Name: m.Name, UID: m.UID, ResourceVersion: m.ResourceVersion,
-	}}
+	return &metav1.PartialObjectMetadata{TypeMeta: m.TypeMeta, ObjectMeta: identity(&m.ObjectMeta)}
 }
 
 // Kinds names the kinds the view watches, for logs.
