@@ -4,7 +4,7 @@ GO ?= go
 BIN := bin
 WEBHOOK := $(BIN)/listenerset-webhook
 
-.PHONY: all build run test test-unit test-e2e bench fuzz vet k8s-binaries helm chart-lint chart-template clean
+.PHONY: all build run test test-unit test-e2e bench bench-scale fuzz vet k8s-binaries helm chart-lint chart-template clean
 
 all: build
 
@@ -58,6 +58,12 @@ bench: k8s-binaries
 	@mkdir -p .run/load
 	$(GO) test -run '^$$' -bench . -benchmem -benchtime 200ms ./validation ./webhook/admission | tee .run/load/benchmarks.txt
 	$(GO) run ./test/load $(BENCH_FLAGS)
+
+## bench-scale: the cluster-aware checks with 0, 1 000 and 10 000 ListenerSets in the local cluster: creates
+## through kube-apiserver (p50/p99), the webhook's CPU per request, RSS and time to ready, in a few minutes;
+## results in .run/load/scale.json (docs/performance.md). BENCH_FLAGS go to the load tool (-sizes=0,200 is quick).
+bench-scale: k8s-binaries
+	$(GO) run ./test/load -scale $(BENCH_FLAGS)
 
 ## vet: go vet, staticcheck (built from hack/tools/staticcheck, its own module) and gofmt
 FUZZTIME ?= 60s

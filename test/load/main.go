@@ -20,6 +20,15 @@
 // floor as both webhooks, ours, ours with the mutating webhook's
 // matchConditions, and the floor as the validating webhook only.
 //
+// 3. Scale (-scale, make bench-scale; scale.go): for each of -sizes
+// ListenerSets (default 0, 1 000, 10 000) spread over 100 Gateways in 100
+// namespaces, with their Secrets and ReferenceGrants, it starts ours with
+// --cluster-checks --watch-secrets against the local control plane and
+// prints the latency of creates through kube-apiserver, the webhook's CPU
+// per request, its RSS and its time from start to ready with every cache
+// synced, against issue 14's targets; results in -out/scale.json. Only the
+// scale figure runs then.
+//
 // Results go to -out as results.json and latency.svg (latency percentiles
 // against concurrency). The exit code is 1 when a request failed or was
 // answered wrongly; a missed performance target is reported, not fatal
@@ -115,6 +124,14 @@ func main() {
 	}
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
+	if *scaleMode {
+		code, err := runScale(ctx, options{oursBin: *oursBin, build: *build, outDir: *outDir})
+		if err != nil {
+			fmt.Fprintln(os.Stderr, "load -scale:", err)
+			os.Exit(2)
+		}
+		os.Exit(code)
+	}
 	code, err := run(ctx, options{
 		oursBin: *oursBin, floorBin: *floorBin, build: *build, concurrency: *concurrency, duration: *duration,
 		warmup: *warmup, rounds: *rounds, creates: *creates, apiRounds: *apiRounds, skipLoad: *skipLoad,

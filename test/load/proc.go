@@ -29,6 +29,19 @@ type server struct {
 // "serve") on 127.0.0.1 with the certificate in certDir, its logs in
 // logPath, and waits until /readyz answers.
 func startServer(ctx context.Context, name, binary string, args []string, certDir, logPath string) (*server, error) {
+	s, err := launchServer(name, binary, args, certDir, logPath)
+	if err != nil {
+		return nil, err
+	}
+	if err := testproc.WaitReady(ctx, s.ports.ReadyzURL(), 30*time.Second, s.proc.Ended); err != nil {
+		s.stop()
+		return nil, fmt.Errorf("%s: %w; log: %s", name, err, logPath)
+	}
+	return s, nil
+}
+
+// launchServer starts binary as startServer does, without waiting for it.
+func launchServer(name, binary string, args []string, certDir, logPath string) (*server, error) {
 	ports, err := testproc.NewPorts()
 	if err != nil {
 		return nil, err
@@ -37,10 +50,6 @@ func startServer(ctx context.Context, name, binary string, args []string, certDi
 	args = append(append(append([]string{}, args...), "--host=127.0.0.1", "--cert-dir="+certDir), ports.Flags()...)
 	if s.proc, err = testproc.Start(exec.Command(binary, args...), logPath); err != nil {
 		return nil, err
-	}
-	if err := testproc.WaitReady(ctx, ports.ReadyzURL(), 30*time.Second, s.proc.Ended); err != nil {
-		s.stop()
-		return nil, fmt.Errorf("%s: %w; log: %s", name, err, logPath)
 	}
 	return s, nil
 }

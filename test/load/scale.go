@@ -1,0 +1,923 @@
+package main
+
+// The scale figure (make bench-scale, go run ./test/load -scale): what the
+// cluster-aware checks cost as the cluster grows. For each size it fills the
+// local kube-apiserver with that many ListenerSets spread over 100 Gateways
+// in 100 namespaces, starts `listenerset-webhook serve --cluster-checks
+// --watch-secrets` against it, registers it as installed and times
+// sequential creates through kube-apiserver (docs/performance.md, "Scale").
+
+import (
+	"bufio"
+	"context"
+	"encoding/json"
+	"errors"
+	"flag"
+	"fmt"
+	"net/http"
+	"os"
+	"path/filepath"
+	"slices"
+	"strconv"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	corev1 "k8s.io/api/core/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/runtime"
+	clientgoscheme "k8s.io/client-go/kubernetes/scheme"
+	"k8s.io/client-go/rest"
+	"k8s.io/utils/ptr"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+	gwv1 "sigs.k8s.io/gateway-api/apis/v1"
+
+	"github.com/airlock/listenerset-webhook/test/localcluster"
+	"github.com/airlock/listenerset-webhook/test/testproc"
+	"github.com/airlock/listenerset-webhook/webhook/admission"
+	"github.com/airlock/listenerset-webhook/webhook/clusterview"
+)
+
+var (
+	scaleMode    = flag.Bool("scale", false, "run the scale figure only (make bench-scale): ListenerSets in the cluster against the cluster-aware checks' latency, CPU, RSS and time to ready")
+	scaleSizes   = flag.String("sizes", "0,1000,10000", "scale figure: numbers of ListenerSets in the cluster, comma-separated (run in ascending order)")
+	scaleCreates = flag.Int("scale-creates", 500, "scale figure: measured sequential creates per size, each deleted again (and as many with no webhook registered)")
+	scaleWorkers = flag.Int("scale-workers", 32, "scale figure: parallel writes while populating")
+	scaleSettle  = flag.Duration("scale-settle", 2*time.Second, "scale figure: wait after the measured creates before reading the webhook's RSS")
+)
+
+// The shape of the cluster: scaleNamespaces namespaces, each with one
+// Gateway, one ReferenceGrant and its share of the ListenerSets and their
+// Secrets.
+const (
+	scaleNamespaces = 100
+	scaleGateway    = "shared"
+	// scaleTeamLabel selects the namespaces the Gateways admit ListenerSets from.
+	scaleTeamLabel = "scale.listenerset-webhook.test/team"
+	// scaleOutsider is a namespace without that label: a ListenerSet in it is NotAllowed.
+	scaleOutsider = "scale-outsider"
+	// scaleSharedSecret, in the first namespace, is what the measured
+	// creates reference from the second one, through that namespace's
+	// ReferenceGrant.
+	scaleSharedSecret = "shared-tls"
+	scaleWarmup       = 20
+)
+
+// The kinds the webhook watches with --cluster-checks --watch-secrets; ready
+// means /readyz answers and every one's synced gauge is 1.
+var scaleKinds = []string{clusterview.KindGateway, clusterview.KindListenerSet, clusterview.KindReferenceGrant, clusterview.KindNamespace, clusterview.KindSecret}
+
+func scaleNS(i int) string { return fmt.Sprintf("scale-%02d", i%scaleNamespaces) }
+
+// The targets of issue 14.
+const (
+	targetP50Ratio  = 1.1  // p50 at the largest size <= 1.1 x p50 at the smallest
+	targetRSSKiB    = 10.0 // RSS growth per cached ListenerSet, KiB
+	targetReadySecs = 10.0 // process start to ready with all caches synced, at the largest size
+)
+
+type scaleReport struct {
+	Machine           machine           `json:"machine"`
+	Command           string            `json:"command"`
+	Namespaces        int               `json:"namespaces"`
+	Gateways          int               `json:"gateways"`
+	ReferenceGrants   int               `json:"referenceGrants"`
+	CreatesPerSize    int               `json:"createsPerSize"`
+	ControlPlaneStart float64           `json:"controlPlaneStartSeconds"`
+	Sizes             []scaleSizeResult `json:"sizes"`
+	Targets           []ratio           `json:"targets"`
+	LoadAvgEnd        string            `json:"loadAverageAtEnd"`
+	FinishedAt        string            `json:"finishedAt"`
+	Failures          []string          `json:"failures"`
+	LastLine          string            `json:"lastLine"`
+}
+
+type scaleSizeResult struct {
+	ListenerSets    int     `json:"listenerSets"`
+	Secrets         int     `json:"secrets"`
+	PopulateSeconds float64 `json:"populateSeconds"`
+	// Creates with no webhook registered, at the same size (the webhook
+	// running and watching): what kube-apiserver and etcd cost alone.
+	NoWebhookP50Ms float64 `json:"noWebhookP50Ms"`
+	NoWebhookP99Ms float64 `json:"noWebhookP99Ms"`
+	Creates        int     `json:"creates"`
+	MeanMs         float64 `json:"meanMs"`
+	P50Ms          float64 `json:"p50Ms"`
+	P99Ms          float64 `json:"p99Ms"`
+	// WebhookRequests answered during the measured creates (mutating and
+	// validating), and the webhook's CPU time over them per request.
+	WebhookRequests float64 `json:"webhookRequests"`
+	CPUPerRequestUs float64 `json:"cpuPerRequestUs"`
+	// WatchCPUPerCreateUs is the webhook's CPU per create (and delete) of
+	// the creates with no webhook registered: its informers following the
+	// writes, without answering any.
+	WatchCPUPerCreateUs float64 `json:"watchCpuPerCreateUs"`
+	RSSMiB              float64 `json:"rssMiB"`
+	HeapInuseMiB        float64 `json:"heapInuseMiB"` // go_memstats_heap_inuse_bytes, -1 when not exported
+	// ReadyzSeconds: process start to /readyz answering; ReadySeconds: to
+	// /readyz answering and every kind synced.
+	ReadyzSeconds float64 `json:"readyzSeconds"`
+	ReadySeconds  float64 `json:"readySeconds"`
+	// Warnings on the measured creates (none expected).
+	Warnings int           `json:"warnings"`
+	Probes   []probeResult `json:"probes"`
+}
+
+type probeResult struct {
+	Name     string   `json:"name"`
+	Want     string   `json:"want"`
+	Warnings []string `json:"warnings"`
+	OK       bool     `json:"ok"`
+}
+
+// warningCounter collects the warnings kube-apiserver returns (the
+// webhook's, among them).
+type warningCounter struct {
+	mu  sync.Mutex
+	all []string
+}
+
+func (w *warningCounter) HandleWarningHeaderWithContext(_ context.Context, _ int, _ string, text string) {
+	w.mu.Lock()
+	w.all = append(w.all, text)
+	w.mu.Unlock()
+}
+
+func (w *warningCounter) since(n int) []string {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	return slices.Clone(w.all[n:])
+}
+
+func (w *warningCounter) count() int {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	return len(w.all)
+}
+
+// parseSizes reads -sizes: non-negative, distinct, returned ascending.
+func parseSizes(s string) ([]int, error) {
+	var sizes []int
+	for _, f := range strings.Split(s, ",") {
+		n, err := strconv.Atoi(strings.TrimSpace(f))
+		if err != nil || n < 0 {
+			return nil, fmt.Errorf("-sizes %q: want non-negative integers", s)
+		}
+		if slices.Contains(sizes, n) {
+			return nil, fmt.Errorf("-sizes %q: %d twice", s, n)
+		}
+		sizes = append(sizes, n)
+	}
+	slices.Sort(sizes)
+	return sizes, nil
+}
+
+// sizeLabel names a size as the last line does: 0, 500, 1k, 10k, 2.5k.
+func sizeLabel(n int) string {
+	if n < 1000 {
+		return strconv.Itoa(n)
+	}
+	return strconv.FormatFloat(float64(n)/1000, 'f', -1, 64) + "k"
+}
+
+// scaleLastLine is the figure's last line, over every size run.
+func scaleLastLine(rs []scaleSizeResult) string {
+	var labels, p50, rss []string
+	for _, r := range rs {
+		labels = append(labels, sizeLabel(r.ListenerSets))
+		p50 = append(p50, fmt.Sprintf("%.2f", r.P50Ms))
+		rss = append(rss, fmt.Sprintf("%.1f", r.RSSMiB))
+	}
+	l := strings.Join(labels, "/")
+	last := scaleSizeResult{}
+	if len(rs) > 0 {
+		last = rs[len(rs)-1]
+	}
+	return fmt.Sprintf("scale: p50 %s = %s ms; rss %s = %s MiB; ready %s = %.1f s",
+		l, strings.Join(p50, "/"), l, strings.Join(rss, "/"), sizeLabel(last.ListenerSets), last.ReadySeconds)
+}
+
+// scaleTargets compares the largest size with the smallest (0 and 10 000 by
+// default): p50 ratio, RSS growth per ListenerSet in KiB, time to ready.
+func scaleTargets(rs []scaleSizeResult) []ratio {
+	if len(rs) == 0 {
+		return nil
+	}
+	first, last := rs[0], rs[len(rs)-1]
+	a, b := sizeLabel(first.ListenerSets), sizeLabel(last.ListenerSets)
+	var out []ratio
+	if len(rs) > 1 {
+		p50 := last.P50Ms / first.P50Ms
+		out = append(out, ratio{fmt.Sprintf("p50 at %s / p50 at %s", b, a), p50, fmt.Sprintf("<= %.2f", targetP50Ratio), p50 <= targetP50Ratio})
+		perLS := (last.RSSMiB - first.RSSMiB) * 1024 / float64(last.ListenerSets-first.ListenerSets)
+		out = append(out, ratio{fmt.Sprintf("RSS growth %s to %s per ListenerSet, KiB", a, b), perLS, fmt.Sprintf("<= %.1f", targetRSSKiB), perLS <= targetRSSKiB})
+	}
+	out = append(out, ratio{fmt.Sprintf("start to ready (all caches synced) at %s, s", b), last.ReadySeconds, fmt.Sprintf("<= %.1f", targetReadySecs), last.ReadySeconds <= targetReadySecs})
+	if len(rs) > 1 {
+		noWh := last.NoWebhookP50Ms / first.NoWebhookP50Ms
+		out = append(out, ratio{fmt.Sprintf("no webhook: p50 at %s / p50 at %s (for reference)", b, a), noWh, "-", true})
+		cpu := last.CPUPerRequestUs / first.CPUPerRequestUs
+		out = append(out, ratio{fmt.Sprintf("webhook CPU per request at %s / at %s (for reference)", b, a), cpu, "-", true})
+	}
+	return out
+}
+
+// parseMetrics reads the gauges the figure needs from a /metrics text: the
+// cluster view's synced gauge per kind, and the Go heap in use (-1 when the
+// binary does not export it).
+func parseMetrics(text string) (synced map[string]float64, heapInuse float64) {
+	synced, heapInuse = map[string]float64{}, -1
+	sc := bufio.NewScanner(strings.NewReader(text))
+	sc.Buffer(make([]byte, 64<<10), 1<<20)
+	for sc.Scan() {
+		line := sc.Text()
+		i := strings.LastIndexByte(line, ' ')
+		if i < 0 || strings.HasPrefix(line, "#") {
+			continue
+		}
+		v, err := strconv.ParseFloat(line[i+1:], 64)
+		if err != nil {
+			continue
+		}
+		name := line[:i]
+		switch {
+		case strings.HasPrefix(name, clusterview.SyncedMetric+"{"):
+			if _, kind, ok := strings.Cut(name, `kind="`); ok {
+				kind, _, _ = strings.Cut(kind, `"`)
+				synced[kind] = v
+			}
+		case name == "go_memstats_heap_inuse_bytes":
+			heapInuse = v
+		}
+	}
+	return synced, heapInuse
+}
+
+// allSynced: every kind has its gauge, at 1.
+func allSynced(synced map[string]float64, kinds []string) bool {
+	for _, k := range kinds {
+		if synced[k] != 1 {
+			return false
+		}
+	}
+	return true
+}
+
+func (s *server) metricsText() (string, error) {
+	c := http.Client{Timeout: 5 * time.Second}
+	resp, err := c.Get("http://" + s.ports.MetricsAddr() + "/metrics")
+	if err != nil {
+		return "", err
+	}
+	defer resp.Body.Close()
+	var b strings.Builder
+	_, err = bufio.NewReader(resp.Body).WriteTo(&b)
+	return b.String(), err
+}
+
+// scaleCluster is the control plane with the figure's client and objects.
+type scaleCluster struct {
+	lc        *localcluster.Cluster
+	cl        client.Client
+	warnings  *warningCounter
+	ca        []byte
+	certDir   string
+	populated int
+}
+
+func runScale(ctx context.Context, o options) (int, error) {
+	sizes, err := parseSizes(*scaleSizes)
+	if err != nil {
+		return 0, err
+	}
+	if *scaleCreates < 1 || *scaleWorkers < 1 {
+		return 0, errors.New("-scale-creates and -scale-workers must be positive")
+	}
+	root, err := localcluster.RepoRoot()
+	if err != nil {
+		return 0, err
+	}
+	abs := func(p string) string {
+		if filepath.IsAbs(p) {
+			return p
+		}
+		return filepath.Join(root, p)
+	}
+	o.oursBin, o.outDir = abs(o.oursBin), abs(o.outDir)
+	if err := os.MkdirAll(o.outDir, 0o755); err != nil {
+		return 0, err
+	}
+	rep := scaleReport{
+		Machine: describeMachine(root), Command: strings.Join(os.Args, " "), Namespaces: scaleNamespaces,
+		Gateways: scaleNamespaces, ReferenceGrants: scaleNamespaces, CreatesPerSize: *scaleCreates,
+	}
+	say("scale: commit %s, load average %s; sizes %v, %d measured creates per size", rep.Machine.Commit, rep.Machine.LoadAvgStart, sizes, *scaleCreates)
+	if o.build {
+		say("scale: building %s", testproc.WebhookPackage)
+		if err := testproc.Build(ctx, o.oursBin, testproc.WebhookPackage, "-trimpath"); err != nil {
+			return 0, err
+		}
+	}
+
+	say("scale: starting etcd and kube-apiserver (hack/k8s-binaries.sh builds them the first time, ~11 min)")
+	t0 := time.Now()
+	lc, err := localcluster.Start(ctx, localcluster.Options{Root: root, Progress: os.Stderr})
+	if err != nil {
+		return 0, err
+	}
+	rep.ControlPlaneStart = time.Since(t0).Seconds()
+	results, runErr := func() ([]scaleSizeResult, error) {
+		defer lc.Stop()
+		sc, err := newScaleCluster(ctx, lc, o.outDir)
+		if err != nil {
+			return nil, err
+		}
+		if err := sc.base(ctx); err != nil {
+			return nil, fmt.Errorf("creating namespaces, Gateways and ReferenceGrants: %w", err)
+		}
+		var results []scaleSizeResult
+		for _, n := range sizes {
+			r, err := sc.measure(ctx, o, n)
+			if err != nil {
+				return results, fmt.Errorf("%d ListenerSets: %w", n, err)
+			}
+			results = append(results, r)
+		}
+		return results, nil
+	}()
+	if runErr != nil {
+		return 0, runErr
+	}
+	rep.Sizes = results
+	rep.Targets = scaleTargets(results)
+	for _, r := range results {
+		for _, p := range r.Probes {
+			if !p.OK {
+				rep.Failures = append(rep.Failures, fmt.Sprintf("%d ListenerSets: probe %q: want %s, got warnings %q", r.ListenerSets, p.Name, p.Want, p.Warnings))
+			}
+		}
+		if r.Warnings > 0 {
+			rep.Failures = append(rep.Failures, fmt.Sprintf("%d ListenerSets: %d warnings on the measured creates, want none", r.ListenerSets, r.Warnings))
+		}
+	}
+	rep.LoadAvgEnd = loadAvg()
+	rep.FinishedAt = time.Now().UTC().Format(time.RFC3339)
+	rep.LastLine = scaleLastLine(results)
+	b, err := json.MarshalIndent(rep, "", "  ")
+	if err != nil {
+		return 0, err
+	}
+	out := filepath.Join(o.outDir, "scale.json")
+	if err := os.WriteFile(out, append(b, '\n'), 0o644); err != nil {
+		return 0, err
+	}
+	printScale(rep, out)
+	if len(rep.Failures) > 0 {
+		return 1, nil
+	}
+	return 0, nil
+}
+
+func printScale(rep scaleReport, jsonPath string) {
+	fmt.Printf("\nScale: ListenerSets spread over %d Gateways in %d namespaces, one Secret per ListenerSet, one ReferenceGrant per namespace;\n"+
+		"webhook serve --cluster-checks --watch-secrets, registered as installed (mutating with matchConditions);\n"+
+		"%d sequential creates per size through kube-apiserver, each deleted again (control plane up in %.1fs)\n",
+		rep.Gateways, rep.Namespaces, rep.CreatesPerSize, rep.ControlPlaneStart)
+	fmt.Printf("%-12s %9s %15s %8s %8s %8s %8s %10s %12s %8s %9s %9s %8s %7s\n",
+		"ListenerSets", "populate", "no-webhook p50", "p50 ms", "p99 ms", "mean ms", "requests", "CPU µs/req", "watch µs/cr.", "RSS MiB", "heap MiB", "readyz s", "ready s", "probes")
+	for _, r := range rep.Sizes {
+		ok := 0
+		for _, p := range r.Probes {
+			if p.OK {
+				ok++
+			}
+		}
+		heap := "-"
+		if r.HeapInuseMiB >= 0 {
+			heap = fmt.Sprintf("%.1f", r.HeapInuseMiB)
+		}
+		fmt.Printf("%-12d %8.1fs %12.2f ms %8.2f %8.2f %8.2f %8.0f %10.0f %12.0f %8.1f %9s %9.2f %8.2f %5d/%d\n",
+			r.ListenerSets, r.PopulateSeconds, r.NoWebhookP50Ms, r.P50Ms, r.P99Ms, r.MeanMs, r.WebhookRequests, r.CPUPerRequestUs,
+			r.WatchCPUPerCreateUs, r.RSSMiB, heap, r.ReadyzSeconds, r.ReadySeconds, ok, len(r.Probes))
+	}
+	fmt.Println()
+	for _, r := range rep.Targets {
+		printRatio(r)
+	}
+	fmt.Printf("\nload average: %s at start, %s at end (2 cores: above 2, other work competed)\n", rep.Machine.LoadAvgStart, rep.LoadAvgEnd)
+	fmt.Printf("commit: %s\n", rep.Machine.Commit)
+	var missed []string
+	for _, t := range rep.Targets {
+		if !t.Met {
+			missed = append(missed, fmt.Sprintf("%s = %.3g (target %s)", t.What, t.Value, t.Target))
+		}
+	}
+	if len(missed) == 0 {
+		fmt.Println("targets: all met")
+	} else {
+		fmt.Printf("targets missed (%d): %s\n", len(missed), strings.Join(missed, "; "))
+	}
+	fmt.Printf("written: %s\n", jsonPath)
+	for _, f := range rep.Failures {
+		fmt.Println("FAIL:", f)
+	}
+	fmt.Println(rep.LastLine)
+}
+
+func newScaleCluster(ctx context.Context, lc *localcluster.Cluster, outDir string) (*scaleCluster, error) {
+	scheme := runtime.NewScheme()
+	if err := clientgoscheme.AddToScheme(scheme); err != nil {
+		return nil, err
+	}
+	if err := gwv1.Install(scheme); err != nil {
+		return nil, err
+	}
+	w := &warningCounter{}
+	cfg := rest.CopyConfig(lc.Config)
+	cfg.QPS = -1 // no client-side rate limit, for the parallel writes and the sequential creates
+	cfg.WarningHandlerWithContext = w
+	cl, err := client.New(cfg, client.Options{Scheme: scheme})
+	if err != nil {
+		return nil, err
+	}
+	cert, err := localcluster.NewServingCert(filepath.Join(outDir, "scale-certs"), "127.0.0.1", "localhost")
+	if err != nil {
+		return nil, err
+	}
+	return &scaleCluster{lc: lc, cl: cl, warnings: w, ca: cert.CAPEM, certDir: cert.Dir}, nil
+}
+
+// base creates what every size has: the namespaces (labelled as the
+// Gateways' selector wants, and one outsider), a Gateway, a ReferenceGrant
+// and a Secret shared-tls in each (the measured creates reference the first
+// namespace's; the probes the others).
+func (c *scaleCluster) base(ctx context.Context) error {
+	t0 := time.Now()
+	var objs []client.Object
+	for i := range scaleNamespaces {
+		ns := scaleNS(i)
+		objs = append(objs, &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: ns, Labels: map[string]string{scaleTeamLabel: "true"}}})
+	}
+	objs = append(objs, &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: scaleOutsider}})
+	if err := c.createAll(ctx, objs); err != nil {
+		return err
+	}
+	objs = objs[:0]
+	for i := range scaleNamespaces {
+		objs = append(objs, scaleGatewayObject(i), scaleGrant(i))
+	}
+	for i := range scaleNamespaces {
+		objs = append(objs, scaleSecret(scaleNS(i), scaleSharedSecret))
+	}
+	objs = append(objs, scaleSecret(scaleOutsider, scaleSharedSecret))
+	if err := c.createAll(ctx, objs); err != nil {
+		return err
+	}
+	say("scale: %d namespaces (and %s), %d Gateways, %d ReferenceGrants in %.1fs", scaleNamespaces, scaleOutsider, scaleNamespaces, scaleNamespaces, time.Since(t0).Seconds())
+	return nil
+}
+
+// createAll creates objs with -scale-workers parallel writers.
+func (c *scaleCluster) createAll(ctx context.Context, objs []client.Object) error {
+	return parallel(ctx, len(objs), *scaleWorkers, func(ctx context.Context, i int) error {
+		return c.cl.Create(ctx, objs[i])
+	})
+}
+
+// parallel runs do(0..n-1) on workers goroutines and returns the first error.
+func parallel(ctx context.Context, n, workers int, do func(ctx context.Context, i int) error) error {
+	ctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	var (
+		next     atomic.Int64
+		wg       sync.WaitGroup
+		once     sync.Once
+		firstErr error
+	)
+	for range min(workers, n) {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for {
+				i := int(next.Add(1) - 1)
+				if i >= n || ctx.Err() != nil {
+					return
+				}
+				if err := do(ctx, i); err != nil {
+					once.Do(func() { firstErr = err; cancel() })
+					return
+				}
+			}
+		}()
+	}
+	wg.Wait()
+	if firstErr == nil {
+		firstErr = ctx.Err()
+	}
+	return firstErr
+}
+
+// populate adds ListenerSets (each with its Secret and a status as a
+// controller writes it) until there are n.
+func (c *scaleCluster) populate(ctx context.Context, n int) (time.Duration, error) {
+	from := c.populated
+	if n <= from {
+		return 0, nil
+	}
+	t0 := time.Now()
+	var done atomic.Int64
+	stop := make(chan struct{})
+	var progress sync.WaitGroup
+	progress.Add(1)
+	go func() {
+		defer progress.Done()
+		tick := time.NewTicker(3 * time.Second)
+		defer tick.Stop()
+		for {
+			select {
+			case <-stop:
+				return
+			case <-tick.C:
+				d := done.Load()
+				say("scale: populating: %d of %d ListenerSets (with Secret and status), %.0f/s", int64(from)+d, n, float64(d)/time.Since(t0).Seconds())
+			}
+		}
+	}()
+	err := parallel(ctx, n-from, *scaleWorkers, func(ctx context.Context, k int) error {
+		i := from + k
+		ls, secret := scaleListenerSet(i)
+		if err := c.cl.Create(ctx, secret); err != nil {
+			return fmt.Errorf("secret %s/%s: %w", secret.Namespace, secret.Name, err)
+		}
+		if err := c.cl.Create(ctx, ls); err != nil {
+			return fmt.Errorf("listenerset %s/%s: %w", ls.Namespace, ls.Name, err)
+		}
+		ls.Status = scaleStatus(ls)
+		if err := c.cl.Status().Update(ctx, ls); err != nil {
+			return fmt.Errorf("listenerset %s/%s status: %w", ls.Namespace, ls.Name, err)
+		}
+		done.Add(1)
+		return nil
+	})
+	close(stop)
+	progress.Wait()
+	if err != nil {
+		return 0, err
+	}
+	c.populated = n
+	d := time.Since(t0)
+	say("scale: populated %d ListenerSets (%d new, with Secrets and status) in %.1fs, %.0f/s", n, n-from, d.Seconds(), float64(n-from)/d.Seconds())
+	return d, nil
+}
+
+// measure runs one size: populate, creates without a webhook, then the
+// webhook started, timed to ready, registered, probed and measured.
+func (c *scaleCluster) measure(ctx context.Context, o options, n int) (scaleSizeResult, error) {
+	r := scaleSizeResult{ListenerSets: n, Secrets: n + scaleNamespaces + 1}
+	d, err := c.populate(ctx, n)
+	if err != nil {
+		return r, err
+	}
+	r.PopulateSeconds = d.Seconds()
+
+	say("scale: %d ListenerSets: starting the webhook with --cluster-checks --watch-secrets", n)
+	args := []string{"serve", "--cluster-checks", "--watch-secrets", "--kubeconfig=" + c.lc.KubeconfigPath}
+	start := time.Now()
+	srv, err := launchServer("ours", o.oursBin, args, c.certDir, filepath.Join(o.outDir, fmt.Sprintf("scale-%d.log", n)))
+	if err != nil {
+		return r, err
+	}
+	defer srv.stop()
+	readyz, ready, err := waitClusterReady(ctx, srv, start, 2*time.Minute)
+	if err != nil {
+		return r, fmt.Errorf("%w; log: %s", err, srv.proc.Log())
+	}
+	r.ReadyzSeconds, r.ReadySeconds = readyz.Seconds(), ready.Seconds()
+	say("scale: %d ListenerSets: webhook ready in %.2fs (/readyz after %.2fs)", n, r.ReadySeconds, r.ReadyzSeconds)
+
+	// kube-apiserver without the webhook registered (none is between
+	// sizes), while the webhook watches: its CPU then is what following
+	// the creates and deletes costs it.
+	say("scale: %d ListenerSets: %d creates with no webhook registered", n, *scaleCreates)
+	cpu0, m0, v0, err := cpuAndCalls(srv)
+	if err != nil {
+		return r, err
+	}
+	plain, err := c.creates(ctx, fmt.Sprintf("plain-%d", n), *scaleCreates)
+	if err != nil {
+		return r, err
+	}
+	cpu1, m1, v1, err := cpuAndCalls(srv)
+	if err != nil {
+		return r, err
+	}
+	if m1 != m0 || v1 != v0 {
+		return r, fmt.Errorf("the webhook answered %.0f requests while it was not registered", (m1-m0)+(v1-v0))
+	}
+	r.NoWebhookP50Ms, r.NoWebhookP99Ms = ms(percentile(plain, 50)), ms(percentile(plain, 99))
+	r.WatchCPUPerCreateUs = float64((cpu1 - cpu0).Microseconds()) / float64(len(plain))
+
+	ep := localcluster.WebhookEndpoint{BaseURL: srv.baseURL(), MutatePath: admission.MutatePath, ValidatePath: admission.ValidatePath, CABundle: c.ca}
+	if err := c.lc.RegisterWebhooks(ctx, ep, scaleNS(1)); err != nil {
+		return r, err
+	}
+	r.Probes, err = c.probes(ctx, n)
+	if err != nil {
+		return r, err
+	}
+	if _, err := c.creates(ctx, fmt.Sprintf("warm-%d", n), scaleWarmup); err != nil {
+		return r, err
+	}
+
+	say("scale: %d ListenerSets: %d measured creates through the webhook", n, *scaleCreates)
+	if cpu0, m0, v0, err = cpuAndCalls(srv); err != nil {
+		return r, err
+	}
+	w0 := c.warnings.count()
+	samples, err := c.creates(ctx, fmt.Sprintf("m-%d", n), *scaleCreates)
+	if err != nil {
+		return r, err
+	}
+	if cpu1, m1, v1, err = cpuAndCalls(srv); err != nil {
+		return r, err
+	}
+	r.Warnings = c.warnings.count() - w0
+	r.Creates = len(samples)
+	var sum time.Duration
+	for _, s := range samples {
+		sum += s
+	}
+	r.MeanMs = ms(sum / time.Duration(len(samples)))
+	r.P50Ms, r.P99Ms = ms(percentile(samples, 50)), ms(percentile(samples, 99))
+	r.WebhookRequests = (m1 - m0) + (v1 - v0)
+	if r.WebhookRequests > 0 {
+		r.CPUPerRequestUs = float64((cpu1 - cpu0).Microseconds()) / r.WebhookRequests
+	}
+
+	time.Sleep(*scaleSettle)
+	rss, _, err := srv.memory()
+	if err != nil {
+		return r, err
+	}
+	r.RSSMiB = mib(rss)
+	r.HeapInuseMiB = -1
+	if text, err := srv.metricsText(); err == nil {
+		if _, heap := parseMetrics(text); heap >= 0 {
+			r.HeapInuseMiB = heap / (1 << 20)
+		}
+	}
+	say("scale: %d ListenerSets: p50 %.2fms p99 %.2fms (no webhook: p50 %.2fms), %.0f requests, CPU %.0fµs/req, RSS %.1f MiB, ready %.2fs",
+		n, r.P50Ms, r.P99Ms, r.NoWebhookP50Ms, r.WebhookRequests, r.CPUPerRequestUs, r.RSSMiB, r.ReadySeconds)
+
+	if err := c.lc.UnregisterWebhooks(ctx, scaleNS(1)); err != nil {
+		return r, err
+	}
+	return r, nil
+}
+
+// cpuAndCalls reads the server's CPU time and its mutating and validating
+// request counters.
+func cpuAndCalls(s *server) (cpu time.Duration, mutate, validate float64, err error) {
+	if cpu, err = s.cpu(); err != nil {
+		return 0, 0, 0, err
+	}
+	mutate, validate, err = s.calls()
+	return cpu, mutate, validate, err
+}
+
+// waitClusterReady polls until /readyz answers and every kind's synced gauge
+// is 1, and returns the times from start to /readyz and to both.
+func waitClusterReady(ctx context.Context, s *server, start time.Time, timeout time.Duration) (readyz, ready time.Duration, err error) {
+	deadline := start.Add(timeout)
+	var last map[string]float64
+	for {
+		if err := s.proc.Ended(); err != nil {
+			return 0, 0, fmt.Errorf("the webhook ended before it was ready: %w", err)
+		}
+		if testproc.Ready(s.ports.ReadyzURL(), 2*time.Second) {
+			if readyz == 0 {
+				readyz = time.Since(start)
+			}
+			if text, err := s.metricsText(); err == nil {
+				last, _ = parseMetrics(text)
+				if allSynced(last, scaleKinds) {
+					return readyz, time.Since(start), nil
+				}
+			}
+		}
+		if time.Now().After(deadline) {
+			return 0, 0, fmt.Errorf("not ready with every kind synced after %s (readyz after %s; synced gauges %v)", timeout, readyz, last)
+		}
+		select {
+		case <-ctx.Done():
+			return 0, 0, ctx.Err()
+		case <-time.After(20 * time.Millisecond):
+		}
+	}
+}
+
+// creates times n sequential creates of the measured ListenerSet (unique
+// names and hostnames, in the second namespace, attached to the first
+// namespace's Gateway, certificate from the first namespace through its
+// ReferenceGrant) and deletes each again, untimed, so the cluster keeps its
+// size.
+func (c *scaleCluster) creates(ctx context.Context, prefix string, n int) ([]time.Duration, error) {
+	samples := make([]time.Duration, 0, n)
+	for k := range n {
+		ls := measuredListenerSet(fmt.Sprintf("%s-%d", prefix, k))
+		t := time.Now()
+		if err := c.cl.Create(ctx, ls); err != nil {
+			return nil, fmt.Errorf("create %s: %w", ls.Name, err)
+		}
+		samples = append(samples, time.Since(t))
+		if err := c.cl.Delete(ctx, ls); err != nil && !apierrors.IsNotFound(err) {
+			return nil, fmt.Errorf("delete %s: %w", ls.Name, err)
+		}
+	}
+	slices.Sort(samples)
+	return samples, nil
+}
+
+// probes are dry-run creates that each only one kind of the cluster view
+// can warn about, each expected to get a warning with the given text: they
+// show the checks see the cluster (a figure of a webhook that skips them
+// would measure nothing). The control probe, shaped as the measured creates,
+// must get no warning.
+func (c *scaleCluster) probes(ctx context.Context, n int) ([]probeResult, error) {
+	type probe struct {
+		name string
+		want []string // substrings of the warnings; none: no warning at all
+		ls   *gwv1.ListenerSet
+	}
+	gwConflict := measuredListenerSet("probe-gateway")
+	gwConflict.Spec.Listeners[0].Hostname = ptr.To(gwv1.Hostname(scaleGatewayHostname(0)))
+	missing := measuredListenerSet("probe-secret")
+	missing.Spec.Listeners[1].TLS.CertificateRefs[0].Name = "missing-tls"
+	grant := measuredListenerSet("probe-grant")
+	grant.Spec.Listeners[1].TLS.CertificateRefs[0].Namespace = ptr.To(gwv1.Namespace(scaleNS(5))) // its grant is for the next namespace only
+	outsider := measuredListenerSet("probe-outsider")
+	outsider.Namespace = scaleOutsider
+	outsider.Spec.Listeners[1].TLS.CertificateRefs[0].Namespace = nil // its own shared-tls
+	ps := []probe{
+		{"control (as measured)", nil, measuredListenerSet("probe-control")},
+		{"Gateway's own listener", []string{"HostnameConflict", scaleNS(0) + "/" + scaleGateway}, gwConflict},
+		{"missing Secret", []string{"missing-tls", "not found"}, missing},
+		{"no ReferenceGrant", []string{"RefNotPermitted"}, grant},
+		{"namespace not selected", []string{"NotAllowed"}, outsider},
+	}
+	if n > 0 {
+		ls, _ := scaleListenerSet(0) // on the first Gateway
+		rival := measuredListenerSet("probe-rival")
+		rival.Spec.Listeners[0].Hostname = ptr.To(gwv1.Hostname(scaleHostname(0)))
+		ps = append(ps, probe{"rival ListenerSet", []string{"HostnameConflict", ls.Namespace + "/" + ls.Name}, rival})
+	}
+	var out []probeResult
+	for _, p := range ps {
+		w0 := c.warnings.count()
+		if err := c.cl.Create(ctx, p.ls, client.DryRunAll); err != nil {
+			return nil, fmt.Errorf("probe %q: %w", p.name, err)
+		}
+		got := c.warnings.since(w0)
+		want := "no warning"
+		if len(p.want) > 0 {
+			want = "a warning with " + strings.Join(p.want, ", ")
+		}
+		out = append(out, probeResult{Name: p.name, Want: want, Warnings: got, OK: probeOK(got, p.want)})
+	}
+	return out, nil
+}
+
+// probeOK: no warning when want is empty; otherwise one warning that
+// contains every string of want.
+func probeOK(got, want []string) bool {
+	if len(want) == 0 {
+		return len(got) == 0
+	}
+	return slices.ContainsFunc(got, func(w string) bool {
+		for _, s := range want {
+			if !strings.Contains(w, s) {
+				return false
+			}
+		}
+		return true
+	})
+}
+
+func scaleHostname(i int) string        { return fmt.Sprintf("ls-%05d.example.com", i) }
+func scaleGatewayHostname(i int) string { return fmt.Sprintf("gateway-%02d.example.com", i) }
+
+func scaleGatewayObject(i int) *gwv1.Gateway {
+	return &gwv1.Gateway{
+		ObjectMeta: metav1.ObjectMeta{Namespace: scaleNS(i), Name: scaleGateway},
+		Spec: gwv1.GatewaySpec{
+			GatewayClassName: "airlock",
+			Listeners: []gwv1.Listener{{
+				Name: "http", Port: 80, Protocol: gwv1.HTTPProtocolType, Hostname: ptr.To(gwv1.Hostname(scaleGatewayHostname(i))),
+			}},
+			AllowedListeners: &gwv1.AllowedListeners{Namespaces: &gwv1.ListenerNamespaces{
+				From:     ptr.To(gwv1.NamespacesFromSelector),
+				Selector: &metav1.LabelSelector{MatchLabels: map[string]string{scaleTeamLabel: "true"}},
+			}},
+		},
+	}
+}
+
+// scaleGrant lets ListenerSets of the next namespace reference Secrets of
+// namespace i.
+func scaleGrant(i int) *gwv1.ReferenceGrant {
+	return &gwv1.ReferenceGrant{
+		ObjectMeta: metav1.ObjectMeta{Namespace: scaleNS(i), Name: "listenersets-from-" + scaleNS(i+1)},
+		Spec: gwv1.ReferenceGrantSpec{
+			From: []gwv1.ReferenceGrantFrom{{Group: gwv1.GroupName, Kind: "ListenerSet", Namespace: gwv1.Namespace(scaleNS(i + 1))}},
+			To:   []gwv1.ReferenceGrantTo{{Group: "", Kind: "Secret"}},
+		},
+	}
+}
+
+func scaleSecret(namespace, name string) *corev1.Secret {
+	return &corev1.Secret{
+		ObjectMeta: metav1.ObjectMeta{
+			Namespace: namespace, Name: name,
+			Labels: map[string]string{"controller.cert-manager.io/fao": "true"},
+			Annotations: map[string]string{
+				"cert-manager.io/certificate-name": name, "cert-manager.io/issuer-name": "letsencrypt", "cert-manager.io/issuer-kind": "ClusterIssuer",
+			},
+		},
+		Type: corev1.SecretTypeTLS,
+		Data: map[string][]byte{corev1.TLSCertKey: []byte("not a certificate: the webhook reads metadata only"), corev1.TLSPrivateKeyKey: []byte("not a key")},
+	}
+}
+
+// scaleListenerSet is ListenerSet i of the populated cluster and its Secret:
+// on the Gateway of namespace i mod 100, in namespace (i mod 100 + i/100)
+// mod 100 (at 10 000 every Gateway has one ListenerSet from every
+// namespace), HTTP and HTTPS on its own hostname, as `kubectl apply` creates
+// it (with the last-applied annotation).
+func scaleListenerSet(i int) (*gwv1.ListenerSet, *corev1.Secret) {
+	g := i % scaleNamespaces
+	ns := scaleNS(g + i/scaleNamespaces)
+	name := fmt.Sprintf("ls-%05d", i)
+	ls := listenerSetObject(ns, name, scaleNS(g), scaleHostname(i), nil, name+"-tls")
+	return ls, scaleSecret(ns, name+"-tls")
+}
+
+// measuredListenerSet is what the figure creates and deletes: in the second
+// namespace, on the first Gateway (which has size/100 other ListenerSets),
+// with its certificate in the first namespace, which that namespace's
+// ReferenceGrant permits. No check warns about it.
+func measuredListenerSet(name string) *gwv1.ListenerSet {
+	return listenerSetObject(scaleNS(1), name, scaleNS(0), name+".measured.example.com", ptr.To(gwv1.Namespace(scaleNS(0))), scaleSharedSecret)
+}
+
+func listenerSetObject(namespace, name, gatewayNamespace, hostname string, secretNamespace *gwv1.Namespace, secret string) *gwv1.ListenerSet {
+	ls := &gwv1.ListenerSet{
+		TypeMeta:   metav1.TypeMeta{APIVersion: gwv1.GroupVersion.String(), Kind: "ListenerSet"},
+		ObjectMeta: metav1.ObjectMeta{Namespace: namespace, Name: name, Labels: map[string]string{"app.kubernetes.io/part-of": "scale"}},
+		Spec: gwv1.ListenerSetSpec{
+			ParentRef: gwv1.ParentGatewayReference{Name: scaleGateway, Namespace: ptr.To(gwv1.Namespace(gatewayNamespace))},
+			Listeners: []gwv1.ListenerEntry{
+				{Name: "http", Port: 80, Protocol: gwv1.HTTPProtocolType, Hostname: ptr.To(gwv1.Hostname(hostname))},
+				{
+					Name: "https", Port: 443, Protocol: gwv1.HTTPSProtocolType, Hostname: ptr.To(gwv1.Hostname(hostname)),
+					TLS: &gwv1.ListenerTLSConfig{CertificateRefs: []gwv1.SecretObjectReference{{Name: gwv1.ObjectName(secret), Namespace: secretNamespace}}},
+				},
+			},
+		},
+	}
+	applied, err := json.Marshal(map[string]any{
+		"apiVersion": ls.APIVersion, "kind": ls.Kind,
+		"metadata": map[string]any{"name": name, "namespace": namespace, "labels": ls.Labels},
+		"spec":     ls.Spec,
+	})
+	if err != nil {
+		panic(err)
+	}
+	ls.Annotations = map[string]string{"kubectl.kubernetes.io/last-applied-configuration": string(applied) + "\n"}
+	return ls
+}
+
+// scaleStatus is the status a controller writes for an accepted, programmed
+// ListenerSet: two conditions, and four per listener.
+func scaleStatus(ls *gwv1.ListenerSet) gwv1.ListenerSetStatus {
+	now := metav1.NewTime(time.Now().Truncate(time.Second))
+	cond := func(t, reason string, status metav1.ConditionStatus) metav1.Condition {
+		return metav1.Condition{Type: t, Status: status, Reason: reason, Message: "", ObservedGeneration: ls.Generation, LastTransitionTime: now}
+	}
+	st := gwv1.ListenerSetStatus{Conditions: []metav1.Condition{
+		cond("Accepted", "Accepted", metav1.ConditionTrue), cond("Programmed", "Programmed", metav1.ConditionTrue),
+	}}
+	for _, l := range ls.Spec.Listeners {
+		st.Listeners = append(st.Listeners, gwv1.ListenerEntryStatus{
+			Name:           l.Name,
+			SupportedKinds: []gwv1.RouteGroupKind{{Group: ptr.To(gwv1.Group(gwv1.GroupName)), Kind: "HTTPRoute"}},
+			AttachedRoutes: 1,
+			Conditions: []metav1.Condition{
+				cond("Accepted", "Accepted", metav1.ConditionTrue), cond("Programmed", "Programmed", metav1.ConditionTrue),
+				cond("ResolvedRefs", "ResolvedRefs", metav1.ConditionTrue), cond("Conflicted", "NoConflicts", metav1.ConditionFalse),
+			},
+		})
+	}
+	return st
+}
