@@ -57,6 +57,9 @@ var (
 const (
 	scaleNamespaces = 100
 	scaleGateway    = "shared"
+	// scaleAloneGateway, in the first namespace, never has ListenerSets:
+	// creates attached to it do the same lookups with no rivals to merge.
+	scaleAloneGateway = "alone"
 	// scaleTeamLabel selects the namespaces the Gateways admit ListenerSets from.
 	scaleTeamLabel = "scale.listenerset-webhook.test/team"
 	// scaleOutsider is a namespace without that label: a ListenerSet in it is NotAllowed.
@@ -117,8 +120,13 @@ type scaleSizeResult struct {
 	// the creates with no webhook registered: its informers following the
 	// writes, without answering any.
 	WatchCPUPerCreateUs float64 `json:"watchCpuPerCreateUs"`
-	RSSMiB              float64 `json:"rssMiB"`
-	HeapInuseMiB        float64 `json:"heapInuseMiB"` // go_memstats_heap_inuse_bytes, -1 when not exported
+	// The same creates on the Gateway that has no ListenerSets: the
+	// lookups without rivals to merge.
+	AloneP50Ms           float64 `json:"aloneGatewayP50Ms"`
+	AloneP99Ms           float64 `json:"aloneGatewayP99Ms"`
+	AloneCPUPerRequestUs float64 `json:"aloneGatewayCpuPerRequestUs"`
+	RSSMiB               float64 `json:"rssMiB"`
+	HeapInuseMiB         float64 `json:"heapInuseMiB"` // go_memstats_heap_inuse_bytes, -1 when not exported
 	// ReadyzSeconds: process start to /readyz answering; ReadySeconds: to
 	// /readyz answering and every kind synced.
 	ReadyzSeconds float64 `json:"readyzSeconds"`
@@ -223,6 +231,10 @@ func scaleTargets(rs []scaleSizeResult) []ratio {
 		out = append(out, ratio{fmt.Sprintf("no webhook: p50 at %s / p50 at %s (for reference)", b, a), noWh, "-", true})
 		cpu := last.CPUPerRequestUs / first.CPUPerRequestUs
 		out = append(out, ratio{fmt.Sprintf("webhook CPU per request at %s / at %s (for reference)", b, a), cpu, "-", true})
+		alone := last.AloneP50Ms / first.AloneP50Ms
+		out = append(out, ratio{fmt.Sprintf("alone Gateway: p50 at %s / at %s (for reference)", b, a), alone, "-", true})
+		aloneCPU := last.AloneCPUPerRequestUs / first.AloneCPUPerRequestUs
+		out = append(out, ratio{fmt.Sprintf("alone Gateway: CPU per request at %s / at %s (for reference)", b, a), aloneCPU, "-", true})
 	}
 	return out
 }
@@ -386,10 +398,13 @@ func runScale(ctx context.Context, o options) (int, error) {
 func printScale(rep scaleReport, jsonPath string) {
 	fmt.Printf("\nScale: ListenerSets spread over %d Gateways in %d namespaces, one Secret per ListenerSet, one ReferenceGrant per namespace;\n"+
 		"webhook serve --cluster-checks --watch-secrets, registered as installed (mutating with matchConditions);\n"+
-		"%d sequential creates per size through kube-apiserver, each deleted again (control plane up in %.1fs)\n",
+		"%d sequential creates per size through kube-apiserver on the first Gateway (size/100 other ListenerSets) and as many on\n"+
+		"a Gateway without ListenerSets (alone), each deleted again; watch µs/cr.: the webhook's CPU per create while not\n"+
+		"registered (its informers following the writes) (control plane up in %.1fs)\n",
 		rep.Gateways, rep.Namespaces, rep.CreatesPerSize, rep.ControlPlaneStart)
-	fmt.Printf("%-12s %9s %15s %8s %8s %8s %8s %10s %12s %8s %9s %9s %8s %7s\n",
-		"ListenerSets", "populate", "no-webhook p50", "p50 ms", "p99 ms", "mean ms", "requests", "CPU µs/req", "watch µs/cr.", "RSS MiB", "heap MiB", "readyz s", "ready s", "probes")
+	fmt.Printf("%-12s %9s %15s %8s %8s %8s %8s %10s %12s %10s %10s %8s %9s %9s %8s %7s\n",
+		"ListenerSets", "populate", "no-webhook p50", "p50 ms", "p99 ms", "mean ms", "requests", "CPU µs/req", "watch µs/cr.",
+		"alone p50", "alone CPU", "RSS MiB", "heap MiB", "readyz s", "ready s", "probes")
 	for _, r := range rep.Sizes {
 		ok := 0
 		for _, p := range r.Probes {
@@ -401,9 +416,9 @@ func printScale(rep scaleReport, jsonPath string) {
 		if r.HeapInuseMiB >= 0 {
 			heap = fmt.Sprintf("%.1f", r.HeapInuseMiB)
 		}
-		fmt.Printf("%-12d %8.1fs %12.2f ms %8.2f %8.2f %8.2f %8.0f %10.0f %12.0f %8.1f %9s %9.2f %8.2f %5d/%d\n",
+		fmt.Printf("%-12d %8.1fs %12.2f ms %8.2f %8.2f %8.2f %8.0f %10.0f %12.0f %10.2f %10.0f %8.1f %9s %9.2f %8.2f %5d/%d\n",
 			r.ListenerSets, r.PopulateSeconds, r.NoWebhookP50Ms, r.P50Ms, r.P99Ms, r.MeanMs, r.WebhookRequests, r.CPUPerRequestUs,
-			r.WatchCPUPerCreateUs, r.RSSMiB, heap, r.ReadyzSeconds, r.ReadySeconds, ok, len(r.Probes))
+			r.WatchCPUPerCreateUs, r.AloneP50Ms, r.AloneCPUPerRequestUs, r.RSSMiB, heap, r.ReadyzSeconds, r.ReadySeconds, ok, len(r.Probes))
 	}
 	fmt.Println()
 	for _, r := range rep.Targets {
@@ -469,8 +484,9 @@ func (c *scaleCluster) base(ctx context.Context) error {
 	}
 	objs = objs[:0]
 	for i := range scaleNamespaces {
-		objs = append(objs, scaleGatewayObject(i), scaleGrant(i))
+		objs = append(objs, scaleGatewayObject(i, scaleGateway), scaleGrant(i))
 	}
+	objs = append(objs, scaleGatewayObject(0, scaleAloneGateway))
 	for i := range scaleNamespaces {
 		objs = append(objs, scaleSecret(scaleNS(i), scaleSharedSecret))
 	}
@@ -646,7 +662,7 @@ func (c *scaleCluster) measure(ctx context.Context, o options, n int) (scaleSize
 	if err != nil {
 		return r, err
 	}
-	plain, err := c.creates(ctx, fmt.Sprintf("plain-%d", n), *scaleCreates)
+	plain, err := c.creates(ctx, fmt.Sprintf("plain-%d", n), *scaleCreates, measuredListenerSet)
 	if err != nil {
 		return r, err
 	}
@@ -668,23 +684,16 @@ func (c *scaleCluster) measure(ctx context.Context, o options, n int) (scaleSize
 	if err != nil {
 		return r, err
 	}
-	if _, err := c.creates(ctx, fmt.Sprintf("warm-%d", n), scaleWarmup); err != nil {
+	if _, err := c.creates(ctx, fmt.Sprintf("warm-%d", n), scaleWarmup, measuredListenerSet); err != nil {
 		return r, err
 	}
 
 	say("scale: %d ListenerSets: %d measured creates through the webhook", n, *scaleCreates)
-	if cpu0, m0, v0, err = cpuAndCalls(srv); err != nil {
-		return r, err
-	}
 	w0 := c.warnings.count()
-	samples, err := c.creates(ctx, fmt.Sprintf("m-%d", n), *scaleCreates)
+	samples, cpu, requests, err := c.timedCreates(ctx, srv, fmt.Sprintf("m-%d", n), measuredListenerSet)
 	if err != nil {
 		return r, err
 	}
-	if cpu1, m1, v1, err = cpuAndCalls(srv); err != nil {
-		return r, err
-	}
-	r.Warnings = c.warnings.count() - w0
 	r.Creates = len(samples)
 	var sum time.Duration
 	for _, s := range samples {
@@ -692,10 +701,20 @@ func (c *scaleCluster) measure(ctx context.Context, o options, n int) (scaleSize
 	}
 	r.MeanMs = ms(sum / time.Duration(len(samples)))
 	r.P50Ms, r.P99Ms = ms(percentile(samples, 50)), ms(percentile(samples, 99))
-	r.WebhookRequests = (m1 - m0) + (v1 - v0)
-	if r.WebhookRequests > 0 {
-		r.CPUPerRequestUs = float64((cpu1 - cpu0).Microseconds()) / r.WebhookRequests
+	r.WebhookRequests = requests
+	if requests > 0 {
+		r.CPUPerRequestUs = float64(cpu.Microseconds()) / requests
 	}
+	say("scale: %d ListenerSets: %d creates on the Gateway without ListenerSets", n, *scaleCreates)
+	samples, cpu, requests, err = c.timedCreates(ctx, srv, fmt.Sprintf("a-%d", n), aloneListenerSet)
+	if err != nil {
+		return r, err
+	}
+	r.AloneP50Ms, r.AloneP99Ms = ms(percentile(samples, 50)), ms(percentile(samples, 99))
+	if requests > 0 {
+		r.AloneCPUPerRequestUs = float64(cpu.Microseconds()) / requests
+	}
+	r.Warnings = c.warnings.count() - w0
 
 	time.Sleep(*scaleSettle)
 	rss, _, err := srv.memory()
@@ -716,6 +735,23 @@ func (c *scaleCluster) measure(ctx context.Context, o options, n int) (scaleSize
 		return r, err
 	}
 	return r, nil
+}
+
+// timedCreates is creates of mk's ListenerSets with the webhook's CPU time
+// and the requests it answered over them.
+func (c *scaleCluster) timedCreates(ctx context.Context, srv *server, prefix string, mk func(string) *gwv1.ListenerSet) (samples []time.Duration, cpu time.Duration, requests float64, err error) {
+	cpu0, m0, v0, err := cpuAndCalls(srv)
+	if err != nil {
+		return nil, 0, 0, err
+	}
+	if samples, err = c.creates(ctx, prefix, *scaleCreates, mk); err != nil {
+		return nil, 0, 0, err
+	}
+	cpu1, m1, v1, err := cpuAndCalls(srv)
+	if err != nil {
+		return nil, 0, 0, err
+	}
+	return samples, cpu1 - cpu0, (m1 - m0) + (v1 - v0), nil
 }
 
 // cpuAndCalls reads the server's CPU time and its mutating and validating
@@ -759,15 +795,12 @@ func waitClusterReady(ctx context.Context, s *server, start time.Time, timeout t
 	}
 }
 
-// creates times n sequential creates of the measured ListenerSet (unique
-// names and hostnames, in the second namespace, attached to the first
-// namespace's Gateway, certificate from the first namespace through its
-// ReferenceGrant) and deletes each again, untimed, so the cluster keeps its
-// size.
-func (c *scaleCluster) creates(ctx context.Context, prefix string, n int) ([]time.Duration, error) {
+// creates times n sequential creates of mk's ListenerSet (unique names and
+// hostnames) and deletes each again, untimed, so the cluster keeps its size.
+func (c *scaleCluster) creates(ctx context.Context, prefix string, n int, mk func(string) *gwv1.ListenerSet) ([]time.Duration, error) {
 	samples := make([]time.Duration, 0, n)
 	for k := range n {
-		ls := measuredListenerSet(fmt.Sprintf("%s-%d", prefix, k))
+		ls := mk(fmt.Sprintf("%s-%d", prefix, k))
 		t := time.Now()
 		if err := c.cl.Create(ctx, ls); err != nil {
 			return nil, fmt.Errorf("create %s: %w", ls.Name, err)
@@ -849,13 +882,17 @@ func probeOK(got, want []string) bool {
 func scaleHostname(i int) string        { return fmt.Sprintf("ls-%05d.example.com", i) }
 func scaleGatewayHostname(i int) string { return fmt.Sprintf("gateway-%02d.example.com", i) }
 
-func scaleGatewayObject(i int) *gwv1.Gateway {
+func scaleGatewayObject(i int, name string) *gwv1.Gateway {
+	hostname := scaleGatewayHostname(i)
+	if name != scaleGateway {
+		hostname = name + "-" + hostname
+	}
 	return &gwv1.Gateway{
-		ObjectMeta: metav1.ObjectMeta{Namespace: scaleNS(i), Name: scaleGateway},
+		ObjectMeta: metav1.ObjectMeta{Namespace: scaleNS(i), Name: name},
 		Spec: gwv1.GatewaySpec{
 			GatewayClassName: "airlock",
 			Listeners: []gwv1.Listener{{
-				Name: "http", Port: 80, Protocol: gwv1.HTTPProtocolType, Hostname: ptr.To(gwv1.Hostname(scaleGatewayHostname(i))),
+				Name: "http", Port: 80, Protocol: gwv1.HTTPProtocolType, Hostname: ptr.To(gwv1.Hostname(hostname)),
 			}},
 			AllowedListeners: &gwv1.AllowedListeners{Namespaces: &gwv1.ListenerNamespaces{
 				From:     ptr.To(gwv1.NamespacesFromSelector),
@@ -900,7 +937,7 @@ func scaleListenerSet(i int) (*gwv1.ListenerSet, *corev1.Secret) {
 	g := i % scaleNamespaces
 	ns := scaleNS(g + i/scaleNamespaces)
 	name := fmt.Sprintf("ls-%05d", i)
-	ls := listenerSetObject(ns, name, scaleNS(g), scaleHostname(i), nil, name+"-tls")
+	ls := listenerSetObject(ns, name, scaleNS(g), scaleGateway, scaleHostname(i), nil, name+"-tls")
 	return ls, scaleSecret(ns, name+"-tls")
 }
 
@@ -909,15 +946,23 @@ func scaleListenerSet(i int) (*gwv1.ListenerSet, *corev1.Secret) {
 // with its certificate in the first namespace, which that namespace's
 // ReferenceGrant permits. No check warns about it.
 func measuredListenerSet(name string) *gwv1.ListenerSet {
-	return listenerSetObject(scaleNS(1), name, scaleNS(0), name+".measured.example.com", ptr.To(gwv1.Namespace(scaleNS(0))), scaleSharedSecret)
+	return listenerSetObject(scaleNS(1), name, scaleNS(0), scaleGateway, name+".measured.example.com", ptr.To(gwv1.Namespace(scaleNS(0))), scaleSharedSecret)
 }
 
-func listenerSetObject(namespace, name, gatewayNamespace, hostname string, secretNamespace *gwv1.Namespace, secret string) *gwv1.ListenerSet {
+// aloneListenerSet is measuredListenerSet on the Gateway that has no
+// ListenerSets.
+func aloneListenerSet(name string) *gwv1.ListenerSet {
+	ls := measuredListenerSet(name)
+	ls.Spec.ParentRef.Name = scaleAloneGateway
+	return ls
+}
+
+func listenerSetObject(namespace, name, gatewayNamespace, gatewayName, hostname string, secretNamespace *gwv1.Namespace, secret string) *gwv1.ListenerSet {
 	ls := &gwv1.ListenerSet{
 		TypeMeta:   metav1.TypeMeta{APIVersion: gwv1.GroupVersion.String(), Kind: "ListenerSet"},
 		ObjectMeta: metav1.ObjectMeta{Namespace: namespace, Name: name, Labels: map[string]string{"app.kubernetes.io/part-of": "scale"}},
 		Spec: gwv1.ListenerSetSpec{
-			ParentRef: gwv1.ParentGatewayReference{Name: scaleGateway, Namespace: ptr.To(gwv1.Namespace(gatewayNamespace))},
+			ParentRef: gwv1.ParentGatewayReference{Name: gwv1.ObjectName(gatewayName), Namespace: ptr.To(gwv1.Namespace(gatewayNamespace))},
 			Listeners: []gwv1.ListenerEntry{
 				{Name: "http", Port: 80, Protocol: gwv1.HTTPProtocolType, Hostname: ptr.To(gwv1.Hostname(hostname))},
 				{
