@@ -1,7 +1,9 @@
 // Package localcluster runs a real Kubernetes control plane on this machine
 // for `make run` and the end-to-end tests: etcd and kube-apiserver (built from
 // source by hack/k8s-binaries.sh) started through controller-runtime's envtest,
-// with Gateway API's standard CRDs installed from the module cache, and
+// with a set of Gateway API CRDs installed from the module cache (the
+// standard channel of the product's version unless Options.CRDs names
+// another, see CRDSet), and
 // helpers to register the ListenerSet webhook and to run the real kubectl.
 //
 // Nothing here runs a controller, a scheduler or a kubelet: objects are only
@@ -49,6 +51,10 @@ type Options struct {
 	// values), e.g. {"enable-aggregator-routing": {"true"}} so that webhook
 	// configurations that name a Service reach an EndpointSlice's address.
 	APIServerArgs map[string][]string
+	// CRDs names the Gateway API CRDs to install (GatewayAPICRDs): empty for
+	// the standard channel of the version in the product's go.mod, or e.g.
+	// CRDsV170Experimental.
+	CRDs CRDSet
 }
 
 // Cluster is a running control plane.
@@ -59,8 +65,10 @@ type Cluster struct {
 	Scheme *runtime.Scheme
 	// BinDir holds the binaries, Kubectl the path of kubectl among them.
 	BinDir, KubectlPath string
-	// CRDDir is where the Gateway API CRDs were installed from.
+	// CRDDir is where the Gateway API CRDs were installed from, CRDs which
+	// set they are (never empty, e.g. CRDsV163Standard).
 	CRDDir string
+	CRDs   CRDSet
 	// Kubeconfig is an admin kubeconfig (system:masters) for the cluster.
 	Kubeconfig []byte
 	// KubeconfigPath is where Start wrote Kubeconfig (in a temp dir unless
@@ -70,12 +78,14 @@ type Cluster struct {
 }
 
 // Start builds or finds the binaries, starts etcd and kube-apiserver, and
-// installs Gateway API's standard CRDs. Stop the cluster with Stop.
+// installs the Gateway API CRDs of opts.CRDs. Stop the cluster with Stop.
 //
-// The standard CRD directory also holds gateway.networking.k8s.io_vap_safeupgrades.yaml,
+// Each CRD directory also holds gateway.networking.k8s.io_vap_safeupgrades.yaml,
 // a ValidatingAdmissionPolicy (and its binding) that guards CRD upgrades, not
-// a CRD: envtest reads only documents of kind CustomResourceDefinition from a
-// path, so it is skipped; nothing here upgrades CRDs, so it is not needed.
+// a CRD, and the experimental one a kustomization.yaml: envtest reads only
+// documents of kind CustomResourceDefinition from a path, so both are
+// skipped; every cluster gets one set, fresh, and is never upgraded, so the
+// policy is not needed.
 func Start(ctx context.Context, opts Options) (_ *Cluster, retErr error) {
 	var err error
 	if opts.Root == "" {
@@ -88,7 +98,7 @@ func Start(ctx context.Context, opts Options) (_ *Cluster, retErr error) {
 			return nil, err
 		}
 	}
-	crdDir, err := GatewayAPICRDDir(ctx, opts.Root)
+	crdDir, crdSet, err := GatewayAPICRDs(ctx, opts.Root, opts.CRDs)
 	if err != nil {
 		return nil, err
 	}
@@ -138,7 +148,7 @@ func Start(ctx context.Context, opts Options) (_ *Cluster, retErr error) {
 		return nil, fmt.Errorf("starting etcd and kube-apiserver from %s: %w", opts.BinDir, err)
 	}
 	c := &Cluster{
-		Env: env, Config: cfg, Scheme: scheme, BinDir: opts.BinDir, CRDDir: crdDir,
+		Env: env, Config: cfg, Scheme: scheme, BinDir: opts.BinDir, CRDDir: crdDir, CRDs: crdSet,
 		KubectlPath: env.ControlPlane.KubectlPath, Kubeconfig: env.KubeConfig,
 	}
 	defer func() {
@@ -146,7 +156,9 @@ func Start(ctx context.Context, opts Options) (_ *Cluster, retErr error) {
 			_ = c.Stop()
 		}
 	}()
-	step("installing the Gateway API standard CRDs from " + crdDir)
+	// The version is in the path (…/gateway-api@v1.6.3/config/crd/standard);
+	// make run's progress line reads as it always has.
+	step("installing the Gateway API " + crdSet.Channel() + " CRDs from " + crdDir)
 	env.CRDs, err = envtest.InstallCRDs(cfg, envtest.CRDInstallOptions{
 		Scheme:             scheme,
 		Paths:              []string{crdDir},

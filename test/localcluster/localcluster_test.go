@@ -95,8 +95,8 @@ func TestServingCert(t *testing.T) {
 }
 
 // TestStart starts the real control plane: kube-apiserver and kubectl report
-// the pinned version, the Gateway API CRDs (and nothing else from the CRD
-// directory) are installed.
+// the pinned version, the Gateway API CRDs of the product's version and
+// standard channel (and nothing else from the CRD directory) are installed.
 func TestStart(t *testing.T) {
 	if testing.Short() {
 		t.Skip("starts kube-apiserver and etcd; skipped with -short")
@@ -112,6 +112,9 @@ func TestStart(t *testing.T) {
 		}
 	}()
 
+	if c.CRDs != CRDsV163Standard {
+		t.Errorf("installed the %s CRDs, want %s (the product's version, standard channel)", c.CRDs, CRDsV163Standard)
+	}
 	var names []string
 	for _, crd := range c.Env.CRDs {
 		names = append(names, crd.Name)

@@ -2,9 +2,7 @@ package localcluster
 
 import (
 	"bufio"
-	"bytes"
 	"context"
-	"errors"
 	"fmt"
 	"io"
 	"os"
@@ -83,45 +81,6 @@ func EnsureBinaries(ctx context.Context, root string, progress io.Writer) (strin
 		}
 	}
 	return dir, nil
-}
-
-// GatewayAPICRDDir returns the standard-channel CRD directory of the
-// sigs.k8s.io/gateway-api version the product module requires, straight from
-// the module cache (never a copy), downloading the module when needed.
-func GatewayAPICRDDir(ctx context.Context, root string) (string, error) {
-	const mod = "sigs.k8s.io/gateway-api"
-	goCmd := func(args ...string) (string, error) {
-		cmd := exec.CommandContext(ctx, "go", args...)
-		cmd.Dir = root
-		cmd.Env = append(os.Environ(), "GOWORK=off")
-		var stderr bytes.Buffer
-		cmd.Stderr = &stderr
-		out, err := cmd.Output()
-		if err != nil {
-			return "", fmt.Errorf("go %s: %w: %s", strings.Join(args, " "), err, strings.TrimSpace(stderr.String()))
-		}
-		return strings.TrimSpace(string(out)), nil
-	}
-	dir, err := goCmd("list", "-m", "-f", "{{.Dir}}", mod)
-	if err != nil {
-		return "", err
-	}
-	if dir == "" {
-		if _, err := goCmd("mod", "download", mod); err != nil {
-			return "", err
-		}
-		if dir, err = goCmd("list", "-m", "-f", "{{.Dir}}", mod); err != nil {
-			return "", err
-		}
-	}
-	if dir == "" {
-		return "", errors.New("go list gave no directory for " + mod)
-	}
-	crds := filepath.Join(dir, "config", "crd", "standard")
-	if _, err := os.Stat(filepath.Join(crds, "gateway.networking.k8s.io_listenersets.yaml")); err != nil {
-		return "", fmt.Errorf("no ListenerSet CRD in %s: %w", crds, err)
-	}
-	return crds, nil
 }
 
 // tailBuffer keeps the last 8 KiB written to it, for error messages.
