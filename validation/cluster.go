@@ -49,8 +49,8 @@ func validateInCluster(ls *gwv1.ListenerSet, c Cluster, strict bool, v *verdict)
 	}
 	var findings []finding
 	listenersPath := field.NewPath("spec", "listeners")
-	if gw, ok := parentGateway(ls, c, field.NewPath("spec", "parentRef"), &v.warnings); ok {
-		others := mergedBefore(ls, gw, c)
+	if gw, admission, ok := parentGateway(ls, c, field.NewPath("spec", "parentRef"), &v.warnings); ok {
+		others := mergedBefore(ls, gw, admission, c)
 		for i := range ls.Spec.Listeners {
 			if err, _ := others.conflict(&ls.Spec.Listeners[i], listenersPath.Index(i)); err != nil {
 				findings = append(findings, finding{err, i})
@@ -109,68 +109,100 @@ func ParentKey(ls *gwv1.ListenerSet) (key string, ok bool) {
 func GatewayKey(namespace, name string) string { return namespace + "/" + name }
 
 // parentGateway returns the parent Gateway when it exists and admits ls, with
-// a warning naming the reason when it does not.
-func parentGateway(ls *gwv1.ListenerSet, c Cluster, fldPath *field.Path, w *Warnings) (*gwv1.Gateway, bool) {
+// a warning naming the reason when it does not, and the Gateway's
+// allowedListeners for judging ls's rivals.
+func parentGateway(ls *gwv1.ListenerSet, c Cluster, fldPath *field.Path, w *Warnings) (*gwv1.Gateway, *gatewayAdmission, bool) {
 	ns, name, ok := parentOf(ls)
 	if !ok {
-		return nil, false // not a Gateway: an error of the object's own rules
+		return nil, nil, false // not a Gateway: an error of the object's own rules
 	}
 	gw, known := c.Gateway(ns, name)
 	switch {
 	case !known:
-		return nil, false
+		return nil, nil, false
 	case gw == nil:
 		w.add(fldPath.Child("name"), KindGatewayNotFound, WarnGatewayNotFound, ns, name)
-		return nil, false
+		return nil, nil, false
 	}
-	allowed, known, why := admits(gw, ls.Namespace, c)
+	admission := newGatewayAdmission(gw, c)
+	allowed, known, why := admission.admits(ls.Namespace)
 	if known && !allowed {
 		w.add(fldPath, KindNotAllowed, WarnNotAllowed, ns, name, why)
 	}
-	return gw, known && allowed
+	return gw, admission, known && allowed
 }
 
-// admits applies the Gateway's spec.allowedListeners to a ListenerSet
-// namespace. why names the setting that refuses it.
-func admits(gw *gwv1.Gateway, namespace string, c Cluster) (allowed, known bool, why string) {
-	from, selector := gwv1.NamespacesFromNone, (*metav1.LabelSelector)(nil)
+// gatewayAdmission applies a Gateway's spec.allowedListeners to ListenerSet
+// namespaces. The selector is parsed once and each namespace judged once per
+// request: every rival of the ListenerSet under admission is judged too, and
+// parsing the selector per rival was more than half of a request with 100
+// rivals (make bench-scale, docs/performance.md).
+type gatewayAdmission struct {
+	gw   *gwv1.Gateway
+	c    Cluster
+	from gwv1.FromNamespaces
+	// selector is the parsed allowedListeners.namespaces.selector; nil when
+	// it is unset or does not parse (Selector then admits nothing known).
+	selector labels.Selector
+	judged   map[string]admitted
+}
+
+type admitted struct {
+	allowed, known bool
+	why            string
+}
+
+func newGatewayAdmission(gw *gwv1.Gateway, c Cluster) *gatewayAdmission {
+	a := &gatewayAdmission{gw: gw, c: c, from: gwv1.NamespacesFromNone, judged: map[string]admitted{}}
 	if al := gw.Spec.AllowedListeners; al != nil && al.Namespaces != nil {
 		if al.Namespaces.From != nil {
-			from = *al.Namespaces.From
+			a.from = *al.Namespaces.From
 		}
-		selector = al.Namespaces.Selector
+		if al.Namespaces.Selector != nil {
+			if sel, err := metav1.LabelSelectorAsSelector(al.Namespaces.Selector); err == nil {
+				a.selector = sel
+			}
+		}
 	}
-	switch from {
+	return a
+}
+
+// admits tells whether the Gateway admits ListenerSets of namespace; why
+// names the setting that refuses it. known is false when the namespace's
+// labels are needed and unknown, or the selector is unset or invalid.
+func (a *gatewayAdmission) admits(namespace string) (allowed, known bool, why string) {
+	if r, ok := a.judged[namespace]; ok {
+		return r.allowed, r.known, r.why
+	}
+	var r admitted
+	switch a.from {
 	case gwv1.NamespacesFromAll:
-		return true, true, ""
+		r = admitted{allowed: true, known: true}
 	case gwv1.NamespacesFromSame:
-		return namespace == gw.Namespace, true, "allowedListeners.namespaces.from is Same"
+		r = admitted{allowed: namespace == a.gw.Namespace, known: true, why: "allowedListeners.namespaces.from is Same"}
 	case gwv1.NamespacesFromSelector:
-		nsLabels, known := c.NamespaceLabels(namespace)
-		if !known || selector == nil {
-			return false, known && selector != nil, ""
+		if nsLabels, known := a.c.NamespaceLabels(namespace); known && a.selector != nil {
+			r = admitted{allowed: a.selector.Matches(labels.Set(nsLabels)), known: true,
+				why: "namespace labels do not match allowedListeners.namespaces.selector"}
 		}
-		sel, err := metav1.LabelSelectorAsSelector(selector)
-		if err != nil {
-			return false, false, ""
-		}
-		return sel.Matches(labels.Set(nsLabels)), true, "namespace labels do not match allowedListeners.namespaces.selector"
 	default:
-		return false, true, "allowedListeners.namespaces.from is None (the default)"
+		r = admitted{known: true, why: "allowedListeners.namespaces.from is None (the default)"}
 	}
+	a.judged[namespace] = r
+	return r.allowed, r.known, r.why
 }
 
 // mergedBefore is the part of gw's merged listener list that precedes ls's
 // listeners, in Gateway API's precedence: the Gateway's own listeners, then
 // its admitted ListenerSets oldest first, then by "namespace/name". ls itself
 // is placed by its creation time (a new object, without one, comes last).
-func mergedBefore(ls *gwv1.ListenerSet, gw *gwv1.Gateway, c Cluster) *mergedListeners {
+func mergedBefore(ls *gwv1.ListenerSet, gw *gwv1.Gateway, admission *gatewayAdmission, c Cluster) *mergedListeners {
 	var m mergedListeners
 	owner := objectName(gw.Namespace, gw.Name, "")
 	for _, l := range gw.Spec.Listeners {
 		m.take(l.Port, l.Protocol, l.Hostname, claim{owner: owner, listener: l.Name, index: -1})
 	}
-	for _, other := range earlierListenerSets(ls, gw, c) {
+	for _, other := range earlierListenerSets(ls, gw, admission, c) {
 		owner := objectName(other.Namespace, other.Name, "")
 		for _, l := range other.Spec.Listeners {
 			m.take(l.Port, l.Protocol, l.Hostname, claim{owner: owner, listener: l.Name, index: -1})
@@ -182,7 +214,7 @@ func mergedBefore(ls *gwv1.ListenerSet, gw *gwv1.Gateway, c Cluster) *mergedList
 // earlierListenerSets returns the ListenerSets of gw that the Gateway admits
 // and that precede ls in the merged list, in that order. The cluster picks
 // gw's ListenerSets (by ParentKey); they are not filtered again here.
-func earlierListenerSets(ls *gwv1.ListenerSet, gw *gwv1.Gateway, c Cluster) []*gwv1.ListenerSet {
+func earlierListenerSets(ls *gwv1.ListenerSet, gw *gwv1.Gateway, admission *gatewayAdmission, c Cluster) []*gwv1.ListenerSet {
 	children, known := c.ListenerSetsOf(gw.Namespace, gw.Name)
 	if !known {
 		return nil
@@ -192,7 +224,7 @@ func earlierListenerSets(ls *gwv1.ListenerSet, gw *gwv1.Gateway, c Cluster) []*g
 		if other.Namespace == ls.Namespace && other.Name == ls.Name {
 			continue // the stored copy of ls itself (an update)
 		}
-		if allowed, _, _ := admits(gw, other.Namespace, c); allowed && precedes(other, ls) {
+		if allowed, _, _ := admission.admits(other.Namespace); allowed && precedes(other, ls) {
 			earlier = append(earlier, other)
 		}
 	}
