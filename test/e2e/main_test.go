@@ -1,10 +1,20 @@
 // Package e2e tests the ListenerSet admission webhook end to end: a real
 // kube-apiserver and etcd (built from source by hack/k8s-binaries.sh), Gateway
-// API's standard CRDs, the webhook registered like the Helm chart registers
-// it, and the real kubectl, whose printed output the tests assert on.
+// API's CRDs, the webhook registered like the Helm chart registers it, and
+// the real kubectl, whose printed output the tests assert on.
 //
 //	go test ./test/e2e/...            # builds the binaries first if needed (~11 min cold)
 //	go test -short ./test/e2e/...     # skips everything here
+//
+// The whole suite runs against the v1.6.3 standard CRDs, the version of the
+// product's Go types. Meanwhile the examples' verdicts, the mutation against
+// the CRD's own defaulting and the fields the Go types do not know
+// (matrixTests) run against each of matrixSets, the v1.7.0 standard and
+// experimental CRDs, each in a process of its own with a fresh control plane
+// (this test binary again), which TestCRDMatrix reports.
+// E2E_CRDS=<set> (e.g. E2E_CRDS=v1.7.0-experimental, see
+// localcluster.CRDSet) runs the whole suite against that set instead, and no
+// matrix.
 //
 // The webhook runs in this test process (webhook.Run) by default; with
 // E2E_WEBHOOK=binary the tests build cmd/listenerset-webhook and run it as a
@@ -18,7 +28,10 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"os/signal"
 	"path/filepath"
+	"sync"
+	"syscall"
 	"testing"
 	"time"
 
@@ -35,6 +48,10 @@ import (
 
 // namespace is where the examples live (examples/gateway.yaml creates it).
 const namespace = "listenerset-demo"
+
+// crdsEnv names the Gateway API CRD set of this process's control plane
+// (a localcluster.CRDSet; empty for the product's standard channel).
+const crdsEnv = "E2E_CRDS"
 
 var (
 	root     string
@@ -56,10 +73,21 @@ func runWithCluster(m *testing.M) int {
 	ctx := context.Background()
 	// The in-process webhook logs through controller-runtime's logger.
 	logf.SetLogger(zap.New(zap.WriteTo(logWriter()), zap.UseDevMode(true)))
+	// A SIGTERM (stopMatrix ends a child so) or a Ctrl-C stops the control
+	// plane, the webhook and the matrix's children before exiting.
+	signals := make(chan os.Signal, 1)
+	signal.Notify(signals, syscall.SIGTERM, os.Interrupt)
+	go func() {
+		sig := <-signals
+		fmt.Fprintf(os.Stderr, "e2e: %v: stopping the control plane\n", sig)
+		teardown()
+		os.Exit(1)
+	}()
 	start := time.Now()
 	setupErr = setup(ctx)
 	if setupErr == nil {
 		fmt.Fprintf(os.Stderr, "e2e: control plane and webhook ready in %s\n", time.Since(start).Round(100*time.Millisecond))
+		setupErr = startMatrix()
 	}
 	defer teardown()
 	return m.Run()
@@ -74,10 +102,12 @@ func setup(ctx context.Context) error {
 	if os.Getenv("E2E_CONTROL_PLANE_LOGS") != "" {
 		opts.ControlPlaneOutput = os.Stderr
 	}
+	opts.CRDs = localcluster.CRDSet(os.Getenv(crdsEnv))
 	fmt.Fprintln(os.Stderr, "e2e: ensuring kube-apiserver, kubectl and etcd via", localcluster.BinariesScript)
 	if cluster, err = localcluster.Start(ctx, opts); err != nil {
 		return fmt.Errorf("starting the local control plane: %w", err)
 	}
+	fmt.Fprintf(os.Stderr, "e2e: Gateway API %s CRDs from %s\n", cluster.CRDs, cluster.CRDDir)
 
 	certDir, err := os.MkdirTemp("", "e2e-webhook-certs-")
 	if err != nil {
@@ -115,14 +145,19 @@ func setup(ctx context.Context) error {
 	return cluster.RegisterWebhooks(ctx, endpoint, namespace)
 }
 
+var teardownOnce sync.Once
+
 func teardown() {
-	if hook != nil {
-		_ = hook.Stop()
-	}
-	if cluster != nil {
-		_ = cluster.Stop()
-	}
-	testproc.RemoveWebhookBinary()
+	teardownOnce.Do(func() {
+		stopMatrix()
+		if hook != nil {
+			_ = hook.Stop()
+		}
+		if cluster != nil {
+			_ = cluster.Stop()
+		}
+		testproc.RemoveWebhookBinary()
+	})
 }
 
 // requireCluster skips in -short mode and fails, with the reason, when the
