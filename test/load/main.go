@@ -152,15 +152,9 @@ type options struct {
 }
 
 func run(ctx context.Context, o options) (int, error) {
-	root, err := localcluster.RepoRoot()
+	root, abs, err := repoPaths()
 	if err != nil {
 		return 0, err
-	}
-	abs := func(p string) string {
-		if filepath.IsAbs(p) {
-			return p
-		}
-		return filepath.Join(root, p)
 	}
 	o.oursBin, o.floorBin, o.outDir = abs(o.oursBin), abs(o.floorBin), abs(o.outDir)
 	if err := os.MkdirAll(o.outDir, 0o755); err != nil {
@@ -458,4 +452,19 @@ func loadAvg() string {
 		return "?"
 	}
 	return strings.Join(f[:3], " ")
+}
+
+// repoPaths returns the repository root and a function that makes a path
+// given on the command line (relative to that root) absolute.
+func repoPaths() (string, func(string) string, error) {
+	root, err := localcluster.RepoRoot()
+	if err != nil {
+		return "", nil, err
+	}
+	return root, func(p string) string {
+		if filepath.IsAbs(p) {
+			return p
+		}
+		return filepath.Join(root, p)
+	}, nil
 }

@@ -310,15 +310,9 @@ func runScale(ctx context.Context, o options) (int, error) {
 	if *scaleCreates < 1 || *scaleWorkers < 1 {
 		return 0, errors.New("-scale-creates and -scale-workers must be positive")
 	}
-	root, err := localcluster.RepoRoot()
+	root, abs, err := repoPaths()
 	if err != nil {
 		return 0, err
-	}
-	abs := func(p string) string {
-		if filepath.IsAbs(p) {
-			return p
-		}
-		return filepath.Join(root, p)
 	}
 	o.oursBin, o.outDir = abs(o.oursBin), abs(o.outDir)
 	if err := os.MkdirAll(o.outDir, 0o755); err != nil {
