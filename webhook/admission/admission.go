@@ -30,7 +30,7 @@ const (
 var listenerSetGK = schema.GroupKind{Group: gwv1.GroupName, Kind: "ListenerSet"}
 
 // Defaulter sets what the ListenerSet CRD schema would default. It implements
-// controller-runtime's cradmission.Defaulter; cradmission.WithDefaulter turns the
+// controller-runtime's admission.Defaulter; admission.WithDefaulter turns the
 // change into a JSON patch (none when nothing changed), and keepUnknownFields
 // makes sure that patch never removes fields the Go types do not know (a
 // newer CRD's fields survive).
@@ -45,7 +45,7 @@ func (Defaulter) Default(_ context.Context, ls *gwv1.ListenerSet) error {
 }
 
 // Validator rejects what Airlock Microgateway cannot serve. It implements
-// controller-runtime's cradmission.Validator around validation.Validate, the
+// controller-runtime's admission.Validator around validation.Validate, the
 // verdict the offline command gives too: this type only translates it into
 // a 422 Invalid status and admission warnings.
 //
@@ -92,7 +92,7 @@ func (Validator) ValidateDelete(context.Context, *gwv1.ListenerSet) (cradmission
 // listenerset_webhook_denials_total and logs the denial. It returns nil when
 // errs is empty.
 //
-// The logger in ctx comes from controller-runtime's cradmission.Webhook
+// The logger in ctx comes from controller-runtime's admission.Webhook
 // (DefaultLogConstructor) and already carries requestID (the admission UID),
 // object, namespace, name, resource and user. Only field paths and error
 // types are logged: values and details quote user input, and a log line needs
@@ -123,8 +123,8 @@ func displayName(ls *gwv1.ListenerSet) string {
 }
 
 // NewMutatingWebhook returns the defaulting webhook: controller-runtime's
-// cradmission.WithDefaulter around Defaulter, whose patch never removes
-// anything (keepUnknownFields). It answers DELETE itself, allowing without
+// admission.WithDefaulter around Defaulter, whose patch never removes
+// anything (keepUnknownFields). WithDefaulter allows a DELETE without
 // decoding anything.
 func NewMutatingWebhook() *cradmission.Webhook {
 	wh := cradmission.WithDefaulter[*gwv1.ListenerSet](admissionScheme, Defaulter{})
@@ -139,7 +139,7 @@ func NewValidatingWebhook() *cradmission.Webhook {
 }
 
 // NewValidatingWebhookFor is NewValidatingWebhook with v, e.g. one with a
-// cluster view: controller-runtime's cradmission.WithValidator around v.
+// cluster view: controller-runtime's admission.WithValidator around v.
 //
 // DELETE is not registered (the webhook configurations name CREATE and
 // UPDATE only), so nothing here treats it specially: should one come, it

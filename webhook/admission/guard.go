@@ -20,7 +20,7 @@ import (
 	kjson "sigs.k8s.io/json"
 )
 
-// reviewGuard stands in front of a controller-runtime cradmission.Webhook and
+// reviewGuard stands in front of a controller-runtime admission.Webhook and
 // refuses what kube-apiserver never sends but controller-runtime alone would
 // answer as if it were a review (the hostile-request battery in
 // test/reliability found each of these). In order, as controller-runtime
@@ -60,7 +60,7 @@ import (
 type reviewGuard struct{ next http.Handler }
 
 // maxRequestSize is controller-runtime's limit on an AdmissionReview's size
-// (cradmission.Webhook.ServeHTTP reads no more). A body of exactly this size is
+// (admission.Webhook.ServeHTTP reads no more). A body of exactly this size is
 // refused too, as a reader capped there cannot tell it from a longer one.
 const maxRequestSize = 7 << 20
 
@@ -175,7 +175,7 @@ func checkReview(body []byte) (metav1.TypeMeta, types.UID, error) {
 	return head.TypeMeta, head.Request.UID, nil
 }
 
-// refuse answers as controller-runtime's cradmission.Errored does: a 200 whose
+// refuse answers as controller-runtime's admission.Errored does: a 200 whose
 // AdmissionReview denies with code and err. tm is the review's type ("" when
 // the body is not known to be a review), uid its request's.
 func refuse(w http.ResponseWriter, r *http.Request, tm metav1.TypeMeta, uid types.UID, code int32, err error) {

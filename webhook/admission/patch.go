@@ -11,8 +11,11 @@ import (
 )
 
 // admissionScheme is what controller-runtime's admission decoder decodes
-// request.object and request.oldObject with: the Gateway API v1 kinds, so
-// that a ListenerSet decodes and any other kind is refused.
+// request.object and request.oldObject with: the Gateway API v1 kinds only,
+// not gateway-api's whole clientset scheme, so that any other kind is
+// refused. The decoder reads the kind case-insensitively; an object whose
+// case variant names a kind of another registered version would decode into
+// that type and leave the ListenerSet empty instead of failing.
 var admissionScheme = func() *runtime.Scheme {
 	s := runtime.NewScheme()
 	if err := gwv1.Install(s); err != nil {
@@ -26,7 +29,7 @@ var admissionScheme = func() *runtime.Scheme {
 // the Go types drop from the object as sent (a newer CRD's field, an explicit
 // null or empty value they omit), and the patch must add defaults, never
 // remove anything. controller-runtime's own filter (dropSchemeRemovals in
-// cradmission.WithDefaulter) drops only the removals that a patch to the
+// admission.WithDefaulter) drops only the removals that a patch to the
 // undefaulted object has as well; that misses a field inside an object the
 // Go types omit whole ("spec": {"x": 1} without parentRef: that patch removes
 // /spec, this one /spec/x, and x would be removed). Its other option,

@@ -14,7 +14,6 @@ import (
 	rbacv1 "k8s.io/api/rbac/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/util/wait"
 	"k8s.io/client-go/rest"
 	toolscache "k8s.io/client-go/tools/cache"
@@ -23,6 +22,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client/config"
 	"sigs.k8s.io/controller-runtime/pkg/metrics"
 	gwv1 "sigs.k8s.io/gateway-api/apis/v1"
+	gwscheme "sigs.k8s.io/gateway-api/pkg/client/clientset/versioned/scheme"
 
 	"github.com/airlock/listenerset-webhook/validation"
 )
@@ -165,15 +165,10 @@ func (k *watchedKind) synced() bool {
 	return inf != nil && (*inf).HasSynced()
 }
 
-// clusterScheme knows the typed kinds of the view; Namespaces and Secrets are
-// read as PartialObjectMetadata, which needs no scheme.
-var clusterScheme = func() *runtime.Scheme {
-	s := runtime.NewScheme()
-	if err := gwv1.Install(s); err != nil {
-		panic(err)
-	}
-	return s
-}()
+// clusterScheme knows the typed kinds of the view (gateway-api's own scheme);
+// Namespaces and Secrets are read as PartialObjectMetadata, which needs no
+// scheme.
+var clusterScheme = gwscheme.Scheme
 
 func metadataOf(kind string) *metav1.PartialObjectMetadata {
 	return &metav1.PartialObjectMetadata{TypeMeta: metav1.TypeMeta{APIVersion: "v1", Kind: kind}}
