@@ -201,6 +201,34 @@ func TestCaseVariantKindIsRefused(t *testing.T) {
 	}
 }
 
+// TestObjectCaseVariantKindIsRefused: the guard reads an object's kind with
+// exact case, controller-runtime's decoder case-insensitively. An object that
+// the guard takes for a ListenerSet but whose case variant names another
+// registered kind (of any version) must be refused by the decoder, not
+// decoded into an empty ListenerSet and judged.
+func TestObjectCaseVariantKindIsRefused(t *testing.T) {
+	mux := http.NewServeMux()
+	admission.Register(ctrlwebhook.NewServer(ctrlwebhook.Options{WebhookMux: mux}))
+	for _, variant := range []string{
+		`"KIND":"Gateway"`,
+		`"KIND":"HTTPRoute","APIVERSION":"gateway.networking.k8s.io/v1beta1"`,
+	} {
+		body := `{"apiVersion":"admission.k8s.io/v1","kind":"AdmissionReview","request":{"uid":"u-11","operation":"CREATE",` +
+			`"object":{"apiVersion":"gateway.networking.k8s.io/v1","kind":"ListenerSet",` + variant + `,` +
+			`"metadata":{"name":"x"},"spec":{"parentRef":{"name":"gw"},"listeners":[{"name":"a","port":80,"protocol":"HTTP"}]}}}}`
+		for _, path := range []string{admission.MutatePath, admission.ValidatePath} {
+			code, answer := serve(mux, path, []byte(body))
+			var got admissionv1.AdmissionReview
+			if err := json.Unmarshal(answer, &got); code != http.StatusOK || err != nil || got.Response == nil {
+				t.Fatalf("%s %s: %d %s", variant, path, code, answer)
+			}
+			if r := got.Response.Result; got.Response.Allowed || r == nil || r.Code != http.StatusBadRequest {
+				t.Errorf("%s %s: want a 400 denial, got %s", variant, path, answer)
+			}
+		}
+	}
+}
+
 // duplicateObject gives request.object twice, and oldObject a second time
 // as null: as in controller-runtime's RawExtension, the later object counts
 // and null keeps what was there. A single pass that decoded both objects into

@@ -5,24 +5,16 @@ import (
 	"slices"
 
 	"gomodules.xyz/jsonpatch/v2"
-	"k8s.io/apimachinery/pkg/runtime"
 	cradmission "sigs.k8s.io/controller-runtime/pkg/webhook/admission"
-	gwv1 "sigs.k8s.io/gateway-api/apis/v1"
+	gwscheme "sigs.k8s.io/gateway-api/pkg/client/clientset/versioned/scheme"
 )
 
 // admissionScheme is what controller-runtime's admission decoder decodes
-// request.object and request.oldObject with: the Gateway API v1 kinds only,
-// not gateway-api's whole clientset scheme, so that any other kind is
-// refused. The decoder reads the kind case-insensitively; an object whose
-// case variant names a kind of another registered version would decode into
-// that type and leave the ListenerSet empty instead of failing.
-var admissionScheme = func() *runtime.Scheme {
-	s := runtime.NewScheme()
-	if err := gwv1.Install(s); err != nil {
-		panic(err)
-	}
-	return s
-}()
+// request.object and request.oldObject with: gateway-api's own scheme of its
+// kinds. A ListenerSet decodes; an object the decoder finds to be of another
+// kind (it reads the kind case-insensitively, unlike the guard) is refused
+// with a 400 (TestObjectCaseVariantKindIsRefused).
+var admissionScheme = gwscheme.Scheme
 
 // keepUnknownFields drops every "remove" operation from next's patches:
 // defaulting only sets what is unset, so a removal can only come from what
