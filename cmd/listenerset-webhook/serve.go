@@ -1,0 +1,99 @@
+package main
+
+import (
+	"flag"
+	"fmt"
+	"io"
+
+	"sigs.k8s.io/controller-runtime/pkg/client/config"
+	logf "sigs.k8s.io/controller-runtime/pkg/log"
+	"sigs.k8s.io/controller-runtime/pkg/log/zap"
+	"sigs.k8s.io/controller-runtime/pkg/manager/signals"
+
+	"github.com/airlock/listenerset-webhook/webhook"
+	"github.com/airlock/listenerset-webhook/webhook/certs"
+	"github.com/airlock/listenerset-webhook/webhook/serving"
+)
+
+func serve(args []string, stderr io.Writer) int {
+	fs := flag.NewFlagSet("serve", flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	opts := webhook.Options{}
+	fs.IntVar(&opts.Server.Port, "port", serving.DefaultPort, "HTTPS port of the webhooks")
+	fs.StringVar(&opts.Server.Host, "host", "", `address to listen on ("" means all)`)
+	fs.StringVar(&opts.Certs.Dir, "cert-dir", certs.DefaultCertDir(),
+		"directory with tls.crt and tls.key, reloaded on change; if both are missing, a self-signed certificate "+
+			"for localhost (with ca.crt for the caBundle) is generated there, for local use only")
+	fs.StringVar(&opts.Certs.Mode, "cert-mode", certs.ModeDir,
+		`where the serving certificate comes from: "dir" (--cert-dir) or "self-bootstrapped" (a CA kept in a Secret `+
+			`signs short-lived certificates; needs the Kubernetes API)`)
+	b := &opts.Certs.Bootstrap
+	fs.StringVar(&b.CASecretNamespace, "ca-secret-namespace", "", "self-bootstrapped: namespace of the CA Secret")
+	fs.StringVar(&b.CASecretName, "ca-secret-name", "", "self-bootstrapped: name of the CA Secret (created when missing)")
+	fs.Var((*commaList)(&b.DNSNames), "dns-names",
+		"self-bootstrapped: DNS names of the serving certificate, comma-separated (e.g. <svc>.<ns>.svc); repeatable")
+	fs.StringVar(&b.MutatingWebhookConfigName, "mutating-webhook-config-name", "",
+		"self-bootstrapped: MutatingWebhookConfiguration whose caBundle the webhook keeps current")
+	fs.StringVar(&b.ValidatingWebhookConfigName, "validating-webhook-config-name", "",
+		"self-bootstrapped: ValidatingWebhookConfiguration whose caBundle the webhook keeps current")
+	fs.DurationVar(&b.CADuration, "ca-duration", certs.DefaultCADuration,
+		"self-bootstrapped: validity of the CA (replaced after two thirds)")
+	fs.DurationVar(&b.LeafDuration, "leaf-duration", certs.DefaultLeafDuration,
+		"self-bootstrapped: validity of a serving certificate (renewed after two thirds)")
+	config.RegisterFlags(fs) // --kubeconfig, for self-bootstrapped and cluster checks outside a cluster
+	fs.BoolVar(&opts.Cluster.Enabled, "cluster-checks", false,
+		"also check each ListenerSet against the cluster (parent Gateway, its allowedListeners, conflicts with its "+
+			"merged listeners, ReferenceGrants) from a read-only cache, as warnings; needs the Kubernetes API and "+
+			"get/list/watch on gateways, listenersets, referencegrants and namespaces")
+	fs.BoolVar(&opts.Cluster.Strict, "strict", false,
+		"with --cluster-checks: deny listener conflicts and certificateRefs no ReferenceGrant permits instead of warning")
+	fs.BoolVar(&opts.Cluster.WatchSecrets, "watch-secrets", false,
+		"with --cluster-checks: warn about certificateRefs to missing Secrets (watches Secret metadata only, "+
+			"but needs list/watch on secrets in every namespace)")
+	fs.StringVar(&opts.Server.HealthProbeBindAddress, "health-probe-bind-address", serving.DefaultHealthProbeBindAddress,
+		`address serving /healthz and /readyz ("0" disables)`)
+	fs.StringVar(&opts.Server.MetricsBindAddress, "metrics-bind-address", serving.DefaultMetricsBindAddress,
+		`address serving /metrics over plain HTTP ("0" disables)`)
+	fs.StringVar(&opts.Server.TLSMinVersion, "tls-min-version", serving.DefaultTLSMinVersion, "minimum TLS version: 1.2 or 1.3")
+	fs.BoolVar(&opts.Server.EnableHTTP2, "enable-http2", false,
+		"offer HTTP/2 (off by default: HTTP/2 Rapid Reset, CVE-2023-44487)")
+	fs.DurationVar(&opts.Server.ReadHeaderTimeout, "read-header-timeout", serving.DefaultReadHeaderTimeout,
+		"limit on the TLS handshake and a request's headers (slow clients are cut off)")
+	fs.DurationVar(&opts.Server.RequestTimeout, "request-timeout", serving.RequestTimeout,
+		"limit on reading a whole request; writing its response may take 5s more")
+	fs.DurationVar(&opts.Server.ShutdownDelay, "shutdown-delay", 0,
+		"after SIGTERM, keep serving this long with /readyz failing, so that endpoints drop the pod first")
+	fs.DurationVar(&opts.Server.ShutdownTimeout, "shutdown-timeout", serving.DefaultShutdownTimeout,
+		"after the shutdown delay, wait this long for requests in flight before closing their connections")
+	zapOpts := zap.Options{}
+	zapOpts.BindFlags(fs)
+	fs.Usage = func() {
+		fmt.Fprint(fs.Output(), `Usage: listenerset-webhook serve [flags]
+
+Serves the webhooks until SIGINT or SIGTERM. Then /readyz fails at once, the
+webhooks keep serving for --shutdown-delay, requests in flight get up to
+--shutdown-timeout to complete, and the command exits 0.
+
+Flags:
+`)
+		fs.PrintDefaults()
+	}
+	if code, done := parse(fs, args); done {
+		return code
+	}
+	if fs.NArg() > 0 {
+		fmt.Fprintf(stderr, "serve takes no arguments, got %q\n", fs.Args())
+		return exitUsage
+	}
+
+	logf.SetLogger(zap.New(zap.UseFlagOptions(&zapOpts), zap.WriteTo(stderr)))
+	log := logf.Log.WithName("setup")
+	// SIGINT/SIGTERM cancel the context; Run then drains and returns. A second
+	// signal exits at once (code 1).
+	ctx := signals.SetupSignalHandler()
+	if err := webhook.Run(ctx, opts); err != nil {
+		log.Error(err, "Webhook server failed")
+		return exitError
+	}
+	return exitOK
+}
