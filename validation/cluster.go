@@ -50,10 +50,11 @@ func validateInCluster(ls *gwv1.ListenerSet, c Cluster, strict bool, v *verdict)
 	var findings []finding
 	listenersPath := field.NewPath("spec", "listeners")
 	if gw, admission, ok := parentGateway(ls, c, field.NewPath("spec", "parentRef"), &v.warnings); ok {
-		others := mergedBefore(ls, gw, admission, c)
-		for i := range ls.Spec.Listeners {
-			if err, _ := others.conflict(&ls.Spec.Listeners[i], listenersPath.Index(i)); err != nil {
-				findings = append(findings, finding{err, i})
+		self := ListenerSource{Kind: SourceListenerSet, Namespace: ls.Namespace, Name: ls.Name}
+		for _, row := range listenersInMerge(ls, gw, admission, c) {
+			// A conflict within the set is the object's own rule's error.
+			if row.State == ListenerConflicted && row.Winner.Source != self {
+				findings = append(findings, finding{row.Errors[0], row.Index})
 			}
 		}
 	}
@@ -149,7 +150,10 @@ type gatewayAdmission struct {
 
 type admitted struct {
 	allowed, known bool
-	why            string
+	// why is the refusal as the NotAllowed warning words it; setting is
+	// the setting that refuses (or leaves unknown) as a merged listener's
+	// Reason names it.
+	why, setting string
 }
 
 func newGatewayAdmission(gw *gwv1.Gateway, c Cluster) *gatewayAdmission {
@@ -171,84 +175,95 @@ func newGatewayAdmission(gw *gwv1.Gateway, c Cluster) *gatewayAdmission {
 // names the setting that refuses it. known is false when the namespace's
 // labels are needed and unknown, or the selector is unset or invalid.
 func (a *gatewayAdmission) admits(namespace string) (allowed, known bool, why string) {
+	r := a.judge(namespace)
+	return r.allowed, r.known, r.why
+}
+
+// admitsSetting is admits with the setting that refuses the namespace, or
+// leaves it unknown, e.g. "allowedListeners.namespaces.from: Same".
+func (a *gatewayAdmission) admitsSetting(namespace string) (allowed, known bool, setting string) {
+	r := a.judge(namespace)
+	return r.allowed, r.known, r.setting
+}
+
+func (a *gatewayAdmission) judge(namespace string) admitted {
 	if r, ok := a.judged[namespace]; ok {
-		return r.allowed, r.known, r.why
+		return r
 	}
 	var r admitted
 	switch a.from {
 	case gwv1.NamespacesFromAll:
 		r = admitted{allowed: true, known: true}
 	case gwv1.NamespacesFromSame:
-		r = admitted{allowed: namespace == a.gw.Namespace, known: true, why: "allowedListeners.namespaces.from is Same"}
+		r = admitted{allowed: namespace == a.gw.Namespace, known: true, why: "allowedListeners.namespaces.from is Same",
+			setting: "allowedListeners.namespaces.from: Same"}
 	case gwv1.NamespacesFromSelector:
-		if nsLabels, known := a.c.NamespaceLabels(namespace); known && a.selector != nil {
+		nsLabels, known := a.c.NamespaceLabels(namespace)
+		switch {
+		case a.selector == nil:
+			r.setting = "allowedListeners.namespaces.selector: unset or invalid"
+		case !known:
+			r.setting = fmt.Sprintf("labels of namespace %q unknown (allowedListeners.namespaces.selector: %s)", namespace, a.selector)
+		default:
 			r = admitted{allowed: a.selector.Matches(labels.Set(nsLabels)), known: true,
-				why: "namespace labels do not match allowedListeners.namespaces.selector"}
+				why:     "namespace labels do not match allowedListeners.namespaces.selector",
+				setting: "allowedListeners.namespaces.selector: " + a.selector.String()}
 		}
 	default:
-		r = admitted{known: true, why: "allowedListeners.namespaces.from is None (the default)"}
+		r = admitted{known: true, why: "allowedListeners.namespaces.from is None (the default)",
+			setting: "allowedListeners.namespaces.from: None"}
+	}
+	if r.allowed {
+		r.setting = ""
 	}
 	a.judged[namespace] = r
-	return r.allowed, r.known, r.why
+	return r
 }
 
-// mergedBefore is the part of gw's merged listener list that precedes ls's
-// listeners, in Gateway API's precedence: the Gateway's own listeners, then
-// its admitted ListenerSets oldest first, then by "namespace/name". ls itself
-// is placed by its creation time (a new object, without one, comes last).
-func mergedBefore(ls *gwv1.ListenerSet, gw *gwv1.Gateway, admission *gatewayAdmission, c Cluster) *mergedListeners {
-	var m mergedListeners
-	owner := objectName(gw.Namespace, gw.Name, "")
-	for _, l := range gw.Spec.Listeners {
-		m.take(l.Port, l.Protocol, l.Hostname, claim{owner: owner, listener: l.Name, index: -1})
-	}
-	for _, other := range earlierListenerSets(ls, gw, admission, c) {
-		owner := objectName(other.Namespace, other.Name, "")
-		for _, l := range other.Spec.Listeners {
-			m.take(l.Port, l.Protocol, l.Hostname, claim{owner: owner, listener: l.Name, index: -1})
-		}
-	}
-	return &m
-}
-
-// earlierListenerSets returns the ListenerSets of gw that the Gateway admits
-// and that precede ls in the merged list, in that order. The cluster picks
-// gw's ListenerSets (by ParentKey); they are not filtered again here.
-func earlierListenerSets(ls *gwv1.ListenerSet, gw *gwv1.Gateway, admission *gatewayAdmission, c Cluster) []*gwv1.ListenerSet {
-	children, known := c.ListenerSetsOf(gw.Namespace, gw.Name)
-	if !known {
-		return nil
-	}
-	var earlier []*gwv1.ListenerSet
+// listenersInMerge returns ls's rows of gw's merged list (MergedListeners):
+// the list built from gw's own listeners, gw's ListenerSets in the cluster
+// and ls in the place its creation time gives it (a new object, without
+// one, comes last), up to ls's last listener. The stored ListenerSets are
+// taken as valid (the webhook admitted them); ls's own errors are judged by
+// its own rules, not here.
+func listenersInMerge(ls *gwv1.ListenerSet, gw *gwv1.Gateway, admission *gatewayAdmission, c Cluster) []MergedListener {
+	// The cluster picks gw's ListenerSets (by ParentKey); they are not
+	// filtered again here.
+	children, _ := c.ListenerSetsOf(gw.Namespace, gw.Name)
+	sets := make([]*gwv1.ListenerSet, 0, len(children)+1)
 	for _, other := range children {
 		if other.Namespace == ls.Namespace && other.Name == ls.Name {
 			continue // the stored copy of ls itself (an update)
 		}
-		if allowed, _, _ := admission.admits(other.Namespace); allowed && precedes(other, ls) {
-			earlier = append(earlier, other)
-		}
+		sets = append(sets, other)
 	}
-	slices.SortFunc(earlier, func(a, b *gwv1.ListenerSet) int {
-		if precedes(a, b) {
-			return -1
+	sets = append(sets, ls)
+	var mine []MergedListener
+	mergeListeners(gw, sets, admission, false, func(row MergedListener, from *gwv1.ListenerSet) bool {
+		if from == ls {
+			mine = append(mine, row)
 		}
-		return 1
+		// Nothing after ls's last listener can change its rows.
+		return from != ls || len(mine) < len(ls.Spec.Listeners)
 	})
-	return earlier
+	return mine
 }
 
-// precedes orders ListenerSets as Gateway API merges them: by creation time,
-// then "namespace/name". A zero creation time (an object being created) is
-// the newest.
-func precedes(a, b *gwv1.ListenerSet) bool {
+// comparePrecedence orders ListenerSets as Gateway API merges them: by
+// creation time, oldest first, then "namespace/name". A zero creation time
+// (an object being created, or a manifest that does not say) is the newest.
+func comparePrecedence(a, b *gwv1.ListenerSet) int {
 	ta, tb := a.CreationTimestamp, b.CreationTimestamp
 	switch {
 	case ta.IsZero() != tb.IsZero():
-		return tb.IsZero()
+		if ta.IsZero() {
+			return 1
+		}
+		return -1
 	case !ta.Equal(&tb):
-		return ta.Before(&tb)
+		return ta.Time.Compare(tb.Time)
 	}
-	return cmp.Compare(a.Namespace+"/"+a.Name, b.Namespace+"/"+b.Name) < 0
+	return cmp.Compare(a.Namespace+"/"+a.Name, b.Namespace+"/"+b.Name)
 }
 
 // validateCertificateRefInCluster: a Secret in another namespace needs a

@@ -2,6 +2,7 @@ package validation
 
 import (
 	"fmt"
+	"slices"
 
 	"k8s.io/apimachinery/pkg/util/validation/field"
 	gwv1 "sigs.k8s.io/gateway-api/apis/v1"
@@ -9,24 +10,31 @@ import (
 
 // Gateway API's listener compatibility, the one rule for both the listeners
 // of a set and the Gateway's merged listener list (its own listeners, then
-// its ListenerSets in precedence order): in that order the first listener
-// wins; a later one on the same port with another protocol is Conflicted
-// (ProtocolConflict), one with the same port, protocol and hostname too
-// (HostnameConflict).
+// its ListenerSets in precedence order, MergedListeners): in that order the first
+// listener wins; a later one on the same port with another protocol is
+// Conflicted (ProtocolConflict), one with the same port, protocol and
+// hostname too (HostnameConflict).
+
+// Reasons of a Conflicted listener, as Gateway API's listener conditions
+// name them.
+const (
+	ReasonProtocolConflict = "ProtocolConflict"
+	ReasonHostnameConflict = "HostnameConflict"
+)
 
 // claim is a listener that holds its place in a merged list.
 type claim struct {
 	protocol gwv1.ProtocolType
-	// owner ("namespace/name") and listener name it in messages.
-	owner    string
-	listener gwv1.SectionName
+	// ref names the listener's object and name; messages name it by
+	// owner ("namespace/name") and listener name.
+	ref ListenerRef
 	// index is the listener's position in the ListenerSet under validation,
 	// -1 for another object's listener.
 	index int
 }
 
 // String names the listener, e.g. "gateway-ns/gw listener https".
-func (c claim) String() string { return fmt.Sprintf("%s listener %s", c.owner, c.listener) }
+func (c claim) String() string { return fmt.Sprintf("%s listener %s", c.ref.Source, c.ref.Listener) }
 
 // endpoint is what two listeners must not share.
 type endpoint struct {
@@ -66,21 +74,202 @@ func (m *mergedListeners) take(port gwv1.PortNumber, protocol gwv1.ProtocolType,
 	}
 }
 
-// conflict returns the error l (at fldPath) gets for coming after the
-// listeners taken, and the listener it loses to; nil when it is compatible.
-func (m *mergedListeners) conflict(l *gwv1.ListenerEntry, fldPath *field.Path) (*field.Error, claim) {
-	first, taken := m.onPort[l.Port]
+// conflict returns the error a listener (at fldPath) gets for coming after
+// the listeners taken, its reason (ReasonProtocolConflict or
+// ReasonHostnameConflict) and the listener it loses to; nil when it is
+// compatible.
+func (m *mergedListeners) conflict(port gwv1.PortNumber, protocol gwv1.ProtocolType, hostname *gwv1.Hostname, fldPath *field.Path) (*field.Error, string, claim) {
+	first, taken := m.onPort[port]
 	if !taken {
-		return nil, claim{}
+		return nil, "", claim{}
 	}
-	if first.protocol != l.Protocol {
-		return field.Invalid(fldPath.Child("protocol"), string(l.Protocol),
-			fmt.Sprintf(DetailProtocolConflict, l.Port, first.protocol, first)), first
+	if first.protocol != protocol {
+		return field.Invalid(fldPath.Child("protocol"), string(protocol),
+			fmt.Sprintf(DetailProtocolConflict, port, first.protocol, first)), ReasonProtocolConflict, first
 	}
-	e := endpointOf(l.Port, l.Protocol, l.Hostname)
+	e := endpointOf(port, protocol, hostname)
 	if winner, dup := m.at[e]; dup {
 		return field.Invalid(fldPath.Child("hostname"), string(e.hostname),
-			fmt.Sprintf(DetailHostnameConflict, winner)), winner
+			fmt.Sprintf(DetailHostnameConflict, winner)), ReasonHostnameConflict, winner
 	}
-	return nil, claim{}
+	return nil, "", claim{}
+}
+
+// ListenerState is what becomes of a listener in its Gateway's merged list.
+type ListenerState string
+
+// States of a merged listener.
+const (
+	// ListenerAccepted: the listener holds its port, protocol and hostname.
+	ListenerAccepted ListenerState = "Accepted"
+	// ListenerConflicted: an earlier listener wins (Reason says why, Winner
+	// which); Gateway API's Conflicted=True.
+	ListenerConflicted ListenerState = "Conflicted"
+	// ListenerNotAllowed: the Gateway's allowedListeners does not admit the
+	// ListenerSet (Reason names the setting); Gateway API's
+	// Accepted=False, reason NotAllowed.
+	ListenerNotAllowed ListenerState = "NotAllowed"
+	// ListenerInvalid: the ListenerSet fails its own rules (Errors); the
+	// webhook would deny it, so it never takes a place in the list.
+	ListenerInvalid ListenerState = "Invalid"
+	// ListenerUnknown: whether the Gateway admits the ListenerSet cannot be
+	// told (its namespace's labels are unknown, or the selector does not
+	// parse); it takes no place, as the cluster-aware rules then skip it.
+	ListenerUnknown ListenerState = "Unknown"
+)
+
+// Kinds of the objects a merged listener comes from.
+const (
+	SourceGateway     = "Gateway"
+	SourceListenerSet = listenerSetKind
+)
+
+// ListenerSource is the object a merged listener comes from.
+type ListenerSource struct {
+	// Kind is SourceGateway or SourceListenerSet.
+	Kind      string
+	Namespace string
+	Name      string
+}
+
+// String is "namespace/name", as messages name the object.
+func (s ListenerSource) String() string { return objectName(s.Namespace, s.Name, "") }
+
+// ListenerRef names a listener by its object and its name.
+type ListenerRef struct {
+	Source   ListenerSource
+	Listener gwv1.SectionName
+}
+
+// MergedListener is one listener of a Gateway's merged list, in precedence
+// order, with what becomes of it.
+type MergedListener struct {
+	// Precedence is the listener's place in the merged list, from 1: the
+	// Gateway's own listeners, then each ListenerSet's, the sets in
+	// Gateway API's order (oldest first, then "namespace/name"). Listeners
+	// that take no place (NotAllowed, Invalid, Unknown) are numbered too,
+	// where their set stands.
+	Precedence int
+	ListenerRef
+	// Index is the listener's position in its object's spec.listeners, for
+	// messages only.
+	Index    int
+	Port     gwv1.PortNumber
+	Protocol gwv1.ProtocolType
+	// Hostname is nil when the listener matches every hostname.
+	Hostname *gwv1.Hostname
+	State    ListenerState
+	// Reason is, for Conflicted, ReasonProtocolConflict or
+	// ReasonHostnameConflict; for NotAllowed, the Gateway's setting that
+	// refuses the set (e.g. "allowedListeners.namespaces.from: Same"); for
+	// Unknown, what is unknown; empty otherwise.
+	Reason string
+	// Winner is the listener a Conflicted one loses to.
+	Winner *ListenerRef
+	// Errors are, for Conflicted, the error the cluster-aware rule gives the
+	// listener (with its path in its object); for Invalid, the set's own
+	// errors (Validate without a cluster).
+	Errors field.ErrorList
+}
+
+// MergeOptions say what MergedListeners may look at besides the objects.
+type MergeOptions struct {
+	// Cluster answers namespace labels for allowedListeners.namespaces.from
+	// Selector; nil knows none.
+	Cluster Cluster
+	// JudgeSets marks the ListenerSets that fail their own rules (Validate
+	// without a cluster) Invalid; they take no place in the list, since the
+	// webhook would never store them. Without it every set is taken as
+	// valid, as the cluster-aware rules take the stored rivals of the
+	// ListenerSet under admission (the webhook admitted them).
+	JudgeSets bool
+}
+
+// MergedListeners is Gateway gw's merged listener list as Gateway API says
+// an implementation must build it, each listener with its state: gw's own
+// listeners, then the listeners of sets (gw's ListenerSets, those whose
+// ParentKey is gw's GatewayKey; any order) oldest first, then by
+// "namespace/name"; a set without a creation time (not created yet) comes
+// after every created one. The cluster-aware rules judge a ListenerSet
+// under admission by its rows of the same list, so the listing and the
+// verdict cannot differ.
+func MergedListeners(gw *gwv1.Gateway, sets []*gwv1.ListenerSet, opts MergeOptions) []MergedListener {
+	c := opts.Cluster
+	if c == nil {
+		c = &Objects{}
+	}
+	var rows []MergedListener
+	mergeListeners(gw, sets, newGatewayAdmission(gw, c), opts.JudgeSets, func(row MergedListener, _ *gwv1.ListenerSet) bool {
+		rows = append(rows, row)
+		return true
+	})
+	return rows
+}
+
+// mergeListeners builds gw's merged list and hands each row, with the set
+// it comes from (nil for the Gateway's own), to emit in precedence order,
+// until emit returns false.
+func mergeListeners(gw *gwv1.Gateway, sets []*gwv1.ListenerSet, admission *gatewayAdmission, judge bool,
+	emit func(MergedListener, *gwv1.ListenerSet) bool) {
+	var m mergedListeners
+	n := 0
+	// place judges one listener against the list so far and, when it is
+	// compatible, appends it.
+	place := func(row MergedListener, fldPath *field.Path) MergedListener {
+		if err, reason, winner := m.conflict(row.Port, row.Protocol, row.Hostname, fldPath); err != nil {
+			row.State, row.Reason, row.Errors = ListenerConflicted, reason, field.ErrorList{err}
+			row.Winner = &winner.ref
+			return row
+		}
+		m.take(row.Port, row.Protocol, row.Hostname, claim{ref: row.ListenerRef, index: -1})
+		row.State = ListenerAccepted
+		return row
+	}
+	listenersPath := field.NewPath("spec", "listeners")
+	src := ListenerSource{Kind: SourceGateway, Namespace: gw.Namespace, Name: gw.Name}
+	for i := range gw.Spec.Listeners {
+		l := &gw.Spec.Listeners[i]
+		n++
+		row := MergedListener{Precedence: n, ListenerRef: ListenerRef{Source: src, Listener: l.Name}, Index: i,
+			Port: l.Port, Protocol: l.Protocol, Hostname: l.Hostname}
+		if !emit(place(row, listenersPath.Index(i)), nil) {
+			return
+		}
+	}
+	ordered := slices.Clone(sets)
+	slices.SortStableFunc(ordered, comparePrecedence)
+	for _, ls := range ordered {
+		src := ListenerSource{Kind: SourceListenerSet, Namespace: ls.Namespace, Name: ls.Name}
+		// What keeps the whole set out of the list, if anything.
+		var state ListenerState
+		var reason string
+		var errs field.ErrorList
+		if judge {
+			if errs, _ = Validate(ls, nil, Options{}); len(errs) > 0 {
+				state = ListenerInvalid
+			}
+		}
+		if state == "" {
+			switch allowed, known, setting := admission.admitsSetting(ls.Namespace); {
+			case !known:
+				state, reason = ListenerUnknown, setting
+			case !allowed:
+				state, reason = ListenerNotAllowed, setting
+			}
+		}
+		for i := range ls.Spec.Listeners {
+			l := &ls.Spec.Listeners[i]
+			n++
+			row := MergedListener{Precedence: n, ListenerRef: ListenerRef{Source: src, Listener: l.Name}, Index: i,
+				Port: l.Port, Protocol: l.Protocol, Hostname: l.Hostname}
+			if state != "" {
+				row.State, row.Reason, row.Errors = state, reason, errs
+			} else {
+				row = place(row, listenersPath.Index(i))
+			}
+			if !emit(row, ls) {
+				return
+			}
+		}
+	}
 }

@@ -1,6 +1,7 @@
 package validation
 
 import (
+	"cmp"
 	"net/netip"
 	"slices"
 	"strings"
@@ -25,7 +26,8 @@ func validateListeners(ls *gwv1.ListenerSet, c Cluster, fldPath *field.Path, v *
 		// costing what a real set never does.
 		listeners = listeners[:MaxListeners]
 	}
-	owner := objectName(ls.Namespace, ls.Name, ls.GenerateName)
+	// An object created with generateName may not have its name yet.
+	owner := ListenerSource{Kind: SourceListenerSet, Namespace: ls.Namespace, Name: cmp.Or(ls.Name, ls.GenerateName)}
 	names := make(map[gwv1.SectionName]int, len(listeners))
 	var merged mergedListeners
 	for i := range listeners {
@@ -38,10 +40,10 @@ func validateListeners(ls *gwv1.ListenerSet, c Cluster, fldPath *field.Path, v *
 		} else {
 			names[l.Name] = i
 		}
-		if err, winner := merged.conflict(l, lPath); err != nil {
+		if err, _, winner := merged.conflict(l.Port, l.Protocol, l.Hostname, lPath); err != nil {
 			v.judge(v.ratchet.listeners(i, winner.index), err)
 		}
-		merged.take(l.Port, l.Protocol, l.Hostname, claim{owner: owner, listener: l.Name, index: i})
+		merged.take(l.Port, l.Protocol, l.Hostname, claim{ref: ListenerRef{Source: owner, Listener: l.Name}, index: i})
 	}
 }
 
