@@ -86,7 +86,7 @@ app.kubernetes.io/part-of: airlock-microgateway
 {{- if kindIs "bool" .Values.serviceAccount.automountToken }}
 {{- .Values.serviceAccount.automountToken }}
 {{- else }}
-{{- or (not .Values.certManager.enabled) .Values.clusterChecks.enabled }}
+{{- or (not .Values.certManager.enabled) (eq (include "lsw.clusterChecks" .) "true") }}
 {{- end }}
 {{- end }}
 
