@@ -54,13 +54,40 @@ func validateListener(l *gwv1.ListenerEntry, namespace string, c Cluster, fldPat
 	errs = append(errs, validatePort(l.Port, fldPath.Child("port"))...)
 	errs = append(errs, validateProtocol(l.Protocol, fldPath.Child("protocol"))...)
 	if l.Hostname != nil {
-		errs = append(errs, validateHostname(*l.Hostname, fldPath.Child("hostname"))...)
+		hostErrs := validateHostname(*l.Hostname, fldPath.Child("hostname"))
+		if len(hostErrs) == 0 {
+			warnLongHostnameLabel(*l.Hostname, fldPath.Child("hostname"), w)
+		}
+		errs = append(errs, hostErrs...)
 	}
 	errs = append(errs, validateListenerTLS(l, namespace, c, fldPath.Child("tls"), w)...)
 	if l.AllowedRoutes != nil {
 		errs = append(errs, validateAllowedRoutes(l.AllowedRoutes, fldPath.Child("allowedRoutes"), w)...)
 	}
 	return errs
+}
+
+// warnLongHostnameLabel warns about the first label of a valid hostname
+// longer than 63 characters: the CRD's pattern and apimachinery's subdomain
+// check limit only the whole name (253), but DNS limits each label to 63, so
+// such a name can never be a client's SNI or Host and the listener never
+// matches a request.
+func warnLongHostnameLabel(h gwv1.Hostname, fldPath *field.Path, w *Warnings) {
+	for label := range strings.SplitSeq(strings.TrimPrefix(string(h), "*."), ".") {
+		if len(label) > validation.DNS1123LabelMaxLength {
+			w.add(fldPath, KindHostnameLabelTooLong, WarnHostnameLabelTooLong, shorten(label), len(label))
+			return
+		}
+	}
+}
+
+// shorten keeps a long label's message short: its first 20 characters.
+func shorten(label string) string {
+	const keep = 20
+	if len(label) <= keep {
+		return label
+	}
+	return label[:keep] + "..."
 }
 
 func validatePort(port gwv1.PortNumber, fldPath *field.Path) field.ErrorList {

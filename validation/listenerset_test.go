@@ -445,6 +445,19 @@ func TestValidateListenerSet(t *testing.T) {
 			want:   field.ErrorList{field.Invalid(listenerPath(0).Child("hostname"), "*", dns1123)},
 		},
 		{
+			rule: "hostname: a label of more than 63 characters earns a warning (no SNI or Host can match it)",
+			mutate: func(ls *gwv1.ListenerSet) {
+				ls.Spec.Listeners[0].Hostname = ptr.To(gwv1.Hostname("shop." + strings.Repeat("x", 64) + ".example.com"))
+			},
+			warnings: []string{`spec.listeners[0].hostname: label "xxxxxxxxxxxxxxxxxxxx..." has 64 characters, more than RFC 1123's 63: no client's SNI or Host header can match it`},
+		},
+		{
+			rule: "hostname: a label of 63 characters is fine, after a wildcard too",
+			mutate: func(ls *gwv1.ListenerSet) {
+				ls.Spec.Listeners[1].Hostname = ptr.To(gwv1.Hostname("*." + strings.Repeat("x", 63) + ".example.com"))
+			},
+		},
+		{
 			rule:   "hostname: not empty when set",
 			mutate: func(ls *gwv1.ListenerSet) { ls.Spec.Listeners[0].Hostname = ptr.To[gwv1.Hostname]("") },
 			want:   field.ErrorList{field.Invalid(listenerPath(0).Child("hostname"), "", "must not be empty; omit the field to match every hostname")},

@@ -62,6 +62,9 @@ const (
 	KindNotAllowed WarningKind = "NotAllowed"
 	// KindSecretNotFound: a referenced Secret does not exist (yet).
 	KindSecretNotFound WarningKind = "SecretNotFound"
+	// KindHostnameLabelTooLong: a hostname label longer than RFC 1123's 63
+	// characters, which the CRD's pattern lets through.
+	KindHostnameLabelTooLong WarningKind = "HostnameLabelTooLong"
 	// KindClusterFinding: a cluster-aware error (a conflict with the merged
 	// listener list, RefNotPermitted) outside strict mode.
 	KindClusterFinding WarningKind = "ClusterFinding"
@@ -85,6 +88,9 @@ const (
 	WarnNotAllowed = "Gateway %s/%s does not admit this ListenerSet (NotAllowed): %s"
 	// WarnSecretNotFound: the listener has no certificate until the Secret exists.
 	WarnSecretNotFound = "Secret %s/%s not found (InvalidCertificateRef until it exists)"
+	// WarnHostnameLabelTooLong: DNS has no such name (RFC 1035 and 1123
+	// limit a label to 63 octets), so no client sends it as SNI or Host.
+	WarnHostnameLabelTooLong = "label %q has %d characters, more than RFC 1123's 63: no client's SNI or Host header can match it"
 	// DetailProtocolConflict: an earlier listener holds the port with another
 	// protocol (within the set, or in the Gateway's merged listener list).
 	DetailProtocolConflict = "port %d already uses protocol %s in %s; this listener would be Conflicted (ProtocolConflict)"
