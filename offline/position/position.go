@@ -1,0 +1,357 @@
+package position
+
+import (
+	"bytes"
+	"encoding/json"
+	"strconv"
+	"unicode/utf8"
+
+	yaml "go.yaml.in/yaml/v3"
+)
+
+// Pos is a place in a file: line and column from 1, columns counted in
+// characters (Unicode code points). The zero Pos means unknown.
+type Pos struct {
+	Line   int `json:"line"`
+	Column int `json:"column"`
+}
+
+// Node is one value of a document: a mapping (Fields), a sequence (Items) or
+// a scalar (neither).
+type Node struct {
+	// Pos is where the value starts.
+	Pos Pos
+	// Fields are a mapping's entries, in document order.
+	Fields []Field
+	// Items are a sequence's elements.
+	Items []*Node
+}
+
+// Field is one entry of a mapping.
+type Field struct {
+	// Key is the key as a string; KeyPos is where it stands.
+	Key    string
+	KeyPos Pos
+	Value  *Node
+}
+
+// FromYAML converts a parsed YAML document (a DocumentNode, or any node in
+// it) whose first line is line firstLine of its file. Aliases are followed to
+// their anchors; merge keys are not expanded (a path into a merged mapping
+// resolves to the mapping that merges it).
+func FromYAML(n *yaml.Node, firstLine int) *Node {
+	return fromYAML(n, firstLine-1, 0)
+}
+
+// maxAliasDepth stops alias chains from recursing forever (an alias to an
+// anchor that contains it).
+const maxAliasDepth = 16
+
+func fromYAML(n *yaml.Node, lineOffset, aliases int) *Node {
+	if n == nil {
+		return nil
+	}
+	pos := Pos{Line: n.Line + lineOffset, Column: n.Column}
+	switch n.Kind {
+	case yaml.DocumentNode:
+		if len(n.Content) == 0 {
+			return &Node{Pos: pos}
+		}
+		return fromYAML(n.Content[0], lineOffset, aliases)
+	case yaml.AliasNode:
+		if aliases >= maxAliasDepth || n.Alias == nil {
+			return &Node{Pos: pos}
+		}
+		target := fromYAML(n.Alias, lineOffset, aliases+1)
+		// The alias's own place, the anchor's content.
+		return &Node{Pos: pos, Fields: target.Fields, Items: target.Items}
+	case yaml.MappingNode:
+		out := &Node{Pos: pos, Fields: make([]Field, 0, len(n.Content)/2)}
+		for i := 0; i+1 < len(n.Content); i += 2 {
+			k := n.Content[i]
+			out.Fields = append(out.Fields, Field{
+				Key:    k.Value,
+				KeyPos: Pos{Line: k.Line + lineOffset, Column: k.Column},
+				Value:  fromYAML(n.Content[i+1], lineOffset, aliases),
+			})
+		}
+		return out
+	case yaml.SequenceNode:
+		out := &Node{Pos: pos, Items: make([]*Node, 0, len(n.Content))}
+		for _, c := range n.Content {
+			out.Items = append(out.Items, fromYAML(c, lineOffset, aliases))
+		}
+		return out
+	default:
+		return &Node{Pos: pos}
+	}
+}
+
+// ParseYAML parses one YAML document (data, without "---" separators) that
+// starts on line firstLine of its file.
+func ParseYAML(data []byte, firstLine int) (*Node, error) {
+	var doc yaml.Node
+	if err := yaml.Unmarshal(data, &doc); err != nil {
+		return nil, err
+	}
+	if doc.Kind == 0 { // empty document
+		return &Node{Pos: Pos{Line: firstLine, Column: 1}}, nil
+	}
+	return FromYAML(&doc, firstLine), nil
+}
+
+// Find returns the place of the deepest node of path (a field.Path string)
+// that exists in n, and whether the whole path was found. A mapping entry's
+// place is its key's; a sequence element's is the element's.
+func (n *Node) Find(path string) (Pos, bool) {
+	if n == nil {
+		return Pos{}, false
+	}
+	cur, at := n, n.Pos
+	for _, seg := range Split(path) {
+		next, pos, ok := cur.step(seg)
+		if !ok {
+			return at, false
+		}
+		cur, at = next, pos
+	}
+	return at, true
+}
+
+// Child returns the node that one path segment names, e.g. the item of a
+// List; nil when there is none.
+func (n *Node) Child(seg Segment) *Node {
+	next, _, ok := n.step(seg)
+	if !ok {
+		return nil
+	}
+	return next
+}
+
+func (n *Node) step(seg Segment) (*Node, Pos, bool) {
+	if n == nil {
+		return nil, Pos{}, false
+	}
+	if seg.Index >= 0 && n.Items != nil {
+		if seg.Index < len(n.Items) && n.Items[seg.Index] != nil {
+			return n.Items[seg.Index], n.Items[seg.Index].Pos, true
+		}
+		return nil, Pos{}, false
+	}
+	// The last of duplicate keys wins, as when YAML or JSON is decoded.
+	for i := len(n.Fields) - 1; i >= 0; i-- {
+		if f := n.Fields[i]; f.Key == seg.Key {
+			if f.Value == nil {
+				return &Node{Pos: f.KeyPos}, f.KeyPos, true
+			}
+			return f.Value, f.KeyPos, true
+		}
+	}
+	return nil, Pos{}, false
+}
+
+// Segment is one step of a path: a field name or map key (Key), or a list
+// index (Index >= 0; Key then holds its digits, for a map with numeric keys).
+type Segment struct {
+	Key   string
+	Index int
+}
+
+// Split splits a field.Path string: "spec.listeners[2].tls.options[a.b/c]"
+// is spec, listeners, 2, tls, options, a.b/c. A bracket holds a key up to the
+// "]" that ends the path or is followed by "." or "[", so keys may contain
+// dots and slashes.
+func Split(path string) []Segment {
+	var segs []Segment
+	add := func(s string, bracket bool) {
+		idx := -1
+		if bracket {
+			if i, err := strconv.Atoi(s); err == nil && i >= 0 {
+				idx = i
+			}
+		}
+		segs = append(segs, Segment{Key: s, Index: idx})
+	}
+	for i := 0; i < len(path); {
+		switch path[i] {
+		case '.':
+			i++
+		case '[':
+			end := closing(path, i+1)
+			add(path[i+1:end], true)
+			i = end + 1
+		default:
+			end := i
+			for end < len(path) && path[end] != '.' && path[end] != '[' {
+				end++
+			}
+			add(path[i:end], false)
+			i = end
+		}
+	}
+	return segs
+}
+
+// closing finds the "]" that ends the bracket opened before from.
+func closing(path string, from int) int {
+	for j := from; j < len(path); j++ {
+		if path[j] == ']' && (j+1 == len(path) || path[j+1] == '.' || path[j+1] == '[') {
+			return j
+		}
+	}
+	return len(path)
+}
+
+// Lines converts byte offsets of one file to places.
+type Lines struct {
+	data   []byte
+	starts []int // byte offset of each line's start
+}
+
+// NewLines indexes data's line starts.
+func NewLines(data []byte) *Lines {
+	l := &Lines{data: data, starts: []int{0}}
+	for i, b := range data {
+		if b == '\n' {
+			l.starts = append(l.starts, i+1)
+		}
+	}
+	return l
+}
+
+// At is the place of byte offset off.
+func (l *Lines) At(off int) Pos {
+	off = max(0, min(off, len(l.data)))
+	lo, hi := 0, len(l.starts)-1
+	for lo < hi { // last line start <= off
+		mid := (lo + hi + 1) / 2
+		if l.starts[mid] <= off {
+			lo = mid
+		} else {
+			hi = mid - 1
+		}
+	}
+	return Pos{Line: lo + 1, Column: utf8.RuneCount(l.data[l.starts[lo]:off]) + 1}
+}
+
+// ParseJSON scans the JSON value that starts at byte offset start of the
+// file data (a file may hold a stream of values) and returns its tree, with
+// places in the file. It expects a value that encoding/json has accepted; on
+// anything else it returns what it has read so far, or nil.
+func ParseJSON(data []byte, start int, lines *Lines) *Node {
+	if lines == nil {
+		lines = NewLines(data)
+	}
+	s := &scanner{data: data, i: start, lines: lines}
+	return s.value(0)
+}
+
+type scanner struct {
+	data  []byte
+	i     int
+	lines *Lines
+}
+
+// maxDepth bounds recursion on hostile input; encoding/json stops at 10000.
+const maxDepth = 10000
+
+func (s *scanner) skipSpace() {
+	for s.i < len(s.data) {
+		switch s.data[s.i] {
+		case ' ', '\t', '\r', '\n':
+			s.i++
+		default:
+			return
+		}
+	}
+}
+
+func (s *scanner) value(depth int) *Node {
+	s.skipSpace()
+	if s.i >= len(s.data) || depth > maxDepth {
+		return nil
+	}
+	n := &Node{Pos: s.lines.At(s.i)}
+	switch s.data[s.i] {
+	case '{':
+		s.i++
+		n.Fields = []Field{}
+		for {
+			s.skipSpace()
+			if s.i >= len(s.data) {
+				return n
+			}
+			if s.data[s.i] == '}' {
+				s.i++
+				return n
+			}
+			if s.data[s.i] == ',' {
+				s.i++
+				continue
+			}
+			keyPos := s.lines.At(s.i)
+			key, ok := s.str()
+			if !ok {
+				return n
+			}
+			s.skipSpace()
+			if s.i >= len(s.data) || s.data[s.i] != ':' {
+				return n
+			}
+			s.i++
+			n.Fields = append(n.Fields, Field{Key: key, KeyPos: keyPos, Value: s.value(depth + 1)})
+		}
+	case '[':
+		s.i++
+		n.Items = []*Node{}
+		for {
+			s.skipSpace()
+			if s.i >= len(s.data) {
+				return n
+			}
+			switch s.data[s.i] {
+			case ']':
+				s.i++
+				return n
+			case ',':
+				s.i++
+				continue
+			}
+			item := s.value(depth + 1)
+			if item == nil {
+				return n
+			}
+			n.Items = append(n.Items, item)
+		}
+	case '"':
+		s.str()
+		return n
+	default: // number, true, false, null
+		for s.i < len(s.data) && !bytes.ContainsRune([]byte(" \t\r\n,]}"), rune(s.data[s.i])) {
+			s.i++
+		}
+		return n
+	}
+}
+
+// str reads a JSON string at s.i and returns its value.
+func (s *scanner) str() (string, bool) {
+	if s.i >= len(s.data) || s.data[s.i] != '"' {
+		return "", false
+	}
+	start := s.i
+	for s.i++; s.i < len(s.data); s.i++ {
+		switch s.data[s.i] {
+		case '\\':
+			s.i++
+		case '"':
+			s.i++
+			var v string
+			if json.Unmarshal(s.data[start:s.i], &v) != nil {
+				return "", false
+			}
+			return v, true
+		}
+	}
+	return "", false
+}
