@@ -1,6 +1,7 @@
 package validation
 
 import (
+	"slices"
 	"testing"
 	"time"
 
@@ -419,4 +420,137 @@ func TestParentKeyIsTheGatewayTheRulesJudgeBy(t *testing.T) {
 			}
 		})
 	}
+}
+
+// mergeFixture is a Gateway with ListenerSets of every state: the Gateway's
+// own listeners first (one losing to another of them), then the sets by
+// creation time and namespace/name whatever their order here, one of them
+// not created yet.
+func mergeFixture() (*gwv1.Gateway, []*gwv1.ListenerSet, *Objects) {
+	gw := withSelector(gateway(gwv1.NamespacesFromSelector,
+		gwListener("http", 80, "HTTP", ""),
+		gwListener("https", 443, "HTTPS", "shop.example.com"),
+		gwListener("plain-443", 443, "HTTP", ""), // loses to the Gateway's own https
+	), "gateway-access", "yes")
+	invalid := attached("team-a", "bad-routes", 2, entry("grpc", 9090, "HTTP", ""))
+	invalid.Spec.Listeners[0].AllowedRoutes = &gwv1.AllowedRoutes{Kinds: []gwv1.RouteGroupKind{{Kind: "GRPCRoute"}}}
+	sets := []*gwv1.ListenerSet{
+		attached("team-b", "same-time", 5, entry("api", 8080, "HTTP", "api.example.com")),
+		attached("team-a", "same-time", 5, entry("web", 8080, "HTTP", "www.example.com")),
+		{ // not created yet: last
+			ObjectMeta: metav1.ObjectMeta{Namespace: "team-a", Name: "aaa-new"},
+			Spec:       attached("", "", 0, withCert(entry("late", 8443, "HTTPS", ""), "", "cert")).Spec,
+		},
+		attached("team-a", "oldest", 1,
+			withCert(entry("shop", 443, "HTTPS", "shop.example.com"), "", "cert"), // HostnameConflict with the Gateway
+			withCert(entry("tls", 80, "HTTPS", ""), "", "cert"),                   // ProtocolConflict with the Gateway
+			withCert(entry("mail", 8443, "HTTPS", "mail.example.com"), "", "cert")),
+		invalid,
+		attached("team-x", "outsider", 3, withCert(entry("web", 8080, "HTTPS", ""), "", "cert")),
+		attached("team-u", "unknown-ns", 4, withCert(entry("web", 8080, "HTTPS", ""), "", "cert")),
+		attached("team-b", "dup-www", 6, entry("www", 8080, "HTTP", "www.example.com")), // HostnameConflict with team-a/same-time
+	}
+	objects := &Objects{
+		Gateways: []*gwv1.Gateway{gw},
+		Sets:     sets,
+		Namespaces: []*metav1.PartialObjectMetadata{
+			namespace("team-a", map[string]string{"gateway-access": "yes"}),
+			namespace("team-b", map[string]string{"gateway-access": "yes"}),
+			namespace("team-x", nil),
+		},
+	}
+	return gw, sets, objects
+}
+
+func TestMergedListeners(t *testing.T) {
+	gw, sets, objects := mergeFixture()
+	rows := MergedListeners(gw, sets, MergeOptions{Cluster: objects, JudgeSets: true})
+
+	gwSrc := ListenerSource{Kind: SourceGateway, Namespace: "gateway-ns", Name: "gw"}
+	set := func(ns, name string) ListenerSource {
+		return ListenerSource{Kind: SourceListenerSet, Namespace: ns, Name: name}
+	}
+	type row struct {
+		source   string
+		listener gwv1.SectionName
+		state    ListenerState
+		reason   string
+		winner   string
+	}
+	want := []row{
+		{"gateway-ns/gw", "http", ListenerAccepted, "", ""},
+		{"gateway-ns/gw", "https", ListenerAccepted, "", ""},
+		{"gateway-ns/gw", "plain-443", ListenerConflicted, ReasonProtocolConflict, "gateway-ns/gw https"},
+		{"team-a/oldest", "shop", ListenerConflicted, ReasonHostnameConflict, "gateway-ns/gw https"},
+		{"team-a/oldest", "tls", ListenerConflicted, ReasonProtocolConflict, "gateway-ns/gw http"},
+		{"team-a/oldest", "mail", ListenerAccepted, "", ""},
+		{"team-a/bad-routes", "grpc", ListenerInvalid, "", ""},
+		{"team-x/outsider", "web", ListenerNotAllowed, "allowedListeners.namespaces.selector: gateway-access=yes", ""},
+		{"team-u/unknown-ns", "web", ListenerUnknown, `labels of namespace "team-u" unknown (allowedListeners.namespaces.selector: gateway-access=yes)`, ""},
+		{"team-a/same-time", "web", ListenerAccepted, "", ""},
+		{"team-b/same-time", "api", ListenerAccepted, "", ""},
+		{"team-b/dup-www", "www", ListenerConflicted, ReasonHostnameConflict, "team-a/same-time web"},
+		{"team-a/aaa-new", "late", ListenerAccepted, "", ""},
+	}
+	var got []row
+	for i, r := range rows {
+		assert.Equal(t, i+1, r.Precedence)
+		g := row{source: r.Source.String(), listener: r.Listener, state: r.State, reason: r.Reason}
+		if r.Winner != nil {
+			g.winner = r.Winner.Source.String() + " " + string(r.Winner.Listener)
+		}
+		got = append(got, g)
+	}
+	assert.Equal(t, want, got)
+
+	// Details: the Gateway's rows name the Gateway, conflicts carry the
+	// webhook's error with the listener's path, Invalid the set's own errors.
+	assert.Equal(t, gwSrc, rows[0].Source)
+	assert.Equal(t, set("team-a", "oldest"), rows[3].Source)
+	assert.Equal(t, field.ErrorList{field.Invalid(field.NewPath("spec", "listeners").Index(1).Child("protocol"), "HTTPS",
+		"port 80 already uses protocol HTTP in gateway-ns/gw listener http; this listener would be Conflicted (ProtocolConflict)")}, rows[4].Errors)
+	assert.Equal(t, field.ErrorList{field.NotSupported(field.NewPath("spec", "listeners").Index(0).Child("allowedRoutes", "kinds").Index(0).Child("kind"),
+		"GRPCRoute", []string{"HTTPRoute"})}, rows[6].Errors)
+	assert.Equal(t, 1, rows[4].Index)
+
+	// Without JudgeSets (the cluster-aware rules' view of stored sets) the
+	// invalid set takes its place like any other.
+	unjudged := MergedListeners(gw, sets, MergeOptions{Cluster: objects})
+	assert.Equal(t, ListenerAccepted, unjudged[6].State)
+
+	// The input's order does not matter.
+	reversed := slices.Clone(sets)
+	slices.Reverse(reversed)
+	assert.Equal(t, rows, MergedListeners(gw, reversed, MergeOptions{Cluster: objects, JudgeSets: true}))
+}
+
+// TestMergedListenersAreTheVerdict: the cluster-aware rule gives every
+// ListenerSet exactly the conflicts its rows of the merged list show, so a
+// listing built with MergedListeners shows what the webhook decides.
+func TestMergedListenersAreTheVerdict(t *testing.T) {
+	gw, sets, objects := mergeFixture()
+	// The webhook never stores an invalid set: the cluster holds the others.
+	var stored []*gwv1.ListenerSet
+	for _, ls := range sets {
+		if errs, _ := Validate(ls, nil, Options{}); len(errs) == 0 {
+			stored = append(stored, ls)
+		}
+	}
+	require.Len(t, stored, len(sets)-1)
+	cluster := *objects
+	cluster.Sets = stored
+	rows := MergedListeners(gw, sets, MergeOptions{Cluster: objects, JudgeSets: true})
+	conflicts := 0
+	for _, ls := range stored {
+		var want field.ErrorList
+		for _, r := range rows {
+			if r.Source.Namespace == ls.Namespace && r.Source.Name == ls.Name && r.State == ListenerConflicted {
+				want = append(want, r.Errors...)
+			}
+		}
+		conflicts += len(want)
+		errs, _ := Validate(ls, nil, Options{Cluster: &cluster, Strict: true})
+		assert.Equal(t, want, errs, "%s/%s", ls.Namespace, ls.Name)
+	}
+	assert.Equal(t, 3, conflicts, "the fixture's ListenerSet conflicts")
 }
