@@ -78,6 +78,9 @@ var SignatureAlgorithms = []string{
 // order is what minimumVersion ≤ maximumVersion compares.
 var TLSVersions = []string{"TLSv1_0", "TLSv1_1", "TLSv1_2", "TLSv1_3"}
 
+// TLSVersionHTTP3 is the version HTTP/3 needs: QUIC runs on TLS 1.3 only.
+const TLSVersionHTTP3 = "TLSv1_3"
+
 // Limits the upstream CRD schema sets; repeated because the webhook must not
 // assume the schema ran first.
 const (

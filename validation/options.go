@@ -10,6 +10,24 @@ import (
 	gwv1 "sigs.k8s.io/gateway-api/apis/v1"
 )
 
+// Details of the option rules' errors, shared with the policy package's CEL.
+const (
+	// DetailUnprefixedOption: Gateway API reserves un-prefixed option names.
+	DetailUnprefixedOption = "un-prefixed option names are reserved by Gateway API; use " + OptionPrefix + "<name>"
+	// DetailTLS13Cipher: a TLS 1.3 suite named in the ciphers option.
+	DetailTLS13Cipher = "TLS 1.3 cipher suites are not configurable; this option applies to TLS 1.0-1.2 only"
+	// DetailEmptyNameList: a list-valued option set to "".
+	DetailEmptyNameList = "must be a comma-separated list of names, not empty"
+	// DetailEmptyItem: a list-valued option with an empty item ("a,,b").
+	DetailEmptyItem = "must not contain empty items"
+	// DetailPaddedItem: a list item with spaces around it ("a, b").
+	DetailPaddedItem = "items must not have surrounding spaces"
+	// DetailVersionBelowMinimum: maximumVersion below minimumVersion (%s).
+	DetailVersionBelowMinimum = "must not be lower than minimumVersion (%s)"
+	// DetailHTTP3NeedsTLS13: an http3 listener's maximumVersion below 1.3.
+	DetailHTTP3NeedsTLS13 = "must be " + TLSVersionHTTP3 + " for protocol " + string(ProtocolHTTP3) + ": HTTP/3 runs over QUIC, which requires TLS 1.3"
+)
+
 // validateOptions checks tls.options: Gateway API reserves un-prefixed keys,
 // Airlock owns the microgateway.airlock.com/ prefix, and Envoy refuses a whole
 // listener over one bad name, so every value is checked here, before it is
@@ -28,7 +46,7 @@ func validateOptions(options map[gwv1.AnnotationKey]gwv1.AnnotationValue, protoc
 		switch ours := strings.HasPrefix(string(key), OptionPrefix); {
 		case !strings.Contains(string(key), "/"):
 			errs = append(errs, field.Invalid(keyPath, string(key),
-				"un-prefixed option names are reserved by Gateway API; use "+OptionPrefix+"<name>"))
+				DetailUnprefixedOption))
 		case !ours:
 			keyErrs := validation.IsDomainPrefixedKey(keyPath, string(key))
 			errs = append(errs, keyErrs...)
@@ -64,7 +82,7 @@ func validateOption(key gwv1.AnnotationKey, value string, fldPath *field.Path) f
 // tls13Cipher explains why a TLS 1.3 suite, a real name, is still wrong here.
 func tls13Cipher(item string) string {
 	if slices.Contains(TLS13Ciphers, item) {
-		return "TLS 1.3 cipher suites are not configurable; this option applies to TLS 1.0-1.2 only"
+		return DetailTLS13Cipher
 	}
 	return ""
 }
@@ -75,7 +93,7 @@ func tls13Cipher(item string) string {
 // message for an unsupported item than the list of supported values.
 func validateNameList(value string, allowed []string, fldPath *field.Path, explain func(string) string) field.ErrorList {
 	if value == "" {
-		return field.ErrorList{field.Invalid(fldPath, value, "must be a comma-separated list of names, not empty")}
+		return field.ErrorList{field.Invalid(fldPath, value, DetailEmptyNameList)}
 	}
 	var errs field.ErrorList
 	// The items are visited in place (no split, no set: the lists are short).
@@ -83,9 +101,9 @@ func validateNameList(value string, allowed []string, fldPath *field.Path, expla
 		item, after, more := strings.Cut(rest, ",")
 		switch {
 		case item == "":
-			errs = append(errs, field.Invalid(fldPath, value, "must not contain empty items"))
+			errs = append(errs, field.Invalid(fldPath, value, DetailEmptyItem))
 		case strings.TrimSpace(item) != item:
-			errs = append(errs, field.Invalid(fldPath, item, "items must not have surrounding spaces"))
+			errs = append(errs, field.Invalid(fldPath, item, DetailPaddedItem))
 		case listContains(value[:before], item):
 			errs = append(errs, field.Duplicate(fldPath, item))
 		case slices.Contains(allowed, item):
@@ -133,11 +151,10 @@ func validateVersionRange(options map[gwv1.AnnotationKey]gwv1.AnnotationValue, p
 	maxPath := fldPath.Key(string(OptionMaximumVersion))
 	var errs field.ErrorList
 	if lo >= 0 && hi >= 0 && lo > hi {
-		errs = append(errs, field.Invalid(maxPath, maxV, fmt.Sprintf("must not be lower than minimumVersion (%s)", minV)))
+		errs = append(errs, field.Invalid(maxPath, maxV, fmt.Sprintf(DetailVersionBelowMinimum, minV)))
 	}
-	if protocol == ProtocolHTTP3 && hi >= 0 && maxV != "TLSv1_3" {
-		errs = append(errs, field.Invalid(maxPath, maxV,
-			"must be TLSv1_3 for protocol "+string(ProtocolHTTP3)+": HTTP/3 runs over QUIC, which requires TLS 1.3"))
+	if protocol == ProtocolHTTP3 && hi >= 0 && maxV != TLSVersionHTTP3 {
+		errs = append(errs, field.Invalid(maxPath, maxV, DetailHTTP3NeedsTLS13))
 	}
 	return errs
 }
