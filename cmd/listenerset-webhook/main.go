@@ -3,6 +3,7 @@
 //
 //	listenerset-webhook serve [flags]                     serve the webhooks over HTTPS
 //	listenerset-webhook validate -f PATH... [-o text|json] validate manifests without a cluster
+//	listenerset-webhook listeners -f PATH...|--kubeconfig F each Gateway's merged listener list
 //
 // This file is flags and wiring only: serving is webhook.Run, validating is
 // offline.Validate.
@@ -29,6 +30,8 @@ const usage = `listenerset-webhook: admission webhook for Gateway API ListenerSe
 Usage:
   listenerset-webhook serve [flags]                       serve the mutating and validating webhooks
   listenerset-webhook validate -f PATH [-o text|json]     validate manifests offline, as the webhook would
+  listenerset-webhook listeners (-f PATH | --kubeconfig FILE) [--gateway NS/NAME] [-o wide|json]
+                                                          each Gateway's merged listeners and their states
 
 Run "listenerset-webhook <command> -h" for a command's flags.
 `
@@ -48,6 +51,8 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 		return serve(args[1:], stderr)
 	case "validate":
 		return validate(args[1:], stdin, stdout, stderr)
+	case "listeners":
+		return listeners(args[1:], stdin, stdout, stderr)
 	case "help", "-h", "-help", "--help":
 		fmt.Fprint(stdout, usage)
 		return exitOK

@@ -1,0 +1,81 @@
+// Package listing is the listeners command: each Gateway's merged listener
+// list, as Gateway API says an implementation must build it (the Gateway's
+// own listeners, then its ListenerSets oldest first, then by
+// "namespace/name"), one row per listener with what becomes of it. It shows
+// before anything is applied what Airlock Microgateway will program, where
+// users otherwise learn about conflicts from status, after the fact.
+//
+// The list and every state come from validation.MergedListeners, the code
+// the webhook's cluster-aware checks judge a ListenerSet by; this package
+// only reads the objects and renders the rows.
+//
+// # Input
+//
+// From manifests (FromManifests: files, directories or "-", read with
+// offline.Read, so exactly what validate reads) or from a cluster
+// (FromCluster: read-only lists of Gateways, ListenerSets and Namespaces'
+// metadata, nothing else, no grants needed beyond list on those three).
+// Namespace labels matter only for allowedListeners.namespaces.from
+// Selector; offline, a namespace the input does not hold has unknown labels.
+//
+// Precedence follows each ListenerSet's creationTimestamp. A manifest without
+// one is a set not created yet: it comes after every created one, and among
+// such sets "namespace/name" decides, as it does for sets created in the same
+// second (kube-apiserver's timestamps have one-second resolution, and one
+// `kubectl apply` usually creates all its sets within a second). This is the
+// order `validate` judges the same manifests in. Manifests taken from a
+// cluster (`kubectl get -o yaml`) keep their timestamps and so list as the
+// cluster does.
+//
+// # States
+//
+//   - Accepted: the listener holds its port, protocol and hostname.
+//   - Conflicted: an earlier listener wins; REASON is ProtocolConflict (same
+//     port, another protocol) or HostnameConflict (same port, protocol and
+//     hostname), WINNER (wide, json) the listener it loses to.
+//   - NotAllowed: the Gateway's allowedListeners does not admit the set;
+//     REASON is the setting, e.g. "allowedListeners.namespaces.from: Same".
+//   - Invalid: the set fails its own rules (validate's errors without the
+//     cluster-aware checks); the webhook would deny it, so it takes no place.
+//     REASON is its first error on that listener (else its first error).
+//   - Unknown: whether the Gateway admits the set cannot be told (offline,
+//     its namespace's labels are not in the input); it takes no place.
+//
+// Listeners that take no place are numbered where their set stands.
+//
+// # Output
+//
+// The default is a table as kubectl prints one, a row per listener, the
+// Gateways by namespace/name:
+//
+//	GATEWAY       PRECEDENCE   SOURCE                      LISTENER   PORT   PROTOCOL   HOSTNAME           STATE        REASON
+//	infra/shared  1            Gateway/infra/shared        http       80     HTTP       <none>             Accepted     <none>
+//	infra/shared  2            ListenerSet/team-a/api      shop       443    HTTPS      shop.example.com   Conflicted   HostnameConflict
+//
+// -o wide adds WINNER (the listener a Conflicted one loses to) and MESSAGE
+// (the error the webhook's cluster-aware check gives a Conflicted listener;
+// every error of an Invalid set). -o json prints one Listing document:
+//
+//	{
+//	  "gateways": [{"namespace": "infra", "name": "shared", "listeners": [
+//	    {"precedence": 2, "source": {"kind": "ListenerSet", "namespace": "team-a", "name": "api"},
+//	     "name": "shop", "port": 443, "protocol": "HTTPS", "hostname": "shop.example.com",
+//	     "state": "Conflicted", "reason": "HostnameConflict",
+//	     "winner": {"source": {"kind": "Gateway", "namespace": "infra", "name": "shared"}, "name": "https"},
+//	     "messages": ["spec.listeners[1].hostname: Invalid value: ..."]}]}],
+//	  "unattached": [{"namespace": "team-a", "name": "lost", "reason": "Gateway infra/other not found"}],
+//	  "inputErrors": []
+//	}
+//
+// Every key is always present: hostname and winner are null when unset,
+// reason "" and the lists [] when empty. Unattached are the ListenerSets
+// whose parentRef names no Gateway of the input (or cluster); the table
+// output notes them on stderr.
+//
+// # Exit codes
+//
+// ExitOK (0) when the listing was printed; ExitNotFound (1) when --gateway
+// names a Gateway that is not there; ExitInputError (2) when an input could
+// not be read or parsed (what could be read is still listed) or the cluster
+// could not be listed.
+package listing

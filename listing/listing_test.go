@@ -1,0 +1,106 @@
+package listing
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/airlock/listenerset-webhook/validation"
+)
+
+// updateGolden rewrites testdata/golden/*.txt from the current output:
+// UPDATE_GOLDEN=1 go test ./listing/ (then review the diff).
+var updateGolden = os.Getenv("UPDATE_GOLDEN") == "1"
+
+func input(name string) string { return filepath.Join("testdata", name) }
+
+// The golden files hold the exit code, stdout and stderr of one run, so a
+// reviewer sees what a user would.
+func TestListenersGolden(t *testing.T) {
+	tests := []struct {
+		golden  string
+		paths   []string
+		gateway string
+		format  Format
+		exit    int
+	}{
+		{"table", []string{input("merged.yaml")}, "", Table, ExitOK},
+		{"wide", []string{input("merged.yaml")}, "", Wide, ExitOK},
+		{"json", []string{input("merged.yaml")}, "", JSON, ExitOK},
+		{"gateway", []string{input("merged.yaml"), input("offline-only.yaml")}, "infra/gw", Table, ExitOK},
+		{"gateway-not-found", []string{input("merged.yaml")}, "lst-infra/nope", Table, ExitNotFound},
+		{"offline-only", []string{input("offline-only.yaml")}, "", Wide, ExitOK},
+		{"offline-only-json", []string{input("offline-only.yaml")}, "", JSON, ExitOK},
+		{"missing-file", []string{input("missing.yaml"), input("offline-only.yaml")}, "", Table, ExitInputError},
+		{"no-gateways", []string{input("missing.yaml")}, "", Table, ExitInputError},
+	}
+	for _, tt := range tests {
+		t.Run(tt.golden, func(t *testing.T) {
+			var stdout, stderr bytes.Buffer
+			code := Run(context.Background(), Options{Paths: tt.paths, Gateway: tt.gateway, Format: tt.format, Stdout: &stdout, Stderr: &stderr})
+			got := fmt.Sprintf("paths: %s\ngateway: %q\nformat: %q\nexit: %d\n--- stdout\n%s--- stderr\n%s",
+				strings.Join(tt.paths, " "), tt.gateway, tt.format, code, stdout.String(), stderr.String())
+			path := filepath.Join("testdata", "golden", tt.golden+".txt")
+			if updateGolden {
+				require.NoError(t, os.WriteFile(path, []byte(got), 0o644))
+			}
+			want, err := os.ReadFile(path)
+			require.NoError(t, err, "no golden file; run with UPDATE_GOLDEN=1")
+			assert.Equal(t, string(want), got)
+			assert.Equal(t, tt.exit, code, "exit code")
+			if tt.format == JSON {
+				var l Listing
+				require.NoError(t, json.Unmarshal(stdout.Bytes(), &l), "stdout is one JSON document")
+				assert.Empty(t, stderr.String(), "nothing on stderr with -o json")
+			}
+		})
+	}
+}
+
+// The fixture the golden files and the end-to-end test share has a listener
+// in every state a cluster can show, and both conflict reasons.
+func TestFixtureCoversEveryState(t *testing.T) {
+	o, errs := FromManifests([]string{input("merged.yaml")}, nil)
+	require.Empty(t, errs)
+	l, found := Build(o, "lst-infra/shared")
+	require.True(t, found)
+	require.Len(t, l.Gateways, 1)
+	seen := map[string]bool{}
+	for _, r := range l.Gateways[0].Listeners {
+		seen[r.State+" "+r.Reason] = true
+		seen[r.State] = true
+	}
+	for _, want := range []validation.ListenerState{validation.ListenerAccepted, validation.ListenerConflicted,
+		validation.ListenerNotAllowed, validation.ListenerInvalid} {
+		assert.True(t, seen[string(want)], "no %s listener", want)
+	}
+	for _, reason := range []string{validation.ReasonHostnameConflict, validation.ReasonProtocolConflict} {
+		assert.True(t, seen["Conflicted "+reason], "no %s", reason)
+	}
+	assert.True(t, seen["NotAllowed allowedListeners.namespaces.selector: gateway-access=yes"])
+}
+
+// The rows are MergedListeners', one to one: the listing adds no decision.
+func TestRowsAreMergedListeners(t *testing.T) {
+	o, _ := FromManifests([]string{input("merged.yaml")}, nil)
+	l, _ := Build(o, "")
+	gw, _ := o.Gateway("lst-infra", "shared")
+	sets, _ := o.ListenerSetsOf("lst-infra", "shared")
+	rows := validation.MergedListeners(gw, sets, validation.MergeOptions{Cluster: o, JudgeSets: true})
+	require.Len(t, l.Gateways[0].Listeners, len(rows))
+	for i, r := range rows {
+		got := l.Gateways[0].Listeners[i]
+		assert.Equal(t, r.Precedence, got.Precedence)
+		assert.Equal(t, string(r.State), got.State)
+		assert.Equal(t, string(r.Listener), got.Name)
+		assert.Equal(t, r.Source.Name, got.Source.Name)
+	}
+}

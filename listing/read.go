@@ -1,0 +1,74 @@
+package listing
+
+import (
+	"context"
+	"fmt"
+	"io"
+
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/client-go/rest"
+	"k8s.io/client-go/tools/clientcmd"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+	gwv1 "sigs.k8s.io/gateway-api/apis/v1"
+	gwscheme "sigs.k8s.io/gateway-api/pkg/client/clientset/versioned/scheme"
+
+	"github.com/airlock/listenerset-webhook/offline"
+	"github.com/airlock/listenerset-webhook/validation"
+)
+
+// FromManifests reads paths as validate does (offline.Read): the Gateways,
+// ListenerSets and Namespaces they hold, and what could not be read.
+func FromManifests(paths []string, stdin io.Reader) (*validation.Objects, []offline.InputError) {
+	in := offline.Read(paths, stdin)
+	o := in.Objects
+	o.Sets = in.Sets
+	return &o, in.InputErrors
+}
+
+// RESTConfig loads a kubeconfig file, with context naming one of its
+// contexts ("" for its current one).
+func RESTConfig(kubeconfig, context string) (*rest.Config, error) {
+	return clientcmd.NewNonInteractiveDeferredLoadingClientConfig(
+		&clientcmd.ClientConfigLoadingRules{ExplicitPath: kubeconfig},
+		&clientcmd.ConfigOverrides{CurrentContext: context},
+	).ClientConfig()
+}
+
+// FromCluster lists, read-only, what the merged lists need: every Gateway,
+// every ListenerSet and every Namespace's metadata (its labels, for
+// allowedListeners selectors). Nothing is watched, written or cached.
+func FromCluster(ctx context.Context, cfg *rest.Config) (*validation.Objects, error) {
+	// gateway-api's own scheme knows the typed kinds; Namespaces come as
+	// metadata only, which needs none.
+	c, err := client.New(cfg, client.Options{Scheme: gwscheme.Scheme})
+	if err != nil {
+		return nil, err
+	}
+	var gateways gwv1.GatewayList
+	if err := c.List(ctx, &gateways); err != nil {
+		return nil, fmt.Errorf("listing Gateways: %w", err)
+	}
+	var sets gwv1.ListenerSetList
+	if err := c.List(ctx, &sets); err != nil {
+		return nil, fmt.Errorf("listing ListenerSets: %w", err)
+	}
+	namespaces := &metav1.PartialObjectMetadataList{TypeMeta: metav1.TypeMeta{APIVersion: "v1", Kind: "NamespaceList"}}
+	if err := c.List(ctx, namespaces); err != nil {
+		return nil, fmt.Errorf("listing Namespaces: %w", err)
+	}
+	o := &validation.Objects{
+		Gateways:   make([]*gwv1.Gateway, 0, len(gateways.Items)),
+		Sets:       make([]*gwv1.ListenerSet, 0, len(sets.Items)),
+		Namespaces: make([]*metav1.PartialObjectMetadata, 0, len(namespaces.Items)),
+	}
+	for i := range gateways.Items {
+		o.Gateways = append(o.Gateways, &gateways.Items[i])
+	}
+	for i := range sets.Items {
+		o.Sets = append(o.Sets, &sets.Items[i])
+	}
+	for i := range namespaces.Items {
+		o.Namespaces = append(o.Namespaces, &namespaces.Items[i])
+	}
+	return o, nil
+}

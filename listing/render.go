@@ -1,0 +1,80 @@
+package listing
+
+import (
+	"encoding/json"
+	"fmt"
+	"io"
+	"strconv"
+	"strings"
+	"text/tabwriter"
+)
+
+// Format is an output format of the listeners command.
+type Format string
+
+// Output formats.
+const (
+	// Table is the default: a kubectl-like table.
+	Table Format = ""
+	// Wide adds WINNER and MESSAGE, as kubectl's -o wide adds columns.
+	Wide Format = "wide"
+	// JSON prints the Listing document.
+	JSON Format = "json"
+)
+
+// none is what kubectl prints for an empty cell.
+const none = "<none>"
+
+// Write renders l in format f.
+func Write(w io.Writer, l *Listing, f Format) error {
+	if f == JSON {
+		enc := json.NewEncoder(w)
+		enc.SetIndent("", "  ")
+		return enc.Encode(l)
+	}
+	if len(l.Gateways) == 0 {
+		return nil
+	}
+	// kubectl's own tab writer settings (cli-runtime printers.GetNewTabWriter).
+	tw := tabwriter.NewWriter(w, 6, 4, 3, ' ', 0)
+	header := []string{"GATEWAY", "PRECEDENCE", "SOURCE", "LISTENER", "PORT", "PROTOCOL", "HOSTNAME", "STATE", "REASON"}
+	if f == Wide {
+		header = append(header, "WINNER", "MESSAGE")
+	}
+	fmt.Fprintln(tw, strings.Join(header, "\t"))
+	for _, g := range l.Gateways {
+		name := g.Name
+		if g.Namespace != "" {
+			name = g.Namespace + "/" + g.Name
+		}
+		for _, r := range g.Listeners {
+			cells := []string{name, strconv.Itoa(r.Precedence), r.Source.String(), r.Name,
+				strconv.Itoa(int(r.Port)), r.Protocol, orNone(r.Hostname), r.State, cell(r.Reason)}
+			if f == Wide {
+				winner := none
+				if r.Winner != nil {
+					winner = r.Winner.String()
+				}
+				cells = append(cells, winner, cell(strings.Join(r.Messages, "; ")))
+			}
+			fmt.Fprintln(tw, strings.Join(cells, "\t"))
+		}
+	}
+	return tw.Flush()
+}
+
+func orNone(s *string) string {
+	if s == nil {
+		return none
+	}
+	return cell(*s)
+}
+
+// cell keeps a value on its row: empty becomes <none>, tabs and line breaks
+// spaces.
+func cell(s string) string {
+	if s == "" {
+		return none
+	}
+	return strings.NewReplacer("\t", " ", "\n", " ", "\r", " ").Replace(s)
+}
