@@ -17,6 +17,7 @@ import (
 	gwv1 "sigs.k8s.io/gateway-api/apis/v1"
 	"sigs.k8s.io/yaml"
 
+	"github.com/airlock/listenerset-webhook/offline/position"
 	"github.com/airlock/listenerset-webhook/validation"
 )
 
@@ -37,6 +38,8 @@ type run struct {
 type pending struct {
 	res Result
 	ls  *gwv1.ListenerSet
+	// raw is the object's JSON, which the verdict decodes as kube-apiserver.
+	raw []byte
 }
 
 func (v *run) path(p string) {
@@ -95,6 +98,7 @@ func (v *run) stream(name string, r io.Reader) {
 	if r == nil {
 		r = strings.NewReader("")
 	}
+	v.report.files = append(v.report.files, name)
 	data, err := io.ReadAll(r)
 	if err != nil {
 		v.inputError(InputError{File: name, Message: err.Error()})
@@ -110,8 +114,12 @@ func (v *run) stream(name string, r io.Reader) {
 // lets the strict decode see duplicate fields. It returns false, having
 // reported nothing, when the very first object does not parse: the input may
 // be YAML that starts with a flow mapping.
+//
+// Positions come from a token scan of each object (position.ParseJSON), with
+// the lines of the file.
 func (v *run) jsonStream(name string, data []byte) bool {
 	dec := json.NewDecoder(bytes.NewReader(data))
+	lines := position.NewLines(data)
 	for doc := 1; ; doc++ {
 		var raw json.RawMessage
 		err := dec.Decode(&raw)
@@ -122,30 +130,52 @@ func (v *run) jsonStream(name string, data []byte) bool {
 			if doc == 1 {
 				return false
 			}
-			v.inputError(InputError{File: name, Document: doc, Message: err.Error()})
+			ie := InputError{File: name, Document: doc, Message: err.Error()}
+			var syntax *json.SyntaxError
+			if errors.As(err, &syntax) {
+				p := lines.At(int(syntax.Offset))
+				ie.Line, ie.Column = p.Line, p.Column
+			}
+			v.inputError(ie)
 			return true
 		}
-		v.document(Location{File: name, Document: doc}, raw, nil)
+		// RawMessage holds the value's bytes exactly, so it ends where the
+		// decoder stands.
+		tree := position.ParseJSON(data, int(dec.InputOffset())-len(raw), lines)
+		v.document(Location{File: name, Document: doc}, raw, nil, tree)
 	}
 }
 
 // yamlStream converts each YAML document to JSON. Duplicate keys, which YAML
 // to JSON conversion would silently resolve to the last value, become
 // warnings; line numbers in messages are counted from the top of the file.
+// Each document is also parsed into a node tree for the findings' positions;
+// a document that converts but does not parse as a tree (the two parsers
+// differ in corner cases) has its findings at its first line.
 func (v *run) yamlStream(name string, data []byte) {
 	for i, d := range splitYAML(data) {
 		doc := i + 1
 		raw, err := yaml.YAMLToJSONStrict(d.data)
-		var warnings []string
+		var warnings []Warning
 		if err != nil {
 			lenient, lerr := yaml.YAMLToJSON(d.data)
 			if lerr != nil {
-				v.inputError(InputError{File: name, Document: doc, Message: fileLines(lerr.Error(), d.line)})
+				msg := fileLines(lerr.Error(), d.line)
+				ie := InputError{File: name, Document: doc, Message: msg}
+				if m := lineRef.FindStringSubmatch(msg); m != nil {
+					ie.Line, _ = strconv.Atoi(m[1])
+					ie.Column = 1
+				}
+				v.inputError(ie)
 				return
 			}
 			raw, warnings = lenient, duplicateKeyWarnings(err, d.line)
 		}
-		v.document(Location{File: name, Document: doc}, raw, warnings)
+		tree, terr := position.ParseYAML(d.data, d.line)
+		if terr != nil {
+			tree = nil
+		}
+		v.document(Location{File: name, Document: doc, Line: d.line}, raw, warnings, tree)
 	}
 }
 
@@ -213,13 +243,16 @@ func fileLines(msg string, start int) string {
 
 // duplicateKeyWarnings phrases strict YAML errors like the JSON decoder's
 // (and kubectl's) "duplicate field" warnings, with the line in the file.
-func duplicateKeyWarnings(err error, start int) []string {
-	var warnings []string
+// The warnings carry the line; locate finds the key's column on it.
+func duplicateKeyWarnings(err error, start int) []Warning {
+	var warnings []Warning
 	for _, m := range duplicateKey.FindAllStringSubmatch(err.Error(), -1) {
-		warnings = append(warnings, fileLines("line "+m[1], start)+": duplicate field "+m[2])
+		n, _ := strconv.Atoi(m[1])
+		warnings = append(warnings, Warning{Kind: KindDuplicateField, Line: n + start - 1,
+			Message: fileLines("line "+m[1], start) + ": duplicate field " + m[2]})
 	}
 	if len(warnings) == 0 {
-		warnings = append(warnings, fileLines(err.Error(), start))
+		warnings = append(warnings, Warning{Kind: KindStrictDecoding, Line: start, Message: fileLines(err.Error(), start)})
 	}
 	return warnings
 }
@@ -237,8 +270,12 @@ type head struct {
 
 // document handles one decoded document. docWarnings (duplicate YAML keys)
 // belong to the ListenerSet in it, if it is one; for a List they cannot be
-// told apart by item and are dropped with the list.
-func (v *run) document(loc Location, raw json.RawMessage, docWarnings []string) {
+// told apart by item and are dropped with the list. tree locates the
+// document's fields (nil: unknown); a List item gets its item's subtree.
+func (v *run) document(loc Location, raw json.RawMessage, docWarnings []Warning, tree *position.Node) {
+	if tree != nil {
+		loc.Line = tree.Pos.Line
+	}
 	raw = bytes.TrimSpace(raw)
 	if len(raw) == 0 || bytes.Equal(raw, []byte("null")) {
 		return // an empty document: only comments, or "---" twice
@@ -256,8 +293,10 @@ func (v *run) document(loc Location, raw json.RawMessage, docWarnings []string) 
 		return
 	}
 	if loc.Item == 0 && isList(h) {
+		items := tree.Child(position.Segment{Key: "items", Index: -1})
 		for i, item := range h.Items {
-			v.document(Location{File: loc.File, Document: loc.Document, Item: i + 1}, item, nil)
+			v.document(Location{File: loc.File, Document: loc.Document, Item: i + 1, Line: loc.Line}, item, nil,
+				items.Child(position.Segment{Key: fmt.Sprint(i), Index: i}))
 		}
 		return
 	}
@@ -271,7 +310,9 @@ func (v *run) document(loc Location, raw json.RawMessage, docWarnings []string) 
 	case h.APIVersion != listenerSetAPIVersion:
 		skipped.Reason = reasonOtherVersion
 	default:
-		v.pending = append(v.pending, decode(loc, h, raw, docWarnings))
+		p := decode(loc, h, raw, docWarnings)
+		p.res.tree = tree
+		v.pending = append(v.pending, p)
 		return
 	}
 	if v.collect(h, raw) {

@@ -4,8 +4,12 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"slices"
+	"strings"
 
 	gwv1 "sigs.k8s.io/gateway-api/apis/v1"
+
+	"github.com/airlock/listenerset-webhook/offline/position"
 )
 
 // Format selects the output.
@@ -17,7 +21,18 @@ const (
 	Text Format = "text"
 	// JSON is one Report on stdout.
 	JSON Format = "json"
+	// JUnit is JUnit XML as kubeconform writes it: a testsuite per file, a
+	// testcase per ListenerSet, a failure per error.
+	JUnit Format = "junit"
+	// SARIF is a SARIF 2.1.0 log for code scanning: a rule per check, a
+	// result per error and warning.
+	SARIF Format = "sarif"
+	// GitHub is GitHub Actions workflow commands, one per finding.
+	GitHub Format = "github"
 )
+
+// Formats are the output formats, in the order help texts list them.
+var Formats = []Format{Text, JSON, JUnit, SARIF, GitHub}
 
 // Exit codes of Validate.
 const (
@@ -42,14 +57,24 @@ type Options struct {
 	Format Format
 	// Stdin is read for the PATH "-".
 	Stdin io.Reader
-	// Stdout receives results (Text) or the Report (JSON).
+	// Stdout receives results (Text) or the report in the other formats.
 	Stdout io.Writer
 	// Stderr receives warnings and notes (Text only).
 	Stderr io.Writer
+	// WorkDir is the directory file names are made relative to in SARIF
+	// (its %SRCROOT%); the working directory when empty.
+	WorkDir string
 	// Strict makes listener conflicts and certificate references that no
 	// ReferenceGrant permits errors instead of warnings, as the webhook's
 	// --strict does.
 	Strict bool
+	// CRDs are the files or directories holding the ListenerSet CRD to
+	// apply (a cluster's own, e.g. Gateway API v1.7.0); the embedded v1.6.3
+	// standard CRD when empty.
+	CRDs []string
+	// UnknownFields says what fields the CRD does not know make of an
+	// object; UnknownFieldsError when empty.
+	UnknownFields UnknownFields
 }
 
 // Report is the JSON output: every ListenerSet's result, every skipped
@@ -63,6 +88,9 @@ type Report struct {
 	InputErrors []InputError `json:"inputErrors"`
 	// Summary counts the above.
 	Summary Summary `json:"summary"`
+
+	// files are the inputs read, in order (the suites of JUnit output).
+	files []string
 }
 
 // Location says where an object came from.
@@ -73,6 +101,8 @@ type Location struct {
 	Document int `json:"document"`
 	// Item is the position in a List's items, from 1; 0 (omitted) outside lists.
 	Item int `json:"item,omitempty"`
+	// Line is the line of File the object starts on (0, omitted, if unknown).
+	Line int `json:"line,omitempty"`
 }
 
 // Result is the verdict on one ListenerSet.
@@ -87,7 +117,10 @@ type Result struct {
 	// Errors are the validation errors, as the webhook's 422 would list them.
 	Errors []FieldError `json:"errors"`
 	// Warnings are the admission warnings, plus unknown or duplicate fields.
-	Warnings []string `json:"warnings"`
+	Warnings []Warning `json:"warnings"`
+
+	// tree locates the fields of the object's document (nil: unknown).
+	tree *position.Node
 }
 
 // FieldError is one field.Error.
@@ -104,6 +137,26 @@ type FieldError struct {
 	Detail string `json:"detail,omitempty"`
 	// Message is the whole error as kubectl prints it.
 	Message string `json:"message"`
+	// Line and Column are where Field stands in the file, or its nearest
+	// existing parent when the field is missing (from 1).
+	Line   int `json:"line"`
+	Column int `json:"column"` // see Line
+}
+
+// Warning is one warning: the object is admitted.
+type Warning struct {
+	// Field is the path the warning is about; empty when it has none (a
+	// duplicate YAML key is known by its line).
+	Field string `json:"field,omitempty"`
+	// Kind names the rule: a validation.WarningKind, or UnknownField or
+	// DuplicateField for what the strict decode notices.
+	Kind string `json:"kind"`
+	// Message is the whole warning as kubectl prints it after "Warning: ".
+	Message string `json:"message"`
+	// Line and Column are where Field stands in the file (from 1), as for
+	// FieldError.
+	Line   int `json:"line"`
+	Column int `json:"column"` // see Line
 }
 
 // Skipped is an object that is not a gateway.networking.k8s.io/v1 ListenerSet.
@@ -128,6 +181,10 @@ type InputError struct {
 	Document int `json:"document,omitempty"`
 	// Message is the reader's or parser's error.
 	Message string `json:"message"`
+	// Line and Column are where parsing failed, when the parser says
+	// (0, omitted, otherwise).
+	Line   int `json:"line,omitempty"`
+	Column int `json:"column,omitempty"` // see Line
 }
 
 // Summary counts the report's entries and gives the exit code.
@@ -162,8 +219,8 @@ func Validate(paths []string, opts Options) int {
 	v := &run{opts: opts, report: Report{
 		Results: []Result{}, Skipped: []Skipped{}, InputErrors: []InputError{},
 	}}
-	if opts.Format != Text && opts.Format != JSON {
-		fmt.Fprintf(opts.Stderr, "error: output format %q: must be text or json\n", opts.Format)
+	if !slices.Contains(Formats, opts.Format) {
+		fmt.Fprintf(opts.Stderr, "error: output format %q: must be one of %s\n", opts.Format, FormatList())
 		return ExitInputError
 	}
 	for _, p := range paths {
@@ -178,20 +235,41 @@ func Validate(paths []string, opts Options) int {
 	case r.Summary.Invalid > 0:
 		r.Summary.ExitCode = ExitInvalid
 	}
-	if opts.Format == JSON {
+	var err error
+	switch opts.Format {
+	case Text:
+		if len(r.Results) == 0 && r.Summary.InputErrors == 0 {
+			fmt.Fprintln(opts.Stderr, "no ListenerSet found")
+		}
+	case JSON:
 		enc := json.NewEncoder(opts.Stdout)
 		enc.SetIndent("", "  ")
-		if err := enc.Encode(r); err != nil {
-			fmt.Fprintf(opts.Stderr, "error: writing the report: %v\n", err)
-			return ExitInputError
-		}
-	} else if len(r.Results) == 0 && r.Summary.InputErrors == 0 {
-		fmt.Fprintln(opts.Stderr, "no ListenerSet found")
+		err = enc.Encode(r)
+	case JUnit:
+		err = writeJUnit(opts.Stdout, r)
+	case SARIF:
+		err = writeSARIF(opts.Stdout, r, opts.WorkDir)
+	case GitHub:
+		err = writeGitHub(opts.Stdout, r)
+	}
+	if err != nil {
+		fmt.Fprintf(opts.Stderr, "error: writing the report: %v\n", err)
+		return ExitInputError
 	}
 	return r.Summary.ExitCode
 }
 
+// FormatList is the formats as help texts show them: "text|json|...".
+func FormatList() string {
+	s := make([]string, len(Formats))
+	for i, f := range Formats {
+		s[i] = string(f)
+	}
+	return strings.Join(s, "|")
+}
+
 func (v *run) result(r Result) {
+	r.locate()
 	v.report.Results = append(v.report.Results, r)
 	if r.Valid {
 		v.report.Summary.Valid++
@@ -202,7 +280,7 @@ func (v *run) result(r Result) {
 		return
 	}
 	for _, w := range r.Warnings {
-		fmt.Fprintf(v.opts.Stderr, "Warning: %s\n", w)
+		fmt.Fprintf(v.opts.Stderr, "Warning: %s\n", w.Message)
 	}
 	name := displayName(r.Namespace, r.Name)
 	switch len(r.Errors) {

@@ -61,7 +61,12 @@ func TestJSONStreamDuplicateFields(t *testing.T) {
 	{"apiVersion":"v1","kind":"Namespace","metadata":{"name":"ns"}}`
 	r := check(t, input)
 	require.Len(t, r.Results, 1)
-	assert.Equal(t, []string{`duplicate field "spec.listeners[0].port"`}, r.Results[0].Warnings)
+	require.Len(t, r.Results[0].Warnings, 1)
+	w := r.Results[0].Warnings[0]
+	assert.Equal(t, `duplicate field "spec.listeners[0].port"`, w.Message)
+	assert.Equal(t, offline.KindDuplicateField, w.Kind)
+	// At the second "port" (the one decoding keeps), by a token scan of the JSON.
+	assert.Equal(t, [2]int{2, 93}, [2]int{w.Line, w.Column})
 	require.Len(t, r.Skipped, 1)
 	assert.Equal(t, 2, r.Skipped[0].Document)
 }
@@ -141,8 +146,12 @@ func TestSameVerdictAsTheWebhook(t *testing.T) {
 				}
 				assert.Equal(t, want, gotErrs)
 				assert.Equal(t, err == nil, got.Valid)
+				var gotWarnings []string
+				for _, w := range got.Warnings {
+					gotWarnings = append(gotWarnings, w.Message)
+				}
 				for _, w := range warnings {
-					assert.Contains(t, got.Warnings, w)
+					assert.Contains(t, gotWarnings, w)
 				}
 			})
 			checked++

@@ -355,3 +355,25 @@ func (s *scanner) str() (string, bool) {
 	}
 	return "", false
 }
+
+// KeyOnLine finds the mapping key named key on the given line anywhere in
+// n: for findings known only by line and key, such as a duplicate YAML key.
+func (n *Node) KeyOnLine(line int, key string) (Pos, bool) {
+	if n == nil {
+		return Pos{}, false
+	}
+	for _, f := range n.Fields {
+		if f.KeyPos.Line == line && f.Key == key {
+			return f.KeyPos, true
+		}
+		if p, ok := f.Value.KeyOnLine(line, key); ok {
+			return p, true
+		}
+	}
+	for _, item := range n.Items {
+		if p, ok := item.KeyOnLine(line, key); ok {
+			return p, true
+		}
+	}
+	return Pos{}, false
+}

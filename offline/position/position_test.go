@@ -150,3 +150,13 @@ func TestLines(t *testing.T) {
 		assert.Equal(t, want, l.At(off), "offset %d", off)
 	}
 }
+
+func TestKeyOnLine(t *testing.T) {
+	root, err := position.ParseYAML([]byte(doc), 5)
+	require.NoError(t, err)
+	got, ok := root.KeyOnLine(15, "protocol")
+	assert.True(t, ok)
+	assert.Equal(t, position.Pos{Line: 15, Column: 5}, got)
+	_, ok = root.KeyOnLine(14, "protocol")
+	assert.False(t, ok)
+}

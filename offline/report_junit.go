@@ -1,0 +1,154 @@
+package offline
+
+import (
+	"cmp"
+	"encoding/xml"
+	"fmt"
+	"io"
+	"slices"
+	"strings"
+)
+
+// JUnit XML as kubeconform writes it (pkg/output/junit.go), which GitLab's
+// and Jenkins' test reports read: a testsuites root, a testsuite per file, a
+// testcase per object (classname Kind@version), a failure per error, a
+// skipped element for an object that is not a v1 ListenerSet and an error
+// element for a document that cannot be read. Each failure's text and the
+// testcase's system-out (its warnings) give file:line:column and the field.
+// No time attributes: nothing is timed, and the output stays reproducible.
+type junitSuites struct {
+	XMLName  xml.Name     `xml:"testsuites"`
+	Name     string       `xml:"name,attr"`
+	Tests    int          `xml:"tests,attr"`
+	Failures int          `xml:"failures,attr"`
+	Disabled int          `xml:"disabled,attr"`
+	Errors   int          `xml:"errors,attr"`
+	Suites   []junitSuite `xml:"testsuite"`
+}
+
+type junitSuite struct {
+	Name     string      `xml:"name,attr"`
+	ID       int         `xml:"id,attr"`
+	Tests    int         `xml:"tests,attr"`
+	Failures int         `xml:"failures,attr"`
+	Errors   int         `xml:"errors,attr"`
+	Disabled int         `xml:"disabled,attr"`
+	Skipped  int         `xml:"skipped,attr"`
+	Cases    []junitCase `xml:"testcase"`
+}
+
+type junitCase struct {
+	Name      string         `xml:"name,attr"`
+	ClassName string         `xml:"classname,attr"`
+	File      string         `xml:"file,attr,omitempty"`
+	Line      int            `xml:"line,attr,omitempty"`
+	Skipped   *junitSkipped  `xml:"skipped,omitempty"`
+	Error     *junitFailure  `xml:"error,omitempty"`
+	Failures  []junitFailure `xml:"failure,omitempty"`
+	SystemOut string         `xml:"system-out,omitempty"`
+
+	order Location // input order within the file
+}
+
+type junitSkipped struct {
+	Message string `xml:"message,attr"`
+}
+
+type junitFailure struct {
+	Message string `xml:"message,attr"`
+	Type    string `xml:"type,attr"`
+	Content string `xml:",chardata"`
+}
+
+func writeJUnit(w io.Writer, r *Report) error {
+	suites := map[string]*junitSuite{}
+	root := junitSuites{Name: "listenerset-webhook"}
+	suite := func(file string) *junitSuite {
+		if s, ok := suites[file]; ok {
+			return s
+		}
+		s := &junitSuite{Name: file, ID: len(suites) + 1}
+		suites[file] = s
+		return s
+	}
+	for _, file := range r.files {
+		suite(file)
+	}
+	at := func(file string, line, col int, field string) string {
+		s := fmt.Sprintf("%s:%d:%d", file, line, col)
+		if field != "" {
+			s += ": " + field
+		}
+		return s
+	}
+	for _, res := range r.Results {
+		s := suite(res.File)
+		c := junitCase{Name: displayName(res.Namespace, res.Name), ClassName: "ListenerSet@v1",
+			File: res.File, Line: res.Line, order: res.Location}
+		if c.Name == "" {
+			c.Name = where("document", res.Location)
+		}
+		for _, e := range res.Errors {
+			c.Failures = append(c.Failures, junitFailure{Message: e.Message, Type: errorRule(e).ID,
+				Content: at(res.File, e.Line, e.Column, e.Field) + ": " + e.Message})
+		}
+		var out []string
+		for _, wn := range res.Warnings {
+			out = append(out, "Warning: "+at(res.File, wn.Line, wn.Column, "")+": "+wn.Message)
+		}
+		c.SystemOut = strings.Join(out, "\n")
+		if len(c.Failures) > 0 {
+			s.Failures++
+			root.Failures++
+		}
+		s.Cases = append(s.Cases, c)
+	}
+	for _, sk := range r.Skipped {
+		s := suite(sk.File)
+		c := junitCase{Name: displayName(sk.Namespace, sk.Name), ClassName: sk.Kind + "@" + version(sk.APIVersion),
+			File: sk.File, Line: sk.Line, Skipped: &junitSkipped{Message: sk.Reason}, order: sk.Location}
+		if sk.Name == "" {
+			c.Name = where("document", sk.Location)
+		}
+		s.Skipped++
+		root.Disabled++
+		s.Cases = append(s.Cases, c)
+	}
+	for _, ie := range r.InputErrors {
+		s := suite(ie.File)
+		name := ie.File
+		if ie.Document > 0 {
+			name = fmt.Sprintf("document %d", ie.Document)
+		}
+		c := junitCase{Name: name, ClassName: ruleInputError, File: ie.File, Line: ie.Line,
+			Error: &junitFailure{Message: ie.Message, Type: ruleInputError, Content: at(ie.File, ie.Line, ie.Column, "") + ": " + ie.Message},
+			order: Location{Document: max(ie.Document, 1<<30)}}
+		s.Errors++
+		root.Errors++
+		s.Cases = append(s.Cases, c)
+	}
+	for _, s := range suites {
+		slices.SortStableFunc(s.Cases, func(a, b junitCase) int {
+			return cmp.Or(cmp.Compare(a.order.Document, b.order.Document), cmp.Compare(a.order.Item, b.order.Item))
+		})
+		s.Tests = len(s.Cases)
+		root.Tests += s.Tests
+		root.Suites = append(root.Suites, *s)
+	}
+	slices.SortFunc(root.Suites, func(a, b junitSuite) int { return cmp.Compare(a.ID, b.ID) })
+	if _, err := io.WriteString(w, xml.Header); err != nil {
+		return err
+	}
+	enc := xml.NewEncoder(w)
+	enc.Indent("", "  ")
+	if err := enc.Encode(root); err != nil {
+		return err
+	}
+	_, err := io.WriteString(w, "\n")
+	return err
+}
+
+// version is the version of an apiVersion (v1 of gateway.networking.k8s.io/v1).
+func version(apiVersion string) string {
+	return apiVersion[strings.LastIndex(apiVersion, "/")+1:]
+}
