@@ -4,7 +4,7 @@ GO ?= go
 BIN := bin
 WEBHOOK := $(BIN)/listenerset-webhook
 
-.PHONY: all build image chart-score run test test-unit test-e2e bench bench-scale fuzz vet k8s-binaries helm chart-lint chart-template clean
+.PHONY: all build image chart-score run ci-tools test test-unit test-e2e bench bench-scale fuzz vet k8s-binaries helm chart-lint chart-template clean
 
 all: build
 
@@ -61,8 +61,14 @@ run:
 	@$(GO) build -o $(BIN)/run ./hack/run
 	@$(BIN)/run $(RUN_FLAGS)
 
+## ci-tools: the SARIF multitool (npm, pinned, into bin/npm/) and pre-commit (Debian), for the
+## validate command's format and hook tests; npm itself from Debian's packages when missing
+ci-tools:
+	@hack/ci-tools.sh sarif-multitool >/dev/null
+	@hack/ci-tools.sh pre-commit >/dev/null
+
 ## test: vet, kube-score over the chart (chart-score), then every test: unit, handler, CLI, local cluster and end-to-end
-test: vet k8s-binaries helm chart-score
+test: vet k8s-binaries helm chart-score ci-tools
 	$(GO) test -count=1 -timeout 30m ./...
 
 ## test-unit: the fast tests only (no control plane)
