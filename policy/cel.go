@@ -1,0 +1,410 @@
+package policy
+
+import (
+	"fmt"
+	"strconv"
+	"strings"
+
+	"k8s.io/apimachinery/pkg/util/validation"
+	"k8s.io/apimachinery/pkg/util/validation/field"
+	gwv1 "sigs.k8s.io/gateway-api/apis/v1"
+
+	rules "github.com/airlock/listenerset-webhook/validation"
+)
+
+// The CEL uses only what kube-apiserver 1.30 accepts in a new policy
+// (compatibility version 1.29: the strings, sets, lists and regex
+// libraries, no two-variable comprehensions, no format library), so that
+// the policy installs wherever ValidatingAdmissionPolicy is GA. Lists are
+// walked by index through a literal index list, since 1.29's CEL has no
+// range; the lists the CRD bounds (listeners, certificateRefs, kinds) fit
+// in it, and the selector's unbounded lists are judged up to its size.
+
+// MaxIndex is the size of the index lists: the CRD's largest maxItems (64
+// listeners, 64 certificateRefs). Selector lists longer than that are denied
+// with their own entry.
+const MaxIndex = rules.MaxListeners
+
+// MaxListItems is how many items of a list-valued TLS option the policy
+// judges one by one. A list with more items than any name list has names
+// must repeat or misspell one, so the webhook rejects it too; past this many
+// the policy says so in one entry instead of one per item, which keeps the
+// costliest object's evaluation within kube-apiserver's CEL budget.
+const MaxListItems = 32
+
+// MaxMessageBytes is where the message is cut (kube-apiserver drops a
+// messageExpression result over 5 KiB); the entries cut are counted.
+const MaxMessageBytes = 5000
+
+// Separator joins the entries of the message: kube-apiserver refuses a
+// message with a line break.
+const Separator = "; "
+
+type variable struct{ name, expression string }
+
+type celPolicy struct {
+	variables           []variable
+	validation, message string
+}
+
+// t replaces each {key} of s with its value (pairs of key, value).
+func t(s string, kv ...string) string {
+	r := make([]string, 0, len(kv))
+	for i := 0; i < len(kv); i += 2 {
+		r = append(r, "{"+kv[i]+"}", kv[i+1])
+	}
+	return strings.NewReplacer(r...).Replace(s)
+}
+
+func indexList(n int) string {
+	s := make([]string, n)
+	for i := range s {
+		s[i] = strconv.Itoa(i)
+	}
+	return "[" + strings.Join(s, ", ") + "]"
+}
+
+// messages apimachinery's validators give, taken from the validators.
+var (
+	msgSubdomainTooLong = one(validation.IsDNS1123Subdomain(strings.Repeat("a", validation.DNS1123SubdomainMaxLength+1)))
+	msgSubdomainRegex   = one(validation.IsDNS1123Subdomain("-"))
+	reSubdomain         = regexOf(msgSubdomainRegex)
+	msgLabelTooLong     = one(validation.IsDNS1123Label(strings.Repeat("a", validation.DNS1123LabelMaxLength+1)))
+	msgLabelDots        = one(validation.IsDNS1123Label("a.b"))
+	msgLabelRegex       = one(validation.IsDNS1123Label("-"))
+	reLabel             = regexOf(msgLabelRegex)
+	msgPort             = one(validation.IsValidPortNum(0))
+
+	msgKeyParts          = one(validation.IsQualifiedName("a/b/c"))
+	msgKeyPrefixEmpty    = one(validation.IsQualifiedName("/a"))
+	msgKeyPrefixTooLong  = one(validation.IsQualifiedName(strings.Repeat("a", validation.DNS1123SubdomainMaxLength+1) + "/a"))
+	msgKeyPrefixRegex    = one(validation.IsQualifiedName("-/a"))
+	msgKeyNameEmpty      = validation.IsQualifiedName("a/")[0]
+	msgKeyNameTooLong    = one(validation.IsQualifiedName("a/" + strings.Repeat("b", 64)))
+	msgKeyNameRegex      = one(validation.IsQualifiedName("a/-"))
+	reKeyName            = regexOf(msgKeyNameRegex)
+	msgLabelValueTooLong = validation.IsValidLabelValue(strings.Repeat("a", validation.LabelValueMaxLength+1))[0]
+	msgLabelValueRegex   = one(validation.IsValidLabelValue("-"))
+	reLabelValue         = regexOf(msgLabelValueRegex)
+)
+
+// The IP addresses netip.ParseAddr takes (the hostname rule's test), as
+// regular expressions: 1.29's CEL has no ip library.
+const (
+	reIPv4Octet = `(25[0-5]|2[0-4][0-9]|1[0-9][0-9]|[1-9]?[0-9])`
+	reIPv4      = `(` + reIPv4Octet + `\.){3}` + reIPv4Octet
+	h16         = `[0-9a-fA-F]{1,4}`
+	reIPv6      = `((` + h16 + `:){7}` + h16 + `|(` + h16 + `:){1,7}:|(` + h16 + `:){1,6}:` + h16 +
+		`|(` + h16 + `:){1,5}(:` + h16 + `){1,2}|(` + h16 + `:){1,4}(:` + h16 + `){1,3}|(` + h16 + `:){1,3}(:` + h16 + `){1,4}` +
+		`|(` + h16 + `:){1,2}(:` + h16 + `){1,5}|` + h16 + `:(:` + h16 + `){1,6}|:((:` + h16 + `){1,7}|:)` +
+		`|(` + h16 + `:){6}` + reIPv4 + `|(` + h16 + `:){0,5}:` + reIPv4 + `|::(` + h16 + `:){0,5}` + reIPv4 + `)(%[^\[\]]+)?`
+	// reIP is what strings.Trim(host, "[]") leaves as an address.
+	reIP = `^[\[\]]*(` + reIPv4 + `|` + reIPv6 + `)[\[\]]*$`
+)
+
+// dnsSubdomain is validateDNSSubdomain: a required name.
+func dnsSubdomain(x, path string) string {
+	return t(`({x} == "" ? [{req}] : (size(bytes({x})) > {max} ? [{long}] : []) + (!{x}.matches({re}) ? [{regex}] : []))`,
+		"x", x,
+		"req", line(path, field.Required(p, ""), nil),
+		"max", strconv.Itoa(validation.DNS1123SubdomainMaxLength),
+		"long", line(path, field.Invalid(p, holeA, msgSubdomainTooLong), map[string]string{holeA: x}),
+		"re", lit(reSubdomain),
+		"regex", line(path, field.Invalid(p, holeA, msgSubdomainRegex), map[string]string{holeA: x}))
+}
+
+// dnsLabel is validateNamespace.
+func dnsLabel(x, path string) string {
+	return t(`((size(bytes({x})) > {max} ? [{long}] : []) + (!{x}.matches({re}) ? ({x}.matches({sub}) ? [{dots}] : [{regex}]) : []))`,
+		"x", x,
+		"max", strconv.Itoa(validation.DNS1123LabelMaxLength),
+		"long", line(path, field.Invalid(p, holeA, msgLabelTooLong), map[string]string{holeA: x}),
+		"re", lit(reLabel), "sub", lit(reSubdomain),
+		"dots", line(path, field.Invalid(p, holeA, msgLabelDots), map[string]string{holeA: x}),
+		"regex", line(path, field.Invalid(p, holeA, msgLabelRegex), map[string]string{holeA: x}))
+}
+
+// notSupported is field.NotSupported of the string x.
+func notSupported[T ~string](x, path string, allowed []T) string {
+	return line(path, field.NotSupported(p, holeA, allowed), map[string]string{holeA: x})
+}
+
+// labelKey is IsQualifiedName(k), each message an Invalid(path, k, msg):
+// a label key, or (with a "/") a domain-prefixed option key.
+func labelKey(k, path string) string {
+	inv := func(msg string) string { return line(path, field.Invalid(p, holeA, msg), map[string]string{holeA: k}) }
+	return t(`[{k}.split("/")].map(parts, size(parts) > 2 ? [{parts}] : `+
+		`(size(parts) == 2 ? (parts[0] == "" ? [{pempty}] : (size(bytes(parts[0])) > {smax} ? [{plong}] : []) + (!parts[0].matches({sub}) ? [{pregex}] : [])) : []) + `+
+		`[parts[size(parts) - 1]].map(name, (name == "" ? [{nempty}] : (size(bytes(name)) > 63 ? [{nlong}] : [])) + (!name.matches({kre}) ? [{nregex}] : []))[0])[0]`,
+		"k", k, "parts", inv(msgKeyParts),
+		"pempty", inv(msgKeyPrefixEmpty), "smax", strconv.Itoa(validation.DNS1123SubdomainMaxLength),
+		"plong", inv(msgKeyPrefixTooLong), "sub", lit(reSubdomain), "pregex", inv(msgKeyPrefixRegex),
+		"nempty", inv(msgKeyNameEmpty), "nlong", inv(msgKeyNameTooLong), "kre", lit(reKeyName), "nregex", inv(msgKeyNameRegex))
+}
+
+// labelValue is IsValidLabelValue(v), each message an Invalid(path, v, msg).
+func labelValue(v, path string) string {
+	inv := func(msg string) string { return line(path, field.Invalid(p, holeA, msg), map[string]string{holeA: v}) }
+	return t(`((size(bytes({v})) > {max} ? [{long}] : []) + (!{v}.matches({re}) ? [{regex}] : []))`,
+		"v", v, "max", strconv.Itoa(validation.LabelValueMaxLength), "long", inv(msgLabelValueTooLong),
+		"re", lit(reLabelValue), "regex", inv(msgLabelValueRegex))
+}
+
+// beyond is the entry of a selector list longer than the index list.
+func beyond(x, path string) string {
+	return t(`(size({x}) > {n} ? [{path} + ": Too many: " + string(size({x})) + ": the ListenerSet policy judges at most {n} items here"] : [])`,
+		"x", x, "n", strconv.Itoa(MaxIndex), "path", path)
+}
+
+// joined turns a list of entry lists into entries, one per non-empty list.
+func joined(lists string) string {
+	return "(" + lists + `).map(e, e.join(` + lit(Separator) + `)).filter(s, s != "")`
+}
+
+func expressions() celPolicy {
+	var vars []variable
+	add := func(name, expr string) { vars = append(vars, variable{name, expr}) }
+	idx := indexList(MaxIndex)
+	// listener i as l with its path p, in a map over variables.idx
+	perListener := func(body string) string {
+		return `variables.idx.map(i, [variables.listeners[i]].map(l, ["spec.listeners[" + string(i) + "]"].map(p, ` + body + `)[0])[0])`
+	}
+
+	add("listeners", `has(object.spec.listeners) ? object.spec.listeners : []`)
+	add("idx", idx+`.filter(i, i < size(variables.listeners))`)
+	add("update", `request.operation == "UPDATE" && oldObject != null`)
+	add("stored", `variables.update && has(oldObject.spec.listeners) ? oldObject.spec.listeners : []`)
+	add("owner", `(has(object.metadata.namespace) && object.metadata.namespace != "" ? object.metadata.namespace + "/" : "") + `+
+		`(has(object.metadata.name) && object.metadata.name != "" ? object.metadata.name : (has(object.metadata.generateName) ? object.metadata.generateName : ""))`)
+	// unchanged[i]: the k-th listener of a name equals the k-th stored one
+	// of that name (validation's newRatchet).
+	add("unchanged", `variables.idx.map(i, variables.update && `+
+		`[variables.stored.filter(o, o.name == variables.listeners[i].name)].exists(olds, `+
+		`[variables.idx.filter(j, j < i && variables.listeners[j].name == variables.listeners[i].name)].exists(before, `+
+		`size(olds) > size(before) && olds[size(before)] == variables.listeners[i])))`)
+
+	// parentRef (validateParentRef)
+	ref := "object.spec.parentRef"
+	add("parentRefErrors", t(`(has({r}.group) && {r}.group != {gw} ? [{group}] : []) + (has({r}.kind) && {r}.kind != "Gateway" ? [{kind}] : []) + `+
+		`{name} + (has({r}.namespace) ? {ns} : [])`,
+		"r", ref, "gw", lit(gwv1.GroupName),
+		"group", notSupported(ref+".group", `"spec.parentRef.group"`, []string{gwv1.GroupName}),
+		"kind", notSupported(ref+".kind", `"spec.parentRef.kind"`, []string{"Gateway"}),
+		"name", dnsSubdomain(ref+".name", `"spec.parentRef.name"`),
+		"ns", dnsLabel(ref+".namespace", `"spec.parentRef.namespace"`)))
+
+	// the number of listeners (validateListeners)
+	add("countErrors", t(`size(variables.listeners) == 0 ? [{req}] : size(variables.listeners) > {max} ? [{many}] : []`,
+		"req", line(`"spec.listeners"`, field.Required(p, "at least one listener is required"), nil),
+		"max", strconv.Itoa(rules.MaxListeners),
+		"many", line(`"spec.listeners"`, field.TooMany(p, int(holeInt), rules.MaxListeners), map[string]string{strconv.FormatInt(holeInt, 10): "size(variables.listeners)"})))
+
+	// name, port, protocol, hostname (validateListener)
+	add("basicErrors", perListener(t(`{name} + ((l.port < 1 || l.port > 65535) ? [{port}] : []) + `+
+		`(l.protocol == "" ? [{preq}] : !(l.protocol in {protocols}) ? [{pns}] : []) + `+
+		`(has(l.hostname) ? {host} : [])`,
+		"name", dnsSubdomain("l.name", `p + ".name"`),
+		"port", line(`p + ".port"`, field.Invalid(p, holeInt, msgPort), map[string]string{strconv.FormatInt(holeInt, 10): "l.port"}),
+		"preq", line(`p + ".protocol"`, field.Required(p, ""), nil),
+		"protocols", list(rules.SupportedProtocols),
+		"pns", notSupported("l.protocol", `p + ".protocol"`, rules.SupportedProtocols),
+		"host", hostname("l.hostname", `p + ".hostname"`))))
+
+	// tls presence, mode, certificateRefs (validateListenerTLS)
+	refs := `(has(l.tls.certificateRefs) ? l.tls.certificateRefs : [])`
+	refBody := t(`[{refs}[j]].map(r, ["{rp}"].map(rp, (has(r.group) && r.group != "" ? [{group}] : []) + (has(r.kind) && r.kind != "Secret" ? [{kind}] : []) + {name} + (has(r.namespace) ? {ns} : []))[0])[0]`,
+		"refs", refs, "rp", `x`,
+		"group", notSupported("r.group", `rp + ".group"`, []string{""}),
+		"kind", notSupported("r.kind", `rp + ".kind"`, []string{"Secret"}),
+		"name", dnsSubdomain("r.name", `rp + ".name"`),
+		"ns", dnsLabel("r.namespace", `rp + ".namespace"`))
+	refBody = strings.Replace(refBody, `["x"]`, `[p + ".tls.certificateRefs[" + string(j) + "]"]`, 1)
+	add("tlsErrors", perListener(t(`l.protocol == {http} ? (has(l.tls) ? [{forbidden}] : []) : `+
+		`!has(l.tls) ? ((l.protocol == {https} || l.protocol == {http3}) ? [{required}] : []) : `+
+		`(has(l.tls.mode) && l.tls.mode != "Terminate") ? [{mode}] : `+
+		`(size({refs}) == 0 ? [{norefs}] : size({refs}) > 1 ? [{manyrefs}] : []) + `+
+		joined(idx+`.filter(j, j < size({refs})).map(j, {ref})`),
+		"http", lit(string(rules.ProtocolHTTP)), "https", lit(string(rules.ProtocolHTTPS)), "http3", lit(string(rules.ProtocolHTTP3)),
+		"forbidden", line(`p + ".tls"`, field.Forbidden(p, "must not be set for protocol "+string(rules.ProtocolHTTP)), nil),
+		"required", line(`p + ".tls"`, field.Required(p, "required for protocol "+holeA), map[string]string{holeA: "l.protocol"}),
+		"mode", notSupported("l.tls.mode", `p + ".tls.mode"`, []gwv1.TLSModeType{gwv1.TLSModeTerminate}),
+		"refs", refs,
+		"norefs", line(`p + ".tls.certificateRefs"`, field.Required(p, "exactly one certificateRef is required when mode is Terminate"), nil),
+		"manyrefs", line(`p + ".tls.certificateRefs"`, field.TooMany(p, int(holeInt), 1), map[string]string{strconv.FormatInt(holeInt, 10): "size(" + refs + ")"}),
+		"ref", refBody)))
+
+	// tls.options (validateOptions)
+	add("optionErrors", perListener(t(`(l.protocol == {http} || !has(l.tls) || !has(l.tls.options)) ? [] : `+
+		`[l.tls.options].map(o, (size(o) > {maxopts} ? [{manyopts}] : []) + `+
+		joined(`o.map(k, ["{kp}"].map(kp, {key})[0])`)+` + {range})[0]`,
+		"http", lit(string(rules.ProtocolHTTP)),
+		"maxopts", strconv.Itoa(rules.MaxOptions),
+		"manyopts", line(`p + ".tls.options"`, field.TooMany(p, int(holeInt), rules.MaxOptions), map[string]string{strconv.FormatInt(holeInt, 10): "size(o)"}),
+		"key", optionKey("k", "o[k]", "kp"),
+		"range", versionRange("o"),
+	)))
+	// the placeholder path of optionKey's entries
+	vars[len(vars)-1].expression = strings.Replace(vars[len(vars)-1].expression, `["{kp}"]`, `[p + ".tls.options[" + k + "]"]`, 1)
+
+	// allowedRoutes (validateAllowedRoutes)
+	add("routeErrors", perListener(`!has(l.allowedRoutes) ? [] : [l.allowedRoutes].map(ar, `+allowedRoutes("ar", `p + ".allowedRoutes"`)+`)[0]`))
+
+	// the rules between listeners: names, then conflicts (validateListeners,
+	// mergedListeners.conflict), each ratcheted by the listeners involved
+	add("duplicateErrors", `variables.idx.map(i, [variables.idx.filter(j, j < i && variables.listeners[j].name == variables.listeners[i].name)].map(d, `+
+		`size(d) > 0 && variables.listeners[i].name != "" && !(variables.unchanged[i] && variables.unchanged[d[0]]) ? [`+
+		line(`"spec.listeners[" + string(i) + "].name"`, field.Duplicate(p, holeA), map[string]string{holeA: "variables.listeners[i].name"})+`] : [])[0])`)
+	host := func(l string) string { return `(has(` + l + `.hostname) ? ` + l + `.hostname : "")` }
+	claim := func(j string) string {
+		return `variables.owner + " listener " + variables.listeners[` + j + `].name`
+	}
+	protoConflict := line(`"spec.listeners[" + string(i) + "].protocol"`,
+		field.Invalid(p, holeA, fmt.Sprintf(strings.Replace(rules.DetailProtocolConflict, "%d", "%s", 1), holeB, holeC, "\x00d\x00")),
+		map[string]string{holeA: "l.protocol", holeB: "string(l.port)", holeC: "variables.listeners[port[0]].protocol", "\x00d\x00": claim("port[0]")})
+	hostConflict := line(`"spec.listeners[" + string(i) + "].hostname"`,
+		field.Invalid(p, holeA, fmt.Sprintf(rules.DetailHostnameConflict, holeB)),
+		map[string]string{holeA: host("l"), holeB: claim("same[0]")})
+	add("conflictErrors", t(`variables.idx.map(i, [variables.listeners[i]].map(l, `+
+		`[variables.idx.filter(j, j < i && variables.listeners[j].port == l.port)].map(port, size(port) == 0 ? [] : `+
+		`variables.listeners[port[0]].protocol != l.protocol ? (variables.unchanged[i] && variables.unchanged[port[0]] ? [] : [{proto}]) : `+
+		`[variables.idx.filter(j, j < i && variables.listeners[j].port == l.port && variables.listeners[j].protocol == l.protocol && {hj} == {hl})].map(same, `+
+		`size(same) == 0 || (variables.unchanged[i] && variables.unchanged[same[0]]) ? [] : [{host}])[0])[0])[0])`,
+		"proto", protoConflict, "host", hostConflict,
+		"hj", host("variables.listeners[j]"), "hl", host("l")))
+
+	add("entries", `((variables.update && oldObject.spec.parentRef == object.spec.parentRef) ? [] : variables.parentRefErrors) + `+
+		`((variables.update && size(variables.stored) == size(variables.listeners)) ? [] : variables.countErrors) + `+
+		joined(`variables.idx.map(i, (variables.unchanged[i] ? [] : variables.basicErrors[i] + variables.tlsErrors[i] + variables.optionErrors[i] + variables.routeErrors[i]) + `+
+			`variables.duplicateErrors[i] + variables.conflictErrors[i])`))
+	add("all", `variables.entries.join(`+lit(Separator)+`)`)
+
+	sepSpec := lit(Separator + "spec.")
+	message := t(`size(bytes(variables.all)) <= {max} ? variables.all : `+
+		`[variables.all.substring(0, size(bytes(variables.all)) == size(variables.all) ? {ascii} : {other})].map(cut, `+
+		`[cut.lastIndexOf({sep}) > 0 ? cut.substring(0, cut.lastIndexOf({sep})) : cut].map(kept, `+
+		`kept + "; and " + string(size(variables.all.split({sep})) - size(kept.split({sep}))) + " more")[0])[0]`,
+		"max", strconv.Itoa(MaxMessageBytes), "ascii", strconv.Itoa(MaxMessageBytes-200), "other", strconv.Itoa((MaxMessageBytes-1000)/4),
+		"sep", sepSpec)
+	return celPolicy{variables: vars, validation: `variables.all == ""`, message: message}
+}
+
+func hostname(h, path string) string {
+	inv := func(msg string) string { return line(path, field.Invalid(p, holeA, msg), map[string]string{holeA: h}) }
+	return t(`({h} == "" ? [{empty}] : {h}.matches({ip}) ? [{isip}] : {h}.contains(":") ? [{port}] : `+
+		`(size(bytes({h})) > {max} ? [{long}] : []) + `+
+		`({h}.startsWith("*.") ? (!{h}.substring(2).matches({sub}) ? [{wregex}] : []) : (!{h}.matches({sub}) ? [{regex}] : [])))`,
+		"h", h,
+		"empty", inv("must not be empty; omit the field to match every hostname"),
+		"ip", lit(reIP), "isip", inv("must be a DNS name, not an IP address"),
+		"port", inv("must not include a port"),
+		"max", strconv.Itoa(validation.DNS1123SubdomainMaxLength), "long", inv(validation.MaxLenError(validation.DNS1123SubdomainMaxLength)),
+		"sub", lit(reSubdomain), "wregex", inv("after the leading '*.': "+msgSubdomainRegex), "regex", inv(msgSubdomainRegex))
+}
+
+// optionKey is the entries of one option k with value v at kpath.
+func optionKey(k, v, kpath string) string {
+	inv := func(x, msg string) string { return line(kpath, field.Invalid(p, holeA, msg), map[string]string{holeA: x}) }
+	versions := t(`(!({v} in {versions}) ? [{ns}] : [])`, "v", v, "versions", list(rules.TLSVersions),
+		"ns", notSupported(v, kpath, rules.TLSVersions))
+	expr := t(`size(bytes({v})) > {maxlen} ? [{long}] : !{k}.contains("/") ? [{unprefixed}] : !{k}.startsWith({prefix}) ? {labelkey} : `,
+		"v", v, "k", k, "maxlen", strconv.Itoa(rules.MaxOptionValueLen),
+		"long", line(kpath, field.TooLong(p, "", rules.MaxOptionValueLen), nil),
+		"unprefixed", inv(k, rules.DetailUnprefixedOption),
+		"prefix", lit(rules.OptionPrefix),
+		"labelkey", labelKey(k, kpath))
+	for _, o := range []struct {
+		key     gwv1.AnnotationKey
+		allowed []string
+		tls13   bool
+	}{
+		{rules.OptionALPNProtocols, rules.ALPNProtocols, false},
+		{rules.OptionCiphers, rules.Ciphers, true},
+		{rules.OptionECDHCurves, rules.ECDHCurves, false},
+		{rules.OptionSignatureAlgorithms, rules.SignatureAlgorithms, false},
+	} {
+		expr += k + " == " + lit(string(o.key)) + " ? " + nameList(v, kpath, o.allowed, o.tls13) + " : "
+	}
+	expr += t(`({k} == {min} || {k} == {max}) ? {versions} : [{unknown}]`,
+		"k", k, "min", lit(string(rules.OptionMinimumVersion)), "max", lit(string(rules.OptionMaximumVersion)),
+		"versions", versions, "unknown", notSupported(k, kpath, rules.SupportedOptions))
+	return "(" + expr + ")"
+}
+
+// nameList is validateNameList of v: every item of the first MaxListItems
+// judged as the Go rule judges it, and one entry for a longer list.
+func nameList(v, kpath string, allowed []string, tls13 bool) string {
+	if len(allowed) > MaxListItems {
+		panic("a name list is longer than MaxListItems")
+	}
+	inv := func(x, msg string) string { return line(kpath, field.Invalid(p, holeA, msg), map[string]string{holeA: x}) }
+	explain := ""
+	if tls13 {
+		explain = t(`it in {tls13} ? {why} : `, "tls13", list(rules.TLS13Ciphers), "why", inv("it", rules.DetailTLS13Cipher))
+	}
+	return t(`({v} == "" ? [{empty}] : [{v}.split(",")].map(items, `+
+		`{idx}.filter(j, j < size(items)).map(j, [items[j]].map(it, it == "" ? {emptyitem} : it.trim() != it ? {padded} : `+
+		`{idx}.exists(m, m < j && items[m] == it) ? {dup} : it in {allowed} ? "" : {explain}{ns})[0]).filter(s, s != "") + `+
+		`(size(items) > {n} ? [{kpath} + ": Too many: " + string(size(items)) + ": must have at most {max} items (each supported value once); the ListenerSet policy lists the problems of the first {n}"] : []))[0])`,
+		"v", v, "empty", inv(v, rules.DetailEmptyNameList),
+		"idx", indexList(MaxListItems), "n", strconv.Itoa(MaxListItems), "max", strconv.Itoa(len(allowed)),
+		"emptyitem", inv(v, rules.DetailEmptyItem), "padded", inv("it", rules.DetailPaddedItem),
+		"dup", line(kpath, field.Duplicate(p, holeA), map[string]string{holeA: "it"}),
+		"allowed", list(allowed), "explain", explain,
+		"ns", notSupported("it", kpath, allowed), "kpath", kpath)
+}
+
+// versionRange is validateVersionRange of the options o of listener l.
+func versionRange(o string) string {
+	minK, maxK := lit(string(rules.OptionMinimumVersion)), lit(string(rules.OptionMaximumVersion))
+	maxPath := `p + ".tls.options[" + ` + maxK + ` + "]"`
+	below := strings.Replace(rules.DetailVersionBelowMinimum, "%s", holeB, 1)
+	return t(`(({min} in {o}) && ({max} in {o}) && {o}[{min}] in {versions} && {o}[{max}] in {versions} && {versions}.indexOf({o}[{min}]) > {versions}.indexOf({o}[{max}]) ? [{below}] : []) + `+
+		`(l.protocol == {http3} && ({max} in {o}) && {o}[{max}] in {versions} && {o}[{max}] != {v13} ? [{http3msg}] : [])`,
+		"o", o, "min", minK, "max", maxK, "versions", list(rules.TLSVersions),
+		"below", line(maxPath, field.Invalid(p, holeA, below), map[string]string{holeA: o + "[" + maxK + "]", holeB: o + "[" + minK + "]"}),
+		"http3", lit(string(rules.ProtocolHTTP3)), "v13", lit(rules.TLSVersionHTTP3),
+		"http3msg", line(maxPath, field.Invalid(p, holeA, rules.DetailHTTP3NeedsTLS13), map[string]string{holeA: o + "[" + maxK + "]"}))
+}
+
+// allowedRoutes is validateAllowedRoutes of ar at path.
+func allowedRoutes(ar, path string) string {
+	idx := indexList(MaxIndex)
+	kinds := `(has(` + ar + `.kinds) ? ` + ar + `.kinds : [])`
+	kind := t(`[{kinds}[j]].map(k, (has(k.group) && k.group != {gw} ? [{group}] : []) + (k.kind != "HTTPRoute" ? (k.kind == "" ? [{req}] : [{ns}]) : []))[0]`,
+		"kinds", kinds, "gw", lit(gwv1.GroupName),
+		"group", notSupported("k.group", path+` + ".kinds[" + string(j) + "].group"`, []string{gwv1.GroupName}),
+		"req", line(path+` + ".kinds[" + string(j) + "].kind"`, field.Required(p, ""), nil),
+		"ns", notSupported("k.kind", path+` + ".kinds[" + string(j) + "].kind"`, []string{"HTTPRoute"}))
+	nsPath := path + ` + ".namespaces"`
+	from := `(has(ns.from) ? ns.from : "Same")`
+	namespaces := t(`[{ar}.namespaces].map(ns, {from} == "Selector" ? (has(ns.selector) ? {selector} : [{req}]) : ({from} == "All" || {from} == "Same") ? [] : [{ns}])[0]`,
+		"ar", ar, "from", from,
+		"selector", selector("ns.selector", nsPath+` + ".selector"`),
+		"req", line(nsPath+` + ".selector"`, field.Required(p, "required when from is Selector"), nil),
+		"ns", notSupported(from, nsPath+` + ".from"`, []gwv1.FromNamespaces{gwv1.NamespacesFromAll, gwv1.NamespacesFromSame, gwv1.NamespacesFromSelector}))
+	return joined(idx+`.filter(j, j < size(`+kinds+`)).map(j, `+kind+`)`) +
+		` + (has(` + ar + `.namespaces) ? ` + namespaces + ` : [])`
+}
+
+// selector is metav1validation.ValidateLabelSelector of s at path.
+func selector(s, path string) string {
+	idx := indexList(MaxIndex)
+	labelsPath := path + ` + ".matchLabels"`
+	exprs := `(has(` + s + `.matchExpressions) ? ` + s + `.matchExpressions : [])`
+	ePath := path + ` + ".matchExpressions[" + string(j) + "]"`
+	vals := `(has(e.values) ? e.values : [])`
+	operators := func(ops ...string) string { return list(ops) }
+	expr := t(`[{exprs}[j]].map(e, (e.operator in {inout} ? (size({vals}) == 0 ? [{req}] : []) : e.operator in {exists} ? (size({vals}) > 0 ? [{forb}] : []) : [{badop}]) + `+
+		`{key} + `+joined(idx+`.filter(m, m < size({vals})).map(m, {value})`)+` + {beyondvals})[0]`,
+		"exprs", exprs, "vals", vals,
+		"inout", operators("In", "NotIn"), "exists", operators("Exists", "DoesNotExist"),
+		"req", line(ePath+` + ".values"`, field.Required(p, "must be specified when `operator` is 'In' or 'NotIn'"), nil),
+		"forb", line(ePath+` + ".values"`, field.Forbidden(p, "may not be specified when `operator` is 'Exists' or 'DoesNotExist'"), nil),
+		"badop", line(ePath+` + ".operator"`, field.Invalid(p, holeA, "not a valid selector operator"), map[string]string{holeA: "e.operator"}),
+		"key", labelKey("e.key", ePath+` + ".key"`),
+		"value", labelValue(vals+"[m]", ePath+` + ".values[" + string(m) + "]"`),
+		"beyondvals", beyond(vals, ePath+` + ".values"`))
+	return `((has(` + s + `.matchLabels) ? ` + joined(s+`.matchLabels.map(k, `+labelKey("k", labelsPath)+` + `+labelValue(s+".matchLabels[k]", labelsPath)+`)`) + ` : []) + ` +
+		joined(idx+`.filter(j, j < size(`+exprs+`)).map(j, `+expr+`)`) + ` + ` + beyond(exprs, path+` + ".matchExpressions"`) + `)`
+}
+

@@ -1,0 +1,112 @@
+package policy
+
+import (
+	"bytes"
+	"fmt"
+
+	admissionregistrationv1 "k8s.io/api/admissionregistration/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/utils/ptr"
+	gwv1 "sigs.k8s.io/gateway-api/apis/v1"
+	"sigs.k8s.io/yaml"
+)
+
+// Default names of the generated objects.
+const (
+	DefaultPolicyName  = "listenerset.microgateway.airlock.com"
+	DefaultBindingName = "listenerset.microgateway.airlock.com"
+)
+
+// Options configure Generate.
+type Options struct {
+	// PolicyName and BindingName name the two objects (the defaults when
+	// empty).
+	PolicyName, BindingName string
+	// Actions are the binding's validationActions (Deny when empty).
+	Actions []admissionregistrationv1.ValidationAction
+	// NamespaceSelector limits the binding to the namespaces it selects
+	// (every namespace when nil).
+	NamespaceSelector *metav1.LabelSelector
+}
+
+func (o Options) withDefaults() Options {
+	if o.PolicyName == "" {
+		o.PolicyName = DefaultPolicyName
+	}
+	if o.BindingName == "" {
+		o.BindingName = DefaultBindingName
+	}
+	if len(o.Actions) == 0 {
+		o.Actions = []admissionregistrationv1.ValidationAction{admissionregistrationv1.Deny}
+	}
+	return o
+}
+
+// Generate returns the policy and its binding.
+func Generate(opts Options) (*admissionregistrationv1.ValidatingAdmissionPolicy, *admissionregistrationv1.ValidatingAdmissionPolicyBinding) {
+	opts = opts.withDefaults()
+	e := expressions()
+	vars := make([]admissionregistrationv1.Variable, len(e.variables))
+	for i, v := range e.variables {
+		vars[i] = admissionregistrationv1.Variable{Name: v.name, Expression: v.expression}
+	}
+	policy := &admissionregistrationv1.ValidatingAdmissionPolicy{
+		TypeMeta:   metav1.TypeMeta{APIVersion: admissionregistrationv1.SchemeGroupVersion.String(), Kind: "ValidatingAdmissionPolicy"},
+		ObjectMeta: metav1.ObjectMeta{Name: opts.PolicyName},
+		Spec: admissionregistrationv1.ValidatingAdmissionPolicySpec{
+			// An error in the policy's own evaluation (it should have none:
+			// test/policy checks the costliest object) denies, as the
+			// webhook's failurePolicy Fail does.
+			FailurePolicy: ptr.To(admissionregistrationv1.Fail),
+			MatchConstraints: &admissionregistrationv1.MatchResources{
+				ResourceRules: []admissionregistrationv1.NamedRuleWithOperations{{
+					RuleWithOperations: admissionregistrationv1.RuleWithOperations{
+						Operations: []admissionregistrationv1.OperationType{admissionregistrationv1.Create, admissionregistrationv1.Update},
+						Rule: admissionregistrationv1.Rule{
+							APIGroups:   []string{gwv1.GroupName},
+							APIVersions: []string{"v1"},
+							Resources:   []string{"listenersets"},
+							Scope:       ptr.To(admissionregistrationv1.NamespacedScope),
+						},
+					},
+				}},
+			},
+			Variables: vars,
+			Validations: []admissionregistrationv1.Validation{{
+				Expression:        e.validation,
+				MessageExpression: e.message,
+				Message:           "the ListenerSet is invalid (the policy's message could not be built)",
+				Reason:            ptr.To(metav1.StatusReasonInvalid),
+			}},
+		},
+	}
+	binding := &admissionregistrationv1.ValidatingAdmissionPolicyBinding{
+		TypeMeta:   metav1.TypeMeta{APIVersion: admissionregistrationv1.SchemeGroupVersion.String(), Kind: "ValidatingAdmissionPolicyBinding"},
+		ObjectMeta: metav1.ObjectMeta{Name: opts.BindingName},
+		Spec: admissionregistrationv1.ValidatingAdmissionPolicyBindingSpec{
+			PolicyName:        opts.PolicyName,
+			ValidationActions: opts.Actions,
+		},
+	}
+	if opts.NamespaceSelector != nil {
+		binding.Spec.MatchResources = &admissionregistrationv1.MatchResources{NamespaceSelector: opts.NamespaceSelector.DeepCopy()}
+	}
+	return policy, binding
+}
+
+// YAML returns the policy and its binding as a two-document YAML stream.
+func YAML(opts Options) ([]byte, error) {
+	policy, binding := Generate(opts)
+	var out bytes.Buffer
+	for i, obj := range []any{policy, binding} {
+		data, err := yaml.Marshal(obj)
+		if err != nil {
+			return nil, fmt.Errorf("marshal: %w", err)
+		}
+		if i > 0 {
+			out.WriteString("---\n")
+		}
+		out.Write(data)
+	}
+	return out.Bytes(), nil
+}

@@ -1,0 +1,24 @@
+package policy_test
+
+import (
+	"testing"
+
+	utilversion "k8s.io/apimachinery/pkg/util/version"
+
+	"github.com/airlock/listenerset-webhook/policy"
+	"github.com/airlock/listenerset-webhook/policy/policytest"
+)
+
+// TestCompiles: every expression compiles in the CEL environment a 1.30
+// kube-apiserver gives a new policy (compatibility version 1.29), and in
+// this module's apiserver's own.
+func TestCompiles(t *testing.T) {
+	vap, _ := policy.Generate(policy.Options{})
+	for _, v := range []string{"1.29", "1.36"} {
+		if _, errs := policytest.Compile(vap, utilversion.MustParseGeneric(v)); len(errs) > 0 {
+			for _, err := range errs {
+				t.Errorf("CEL %s: %v", v, err)
+			}
+		}
+	}
+}

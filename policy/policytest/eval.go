@@ -1,0 +1,140 @@
+package policytest
+
+import (
+	"context"
+	"fmt"
+
+	admissionregistrationv1 "k8s.io/api/admissionregistration/v1"
+	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/apimachinery/pkg/runtime/schema"
+	utilversion "k8s.io/apimachinery/pkg/util/version"
+	"k8s.io/apiserver/pkg/admission"
+	plugincel "k8s.io/apiserver/pkg/admission/plugin/cel"
+	"k8s.io/apiserver/pkg/admission/plugin/policy/validating"
+	celconfig "k8s.io/apiserver/pkg/apis/cel"
+	"k8s.io/apiserver/pkg/cel/environment"
+	gwv1 "sigs.k8s.io/gateway-api/apis/v1"
+)
+
+// Evaluator is a compiled policy.
+type Evaluator struct {
+	validator validating.Validator
+}
+
+// Compile compiles policy as kube-apiserver does for a stored policy, with
+// the CEL environment of compatibility version ver (e.g. 1.29, what a 1.30
+// kube-apiserver accepts in a new policy). It returns the compile errors of
+// each expression (empty when all compile).
+func Compile(policy *admissionregistrationv1.ValidatingAdmissionPolicy, ver *utilversion.Version) (*Evaluator, []error) {
+	envSet := environment.MustBaseEnvSet(ver)
+	var errs []error
+	// Compile each expression on its own first, for errors with names:
+	// the validator would only report them at evaluation.
+	compiler, err := plugincel.NewCompositedCompiler(envSet)
+	if err != nil {
+		return nil, []error{err}
+	}
+	vars := make([]plugincel.NamedExpressionAccessor, len(policy.Spec.Variables))
+	for i, v := range policy.Spec.Variables {
+		vars[i] = &validating.Variable{Name: v.Name, Expression: v.Expression}
+	}
+	optional := plugincel.OptionalVariableDeclarations{HasParams: false, HasAuthorizer: true}
+	compiler.CompileAndStoreVariables(vars, optional, environment.NewExpressions)
+	for _, v := range policy.Spec.Variables {
+		r := compiler.CompileCELExpression(&validating.Variable{Name: v.Name, Expression: v.Expression}, optional, environment.NewExpressions)
+		if r.Error != nil {
+			errs = append(errs, fmt.Errorf("variable %s: %v", v.Name, r.Error))
+		}
+		// each variable becomes visible to the next one, as in the plugin
+	}
+	validations := make([]plugincel.ExpressionAccessor, len(policy.Spec.Validations))
+	messages := make([]plugincel.ExpressionAccessor, len(policy.Spec.Validations))
+	for i, v := range policy.Spec.Validations {
+		validations[i] = &validating.ValidationCondition{Expression: v.Expression, Message: v.Message, Reason: v.Reason}
+		if v.MessageExpression != "" {
+			messages[i] = &validating.MessageExpressionCondition{MessageExpression: v.MessageExpression}
+			if r := compiler.CompileCELExpression(messages[i], plugincel.OptionalVariableDeclarations{}, environment.NewExpressions); r.Error != nil {
+				errs = append(errs, fmt.Errorf("validation %d messageExpression: %v", i, r.Error))
+			}
+		}
+		if r := compiler.CompileCELExpression(validations[i], optional, environment.NewExpressions); r.Error != nil {
+			errs = append(errs, fmt.Errorf("validation %d: %v", i, r.Error))
+		}
+	}
+	v := validating.NewValidator(
+		compiler.CompileCondition(validations, optional, environment.NewExpressions),
+		nil,
+		compiler.CompileCondition(nil, optional, environment.NewExpressions),
+		compiler.CompileCondition(messages, plugincel.OptionalVariableDeclarations{HasAuthorizer: false}, environment.NewExpressions),
+		policy.Spec.FailurePolicy, nil)
+	return &Evaluator{validator: v}, errs
+}
+
+// Result is the policy's decision on one request.
+type Result struct {
+	// Allowed is true when the policy admits the object.
+	Allowed bool
+	// Error is true when the evaluation failed (a CEL error, the cost
+	// budget exhausted) rather than decided; Message says why.
+	Error   bool
+	Message string
+	Reason  metav1.StatusReason
+}
+
+var gvr = schema.GroupVersionResource{Group: gwv1.GroupName, Version: "v1", Resource: "listenersets"}
+var gvk = schema.GroupVersionKind{Group: gwv1.GroupName, Version: "v1", Kind: "ListenerSet"}
+
+// Evaluate runs the policy on a create (old nil) or an update of obj, with
+// budget as the runtime cost budget (celconfig.RuntimeCELCostBudget when 0).
+func (e *Evaluator) Evaluate(obj, old map[string]any, budget int64) Result {
+	if budget == 0 {
+		budget = celconfig.RuntimeCELCostBudget
+	}
+	newObj := &unstructured.Unstructured{Object: obj}
+	var oldObj runtime.Object
+	op := admission.Create
+	if old != nil {
+		oldObj = &unstructured.Unstructured{Object: old}
+		op = admission.Update
+	}
+	attr := admission.NewAttributesRecord(newObj, oldObj, gvk, newObj.GetNamespace(), newObj.GetName(), gvr, "", op, nil, true, nil)
+	va := &admission.VersionedAttributes{Attributes: attr, VersionedObject: admission.NewLazyObject(newObj), VersionedKind: gvk}
+	if oldObj != nil {
+		va.VersionedOldObject = admission.NewLazyObject(oldObj)
+	}
+	ns := &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: newObj.GetNamespace()}}
+	res := e.validator.Validate(context.Background(), gvr, va, nil, ns, budget, nil)
+	out := Result{Allowed: true}
+	for _, d := range res.Decisions {
+		switch d.Evaluation {
+		case validating.EvalError:
+			return Result{Error: true, Message: d.Message}
+		case validating.EvalDeny:
+			out = Result{Message: d.Message, Reason: d.Reason}
+		}
+	}
+	return out
+}
+
+// Cost is the least runtime cost budget with which the policy decides
+// obj (old on update) without running out: the cost kube-apiserver charges
+// the evaluation, validation and message together. It is found by
+// bisection between 1 and max; ok is false when even max is not enough.
+func (e *Evaluator) Cost(obj, old map[string]any, max int64) (cost int64, ok bool) {
+	if r := e.Evaluate(obj, old, max); r.Error {
+		return 0, false
+	}
+	lo, hi := int64(0), max // lo fails (or is 0), hi decides
+	for hi-lo > 1 {
+		mid := lo + (hi-lo)/2
+		if r := e.Evaluate(obj, old, mid); r.Error {
+			lo = mid
+		} else {
+			hi = mid
+		}
+	}
+	return hi, true
+}
