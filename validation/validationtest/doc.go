@@ -1,0 +1,5 @@
+// Package validationtest holds what tests of more than one package need to
+// build ListenerSets for validation: the fuzz generator (FuzzListenerSet,
+// with its encoder), used by validation's fuzz target and by the policy's
+// differential test against a real kube-apiserver.
+package validationtest
