@@ -1,0 +1,445 @@
+package chart
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"flag"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+	admissionv1 "k8s.io/api/admissionregistration/v1"
+	appsv1 "k8s.io/api/apps/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/client-go/discovery"
+	"k8s.io/client-go/rest"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+
+	"github.com/airlock/listenerset-webhook/policy"
+	"github.com/airlock/listenerset-webhook/test/localcluster"
+	"github.com/airlock/listenerset-webhook/webhook/admission"
+)
+
+// The chart's admission.mode (templates/_admission.tpl): webhook (the
+// default), policy (the ValidatingAdmissionPolicy and its binding only) and
+// both (the policy enforces, the webhooks fail open).
+
+// renderKubeVersion is what the render tests tell helm the cluster runs: the
+// local control plane's version (hack/k8s-binaries.sh). helm template's own
+// default (v1.20.0) is refused by modes policy and both.
+const renderKubeVersion = "1.37.2"
+
+// policyFile is the generator's output the chart carries.
+const policyFile = chartPath + "/files/policy.yaml"
+
+var update = flag.Bool("update", false, "rewrite "+policyFile+" from the generator")
+
+func renderMode(t testing.TB, mode string, args ...string) objects {
+	t.Helper()
+	return render(t, append([]string{"--kube-version", renderKubeVersion, "--set", "admission.mode=" + mode}, args...)...)
+}
+
+// Everything the chart can render that runs or serves, switched on.
+var everyOption = []string{
+	"--set", "networkPolicy.enabled=true,metrics.serviceMonitor.enabled=true,autoscaling.enabled=true",
+	"--set", "clusterChecks.enabled=true,clusterChecks.secrets=true,podDisruptionBudget.enabled=true",
+}
+
+// TestRenderAdmissionModes: which objects each mode renders.
+func TestRenderAdmissionModes(t *testing.T) {
+	policyIDs := []string{"ValidatingAdmissionPolicy/" + fullname, "ValidatingAdmissionPolicyBinding/" + fullname}
+
+	t.Run("webhook is the default and renders no policy", func(t *testing.T) {
+		def, explicit := render(t), renderMode(t, "webhook")
+		assert.Equal(t, def.ids(), explicit.ids())
+		assert.Empty(t, def.ofKind("ValidatingAdmissionPolicy"))
+		assert.Empty(t, def.ofKind("ValidatingAdmissionPolicyBinding"))
+		_, v := webhookConfigs(t, def)
+		assert.Equal(t, admissionv1.Fail, *v.Webhooks[0].FailurePolicy)
+		assert.NotContains(t, parseServe(t, typed[appsv1.Deployment](t, def.get(t, "Deployment", fullname)).Spec.Template.Spec.Containers[0].Args),
+			"cluster-checks", "clusterChecks.enabled null means off in mode webhook")
+	})
+
+	t.Run("policy renders the policy and its binding, nothing else", func(t *testing.T) {
+		for _, args := range [][]string{
+			nil,
+			{"--set", "certManager.enabled=false,selfBootstrapped.precreateSecret=false"},
+			append([]string{"--set", "certManager.enabled=false"}, everyOption...),
+			append([]string{"--set", "certManager.issuerRef.name=corp-ca"}, everyOption...),
+		} {
+			objs := renderMode(t, "policy", args...)
+			assert.Equal(t, policyIDs, objs.ids(), "%v: no Deployment, Service, certificates, RBAC, ServiceAccount, PDB, HPA, NetworkPolicy, ServiceMonitor or webhook configuration", args)
+		}
+	})
+
+	t.Run("both renders the webhook's objects and the policy, the webhooks failing open", func(t *testing.T) {
+		for _, certManager := range []string{"true", "false"} {
+			set := "certManager.enabled=" + certManager
+			webhookOnly := render(t, "--set", set+",clusterChecks.enabled=true")
+			both := renderMode(t, "both", "--set", set+",webhook.failurePolicy=Fail")
+			assert.ElementsMatch(t, append(webhookOnly.ids(), policyIDs...), both.ids(),
+				"mode both: mode webhook with the cluster-aware checks, plus the policy")
+			m, v := webhookConfigs(t, both)
+			assert.Equal(t, admissionv1.Ignore, *m.Webhooks[0].FailurePolicy, "webhook.failurePolicy=Fail does not apply in mode both")
+			assert.Equal(t, admissionv1.Ignore, *v.Webhooks[0].FailurePolicy)
+			assert.Equal(t, admission.MutatingMatchConditions(), m.Webhooks[0].MatchConditions)
+			dep := typed[appsv1.Deployment](t, both.get(t, "Deployment", fullname))
+			assert.Equal(t, "true", parseServe(t, dep.Spec.Template.Spec.Containers[0].Args)["cluster-checks"],
+				"clusterChecks.enabled null means on in mode both")
+			assert.True(t, *dep.Spec.Template.Spec.AutomountServiceAccountToken, "the cluster view reads the API")
+		}
+
+		// clusterChecks.enabled=false is honoured; strict passes through.
+		off := renderMode(t, "both", "--set", "clusterChecks.enabled=false")
+		assert.NotContains(t, parseServe(t, typed[appsv1.Deployment](t, off.get(t, "Deployment", fullname)).Spec.Template.Spec.Containers[0].Args), "cluster-checks")
+		assert.NotContains(t, off.ids(), "ClusterRole/"+fullname+"-cluster-checks")
+		strict := renderMode(t, "both", "--set", "clusterChecks.strict=true")
+		assert.Equal(t, "true", parseServe(t, typed[appsv1.Deployment](t, strict.get(t, "Deployment", fullname)).Spec.Template.Spec.Containers[0].Args)["strict"])
+	})
+}
+
+// TestRenderedPolicyIsTheGenerators: the chart's policy and binding are
+// policy.Generate's for the release's names and the values' actions and
+// namespaces (the webhooks' own selector), label for label apart from the
+// chart's labels. The CEL is the generator's, not a copy.
+func TestRenderedPolicyIsTheGenerators(t *testing.T) {
+	objs := renderMode(t, "policy",
+		"--set", "admission.policy.validationActions={Warn,Audit},webhook.excludeNamespaces={legacy}",
+		"--set", "webhook.namespaceSelector.matchLabels.env=prod",
+		"--set-json", `webhook.namespaceSelector.matchExpressions=[{"key":"tier","operator":"Exists"}]`,
+		"--set-string", "webhook.objectSelector.matchLabels.microgateway\\.airlock\\.com/validate=true")
+	gotVAP := typed[admissionv1.ValidatingAdmissionPolicy](t, objs.get(t, "ValidatingAdmissionPolicy", fullname))
+	gotBinding := typed[admissionv1.ValidatingAdmissionPolicyBinding](t, objs.get(t, "ValidatingAdmissionPolicyBinding", fullname))
+
+	selector := &metav1.LabelSelector{
+		MatchLabels: map[string]string{"env": "prod"},
+		MatchExpressions: []metav1.LabelSelectorRequirement{
+			{Key: "kubernetes.io/metadata.name", Operator: metav1.LabelSelectorOpNotIn, Values: []string{"kube-system", namespace, "legacy"}},
+			{Key: "tier", Operator: metav1.LabelSelectorOpExists},
+		},
+	}
+	wantVAP, wantBinding := policy.Generate(policy.Options{
+		PolicyName: fullname, BindingName: fullname,
+		Actions:           []admissionv1.ValidationAction{admissionv1.Warn, admissionv1.Audit},
+		NamespaceSelector: selector,
+	})
+	wantBinding.Spec.MatchResources.ObjectSelector = &metav1.LabelSelector{MatchLabels: map[string]string{"microgateway.airlock.com/validate": "true"}}
+
+	assert.Equal(t, wantVAP.TypeMeta, gotVAP.TypeMeta)
+	assert.Equal(t, wantVAP.Name, gotVAP.Name)
+	assert.Equal(t, wantVAP.Spec, gotVAP.Spec, "the policy as the generator writes it")
+	assert.Equal(t, wantBinding.TypeMeta, gotBinding.TypeMeta)
+	assert.Equal(t, wantBinding.Name, gotBinding.Name)
+	assert.Equal(t, wantBinding.Spec, gotBinding.Spec, "the binding the generator writes for these options")
+
+	// The same namespaces as the webhooks of mode both.
+	_, v := webhookConfigs(t, renderMode(t, "both",
+		"--set", "webhook.excludeNamespaces={legacy},webhook.namespaceSelector.matchLabels.env=prod",
+		"--set-json", `webhook.namespaceSelector.matchExpressions=[{"key":"tier","operator":"Exists"}]`))
+	assert.Equal(t, selector, v.Webhooks[0].NamespaceSelector)
+
+	for _, meta := range []metav1.ObjectMeta{gotVAP.ObjectMeta, gotBinding.ObjectMeta} {
+		assert.Equal(t, release, meta.Labels["app.kubernetes.io/instance"])
+		assert.Equal(t, "Helm", meta.Labels["app.kubernetes.io/managed-by"])
+		assert.True(t, meta.CreationTimestamp.IsZero(), "no creationTimestamp")
+	}
+
+	// The default: Deny, every namespace but the excluded ones.
+	def := renderMode(t, "policy")
+	b := typed[admissionv1.ValidatingAdmissionPolicyBinding](t, def.get(t, "ValidatingAdmissionPolicyBinding", fullname))
+	assert.Equal(t, []admissionv1.ValidationAction{admissionv1.Deny}, b.Spec.ValidationActions)
+	assert.Nil(t, b.Spec.MatchResources.ObjectSelector)
+	assert.Equal(t, []metav1.LabelSelectorRequirement{{Key: "kubernetes.io/metadata.name", Operator: metav1.LabelSelectorOpNotIn,
+		Values: []string{"kube-system", namespace}}}, b.Spec.MatchResources.NamespaceSelector.MatchExpressions)
+}
+
+// TestPolicyFileIsGenerated: files/policy.yaml is exactly what the
+// generator writes (`listenerset-webhook policy` with its default flags,
+// policy.YAML with default options). It fails when a rule or a name list
+// changed in Go and the chart's copy was not regenerated.
+func TestPolicyFileIsGenerated(t *testing.T) {
+	want, err := policy.YAML(policy.Options{})
+	require.NoError(t, err)
+	path := filepath.Join(root, policyFile)
+	if *update {
+		require.NoError(t, os.MkdirAll(filepath.Dir(path), 0o755))
+		require.NoError(t, os.WriteFile(path, want, 0o644))
+	}
+	got, err := os.ReadFile(path)
+	require.NoError(t, err)
+	if !bytes.Equal(got, want) {
+		t.Fatalf("%s is stale: regenerate it with `make chart-policy` (go run ./cmd/listenerset-webhook policy > %s) or go test ./test/chart -run TestPolicyFileIsGenerated -update", policyFile, policyFile)
+	}
+}
+
+// TestAdmissionModeNeedsKubernetes130: ValidatingAdmissionPolicy is GA
+// (admissionregistration.k8s.io/v1) since Kubernetes 1.30; the chart refuses
+// modes policy and both on anything older, and helm template's default
+// (v1.20.0) too. Mode webhook renders anywhere.
+func TestAdmissionModeNeedsKubernetes130(t *testing.T) {
+	for _, mode := range []string{"policy", "both"} {
+		for _, version := range []string{"1.29.9", "1.29", ""} {
+			args := []string{"--set", "admission.mode=" + mode}
+			if version != "" {
+				args = append(args, "--kube-version", version)
+			}
+			out, err := renderErr(t, args...)
+			require.Error(t, err, "%s on %q rendered:\n%s", mode, version, out)
+			assert.Contains(t, err.Error(), "admission.mode="+mode+" needs Kubernetes 1.30 or newer")
+		}
+		for _, version := range []string{"1.30.0", "v1.30.2-gke.1200", renderKubeVersion} {
+			_, err := renderErr(t, "--set", "admission.mode="+mode, "--kube-version", version)
+			assert.NoError(t, err, "%s on %s", mode, version)
+		}
+	}
+	_, err := renderErr(t, "--kube-version", "1.29")
+	assert.NoError(t, err, "mode webhook on 1.29")
+}
+
+// TestAdmissionModeValues: values.schema.json and the templates refuse what
+// kube-apiserver would.
+func TestAdmissionModeValues(t *testing.T) {
+	for _, tc := range []struct{ set, want string }{
+		{"admission.mode=webhooks", "value must be one of 'webhook', 'policy', 'both'"},
+		{"admission.policy.validationActions={Block}", "/admission/policy/validationActions/0"},
+		{"admission.policy.validationActions={Deny,Deny}", "/admission/policy/validationActions"},
+		{"admission.policy.validationActions=null", "missing property 'validationActions'"},
+		{"admission.policy.action=Deny", "additional properties 'action' not allowed"},
+		{"admission.policy.validationActions={Deny,Warn}", "Deny and Warn exclude each other"},
+		{"clusterChecks.enabled=sometimes", "/clusterChecks/enabled"},
+	} {
+		t.Run(tc.set, func(t *testing.T) {
+			out, err := renderErr(t, "--kube-version", renderKubeVersion, "--set", "admission.mode=policy", "--set", tc.set)
+			require.Error(t, err, "rendered:\n%s", out)
+			assert.Contains(t, err.Error(), tc.want)
+		})
+	}
+	out, err := runHelm(t.Context(), t, "", "lint", "--strict", chartPath, "--kube-version", renderKubeVersion, "--set", "admission.mode=both")
+	require.NoError(t, err, out)
+	out, err = runHelm(t.Context(), t, "", "lint", "--strict", chartPath, "--kube-version", renderKubeVersion, "--set", "admission.mode=policy")
+	require.NoError(t, err, out)
+}
+
+// serverVersion is the test cluster's kube-apiserver version, for helm
+// template's --kube-version.
+func serverVersion(t testing.TB, c *localcluster.Cluster) string {
+	t.Helper()
+	dc, err := discovery.NewDiscoveryClientForConfig(c.Config)
+	require.NoError(t, err)
+	v, err := dc.ServerVersion()
+	require.NoError(t, err)
+	return v.GitVersion
+}
+
+// TestAdmissionModesServerSideDryRun: kube-apiserver accepts every object
+// each mode renders (strict field validation, no warnings), the policy's CEL
+// included: kube-apiserver compiles it when the policy is created.
+func TestAdmissionModesServerSideDryRun(t *testing.T) {
+	c := cluster(t)
+	ctx := t.Context()
+	cfg := rest.CopyConfig(c.Config)
+	warn := &warnings{}
+	cfg.WarningHandler = warn
+	cl, err := client.New(cfg, client.Options{})
+	require.NoError(t, err)
+	ensureNamespace(ctx, t, cl, namespace)
+	version := serverVersion(t, c)
+
+	for _, tc := range []struct {
+		name string
+		args []string
+		want int
+	}{
+		{"webhook", []string{"--set", "admission.mode=webhook"}, 10},
+		{"policy", []string{"--set", "admission.mode=policy"}, 2},
+		{"policy, Warn and Audit, selectors", []string{"--set", "admission.mode=policy,admission.policy.validationActions={Warn,Audit}",
+			"--set", "webhook.namespaceSelector.matchLabels.env=prod,webhook.objectSelector.matchLabels.team=edge"}, 2},
+		{"both, cert-manager", []string{"--set", "admission.mode=both"}, 14},
+		{"both, self-bootstrapped, every option", append([]string{"--set", "admission.mode=both,certManager.enabled=false,clusterChecks.strict=true"}, everyOption...), 18},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			objs := render(t, append([]string{"--kube-version", version}, tc.args...)...)
+			assert.Len(t, objs, tc.want, "%v", objs.ids())
+			for _, u := range objs {
+				err := cl.Create(ctx, u.DeepCopy(), client.DryRunAll, client.FieldValidation(metav1.FieldValidationStrict))
+				assert.NoError(t, err, "%s/%s", u.GetKind(), u.GetName())
+			}
+			assert.Empty(t, warn.take(), "kube-apiserver warned")
+		})
+	}
+
+	// The dry-run catches a broken policy: kube-apiserver compiles the CEL.
+	vap := renderMode(t, "policy").get(t, "ValidatingAdmissionPolicy", fullname).DeepCopy()
+	validations := vap.Object["spec"].(map[string]any)["validations"].([]any)
+	validations[0].(map[string]any)["expression"] = "object.spec.listeners.all(l, l.port >"
+	err = cl.Create(ctx, vap, client.DryRunAll, client.FieldValidation(metav1.FieldValidationStrict))
+	assert.ErrorContains(t, err, "compilation failed")
+}
+
+// policyDenied is kube-apiserver's message when the release's policy denies.
+func policyDenied(name string) string {
+	return "ValidatingAdmissionPolicy '" + name + "' with binding '" + name + "' denied request: "
+}
+
+// TestPolicyModeEndToEnd installs the chart in mode policy with the real
+// helm: only the policy and its binding are installed, nothing runs, and
+// kube-apiserver denies an invalid ListenerSet by the policy (422 Invalid,
+// the field path in the message), admits a valid one, and leaves namespaces
+// outside the binding's selector alone.
+func TestPolicyModeEndToEnd(t *testing.T) {
+	c := cluster(t)
+	ctx := t.Context()
+	admin := c.Client
+	const (
+		ns     = "lsw-pol"
+		appNS  = "lsw-pol-apps"
+		other  = "lsw-pol-other"
+		scopes = "pol"
+	)
+	ensureLabelledNamespace(ctx, t, admin, appNS, map[string]string{"lsw-e2e": scopes})
+	ensureLabelledNamespace(ctx, t, admin, other, nil)
+	rel := installChart(ctx, t, c, "pol", ns, "--set", "admission.mode=policy",
+		"--set-string", "webhook.namespaceSelector.matchLabels.lsw-e2e="+scopes)
+	t.Cleanup(func() {
+		_, _ = runHelm(context.Background(), t, c.KubeconfigPath, "uninstall", rel.name, "--namespace", ns)
+	})
+
+	manifest, err := decodeObjects(rel.helm(ctx, t, "get", "manifest", rel.name))
+	require.NoError(t, err)
+	assert.Equal(t, []string{"ValidatingAdmissionPolicy/" + rel.fullname(), "ValidatingAdmissionPolicyBinding/" + rel.fullname()}, manifest.ids())
+	assert.Contains(t, rel.helm(ctx, t, "status", rel.name), "deployed")
+
+	eventually(t, 30*time.Second, "kube-apiserver enforces the policy", func() error {
+		return deniedByPolicy(admin.Create(ctx, listenerSet(appNS, "bad", false), client.DryRunAll), rel.fullname())
+	})
+	err = admin.Create(ctx, listenerSet(appNS, "bad", false), client.DryRunAll)
+	require.Error(t, err)
+	assert.True(t, apierrors.IsInvalid(err), "422 Invalid: %v", err)
+	assert.Contains(t, err.Error(), policyDenied(rel.fullname()))
+	assert.Contains(t, err.Error(), "spec.listeners[0].protocol")
+	require.NoError(t, admin.Create(ctx, listenerSet(appNS, "good", true)), "a valid ListenerSet is stored")
+	assert.NoError(t, admin.Create(ctx, listenerSet(other, "bad", false), client.DryRunAll),
+		"a namespace outside the binding's selector is not judged")
+
+	// The real kubectl prints the denial like any validation error.
+	r := c.Kubectl(ctx, `apiVersion: gateway.networking.k8s.io/v1
+kind: ListenerSet
+metadata: {name: bad-kubectl, namespace: `+appNS+`}
+spec:
+  parentRef: {name: gw}
+  listeners:
+  - {name: web, protocol: TCP, port: 8080}
+`, "apply", "-f", "-")
+	require.Error(t, r.Err)
+	t.Logf("kubectl apply:\n%s", r.Output())
+	assert.Contains(t, r.Output(), policyDenied(rel.fullname()))
+	assert.Contains(t, r.Output(), "spec.listeners[0].protocol")
+
+	// helm uninstall removes the policy: the invalid one passes again.
+	rel.helm(ctx, t, "uninstall", rel.name)
+	eventually(t, 30*time.Second, "the policy is gone", func() error {
+		return admin.Create(ctx, listenerSet(appNS, "bad", false), client.DryRunAll)
+	})
+}
+
+// TestBothModeEndToEnd installs the chart in mode both (self-bootstrapped
+// certificates) with the real helm and runs a webhook replica with the
+// Deployment's args and the ServiceAccount's identity behind the Service.
+// With the webhook up, the policy denies an invalid ListenerSet and the
+// webhook adds its cluster-aware warning to a valid one. With the webhook
+// down, kube-apiserver fails open (Ignore): the valid one is admitted at
+// once, without the warning, and the policy still denies the invalid one.
+func TestBothModeEndToEnd(t *testing.T) {
+	c := cluster(t)
+	ctx := t.Context()
+	admin := c.Client
+	const (
+		ns     = "lsw-both"
+		appNS  = "lsw-both-apps"
+		scopes = "both"
+	)
+	ensureLabelledNamespace(ctx, t, admin, appNS, map[string]string{"lsw-e2e": scopes})
+	rel := installChart(ctx, t, c, "both", ns, "--set", "admission.mode=both,certManager.enabled=false",
+		"--set-string", "webhook.namespaceSelector.matchLabels.lsw-e2e="+scopes)
+	t.Cleanup(func() {
+		_, _ = runHelm(context.Background(), t, c.KubeconfigPath, "uninstall", rel.name, "--namespace", ns)
+	})
+	cfg := rest.CopyConfig(c.Config)
+	warn := &warnings{}
+	cfg.WarningHandler = warn
+	cl, err := client.New(cfg, client.Options{})
+	require.NoError(t, err)
+
+	// Nothing serves yet, and writes pass the webhooks (Ignore); the policy
+	// already denies.
+	eventually(t, 30*time.Second, "kube-apiserver enforces the policy", func() error {
+		return deniedByPolicy(cl.Create(ctx, listenerSet(appNS, "bad", false), client.DryRunAll), rel.fullname())
+	})
+	require.NoError(t, cl.Create(ctx, listenerSet(appNS, "early", true), client.DryRunAll), "no webhook yet: Ignore")
+
+	dep := rel.deployment(ctx, t, admin)
+	pod := dep.Spec.Template.Spec
+	args := parseServe(t, pod.Containers[0].Args)
+	require.Equal(t, "true", args["cluster-checks"])
+	kubeconfig := serviceAccountKubeconfig(t, c, ns, pod.ServiceAccountName)
+	r := newReplica(t, "r0", pod.Containers[0].Args, "--kubeconfig="+kubeconfig)
+	r.start(t)
+	r.waitReady(t, 90*time.Second)
+	slice := endpointSlice(ctx, t, admin, rel, r, hostIP(t))
+	t.Cleanup(func() { _ = admin.Delete(context.Background(), slice) })
+
+	// The webhook answers: its cluster-aware warning (no Gateway "gw" in the
+	// namespace) comes with the valid ListenerSet, once its view has synced.
+	notFound := "spec.parentRef.name: Gateway " + appNS + "/gw not found"
+	eventually(t, 60*time.Second, "the webhook's cluster-aware warning", func() error {
+		warn.take()
+		if err := cl.Create(ctx, listenerSet(appNS, "good", true), client.DryRunAll); err != nil {
+			return err
+		}
+		for _, w := range warn.take() {
+			if strings.Contains(w, notFound) {
+				return nil
+			}
+		}
+		return errNoWarning
+	})
+	err = cl.Create(ctx, listenerSet(appNS, "bad", false), client.DryRunAll)
+	assert.Contains(t, err.Error(), policyDenied(rel.fullname()), "the policy denies before the webhook is asked")
+	assert.Positive(t, r.requests(t)[admission.ValidatePath])
+
+	// The webhook goes down: writes do not wait for it, and the policy still denies.
+	r.stop(t)
+	for i := range 5 {
+		warn.take()
+		start := time.Now()
+		require.NoError(t, cl.Create(ctx, listenerSet(appNS, "during-outage", true), client.DryRunAll), "write %d with the webhook down", i)
+		assert.Less(t, time.Since(start), 5*time.Second, "kube-apiserver does not wait out the webhook's timeout")
+		for _, w := range warn.take() {
+			assert.NotContains(t, w, notFound, "no webhook, no cluster-aware warning")
+		}
+		err := cl.Create(ctx, listenerSet(appNS, "bad-during-outage", false), client.DryRunAll)
+		require.Error(t, err)
+		assert.True(t, apierrors.IsInvalid(err), "%v", err)
+		assert.Contains(t, err.Error(), policyDenied(rel.fullname()))
+		assert.Contains(t, err.Error(), "spec.listeners[0].protocol")
+	}
+}
+
+var errNoWarning = errors.New("no cluster-aware warning yet")
+
+// deniedByPolicy is nil when err is the denial of the policy named name.
+func deniedByPolicy(err error, name string) error {
+	switch {
+	case err == nil:
+		return errors.New("admitted")
+	case !localcluster.PolicyDenied(err, name):
+		return err
+	}
+	return nil
+}
