@@ -3,10 +3,15 @@ package offline_test
 import (
 	"bytes"
 	"encoding/json"
+	"encoding/xml"
+	"flag"
+	"fmt"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
@@ -15,6 +20,7 @@ import (
 	"sigs.k8s.io/yaml"
 
 	"github.com/airlock/listenerset-webhook/offline"
+	"github.com/airlock/listenerset-webhook/offline/position"
 	"github.com/airlock/listenerset-webhook/webhook/admission"
 )
 
@@ -158,4 +164,212 @@ func TestSameVerdictAsTheWebhook(t *testing.T) {
 		}
 	}
 	assert.Greater(t, checked, 10, "the examples were found")
+}
+
+// update rewrites testdata/golden from the current output:
+// go test ./offline/ -run TestFormatsGolden -update (then review the diff).
+var update = flag.Bool("update", false, "rewrite testdata/golden/* from the current output")
+
+// srcRoot stands for the working directory in SARIF goldens, so that they
+// do not depend on where the repository is checked out.
+const srcRoot = "/src/listenerset-webhook"
+
+var formatCases = []struct {
+	name  string
+	paths []string
+	exit  int
+}{
+	{"invalid", []string{"testdata/input/invalid.yaml"}, offline.ExitInvalid},
+	{"valid-json", []string{"testdata/input/valid.json"}, offline.ExitValid},
+	{"list", []string{"testdata/input/list.yaml"}, offline.ExitInvalid},
+	{"unparsable", []string{"testdata/input/broken.yaml", "testdata/input/valid.json"}, offline.ExitInputError},
+}
+
+func runFormat(t *testing.T, format offline.Format, paths []string) (code int, stdout, stderr string) {
+	t.Helper()
+	var out, errOut bytes.Buffer
+	code = offline.Validate(paths, offline.Options{Format: format, Stdout: &out, Stderr: &errOut, WorkDir: srcRoot})
+	return code, out.String(), errOut.String()
+}
+
+// TestFormatsGolden: every format on every case, exit code, stdout and
+// stderr, against testdata/golden/<case>.<format>.golden. Only text writes
+// to stderr.
+func TestFormatsGolden(t *testing.T) {
+	for _, tc := range formatCases {
+		for _, format := range offline.Formats {
+			t.Run(tc.name+"/"+string(format), func(t *testing.T) {
+				code, stdout, stderr := runFormat(t, format, tc.paths)
+				got := fmt.Sprintf("$ listenerset-webhook validate -o %s %s\nexit: %d\n--- stdout\n%s--- stderr\n%s",
+					format, strings.Join(tc.paths, " "), code, stdout, stderr)
+				path := filepath.Join("testdata", "golden", tc.name+"."+string(format)+".golden")
+				if *update {
+					require.NoError(t, os.WriteFile(path, []byte(got), 0o644))
+				}
+				want, err := os.ReadFile(path)
+				require.NoError(t, err, "no golden file; run with -update")
+				assert.Equal(t, string(want), got)
+				assert.Equal(t, tc.exit, code, "exit code")
+				if format != offline.Text {
+					assert.Empty(t, stderr, "only text writes to stderr")
+				}
+				switch format {
+				case offline.JSON, offline.SARIF:
+					assert.True(t, json.Valid([]byte(stdout)), "one JSON document")
+				case offline.JUnit:
+					assert.NoError(t, xml.Unmarshal([]byte(stdout), new(struct{})), "well-formed XML")
+				}
+			})
+		}
+	}
+}
+
+// TestFindingsPointAtTheirField: the line and column of every finding with
+// a field that exists in the file are those of the field's key (or of the
+// list item, for an index), whatever the format: checked on the JSON report,
+// which the other formats are rendered from, against the input's text.
+func TestFindingsPointAtTheirField(t *testing.T) {
+	checked := 0
+	for _, tc := range formatCases {
+		_, stdout, _ := runFormat(t, offline.JSON, tc.paths)
+		var r offline.Report
+		require.NoError(t, json.Unmarshal([]byte(stdout), &r))
+		for _, res := range r.Results {
+			data, err := os.ReadFile(res.File)
+			require.NoError(t, err)
+			lines := strings.Split(string(data), "\n")
+			check := func(fieldPath string, line, col int) {
+				require.Greater(t, line, 0, fieldPath)
+				require.LessOrEqual(t, line, len(lines), fieldPath)
+				text := []rune(lines[line-1])
+				require.LessOrEqual(t, col, len(text), fieldPath)
+				at := string(text[col-1:])
+				segs := position.Split(fieldPath)
+				last := segs[len(segs)-1]
+				if last.Index >= 0 { // a list item: its first key
+					assert.Regexp(t, `^"?[a-zA-Z]`, at, "%s at %s:%d:%d", fieldPath, res.File, line, col)
+				} else {
+					assert.True(t, strings.HasPrefix(strings.TrimLeft(at, `"`), last.Key),
+						"%s at %s:%d:%d is %q", fieldPath, res.File, line, col, at)
+				}
+				checked++
+			}
+			for _, e := range res.Errors {
+				check(e.Field, e.Line, e.Column)
+			}
+			for _, w := range res.Warnings {
+				if w.Field != "" {
+					check(w.Field, w.Line, w.Column)
+				}
+			}
+		}
+	}
+	assert.GreaterOrEqual(t, checked, 6)
+}
+
+// TestFindingPositionFallback: a missing field points at its nearest
+// existing parent, and a document after "---" keeps the file's lines.
+func TestFindingPositionFallback(t *testing.T) {
+	input := "# a comment\n---\n" + strings.ReplaceAll(named("x"), "  parentRef: {name: gw}\n", "") // no parentRef
+	r := check(t, input)
+	require.Len(t, r.Results, 1)
+	assert.Equal(t, 3, r.Results[0].Line, "the document starts on line 3 of the file")
+	var found bool
+	for _, e := range r.Results[0].Errors {
+		if e.Field == "spec.parentRef.name" || e.Field == "spec.parentRef" {
+			found = true
+			assert.Equal(t, [2]int{6, 1}, [2]int{e.Line, e.Column}, "at spec, the nearest parent that exists")
+		}
+	}
+	assert.True(t, found, "an error on the missing parentRef: %+v", r.Results[0].Errors)
+}
+
+// TestSARIFMultitoolValidate runs Microsoft's SARIF multitool (npm
+// @microsoft/sarif-multitool, pinned in hack/ci-tools.sh, installed into
+// bin/npm/ by it) on the SARIF of every case: no error and no warning of its
+// rules is allowed. It also checks what GitHub code scanning needs of an
+// upload: each result has a ruleId, and a location relative to %SRCROOT%
+// with a start line.
+func TestSARIFMultitoolValidate(t *testing.T) {
+	if testing.Short() {
+		t.Skip("runs the SARIF multitool (installs it on first use)")
+	}
+	out, err := exec.Command("../hack/ci-tools.sh", "sarif-multitool").Output()
+	require.NoError(t, err, "hack/ci-tools.sh sarif-multitool")
+	tool := strings.TrimSpace(string(out))
+	dir := t.TempDir()
+	var files []string
+	for _, tc := range formatCases {
+		_, stdout, _ := runFormat(t, offline.SARIF, tc.paths)
+		f := filepath.Join(dir, tc.name+".sarif")
+		require.NoError(t, os.WriteFile(f, []byte(stdout), 0o644))
+		files = append(files, f)
+
+		var log struct {
+			Runs []struct {
+				OriginalURIBaseIDs map[string]struct{ URI string } `json:"originalUriBaseIds"`
+				Results            []struct {
+					RuleID    string `json:"ruleId"`
+					Level     string `json:"level"`
+					Locations []struct {
+						PhysicalLocation struct {
+							ArtifactLocation struct{ URI, URIBaseID string } `json:"artifactLocation"`
+							Region           struct{ StartLine int }         `json:"region"`
+						} `json:"physicalLocation"`
+					} `json:"locations"`
+				} `json:"results"`
+			} `json:"runs"`
+		}
+		require.NoError(t, json.Unmarshal([]byte(stdout), &log))
+		require.Len(t, log.Runs, 1)
+		assert.Equal(t, "file://"+srcRoot+"/", log.Runs[0].OriginalURIBaseIDs["%SRCROOT%"].URI)
+		assert.NotEmpty(t, log.Runs[0].Results, tc.name)
+		for _, res := range log.Runs[0].Results {
+			assert.NotEmpty(t, res.RuleID)
+			assert.Contains(t, []string{"error", "warning"}, res.Level)
+			require.Len(t, res.Locations, 1)
+			loc := res.Locations[0].PhysicalLocation
+			assert.Equal(t, "%SRCROOT%", loc.ArtifactLocation.URIBaseID)
+			assert.True(t, strings.HasPrefix(loc.ArtifactLocation.URI, "testdata/input/"), loc.ArtifactLocation.URI)
+			assert.Positive(t, loc.Region.StartLine)
+		}
+	}
+	// One run over all files; its own findings go to a SARIF log of its own.
+	verdict := filepath.Join(dir, "multitool.sarif")
+	cmd := exec.Command(tool, append([]string{"validate", "--output", verdict}, files...)...)
+	cmd.Env = append(os.Environ(), "DOTNET_SYSTEM_GLOBALIZATION_INVARIANT=1", "DOTNET_CLI_TELEMETRY_OPTOUT=1")
+	start := time.Now()
+	console, err := cmd.CombinedOutput()
+	t.Logf("sarif-multitool validate on %d files: %s", len(files), time.Since(start).Round(time.Millisecond))
+	require.NoError(t, err, "%s", console)
+	data, err := os.ReadFile(verdict)
+	require.NoError(t, err, "%s", console)
+	var findings struct {
+		Runs []struct {
+			Results []struct {
+				RuleID  string `json:"ruleId"`
+				Level   string `json:"level"`
+				Message struct {
+					ID        string   `json:"id"`
+					Arguments []string `json:"arguments"`
+				} `json:"message"`
+			} `json:"results"`
+		} `json:"runs"`
+	}
+	require.NoError(t, json.Unmarshal(data, &findings))
+	require.NotEmpty(t, findings.Runs, "the multitool wrote a log")
+	for _, run := range findings.Runs {
+		for _, r := range run.Results {
+			if r.Level == "error" || r.Level == "warning" || r.Level == "" {
+				t.Errorf("sarif-multitool %s %s: %s %q", r.Level, r.RuleID, r.Message.ID, r.Message.Arguments)
+			}
+		}
+	}
+	// The check can fail: a log without ruleId is an error to the multitool.
+	bad := filepath.Join(dir, "bad.sarif")
+	require.NoError(t, os.WriteFile(bad, []byte(`{"version":"2.1.0","runs":[{"tool":{"driver":{"name":"x"}},"results":[{"message":{"text":"m"}}]}]}`), 0o644))
+	badCmd := exec.Command(tool, "validate", "--output", filepath.Join(dir, "bad-verdict.sarif"), bad)
+	badCmd.Env = cmd.Env
+	badOut, _ := badCmd.CombinedOutput()
+	assert.Contains(t, string(badOut), "error", "the multitool reports a result without ruleId")
 }

@@ -74,12 +74,14 @@ func writeJUnit(w io.Writer, r *Report) error {
 	for _, file := range r.files {
 		suite(file)
 	}
-	at := func(file string, line, col int, field string) string {
-		s := fmt.Sprintf("%s:%d:%d", file, line, col)
-		if field != "" {
-			s += ": " + field
+	// at is "file:line:column: message", with the field path in front
+	// where the message does not start with it.
+	at := func(file string, line, col int, field, msg string) string {
+		s := fmt.Sprintf("%s:%d:%d: ", file, line, col)
+		if field != "" && !strings.HasPrefix(msg, field) {
+			s += field + ": "
 		}
-		return s
+		return s + msg
 	}
 	for _, res := range r.Results {
 		s := suite(res.File)
@@ -90,11 +92,11 @@ func writeJUnit(w io.Writer, r *Report) error {
 		}
 		for _, e := range res.Errors {
 			c.Failures = append(c.Failures, junitFailure{Message: e.Message, Type: errorRule(e).ID,
-				Content: at(res.File, e.Line, e.Column, e.Field) + ": " + e.Message})
+				Content: at(res.File, e.Line, e.Column, e.Field, e.Message)})
 		}
 		var out []string
 		for _, wn := range res.Warnings {
-			out = append(out, "Warning: "+at(res.File, wn.Line, wn.Column, "")+": "+wn.Message)
+			out = append(out, "Warning: "+at(res.File, wn.Line, wn.Column, wn.Field, wn.Message))
 		}
 		c.SystemOut = strings.Join(out, "\n")
 		if len(c.Failures) > 0 {
@@ -121,7 +123,7 @@ func writeJUnit(w io.Writer, r *Report) error {
 			name = fmt.Sprintf("document %d", ie.Document)
 		}
 		c := junitCase{Name: name, ClassName: ruleInputError, File: ie.File, Line: ie.Line,
-			Error: &junitFailure{Message: ie.Message, Type: ruleInputError, Content: at(ie.File, ie.Line, ie.Column, "") + ": " + ie.Message},
+			Error: &junitFailure{Message: ie.Message, Type: ruleInputError, Content: at(ie.File, ie.Line, ie.Column, "", ie.Message)},
 			order: Location{Document: max(ie.Document, 1<<30)}}
 		s.Errors++
 		root.Errors++

@@ -107,11 +107,12 @@ func dirURI(dir string) string {
 	return (&url.URL{Scheme: "file", Path: p}).String()
 }
 
-// toolVersion is the module version the binary was built from ("devel" for
-// a build outside a module version, such as go test's).
+// toolVersion is the module version the binary was built from without its
+// "v" (SARIF viewers compare versions that start with a number), or
+// 0.0.0-devel for a build without one, such as go test's.
 func toolVersion() string {
 	if bi, ok := debug.ReadBuildInfo(); ok && bi.Main.Version != "" && bi.Main.Version != "(devel)" {
-		return bi.Main.Version
+		return strings.TrimPrefix(bi.Main.Version, "v")
 	}
-	return "devel"
+	return "0.0.0-devel"
 }
