@@ -263,7 +263,25 @@ func comparePrecedence(a, b *gwv1.ListenerSet) int {
 	case !ta.Equal(&tb):
 		return ta.Time.Compare(tb.Time)
 	}
-	return cmp.Compare(a.Namespace+"/"+a.Name, b.Namespace+"/"+b.Name)
+	return compareNamespacedName(a.Namespace, a.Name, b.Namespace, b.Name)
+}
+
+// compareNamespacedName compares "ans/aname" with "bns/bname" as strings,
+// without building them: the sort runs on every request.
+func compareNamespacedName(ans, aname, bns, bname string) int {
+	if ans == bns {
+		return cmp.Compare(aname, bname)
+	}
+	// The namespaces differ: at the first byte where they do, or where
+	// the shorter one ends and its "/" meets the other's next byte.
+	n := min(len(ans), len(bns))
+	if c := cmp.Compare(ans[:n], bns[:n]); c != 0 {
+		return c
+	}
+	if len(ans) < len(bns) {
+		return cmp.Compare(byte('/'), bns[n])
+	}
+	return cmp.Compare(ans[n], byte('/'))
 }
 
 // validateCertificateRefInCluster: a Secret in another namespace needs a
