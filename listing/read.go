@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"io"
 
+	rbacv1 "k8s.io/api/rbac/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/client-go/rest"
 	"k8s.io/client-go/tools/clientcmd"
@@ -32,6 +33,15 @@ func RESTConfig(kubeconfig, context string) (*rest.Config, error) {
 		&clientcmd.ClientConfigLoadingRules{ExplicitPath: kubeconfig},
 		&clientcmd.ConfigOverrides{CurrentContext: context},
 	).ClientConfig()
+}
+
+// RBACRules are all FromCluster needs: list on Gateways, ListenerSets and
+// Namespaces (no get, no watch, nothing else).
+func RBACRules() []rbacv1.PolicyRule {
+	return []rbacv1.PolicyRule{
+		{APIGroups: []string{gwv1.GroupName}, Resources: []string{"gateways", "listenersets"}, Verbs: []string{"list"}},
+		{APIGroups: []string{""}, Resources: []string{"namespaces"}, Verbs: []string{"list"}},
+	}
 }
 
 // FromCluster lists, read-only, what the merged lists need: every Gateway,

@@ -11,6 +11,10 @@ import (
 	"testing"
 	"time"
 
+	rbacv1 "k8s.io/api/rbac/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/client-go/tools/clientcmd"
+	"sigs.k8s.io/controller-runtime/pkg/client"
 	gwv1 "sigs.k8s.io/gateway-api/apis/v1"
 
 	"github.com/airlock/listenerset-webhook/listing"
@@ -87,6 +91,57 @@ func TestListenersCommand(t *testing.T) {
 			t.Errorf("no %s listener in the cluster's listing: %+v", s, rows)
 		}
 	}
+
+	t.Run("list on three resources is all it needs", func(t *testing.T) {
+		kubeconfig := listenersReader(t, "e2e-listeners-reader")
+		args := []string{"listeners", "--kubeconfig", kubeconfig, "--gateway", listenersGateway, "-o", "json"}
+		if got, want := runListeners(t, bin, args...), runListeners(t, bin, listenersFormat(fromFile, "json")...); got != want {
+			t.Errorf("as a user who may only list gateways, listenersets and namespaces:\n%s\nwant\n%s", got, want)
+		}
+	})
+
+	t.Run("the webhook denies what the listing shows Conflicted", func(t *testing.T) {
+		// A new set that loses 443 to the Gateway and keeps 8081: with the
+		// strict cluster-aware checks the webhook denies exactly the
+		// listing's conflicts, read from the same merged list.
+		newSet := `apiVersion: gateway.networking.k8s.io/v1
+kind: ListenerSet
+metadata: {name: newcomer, namespace: lst-team-b}
+spec:
+  parentRef: {name: shared, namespace: lst-infra}
+  listeners:
+  - {name: free, port: 8081, protocol: HTTP}
+  - {name: plain-443, port: 443, protocol: HTTP, hostname: new.example.com}
+`
+		got := kubectl(t, "", "get", "namespaces,gateways.gateway.networking.k8s.io,listenersets.gateway.networking.k8s.io", "-A", "-o", "yaml")
+		if got.Err != nil {
+			t.Fatalf("%v\n%s", got.Err, got.Output())
+		}
+		manifests := filepath.Join(t.TempDir(), "cluster-and-new.yaml")
+		listenersWrite(t, manifests, got.Stdout+"\n---\n"+newSet)
+		var want []string
+		for _, r := range listenerRows(t, runListeners(t, bin, "listeners", "-f", manifests, "--gateway", listenersGateway, "-o", "json")) {
+			if r.Source.Name == "newcomer" {
+				if r.State == "Conflicted" {
+					want = append(want, r.Messages...)
+				} else if r.State != "Accepted" {
+					t.Errorf("newcomer listener %s: %s", r.Name, r.State)
+				}
+			}
+		}
+		if len(want) != 1 {
+			t.Fatalf("want one conflicted listener of newcomer in the listing, got messages %q", want)
+		}
+		useClusterChecks(t, clusterChecks{enabled: true, strict: true})
+		r := kubectl(t, newSet, "apply", "--dry-run=server", "-f", "-")
+		if r.Err == nil {
+			t.Fatalf("strict webhook admitted newcomer\n%s", r.Output())
+		}
+		denial := strings.Count(r.Stderr, "spec.listeners[")
+		if !strings.Contains(r.Stderr, want[0]) || denial != 1 {
+			t.Errorf("strict webhook's denial is not the listing's one conflict %q:\n%s", want[0], r.Output())
+		}
+	})
 
 	t.Run("creation time before namespace/name", func(t *testing.T) {
 		// Past the second of every set so far, the new set is the newest
@@ -205,6 +260,53 @@ func waitPastCreation(t *testing.T, namespaces ...string) {
 	// creationTimestamp has one-second resolution; a little margin for
 	// the rounding of the clock kube-apiserver reads.
 	time.Sleep(time.Until(newest.Add(time.Second + 100*time.Millisecond)))
+}
+
+// listenersReader writes a kubeconfig that acts as user (impersonated by the
+// suite's admin), whom a ClusterRole grants listing.RBACRules and nothing
+// else, for the test's duration.
+func listenersReader(t *testing.T, user string) string {
+	t.Helper()
+	ctx := context.Background()
+	role := &rbacv1.ClusterRole{ObjectMeta: metav1.ObjectMeta{Name: user}, Rules: listing.RBACRules()}
+	binding := &rbacv1.ClusterRoleBinding{
+		ObjectMeta: metav1.ObjectMeta{Name: user},
+		RoleRef:    rbacv1.RoleRef{APIGroup: rbacv1.GroupName, Kind: "ClusterRole", Name: user},
+		Subjects:   []rbacv1.Subject{{Kind: rbacv1.UserKind, APIGroup: rbacv1.GroupName, Name: user}},
+	}
+	for _, obj := range []client.Object{role, binding} {
+		if err := cluster.Client.Create(ctx, obj); err != nil {
+			t.Fatal(err)
+		}
+	}
+	t.Cleanup(func() { _ = cluster.Client.Delete(ctx, binding); _ = cluster.Client.Delete(ctx, role) })
+	cfg, err := clientcmd.Load(cluster.Kubeconfig)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, auth := range cfg.AuthInfos {
+		auth.Impersonate = user
+	}
+	path := filepath.Join(t.TempDir(), "kubeconfig")
+	if err := clientcmd.WriteToFile(*cfg, path); err != nil {
+		t.Fatal(err)
+	}
+	// The role is in effect once the user can list and cannot get.
+	deadline := time.Now().Add(30 * time.Second)
+	for {
+		r := kubectl(t, "", "--as", user, "auth", "can-i", "list", "listenersets.gateway.networking.k8s.io", "-A")
+		if r.Err == nil && strings.TrimSpace(r.Stdout) == "yes" {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("the role of %s not in effect after 30s: %s", user, r.Output())
+		}
+		time.Sleep(100 * time.Millisecond)
+	}
+	if r := kubectl(t, "", "--as", user, "auth", "can-i", "get", "gateways.gateway.networking.k8s.io", "-A"); strings.TrimSpace(r.Stdout) != "no" {
+		t.Fatalf("%s may get gateways; the test wants list only: %s", user, r.Output())
+	}
+	return path
 }
 
 func listenersRead(t *testing.T, path string) string {
