@@ -14,6 +14,11 @@
 // everything it started, and the command (and the make or go command that
 // started it: see foreground) exits 0.
 //
+// -mode (mode.go) is the chart's admission.mode: policy registers the
+// generated ValidatingAdmissionPolicy and its binding instead of the webhook
+// (no webhook process), both registers the policy and the webhook with
+// failurePolicy Ignore.
+//
 // The terminal shows one line per step and the instructions; everything
 // else that logs (envtest, controller-runtime, client-go, the webhook and its
 // requests, the binaries script) goes to ./.run/run.log.
@@ -54,6 +59,7 @@ type options struct {
 	planeLogs     bool
 	examples      bool
 	checks        clusterview.Options
+	mode          admissionMode // mode.go
 }
 
 func main() { os.Exit(runMain()) }
@@ -73,6 +79,8 @@ func runMain() int {
 	flag.BoolVar(&noExamples, "no-examples", false, "do not apply examples/gateway.yaml")
 	flag.BoolVar(&clusterChecks, "cluster-checks", true, "cluster-aware warnings (parent Gateway, conflicts, ReferenceGrants, Secrets)")
 	flag.BoolVar(&o.checks.Strict, "strict", false, "deny listener conflicts and certificateRefs no ReferenceGrant permits")
+	o.mode = modeWebhook
+	flag.Var(&o.mode, "mode", "who judges ListenerSets, as the chart's admission.mode: webhook, policy (the ValidatingAdmissionPolicy alone, no webhook) or both (the policy enforces; the webhook adds the cluster-aware checks with failurePolicy Ignore)")
 	zapOpts := zap.Options{Development: true}
 	zapOpts.BindFlags(flag.CommandLine)
 	flag.Parse()
@@ -137,18 +145,13 @@ func run(ctx context.Context, root string, logFile *os.File, o options) error {
 	usage, err := s.start(ctx, root, logFile, o)
 	if err == nil {
 		fmt.Fprint(os.Stdout, usage)
-		select {
-		case <-ctx.Done():
-		case err = <-s.hookDone:
-			s.hookEnded = true
-			err = fmt.Errorf("the webhook stopped: %v", err)
-		}
+		err = s.wait(ctx, o.mode)
 	}
 	if ctx.Err() != nil {
 		if isTerminal(os.Stderr) {
 			fmt.Fprintln(os.Stderr) // past the ^C the terminal echoed
 		}
-		say("interrupted; stopping the webhook, kube-apiserver and etcd")
+		say("interrupted; stopping %s", o.mode.stopping(s.hookEnded))
 		err = nil
 	}
 	if stopErr := s.stop(); stopErr != nil {
@@ -176,38 +179,83 @@ func (s *session) start(ctx context.Context, root string, logFile *os.File, o op
 	if s.cluster, err = localcluster.Start(ctx, opts); err != nil {
 		return "", err
 	}
-	checks := o.checks
-	checks.RESTConfig = s.cluster.Config
-
 	// Written before the webhook starts: a webhook binary reads it for the
 	// cluster-aware checks.
 	s.kubeconfig = filepath.Join(o.runDir, "kubeconfig")
 	if err := s.cluster.WriteKubeconfig(s.kubeconfig); err != nil {
 		return "", err
 	}
+	var hook webhookEndpoints
+	if o.mode.runsWebhook() {
+		if hook, err = s.startWebhook(ctx, root, logFile, o); err != nil {
+			return "", err
+		}
+	}
+	if o.mode.runsPolicy() {
+		if err := s.registerPolicy(ctx); err != nil {
+			return "", err
+		}
+	}
+
+	if o.examples {
+		say("applying the example Gateway (examples/gateway.yaml)")
+		r := s.cluster.Kubectl(ctx, "", "apply", "-f", filepath.Join(root, "examples", "gateway.yaml"))
+		if r.Err != nil {
+			return "", fmt.Errorf("applying examples/gateway.yaml: %v\n%s", r.Err, r.Output())
+		}
+	} else {
+		say("creating namespace %s", demoNamespace)
+		r := s.cluster.Kubectl(ctx, "", "create", "namespace", demoNamespace)
+		if r.Err != nil {
+			return "", fmt.Errorf("creating namespace %s: %v\n%s", demoNamespace, r.Err, r.Output())
+		}
+	}
+	var b strings.Builder
+	if o.mode == modeWebhook {
+		printUsage(&b, root, s.cluster, s.kubeconfig, logFile.Name(), hook.ep, hook.health, hook.metrics, o.examples)
+	} else {
+		printModeUsage(&b, root, s.cluster, s.kubeconfig, logFile.Name(), o, hook)
+	}
+	return b.String(), nil
+}
+
+// webhookEndpoints are where the webhook serves, for the instructions.
+type webhookEndpoints struct {
+	ep              localcluster.WebhookEndpoint
+	health, metrics string
+	pid             int // of -webhook-binary's process; 0 in this process
+}
+
+// startWebhook starts the webhook (in this process or -webhook-binary),
+// waits until it serves and registers both webhook configurations (with
+// failurePolicy Ignore in mode both).
+func (s *session) startWebhook(ctx context.Context, root string, logFile *os.File, o options) (webhookEndpoints, error) {
+	checks := o.checks
+	checks.RESTConfig = s.cluster.Config
 	cert, err := localcluster.NewServingCert(filepath.Join(o.runDir, "certs"), "127.0.0.1", "localhost")
 	if err != nil {
-		return "", err
+		return webhookEndpoints{}, err
 	}
 	port := o.port
 	if port == 0 {
 		if port, err = localcluster.FreePort(); err != nil {
-			return "", err
+			return webhookEndpoints{}, err
 		}
 	}
 	healthPort, err := localcluster.FreePort()
 	if err != nil {
-		return "", err
+		return webhookEndpoints{}, err
 	}
 	metricsPort, err := localcluster.FreePort()
 	if err != nil {
-		return "", err
+		return webhookEndpoints{}, err
 	}
 	addr := fmt.Sprintf("127.0.0.1:%d", port)
 	health := fmt.Sprintf("127.0.0.1:%d", healthPort)
 	metrics := fmt.Sprintf("127.0.0.1:%d", metricsPort)
 	logName := shortPaths(root, logFile.Name())
 
+	var pid int
 	hookCtx, stopHook := context.WithCancel(context.Background())
 	s.stopHook = stopHook
 	s.hookDone = make(chan error, 1)
@@ -229,8 +277,9 @@ func (s *session) start(ctx context.Context, root string, logFile *os.File, o op
 		cmd.WaitDelay = 20 * time.Second
 		if err := cmd.Start(); err != nil {
 			s.hookEnded = true
-			return "", fmt.Errorf("starting %s: %w", o.webhookBinary, err)
+			return webhookEndpoints{}, fmt.Errorf("starting %s: %w", o.webhookBinary, err)
 		}
+		pid = cmd.Process.Pid
 		go func() { s.hookDone <- cmd.Wait() }()
 	} else {
 		say("starting the webhook on https://%s (in this process; its log: %s)", addr, logName)
@@ -247,14 +296,13 @@ func (s *session) start(ctx context.Context, root string, logFile *os.File, o op
 	select {
 	case err := <-ready:
 		if err != nil {
-			return "", err
+			return webhookEndpoints{}, err
 		}
 	case err := <-s.hookDone:
 		s.hookEnded = true
-		return "", fmt.Errorf("the webhook exited before serving: %v", err)
+		return webhookEndpoints{}, fmt.Errorf("the webhook exited before serving: %v", err)
 	}
 
-	say("registering the mutating and validating webhook configurations")
 	ep := localcluster.WebhookEndpoint{
 		BaseURL:      "https://" + addr,
 		MutatePath:   admission.MutatePath,
@@ -263,26 +311,17 @@ func (s *session) start(ctx context.Context, root string, logFile *os.File, o op
 	}
 	// The probe that shows kube-apiserver calls the webhook is a dry run in
 	// "default", which always exists.
-	if err := s.cluster.RegisterWebhooks(ctx, ep, "default"); err != nil {
-		return "", err
-	}
-
-	if o.examples {
-		say("applying the example Gateway (examples/gateway.yaml)")
-		r := s.cluster.Kubectl(ctx, "", "apply", "-f", filepath.Join(root, "examples", "gateway.yaml"))
-		if r.Err != nil {
-			return "", fmt.Errorf("applying examples/gateway.yaml: %v\n%s", r.Err, r.Output())
-		}
+	if o.mode == modeBoth {
+		say("registering the mutating and validating webhook configurations (failurePolicy Ignore)")
+		err = s.cluster.RegisterWebhooksIgnore(ctx, ep, "default")
 	} else {
-		say("creating namespace %s", demoNamespace)
-		r := s.cluster.Kubectl(ctx, "", "create", "namespace", demoNamespace)
-		if r.Err != nil {
-			return "", fmt.Errorf("creating namespace %s: %v\n%s", demoNamespace, r.Err, r.Output())
-		}
+		say("registering the mutating and validating webhook configurations")
+		err = s.cluster.RegisterWebhooks(ctx, ep, "default")
 	}
-	var b strings.Builder
-	printUsage(&b, root, s.cluster, s.kubeconfig, logFile.Name(), ep, health, metrics, o.examples)
-	return b.String(), nil
+	if err != nil {
+		return webhookEndpoints{}, err
+	}
+	return webhookEndpoints{ep: ep, health: health, metrics: metrics, pid: pid}, nil
 }
 
 // stop stops what start started, the webhook first (its cluster view
