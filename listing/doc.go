@@ -14,7 +14,7 @@
 // From manifests (FromManifests: files, directories or "-", read with
 // offline.Read, so exactly what validate reads) or from a cluster
 // (FromCluster: read-only lists of Gateways, ListenerSets and Namespaces'
-// metadata, nothing else, no grants needed beyond list on those three).
+// metadata, nothing else; RBACRules, list on those three, is all it needs).
 // Namespace labels matter only for allowedListeners.namespaces.from
 // Selector; offline, a namespace the input does not hold has unknown labels.
 //
@@ -46,22 +46,23 @@
 // # Output
 //
 // The default is a table as kubectl prints one, a row per listener, the
-// Gateways by namespace/name:
+// Gateways by namespace/name (three rows of testdata/golden/table.txt):
 //
-//	GATEWAY       PRECEDENCE   SOURCE                      LISTENER   PORT   PROTOCOL   HOSTNAME           STATE        REASON
-//	infra/shared  1            Gateway/infra/shared        http       80     HTTP       <none>             Accepted     <none>
-//	infra/shared  2            ListenerSet/team-a/api      shop       443    HTTPS      shop.example.com   Conflicted   HostnameConflict
+//	GATEWAY            PRECEDENCE   SOURCE                          LISTENER    PORT   PROTOCOL   HOSTNAME           STATE        REASON
+//	lst-infra/shared   1            Gateway/lst-infra/shared        http        80     HTTP       <none>             Accepted     <none>
+//	lst-infra/shared   4            ListenerSet/lst-outside/guest   web         8080   HTTP       <none>             NotAllowed   allowedListeners.namespaces.selector: gateway-access=yes
+//	lst-infra/shared   6            ListenerSet/lst-team-a/api      shop        443    HTTPS      shop.example.com   Conflicted   HostnameConflict
 //
 // -o wide adds WINNER (the listener a Conflicted one loses to) and MESSAGE
 // (the error the webhook's cluster-aware check gives a Conflicted listener;
 // every error of an Invalid set). -o json prints one Listing document:
 //
 //	{
-//	  "gateways": [{"namespace": "infra", "name": "shared", "listeners": [
-//	    {"precedence": 2, "source": {"kind": "ListenerSet", "namespace": "team-a", "name": "api"},
+//	  "gateways": [{"namespace": "lst-infra", "name": "shared", "listeners": [
+//	    {"precedence": 6, "source": {"kind": "ListenerSet", "namespace": "lst-team-a", "name": "api"},
 //	     "name": "shop", "port": 443, "protocol": "HTTPS", "hostname": "shop.example.com",
 //	     "state": "Conflicted", "reason": "HostnameConflict",
-//	     "winner": {"source": {"kind": "Gateway", "namespace": "infra", "name": "shared"}, "name": "https"},
+//	     "winner": {"source": {"kind": "Gateway", "namespace": "lst-infra", "name": "shared"}, "name": "https"},
 //	     "messages": ["spec.listeners[1].hostname: Invalid value: ..."]}]}],
 //	  "unattached": [{"namespace": "team-a", "name": "lost", "reason": "Gateway infra/other not found"}],
 //	  "inputErrors": []

@@ -11,6 +11,10 @@
 // position: ratcheting pairs an update's listeners with the stored ones by
 // name (validate.go). Gateway API's listener compatibility is one rule
 // (compat.go) for the listeners of a set and for a Gateway's merged list.
+// MergedListeners (compat.go) builds that merged list with each listener's
+// state (Accepted, Conflicted, NotAllowed, Invalid, Unknown); the
+// cluster-aware conflict rule judges a ListenerSet by its rows of that list,
+// and the listeners command (package listing) prints it.
 //
 // Problems that do not stop Airlock from serving the object are Warnings,
 // values with a path and a kind (warnings.go). The name lists the rules check
