@@ -107,7 +107,11 @@ func writeJUnit(w io.Writer, r *Report) error {
 	}
 	for _, sk := range r.Skipped {
 		s := suite(sk.File)
-		c := junitCase{Name: displayName(sk.Namespace, sk.Name), ClassName: sk.Kind + "@" + version(sk.APIVersion),
+		class := "Document" // not an object: no kind to name it by
+		if sk.Kind != "" {
+			class = sk.Kind + "@" + version(sk.APIVersion)
+		}
+		c := junitCase{Name: displayName(sk.Namespace, sk.Name), ClassName: class,
 			File: sk.File, Line: sk.Line, Skipped: &junitSkipped{Message: sk.Reason}, order: sk.Location}
 		if sk.Name == "" {
 			c.Name = where("document", sk.Location)

@@ -52,6 +52,10 @@ func TestValidateGolden(t *testing.T) {
 		{"json-valid-with-warnings", []string{"-o", "json", "-f", in("warnings.yaml")}, "", offline.ExitValid},
 		{"cluster", []string{"-f", in("cluster.yaml")}, "", offline.ExitValid},
 		{"cluster-strict", []string{"--strict", "-f", in("cluster.yaml")}, "", offline.ExitInvalid},
+		// PATHs as arguments, as pre-commit passes them, before and after flags.
+		{"positional-github", []string{in("duplicate.yaml"), "-o", "github", in("valid.yaml")}, "", offline.ExitInvalid},
+		{"positional-junit", []string{"-o", "junit", "--", in("multi.yaml")}, "", offline.ExitInvalid},
+		{"github-input-error", []string{"-o", "github", in("broken.yaml"), in("missing.yaml")}, "", offline.ExitInputError},
 	}
 	for _, tt := range tests {
 		t.Run(tt.golden, func(t *testing.T) {
@@ -99,10 +103,11 @@ func TestUsage(t *testing.T) {
 		{"--help", []string{"--help"}, exitOK, commands, nil},
 		{"validate without -f", []string{"validate"}, exitUsage, nil,
 			[]string{"validate needs -f PATH", "Usage: listenerset-webhook validate"}},
-		{"validate with a positional path", []string{"validate", "x.yaml"}, exitUsage, nil,
-			[]string{`unexpected arguments ["x.yaml"]: name inputs with -f`, "Usage: listenerset-webhook validate"}},
+		{"validate with a positional path", []string{"validate", "x.yaml"}, offline.ExitInputError, nil,
+			[]string{`error: x.yaml: stat x.yaml: no such file or directory`}},
 		{"validate bad format", []string{"validate", "-f", "x.yaml", "-o", "yaml"}, exitUsage, nil,
-			[]string{`-o "yaml": must be text or json`}},
+			[]string{`-o "yaml": must be one of text|json|junit|sarif|github`}},
+		{"validate -o sarif", []string{"validate", "-o", "sarif", "-"}, exitOK, []string{`"version": "2.1.0"`, `"results": []`}, nil},
 		{"validate bad flag", []string{"validate", "--nope"}, exitUsage, nil,
 			[]string{"flag provided but not defined: -nope", "Usage: listenerset-webhook validate"}},
 		{"validate -h", []string{"validate", "-h"}, exitOK, nil,
