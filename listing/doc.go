@@ -37,7 +37,9 @@
 //     REASON is the setting, e.g. "allowedListeners.namespaces.from: Same".
 //   - Invalid: the set fails its own rules (validate's errors without the
 //     cluster-aware checks); the webhook would deny it, so it takes no place.
-//     REASON is its first error on that listener (else its first error).
+//     REASON is the field and type of its first error on that listener (else
+//     of its first error), e.g. "spec.listeners[0].allowedRoutes.kinds[0].kind:
+//     Unsupported value"; MESSAGE (wide) and messages (json) have every error.
 //   - Unknown: whether the Gateway admits the set cannot be told (offline,
 //     its namespace's labels are not in the input); it takes no place.
 //

@@ -148,7 +148,10 @@ func listenerOf(r validation.MergedListener) Listener {
 		l.Messages = append(l.Messages, e.Error())
 	}
 	if r.State == validation.ListenerInvalid {
-		l.Reason = firstErrorOn(r.Errors, field.NewPath("spec", "listeners").Index(r.Index)).Error()
+		// The field and the kind of error keep the column short; the
+		// messages have the whole of every error.
+		e := firstErrorOn(r.Errors, field.NewPath("spec", "listeners").Index(r.Index))
+		l.Reason = e.Field + ": " + e.Type.String()
 	}
 	return l
 }
