@@ -145,6 +145,18 @@ func waitForOutput(t *testing.T, out *syncBuffer, done <-chan error, want string
 // not count. The webhook's step must name logPath as its log.
 func checkRunOutput(t *testing.T, output string, before []string, logPath string) {
 	t.Helper()
+	checkRunOutputOf(t, output, runExpectation{start: runStartSteps, ready: runReadyLine, last: runLastLine, stop: runStopSteps}, before, logPath)
+}
+
+// runExpectation is what one mode of hack/run prints (checkRunOutputOf).
+type runExpectation struct {
+	start, stop []string
+	ready, last string
+}
+
+// checkRunOutputOf is checkRunOutput for the expectation e.
+func checkRunOutputOf(t *testing.T, output string, e runExpectation, before []string, logPath string) {
+	t.Helper()
 	var lines []string
 	for _, l := range strings.Split(strings.ReplaceAll(output, "\r", ""), "\n") {
 		if l = strings.TrimPrefix(l, "^C"); strings.TrimSpace(l) != "" {
@@ -161,7 +173,7 @@ func checkRunOutput(t *testing.T, output string, before []string, logPath string
 			shown = "~/" + rest
 		}
 	}
-	start := append(append([]string{}, before...), runStartSteps...)
+	start := append(append([]string{}, before...), e.start...)
 	var i int
 	expect := func(steps []string) bool {
 		t.Helper()
@@ -186,12 +198,12 @@ func checkRunOutput(t *testing.T, output string, before []string, logPath string
 	if !expect(start) {
 		return
 	}
-	if i >= len(lines) || lines[i] != runReadyLine {
-		fail("after the start steps: no %q", runReadyLine)
+	if i >= len(lines) || lines[i] != e.ready {
+		fail("after the start steps: no %q", e.ready)
 		return
 	}
 	end := i
-	for end < len(lines) && lines[end] != runLastLine {
+	for end < len(lines) && lines[end] != e.last {
 		if runProgress.MatchString(lines[end]) {
 			fail("a progress line among the instructions: %q", lines[end])
 			return
@@ -199,11 +211,11 @@ func checkRunOutput(t *testing.T, output string, before []string, logPath string
 		end++
 	}
 	if end == len(lines) {
-		fail("no %q after the instructions", runLastLine)
+		fail("no %q after the instructions", e.last)
 		return
 	}
 	i = end + 1
-	if !expect(runStopSteps) {
+	if !expect(e.stop) {
 		return
 	}
 	if i != len(lines) {
