@@ -2,6 +2,7 @@ package policy
 
 import (
 	"fmt"
+	"regexp"
 	"strconv"
 	"strings"
 
@@ -170,10 +171,14 @@ func expressions() celPolicy {
 		return `variables.idx.map(i, [variables.listeners[i]].map(l, ["spec.listeners[" + string(i) + "]"].map(p, ` + body + `)[0])[0])`
 	}
 
-	add("listeners", `has(object.spec.listeners) ? object.spec.listeners : []`)
+	// absent parts read as empty: the CRD requires them, the policy need not
+	add("spec", `has(object.spec) ? object.spec : {}`)
+	add("parentRef", `has(variables.spec.parentRef) ? variables.spec.parentRef : {}`)
+	add("listeners", `has(variables.spec.listeners) ? variables.spec.listeners : []`)
 	add("idx", idx+`.filter(i, i < size(variables.listeners))`)
 	add("update", `request.operation == "UPDATE" && oldObject != null`)
-	add("stored", `variables.update && has(oldObject.spec.listeners) ? oldObject.spec.listeners : []`)
+	add("stored", `variables.update && has(oldObject.spec) && has(oldObject.spec.listeners) ? oldObject.spec.listeners : []`)
+	add("storedParentRef", `variables.update && has(oldObject.spec) && has(oldObject.spec.parentRef) ? oldObject.spec.parentRef : {}`)
 	add("owner", `(has(object.metadata.namespace) && object.metadata.namespace != "" ? object.metadata.namespace + "/" : "") + `+
 		`(has(object.metadata.name) && object.metadata.name != "" ? object.metadata.name : (has(object.metadata.generateName) ? object.metadata.generateName : ""))`)
 	// unchanged[i]: the k-th listener of a name equals the k-th stored one
@@ -184,7 +189,7 @@ func expressions() celPolicy {
 		`size(olds) > size(before) && olds[size(before)] == variables.listeners[i])))`)
 
 	// parentRef (validateParentRef)
-	ref := "object.spec.parentRef"
+	ref := "variables.parentRef"
 	add("parentRefErrors", t(`(has({r}.group) && {r}.group != {gw} ? [{group}] : []) + (has({r}.kind) && {r}.kind != "Gateway" ? [{kind}] : []) + `+
 		`{name} + (has({r}.namespace) ? {ns} : [])`,
 		"r", ref, "gw", lit(gwv1.GroupName),
@@ -272,11 +277,14 @@ func expressions() celPolicy {
 		"proto", protoConflict, "host", hostConflict,
 		"hj", host("variables.listeners[j]"), "hl", host("l")))
 
-	add("entries", `((variables.update && oldObject.spec.parentRef == object.spec.parentRef) ? [] : variables.parentRefErrors) + `+
+	add("entries", `((variables.update && variables.storedParentRef == variables.parentRef) ? [] : variables.parentRefErrors) + `+
 		`((variables.update && size(variables.stored) == size(variables.listeners)) ? [] : variables.countErrors) + `+
 		joined(`variables.idx.map(i, (variables.unchanged[i] ? [] : variables.basicErrors[i] + variables.tlsErrors[i] + variables.optionErrors[i] + variables.routeErrors[i]) + `+
 			`variables.duplicateErrors[i] + variables.conflictErrors[i])`))
-	add("all", `variables.entries.join(`+lit(Separator)+`)`)
+	// A line break in a value the message shows unquoted (an option key in
+	// a path, a listener's name in a conflict) is escaped: kube-apiserver
+	// refuses a message with one.
+	add("all", `variables.entries.join(`+lit(Separator)+`).replace("\n", "\\n")`)
 
 	sepSpec := lit(Separator + "spec.")
 	message := t(`size(bytes(variables.all)) <= {max} ? variables.all : `+
@@ -285,7 +293,40 @@ func expressions() celPolicy {
 		`kept + "; and " + string(size(variables.all.split({sep})) - size(kept.split({sep}))) + " more")[0])[0]`,
 		"max", strconv.Itoa(MaxMessageBytes), "ascii", strconv.Itoa(MaxMessageBytes-200), "other", strconv.Itoa((MaxMessageBytes-1000)/4),
 		"sep", sepSpec)
+	for i := range vars {
+		vars[i].expression = withRequired(vars[i].expression)
+	}
 	return celPolicy{variables: vars, validation: `variables.all == ""`, message: message}
+}
+
+// requiredField finds the reads of fields the CRD requires.
+var requiredField = regexp.MustCompile(`\b(l|r|k|e|o|variables\.parentRef|variables\.listeners\[[a-z0-9\[\]]+\])\.(name|port|protocol|kind|key|operator)\b`)
+
+// withRequired reads every field the CRD's schema requires (a listener's
+// name, port and protocol, a reference's name, a route kind's kind, a
+// selector requirement's key and operator) as its zero value when absent,
+// as the Go types decode it: kube-apiserver never admits an object without
+// them, but the policy must not fail where another CRD (or none) let one
+// through.
+func withRequired(expr string) string {
+	var out strings.Builder
+	last := 0
+	for _, at := range requiredField.FindAllStringIndex(expr, -1) {
+		m := expr[at[0]:at[1]]
+		out.WriteString(expr[last:at[0]])
+		last = at[1]
+		if strings.HasSuffix(expr[:at[0]], "has(") {
+			out.WriteString(m) // a presence test already
+			continue
+		}
+		zero := `""`
+		if strings.HasSuffix(m, ".port") {
+			zero = "0"
+		}
+		out.WriteString("(has(" + m + ") ? " + m + " : " + zero + ")")
+	}
+	out.WriteString(expr[last:])
+	return out.String()
 }
 
 func hostname(h, path string) string {
@@ -303,7 +344,9 @@ func hostname(h, path string) string {
 
 // optionKey is the entries of one option k with value v at kpath.
 func optionKey(k, v, kpath string) string {
-	inv := func(x, msg string) string { return line(kpath, field.Invalid(p, holeA, msg), map[string]string{holeA: x}) }
+	inv := func(x, msg string) string {
+		return line(kpath, field.Invalid(p, holeA, msg), map[string]string{holeA: x})
+	}
 	versions := t(`(!({v} in {versions}) ? [{ns}] : [])`, "v", v, "versions", list(rules.TLSVersions),
 		"ns", notSupported(v, kpath, rules.TLSVersions))
 	expr := t(`size(bytes({v})) > {maxlen} ? [{long}] : !{k}.contains("/") ? [{unprefixed}] : !{k}.startsWith({prefix}) ? {labelkey} : `,
@@ -336,7 +379,9 @@ func nameList(v, kpath string, allowed []string, tls13 bool) string {
 	if len(allowed) > MaxListItems {
 		panic("a name list is longer than MaxListItems")
 	}
-	inv := func(x, msg string) string { return line(kpath, field.Invalid(p, holeA, msg), map[string]string{holeA: x}) }
+	inv := func(x, msg string) string {
+		return line(kpath, field.Invalid(p, holeA, msg), map[string]string{holeA: x})
+	}
 	explain := ""
 	if tls13 {
 		explain = t(`it in {tls13} ? {why} : `, "tls13", list(rules.TLS13Ciphers), "why", inv("it", rules.DetailTLS13Cipher))
@@ -407,4 +452,3 @@ func selector(s, path string) string {
 	return `((has(` + s + `.matchLabels) ? ` + joined(s+`.matchLabels.map(k, `+labelKey("k", labelsPath)+` + `+labelValue(s+".matchLabels[k]", labelsPath)+`)`) + ` : []) + ` +
 		joined(idx+`.filter(j, j < size(`+exprs+`)).map(j, `+expr+`)`) + ` + ` + beyond(exprs, path+` + ".matchExpressions"`) + `)`
 }
-

@@ -1,0 +1,258 @@
+package policy_test
+
+import (
+	"encoding/json"
+	"math/rand/v2"
+	"os"
+	"path/filepath"
+	"regexp"
+	"slices"
+	"strconv"
+	"strings"
+	"testing"
+
+	utiljson "k8s.io/apimachinery/pkg/util/json"
+	"k8s.io/apimachinery/pkg/util/validation/field"
+	utilversion "k8s.io/apimachinery/pkg/util/version"
+	gwv1 "sigs.k8s.io/gateway-api/apis/v1"
+	"sigs.k8s.io/yaml"
+
+	"github.com/airlock/listenerset-webhook/defaults"
+	"github.com/airlock/listenerset-webhook/policy"
+	"github.com/airlock/listenerset-webhook/policy/policytest"
+	"github.com/airlock/listenerset-webhook/validation"
+	"github.com/airlock/listenerset-webhook/validation/validationtest"
+)
+
+var moreRE = regexp.MustCompile(`; and (\d+) more$`)
+
+// entries splits the policy's message into its "<path>: <detail>" entries;
+// truncated says the message was cut.
+func entries(msg string) (lines []string, truncated bool) {
+	if m := moreRE.FindStringIndex(msg); m != nil {
+		msg, truncated = msg[:m[0]], true
+	}
+	for i, part := range strings.Split(msg, policy.Separator+"spec.") {
+		if i > 0 {
+			part = "spec." + part
+		}
+		lines = append(lines, part)
+	}
+	return lines, truncated
+}
+
+// celPath is a path (or line) as the policy spells it: a line break in an
+// option key or a listener name escaped (kube-apiserver refuses a message
+// with one).
+func celPath(path string) string { return strings.ReplaceAll(path, "\n", `\n`) }
+
+// celLine is e.Error() with a string value quoted as CEL's strings.quote
+// quotes it: only \a \b \f \n \r \t \v, backslash and quote escaped, every
+// other character as it is (Go's %q escapes the unprintable ones too).
+func celLine(e *field.Error) string {
+	body := e.ErrorBody()
+	if v, ok := e.BadValue.(string); ok {
+		body = strings.Replace(body, strconv.Quote(v), celQuote(v), 1)
+	}
+	return celPath(e.Field + ": " + body)
+}
+
+func celQuote(s string) string {
+	var b strings.Builder
+	b.WriteByte('"')
+	for _, c := range strings.ToValidUTF8(s, "\uFFFD") {
+		switch c {
+		case '\a':
+			b.WriteString(`\a`)
+		case '\b':
+			b.WriteString(`\b`)
+		case '\f':
+			b.WriteString(`\f`)
+		case '\n':
+			b.WriteString(`\n`)
+		case '\r':
+			b.WriteString(`\r`)
+		case '\t':
+			b.WriteString(`\t`)
+		case '\v':
+			b.WriteString(`\v`)
+		case '\\':
+			b.WriteString(`\\`)
+		case '"':
+			b.WriteString(`\"`)
+		default:
+			b.WriteRune(c)
+		}
+	}
+	b.WriteByte('"')
+	return b.String()
+}
+
+func defaulted(ls *gwv1.ListenerSet) *gwv1.ListenerSet {
+	ls = ls.DeepCopy()
+	defaults.ListenerSet(ls)
+	return ls
+}
+
+func pathOf(line string) string { p, _, _ := strings.Cut(line, ": "); return p }
+
+// roundTrip is ls as kube-apiserver hands it to admission: JSON (invalid
+// UTF-8 replaced), decoded both ways.
+func roundTrip(t testing.TB, ls *gwv1.ListenerSet) (*gwv1.ListenerSet, map[string]any) {
+	data, err := json.Marshal(ls)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var typed gwv1.ListenerSet
+	var obj map[string]any
+	if err := json.Unmarshal(data, &typed); err != nil {
+		t.Fatal(err)
+	}
+	// as unstructured objects hold numbers: int64, not float64
+	if err := utiljson.Unmarshal(data, &obj); err != nil {
+		t.Fatal(err)
+	}
+	return &typed, obj
+}
+
+type diffStats struct{ cases, denied, truncated, detailDiffs int }
+
+// compare evaluates the policy and validation.Validate on one request.
+func compare(t *testing.T, e *policytest.Evaluator, name string, newLS, oldLS *gwv1.ListenerSet, st *diffStats) {
+	t.Helper()
+	// kube-apiserver hands admission both objects defaulted by the CRD's
+	// schema (the new one when decoded, the stored one when read); a create
+	// is also judged undefaulted, which only the policy's reading of absent
+	// fields as their defaults can get right.
+	if oldLS != nil {
+		newLS, oldLS = defaulted(newLS), defaulted(oldLS)
+	}
+	n, obj := roundTrip(t, newLS)
+	var o *gwv1.ListenerSet
+	var old map[string]any
+	if oldLS != nil {
+		o, old = roundTrip(t, oldLS)
+	}
+	errs, _ := validation.Validate(n, o, validation.Options{})
+	got := e.Evaluate(obj, old, 0)
+	st.cases++
+	if got.Error {
+		t.Errorf("%s: the policy failed to evaluate: %s", name, got.Message)
+		return
+	}
+	if got.Allowed != (len(errs) == 0) {
+		if os.Getenv("POLICY_DEBUG") != "" {
+			a, _ := json.Marshal(newLS)
+			b, _ := json.Marshal(oldLS)
+			os.WriteFile("/tmp/policy-debug-verdict.json", append(append(a, '\n'), b...), 0o644)
+		}
+		t.Errorf("%s: policy allowed=%v, validation errors %v; policy message %q", name, got.Allowed, errs, got.Message)
+		return
+	}
+	if got.Allowed {
+		return
+	}
+	st.denied++
+	lines, truncated := entries(got.Message)
+	var want, wantPaths, gotPaths []string
+	for _, e := range errs {
+		want = append(want, celLine(e))
+		wantPaths = append(wantPaths, celPath(e.Field))
+	}
+	for _, l := range lines {
+		gotPaths = append(gotPaths, pathOf(l))
+	}
+	slices.Sort(want)
+	wantPaths = slices.Compact(slices.Sorted(slices.Values(wantPaths)))
+	gotPaths = slices.Compact(slices.Sorted(slices.Values(gotPaths)))
+	if truncated {
+		st.truncated++
+		for _, p := range gotPaths {
+			if !slices.Contains(wantPaths, p) {
+				t.Errorf("%s: the policy reports %s, validation does not: %v", name, p, errs)
+			}
+		}
+		return
+	}
+	if !slices.Equal(gotPaths, wantPaths) {
+		if os.Getenv("POLICY_DEBUG") != "" {
+			data, _ := json.Marshal(newLS)
+			os.WriteFile("/tmp/policy-debug.json", data, 0o644)
+		}
+		t.Errorf("%s: paths differ:\npolicy:     %q\nvalidation: %q\nmessage: %s", name, gotPaths, wantPaths, got.Message)
+		return
+	}
+	slices.Sort(lines)
+	if !slices.Equal(lines, want) {
+		st.detailDiffs++
+		if st.detailDiffs <= 5 {
+			t.Logf("%s: details differ:\npolicy:     %q\nvalidation: %q", name, lines, want)
+		}
+	}
+}
+
+func evaluator(t *testing.T) *policytest.Evaluator {
+	vap, _ := policy.Generate(policy.Options{})
+	e, errs := policytest.Compile(vap, utilversion.MustParseGeneric("1.29"))
+	if len(errs) > 0 {
+		t.Fatal(errs)
+	}
+	return e
+}
+
+func examples(t testing.TB) map[string]*gwv1.ListenerSet {
+	files, err := filepath.Glob("../examples/*/*.yaml")
+	if err != nil || len(files) == 0 {
+		t.Fatal("no examples", err)
+	}
+	out := map[string]*gwv1.ListenerSet{}
+	for _, f := range files {
+		data, err := os.ReadFile(f)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var ls gwv1.ListenerSet
+		if err := yaml.Unmarshal(data, &ls); err != nil {
+			t.Fatalf("%s: %v", f, err)
+		}
+		out[f] = &ls
+	}
+	return out
+}
+
+// TestSameVerdictInProcess holds the policy, evaluated by k8s.io/apiserver's
+// validator, to validation.Validate on the examples and on random objects
+// of the fuzz generator, as creates and as updates of a changed copy.
+func TestSameVerdictInProcess(t *testing.T) {
+	e := evaluator(t)
+	var st diffStats
+	for name, ls := range examples(t) {
+		compare(t, e, name, ls, nil, &st)
+	}
+	n := 3000
+	if testing.Short() {
+		n = 300
+	}
+	rng := rand.New(rand.NewPCG(1, 2))
+	for i := range n {
+		data := make([]byte, 16+rng.IntN(200))
+		for j := range data {
+			data[j] = byte(rng.UintN(256))
+		}
+		ls := validationtest.FuzzListenerSet(data)
+		ls.Name = "fuzz"
+		compare(t, e, "fuzz create "+string(rune('a'+i%26)), ls, nil, &st)
+		// an update: a few bytes changed, so some listeners stay as stored
+		changed := slices.Clone(data)
+		for range 1 + rng.IntN(3) {
+			changed[rng.IntN(len(changed))] = byte(rng.UintN(256))
+		}
+		nls := validationtest.FuzzListenerSet(changed)
+		nls.Name = "fuzz"
+		compare(t, e, "fuzz update", nls, ls, &st)
+		if t.Failed() && i > 20 {
+			break
+		}
+	}
+	t.Logf("%d requests, %d denied, %d messages cut, %d with other details", st.cases, st.denied, st.truncated, st.detailDiffs)
+}
