@@ -4,7 +4,7 @@ GO ?= go
 BIN := bin
 WEBHOOK := $(BIN)/listenerset-webhook
 
-.PHONY: all build image chart-score run ci-tools test test-unit test-e2e bench bench-scale fuzz vet k8s-binaries helm chart-lint chart-template clean
+.PHONY: all build image chart-score run ci-tools test test-unit test-e2e bench bench-scale fuzz vet k8s-binaries helm chart-lint chart-template chart-policy clean
 
 all: build
 
@@ -42,6 +42,7 @@ CHART := charts/listenerset-webhook
 chart-lint: helm
 	$(HELM) lint --strict $(CHART)
 	$(HELM) lint --strict $(CHART) --set certManager.enabled=false
+	$(HELM) lint --strict $(CHART) --set admission.mode=both --kube-version 1.30
 
 ## chart-score: kube-score v1.20.0 (built from hack/tools/kube-score) over the chart's render in each mode
 ## (hack/chart-score.sh); a finding fails, but for the ignores listed there, each answered in values.yaml
@@ -49,17 +50,26 @@ chart-score: helm
 	GOWORK=off $(GO) build -C hack/tools/kube-score -o $(CURDIR)/$(BIN)/kube-score github.com/zegl/kube-score/cmd/kube-score
 	hack/chart-score.sh "$(HELM)" $(BIN)/kube-score
 
-## chart-template: render the chart (cert-manager mode; add ARGS='--set certManager.enabled=false')
+## chart-template: render the chart (cert-manager mode; add ARGS='--set certManager.enabled=false';
+## admission.mode policy and both need the cluster's version: ARGS='--set admission.mode=policy --kube-version 1.30')
 chart-template: helm
 	@$(HELM) template listenerset-webhook $(CHART) --namespace listenerset-webhook $(ARGS)
 
+## chart-policy: regenerate the chart's copy of the generated ValidatingAdmissionPolicy and binding,
+## $(CHART)/files/policy.yaml, from the policy package (test/chart fails while it is stale)
+chart-policy:
+	$(GO) test -count=1 -run '^TestPolicyFileIsGenerated$$' ./test/chart -update
+
 ## run: a local control plane with the webhook registered; Ctrl-C stops everything (exit 0).
 ## RUN_FLAGS go to hack/run (e.g. RUN_FLAGS=-strict; RUN_FLAGS=-h lists them).
+## MODE=policy|both is the chart's admission.mode (RUN_FLAGS=-mode=...): the ValidatingAdmissionPolicy
+## alone (no webhook), or the policy with the webhook failing open.
 ## hack/run builds or finds the k8s binaries itself, as one of its progress lines.
+MODE ?=
 run:
 	@printf '[run %s] compiling ./hack/run and the webhook\n' "$$(date +%H:%M:%S)"
 	@$(GO) build -o $(BIN)/run ./hack/run
-	@$(BIN)/run $(RUN_FLAGS)
+	@$(BIN)/run $(if $(MODE),-mode=$(MODE)) $(RUN_FLAGS)
 
 ## ci-tools: the SARIF multitool (npm, pinned, into bin/npm/) and pre-commit (Debian), for the
 ## validate command's format and hook tests; npm itself from Debian's packages when missing
