@@ -1,0 +1,62 @@
+package main
+
+import (
+	"bytes"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+
+	"github.com/airlock/listenerset-webhook/listing"
+)
+
+// TestListenersUsage: the listeners command's flags, each command line's exit
+// code and streams, in TestUsage's manner (an expectation of nothing on a
+// stream asserts it is empty). The listing itself has golden tests in
+// package listing.
+func TestListenersUsage(t *testing.T) {
+	fixture := filepath.Join("..", "..", "listing", "testdata", "merged.yaml")
+	usage := "Usage: listenerset-webhook listeners"
+	tests := []struct {
+		name   string
+		args   []string
+		exit   int
+		stdout []string
+		stderr []string
+	}{
+		{"in the command list", []string{"help"}, exitOK, []string{"listenerset-webhook listeners (-f PATH | --kubeconfig FILE)"}, nil},
+		{"-h", []string{"listeners", "-h"}, exitOK, nil, []string{usage, "-kubeconfig string", "-gateway string", "Exit status: 0 listed"}},
+		{"no input", []string{"listeners"}, exitUsage, nil, []string{"listeners needs -f PATH or --kubeconfig FILE", usage}},
+		{"both inputs", []string{"listeners", "-f", fixture, "--kubeconfig", "k"}, exitUsage, nil, []string{"-f and --kubeconfig exclude each other"}},
+		{"positional argument", []string{"listeners", "-f", fixture, "x.yaml"}, exitUsage, nil, []string{`unexpected arguments ["x.yaml"]: name inputs with -f`}},
+		{"gateway without namespace", []string{"listeners", "-f", fixture, "--gateway", "shared"}, exitUsage, nil, []string{`--gateway "shared": must be namespace/name`}},
+		{"bad format", []string{"listeners", "-f", fixture, "-o", "yaml"}, exitUsage, nil, []string{`-o "yaml": must be wide or json`}},
+		{"bad flag", []string{"listeners", "--nope"}, exitUsage, nil, []string{"flag provided but not defined: -nope", usage}},
+		{"missing kubeconfig", []string{"listeners", "--kubeconfig", filepath.Join(t.TempDir(), "none")}, listing.ExitInputError, nil, []string{"error: ", "none"}},
+		{"table", []string{"listeners", "-f", fixture}, listing.ExitOK, []string{"GATEWAY   ", "ListenerSet/lst-team-b/www", "HostnameConflict"}, nil},
+		{"wide", []string{"listeners", "--filename", fixture, "-o", "wide"}, listing.ExitOK, []string{"WINNER", "ListenerSet/lst-team-a/api listener api"}, nil},
+		{"json", []string{"listeners", "-f", fixture, "-o", "json", "--gateway", "lst-infra/shared"}, listing.ExitOK, []string{`"state": "NotAllowed"`}, nil},
+		{"gateway not found", []string{"listeners", "-f", fixture, "--gateway", "lst-infra/nope"}, listing.ExitNotFound, nil, []string{"error: Gateway lst-infra/nope not found"}},
+		{"stdin", []string{"listeners", "-f", "-"}, listing.ExitOK, nil, []string{"No Gateways found."}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			var stdout, stderr bytes.Buffer
+			code := run(tt.args, strings.NewReader(""), &stdout, &stderr)
+			assert.Equal(t, tt.exit, code, "exit code")
+			for _, s := range []struct {
+				name string
+				got  string
+				want []string
+			}{{"stdout", stdout.String(), tt.stdout}, {"stderr", stderr.String(), tt.stderr}} {
+				if len(s.want) == 0 {
+					assert.Empty(t, s.got, "%s must be empty", s.name)
+				}
+				for _, want := range s.want {
+					assert.Contains(t, s.got, want, s.name)
+				}
+			}
+		})
+	}
+}
