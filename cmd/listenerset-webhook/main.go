@@ -4,6 +4,7 @@
 //	listenerset-webhook serve [flags]                     serve the webhooks over HTTPS
 //	listenerset-webhook validate -f PATH... [-o text|json] validate manifests without a cluster
 //	listenerset-webhook listeners -f PATH...|--kubeconfig F each Gateway's merged listener list
+//	listenerset-webhook policy [flags]                    print the ValidatingAdmissionPolicy
 //
 // This file is flags and wiring only: serving is webhook.Run, validating is
 // offline.Validate.
@@ -32,6 +33,8 @@ Usage:
   listenerset-webhook validate -f PATH [-o text|json]     validate manifests offline, as the webhook would
   listenerset-webhook listeners (-f PATH | --kubeconfig FILE) [--gateway NS/NAME] [-o wide|json]
                                                           each Gateway's merged listeners and their states
+  listenerset-webhook policy [--validation-actions Deny,Warn,Audit] [--namespace-selector SEL]
+                                                          print a ValidatingAdmissionPolicy with the webhook's object rules
 
 Run "listenerset-webhook <command> -h" for a command's flags.
 `
@@ -53,6 +56,8 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 		return validate(args[1:], stdin, stdout, stderr)
 	case "listeners":
 		return listeners(args[1:], stdin, stdout, stderr)
+	case "policy":
+		return policyCommand(args[1:], stdout, stderr)
 	case "help", "-h", "-help", "--help":
 		fmt.Fprint(stdout, usage)
 		return exitOK
