@@ -1,8 +1,11 @@
 package offline
 
 import (
+	"cmp"
 	"encoding/json"
 	"fmt"
+	"slices"
+	"strings"
 
 	"k8s.io/apimachinery/pkg/util/validation/field"
 	gwv1 "sigs.k8s.io/gateway-api/apis/v1"
@@ -12,14 +15,14 @@ import (
 	"github.com/airlock/listenerset-webhook/validation"
 )
 
-// decode decodes one ListenerSet like kube-apiserver (case-sensitive,
-// unknown and duplicate fields noticed) and defaults it like the webhook.
-func decode(loc Location, h head, raw []byte, docWarnings []string) pending {
+// decode decodes one ListenerSet into the Go type and defaults it like the
+// webhook, for Read. The verdict (validatePending) starts again from raw,
+// as kube-apiserver reads it.
+func decode(loc Location, h head, raw []byte, docWarnings []Warning) pending {
 	res := Result{Location: loc, Namespace: h.Metadata.Namespace, Name: h.Metadata.Name,
-		Errors: []FieldError{}, Warnings: append([]string{}, docWarnings...)}
+		Errors: []FieldError{}, Warnings: append([]Warning{}, docWarnings...)}
 	ls := &gwv1.ListenerSet{}
-	strictErrs, err := sigsjson.UnmarshalStrict(raw, ls)
-	if err != nil {
+	if _, err := sigsjson.UnmarshalStrict(raw, ls); err != nil {
 		where := loc.File + ", document " + fmt.Sprint(loc.Document)
 		if loc.Item > 0 {
 			where += ", item " + fmt.Sprint(loc.Item)
@@ -28,43 +31,89 @@ func decode(loc Location, h head, raw []byte, docWarnings []string) pending {
 			Type:    string(field.ErrorTypeTypeInvalid),
 			Message: fmt.Sprintf("cannot decode (%s): %v", where, err),
 		})
-		return pending{res: res}
-	}
-	for _, e := range strictErrs {
-		res.Warnings = append(res.Warnings, e.Error())
+		return pending{res: res, raw: raw}
 	}
 	defaults.ListenerSet(ls)
-	return pending{res: res, ls: ls}
+	return pending{res: res, ls: ls, raw: raw}
 }
 
-// validatePending gives each decoded ListenerSet the webhook's verdict
-// (validation.Validate) with the other objects of the input as its cluster:
-// the ListenerSets that pass their own rules (the webhook would never have
-// stored the others), and whichever Gateways, ReferenceGrants, Namespaces and
-// Secrets it holds. A kind the input holds none of is unknown, and its rules
-// are skipped.
+// validatePending gives each ListenerSet kube-apiserver's verdict on a
+// create of it: the CRD and object metadata as the server applies them
+// (asAPIServer), then the webhook's (validation.Validate) with the other
+// objects of the input as its cluster. A kind the input holds none of is
+// unknown, and its rules are skipped.
+//
+// The sets are judged in Gateway API's precedence order (creation time,
+// then namespace/name), as a server would have admitted them one after the
+// other, and only those found valid become rivals of the later ones: a set
+// the server refuses, for its own rules, the CRD's or --strict's, is never
+// stored. The results are reported in input order.
 func (v *run) validatePending() {
-	v.objects.Sets = []*gwv1.ListenerSet{}
-	for _, p := range v.pending {
-		if p.ls == nil {
-			continue
-		}
-		if errs, _ := validation.Validate(p.ls, nil, validation.Options{}); len(errs) == 0 {
-			v.objects.Sets = append(v.objects.Sets, p.ls)
-		}
+	if len(v.pending) == 0 {
+		return
 	}
-	for _, p := range v.pending {
+	checker, err := loadChecker(v.opts)
+	if err != nil {
+		v.inputError(InputError{File: strings.Join(v.opts.CRDs, ","), Message: "--crd: " + err.Error()})
+		return
+	}
+	unknown := v.opts.UnknownFields
+	if unknown == "" {
+		unknown = UnknownFieldsError
+	}
+	views := make([]apiserverView, len(v.pending))
+	order := make([]int, len(v.pending))
+	for i, p := range v.pending {
+		views[i] = asAPIServer(checker, p.raw, unknown)
+		order[i] = i
+	}
+	slices.SortStableFunc(order, func(a, b int) int { return comparePrecedence(views[a].ls, views[b].ls) })
+	v.objects.Sets = []*gwv1.ListenerSet{}
+	results := make([]Result, len(v.pending))
+	for _, i := range order {
+		p, view := v.pending[i], views[i]
 		res := p.res
-		if p.ls != nil {
-			errs, warnings := validation.Validate(p.ls, nil, validation.Options{Cluster: &v.objects, Strict: v.opts.Strict})
-			res.Warnings = append(res.Warnings, warnings.Strings()...)
-			for _, e := range errs {
-				res.Errors = append(res.Errors, fieldError(e))
-			}
-			res.Valid = len(res.Errors) == 0
+		res.Warnings = append(slices.Clone(p.res.Warnings), view.warnings...)
+		var webhook field.ErrorList
+		if view.ls != nil {
+			errs, warnings := validation.Validate(view.ls, nil, validation.Options{Cluster: &v.objects, Strict: v.opts.Strict})
+			res.Warnings = append(res.Warnings, validationWarnings(warnings)...)
+			webhook = errs
 		}
+		res.Errors = merge(view, webhook)
+		res.Valid = len(res.Errors) == 0
+		if res.Valid {
+			v.objects.Sets = append(v.objects.Sets, view.ls)
+		}
+		results[i] = res
+	}
+	for _, res := range results {
 		v.result(res)
 	}
+}
+
+// comparePrecedence orders ListenerSets as Gateway API merges them (the
+// order of validation's merged listener list): by creation time, oldest
+// first, then "namespace/name"; a zero creation time (a manifest that does
+// not say) is the newest. A set that does not decode (nil) comes last; it
+// is invalid and no rival.
+func comparePrecedence(a, b *gwv1.ListenerSet) int {
+	switch {
+	case a == nil || b == nil:
+		return cmp.Compare(boolInt(a == nil), boolInt(b == nil))
+	case a.CreationTimestamp.IsZero() != b.CreationTimestamp.IsZero():
+		return cmp.Compare(boolInt(a.CreationTimestamp.IsZero()), boolInt(b.CreationTimestamp.IsZero()))
+	case !a.CreationTimestamp.Equal(&b.CreationTimestamp):
+		return a.CreationTimestamp.Compare(b.CreationTimestamp.Time)
+	}
+	return cmp.Compare(a.Namespace+"/"+a.Name, b.Namespace+"/"+b.Name)
+}
+
+func boolInt(b bool) int {
+	if b {
+		return 1
+	}
+	return 0
 }
 
 func fieldError(e *field.Error) FieldError {

@@ -1,0 +1,238 @@
+package offline_test
+
+import (
+	"bytes"
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+	"k8s.io/apimachinery/pkg/util/validation/field"
+
+	"github.com/airlock/listenerset-webhook/offline"
+	"github.com/airlock/listenerset-webhook/offline/crdcheck"
+)
+
+// validateWith runs Validate on input (stdin) with opts, JSON output.
+func validateWith(t *testing.T, opts offline.Options, input string) offline.Report {
+	t.Helper()
+	var stdout, stderr bytes.Buffer
+	opts.Format, opts.Stdin, opts.Stdout, opts.Stderr = offline.JSON, strings.NewReader(input), &stdout, &stderr
+	code := offline.Validate([]string{offline.StdinPath}, opts)
+	var r offline.Report
+	require.NoError(t, json.Unmarshal(stdout.Bytes(), &r), stdout.String())
+	assert.Equal(t, code, r.Summary.ExitCode)
+	assert.Empty(t, stderr.String())
+	return r
+}
+
+// one is a ListenerSet with the given metadata and listeners (YAML flow).
+func one(metadata, listeners string) string {
+	return `apiVersion: gateway.networking.k8s.io/v1
+kind: ListenerSet
+metadata: ` + metadata + `
+spec:
+  parentRef: {name: gw}
+  listeners: ` + listeners + "\n"
+}
+
+const httpListener = `[{name: web, protocol: HTTP, port: 8080}]`
+
+type wantErr struct {
+	field string
+	typ   field.ErrorType
+}
+
+func errorsOf(r offline.Result) []wantErr {
+	var out []wantErr
+	for _, e := range r.Errors {
+		out = append(out, wantErr{e.Field, field.ErrorType(e.Type)})
+	}
+	return out
+}
+
+// TestCRDAndMetadataVerdict: what kube-apiserver refuses before any webhook
+// is asked (issue 12's cases), and that where the CRD and the webhook both
+// catch a problem the webhook's error, naming the listener, is shown.
+func TestCRDAndMetadataVerdict(t *testing.T) {
+	nineKinds := `[{name: web, protocol: HTTP, port: 8080, allowedRoutes: {kinds: [` +
+		strings.TrimSuffix(strings.Repeat("{kind: HTTPRoute}, ", 9), ", ") + `]}}]`
+	blocked := wantErr{"<nil>", field.ErrorTypeInvalid}
+	tests := []struct {
+		name    string
+		input   string
+		errs    []wantErr
+		message string // in the first error's message
+	}{
+		{name: "name not a lowercase RFC 1123 subdomain", input: one(`{name: Foo, namespace: ns}`, httpListener),
+			errs: []wantErr{{"metadata.name", field.ErrorTypeInvalid}}, message: "a lowercase RFC 1123 subdomain"},
+		{name: "no name", input: one(`{namespace: ns}`, httpListener),
+			errs: []wantErr{{"metadata.name", field.ErrorTypeRequired}, blocked}, message: "name or generateName is required"},
+		{name: "generateName is a name", input: one(`{generateName: web-, namespace: ns}`, httpListener)},
+		{name: "9 route kinds, the CRD allows 8", input: one(`{name: k, namespace: ns}`, nineKinds),
+			errs: []wantErr{{"spec.listeners[0].allowedRoutes.kinds", field.ErrorTypeTooMany}, blocked}, message: "must have at most 8 items"},
+		{name: "unknown field", input: one(`{name: u, namespace: ns}`, `[{name: web, protocol: HTTP, port: 8080, foo: bar}]`),
+			errs: []wantErr{{"spec.listeners[0].foo", field.ErrorTypeForbidden}}, message: `unknown field "spec.listeners[0].foo"`},
+		{name: "unknown field in metadata", input: one(`{name: u, namespace: ns, labelz: {a: b}}`, httpListener),
+			errs: []wantErr{{"metadata.labelz", field.ErrorTypeForbidden}}},
+		{name: "a value of the wrong type: the CRD's error, with its path", input: one(`{name: t, namespace: ns}`, `[{name: web, protocol: HTTP, port: "80"}]`),
+			errs: []wantErr{{"spec.listeners[0].port", field.ErrorTypeTypeInvalid}, blocked}, message: "must be of type integer"},
+		// Both catch these; the CRD's CEL rule says spec.listeners, the webhook the listener.
+		{name: "duplicate names: the webhook's error", input: one(`{name: d, namespace: ns}`,
+			`[{name: web, protocol: HTTP, port: 8080}, {name: web, protocol: HTTP, port: 8081}]`),
+			errs: []wantErr{{"spec.listeners[1].name", field.ErrorTypeDuplicate}}},
+		{name: "tls on HTTP: the webhook's error", input: one(`{name: h, namespace: ns}`,
+			`[{name: web, protocol: HTTP, port: 8080, tls: {certificateRefs: [{name: c}]}}]`),
+			errs: []wantErr{{"spec.listeners[0].tls", field.ErrorTypeForbidden}}},
+		{name: "port out of range: the webhook's error", input: one(`{name: p, namespace: ns}`, `[{name: web, protocol: HTTP, port: 70000}]`),
+			errs: []wantErr{{"spec.listeners[0].port", field.ErrorTypeInvalid}}, message: "must be between 1 and 65535"},
+		// Each catches its own: both are shown.
+		{name: "the CRD's and the webhook's own problems", input: one(`{name: Both, namespace: ns}`, `[{name: web, protocol: TCP, port: 8080}]`),
+			errs: []wantErr{{"metadata.name", field.ErrorTypeInvalid}, {"spec.listeners[0].protocol", field.ErrorTypeNotSupported}}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			r := validateWith(t, offline.Options{}, tt.input)
+			require.Len(t, r.Results, 1)
+			res := r.Results[0]
+			assert.Equal(t, tt.errs, errorsOf(res), "%+v", res.Errors)
+			assert.Equal(t, len(tt.errs) == 0, res.Valid)
+			if tt.message != "" && len(res.Errors) > 0 {
+				assert.Contains(t, res.Errors[0].Message, tt.message)
+			}
+			if len(tt.errs) > 0 {
+				assert.Equal(t, offline.ExitInvalid, r.Summary.ExitCode)
+			}
+		})
+	}
+}
+
+func TestUnknownFieldsModes(t *testing.T) {
+	input := one(`{name: u, namespace: ns}`, `[{name: web, protocol: HTTP, port: 8080, foo: bar}]`)
+	for _, tt := range []struct {
+		mode     offline.UnknownFields
+		valid    bool
+		warnings []string
+	}{
+		{mode: "", valid: false},
+		{mode: offline.UnknownFieldsError, valid: false},
+		{mode: offline.UnknownFieldsWarn, valid: true, warnings: []string{`unknown field "spec.listeners[0].foo"`}},
+		{mode: offline.UnknownFieldsIgnore, valid: true},
+	} {
+		t.Run(string(tt.mode), func(t *testing.T) {
+			r := validateWith(t, offline.Options{UnknownFields: tt.mode}, input)
+			require.Len(t, r.Results, 1)
+			assert.Equal(t, tt.valid, r.Results[0].Valid, "%+v", r.Results[0].Errors)
+			var msgs []string
+			for _, w := range r.Results[0].Warnings {
+				msgs = append(msgs, w.Message)
+				if w.Kind == offline.KindUnknownField {
+					assert.Equal(t, "spec.listeners[0].foo", w.Field)
+				}
+			}
+			assert.Equal(t, tt.warnings, msgs)
+		})
+	}
+}
+
+// TestDuplicateJSONFieldsStayWarnings: kubectl sends the object it decoded,
+// in which the last of two equal keys has won, so kube-apiserver never sees
+// a duplicate: a warning, not an error.
+func TestDuplicateJSONFieldsStayWarnings(t *testing.T) {
+	r := validateWith(t, offline.Options{}, `{"apiVersion":"gateway.networking.k8s.io/v1","kind":"ListenerSet",`+
+		`"metadata":{"name":"a","namespace":"ns"},"spec":{"parentRef":{"name":"gw"},"listeners":[{"name":"web","protocol":"HTTP","port":80,"port":8080}]}}`)
+	require.Len(t, r.Results, 1)
+	assert.True(t, r.Results[0].Valid)
+	require.Len(t, r.Results[0].Warnings, 1)
+	assert.Equal(t, `duplicate field "spec.listeners[0].port"`, r.Results[0].Warnings[0].Message)
+}
+
+// TestCRDFlag: --crd's CRD is the one applied. A copy of the embedded CRD
+// that allows 9 route kinds admits what the embedded one refuses; a path
+// without the CRD is an input error.
+func TestCRDFlag(t *testing.T) {
+	nineKinds := one(`{name: k, namespace: ns}`, `[{name: web, protocol: HTTP, port: 8080, allowedRoutes: {kinds: [`+
+		strings.TrimSuffix(strings.Repeat("{kind: HTTPRoute}, ", 9), ", ")+`]}}]`)
+	embedded := string(crdcheck.Embedded())
+	const limit = "\n                          maxItems: 8\n" // spec.listeners[].allowedRoutes.kinds
+	require.Equal(t, 1, strings.Count(embedded, limit), "the kinds limit of the v1.6.3 CRD")
+	dir := t.TempDir()
+	require.NoError(t, os.WriteFile(filepath.Join(dir, "listenersets.yaml"),
+		[]byte(strings.Replace(embedded, limit, "\n                          maxItems: 9\n", 1)), 0o644))
+
+	assert.False(t, validateWith(t, offline.Options{}, nineKinds).Results[0].Valid)
+	r := validateWith(t, offline.Options{CRDs: []string{dir}}, nineKinds)
+	require.Len(t, r.Results, 1)
+	assert.True(t, r.Results[0].Valid, "%+v", r.Results[0].Errors)
+
+	r = validateWith(t, offline.Options{CRDs: []string{filepath.Join(dir, "missing")}}, nineKinds)
+	assert.Equal(t, offline.ExitInputError, r.Summary.ExitCode)
+	assert.Empty(t, r.Results)
+	require.Len(t, r.InputErrors, 1)
+	assert.Contains(t, r.InputErrors[0].Message, "--crd")
+}
+
+// TestStrictPrecedence: under --strict a ListenerSet the server would deny
+// is never stored, so it is no rival for the sets after it in precedence
+// order (creation time first, then namespace/name); results stay in input
+// order.
+func TestStrictPrecedence(t *testing.T) {
+	const input = `apiVersion: gateway.networking.k8s.io/v1
+kind: Gateway
+metadata: {name: gw, namespace: ns}
+spec:
+  gatewayClassName: airlock
+  allowedListeners: {namespaces: {from: Same}}
+  listeners: [{name: http, port: 80, protocol: HTTP}]
+---
+# newer (no creationTimestamp), but first in the input and first by name
+apiVersion: gateway.networking.k8s.io/v1
+kind: ListenerSet
+metadata: {name: a-new, namespace: ns}
+spec:
+  parentRef: {name: gw}
+  listeners: [{name: web, port: 8080, protocol: HTTP, hostname: shop.example.com}]
+---
+# older: takes 8080 first, but its second listener conflicts with the
+# Gateway's port 80, which --strict denies
+apiVersion: gateway.networking.k8s.io/v1
+kind: ListenerSet
+metadata: {name: z-old, namespace: ns, creationTimestamp: "2020-01-01T00:00:00Z"}
+spec:
+  parentRef: {name: gw}
+  listeners:
+  - {name: web, port: 8080, protocol: HTTP, hostname: shop.example.com}
+  - {name: tls, port: 80, protocol: HTTPS, tls: {certificateRefs: [{name: c}]}}
+`
+	names := func(r offline.Report) []string {
+		var out []string
+		for _, res := range r.Results {
+			out = append(out, res.Name)
+		}
+		return out
+	}
+	lenient := validateWith(t, offline.Options{}, input)
+	require.Equal(t, []string{"a-new", "z-old"}, names(lenient), "input order")
+	assert.True(t, lenient.Results[0].Valid)
+	assert.True(t, lenient.Results[1].Valid)
+	assert.True(t, hasWarning(lenient.Results[0], "ns/z-old listener web"),
+		"without --strict z-old is stored, and a-new's listener loses to it: %+v", lenient.Results[0].Warnings)
+
+	strict := validateWith(t, offline.Options{Strict: true}, input)
+	require.Equal(t, []string{"a-new", "z-old"}, names(strict), "input order")
+	assert.False(t, strict.Results[1].Valid, "z-old conflicts with the Gateway's listener")
+	assert.True(t, strict.Results[0].Valid, "z-old is denied, so a-new has no rival: %+v", strict.Results[0].Errors)
+	assert.False(t, hasWarning(strict.Results[0], "z-old"), "%+v", strict.Results[0].Warnings)
+}
+
+func hasWarning(r offline.Result, s string) bool {
+	for _, w := range r.Warnings {
+		if strings.Contains(w.Message, s) {
+			return true
+		}
+	}
+	return false
+}
