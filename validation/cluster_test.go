@@ -591,3 +591,29 @@ func BenchmarkValidateInCluster(b *testing.B) {
 		}
 	}
 }
+
+// A NotAllowed row names the setting that refuses the set.
+func TestMergedListenersNotAllowedSetting(t *testing.T) {
+	set := attached("team-a", "ls", 1, entry("web", 8080, "HTTP", ""))
+	selector := withSelector(gateway(gwv1.NamespacesFromSelector), "gateway-access", "yes")
+	selector.Spec.AllowedListeners.Namespaces.Selector.MatchExpressions = []metav1.LabelSelectorRequirement{
+		{Key: "tier", Operator: metav1.LabelSelectorOpIn, Values: []string{"edge", "web"}}}
+	for name, tc := range map[string]struct {
+		gw     *gwv1.Gateway
+		state  ListenerState
+		reason string
+	}{
+		"allowedListeners unset": {&gwv1.Gateway{ObjectMeta: metav1.ObjectMeta{Namespace: "gateway-ns", Name: "gw"}},
+			ListenerNotAllowed, "allowedListeners.namespaces.from: None"},
+		"None":     {gateway(gwv1.NamespacesFromNone), ListenerNotAllowed, "allowedListeners.namespaces.from: None"},
+		"Same":     {gateway(gwv1.NamespacesFromSame), ListenerNotAllowed, "allowedListeners.namespaces.from: Same"},
+		"Selector": {selector, ListenerNotAllowed, "allowedListeners.namespaces.selector: gateway-access=yes,tier in (edge,web)"},
+		"All":      {gateway(gwv1.NamespacesFromAll), ListenerAccepted, ""},
+	} {
+		objects := &Objects{Namespaces: []*metav1.PartialObjectMetadata{namespace("team-a", map[string]string{"gateway-access": "yes"})}}
+		rows := MergedListeners(tc.gw, []*gwv1.ListenerSet{set}, MergeOptions{Cluster: objects, JudgeSets: true})
+		require.Len(t, rows, 1, name)
+		assert.Equal(t, tc.state, rows[0].State, name)
+		assert.Equal(t, tc.reason, rows[0].Reason, name)
+	}
+}
