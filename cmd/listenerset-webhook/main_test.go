@@ -5,9 +5,11 @@ import (
 	"encoding/json"
 	"fmt"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
@@ -156,4 +158,61 @@ func TestServeFlagsDocumentDefaults(t *testing.T) {
 	} {
 		assert.Contains(t, stderr.String(), want)
 	}
+}
+
+// TestPreCommitHook runs the repository's .pre-commit-hooks.yaml for real,
+// once: Debian's pre-commit (installed by hack/ci-tools.sh) runs `pre-commit
+// try-repo` on this repository (with its uncommitted changes, as try-repo
+// does), which builds the command with the system Go as pre-commit's golang
+// language does and passes the changed files as arguments. A valid and an
+// invalid ListenerSet: the hook must fail, naming the invalid one's error,
+// and have judged the valid one too (it ran once, on both files).
+func TestPreCommitHook(t *testing.T) {
+	if testing.Short() {
+		t.Skip("installs pre-commit and builds the command through it")
+	}
+	root, err := filepath.Abs(filepath.Join("..", ".."))
+	require.NoError(t, err)
+	out, err := exec.Command(filepath.Join(root, "hack", "ci-tools.sh"), "pre-commit").Output()
+	require.NoError(t, err, "hack/ci-tools.sh pre-commit")
+	preCommit := strings.TrimSpace(string(out))
+
+	work := t.TempDir()
+	for name, src := range map[string]string{"good.yaml": "valid.yaml", "bad.yaml": "duplicate.yaml"} {
+		data, err := os.ReadFile(filepath.Join("testdata", "input", src))
+		require.NoError(t, err)
+		require.NoError(t, os.WriteFile(filepath.Join(work, name), data, 0o644))
+	}
+	goEnv := func(name string) string {
+		v, err := exec.Command("go", "env", name).Output()
+		require.NoError(t, err)
+		return strings.TrimSpace(string(v))
+	}
+	env := append(os.Environ(),
+		"PRE_COMMIT_HOME="+t.TempDir(),
+		// pre-commit sets GOPATH to its environment; keep the machine's module
+		// and build caches so that nothing is downloaded or rebuilt again.
+		"GOMODCACHE="+goEnv("GOMODCACHE"), "GOCACHE="+goEnv("GOCACHE"), "GOTOOLCHAIN=local",
+		"GIT_AUTHOR_NAME=test", "GIT_AUTHOR_EMAIL=test@localhost",
+		"GIT_COMMITTER_NAME=test", "GIT_COMMITTER_EMAIL=test@localhost")
+	for _, args := range [][]string{{"init", "-q"}, {"add", "good.yaml", "bad.yaml"}} {
+		cmd := exec.Command("git", args...)
+		cmd.Dir, cmd.Env = work, env
+		b, err := cmd.CombinedOutput()
+		require.NoError(t, err, "git %v: %s", args, b)
+	}
+
+	cmd := exec.Command(preCommit, "try-repo", root, "listenerset-validate", "--files", "good.yaml", "bad.yaml", "--verbose")
+	cmd.Dir, cmd.Env = work, env
+	start := time.Now()
+	b, err := cmd.CombinedOutput()
+	t.Logf("pre-commit try-repo (builds the hook): %s", time.Since(start).Round(time.Second))
+	output := string(b)
+	var exit *exec.ExitError
+	require.ErrorAs(t, err, &exit, "the hook must fail on bad.yaml:\n%s", output)
+	assert.Equal(t, 1, exit.ExitCode(), output)
+	assert.Contains(t, output, "validate Gateway API ListenerSets", "the hook ran")
+	assert.Contains(t, output, `The ListenerSet "team-a/dup" is invalid: spec.listeners[1].name: Duplicate value: "web"`, output)
+	assert.Contains(t, output, "listenerset.gateway.networking.k8s.io/team-a/web valid", "both files in one call")
+	assert.Contains(t, output, "- exit code: 1", "validate's own exit code")
 }
