@@ -43,11 +43,14 @@
 // One JSON document (Report) on stdout and nothing on stderr:
 //
 //	{
-//	  "results": [{"file": "a.yaml", "document": 1, "namespace": "team-a", "name": "dup", "valid": false,
+//	  "results": [{"file": "a.yaml", "document": 1, "line": 1, "namespace": "team-a", "name": "dup", "valid": false,
 //	               "errors": [{"field": "spec.listeners[1].name", "type": "FieldValueDuplicate",
-//	                           "value": "web", "message": "spec.listeners[1].name: Duplicate value: \"web\""}],
-//	               "warnings": []}],
-//	  "skipped": [{"file": "a.yaml", "document": 2, "apiVersion": "v1", "kind": "Namespace",
+//	                           "value": "web", "message": "spec.listeners[1].name: Duplicate value: \"web\"",
+//	                           "line": 12, "column": 5}],
+//	               "warnings": [{"field": "spec.listeners[0].tls.options[example.com/x]", "kind": "ForeignOption",
+//	                             "message": "spec.listeners[0].tls.options[example.com/x]: not an Airlock ...",
+//	                             "line": 9, "column": 9}]}],
+//	  "skipped": [{"file": "a.yaml", "document": 2, "line": 14, "apiVersion": "v1", "kind": "Namespace",
 //	               "name": "team-a", "reason": "not a ListenerSet"}],
 //	  "inputErrors": [],
 //	  "summary": {"valid": 0, "invalid": 1, "skipped": 1, "inputErrors": 0, "exitCode": 1}
@@ -55,9 +58,62 @@
 //
 // Documents and list items are numbered from 1, as in the text output.
 //
+// # Positions
+//
+// Every error and warning carries the line and column (from 1, columns in
+// characters) of its field in the file, not of its document: a YAML document
+// is also parsed into a node tree (go.yaml.in/yaml/v3), a JSON value is read
+// by a token scan, and the field's path is looked up in it (package
+// position). A field that is missing, as for a Required error, points at its
+// nearest existing parent; a warning known only by its line (a duplicate YAML
+// key) at that key. Lines count from the top of the file, across "---". A
+// YAML document that converts to JSON but does not parse as a node tree (the
+// parsers differ in corner cases) has its findings at its first line. The
+// text output keeps kubectl's shape and shows paths only; the other formats
+// show positions.
+//
+// # Rule ids
+//
+// The CI formats name the check behind each finding by a stable id a user can
+// suppress by: an error's field.ErrorType and its path with every index and
+// key replaced by * (FieldValueDuplicate/spec.listeners[*].name), a warning's
+// kind (validation.WarningKind such as ForeignOption, or UnknownField and
+// DuplicateField from the strict decode), and InputError for input that
+// cannot be read.
+//
+// # JUnit output (-o junit)
+//
+// JUnit XML as kubeconform writes it, for GitLab's and Jenkins' test reports:
+// a testsuite per file, a testcase per object (classname ListenerSet@v1), a
+// failure per error (type: the rule id; text: "file:line:column: message"), a
+// skipped element for other objects and an error element for a document that
+// cannot be read. Warnings are the testcase's system-out.
+//
+// # SARIF output (-o sarif)
+//
+// A SARIF 2.1.0 log (github.com/owenrumney/go-sarif) for code scanning: a
+// rule per check with a short description and help text, a result per error
+// (level error) and warning (level warning) at its file, line and column.
+// Files are named relative to the working directory under the uriBaseId
+// %SRCROOT%, which originalUriBaseIds maps to the working directory, so that
+// GitHub code scanning places them when validate runs at the repository
+// root; a file outside it is an absolute file: URI. Microsoft's SARIF
+// multitool validates the output in the tests.
+//
+// # GitHub output (-o github)
+//
+// GitHub Actions workflow commands, one per finding, escaped as the runner
+// expects (%, CR and LF; in properties also ":" and ","):
+//
+//	::error file=a.yaml,line=12,col=5,title=FieldValueDuplicate/spec.listeners[*].name::ListenerSet team-a/dup: spec.listeners[1].name: Duplicate value: "web"
+//	::warning file=a.yaml,line=9,col=9,title=ForeignOption::ListenerSet team-a/dup: spec.listeners[0].tls.options[example.com/x]: ...
+//
+// The CI formats write nothing to stderr.
+//
 // # Exit codes
 //
-// ExitValid (0) when every ListenerSet is valid, including when there was
-// none; ExitInvalid (1) when any is invalid; ExitInputError (2) when any input
-// could not be read or parsed (this wins over 1: the run is incomplete).
+// In every format: ExitValid (0) when every ListenerSet is valid, including
+// when there was none; ExitInvalid (1) when any is invalid; ExitInputError
+// (2) when any input could not be read or parsed (this wins over 1: the run
+// is incomplete).
 package offline
