@@ -233,9 +233,9 @@ func mergeListeners(gw *gwv1.Gateway, sets []*gwv1.ListenerSet, admission *gatew
 	}
 	m := mergedListeners{onPort: make(map[gwv1.PortNumber]claim, size), at: make(map[endpoint]claim, size)}
 	n := 0
+	listenersPath := field.NewPath("spec", "listeners")
 	// place judges one listener against the list so far and, when it is
 	// compatible, appends it.
-	listenersPath := field.NewPath("spec", "listeners")
 	place := func(row MergedListener) MergedListener {
 		// Most listeners are compatible: the path and the error are built
 		// only for one that is not.
