@@ -118,6 +118,12 @@ func boolInt(b bool) int {
 
 func fieldError(e *field.Error) FieldError {
 	fe := FieldError{Field: e.Field, Type: string(e.Type), Detail: e.Detail, Message: e.Error()}
+	if fe.Field == "<nil>" {
+		// A nil path (kube-apiserver's note that it skipped the CEL rules,
+		// a body it cannot decode) is no field; the message keeps "<nil>"
+		// as kubectl prints it.
+		fe.Field = ""
+	}
 	switch e.Type {
 	case field.ErrorTypeRequired, field.ErrorTypeForbidden, field.ErrorTypeTooLong,
 		field.ErrorTypeTooShort, field.ErrorTypeInternal:
