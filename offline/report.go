@@ -185,6 +185,8 @@ var warningHelp = map[string][2]string{
 		"A key given twice in one mapping; the last value wins, the first is silently lost."},
 	KindStrictDecoding: {"Strict decoding",
 		"The YAML decodes only leniently; the message says why."},
+	KindAPIServer: {"kube-apiserver warning",
+		"A warning kube-apiserver itself gives on such an object (for example on a finalizer name); the object is admitted."},
 }
 
 func warningRule(kind string) rule {
