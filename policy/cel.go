@@ -22,16 +22,21 @@ import (
 // in it, and the selector's unbounded lists are judged up to its size.
 
 // MaxIndex is the size of the index lists: the CRD's largest maxItems (64
-// listeners, 64 certificateRefs). Selector lists longer than that are denied
-// with their own entry.
+// listeners, 64 certificateRefs).
 const MaxIndex = rules.MaxListeners
 
-// MaxListItems is how many items of a list-valued TLS option the policy
-// judges one by one. A list with more items than any name list has names
-// must repeat or misspell one, so the webhook rejects it too; past this many
-// the policy says so in one entry instead of one per item, which keeps the
-// costliest object's evaluation within kube-apiserver's CEL budget.
-const MaxListItems = 32
+// MaxSelectorItems is how many matchExpressions, and values of each, the
+// policy judges; a longer selector list is denied with its own entry (the
+// CRD sets no limit; judging more would cost more than kube-apiserver's CEL
+// budget).
+const MaxSelectorItems = 8
+
+// MaxCertificateRefs is how many certificateRefs of a listener the policy
+// judges one by one. A listener may have only one, so a second one is
+// already an error (Too many) at the list's path; judging all 64 the CRD
+// allows on each of 64 listeners would cost more than kube-apiserver's CEL
+// budget.
+const MaxCertificateRefs = 4
 
 // MaxMessageBytes is where the message is cut (kube-apiserver drops a
 // messageExpression result over 5 KiB); the entries cut are counted.
@@ -154,7 +159,7 @@ func labelValue(v, path string) string {
 // beyond is the entry of a selector list longer than the index list.
 func beyond(x, path string) string {
 	return t(`(size({x}) > {n} ? [{path} + ": Too many: " + string(size({x})) + ": the ListenerSet policy judges at most {n} items here"] : [])`,
-		"x", x, "n", strconv.Itoa(MaxIndex), "path", path)
+		"x", x, "n", strconv.Itoa(MaxSelectorItems), "path", path)
 }
 
 // joined turns a list of entry lists into entries, one per non-empty list.
@@ -228,7 +233,7 @@ func expressions() celPolicy {
 		`!has(l.tls) ? ((l.protocol == {https} || l.protocol == {http3}) ? [{required}] : []) : `+
 		`(has(l.tls.mode) && l.tls.mode != "Terminate") ? [{mode}] : `+
 		`(size({refs}) == 0 ? [{norefs}] : size({refs}) > 1 ? [{manyrefs}] : []) + `+
-		joined(idx+`.filter(j, j < size({refs})).map(j, {ref})`),
+		joined(indexList(MaxCertificateRefs)+`.filter(j, j < size({refs})).map(j, {ref})`),
 		"http", lit(string(rules.ProtocolHTTP)), "https", lit(string(rules.ProtocolHTTPS)), "http3", lit(string(rules.ProtocolHTTP3)),
 		"forbidden", line(`p + ".tls"`, field.Forbidden(p, "must not be set for protocol "+string(rules.ProtocolHTTP)), nil),
 		"required", line(`p + ".tls"`, field.Required(p, "required for protocol "+holeA), map[string]string{holeA: "l.protocol"}),
@@ -349,7 +354,7 @@ func optionKey(k, v, kpath string) string {
 	}
 	versions := t(`(!({v} in {versions}) ? [{ns}] : [])`, "v", v, "versions", list(rules.TLSVersions),
 		"ns", notSupported(v, kpath, rules.TLSVersions))
-	expr := t(`size(bytes({v})) > {maxlen} ? [{long}] : !{k}.contains("/") ? [{unprefixed}] : !{k}.startsWith({prefix}) ? {labelkey} : `,
+	expr := t(`(size({v}) > {maxlen} || (size({v}) > {maxlen} / 4 && size(bytes({v})) > {maxlen})) ? [{long}] : !{k}.contains("/") ? [{unprefixed}] : !{k}.startsWith({prefix}) ? {labelkey} : `,
 		"v", v, "k", k, "maxlen", strconv.Itoa(rules.MaxOptionValueLen),
 		"long", line(kpath, field.TooLong(p, "", rules.MaxOptionValueLen), nil),
 		"unprefixed", inv(k, rules.DetailUnprefixedOption),
@@ -373,12 +378,13 @@ func optionKey(k, v, kpath string) string {
 	return "(" + expr + ")"
 }
 
-// nameList is validateNameList of v: every item of the first MaxListItems
+// nameList is validateNameList of v: every item of the first len(allowed)
 // judged as the Go rule judges it, and one entry for a longer list.
 func nameList(v, kpath string, allowed []string, tls13 bool) string {
-	if len(allowed) > MaxListItems {
-		panic("a name list is longer than MaxListItems")
-	}
+	// A list with more items than there are names must repeat or misspell
+	// one: its first len(allowed) items are judged one by one, the rest
+	// summed up in one entry.
+	n := len(allowed)
 	inv := func(x, msg string) string {
 		return line(kpath, field.Invalid(p, holeA, msg), map[string]string{holeA: x})
 	}
@@ -389,9 +395,9 @@ func nameList(v, kpath string, allowed []string, tls13 bool) string {
 	return t(`({v} == "" ? [{empty}] : [{v}.split(",")].map(items, `+
 		`{idx}.filter(j, j < size(items)).map(j, [items[j]].map(it, it == "" ? {emptyitem} : it.trim() != it ? {padded} : `+
 		`{idx}.exists(m, m < j && items[m] == it) ? {dup} : it in {allowed} ? "" : {explain}{ns})[0]).filter(s, s != "") + `+
-		`(size(items) > {n} ? [{kpath} + ": Too many: " + string(size(items)) + ": must have at most {max} items (each supported value once); the ListenerSet policy lists the problems of the first {n}"] : []))[0])`,
+		`(size(items) > {n} ? [{kpath} + ": Too many: " + string(size(items)) + ": must have at most {n} items (each supported value once); the ListenerSet policy lists the problems of the first {n}"] : []))[0])`,
 		"v", v, "empty", inv(v, rules.DetailEmptyNameList),
-		"idx", indexList(MaxListItems), "n", strconv.Itoa(MaxListItems), "max", strconv.Itoa(len(allowed)),
+		"idx", indexList(n), "n", strconv.Itoa(n),
 		"emptyitem", inv(v, rules.DetailEmptyItem), "padded", inv("it", rules.DetailPaddedItem),
 		"dup", line(kpath, field.Duplicate(p, holeA), map[string]string{holeA: "it"}),
 		"allowed", list(allowed), "explain", explain,
@@ -433,7 +439,7 @@ func allowedRoutes(ar, path string) string {
 
 // selector is metav1validation.ValidateLabelSelector of s at path.
 func selector(s, path string) string {
-	idx := indexList(MaxIndex)
+	idx := indexList(MaxSelectorItems)
 	labelsPath := path + ` + ".matchLabels"`
 	exprs := `(has(` + s + `.matchExpressions) ? ` + s + `.matchExpressions : [])`
 	ePath := path + ` + ".matchExpressions[" + string(j) + "]"`

@@ -5,14 +5,10 @@ import (
 	"math/rand/v2"
 	"os"
 	"path/filepath"
-	"regexp"
 	"slices"
-	"strconv"
-	"strings"
 	"testing"
 
 	utiljson "k8s.io/apimachinery/pkg/util/json"
-	"k8s.io/apimachinery/pkg/util/validation/field"
 	utilversion "k8s.io/apimachinery/pkg/util/version"
 	gwv1 "sigs.k8s.io/gateway-api/apis/v1"
 	"sigs.k8s.io/yaml"
@@ -24,77 +20,11 @@ import (
 	"github.com/airlock/listenerset-webhook/validation/validationtest"
 )
 
-var moreRE = regexp.MustCompile(`; and (\d+) more$`)
-
-// entries splits the policy's message into its "<path>: <detail>" entries;
-// truncated says the message was cut.
-func entries(msg string) (lines []string, truncated bool) {
-	if m := moreRE.FindStringIndex(msg); m != nil {
-		msg, truncated = msg[:m[0]], true
-	}
-	for i, part := range strings.Split(msg, policy.Separator+"spec.") {
-		if i > 0 {
-			part = "spec." + part
-		}
-		lines = append(lines, part)
-	}
-	return lines, truncated
-}
-
-// celPath is a path (or line) as the policy spells it: a line break in an
-// option key or a listener name escaped (kube-apiserver refuses a message
-// with one).
-func celPath(path string) string { return strings.ReplaceAll(path, "\n", `\n`) }
-
-// celLine is e.Error() with a string value quoted as CEL's strings.quote
-// quotes it: only \a \b \f \n \r \t \v, backslash and quote escaped, every
-// other character as it is (Go's %q escapes the unprintable ones too).
-func celLine(e *field.Error) string {
-	body := e.ErrorBody()
-	if v, ok := e.BadValue.(string); ok {
-		body = strings.Replace(body, strconv.Quote(v), celQuote(v), 1)
-	}
-	return celPath(e.Field + ": " + body)
-}
-
-func celQuote(s string) string {
-	var b strings.Builder
-	b.WriteByte('"')
-	for _, c := range strings.ToValidUTF8(s, "\uFFFD") {
-		switch c {
-		case '\a':
-			b.WriteString(`\a`)
-		case '\b':
-			b.WriteString(`\b`)
-		case '\f':
-			b.WriteString(`\f`)
-		case '\n':
-			b.WriteString(`\n`)
-		case '\r':
-			b.WriteString(`\r`)
-		case '\t':
-			b.WriteString(`\t`)
-		case '\v':
-			b.WriteString(`\v`)
-		case '\\':
-			b.WriteString(`\\`)
-		case '"':
-			b.WriteString(`\"`)
-		default:
-			b.WriteRune(c)
-		}
-	}
-	b.WriteByte('"')
-	return b.String()
-}
-
 func defaulted(ls *gwv1.ListenerSet) *gwv1.ListenerSet {
 	ls = ls.DeepCopy()
 	defaults.ListenerSet(ls)
 	return ls
 }
-
-func pathOf(line string) string { p, _, _ := strings.Cut(line, ": "); return p }
 
 // roundTrip is ls as kube-apiserver hands it to admission: JSON (invalid
 // UTF-8 replaced), decoded both ways.
@@ -153,18 +83,13 @@ func compare(t *testing.T, e *policytest.Evaluator, name string, newLS, oldLS *g
 		return
 	}
 	st.denied++
-	lines, truncated := entries(got.Message)
-	var want, wantPaths, gotPaths []string
+	lines, truncated := policytest.Entries(got.Message)
+	var want []string
 	for _, e := range errs {
-		want = append(want, celLine(e))
-		wantPaths = append(wantPaths, celPath(e.Field))
-	}
-	for _, l := range lines {
-		gotPaths = append(gotPaths, pathOf(l))
+		want = append(want, policytest.Entry(e))
 	}
 	slices.Sort(want)
-	wantPaths = slices.Compact(slices.Sorted(slices.Values(wantPaths)))
-	gotPaths = slices.Compact(slices.Sorted(slices.Values(gotPaths)))
+	wantPaths, gotPaths := policytest.ErrorPaths(errs), policytest.Paths(lines)
 	if truncated {
 		st.truncated++
 		for _, p := range gotPaths {

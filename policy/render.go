@@ -48,7 +48,9 @@ func render(text string, holes map[string]string) string {
 			subs = append(subs, sub{hole, "string(" + expr + ")"})
 			continue
 		}
-		subs = append(subs, sub{strconv.Quote(hole), "strings.quote(" + expr + ")"}, sub{hole, expr})
+		// string() keeps the join's list literal homogeneous: the object's
+		// fields are dyn
+		subs = append(subs, sub{strconv.Quote(hole), "strings.quote(" + expr + ")"}, sub{hole, "string(" + expr + ")"})
 	}
 	var parts []string
 	for text != "" {
@@ -68,16 +70,20 @@ func render(text string, holes map[string]string) string {
 		parts = append(parts, "("+which.expr+")")
 		text = text[at+len(which.spell):]
 	}
-	if len(parts) == 0 {
+	switch len(parts) {
+	case 0:
 		return `""`
+	case 1:
+		return parts[0]
 	}
-	return strings.Join(parts, " + ")
+	// one join copies the text once; a chain of + copies it per part
+	return "[" + strings.Join(parts, ", ") + `].join("")`
 }
 
 // line is the CEL of one error entry, "<path>: <body>": pathExpr is CEL, e
 // the Go rule's error built with holes, holes what CEL fills them with.
 func line(pathExpr string, e *field.Error, holes map[string]string) string {
-	return pathExpr + ` + ": " + ` + render(e.ErrorBody(), holes)
+	return "[string(" + pathExpr + `), ": ", ` + render(e.ErrorBody(), holes) + `].join("")`
 }
 
 // p is a placeholder path for the constructors; the CEL has the real one.

@@ -1,0 +1,97 @@
+package policytest
+
+import (
+	"regexp"
+	"slices"
+	"strconv"
+	"strings"
+
+	"k8s.io/apimachinery/pkg/util/validation/field"
+
+	"github.com/airlock/listenerset-webhook/policy"
+)
+
+var moreRE = regexp.MustCompile(`; and (\d+) more$`)
+
+// Entries splits the policy's message (after kube-apiserver's "... denied
+// request: " prefix, if any) into its "<path>: <detail>" entries; truncated
+// says the message was cut.
+func Entries(msg string) (entries []string, truncated bool) {
+	if _, after, ok := strings.Cut(msg, "denied request: "); ok {
+		msg = after
+	}
+	if m := moreRE.FindStringIndex(msg); m != nil {
+		msg, truncated = msg[:m[0]], true
+	}
+	for i, part := range strings.Split(msg, policy.Separator+"spec.") {
+		if i > 0 {
+			part = "spec." + part
+		}
+		entries = append(entries, part)
+	}
+	return entries, truncated
+}
+
+// PathOf is the path of an entry.
+func PathOf(entry string) string { p, _, _ := strings.Cut(entry, ": "); return p }
+
+// Paths are the distinct paths of entries, sorted.
+func Paths(entries []string) []string {
+	var out []string
+	for _, e := range entries {
+		out = append(out, PathOf(e))
+	}
+	return slices.Compact(slices.Sorted(slices.Values(out)))
+}
+
+// Entry is e as the policy writes it: e.Error() with a string value quoted as
+// CEL's strings.quote quotes it (only \a \b \f \n \r \t \v, backslash and
+// quote escaped; Go's %q escapes the unprintable characters too) and a line
+// break elsewhere (an option key, a listener's name) escaped.
+func Entry(e *field.Error) string {
+	body := e.ErrorBody()
+	if v, ok := e.BadValue.(string); ok {
+		body = strings.Replace(body, strconv.Quote(v), celQuote(v), 1)
+	}
+	return strings.ReplaceAll(e.Field+": "+body, "\n", `\n`)
+}
+
+// ErrorPaths are the distinct paths of errs as the policy spells them.
+func ErrorPaths(errs field.ErrorList) []string {
+	var out []string
+	for _, e := range errs {
+		out = append(out, strings.ReplaceAll(e.Field, "\n", `\n`))
+	}
+	return slices.Compact(slices.Sorted(slices.Values(out)))
+}
+
+func celQuote(s string) string {
+	var b strings.Builder
+	b.WriteByte('"')
+	for _, c := range strings.ToValidUTF8(s, "\uFFFD") {
+		switch c {
+		case '\a':
+			b.WriteString(`\a`)
+		case '\b':
+			b.WriteString(`\b`)
+		case '\f':
+			b.WriteString(`\f`)
+		case '\n':
+			b.WriteString(`\n`)
+		case '\r':
+			b.WriteString(`\r`)
+		case '\t':
+			b.WriteString(`\t`)
+		case '\v':
+			b.WriteString(`\v`)
+		case '\\':
+			b.WriteString(`\\`)
+		case '"':
+			b.WriteString(`\"`)
+		default:
+			b.WriteRune(c)
+		}
+	}
+	b.WriteByte('"')
+	return b.String()
+}

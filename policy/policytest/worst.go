@@ -1,0 +1,147 @@
+package policytest
+
+import (
+	"fmt"
+	"strings"
+
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/utils/ptr"
+	gwv1 "sigs.k8s.io/gateway-api/apis/v1"
+
+	"github.com/airlock/listenerset-webhook/validation"
+)
+
+// Worst sizes the costliest object for the policy's CEL.
+type Worst struct {
+	// ValueLen is the length of every option value (the CRD allows 4096).
+	ValueLen int
+	// RefNameLen is the length of every certificateRef's name (253).
+	RefNameLen int
+	// Selector is the number of matchLabels, matchExpressions and values
+	// per expression (the CRD sets no limit).
+	Selector int
+}
+
+// WorstListenerSet is the object the policy's CEL costs the most on within
+// the CRD's limits: 64 listeners of 253-character names and hostnames, each
+// with 64 certificateRefs, 16 options (the four list-valued ones full of
+// names it must judge one by one, the two versions, ten of other domains),
+// 8 route kinds and a selector; nearly every field an error, so that every
+// entry of the message is built.
+func WorstListenerSet(w Worst) *gwv1.ListenerSet {
+	ls := &gwv1.ListenerSet{
+		TypeMeta:   metav1.TypeMeta{APIVersion: "gateway.networking.k8s.io/v1", Kind: "ListenerSet"},
+		ObjectMeta: metav1.ObjectMeta{Name: "worst", Namespace: "policy-test"},
+		Spec: gwv1.ListenerSetSpec{ParentRef: gwv1.ParentGatewayReference{
+			Group: ptr.To[gwv1.Group]("example.com"), Kind: ptr.To[gwv1.Kind]("Service"), Name: gwv1.ObjectName(strings.Repeat("g", 253)),
+		}},
+	}
+	// a list value of distinct unsupported names, as long as allowed
+	list := func(prefix string) gwv1.AnnotationValue {
+		var b strings.Builder
+		for i := 0; b.Len() < w.ValueLen; i++ {
+			if i > 0 {
+				b.WriteByte(',')
+			}
+			fmt.Fprintf(&b, "%s%d", prefix, i)
+		}
+		return gwv1.AnnotationValue(b.String()[:w.ValueLen])
+	}
+	for i := range validation.MaxListeners {
+		name := fmt.Sprintf("%03d", i) + strings.Repeat("l", 250)
+		host := fmt.Sprintf("%03d", i) + strings.Repeat("h", 250)
+		l := gwv1.ListenerEntry{
+			Name: gwv1.SectionName(name), Port: 443, Protocol: validation.ProtocolHTTP3,
+			Hostname: ptr.To(gwv1.Hostname(host[:63] + "." + host[64:])),
+			TLS: &gwv1.ListenerTLSConfig{
+				Mode:    ptr.To(gwv1.TLSModeTerminate),
+				Options: map[gwv1.AnnotationKey]gwv1.AnnotationValue{},
+			},
+			AllowedRoutes: &gwv1.AllowedRoutes{Namespaces: &gwv1.RouteNamespaces{
+				From:     ptr.To(gwv1.NamespacesFromSelector),
+				Selector: &metav1.LabelSelector{MatchLabels: map[string]string{}},
+			}},
+		}
+		for j := range 64 {
+			l.TLS.CertificateRefs = append(l.TLS.CertificateRefs, gwv1.SecretObjectReference{
+				Group: ptr.To[gwv1.Group](""), Kind: ptr.To[gwv1.Kind]("Secret"),
+				Name: gwv1.ObjectName(fmt.Sprintf("%02d", j) + strings.Repeat("s", w.RefNameLen-2)), Namespace: ptr.To[gwv1.Namespace]("certs"),
+			})
+		}
+		for _, k := range []gwv1.AnnotationKey{validation.OptionALPNProtocols, validation.OptionCiphers, validation.OptionECDHCurves, validation.OptionSignatureAlgorithms} {
+			l.TLS.Options[k] = list("n")
+		}
+		l.TLS.Options[validation.OptionMinimumVersion] = "TLSv1_3"
+		l.TLS.Options[validation.OptionMaximumVersion] = "TLSv1_2"
+		for j := range 10 {
+			l.TLS.Options[gwv1.AnnotationKey(fmt.Sprintf("example.com/o%d", j))] = gwv1.AnnotationValue(strings.Repeat("v", w.ValueLen))
+		}
+		for j := range 8 {
+			l.AllowedRoutes.Kinds = append(l.AllowedRoutes.Kinds, gwv1.RouteGroupKind{Group: ptr.To[gwv1.Group]("example.com"), Kind: gwv1.Kind(fmt.Sprintf("Route%d", j))})
+		}
+		sel := l.AllowedRoutes.Namespaces.Selector
+		for j := range w.Selector {
+			sel.MatchLabels[fmt.Sprintf("-k%d", j)] = "-v"
+			e := metav1.LabelSelectorRequirement{Key: fmt.Sprintf("-e%d", j), Operator: "In"}
+			for m := range w.Selector {
+				e.Values = append(e.Values, fmt.Sprintf("-%d", m))
+			}
+			sel.MatchExpressions = append(sel.MatchExpressions, e)
+		}
+		ls.Spec.Listeners = append(ls.Spec.Listeners, l)
+	}
+	return ls
+}
+
+// WorstValidListenerSet is the largest object the policy admits: 64
+// listeners with 253-character names and hostnames, 16 options each (the
+// four list-valued ones with every name, the versions, ten other domains'
+// keys with 4096-byte values), 8 route kinds and a selector of 8 labels and
+// 8 expressions of 8 values.
+func WorstValidListenerSet() *gwv1.ListenerSet {
+	ls := &gwv1.ListenerSet{
+		TypeMeta:   metav1.TypeMeta{APIVersion: "gateway.networking.k8s.io/v1", Kind: "ListenerSet"},
+		ObjectMeta: metav1.ObjectMeta{Name: "largest", Namespace: "policy-test"},
+		Spec:       gwv1.ListenerSetSpec{ParentRef: gwv1.ParentGatewayReference{Name: gwv1.ObjectName(strings.Repeat("g", 253))}},
+	}
+	for i := range validation.MaxListeners {
+		name := fmt.Sprintf("%03d", i) + strings.Repeat("l", 250)
+		l := gwv1.ListenerEntry{
+			Name: gwv1.SectionName(name), Port: gwv1.PortNumber(1000 + i), Protocol: validation.ProtocolHTTP3,
+			Hostname: ptr.To(gwv1.Hostname(name[:63] + "." + name[64:])),
+			TLS: &gwv1.ListenerTLSConfig{
+				Mode:            ptr.To(gwv1.TLSModeTerminate),
+				CertificateRefs: []gwv1.SecretObjectReference{{Name: gwv1.ObjectName(strings.Repeat("s", 253)), Namespace: ptr.To[gwv1.Namespace]("certs")}},
+				Options: map[gwv1.AnnotationKey]gwv1.AnnotationValue{
+					validation.OptionALPNProtocols:       gwv1.AnnotationValue(strings.Join(validation.ALPNProtocols, ",")),
+					validation.OptionCiphers:             gwv1.AnnotationValue(strings.Join(validation.Ciphers, ",")),
+					validation.OptionECDHCurves:          gwv1.AnnotationValue(strings.Join(validation.ECDHCurves, ",")),
+					validation.OptionSignatureAlgorithms: gwv1.AnnotationValue(strings.Join(validation.SignatureAlgorithms, ",")),
+					validation.OptionMinimumVersion:      "TLSv1_2",
+					validation.OptionMaximumVersion:      "TLSv1_3",
+				},
+			},
+			AllowedRoutes: &gwv1.AllowedRoutes{Namespaces: &gwv1.RouteNamespaces{
+				From:     ptr.To(gwv1.NamespacesFromSelector),
+				Selector: &metav1.LabelSelector{MatchLabels: map[string]string{}},
+			}},
+		}
+		for j := range 10 {
+			l.TLS.Options[gwv1.AnnotationKey(fmt.Sprintf("example.com/o%d", j))] = gwv1.AnnotationValue(strings.Repeat("v", 4096))
+		}
+		for range 8 {
+			l.AllowedRoutes.Kinds = append(l.AllowedRoutes.Kinds, gwv1.RouteGroupKind{Kind: "HTTPRoute"})
+		}
+		sel := l.AllowedRoutes.Namespaces.Selector
+		for j := range 8 {
+			sel.MatchLabels[fmt.Sprintf("k%d", j)] = "v"
+			e := metav1.LabelSelectorRequirement{Key: fmt.Sprintf("e%d", j), Operator: "In"}
+			for m := range 8 {
+				e.Values = append(e.Values, fmt.Sprintf("v%d", m))
+			}
+			sel.MatchExpressions = append(sel.MatchExpressions, e)
+		}
+		ls.Spec.Listeners = append(ls.Spec.Listeners, l)
+	}
+	return ls
+}
