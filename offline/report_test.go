@@ -46,3 +46,25 @@ func TestWarningKindsHaveHelp(t *testing.T) {
 	})
 	assert.Greater(t, found, 5, "the WarningKind constants were found")
 }
+
+func TestSARIFArtifact(t *testing.T) {
+	for _, tt := range []struct{ file, uri, base string }{
+		{"manifests/a b.yaml", "manifests/a%20b.yaml", srcRoot},
+		{"/repo/manifests/a.yaml", "manifests/a.yaml", srcRoot},
+		{"./x/../a.yaml", "a.yaml", srcRoot},
+		{"/elsewhere/a.yaml", "file:///elsewhere/a.yaml", ""},
+		{"../a.yaml", "file:///a.yaml", ""},
+		{StdinName, "STDIN", srcRoot},
+	} {
+		a := artifact(tt.file, "/repo")
+		require.NotNil(t, a.URI, tt.file)
+		assert.Equal(t, tt.uri, *a.URI, tt.file)
+		if tt.base == "" {
+			assert.Nil(t, a.URIBaseId, tt.file)
+		} else {
+			require.NotNil(t, a.URIBaseId, tt.file)
+			assert.Equal(t, tt.base, *a.URIBaseId, tt.file)
+		}
+	}
+	assert.Equal(t, "file:///repo/", dirURI("/repo"))
+}
