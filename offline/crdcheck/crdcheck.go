@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	_ "embed" // the default CRD
+	"encoding/json"
 	"errors"
 	"fmt"
 	"os"
@@ -21,6 +22,7 @@ import (
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured/unstructuredscheme"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/apiserver/pkg/registry/rest"
+	sigsjson "sigs.k8s.io/json"
 	"sigs.k8s.io/yaml"
 )
 
@@ -147,7 +149,13 @@ func decodeCRD(data []byte) (*apiextensionsv1.CustomResourceDefinition, error) {
 				} `json:"names"`
 			} `json:"spec"`
 		}
-		if err := yaml.Unmarshal(doc, &head); err != nil {
+		// One YAML parse per document (a CRD is large): to JSON, then JSON
+		// decodes for the head and the whole.
+		raw, err := yaml.YAMLToJSONStrict(doc)
+		if err != nil {
+			return nil, err
+		}
+		if err := json.Unmarshal(raw, &head); err != nil {
 			return nil, err
 		}
 		if head.APIVersion != apiextensionsv1.SchemeGroupVersion.String() || head.Kind != "CustomResourceDefinition" ||
@@ -155,8 +163,8 @@ func decodeCRD(data []byte) (*apiextensionsv1.CustomResourceDefinition, error) {
 			continue
 		}
 		crd := &apiextensionsv1.CustomResourceDefinition{}
-		if err := yaml.UnmarshalStrict(doc, crd); err != nil {
-			return nil, fmt.Errorf("the %s CRD: %w", Kind, err)
+		if strictErrs, err := sigsjson.UnmarshalStrict(raw, crd); err != nil || len(strictErrs) > 0 {
+			return nil, fmt.Errorf("the %s CRD: %w", Kind, errors.Join(append(strictErrs, err)...))
 		}
 		if found != nil {
 			return nil, errors.New("two ListenerSet CRDs in one file")
