@@ -1,8 +1,33 @@
 // Package offline is the validate command: it judges ListenerSet manifests
-// read from files, directories or standard input with no cluster, with the
-// webhook's own verdict (validation.Validate), so that a pipeline gets the
-// answer kube-apiserver would give. It is not a webhook: it reads files and
-// writes reports, and imports no controller-runtime.
+// read from files, directories or standard input with no cluster, so that a
+// pipeline gets the answer kube-apiserver with the webhook would give. It is
+// not a webhook: it reads files and writes reports, and imports no
+// controller-runtime.
+//
+// # Verdict
+//
+// Each ListenerSet goes the way a create of it goes through kube-apiserver
+// (admit.go): the ListenerSet CRD is applied with the library kube-apiserver
+// serves custom resources with (offline/crdcheck: unknown fields pruned,
+// defaults, OpenAPI schema, CEL rules, then object metadata: name or
+// generateName, DNS names, labels, annotations, finalizers, owner
+// references); the mutating webhook's defaults are added where the CRD set
+// none; then the webhook's verdict, validation.Validate. The CRD is the
+// embedded Gateway API v1.6.3 standard one unless Options.CRDs names the
+// cluster's own. A field the CRD does not know is an error, as under
+// kubectl apply's strict field validation, unless Options.UnknownFields is
+// UnknownFieldsWarn or UnknownFieldsIgnore. Where the CRD and the webhook
+// catch the same problem the webhook's error is shown (it names the
+// listener; the CRD's CEL messages often say only spec.listeners); where
+// only the CRD or kube-apiserver's metadata checks catch it, theirs, with its
+// path. TestValidateMatchesAPIServer (test/e2e) holds the verdicts equal to
+// a real kube-apiserver's, object by object.
+//
+// The ListenerSets of the input are judged in Gateway API's precedence
+// order (creation time, then namespace/name), as a server would have
+// admitted them, and each one found valid is a rival for the merged
+// listener list of those after it: one the server would refuse, for its own
+// rules, the CRD's or --strict's, is never stored and is no rival.
 //
 // # Input
 //
@@ -15,10 +40,10 @@
 //
 // Only gateway.networking.k8s.io/v1 ListenerSets are validated. Other objects
 // are skipped with a note; empty documents (only comments or whitespace) are
-// skipped silently. Unknown or duplicate fields are warnings, like kubectl's
-// "Warning: unknown field" (kube-apiserver prunes unknown fields of a CRD). A
-// ListenerSet whose fields have the wrong types cannot be decoded at all and
-// is reported invalid, naming the file and document. A file that cannot be
+// skipped silently. Unknown fields are errors (see Verdict). A key given
+// twice is a warning: kubectl sends the object it decoded, in which the last
+// value has won, so kube-apiserver never sees the first. A field with a
+// value of the wrong type is the CRD's error at its path. A file that cannot be
 // read, or YAML/JSON that does not parse, is an input error; the rest of that
 // file is not read, other PATHs still are.
 //

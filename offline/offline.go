@@ -112,11 +112,14 @@ type Result struct {
 	Namespace string `json:"namespace,omitempty"`
 	// Name is metadata.name.
 	Name string `json:"name"`
-	// Valid is true when Errors is empty: the webhook would admit the object.
+	// Valid is true when Errors is empty: kube-apiserver, the CRD and the
+	// webhook would admit the object.
 	Valid bool `json:"valid"`
-	// Errors are the validation errors, as the webhook's 422 would list them.
+	// Errors are kube-apiserver's own (unknown fields, the CRD's, object
+	// metadata's) that the webhook's do not cover, then the webhook's.
 	Errors []FieldError `json:"errors"`
-	// Warnings are the admission warnings, plus unknown or duplicate fields.
+	// Warnings are the admission warnings, plus duplicate fields (and
+	// unknown ones under UnknownFieldsWarn).
 	Warnings []Warning `json:"warnings"`
 
 	// tree locates the fields of the object's document (nil: unknown).
