@@ -1,0 +1,247 @@
+package policy
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"math/rand/v2"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	corev1 "k8s.io/api/core/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/apimachinery/pkg/runtime/schema"
+	utiljson "k8s.io/apimachinery/pkg/util/json"
+	"k8s.io/client-go/dynamic"
+	gwv1 "sigs.k8s.io/gateway-api/apis/v1"
+	"sigs.k8s.io/yaml"
+
+	"github.com/airlock/listenerset-webhook/policy"
+	"github.com/airlock/listenerset-webhook/policy/policytest"
+	"github.com/airlock/listenerset-webhook/test/localcluster"
+	"github.com/airlock/listenerset-webhook/validation"
+	"github.com/airlock/listenerset-webhook/validation/validationtest"
+)
+
+const namespace = "policy-diff"
+
+var gvr = schema.GroupVersionResource{Group: gwv1.GroupName, Version: "v1", Resource: "listenersets"}
+
+// TestPolicyAgainstKubeAPIServer installs only the policy into a real
+// kube-apiserver with the Gateway API CRDs and sends every example and
+// POLICY_DIFF_N (default 3000) random objects of the fuzz generator as
+// server-side dry-run creates, from 8 clients at once. Each answer must
+// equal validation.Validate's verdict: admitted or not, and when the policy
+// (not the CRD's schema) denied, the same set of field paths.
+func TestPolicyAgainstKubeAPIServer(t *testing.T) {
+	if testing.Short() {
+		t.Skip("starts kube-apiserver")
+	}
+	ctx := context.Background()
+	root, err := localcluster.RepoRoot()
+	if err != nil {
+		t.Fatal(err)
+	}
+	start := time.Now()
+	c, err := localcluster.Start(ctx, localcluster.Options{Root: root, Progress: os.Stderr})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = c.Stop() })
+	t.Logf("control plane up in %v", time.Since(start).Round(100*time.Millisecond))
+	if err := c.Client.Create(ctx, &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: namespace}}); err != nil {
+		t.Fatal(err)
+	}
+	vap, binding := policy.Generate(policy.Options{})
+	if err := c.Client.Create(ctx, vap); err != nil {
+		t.Fatal(err)
+	}
+	if err := c.Client.Create(ctx, binding); err != nil {
+		t.Fatal(err)
+	}
+	cfg := *c.Config
+	cfg.QPS, cfg.Burst = 1000, 1000
+	dyn, err := dynamic.NewForConfig(&cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	client := dyn.Resource(gvr).Namespace(namespace)
+	waitForPolicy(t, client)
+
+	var cases []*gwv1.ListenerSet
+	names := []string{}
+	files, _ := filepath.Glob(filepath.Join(root, "examples", "*", "*.yaml"))
+	for _, f := range files {
+		data, err := os.ReadFile(f)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var ls gwv1.ListenerSet
+		if err := yaml.Unmarshal(data, &ls); err != nil {
+			t.Fatal(err)
+		}
+		cases, names = append(cases, &ls), append(names, filepath.Base(f))
+	}
+	n := 3000
+	if s := os.Getenv("POLICY_DIFF_N"); s != "" {
+		fmt.Sscan(s, &n)
+	}
+	rng := rand.New(rand.NewPCG(13, 13))
+	for i := range n {
+		data := make([]byte, 16+rng.IntN(200))
+		// mostly the generator's first (valid) choices, so that most
+		// objects pass the CRD's schema and reach the policy
+		for j := range data {
+			if rng.IntN(100) < 12 {
+				data[j] = byte(rng.UintN(256))
+			} else {
+				data[j] = byte(rng.IntN(2))
+			}
+		}
+		cases, names = append(cases, validationtest.FuzzListenerSet(data)), append(names, fmt.Sprintf("fuzz-%d", i))
+	}
+
+	type outcome struct{ policyDenied, schemaDenied, allowed, mismatch int }
+	var mu sync.Mutex
+	var out outcome
+	work := make(chan int)
+	var wg sync.WaitGroup
+	sendStart := time.Now()
+	for range 8 {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for i := range work {
+				ls := cases[i].DeepCopy()
+				ls.TypeMeta = metav1.TypeMeta{APIVersion: "gateway.networking.k8s.io/v1", Kind: "ListenerSet"}
+				ls.Namespace, ls.Name, ls.GenerateName = namespace, fmt.Sprintf("case-%d", i), ""
+				res := send(ctx, client, ls)
+				mu.Lock()
+				switch {
+				case res.err != nil:
+					t.Errorf("%s: %v", names[i], res.err)
+				case res.schema:
+					out.schemaDenied++
+				case res.allowed:
+					out.allowed++
+				default:
+					out.policyDenied++
+				}
+				if msg := judge(ls, res); msg != "" {
+					out.mismatch++
+					t.Errorf("%s: %s", names[i], msg)
+				}
+				mu.Unlock()
+			}
+		}()
+	}
+	for i := range cases {
+		work <- i
+	}
+	close(work)
+	wg.Wait()
+	elapsed := time.Since(sendStart)
+	t.Logf("%d dry-run creates in %v (%.0f/s, 8 clients): %d admitted, %d denied by the policy, %d denied by the CRD's schema first, %d differences",
+		len(cases), elapsed.Round(time.Millisecond), float64(len(cases))/elapsed.Seconds(), out.allowed, out.policyDenied, out.schemaDenied, out.mismatch)
+	if out.policyDenied == 0 || out.allowed == 0 {
+		t.Errorf("the cases reach neither verdict of the policy: %+v", out)
+	}
+}
+
+type result struct {
+	allowed bool
+	// schema: denied by the CRD (schema, CEL rules) before the policy ran
+	schema  bool
+	message string
+	err     error
+}
+
+func send(ctx context.Context, client dynamic.ResourceInterface, ls *gwv1.ListenerSet) result {
+	data, err := json.Marshal(ls)
+	if err != nil {
+		return result{err: err}
+	}
+	var obj map[string]any
+	if err := utiljson.Unmarshal(data, &obj); err != nil {
+		return result{err: err}
+	}
+	_, err = client.Create(ctx, &unstructured.Unstructured{Object: obj}, metav1.CreateOptions{DryRun: []string{metav1.DryRunAll}})
+	var status apierrors.APIStatus
+	switch {
+	case err == nil:
+		return result{allowed: true}
+	case errors.As(err, &status) && apierrors.IsInvalid(err):
+		msg := status.Status().Message
+		return result{schema: !strings.Contains(msg, "ValidatingAdmissionPolicy '"+policy.DefaultPolicyName+"'"), message: msg}
+	default:
+		return result{err: err}
+	}
+}
+
+// judge compares one answer with validation.Validate on the object as sent
+// (Validate defaults it as kube-apiserver's CRD does); "" when they agree.
+func judge(ls *gwv1.ListenerSet, res result) string {
+	if res.err != nil {
+		return ""
+	}
+	data, _ := json.Marshal(ls)
+	var sent gwv1.ListenerSet
+	_ = json.Unmarshal(data, &sent)
+	errs, _ := validation.Validate(&sent, nil, validation.Options{})
+	switch {
+	case res.schema:
+		if len(errs) == 0 {
+			return "the CRD denies what validation admits (not the policy's business): " + res.message
+		}
+		return ""
+	case res.allowed != (len(errs) == 0):
+		return fmt.Sprintf("kube-apiserver allowed=%v, validation errors %v, message %q", res.allowed, errs, res.message)
+	case res.allowed:
+		return ""
+	}
+	entries, truncated := policytest.Entries(res.message)
+	got, want := policytest.Paths(entries), policytest.ErrorPaths(errs)
+	if truncated {
+		for _, p := range got {
+			if !slices.Contains(want, p) {
+				return fmt.Sprintf("the policy reports %s, validation does not: %v", p, errs)
+			}
+		}
+		return ""
+	}
+	if !slices.Equal(got, want) {
+		return fmt.Sprintf("paths differ:\npolicy:     %q\nvalidation: %q", got, want)
+	}
+	return ""
+}
+
+// waitForPolicy waits until kube-apiserver enforces the policy (it loads
+// policies from an informer).
+func waitForPolicy(t *testing.T, client dynamic.ResourceInterface) {
+	probe := &gwv1.ListenerSet{
+		TypeMeta:   metav1.TypeMeta{APIVersion: "gateway.networking.k8s.io/v1", Kind: "ListenerSet"},
+		ObjectMeta: metav1.ObjectMeta{Name: "probe", Namespace: namespace},
+		Spec: gwv1.ListenerSetSpec{ParentRef: gwv1.ParentGatewayReference{Name: "gw"}, Listeners: []gwv1.ListenerEntry{{
+			Name: "web", Port: 80, Protocol: "HTTP", Hostname: new(gwv1.Hostname("10.0.0.1")),
+		}}},
+	}
+	deadline := time.Now().Add(time.Minute)
+	for {
+		res := send(context.Background(), client, probe)
+		if !res.allowed && !res.schema && res.err == nil {
+			return
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("the policy is not enforced after a minute: %+v", res)
+		}
+		time.Sleep(200 * time.Millisecond)
+	}
+}
