@@ -29,7 +29,9 @@ type apiState struct {
 	// mutate and validate name the server each webhook points at ("" when
 	// the webhook is not called).
 	mutate, validate string
-	register         func(c *apiCluster) error
+	// policy: the generated ValidatingAdmissionPolicy is bound (policy.go).
+	policy   bool
+	register func(c *apiCluster) error
 }
 
 type apiStateResult struct {
@@ -50,6 +52,9 @@ type apiResult struct {
 	// CRD defaults every field, so it should be none.
 	OursMutateCallsWithMatchConditions float64 `json:"oursMutateCallsWithMatchConditions"`
 	StartSeconds                       float64 `json:"controlPlaneStartSeconds"`
+	// PolicyCost is what the policy's CEL costs inside kube-apiserver
+	// (policy.go), from its admission metrics.
+	PolicyCost *policyCost `json:"policyCost,omitempty"`
 }
 
 type apiCluster struct {
@@ -59,13 +64,18 @@ type apiCluster struct {
 	ca            []byte
 	namespace     string
 	probeSequence int
+	policy        *apiPolicy // policy.go
 }
 
 // apiserverFigure times sequential creates of the typical ListenerSet
-// through a real kube-apiserver in five states, alternating in rounds: no
+// through a real kube-apiserver in seven states, alternating in rounds: no
 // webhooks, the floor registered as both webhooks, ours as both, ours with
-// the mutating webhook's matchConditions (as installed), and the floor as the
-// validating webhook only (the least any validating webhook costs).
+// the mutating webhook's matchConditions (as installed), the floor as the
+// validating webhook only (the least any validating webhook costs), the
+// generated ValidatingAdmissionPolicy alone (the chart's admission.mode
+// policy), and the policy with ours as webhooks failing open, with the
+// cluster-aware checks on (admission.mode both). Then it measures the
+// policy's CEL inside kube-apiserver (policyCostFigure).
 func apiserverFigure(ctx context.Context, root, oursBin, floorBin, outDir string, perState, rounds int) (*apiResult, error) {
 	say("API server figure: starting etcd and kube-apiserver (hack/k8s-binaries.sh builds them the first time, ~11 min)")
 	t0 := time.Now()
@@ -111,6 +121,18 @@ func apiserverFigure(ctx context.Context, root, oursBin, floorBin, outDir string
 		defer s.stop()
 		c.servers[name] = s
 	}
+	// Ours as admission.mode both runs it: the cluster-aware checks on, with
+	// the cluster's informers (the chart's default there: no Secrets).
+	cc, err := startServer(ctx, oursClusterChecks, oursBin, []string{"serve", "--cluster-checks", "--kubeconfig=" + lc.KubeconfigPath},
+		cert.Dir, filepath.Join(outDir, "apiserver-"+oursClusterChecks+".log"))
+	if err != nil {
+		return nil, err
+	}
+	defer cc.stop()
+	c.servers[oursClusterChecks] = cc
+	if err := c.createPolicy(ctx); err != nil {
+		return nil, err
+	}
 
 	states := []apiState{
 		{Name: "no webhooks", register: func(c *apiCluster) error { return c.unregister(ctx) }},
@@ -119,6 +141,10 @@ func apiserverFigure(ctx context.Context, root, oursBin, floorBin, outDir string
 		{Name: "ours+matchConditions", validate: "ours", register: func(c *apiCluster) error { return c.register(ctx, "ours", true) }},
 		// What ours+matchConditions costs at best: one decode-and-allow call.
 		{Name: "floor, validating only", validate: "floor", register: func(c *apiCluster) error { return c.registerValidatingOnly(ctx, "floor") }},
+		{Name: statePolicyOnly, policy: true, register: func(c *apiCluster) error { return c.unregister(ctx) }},
+		{Name: statePolicyAndWebhook, policy: true, validate: oursClusterChecks, register: func(c *apiCluster) error {
+			return c.registerIgnore(ctx, oursClusterChecks)
+		}},
 	}
 	results := make([]apiStateResult, len(states))
 	for i, s := range states {
@@ -130,6 +156,9 @@ func apiserverFigure(ctx context.Context, root, oursBin, floorBin, outDir string
 			i := (k + max(round, 0)) % len(states) // rotate the order, so no state always follows another
 			s := states[i]
 			if err := s.register(c); err != nil {
+				return nil, fmt.Errorf("%s: %w", s.Name, err)
+			}
+			if err := c.bindPolicy(ctx, s.policy); err != nil {
 				return nil, fmt.Errorf("%s: %w", s.Name, err)
 			}
 			if err := c.waitFor(ctx, s); err != nil {
@@ -173,6 +202,9 @@ func apiserverFigure(ctx context.Context, root, oursBin, floorBin, outDir string
 		r.P50Ms, r.P99Ms = ms(percentile(r.samples, 50)), ms(percentile(r.samples, 99))
 	}
 	res.States = results
+	if res.PolicyCost, err = policyCostFigure(ctx, c); err != nil {
+		return nil, fmt.Errorf("the policy's CEL cost: %w", err)
+	}
 	return res, nil
 }
 
@@ -189,7 +221,12 @@ func (c *apiCluster) register(ctx context.Context, server string, matchCondition
 	if !matchConditions {
 		m.Webhooks[0].MatchConditions = nil
 	}
-	for _, obj := range []client.Object{m, v} {
+	return c.put(ctx, m, v)
+}
+
+// put creates or updates objs.
+func (c *apiCluster) put(ctx context.Context, objs ...client.Object) error {
+	for _, obj := range objs {
 		existing := obj.DeepCopyObject().(client.Object)
 		err := c.client.Get(ctx, client.ObjectKeyFromObject(obj), existing)
 		switch {
@@ -276,6 +313,12 @@ func (c *apiCluster) waitFor(ctx context.Context, s apiState) error {
 				break
 			}
 			time.Sleep(20 * time.Millisecond)
+		}
+		if matched {
+			matched, err = c.policyMatches(ctx, s)
+			if err != nil {
+				return err
+			}
 		}
 		if matched {
 			return nil

@@ -16,9 +16,13 @@
 // peak RSS (/proc/<pid>/status VmRSS and VmHWM) and the ratios ours/floor.
 //
 // 2. API server: with the local control plane (test/localcluster) it times
-// sequential creates in five states, alternating in rounds: no webhooks, the
+// sequential creates in seven states, alternating in rounds: no webhooks, the
 // floor as both webhooks, ours, ours with the mutating webhook's
-// matchConditions, and the floor as the validating webhook only.
+// matchConditions, the floor as the validating webhook only, the generated
+// ValidatingAdmissionPolicy alone, and the policy with ours failing open with
+// the cluster-aware checks on (policy.go). Then what the policy's CEL costs
+// inside kube-apiserver for the 64-listener object, from kube-apiserver's
+// admission metrics.
 //
 // 3. Scale (-scale, make bench-scale; scale.go): for each of -sizes
 // ListenerSets (default 0, 1 000, 10 000) spread over 100 Gateways in 100
@@ -352,7 +356,8 @@ func apiRatios(a *apiResult) []ratio {
 	}
 	oursFloor := p50["ours"] / p50["floor"]
 	mcNone := p50["ours+matchConditions"] / p50["no webhooks"]
-	return []ratio{
+	policyNone := p50[statePolicyOnly] / p50["no webhooks"]
+	out := []ratio{
 		{"API server creates p50 ours/floor", oursFloor, "<= 1.05", oursFloor <= 1.05},
 		{"API server creates p50 ours+matchConditions/no webhooks (for reference)", mcNone, "-", true},
 		{"API server creates p50 floor/no webhooks (for reference)", p50["floor"] / p50["no webhooks"], "-", true},
@@ -360,7 +365,11 @@ func apiRatios(a *apiResult) []ratio {
 		{"API server creates p50 ours+matchConditions/floor (for reference)", p50["ours+matchConditions"] / p50["floor"], "-", true},
 		{"API server creates p50 ours+matchConditions/floor validating only", p50["ours+matchConditions"] / p50["floor, validating only"], "-", true},
 		{"API server creates p50 floor validating only/no webhooks", p50["floor, validating only"] / p50["no webhooks"], "-", true},
+		{"API server creates p50 policy only/no webhooks", policyNone, "<= 1.10", policyNone <= 1.10},
+		{"API server creates p50 policy + webhook (Ignore, cluster checks)/no webhooks", p50[statePolicyAndWebhook] / p50["no webhooks"], "-", true},
+		{"API server creates p50 policy only/ours+matchConditions", p50[statePolicyOnly] / p50["ours+matchConditions"], "-", true},
 	}
+	return append(out, a.PolicyCost.ratios()...)
 }
 
 func printLoad(results []loadResult, ratios []ratio, levels []int) {
@@ -379,11 +388,13 @@ func printLoad(results []loadResult, ratios []ratio, levels []int) {
 func printAPI(a *apiResult, ratios []ratio) {
 	fmt.Printf("\nAPI server: %d sequential creates per state over %d alternating rounds (control plane up in %.1fs)\n",
 		a.CreatesPerState, a.Rounds, a.StartSeconds)
-	fmt.Printf("%-22s %8s %8s %8s %8s\n", "state", "creates", "mean ms", "p50 ms", "p99 ms")
+	fmt.Printf("%-44s %8s %8s %8s %8s\n", "state", "creates", "mean ms", "p50 ms", "p99 ms")
 	for _, s := range a.States {
-		fmt.Printf("%-22s %8d %8.2f %8.2f %8.2f\n", s.Name, s.Creates, s.MeanMs, s.P50Ms, s.P99Ms)
+		fmt.Printf("%-44s %8d %8.2f %8.2f %8.2f\n", s.Name, s.Creates, s.MeanMs, s.P50Ms, s.P99Ms)
 	}
-	fmt.Printf("calls that reached our mutating webhook while it had matchConditions: %.0f\n\n", a.OursMutateCallsWithMatchConditions)
+	fmt.Printf("calls that reached our mutating webhook while it had matchConditions: %.0f\n", a.OursMutateCallsWithMatchConditions)
+	a.PolicyCost.print()
+	fmt.Println()
 	for _, r := range ratios {
 		printRatio(r)
 	}
@@ -397,7 +408,7 @@ func printRatio(r ratio) {
 	case !r.Met:
 		mark = "MISSED"
 	}
-	fmt.Printf("%-62s %7.3f  %-8s %s\n", r.What, r.Value, r.Target, mark)
+	fmt.Printf("%-78s %7.3f  %-8s %s\n", r.What, r.Value, r.Target, mark)
 }
 
 func mixEntries() []mixEntry {
