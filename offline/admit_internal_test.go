@@ -70,3 +70,11 @@ spec:
 	require.NotNil(t, view.ls.Spec.ParentRef.Kind)
 	assert.Equal(t, "Gateway", string(*view.ls.Spec.ParentRef.Kind))
 }
+
+// TestFieldPath: the unknown-field paths kube-apiserver prints read back
+// into the same field.Path.
+func TestFieldPath(t *testing.T) {
+	for _, p := range []string{"extra", "metadata.labelz", "spec.listeners[0].foo", "spec.listeners[12].tls.options[a.b/c].x", "status.listeners[0].conditions[1].z"} {
+		assert.Equal(t, p, fieldPath(p).String())
+	}
+}
