@@ -6,6 +6,7 @@ import (
 	"errors"
 	"flag"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -23,6 +24,7 @@ import (
 
 	"github.com/airlock/listenerset-webhook/policy"
 	"github.com/airlock/listenerset-webhook/test/localcluster"
+	"github.com/airlock/listenerset-webhook/test/testproc"
 	"github.com/airlock/listenerset-webhook/webhook/admission"
 )
 
@@ -173,8 +175,16 @@ func TestPolicyFileIsGenerated(t *testing.T) {
 	}
 	got, err := os.ReadFile(path)
 	require.NoError(t, err)
+	if !testing.Short() {
+		// The command make chart-policy runs prints the same.
+		bin, err := testproc.WebhookBinary()
+		require.NoError(t, err)
+		out, err := exec.Command(bin, "policy").Output()
+		require.NoError(t, err)
+		require.Equal(t, string(want), string(out), "listenerset-webhook policy prints policy.YAML with default options")
+	}
 	if !bytes.Equal(got, want) {
-		t.Fatalf("%s is stale: regenerate it with `make chart-policy` (go run ./cmd/listenerset-webhook policy > %s) or go test ./test/chart -run TestPolicyFileIsGenerated -update", policyFile, policyFile)
+		t.Fatalf("%s is stale: regenerate it with `make chart-policy` (go run ./cmd/listenerset-webhook policy > %s) or `go test ./test/chart -run TestPolicyFileIsGenerated -update`", policyFile, policyFile)
 	}
 }
 
