@@ -1,0 +1,53 @@
+#!/usr/bin/env bash
+# Everything the single-node cluster (hack/node) needs, installed or built
+# when missing, with a progress line per step:
+#   - Debian's containerd, runc, containernetworking-plugins, iptables and
+#     conntrack (apt-get; the machine must be Debian and this must run as root);
+#   - kube-apiserver, kubectl, etcd, kubelet, kube-controller-manager,
+#     kube-scheduler and kube-proxy v1.37.2 (hack/k8s-binaries.sh k8s, node),
+#     and helm (hack/k8s-binaries.sh helm);
+#   - the product image (make image) and the pause image (hack/node/pause
+#     packed by hack/tools/ociimage) as OCI tarballs in bin/image/.
+# Each step is cached (apt: installed packages; binaries: their stamps; the
+# images: Go's build cache), so a second run takes seconds.
+#
+# Usage: hack/node/setup.sh        (prints nothing but progress on stderr)
+set -euo pipefail
+ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)"
+cd "$ROOT"
+log() { printf '[node-setup %s] %s\n' "$(date +%H:%M:%S)" "$*" >&2; }
+die() { log "ERROR: $*"; exit 1; }
+
+[[ "$(id -u)" == 0 ]] || die "the node runs containerd and the kubelet, which need root (id -u is $(id -u))"
+[[ "$(uname -s)" == Linux ]] || die "the node needs Linux"
+
+PACKAGES=(containerd runc containernetworking-plugins iptables conntrack)
+missing=()
+for p in "${PACKAGES[@]}"; do
+  dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q 'install ok installed' || missing+=("$p")
+done
+if ((${#missing[@]})); then
+  command -v apt-get >/dev/null || die "missing ${missing[*]} and no apt-get to install them"
+  s=$(date +%s)
+  log "installing ${missing[*]} with apt-get"
+  apt-get update -qq >&2
+  # No service is started by the package on these machines (no systemd); the
+  # node runs its own containerd with its own config, socket and root.
+  DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends "${missing[@]}" >&2
+  log "installed ${missing[*]} in $(( $(date +%s) - s ))s"
+else
+  log "containerd $(dpkg-query -W -f='${Version}' containerd), runc, CNI plugins, iptables, conntrack installed"
+fi
+
+hack/k8s-binaries.sh k8s
+hack/k8s-binaries.sh node
+hack/k8s-binaries.sh helm
+
+s=$(date +%s)
+log "building the images (bin/image/listenerset-webhook.tar, bin/image/pause.tar)"
+make -s image >/dev/null
+mkdir -p bin/image
+CGO_ENABLED=0 go build -trimpath -ldflags="-s -w" -o bin/image/pause ./hack/node/pause
+bin/ociimage -o bin/image/pause.tar -name docker.io/library/lsw-pause:1 \
+  -file /pause=bin/image/pause -user 65535:65535 -entrypoint /pause >/dev/null
+log "images built in $(( $(date +%s) - s ))s"
