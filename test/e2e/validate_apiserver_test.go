@@ -11,6 +11,7 @@ import (
 	"path/filepath"
 	"regexp"
 	"slices"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -21,13 +22,15 @@ import (
 	"github.com/airlock/listenerset-webhook/offline"
 	"github.com/airlock/listenerset-webhook/offline/crdcheck"
 	"github.com/airlock/listenerset-webhook/test/localcluster"
+	"github.com/airlock/listenerset-webhook/validation/validationtest"
 )
 
 // TestValidateMatchesAPIServer: `validate` gives kube-apiserver's verdict.
 // Every ListenerSet of the examples, of the offline command's test inputs
-// (cmd/listenerset-webhook/testdata/input) and of testdata/apiserver (cases
+// (cmd/listenerset-webhook/testdata/input), of testdata/apiserver (cases
 // of object metadata, the CRD's schema and CEL rules, unknown and duplicate
-// fields) is sent, each alone, to a real kube-apiserver by the real kubectl
+// fields) and of validation/testdata's fuzz corpus (built by the fuzz
+// generator) is sent, each alone, to a real kube-apiserver by the real kubectl
 // (`kubectl apply --dry-run=server`; `kubectl create --dry-run=server` for an
 // object without a name, which apply refuses before asking the server) and
 // judged offline, and the two verdicts must agree, object by object:
@@ -41,16 +44,14 @@ import (
 //     no cluster-aware checks either).
 //
 // Under E2E_CRDS (another CRD set) the offline side is given the cluster's
-// CRD directory, as `validate --crd DIR`. validation/testdata holds fuzz
-// corpus entries (generator bytes, not manifests); their manifests are the
-// examples. The comparison takes about a minute (two kubectl runs per
-// object).
+// CRD directory, as `validate --crd DIR`. The comparison takes about half
+// a minute (two kubectl runs per object).
 func TestValidateMatchesAPIServer(t *testing.T) {
 	requireCluster(t)
 	ctx := context.Background()
 	objects := apiserverCases(t)
-	if len(objects) < 60 {
-		t.Fatalf("found %d ListenerSets to compare, want the examples, the test inputs and testdata/apiserver (60 or more)", len(objects))
+	if len(objects) < 70 {
+		t.Fatalf("found %d ListenerSets to compare, want the examples, the test inputs, testdata/apiserver and the fuzz corpus (70 or more)", len(objects))
 	}
 	ensureNamespaces(t, objects)
 
@@ -239,6 +240,47 @@ func apiserverCases(t *testing.T) []apiserverCase {
 				out = append(out, o)
 			}
 		}
+	}
+	return append(out, fuzzCorpusCases(t)...)
+}
+
+// fuzzCorpusCases are validation/testdata's fuzz corpus entries, built by
+// the fuzz generator (validationtest.FuzzListenerSet), which fills only the
+// namespace and the spec: each gets the kind and a name from its file.
+func fuzzCorpusCases(t *testing.T) []apiserverCase {
+	t.Helper()
+	files, err := filepath.Glob(filepath.Join(root, "validation", "testdata", "fuzz", "*", "*"))
+	if err != nil || len(files) == 0 {
+		t.Fatalf("no fuzz corpus in validation/testdata/fuzz: %v", err)
+	}
+	var out []apiserverCase
+	for _, f := range files {
+		data, err := os.ReadFile(f)
+		if err != nil {
+			t.Fatal(err)
+		}
+		// "go test fuzz v1" and one []byte("...") line.
+		lines := strings.Split(strings.TrimSpace(string(data)), "\n")
+		if len(lines) != 2 || !strings.HasPrefix(lines[1], "[]byte(") {
+			t.Fatalf("%s: not a one-value []byte fuzz corpus file", f)
+		}
+		arg, err := strconv.Unquote(strings.TrimSuffix(strings.TrimPrefix(lines[1], "[]byte("), ")"))
+		if err != nil {
+			t.Fatalf("%s: %v", f, err)
+		}
+		ls := validationtest.FuzzListenerSet([]byte(arg))
+		ls.APIVersion, ls.Kind = "gateway.networking.k8s.io/v1", "ListenerSet"
+		ls.Name = "fuzz-" + strings.ToLower(filepath.Base(f))
+		text, err := yaml.Marshal(ls)
+		if err != nil {
+			t.Fatal(err)
+		}
+		raw, err := yaml.YAMLToJSON(text)
+		if err != nil {
+			t.Fatal(err)
+		}
+		rel, _ := filepath.Rel(root, f)
+		out = append(out, apiserverCase{Name: rel, Source: rel, Text: string(text), JSON: raw, Namespace: ls.Namespace, Named: true})
 	}
 	return out
 }
