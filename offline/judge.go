@@ -92,21 +92,13 @@ func (v *run) validatePending() {
 	}
 }
 
-// comparePrecedence orders ListenerSets as Gateway API merges them (the
-// order of validation's merged listener list): by creation time, oldest
-// first, then "namespace/name"; a zero creation time (a manifest that does
-// not say) is the newest. A set that does not decode (nil) comes last; it
-// is invalid and no rival.
+// comparePrecedence is validation.ComparePrecedence with the sets that do
+// not decode (nil) last: they are invalid and no rival.
 func comparePrecedence(a, b *gwv1.ListenerSet) int {
-	switch {
-	case a == nil || b == nil:
+	if a == nil || b == nil {
 		return cmp.Compare(boolInt(a == nil), boolInt(b == nil))
-	case a.CreationTimestamp.IsZero() != b.CreationTimestamp.IsZero():
-		return cmp.Compare(boolInt(a.CreationTimestamp.IsZero()), boolInt(b.CreationTimestamp.IsZero()))
-	case !a.CreationTimestamp.Equal(&b.CreationTimestamp):
-		return a.CreationTimestamp.Compare(b.CreationTimestamp.Time)
 	}
-	return cmp.Compare(a.Namespace+"/"+a.Name, b.Namespace+"/"+b.Name)
+	return validation.ComparePrecedence(a, b)
 }
 
 func boolInt(b bool) int {

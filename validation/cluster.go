@@ -249,10 +249,11 @@ func listenersInMerge(ls *gwv1.ListenerSet, gw *gwv1.Gateway, admission *gateway
 	return mine
 }
 
-// comparePrecedence orders ListenerSets as Gateway API merges them: by
+// ComparePrecedence orders ListenerSets as Gateway API merges them: by
 // creation time, oldest first, then "namespace/name". A zero creation time
 // (an object being created, or a manifest that does not say) is the newest.
-func comparePrecedence(a, b *gwv1.ListenerSet) int {
+// The offline command admits its input in this order.
+func ComparePrecedence(a, b *gwv1.ListenerSet) int {
 	ta, tb := a.CreationTimestamp, b.CreationTimestamp
 	switch {
 	case ta.IsZero() != tb.IsZero():

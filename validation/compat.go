@@ -260,7 +260,7 @@ func mergeListeners(gw *gwv1.Gateway, sets []*gwv1.ListenerSet, admission *gatew
 		}
 	}
 	ordered := slices.Clone(sets)
-	slices.SortStableFunc(ordered, comparePrecedence)
+	slices.SortStableFunc(ordered, ComparePrecedence)
 	for _, ls := range ordered {
 		src := ListenerSource{Kind: SourceListenerSet, Namespace: ls.Namespace, Name: ls.Name}
 		// What keeps the whole set out of the list, if anything.
