@@ -2,12 +2,12 @@
 // ListenerSets on Airlock Microgateway, and its offline twin.
 //
 //	listenerset-webhook serve [flags]                     serve the webhooks over HTTPS
-//	listenerset-webhook validate -f PATH... [-o text|json] validate manifests without a cluster
+//	listenerset-webhook validate PATH... [-o FORMAT]        validate manifests without a cluster
 //	listenerset-webhook listeners -f PATH...|--kubeconfig F each Gateway's merged listener list
 //	listenerset-webhook policy [flags]                    print the ValidatingAdmissionPolicy
 //
 // This file is flags and wiring only: serving is webhook.Run, validating is
-// offline.Validate.
+// offline.Validate, listing is listing.Run, the policy is policy.YAML.
 package main
 
 import (
@@ -30,7 +30,8 @@ const usage = `listenerset-webhook: admission webhook for Gateway API ListenerSe
 
 Usage:
   listenerset-webhook serve [flags]                       serve the mutating and validating webhooks
-  listenerset-webhook validate -f PATH [-o text|json]     validate manifests offline, as the webhook would
+  listenerset-webhook validate [-f] PATH... [-o text|json|junit|sarif|github] [--crd FILE|DIR]
+                                                          validate manifests offline, as kube-apiserver and the webhook would
   listenerset-webhook listeners (-f PATH | --kubeconfig FILE) [--gateway NS/NAME] [-o wide|json]
                                                           each Gateway's merged listeners and their states
   listenerset-webhook policy [--validation-actions Deny,Warn,Audit] [--namespace-selector SEL]

@@ -91,7 +91,7 @@ func TestValidateGolden(t *testing.T) {
 // empty, so help that moved to stderr, or an error that leaked to stdout,
 // fails the row.
 func TestUsage(t *testing.T) {
-	commands := []string{"Usage:", "listenerset-webhook serve [flags]", "listenerset-webhook validate -f PATH [-o text|json]"}
+	commands := []string{"Usage:", "listenerset-webhook serve [flags]", "listenerset-webhook validate [-f] PATH... [-o text|json|junit|sarif|github]"}
 	tests := []struct {
 		name   string
 		args   []string
