@@ -4,7 +4,7 @@ GO ?= go
 BIN := bin
 WEBHOOK := $(BIN)/listenerset-webhook
 
-.PHONY: all build image chart-score run ci-tools test test-unit test-e2e bench bench-scale fuzz vet k8s-binaries helm chart-lint chart-template chart-policy clean
+.PHONY: all build image chart-score run ci-tools test test-node test-unit test-e2e bench bench-scale fuzz vet k8s-binaries helm chart-lint chart-template chart-policy clean
 
 all: build
 
@@ -66,11 +66,12 @@ chart-policy:
 ## MODE=policy|both is the chart's admission.mode (RUN_FLAGS=-mode=...): the ValidatingAdmissionPolicy
 ## alone (no webhook), or the policy with the webhook failing open.
 ## hack/run builds or finds the k8s binaries itself, as one of its progress lines.
+## NODE=1 (-node, hack/run/node.go): the chart on a real single-node cluster instead (hack/node; root).
 MODE ?=
 run:
 	@printf '[run %s] compiling ./hack/run and the webhook\n' "$$(date +%H:%M:%S)"
 	@$(GO) build -o $(BIN)/run ./hack/run
-	@$(BIN)/run $(if $(MODE),-mode=$(MODE)) $(RUN_FLAGS)
+	@$(BIN)/run $(if $(MODE),-mode=$(MODE)) $(if $(NODE),-node) $(RUN_FLAGS)
 
 ## ci-tools: the SARIF multitool (npm, pinned, into bin/npm/) and pre-commit (Debian), for the
 ## validate command's format and hook tests; npm itself from Debian's packages when missing
@@ -81,6 +82,13 @@ ci-tools:
 ## test: vet, kube-score over the chart (chart-score), then every test: unit, handler, CLI, local cluster and end-to-end
 test: vet k8s-binaries helm chart-score ci-tools
 	$(GO) test -count=1 -timeout 30m ./...
+	$(MAKE) --no-print-directory test-node
+
+## test-node: the chart on a real single-node cluster (hack/node: kubelet, containerd, kube-proxy; test/chart
+## TestNode with NODE_TESTS=1), about 2 minutes once built. Needs root: hack/node/setup.sh installs Debian's
+## containerd, runc, CNI plugins, iptables and conntrack when missing and builds the node's binaries and images.
+test-node: k8s-binaries helm
+	NODE_TESTS=1 $(GO) test -count=1 -timeout 30m -run '^TestNode$$' -v ./test/chart
 
 ## test-unit: the fast tests only (no control plane)
 test-unit:

@@ -1,0 +1,255 @@
+package chart
+
+import (
+	"fmt"
+	"testing"
+	"time"
+
+	cmapi "github.com/cert-manager/cert-manager/pkg/apis/certmanager/v1"
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+	admissionv1 "k8s.io/api/admissionregistration/v1"
+	corev1 "k8s.io/api/core/v1"
+	policyv1 "k8s.io/api/policy/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/apimachinery/pkg/types"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+
+	"github.com/airlock/listenerset-webhook/hack/node"
+	"github.com/airlock/listenerset-webhook/test/testpki"
+)
+
+// The chart's default ports (values.yaml), as the pods serve them.
+const (
+	nodeWebhookPort = 9443
+	nodeMetricsPort = 8080
+)
+
+// TestNode installs the chart with the real helm onto a real node
+// (hack/node: kubelet, containerd, kube-proxy, the controllers), in both
+// certificate modes, and checks for real what the other chart tests
+// simulate: the image starts as the chart runs it and its pods become Ready
+// by their own probes; kube-apiserver calls them through the Service (kube-
+// proxy's ClusterIP, the EndpointSlice controller's endpoints); the
+// kubelet's update of the Secret volume is served without a restart; the
+// self-bootstrapped mode works with the pod's own ServiceAccount token and
+// the chart's RBAC alone; and a helm upgrade, evictions under the
+// PodDisruptionBudget and a pod deletion (the kubelet's SIGTERM) fail no
+// request.
+//
+// One simulation is kept: cert-manager's controller cannot be built here,
+// so the test issues the certificate the chart's Certificate asks for into
+// the Secret it names, and copies its ca.crt into the webhook configurations
+// as cainjector would. Everything after the Secret (the kubelet's volume,
+// the webhook's reload) is real.
+//
+// Needs root and NODE_TESTS=1 (make test-node).
+func TestNode(t *testing.T) {
+	n, c := startNode(t)
+	t.Run("CertManagerMode", func(t *testing.T) { testNodeCertManager(t, n, c) })
+	t.Run("SelfBootstrappedMode", func(t *testing.T) { testNodeSelfBootstrapped(t, n, c) })
+}
+
+func testNodeCertManager(t *testing.T, n *node.Node, c client.Client) {
+	ctx := t.Context()
+	const ns, appNS, scope = "lsw-node-cm", "lsw-node-cm-apps", "node-cm"
+	ensureLabelledNamespace(ctx, t, c, appNS, map[string]string{"lsw-e2e": scope})
+	rel := nodeRelease(ctx, t, n, "cm", ns, "--set-string", "webhook.namespaceSelector.matchLabels.lsw-e2e="+scope)
+
+	// The kept simulation: cert-manager issues what the Certificate asks for.
+	u := &unstructured.Unstructured{}
+	u.SetGroupVersionKind(cmapi.SchemeGroupVersion.WithKind("Certificate"))
+	require.NoError(t, c.Get(ctx, types.NamespacedName{Namespace: ns, Name: rel.fullname() + "-serving"}, u))
+	cert := typed[cmapi.Certificate](t, u)
+	ca := testpki.NewCA(t)
+	issue := func() map[string][]byte {
+		leaf := ca.Issue(t, cert.Spec.DNSNames, testpki.CommonName(cert.Spec.CommonName))
+		noteSecret(leaf.KeyPEM)
+		return map[string][]byte{"tls.crt": leaf.CertPEM, "tls.key": leaf.KeyPEM, "ca.crt": ca.CertPEM}
+	}
+	secret := &corev1.Secret{
+		ObjectMeta: metav1.ObjectMeta{Name: cert.Spec.SecretName, Namespace: ns,
+			Annotations: map[string]string{cmapi.CertificateNameKey: cert.Name}},
+		Type: corev1.SecretTypeTLS, Data: issue(),
+	}
+	require.NoError(t, c.Create(ctx, secret))
+	injectLikeCAInjector(ctx, t, c, rel.fullname())
+
+	// Real from here: the kubelet mounts the Secret, the probes pass.
+	pods := readyPods(ctx, t, n.Client, rel, 2, 3*time.Minute)
+	eventually(t, 60*time.Second, "kube-apiserver calls the webhook through the Service", func() error {
+		return checkAdmission(ctx, c, appNS, 0)
+	})
+	for i := range 20 {
+		require.NoError(t, checkAdmission(ctx, c, appNS, i))
+	}
+	checkServed(t, pods, 21)
+
+	// Renewal (a new key and serial, as cert-manager's rotationPolicy Always):
+	// the kubelet updates the Secret volume, each pod serves the new
+	// certificate without a restart, and no request fails meanwhile.
+	l := startLoad(c, appNS, 2)
+	require.NoError(t, c.Get(ctx, client.ObjectKeyFromObject(secret), secret))
+	secret.Data = issue()
+	require.NoError(t, c.Update(ctx, secret))
+	want := parsePEM(secret.Data["tls.crt"])[0]
+	written := time.Now()
+	for _, p := range pods {
+		eventually(t, 2*time.Minute, p.Name+" serves the renewed certificate", func() error {
+			got, err := servedCertAt(p.Status.PodIP, nodeWebhookPort, rel.serverName(), ca.Pool())
+			if err != nil {
+				return err
+			}
+			if got.SerialNumber.Cmp(want.SerialNumber) != 0 {
+				return fmt.Errorf("still serial %x", got.SerialNumber)
+			}
+			return nil
+		})
+	}
+	took := time.Since(written)
+	time.Sleep(time.Second)
+	ok, errs := l.stop()
+	after := readyPods(ctx, t, n.Client, rel, 2, 10*time.Second)
+	assert.Equal(t, podNames(pods), podNames(after), "the same pods")
+	assert.Zero(t, restarts(after), "no container restarted")
+	t.Logf("Secret update served by both pods %s after the write (kubelet syncFrequency 10s); %d request pairs, %d failed",
+		took.Round(100*time.Millisecond), ok, len(errs))
+	assert.Empty(t, errs, "requests failed during the renewal")
+	assert.Positive(t, ok)
+}
+
+// checkServed: the pods' own metrics count at least want validations (the
+// ones just sent through kube-apiserver). kube-apiserver keeps its
+// connection to the Service's ClusterIP, which kube-proxy translated to one
+// pod, so one pod may have answered them all.
+func checkServed(t *testing.T, pods []corev1.Pod, want int) {
+	t.Helper()
+	total := 0
+	for _, p := range pods {
+		total += validateRequests(t, p.Status.PodIP, nodeMetricsPort)
+	}
+	assert.GreaterOrEqual(t, total, want, "validations the pods answered")
+}
+
+func testNodeSelfBootstrapped(t *testing.T, n *node.Node, c client.Client) {
+	ctx := t.Context()
+	const ns, appNS, scope = "lsw-node-sb", "lsw-node-sb-apps", "node-sb"
+	ensureLabelledNamespace(ctx, t, c, appNS, map[string]string{"lsw-e2e": scope})
+	rel := nodeRelease(ctx, t, n, "sb", ns, "--set", "certManager.enabled=false",
+		"--set-string", "webhook.namespaceSelector.matchLabels.lsw-e2e="+scope)
+
+	// Ready means each pod got its certificate from the CA Secret through the
+	// API with its own ServiceAccount token and the chart's Role: a missing
+	// permission keeps it unready and fails here.
+	pods := readyPods(ctx, t, n.Client, rel, 2, 3*time.Minute)
+	for _, p := range pods {
+		assert.Equal(t, rel.fullname(), p.Spec.ServiceAccountName)
+		var vols []string
+		for _, v := range p.Spec.Volumes {
+			vols = append(vols, v.Name)
+		}
+		require.Len(t, vols, 1, "the projected ServiceAccount token is the pod's only credential: %v", vols)
+		require.NotNil(t, p.Spec.Volumes[0].Projected, "the kubelet's projected token volume")
+	}
+	caSecret, err := n.Client.CoreV1().Secrets(ns).Get(ctx, rel.fullname()+"-ca", metav1.GetOptions{})
+	require.NoError(t, err)
+	assert.NotEmpty(t, caSecret.Data, "the webhook filled its CA Secret")
+	eventually(t, 60*time.Second, "the webhook injects its caBundle and kube-apiserver calls it through the Service", func() error {
+		v := &admissionv1.ValidatingWebhookConfiguration{}
+		if err := c.Get(ctx, types.NamespacedName{Name: rel.fullname()}, v); err != nil {
+			return err
+		}
+		if len(v.Webhooks) == 0 || len(v.Webhooks[0].ClientConfig.CABundle) == 0 {
+			return fmt.Errorf("no caBundle yet")
+		}
+		return checkAdmission(ctx, c, appNS, 0)
+	})
+	for i := range 20 {
+		require.NoError(t, checkAdmission(ctx, c, appNS, i))
+	}
+	checkServed(t, pods, 21)
+
+	t.Run("HelmUpgradeRollsBothReplicasUnderLoad", func(t *testing.T) {
+		before := readyPods(ctx, t, n.Client, rel, 2, time.Minute)
+		l := startLoad(c, appNS, 2)
+		start := time.Now()
+		rel.helm(ctx, t, "upgrade", rel.name, chartPath, "--reuse-values",
+			"--set-string", "podAnnotations.lsw-rollout=1", "--wait", "--timeout", "4m")
+		after := readyPods(ctx, t, n.Client, rel, 2, 2*time.Minute)
+		took := time.Since(start)
+		time.Sleep(2 * time.Second)
+		ok, errs := l.stop()
+		for _, p := range after {
+			assert.NotContains(t, podNames(before), p.Name, "replaced by the rollout")
+		}
+		t.Logf("rollout of both replicas in %s; %d request pairs through kube-apiserver, %d failed",
+			took.Round(100*time.Millisecond), ok, len(errs))
+		assert.Empty(t, errs, "requests failed during the rollout")
+		assert.Greater(t, ok, int64(10))
+	})
+
+	t.Run("EvictionsUnderPodDisruptionBudget", func(t *testing.T) {
+		pdbAllows := func(want int32) func() error {
+			return func() error {
+				pdb, err := n.Client.PolicyV1().PodDisruptionBudgets(ns).Get(ctx, rel.fullname(), metav1.GetOptions{})
+				if err != nil {
+					return err
+				}
+				if pdb.Status.DisruptionsAllowed != want || pdb.Status.ObservedGeneration != pdb.Generation {
+					return fmt.Errorf("disruptionsAllowed %d (observed generation %d of %d)",
+						pdb.Status.DisruptionsAllowed, pdb.Status.ObservedGeneration, pdb.Generation)
+				}
+				return nil
+			}
+		}
+		pods := readyPods(ctx, t, n.Client, rel, 2, time.Minute)
+		eventually(t, time.Minute, "the PodDisruptionBudget allows one disruption", pdbAllows(1))
+		evict := func(name string) error {
+			return n.Client.PolicyV1().Evictions(ns).Evict(ctx, &policyv1.Eviction{
+				ObjectMeta: metav1.ObjectMeta{Name: name, Namespace: ns}})
+		}
+		l := startLoad(c, appNS, 2)
+		require.NoError(t, evict(pods[0].Name), "the first eviction")
+		err := evict(pods[1].Name)
+		require.Error(t, err, "a second eviction while the first replica is not back")
+		assert.True(t, apierrors.IsTooManyRequests(err), "refused by the PodDisruptionBudget (429): %v", err)
+
+		back := readyPods(ctx, t, n.Client, rel, 2, 2*time.Minute)
+		assert.NotContains(t, podNames(back), pods[0].Name)
+		eventually(t, time.Minute, "the PodDisruptionBudget allows one disruption again", pdbAllows(1))
+		require.NoError(t, evict(pods[1].Name), "the second pod once the first is back")
+		readyPods(ctx, t, n.Client, rel, 2, 2*time.Minute)
+		time.Sleep(2 * time.Second)
+		ok, errs := l.stop()
+		t.Logf("two evictions, one refused in between; %d request pairs, %d failed", ok, len(errs))
+		assert.Empty(t, errs, "requests failed during the evictions")
+		assert.Positive(t, ok)
+	})
+
+	t.Run("PodDeletionUnderLoad", func(t *testing.T) {
+		pods := readyPods(ctx, t, n.Client, rel, 2, time.Minute)
+		l := startLoad(c, appNS, 2)
+		time.Sleep(time.Second)
+		start := time.Now()
+		// The default grace period: the kubelet sends SIGTERM, the webhook
+		// fails /readyz, keeps serving for its shutdown delay while the pod
+		// leaves the endpoints, then drains.
+		require.NoError(t, n.Client.CoreV1().Pods(ns).Delete(ctx, pods[0].Name, metav1.DeleteOptions{}))
+		eventually(t, 2*time.Minute, pods[0].Name+" gone", func() error {
+			_, err := n.Client.CoreV1().Pods(ns).Get(ctx, pods[0].Name, metav1.GetOptions{})
+			if apierrors.IsNotFound(err) {
+				return nil
+			}
+			return fmt.Errorf("still there (%v)", err)
+		})
+		gone := time.Since(start)
+		readyPods(ctx, t, n.Client, rel, 2, 2*time.Minute)
+		time.Sleep(2 * time.Second)
+		ok, errs := l.stop()
+		t.Logf("pod deleted (SIGTERM) and gone in %s; %d request pairs, %d failed", gone.Round(100*time.Millisecond), ok, len(errs))
+		assert.Empty(t, errs, "requests failed while the pod stopped")
+		assert.Positive(t, ok)
+	})
+}
