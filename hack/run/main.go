@@ -117,6 +117,9 @@ func runMain() int {
 
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM, syscall.SIGHUP)
 	defer stop()
+	if *nodeFlag { // node.go: make run NODE=1
+		return runNode(ctx, root, logFile, o)
+	}
 	if err := run(ctx, root, logFile, o); err != nil {
 		fmt.Fprintf(os.Stderr, "run: %v\n(more in %s)\n", err, shortPaths(root, logPath))
 		return 1
