@@ -3,6 +3,7 @@ package policy
 import (
 	"fmt"
 	"regexp"
+	"sync"
 	"strconv"
 	"strings"
 
@@ -24,19 +25,6 @@ import (
 // MaxIndex is the size of the index lists: the CRD's largest maxItems (64
 // listeners, 64 certificateRefs).
 const MaxIndex = rules.MaxListeners
-
-// MaxSelectorItems is how many matchExpressions, and values of each, the
-// policy judges; a longer selector list is denied with its own entry (the
-// CRD sets no limit; judging more would cost more than kube-apiserver's CEL
-// budget).
-const MaxSelectorItems = 8
-
-// MaxCertificateRefs is how many certificateRefs of a listener the policy
-// judges one by one. A listener may have only one, so a second one is
-// already an error (Too many) at the list's path; judging all 64 the CRD
-// allows on each of 64 listeners would cost more than kube-apiserver's CEL
-// budget.
-const MaxCertificateRefs = 4
 
 // MaxMessageBytes is where the message is cut (kube-apiserver drops a
 // messageExpression result over 5 KiB); the entries cut are counted.
@@ -156,24 +144,54 @@ func labelValue(v, path string) string {
 		"re", lit(reLabelValue), "regex", inv(msgLabelValueRegex))
 }
 
-// beyond is the entry of a selector list longer than the index list.
-func beyond(x, path string) string {
-	return t(`(size({x}) > {n} ? [{path} + ": Too many: " + string(size({x})) + ": the ListenerSet policy judges at most {n} items here"] : [])`,
-		"x", x, "n", strconv.Itoa(MaxSelectorItems), "path", path)
-}
-
 // joined turns a list of entry lists into entries, one per non-empty list.
 func joined(lists string) string {
 	return "(" + lists + `).map(e, e.join(` + lit(Separator) + `)).filter(s, s != "")`
 }
 
-func expressions() celPolicy {
+// expressions is the policy's CEL, built once.
+var expressions = sync.OnceValue(build)
+
+// pathsOnly makes line write an entry's path only: build sets it while it
+// writes the checks (see build). Only build, run once, reads or sets it.
+var pathsOnly bool
+
+// ListenerChunk is how many listeners one check variable judges: each
+// variable is one CEL evaluation, which kube-apiserver limits to a
+// million cost units.
+const ListenerChunk = 16
+
+// MaxCertificateRefs is how many certificateRefs of a listener the policy
+// judges one by one. A listener may have only one, so a second one is
+// already an error (Too many) at the list's path; judging all 64 the CRD
+// allows on each of 64 listeners would cost a third of kube-apiserver's CEL
+// budget.
+const MaxCertificateRefs = 4
+
+// ListSlack is how many items past its number of names a list-valued TLS
+// option is judged item by item.
+const ListSlack = 4
+
+// MaxDetailedListeners is how many failing listeners the message details;
+// the entries of the others are counted ("; and N more"). A message holds
+// 5 KiB, a few listeners' worth of entries; building every entry of 64
+// failing listeners would cost more than kube-apiserver's CEL budget.
+const MaxDetailedListeners = 4
+
+// build writes the policy in two tiers. The checks run every rule on every
+// listener but write each violation as its path only: they give the
+// verdict, and the number and paths of the entries, at a fraction of the
+// cost. The details run the same rules, written with their messages, on
+// the parentRef, the count and the first MaxDetailedListeners failing
+// listeners only: the message. Both tiers are the same Go code (the rule
+// builders below), written once with pathsOnly set and once without.
+func build() celPolicy {
 	var vars []variable
 	add := func(name, expr string) { vars = append(vars, variable{name, expr}) }
 	idx := indexList(MaxIndex)
-	// listener i as l with its path p, in a map over variables.idx
-	perListener := func(body string) string {
-		return `variables.idx.map(i, [variables.listeners[i]].map(l, ["spec.listeners[" + string(i) + "]"].map(p, ` + body + `)[0])[0])`
+	// listener i as l with its path p, for each i of the CEL list over
+	over := func(over, body string) string {
+		return over + `.map(i, [variables.listeners[i]].map(l, ["spec.listeners[" + string(i) + "]"].map(p, ` + body + `)[0])[0])`
 	}
 
 	// absent parts read as empty: the CRD requires them, the policy need not
@@ -193,74 +211,27 @@ func expressions() celPolicy {
 		`[variables.idx.filter(j, j < i && variables.listeners[j].name == variables.listeners[i].name)].exists(before, `+
 		`size(olds) > size(before) && olds[size(before)] == variables.listeners[i])))`)
 
-	// parentRef (validateParentRef)
+	// parentRef (validateParentRef) and the number of listeners
+	// (validateListeners), ratcheted when unchanged; small, so written with
+	// their messages for both tiers
 	ref := "variables.parentRef"
-	add("parentRefErrors", t(`(has({r}.group) && {r}.group != {gw} ? [{group}] : []) + (has({r}.kind) && {r}.kind != "Gateway" ? [{kind}] : []) + `+
-		`{name} + (has({r}.namespace) ? {ns} : [])`,
-		"r", ref, "gw", lit(gwv1.GroupName),
-		"group", notSupported(ref+".group", `"spec.parentRef.group"`, []string{gwv1.GroupName}),
-		"kind", notSupported(ref+".kind", `"spec.parentRef.kind"`, []string{"Gateway"}),
-		"name", dnsSubdomain(ref+".name", `"spec.parentRef.name"`),
-		"ns", dnsLabel(ref+".namespace", `"spec.parentRef.namespace"`)))
-
-	// the number of listeners (validateListeners)
-	add("countErrors", t(`size(variables.listeners) == 0 ? [{req}] : size(variables.listeners) > {max} ? [{many}] : []`,
-		"req", line(`"spec.listeners"`, field.Required(p, "at least one listener is required"), nil),
-		"max", strconv.Itoa(rules.MaxListeners),
-		"many", line(`"spec.listeners"`, field.TooMany(p, int(holeInt), rules.MaxListeners), map[string]string{strconv.FormatInt(holeInt, 10): "size(variables.listeners)"})))
-
-	// name, port, protocol, hostname (validateListener)
-	add("basicErrors", perListener(t(`{name} + ((l.port < 1 || l.port > 65535) ? [{port}] : []) + `+
-		`(l.protocol == "" ? [{preq}] : !(l.protocol in {protocols}) ? [{pns}] : []) + `+
-		`(has(l.hostname) ? {host} : [])`,
-		"name", dnsSubdomain("l.name", `p + ".name"`),
-		"port", line(`p + ".port"`, field.Invalid(p, holeInt, msgPort), map[string]string{strconv.FormatInt(holeInt, 10): "l.port"}),
-		"preq", line(`p + ".protocol"`, field.Required(p, ""), nil),
-		"protocols", list(rules.SupportedProtocols),
-		"pns", notSupported("l.protocol", `p + ".protocol"`, rules.SupportedProtocols),
-		"host", hostname("l.hostname", `p + ".hostname"`))))
-
-	// tls presence, mode, certificateRefs (validateListenerTLS)
-	refs := `(has(l.tls.certificateRefs) ? l.tls.certificateRefs : [])`
-	refBody := t(`[{refs}[j]].map(r, ["{rp}"].map(rp, (has(r.group) && r.group != "" ? [{group}] : []) + (has(r.kind) && r.kind != "Secret" ? [{kind}] : []) + {name} + (has(r.namespace) ? {ns} : []))[0])[0]`,
-		"refs", refs, "rp", `x`,
-		"group", notSupported("r.group", `rp + ".group"`, []string{""}),
-		"kind", notSupported("r.kind", `rp + ".kind"`, []string{"Secret"}),
-		"name", dnsSubdomain("r.name", `rp + ".name"`),
-		"ns", dnsLabel("r.namespace", `rp + ".namespace"`))
-	refBody = strings.Replace(refBody, `["x"]`, `[p + ".tls.certificateRefs[" + string(j) + "]"]`, 1)
-	add("tlsErrors", perListener(t(`l.protocol == {http} ? (has(l.tls) ? [{forbidden}] : []) : `+
-		`!has(l.tls) ? ((l.protocol == {https} || l.protocol == {http3}) ? [{required}] : []) : `+
-		`(has(l.tls.mode) && l.tls.mode != "Terminate") ? [{mode}] : `+
-		`(size({refs}) == 0 ? [{norefs}] : size({refs}) > 1 ? [{manyrefs}] : []) + `+
-		joined(indexList(MaxCertificateRefs)+`.filter(j, j < size({refs})).map(j, {ref})`),
-		"http", lit(string(rules.ProtocolHTTP)), "https", lit(string(rules.ProtocolHTTPS)), "http3", lit(string(rules.ProtocolHTTP3)),
-		"forbidden", line(`p + ".tls"`, field.Forbidden(p, "must not be set for protocol "+string(rules.ProtocolHTTP)), nil),
-		"required", line(`p + ".tls"`, field.Required(p, "required for protocol "+holeA), map[string]string{holeA: "l.protocol"}),
-		"mode", notSupported("l.tls.mode", `p + ".tls.mode"`, []gwv1.TLSModeType{gwv1.TLSModeTerminate}),
-		"refs", refs,
-		"norefs", line(`p + ".tls.certificateRefs"`, field.Required(p, "exactly one certificateRef is required when mode is Terminate"), nil),
-		"manyrefs", line(`p + ".tls.certificateRefs"`, field.TooMany(p, int(holeInt), 1), map[string]string{strconv.FormatInt(holeInt, 10): "size(" + refs + ")"}),
-		"ref", refBody)))
-
-	// tls.options (validateOptions)
-	add("optionErrors", perListener(t(`(l.protocol == {http} || !has(l.tls) || !has(l.tls.options)) ? [] : `+
-		`[l.tls.options].map(o, (size(o) > {maxopts} ? [{manyopts}] : []) + `+
-		joined(`o.map(k, ["{kp}"].map(kp, {key})[0])`)+` + {range})[0]`,
-		"http", lit(string(rules.ProtocolHTTP)),
-		"maxopts", strconv.Itoa(rules.MaxOptions),
-		"manyopts", line(`p + ".tls.options"`, field.TooMany(p, int(holeInt), rules.MaxOptions), map[string]string{strconv.FormatInt(holeInt, 10): "size(o)"}),
-		"key", optionKey("k", "o[k]", "kp"),
-		"range", versionRange("o"),
-	)))
-	// the placeholder path of optionKey's entries
-	vars[len(vars)-1].expression = strings.Replace(vars[len(vars)-1].expression, `["{kp}"]`, `[p + ".tls.options[" + k + "]"]`, 1)
-
-	// allowedRoutes (validateAllowedRoutes)
-	add("routeErrors", perListener(`!has(l.allowedRoutes) ? [] : [l.allowedRoutes].map(ar, `+allowedRoutes("ar", `p + ".allowedRoutes"`)+`)[0]`))
+	add("parentRefErrors", `(variables.update && variables.storedParentRef == variables.parentRef) ? [] : `+
+		t(`(has({r}.group) && {r}.group != {gw} ? [{group}] : []) + (has({r}.kind) && {r}.kind != "Gateway" ? [{kind}] : []) + `+
+			`{name} + (has({r}.namespace) ? {ns} : [])`,
+			"r", ref, "gw", lit(gwv1.GroupName),
+			"group", notSupported(ref+".group", `"spec.parentRef.group"`, []string{gwv1.GroupName}),
+			"kind", notSupported(ref+".kind", `"spec.parentRef.kind"`, []string{"Gateway"}),
+			"name", dnsSubdomain(ref+".name", `"spec.parentRef.name"`),
+			"ns", dnsLabel(ref+".namespace", `"spec.parentRef.namespace"`)))
+	add("countErrors", `(variables.update && size(variables.stored) == size(variables.listeners)) ? [] : `+
+		t(`size(variables.listeners) == 0 ? [{req}] : size(variables.listeners) > {max} ? [{many}] : []`,
+			"req", line(`"spec.listeners"`, field.Required(p, "at least one listener is required"), nil),
+			"max", strconv.Itoa(rules.MaxListeners),
+			"many", line(`"spec.listeners"`, field.TooMany(p, int(holeInt), rules.MaxListeners), map[string]string{strconv.FormatInt(holeInt, 10): "size(variables.listeners)"})))
 
 	// the rules between listeners: names, then conflicts (validateListeners,
-	// mergedListeners.conflict), each ratcheted by the listeners involved
+	// mergedListeners.conflict), each ratcheted by the listeners involved;
+	// cheap, written with their messages for both tiers
 	add("duplicateErrors", `variables.idx.map(i, [variables.idx.filter(j, j < i && variables.listeners[j].name == variables.listeners[i].name)].map(d, `+
 		`size(d) > 0 && variables.listeners[i].name != "" && !(variables.unchanged[i] && variables.unchanged[d[0]]) ? [`+
 		line(`"spec.listeners[" + string(i) + "].name"`, field.Duplicate(p, holeA), map[string]string{holeA: "variables.listeners[i].name"})+`] : [])[0])`)
@@ -282,26 +253,69 @@ func expressions() celPolicy {
 		"proto", protoConflict, "host", hostConflict,
 		"hj", host("variables.listeners[j]"), "hl", host("l")))
 
-	add("entries", `((variables.update && variables.storedParentRef == variables.parentRef) ? [] : variables.parentRefErrors) + `+
-		`((variables.update && size(variables.stored) == size(variables.listeners)) ? [] : variables.countErrors) + `+
-		joined(`variables.idx.map(i, (variables.unchanged[i] ? [] : variables.basicErrors[i] + variables.tlsErrors[i] + variables.optionErrors[i] + variables.routeErrors[i]) + `+
-			`variables.duplicateErrors[i] + variables.conflictErrors[i])`))
+	// each listener's own rules (validateListener), by the builders below
+	listenerRules := []struct {
+		name string
+		body func() string
+	}{
+		{"basic", basicRules},
+		{"tls", tlsRules},
+		{"option", optionRules},
+		{"route", func() string {
+			return `!has(l.allowedRoutes) ? [] : [l.allowedRoutes].map(ar, ` + allowedRoutes("ar", `p + ".allowedRoutes"`) + `)[0]`
+		}},
+	}
+	listenerEntries := func(suffix, at string) string {
+		var own []string
+		for _, r := range listenerRules {
+			own = append(own, "variables."+r.name+suffix+"["+at+"]")
+		}
+		return `(variables.unchanged[i] ? [] : ` + strings.Join(own, " + ") + `) + variables.duplicateErrors[i] + variables.conflictErrors[i]`
+	}
+
+	// tier 1, the checks: every listener, paths only, in chunks
+	pathsOnly = true
+	for _, r := range listenerRules {
+		body := r.body()
+		var chunks []string
+		for lo := 0; lo < MaxIndex; lo += ListenerChunk {
+			name := fmt.Sprintf("%sCheck%d", r.name, lo/ListenerChunk)
+			add(name, over(fmt.Sprintf(`variables.idx.filter(i, i >= %d && i < %d)`, lo, lo+ListenerChunk), body))
+			chunks = append(chunks, "variables."+name)
+		}
+		add(r.name+"Check", strings.Join(chunks, " + "))
+	}
+	pathsOnly = false
+	add("listenerChecks", `variables.idx.map(i, `+listenerEntries("Check", "i")+`)`)
+	add("failing", `variables.idx.filter(i, size(variables.listenerChecks[i]) > 0)`)
+	add("checks", `(variables.parentRefErrors + variables.countErrors + `+joined(`variables.listenerChecks`)+`).join(`+lit(Separator)+`)`)
+
+	// tier 2, the details: the first failing listeners, with messages
+	add("shown", indexList(MaxDetailedListeners)+`.filter(k, k < size(variables.failing)).map(k, variables.failing[k])`)
+	for _, r := range listenerRules {
+		add(r.name+"Detail", over(`variables.shown`, r.body()))
+	}
+	shownEntries := listenerEntries("Detail", "k")
 	// A line break in a value the message shows unquoted (an option key in
 	// a path, a listener's name in a conflict) is escaped: kube-apiserver
 	// refuses a message with one.
-	add("all", `variables.entries.join(`+lit(Separator)+`).replace("\n", "\\n")`)
+	add("details", `(variables.parentRefErrors + variables.countErrors + `+
+		joined(indexList(MaxDetailedListeners)+`.filter(k, k < size(variables.shown)).map(k, [variables.shown[k]].map(i, `+shownEntries+`)[0])`)+
+		`).join(`+lit(Separator)+`).replace("\n", "\\n")`)
 
 	sepSpec := lit(Separator + "spec.")
-	message := t(`size(bytes(variables.all)) <= {max} ? variables.all : `+
-		`[variables.all.substring(0, size(bytes(variables.all)) == size(variables.all) ? {ascii} : {other})].map(cut, `+
-		`[cut.lastIndexOf({sep}) > 0 ? cut.substring(0, cut.lastIndexOf({sep})) : cut].map(kept, `+
-		`kept + "; and " + string(size(variables.all.split({sep})) - size(kept.split({sep}))) + " more")[0])[0]`,
+	// the details cut to what a message may hold, then how many entries
+	// (of the checks) the message leaves out
+	message := t(`[size(bytes(variables.details)) <= {max} ? variables.details : `+
+		`[variables.details.substring(0, size(bytes(variables.details)) == size(variables.details) ? {ascii} : {other})].map(cut, `+
+		`cut.lastIndexOf({sep}) > 0 ? cut.substring(0, cut.lastIndexOf({sep})) : cut)[0]].map(kept, `+
+		`[size(variables.checks.split({sep})) - size(kept.split({sep}))].map(more, more > 0 ? kept + "; and " + string(more) + " more" : kept)[0])[0]`,
 		"max", strconv.Itoa(MaxMessageBytes), "ascii", strconv.Itoa(MaxMessageBytes-200), "other", strconv.Itoa((MaxMessageBytes-1000)/4),
 		"sep", sepSpec)
 	for i := range vars {
 		vars[i].expression = withRequired(vars[i].expression)
 	}
-	return celPolicy{variables: vars, validation: `variables.all == ""`, message: message}
+	return celPolicy{variables: vars, validation: `variables.checks == ""`, message: message}
 }
 
 // requiredField finds the reads of fields the CRD requires.
@@ -332,6 +346,55 @@ func withRequired(expr string) string {
 	}
 	out.WriteString(expr[last:])
 	return out.String()
+}
+
+// basicRules: name, port, protocol, hostname (validateListener).
+func basicRules() string {
+	return t(`{name} + ((l.port < 1 || l.port > 65535) ? [{port}] : []) + `+
+		`(l.protocol == "" ? [{preq}] : !(l.protocol in {protocols}) ? [{pns}] : []) + `+
+		`(has(l.hostname) ? {host} : [])`,
+		"name", dnsSubdomain("l.name", `p + ".name"`),
+		"port", line(`p + ".port"`, field.Invalid(p, holeInt, msgPort), map[string]string{strconv.FormatInt(holeInt, 10): "l.port"}),
+		"preq", line(`p + ".protocol"`, field.Required(p, ""), nil),
+		"protocols", list(rules.SupportedProtocols),
+		"pns", notSupported("l.protocol", `p + ".protocol"`, rules.SupportedProtocols),
+		"host", hostname("l.hostname", `p + ".hostname"`))
+}
+
+// tlsRules: tls presence, mode, certificateRefs (validateListenerTLS).
+func tlsRules() string {
+	refs := `(has(l.tls.certificateRefs) ? l.tls.certificateRefs : [])`
+	refBody := t(`[{refs}[j]].map(r, [{rp}].map(rp, (has(r.group) && r.group != "" ? [{group}] : []) + (has(r.kind) && r.kind != "Secret" ? [{kind}] : []) + {name} + (has(r.namespace) ? {ns} : []))[0])[0]`,
+		"refs", refs, "rp", `p + ".tls.certificateRefs[" + string(j) + "]"`,
+		"group", notSupported("r.group", `rp + ".group"`, []string{""}),
+		"kind", notSupported("r.kind", `rp + ".kind"`, []string{"Secret"}),
+		"name", dnsSubdomain("r.name", `rp + ".name"`),
+		"ns", dnsLabel("r.namespace", `rp + ".namespace"`))
+	return t(`l.protocol == {http} ? (has(l.tls) ? [{forbidden}] : []) : `+
+		`!has(l.tls) ? ((l.protocol == {https} || l.protocol == {http3}) ? [{required}] : []) : `+
+		`(has(l.tls.mode) && l.tls.mode != "Terminate") ? [{mode}] : `+
+		`(size({refs}) == 0 ? [{norefs}] : size({refs}) > 1 ? [{manyrefs}] : []) + `+
+		joined(indexList(MaxCertificateRefs)+`.filter(j, j < size({refs})).map(j, {ref})`),
+		"http", lit(string(rules.ProtocolHTTP)), "https", lit(string(rules.ProtocolHTTPS)), "http3", lit(string(rules.ProtocolHTTP3)),
+		"forbidden", line(`p + ".tls"`, field.Forbidden(p, "must not be set for protocol "+string(rules.ProtocolHTTP)), nil),
+		"required", line(`p + ".tls"`, field.Required(p, "required for protocol "+holeA), map[string]string{holeA: "l.protocol"}),
+		"mode", notSupported("l.tls.mode", `p + ".tls.mode"`, []gwv1.TLSModeType{gwv1.TLSModeTerminate}),
+		"refs", refs,
+		"norefs", line(`p + ".tls.certificateRefs"`, field.Required(p, "exactly one certificateRef is required when mode is Terminate"), nil),
+		"manyrefs", line(`p + ".tls.certificateRefs"`, field.TooMany(p, int(holeInt), 1), map[string]string{strconv.FormatInt(holeInt, 10): "size(" + refs + ")"}),
+		"ref", refBody)
+}
+
+// optionRules: tls.options (validateOptions).
+func optionRules() string {
+	return t(`(l.protocol == {http} || !has(l.tls) || !has(l.tls.options)) ? [] : `+
+		`[l.tls.options].map(o, (size(o) > {maxopts} ? [{manyopts}] : []) + `+
+		joined(`o.map(k, [p + ".tls.options[" + k + "]"].map(kp, {key})[0])`)+` + {range})[0]`,
+		"http", lit(string(rules.ProtocolHTTP)),
+		"maxopts", strconv.Itoa(rules.MaxOptions),
+		"manyopts", line(`p + ".tls.options"`, field.TooMany(p, int(holeInt), rules.MaxOptions), map[string]string{strconv.FormatInt(holeInt, 10): "size(o)"}),
+		"key", optionKey("k", "o[k]", "kp"),
+		"range", versionRange("o"))
 }
 
 func hostname(h, path string) string {
@@ -378,13 +441,15 @@ func optionKey(k, v, kpath string) string {
 	return "(" + expr + ")"
 }
 
-// nameList is validateNameList of v: every item of the first len(allowed)
-// judged as the Go rule judges it, and one entry for a longer list.
+// nameList is validateNameList of v: every item of the first
+// len(allowed)+ListSlack judged as the Go rule judges it, and one entry for
+// a longer list.
 func nameList(v, kpath string, allowed []string, tls13 bool) string {
 	// A list with more items than there are names must repeat or misspell
-	// one: its first len(allowed) items are judged one by one, the rest
-	// summed up in one entry.
-	n := len(allowed)
+	// one: its first len(allowed)+ListSlack items are judged one by one
+	// (the slack keeps short lists' every mistake), the rest summed up in
+	// one entry.
+	n := len(allowed) + ListSlack
 	inv := func(x, msg string) string {
 		return line(kpath, field.Invalid(p, holeA, msg), map[string]string{holeA: x})
 	}
@@ -395,13 +460,14 @@ func nameList(v, kpath string, allowed []string, tls13 bool) string {
 	return t(`({v} == "" ? [{empty}] : [{v}.split(",")].map(items, `+
 		`{idx}.filter(j, j < size(items)).map(j, [items[j]].map(it, it == "" ? {emptyitem} : it.trim() != it ? {padded} : `+
 		`{idx}.exists(m, m < j && items[m] == it) ? {dup} : it in {allowed} ? "" : {explain}{ns})[0]).filter(s, s != "") + `+
-		`(size(items) > {n} ? [{kpath} + ": Too many: " + string(size(items)) + ": must have at most {n} items (each supported value once); the ListenerSet policy lists the problems of the first {n}"] : []))[0])`,
+		`(size(items) > {n} ? [{summary}] : []))[0])`,
 		"v", v, "empty", inv(v, rules.DetailEmptyNameList),
 		"idx", indexList(n), "n", strconv.Itoa(n),
 		"emptyitem", inv(v, rules.DetailEmptyItem), "padded", inv("it", rules.DetailPaddedItem),
 		"dup", line(kpath, field.Duplicate(p, holeA), map[string]string{holeA: "it"}),
 		"allowed", list(allowed), "explain", explain,
-		"ns", notSupported("it", kpath, allowed), "kpath", kpath)
+		"ns", notSupported("it", kpath, allowed),
+		"summary", rawLine(kpath, `"Too many: " + string(size(items)) + ": must have at most `+strconv.Itoa(n)+` items (each supported value once); the ListenerSet policy lists the problems of the first `+strconv.Itoa(n)+`"`))
 }
 
 // versionRange is validateVersionRange of the options o of listener l.
@@ -439,22 +505,34 @@ func allowedRoutes(ar, path string) string {
 
 // selector is metav1validation.ValidateLabelSelector of s at path.
 func selector(s, path string) string {
-	idx := indexList(MaxSelectorItems)
 	labelsPath := path + ` + ".matchLabels"`
 	exprs := `(has(` + s + `.matchExpressions) ? ` + s + `.matchExpressions : [])`
 	ePath := path + ` + ".matchExpressions[" + string(j) + "]"`
 	vals := `(has(e.values) ? e.values : [])`
 	operators := func(ops ...string) string { return list(ops) }
 	expr := t(`[{exprs}[j]].map(e, (e.operator in {inout} ? (size({vals}) == 0 ? [{req}] : []) : e.operator in {exists} ? (size({vals}) > 0 ? [{forb}] : []) : [{badop}]) + `+
-		`{key} + `+joined(idx+`.filter(m, m < size({vals})).map(m, {value})`)+` + {beyondvals})[0]`,
+		`{key} + `+joined(indexed(vals, "m", labelValue(vals+"[m]", ePath+` + ".values[" + string(m) + "]"`)))+`)[0]`,
 		"exprs", exprs, "vals", vals,
 		"inout", operators("In", "NotIn"), "exists", operators("Exists", "DoesNotExist"),
 		"req", line(ePath+` + ".values"`, field.Required(p, "must be specified when `operator` is 'In' or 'NotIn'"), nil),
 		"forb", line(ePath+` + ".values"`, field.Forbidden(p, "may not be specified when `operator` is 'Exists' or 'DoesNotExist'"), nil),
 		"badop", line(ePath+` + ".operator"`, field.Invalid(p, holeA, "not a valid selector operator"), map[string]string{holeA: "e.operator"}),
-		"key", labelKey("e.key", ePath+` + ".key"`),
-		"value", labelValue(vals+"[m]", ePath+` + ".values[" + string(m) + "]"`),
-		"beyondvals", beyond(vals, ePath+` + ".values"`))
+		"key", labelKey("e.key", ePath+` + ".key"`))
 	return `((has(` + s + `.matchLabels) ? ` + joined(s+`.matchLabels.map(k, `+labelKey("k", labelsPath)+` + `+labelValue(s+".matchLabels[k]", labelsPath)+`)`) + ` : []) + ` +
-		joined(idx+`.filter(j, j < size(`+exprs+`)).map(j, `+expr+`)`) + ` + ` + beyond(exprs, path+` + ".matchExpressions"`) + `)`
+		joined(indexed(exprs, "j", expr)) + `)`
+}
+
+// MaxSelectorIndex is how many items of a selector's lists are walked by
+// index (the rest by indexOf).
+const MaxSelectorIndex = 16
+
+// indexed maps each item of the CEL list x to body, with its index as the
+// variable v: the first MaxSelectorIndex through the index list, any further ones
+// (only a selector's lists are unbounded) through indexOf, which names the
+// first of equal items (so a repeated bad item past MaxIndex is reported at
+// its first index; the verdict is the same).
+func indexed(x, v, body string) string {
+	return t(`({idx}.filter({v}, {v} < size({x})).map({v}, {body}) + `+
+		`(size({x}) > {n} ? {x}.filter(item, {x}.indexOf(item) >= {n}).map(item, [{x}.indexOf(item)].map({v}, {body})[0]) : []))`,
+		"idx", indexList(MaxSelectorIndex), "n", strconv.Itoa(MaxSelectorIndex), "x", x, "v", v, "body", body)
 }

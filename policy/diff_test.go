@@ -110,9 +110,18 @@ func compare(t *testing.T, e *policytest.Evaluator, name string, newLS, oldLS *g
 	slices.Sort(lines)
 	if !slices.Equal(lines, want) {
 		st.detailDiffs++
-		if st.detailDiffs <= 5 {
-			t.Logf("%s: details differ:\npolicy:     %q\nvalidation: %q", name, lines, want)
+		var onlyPolicy, onlyGo []string
+		for _, l := range lines {
+			if !slices.Contains(want, l) {
+				onlyPolicy = append(onlyPolicy, l)
+			}
 		}
+		for _, l := range want {
+			if !slices.Contains(lines, l) {
+				onlyGo = append(onlyGo, l)
+			}
+		}
+		t.Errorf("%s: details differ:\nonly the policy's: %q\nonly validation's: %q", name, onlyPolicy, onlyGo)
 	}
 }
 

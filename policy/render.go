@@ -83,7 +83,16 @@ func render(text string, holes map[string]string) string {
 // line is the CEL of one error entry, "<path>: <body>": pathExpr is CEL, e
 // the Go rule's error built with holes, holes what CEL fills them with.
 func line(pathExpr string, e *field.Error, holes map[string]string) string {
-	return "[string(" + pathExpr + `), ": ", ` + render(e.ErrorBody(), holes) + `].join("")`
+	return rawLine(pathExpr, render(e.ErrorBody(), holes))
+}
+
+// rawLine is the CEL of an entry whose body is the CEL string body; only
+// its path while build writes the checks (pathsOnly).
+func rawLine(pathExpr, body string) string {
+	if pathsOnly {
+		return "string(" + pathExpr + ")"
+	}
+	return "[string(" + pathExpr + `), ": ", ` + body + `].join("")`
 }
 
 // p is a placeholder path for the constructors; the CEL has the real one.
