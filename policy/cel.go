@@ -3,9 +3,9 @@ package policy
 import (
 	"fmt"
 	"regexp"
-	"sync"
 	"strconv"
 	"strings"
+	"sync"
 
 	"k8s.io/apimachinery/pkg/util/validation"
 	"k8s.io/apimachinery/pkg/util/validation/field"
