@@ -18,7 +18,6 @@ import (
 	"time"
 
 	corev1 "k8s.io/api/core/v1"
-	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/client-go/kubernetes"
 	"k8s.io/client-go/rest"
@@ -456,7 +455,7 @@ func (n *Node) startKubelet(ctx context.Context) error {
 				if c.Status == corev1.ConditionTrue {
 					return nil
 				}
-				return fmt.Errorf("Ready %s: %s", c.Status, c.Message)
+				return fmt.Errorf("condition Ready is %s: %s", c.Status, c.Message)
 			}
 		}
 		return errors.New("no Ready condition yet")
@@ -516,6 +515,3 @@ func (n *Node) Kubectl(ctx context.Context, args ...string) (string, error) {
 	}
 	return string(out), nil
 }
-
-// IsNotFound is apierrors.IsNotFound, for callers that wait on objects.
-func IsNotFound(err error) bool { return apierrors.IsNotFound(err) }
