@@ -25,6 +25,8 @@ RENDERS=(
   "cluster-checks, autoscaling|--set certManager.enabled=false --set clusterChecks.enabled=true --set autoscaling.enabled=true|$NO_POLICY"
   "network policy|--set networkPolicy.enabled=true --set networkPolicy.egress[0].ports[0].port=6443|"
   "host network|--set hostNetwork=true|$NO_POLICY"
+  "admission.mode=policy|--kube-version 1.37.0 --set admission.mode=policy|$NO_POLICY"
+  "admission.mode=both|--kube-version 1.37.0 --set admission.mode=both|$NO_POLICY"
 )
 
 failed=0
