@@ -11,6 +11,7 @@ import (
 	"slices"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -33,12 +34,16 @@ import (
 
 const namespace = "policy-diff"
 
+// ratcheted counts the updates where ratcheting let a stored error through.
+var ratcheted atomic.Int64
+
 var gvr = schema.GroupVersionResource{Group: gwv1.GroupName, Version: "v1", Resource: "listenersets"}
 
 // TestPolicyAgainstKubeAPIServer installs only the policy into a real
 // kube-apiserver with the Gateway API CRDs and sends every example and
 // POLICY_DIFF_N (default 3000) random objects of the fuzz generator as
-// server-side dry-run creates, from 8 clients at once. Each answer must
+// server-side dry-run creates, and updates of POLICY_DIFF_N stored random
+// objects (those the CRD stores) to changed copies, from 8 clients at once. Each answer must
 // equal validation.Validate's verdict: admitted or not, and when the policy
 // (not the CRD's schema) denied, the same set of field paths.
 func TestPolicyAgainstKubeAPIServer(t *testing.T) {
@@ -60,13 +65,6 @@ func TestPolicyAgainstKubeAPIServer(t *testing.T) {
 	if err := c.Client.Create(ctx, &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: namespace}}); err != nil {
 		t.Fatal(err)
 	}
-	vap, binding := policy.Generate(policy.Options{})
-	if err := c.Client.Create(ctx, vap); err != nil {
-		t.Fatal(err)
-	}
-	if err := c.Client.Create(ctx, binding); err != nil {
-		t.Fatal(err)
-	}
 	cfg := *c.Config
 	cfg.QPS, cfg.Burst = 1000, 1000
 	dyn, err := dynamic.NewForConfig(&cfg)
@@ -74,7 +72,6 @@ func TestPolicyAgainstKubeAPIServer(t *testing.T) {
 		t.Fatal(err)
 	}
 	client := dyn.Resource(gvr).Namespace(namespace)
-	waitForPolicy(t, client)
 
 	var cases []*gwv1.ListenerSet
 	names := []string{}
@@ -96,18 +93,49 @@ func TestPolicyAgainstKubeAPIServer(t *testing.T) {
 	}
 	rng := rand.New(rand.NewPCG(13, 13))
 	for i := range n {
-		data := make([]byte, 16+rng.IntN(200))
-		// mostly the generator's first (valid) choices, so that most
-		// objects pass the CRD's schema and reach the policy
-		for j := range data {
-			if rng.IntN(100) < 12 {
-				data[j] = byte(rng.UintN(256))
-			} else {
-				data[j] = byte(rng.IntN(2))
-			}
-		}
+		data := biasedBytes(rng)
 		cases, names = append(cases, validationtest.FuzzListenerSet(data)), append(names, fmt.Sprintf("fuzz-%d", i))
 	}
+
+	// Updates: a stored object (created before the policy exists, so it
+	// may be invalid, as one stored before the policy was installed) and a
+	// changed copy: a few of the generator's choices differ, so most
+	// listeners stay as stored and ratcheting decides.
+	type pair struct {
+		stored *unstructured.Unstructured
+		new    *gwv1.ListenerSet
+	}
+	var pairs []pair
+	nPairs := n
+	storeStart := time.Now()
+	for i := range nPairs {
+		data := biasedBytes(rng)
+		old := validationtest.FuzzListenerSet(data)
+		old.TypeMeta = metav1.TypeMeta{APIVersion: "gateway.networking.k8s.io/v1", Kind: "ListenerSet"}
+		old.Namespace, old.Name = namespace, fmt.Sprintf("stored-%d", i)
+		stored, err := create(ctx, client, old, false)
+		if err != nil {
+			continue // the CRD's schema refuses it: nothing to update
+		}
+		changed := slices.Clone(data)
+		for range 1 + rng.IntN(2) {
+			changed[rng.IntN(len(changed))] = byte(rng.IntN(3))
+		}
+		nls := validationtest.FuzzListenerSet(changed)
+		nls.TypeMeta, nls.Namespace, nls.Name = old.TypeMeta, namespace, old.Name
+		nls.ResourceVersion = stored.GetResourceVersion()
+		pairs = append(pairs, pair{stored, nls})
+	}
+	t.Logf("%d of %d stored objects for updates accepted by the CRD, in %v", len(pairs), nPairs, time.Since(storeStart).Round(time.Millisecond))
+
+	vap, binding := policy.Generate(policy.Options{})
+	if err := c.Client.Create(ctx, vap); err != nil {
+		t.Fatal(err)
+	}
+	if err := c.Client.Create(ctx, binding); err != nil {
+		t.Fatal(err)
+	}
+	waitForPolicy(t, client)
 
 	type outcome struct{ policyDenied, schemaDenied, allowed, mismatch int }
 	var mu sync.Mutex
@@ -120,14 +148,24 @@ func TestPolicyAgainstKubeAPIServer(t *testing.T) {
 		go func() {
 			defer wg.Done()
 			for i := range work {
-				ls := cases[i].DeepCopy()
-				ls.TypeMeta = metav1.TypeMeta{APIVersion: "gateway.networking.k8s.io/v1", Kind: "ListenerSet"}
-				ls.Namespace, ls.Name, ls.GenerateName = namespace, fmt.Sprintf("case-%d", i), ""
-				res := send(ctx, client, ls)
+				var ls *gwv1.ListenerSet
+				var stored *unstructured.Unstructured
+				var res result
+				name := ""
+				if i < len(cases) {
+					ls = cases[i].DeepCopy()
+					ls.TypeMeta = metav1.TypeMeta{APIVersion: "gateway.networking.k8s.io/v1", Kind: "ListenerSet"}
+					ls.Namespace, ls.Name, ls.GenerateName = namespace, fmt.Sprintf("case-%d", i), ""
+					res, name = send(ctx, client, ls, nil), names[i]
+				} else {
+					p := pairs[i-len(cases)]
+					ls, stored = p.new, p.stored
+					res, name = send(ctx, client, ls, stored), "update of "+ls.Name
+				}
 				mu.Lock()
 				switch {
 				case res.err != nil:
-					t.Errorf("%s: %v", names[i], res.err)
+					t.Errorf("%s: %v", name, res.err)
 				case res.schema:
 					out.schemaDenied++
 				case res.allowed:
@@ -135,22 +173,23 @@ func TestPolicyAgainstKubeAPIServer(t *testing.T) {
 				default:
 					out.policyDenied++
 				}
-				if msg := judge(ls, res); msg != "" {
+				if msg := judge(ls, stored, res); msg != "" {
 					out.mismatch++
-					t.Errorf("%s: %s", names[i], msg)
+					t.Errorf("%s: %s", name, msg)
 				}
 				mu.Unlock()
 			}
 		}()
 	}
-	for i := range cases {
+	for i := range len(cases) + len(pairs) {
 		work <- i
 	}
 	close(work)
 	wg.Wait()
 	elapsed := time.Since(sendStart)
-	t.Logf("%d dry-run creates in %v (%.0f/s, 8 clients): %d admitted, %d denied by the policy, %d denied by the CRD's schema first, %d differences",
-		len(cases), elapsed.Round(time.Millisecond), float64(len(cases))/elapsed.Seconds(), out.allowed, out.policyDenied, out.schemaDenied, out.mismatch)
+	total := len(cases) + len(pairs)
+	t.Logf("%d dry-run requests (%d creates, %d updates, %d of them with a ratcheted error) in %v (%.0f/s, 8 clients): %d admitted, %d denied by the policy, %d denied by the CRD's schema first, %d differences",
+		total, len(cases), len(pairs), ratcheted.Load(), elapsed.Round(time.Millisecond), float64(total)/elapsed.Seconds(), out.allowed, out.policyDenied, out.schemaDenied, out.mismatch)
 	if out.policyDenied == 0 || out.allowed == 0 {
 		t.Errorf("the cases reach neither verdict of the policy: %+v", out)
 	}
@@ -164,16 +203,17 @@ type result struct {
 	err     error
 }
 
-func send(ctx context.Context, client dynamic.ResourceInterface, ls *gwv1.ListenerSet) result {
-	data, err := json.Marshal(ls)
-	if err != nil {
-		return result{err: err}
+// send sends ls as a server-side dry-run create, or (stored set) update.
+func send(ctx context.Context, client dynamic.ResourceInterface, ls *gwv1.ListenerSet, stored *unstructured.Unstructured) result {
+	var err error
+	if stored == nil {
+		_, err = create(ctx, client, ls, true)
+	} else {
+		var obj *unstructured.Unstructured
+		if obj, err = unstructuredOf(ls); err == nil {
+			_, err = client.Update(ctx, obj, metav1.UpdateOptions{DryRun: []string{metav1.DryRunAll}})
+		}
 	}
-	var obj map[string]any
-	if err := utiljson.Unmarshal(data, &obj); err != nil {
-		return result{err: err}
-	}
-	_, err = client.Create(ctx, &unstructured.Unstructured{Object: obj}, metav1.CreateOptions{DryRun: []string{metav1.DryRunAll}})
 	var status apierrors.APIStatus
 	switch {
 	case err == nil:
@@ -186,16 +226,69 @@ func send(ctx context.Context, client dynamic.ResourceInterface, ls *gwv1.Listen
 	}
 }
 
+func create(ctx context.Context, client dynamic.ResourceInterface, ls *gwv1.ListenerSet, dryRun bool) (*unstructured.Unstructured, error) {
+	obj, err := unstructuredOf(ls)
+	if err != nil {
+		return nil, err
+	}
+	opts := metav1.CreateOptions{}
+	if dryRun {
+		opts.DryRun = []string{metav1.DryRunAll}
+	}
+	return client.Create(ctx, obj, opts)
+}
+
+func unstructuredOf(ls *gwv1.ListenerSet) (*unstructured.Unstructured, error) {
+	data, err := json.Marshal(ls)
+	if err != nil {
+		return nil, err
+	}
+	var obj map[string]any
+	if err := utiljson.Unmarshal(data, &obj); err != nil {
+		return nil, err
+	}
+	return &unstructured.Unstructured{Object: obj}, nil
+}
+
+// biasedBytes is a fuzz generator input of mostly its first (valid)
+// choices, so that most objects pass the CRD's schema and reach the policy.
+func biasedBytes(rng *rand.Rand) []byte {
+	data := make([]byte, 16+rng.IntN(200))
+	for j := range data {
+		if rng.IntN(100) < 6 {
+			data[j] = byte(rng.UintN(256))
+		} else {
+			data[j] = byte(rng.IntN(2))
+		}
+	}
+	return data
+}
+
 // judge compares one answer with validation.Validate on the object as sent
 // (Validate defaults it as kube-apiserver's CRD does); "" when they agree.
-func judge(ls *gwv1.ListenerSet, res result) string {
+//
+// On update, the stored object is the one kube-apiserver returned when it
+// stored it (defaulted by the CRD), which is what admission compares with.
+func judge(ls *gwv1.ListenerSet, stored *unstructured.Unstructured, res result) string {
 	if res.err != nil {
 		return ""
 	}
 	data, _ := json.Marshal(ls)
 	var sent gwv1.ListenerSet
 	_ = json.Unmarshal(data, &sent)
-	errs, _ := validation.Validate(&sent, nil, validation.Options{})
+	var old *gwv1.ListenerSet
+	if stored != nil {
+		data, _ := json.Marshal(stored.Object)
+		old = &gwv1.ListenerSet{}
+		_ = json.Unmarshal(data, old)
+	}
+	errs, warnings := validation.Validate(&sent, old, validation.Options{})
+	for _, w := range warnings {
+		if w.Kind == validation.KindRatcheted {
+			ratcheted.Add(1)
+			break
+		}
+	}
 	switch {
 	case res.schema:
 		if len(errs) == 0 {
@@ -235,7 +328,7 @@ func waitForPolicy(t *testing.T, client dynamic.ResourceInterface) {
 	}
 	deadline := time.Now().Add(time.Minute)
 	for {
-		res := send(context.Background(), client, probe)
+		res := send(context.Background(), client, probe, nil)
 		if !res.allowed && !res.schema && res.err == nil {
 			return
 		}
