@@ -193,6 +193,47 @@ func TestPolicyAgainstKubeAPIServer(t *testing.T) {
 	if out.policyDenied == 0 || out.allowed == 0 {
 		t.Errorf("the cases reach neither verdict of the policy: %+v", out)
 	}
+	worstObjects(t, ctx, client)
+}
+
+// worstObjects: the costliest objects kube-apiserver takes (a request body
+// holds 3 MiB) are decided by the policy, not failed by its CEL budget: the
+// largest valid one is admitted, the worst invalid one, with option values
+// as long as fit the body, denied with the policy's entries.
+func worstObjects(t *testing.T, ctx context.Context, client dynamic.ResourceInterface) {
+	valid := policytest.WorstValidListenerSet()
+	valid.Namespace = namespace
+	start := time.Now()
+	if res := send(ctx, client, valid, nil); !res.allowed {
+		t.Errorf("the largest valid object: %+v", res)
+	}
+	data, _ := json.Marshal(valid)
+	t.Logf("the largest valid object (%d bytes): admitted in %v", len(data), time.Since(start).Round(time.Millisecond))
+
+	const maxBody = 3 << 20
+	w := policytest.Worst{ValueLen: 4096, RefNameLen: 63, Selector: 8}
+	var worst *gwv1.ListenerSet
+	for ; w.ValueLen > 0; w.ValueLen -= 64 {
+		worst = policytest.WorstListenerSet(w)
+		if data, _ = json.Marshal(worst); len(data) < maxBody-64<<10 {
+			break
+		}
+	}
+	worst.Namespace = namespace
+	start = time.Now()
+	res := send(ctx, client, worst, nil)
+	elapsed := time.Since(start)
+	switch {
+	case res.err != nil:
+		t.Errorf("the worst object: %v", res.err)
+	case res.allowed || res.schema:
+		t.Errorf("the worst object: want the policy's denial, got %+v", res)
+	case !strings.Contains(res.message, "denied request: spec."):
+		t.Errorf("the worst object: the policy did not decide: %s", res.message)
+	default:
+		entries, _ := policytest.Entries(res.message)
+		t.Logf("the worst object (%d bytes, option values of %d bytes): denied with %d entries shown in %v", len(data), w.ValueLen, len(entries), elapsed.Round(time.Millisecond))
+	}
 }
 
 type result struct {
