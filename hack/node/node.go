@@ -235,16 +235,31 @@ func (n *Node) cleanStale() {
 	}
 	n.step("cleaning up a node left by an earlier run in %s", dir)
 	stale := &Node{Dir: dir, ContainerdSocket: filepath.Join(dir, "containerd.sock"), BinDir: n.BinDir, progress: n.progress, netSetUp: true}
-	if pids, err := os.ReadFile(filepath.Join(dir, "pids")); err == nil {
-		for _, f := range strings.Fields(string(pids)) {
+	var pids []int
+	if b, err := os.ReadFile(filepath.Join(dir, "pids")); err == nil {
+		for _, f := range strings.Fields(string(b)) {
 			if pid, err := strconv.Atoi(f); err == nil && cmdlineHas(pid, dir) {
-				_ = syscall.Kill(pid, syscall.SIGKILL)
+				pids = append(pids, pid)
 			}
 		}
 	}
-	_ = stale.removeSandboxes()
+	// The kubelet first, so that it restarts nothing; then the sandboxes
+	// through the containerd still running; then the rest.
+	for _, pid := range pids {
+		if cmdlineHas(pid, "kubelet.yaml") {
+			_ = syscall.Kill(pid, syscall.SIGKILL)
+		}
+	}
+	if err := stale.removeSandboxes(); err != nil {
+		n.step("removing the earlier node's sandboxes: %v", err)
+	}
+	for _, pid := range pids {
+		_ = syscall.Kill(pid, syscall.SIGKILL)
+	}
 	stale.killShims()
-	_ = stale.cleanUp()
+	if err := stale.cleanUp(); err != nil {
+		n.step("cleaning up the earlier node: %v", err)
+	}
 }
 
 func (n *Node) freePorts() error {
