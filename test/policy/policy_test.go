@@ -40,8 +40,9 @@ var ratcheted atomic.Int64
 var gvr = schema.GroupVersionResource{Group: gwv1.GroupName, Version: "v1", Resource: "listenersets"}
 
 // TestPolicyAgainstKubeAPIServer installs only the policy into a real
-// kube-apiserver with the Gateway API CRDs and sends every example and
-// POLICY_DIFF_N (default 3000) random objects of the fuzz generator as
+// kube-apiserver with the Gateway API CRDs and sends every example, every
+// object validation's own tests judge (their table rows, recorded by
+// recordTableCalls), POLICY_DIFF_N (default 3000) random objects of the fuzz generator as
 // server-side dry-run creates, and updates of POLICY_DIFF_N stored random
 // objects (those the CRD stores) to changed copies, from 8 clients at once. Each answer must
 // equal validation.Validate's verdict: admitted or not, and when the policy
@@ -87,6 +88,17 @@ func TestPolicyAgainstKubeAPIServer(t *testing.T) {
 		}
 		cases, names = append(cases, &ls), append(names, filepath.Base(f))
 	}
+	// every object validation's own tests judge alone: the tables' rows
+	tableCalls := recordTableCalls(t, ctx, root)
+	var tableUpdates int
+	for i, call := range tableCalls {
+		if call.Old != nil {
+			tableUpdates++
+			continue
+		}
+		cases, names = append(cases, call.New), append(names, fmt.Sprintf("table call %d", i))
+	}
+	t.Logf("validation's tests judge %d objects alone: %d creates, %d updates", len(tableCalls), len(tableCalls)-tableUpdates, tableUpdates)
 	n := 3000
 	if s := os.Getenv("POLICY_DIFF_N"); s != "" {
 		fmt.Sscan(s, &n)
@@ -106,27 +118,37 @@ func TestPolicyAgainstKubeAPIServer(t *testing.T) {
 		new    *gwv1.ListenerSet
 	}
 	var pairs []pair
-	nPairs := n
 	storeStart := time.Now()
-	for i := range nPairs {
-		data := biasedBytes(rng)
-		old := validationtest.FuzzListenerSet(data)
+	store := func(name string, old, nls *gwv1.ListenerSet) {
+		old, nls = old.DeepCopy(), nls.DeepCopy()
 		old.TypeMeta = metav1.TypeMeta{APIVersion: "gateway.networking.k8s.io/v1", Kind: "ListenerSet"}
-		old.Namespace, old.Name = namespace, fmt.Sprintf("stored-%d", i)
+		old.Namespace, old.Name, old.GenerateName = namespace, name, ""
 		stored, err := create(ctx, client, old, false)
 		if err != nil {
-			continue // the CRD's schema refuses it: nothing to update
+			return // the CRD's schema refuses it: nothing to update
 		}
+		nls.TypeMeta, nls.Namespace, nls.Name, nls.GenerateName = old.TypeMeta, namespace, name, ""
+		nls.ResourceVersion = stored.GetResourceVersion()
+		pairs = append(pairs, pair{stored, nls})
+	}
+	var tablePairs int
+	for i, call := range tableCalls {
+		if call.Old != nil {
+			store(fmt.Sprintf("table-%d", i), call.Old, call.New)
+			tablePairs = len(pairs)
+		}
+	}
+	nPairs := n
+	for i := range nPairs {
+		data := biasedBytes(rng)
 		changed := slices.Clone(data)
 		for range 1 + rng.IntN(2) {
 			changed[rng.IntN(len(changed))] = byte(rng.IntN(3))
 		}
-		nls := validationtest.FuzzListenerSet(changed)
-		nls.TypeMeta, nls.Namespace, nls.Name = old.TypeMeta, namespace, old.Name
-		nls.ResourceVersion = stored.GetResourceVersion()
-		pairs = append(pairs, pair{stored, nls})
+		store(fmt.Sprintf("stored-%d", i), validationtest.FuzzListenerSet(data), validationtest.FuzzListenerSet(changed))
 	}
-	t.Logf("%d of %d stored objects for updates accepted by the CRD, in %v", len(pairs), nPairs, time.Since(storeStart).Round(time.Millisecond))
+	t.Logf("stored objects for updates: %d of the tables' %d update rows and %d of %d random ones accepted by the CRD, in %v",
+		tablePairs, tableUpdates, len(pairs)-tablePairs, nPairs, time.Since(storeStart).Round(time.Millisecond))
 
 	vap, binding := policy.Generate(policy.Options{})
 	if err := c.Client.Create(ctx, vap); err != nil {
