@@ -19,6 +19,7 @@ import (
 
 	"github.com/airlock/listenerset-webhook/hack/node"
 	"github.com/airlock/listenerset-webhook/test/testpki"
+	"github.com/airlock/listenerset-webhook/test/testproc"
 )
 
 // The chart's default ports (values.yaml), as the pods serve them.
@@ -50,6 +51,38 @@ func TestNode(t *testing.T) {
 	n, c := startNode(t)
 	t.Run("CertManagerMode", func(t *testing.T) { testNodeCertManager(t, n, c) })
 	t.Run("SelfBootstrappedMode", func(t *testing.T) { testNodeSelfBootstrapped(t, n, c) })
+	t.Run("HostNetwork", func(t *testing.T) { testNodeHostNetwork(t, n, c) })
+}
+
+// testNodeHostNetwork: with hostNetwork the pod serves on the node's own
+// address, on ports chosen free on this machine, and kube-apiserver reaches
+// it through the Service, whose endpoint is then the node's address. One
+// replica: two would need two nodes (the same host ports).
+func testNodeHostNetwork(t *testing.T, n *node.Node, c client.Client) {
+	ctx := t.Context()
+	const ns, appNS, scope = "lsw-node-hn", "lsw-node-hn-apps", "node-hn"
+	var ports [3]int
+	for i := range ports {
+		p, err := testproc.FreePort()
+		require.NoError(t, err)
+		ports[i] = p
+	}
+	ensureLabelledNamespace(ctx, t, c, appNS, map[string]string{"lsw-e2e": scope})
+	rel := nodeRelease(ctx, t, n, "hn", ns, "--set", "certManager.enabled=false", "--set", "hostNetwork=true",
+		"--set", "replicaCount=1", "--set", fmt.Sprintf("webhook.port=%d", ports[0]),
+		"--set", fmt.Sprintf("healthPort=%d", ports[1]), "--set", fmt.Sprintf("metrics.port=%d", ports[2]),
+		"--set-string", "webhook.namespaceSelector.matchLabels.lsw-e2e="+scope)
+	pods := readyPods(ctx, t, n.Client, rel, 1, 3*time.Minute)
+	require.True(t, pods[0].Spec.HostNetwork)
+	assert.Equal(t, corev1.DNSClusterFirstWithHostNet, pods[0].Spec.DNSPolicy)
+	assert.Equal(t, n.NodeIP.String(), pods[0].Status.PodIP, "the pod is on the node's address")
+	eventually(t, 60*time.Second, "kube-apiserver calls the host-network pod through the Service", func() error {
+		return checkAdmission(ctx, c, appNS, 0)
+	})
+	for i := range 10 {
+		require.NoError(t, checkAdmission(ctx, c, appNS, i))
+	}
+	assert.GreaterOrEqual(t, validateRequests(t, pods[0].Status.PodIP, ports[2]), 11, "validations the pod answered")
 }
 
 func testNodeCertManager(t *testing.T, n *node.Node, c client.Client) {
