@@ -8,6 +8,12 @@
 // kube-apiserver calling it over verified TLS, through certificate renewals
 // (cert-manager mode) and a CA rotation (self-bootstrapped mode).
 //
+// With NODE_TESTS=1 (make test-node) TestNode (node_test.go) also installs
+// the chart onto a real node (hack/node: kubelet, containerd, kube-proxy), so
+// that what the tests above simulate (pods, probes, Service routing, Secret
+// volumes, rollouts, evictions) is checked for real; without it TestNode is
+// skipped.
+//
 // helm comes from hack/k8s-binaries.sh (built from its Go module, cached in
 // bin/helm/); the control plane from test/localcluster. -short runs the
 // rendering tests only.
