@@ -1,0 +1,55 @@
+package main
+
+import (
+	"encoding/json"
+	"testing"
+
+	utilversion "k8s.io/apimachinery/pkg/util/version"
+	gwv1 "sigs.k8s.io/gateway-api/apis/v1"
+
+	"github.com/airlock/listenerset-webhook/policy"
+	"github.com/airlock/listenerset-webhook/policy/policytest"
+	"github.com/airlock/listenerset-webhook/test/load/fixtures"
+)
+
+// BenchmarkPolicyCreate is the generated ValidatingAdmissionPolicy's
+// evaluation of a create, in process, with k8s.io/apiserver's validator
+// (policytest) at the CEL compatibility version the policy targets: the CPU
+// the ValidatingAdmissionPolicy plugin spends per write, without
+// kube-apiserver around it (the API server figure measures it there, from
+// kube-apiserver's admission metrics). The objects are those of the API
+// server figure's policy cost, as kube-apiserver hands them to admission
+// (defaulted by the CRD).
+func BenchmarkPolicyCreate(b *testing.B) {
+	vap, _ := policy.Generate(policy.Options{})
+	e, errs := policytest.Compile(vap, utilversion.MajorMinor(1, 29))
+	if len(errs) > 0 {
+		b.Fatal(errs)
+	}
+	for _, c := range []struct {
+		name    string
+		ls      func() *gwv1.ListenerSet
+		allowed bool
+	}{
+		{"two-listeners", fixtures.TwoListeners, true},
+		{"sixty-four-tls", fixtures.SixtyFour, true},
+		{"largest-valid", policytest.WorstValidListenerSet, true},
+		{"every-list-full-invalid", fixtures.Largest, false},
+	} {
+		b.Run(c.name, func(b *testing.B) {
+			data, err := json.Marshal(fixtures.Defaulted(c.ls()))
+			if err != nil {
+				b.Fatal(err)
+			}
+			var obj map[string]any
+			if err := json.Unmarshal(data, &obj); err != nil {
+				b.Fatal(err)
+			}
+			for b.Loop() {
+				if r := e.Evaluate(obj, nil, 0); r.Error || r.Allowed != c.allowed {
+					b.Fatalf("want allowed=%v, got %+v", c.allowed, r)
+				}
+			}
+		})
+	}
+}
