@@ -30,10 +30,13 @@ if ((${#missing[@]})); then
   command -v apt-get >/dev/null || die "missing ${missing[*]} and no apt-get to install them"
   s=$(date +%s)
   log "installing ${missing[*]} with apt-get"
-  apt-get update -qq >&2
+  aptlog="$(mktemp)"
   # No service is started by the package on these machines (no systemd); the
   # node runs its own containerd with its own config, socket and root.
-  DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends "${missing[@]}" >&2
+  if ! { apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends "${missing[@]}"; } >"$aptlog" 2>&1; then
+    tail -20 "$aptlog" >&2; rm -f "$aptlog"; die "apt-get install ${missing[*]} failed"
+  fi
+  rm -f "$aptlog"
   log "installed ${missing[*]} in $(( $(date +%s) - s ))s"
 else
   log "containerd $(dpkg-query -W -f='${Version}' containerd), runc, CNI plugins, iptables, conntrack installed"
