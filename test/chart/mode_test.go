@@ -323,7 +323,10 @@ func TestPolicyModeEndToEnd(t *testing.T) {
 	manifest, err := decodeObjects(rel.helm(ctx, t, "get", "manifest", rel.name))
 	require.NoError(t, err)
 	assert.Equal(t, []string{"ValidatingAdmissionPolicy/" + rel.fullname(), "ValidatingAdmissionPolicyBinding/" + rel.fullname()}, manifest.ids())
-	assert.Contains(t, rel.helm(ctx, t, "status", rel.name), "deployed")
+	status := rel.helm(ctx, t, "status", rel.name)
+	assert.Contains(t, status, "deployed")
+	assert.Contains(t, status, "The ValidatingAdmissionPolicy "+rel.fullname()+" and its binding (Deny)", "the NOTES say what judges")
+	assert.NotContains(t, status, "Certificates:", "no webhook, no certificates in the NOTES")
 
 	eventually(t, 30*time.Second, "kube-apiserver enforces the policy", func() error {
 		return deniedByPolicy(admin.Create(ctx, listenerSet(appNS, "bad", false), client.DryRunAll), rel.fullname())
