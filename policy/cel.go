@@ -50,6 +50,29 @@ func t(s string, kv ...string) string {
 	return strings.NewReplacer(r...).Replace(s)
 }
 
+// chunked joins part(lo, hi) for each chunk of MaxIndex by ListenerChunk,
+// each only when the set has listeners there.
+func chunked(part func(lo, hi int) string) string {
+	var parts []string
+	for lo := 0; lo < MaxIndex; lo += ListenerChunk {
+		if lo == 0 {
+			parts = append(parts, part(lo, lo+ListenerChunk))
+			continue
+		}
+		parts = append(parts, fmt.Sprintf(`(size(variables.listeners) > %d ? %s : [])`, lo, part(lo, lo+ListenerChunk)))
+	}
+	return strings.Join(parts, " + ")
+}
+
+// indexRange is the CEL list lo, ..., hi-1.
+func indexRange(lo, hi int) string {
+	s := make([]string, 0, hi-lo)
+	for i := lo; i < hi; i++ {
+		s = append(s, strconv.Itoa(i))
+	}
+	return "[" + strings.Join(s, ", ") + "]"
+}
+
 func indexList(n int) string {
 	s := make([]string, n)
 	for i := range s {
@@ -188,7 +211,6 @@ const MaxDetailedListeners = 4
 func build() celPolicy {
 	var vars []variable
 	add := func(name, expr string) { vars = append(vars, variable{name, expr}) }
-	idx := indexList(MaxIndex)
 	// listener i as l with its path p, for each i of the CEL list over
 	over := func(over, body string) string {
 		return over + `.map(i, [variables.listeners[i]].map(l, ["spec.listeners[" + string(i) + "]"].map(p, ` + body + `)[0])[0])`
@@ -198,18 +220,32 @@ func build() celPolicy {
 	add("spec", `has(object.spec) ? object.spec : {}`)
 	add("parentRef", `has(variables.spec.parentRef) ? variables.spec.parentRef : {}`)
 	add("listeners", `has(variables.spec.listeners) ? variables.spec.listeners : []`)
-	add("idx", idx+`.filter(i, i < size(variables.listeners))`)
+	// the listeners' indexes, built a chunk at a time: a filter costs one
+	// step per item of its list, and most sets have few listeners
+	add("idx", chunked(func(lo, hi int) string {
+		return indexRange(lo, hi) + `.filter(i, i < size(variables.listeners))`
+	}))
 	add("update", `request.operation == "UPDATE" && oldObject != null`)
 	add("stored", `variables.update && has(oldObject.spec) && has(oldObject.spec.listeners) ? oldObject.spec.listeners : []`)
 	add("storedParentRef", `variables.update && has(oldObject.spec) && has(oldObject.spec.parentRef) ? oldObject.spec.parentRef : {}`)
 	add("owner", `(has(object.metadata.namespace) && object.metadata.namespace != "" ? object.metadata.namespace + "/" : "") + `+
 		`(has(object.metadata.name) && object.metadata.name != "" ? object.metadata.name : (has(object.metadata.generateName) ? object.metadata.generateName : ""))`)
+	// Per listener, the keys the rules between listeners compare, so that
+	// they are found with indexOf (a loop in Go) instead of a filter over
+	// every earlier listener (a loop in CEL, a hundred times slower).
+	add("names", `variables.idx.map(i, variables.listeners[i].name)`)
+	add("ports", `variables.idx.map(i, variables.listeners[i].port)`)
+	add("endpoints", `variables.idx.map(i, string(variables.listeners[i].port) + "\u0000" + variables.listeners[i].protocol + "\u0000" + `+
+		`(has(variables.listeners[i].hostname) ? variables.listeners[i].hostname : ""))`)
+	add("storedNames", `variables.stored.map(o, o.name)`)
 	// unchanged[i]: the k-th listener of a name equals the k-th stored one
-	// of that name (validation's newRatchet).
+	// of that name (validation's newRatchet); k is 0 unless names repeat.
 	add("unchanged", `variables.idx.map(i, variables.update && `+
-		`[variables.stored.filter(o, o.name == variables.listeners[i].name)].exists(olds, `+
-		`[variables.idx.filter(j, j < i && variables.listeners[j].name == variables.listeners[i].name)].exists(before, `+
-		`size(olds) > size(before) && olds[size(before)] == variables.listeners[i])))`)
+		`(variables.names.indexOf(variables.names[i]) == i ? `+
+		`[variables.storedNames.indexOf(variables.names[i])].exists(s, s >= 0 && variables.stored[s] == variables.listeners[i]) : `+
+		`[variables.stored.filter(o, o.name == variables.names[i])].exists(olds, `+
+		`[variables.idx.filter(j, j < i && variables.names[j] == variables.names[i])].exists(before, `+
+		`size(olds) > size(before) && olds[size(before)] == variables.listeners[i]))))`)
 
 	// parentRef (validateParentRef) and the number of listeners
 	// (validateListeners), ratcheted when unchanged; small, so written with
@@ -232,26 +268,24 @@ func build() celPolicy {
 	// the rules between listeners: names, then conflicts (validateListeners,
 	// mergedListeners.conflict), each ratcheted by the listeners involved;
 	// cheap, written with their messages for both tiers
-	add("duplicateErrors", `variables.idx.map(i, [variables.idx.filter(j, j < i && variables.listeners[j].name == variables.listeners[i].name)].map(d, `+
-		`size(d) > 0 && variables.listeners[i].name != "" && !(variables.unchanged[i] && variables.unchanged[d[0]]) ? [`+
-		line(`"spec.listeners[" + string(i) + "].name"`, field.Duplicate(p, holeA), map[string]string{holeA: "variables.listeners[i].name"})+`] : [])[0])`)
-	host := func(l string) string { return `(has(` + l + `.hostname) ? ` + l + `.hostname : "")` }
-	claim := func(j string) string {
-		return `variables.owner + " listener " + variables.listeners[` + j + `].name`
-	}
+	add("duplicateErrors", `variables.idx.map(i, [variables.names.indexOf(variables.names[i])].map(d, `+
+		`d < i && variables.names[i] != "" && !(variables.unchanged[i] && variables.unchanged[d]) ? [`+
+		line(`"spec.listeners[" + string(i) + "].name"`, field.Duplicate(p, holeA), map[string]string{holeA: "variables.names[i]"})+`] : [])[0])`)
+	claim := func(j string) string { return `variables.owner + " listener " + variables.names[` + j + `]` }
 	protoConflict := line(`"spec.listeners[" + string(i) + "].protocol"`,
 		field.Invalid(p, holeA, fmt.Sprintf(strings.Replace(rules.DetailProtocolConflict, "%d", "%s", 1), holeB, holeC, "\x00d\x00")),
-		map[string]string{holeA: "l.protocol", holeB: "string(l.port)", holeC: "variables.listeners[port[0]].protocol", "\x00d\x00": claim("port[0]")})
+		map[string]string{holeA: "l.protocol", holeB: "string(l.port)", holeC: "variables.listeners[f].protocol", "\x00d\x00": claim("f")})
 	hostConflict := line(`"spec.listeners[" + string(i) + "].hostname"`,
 		field.Invalid(p, holeA, fmt.Sprintf(rules.DetailHostnameConflict, holeB)),
-		map[string]string{holeA: host("l"), holeB: claim("same[0]")})
+		map[string]string{holeA: `(has(l.hostname) ? l.hostname : "")`, holeB: claim("same")})
+	// the first listener on the port holds it: another protocol conflicts;
+	// the same protocol conflicts with the first of the same endpoint
 	add("conflictErrors", t(`variables.idx.map(i, [variables.listeners[i]].map(l, `+
-		`[variables.idx.filter(j, j < i && variables.listeners[j].port == l.port)].map(port, size(port) == 0 ? [] : `+
-		`variables.listeners[port[0]].protocol != l.protocol ? (variables.unchanged[i] && variables.unchanged[port[0]] ? [] : [{proto}]) : `+
-		`[variables.idx.filter(j, j < i && variables.listeners[j].port == l.port && variables.listeners[j].protocol == l.protocol && {hj} == {hl})].map(same, `+
-		`size(same) == 0 || (variables.unchanged[i] && variables.unchanged[same[0]]) ? [] : [{host}])[0])[0])[0])`,
-		"proto", protoConflict, "host", hostConflict,
-		"hj", host("variables.listeners[j]"), "hl", host("l")))
+		`[variables.ports.indexOf(variables.ports[i])].map(f, f == i ? [] : `+
+		`variables.listeners[f].protocol != l.protocol ? (variables.unchanged[i] && variables.unchanged[f] ? [] : [{proto}]) : `+
+		`[variables.endpoints.indexOf(variables.endpoints[i])].map(same, `+
+		`same == i || (variables.unchanged[i] && variables.unchanged[same]) ? [] : [{host}])[0])[0])[0])`,
+		"proto", protoConflict, "host", hostConflict))
 
 	// each listener's own rules (validateListener), by the builders below
 	listenerRules := []struct {
@@ -280,7 +314,7 @@ func build() celPolicy {
 		var chunks []string
 		for lo := 0; lo < MaxIndex; lo += ListenerChunk {
 			name := fmt.Sprintf("%sCheck%d", r.name, lo/ListenerChunk)
-			add(name, over(fmt.Sprintf(`variables.idx.filter(i, i >= %d && i < %d)`, lo, lo+ListenerChunk), body))
+			add(name, over(fmt.Sprintf(`(size(variables.listeners) <= %d ? [] : %s.filter(i, i < size(variables.listeners)))`, lo, indexRange(lo, lo+ListenerChunk)), body))
 			chunks = append(chunks, "variables."+name)
 		}
 		add(r.name+"Check", strings.Join(chunks, " + "))
@@ -457,11 +491,20 @@ func nameList(v, kpath string, allowed []string, tls13 bool) string {
 	if tls13 {
 		explain = t(`it in {tls13} ? {why} : `, "tls13", list(rules.TLS13Ciphers), "why", inv("it", rules.DetailTLS13Cipher))
 	}
-	return t(`({v} == "" ? [{empty}] : [{v}.split(",")].map(items, `+
+	// The usual list, names only, each once, is told by one regular
+	// expression and a check for repeats; only another is judged item by
+	// item.
+	names := make([]string, len(allowed))
+	for i, a := range allowed {
+		names[i] = regexp.QuoteMeta(a)
+	}
+	valid := t(`({v}.matches({re}) && [{v}.split(",")].all(items, size(items) <= {max} && items.all(x, items.indexOf(x) == items.lastIndexOf(x))))`,
+		"v", v, "re", lit("^("+strings.Join(names, "|")+")(,("+strings.Join(names, "|")+"))*$"), "max", strconv.Itoa(len(allowed)))
+	return t(`({v} == "" ? [{empty}] : {valid} ? [] : [{v}.split(",")].map(items, `+
 		`{idx}.filter(j, j < size(items)).map(j, [items[j]].map(it, it == "" ? {emptyitem} : it.trim() != it ? {padded} : `+
 		`{idx}.exists(m, m < j && items[m] == it) ? {dup} : it in {allowed} ? "" : {explain}{ns})[0]).filter(s, s != "") + `+
 		`(size(items) > {n} ? [{summary}] : []))[0])`,
-		"v", v, "empty", inv(v, rules.DetailEmptyNameList),
+		"v", v, "empty", inv(v, rules.DetailEmptyNameList), "valid", valid,
 		"idx", indexList(n), "n", strconv.Itoa(n),
 		"emptyitem", inv(v, rules.DetailEmptyItem), "padded", inv("it", rules.DetailPaddedItem),
 		"dup", line(kpath, field.Duplicate(p, holeA), map[string]string{holeA: "it"}),
@@ -485,7 +528,6 @@ func versionRange(o string) string {
 
 // allowedRoutes is validateAllowedRoutes of ar at path.
 func allowedRoutes(ar, path string) string {
-	idx := indexList(MaxIndex)
 	kinds := `(has(` + ar + `.kinds) ? ` + ar + `.kinds : [])`
 	kind := t(`[{kinds}[j]].map(k, (has(k.group) && k.group != {gw} ? [{group}] : []) + (k.kind != "HTTPRoute" ? (k.kind == "" ? [{req}] : [{ns}]) : []))[0]`,
 		"kinds", kinds, "gw", lit(gwv1.GroupName),
@@ -499,7 +541,7 @@ func allowedRoutes(ar, path string) string {
 		"selector", selector("ns.selector", nsPath+` + ".selector"`),
 		"req", line(nsPath+` + ".selector"`, field.Required(p, "required when from is Selector"), nil),
 		"ns", notSupported(from, nsPath+` + ".from"`, []gwv1.FromNamespaces{gwv1.NamespacesFromAll, gwv1.NamespacesFromSame, gwv1.NamespacesFromSelector}))
-	return joined(idx+`.filter(j, j < size(`+kinds+`)).map(j, `+kind+`)`) +
+	return joined(indexed(kinds, "j", kind, MaxRouteKinds)) +
 		` + (has(` + ar + `.namespaces) ? ` + namespaces + ` : [])`
 }
 
@@ -511,7 +553,7 @@ func selector(s, path string) string {
 	vals := `(has(e.values) ? e.values : [])`
 	operators := func(ops ...string) string { return list(ops) }
 	expr := t(`[{exprs}[j]].map(e, (e.operator in {inout} ? (size({vals}) == 0 ? [{req}] : []) : e.operator in {exists} ? (size({vals}) > 0 ? [{forb}] : []) : [{badop}]) + `+
-		`{key} + `+joined(indexed(vals, "m", labelValue(vals+"[m]", ePath+` + ".values[" + string(m) + "]"`)))+`)[0]`,
+		`{key} + `+joined(indexed(vals, "m", labelValue(vals+"[m]", ePath+` + ".values[" + string(m) + "]"`), MaxSelectorIndex))+`)[0]`,
 		"exprs", exprs, "vals", vals,
 		"inout", operators("In", "NotIn"), "exists", operators("Exists", "DoesNotExist"),
 		"req", line(ePath+` + ".values"`, field.Required(p, "must be specified when `operator` is 'In' or 'NotIn'"), nil),
@@ -519,20 +561,24 @@ func selector(s, path string) string {
 		"badop", line(ePath+` + ".operator"`, field.Invalid(p, holeA, "not a valid selector operator"), map[string]string{holeA: "e.operator"}),
 		"key", labelKey("e.key", ePath+` + ".key"`))
 	return `((has(` + s + `.matchLabels) ? ` + joined(s+`.matchLabels.map(k, `+labelKey("k", labelsPath)+` + `+labelValue(s+".matchLabels[k]", labelsPath)+`)`) + ` : []) + ` +
-		joined(indexed(exprs, "j", expr)) + `)`
+		joined(indexed(exprs, "j", expr, MaxSelectorIndex)) + `)`
 }
+
+// MaxRouteKinds is how many route kinds are walked by index: the CRD's
+// maxItems (any further ones by indexOf).
+const MaxRouteKinds = 8
 
 // MaxSelectorIndex is how many items of a selector's lists are walked by
 // index (the rest by indexOf).
 const MaxSelectorIndex = 16
 
 // indexed maps each item of the CEL list x to body, with its index as the
-// variable v: the first MaxSelectorIndex through the index list, any further ones
-// (only a selector's lists are unbounded) through indexOf, which names the
+// variable v: the first n through an index list, any further ones through
+// indexOf, which names the
 // first of equal items (so a repeated bad item past MaxIndex is reported at
 // its first index; the verdict is the same).
-func indexed(x, v, body string) string {
-	return t(`({idx}.filter({v}, {v} < size({x})).map({v}, {body}) + `+
+func indexed(x, v, body string, n int) string {
+	return t(`(size({x}) == 0 ? [] : {idx}.filter({v}, {v} < size({x})).map({v}, {body}) + `+
 		`(size({x}) > {n} ? {x}.filter(item, {x}.indexOf(item) >= {n}).map(item, [{x}.indexOf(item)].map({v}, {body})[0]) : []))`,
-		"idx", indexList(MaxSelectorIndex), "n", strconv.Itoa(MaxSelectorIndex), "x", x, "v", v, "body", body)
+		"idx", indexList(n), "n", strconv.Itoa(n), "x", x, "v", v, "body", body)
 }
