@@ -150,6 +150,12 @@ func (n *Node) setUpNetwork() error {
 		{"ip", "route", "add", ServiceCIDR, "dev", podBridge},
 		{"iptables", "-w", "-I", "FORWARD", "1", "-i", podBridge, "!", "-o", podBridge, "-j", "DROP", "-m", "comment", "--comment", "lsw-node"},
 		{"iptables", "-w", "-I", "FORWARD", "1", "-o", podBridge, "!", "-i", podBridge, "-j", "DROP", "-m", "comment", "--comment", "lsw-node"},
+		// kube-apiserver and the kubelet listen on every address (the pods
+		// reach kube-apiserver at the node's): only this machine and its pods
+		// may connect.
+		{"iptables", "-w", "-I", "INPUT", "1", "-p", "tcp", "-m", "multiport", "--dports",
+			fmt.Sprintf("%d,%d", n.ports.apiserver, n.ports.kubelet), "!", "-s", PodCIDR,
+			"-m", "addrtype", "!", "--src-type", "LOCAL", "-j", "DROP", "-m", "comment", "--comment", "lsw-node"},
 	} {
 		if out, err := exec.Command(args[0], args[1:]...).CombinedOutput(); err != nil {
 			return fmt.Errorf("%s: %w\n%s", strings.Join(args, " "), err, out)
@@ -175,13 +181,7 @@ func (n *Node) cleanUp() error {
 			}
 		}
 		_ = exec.Command("ip", "link", "del", podBridge).Run()
-		for _, rule := range [][]string{
-			{"-i", podBridge, "!", "-o", podBridge, "-j", "DROP", "-m", "comment", "--comment", "lsw-node"},
-			{"-o", podBridge, "!", "-i", podBridge, "-j", "DROP", "-m", "comment", "--comment", "lsw-node"},
-		} {
-			for exec.Command("iptables", append([]string{"-w", "-D", "FORWARD"}, rule...)...).Run() == nil {
-			}
-		}
+		removeOwnRules()
 		removeKubeletChains()
 		if n.ipFwd != "" {
 			_ = os.WriteFile("/proc/sys/net/ipv4/ip_forward", []byte(n.ipFwd), 0o644)
@@ -195,6 +195,23 @@ func (n *Node) cleanUp() error {
 		_ = os.Remove(filepath.Join(os.TempDir(), "lsw-node.dir"))
 	}
 	return errors.Join(errs...)
+}
+
+// removeOwnRules deletes the rules setUpNetwork added (commented lsw-node),
+// also those of an earlier node whose ports are no longer known.
+func removeOwnRules() {
+	for _, chain := range []string{"INPUT", "FORWARD"} {
+		out, err := exec.Command("iptables", "-w", "-S", chain).Output()
+		if err != nil {
+			continue
+		}
+		for _, line := range strings.Split(string(out), "\n") {
+			f := strings.Fields(line)
+			if len(f) > 2 && f[0] == "-A" && strings.Contains(line, "--comment lsw-node") {
+				_ = exec.Command("iptables", append([]string{"-w", "-D"}, f[1:]...)...).Run()
+			}
+		}
+	}
 }
 
 // removeKubeletChains removes the iptables chains the kubelet makes (and
