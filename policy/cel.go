@@ -115,6 +115,8 @@ const (
 		`|(` + h16 + `:){1,5}(:` + h16 + `){1,2}|(` + h16 + `:){1,4}(:` + h16 + `){1,3}|(` + h16 + `:){1,3}(:` + h16 + `){1,4}` +
 		`|(` + h16 + `:){1,2}(:` + h16 + `){1,5}|` + h16 + `:(:` + h16 + `){1,6}|:((:` + h16 + `){1,7}|:)` +
 		`|(` + h16 + `:){6}` + reIPv4 + `|(` + h16 + `:){0,5}:` + reIPv4 + `|::(` + h16 + `:){0,5}` + reIPv4 + `)(%[^\[\]]+)?`
+	// reIPChars are the characters reIP can match.
+	reIPChars = `^[0-9a-fA-F:.\[\]%]*$|%`
 	// reIP is what strings.Trim(host, "[]") leaves as an address.
 	reIP = `^[\[\]]*(` + reIPv4 + `|` + reIPv6 + `)[\[\]]*$`
 )
@@ -433,12 +435,15 @@ func optionRules() string {
 
 func hostname(h, path string) string {
 	inv := func(msg string) string { return line(path, field.Invalid(p, holeA, msg), map[string]string{holeA: h}) }
-	return t(`({h} == "" ? [{empty}] : {h}.matches({ip}) ? [{isip}] : {h}.contains(":") ? [{port}] : `+
+	// The address expression is long, and kube-apiserver charges a match by
+	// the string's length times the expression's: only a hostname of
+	// address characters alone is matched against it.
+	return t(`({h} == "" ? [{empty}] : ({h}.matches({ipchars}) && {h}.matches({ip})) ? [{isip}] : {h}.contains(":") ? [{port}] : `+
 		`(size(bytes({h})) > {max} ? [{long}] : []) + `+
 		`({h}.startsWith("*.") ? (!{h}.substring(2).matches({sub}) ? [{wregex}] : []) : (!{h}.matches({sub}) ? [{regex}] : [])))`,
 		"h", h,
 		"empty", inv("must not be empty; omit the field to match every hostname"),
-		"ip", lit(reIP), "isip", inv("must be a DNS name, not an IP address"),
+		"ip", lit(reIP), "ipchars", lit(reIPChars), "isip", inv("must be a DNS name, not an IP address"),
 		"port", inv("must not include a port"),
 		"max", strconv.Itoa(validation.DNS1123SubdomainMaxLength), "long", inv(validation.MaxLenError(validation.DNS1123SubdomainMaxLength)),
 		"sub", lit(reSubdomain), "wregex", inv("after the leading '*.': "+msgSubdomainRegex), "regex", inv(msgSubdomainRegex))
