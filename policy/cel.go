@@ -183,8 +183,8 @@ var pathsOnly bool
 
 // ListenerChunk is how many listeners one check variable judges: each
 // variable is one CEL evaluation, which kube-apiserver limits to a
-// million cost units.
-const ListenerChunk = 16
+// million cost units (8 of the costliest listeners cost about half that).
+const ListenerChunk = 8
 
 // MaxCertificateRefs is how many certificateRefs of a listener the policy
 // judges one by one. A listener may have only one, so a second one is
@@ -301,37 +301,43 @@ func build() celPolicy {
 			return `!has(l.allowedRoutes) ? [] : [l.allowedRoutes].map(ar, ` + allowedRoutes("ar", `p + ".allowedRoutes"`) + `)[0]`
 		}},
 	}
-	listenerEntries := func(suffix, at string) string {
-		var own []string
+	// a listener's own entries: the rules' lists, one after another
+	own := func() string {
+		var parts []string
 		for _, r := range listenerRules {
-			own = append(own, "variables."+r.name+suffix+"["+at+"]")
+			parts = append(parts, "("+r.body()+")")
 		}
-		return `(variables.unchanged[i] ? [] : ` + strings.Join(own, " + ") + `) + variables.duplicateErrors[i] + variables.conflictErrors[i]`
+		return strings.Join(parts, " + ")
+	}
+	listenerEntries := func(ownEntries string) string {
+		return `(variables.unchanged[i] ? [] : ` + ownEntries + `) + variables.duplicateErrors[i] + variables.conflictErrors[i]`
 	}
 
-	// tier 1, the checks: every listener, paths only, in chunks
+	// tier 1, the checks: every listener, paths only, a chunk of listeners
+	// per variable (a chunk past the set's listeners is never evaluated:
+	// variables are evaluated when first read)
 	pathsOnly = true
-	for _, r := range listenerRules {
-		body := r.body()
-		var chunks []string
-		for lo := 0; lo < MaxIndex; lo += ListenerChunk {
-			name := fmt.Sprintf("%sCheck%d", r.name, lo/ListenerChunk)
-			add(name, over(fmt.Sprintf(`(size(variables.listeners) <= %d ? [] : %s.filter(i, i < size(variables.listeners)))`, lo, indexRange(lo, lo+ListenerChunk)), body))
+	body := own()
+	var chunks []string
+	for lo := 0; lo < MaxIndex; lo += ListenerChunk {
+		name := fmt.Sprintf("ownCheck%d", lo/ListenerChunk)
+		add(name, over(indexRange(lo, lo+ListenerChunk)+`.filter(i, i < size(variables.listeners))`, body))
+		if lo == 0 {
 			chunks = append(chunks, "variables."+name)
+		} else {
+			chunks = append(chunks, fmt.Sprintf(`(size(variables.listeners) > %d ? variables.%s : [])`, lo, name))
 		}
-		add(r.name+"Check", strings.Join(chunks, " + "))
 	}
+	add("ownCheck", strings.Join(chunks, " + "))
 	pathsOnly = false
-	add("listenerChecks", `variables.idx.map(i, `+listenerEntries("Check", "i")+`)`)
+	add("listenerChecks", `variables.idx.map(i, `+listenerEntries("variables.ownCheck[i]")+`)`)
 	add("failing", `variables.idx.filter(i, size(variables.listenerChecks[i]) > 0)`)
 	add("checks", `(variables.parentRefErrors + variables.countErrors + `+joined(`variables.listenerChecks`)+`).join(`+lit(Separator)+`)`)
 
 	// tier 2, the details: the first failing listeners, with messages
 	add("shown", indexList(MaxDetailedListeners)+`.filter(k, k < size(variables.failing)).map(k, variables.failing[k])`)
-	for _, r := range listenerRules {
-		add(r.name+"Detail", over(`variables.shown`, r.body()))
-	}
-	shownEntries := listenerEntries("Detail", "k")
+	add("ownDetail", over(`variables.shown`, own()))
+	shownEntries := listenerEntries("variables.ownDetail[k]")
 	// A line break in a value the message shows unquoted (an option key in
 	// a path, a listener's name in a conflict) is escaped: kube-apiserver
 	// refuses a message with one.
