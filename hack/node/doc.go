@@ -19,11 +19,14 @@
 // (lswbr0, PodCIDR) that exists only on this machine; forwarding from that
 // bridge to anywhere but itself is dropped, so a pod reaches nothing but the
 // node and other pods. The node's address is this machine's own (the address
-// of the interface of its default route); kube-apiserver listens there and on
-// 127.0.0.1. Service ClusterIPs (ServiceCIDR) are routed to the pod bridge
-// too, so that a packet kube-proxy did not translate stays on this machine. The
-// machine's settings must allow this: root, cgroups (v1 or hybrid: kubelet
-// cgroupDriver cgroupfs with failCgroupV1 false), iptables (nf_tables) and
-// overlayfs; containerd's CRI runs with restrict_oom_score_adj (the sandbox
-// may not lower oom_score_adj).
+// of the interface of its default route); kube-apiserver and the kubelet
+// listen on every address, and an iptables rule lets only this machine and
+// the pods connect to them. Service ClusterIPs (ServiceCIDR) are routed to
+// the pod bridge too, so that a packet kube-proxy did not translate stays on
+// this machine. Nothing is looked up in the machine's DNS: kube-apiserver
+// reaches the kubelet by the node's address, and the pods' resolv.conf names
+// only 127.0.0.1. The machine's settings must allow this: root, cgroups (v1
+// or hybrid: kubelet cgroupDriver cgroupfs with failCgroupV1 false), iptables
+// (nf_tables) and overlayfs; containerd's CRI runs with
+// restrict_oom_score_adj (the sandbox may not lower oom_score_adj).
 package node
