@@ -184,7 +184,7 @@ var pathsOnly bool
 // ListenerChunk is how many listeners one check variable judges: each
 // variable is one CEL evaluation, which kube-apiserver limits to a
 // million cost units (8 of the costliest listeners cost about half that).
-const ListenerChunk = 8
+const ListenerChunk = 16
 
 // MaxCertificateRefs is how many certificateRefs of a listener the policy
 // judges one by one. A listener may have only one, so a second one is

@@ -127,9 +127,9 @@ func compare(t *testing.T, e *policytest.Evaluator, name string, newLS, oldLS *g
 
 func evaluator(t *testing.T) *policytest.Evaluator {
 	vap, _ := policy.Generate(policy.Options{})
-	e, errs := policytest.Compile(vap, utilversion.MustParseGeneric("1.29"))
-	if len(errs) > 0 {
-		t.Fatal(errs)
+	e, err := policytest.Compile(vap, utilversion.MustParseGeneric("1.29"))
+	if err != nil {
+		t.Fatal(err)
 	}
 	return e
 }

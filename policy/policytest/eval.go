@@ -26,42 +26,20 @@ type Evaluator struct {
 
 // Compile compiles policy as kube-apiserver does for a stored policy, with
 // the CEL environment of compatibility version ver (e.g. 1.29, what a 1.30
-// kube-apiserver accepts in a new policy). It returns the compile errors of
-// each expression (empty when all compile).
-func Compile(policy *admissionregistrationv1.ValidatingAdmissionPolicy, ver *utilversion.Version) (*Evaluator, []error) {
-	envSet := environment.MustBaseEnvSet(ver)
-	var errs []error
-	// Compile each expression on its own first, for errors with names:
-	// the validator would only report them at evaluation.
-	compiler, err := plugincel.NewCompositedCompiler(envSet)
+// kube-apiserver accepts in a new policy). An expression that does not
+// compile makes every evaluation an error; CompileErrors names them.
+func Compile(policy *admissionregistrationv1.ValidatingAdmissionPolicy, ver *utilversion.Version) (*Evaluator, error) {
+	compiler, err := plugincel.NewCompositedCompiler(environment.MustBaseEnvSet(ver))
 	if err != nil {
-		return nil, []error{err}
+		return nil, err
 	}
-	vars := make([]plugincel.NamedExpressionAccessor, len(policy.Spec.Variables))
-	for i, v := range policy.Spec.Variables {
-		vars[i] = &validating.Variable{Name: v.Name, Expression: v.Expression}
-	}
-	optional := plugincel.OptionalVariableDeclarations{HasParams: false, HasAuthorizer: true}
-	compiler.CompileAndStoreVariables(vars, optional, environment.NewExpressions)
-	for _, v := range policy.Spec.Variables {
-		r := compiler.CompileCELExpression(&validating.Variable{Name: v.Name, Expression: v.Expression}, optional, environment.NewExpressions)
-		if r.Error != nil {
-			errs = append(errs, fmt.Errorf("variable %s: %v", v.Name, r.Error))
-		}
-		// each variable becomes visible to the next one, as in the plugin
-	}
+	compiler.CompileAndStoreVariables(variables(policy), optional, environment.NewExpressions)
 	validations := make([]plugincel.ExpressionAccessor, len(policy.Spec.Validations))
 	messages := make([]plugincel.ExpressionAccessor, len(policy.Spec.Validations))
 	for i, v := range policy.Spec.Validations {
 		validations[i] = &validating.ValidationCondition{Expression: v.Expression, Message: v.Message, Reason: v.Reason}
 		if v.MessageExpression != "" {
 			messages[i] = &validating.MessageExpressionCondition{MessageExpression: v.MessageExpression}
-			if r := compiler.CompileCELExpression(messages[i], plugincel.OptionalVariableDeclarations{}, environment.NewExpressions); r.Error != nil {
-				errs = append(errs, fmt.Errorf("validation %d messageExpression: %v", i, r.Error))
-			}
-		}
-		if r := compiler.CompileCELExpression(validations[i], optional, environment.NewExpressions); r.Error != nil {
-			errs = append(errs, fmt.Errorf("validation %d: %v", i, r.Error))
 		}
 	}
 	v := validating.NewValidator(
@@ -70,7 +48,46 @@ func Compile(policy *admissionregistrationv1.ValidatingAdmissionPolicy, ver *uti
 		compiler.CompileCondition(nil, optional, environment.NewExpressions),
 		compiler.CompileCondition(messages, plugincel.OptionalVariableDeclarations{HasAuthorizer: false}, environment.NewExpressions),
 		policy.Spec.FailurePolicy, nil)
-	return &Evaluator{validator: v}, errs
+	return &Evaluator{validator: v}, nil
+}
+
+// optional are the variables a policy without params sees.
+var optional = plugincel.OptionalVariableDeclarations{HasParams: false, HasAuthorizer: true}
+
+func variables(policy *admissionregistrationv1.ValidatingAdmissionPolicy) []plugincel.NamedExpressionAccessor {
+	vars := make([]plugincel.NamedExpressionAccessor, len(policy.Spec.Variables))
+	for i, v := range policy.Spec.Variables {
+		vars[i] = &validating.Variable{Name: v.Name, Expression: v.Expression}
+	}
+	return vars
+}
+
+// CompileErrors compiles each expression of policy on its own, as
+// kube-apiserver validates a new policy, and returns an error for each that
+// does not compile in the CEL environment of compatibility version ver.
+func CompileErrors(policy *admissionregistrationv1.ValidatingAdmissionPolicy, ver *utilversion.Version) []error {
+	compiler, err := plugincel.NewCompositedCompiler(environment.MustBaseEnvSet(ver))
+	if err != nil {
+		return []error{err}
+	}
+	compiler.CompileAndStoreVariables(variables(policy), optional, environment.NewExpressions)
+	var errs []error
+	for _, v := range policy.Spec.Variables {
+		if r := compiler.CompileCELExpression(&validating.Variable{Name: v.Name, Expression: v.Expression}, optional, environment.NewExpressions); r.Error != nil {
+			errs = append(errs, fmt.Errorf("variable %s: %v", v.Name, r.Error))
+		}
+	}
+	for i, v := range policy.Spec.Validations {
+		if r := compiler.CompileCELExpression(&validating.ValidationCondition{Expression: v.Expression}, optional, environment.NewExpressions); r.Error != nil {
+			errs = append(errs, fmt.Errorf("validation %d: %v", i, r.Error))
+		}
+		if v.MessageExpression != "" {
+			if r := compiler.CompileCELExpression(&validating.MessageExpressionCondition{MessageExpression: v.MessageExpression}, plugincel.OptionalVariableDeclarations{}, environment.NewExpressions); r.Error != nil {
+				errs = append(errs, fmt.Errorf("validation %d messageExpression: %v", i, r.Error))
+			}
+		}
+	}
+	return errs
 }
 
 // Result is the policy's decision on one request.

@@ -151,13 +151,16 @@ func TestPolicyAgainstKubeAPIServer(t *testing.T) {
 		tablePairs, tableUpdates, len(pairs)-tablePairs, nPairs, time.Since(storeStart).Round(time.Millisecond))
 
 	vap, binding := policy.Generate(policy.Options{})
+	installStart := time.Now()
 	if err := c.Client.Create(ctx, vap); err != nil {
 		t.Fatal(err)
 	}
+	created := time.Since(installStart)
 	if err := c.Client.Create(ctx, binding); err != nil {
 		t.Fatal(err)
 	}
 	waitForPolicy(t, client)
+	t.Logf("policy created in %v (kube-apiserver compiles it to validate it), enforced %v after the create", created.Round(time.Millisecond), time.Since(installStart).Round(time.Millisecond))
 
 	type outcome struct{ policyDenied, schemaDenied, allowed, mismatch int }
 	var mu sync.Mutex
