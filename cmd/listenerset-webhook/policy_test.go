@@ -1,0 +1,50 @@
+package main
+
+import (
+	"bytes"
+	"strings"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+	admissionregistrationv1 "k8s.io/api/admissionregistration/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"sigs.k8s.io/yaml"
+
+	"github.com/airlock/listenerset-webhook/policy"
+)
+
+// TestPolicyCommand: the flags reach the objects, the output is the
+// package's YAML, and bad flags are a usage error.
+func TestPolicyCommand(t *testing.T) {
+	var stdout, stderr bytes.Buffer
+	code := run([]string{"policy", "--name", "p", "--binding-name", "b", "--validation-actions", "Warn,Audit",
+		"--namespace-selector", "team in (a,b),!legacy"}, nil, &stdout, &stderr)
+	require.Equal(t, exitOK, code, stderr.String())
+	want, err := policy.YAML(policy.Options{
+		PolicyName: "p", BindingName: "b",
+		Actions: []admissionregistrationv1.ValidationAction{admissionregistrationv1.Warn, admissionregistrationv1.Audit},
+		NamespaceSelector: &metav1.LabelSelector{MatchExpressions: []metav1.LabelSelectorRequirement{
+			{Key: "legacy", Operator: metav1.LabelSelectorOpDoesNotExist},
+			{Key: "team", Operator: metav1.LabelSelectorOpIn, Values: []string{"a", "b"}},
+		}},
+	})
+	require.NoError(t, err)
+	require.Equal(t, string(want), stdout.String())
+	docs := strings.Split(stdout.String(), "\n---\n")
+	require.Len(t, docs, 2)
+	var binding admissionregistrationv1.ValidatingAdmissionPolicyBinding
+	require.NoError(t, yaml.UnmarshalStrict([]byte(docs[1]), &binding))
+	assert.Equal(t, "p", binding.Spec.PolicyName)
+
+	for _, args := range [][]string{
+		{"policy", "--validation-actions", "Block"},
+		{"policy", "--namespace-selector", "a in ("},
+		{"policy", "extra"},
+	} {
+		stdout.Reset()
+		stderr.Reset()
+		assert.Equal(t, exitUsage, run(args, nil, &stdout, &stderr), "%v", args)
+		assert.Empty(t, stdout.String(), "%v", args)
+	}
+}
