@@ -37,8 +37,8 @@ const Separator = "; "
 type variable struct{ name, expression string }
 
 type celPolicy struct {
-	variables           []variable
-	validation, message string
+	variables                     []variable
+	validation, message, fastPath string
 }
 
 // t replaces each {key} of s with its value (pairs of key, value).
@@ -360,7 +360,7 @@ func build() celPolicy {
 	for i := range vars {
 		vars[i].expression = withRequired(vars[i].expression)
 	}
-	return celPolicy{variables: vars, validation: `variables.checks == ""`, message: message}
+	return celPolicy{variables: vars, validation: `variables.checks == ""`, message: message, fastPath: fastPathExpression()}
 }
 
 // requiredField finds the reads of fields the CRD requires.

@@ -71,7 +71,10 @@ func Generate(opts Options) (*admissionregistrationv1.ValidatingAdmissionPolicy,
 					},
 				}},
 			},
-			Variables: vars,
+			// The usual valid object is told apart cheaply and skips the
+			// rest (fast.go).
+			MatchConditions: []admissionregistrationv1.MatchCondition{{Name: FastPathCondition, Expression: e.fastPath}},
+			Variables:       vars,
 			Validations: []admissionregistrationv1.Validation{{
 				Expression:        e.validation,
 				MessageExpression: e.message,

@@ -14,6 +14,7 @@ import (
 	"k8s.io/apiserver/pkg/admission"
 	plugincel "k8s.io/apiserver/pkg/admission/plugin/cel"
 	"k8s.io/apiserver/pkg/admission/plugin/policy/validating"
+	"k8s.io/apiserver/pkg/admission/plugin/webhook/matchconditions"
 	celconfig "k8s.io/apiserver/pkg/apis/cel"
 	"k8s.io/apiserver/pkg/cel/environment"
 	gwv1 "sigs.k8s.io/gateway-api/apis/v1"
@@ -42,9 +43,17 @@ func Compile(policy *admissionregistrationv1.ValidatingAdmissionPolicy, ver *uti
 			messages[i] = &validating.MessageExpressionCondition{MessageExpression: v.MessageExpression}
 		}
 	}
+	var matcher matchconditions.Matcher
+	if len(policy.Spec.MatchConditions) > 0 {
+		conds := make([]plugincel.ExpressionAccessor, len(policy.Spec.MatchConditions))
+		for i := range policy.Spec.MatchConditions {
+			conds[i] = (*matchconditions.MatchCondition)(&policy.Spec.MatchConditions[i])
+		}
+		matcher = matchconditions.NewMatcher(compiler.CompileCondition(conds, optional, environment.NewExpressions), policy.Spec.FailurePolicy, "policy", "validate", policy.Name)
+	}
 	v := validating.NewValidator(
 		compiler.CompileCondition(validations, optional, environment.NewExpressions),
-		nil,
+		matcher,
 		compiler.CompileCondition(nil, optional, environment.NewExpressions),
 		compiler.CompileCondition(messages, plugincel.OptionalVariableDeclarations{HasAuthorizer: false}, environment.NewExpressions),
 		policy.Spec.FailurePolicy, nil)
@@ -72,6 +81,12 @@ func CompileErrors(policy *admissionregistrationv1.ValidatingAdmissionPolicy, ve
 	}
 	compiler.CompileAndStoreVariables(variables(policy), optional, environment.NewExpressions)
 	var errs []error
+	for _, c := range policy.Spec.MatchConditions {
+		// compiled as kube-apiserver validates them: without variables
+		if r := plugincel.NewCompiler(environment.MustBaseEnvSet(ver)).CompileCELExpression((*matchconditions.MatchCondition)(&c), optional, environment.NewExpressions); r.Error != nil {
+			errs = append(errs, fmt.Errorf("matchCondition %s: %v", c.Name, r.Error))
+		}
+	}
 	for _, v := range policy.Spec.Variables {
 		if r := compiler.CompileCELExpression(&validating.Variable{Name: v.Name, Expression: v.Expression}, optional, environment.NewExpressions); r.Error != nil {
 			errs = append(errs, fmt.Errorf("variable %s: %v", v.Name, r.Error))
