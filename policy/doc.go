@@ -9,15 +9,45 @@
 // It owns the CEL: the name lists come from validation (names.go), the
 // messages from the same apimachinery functions and validation constants the
 // Go rules use, so one change in Go changes both engines. The policy computes
-// every violation in variables and fails once, with a message of
-// "<field path>: <detail>" entries as the webhook's causes read (kube-apiserver
-// reports only the first failing validation, and refuses multi-line
-// messages, so the entries are joined with "; "). It assumes only what
-// kube-apiserver guarantees before admission: the CRD's structural schema
-// (required fields, types) ran; every field the CRD or the mutating webhook
-// defaults is read with its default when absent, so the verdict does not
-// depend on whether defaulting ran.
+// every violation in variables and fails once, reason Invalid, with a
+// message of "<field path>: <detail>" entries as the webhook's causes read
+// (kube-apiserver reports only the first failing validation, and refuses
+// multi-line messages, so the entries are joined with "; "). The CEL uses
+// only what a 1.30 kube-apiserver accepts in a new policy (compatibility
+// version 1.29).
 //
-// The test in test/policy holds the policy's verdict equal to
+// Three parts, all generated from the same rule builders (cel.go):
+//   - a match condition (fast.go) that admits the usual valid set in one
+//     cheap pass and skips the rest: kube-apiserver evaluates a policy's
+//     validation and its messageExpression in full even when the object
+//     passes;
+//   - checks that run every rule on every listener but write each violation
+//     as its path only: the verdict and the number of entries;
+//   - details, the same rules with their messages, for the parentRef, the
+//     count and the first MaxDetailedListeners failing listeners: the
+//     message.
+//
+// That keeps the costliest object within kube-apiserver's CEL budget
+// (TestWorstObjectCost). Where the policy's entries differ from the
+// webhook's causes, by design: a listener's certificateRefs past the
+// MaxCertificateRefs-th are covered by the list's "Too many" entry only; a
+// list-valued option with more items than it has names plus ListSlack gets
+// one entry for the rest; the entries of failing listeners past the first
+// MaxDetailedListeners, and past 5 KiB, are counted ("; and N more");
+// strings.quote leaves unprintable characters unescaped where Go's %q
+// escapes them, and a line break in a path is escaped. A selector so large
+// that its CEL runs out of budget is denied (failurePolicy Fail).
+//
+// Defaults: every field the CRD (or the mutating webhook) defaults is read
+// with its default when absent, so a create is judged the same whether
+// defaulting ran or not. Ratcheting on update compares listeners as
+// kube-apiserver hands them to admission, both defaulted by the CRD's schema
+// (the new object when decoded, the stored one when read); validation
+// compares them after defaults.ListenerSet, which sets what the CRD
+// defaults, so the two agree. Fields the CRD requires are read as their zero
+// value when absent, as the Go types decode them.
+//
+// policytest evaluates the policy in process with k8s.io/apiserver's own
+// validator; test/policy holds its verdict and paths equal to
 // validation.Validate against a real kube-apiserver.
 package policy
