@@ -6,6 +6,7 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
+	"sync"
 	"testing"
 
 	utiljson "k8s.io/apimachinery/pkg/util/json"
@@ -125,14 +126,20 @@ func compare(t *testing.T, e *policytest.Evaluator, name string, newLS, oldLS *g
 	}
 }
 
+// evaluator is the policy compiled once for the package's tests (it takes
+// seconds).
 func evaluator(t *testing.T) *policytest.Evaluator {
-	vap, _ := policy.Generate(policy.Options{})
-	e, err := policytest.Compile(vap, utilversion.MustParseGeneric("1.29"))
+	e, err := compiled()
 	if err != nil {
 		t.Fatal(err)
 	}
 	return e
 }
+
+var compiled = sync.OnceValues(func() (*policytest.Evaluator, error) {
+	vap, _ := policy.Generate(policy.Options{})
+	return policytest.Compile(vap, utilversion.MustParseGeneric("1.29"))
+})
 
 func examples(t testing.TB) map[string]*gwv1.ListenerSet {
 	files, err := filepath.Glob("../examples/*/*.yaml")

@@ -14,7 +14,11 @@ import (
 // this module's apiserver's own.
 func TestCompiles(t *testing.T) {
 	vap, _ := policy.Generate(policy.Options{})
-	for _, v := range []string{"1.29", "1.36"} {
+	versions := []string{"1.29", "1.36"}
+	if testing.Short() {
+		versions = versions[:1] // the oldest; test/policy runs the newest for real
+	}
+	for _, v := range versions {
 		if errs := policytest.CompileErrors(vap, utilversion.MustParseGeneric(v)); len(errs) > 0 {
 			for _, err := range errs {
 				t.Errorf("CEL %s: %v", v, err)
