@@ -18,8 +18,6 @@ import (
 	structuralschema "k8s.io/apiextensions-apiserver/pkg/apiserver/schema"
 	structuraldefaulting "k8s.io/apiextensions-apiserver/pkg/apiserver/schema/defaulting"
 	apiservervalidation "k8s.io/apiextensions-apiserver/pkg/apiserver/validation"
-	"k8s.io/apiextensions-apiserver/pkg/registry/customresource"
-	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured/unstructuredscheme"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/apiserver/pkg/registry/rest"
 	sigsjson "sigs.k8s.io/json"
@@ -231,20 +229,13 @@ func New(crd *apiextensionsv1.CustomResourceDefinition, source string) (*Checker
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", source, err)
 	}
-	var statusSpec *apiextensions.CustomResourceSubresourceStatus
-	var statusValidator apiservervalidation.SchemaValidator
 	subresources, err := apihelpers.GetSubresourcesForVersion(crd, Version)
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", source, err)
 	}
-	if subresources != nil && subresources.Status != nil {
-		statusSpec = &apiextensions.CustomResourceSubresourceStatus{}
-		if statusSchema, ok := internalValidation.OpenAPIV3Schema.Properties["status"]; ok {
-			if statusValidator, _, err = apiservervalidation.NewSchemaValidator(&statusSchema); err != nil {
-				return nil, fmt.Errorf("%s: %w", source, err)
-			}
-		}
-	}
+	// The status schema's validator is for status updates only: a create
+	// drops status when the CRD has the subresource.
+	hasStatus := subresources != nil && subresources.Status != nil
 	var scaleSpec *apiextensions.CustomResourceSubresourceScale
 	if subresources != nil && subresources.Scale != nil {
 		scaleSpec = &apiextensions.CustomResourceSubresourceScale{}
@@ -252,16 +243,9 @@ func New(crd *apiextensionsv1.CustomResourceDefinition, source string) (*Checker
 			return nil, fmt.Errorf("%s: %w", source, err)
 		}
 	}
-	var selectable []apiextensionsv1.SelectableField
-	for _, v := range crd.Spec.Versions {
-		if v.Name == Version {
-			selectable = v.SelectableFields
-		}
-	}
 	kind := schema.GroupVersionKind{Group: crd.Spec.Group, Version: Version, Kind: crd.Spec.Names.Kind}
-	strategy := customresource.NewStrategy(unstructuredscheme.NewUnstructuredObjectTyper(),
-		crd.Spec.Scope == apiextensionsv1.NamespaceScoped, kind, schemaValidator, statusValidator,
-		s, statusSpec, scaleSpec, selectable)
+	strategy := newCreateStrategy(crd.Spec.Scope == apiextensionsv1.NamespaceScoped, kind, schemaValidator,
+		s, hasStatus, scaleSpec)
 	return &Checker{Source: source, CRD: crd, kind: kind, structural: s, strategy: strategy}, nil
 }
 

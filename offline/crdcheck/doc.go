@@ -11,7 +11,9 @@
 //  2. Validate: what the generic registry does before storing a create
 //     (rest.BeforeCreate without the server's bookkeeping): the custom
 //     resource strategy's PrepareForCreate (status is dropped), a name for a
-//     generateName, then rest.ValidateCreate with that strategy, which runs
+//     generateName, then rest.ValidateCreate with that strategy (its create
+//     half, in strategy.go, built from the same validators; the upstream
+//     package would link the apiserver's storage into the binary), which runs
 //     the OpenAPI schema, embedded-object and list-type checks and the
 //     x-kubernetes-validations CEL rules (with kube-apiserver's per-call and
 //     per-request cost limits), and then object metadata (name or
