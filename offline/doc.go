@@ -50,18 +50,24 @@
 // # Text output (the default)
 //
 // Results go to stdout, one per ListenerSet, in input order, as kubectl
-// prints them (objects named "namespace/name", or "name" without namespace):
+// prints them (objects named "namespace/name", or "name" without namespace),
+// each finding followed by " (at FILE:LINE:COLUMN)", its position (see
+// Positions):
 //
 //	listenerset.gateway.networking.k8s.io/team-a/web valid
-//	The ListenerSet "team-a/dup" is invalid: spec.listeners[1].name: Duplicate value: "web"
+//	The ListenerSet "team-a/dup" is invalid: spec.listeners[1].name: Duplicate value: "web" (at a.yaml:12:5)
 //	The ListenerSet "team-a/many" is invalid:
-//	* spec.listeners[0].port: Invalid value: 0: must be between 1 and 65535, inclusive
-//	* spec.listeners[1].protocol: Unsupported value: "TCP": supported values: ...
+//	* spec.listeners[0].port: Invalid value: 0: must be between 1 and 65535, inclusive (at a.yaml:31:5)
+//	* spec.listeners[1].protocol: Unsupported value: "TCP": supported values: ... (at a.yaml:35:5)
 //
-// Notes go to stderr: "Warning: <path>: <message>" lines just before the
-// result they belong to, "skipped <Kind> "<name>" (<apiVersion>) in <file>:
-// <reason>" for other objects, "error: <file>: <problem>" for input errors,
-// and "no ListenerSet found" when there was nothing to validate.
+// Notes go to stderr: "Warning: <path>: <message> (at FILE:LINE:COLUMN)"
+// lines just before the result they belong to, "skipped <Kind> "<name>"
+// (<apiVersion>) in <file>: <reason>" for other objects, "error: <file>:
+// <problem> (at FILE...)" for input errors, and "no ListenerSet found" when
+// there was nothing to validate. Everything before " (at " is what kubectl
+// prints; FILE is the path as given (STDIN for "-"), and LINE and COLUMN are
+// the other formats' own, left out when the report has none (" (at FILE)"
+// for a file that cannot be read, " (at FILE:LINE)").
 //
 // # JSON output (-o json)
 //
@@ -93,9 +99,8 @@
 // nearest existing parent; a warning known only by its line (a duplicate YAML
 // key) at that key. Lines count from the top of the file, across "---". A
 // YAML document that converts to JSON but does not parse as a node tree (the
-// parsers differ in corner cases) has its findings at its first line. The
-// text output keeps kubectl's shape and shows paths only; the other formats
-// show positions.
+// parsers differ in corner cases) has its findings at its first line. Every
+// format shows them; the text output as a suffix after kubectl's line.
 //
 // # Rule ids
 //

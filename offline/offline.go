@@ -283,18 +283,19 @@ func (v *run) result(r Result) {
 		return
 	}
 	for _, w := range r.Warnings {
-		fmt.Fprintf(v.opts.Stderr, "Warning: %s\n", w.Message)
+		fmt.Fprintf(v.opts.Stderr, "Warning: %s%s\n", w.Message, textAt(r.File, w.Line, w.Column))
 	}
 	name := displayName(r.Namespace, r.Name)
 	switch len(r.Errors) {
 	case 0:
 		fmt.Fprintf(v.opts.Stdout, "listenerset.%s/%s valid\n", gwv1.GroupName, name)
 	case 1:
-		fmt.Fprintf(v.opts.Stdout, "The ListenerSet %q is invalid: %s\n", name, r.Errors[0].Message)
+		e := r.Errors[0]
+		fmt.Fprintf(v.opts.Stdout, "The ListenerSet %q is invalid: %s%s\n", name, e.Message, textAt(r.File, e.Line, e.Column))
 	default:
 		fmt.Fprintf(v.opts.Stdout, "The ListenerSet %q is invalid:\n", name)
 		for _, e := range r.Errors {
-			fmt.Fprintf(v.opts.Stdout, "* %s\n", e.Message)
+			fmt.Fprintf(v.opts.Stdout, "* %s%s\n", e.Message, textAt(r.File, e.Line, e.Column))
 		}
 	}
 }
@@ -328,10 +329,26 @@ func (v *run) inputError(e InputError) {
 	if v.opts.Format != Text {
 		return
 	}
+	at := textAt(e.File, e.Line, e.Column)
 	if e.Document > 0 {
-		fmt.Fprintf(v.opts.Stderr, "error: %s: document %d: %s\n", e.File, e.Document, e.Message)
+		fmt.Fprintf(v.opts.Stderr, "error: %s: document %d: %s%s\n", e.File, e.Document, e.Message, at)
 	} else {
-		fmt.Fprintf(v.opts.Stderr, "error: %s: %s\n", e.File, e.Message)
+		fmt.Fprintf(v.opts.Stderr, "error: %s: %s%s\n", e.File, e.Message, at)
+	}
+}
+
+// textAt is the suffix the text output puts after a finding, so that a
+// person can jump to it while the rest of the line stays kubectl's:
+// " (at FILE:LINE:COLUMN)", or as much of it as is known (" (at FILE:LINE)",
+// " (at FILE)"), from the same positions the other formats show.
+func textAt(file string, line, column int) string {
+	switch {
+	case line <= 0:
+		return fmt.Sprintf(" (at %s)", file)
+	case column <= 0:
+		return fmt.Sprintf(" (at %s:%d)", file, line)
+	default:
+		return fmt.Sprintf(" (at %s:%d:%d)", file, line, column)
 	}
 }
 

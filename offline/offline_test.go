@@ -9,6 +9,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -380,4 +381,89 @@ func TestSARIFMultitoolValidate(t *testing.T) {
 	badCmd.Env = cmd.Env
 	badOut, _ := badCmd.CombinedOutput()
 	assert.Contains(t, string(badOut), "error", "the multitool reports a result without ruleId")
+}
+
+// TestTextSuffixIsTheReportPosition: every finding of the text output (each
+// error, warning and input error) ends in " (at FILE:LINE:COLUMN)", or as much
+// of it as the report knows, and that is the file, line and column the JSON
+// report (which the CI formats are rendered from) gives the same finding, so
+// the text cannot drift from them. The lines are rebuilt here from the JSON
+// report alone, kubectl's text before the suffix included, and must be
+// exactly the text's lines that carry a position, no more and no fewer.
+func TestTextSuffixIsTheReportPosition(t *testing.T) {
+	runs := [][]string{{offline.StdinPath}}
+	for _, tc := range formatCases {
+		runs = append(runs, tc.paths)
+	}
+	cmdInputs, err := filepath.Glob("../cmd/listenerset-webhook/testdata/input/*")
+	require.NoError(t, err)
+	for _, p := range cmdInputs {
+		runs = append(runs, []string{p})
+	}
+	runs = append(runs, []string{"testdata/input/missing.yaml"})
+	stdin, err := os.ReadFile("../cmd/listenerset-webhook/testdata/input/multi.yaml")
+	require.NoError(t, err)
+
+	at := func(file string, line, col int) string {
+		pos := file
+		if line > 0 {
+			pos += ":" + strconv.Itoa(line)
+			if col > 0 {
+				pos += ":" + strconv.Itoa(col)
+			}
+		}
+		return " (at " + pos + ")"
+	}
+	kinds := map[string]int{}
+	for _, paths := range runs {
+		t.Run(strings.Join(paths, " "), func(t *testing.T) {
+			validate := func(format offline.Format) (string, string) {
+				var stdout, stderr bytes.Buffer
+				offline.Validate(paths, offline.Options{Format: format, Stdin: bytes.NewReader(stdin), Stdout: &stdout, Stderr: &stderr})
+				return stdout.String(), stderr.String()
+			}
+			js, _ := validate(offline.JSON)
+			var r offline.Report
+			require.NoError(t, json.Unmarshal([]byte(js), &r))
+			var want []string
+			for _, e := range r.InputErrors {
+				doc := ""
+				if e.Document > 0 {
+					doc = fmt.Sprintf("document %d: ", e.Document)
+				}
+				want = append(want, "error: "+e.File+": "+doc+e.Message+at(e.File, e.Line, e.Column))
+				kinds["input error"]++
+			}
+			for _, res := range r.Results {
+				name := res.Name
+				if res.Namespace != "" {
+					name = res.Namespace + "/" + name
+				}
+				for _, w := range res.Warnings {
+					want = append(want, "Warning: "+w.Message+at(res.File, w.Line, w.Column))
+					kinds["warning"]++
+				}
+				for _, e := range res.Errors {
+					line := "* " + e.Message + at(res.File, e.Line, e.Column)
+					if len(res.Errors) == 1 {
+						line = fmt.Sprintf("The ListenerSet %q is invalid: %s%s", name, e.Message, at(res.File, e.Line, e.Column))
+					}
+					want = append(want, line)
+					kinds["error"]++
+				}
+			}
+			stdout, stderr := validate(offline.Text)
+			var got []string
+			for _, l := range strings.Split(stdout+stderr, "\n") {
+				if strings.Contains(l, " (at ") {
+					got = append(got, l)
+				}
+			}
+			assert.ElementsMatch(t, want, got, "--- stdout\n%s--- stderr\n%s", stdout, stderr)
+		})
+	}
+	// Each kind of finding was met, so the check above is not vacuous.
+	assert.Greater(t, kinds["error"], 10, "%v", kinds)
+	assert.Greater(t, kinds["warning"], 10, "%v", kinds)
+	assert.GreaterOrEqual(t, kinds["input error"], 2, "%v", kinds)
 }

@@ -213,7 +213,8 @@ func TestPreCommitHook(t *testing.T) {
 	require.ErrorAs(t, err, &exit, "the hook must fail on bad.yaml:\n%s", output)
 	assert.Equal(t, 1, exit.ExitCode(), output)
 	assert.Contains(t, output, "validate Gateway API ListenerSets", "the hook ran")
-	assert.Contains(t, output, `The ListenerSet "team-a/dup" is invalid: spec.listeners[1].name: Duplicate value: "web"`, output)
+	// kubectl's line, then where the field is in the file the hook was given.
+	assert.Contains(t, output, `The ListenerSet "team-a/dup" is invalid: spec.listeners[1].name: Duplicate value: "web" (at bad.yaml:14:5)`+"\n", output)
 	assert.Contains(t, output, "listenerset.gateway.networking.k8s.io/team-a/web valid", "both files in one call")
 	assert.Contains(t, output, "- exit code: 1", "validate's own exit code")
 }
