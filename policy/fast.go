@@ -1,6 +1,7 @@
 package policy
 
 import (
+	"regexp"
 	"strconv"
 	"strings"
 
@@ -38,7 +39,15 @@ func fastPathExpression() string {
 	namespace := func(x string) string {
 		return t(`(!has({x}) || (size({x}) <= 63 && {x}.matches({label})))`, "x", x, "label", label)
 	}
-	var values []string
+	minK, maxK := lit(string(rules.OptionMinimumVersion)), lit(string(rules.OptionMaximumVersion))
+	// Each option is read by its key, not by a walk over the map with a
+	// chain of key comparisons per entry: the map holds no other key when
+	// its size is the number of known keys it holds.
+	var known, values []string
+	for _, k := range rules.SupportedOptions {
+		known = append(known, t(`({k} in o ? 1 : 0)`, "k", lit(string(k))))
+	}
+	values = append(values, `size(o) == `+strings.Join(known, " + "))
 	for _, o := range []struct {
 		key     gwv1.AnnotationKey
 		allowed []string
@@ -48,17 +57,30 @@ func fastPathExpression() string {
 		{rules.OptionECDHCurves, rules.ECDHCurves},
 		{rules.OptionSignatureAlgorithms, rules.SignatureAlgorithms},
 	} {
-		values = append(values, t(`k == {key} ? (o[k] != "" && [o[k].split(",")].all(items, size(items) <= {max} && items.all(x, x in {allowed} && items.indexOf(x) == items.lastIndexOf(x))))`,
-			"key", lit(string(o.key)), "max", strconv.Itoa(len(o.allowed)), "allowed", list(o.allowed)))
+		values = append(values, t(`(!({key} in o) || size(o[{key}]) <= 512 && ((o[{key}] + ",").matches({ordered}) || `+
+			`o[{key}] != "" && [o[{key}].split(",")].all(items, size(items) <= {max} && items.all(x, x in {allowed} && items.indexOf(x) == items.lastIndexOf(x)))))`,
+			"key", lit(string(o.key)), "ordered", lit(orderedNames(o.allowed)), "max", strconv.Itoa(len(o.allowed)), "allowed", list(o.allowed)))
 	}
-	versions := list(rules.TLSVersions)
-	minK, maxK := lit(string(rules.OptionMinimumVersion)), lit(string(rules.OptionMaximumVersion))
-	values = append(values, t(`(k == {min} || k == {max}) ? o[k] in {versions} : false`, "min", minK, "max", maxK, "versions", versions))
-	options := t(`(!has(l.tls.options) || [l.tls.options].all(o, size(o) <= {maxopts} && o.all(k, size(o[k]) <= 512 && ({values})) && `+
-		`(!({min} in o && {max} in o) || {versions}.indexOf(o[{min}]) <= {versions}.indexOf(o[{max}])) && `+
-		`(l.protocol != {http3} || !({max} in o) || o[{max}] == {v13})))`,
-		"maxopts", strconv.Itoa(rules.MaxOptions), "values", strings.Join(values, " : "),
-		"min", minK, "max", maxK, "versions", versions, "http3", lit(string(rules.ProtocolHTTP3)), "v13", lit(rules.TLSVersionHTTP3))
+	// the two versions as one string "=minimum/=maximum" ("" for an absent
+	// one, so that a present empty value is not taken for an absent one),
+	// found in the constant list of the valid pairs; for http3, only those
+	// whose maximum is TLS 1.3 or absent. A value with a "/" matches none.
+	var pairs, http3Pairs []string
+	for lo, minV := range append([]string{""}, rules.TLSVersions...) {
+		for hi, maxV := range append([]string{""}, rules.TLSVersions...) {
+			if lo > 0 && hi > 0 && lo > hi {
+				continue
+			}
+			pair := present(minV) + "/" + present(maxV)
+			pairs = append(pairs, pair)
+			if maxV == "" || maxV == rules.TLSVersionHTTP3 {
+				http3Pairs = append(http3Pairs, pair)
+			}
+		}
+	}
+	values = append(values, t(`((({min} in o ? "=" + o[{min}] : "") + "/" + ({max} in o ? "=" + o[{max}] : "")) in (l.protocol == {http3} ? {http3pairs} : {pairs}))`,
+		"min", minK, "max", maxK, "http3", lit(string(rules.ProtocolHTTP3)), "pairs", list(pairs), "http3pairs", list(http3Pairs)))
+	options := t(`(!has(l.tls.options) || [l.tls.options].all(o, {values}))`, "values", strings.Join(values, " && "))
 	ref := t(`((!has(r.group) || r.group == "") && (!has(r.kind) || r.kind == "Secret") && {name} && {ns})`,
 		"name", name("r.name"), "ns", namespace("r.namespace"))
 	tls := t(`(l.protocol == {http} ? !has(l.tls) : (l.protocol == {https} || l.protocol == {http3}) && has(l.tls) && `+
@@ -79,14 +101,51 @@ func fastPathExpression() string {
 	parent := t(`has(object.spec.parentRef) && [object.spec.parentRef].all(r, (!has(r.group) || r.group == {gw}) && (!has(r.kind) || r.kind == "Gateway") && {name} && {ns})`,
 		"gw", lit(gwv1.GroupName), "name", name("r.name"), "ns", namespace("r.namespace"))
 	// names unique, every listener of a port on the first one's protocol,
-	// endpoints (port, protocol, hostname) unique
-	between := `[object.spec.listeners.map(l, l.name)].all(names, names.all(n, names.indexOf(n) == names.lastIndexOf(n))) && ` +
-		`[object.spec.listeners.map(l, l.port)].all(ports, [object.spec.listeners.map(l, l.protocol)].all(protocols, ` +
-		`object.spec.listeners.all(l, protocols[ports.indexOf(l.port)] == l.protocol))) && ` +
-		`[object.spec.listeners.map(l, string(l.port) + "\u0000" + l.protocol + "\u0000" + (has(l.hostname) ? l.hostname : ""))].all(endpoints, ` +
-		`endpoints.all(e, endpoints.indexOf(e) == endpoints.lastIndexOf(e)))`
+	// endpoints (hostname, port, protocol) unique
+	between := t(`[object.spec.listeners.map(l, l.name)].all(names, {unames}) && `+
+		`[object.spec.listeners.map(l, l.port)].all(ports, [object.spec.listeners.map(l, l.protocol)].all(protocols, `+
+		`object.spec.listeners.all(l, protocols[ports.indexOf(l.port)] == l.protocol))) && `+
+		`[object.spec.listeners.map(l, (has(l.hostname) ? l.hostname : "") + "\u0000" + string(l.port) + "\u0000" + l.protocol)].all(endpoints, {uendpoints})`,
+		"unames", unique("names"), "uendpoints", unique("endpoints"))
 	valid := t(`has(object.spec) && {parent} && has(object.spec.listeners) && size(object.spec.listeners) >= 1 && size(object.spec.listeners) <= {maxl} && `+
 		`object.spec.listeners.all(l, {listener}) && {between}`,
 		"parent", parent, "maxl", strconv.Itoa(rules.MaxListeners), "listener", listener, "between", between)
 	return "!(" + valid + ")"
+}
+
+// orderedNames is a regular expression that matches a list of names
+// followed by a comma ("a,b,") only when its items are distinct names of
+// allowed, in the order allowed lists them: the usual list, which one match
+// tells valid (membership, no empty or padded item, each once) where the
+// rule's own test splits the list and compares every item with every other.
+// Lists in another order are told valid that way.
+// unique is true when the items of the CEL list x (of at most
+// rules.MaxListeners) are distinct. A short list compares each item's first
+// and last index; a long one, in one pass when it is sorted (then equal
+// items are neighbours), else each item's first index is its own (one scan
+// to it, not two over the whole list). The long list's walk goes over the
+// index list whole, which would cost a short list more than it saves.
+func unique(x string) string {
+	return t(`(size({x}) <= 16 ? {x}.all(n, {x}.indexOf(n) == {x}.lastIndexOf(n)) : `+
+		`({x}.isSorted() && {idx}.all(i, i + 1 >= size({x}) || {x}[i] != {x}[i + 1]) || {idx}.all(i, i >= size({x}) || {x}.indexOf({x}[i]) == i)))`,
+		"x", x, "idx", indexList(rules.MaxListeners))
+}
+
+// present is how the version pair writes a version: "=" and the version,
+// or "" when absent.
+func present(v string) string {
+	if v == "" {
+		return ""
+	}
+	return "=" + v
+}
+
+func orderedNames(allowed []string) string {
+	var b strings.Builder
+	b.WriteString("^")
+	for _, n := range allowed {
+		b.WriteString("(?:" + regexp.QuoteMeta(n) + ",)?")
+	}
+	b.WriteString("$")
+	return b.String()
 }
