@@ -164,7 +164,6 @@ func (v *run) yamlStream(name string, data []byte) {
 				ie := InputError{File: name, Document: doc, Message: msg}
 				if m := lineRef.FindStringSubmatch(msg); m != nil {
 					ie.Line, _ = strconv.Atoi(m[1])
-					ie.Column = 1
 				}
 				v.inputError(ie)
 				return

@@ -342,13 +342,19 @@ func (v *run) inputError(e InputError) {
 // " (at FILE:LINE:COLUMN)", or as much of it as is known (" (at FILE:LINE)",
 // " (at FILE)"), from the same positions the other formats show.
 func textAt(file string, line, column int) string {
+	return " (at " + filePosition(file, line, column) + ")"
+}
+
+// filePosition is "file:line:column", or as much of it as is known (a YAML
+// syntax error has a line only, an unreadable file neither).
+func filePosition(file string, line, column int) string {
 	switch {
 	case line <= 0:
-		return fmt.Sprintf(" (at %s)", file)
+		return file
 	case column <= 0:
-		return fmt.Sprintf(" (at %s:%d)", file, line)
+		return fmt.Sprintf("%s:%d", file, line)
 	default:
-		return fmt.Sprintf(" (at %s:%d:%d)", file, line, column)
+		return fmt.Sprintf("%s:%d:%d", file, line, column)
 	}
 }
 

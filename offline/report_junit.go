@@ -77,7 +77,7 @@ func writeJUnit(w io.Writer, r *Report) error {
 	// at is "file:line:column: message", with the field path in front
 	// where the message does not start with it.
 	at := func(file string, line, col int, field, msg string) string {
-		s := fmt.Sprintf("%s:%d:%d: ", file, line, col)
+		s := filePosition(file, line, col) + ": "
 		if field != "" && !strings.HasPrefix(msg, field) {
 			s += field + ": "
 		}
