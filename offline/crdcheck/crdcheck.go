@@ -2,7 +2,6 @@ package crdcheck
 
 import (
 	"bytes"
-	"context"
 	_ "embed" // the default CRD
 	"encoding/json"
 	"errors"
@@ -14,11 +13,11 @@ import (
 	"k8s.io/apiextensions-apiserver/pkg/apihelpers"
 	"k8s.io/apiextensions-apiserver/pkg/apis/apiextensions"
 	apiextensionsv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
-	crdvalidation "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/validation"
 	structuralschema "k8s.io/apiextensions-apiserver/pkg/apiserver/schema"
 	structuraldefaulting "k8s.io/apiextensions-apiserver/pkg/apiserver/schema/defaulting"
 	apiservervalidation "k8s.io/apiextensions-apiserver/pkg/apiserver/validation"
 	"k8s.io/apimachinery/pkg/runtime/schema"
+	"k8s.io/apimachinery/pkg/util/validation/field"
 	"k8s.io/apiserver/pkg/registry/rest"
 	sigsjson "sigs.k8s.io/json"
 	"sigs.k8s.io/yaml"
@@ -188,18 +187,14 @@ func splitDocuments(data []byte) [][]byte {
 
 // New compiles crd's v1 ListenerSet schema as kube-apiserver does when it
 // starts serving the resource (crdHandler.getOrCreateServingInfoFor): the
-// CRD is validated as on its creation, its structural schema built and its
-// defaults pruned, and the strategy (schema validator and CEL programs)
-// built once.
+// CRD's name checked (validateNames), its structural schema built and
+// validated, its defaults pruned, and the strategy (schema validator and CEL
+// programs) built once.
 func New(crd *apiextensionsv1.CustomResourceDefinition, source string) (*Checker, error) {
 	crd = crd.DeepCopy()
 	apiextensionsv1.SetObjectDefaults_CustomResourceDefinition(crd)
-	internal := &apiextensions.CustomResourceDefinition{}
-	if err := apiextensionsv1.Convert_v1_CustomResourceDefinition_To_apiextensions_CustomResourceDefinition(crd, internal, nil); err != nil {
-		return nil, fmt.Errorf("%s: %w", source, err)
-	}
 	// A CRD kube-apiserver would refuse is no CRD a cluster can have.
-	if errs := crdvalidation.ValidateCustomResourceDefinition(context.Background(), internal); len(errs) > 0 {
+	if errs := validateNames(crd); len(errs) > 0 {
 		return nil, fmt.Errorf("%s: the CRD is invalid: %w", source, errs.ToAggregate())
 	}
 	if !apihelpers.HasServedCRDVersion(crd, Version) {
@@ -219,6 +214,9 @@ func New(crd *apiextensionsv1.CustomResourceDefinition, source string) (*Checker
 	s, err := structuralschema.NewStructural(internalValidation.OpenAPIV3Schema)
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", source, err)
+	}
+	if errs := structuralschema.ValidateStructural(field.NewPath("spec", "versions").Key(Version).Child("schema", "openAPIV3Schema"), s); len(errs) > 0 {
+		return nil, fmt.Errorf("%s: the CRD is invalid: %w", source, errs.ToAggregate())
 	}
 	// As the server: it does not own s completely (defaults are shared).
 	s = s.DeepCopy()
@@ -251,3 +249,20 @@ func New(crd *apiextensionsv1.CustomResourceDefinition, source string) (*Checker
 
 // NamespaceScoped tells whether the CRD's objects live in namespaces.
 func (c *Checker) NamespaceScoped() bool { return c.strategy.NamespaceScoped() }
+
+// validateNames is the part of kube-apiserver's validation of a new CRD
+// (apiextensions' ValidateCustomResourceDefinition) that serving ListenerSets
+// depends on besides the structural schema, which New checks: the name. The
+// full validation is not called: it links the apiserver's webhook, egress and
+// tracing clients (grpc, OpenTelemetry) into this one binary, serve
+// included; without it the binary is 62 MB instead of 108 MB and serve idles
+// at 39 MB of RSS instead of 48 MB (the chart requests 64Mi). A cluster's
+// CRD has passed the full check when it was created; a CEL rule that does
+// not compile is still reported on each object, as kube-apiserver's
+// validator reports it ("rule compile error").
+func validateNames(crd *apiextensionsv1.CustomResourceDefinition) field.ErrorList {
+	if want := crd.Spec.Names.Plural + "." + crd.Spec.Group; crd.Name != want {
+		return field.ErrorList{field.Invalid(field.NewPath("metadata", "name"), crd.Name, `must be spec.names.plural+"."+spec.group`)}
+	}
+	return nil
+}

@@ -25,7 +25,8 @@
 // Default is the ListenerSet CRD of the gateway-api module the product is
 // built with (v1.6.3, standard channel), embedded from crds/ (a test keeps
 // it byte-equal to the module's file); Load reads a cluster's own CRD files
-// instead, validated first as kube-apiserver validates a CRD it is given.
+// instead, checked first for what serving ListenerSets needs of it (its name
+// and a structural schema; validateNames says why not more).
 //
 // What the webhooks then do (mutation, the webhook's verdict) is not here:
 // the offline package calls this, then defaults and validation.
