@@ -23,23 +23,10 @@ import (
 // them: the process is failing, and the shutdown delay and drain are for
 // an orderly stop only.
 func TestWebhookServerAbort(t *testing.T) {
-	dir := t.TempDir()
-	_, err := certs.EnsureSelfSignedCert(dir, "127.0.0.1")
-	require.NoError(t, err)
-	cert, err := tls.LoadX509KeyPair(filepath.Join(dir, certs.CertFile), filepath.Join(dir, certs.KeyFile))
-	require.NoError(t, err)
-	getCert := func(*tls.ClientHelloInfo) (*tls.Certificate, error) { return &cert, nil }
-
+	getCert := selfSignedCert(t)
 	for _, phase := range []string{"serving", "shutdown delay"} {
 		t.Run(phase, func(t *testing.T) {
-			tcpLn, err := net.Listen("tcp", "127.0.0.1:0")
-			require.NoError(t, err)
-			ws := &webhookServer{
-				opts: Options{ReadHeaderTimeout: time.Minute, RequestTimeout: time.Minute, ShutdownDelay: time.Minute, ShutdownTimeout: time.Minute},
-				ln:   tls.NewListener(tcpLn, tlsConfig(tls.VersionTLS12, false, getCert)),
-				addr: tcpLn.Addr().String(),
-				log:  logr.Discard(),
-			}
+			ws := newTestServer(t, getCert)
 			stop, stopNow := context.WithCancel(t.Context())
 			defer stopNow()
 			abort, abortNow := context.WithCancel(t.Context())
@@ -76,5 +63,30 @@ func TestWebhookServerAbort(t *testing.T) {
 			assert.False(t, errors.As(err, &netErr) && netErr.Timeout(), "the request in flight was closed: %v", err)
 			assert.True(t, ws.draining.Load(), "not ready any more")
 		})
+	}
+}
+
+// selfSignedCert is a GetCertificate for 127.0.0.1.
+func selfSignedCert(t *testing.T) func(*tls.ClientHelloInfo) (*tls.Certificate, error) {
+	t.Helper()
+	dir := t.TempDir()
+	_, err := certs.EnsureSelfSignedCert(dir, "127.0.0.1")
+	require.NoError(t, err)
+	cert, err := tls.LoadX509KeyPair(filepath.Join(dir, certs.CertFile), filepath.Join(dir, certs.KeyFile))
+	require.NoError(t, err)
+	return func(*tls.ClientHelloInfo) (*tls.Certificate, error) { return &cert, nil }
+}
+
+// newTestServer is a webhook server on a loopback port whose phases each
+// last a minute, so that a test decides when they end.
+func newTestServer(t *testing.T, getCert func(*tls.ClientHelloInfo) (*tls.Certificate, error)) *webhookServer {
+	t.Helper()
+	tcpLn, err := net.Listen("tcp", "127.0.0.1:0")
+	require.NoError(t, err)
+	return &webhookServer{
+		opts: Options{ReadHeaderTimeout: time.Minute, RequestTimeout: time.Minute, ShutdownDelay: time.Minute, ShutdownTimeout: time.Minute},
+		ln:   tls.NewListener(tcpLn, tlsConfig(tls.VersionTLS12, false, getCert)),
+		addr: tcpLn.Addr().String(),
+		log:  logr.Discard(),
 	}
 }
