@@ -1,12 +1,8 @@
 package main
 
 import (
-	"bytes"
 	"path/filepath"
-	"strings"
 	"testing"
-
-	"github.com/stretchr/testify/assert"
 
 	"github.com/airlock/listenerset-webhook/listing"
 )
@@ -42,21 +38,7 @@ func TestListenersUsage(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			var stdout, stderr bytes.Buffer
-			code := run(tt.args, strings.NewReader(""), &stdout, &stderr)
-			assert.Equal(t, tt.exit, code, "exit code")
-			for _, s := range []struct {
-				name string
-				got  string
-				want []string
-			}{{"stdout", stdout.String(), tt.stdout}, {"stderr", stderr.String(), tt.stderr}} {
-				if len(s.want) == 0 {
-					assert.Empty(t, s.got, "%s must be empty", s.name)
-				}
-				for _, want := range s.want {
-					assert.Contains(t, s.got, want, s.name)
-				}
-			}
+			assertRun(t, tt.args, tt.exit, tt.stdout, tt.stderr)
 		})
 	}
 }

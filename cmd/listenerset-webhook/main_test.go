@@ -124,21 +124,7 @@ func TestUsage(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			var stdout, stderr bytes.Buffer
-			code := run(tt.args, strings.NewReader(""), &stdout, &stderr)
-			assert.Equal(t, tt.exit, code, "exit code")
-			for _, s := range []struct {
-				name string
-				got  string
-				want []string
-			}{{"stdout", stdout.String(), tt.stdout}, {"stderr", stderr.String(), tt.stderr}} {
-				if len(s.want) == 0 {
-					assert.Empty(t, s.got, "%s must be empty", s.name)
-				}
-				for _, want := range s.want {
-					assert.Contains(t, s.got, want, s.name)
-				}
-			}
+			assertRun(t, tt.args, tt.exit, tt.stdout, tt.stderr)
 		})
 	}
 }
@@ -217,4 +203,26 @@ func TestPreCommitHook(t *testing.T) {
 	assert.Contains(t, output, `The ListenerSet "team-a/dup" is invalid: spec.listeners[1].name: Duplicate value: "web" (at bad.yaml:14:5)`+"\n", output)
 	assert.Contains(t, output, "listenerset.gateway.networking.k8s.io/team-a/web valid", "both files in one call")
 	assert.Contains(t, output, "- exit code: 1", "validate's own exit code")
+}
+
+// assertRun runs the command with args and an empty stdin and checks its
+// exit code and that stdout and stderr contain each of the wanted strings
+// (and are empty when none is wanted).
+func assertRun(t *testing.T, args []string, exit int, stdout, stderr []string) {
+	t.Helper()
+	var out, errOut bytes.Buffer
+	code := run(args, strings.NewReader(""), &out, &errOut)
+	assert.Equal(t, exit, code, "exit code")
+	for _, s := range []struct {
+		name string
+		got  string
+		want []string
+	}{{"stdout", out.String(), stdout}, {"stderr", errOut.String(), stderr}} {
+		if len(s.want) == 0 {
+			assert.Empty(t, s.got, "%s must be empty", s.name)
+		}
+		for _, want := range s.want {
+			assert.Contains(t, s.got, want, s.name)
+		}
+	}
 }
