@@ -1,8 +1,6 @@
 package offline_test
 
 import (
-	"bytes"
-	"encoding/json"
 	"os"
 	"path/filepath"
 	"strings"
@@ -15,19 +13,6 @@ import (
 	"github.com/airlock/listenerset-webhook/offline"
 	"github.com/airlock/listenerset-webhook/offline/crdcheck"
 )
-
-// validateWith runs Validate on input (stdin) with opts, JSON output.
-func validateWith(t *testing.T, opts offline.Options, input string) offline.Report {
-	t.Helper()
-	var stdout, stderr bytes.Buffer
-	opts.Format, opts.Stdin, opts.Stdout, opts.Stderr = offline.JSON, strings.NewReader(input), &stdout, &stderr
-	code := offline.Validate([]string{offline.StdinPath}, opts)
-	var r offline.Report
-	require.NoError(t, json.Unmarshal(stdout.Bytes(), &r), stdout.String())
-	assert.Equal(t, code, r.Summary.ExitCode)
-	assert.Empty(t, stderr.String())
-	return r
-}
 
 // one is a ListenerSet with the given metadata and listeners (YAML flow).
 func one(metadata, listeners string) string {
@@ -95,7 +80,7 @@ func TestCRDAndMetadataVerdict(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			r := validateWith(t, offline.Options{}, tt.input)
+			r := checkWith(t, tt.input, offline.Options{})
 			require.Len(t, r.Results, 1)
 			res := r.Results[0]
 			assert.Equal(t, tt.errs, errorsOf(res), "%+v", res.Errors)
@@ -123,7 +108,7 @@ func TestUnknownFieldsModes(t *testing.T) {
 		{mode: offline.UnknownFieldsIgnore, valid: true},
 	} {
 		t.Run(string(tt.mode), func(t *testing.T) {
-			r := validateWith(t, offline.Options{UnknownFields: tt.mode}, input)
+			r := checkWith(t, input, offline.Options{UnknownFields: tt.mode})
 			require.Len(t, r.Results, 1)
 			assert.Equal(t, tt.valid, r.Results[0].Valid, "%+v", r.Results[0].Errors)
 			var msgs []string
@@ -142,8 +127,8 @@ func TestUnknownFieldsModes(t *testing.T) {
 // in which the last of two equal keys has won, so kube-apiserver never sees
 // a duplicate: a warning, not an error.
 func TestDuplicateJSONFieldsStayWarnings(t *testing.T) {
-	r := validateWith(t, offline.Options{}, `{"apiVersion":"gateway.networking.k8s.io/v1","kind":"ListenerSet",`+
-		`"metadata":{"name":"a","namespace":"ns"},"spec":{"parentRef":{"name":"gw"},"listeners":[{"name":"web","protocol":"HTTP","port":80,"port":8080}]}}`)
+	r := checkWith(t, `{"apiVersion":"gateway.networking.k8s.io/v1","kind":"ListenerSet",`+
+		`"metadata":{"name":"a","namespace":"ns"},"spec":{"parentRef":{"name":"gw"},"listeners":[{"name":"web","protocol":"HTTP","port":80,"port":8080}]}}`, offline.Options{})
 	require.Len(t, r.Results, 1)
 	assert.True(t, r.Results[0].Valid)
 	require.Len(t, r.Results[0].Warnings, 1)
@@ -163,12 +148,12 @@ func TestCRDFlag(t *testing.T) {
 	require.NoError(t, os.WriteFile(filepath.Join(dir, "listenersets.yaml"),
 		[]byte(strings.Replace(embedded, limit, "\n                          maxItems: 9\n", 1)), 0o644))
 
-	assert.False(t, validateWith(t, offline.Options{}, nineKinds).Results[0].Valid)
-	r := validateWith(t, offline.Options{CRDs: []string{dir}}, nineKinds)
+	assert.False(t, checkWith(t, nineKinds, offline.Options{}).Results[0].Valid)
+	r := checkWith(t, nineKinds, offline.Options{CRDs: []string{dir}})
 	require.Len(t, r.Results, 1)
 	assert.True(t, r.Results[0].Valid, "%+v", r.Results[0].Errors)
 
-	r = validateWith(t, offline.Options{CRDs: []string{filepath.Join(dir, "missing")}}, nineKinds)
+	r = checkWith(t, nineKinds, offline.Options{CRDs: []string{filepath.Join(dir, "missing")}})
 	assert.Equal(t, offline.ExitInputError, r.Summary.ExitCode)
 	assert.Empty(t, r.Results)
 	require.Len(t, r.InputErrors, 1)
@@ -214,14 +199,14 @@ spec:
 		}
 		return out
 	}
-	lenient := validateWith(t, offline.Options{}, input)
+	lenient := checkWith(t, input, offline.Options{})
 	require.Equal(t, []string{"a-new", "z-old"}, names(lenient), "input order")
 	assert.True(t, lenient.Results[0].Valid)
 	assert.True(t, lenient.Results[1].Valid)
 	assert.True(t, hasWarning(lenient.Results[0], "ns/z-old listener web"),
 		"without --strict z-old is stored, and a-new's listener loses to it: %+v", lenient.Results[0].Warnings)
 
-	strict := validateWith(t, offline.Options{Strict: true}, input)
+	strict := checkWith(t, input, offline.Options{Strict: true})
 	require.Equal(t, []string{"a-new", "z-old"}, names(strict), "input order")
 	assert.False(t, strict.Results[1].Valid, "z-old conflicts with the Gateway's listener")
 	assert.True(t, strict.Results[0].Valid, "z-old is denied, so a-new has no rival: %+v", strict.Results[0].Errors)
