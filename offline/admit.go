@@ -145,13 +145,7 @@ func mutate(c *crdcheck.Checker, obj *unstructured.Unstructured) (*gwv1.Listener
 	if err != nil {
 		return ls, nil
 	}
-	kept := ops[:0]
-	for _, op := range ops {
-		if op.Operation != "remove" {
-			kept = append(kept, op)
-		}
-	}
-	patchJSON, err := json.Marshal(kept)
+	patchJSON, err := json.Marshal(defaults.WithoutRemovals(ops))
 	if err != nil {
 		return ls, nil
 	}

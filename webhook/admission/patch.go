@@ -2,11 +2,11 @@ package admission
 
 import (
 	"context"
-	"slices"
 
-	"gomodules.xyz/jsonpatch/v2"
 	cradmission "sigs.k8s.io/controller-runtime/pkg/webhook/admission"
 	gwscheme "sigs.k8s.io/gateway-api/pkg/client/clientset/versioned/scheme"
+
+	"github.com/airlock/listenerset-webhook/defaults"
 )
 
 // admissionScheme is what controller-runtime's admission decoder decodes
@@ -33,7 +33,7 @@ func keepUnknownFields(next cradmission.Handler) cradmission.Handler {
 		if !r.Allowed || r.PatchType == nil {
 			return r
 		}
-		r.Patches = slices.DeleteFunc(r.Patches, func(p jsonpatch.JsonPatchOperation) bool { return p.Operation == "remove" })
+		r.Patches = defaults.WithoutRemovals(r.Patches)
 		if len(r.Patches) == 0 {
 			r.PatchType = nil
 		}
