@@ -60,24 +60,9 @@ func TestCertManagerModeEndToEnd(t *testing.T) {
 	mountedSecret := pod.Volumes[0].Secret.SecretName
 
 	// cert-manager: the Certificate as installed says what to issue and where.
-	u := &unstructured.Unstructured{}
-	u.SetGroupVersionKind(cmapi.SchemeGroupVersion.WithKind("Certificate"))
-	require.NoError(t, admin.Get(ctx, types.NamespacedName{Namespace: ns, Name: rel.fullname() + "-serving"}, u))
-	cert := typed[cmapi.Certificate](t, u)
+	cert, ca, secret, secretData := issueLikeCertManager(ctx, t, admin, ns, rel.fullname())
 	require.Equal(t, mountedSecret, cert.Spec.SecretName, "the Deployment mounts the Certificate's Secret")
 	require.Contains(t, cert.Spec.DNSNames, rel.serverName(), "the name kube-apiserver verifies")
-	ca := testpki.NewCA(t)
-	secretData := func() map[string][]byte {
-		leaf := ca.Issue(t, cert.Spec.DNSNames, testpki.CommonName(cert.Spec.CommonName))
-		noteSecret(leaf.KeyPEM)
-		return map[string][]byte{"tls.crt": leaf.CertPEM, "tls.key": leaf.KeyPEM, "ca.crt": ca.CertPEM}
-	}
-	secret := &corev1.Secret{
-		ObjectMeta: metav1.ObjectMeta{Name: cert.Spec.SecretName, Namespace: ns,
-			Annotations: map[string]string{cmapi.CertificateNameKey: cert.Name}},
-		Type: corev1.SecretTypeTLS, Data: secretData(),
-	}
-	require.NoError(t, admin.Create(ctx, secret))
 
 	// cainjector: inject-ca-from names the Certificate; its Secret's ca.crt
 	// goes into every webhook of both configurations.
@@ -151,6 +136,32 @@ func TestCertManagerModeEndToEnd(t *testing.T) {
 	for _, s := range slices {
 		_ = admin.Delete(ctx, s)
 	}
+}
+
+// issueLikeCertManager does what cert-manager's controller would for the
+// release's Certificate (the one simulation the chart suites keep: the
+// controller cannot be built here): it issues what the Certificate asks for
+// from a test CA (ca) into the Secret it names. issue issues anew, for a
+// renewal.
+func issueLikeCertManager(ctx context.Context, t *testing.T, c client.Client, ns, fullname string) (cert *cmapi.Certificate, ca *testpki.CA, secret *corev1.Secret, issue func() map[string][]byte) {
+	t.Helper()
+	u := &unstructured.Unstructured{}
+	u.SetGroupVersionKind(cmapi.SchemeGroupVersion.WithKind("Certificate"))
+	require.NoError(t, c.Get(ctx, types.NamespacedName{Namespace: ns, Name: fullname + "-serving"}, u))
+	cert = typed[cmapi.Certificate](t, u)
+	ca = testpki.NewCA(t)
+	issue = func() map[string][]byte {
+		leaf := ca.Issue(t, cert.Spec.DNSNames, testpki.CommonName(cert.Spec.CommonName))
+		noteSecret(leaf.KeyPEM)
+		return map[string][]byte{"tls.crt": leaf.CertPEM, "tls.key": leaf.KeyPEM, "ca.crt": ca.CertPEM}
+	}
+	secret = &corev1.Secret{
+		ObjectMeta: metav1.ObjectMeta{Name: cert.Spec.SecretName, Namespace: ns,
+			Annotations: map[string]string{cmapi.CertificateNameKey: cert.Name}},
+		Type: corev1.SecretTypeTLS, Data: issue(),
+	}
+	require.NoError(t, c.Create(ctx, secret))
+	return cert, ca, secret, issue
 }
 
 // injectLikeCAInjector does what cert-manager's cainjector does for

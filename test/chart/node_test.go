@@ -5,7 +5,6 @@ import (
 	"testing"
 	"time"
 
-	cmapi "github.com/cert-manager/cert-manager/pkg/apis/certmanager/v1"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 	admissionv1 "k8s.io/api/admissionregistration/v1"
@@ -13,12 +12,10 @@ import (
 	policyv1 "k8s.io/api/policy/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/types"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	"github.com/airlock/listenerset-webhook/hack/node"
-	"github.com/airlock/listenerset-webhook/test/testpki"
 	"github.com/airlock/listenerset-webhook/test/testproc"
 )
 
@@ -92,22 +89,7 @@ func testNodeCertManager(t *testing.T, n *node.Node, c client.Client) {
 	rel := nodeRelease(ctx, t, n, "cm", ns, "--set-string", "webhook.namespaceSelector.matchLabels.lsw-e2e="+scope)
 
 	// The kept simulation: cert-manager issues what the Certificate asks for.
-	u := &unstructured.Unstructured{}
-	u.SetGroupVersionKind(cmapi.SchemeGroupVersion.WithKind("Certificate"))
-	require.NoError(t, c.Get(ctx, types.NamespacedName{Namespace: ns, Name: rel.fullname() + "-serving"}, u))
-	cert := typed[cmapi.Certificate](t, u)
-	ca := testpki.NewCA(t)
-	issue := func() map[string][]byte {
-		leaf := ca.Issue(t, cert.Spec.DNSNames, testpki.CommonName(cert.Spec.CommonName))
-		noteSecret(leaf.KeyPEM)
-		return map[string][]byte{"tls.crt": leaf.CertPEM, "tls.key": leaf.KeyPEM, "ca.crt": ca.CertPEM}
-	}
-	secret := &corev1.Secret{
-		ObjectMeta: metav1.ObjectMeta{Name: cert.Spec.SecretName, Namespace: ns,
-			Annotations: map[string]string{cmapi.CertificateNameKey: cert.Name}},
-		Type: corev1.SecretTypeTLS, Data: issue(),
-	}
-	require.NoError(t, c.Create(ctx, secret))
+	_, ca, secret, issue := issueLikeCertManager(ctx, t, c, ns, rel.fullname())
 	injectLikeCAInjector(ctx, t, c, rel.fullname())
 
 	// Real from here: the kubelet mounts the Secret, the probes pass.
