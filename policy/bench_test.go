@@ -40,7 +40,7 @@ func one() *gwv1.ListenerSet {
 // BenchmarkPolicy: one evaluation of the policy in process (k8s.io/apiserver's
 // validator, as kube-apiserver runs it), with its CEL cost per op.
 func BenchmarkPolicy(b *testing.B) {
-	e := evaluator(&testing.T{})
+	e := whole(b)
 	for _, bc := range []struct {
 		name string
 		ls   *gwv1.ListenerSet
@@ -49,7 +49,7 @@ func BenchmarkPolicy(b *testing.B) {
 		{"64 listeners", sixtyFourListeners()},
 		{"largest valid", policytest.WorstValidListenerSet()},
 	} {
-		obj := unstructuredOf(&testing.T{}, bc.ls)
+		obj := crdDefaulted(b, bc.ls)
 		b.Run(bc.name, func(b *testing.B) {
 			if r := e.Evaluate(obj, nil, 0); !r.Allowed {
 				b.Fatalf("%+v", r)

@@ -5,7 +5,6 @@ import (
 	"testing"
 	"time"
 
-	utiljson "k8s.io/apimachinery/pkg/util/json"
 	celconfig "k8s.io/apiserver/pkg/apis/cel"
 
 	"github.com/airlock/listenerset-webhook/policy/policytest"
@@ -23,14 +22,15 @@ func TestWorstObjectCost(t *testing.T) {
 	if testing.Short() {
 		t.Skip("about 30 s of CEL")
 	}
-	e := evaluator(t)
+	// the whole policy, on the objects defaulted as the CRD hands them over
+	e := whole(t)
 	// The largest valid object: every list full, every option at 4096
 	// bytes (the list-valued ones hold only their names, so foreign keys).
 	valid := policytest.WorstValidListenerSet()
-	if r := e.Evaluate(unstructuredOf(t, valid), nil, 0); r.Error || !r.Allowed {
+	if r := e.Evaluate(crdDefaulted(t, valid), nil, 0); r.Error || !r.Allowed {
 		t.Fatalf("the largest valid object: want it admitted within the budget, got %+v", r)
 	}
-	cost, ok := e.Cost(unstructuredOf(t, valid), unstructuredOf(t, valid), celconfig.RuntimeCELCostBudget)
+	cost, ok := e.Cost(crdDefaulted(t, valid), crdDefaulted(t, valid), celconfig.RuntimeCELCostBudget)
 	if !ok {
 		t.Fatal("the largest valid object: an unchanged update is over the budget")
 	}
@@ -40,10 +40,10 @@ func TestWorstObjectCost(t *testing.T) {
 	// The costliest object: an error in nearly every field, so that the
 	// checks find every one and the message details the first listeners.
 	ls := policytest.WorstListenerSet(policytest.Worst{ValueLen: 4096, RefNameLen: 253, Selector: 8})
-	obj := unstructuredOf(t, ls)
+	obj := crdDefaulted(t, ls)
 	changed := ls.DeepCopy()
 	changed.Spec.Listeners[63].Port = 444
-	old := unstructuredOf(t, changed)
+	old := crdDefaulted(t, changed)
 	data, _ = json.Marshal(ls)
 	for _, tc := range []struct {
 		name     string
@@ -62,16 +62,4 @@ func TestWorstObjectCost(t *testing.T) {
 		t.Logf("%s of the worst object (%d bytes of JSON): cost %d of %d (%.1f%%), one evaluation %v in process, message %d bytes",
 			tc.name, len(data), cost, celconfig.RuntimeCELCostBudget, 100*float64(cost)/celconfig.RuntimeCELCostBudget, elapsed, len(r.Message))
 	}
-}
-
-func unstructuredOf(t *testing.T, v any) map[string]any {
-	data, err := json.Marshal(v)
-	if err != nil {
-		t.Fatal(err)
-	}
-	var obj map[string]any
-	if err := utiljson.Unmarshal(data, &obj); err != nil {
-		t.Fatal(err)
-	}
-	return obj
 }

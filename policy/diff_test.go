@@ -46,11 +46,40 @@ func roundTrip(t testing.TB, ls *gwv1.ListenerSet) (*gwv1.ListenerSet, map[strin
 	return &typed, obj
 }
 
-type diffStats struct{ cases, denied, truncated, detailDiffs int }
+type diffStats struct {
+	cases, denied, truncated, detailDiffs int
+	// requests the CRD admits, judged by the whole policy too; of those,
+	// the ones validation admits and the ones the match condition admits
+	throughCRD, validThroughCRD, fastPath int
+}
 
-// compare evaluates the policy and validation.Validate on one request.
+// compare evaluates the policy and validation.Validate on one request:
+// the policy's rules (without its match condition) on the objects as given
+// and defaulted, and the whole policy, match condition included, on the
+// objects as the CRD hands them to admission when the CRD admits them.
 func compare(t *testing.T, e *policytest.Evaluator, name string, newLS, oldLS *gwv1.ListenerSet, st *diffStats) {
 	t.Helper()
+	if n, ok := admittedByCRD(t, newLS); ok {
+		var o *gwv1.ListenerSet
+		var old map[string]any
+		admitted := oldLS == nil
+		if oldLS != nil {
+			old, o, admitted = throughCRD(t, oldLS)
+		}
+		if admitted {
+			errs, _ := validation.Validate(n.typed, o, validation.Options{})
+			st.throughCRD++
+			if got := whole(t).Evaluate(n.obj, old, 0); got.Error || got.Allowed != (len(errs) == 0) {
+				t.Errorf("%s (as the CRD admits it): the whole policy allowed=%v (error %v), validation errors %v; message %.300q", name, got.Allowed, got.Error, errs, got.Message)
+			}
+			if len(errs) == 0 {
+				st.validThroughCRD++
+				if r := fastOnly(t).Evaluate(n.obj, old, 0); r.Allowed && !r.Error {
+					st.fastPath++
+				}
+			}
+		}
+	}
 	// kube-apiserver hands admission both objects defaulted by the CRD's
 	// schema (the new one when decoded, the stored one when read); a create
 	// is also judged undefaulted, which only the policy's reading of absent
@@ -126,20 +155,64 @@ func compare(t *testing.T, e *policytest.Evaluator, name string, newLS, oldLS *g
 	}
 }
 
-// evaluator is the policy compiled once for the package's tests (it takes
-// seconds).
-func evaluator(t *testing.T) *policytest.Evaluator {
-	e, err := compiled()
+// evaluator is the policy's rules, compiled once for the package's tests
+// (it takes seconds): the policy without its match condition, which judges
+// any object the same as validation.Validate.
+func evaluator(t testing.TB) *policytest.Evaluator {
+	e, err := rulesOnly()
 	if err != nil {
 		t.Fatal(err)
 	}
 	return e
 }
 
-var compiled = sync.OnceValues(func() (*policytest.Evaluator, error) {
+// whole is the whole policy, match condition included, as kube-apiserver
+// runs it: for objects as the CRD admits them (throughCRD).
+func whole(t testing.TB) *policytest.Evaluator {
+	e, err := compiledWhole()
+	if err != nil {
+		t.Fatal(err)
+	}
+	return e
+}
+
+// fastOnly is the policy with a validation that always fails: it admits
+// exactly what its match condition lets through.
+func fastOnly(t testing.TB) *policytest.Evaluator {
+	e, err := compiledFastOnly()
+	if err != nil {
+		t.Fatal(err)
+	}
+	return e
+}
+
+var compiledFastOnly = sync.OnceValues(func() (*policytest.Evaluator, error) {
+	vap, _ := policy.Generate(policy.Options{})
+	vap.Spec.Validations[0].Expression = "false"
+	return policytest.Compile(vap, utilversion.MustParseGeneric("1.29"))
+})
+
+var rulesOnly = sync.OnceValues(func() (*policytest.Evaluator, error) {
+	vap, _ := policy.Generate(policy.Options{})
+	vap.Spec.MatchConditions = nil
+	return policytest.Compile(vap, utilversion.MustParseGeneric("1.29"))
+})
+
+var compiledWhole = sync.OnceValues(func() (*policytest.Evaluator, error) {
 	vap, _ := policy.Generate(policy.Options{})
 	return policytest.Compile(vap, utilversion.MustParseGeneric("1.29"))
 })
+
+// crdObject is an object as the CRD hands it to admission.
+type crdObject struct {
+	obj   map[string]any
+	typed *gwv1.ListenerSet
+}
+
+func admittedByCRD(t testing.TB, ls *gwv1.ListenerSet) (crdObject, bool) {
+	obj, typed, ok := throughCRD(t, ls)
+	return crdObject{obj, typed}, ok
+}
 
 func examples(t testing.TB) map[string]*gwv1.ListenerSet {
 	files, err := filepath.Glob("../examples/*/*.yaml")
@@ -163,22 +236,31 @@ func examples(t testing.TB) map[string]*gwv1.ListenerSet {
 
 // TestSameVerdictInProcess holds the policy, evaluated by k8s.io/apiserver's
 // validator, to validation.Validate on the examples and on random objects
-// of the fuzz generator, as creates and as updates of a changed copy.
+// of the fuzz generator, as creates and as updates of a changed copy: from
+// uniformly random inputs (mostly objects the CRD refuses: the policy's
+// rules on their own) and from inputs biased to the generator's first
+// choices (mostly objects the CRD admits: the whole policy, its match
+// condition included).
 func TestSameVerdictInProcess(t *testing.T) {
 	e := evaluator(t)
 	var st diffStats
 	for name, ls := range examples(t) {
 		compare(t, e, name, ls, nil, &st)
 	}
-	n := 3000
+	n := 4500
 	if testing.Short() {
-		n = 300
+		n = 450
 	}
 	rng := rand.New(rand.NewPCG(1, 2))
 	for i := range n {
-		data := make([]byte, 16+rng.IntN(200))
-		for j := range data {
-			data[j] = byte(rng.UintN(256))
+		var data []byte
+		if i%3 == 0 {
+			data = make([]byte, 16+rng.IntN(200))
+			for j := range data {
+				data[j] = byte(rng.UintN(256))
+			}
+		} else {
+			data = validationtest.BiasedFuzzBytes(rng)
 		}
 		ls := validationtest.FuzzListenerSet(data)
 		ls.Name = "fuzz"
@@ -195,5 +277,9 @@ func TestSameVerdictInProcess(t *testing.T) {
 			break
 		}
 	}
-	t.Logf("%d requests, %d denied, %d messages cut, %d with other details", st.cases, st.denied, st.truncated, st.detailDiffs)
+	t.Logf("%d requests, %d denied, %d messages cut, %d with other details; %d admitted by the CRD and judged by the whole policy too: %d valid, %d of them by the match condition alone",
+		st.cases, st.denied, st.truncated, st.detailDiffs, st.throughCRD, st.validThroughCRD, st.fastPath)
+	if least := n / 30; st.validThroughCRD < least || st.throughCRD-st.validThroughCRD < least || st.fastPath < least {
+		t.Errorf("want at least %d requests the CRD admits and validation admits, as many it denies, and as many the match condition admits", least)
+	}
 }

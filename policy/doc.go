@@ -20,7 +20,9 @@
 //   - a match condition (fast.go) that admits the usual valid set in one
 //     cheap pass and skips the rest: kube-apiserver evaluates a policy's
 //     validation and its messageExpression in full even when the object
-//     passes;
+//     passes. It runs on what kube-apiserver hands to validating admission,
+//     an object the CRD has defaulted and admitted, and leaves to the CRD
+//     what the CRD enforces as validation does;
 //   - checks that run every rule on every listener but write each violation
 //     as its path only: the verdict and the number of entries;
 //   - details, the same rules with their messages, for the parentRef, the
@@ -38,9 +40,10 @@
 // escapes them, and a line break in a path is escaped. A selector so large
 // that its CEL runs out of budget is denied (failurePolicy Fail).
 //
-// Defaults: every field the CRD (or the mutating webhook) defaults is read
-// with its default when absent, so a create is judged the same whether
-// defaulting ran or not. Ratcheting on update compares listeners as
+// Defaults: the checks and details read every field the CRD (or the
+// mutating webhook) defaults with its default when absent, so they judge a
+// create the same whether defaulting ran or not; the match condition reads
+// the CRD's defaults as present, which they always are in kube-apiserver. Ratcheting on update compares listeners as
 // kube-apiserver hands them to admission, both defaulted by the CRD's schema
 // (the new object when decoded, the stored one when read); validation
 // compares them after defaults.ListenerSet, which sets what the CRD

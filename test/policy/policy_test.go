@@ -47,17 +47,30 @@ var gvr = schema.GroupVersionResource{Group: gwv1.GroupName, Version: "v1", Reso
 // objects (those the CRD stores) to changed copies, from 8 clients at once. Each answer must
 // equal validation.Validate's verdict: admitted or not, and when the policy
 // (not the CRD's schema) denied, the same set of field paths.
+//
+// It runs once for each CRD set of the end-to-end matrix: the policy's
+// match condition leaves to the CRD what the CRD enforces, so the verdict
+// must hold with each CRD that can serve ListenerSets.
 func TestPolicyAgainstKubeAPIServer(t *testing.T) {
 	if testing.Short() {
 		t.Skip("starts kube-apiserver")
 	}
-	ctx := context.Background()
 	root, err := localcluster.RepoRoot()
 	if err != nil {
 		t.Fatal(err)
 	}
+	// every object validation's own tests judge alone: the tables' rows
+	tableCalls := recordTableCalls(t, context.Background(), root)
+	for _, set := range []localcluster.CRDSet{localcluster.CRDsV163Standard, localcluster.CRDsV170Standard, localcluster.CRDsV170Experimental} {
+		t.Run(string(set), func(t *testing.T) { againstKubeAPIServer(t, root, set, tableCalls) })
+	}
+}
+
+func againstKubeAPIServer(t *testing.T, root string, set localcluster.CRDSet, tableCalls []tableCall) {
+	ctx := context.Background()
+	ratcheted.Store(0)
 	start := time.Now()
-	c, err := localcluster.Start(ctx, localcluster.Options{Root: root, Progress: os.Stderr})
+	c, err := localcluster.Start(ctx, localcluster.Options{Root: root, Progress: os.Stderr, CRDs: set})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -88,8 +101,6 @@ func TestPolicyAgainstKubeAPIServer(t *testing.T) {
 		}
 		cases, names = append(cases, &ls), append(names, filepath.Base(f))
 	}
-	// every object validation's own tests judge alone: the tables' rows
-	tableCalls := recordTableCalls(t, ctx, root)
 	var tableUpdates int
 	for i, call := range tableCalls {
 		if call.Old != nil {
@@ -105,7 +116,7 @@ func TestPolicyAgainstKubeAPIServer(t *testing.T) {
 	}
 	rng := rand.New(rand.NewPCG(13, 13))
 	for i := range n {
-		data := biasedBytes(rng)
+		data := validationtest.BiasedFuzzBytes(rng)
 		cases, names = append(cases, validationtest.FuzzListenerSet(data)), append(names, fmt.Sprintf("fuzz-%d", i))
 	}
 
@@ -140,7 +151,7 @@ func TestPolicyAgainstKubeAPIServer(t *testing.T) {
 	}
 	nPairs := n
 	for i := range nPairs {
-		data := biasedBytes(rng)
+		data := validationtest.BiasedFuzzBytes(rng)
 		changed := slices.Clone(data)
 		for range 1 + rng.IntN(2) {
 			changed[rng.IntN(len(changed))] = byte(rng.IntN(3))
@@ -316,19 +327,6 @@ func unstructuredOf(ls *gwv1.ListenerSet) (*unstructured.Unstructured, error) {
 	return &unstructured.Unstructured{Object: obj}, nil
 }
 
-// biasedBytes is a fuzz generator input of mostly its first (valid)
-// choices, so that most objects pass the CRD's schema and reach the policy.
-func biasedBytes(rng *rand.Rand) []byte {
-	data := make([]byte, 16+rng.IntN(200))
-	for j := range data {
-		if rng.IntN(100) < 6 {
-			data[j] = byte(rng.UintN(256))
-		} else {
-			data[j] = byte(rng.IntN(2))
-		}
-	}
-	return data
-}
 
 // judge compares one answer with validation.Validate on the object as sent
 // (Validate defaults it as kube-apiserver's CRD does); "" when they agree.
