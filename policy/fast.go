@@ -70,9 +70,11 @@ func fastPathExpression() string {
 		"arOK0", plainRoutes("ar0", gw), "pH", portOf(http), "pS", portOf(https), "p3", portOf(http3))
 	// group "" and kind Secret: with the CRD's patterns (a group is
 	// lowercase, a kind starts with a letter) nothing else concatenates to
-	// "Secret"
+	// "Secret". The list's one item is read by walking the list, which
+	// converts it once, where three reads of certificateRefs[0] convert
+	// the path to it three times.
 	refs := t(`has(l.tls.certificateRefs) && size(l.tls.certificateRefs) == 1 && `+
-		`l.tls.certificateRefs[0].group + l.tls.certificateRefs[0].kind == "Secret" && l.tls.certificateRefs[0].name.matches({sub})`, "sub", sub)
+		`l.tls.certificateRefs.all(r, r.group + r.kind == "Secret" && r.name.matches({sub}))`, "sub", sub)
 	var usual []string
 	for _, from := range []string{"Same", "All"} {
 		ns := t(`"namespaces": dyn({"from": "{from}"})`, "from", from)
