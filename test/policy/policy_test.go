@@ -327,7 +327,6 @@ func unstructuredOf(ls *gwv1.ListenerSet) (*unstructured.Unstructured, error) {
 	return &unstructured.Unstructured{Object: obj}, nil
 }
 
-
 // judge compares one answer with validation.Validate on the object as sent
 // (Validate defaults it as kube-apiserver's CRD does); "" when they agree.
 //
