@@ -55,19 +55,6 @@ func fastPathExpression() string {
 	http, https, http3 := lit(string(rules.ProtocolHTTP)), lit(string(rules.ProtocolHTTPS)), lit(string(rules.ProtocolHTTP3))
 	gw := lit(gwv1.GroupName)
 	ls := `object.spec.listeners`
-	// pp: the port each protocol's listeners are on when they all share the
-	// first or second listener's (0 when neither has the protocol). f and
-	// g on one port must share the protocol; then every listener on its
-	// protocol's port means one protocol per port.
-	portOf := func(protocol string) string {
-		return t(`(f.protocol == {p} ? f.port : g.protocol == {p} ? g.port : 0)`, "p", protocol)
-	}
-	first := t(`[{ls}[0]].all(f, [{ls}[size({ls}) > 1 ? 1 : 0]].all(g, (f.port != g.port || f.protocol == g.protocol) && `+
-		`[has(f.tls) && has(f.tls.options) ? f.tls.options : dyn({})].all(o0, {ok0} && [{okH30}].all(okH30, `+
-		`[f.allowedRoutes].all(ar0, {arOK0} && [[{pH}, {pS}, {p3}]].all(pp, `+
-		`[{ls}.map(l, {listener})].all(codes, !(0 in codes) && (!(2 in codes) || {ports}))))))))`,
-		"ls", ls, "ok0", plainOptions("o0", "false"), "okH30", versionPair("o0", "true"),
-		"arOK0", plainRoutes("ar0", gw), "pH", portOf(http), "pS", portOf(https), "p3", portOf(http3))
 	// group "" and kind Secret: with the CRD's patterns (a group is
 	// lowercase, a kind starts with a letter) nothing else concatenates to
 	// "Secret". The list's one item is read by walking the list, which
@@ -81,16 +68,16 @@ func fastPathExpression() string {
 		usual = append(usual, "{"+ns+"}", t(`{{ns}, "kinds": dyn([{"group": {gw}, "kind": "HTTPRoute"}])}`, "ns", ns, "gw", gw))
 	}
 	routes := t(`(l.allowedRoutes in [{usual}] || l.allowedRoutes == ar0 || {plain})`, "usual", strings.Join(usual, ", "), "plain", plainRoutes("l.allowedRoutes", gw))
-	// the TLS of an HTTPS or http3 listener (isH3 is a Go constant here):
-	// exactly one certificate, and the first listener's options or options
+	// the TLS of an HTTPS or http3 listener: exactly one certificate, and
+	// the first listener's options (okH30: fit for http3 too) or options
 	// that pass on their own
 	tlsOf := func(isH3 bool) string {
-		same, h3 := "", "false"
+		same := ""
 		if isH3 {
-			same, h3 = " && okH30", "true"
+			same = " && okH30"
 		}
 		return t(`{refs} && (l.tls.?options.orValue(o0) == o0{same} || has(l.tls.options) && {opts})`,
-			"refs", refs, "same", same, "opts", plainOptions("l.tls.options", h3))
+			"refs", refs, "same", same, "opts", plainOptions("l.tls.options", isH3))
 	}
 	host := `!l.?hostname.orValue("").matches("^[0-9.]+$")`
 	// 1: plain, on its protocol's port (pp); 2: plain, on another port; 0:
@@ -104,17 +91,32 @@ func fastPathExpression() string {
 	// the general rule, when a listener is on another port than its
 	// protocol's: every listener of a port on the first one's protocol
 	ports := t(`[{ls}.map(l, l.port)].all(ports, {ls}.all(l, {ls}[ports.indexOf(l.port)].protocol == l.protocol))`, "ls", ls)
-	first = strings.NewReplacer("{listener}", listener, "{ports}", ports).Replace(first)
+	// pp: the port each protocol's listeners are on when they all share the
+	// first or second listener's (0 when neither has the protocol). f and
+	// g on one port must share the protocol; then every listener on its
+	// protocol's port means one protocol per port.
+	portOf := func(protocol string) string {
+		return t(`(f.protocol == {p} ? f.port : g.protocol == {p} ? g.port : 0)`, "p", protocol)
+	}
+	// Judged once: the first listener's options (o0; ok0 as an HTTPS
+	// listener's, okH30 as an http3 one's) and allowedRoutes (ar0).
+	listeners := t(`[{ls}[0]].all(f, [{ls}[size({ls}) > 1 ? 1 : 0]].all(g, (f.port != g.port || f.protocol == g.protocol) && `+
+		`[has(f.tls) && has(f.tls.options) ? f.tls.options : dyn({})].all(o0, {ok0} && [{okH30}].all(okH30, `+
+		`[f.allowedRoutes].all(ar0, {arOK0} && [[{pH}, {pS}, {p3}]].all(pp, `+
+		`[{ls}.map(l, {listener})].all(codes, !(0 in codes) && (!(2 in codes) || {ports}))))))))`,
+		"ls", ls, "ok0", plainOptions("o0", false), "okH30", versionPair("o0", true),
+		"arOK0", plainRoutes("ar0", gw), "pH", portOf(http), "pS", portOf(https), "p3", portOf(http3),
+		"listener", listener, "ports", ports)
 	parent := t(`[object.spec.parentRef].all(r, r.group == {gw} && r.kind == "Gateway" && r.name.matches({sub}))`, "gw", gw, "sub", sub)
-	return "!(" + parent + " && " + first + ")"
+	return "!(" + parent + " && " + listeners + ")"
 }
 
 // plainOptions is true when the TLS options map o passes every option
-// rule; isH3 (CEL) tells whether they are an http3 listener's. Each option
+// rule, as an http3 listener's when isH3. Each option
 // is read by its key, not by a walk over the map with a chain of key
 // comparisons per entry: the map holds no other key when its size is the
 // number of known keys it holds.
-func plainOptions(o, isH3 string) string {
+func plainOptions(o string, isH3 bool) string {
 	var known, values []string
 	for _, k := range rules.SupportedOptions {
 		known = append(known, t(`({k} in {o} ? 1 : 0)`, "k", lit(string(k)), "o", o))
@@ -138,28 +140,24 @@ func plainOptions(o, isH3 string) string {
 }
 
 // versionPair is true when the minimum and maximum versions of the TLS
-// options map o are known and in order, and, when isH3 (CEL), allow TLS 1.3.
-func versionPair(o, isH3 string) string {
+// options map o are known and in order, and, when isH3, allow TLS 1.3.
+func versionPair(o string, isH3 bool) string {
 	minK, maxK := lit(string(rules.OptionMinimumVersion)), lit(string(rules.OptionMaximumVersion))
 	// the two versions as one string "=minimum/=maximum" ("" for an absent
 	// one, so that a present empty value is not taken for an absent one),
 	// found in the constant list of the valid pairs; for http3, only those
 	// whose maximum is TLS 1.3 or absent. A value with a "/" matches none.
-	var pairs, http3Pairs []string
+	var pairs []string
 	for lo, minV := range append([]string{""}, rules.TLSVersions...) {
 		for hi, maxV := range append([]string{""}, rules.TLSVersions...) {
-			if lo > 0 && hi > 0 && lo > hi {
+			if lo > 0 && hi > 0 && lo > hi || isH3 && maxV != "" && maxV != rules.TLSVersionHTTP3 {
 				continue
 			}
-			pair := present(minV) + "/" + present(maxV)
-			pairs = append(pairs, pair)
-			if maxV == "" || maxV == rules.TLSVersionHTTP3 {
-				http3Pairs = append(http3Pairs, pair)
-			}
+			pairs = append(pairs, present(minV)+"/"+present(maxV))
 		}
 	}
-	return t(`((({min} in {o} ? "=" + {o}[{min}] : "") + "/" + ({max} in {o} ? "=" + {o}[{max}] : "")) in ({h3} ? {http3pairs} : {pairs}))`,
-		"o", o, "min", minK, "max", maxK, "h3", isH3, "pairs", list(pairs), "http3pairs", list(http3Pairs))
+	return t(`((({min} in {o} ? "=" + {o}[{min}] : "") + "/" + ({max} in {o} ? "=" + {o}[{max}] : "")) in {pairs})`,
+		"o", o, "min", minK, "max", maxK, "pairs", list(pairs))
 }
 
 // plainRoutes is true when allowedRoutes ar admits HTTPRoutes only, from
