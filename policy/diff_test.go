@@ -4,15 +4,14 @@ import (
 	"encoding/json"
 	"math/rand/v2"
 	"os"
-	"path/filepath"
 	"slices"
 	"sync"
 	"testing"
 
+	admissionregistrationv1 "k8s.io/api/admissionregistration/v1"
 	utiljson "k8s.io/apimachinery/pkg/util/json"
 	utilversion "k8s.io/apimachinery/pkg/util/version"
 	gwv1 "sigs.k8s.io/gateway-api/apis/v1"
-	"sigs.k8s.io/yaml"
 
 	"github.com/airlock/listenerset-webhook/defaults"
 	"github.com/airlock/listenerset-webhook/policy"
@@ -59,7 +58,7 @@ type diffStats struct {
 // objects as the CRD hands them to admission when the CRD admits them.
 func compare(t *testing.T, e *policytest.Evaluator, name string, newLS, oldLS *gwv1.ListenerSet, st *diffStats) {
 	t.Helper()
-	if n, ok := admittedByCRD(t, newLS); ok {
+	if obj, n, ok := throughCRD(t, newLS); ok {
 		var o *gwv1.ListenerSet
 		var old map[string]any
 		admitted := oldLS == nil
@@ -67,14 +66,14 @@ func compare(t *testing.T, e *policytest.Evaluator, name string, newLS, oldLS *g
 			old, o, admitted = throughCRD(t, oldLS)
 		}
 		if admitted {
-			errs, _ := validation.Validate(n.typed, o, validation.Options{})
+			errs, _ := validation.Validate(n, o, validation.Options{})
 			st.throughCRD++
-			if got := whole(t).Evaluate(n.obj, old, 0); got.Error || got.Allowed != (len(errs) == 0) {
+			if got := whole(t).Evaluate(obj, old, 0); got.Error || got.Allowed != (len(errs) == 0) {
 				t.Errorf("%s (as the CRD admits it): the whole policy allowed=%v (error %v), validation errors %v; message %.300q", name, got.Allowed, got.Error, errs, got.Message)
 			}
 			if len(errs) == 0 {
 				st.validThroughCRD++
-				if r := fastOnly(t).Evaluate(n.obj, old, 0); r.Allowed && !r.Error {
+				if r := fastOnly(t).Evaluate(obj, old, 0); r.Allowed && !r.Error {
 					st.fastPath++
 				}
 			}
@@ -192,6 +191,26 @@ var compiledFastOnly = sync.OnceValues(func() (*policytest.Evaluator, error) {
 	return policytest.Compile(vap, utilversion.MustParseGeneric("1.29"))
 })
 
+// conditionOnly is the policy's match condition alone, as a validation
+// that fails where the condition would judge the object in full: for the
+// condition's own cost (kube-apiserver charges match conditions to their
+// own budget, so the whole policy's Cost does not count it).
+func conditionOnly(t testing.TB) *policytest.Evaluator {
+	e, err := compiledConditionOnly()
+	if err != nil {
+		t.Fatal(err)
+	}
+	return e
+}
+
+var compiledConditionOnly = sync.OnceValues(func() (*policytest.Evaluator, error) {
+	vap, _ := policy.Generate(policy.Options{})
+	vap.Spec.Validations = []admissionregistrationv1.Validation{{Expression: "!(" + vap.Spec.MatchConditions[0].Expression + ")"}}
+	vap.Spec.MatchConditions = nil
+	vap.Spec.Variables = nil
+	return policytest.Compile(vap, utilversion.MustParseGeneric("1.29"))
+})
+
 var rulesOnly = sync.OnceValues(func() (*policytest.Evaluator, error) {
 	vap, _ := policy.Generate(policy.Options{})
 	vap.Spec.MatchConditions = nil
@@ -203,35 +222,12 @@ var compiledWhole = sync.OnceValues(func() (*policytest.Evaluator, error) {
 	return policytest.Compile(vap, utilversion.MustParseGeneric("1.29"))
 })
 
-// crdObject is an object as the CRD hands it to admission.
-type crdObject struct {
-	obj   map[string]any
-	typed *gwv1.ListenerSet
-}
-
-func admittedByCRD(t testing.TB, ls *gwv1.ListenerSet) (crdObject, bool) {
-	obj, typed, ok := throughCRD(t, ls)
-	return crdObject{obj, typed}, ok
-}
-
-func examples(t testing.TB) map[string]*gwv1.ListenerSet {
-	files, err := filepath.Glob("../examples/*/*.yaml")
-	if err != nil || len(files) == 0 {
+func examples(t testing.TB) []validationtest.Example {
+	ex, err := validationtest.Examples("..")
+	if err != nil || len(ex) == 0 {
 		t.Fatal("no examples", err)
 	}
-	out := map[string]*gwv1.ListenerSet{}
-	for _, f := range files {
-		data, err := os.ReadFile(f)
-		if err != nil {
-			t.Fatal(err)
-		}
-		var ls gwv1.ListenerSet
-		if err := yaml.Unmarshal(data, &ls); err != nil {
-			t.Fatalf("%s: %v", f, err)
-		}
-		out[f] = &ls
-	}
-	return out
+	return ex
 }
 
 // TestSameVerdictInProcess holds the policy, evaluated by k8s.io/apiserver's
@@ -244,8 +240,8 @@ func examples(t testing.TB) map[string]*gwv1.ListenerSet {
 func TestSameVerdictInProcess(t *testing.T) {
 	e := evaluator(t)
 	var st diffStats
-	for name, ls := range examples(t) {
-		compare(t, e, name, ls, nil, &st)
+	for _, ex := range examples(t) {
+		compare(t, e, ex.Path, ex.ListenerSet, nil, &st)
 	}
 	n := 4500
 	if testing.Short() {

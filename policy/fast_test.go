@@ -8,14 +8,10 @@ import (
 	"strings"
 	"testing"
 
-	admissionregistrationv1 "k8s.io/api/admissionregistration/v1"
-	utilversion "k8s.io/apimachinery/pkg/util/version"
 	celconfig "k8s.io/apiserver/pkg/apis/cel"
 	"k8s.io/utils/ptr"
 	gwv1 "sigs.k8s.io/gateway-api/apis/v1"
 
-	"github.com/airlock/listenerset-webhook/policy"
-	"github.com/airlock/listenerset-webhook/policy/policytest"
 	"github.com/airlock/listenerset-webhook/validation"
 )
 
@@ -25,12 +21,7 @@ import (
 // never admits what validation denies is TestSameVerdictInProcess's and
 // test/policy's job.
 func TestFastPathTaken(t *testing.T) {
-	vap, _ := policy.Generate(policy.Options{})
-	vap.Spec.Validations[0].Expression = "false"
-	e, err := policytest.Compile(vap, utilversion.MustParseGeneric("1.29"))
-	if err != nil {
-		t.Fatal(err)
-	}
+	e := fastOnly(t)
 	fast := func(name string, obj map[string]any) bool {
 		r := e.Evaluate(obj, nil, 0)
 		if r.Error {
@@ -38,7 +29,8 @@ func TestFastPathTaken(t *testing.T) {
 		}
 		return r.Allowed
 	}
-	for name, ls := range examples(t) {
+	for _, ex := range examples(t) {
+		name, ls := ex.Path, ex.ListenerSet
 		usual := strings.Contains(name, filepath.Join("examples", "valid")) && !strings.HasSuffix(name, "warnings.yaml")
 		obj, _, admitted := throughCRD(t, ls)
 		if !admitted {
@@ -64,14 +56,7 @@ func TestFastPathTaken(t *testing.T) {
 // test of the usual order fails and each item is compared with every
 // other) stays well within it.
 func TestFastPathCost(t *testing.T) {
-	vap, _ := policy.Generate(policy.Options{})
-	vap.Spec.Validations = []admissionregistrationv1.Validation{{Expression: "!(" + vap.Spec.MatchConditions[0].Expression + ")"}}
-	vap.Spec.MatchConditions = nil
-	vap.Spec.Variables = nil
-	e, err := policytest.Compile(vap, utilversion.MustParseGeneric("1.29"))
-	if err != nil {
-		t.Fatal(err)
-	}
+	e := conditionOnly(t)
 	reversed := func(names []string) gwv1.AnnotationValue {
 		r := slices.Clone(names)
 		slices.Reverse(r)
@@ -83,9 +68,13 @@ func TestFastPathCost(t *testing.T) {
 		long := fmt.Sprintf("%02d", i) + strings.Repeat("a", 61)
 		l.Name = gwv1.SectionName(long + "." + long + "." + long + "." + long[:61])
 		l.Hostname = ptr.To(gwv1.Hostname(l.Name))
+		// a port of its own and options of its own (one cipher left out):
+		// nothing is judged once for all listeners, each listener's options
+		// are judged on their own, and the ports by the general rule
+		l.Port = gwv1.PortNumber(1000 + i)
 		l.TLS.Options = map[gwv1.AnnotationKey]gwv1.AnnotationValue{
 			validation.OptionALPNProtocols:       reversed(validation.ALPNProtocols),
-			validation.OptionCiphers:             reversed(validation.Ciphers),
+			validation.OptionCiphers:             reversed(slices.Delete(slices.Clone(validation.Ciphers), i%len(validation.Ciphers), i%len(validation.Ciphers)+1)),
 			validation.OptionECDHCurves:          reversed(validation.ECDHCurves),
 			validation.OptionSignatureAlgorithms: reversed(validation.SignatureAlgorithms),
 			validation.OptionMinimumVersion:      "TLSv1_2",

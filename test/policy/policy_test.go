@@ -23,7 +23,6 @@ import (
 	utiljson "k8s.io/apimachinery/pkg/util/json"
 	"k8s.io/client-go/dynamic"
 	gwv1 "sigs.k8s.io/gateway-api/apis/v1"
-	"sigs.k8s.io/yaml"
 
 	"github.com/airlock/listenerset-webhook/policy"
 	"github.com/airlock/listenerset-webhook/policy/policytest"
@@ -89,17 +88,12 @@ func againstKubeAPIServer(t *testing.T, root string, set localcluster.CRDSet, ta
 
 	var cases []*gwv1.ListenerSet
 	names := []string{}
-	files, _ := filepath.Glob(filepath.Join(root, "examples", "*", "*.yaml"))
-	for _, f := range files {
-		data, err := os.ReadFile(f)
-		if err != nil {
-			t.Fatal(err)
-		}
-		var ls gwv1.ListenerSet
-		if err := yaml.Unmarshal(data, &ls); err != nil {
-			t.Fatal(err)
-		}
-		cases, names = append(cases, &ls), append(names, filepath.Base(f))
+	examples, err := validationtest.Examples(root)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, ex := range examples {
+		cases, names = append(cases, ex.ListenerSet), append(names, filepath.Base(ex.Path))
 	}
 	var tableUpdates int
 	for i, call := range tableCalls {
