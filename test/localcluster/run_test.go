@@ -56,37 +56,14 @@ func TestRunInterrupted(t *testing.T) {
 		t.Fatal(err)
 	}
 	dir := t.TempDir()
-	out := &syncBuffer{}
-	cmd := exec.Command(bin, "-dir", dir)
-	cmd.Dir = root
-	cmd.Stdin = nil // not a terminal: hack/run stays in the group it was started in
-	cmd.Stdout, cmd.Stderr = out, out
-	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
-	if err := cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
-	done := make(chan error, 1)
-	go func() { done <- cmd.Wait() }()
-	group := -cmd.Process.Pid
-	t.Cleanup(func() { _ = syscall.Kill(group, syscall.SIGKILL) }) // after a failure only; the group is gone otherwise
-
-	waitForOutput(t, out, done, runLastLine, 5*time.Minute)
+	run := startRun(t, bin, root, "-dir", dir)
+	waitForOutput(t, run.out, run.done, runLastLine, 5*time.Minute)
 	kubeconfig := filepath.Join(dir, "kubeconfig")
 	if _, err := os.Stat(kubeconfig); err != nil {
 		t.Errorf("hack/run is ready but its kubeconfig is not: %v", err)
 	}
-	if err := syscall.Kill(group, syscall.SIGINT); err != nil {
-		t.Fatal(err)
-	}
-	select {
-	case err := <-done:
-		if err != nil {
-			t.Errorf("after SIGINT: %v, want exit status 0\n--- output:\n%s", err, out.String())
-		}
-	case <-time.After(2 * time.Minute):
-		t.Fatalf("still running 2m after SIGINT\n--- output:\n%s", out.String())
-	}
-	checkRunOutput(t, out.String(), nil, filepath.Join(dir, "run.log"))
+	run.interrupt(t)
+	checkRunOutput(t, run.out.String(), nil, filepath.Join(dir, "run.log"))
 	checkRunLog(t, filepath.Join(dir, "run.log"))
 	if _, err := os.Stat(kubeconfig); !errors.Is(err, os.ErrNotExist) {
 		t.Errorf("kubeconfig left behind after exit: %v", err)
@@ -123,6 +100,51 @@ func runPrerequisites(t *testing.T) (root string) {
 		t.Fatal(err)
 	}
 	return root
+}
+
+// running is hack/run's binary started by startRun.
+type running struct {
+	out   *syncBuffer
+	done  chan error // its exit
+	group int        // its process group, negated for syscall.Kill
+}
+
+// startRun starts hack/run's binary bin in root with args as a terminal
+// would: in a process group of its own, stdin not a terminal (so hack/run
+// stays in that group). The group is killed after a failure; it is gone
+// otherwise.
+func startRun(t *testing.T, bin, root string, args ...string) *running {
+	t.Helper()
+	out := &syncBuffer{}
+	cmd := exec.Command(bin, args...)
+	cmd.Dir = root
+	cmd.Stdin = nil
+	cmd.Stdout, cmd.Stderr = out, out
+	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	r := &running{out: out, done: make(chan error, 1), group: -cmd.Process.Pid}
+	go func() { r.done <- cmd.Wait() }()
+	t.Cleanup(func() { _ = syscall.Kill(r.group, syscall.SIGKILL) })
+	return r
+}
+
+// interrupt sends SIGINT to the group, as Ctrl-C does, and wants hack/run
+// to exit 0 within 2 minutes.
+func (r *running) interrupt(t *testing.T) {
+	t.Helper()
+	if err := syscall.Kill(r.group, syscall.SIGINT); err != nil {
+		t.Fatal(err)
+	}
+	select {
+	case err := <-r.done:
+		if err != nil {
+			t.Errorf("after SIGINT: %v, want exit status 0\n--- output:\n%s", err, r.out.String())
+		}
+	case <-time.After(2 * time.Minute):
+		t.Fatalf("still running 2m after SIGINT\n--- output:\n%s", r.out.String())
+	}
 }
 
 func waitForOutput(t *testing.T, out *syncBuffer, done <-chan error, want string, timeout time.Duration) {

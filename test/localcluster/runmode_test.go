@@ -7,7 +7,6 @@ import (
 	"os/exec"
 	"path/filepath"
 	"strings"
-	"syscall"
 	"testing"
 	"time"
 
@@ -60,19 +59,8 @@ func TestRunModes(t *testing.T) {
 		t.Run(mode, func(t *testing.T) {
 			e := runModes[mode]
 			dir := t.TempDir()
-			out := &syncBuffer{}
-			cmd := exec.Command(bin, "-dir", dir, "-mode="+mode)
-			cmd.Dir = root
-			cmd.Stdout, cmd.Stderr = out, out
-			cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
-			if err := cmd.Start(); err != nil {
-				t.Fatal(err)
-			}
-			done := make(chan error, 1)
-			go func() { done <- cmd.Wait() }()
-			group := -cmd.Process.Pid
-			t.Cleanup(func() { _ = syscall.Kill(group, syscall.SIGKILL) })
-			waitForOutput(t, out, done, e.last, 5*time.Minute)
+			run := startRun(t, bin, root, "-dir", dir, "-mode="+mode)
+			waitForOutput(t, run.out, run.done, e.last, 5*time.Minute)
 
 			kc := filepath.Join(dir, "kubeconfig")
 			apply := func(file string) (string, error) {
@@ -103,18 +91,8 @@ func TestRunModes(t *testing.T) {
 				t.Errorf("warnings.yaml in mode %s: warnings printed %v, want %v:\n%s", mode, got, want, stored)
 			}
 
-			if err := syscall.Kill(group, syscall.SIGINT); err != nil {
-				t.Fatal(err)
-			}
-			select {
-			case err := <-done:
-				if err != nil {
-					t.Errorf("after SIGINT: %v, want exit status 0\n--- output:\n%s", err, out.String())
-				}
-			case <-time.After(2 * time.Minute):
-				t.Fatalf("still running 2m after SIGINT\n--- output:\n%s", out.String())
-			}
-			checkRunOutputOf(t, out.String(), e, nil, filepath.Join(dir, "run.log"))
+			run.interrupt(t)
+			checkRunOutputOf(t, run.out.String(), e, nil, filepath.Join(dir, "run.log"))
 			log, err := os.ReadFile(filepath.Join(dir, "run.log"))
 			if err != nil {
 				t.Fatal(err)
