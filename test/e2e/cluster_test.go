@@ -17,7 +17,6 @@ import (
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/client-go/rest"
-	"sigs.k8s.io/controller-runtime/pkg/client"
 	gwv1 "sigs.k8s.io/gateway-api/apis/v1"
 
 	"github.com/airlock/listenerset-webhook/test/localcluster"
@@ -458,22 +457,10 @@ func TestClusterView(t *testing.T) {
 func TestClusterViewRBAC(t *testing.T) {
 	requireCluster(t)
 	applyClusterFixtures(t)
-	ctx := context.Background()
 	// The chart's ClusterRole has these very rules (test/chart).
 	base, withSecrets := clusterview.RBACRules(false), clusterview.RBACRules(true)
 	as := func(user string, rules []rbacv1.PolicyRule) *rest.Config {
-		role := &rbacv1.ClusterRole{ObjectMeta: metav1.ObjectMeta{Name: user}, Rules: rules}
-		binding := &rbacv1.ClusterRoleBinding{
-			ObjectMeta: metav1.ObjectMeta{Name: user},
-			RoleRef:    rbacv1.RoleRef{APIGroup: rbacv1.GroupName, Kind: "ClusterRole", Name: user},
-			Subjects:   []rbacv1.Subject{{Kind: rbacv1.UserKind, APIGroup: rbacv1.GroupName, Name: user}},
-		}
-		for _, obj := range []client.Object{role, binding} {
-			if err := cluster.Client.Create(ctx, obj); err != nil {
-				t.Fatal(err)
-			}
-		}
-		t.Cleanup(func() { _ = cluster.Client.Delete(ctx, binding); _ = cluster.Client.Delete(ctx, role) })
+		grant(t, user, rules)
 		cfg := rest.CopyConfig(cluster.Config)
 		cfg.Impersonate = rest.ImpersonationConfig{UserName: user}
 		return cfg

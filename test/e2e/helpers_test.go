@@ -12,9 +12,13 @@ import (
 	"testing"
 	"time"
 
-	"github.com/airlock/listenerset-webhook/test/localcluster"
+	rbacv1 "k8s.io/api/rbac/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"sigs.k8s.io/controller-runtime/pkg/client"
 	gwv1 "sigs.k8s.io/gateway-api/apis/v1"
 	"sigs.k8s.io/yaml"
+
+	"github.com/airlock/listenerset-webhook/test/localcluster"
 )
 
 // example is one file of examples/valid or examples/invalid with what its
@@ -249,4 +253,23 @@ func deleteLS(t *testing.T, name string) {
 func cleanupLS(t *testing.T, name string) {
 	t.Helper()
 	t.Cleanup(func() { deleteLS(t, name) })
+}
+
+// grant gives user exactly rules, cluster-wide, for the test's duration (a
+// ClusterRole and its binding, both named user).
+func grant(t *testing.T, user string, rules []rbacv1.PolicyRule) {
+	t.Helper()
+	ctx := context.Background()
+	role := &rbacv1.ClusterRole{ObjectMeta: metav1.ObjectMeta{Name: user}, Rules: rules}
+	binding := &rbacv1.ClusterRoleBinding{
+		ObjectMeta: metav1.ObjectMeta{Name: user},
+		RoleRef:    rbacv1.RoleRef{APIGroup: rbacv1.GroupName, Kind: "ClusterRole", Name: user},
+		Subjects:   []rbacv1.Subject{{Kind: rbacv1.UserKind, APIGroup: rbacv1.GroupName, Name: user}},
+	}
+	for _, obj := range []client.Object{role, binding} {
+		if err := cluster.Client.Create(ctx, obj); err != nil {
+			t.Fatal(err)
+		}
+	}
+	t.Cleanup(func() { _ = cluster.Client.Delete(ctx, binding); _ = cluster.Client.Delete(ctx, role) })
 }

@@ -11,10 +11,7 @@ import (
 	"testing"
 	"time"
 
-	rbacv1 "k8s.io/api/rbac/v1"
-	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/client-go/tools/clientcmd"
-	"sigs.k8s.io/controller-runtime/pkg/client"
 	gwv1 "sigs.k8s.io/gateway-api/apis/v1"
 
 	"github.com/airlock/listenerset-webhook/listing"
@@ -267,19 +264,7 @@ func waitPastCreation(t *testing.T, namespaces ...string) {
 // else, for the test's duration.
 func listenersReader(t *testing.T, user string) string {
 	t.Helper()
-	ctx := context.Background()
-	role := &rbacv1.ClusterRole{ObjectMeta: metav1.ObjectMeta{Name: user}, Rules: listing.RBACRules()}
-	binding := &rbacv1.ClusterRoleBinding{
-		ObjectMeta: metav1.ObjectMeta{Name: user},
-		RoleRef:    rbacv1.RoleRef{APIGroup: rbacv1.GroupName, Kind: "ClusterRole", Name: user},
-		Subjects:   []rbacv1.Subject{{Kind: rbacv1.UserKind, APIGroup: rbacv1.GroupName, Name: user}},
-	}
-	for _, obj := range []client.Object{role, binding} {
-		if err := cluster.Client.Create(ctx, obj); err != nil {
-			t.Fatal(err)
-		}
-	}
-	t.Cleanup(func() { _ = cluster.Client.Delete(ctx, binding); _ = cluster.Client.Delete(ctx, role) })
+	grant(t, user, listing.RBACRules())
 	cfg, err := clientcmd.Load(cluster.Kubeconfig)
 	if err != nil {
 		t.Fatal(err)
