@@ -135,6 +135,18 @@ func (w *warnings) take() []string {
 	return l
 }
 
+// warningClient is a client of c whose requests' warnings collect in the
+// returned warnings.
+func warningClient(t testing.TB, c *localcluster.Cluster) (client.Client, *warnings) {
+	t.Helper()
+	cfg := rest.CopyConfig(c.Config)
+	warn := &warnings{}
+	cfg.WarningHandler = warn
+	cl, err := client.New(cfg, client.Options{})
+	require.NoError(t, err)
+	return cl, warn
+}
+
 // ensureNamespace creates ns unless it exists.
 func ensureNamespace(ctx context.Context, t testing.TB, c client.Client, ns string) {
 	t.Helper()
@@ -150,11 +162,7 @@ func ensureNamespace(ctx context.Context, t testing.TB, c client.Client, ns stri
 func TestServerSideDryRun(t *testing.T) {
 	c := cluster(t)
 	ctx := t.Context()
-	cfg := rest.CopyConfig(c.Config)
-	warn := &warnings{}
-	cfg.WarningHandler = warn
-	cl, err := client.New(cfg, client.Options{})
-	require.NoError(t, err)
+	cl, warn := warningClient(t, c)
 	ensureNamespace(ctx, t, cl, namespace)
 
 	everything := []string{
@@ -235,7 +243,7 @@ func TestServerSideDryRun(t *testing.T) {
 	objs := render(t)
 	dep := objs.get(t, "Deployment", fullname).DeepCopy()
 	dep.Object["spec"].(map[string]any)["replica"] = int64(2)
-	err = cl.Create(ctx, dep, client.DryRunAll, client.FieldValidation(metav1.FieldValidationStrict))
+	err := cl.Create(ctx, dep, client.DryRunAll, client.FieldValidation(metav1.FieldValidationStrict))
 	assert.ErrorContains(t, err, `unknown field "spec.replica"`)
 	cert := objs.get(t, "Certificate", servingCert).DeepCopy()
 	cert.Object["spec"].(map[string]any)["dnsName"] = []any{"x"}

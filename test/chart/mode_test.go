@@ -19,7 +19,6 @@ import (
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/client-go/discovery"
-	"k8s.io/client-go/rest"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	"github.com/airlock/listenerset-webhook/policy"
@@ -253,11 +252,7 @@ func serverVersion(t testing.TB, c *localcluster.Cluster) string {
 func TestAdmissionModesServerSideDryRun(t *testing.T) {
 	c := cluster(t)
 	ctx := t.Context()
-	cfg := rest.CopyConfig(c.Config)
-	warn := &warnings{}
-	cfg.WarningHandler = warn
-	cl, err := client.New(cfg, client.Options{})
-	require.NoError(t, err)
+	cl, warn := warningClient(t, c)
 	ensureNamespace(ctx, t, cl, namespace)
 	version := serverVersion(t, c)
 
@@ -288,7 +283,7 @@ func TestAdmissionModesServerSideDryRun(t *testing.T) {
 	vap := renderMode(t, "policy").get(t, "ValidatingAdmissionPolicy", fullname).DeepCopy()
 	validations := vap.Object["spec"].(map[string]any)["validations"].([]any)
 	validations[0].(map[string]any)["expression"] = "object.spec.listeners.all(l, l.port >"
-	err = cl.Create(ctx, vap, client.DryRunAll, client.FieldValidation(metav1.FieldValidationStrict))
+	err := cl.Create(ctx, vap, client.DryRunAll, client.FieldValidation(metav1.FieldValidationStrict))
 	assert.ErrorContains(t, err, "compilation failed")
 }
 
@@ -383,11 +378,7 @@ func TestBothModeEndToEnd(t *testing.T) {
 	t.Cleanup(func() {
 		_, _ = runHelm(context.Background(), t, c.KubeconfigPath, "uninstall", rel.name, "--namespace", ns)
 	})
-	cfg := rest.CopyConfig(c.Config)
-	warn := &warnings{}
-	cfg.WarningHandler = warn
-	cl, err := client.New(cfg, client.Options{})
-	require.NoError(t, err)
+	cl, warn := warningClient(t, c)
 
 	// Nothing serves yet, and writes pass the webhooks (Ignore); the policy
 	// already denies.
@@ -422,7 +413,7 @@ func TestBothModeEndToEnd(t *testing.T) {
 		}
 		return errNoWarning
 	})
-	err = cl.Create(ctx, listenerSet(appNS, "bad", false), client.DryRunAll)
+	err := cl.Create(ctx, listenerSet(appNS, "bad", false), client.DryRunAll)
 	assert.Contains(t, err.Error(), policyDenied(rel.fullname()), "the policy denies before the webhook is asked")
 	assert.Positive(t, r.requests(t)[admission.ValidatePath])
 
