@@ -351,17 +351,22 @@ func (n *Node) startEtcd(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
-	return n.wait(ctx, p, "etcd /health", time.Minute, func() error {
-		resp, err := http.Get(client + "/health")
+	return n.wait(ctx, p, "etcd /health", time.Minute, answersOK(client+"/health"))
+}
+
+// answersOK is a readiness check: a plain HTTP GET of url answers 200.
+func answersOK(url string) func() error {
+	return func() error {
+		resp, err := http.Get(url)
 		if err != nil {
 			return err
 		}
 		resp.Body.Close()
-		if resp.StatusCode != 200 {
+		if resp.StatusCode != http.StatusOK {
 			return fmt.Errorf("status %d", resp.StatusCode)
 		}
 		return nil
-	})
+	}
 }
 
 func (n *Node) startAPIServer(ctx context.Context) error {
@@ -486,17 +491,7 @@ func (n *Node) startKubeProxy(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
-	return n.wait(ctx, p, "kube-proxy /healthz", 2*time.Minute, func() error {
-		resp, err := http.Get(fmt.Sprintf("http://127.0.0.1:%d/healthz", n.ports.proxyHealthz))
-		if err != nil {
-			return err
-		}
-		resp.Body.Close()
-		if resp.StatusCode != 200 {
-			return fmt.Errorf("status %d", resp.StatusCode)
-		}
-		return nil
-	})
+	return n.wait(ctx, p, "kube-proxy /healthz", 2*time.Minute, answersOK(fmt.Sprintf("http://127.0.0.1:%d/healthz", n.ports.proxyHealthz)))
 }
 
 func (n *Node) waitControllers(ctx context.Context) error {
