@@ -149,13 +149,15 @@ stamp_of() { # set-name tools-dirs...
   for d in "$@"; do (cd "$TOOLS/$d" && sha256sum go.mod go.sum | sed "s|  |  $d/|"); done
 }
 
-up_to_date() { # out-dir set-name "bins" tools-dirs...
-  local out="$1" name="$2" bins="$3"; shift 3
+# up_to_date: the set's binaries are in out-dir and its stamp file there
+# holds stamp_of's stamp (never under FORCE=1).
+up_to_date() { # out-dir stamp-file set-name "bins" tools-dirs...
+  local out="$1" stamp="$1/$2" name="$3" bins="$4"; shift 4
   [[ "${FORCE:-}" == 1 ]] && return 1
-  [[ -f "$out/.stamp" ]] || return 1
+  [[ -f "$stamp" ]] || return 1
   local b
   for b in $bins; do [[ -x "$out/$b" ]] || return 1; done
-  [[ "$(cat "$out/.stamp")" == "$(stamp_of "$name" "$@")" ]]
+  [[ "$(cat "$stamp")" == "$(stamp_of "$name" "$@")" ]]
 }
 
 # build_one builds a main package from a tools module into out/name,
@@ -201,7 +203,7 @@ with_lock() { # out-dir fn...
 
 build_k8s() {
   local bins="kube-apiserver kubectl etcd"
-  if up_to_date "$K8S_OUT" k8s "$bins" k8s etcd; then
+  if up_to_date "$K8S_OUT" .stamp k8s "$bins" k8s etcd; then
     log "kube-apiserver, kubectl, etcd v$KUBE_VERSION/$ETCD_VERSION up to date in $K8S_OUT"
     return
   fi
@@ -219,7 +221,7 @@ build_k8s() {
 }
 
 build_helm() {
-  if up_to_date "$HELM_OUT" helm helm helm; then
+  if up_to_date "$HELM_OUT" .stamp helm helm helm; then
     log "helm v$HELM_VERSION up to date in $HELM_OUT"
     return
   fi
@@ -236,8 +238,7 @@ NODE_BINS="kubelet kube-controller-manager kube-scheduler kube-proxy"
 # with a stamp of their own (.stamp-node), so that the k8s set stays as it was.
 build_node() {
   local stamp="$K8S_OUT/.stamp-node"
-  if [[ "${FORCE:-}" != 1 && -f "$stamp" && "$(cat "$stamp")" == "$(stamp_of node k8s)" ]] &&
-    (cd "$K8S_OUT" && for b in $NODE_BINS; do [[ -x "$b" ]] || exit 1; done); then
+  if up_to_date "$K8S_OUT" .stamp-node node "$NODE_BINS" k8s; then
     log "$(echo $NODE_BINS | sed 's/ /, /g') v$KUBE_VERSION up to date in $K8S_OUT"
     return
   fi
