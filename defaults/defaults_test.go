@@ -11,6 +11,8 @@ import (
 	"k8s.io/apimachinery/pkg/api/equality"
 	gwv1 "sigs.k8s.io/gateway-api/apis/v1"
 	"sigs.k8s.io/yaml"
+
+	"github.com/airlock/listenerset-webhook/test/golden"
 )
 
 // TestGolden defaults every testdata/*.in.yaml and compares with the
@@ -26,13 +28,7 @@ func TestGolden(t *testing.T) {
 			got, err := yaml.Marshal(ls)
 			require.NoError(t, err)
 
-			golden := strings.TrimSuffix(in, ".in.yaml") + ".out.yaml"
-			if os.Getenv("UPDATE_GOLDEN") != "" {
-				require.NoError(t, os.WriteFile(golden, got, 0o644))
-			}
-			want, err := os.ReadFile(golden)
-			require.NoError(t, err, "run with UPDATE_GOLDEN=1 to create it")
-			assert.Equal(t, string(want), string(got))
+			golden.Assert(t, strings.TrimSuffix(in, ".in.yaml")+".out.yaml", string(got))
 		})
 	}
 }

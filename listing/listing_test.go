@@ -5,7 +5,6 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
-	"os"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -13,12 +12,9 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/airlock/listenerset-webhook/test/golden"
 	"github.com/airlock/listenerset-webhook/validation"
 )
-
-// updateGolden rewrites testdata/golden/*.txt from the current output:
-// UPDATE_GOLDEN=1 go test ./listing/ (then review the diff).
-var updateGolden = os.Getenv("UPDATE_GOLDEN") == "1"
 
 func input(name string) string { return filepath.Join("testdata", name) }
 
@@ -48,13 +44,7 @@ func TestListenersGolden(t *testing.T) {
 			code := Run(context.Background(), Options{Paths: tt.paths, Gateway: tt.gateway, Format: tt.format, Stdout: &stdout, Stderr: &stderr})
 			got := fmt.Sprintf("paths: %s\ngateway: %q\nformat: %q\nexit: %d\n--- stdout\n%s--- stderr\n%s",
 				strings.Join(tt.paths, " "), tt.gateway, tt.format, code, stdout.String(), stderr.String())
-			path := filepath.Join("testdata", "golden", tt.golden+".txt")
-			if updateGolden {
-				require.NoError(t, os.WriteFile(path, []byte(got), 0o644))
-			}
-			want, err := os.ReadFile(path)
-			require.NoError(t, err, "no golden file; run with UPDATE_GOLDEN=1")
-			assert.Equal(t, string(want), got)
+			golden.Assert(t, filepath.Join("testdata", "golden", tt.golden+".txt"), got)
 			assert.Equal(t, tt.exit, code, "exit code")
 			if tt.format == JSON {
 				var l Listing

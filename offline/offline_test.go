@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"encoding/json"
 	"encoding/xml"
-	"flag"
 	"fmt"
 	"os"
 	"os/exec"
@@ -22,6 +21,7 @@ import (
 
 	"github.com/airlock/listenerset-webhook/offline"
 	"github.com/airlock/listenerset-webhook/offline/position"
+	"github.com/airlock/listenerset-webhook/test/golden"
 	"github.com/airlock/listenerset-webhook/webhook/admission"
 )
 
@@ -175,10 +175,6 @@ func TestSameVerdictAsTheWebhook(t *testing.T) {
 	assert.Greater(t, checked, 10, "the examples were found")
 }
 
-// update rewrites testdata/golden from the current output:
-// go test ./offline/ -run TestFormatsGolden -update (then review the diff).
-var update = flag.Bool("update", false, "rewrite testdata/golden/* from the current output")
-
 // srcRoot stands for the working directory in SARIF goldens, so that they
 // do not depend on where the repository is checked out.
 const srcRoot = "/src/listenerset-webhook"
@@ -212,12 +208,7 @@ func TestFormatsGolden(t *testing.T) {
 				got := fmt.Sprintf("$ listenerset-webhook validate -o %s %s\nexit: %d\n--- stdout\n%s--- stderr\n%s",
 					format, strings.Join(tc.paths, " "), code, stdout, stderr)
 				path := filepath.Join("testdata", "golden", tc.name+"."+string(format)+".golden")
-				if *update {
-					require.NoError(t, os.WriteFile(path, []byte(got), 0o644))
-				}
-				want, err := os.ReadFile(path)
-				require.NoError(t, err, "no golden file; run with -update")
-				assert.Equal(t, string(want), got)
+				golden.Assert(t, path, got)
 				assert.Equal(t, tc.exit, code, "exit code")
 				if format != offline.Text {
 					assert.Empty(t, stderr, "only text writes to stderr")

@@ -15,11 +15,8 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/airlock/listenerset-webhook/offline"
+	"github.com/airlock/listenerset-webhook/test/golden"
 )
-
-// updateGolden rewrites testdata/golden/*.txt from the current output:
-// UPDATE_GOLDEN=1 go test ./cmd/listenerset-webhook/ (then review the diff).
-var updateGolden = os.Getenv("UPDATE_GOLDEN") == "1"
 
 // The golden files hold the exit code, stdout and stderr of one command line,
 // so a reviewer sees exactly what a user would.
@@ -68,13 +65,7 @@ func TestValidateGolden(t *testing.T) {
 
 			got := fmt.Sprintf("$ listenerset-webhook %s\nexit: %d\n--- stdout\n%s--- stderr\n%s",
 				strings.Join(args, " "), code, stdout.String(), stderr.String())
-			path := filepath.Join("testdata", "golden", tt.golden+".txt")
-			if updateGolden {
-				require.NoError(t, os.WriteFile(path, []byte(got), 0o644))
-			}
-			want, err := os.ReadFile(path)
-			require.NoError(t, err, "no golden file; run with UPDATE_GOLDEN=1")
-			assert.Equal(t, string(want), got)
+			golden.Assert(t, filepath.Join("testdata", "golden", tt.golden+".txt"), got)
 			assert.Equal(t, tt.exit, code, "exit code")
 			if strings.Contains(strings.Join(tt.args, " "), "-o json") {
 				var r offline.Report
