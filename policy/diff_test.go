@@ -154,73 +154,46 @@ func compare(t *testing.T, e *policytest.Evaluator, name string, newLS, oldLS *g
 	}
 }
 
-// evaluator is the policy's rules, compiled once for the package's tests
-// (it takes seconds): the policy without its match condition, which judges
-// any object the same as validation.Validate.
-func evaluator(t testing.TB) *policytest.Evaluator {
-	e, err := rulesOnly()
-	if err != nil {
-		t.Fatal(err)
+// compiledOnce is the generated policy, changed by change, compiled once for
+// the package's tests (a compile takes seconds).
+func compiledOnce(change func(vap *admissionregistrationv1.ValidatingAdmissionPolicy)) func(testing.TB) *policytest.Evaluator {
+	compile := sync.OnceValues(func() (*policytest.Evaluator, error) {
+		vap, _ := policy.Generate(policy.Options{})
+		change(vap)
+		return policytest.Compile(vap, utilversion.MustParseGeneric("1.29"))
+	})
+	return func(t testing.TB) *policytest.Evaluator {
+		e, err := compile()
+		if err != nil {
+			t.Fatal(err)
+		}
+		return e
 	}
-	return e
 }
 
-// whole is the whole policy, match condition included, as kube-apiserver
-// runs it: for objects as the CRD admits them (throughCRD).
-func whole(t testing.TB) *policytest.Evaluator {
-	e, err := compiledWhole()
-	if err != nil {
-		t.Fatal(err)
-	}
-	return e
-}
-
-// fastOnly is the policy with a validation that always fails: it admits
-// exactly what its match condition lets through.
-func fastOnly(t testing.TB) *policytest.Evaluator {
-	e, err := compiledFastOnly()
-	if err != nil {
-		t.Fatal(err)
-	}
-	return e
-}
-
-var compiledFastOnly = sync.OnceValues(func() (*policytest.Evaluator, error) {
-	vap, _ := policy.Generate(policy.Options{})
-	vap.Spec.Validations[0].Expression = "false"
-	return policytest.Compile(vap, utilversion.MustParseGeneric("1.29"))
-})
-
-// conditionOnly is the policy's match condition alone, as a validation
-// that fails where the condition would judge the object in full: for the
-// condition's own cost (kube-apiserver charges match conditions to their
-// own budget, so the whole policy's Cost does not count it).
-func conditionOnly(t testing.TB) *policytest.Evaluator {
-	e, err := compiledConditionOnly()
-	if err != nil {
-		t.Fatal(err)
-	}
-	return e
-}
-
-var compiledConditionOnly = sync.OnceValues(func() (*policytest.Evaluator, error) {
-	vap, _ := policy.Generate(policy.Options{})
-	vap.Spec.Validations = []admissionregistrationv1.Validation{{Expression: "!(" + vap.Spec.MatchConditions[0].Expression + ")"}}
-	vap.Spec.MatchConditions = nil
-	vap.Spec.Variables = nil
-	return policytest.Compile(vap, utilversion.MustParseGeneric("1.29"))
-})
-
-var rulesOnly = sync.OnceValues(func() (*policytest.Evaluator, error) {
-	vap, _ := policy.Generate(policy.Options{})
-	vap.Spec.MatchConditions = nil
-	return policytest.Compile(vap, utilversion.MustParseGeneric("1.29"))
-})
-
-var compiledWhole = sync.OnceValues(func() (*policytest.Evaluator, error) {
-	vap, _ := policy.Generate(policy.Options{})
-	return policytest.Compile(vap, utilversion.MustParseGeneric("1.29"))
-})
+var (
+	// evaluator is the policy's rules: the policy without its match
+	// condition, which judges any object the same as validation.Validate.
+	evaluator = compiledOnce(func(vap *admissionregistrationv1.ValidatingAdmissionPolicy) { vap.Spec.MatchConditions = nil })
+	// whole is the whole policy, match condition included, as
+	// kube-apiserver runs it: for objects as the CRD admits them
+	// (throughCRD).
+	whole = compiledOnce(func(*admissionregistrationv1.ValidatingAdmissionPolicy) {})
+	// fastOnly is the policy with a validation that always fails: it
+	// admits exactly what its match condition lets through.
+	fastOnly = compiledOnce(func(vap *admissionregistrationv1.ValidatingAdmissionPolicy) {
+		vap.Spec.Validations[0].Expression = "false"
+	})
+	// conditionOnly is the policy's match condition alone, as a validation
+	// that fails where the condition would judge the object in full: for
+	// the condition's own cost (kube-apiserver charges match conditions to
+	// their own budget, so the whole policy's Cost does not count it).
+	conditionOnly = compiledOnce(func(vap *admissionregistrationv1.ValidatingAdmissionPolicy) {
+		vap.Spec.Validations = []admissionregistrationv1.Validation{{Expression: "!(" + vap.Spec.MatchConditions[0].Expression + ")"}}
+		vap.Spec.MatchConditions = nil
+		vap.Spec.Variables = nil
+	})
+)
 
 func examples(t testing.TB) []validationtest.Example {
 	ex, err := validationtest.Examples("..")
