@@ -16,6 +16,7 @@ import (
 
 	"github.com/airlock/listenerset-webhook/defaults"
 	"github.com/airlock/listenerset-webhook/offline/crdcheck"
+	"github.com/airlock/listenerset-webhook/validation"
 )
 
 // UnknownFields says what a field the CRD does not know makes of an object:
@@ -215,28 +216,36 @@ func fieldPath(s string) *field.Path {
 // kube-apiserver's note that it skipped the CEL rules because of other
 // errors (an error without a path) is kept only with an error it stands
 // for.
-func merge(api apiserverView, webhook field.ErrorList) []FieldError {
-	out := []FieldError{}
+//
+// The list is shown as every engine shows a verdict (validation's report):
+// kube-apiserver's errors and the webhook's report go into one report with
+// its budget, and what does not fit is counted in its last entry.
+func merge(api apiserverView, webhook *validation.ErrorReport) []FieldError {
+	shownWebhook := webhook.List()
 	uncovered := 0
 	for _, e := range api.errors {
-		if hasPath(e) && !covered(e, webhook) {
+		if hasPath(e) && !covered(e, shownWebhook) {
 			uncovered++
 		}
 	}
+	var r validation.ErrorReport
+	// messages[k] is the wording of the k-th error added, when kube-apiserver's is its own
+	var messages []string
 	for i, e := range api.errors {
-		if hasPath(e) && covered(e, webhook) || !hasPath(e) && uncovered == 0 && len(webhook) > 0 {
+		if hasPath(e) && covered(e, shownWebhook) || !hasPath(e) && uncovered == 0 && webhook.Total() > 0 {
 			continue
 		}
+		r.Add(e)
+		messages = append(messages, api.messages[i])
+	}
+	r.AddReport(webhook, func(e *field.Error) bool { return !zeroValueOf(e, api.errors) })
+	out := []FieldError{}
+	for k, e := range r.List() {
 		fe := fieldError(e)
-		if m, ok := api.messages[i]; ok {
-			fe.Message = m
+		if k < len(messages) && messages[k] != "" {
+			fe.Message = messages[k]
 		}
 		out = append(out, fe)
-	}
-	for _, e := range webhook {
-		if !zeroValueOf(e, api.errors) {
-			out = append(out, fieldError(e))
-		}
 	}
 	return out
 }

@@ -74,13 +74,14 @@ func (v *run) validatePending() {
 		p, view := v.pending[i], views[i]
 		res := p.res
 		res.Warnings = append(slices.Clone(p.res.Warnings), view.warnings...)
-		var webhook field.ErrorList
+		webhook := &validation.ErrorReport{}
 		if view.ls != nil {
-			errs, warnings := validation.Validate(view.ls, nil, validation.Options{Cluster: &v.objects, Strict: v.opts.Strict})
-			res.Warnings = append(res.Warnings, validationWarnings(warnings)...)
-			webhook = errs
+			r := validation.Judge(view.ls, nil, validation.Options{Cluster: &v.objects, Strict: v.opts.Strict})
+			res.Warnings = append(res.Warnings, validationWarnings(r.Warnings.List())...)
+			webhook = &r.Errors
 		}
 		res.Errors = merge(view, webhook)
+		res.Warnings = limitWarnings(res.Warnings)
 		res.Valid = len(res.Errors) == 0
 		if res.Valid {
 			v.objects.Sets = append(v.objects.Sets, view.ls)

@@ -34,6 +34,27 @@ func validationWarnings(ws validation.Warnings) []Warning {
 	return out
 }
 
+// limitWarnings shows ws as every engine shows a verdict's warnings
+// (validation's report): the first that fit its budget, each cut to its
+// length, then one that says how many more there were. The strict decode's
+// warnings (one per unknown field) are as many as a document makes them.
+func limitWarnings(ws []Warning) []Warning {
+	var r validation.WarningReport
+	for _, w := range ws {
+		r.Add(validation.Warning{Kind: validation.WarningKind(w.Kind), Message: w.Message})
+	}
+	shown := r.Shown()
+	out := make([]Warning, len(shown), len(shown)+1)
+	for k, s := range shown {
+		out[k] = ws[k]
+		out[k].Message = s.Message
+	}
+	if more, ok := r.More(); ok {
+		out = append(out, Warning{Field: more.Path, Kind: string(more.Kind), Message: more.String()})
+	}
+	return out
+}
+
 // strictWarning is an unknown or duplicate field the strict JSON decode
 // noticed; its message is the decoder's, as kubectl prints it.
 func strictWarning(err error) Warning {

@@ -7,6 +7,8 @@ import (
 	"strings"
 
 	"k8s.io/apimachinery/pkg/util/validation/field"
+
+	rules "github.com/airlock/listenerset-webhook/validation"
 )
 
 // The policy's messages are rendered from the Go rules' own error values: an
@@ -50,7 +52,7 @@ func render(text string, holes map[string]string) string {
 		}
 		// string() keeps the join's list literal homogeneous: the object's
 		// fields are dyn
-		subs = append(subs, sub{strconv.Quote(hole), "strings.quote(" + expr + ")"}, sub{hole, "string(" + expr + ")"})
+		subs = append(subs, sub{strconv.Quote(hole), "strings.quote(" + cutCEL(expr) + ")"}, sub{hole, "string(" + expr + ")"})
 	}
 	var parts []string
 	for text != "" {
@@ -78,6 +80,16 @@ func render(text string, holes map[string]string) string {
 	}
 	// one join copies the text once; a chain of + copies it per part
 	return "[" + strings.Join(parts, ", ") + `].join("")`
+}
+
+// cutCEL is the CEL of the string expr as a message quotes it: cut to
+// validation.MaxValueRunes characters with validation.CutSuffix, as every
+// engine cuts a value (validation's report.go).
+func cutCEL(expr string) string {
+	before, after, _ := strings.Cut(rules.CutSuffix, "%d")
+	suffix := lit(before) + ` + string(size(bytes(v))) + ` + lit(after)
+	return t(`[string({x})].map(v, size(v) <= {max} ? v : [{suffix}].map(s, v.substring(0, {max} - size(s)) + s)[0])[0]`,
+		"x", expr, "max", strconv.Itoa(rules.MaxValueRunes), "suffix", suffix)
 }
 
 // line is the CEL of one error entry, "<path>: <body>": pathExpr is CEL, e

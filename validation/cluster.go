@@ -74,7 +74,7 @@ func validateInCluster(ls *gwv1.ListenerSet, c Cluster, strict bool, v *verdict)
 		if strict {
 			v.judge(v.ratchet.listeners(f.listener), f.err)
 		} else {
-			v.warnings = append(v.warnings, Warning{Path: f.err.Field, Kind: KindClusterFinding, Message: f.err.Detail})
+			v.warnings.Add(Warning{Path: f.err.Field, Kind: KindClusterFinding, Message: f.err.Detail})
 		}
 	}
 }
@@ -112,7 +112,7 @@ func GatewayKey(namespace, name string) string { return namespace + "/" + name }
 // parentGateway returns the parent Gateway when it exists and admits ls, with
 // a warning naming the reason when it does not, and the Gateway's
 // allowedListeners for judging ls's rivals.
-func parentGateway(ls *gwv1.ListenerSet, c Cluster, fldPath *field.Path, w *Warnings) (*gwv1.Gateway, *gatewayAdmission, bool) {
+func parentGateway(ls *gwv1.ListenerSet, c Cluster, fldPath *field.Path, w *WarningReport) (*gwv1.Gateway, *gatewayAdmission, bool) {
 	ns, name, ok := parentOf(ls)
 	if !ok {
 		return nil, nil, false // not a Gateway: an error of the object's own rules
@@ -288,7 +288,7 @@ func compareNamespacedName(ans, aname, bns, bname string) int {
 // validateCertificateRefInCluster: a Secret in another namespace needs a
 // ReferenceGrant there (the returned RefNotPermitted error otherwise), and a
 // Secret that does not exist leaves the listener without a certificate.
-func validateCertificateRefInCluster(ls *gwv1.ListenerSet, ref *gwv1.SecretObjectReference, c Cluster, fldPath *field.Path, w *Warnings) *field.Error {
+func validateCertificateRefInCluster(ls *gwv1.ListenerSet, ref *gwv1.SecretObjectReference, c Cluster, fldPath *field.Path, w *WarningReport) *field.Error {
 	if !isSecretRef(ref) || ref.Name == "" {
 		return nil // not a Secret: an error of the object's own rules
 	}

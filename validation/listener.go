@@ -47,7 +47,7 @@ func validateListeners(ls *gwv1.ListenerSet, c Cluster, fldPath *field.Path, v *
 	}
 }
 
-func validateListener(l *gwv1.ListenerEntry, namespace string, c Cluster, fldPath *field.Path, w *Warnings) field.ErrorList {
+func validateListener(l *gwv1.ListenerEntry, namespace string, c Cluster, fldPath *field.Path, w *WarningReport) field.ErrorList {
 	// Routes pick a listener by name (sectionName); the CRD gives it the DNS
 	// subdomain pattern.
 	errs := validateDNSSubdomain(l.Name, fldPath.Child("name"))
@@ -72,7 +72,7 @@ func validateListener(l *gwv1.ListenerEntry, namespace string, c Cluster, fldPat
 // check limit only the whole name (253), but DNS limits each label to 63, so
 // such a name can never be a client's SNI or Host and the listener never
 // matches a request.
-func warnLongHostnameLabel(h gwv1.Hostname, fldPath *field.Path, w *Warnings) {
+func warnLongHostnameLabel(h gwv1.Hostname, fldPath *field.Path, w *WarningReport) {
 	for label := range strings.SplitSeq(strings.TrimPrefix(string(h), "*."), ".") {
 		if len(label) > validation.DNS1123LabelMaxLength {
 			w.add(fldPath, KindHostnameLabelTooLong, WarnHostnameLabelTooLong, shorten(label), len(label))

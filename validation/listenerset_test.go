@@ -67,6 +67,18 @@ func optionPath(i int, key gwv1.AnnotationKey) *field.Path {
 	return tlsPath(i).Child("options").Key(string(key))
 }
 
+// withDetail is e with its detail replaced, for the errors a rule words
+// past a constructor's own detail.
+func withDetail(e *field.Error, detail string) *field.Error {
+	e.Detail = detail
+	return e
+}
+
+// quotedList is field.NotSupported's "supported values" list.
+func quotedList(values []string) string {
+	return strings.TrimPrefix(field.NotSupported(nil, "", values).Detail, "supported values: ")
+}
+
 func setOption(ls *gwv1.ListenerSet, i int, key gwv1.AnnotationKey, value string) {
 	if ls.Spec.Listeners[i].TLS.Options == nil {
 		ls.Spec.Listeners[i].TLS.Options = map[gwv1.AnnotationKey]gwv1.AnnotationValue{}
@@ -321,6 +333,36 @@ func TestValidateListenerSet(t *testing.T) {
 				field.NotSupported(optionPath(2, OptionALPNProtocols), "h3", ALPNProtocols),
 				field.NotSupported(optionPath(2, OptionALPNProtocols), "spdy/3", ALPNProtocols),
 			},
+		},
+		{
+			rule: "name lists: past MaxShownItems bad items of a kind, one error names the first few and their number",
+			mutate: func(ls *gwv1.ListenerSet) {
+				setOption(ls, 1, OptionCiphers, "AES128-SHA,x1,x2,AES128-SHA,x3,x4,x5")
+			},
+			want: field.ErrorList{
+				field.Duplicate(optionPath(1, OptionCiphers), "AES128-SHA"),
+				withDetail(field.NotSupported(optionPath(1, OptionCiphers), []string{"x1", "x2", "x3"}, Ciphers),
+					"5 items, the first 3 shown; supported values: "+quotedList(Ciphers)),
+			},
+		},
+		{
+			rule: "name lists: a long list (a map, not a scan) still finds every repeat, and cuts long items",
+			mutate: func(ls *gwv1.ListenerSet) {
+				long := strings.Repeat("z", 300)
+				setOption(ls, 1, OptionECDHCurves, strings.Repeat("X25519,", 40)+long+",a,b,c,d")
+			},
+			want: field.ErrorList{
+				withDetail(field.Duplicate(optionPath(1, OptionECDHCurves), []string{"X25519", "X25519", "X25519"}), "39 items, the first 3 shown"),
+				withDetail(field.NotSupported(optionPath(1, OptionECDHCurves),
+					[]string{strings.Repeat("z", MaxValueRunes-len("... (300 bytes)")) + "... (300 bytes)", "a", "b"}, ECDHCurves),
+					"5 items, the first 3 shown; supported values: "+quotedList(ECDHCurves)),
+			},
+		},
+		{
+			rule:   "name lists: every empty item is one error",
+			mutate: func(ls *gwv1.ListenerSet) { setOption(ls, 2, OptionALPNProtocols, "h2,,,,http/1.1,") },
+			want: field.ErrorList{field.Invalid(optionPath(2, OptionALPNProtocols), "h2,,,,http/1.1,",
+				"must not contain empty items")},
 		},
 		{
 			rule:   "alpn-protocols: no padding around items",

@@ -32,7 +32,7 @@ const (
 // Airlock owns the microgateway.airlock.com/ prefix, and Envoy refuses a whole
 // listener over one bad name, so every value is checked here, before it is
 // stored. Keys are visited in sorted order so the errors are stable.
-func validateOptions(options map[gwv1.AnnotationKey]gwv1.AnnotationValue, protocol gwv1.ProtocolType, fldPath *field.Path, w *Warnings) field.ErrorList {
+func validateOptions(options map[gwv1.AnnotationKey]gwv1.AnnotationValue, protocol gwv1.ProtocolType, fldPath *field.Path, w *WarningReport) field.ErrorList {
 	var errs field.ErrorList
 	if len(options) > MaxOptions {
 		errs = append(errs, field.TooMany(fldPath, len(options), MaxOptions))
@@ -91,45 +91,123 @@ func tls13Cipher(item string) string {
 // every list-valued Airlock TLS option: not empty, no empty or padded items,
 // no repeats, each one of allowed. explain, when set, may return a better
 // message for an unsupported item than the list of supported values.
+//
+// Each kind of mistake gets one error per item up to MaxShownItems items,
+// and past that one error naming the first MaxShownItems and how many there
+// are: a 4 KiB value of a thousand unknown names is one error, not a
+// thousand, each with the list of supported names. An empty item is one
+// error, whatever their number.
 func validateNameList(value string, allowed []string, fldPath *field.Path, explain func(string) string) field.ErrorList {
 	if value == "" {
 		return field.ErrorList{field.Invalid(fldPath, value, DetailEmptyNameList)}
 	}
-	var errs field.ErrorList
-	// The items are visited in place (no split, no set: the lists are short).
-	for rest, before := value, 0; ; {
-		item, after, more := strings.Cut(rest, ",")
-		switch {
+	var (
+		empty                         bool
+		padded, repeated, unsupported badItems
+		explained                     badItems
+	)
+	seen := newItemSet(value)
+	for item := range strings.SplitSeq(value, ",") {
+		switch repeat := seen.has(item); {
 		case item == "":
-			errs = append(errs, field.Invalid(fldPath, value, DetailEmptyItem))
+			empty = true
 		case strings.TrimSpace(item) != item:
-			errs = append(errs, field.Invalid(fldPath, item, DetailPaddedItem))
-		case listContains(value[:before], item):
-			errs = append(errs, field.Duplicate(fldPath, item))
+			padded.add(item)
+		case repeat:
+			repeated.add(item)
 		case slices.Contains(allowed, item):
 		case explain != nil && explain(item) != "":
-			errs = append(errs, field.Invalid(fldPath, item, explain(item)))
+			explained.add(item)
 		default:
-			errs = append(errs, field.NotSupported(fldPath, item, allowed))
+			unsupported.add(item)
 		}
-		if !more {
-			return errs
-		}
-		before += len(item) + 1
-		rest = after
+		seen.add(item)
 	}
+	var errs field.ErrorList
+	if empty {
+		errs = append(errs, field.Invalid(fldPath, value, DetailEmptyItem))
+	}
+	errs = padded.errors(errs, func(v any) *field.Error { return field.Invalid(fldPath, v, DetailPaddedItem) })
+	errs = repeated.errors(errs, func(v any) *field.Error { return field.Duplicate(fldPath, v) })
+	for _, item := range explained.items {
+		errs = append(errs, field.Invalid(fldPath, item, explain(item)))
+	}
+	return unsupported.errors(errs, func(v any) *field.Error { return field.NotSupported(fldPath, v, allowed) })
 }
 
-// listContains reports whether the comma-separated list has item.
-func listContains(list, item string) bool {
-	for list != "" {
+// itemSet is the set of a list's items seen so far. A list of a few items
+// (every usual one: Airlock's longest list has 22 names) is searched in
+// place, without allocating; a longer one, up to the 2 048 items of a 4 KiB
+// value, gets a map, so that finding repeats stays linear.
+type itemSet struct {
+	list   string // the whole list; before is the part seen
+	before int
+	items  map[string]struct{}
+}
+
+// smallList is the most items a list may have to be searched in place.
+const smallList = 32
+
+func newItemSet(list string) itemSet {
+	s := itemSet{list: list}
+	if n := strings.Count(list, ",") + 1; n > smallList {
+		s.items = make(map[string]struct{}, n)
+	}
+	return s
+}
+
+func (s *itemSet) has(item string) bool {
+	if s.items != nil {
+		_, ok := s.items[item]
+		return ok
+	}
+	for rest := s.list[:s.before]; rest != ""; {
 		var first string
-		first, list, _ = strings.Cut(list, ",")
+		first, rest, _ = strings.Cut(rest, ",")
 		if first == item {
 			return true
 		}
 	}
 	return false
+}
+
+// add marks the next item of the list seen.
+func (s *itemSet) add(item string) {
+	if s.items != nil {
+		s.items[item] = struct{}{}
+	}
+	s.before += len(item) + 1
+}
+
+// badItems are the items of a list with one kind of mistake: the first
+// MaxShownItems, and how many there are.
+type badItems struct {
+	items []string
+	n     int
+}
+
+func (b *badItems) add(item string) {
+	if b.n++; len(b.items) < MaxShownItems {
+		b.items = append(b.items, item)
+	}
+}
+
+// errors appends the errors newErr makes for the items: one per item, or,
+// past MaxShownItems, one for the first few that says how many there are.
+func (b *badItems) errors(errs field.ErrorList, newErr func(value any) *field.Error) field.ErrorList {
+	if b.n <= MaxShownItems {
+		for _, item := range b.items {
+			errs = append(errs, newErr(item))
+		}
+		return errs
+	}
+	shown := make([]string, len(b.items))
+	for i, item := range b.items {
+		shown[i] = cutValue(item)
+	}
+	e := newErr(shown)
+	e.Detail = strings.TrimSuffix(fmt.Sprintf(DetailShownItems, b.n, len(shown))+"; "+e.Detail, "; ")
+	return append(errs, e)
 }
 
 // sortedKeys appends the keys of options to buf, sorted, so errors come in a

@@ -1,10 +1,12 @@
 package validation
 
 import (
+	"maps"
 	"slices"
-	"strings"
 
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	metav1validation "k8s.io/apimachinery/pkg/apis/meta/v1/validation"
+	"k8s.io/apimachinery/pkg/util/validation"
 	"k8s.io/apimachinery/pkg/util/validation/field"
 	gwv1 "sigs.k8s.io/gateway-api/apis/v1"
 )
@@ -13,7 +15,7 @@ import (
 // not for routes.
 var supportedFrom = []gwv1.FromNamespaces{gwv1.NamespacesFromAll, gwv1.NamespacesFromSame, gwv1.NamespacesFromSelector}
 
-func validateAllowedRoutes(ar *gwv1.AllowedRoutes, fldPath *field.Path, w *Warnings) field.ErrorList {
+func validateAllowedRoutes(ar *gwv1.AllowedRoutes, fldPath *field.Path, w *WarningReport) field.ErrorList {
 	var errs field.ErrorList
 	for i := range ar.Kinds {
 		errs = append(errs, validateRouteKind(&ar.Kinds[i], fldPath.Child("kinds").Index(i))...)
@@ -40,7 +42,7 @@ func validateRouteKind(k *gwv1.RouteGroupKind, fldPath *field.Path) field.ErrorL
 	return errs
 }
 
-func validateRouteNamespaces(ns *gwv1.RouteNamespaces, fldPath *field.Path, w *Warnings) field.ErrorList {
+func validateRouteNamespaces(ns *gwv1.RouteNamespaces, fldPath *field.Path, w *WarningReport) field.ErrorList {
 	from := gwv1.NamespacesFromSame
 	if ns.From != nil {
 		from = *ns.From
@@ -51,18 +53,7 @@ func validateRouteNamespaces(ns *gwv1.RouteNamespaces, fldPath *field.Path, w *W
 		if ns.Selector == nil {
 			errs = append(errs, field.Required(fldPath.Child("selector"), "required when from is Selector"))
 		} else {
-			selectorPath := fldPath.Child("selector")
-			selectorErrs := metav1validation.ValidateLabelSelector(ns.Selector, metav1validation.LabelSelectorValidationOptions{}, selectorPath)
-			// apimachinery reports matchLabels first, in map order; sorted,
-			// the same object always gets the same answer (found by
-			// FuzzValidateListenerSet).
-			labelsPath := selectorPath.Child("matchLabels").String()
-			n := 0
-			for n < len(selectorErrs) && selectorErrs[n].Field == labelsPath {
-				n++
-			}
-			slices.SortFunc(selectorErrs[:n], func(a, b *field.Error) int { return strings.Compare(a.Error(), b.Error()) })
-			errs = append(errs, selectorErrs...)
+			errs = append(errs, validateLabelSelector(ns.Selector, fldPath.Child("selector"))...)
 		}
 	case gwv1.NamespacesFromAll, gwv1.NamespacesFromSame:
 		if ns.Selector != nil {
@@ -72,4 +63,69 @@ func validateRouteNamespaces(ns *gwv1.RouteNamespaces, fldPath *field.Path, w *W
 		errs = append(errs, field.NotSupported(fldPath.Child("from"), string(from), supportedFrom))
 	}
 	return errs
+}
+
+// validateLabelSelector is apimachinery's ValidateLabelSelector, one label
+// and one expression at a time: the selector's lists are the only ones the
+// CRD does not bound, so that a 3 MiB selector of invalid expressions would
+// give 128 000 errors (validationtest.MostSelectorErrors). Past MaxErrors
+// errors, more than a report shows, the rest are only counted
+// (countLabelSelectorErrors) and summed up in one MoreErrors at the
+// selector's path. matchLabels are judged in key order, so the same object
+// always gets the same answer (apimachinery's is in map order; found by
+// FuzzValidateListenerSet).
+func validateLabelSelector(sel *metav1.LabelSelector, fldPath *field.Path) field.ErrorList {
+	var errs field.ErrorList
+	hidden := 0
+	labelsPath := fldPath.Child("matchLabels")
+	for _, k := range slices.Sorted(maps.Keys(sel.MatchLabels)) {
+		label := map[string]string{k: sel.MatchLabels[k]}
+		if len(errs) >= MaxErrors {
+			hidden += countLabelSelectorErrors(&metav1.LabelSelector{MatchLabels: label})
+			continue
+		}
+		errs = append(errs, metav1validation.ValidateLabels(label, labelsPath)...)
+	}
+	exprPath := fldPath.Child("matchExpressions")
+	for i, expr := range sel.MatchExpressions {
+		if len(errs) >= MaxErrors {
+			hidden += countLabelSelectorErrors(&metav1.LabelSelector{MatchExpressions: sel.MatchExpressions[i : i+1]})
+			continue
+		}
+		errs = append(errs, metav1validation.ValidateLabelSelectorRequirement(expr, metav1validation.LabelSelectorValidationOptions{}, exprPath.Index(i))...)
+	}
+	if hidden > 0 {
+		errs = append(errs, moreErrors(fldPath.String(), hidden))
+	}
+	return errs
+}
+
+// countLabelSelectorErrors counts the errors ValidateLabelSelector gives
+// sel without building them (no path, no field.Error): the same checks of
+// apimachinery's validation package, by the same functions.
+// TestCountLabelSelectorErrors holds the two equal.
+func countLabelSelectorErrors(sel *metav1.LabelSelector) int {
+	n := 0
+	for k, v := range sel.MatchLabels {
+		n += len(validation.IsQualifiedName(k)) + len(validation.IsValidLabelValue(v))
+	}
+	for _, e := range sel.MatchExpressions {
+		switch e.Operator {
+		case metav1.LabelSelectorOpIn, metav1.LabelSelectorOpNotIn:
+			if len(e.Values) == 0 {
+				n++
+			}
+		case metav1.LabelSelectorOpExists, metav1.LabelSelectorOpDoesNotExist:
+			if len(e.Values) > 0 {
+				n++
+			}
+		default:
+			n++
+		}
+		n += len(validation.IsQualifiedName(e.Key))
+		for _, v := range e.Values {
+			n += len(validation.IsValidLabelValue(v))
+		}
+	}
+	return n
 }

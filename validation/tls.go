@@ -8,7 +8,7 @@ import (
 // validateListenerTLS: Airlock terminates TLS itself for HTTPS and HTTP/3 and
 // never passes it through, so those protocols need a Terminate configuration
 // with exactly one certificate, and HTTP must not carry one.
-func validateListenerTLS(l *gwv1.ListenerEntry, namespace string, c Cluster, fldPath *field.Path, w *Warnings) field.ErrorList {
+func validateListenerTLS(l *gwv1.ListenerEntry, namespace string, c Cluster, fldPath *field.Path, w *WarningReport) field.ErrorList {
 	tls := l.TLS
 	switch {
 	case l.Protocol == ProtocolHTTP:
@@ -34,7 +34,7 @@ func validateListenerTLS(l *gwv1.ListenerEntry, namespace string, c Cluster, fld
 
 // validateCertificateRefs: Airlock Microgateway serves exactly one Secret per
 // listener.
-func validateCertificateRefs(refs []gwv1.SecretObjectReference, namespace string, c Cluster, fldPath *field.Path, w *Warnings) field.ErrorList {
+func validateCertificateRefs(refs []gwv1.SecretObjectReference, namespace string, c Cluster, fldPath *field.Path, w *WarningReport) field.ErrorList {
 	var errs field.ErrorList
 	switch {
 	case len(refs) == 0:
@@ -52,7 +52,7 @@ func validateCertificateRefs(refs []gwv1.SecretObjectReference, namespace string
 // namespace earns a reminder that it needs a ReferenceGrant there, unless c
 // knows that namespace's grants: then the cluster-aware rule says exactly
 // whether one permits it (RefNotPermitted, or nothing).
-func validateCertificateRef(ref *gwv1.SecretObjectReference, namespace string, c Cluster, fldPath *field.Path, w *Warnings) field.ErrorList {
+func validateCertificateRef(ref *gwv1.SecretObjectReference, namespace string, c Cluster, fldPath *field.Path, w *WarningReport) field.ErrorList {
 	var errs field.ErrorList
 	if ref.Group != nil && *ref.Group != "" {
 		errs = append(errs, field.NotSupported(fldPath.Child("group"), string(*ref.Group), []string{""}))

@@ -39,7 +39,26 @@ type Options struct {
 // and becomes a warning (KindRatcheted). So renaming, reordering, inserting
 // or deleting listeners around an unchanged invalid one is allowed, and
 // changing the invalid listener itself is judged in full.
+//
+// The lists are a bounded report (report.go): the first errors and warnings
+// that fit its budget, each value cut to a readable length, then one entry
+// that says how many more there were. Judge gives the same report with its
+// exact counts.
 func Validate(newLS, oldLS *gwv1.ListenerSet, opts Options) (field.ErrorList, Warnings) {
+	r := Judge(newLS, oldLS, opts)
+	return r.Errors.List(), r.Warnings.List()
+}
+
+// Report is a verdict as the rules gave it: its errors and warnings, each a
+// bounded report with the exact count of everything the rules found.
+type Report struct {
+	Errors   ErrorReport
+	Warnings WarningReport
+}
+
+// Judge is Validate's verdict as a Report, for a caller that needs the
+// exact counts (the webhook's log line, the offline command's merge).
+func Judge(newLS, oldLS *gwv1.ListenerSet, opts Options) *Report {
 	v := &verdict{ratchet: newRatchet(defaulted(newLS), defaulted(oldLS))}
 	ls := v.ratchet.new
 	validateSpec(ls, opts.Cluster, field.NewPath("spec"), v)
@@ -48,7 +67,7 @@ func Validate(newLS, oldLS *gwv1.ListenerSet, opts Options) (field.ErrorList, Wa
 		validateInCluster(ls, opts.Cluster, opts.Strict, v)
 		v.endPhase()
 	}
-	return v.errs, v.warnings
+	return &Report{Errors: v.errs, Warnings: v.warnings}
 }
 
 // defaulted returns ls defaulted, as a copy when defaulting changes anything.
@@ -67,29 +86,38 @@ func defaulted(ls *gwv1.ListenerSet) *gwv1.ListenerSet {
 // errors to judge with whether what the errors involve is unchanged.
 type verdict struct {
 	ratchet  ratchet
-	errs     field.ErrorList
-	warnings Warnings
+	errs     ErrorReport
+	warnings WarningReport
 	// ratcheted are the phase's let-through errors; they follow the
 	// phase's own warnings.
-	ratcheted Warnings
+	ratcheted WarningReport
 }
 
 // judge records errs: as errors, or as KindRatcheted warnings when unchanged
 // says the update leaves everything they involve as stored.
 func (v *verdict) judge(unchanged bool, errs ...*field.Error) {
 	if !unchanged {
-		v.errs = append(v.errs, errs...)
+		v.errs.Add(errs...)
 		return
 	}
 	for _, e := range errs {
-		v.ratcheted = append(v.ratcheted, Warning{Path: e.Field, Kind: KindRatcheted, Message: fmt.Sprintf(WarnRatcheted, e.ErrorBody())})
+		if n, ok := moreCount(e); ok {
+			v.ratcheted.total += n // a rule's count of errors it did not build
+			v.ratcheted.full = true
+			continue
+		}
+		if v.ratcheted.full {
+			v.ratcheted.total++ // not shown: its message is not built
+			continue
+		}
+		v.ratcheted.Add(Warning{Path: e.Field, Kind: KindRatcheted, Message: fmt.Sprintf(WarnRatcheted, cutError(e).ErrorBody())})
 	}
 }
 
 // endPhase puts the phase's ratcheted errors after its warnings.
 func (v *verdict) endPhase() {
-	v.warnings = append(v.warnings, v.ratcheted...)
-	v.ratcheted = nil
+	v.warnings.AddReport(&v.ratcheted)
+	v.ratcheted = WarningReport{}
 }
 
 // ratchet pairs an update's listeners with the stored ones by name.

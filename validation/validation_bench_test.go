@@ -8,6 +8,7 @@ import (
 	"github.com/airlock/listenerset-webhook/defaults"
 	"github.com/airlock/listenerset-webhook/test/load/fixtures"
 	"github.com/airlock/listenerset-webhook/validation"
+	"github.com/airlock/listenerset-webhook/validation/validationtest"
 )
 
 // benchCases are the sets of issue 7: the typical two-listener set, the
@@ -72,6 +73,37 @@ func BenchmarkValidateInvalid(b *testing.B) {
 					b.Fatal("valid")
 				}
 			}
+		})
+	}
+}
+
+// BenchmarkWorst is the verdict on each worst object the CRD admits
+// (validationtest.WorstShapes) at 64 listeners: time and allocations per
+// verdict, and what the report shows of it (errors and warnings shown, of
+// how many, and the bytes of the errors' text).
+func BenchmarkWorst(b *testing.B) {
+	for _, s := range validationtest.WorstShapes {
+		b.Run(s.Name, func(b *testing.B) {
+			ls := fixtures.Defaulted(s.Build(validation.MaxListeners))
+			var old *gwv1.ListenerSet
+			if s.Update != nil {
+				old = fixtures.Defaulted(s.Update(validation.MaxListeners))
+			}
+			b.ReportAllocs()
+			var r *validation.Report
+			for b.Loop() {
+				r = validation.Judge(ls, old, validation.Options{})
+			}
+			errs, warnings := r.Errors.List(), r.Warnings.List()
+			bytes := 0
+			for _, e := range errs {
+				bytes += len(e.Error())
+			}
+			b.ReportMetric(float64(r.Errors.Total()), "errors")
+			b.ReportMetric(float64(len(errs)), "errors-shown")
+			b.ReportMetric(float64(bytes), "error-bytes-shown")
+			b.ReportMetric(float64(r.Warnings.Total()), "warnings")
+			b.ReportMetric(float64(len(warnings)), "warnings-shown")
 		})
 	}
 }

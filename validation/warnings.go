@@ -37,9 +37,13 @@ func (ws Warnings) Strings() []string {
 	return out
 }
 
-// add appends a warning of kind k on p.
-func (ws *Warnings) add(p *field.Path, k WarningKind, format string, args ...any) {
-	*ws = append(*ws, Warning{Path: p.String(), Kind: k, Message: fmt.Sprintf(format, args...)})
+// add records a warning of kind k on p.
+func (r *WarningReport) add(p *field.Path, k WarningKind, format string, args ...any) {
+	if r.full {
+		r.total++ // not shown: its path and message are not built
+		return
+	}
+	r.Add(Warning{Path: p.String(), Kind: k, Message: fmt.Sprintf(format, args...)})
 }
 
 // WarningKind names the rule behind a warning.

@@ -5,7 +5,6 @@ import (
 
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/runtime/schema"
-	"k8s.io/apimachinery/pkg/util/validation/field"
 	logf "sigs.k8s.io/controller-runtime/pkg/log"
 	ctrlwebhook "sigs.k8s.io/controller-runtime/pkg/webhook"
 	cradmission "sigs.k8s.io/controller-runtime/pkg/webhook/admission"
@@ -77,8 +76,8 @@ func (v Validator) ValidateUpdate(ctx context.Context, oldLS, newLS *gwv1.Listen
 }
 
 func (v Validator) respond(ctx context.Context, ls, oldLS *gwv1.ListenerSet) (cradmission.Warnings, error) {
-	errs, warnings := validation.Validate(ls, oldLS, validation.Options{Cluster: v.Cluster, Strict: v.Strict})
-	return cradmission.Warnings(warnings.Strings()), verdict(ctx, ls, errs, len(warnings))
+	r := validation.Judge(ls, oldLS, validation.Options{Cluster: v.Cluster, Strict: v.Strict})
+	return cradmission.Warnings(r.Warnings.List().Strings()), verdict(ctx, ls, r)
 }
 
 // ValidateDelete allows every deletion: nothing about a ListenerSet being
@@ -87,28 +86,31 @@ func (Validator) ValidateDelete(context.Context, *gwv1.ListenerSet) (cradmission
 	return nil, nil
 }
 
-// verdict turns errs into the 422 Invalid status kube-apiserver itself
-// returns for invalid objects, counts each error in
+// verdict turns r's errors into the 422 Invalid status kube-apiserver
+// itself returns for invalid objects, counts each error shown in
 // listenerset_webhook_denials_total and logs the denial. It returns nil when
-// errs is empty.
+// there are no errors. The report is bounded (validation's report.go), so
+// are the status and the log line: the counts are exact, the paths those of
+// the errors shown.
 //
 // The logger in ctx comes from controller-runtime's admission.Webhook
 // (DefaultLogConstructor) and already carries requestID (the admission UID),
 // object, namespace, name, resource and user. Only field paths and error
 // types are logged: values and details quote user input, and a log line needs
 // no more than what finds the rule.
-func verdict(ctx context.Context, ls *gwv1.ListenerSet, errs field.ErrorList, warningCount int) error {
+func verdict(ctx context.Context, ls *gwv1.ListenerSet, r *validation.Report) error {
 	log := logf.FromContext(ctx)
-	if len(errs) == 0 {
-		log.V(1).Info("Admitted ListenerSet", "warningCount", warningCount)
+	if r.Errors.Total() == 0 {
+		log.V(1).Info("Admitted ListenerSet", "warningCount", r.Warnings.Total())
 		return nil
 	}
+	errs := r.Errors.List()
 	recordDenial(errs)
 	paths := make([]string, 0, len(errs))
 	for _, e := range errs {
 		paths = append(paths, e.Field+" ("+string(e.Type)+")")
 	}
-	log.Info("Denied ListenerSet", "errorCount", len(errs), "errors", paths, "warningCount", warningCount)
+	log.Info("Denied ListenerSet", "errorCount", r.Errors.Total(), "errors", paths, "warningCount", r.Warnings.Total())
 	return apierrors.NewInvalid(listenerSetGK, displayName(ls), errs)
 }
 

@@ -1,0 +1,176 @@
+package validation
+
+import (
+	"fmt"
+	"math/rand/v2"
+	"strings"
+	"testing"
+	"unicode/utf8"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	metav1validation "k8s.io/apimachinery/pkg/apis/meta/v1/validation"
+	"k8s.io/apimachinery/pkg/util/validation/field"
+)
+
+func TestErrorReportShowsAllThatFits(t *testing.T) {
+	var r ErrorReport
+	errs := field.ErrorList{field.Required(spec.Child("a"), ""), field.Invalid(spec.Child("b"), "x", "bad")}
+	r.Add(errs...)
+	assert.Equal(t, errs, r.List())
+	assert.Equal(t, 2, r.Total())
+}
+
+func TestErrorReportCountsWhatItDoesNotShow(t *testing.T) {
+	var r ErrorReport
+	const n = 1000
+	for i := range n {
+		r.Add(field.Invalid(listeners.Index(i%64).Child("port"), i, "bad"))
+	}
+	list := r.List()
+	require.Len(t, list, MaxErrors+1, "MaxErrors shown, then the summary")
+	assert.Equal(t, n, r.Total())
+	more := list[MaxErrors]
+	assert.True(t, IsMoreErrors(more))
+	assert.Equal(t, "spec.listeners: Too many: 936: errors not shown (1000 in all)", more.Error())
+	for _, e := range list[:MaxErrors] {
+		assert.False(t, IsMoreErrors(e))
+	}
+}
+
+func TestErrorReportByteBudget(t *testing.T) {
+	var r ErrorReport
+	// every value as long as is shown, of characters JSON writes in six bytes
+	value := strings.Repeat("<", 1000)
+	for i := range 50 {
+		r.Add(field.Invalid(listeners.Index(i).Child("name"), value, "bad"))
+	}
+	list := r.List()
+	require.Less(t, len(list), 50, "the byte budget shows fewer than MaxErrors")
+	n := 0
+	for _, e := range list[:len(list)-1] {
+		n += jsonLen(e.Error())
+		assert.Contains(t, e.Error(), "... (1000 bytes)", "a long value is cut")
+	}
+	assert.LessOrEqual(t, n, MaxErrorBytes)
+	assert.Equal(t, 50, r.Total())
+}
+
+func TestErrorReportKeepsRulesCounts(t *testing.T) {
+	// a rule that counted what it did not build (the selector's), and
+	// another report's errors, are counted as the errors they stand for
+	var inner ErrorReport
+	for i := range MaxErrors + 10 {
+		inner.Add(field.Required(listeners.Index(1).Child("name"), fmt.Sprint(i)))
+	}
+	var r ErrorReport
+	r.Add(field.Required(listeners.Index(0).Child("port"), ""))
+	r.Add(moreErrors(listeners.Index(0).Child("allowedRoutes").String(), 500))
+	r.AddReport(&inner, nil)
+	assert.Equal(t, 1+500+MaxErrors+10, r.Total())
+	list := r.List()
+	last := list[len(list)-1]
+	assert.Equal(t, fmt.Sprintf("spec.listeners: Too many: %d: errors not shown (%d in all)", 500+1+10, r.Total()), last.Error())
+	// a list with a summary, added again, keeps its count
+	var again ErrorReport
+	again.Add(list...)
+	assert.Equal(t, r.Total(), again.Total())
+	assert.Equal(t, list, again.List())
+}
+
+func TestWarningReportFitsKubeAPIServersBudget(t *testing.T) {
+	var r WarningReport
+	for i := range 500 {
+		r.Add(Warning{Path: listeners.Index(i).Child("tls").String(), Kind: KindForeignOption, Message: strings.Repeat("é", 300)})
+	}
+	list := r.List()
+	runes := 0
+	for _, w := range list {
+		n := utf8.RuneCountInString(w.String())
+		assert.LessOrEqual(t, n, MaxWarningRunes, "kube-apiserver would cut %q", w)
+		runes += n
+	}
+	assert.LessOrEqual(t, runes, MaxWarningsRunes)
+	last := list[len(list)-1]
+	assert.Equal(t, KindMoreWarnings, last.Kind)
+	assert.Equal(t, fmt.Sprintf("spec: and %d more warnings not shown (500 in all)", 500-(len(list)-1)), last.String())
+	assert.Equal(t, 500, r.Total())
+}
+
+func TestCutValue(t *testing.T) {
+	assert.Equal(t, "short", cutValue("short"))
+	exact := strings.Repeat("a", MaxValueRunes)
+	assert.Equal(t, exact, cutValue(exact))
+	long := strings.Repeat("é", 1000) // two bytes a rune
+	cut := cutValue(long)
+	assert.Equal(t, MaxValueRunes, utf8.RuneCountInString(cut))
+	assert.True(t, utf8.ValidString(cut), "cut at a rune boundary")
+	assert.Equal(t, strings.Repeat("é", 200), cutValue(strings.Repeat("é", 200)), "256 characters are not cut, whatever their bytes")
+	assert.True(t, strings.HasSuffix(cut, "... (2000 bytes)"))
+	assert.Equal(t, cut, cutValue(cut), "a cut value is not cut again")
+}
+
+func TestCommonParent(t *testing.T) {
+	for _, tc := range []struct{ a, b, want string }{
+		{"spec.listeners[3].tls", "spec.listeners[4].name", "spec.listeners"},
+		{"spec.listeners[3].tls", "spec.listeners[3].tls", "spec.listeners[3].tls"},
+		{"spec.listeners[3]", "spec.listeners[3].tls.options", "spec.listeners[3]"},
+		{"spec.listeners[1]", "spec.listeners[12]", "spec.listeners"},
+		{"spec.listeners[0].tls.options[a.b/c]", "spec.listeners[0].tls.options[a.b/d]", "spec.listeners[0].tls.options"},
+		{"spec.parentRef", "spec.listeners", "spec"},
+		{"metadata.name", "spec.listeners", ""},
+	} {
+		assert.Equal(t, tc.want, commonParent(tc.a, tc.b), "%s, %s", tc.a, tc.b)
+		assert.Equal(t, tc.want, commonParent(tc.b, tc.a), "%s, %s", tc.b, tc.a)
+	}
+}
+
+func TestJSONLen(t *testing.T) {
+	assert.Equal(t, 3, jsonLen("abc"))
+	assert.Equal(t, 2+2+6+6, jsonLen(`"\`+"<\n"))
+}
+
+// TestCountLabelSelectorErrors: the count of what the selector rule does
+// not build is the number of errors apimachinery's ValidateLabelSelector
+// would give, on selectors of valid, invalid and odd keys, values and
+// operators.
+func TestCountLabelSelectorErrors(t *testing.T) {
+	strs := []string{"a", "-", "", "a/b", "-/b", "a//b", strings.Repeat("k", 64), "example.com/" + strings.Repeat("k", 63), "Ab_c.d", "a b"}
+	ops := []metav1.LabelSelectorOperator{metav1.LabelSelectorOpIn, metav1.LabelSelectorOpNotIn, metav1.LabelSelectorOpExists, metav1.LabelSelectorOpDoesNotExist, "Bad", ""}
+	rnd := rand.New(rand.NewPCG(1, 2))
+	pick := func() string { return strs[rnd.IntN(len(strs))] }
+	for range 2000 {
+		sel := &metav1.LabelSelector{MatchLabels: map[string]string{}}
+		for range rnd.IntN(3) {
+			sel.MatchLabels[pick()] = pick()
+		}
+		for range rnd.IntN(3) {
+			e := metav1.LabelSelectorRequirement{Key: pick(), Operator: ops[rnd.IntN(len(ops))]}
+			for range rnd.IntN(3) {
+				e.Values = append(e.Values, pick())
+			}
+			sel.MatchExpressions = append(sel.MatchExpressions, e)
+		}
+		want := len(metav1validation.ValidateLabelSelector(sel, metav1validation.LabelSelectorValidationOptions{}, spec))
+		require.Equal(t, want, countLabelSelectorErrors(sel), "%+v", sel)
+	}
+}
+
+// TestSelectorPastTheReport: a selector with more errors than a report
+// shows gives MaxErrors of them and one count of the rest, exact.
+func TestSelectorPastTheReport(t *testing.T) {
+	sel := &metav1.LabelSelector{}
+	for j := range 500 {
+		sel.MatchExpressions = append(sel.MatchExpressions, metav1.LabelSelectorRequirement{Key: fmt.Sprintf("-%d", j), Operator: "In", Values: []string{"-"}})
+	}
+	p := listeners.Index(0).Child("allowedRoutes", "namespaces", "selector")
+	all := metav1validation.ValidateLabelSelector(sel, metav1validation.LabelSelectorValidationOptions{}, p)
+	errs := validateLabelSelector(sel, p)
+	require.Len(t, errs, MaxErrors+1)
+	assert.Equal(t, all[:MaxErrors], errs[:MaxErrors])
+	n, ok := moreCount(errs[MaxErrors])
+	require.True(t, ok)
+	assert.Equal(t, len(all)-MaxErrors, n)
+	assert.Equal(t, p.String(), errs[MaxErrors].Field)
+}
