@@ -1,0 +1,202 @@
+package reliability
+
+import (
+	"bufio"
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"io"
+	"net/http"
+	"os"
+	"strconv"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+	admissionv1 "k8s.io/api/admission/v1"
+	"k8s.io/apimachinery/pkg/api/resource"
+	"sigs.k8s.io/yaml"
+
+	"github.com/airlock/listenerset-webhook/test/load/fixtures"
+	"github.com/airlock/listenerset-webhook/validation"
+	"github.com/airlock/listenerset-webhook/validation/validationtest"
+	"github.com/airlock/listenerset-webhook/webhook/admission"
+)
+
+// Bounds of issue 20 for one request of a worst object (the figures are
+// in docs/performance.md; the time is printed, not asserted).
+const (
+	// maxWorstResponse is the largest answer a worst object may get.
+	maxWorstResponse = 64 << 10
+	// maxWorstRSSGrowth is how far one worst request may raise the
+	// server's peak RSS over the idle process.
+	maxWorstRSSGrowth = 48 << 20
+)
+
+// worstReview is the AdmissionReview kube-apiserver sends for a worst
+// shape at 64 listeners: a create, or an update of its stored object.
+func worstReview(s validationtest.Shape, uid string) []byte {
+	ls := fixtures.Defaulted(s.Build(validation.MaxListeners))
+	if s.Update == nil {
+		return fixtures.Review(uid, admissionv1.Create, ls, nil)
+	}
+	return fixtures.Review(uid, admissionv1.Update, ls, fixtures.Defaulted(s.Update(validation.MaxListeners)))
+}
+
+// TestWorstObjectsThroughTheServer sends every worst object the CRD admits
+// (validationtest.WorstShapes) through the server binary to both webhooks,
+// one at a time: each is answered with an AdmissionReview of at most
+// maxWorstResponse bytes, a denial with at most a report's errors, and
+// raises the server's peak RSS by at most maxWorstRSSGrowth; the server
+// then still answers a usual request. Then all of them at once, as many
+// as the server takes in parallel, with a usual request sent meanwhile:
+// the peak RSS stays under the chart's memory limit, and the usual request
+// is answered.
+func TestWorstObjectsThroughTheServer(t *testing.T) {
+	if testing.Short() {
+		t.Skip("starts the server binary and sends it objects of megabytes")
+	}
+	s := hostileStart(t, webhookBinary(t))
+	c := s.client(true)
+	usual := reviewMix()[1] // validate two-listeners
+	if _, err := send(c, s.addr, usual, nil); err != nil {
+		t.Fatal(err)
+	}
+	idle := peakRSS(t, s.Pid())
+	t.Logf("RESULT worst: idle server: RSS %.1f MiB", hostileMiB(float64(idle)))
+
+	for i, shape := range validationtest.WorstShapes {
+		body := worstReview(shape, fmt.Sprintf("worst-%d", i))
+		for _, path := range []string{admission.MutatePath, admission.ValidatePath} {
+			t.Run(shape.Name+"/"+hostileShortPath(path), func(t *testing.T) {
+				start := time.Now()
+				resp, size := postReview(t, c, s.addr, path, body)
+				elapsed := time.Since(start)
+				peak := peakRSS(t, s.Pid())
+				causes := 0
+				if resp.Result != nil && resp.Result.Details != nil {
+					causes = len(resp.Result.Details.Causes)
+				}
+				t.Logf("RESULT worst: %s %s: request %d bytes, answered in %v, allowed=%v, %d causes, %d warnings, response %d bytes, peak RSS %.1f MiB (+%.1f over idle)",
+					shape.Name, hostileShortPath(path), len(body), elapsed.Round(time.Millisecond), resp.Allowed, causes, len(resp.Warnings), size,
+					hostileMiB(float64(peak)), hostileMiB(float64(peak-idle)))
+				assert.LessOrEqual(t, size, maxWorstResponse, "response size")
+				assert.LessOrEqual(t, causes, validation.MaxErrors+1, "causes")
+				assert.LessOrEqual(t, peak-idle, int64(maxWorstRSSGrowth), "peak RSS growth over the idle server")
+				if path == admission.MutatePath {
+					assert.True(t, resp.Allowed, "the mutating webhook allows")
+				}
+				if _, err := send(c, s.addr, usual, nil); err != nil {
+					t.Errorf("the usual request after it: %v", err)
+				}
+			})
+		}
+	}
+
+	t.Run("all-at-once", func(t *testing.T) {
+		limit := chartMemoryLimit(t)
+		var wg sync.WaitGroup
+		const copies = 2
+		errs := make(chan error, copies*len(validationtest.WorstShapes)+1)
+		start := time.Now()
+		for k := range copies {
+			for i, shape := range validationtest.WorstShapes {
+				body := worstReview(shape, fmt.Sprintf("worst-%d-%d", k, i))
+				wg.Add(1)
+				go func() {
+					defer wg.Done()
+					cc := s.client(false)
+					if code, err := postStatus(cc, s.addr, admission.ValidatePath, body); err != nil {
+						errs <- fmt.Errorf("%s: %w", shape.Name, err)
+					} else if code != http.StatusOK && code != http.StatusTooManyRequests && code != http.StatusServiceUnavailable {
+						errs <- fmt.Errorf("%s: status %d", shape.Name, code)
+					}
+				}()
+			}
+		}
+		// a usual request while they are in flight
+		time.Sleep(50 * time.Millisecond)
+		usualStart := time.Now()
+		if _, err := send(s.client(false), s.addr, usual, nil); err != nil {
+			errs <- fmt.Errorf("the usual request meanwhile: %w", err)
+		}
+		usualTook := time.Since(usualStart)
+		wg.Wait()
+		close(errs)
+		for err := range errs {
+			t.Error(err)
+		}
+		peak := peakRSS(t, s.Pid())
+		t.Logf("RESULT worst: %d worst requests at once: done in %v; a usual request meanwhile answered in %v; peak RSS %.1f MiB (chart limit %.0f MiB)",
+			copies*len(validationtest.WorstShapes), time.Since(start).Round(time.Millisecond), usualTook.Round(time.Millisecond),
+			hostileMiB(float64(peak)), hostileMiB(float64(limit)))
+		assert.Less(t, peak, limit, "peak RSS over the chart's memory limit")
+	})
+}
+
+// postReview posts body to path and decodes the answer, with its size.
+func postReview(t *testing.T, c *http.Client, addr, path string, body []byte) (*admissionv1.AdmissionResponse, int) {
+	t.Helper()
+	resp, err := c.Post("https://"+addr+path, "application/json", bytes.NewReader(body))
+	require.NoError(t, err)
+	defer resp.Body.Close()
+	data, err := io.ReadAll(resp.Body)
+	require.NoError(t, err)
+	require.Equal(t, http.StatusOK, resp.StatusCode, "%.300s", data)
+	var review admissionv1.AdmissionReview
+	require.NoError(t, json.Unmarshal(data, &review))
+	require.NotNil(t, review.Response)
+	return review.Response, len(data)
+}
+
+// postStatus posts body to path and returns the HTTP status.
+func postStatus(c *http.Client, addr, path string, body []byte) (int, error) {
+	resp, err := c.Post("https://"+addr+path, "application/json", bytes.NewReader(body))
+	if err != nil {
+		return 0, err
+	}
+	defer resp.Body.Close()
+	_, err = io.Copy(io.Discard, resp.Body)
+	return resp.StatusCode, err
+}
+
+// peakRSS is the process's peak resident set size (VmHWM), in bytes.
+func peakRSS(t *testing.T, pid int) int64 {
+	t.Helper()
+	f, err := os.Open(fmt.Sprintf("/proc/%d/status", pid))
+	if err != nil {
+		t.Skipf("no /proc: %v", err)
+	}
+	defer f.Close()
+	sc := bufio.NewScanner(f)
+	for sc.Scan() {
+		if v, ok := strings.CutPrefix(sc.Text(), "VmHWM:"); ok {
+			kb, err := strconv.ParseInt(strings.TrimSpace(strings.TrimSuffix(strings.TrimSpace(v), "kB")), 10, 64)
+			require.NoError(t, err)
+			return kb << 10
+		}
+	}
+	t.Fatal("no VmHWM in /proc/<pid>/status")
+	return 0
+}
+
+// chartMemoryLimit is the chart's default memory limit
+// (resources.limits.memory in values.yaml), in bytes.
+func chartMemoryLimit(t *testing.T) int64 {
+	t.Helper()
+	data, err := os.ReadFile("../../charts/listenerset-webhook/values.yaml")
+	require.NoError(t, err)
+	var values struct {
+		Resources struct {
+			Limits map[string]string `json:"limits"`
+		} `json:"resources"`
+	}
+	require.NoError(t, yaml.Unmarshal(data, &values))
+	q, err := resource.ParseQuantity(values.Resources.Limits["memory"])
+	require.NoError(t, err)
+	return q.Value()
+}
+
