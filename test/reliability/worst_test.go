@@ -199,4 +199,3 @@ func chartMemoryLimit(t *testing.T) int64 {
 	require.NoError(t, err)
 	return q.Value()
 }
-
