@@ -12,6 +12,8 @@ import (
 
 	"github.com/airlock/listenerset-webhook/test/load/fixtures"
 	"github.com/airlock/listenerset-webhook/test/load/floor"
+	"github.com/airlock/listenerset-webhook/validation"
+	"github.com/airlock/listenerset-webhook/validation/validationtest"
 	"github.com/airlock/listenerset-webhook/webhook/admission"
 )
 
@@ -66,3 +68,38 @@ func BenchmarkHandler(b *testing.B) {
 }
 
 func ptrTo[T any](v T) *T { return &v }
+
+// BenchmarkHandlerWorst is BenchmarkHandler's path for every worst object
+// the CRD admits (validationtest.WorstShapes at 64 listeners), through
+// both webhooks, with the size of the answer.
+func BenchmarkHandlerWorst(b *testing.B) {
+	mux := http.NewServeMux()
+	admission.Register(ctrlwebhook.NewServer(ctrlwebhook.Options{WebhookMux: mux}))
+	for _, s := range validationtest.WorstShapes {
+		ls := fixtures.Defaulted(s.Build(validation.MaxListeners))
+		var body []byte
+		if s.Update != nil {
+			body = fixtures.Review("1", admissionv1.Update, ls, fixtures.Defaulted(s.Update(validation.MaxListeners)))
+		} else {
+			body = fixtures.Review("1", admissionv1.Create, ls, nil)
+		}
+		for _, path := range []struct{ name, path string }{{"mutate", admission.MutatePath}, {"validate", admission.ValidatePath}} {
+			b.Run(path.name+"/"+s.Name, func(b *testing.B) {
+				b.ReportAllocs()
+				b.SetBytes(int64(len(body)))
+				var size int
+				for b.Loop() {
+					req := httptest.NewRequest(http.MethodPost, path.path, bytes.NewReader(body))
+					req.Header.Set("Content-Type", "application/json")
+					rec := httptest.NewRecorder()
+					mux.ServeHTTP(rec, req)
+					if rec.Code != http.StatusOK {
+						b.Fatalf("status %d: %.300s", rec.Code, rec.Body)
+					}
+					size = rec.Body.Len()
+				}
+				b.ReportMetric(float64(size), "response-bytes")
+			})
+		}
+	}
+}
