@@ -59,7 +59,7 @@ const (
 	WarnMoreWarnings = "and %d more warnings not shown (%d in all)"
 	// CutSuffix ends a value cut to MaxValueRunes: its length in bytes.
 	CutSuffix = "... (%d bytes)"
-	// DetailShownItems is appended to the detail of the one error of a
+	// DetailShownItems begins the detail of the one error of a
 	// list-valued option with more than MaxShownItems bad items of a kind.
 	DetailShownItems = "%d items, the first %d shown"
 )
