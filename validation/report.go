@@ -147,8 +147,8 @@ func (r *ErrorReport) List() field.ErrorList {
 
 // moreErrors is the error that stands for n errors not shown, on the common
 // parent of their paths ("spec" when they share none): field.TooMany with
-// the number as its value, "spec.listeners: Too many: 262080: errors not
-// shown (262144 in all)" once a report has counted them all.
+// the number as its value, "spec.listeners: Too many: 197: errors not
+// shown (256 in all)" once a report has counted them all.
 func moreErrors(parent string, n int) *field.Error {
 	if parent == "" {
 		parent = "spec"
