@@ -8,6 +8,7 @@ import (
 	"k8s.io/utils/ptr"
 	gwv1 "sigs.k8s.io/gateway-api/apis/v1"
 
+	"github.com/airlock/listenerset-webhook/test/load/fixtures"
 	"github.com/airlock/listenerset-webhook/validation"
 )
 
@@ -37,6 +38,16 @@ var WorstShapes = []Shape{
 	{Name: "most-warnings", Build: MostWarnings},
 	{Name: "most-ratcheted", Build: MostListErrors, Update: MostListErrors},
 	{Name: "largest-valid", Build: LargestValid},
+	{Name: "every-list-full", Build: EveryListFull},
+}
+
+// EveryListFull is the load tool's costliest object for the policy
+// (fixtures.Largest: every list of the CRD at its maximum, long names and
+// values; invalid) with n listeners.
+func EveryListFull(n int) *gwv1.ListenerSet {
+	ls := fixtures.Largest()
+	ls.Spec.Listeners = ls.Spec.Listeners[:n]
+	return ls
 }
 
 func worstBase(name string) *gwv1.ListenerSet {
