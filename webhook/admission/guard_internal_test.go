@@ -263,3 +263,36 @@ func TestGuardClosesTheConnectionAfterABodyOverTheCap(t *testing.T) {
 		srv.Close()
 	}
 }
+
+// TestGuardAllowsEveryDeletion: no review may block a deletion. DELETE is
+// not registered, but a review of one whose oldObject does not decode as a
+// ListenerSet, or is not one at all, was denied (400) by the validating
+// webhook, and by the guard's object checks on both paths. Each is now
+// allowed on both paths, as controller-runtime answers an allowed DELETE.
+func TestGuardAllowsEveryDeletion(t *testing.T) {
+	logf.SetLogger(logr.Discard())
+	olds := map[string]string{
+		"listeners a string":          `{"apiVersion":"gateway.networking.k8s.io/v1","kind":"ListenerSet","metadata":{"name":"a"},"spec":{"listeners":"x"}}`,
+		"listeners a string, no kind": `{"spec":{"listeners":"x"}}`,
+		"spec a number":               `{"spec":1}`,
+		"a string":                    `"ListenerSet"`,
+		"a Gateway":                   `{"apiVersion":"gateway.networking.k8s.io/v1","kind":"Gateway","metadata":{"name":"gw"}}`,
+		"an invalid object":           strings.Replace(guardObj, `"HTTP"`, `"TCP"`, 1),
+		"none":                        "",
+	}
+	for path, h := range guarded() {
+		for name, old := range olds {
+			for _, version := range reviewVersions {
+				body := guardReview(version, "u-del", "DELETE", "", old)
+				req := httptest.NewRequest(http.MethodPost, path, strings.NewReader(body))
+				req.Header.Set("Content-Type", "application/json")
+				rec := httptest.NewRecorder()
+				h.guard.ServeHTTP(rec, req)
+				want := `{"kind":"AdmissionReview","apiVersion":"` + version + `","response":{"uid":"u-del","allowed":true,"status":{"metadata":{},"code":200}}}`
+				if rec.Code != http.StatusOK || strings.TrimSpace(rec.Body.String()) != want {
+					t.Errorf("%s, oldObject %s, %s: got %d %s\nwant 200 %s", path, name, version, rec.Code, rec.Body, want)
+				}
+			}
+		}
+	}
+}
