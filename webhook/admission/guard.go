@@ -18,6 +18,8 @@ import (
 	cradmission "sigs.k8s.io/controller-runtime/pkg/webhook/admission"
 	gwv1 "sigs.k8s.io/gateway-api/apis/v1"
 	kjson "sigs.k8s.io/json"
+
+	"github.com/airlock/listenerset-webhook/webhook/inflight"
 )
 
 // reviewGuard stands in front of a controller-runtime admission.Webhook and
@@ -58,9 +60,11 @@ import (
 //
 // Refusals other than the 405 are AdmissionReviews that deny with that code,
 // as controller-runtime writes its own: typed and with the uid once the body
-// is known to be a review, untyped before. Everything else goes to next with
-// the body as read, so every other answer to a well-formed review is
-// controller-runtime's. Reading the body here once more than
+// is known to be a review, untyped before. A review whose deadline
+// (inflight.Limiter) has passed by the time its body is read gets the
+// limiter's 429 instead, and is not decoded further. Everything else goes to
+// next with the body as read, so every other answer to a well-formed review
+// is controller-runtime's. Reading the body here once more than
 // controller-runtime does costs tens of microseconds for a usual ListenerSet
 // (BenchmarkHandler), next to the milliseconds of kube-apiserver's round
 // trip; keeping the checks apart from controller-runtime's decoding is
@@ -122,6 +126,9 @@ func (g reviewGuard) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	}
 	if ct := r.Header.Get("Content-Type"); ct != "application/json" {
 		refuse(w, r, metav1.TypeMeta{}, "", http.StatusBadRequest, fmt.Errorf("contentType=%s, expected application/json", ct))
+		return
+	}
+	if inflight.Expired(w, r) {
 		return
 	}
 	tm, uid, deletion, err := checkReview(body)
