@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"net/http"
 	"time"
 
@@ -28,18 +29,35 @@ const DefaultMaxBytes = 24 << 20
 
 // requestOverhead is what a request weighs besides its body: its
 // goroutine, buffers and decoded headers. It also bounds how many bodiless
-// or tiny requests run at once (MaxBytes / requestOverhead).
+// or tiny requests run at once.
 const requestOverhead = 16 << 10
+
+// smallBody is the largest body of a small request: every ListenerSet a
+// person writes (64 listeners with hostnames and a certificate each are
+// some 30 KB). Small requests have a lane of their own, an eighth of the
+// limit (smallShare), so that they never queue behind large ones: a flood
+// of large objects fills the rest of the limit and waits there, while the
+// ordinary writes of everyone else are still answered.
+const (
+	smallBody  = 64 << 10
+	smallShare = 8
+)
+
+// MinMaxBytes is the smallest limit New accepts: the small lane must hold
+// one request of smallBody.
+const MinMaxBytes = smallShare * (smallBody + requestOverhead)
 
 // Options configure a Limiter; the zero value uses the defaults.
 type Options struct {
 	// MaxBytes bounds the sum of the weights of the requests being handled:
-	// each weighs its Content-Length plus a small fixed overhead. A request
-	// that would go over waits, in arrival order, until enough of the
-	// others have finished, or until its deadline. A request heavier than
-	// the whole limit (or one without Content-Length, which could be up to
-	// the body cap) weighs the whole limit: it is served alone, when its
-	// turn comes, rather than never. 0 means DefaultMaxBytes.
+	// each weighs its Content-Length plus a small fixed overhead. Small
+	// requests (at most 64 KiB) share an eighth of it, larger ones the
+	// rest; a request that would go over its share waits, in arrival order
+	// within its lane, until enough of the others have finished, or until
+	// its deadline. A large request heavier than its whole share (or one
+	// without Content-Length, which could be up to the body cap) weighs the
+	// whole share: it is served alone when its turn comes, rather than
+	// never. 0 means DefaultMaxBytes.
 	MaxBytes int64
 	// DefaultTimeout is a request's time limit when its URL has no timeout
 	// parameter (kube-apiserver always adds one); 0 means DefaultTimeout.
@@ -49,9 +67,15 @@ type Options struct {
 // Limiter is the http.Handler middleware that gives each request its
 // deadline and its place in the limit (see Options and Handler).
 type Limiter struct {
-	sem            *semaphore.Weighted
+	small, large   lane
 	maxBytes       int64
 	defaultTimeout time.Duration
+}
+
+// lane is a share of the limit, handed out first come, first served.
+type lane struct {
+	sem  *semaphore.Weighted
+	size int64
 }
 
 // New returns a Limiter with opts, or an error for values it cannot use.
@@ -62,14 +86,20 @@ func New(opts Options) (*Limiter, error) {
 	if opts.DefaultTimeout == 0 {
 		opts.DefaultTimeout = DefaultTimeout
 	}
-	if opts.MaxBytes < requestOverhead {
-		return nil, fmt.Errorf("in-flight limit %d bytes: must be at least %d", opts.MaxBytes, requestOverhead)
+	if opts.MaxBytes < MinMaxBytes {
+		return nil, fmt.Errorf("in-flight limit %d bytes: must be at least %d", opts.MaxBytes, MinMaxBytes)
 	}
 	if opts.DefaultTimeout < 0 || opts.DefaultTimeout > MaxTimeout {
 		return nil, fmt.Errorf("default timeout %v: must be more than 0 and at most %v, as a webhook's timeoutSeconds", opts.DefaultTimeout, MaxTimeout)
 	}
 	limitBytes.Set(float64(opts.MaxBytes))
-	return &Limiter{sem: semaphore.NewWeighted(opts.MaxBytes), maxBytes: opts.MaxBytes, defaultTimeout: opts.DefaultTimeout}, nil
+	small := opts.MaxBytes / smallShare
+	return &Limiter{
+		small:          lane{sem: semaphore.NewWeighted(small), size: small},
+		large:          lane{sem: semaphore.NewWeighted(opts.MaxBytes - small), size: opts.MaxBytes - small},
+		maxBytes:       opts.MaxBytes,
+		defaultTimeout: opts.DefaultTimeout,
+	}, nil
 }
 
 // MaxBytes is the limit in use.
@@ -78,18 +108,22 @@ func (l *Limiter) MaxBytes() int64 { return l.maxBytes }
 // DefaultTimeout is the time limit of a request without a timeout parameter.
 func (l *Limiter) DefaultTimeout() time.Duration { return l.defaultTimeout }
 
-// weight is what a request with this Content-Length (-1: unknown) counts
-// against the limit.
-func (l *Limiter) weight(contentLength int64) int64 {
-	if contentLength < 0 || contentLength > l.maxBytes-requestOverhead {
-		return l.maxBytes
+// place is the lane of a request with this Content-Length (-1: unknown)
+// and what it weighs there.
+func (l *Limiter) place(contentLength int64) (*lane, int64) {
+	switch {
+	case contentLength >= 0 && contentLength <= smallBody:
+		return &l.small, contentLength + requestOverhead
+	case contentLength < 0 || contentLength > l.large.size-requestOverhead:
+		return &l.large, l.large.size
+	default:
+		return &l.large, contentLength + requestOverhead
 	}
-	return contentLength + requestOverhead
 }
 
 // Handler wraps next: each request gets a context whose deadline is its
 // timeout (timeoutParam, else the default) less the margin, counted from
-// its arrival, and waits until its weight fits in the limit. next then runs
+// its arrival, and waits until its weight fits in its lane. next then runs
 // with that context, holding its weight until it returns. A request that
 // finds no room before its deadline is answered 429 and counted in
 // listenerset_webhook_requests_refused_total.
@@ -104,11 +138,12 @@ func (l *Limiter) Handler(next http.Handler) http.Handler {
 		timeout := requestTimeout(r, l.defaultTimeout)
 		ctx, cancel := context.WithTimeout(r.Context(), timeout-margin(timeout))
 		defer cancel()
-		n := l.weight(r.ContentLength)
-		if !l.sem.TryAcquire(n) {
+		ln, n := l.place(r.ContentLength)
+		if !ln.sem.TryAcquire(n) {
 			waits.Inc()
 			start := time.Now()
-			if err := l.sem.Acquire(ctx, n); err != nil {
+			if err := ln.sem.Acquire(ctx, n); err != nil {
+				drain(w, r, margin(timeout)/2)
 				refuse(w, r, reasonCapacity, fmt.Errorf("no room for this request of %d bytes in the webhook's limit "+
 					"of %d bytes in flight within its %v timeout (waited %v): %w",
 					max(r.ContentLength, 0), l.maxBytes, timeout, time.Since(start).Round(time.Millisecond), err))
@@ -118,10 +153,31 @@ func (l *Limiter) Handler(next http.Handler) http.Handler {
 		inFlightBytes.Add(float64(n))
 		defer func() {
 			inFlightBytes.Sub(float64(n))
-			l.sem.Release(n)
+			ln.sem.Release(n)
 		}()
 		next.ServeHTTP(w, r.WithContext(ctx))
 	})
+}
+
+// drain reads and discards the body of a request about to be refused, for
+// at most d, so that its sender reads the 429 rather than an error: a
+// server that answers and closes while the client still writes a large body
+// often leaves the client with a broken pipe instead of the answer, and
+// kube-apiserver would then report "connection reset" rather than why. A
+// body of unknown length, or one that does not arrive within d, is left,
+// and the connection closes after the answer (net/http reads no further).
+func drain(w http.ResponseWriter, r *http.Request, d time.Duration) {
+	if r.ContentLength <= 0 {
+		return
+	}
+	// Once the body has been read to its end net/http clears the read
+	// deadline itself, before it waits for the next request.
+	if err := http.NewResponseController(w).SetReadDeadline(time.Now().Add(d)); err != nil {
+		return
+	}
+	if _, err := io.Copy(io.Discard, r.Body); err != nil {
+		w.Header().Set("Connection", "close")
+	}
 }
 
 // Expired answers r as refused and returns true when r's deadline has

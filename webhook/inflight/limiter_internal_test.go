@@ -17,11 +17,13 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 )
 
-// kib is the body size of most requests below: with requestOverhead, a
-// limit of 2*unit holds two of them and not three.
+// Sizes of the tests: a limit of 1 MiB has a small lane of 128 KiB, which
+// holds two small requests and not three, and a large lane of 896 KiB,
+// which holds two big ones and not three.
 const (
-	kib  = 64 << 10
-	unit = kib + requestOverhead
+	limit = 1 << 20
+	small = 48 << 10  // weighs 64 KiB
+	big   = 400 << 10 // weighs 416 KiB
 )
 
 // request is a POST of a body of size bytes, with timeout as its URL's
@@ -92,57 +94,64 @@ func notEntered(t *testing.T, g *gate, d time.Duration) {
 // A request over the limit waits, and proceeds once another finishes;
 // the weight is its body's size: two bodies fit, a third waits.
 func TestLimiterWaitsThenProceeds(t *testing.T) {
-	g := newGate()
-	h := newLimiter(t, 2*unit).Handler(g)
-	waited := value(waits)
-	_, done1 := serve(h, request(kib, "10s"))
-	_, done2 := serve(h, request(kib, "10s"))
-	entered(t, g)
-	entered(t, g)
-	assert.Equal(t, float64(2*unit), value(inFlightBytes))
-	rec3, done3 := serve(h, request(kib, "10s"))
-	notEntered(t, g, 200*time.Millisecond)
-	assert.Equal(t, waited+1, value(waits), "the third request waits")
+	for name, size := range map[string]int{"large lane": big, "small lane": small} {
+		t.Run(name, func(t *testing.T) {
+			g := newGate()
+			h := newLimiter(t, limit).Handler(g)
+			waited := value(waits)
+			_, done1 := serve(h, request(size, "10s"))
+			_, done2 := serve(h, request(size, "10s"))
+			entered(t, g)
+			entered(t, g)
+			assert.Equal(t, float64(2*(size+requestOverhead)), value(inFlightBytes))
+			rec3, done3 := serve(h, request(size, "10s"))
+			notEntered(t, g, 200*time.Millisecond)
+			assert.Equal(t, waited+1, value(waits), "the third request waits")
 
-	g.release <- struct{}{} // one of the first two finishes
-	entered(t, g)
-	<-done1Or2(done1, done2)
-	close(g.release)
-	<-done3
-	assert.Equal(t, http.StatusOK, rec3.Code)
-	<-done1
-	<-done2
-	assert.Zero(t, value(inFlightBytes), "every weight is given back")
+			g.release <- struct{}{} // one of the first two finishes
+			entered(t, g)
+			close(g.release)
+			<-done3
+			assert.Equal(t, http.StatusOK, rec3.Code)
+			<-done1
+			<-done2
+			assert.Zero(t, value(inFlightBytes), "every weight is given back")
+		})
+	}
 }
 
-func done1Or2(a, b chan struct{}) chan struct{} {
-	c := make(chan struct{})
-	go func() {
-		select {
-		case <-a:
-		case <-b:
-		}
-		close(c)
-	}()
-	return c
-}
-
-// Smaller bodies weigh less: with one large request in flight, small ones
-// still fit beside it.
+// Smaller bodies weigh less: beside one big request, two of half its size
+// fit, and a third waits.
 func TestLimiterWeighsByBodySize(t *testing.T) {
 	g := newGate()
 	defer close(g.release)
-	h := newLimiter(t, 2*unit).Handler(g)
-	serve(h, request(kib, "10s"))
+	h := newLimiter(t, limit).Handler(g)
+	serve(h, request(big, "10s"))
 	entered(t, g)
-	// unit is left: two bodies of a quarter of it (with their overhead) fit.
-	small := (kib - requestOverhead) / 2
-	serve(h, request(small, "10s"))
-	serve(h, request(small, "10s"))
+	serve(h, request(big/2, "10s"))
+	serve(h, request(big/2, "10s"))
 	entered(t, g)
 	entered(t, g)
-	serve(h, request(kib, "10s"))
+	serve(h, request(big/2, "10s"))
 	notEntered(t, g, 200*time.Millisecond)
+}
+
+// Small requests have their own lane: with the large lane full and more
+// large requests waiting, a small one is served at once.
+func TestLimiterKeepsALaneForSmallRequests(t *testing.T) {
+	g := newGate()
+	defer close(g.release)
+	h := newLimiter(t, limit).Handler(g)
+	serve(h, request(big, "10s"))
+	serve(h, request(big, "10s"))
+	entered(t, g)
+	entered(t, g)
+	serve(h, request(big, "10s"))
+	notEntered(t, g, 100*time.Millisecond)
+	serve(h, request(smallBody, "10s"))
+	assert.Equal(t, int64(smallBody), entered(t, g).ContentLength, "the small one, past the waiting large one")
+	serve(h, request(smallBody+1, "10s"))
+	notEntered(t, g, 100*time.Millisecond) // one byte more is large: it waits
 }
 
 // A request that finds no room before its deadline (its timeout less the
@@ -151,12 +160,12 @@ func TestLimiterWeighsByBodySize(t *testing.T) {
 func TestLimiterRefusesAtTheDeadline(t *testing.T) {
 	g := newGate()
 	defer close(g.release)
-	h := newLimiter(t, 2*unit).Handler(g)
-	serve(h, request(2*kib, "10s")) // over the limit: weighs all of it
+	h := newLimiter(t, limit).Handler(g)
+	serve(h, request(2*limit, "10s")) // over the limit: weighs all of the large lane
 	entered(t, g)
 	before := value(refusals.WithLabelValues(reasonCapacity))
 	start := time.Now()
-	rec, done := serve(h, request(kib, "1s"))
+	rec, done := serve(h, request(big, "1s"))
 	<-done
 	waited := time.Since(start)
 	assert.Equal(t, http.StatusTooManyRequests, rec.Code)
@@ -170,34 +179,34 @@ func TestLimiterRefusesAtTheDeadline(t *testing.T) {
 	assert.Equal(t, metav1.StatusFailure, status.Status)
 	assert.Equal(t, metav1.StatusReasonTooManyRequests, status.Reason)
 	assert.Equal(t, int32(http.StatusTooManyRequests), status.Code)
-	assert.Contains(t, status.Message, "no room for this request of 65536 bytes in the webhook's limit of 163840 bytes in flight within its 1s timeout")
+	assert.Contains(t, status.Message, "no room for this request of 409600 bytes in the webhook's limit of 1048576 bytes in flight within its 1s timeout")
 	notEntered(t, g, 0)
 }
 
-// A body larger than the whole limit (or of unknown length) weighs the
-// whole limit: it is served alone, after what is in flight, and what comes
-// after it waits for it (first come, first served), so it is never starved
-// by a stream of smaller requests.
+// A body larger than the whole large lane (or of unknown length) weighs
+// the whole lane: it is served alone, after what is in flight, and what
+// comes after it waits for it (first come, first served), so it is never
+// starved by a stream of smaller requests.
 func TestLimiterServesAnOversizedRequestAlone(t *testing.T) {
 	g := newGate()
-	h := newLimiter(t, 2*unit).Handler(g)
-	_, doneSmall := serve(h, request(kib, "10s"))
+	h := newLimiter(t, limit).Handler(g)
+	_, doneFirst := serve(h, request(big, "10s"))
 	entered(t, g)
-	_, doneBig := serve(h, request(10*kib, "10s"))
-	time.Sleep(100 * time.Millisecond) // the big one queues first
-	chunked := request(kib, "10s")
+	_, doneHuge := serve(h, request(2*limit, "10s"))
+	time.Sleep(100 * time.Millisecond) // the huge one queues first
+	chunked := request(big, "10s")
 	chunked.ContentLength = -1
 	_, doneChunked := serve(h, chunked)
-	_, doneLater := serve(h, request(kib, "10s"))
-	notEntered(t, g, 200*time.Millisecond) // the later small one fits but queues behind the big one
+	time.Sleep(100 * time.Millisecond)
+	_, doneLater := serve(h, request(big, "10s"))
+	notEntered(t, g, 200*time.Millisecond) // the later one fits but queues behind the huge one
 	g.release <- struct{}{}
-	<-doneSmall
-	big := entered(t, g)
-	assert.Equal(t, int64(10*kib), big.ContentLength)
-	assert.Equal(t, float64(2*unit), value(inFlightBytes), "alone, holding the whole limit")
+	<-doneFirst
+	assert.Equal(t, int64(2*limit), entered(t, g).ContentLength)
+	assert.Equal(t, float64(limit-limit/smallShare), value(inFlightBytes), "alone, holding the whole large lane")
 	notEntered(t, g, 100*time.Millisecond)
 	g.release <- struct{}{}
-	<-doneBig
+	<-doneHuge
 	assert.Equal(t, int64(-1), entered(t, g).ContentLength, "of unknown length: alone, too")
 	notEntered(t, g, 100*time.Millisecond)
 	g.release <- struct{}{}
@@ -221,7 +230,7 @@ func TestLimiterGivesTheHandlerItsDeadline(t *testing.T) {
 		{"forever", DefaultTimeout - time.Second},
 	} {
 		var got time.Duration
-		h := newLimiter(t, 2*unit).Handler(http.HandlerFunc(func(_ http.ResponseWriter, r *http.Request) {
+		h := newLimiter(t, limit).Handler(http.HandlerFunc(func(_ http.ResponseWriter, r *http.Request) {
 			dl, ok := r.Context().Deadline()
 			require.True(t, ok)
 			got = time.Until(dl)
@@ -249,31 +258,33 @@ func TestExpired(t *testing.T) {
 }
 
 // Many requests at once, more than the limit holds: every one is served,
-// none is refused, and the weight in flight never exceeds the limit.
+// none is refused, and neither lane ever holds more than its share.
 func TestLimiterUnderABurst(t *testing.T) {
-	l := newLimiter(t, 4*unit)
+	l := newLimiter(t, limit)
 	var (
-		mu       sync.Mutex
-		cur, top int64
+		mu  sync.Mutex
+		cur = map[*lane]int64{}
+		top = map[*lane]int64{}
 	)
 	h := l.Handler(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		n := l.weight(r.ContentLength)
+		ln, n := l.place(r.ContentLength)
 		mu.Lock()
-		cur += n
-		top = max(top, cur)
+		cur[ln] += n
+		top[ln] = max(top[ln], cur[ln])
 		mu.Unlock()
 		time.Sleep(5 * time.Millisecond)
 		mu.Lock()
-		cur -= n
+		cur[ln] -= n
 		mu.Unlock()
 	}))
 	before := value(refusals.WithLabelValues(reasonCapacity))
 	var wg sync.WaitGroup
-	codes := make([]int, 64)
+	codes := make([]int, 96)
+	sizes := []int{0, small, smallBody, big / 2, big}
 	for i := range codes {
 		wg.Go(func() {
 			rec := httptest.NewRecorder()
-			h.ServeHTTP(rec, request((i%4)*kib/2, "10s"))
+			h.ServeHTTP(rec, request(sizes[i%len(sizes)], "10s"))
 			codes[i] = rec.Code
 		})
 	}
@@ -281,12 +292,15 @@ func TestLimiterUnderABurst(t *testing.T) {
 	for i, c := range codes {
 		assert.Equal(t, http.StatusOK, c, "request %d", i)
 	}
-	assert.LessOrEqual(t, top, int64(4*unit))
+	assert.LessOrEqual(t, top[&l.small], l.small.size)
+	assert.LessOrEqual(t, top[&l.large], l.large.size)
+	assert.Positive(t, top[&l.small])
+	assert.Positive(t, top[&l.large])
 	assert.Equal(t, before, value(refusals.WithLabelValues(reasonCapacity)))
 }
 
 func TestNewRefusesBadOptions(t *testing.T) {
-	for _, o := range []Options{{MaxBytes: 1}, {MaxBytes: -1}, {DefaultTimeout: -time.Second}, {DefaultTimeout: 31 * time.Second}} {
+	for _, o := range []Options{{MaxBytes: 1}, {MaxBytes: MinMaxBytes - 1}, {MaxBytes: -1}, {DefaultTimeout: -time.Second}, {DefaultTimeout: 31 * time.Second}} {
 		_, err := New(o)
 		assert.Error(t, err, "%+v", o)
 	}
@@ -306,4 +320,29 @@ func value(m prometheus.Metric) float64 {
 		return d.Counter.GetValue()
 	}
 	return d.Gauge.GetValue()
+}
+
+// A sender still writing a large body reads the 429 rather than a broken
+// pipe (the refused body is drained first), and its connection serves the
+// next request.
+func TestLimiterRefusalReachesALargeSender(t *testing.T) {
+	g := newGate()
+	srv := httptest.NewServer(newLimiter(t, limit).Handler(g))
+	defer srv.Close()
+	_, done := serve(srv.Config.Handler, request(2*limit, "10s")) // holds the large lane
+	entered(t, g)
+	body := strings.Repeat(" ", 4*big) // more than socket buffers take
+	for range 3 {
+		resp, err := srv.Client().Post(srv.URL+"/validate?timeout=1s", "application/json", strings.NewReader(body))
+		require.NoError(t, err)
+		resp.Body.Close()
+		assert.Equal(t, http.StatusTooManyRequests, resp.StatusCode)
+		assert.False(t, resp.Close, "the body was drained: the connection stays")
+	}
+	close(g.release)
+	<-done
+	resp, err := srv.Client().Post(srv.URL+"/validate?timeout=1s", "application/json", strings.NewReader(body))
+	require.NoError(t, err)
+	resp.Body.Close()
+	assert.Equal(t, http.StatusOK, resp.StatusCode, "the limit serves again")
 }
