@@ -16,15 +16,15 @@ import (
 )
 
 // DefaultMaxBytes is the default of Options.MaxBytes, sized for the chart's
-// default memory limit of 256Mi: a request costs the server a small
-// multiple of its body while it is decoded, judged and answered (the
-// review is read twice, decoded into a review and then into a ListenerSet,
-// re-encoded for the patch), measured at about 6x for a 1 MiB review
-// (test/reliability TestInFlightLimitUnderLargeRequests prints the
-// figures), so 24 MiB of bodies in flight need some 150 MiB beside the idle
-// process's 20-40 MiB (more with --cluster-checks' caches), under the
-// chart's GOMEMLIMIT of 95% of 256Mi. Raise it with the memory limit, in
-// proportion.
+// default memory limit of 256Mi. A request costs the server a multiple of
+// its body while it is decoded, judged and answered (the review is read
+// twice, decoded into a review and then into a ListenerSet, and re-encoded
+// for the patch): with this limit full of 1.1 MiB reviews to both webhooks
+// and more waiting, the peak RSS was 145-178 MiB over an idle 38 MiB, some
+// 6x the bodies in flight (TestInFlightLimitUnderLargeRequests logs the
+// figures; docs/reliability.md). That leaves 65 MiB under the chart's
+// GOMEMLIMIT (95% of 256Mi) for the cluster view's caches and the garbage
+// collector. Raise it with the memory limit, in proportion.
 const DefaultMaxBytes = 24 << 20
 
 // requestOverhead is what a request weighs besides its body: its
