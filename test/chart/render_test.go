@@ -3,6 +3,8 @@ package chart
 import (
 	"bytes"
 	"encoding/json"
+	"os"
+	"path/filepath"
 	"strconv"
 	"strings"
 	"testing"
@@ -75,7 +77,7 @@ func TestSchemaRejectsBadValues(t *testing.T) {
 		{"webhook.timeoutSeconds=31", "maximum: got 31, want 30"},
 		{"webhook.timeoutSeconds=0", "minimum: got 0, want 1"},
 		{"webhook.maxInFlightBytes=lots", "/webhook/maxInFlightBytes"},
-		{"webhook.maxInFlightBytes=100", "minimum: got 100, want 16,384"},
+		{"webhook.maxInFlightBytes=100", "minimum: got 100, want 655,360"},
 		{"replicaCount=0", "minimum: got 0, want 1"},
 		{"unknownKey=1", "additional properties 'unknownKey' not allowed"},
 		{"webhook.tlsMinVersion=1.1", "value must be one of '1.2', '1.3'"},
@@ -748,3 +750,22 @@ func parseServe(t *testing.T, args []string) map[string]string {
 }
 
 func ptrTo[T any](v T) *T { return &v }
+
+// The schema's least maxInFlightBytes is the least the server accepts.
+func TestSchemaMinimumInFlightBytes(t *testing.T) {
+	data, err := os.ReadFile(filepath.Join(root, chartPath, "values.schema.json"))
+	require.NoError(t, err)
+	var schema struct {
+		Properties struct {
+			Webhook struct {
+				Properties struct {
+					MaxInFlightBytes struct {
+						Minimum int64 `json:"minimum"`
+					} `json:"maxInFlightBytes"`
+				} `json:"properties"`
+			} `json:"webhook"`
+		} `json:"properties"`
+	}
+	require.NoError(t, json.Unmarshal(data, &schema))
+	assert.Equal(t, int64(inflight.MinMaxBytes), schema.Properties.Webhook.Properties.MaxInFlightBytes.Minimum)
+}
