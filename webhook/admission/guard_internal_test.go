@@ -3,6 +3,7 @@ package admission
 import (
 	"bufio"
 	"bytes"
+	"context"
 	"encoding/json"
 	"fmt"
 	"io"
@@ -13,6 +14,7 @@ import (
 	"strconv"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/go-logr/logr"
 	admissionv1 "k8s.io/api/admission/v1"
@@ -293,6 +295,27 @@ func TestGuardAllowsEveryDeletion(t *testing.T) {
 					t.Errorf("%s, oldObject %s, %s: got %d %s\nwant 200 %s", path, name, version, rec.Code, rec.Body, want)
 				}
 			}
+		}
+	}
+}
+
+// A review whose deadline (set by inflight.Limiter) has passed by the time
+// its body is read is answered with the limiter's 429, which
+// kube-apiserver treats as a failed call, and is not handed on to be
+// judged.
+func TestGuardRefusesAReviewPastItsDeadline(t *testing.T) {
+	logf.SetLogger(logr.Discard())
+	for path, h := range guarded() {
+		ctx, cancel := context.WithDeadline(context.Background(), time.Now().Add(-time.Millisecond))
+		req := httptest.NewRequestWithContext(ctx, http.MethodPost, path,
+			strings.NewReader(guardReview("admission.k8s.io/v1", "u-1", "CREATE", guardObj, "")))
+		req.Header.Set("Content-Type", "application/json")
+		rec := httptest.NewRecorder()
+		h.guard.ServeHTTP(rec, req)
+		cancel()
+		if rec.Code != http.StatusTooManyRequests || !strings.Contains(rec.Body.String(), `"reason":"TooManyRequests"`) ||
+			strings.Contains(rec.Body.String(), "AdmissionReview") {
+			t.Errorf("%s: got %d %s, want a 429 Status", path, rec.Code, rec.Body)
 		}
 	}
 }
