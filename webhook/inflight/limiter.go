@@ -32,26 +32,27 @@ const DefaultMaxBytes = 24 << 20
 // or tiny requests run at once.
 const requestOverhead = 16 << 10
 
-// smallBody is the largest body of a small request: every ListenerSet a
-// person writes (64 listeners with hostnames and a certificate each are
-// some 30 KB). Small requests have a lane of their own, an eighth of the
-// limit (smallShare), so that they never queue behind large ones: a flood
-// of large objects fills the rest of the limit and waits there, while the
-// ordinary writes of everyone else are still answered.
+// smallBody is the largest body of a small request: the review of every
+// ListenerSet a person writes (64 HTTPS listeners are a 51 KB review, and
+// an UPDATE carries the object twice, kubectl's client-side apply once
+// more in an annotation). Small requests have a lane of their own, an
+// eighth of the limit (smallShare), so that they never queue behind large
+// ones: a flood of large objects fills the rest of the limit and waits
+// there, while the ordinary writes of everyone else are still answered.
 const (
-	smallBody  = 64 << 10
+	smallBody  = 256 << 10
 	smallShare = 8
 )
 
-// MinMaxBytes is the smallest limit New accepts: the small lane must hold
-// one request of smallBody.
+// MinMaxBytes is the smallest limit New accepts (2176 KiB): the small lane
+// must hold one request of smallBody.
 const MinMaxBytes = smallShare * (smallBody + requestOverhead)
 
 // Options configure a Limiter; the zero value uses the defaults.
 type Options struct {
 	// MaxBytes bounds the sum of the weights of the requests being handled:
 	// each weighs its Content-Length plus a small fixed overhead. Small
-	// requests (at most 64 KiB) share an eighth of it, larger ones the
+	// requests (at most 256 KiB) share an eighth of it, larger ones the
 	// rest; a request that would go over its share waits, in arrival order
 	// within its lane, until enough of the others have finished, or until
 	// its deadline. A large request heavier than its whole share (or one

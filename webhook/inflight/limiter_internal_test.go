@@ -17,13 +17,13 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 )
 
-// Sizes of the tests: a limit of 1 MiB has a small lane of 128 KiB, which
-// holds two small requests and not three, and a large lane of 896 KiB,
+// Sizes of the tests: a limit of 4 MiB has a small lane of 512 KiB, which
+// holds two small requests and not three, and a large lane of 3.5 MiB,
 // which holds two big ones and not three.
 const (
-	limit = 1 << 20
-	small = 48 << 10  // weighs 64 KiB
-	big   = 400 << 10 // weighs 416 KiB
+	limit = 4 << 20
+	small = 240 << 10  // weighs 256 KiB
+	big   = 1600 << 10 // weighs 1616 KiB
 )
 
 // request is a POST of a body of size bytes, with timeout as its URL's
@@ -179,7 +179,7 @@ func TestLimiterRefusesAtTheDeadline(t *testing.T) {
 	assert.Equal(t, metav1.StatusFailure, status.Status)
 	assert.Equal(t, metav1.StatusReasonTooManyRequests, status.Reason)
 	assert.Equal(t, int32(http.StatusTooManyRequests), status.Code)
-	assert.Contains(t, status.Message, "no room for this request of 409600 bytes in the webhook's limit of 1048576 bytes in flight within its 1s timeout")
+	assert.Contains(t, status.Message, "no room for this request of 1638400 bytes in the webhook's limit of 4194304 bytes in flight within its 1s timeout")
 	notEntered(t, g, 0)
 }
 
@@ -331,7 +331,7 @@ func TestLimiterRefusalReachesALargeSender(t *testing.T) {
 	defer srv.Close()
 	_, done := serve(srv.Config.Handler, request(2*limit, "10s")) // holds the large lane
 	entered(t, g)
-	body := strings.Repeat(" ", 4*big) // more than socket buffers take
+	body := strings.Repeat(" ", big) // more than socket buffers take
 	for range 3 {
 		resp, err := srv.Client().Post(srv.URL+"/validate?timeout=1s", "application/json", strings.NewReader(body))
 		require.NoError(t, err)
