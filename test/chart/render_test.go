@@ -77,7 +77,7 @@ func TestSchemaRejectsBadValues(t *testing.T) {
 		{"webhook.timeoutSeconds=31", "maximum: got 31, want 30"},
 		{"webhook.timeoutSeconds=0", "minimum: got 0, want 1"},
 		{"webhook.maxInFlightBytes=lots", "/webhook/maxInFlightBytes"},
-		{"webhook.maxInFlightBytes=100", "minimum: got 100, want 2,228,224"},
+		{"webhook.maxInFlightBytes=100", "minimum: got 100, want 2.228224"},
 		{"replicaCount=0", "minimum: got 0, want 1"},
 		{"unknownKey=1", "additional properties 'unknownKey' not allowed"},
 		{"webhook.tlsMinVersion=1.1", "value must be one of '1.2', '1.3'"},
