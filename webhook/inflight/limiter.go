@@ -27,10 +27,10 @@ import (
 // collector. Raise it with the memory limit, in proportion.
 const DefaultMaxBytes = 24 << 20
 
-// requestOverhead is what a request weighs besides its body: its
+// RequestOverhead is what a request weighs besides its body: its
 // goroutine, buffers and decoded headers. It also bounds how many bodiless
 // or tiny requests run at once.
-const requestOverhead = 16 << 10
+const RequestOverhead = 16 << 10
 
 // smallBody is the largest body of a small request: the review of every
 // ListenerSet a person writes (64 HTTPS listeners are a 51 KB review, and
@@ -46,7 +46,7 @@ const (
 
 // MinMaxBytes is the smallest limit New accepts (2176 KiB): the small lane
 // must hold one request of smallBody.
-const MinMaxBytes = smallShare * (smallBody + requestOverhead)
+const MinMaxBytes = smallShare * (smallBody + RequestOverhead)
 
 // Options configure a Limiter; the zero value uses the defaults.
 type Options struct {
@@ -114,11 +114,11 @@ func (l *Limiter) DefaultTimeout() time.Duration { return l.defaultTimeout }
 func (l *Limiter) place(contentLength int64) (*lane, int64) {
 	switch {
 	case contentLength >= 0 && contentLength <= smallBody:
-		return &l.small, contentLength + requestOverhead
-	case contentLength < 0 || contentLength > l.large.size-requestOverhead:
+		return &l.small, contentLength + RequestOverhead
+	case contentLength < 0 || contentLength > l.large.size-RequestOverhead:
 		return &l.large, l.large.size
 	default:
-		return &l.large, contentLength + requestOverhead
+		return &l.large, contentLength + RequestOverhead
 	}
 }
 

@@ -103,7 +103,7 @@ func TestLimiterWaitsThenProceeds(t *testing.T) {
 			_, done2 := serve(h, request(size, "10s"))
 			entered(t, g)
 			entered(t, g)
-			assert.Equal(t, float64(2*(size+requestOverhead)), value(inFlightBytes))
+			assert.Equal(t, float64(2*(size+RequestOverhead)), value(inFlightBytes))
 			rec3, done3 := serve(h, request(size, "10s"))
 			notEntered(t, g, 200*time.Millisecond)
 			assert.Equal(t, waited+1, value(waits), "the third request waits")
