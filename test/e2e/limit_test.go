@@ -4,8 +4,6 @@ import (
 	"crypto/tls"
 	"crypto/x509"
 	"fmt"
-	"io"
-	"net/http"
 	"strings"
 	"testing"
 	"time"
@@ -103,17 +101,8 @@ func setValidatingFailurePolicy(t *testing.T, policy string) {
 // refusals is the webhook's count of 429s for want of room.
 func refusals(t *testing.T) float64 {
 	t.Helper()
-	resp, err := http.Get(hook.MetricsURL())
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer resp.Body.Close()
-	data, err := io.ReadAll(resp.Body)
-	if err != nil {
-		t.Fatal(err)
-	}
 	var n float64
-	for line := range strings.Lines(string(data)) {
+	for line := range strings.Lines(webhookMetrics(t)) {
 		if v, ok := strings.CutPrefix(strings.TrimSpace(line), inflight.RefusalsMetric+`{reason="capacity"} `); ok {
 			if _, err := fmt.Sscan(v, &n); err != nil {
 				t.Fatal(err)
