@@ -11,6 +11,7 @@ import (
 	"github.com/airlock/listenerset-webhook/webhook/admission"
 	"github.com/airlock/listenerset-webhook/webhook/certs"
 	"github.com/airlock/listenerset-webhook/webhook/clusterview"
+	"github.com/airlock/listenerset-webhook/webhook/inflight"
 	"github.com/airlock/listenerset-webhook/webhook/serving"
 )
 
@@ -23,6 +24,9 @@ type Options struct {
 	Certs certs.Options
 	// Cluster configures the cluster-aware checks (off unless Enabled).
 	Cluster clusterview.Options
+	// InFlight bounds the work in flight and each request's time (in front
+	// of the webhook handlers).
+	InFlight inflight.Options
 	// Register puts the admission handlers on the webhook server; nil means
 	// admission.RegisterWith (both webhooks, the validating one with the
 	// cluster view when Cluster.Enabled). Tests replace them.
@@ -33,13 +37,18 @@ type Options struct {
 // in phases (serving.Run). It wires the parts: the certificate source and the
 // cluster view run as the server's components, and the admission handlers
 // are registered on controller-runtime's webhook server, used as a registrar
-// only (it wraps each handler in its webhook metrics); serving is
+// only (it wraps each handler in its webhook metrics), behind the in-flight
+// limiter, which gives each request its deadline; serving is
 // serving.Run's, for the timeouts, cipher suites and shutdown that
 // controller-runtime's server does not let us set. Logs go to the logger in
 // ctx, or controller-runtime's global logger (log.SetLogger).
 func Run(ctx context.Context, opts Options) error {
 	log := logf.FromContext(ctx).WithName("listenerset-webhook")
 	if err := opts.Server.Check(); err != nil {
+		return err
+	}
+	limiter, err := inflight.New(opts.InFlight)
+	if err != nil {
 		return err
 	}
 	validator, view, err := newValidator(opts.Cluster, log)
@@ -61,7 +70,8 @@ func Run(ctx context.Context, opts Options) error {
 	if view != nil {
 		components = append(components, view)
 	}
-	return serving.Run(ctx, opts.Server, log, mux, source.GetCertificate, components...)
+	log.Info("Limiting the work in flight", "maxInFlightBytes", limiter.MaxBytes(), "defaultTimeout", limiter.DefaultTimeout().String())
+	return serving.Run(ctx, opts.Server, log, limiter.Handler(mux), source.GetCertificate, components...)
 }
 
 // newValidator is the Validator Run serves: the zero one, or one with a

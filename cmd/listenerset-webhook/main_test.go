@@ -133,6 +133,7 @@ func TestServeFlagsDocumentDefaults(t *testing.T) {
 		`-cluster-checks`, `-strict`, `-watch-secrets`, `-kubeconfig string`,
 		`-shutdown-delay duration`, `-shutdown-timeout duration`, `(default 20s)`,
 		`-read-header-timeout duration`, `(default 10s)`, `-request-timeout duration`, `(default 30s)`,
+		`-max-in-flight-bytes value`, `(default 24Mi)`, `-default-timeout duration`,
 	} {
 		assert.Contains(t, stderr.String(), want)
 	}

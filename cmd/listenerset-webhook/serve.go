@@ -5,6 +5,8 @@ import (
 	"fmt"
 	"io"
 
+	"k8s.io/apimachinery/pkg/api/resource"
+
 	"sigs.k8s.io/controller-runtime/pkg/client/config"
 	logf "sigs.k8s.io/controller-runtime/pkg/log"
 	"sigs.k8s.io/controller-runtime/pkg/log/zap"
@@ -12,6 +14,7 @@ import (
 
 	"github.com/airlock/listenerset-webhook/webhook"
 	"github.com/airlock/listenerset-webhook/webhook/certs"
+	"github.com/airlock/listenerset-webhook/webhook/inflight"
 	"github.com/airlock/listenerset-webhook/webhook/serving"
 )
 
@@ -61,6 +64,14 @@ func serve(args []string, stderr io.Writer) int {
 		"limit on the TLS handshake and a request's headers (slow clients are cut off)")
 	fs.DurationVar(&opts.Server.RequestTimeout, "request-timeout", serving.RequestTimeout,
 		"limit on reading a whole request; writing its response may take 5s more")
+	opts.InFlight.MaxBytes = inflight.DefaultMaxBytes
+	fs.Var((*byteQuantity)(&opts.InFlight.MaxBytes), "max-in-flight-bytes",
+		"limit on the request bodies being handled at once, in bytes or as a Kubernetes quantity (e.g. 24Mi); a request "+
+			"over it waits, within its timeout, for others to finish, else gets 429 (the webhook's failurePolicy decides). "+
+			"Sized for the chart's 256Mi memory limit: raise it in proportion")
+	fs.DurationVar(&opts.InFlight.DefaultTimeout, "default-timeout", inflight.DefaultTimeout,
+		"a request's time limit when its URL has no ?timeout= (kube-apiserver always adds one, from the webhook's "+
+			"timeoutSeconds; the chart passes its timeoutSeconds here); work stops a tenth of it (at most 1s) sooner")
 	fs.DurationVar(&opts.Server.ShutdownDelay, "shutdown-delay", 0,
 		"after SIGTERM, keep serving this long with /readyz failing, so that endpoints drop the pod first")
 	fs.DurationVar(&opts.Server.ShutdownTimeout, "shutdown-timeout", serving.DefaultShutdownTimeout,
@@ -96,4 +107,27 @@ Flags:
 		return exitError
 	}
 	return exitOK
+}
+
+// byteQuantity is a flag of a number of bytes, given as a Kubernetes
+// quantity ("24Mi", "25165824"), as the chart's memory values are.
+type byteQuantity int64
+
+// String implements flag.Value.
+func (b *byteQuantity) String() string {
+	return resource.NewQuantity(int64(*b), resource.BinarySI).String()
+}
+
+// Set implements flag.Value.
+func (b *byteQuantity) Set(v string) error {
+	q, err := resource.ParseQuantity(v)
+	if err != nil {
+		return err
+	}
+	n, ok := q.AsInt64()
+	if !ok || n <= 0 {
+		return fmt.Errorf("%q: must be a positive whole number of bytes", v)
+	}
+	*b = byteQuantity(n)
+	return nil
 }

@@ -3,6 +3,9 @@ package chart
 import (
 	"bytes"
 	"encoding/json"
+	"os"
+	"path/filepath"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -25,6 +28,7 @@ import (
 	"github.com/airlock/listenerset-webhook/test/localcluster"
 	"github.com/airlock/listenerset-webhook/webhook/admission"
 	"github.com/airlock/listenerset-webhook/webhook/certs"
+	"github.com/airlock/listenerset-webhook/webhook/inflight"
 )
 
 // Names the chart gives the release's objects (fullname = release name,
@@ -72,6 +76,8 @@ func TestSchemaRejectsBadValues(t *testing.T) {
 		{"webhook.failurePolicy=Sometimes", "value must be one of 'Fail', 'Ignore'"},
 		{"webhook.timeoutSeconds=31", "maximum: got 31, want 30"},
 		{"webhook.timeoutSeconds=0", "minimum: got 0, want 1"},
+		{"webhook.maxInFlightBytes=lots", "/webhook/maxInFlightBytes"},
+		{"webhook.maxInFlightBytes=100", "minimum: got 100, want 2.228224"},
 		{"replicaCount=0", "minimum: got 0, want 1"},
 		{"unknownKey=1", "additional properties 'unknownKey' not allowed"},
 		{"webhook.tlsMinVersion=1.1", "value must be one of '1.2', '1.3'"},
@@ -284,6 +290,43 @@ func checkHardenedDeployment(t *testing.T, objs objects, dep *appsv1.Deployment)
 	assert.False(t, *sa.AutomountServiceAccountToken)
 
 	checkTermination(t, objs, pod)
+	checkLimits(t, objs, c, inflight.DefaultMaxBytes)
+}
+
+// checkLimits: the server's in-flight limit is maxBytes, its default timeout
+// the webhooks' timeoutSeconds (one value), and GOMEMLIMIT is about 95% of
+// the container's memory limit, as the kubelet expands it.
+func checkLimits(t *testing.T, objs objects, c corev1.Container, maxBytes int64) {
+	t.Helper()
+	fs := parseServe(t, c.Args)
+	q, err := resource.ParseQuantity(fs["max-in-flight-bytes"])
+	require.NoError(t, err)
+	assert.Equal(t, maxBytes, q.Value())
+	timeout, err := time.ParseDuration(fs["default-timeout"])
+	require.NoError(t, err)
+	m, v := webhookConfigs(t, objs)
+	for _, s := range []*int32{m.Webhooks[0].TimeoutSeconds, v.Webhooks[0].TimeoutSeconds} {
+		assert.Equal(t, time.Duration(*s)*time.Second, timeout, "the server's default timeout is the webhooks' timeoutSeconds")
+	}
+
+	env := map[string]corev1.EnvVar{}
+	for _, e := range c.Env {
+		env[e.Name] = e
+	}
+	mib := env["MEMORY_LIMIT_MIB"].ValueFrom
+	require.NotNil(t, mib, "MEMORY_LIMIT_MIB from the downward API")
+	require.NotNil(t, mib.ResourceFieldRef)
+	assert.Equal(t, "limits.memory", mib.ResourceFieldRef.Resource)
+	assert.Empty(t, mib.ResourceFieldRef.ContainerName, "this container's")
+	// What the kubelet puts there: the limit divided by the divisor,
+	// rounded up (k8s.io/kubernetes pkg/api/v1/resource, ExtractContainerResourceValue).
+	limit := c.Resources.Limits.Memory().Value()
+	n := (limit + mib.ResourceFieldRef.Divisor.Value() - 1) / mib.ResourceFieldRef.Divisor.Value()
+	goMemLimit := strings.ReplaceAll(env["GOMEMLIMIT"].Value, "$(MEMORY_LIMIT_MIB)", strconv.FormatInt(n, 10))
+	goBytes, err := strconv.ParseInt(strings.TrimSuffix(goMemLimit, "B"), 10, 64)
+	require.NoError(t, err, "GOMEMLIMIT=%s as the Go runtime reads it (a number of bytes, B optional)", goMemLimit)
+	ratio := float64(goBytes) / float64(limit)
+	assert.True(t, ratio > 0.93 && ratio < 0.97, "GOMEMLIMIT %s is %.1f%% of the memory limit %d, want about 95%%", goMemLimit, 100*ratio, limit)
 }
 
 // checkTermination: the binary keeps serving for --shutdown-delay while
@@ -406,6 +449,15 @@ func TestRenderValues(t *testing.T) {
 		}
 		checkWebhooks2(m.Webhooks[0].FailurePolicy, m.Webhooks[0].TimeoutSeconds, m.Webhooks[0].NamespaceSelector, m.Webhooks[0].ObjectSelector)
 		checkWebhooks2(v.Webhooks[0].FailurePolicy, v.Webhooks[0].TimeoutSeconds, v.Webhooks[0].NamespaceSelector, v.Webhooks[0].ObjectSelector)
+	})
+
+	t.Run("limits follow timeoutSeconds, maxInFlightBytes and the memory limit", func(t *testing.T) {
+		objs := render(t, "--set", "webhook.timeoutSeconds=5,webhook.maxInFlightBytes=96Mi,resources.limits.memory=1Gi")
+		c := typed[appsv1.Deployment](t, objs.get(t, "Deployment", fullname)).Spec.Template.Spec.Containers[0]
+		checkLimits(t, objs, c, 96<<20)
+		assert.Equal(t, "5s", parseServe(t, c.Args)["default-timeout"])
+		objs = render(t, "--set", "webhook.maxInFlightBytes=50000000,resources.limits.memory=300M")
+		checkLimits(t, objs, typed[appsv1.Deployment](t, objs.get(t, "Deployment", fullname)).Spec.Template.Spec.Containers[0], 50000000)
 	})
 
 	t.Run("one replica has no PDB", func(t *testing.T) {
@@ -698,3 +750,22 @@ func parseServe(t *testing.T, args []string) map[string]string {
 }
 
 func ptrTo[T any](v T) *T { return &v }
+
+// The schema's least maxInFlightBytes is the least the server accepts.
+func TestSchemaMinimumInFlightBytes(t *testing.T) {
+	data, err := os.ReadFile(filepath.Join(root, chartPath, "values.schema.json"))
+	require.NoError(t, err)
+	var schema struct {
+		Properties struct {
+			Webhook struct {
+				Properties struct {
+					MaxInFlightBytes struct {
+						Minimum int64 `json:"minimum"`
+					} `json:"maxInFlightBytes"`
+				} `json:"properties"`
+			} `json:"webhook"`
+		} `json:"properties"`
+	}
+	require.NoError(t, json.Unmarshal(data, &schema))
+	assert.Equal(t, int64(inflight.MinMaxBytes), schema.Properties.Webhook.Properties.MaxInFlightBytes.Minimum)
+}

@@ -586,18 +586,9 @@ func contains(got, want any) bool {
 // answered (controller_runtime_webhook_requests_total, any code).
 func mutateCalls(t *testing.T) float64 {
 	t.Helper()
-	resp, err := http.Get(hook.MetricsURL())
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer resp.Body.Close()
-	body, err := io.ReadAll(resp.Body)
-	if err != nil {
-		t.Fatal(err)
-	}
 	var n float64
 	label := fmt.Sprintf("webhook=%q", admission.MutatePath)
-	for _, line := range strings.Split(string(body), "\n") {
+	for _, line := range strings.Split(webhookMetrics(t), "\n") {
 		if !strings.HasPrefix(line, "controller_runtime_webhook_requests_total{") || !strings.Contains(line, label) {
 			continue
 		}
@@ -609,4 +600,19 @@ func mutateCalls(t *testing.T) float64 {
 		n += v
 	}
 	return n
+}
+
+// webhookMetrics is the webhook's /metrics, as text.
+func webhookMetrics(t *testing.T) string {
+	t.Helper()
+	resp, err := http.Get(hook.MetricsURL())
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	body, err := io.ReadAll(resp.Body)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return string(body)
 }

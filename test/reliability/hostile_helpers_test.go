@@ -61,10 +61,28 @@ func (s *hostileServer) client(keepAlive bool) *http.Client {
 	}
 }
 
-// hostileMetrics reads the unlabelled samples of the server's /metrics
-// (go_goroutines, go_memstats_*, process_*), over a connection of its own
-// that is closed afterwards so that it does not count as an idle one.
+// metrics reads the unlabelled samples of the server's /metrics
+// (go_goroutines, go_memstats_*, process_*).
 func (s *hostileServer) metrics(t *testing.T) map[string]float64 {
+	t.Helper()
+	out := map[string]float64{}
+	for name, v := range s.samples(t) {
+		if !strings.ContainsRune(name, '{') {
+			out[name] = v
+		}
+	}
+	for _, name := range []string{"go_goroutines", "go_memstats_heap_inuse_bytes", "process_resident_memory_bytes", "go_gc_duration_seconds_count", "controller_runtime_webhook_panics_total"} {
+		if _, ok := out[name]; !ok {
+			t.Fatalf("metrics: no %s", name)
+		}
+	}
+	return out
+}
+
+// samples reads every sample of the server's /metrics by its full name,
+// labels included (`name{label="value"}`), over a connection of its own
+// that is closed afterwards so that it does not count as an idle one.
+func (s *hostileServer) samples(t *testing.T) map[string]float64 {
 	t.Helper()
 	c := &http.Client{Timeout: 10 * time.Second, Transport: &http.Transport{DisableKeepAlives: true}}
 	metricsURL := "http://" + s.ports.MetricsAddr() + "/metrics"
@@ -78,24 +96,19 @@ func (s *hostileServer) metrics(t *testing.T) map[string]float64 {
 	sc.Buffer(make([]byte, 0, 64<<10), 1<<20)
 	for sc.Scan() {
 		line := sc.Text()
-		if line == "" || line[0] == '#' || strings.ContainsRune(line, '{') {
+		if line == "" || line[0] == '#' {
 			continue
 		}
-		name, value, ok := strings.Cut(line, " ")
-		if !ok {
+		i := strings.LastIndexByte(line, ' ')
+		if i < 0 {
 			continue
 		}
-		if v, err := strconv.ParseFloat(strings.TrimSpace(value), 64); err == nil {
-			out[name] = v
+		if v, err := strconv.ParseFloat(line[i+1:], 64); err == nil {
+			out[line[:i]] = v
 		}
 	}
 	if err := sc.Err(); err != nil {
 		t.Fatalf("metrics: %v", err)
-	}
-	for _, name := range []string{"go_goroutines", "go_memstats_heap_inuse_bytes", "process_resident_memory_bytes", "go_gc_duration_seconds_count", "controller_runtime_webhook_panics_total"} {
-		if _, ok := out[name]; !ok {
-			t.Fatalf("metrics: no %s in %s", name, metricsURL)
-		}
 	}
 	return out
 }

@@ -28,7 +28,9 @@ import (
 // code from there, not from the HTTP status), the normal answer where the
 // input is hostile only in form (unknown fields, v1beta1, padding), or a
 // clean close for transport-level abuse. Never a 5xx, never a hang; after
-// each input the server still answers valid requests correctly.
+// each input the server still answers valid requests correctly. (More at
+// once than the in-flight limit holds, a request may get a 429, which
+// kube-apiserver treats as a failed call: TestInFlightLimitUnderLargeRequests.)
 
 // Timeouts of the server under test: the serve command's defaults.
 // serving.DefaultReadHeaderTimeout bounds the TLS handshake and the request
@@ -373,6 +375,26 @@ func hostileCases() []hostileCase {
 			want: hostileDenied(hostileV1, "u-str", 400, "request.object is not a JSON object: json: cannot unmarshal string into Go value of type v1.TypeMeta")},
 		{name: "object is an array", perPath: true, weight: 5, send: hostilePost(hostileReviewV1("u-arr", "CREATE", `[`+hostileObjOK+`]`)),
 			want: hostileDenied(hostileV1, "u-arr", 400, "request.object is not a JSON object: json: cannot unmarshal array into Go value of type v1.TypeMeta")},
+
+		// No review may block a deletion (DELETE is never registered, but
+		// should one come): every DELETE is allowed, whatever its oldObject.
+		// The first was denied with "json: cannot unmarshal string into Go
+		// struct field ListenerSetSpec.spec.listeners".
+		{name: "DELETE whose oldObject does not decode", perPath: true, weight: 5,
+			send: hostilePost(hostileReview(hostileV1, hostileRequest("u-del", "DELETE", "",
+				`,"oldObject":{"apiVersion":"gateway.networking.k8s.io/v1","kind":"ListenerSet","metadata":{"name":"x","namespace":"n"},"spec":{"listeners":"x"}}`))),
+			want: hostileAllowed(hostileV1, "u-del", false)},
+		{name: "DELETE whose oldObject is a Pod", perPath: true, weight: 2,
+			send: hostilePost(hostileReview(hostileV1, hostileRequest("u-delpod", "DELETE", "", `,"oldObject":`+hostileObjPod))),
+			want: hostileAllowed(hostileV1, "u-delpod", false)},
+
+		// A timeout parameter kube-apiserver could not have sent is
+		// ignored: the default applies, and the answer is the normal one.
+		{name: "timeout parameters not from kube-apiserver", perPath: true, weight: 3,
+			send: func(s *hostileServer, c *http.Client, path string) hostileAnswer {
+				return hostilePost(hostileReviewV1("u-tmo", "CREATE", hostileObjOK))(s, c, path+"?timeout=-1s&timeout=999h&timeout=%zz")
+			},
+			want: hostileAllowed(hostileV1, "u-tmo", false)},
 
 		// An object of another kind inside a valid review.
 		{name: "object is a Gateway", perPath: true, weight: 10, send: hostilePost(hostileReviewV1("u-gw", "CREATE", hostileObjGateway)),

@@ -144,10 +144,10 @@ func NewValidatingWebhook() *cradmission.Webhook {
 // cluster view: controller-runtime's admission.WithValidator around v.
 //
 // DELETE is not registered (the webhook configurations name CREATE and
-// UPDATE only), so nothing here treats it specially: should one come, it
-// goes the way controller-runtime sends it, to Validator.ValidateDelete,
-// which allows. kube-apiserver sends the object being deleted as oldObject
-// on every DELETE, which is what controller-runtime decodes for it.
+// UPDATE only). Should one come, reviewGuard allows it before anything is
+// decoded (RegisterWith): controller-runtime alone would decode oldObject
+// for Validator.ValidateDelete and deny a deletion whose stored object does
+// not decode.
 func NewValidatingWebhookFor(v Validator) *cradmission.Webhook {
 	return cradmission.WithValidator[*gwv1.ListenerSet](admissionScheme, v)
 }

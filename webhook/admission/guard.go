@@ -18,6 +18,8 @@ import (
 	cradmission "sigs.k8s.io/controller-runtime/pkg/webhook/admission"
 	gwv1 "sigs.k8s.io/gateway-api/apis/v1"
 	kjson "sigs.k8s.io/json"
+
+	"github.com/airlock/listenerset-webhook/webhook/inflight"
 )
 
 // reviewGuard stands in front of a controller-runtime admission.Webhook and
@@ -39,6 +41,14 @@ import (
 //     into a v1 review, finds apiVersion and kind case-insensitively (so a
 //     "KIND" beside "kind" is refused), and answers a review without uid,
 //     whose answer kube-apiserver would discard anyway;
+//   - a DELETE: allowed at once, neither object decoded. DELETE is not
+//     registered, but should a configuration send one, no review may block
+//     a deletion: controller-runtime's validating webhook decodes oldObject
+//     for Validator.ValidateDelete and denied a deletion whose stored object
+//     did not decode ("json: cannot unmarshal string into Go struct field
+//     ListenerSetSpec.spec.listeners"), and the object checks below would
+//     deny one whose oldObject is not a ListenerSet. Both webhooks answer
+//     so, as controller-runtime's defaulting webhook already did;
 //   - a request.object or request.oldObject that is not a JSON object, or
 //     that names another apiVersion or kind than a gateway.networking.k8s.io/v1
 //     ListenerSet. controller-runtime's decoder refuses most of these by its
@@ -50,9 +60,11 @@ import (
 //
 // Refusals other than the 405 are AdmissionReviews that deny with that code,
 // as controller-runtime writes its own: typed and with the uid once the body
-// is known to be a review, untyped before. Everything else goes to next with
-// the body as read, so every answer to a well-formed review is
-// controller-runtime's. Reading the body here once more than
+// is known to be a review, untyped before. A review whose deadline
+// (inflight.Limiter) has passed by the time its body is read gets the
+// limiter's 429 instead, and is not decoded further. Everything else goes to
+// next with the body as read, so every other answer to a well-formed review
+// is controller-runtime's. Reading the body here once more than
 // controller-runtime does costs tens of microseconds for a usual ListenerSet
 // (BenchmarkHandler), next to the milliseconds of kube-apiserver's round
 // trip; keeping the checks apart from controller-runtime's decoding is
@@ -78,9 +90,10 @@ var listenerSetTypeMeta = metav1.TypeMeta{APIVersion: gwv1.GroupVersion.String()
 type reviewHead struct {
 	metav1.TypeMeta `json:",inline"`
 	Request         *struct {
-		UID       types.UID            `json:"uid"`
-		Object    runtime.RawExtension `json:"object"`
-		OldObject runtime.RawExtension `json:"oldObject"`
+		UID       types.UID             `json:"uid"`
+		Operation admissionv1.Operation `json:"operation"`
+		Object    runtime.RawExtension  `json:"object"`
+		OldObject runtime.RawExtension  `json:"oldObject"`
 	} `json:"request"`
 }
 
@@ -115,8 +128,16 @@ func (g reviewGuard) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		refuse(w, r, metav1.TypeMeta{}, "", http.StatusBadRequest, fmt.Errorf("contentType=%s, expected application/json", ct))
 		return
 	}
-	if tm, uid, err := checkReview(body); err != nil {
+	if inflight.Expired(w, r) {
+		return
+	}
+	tm, uid, deletion, err := checkReview(body)
+	if err != nil {
 		refuse(w, r, tm, uid, http.StatusBadRequest, err)
+		return
+	}
+	if deletion {
+		answer(w, r, tm, uid, cradmission.Allowed("").AdmissionResponse)
 		return
 	}
 	// A copy of r with the body as read: r itself keeps its Body, by which
@@ -129,11 +150,12 @@ func (g reviewGuard) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 
 // checkReview returns why body is not a review the guard hands on, with the
 // review's type and uid to answer with when it is a review; nil when it can
-// be handed on.
-func checkReview(body []byte) (metav1.TypeMeta, types.UID, error) {
+// be handed on. deletion says the review is of a DELETE, whose objects it
+// does not look at.
+func checkReview(body []byte) (tm metav1.TypeMeta, uid types.UID, deletion bool, err error) {
 	var head reviewHead
 	if err := kjson.UnmarshalCaseSensitivePreserveInts(body, &head); err != nil {
-		return metav1.TypeMeta{}, "", fmt.Errorf("the body is not a JSON AdmissionReview: %w", err)
+		return metav1.TypeMeta{}, "", false, fmt.Errorf("the body is not a JSON AdmissionReview: %w", err)
 	}
 	// controller-runtime finds apiVersion and kind case-insensitively
 	// (apimachinery's SimpleMetaFactory uses encoding/json) and answers in
@@ -141,16 +163,19 @@ func checkReview(body []byte) (metav1.TypeMeta, types.UID, error) {
 	// was answered as one of kind Foo (found by FuzzAdmissionReview).
 	var found metav1.TypeMeta
 	if err := json.Unmarshal(body, &found); err != nil || found != head.TypeMeta {
-		return metav1.TypeMeta{}, "", errors.New("ambiguous apiVersion or kind: more than one field named so up to case")
+		return metav1.TypeMeta{}, "", false, errors.New("ambiguous apiVersion or kind: more than one field named so up to case")
 	}
 	if head.Kind != "AdmissionReview" || !slices.Contains(reviewVersions, head.APIVersion) {
-		return metav1.TypeMeta{}, "", fmt.Errorf("expected an AdmissionReview of %s, got apiVersion %q kind %q",
+		return metav1.TypeMeta{}, "", false, fmt.Errorf("expected an AdmissionReview of %s, got apiVersion %q kind %q",
 			strings.Join(reviewVersions, " or "), head.APIVersion, head.Kind)
 	}
 	if head.Request == nil || head.Request.UID == "" {
 		// kube-apiserver always sends a uid and discards an answer whose
 		// uid does not match, so a request without one is not from it.
-		return head.TypeMeta, "", errors.New("request.uid is required")
+		return head.TypeMeta, "", false, errors.New("request.uid is required")
+	}
+	if head.Request.Operation == admissionv1.Delete {
+		return head.TypeMeta, head.Request.UID, true, nil
 	}
 	for _, o := range []struct {
 		field string
@@ -165,21 +190,26 @@ func checkReview(body []byte) (metav1.TypeMeta, types.UID, error) {
 		// anything it then finds but a ListenerSet into a 400.
 		var tm metav1.TypeMeta
 		if err := kjson.UnmarshalCaseSensitivePreserveInts(o.raw, &tm); err != nil {
-			return head.TypeMeta, head.Request.UID, fmt.Errorf("request.%s is not a JSON object: %w", o.field, err)
+			return head.TypeMeta, head.Request.UID, false, fmt.Errorf("request.%s is not a JSON object: %w", o.field, err)
 		}
 		if tm != (metav1.TypeMeta{}) && tm != listenerSetTypeMeta {
-			return head.TypeMeta, head.Request.UID, fmt.Errorf("request.%s: expected a ListenerSet of %s, got apiVersion %q kind %q",
+			return head.TypeMeta, head.Request.UID, false, fmt.Errorf("request.%s: expected a ListenerSet of %s, got apiVersion %q kind %q",
 				o.field, listenerSetTypeMeta.APIVersion, tm.APIVersion, tm.Kind)
 		}
 	}
-	return head.TypeMeta, head.Request.UID, nil
+	return head.TypeMeta, head.Request.UID, false, nil
 }
 
 // refuse answers as controller-runtime's admission.Errored does: a 200 whose
 // AdmissionReview denies with code and err. tm is the review's type ("" when
 // the body is not known to be a review), uid its request's.
 func refuse(w http.ResponseWriter, r *http.Request, tm metav1.TypeMeta, uid types.UID, code int32, err error) {
-	resp := cradmission.Errored(code, err).AdmissionResponse
+	answer(w, r, tm, uid, cradmission.Errored(code, err).AdmissionResponse)
+}
+
+// answer writes resp for the review of type tm and uid uid as
+// controller-runtime's admission.Webhook writes its answers.
+func answer(w http.ResponseWriter, r *http.Request, tm metav1.TypeMeta, uid types.UID, resp admissionv1.AdmissionResponse) {
 	resp.UID = uid
 	if err := json.NewEncoder(w).Encode(admissionv1.AdmissionReview{TypeMeta: tm, Response: &resp}); err != nil {
 		logf.FromContext(r.Context()).Error(err, "unable to encode and write the response")

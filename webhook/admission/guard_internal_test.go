@@ -3,6 +3,7 @@ package admission
 import (
 	"bufio"
 	"bytes"
+	"context"
 	"encoding/json"
 	"fmt"
 	"io"
@@ -13,6 +14,7 @@ import (
 	"strconv"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/go-logr/logr"
 	admissionv1 "k8s.io/api/admission/v1"
@@ -261,5 +263,59 @@ func TestGuardClosesTheConnectionAfterABodyOverTheCap(t *testing.T) {
 			t.Errorf("%s, a review: got close=%v %s, want the connection kept and an answer", path, resp.Close, answer)
 		}
 		srv.Close()
+	}
+}
+
+// TestGuardAllowsEveryDeletion: no review may block a deletion. DELETE is
+// not registered, but a review of one whose oldObject does not decode as a
+// ListenerSet, or is not one at all, was denied (400) by the validating
+// webhook, and by the guard's object checks on both paths. Each is now
+// allowed on both paths, as controller-runtime answers an allowed DELETE.
+func TestGuardAllowsEveryDeletion(t *testing.T) {
+	logf.SetLogger(logr.Discard())
+	olds := map[string]string{
+		"listeners a string":          `{"apiVersion":"gateway.networking.k8s.io/v1","kind":"ListenerSet","metadata":{"name":"a"},"spec":{"listeners":"x"}}`,
+		"listeners a string, no kind": `{"spec":{"listeners":"x"}}`,
+		"spec a number":               `{"spec":1}`,
+		"a string":                    `"ListenerSet"`,
+		"a Gateway":                   `{"apiVersion":"gateway.networking.k8s.io/v1","kind":"Gateway","metadata":{"name":"gw"}}`,
+		"an invalid object":           strings.Replace(guardObj, `"HTTP"`, `"TCP"`, 1),
+		"none":                        "",
+	}
+	for path, h := range guarded() {
+		for name, old := range olds {
+			for _, version := range reviewVersions {
+				body := guardReview(version, "u-del", "DELETE", "", old)
+				req := httptest.NewRequest(http.MethodPost, path, strings.NewReader(body))
+				req.Header.Set("Content-Type", "application/json")
+				rec := httptest.NewRecorder()
+				h.guard.ServeHTTP(rec, req)
+				want := `{"kind":"AdmissionReview","apiVersion":"` + version + `","response":{"uid":"u-del","allowed":true,"status":{"metadata":{},"code":200}}}`
+				if rec.Code != http.StatusOK || strings.TrimSpace(rec.Body.String()) != want {
+					t.Errorf("%s, oldObject %s, %s: got %d %s\nwant 200 %s", path, name, version, rec.Code, rec.Body, want)
+				}
+			}
+		}
+	}
+}
+
+// A review whose deadline (set by inflight.Limiter) has passed by the time
+// its body is read is answered with the limiter's 429, which
+// kube-apiserver treats as a failed call, and is not handed on to be
+// judged.
+func TestGuardRefusesAReviewPastItsDeadline(t *testing.T) {
+	logf.SetLogger(logr.Discard())
+	for path, h := range guarded() {
+		ctx, cancel := context.WithDeadline(context.Background(), time.Now().Add(-time.Millisecond))
+		req := httptest.NewRequestWithContext(ctx, http.MethodPost, path,
+			strings.NewReader(guardReview("admission.k8s.io/v1", "u-1", "CREATE", guardObj, "")))
+		req.Header.Set("Content-Type", "application/json")
+		rec := httptest.NewRecorder()
+		h.guard.ServeHTTP(rec, req)
+		cancel()
+		if rec.Code != http.StatusTooManyRequests || !strings.Contains(rec.Body.String(), `"reason":"TooManyRequests"`) ||
+			strings.Contains(rec.Body.String(), "AdmissionReview") {
+			t.Errorf("%s: got %d %s, want a 429 Status", path, rec.Code, rec.Body)
+		}
 	}
 }
