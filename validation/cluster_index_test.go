@@ -214,3 +214,22 @@ func TestObjectsIndexFollowsTheLists(t *testing.T) {
 	assert.Nil(t, found)
 	assert.False(t, known)
 }
+
+// Reads of one Objects may run at once (the webhook's handler with a test's
+// Objects as its cluster): the index is built once, under its lock (go test
+// -race).
+func TestObjectsConcurrentReads(t *testing.T) {
+	_, o, _ := randomCluster(rand.New(rand.NewPCG(7, 7)))
+	ls := attached("ns-a", "judged", 9, entry("web", 443, "HTTPS", "a.example.com"))
+	done := make(chan field.ErrorList)
+	for range 4 {
+		go func() {
+			errs, _ := Validate(ls, nil, Options{Cluster: o, Strict: true})
+			done <- errs
+		}()
+	}
+	first := <-done
+	for range 3 {
+		assert.Equal(t, first, <-done)
+	}
+}
