@@ -24,8 +24,10 @@ type Cluster interface {
 	// Gateway gatewayNamespace/gatewayName, in any order: those whose
 	// ParentKey is GatewayKey(gatewayNamespace, gatewayName), and no others.
 	// A view answers from an index by ParentKey (or filters by it), so that
-	// a request costs what that Gateway has, not what the cluster has; the
-	// ListenerSet being validated may be among them (its stored copy).
+	// it costs what that Gateway has, not what the cluster has; the
+	// ListenerSet being validated may be among them (its stored copy). The
+	// merged list of a whole Gateway (MergedListeners, the listeners
+	// command) is built from them; the rules read ListenerSetsAt.
 	ListenerSetsOf(gatewayNamespace, gatewayName string) (sets []*gwv1.ListenerSet, known bool)
 	// ListenerSetsAt returns the ListenerSets RivalKeys files under key, in
 	// any order: a Gateway's ListenerSets with a listener on a port with a
