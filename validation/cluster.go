@@ -360,13 +360,15 @@ func decisive(ls *gwv1.ListenerSet, gw *gwv1.Gateway, admission *gatewayAdmissio
 		return allowed && known
 	}
 	var picked []*gwv1.ListenerSet
-	// pick adds the first set of sets (in precedence order) that comes
-	// before ls and has a listener has accepts.
-	pick := func(sets []*gwv1.ListenerSet, has func(*gwv1.ListenerEntry) bool) {
+	// pick adds the first set of the lists (in precedence order) that
+	// comes before ls and has a listener has accepts.
+	pick := func(lists [][]*gwv1.ListenerSet, has func(*gwv1.ListenerEntry) bool) {
 		var first *gwv1.ListenerSet
-		for _, o := range sets {
-			if (first == nil || ComparePrecedence(o, first) < 0) && hasListener(o, has) && before(o) {
-				first = o
+		for _, sets := range lists {
+			for _, o := range sets {
+				if (first == nil || ComparePrecedence(o, first) < 0) && hasListener(o, has) && before(o) {
+					first = o
+				}
 			}
 		}
 		if first != nil && !slices.Contains(picked, first) {
@@ -381,7 +383,7 @@ func decisive(ls *gwv1.ListenerSet, gw *gwv1.Gateway, admission *gatewayAdmissio
 			continue // judged with the earlier listener there
 		}
 		sets, _ := c.ListenerSetsAt(EndpointKey(gwNS, gwName, l.Port, l.Protocol, l.Hostname))
-		pick(sets, func(e *gwv1.ListenerEntry) bool { return endpointOf(e.Port, e.Protocol, e.Hostname) == at })
+		pick([][]*gwv1.ListenerSet{sets}, func(e *gwv1.ListenerEntry) bool { return endpointOf(e.Port, e.Protocol, e.Hostname) == at })
 	}
 	for i := range listeners {
 		port := listeners[i].Port
@@ -399,20 +401,23 @@ func decisive(ls *gwv1.ListenerSet, gw *gwv1.Gateway, admission *gatewayAdmissio
 		}
 		onPort := func(e *gwv1.ListenerEntry) bool { return e.Port == port }
 		otherProtocol := func(e *gwv1.ListenerEntry) bool { return e.Port == port && !slices.Contains(protocols, e.Protocol) }
-		var others []*gwv1.ListenerSet
+		var onPortSets [][]*gwv1.ListenerSet // by protocol
+		mixed := len(protocols) > 1
 		for _, key := range portKeys(gwNS, gwName, port, protocols, false) {
 			sets, _ := c.ListenerSetsAt(key)
-			others = append(others, sets...)
+			if len(sets) > 0 {
+				onPortSets = append(onPortSets, sets)
+				mixed = mixed || slices.ContainsFunc(sets, func(o *gwv1.ListenerSet) bool { return hasListener(o, otherProtocol) && before(o) })
+			}
 		}
-		mixed := len(protocols) > 1 || slices.ContainsFunc(others, func(o *gwv1.ListenerSet) bool { return hasListener(o, otherProtocol) && before(o) })
 		if !mixed {
 			continue
 		}
 		for _, key := range portKeys(gwNS, gwName, port, protocols, true) {
 			sets, _ := c.ListenerSetsAt(key)
-			others = append(others, sets...)
+			onPortSets = append(onPortSets, sets)
 		}
-		pick(others, onPort)
+		pick(onPortSets, onPort)
 	}
 	return picked
 }
