@@ -106,10 +106,13 @@ bench: k8s-binaries
 	$(GO) run ./test/load $(BENCH_FLAGS)
 
 ## bench-scale: the cluster-aware checks with 0, 1 000 and 10 000 ListenerSets in the local cluster: creates
-## through kube-apiserver (p50/p99), the webhook's CPU per request, RSS and time to ready, in a few minutes;
-## results in .run/load/scale.json (docs/performance.md). BENCH_FLAGS go to the load tool (-sizes=0,200 is quick).
+## through kube-apiserver (p50/p99), the webhook's CPU and allocations per request, RSS and time to ready, in a
+## few minutes per shape; results in .run/load/scale.json (docs/performance.md). BENCH_FLAGS go to the load tool
+## (-sizes=0,200 is quick). SCALE_SHAPES: gateways (spread over 100 Gateways, issue 14) and one-gateway (every
+## ListenerSet on one Gateway, issue 20: .run/load/scale-one-gateway.json).
+SCALE_SHAPES ?= gateways one-gateway
 bench-scale: k8s-binaries
-	$(GO) run ./test/load -scale $(BENCH_FLAGS)
+	@set -e; for shape in $(SCALE_SHAPES); do $(GO) run ./test/load -scale -scale-shape=$$shape $(BENCH_FLAGS); done
 
 ## vet: go vet, staticcheck (built from hack/tools/staticcheck, its own module) and gofmt
 FUZZTIME ?= 60s

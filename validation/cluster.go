@@ -4,6 +4,7 @@ import (
 	"cmp"
 	"fmt"
 	"slices"
+	"strconv"
 
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/labels"
@@ -23,9 +24,20 @@ type Cluster interface {
 	// Gateway gatewayNamespace/gatewayName, in any order: those whose
 	// ParentKey is GatewayKey(gatewayNamespace, gatewayName), and no others.
 	// A view answers from an index by ParentKey (or filters by it), so that
-	// a request costs what that Gateway has, not what the cluster has; the
-	// ListenerSet being validated may be among them (its stored copy).
+	// it costs what that Gateway has, not what the cluster has; the
+	// ListenerSet being validated may be among them (its stored copy). The
+	// merged list of a whole Gateway (MergedListeners, the listeners
+	// command) is built from them; the rules read ListenerSetsAt.
 	ListenerSetsOf(gatewayNamespace, gatewayName string) (sets []*gwv1.ListenerSet, known bool)
+	// ListenerSetsAt returns the ListenerSets RivalKeys files under key, in
+	// any order: a Gateway's ListenerSets with a listener on a port with a
+	// protocol (PortKey), or at a port, protocol and hostname
+	// (EndpointKey). A view answers from an index whose keys RivalKeys
+	// computes, so that the conflict rule reads the few rivals that can
+	// decide a ListenerSet's listeners, not all of its Gateway's
+	// (listenersInMerge). It may return more (the rule looks at the
+	// listeners again), never fewer.
+	ListenerSetsAt(key string) (sets []*gwv1.ListenerSet, known bool)
 	// NamespaceLabels returns a namespace's labels (nil when it does not exist).
 	NamespaceLabels(name string) (labels map[string]string, known bool)
 	// ReferenceGrants returns the ReferenceGrants of a namespace.
@@ -108,6 +120,74 @@ func ParentKey(ls *gwv1.ListenerSet) (key string, ok bool) {
 // GatewayKey is the ParentKey of the ListenerSets of Gateway
 // namespace/name: what an index by ParentKey is asked for.
 func GatewayKey(namespace, name string) string { return namespace + "/" + name }
+
+// RivalKeys are the keys an index of ListenerSets files ls under, for
+// Cluster.ListenerSetsAt: for each of its listeners the PortKey of its port
+// and protocol and the EndpointKey of its port, protocol and hostname, under
+// the Gateway its parentRef names (ParentKey); none when it names no Gateway.
+// An index must compute its keys with this function, and the rules ask with
+// PortKey and EndpointKey, so the two cannot drift apart.
+func RivalKeys(ls *gwv1.ListenerSet) []string {
+	ns, name, ok := parentOf(ls)
+	if !ok {
+		return nil
+	}
+	keys := make([]string, 0, 2*len(ls.Spec.Listeners))
+	for i := range ls.Spec.Listeners {
+		l := &ls.Spec.Listeners[i]
+		for _, k := range [2]string{PortKey(ns, name, l.Port, l.Protocol), EndpointKey(ns, name, l.Port, l.Protocol, l.Hostname)} {
+			if !slices.Contains(keys, k) {
+				keys = append(keys, k)
+			}
+		}
+	}
+	return keys
+}
+
+// keyedProtocols are the protocols PortKey files under their own name:
+// Gateway API's core and extended ones and Airlock's. Any other protocol is
+// filed under otherProtocols, so that the rules can ask for "every protocol
+// but these" with a fixed number of keys.
+var keyedProtocols = []gwv1.ProtocolType{
+	gwv1.HTTPProtocolType, gwv1.HTTPSProtocolType, gwv1.TLSProtocolType, gwv1.TCPProtocolType, gwv1.UDPProtocolType, ProtocolHTTP3,
+}
+
+// otherProtocols is PortKey's name for the protocols keyedProtocols does not list.
+const otherProtocols = "*"
+
+// PortKey is the key of Gateway namespace/name's ListenerSets with a
+// listener on port with protocol (RivalKeys).
+func PortKey(namespace, name string, port gwv1.PortNumber, protocol gwv1.ProtocolType) string {
+	p := otherProtocols
+	if slices.Contains(keyedProtocols, protocol) {
+		p = string(protocol)
+	}
+	return "port " + GatewayKey(namespace, name) + " " + strconv.Itoa(int(port)) + " " + p
+}
+
+// EndpointKey is the key of Gateway namespace/name's ListenerSets with a
+// listener on port with protocol and hostname (nil: none) (RivalKeys).
+func EndpointKey(namespace, name string, port gwv1.PortNumber, protocol gwv1.ProtocolType, hostname *gwv1.Hostname) string {
+	e := endpointOf(port, protocol, hostname)
+	return "endpoint " + GatewayKey(namespace, name) + " " + strconv.Itoa(int(port)) + " " + string(e.protocol) + " " + string(e.hostname)
+}
+
+// portKeys are the PortKeys on port of the protocols other than protocols
+// (every protocol outside keyedProtocols among them), or, with same, of
+// protocols themselves (those keyedProtocols lists: the others' key was
+// among the first).
+func portKeys(namespace, name string, port gwv1.PortNumber, protocols []gwv1.ProtocolType, same bool) []string {
+	var keys []string
+	for _, p := range keyedProtocols {
+		if slices.Contains(protocols, p) == same {
+			keys = append(keys, PortKey(namespace, name, port, p))
+		}
+	}
+	if !same {
+		keys = append(keys, PortKey(namespace, name, port, otherProtocols))
+	}
+	return keys
+}
 
 // parentGateway returns the parent Gateway when it exists and admits ls, with
 // a warning naming the reason when it does not, and the Gateway's
@@ -226,18 +306,12 @@ func (a *gatewayAdmission) judge(namespace string) admitted {
 // one, comes last), up to ls's last listener. The stored ListenerSets are
 // taken as valid (the webhook admitted them); ls's own errors are judged by
 // its own rules, not here.
+//
+// The list is merged from the few rivals that decide ls's rows (decisive),
+// not from every ListenerSet of gw: the rows are the full list's in all but
+// Precedence, which counts only the listeners merged.
 func listenersInMerge(ls *gwv1.ListenerSet, gw *gwv1.Gateway, admission *gatewayAdmission, c Cluster) []MergedListener {
-	// The cluster picks gw's ListenerSets (by ParentKey); they are not
-	// filtered again here.
-	children, _ := c.ListenerSetsOf(gw.Namespace, gw.Name)
-	sets := make([]*gwv1.ListenerSet, 0, len(children)+1)
-	for _, other := range children {
-		if other.Namespace == ls.Namespace && other.Name == ls.Name {
-			continue // the stored copy of ls itself (an update)
-		}
-		sets = append(sets, other)
-	}
-	sets = append(sets, ls)
+	sets := append(decisive(ls, gw, admission, c), ls)
 	var mine []MergedListener
 	mergeListeners(gw, sets, admission, false, func(row MergedListener, from *gwv1.ListenerSet) bool {
 		if from == ls {
@@ -247,6 +321,115 @@ func listenersInMerge(ls *gwv1.ListenerSet, gw *gwv1.Gateway, admission *gateway
 		return from != ls || len(mine) < len(ls.Spec.Listeners)
 	})
 	return mine
+}
+
+// decisive returns the stored ListenerSets of gw that decide ls's rows of
+// gw's merged list, found through Cluster.ListenerSetsAt, so that a request
+// costs what shares ls's ports, not what its Gateway has.
+//
+// In mergeListeners a listener's state depends only on the listeners before
+// it on the same port: the first of them fixes the port's protocol (a
+// listener with another one is ProtocolConflict), and the first at the same
+// port, protocol and hostname wins a HostnameConflict. A rival counts only
+// when it comes before ls (ComparePrecedence; not ls's own stored copy) and
+// gw admits its namespace (the others take no place). So for each port of
+// ls, the rows need:
+//   - at each of ls's endpoints (port, protocol, hostname), the first rival
+//     there (EndpointKey): the winner of a HostnameConflict;
+//   - the first rival on the port (PortKey), whose protocol is the port's,
+//     unless gw has a listener there (gw's own come first) or every listener
+//     on the port before ls's has the one protocol ls's listeners there
+//     have: then no listener on the port is ProtocolConflict. Telling that
+//     needs only the rivals on the port with another protocol, found by
+//     protocol; only when some come before ls (a port where some listener
+//     is Conflicted already) are all of the port's rivals read, to find the
+//     first.
+//
+// Merging gw, those rivals and ls gives ls's listeners the states, reasons
+// and winners the full merge gives them (TestDecisiveRivalsAreTheFullMerge).
+func decisive(ls *gwv1.ListenerSet, gw *gwv1.Gateway, admission *gatewayAdmission, c Cluster) []*gwv1.ListenerSet {
+	gwNS, gwName := gw.Namespace, gw.Name
+	before := func(o *gwv1.ListenerSet) bool {
+		if o.Namespace == ls.Namespace && o.Name == ls.Name {
+			return false // the stored copy of ls itself (an update)
+		}
+		if ComparePrecedence(o, ls) >= 0 {
+			return false
+		}
+		allowed, known, _ := admission.admitsSetting(o.Namespace)
+		return allowed && known
+	}
+	var picked []*gwv1.ListenerSet
+	// pick adds the first set of the lists (in precedence order) that
+	// comes before ls and has a listener has accepts.
+	pick := func(lists [][]*gwv1.ListenerSet, has func(*gwv1.ListenerEntry) bool) {
+		var first *gwv1.ListenerSet
+		for _, sets := range lists {
+			for _, o := range sets {
+				if (first == nil || ComparePrecedence(o, first) < 0) && hasListener(o, has) && before(o) {
+					first = o
+				}
+			}
+		}
+		if first != nil && !slices.Contains(picked, first) {
+			picked = append(picked, first)
+		}
+	}
+	listeners := ls.Spec.Listeners
+	for i := range listeners {
+		l := &listeners[i]
+		at := endpointOf(l.Port, l.Protocol, l.Hostname)
+		if slices.ContainsFunc(listeners[:i], func(e gwv1.ListenerEntry) bool { return endpointOf(e.Port, e.Protocol, e.Hostname) == at }) {
+			continue // judged with the earlier listener there
+		}
+		sets, _ := c.ListenerSetsAt(EndpointKey(gwNS, gwName, l.Port, l.Protocol, l.Hostname))
+		pick([][]*gwv1.ListenerSet{sets}, func(e *gwv1.ListenerEntry) bool { return endpointOf(e.Port, e.Protocol, e.Hostname) == at })
+	}
+	for i := range listeners {
+		port := listeners[i].Port
+		if slices.ContainsFunc(listeners[:i], func(e gwv1.ListenerEntry) bool { return e.Port == port }) {
+			continue // judged with the earlier listener on the port
+		}
+		if slices.ContainsFunc(gw.Spec.Listeners, func(l gwv1.Listener) bool { return l.Port == port }) {
+			continue // gw's own listener fixes the port's protocol
+		}
+		var protocols []gwv1.ProtocolType // ls's on the port
+		for _, e := range listeners[i:] {
+			if e.Port == port && !slices.Contains(protocols, e.Protocol) {
+				protocols = append(protocols, e.Protocol)
+			}
+		}
+		onPort := func(e *gwv1.ListenerEntry) bool { return e.Port == port }
+		otherProtocol := func(e *gwv1.ListenerEntry) bool { return e.Port == port && !slices.Contains(protocols, e.Protocol) }
+		var onPortSets [][]*gwv1.ListenerSet // by protocol
+		mixed := len(protocols) > 1
+		for _, key := range portKeys(gwNS, gwName, port, protocols, false) {
+			sets, _ := c.ListenerSetsAt(key)
+			if len(sets) > 0 {
+				onPortSets = append(onPortSets, sets)
+				mixed = mixed || slices.ContainsFunc(sets, func(o *gwv1.ListenerSet) bool { return hasListener(o, otherProtocol) && before(o) })
+			}
+		}
+		if !mixed {
+			continue
+		}
+		for _, key := range portKeys(gwNS, gwName, port, protocols, true) {
+			sets, _ := c.ListenerSetsAt(key)
+			onPortSets = append(onPortSets, sets)
+		}
+		pick(onPortSets, onPort)
+	}
+	return picked
+}
+
+// hasListener tells whether one of ls's listeners has has.
+func hasListener(ls *gwv1.ListenerSet, has func(*gwv1.ListenerEntry) bool) bool {
+	for i := range ls.Spec.Listeners {
+		if has(&ls.Spec.Listeners[i]) {
+			return true
+		}
+	}
+	return false
 }
 
 // ComparePrecedence orders ListenerSets as Gateway API merges them: by

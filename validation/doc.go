@@ -14,7 +14,8 @@
 // MergedListeners (compat.go) builds that merged list with each listener's
 // state (Accepted, Conflicted, NotAllowed, Invalid, Unknown); the
 // cluster-aware conflict rule judges a ListenerSet by its rows of that list,
-// and the listeners command (package listing) prints it.
+// merged from the few rivals that decide them (cluster.go, decisive), and the
+// listeners command (package listing) prints it.
 //
 // Problems that do not stop Airlock from serving the object are Warnings,
 // values with a path and a kind (warnings.go). The name lists the rules check

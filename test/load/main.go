@@ -128,6 +128,14 @@ func main() {
 	}
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
+	if *offlineScale || *offlineGenerate != "" {
+		code, err := runOfflineScale(ctx, options{oursBin: *oursBin, build: *build, outDir: *outDir})
+		if err != nil {
+			fmt.Fprintln(os.Stderr, "load -offline-scale:", err)
+			os.Exit(2)
+		}
+		os.Exit(code)
+	}
 	if *scaleMode {
 		code, err := runScale(ctx, options{oursBin: *oursBin, build: *build, outDir: *outDir})
 		if err != nil {

@@ -6,6 +6,8 @@ package main
 // in 100 namespaces, starts `listenerset-webhook serve --cluster-checks
 // --watch-secrets` against it, registers it as installed and times
 // sequential creates through kube-apiserver (docs/performance.md, "Scale").
+// -scale-shape=one-gateway puts every ListenerSet on the first Gateway
+// instead, as tenants share one (issue 20; "Cluster scale (issue 20)").
 
 import (
 	"bufio"
@@ -49,6 +51,14 @@ var (
 	scaleCreates = flag.Int("scale-creates", 500, "scale figure: measured sequential creates per size, each deleted again (and as many with no webhook registered)")
 	scaleWorkers = flag.Int("scale-workers", 32, "scale figure: parallel writes while populating")
 	scaleSettle  = flag.Duration("scale-settle", 2*time.Second, "scale figure: wait after the measured creates before reading the webhook's RSS")
+	scaleShape   = flag.String("scale-shape", shapeGateways, "scale figure: "+shapeGateways+" (the ListenerSets spread over 100 Gateways, issue 14) or "+
+		shapeOneGateway+" (every one on the first Gateway, on 443 and 80 with its own hostname: tenants sharing a Gateway, issue 20)")
+)
+
+// The shapes of the scale figure's cluster (-scale-shape).
+const (
+	shapeGateways   = "gateways"
+	shapeOneGateway = "one-gateway"
 )
 
 // The shape of the cluster: scaleNamespaces namespaces, each with one
@@ -82,11 +92,15 @@ const (
 	targetP50Ratio  = 1.1  // p50 at the largest size <= 1.1 x p50 at the smallest
 	targetRSSKiB    = 10.0 // RSS growth per cached ListenerSet, KiB
 	targetReadySecs = 10.0 // process start to ready with all caches synced, at the largest size
+	// issue 20, one-gateway shape: a create's CPU and allocations in the
+	// webhook at the largest size <= 1.2 x at the smallest.
+	targetOneGatewayRatio = 1.2
 )
 
 type scaleReport struct {
 	Machine           machine           `json:"machine"`
 	Command           string            `json:"command"`
+	Shape             string            `json:"shape"`
 	Namespaces        int               `json:"namespaces"`
 	Gateways          int               `json:"gateways"`
 	ReferenceGrants   int               `json:"referenceGrants"`
@@ -116,17 +130,22 @@ type scaleSizeResult struct {
 	// validating), and the webhook's CPU time over them per request.
 	WebhookRequests float64 `json:"webhookRequests"`
 	CPUPerRequestUs float64 `json:"cpuPerRequestUs"`
+	// The webhook's allocations over them per request (go_memstats_mallocs_total
+	// and go_memstats_alloc_bytes_total; -1 when not exported).
+	AllocsPerRequest   float64 `json:"allocsPerRequest"`
+	AllocKiBPerRequest float64 `json:"allocKiBPerRequest"`
 	// WatchCPUPerCreateUs is the webhook's CPU per create (and delete) of
 	// the creates with no webhook registered: its informers following the
 	// writes, without answering any.
 	WatchCPUPerCreateUs float64 `json:"watchCpuPerCreateUs"`
 	// The same creates on the Gateway that has no ListenerSets: the
 	// lookups without rivals to merge.
-	AloneP50Ms           float64 `json:"aloneGatewayP50Ms"`
-	AloneP99Ms           float64 `json:"aloneGatewayP99Ms"`
-	AloneCPUPerRequestUs float64 `json:"aloneGatewayCpuPerRequestUs"`
-	RSSMiB               float64 `json:"rssMiB"`
-	HeapInuseMiB         float64 `json:"heapInuseMiB"` // go_memstats_heap_inuse_bytes, -1 when not exported
+	AloneP50Ms            float64 `json:"aloneGatewayP50Ms"`
+	AloneP99Ms            float64 `json:"aloneGatewayP99Ms"`
+	AloneCPUPerRequestUs  float64 `json:"aloneGatewayCpuPerRequestUs"`
+	AloneAllocsPerRequest float64 `json:"aloneGatewayAllocsPerRequest"`
+	RSSMiB                float64 `json:"rssMiB"`
+	HeapInuseMiB          float64 `json:"heapInuseMiB"` // go_memstats_heap_inuse_bytes, -1 when not exported
 	// ReadyzSeconds: process start to /readyz answering; ReadySeconds: to
 	// /readyz answering and every kind synced.
 	ReadyzSeconds float64 `json:"readyzSeconds"`
@@ -212,7 +231,7 @@ func scaleLastLine(rs []scaleSizeResult) string {
 
 // scaleTargets compares the largest size with the smallest (0 and 10 000 by
 // default): p50 ratio, RSS growth per ListenerSet in KiB, time to ready.
-func scaleTargets(rs []scaleSizeResult) []ratio {
+func scaleTargets(rs []scaleSizeResult, shape string) []ratio {
 	if len(rs) == 0 {
 		return nil
 	}
@@ -230,7 +249,15 @@ func scaleTargets(rs []scaleSizeResult) []ratio {
 		noWh := last.NoWebhookP50Ms / first.NoWebhookP50Ms
 		out = append(out, ratio{fmt.Sprintf("no webhook: p50 at %s / p50 at %s (for reference)", b, a), noWh, "-", true})
 		cpu := last.CPUPerRequestUs / first.CPUPerRequestUs
-		out = append(out, ratio{fmt.Sprintf("webhook CPU per request at %s / at %s (for reference)", b, a), cpu, "-", true})
+		allocs := last.AllocsPerRequest / first.AllocsPerRequest
+		if shape == shapeOneGateway {
+			target := fmt.Sprintf("<= %.2f", targetOneGatewayRatio)
+			out = append(out, ratio{fmt.Sprintf("webhook CPU per request at %s / at %s", b, a), cpu, target, cpu <= targetOneGatewayRatio})
+			out = append(out, ratio{fmt.Sprintf("webhook allocations per request at %s / at %s", b, a), allocs, target, allocs <= targetOneGatewayRatio})
+		} else {
+			out = append(out, ratio{fmt.Sprintf("webhook CPU per request at %s / at %s (for reference)", b, a), cpu, "-", true})
+			out = append(out, ratio{fmt.Sprintf("webhook allocations per request at %s / at %s (for reference)", b, a), allocs, "-", true})
+		}
 		alone := last.AloneP50Ms / first.AloneP50Ms
 		out = append(out, ratio{fmt.Sprintf("alone Gateway: p50 at %s / at %s (for reference)", b, a), alone, "-", true})
 		aloneCPU := last.AloneCPUPerRequestUs / first.AloneCPUPerRequestUs
@@ -243,7 +270,14 @@ func scaleTargets(rs []scaleSizeResult) []ratio {
 // cluster view's synced gauge per kind, and the Go heap in use (-1 when the
 // binary does not export it).
 func parseMetrics(text string) (synced map[string]float64, heapInuse float64) {
-	synced, heapInuse = map[string]float64{}, -1
+	synced, heapInuse, _, _ = parseAllMetrics(text)
+	return synced, heapInuse
+}
+
+// parseAllMetrics is parseMetrics with the Go runtime's allocation
+// counters too (-1 when not exported).
+func parseAllMetrics(text string) (synced map[string]float64, heapInuse, mallocs, allocBytes float64) {
+	synced, heapInuse, mallocs, allocBytes = map[string]float64{}, -1, -1, -1
 	sc := bufio.NewScanner(strings.NewReader(text))
 	sc.Buffer(make([]byte, 64<<10), 1<<20)
 	for sc.Scan() {
@@ -265,9 +299,13 @@ func parseMetrics(text string) (synced map[string]float64, heapInuse float64) {
 			}
 		case name == "go_memstats_heap_inuse_bytes":
 			heapInuse = v
+		case name == "go_memstats_mallocs_total":
+			mallocs = v
+		case name == "go_memstats_alloc_bytes_total":
+			allocBytes = v
 		}
 	}
-	return synced, heapInuse
+	return synced, heapInuse, mallocs, allocBytes
 }
 
 // allSynced: every kind has its gauge, at 1.
@@ -318,8 +356,11 @@ func runScale(ctx context.Context, o options) (int, error) {
 	if err := os.MkdirAll(o.outDir, 0o755); err != nil {
 		return 0, err
 	}
+	if *scaleShape != shapeGateways && *scaleShape != shapeOneGateway {
+		return 0, fmt.Errorf("-scale-shape %q: want %s or %s", *scaleShape, shapeGateways, shapeOneGateway)
+	}
 	rep := scaleReport{
-		Machine: describeMachine(root), Command: strings.Join(os.Args, " "), Namespaces: scaleNamespaces,
+		Machine: describeMachine(root), Command: strings.Join(os.Args, " "), Shape: *scaleShape, Namespaces: scaleNamespaces,
 		Gateways: scaleNamespaces, ReferenceGrants: scaleNamespaces, CreatesPerSize: *scaleCreates,
 	}
 	say("scale: commit %s, load average %s; sizes %v, %d measured creates per size", rep.Machine.Commit, rep.Machine.LoadAvgStart, sizes, *scaleCreates)
@@ -360,7 +401,7 @@ func runScale(ctx context.Context, o options) (int, error) {
 		return 0, runErr
 	}
 	rep.Sizes = results
-	rep.Targets = scaleTargets(results)
+	rep.Targets = scaleTargets(results, rep.Shape)
 	for _, r := range results {
 		for _, p := range r.Probes {
 			if !p.OK {
@@ -378,7 +419,7 @@ func runScale(ctx context.Context, o options) (int, error) {
 	if err != nil {
 		return 0, err
 	}
-	out := filepath.Join(o.outDir, "scale.json")
+	out := filepath.Join(o.outDir, scaleFile(rep.Shape, "scale", ".json"))
 	if err := os.WriteFile(out, append(b, '\n'), 0o644); err != nil {
 		return 0, err
 	}
@@ -390,14 +431,18 @@ func runScale(ctx context.Context, o options) (int, error) {
 }
 
 func printScale(rep scaleReport, jsonPath string) {
-	fmt.Printf("\nScale: ListenerSets spread over %d Gateways in %d namespaces, one Secret per ListenerSet, one ReferenceGrant per namespace;\n"+
+	spread := fmt.Sprintf("spread over %d Gateways", rep.Gateways)
+	if rep.Shape == shapeOneGateway {
+		spread = fmt.Sprintf("all on the first of %d Gateways (one-gateway shape)", rep.Gateways)
+	}
+	fmt.Printf("\nScale: ListenerSets %s in %d namespaces, one Secret per ListenerSet, one ReferenceGrant per namespace;\n"+
 		"webhook serve --cluster-checks --watch-secrets, registered as installed (mutating with matchConditions);\n"+
-		"%d sequential creates per size through kube-apiserver on the first Gateway (size/100 other ListenerSets) and as many on\n"+
+		"%d sequential creates per size through kube-apiserver on the first Gateway (size/100 other ListenerSets, all in one-gateway) and as many on\n"+
 		"a Gateway without ListenerSets (alone), each deleted again; watch µs/cr.: the webhook's CPU per create while not\n"+
 		"registered (its informers following the writes) (control plane up in %.1fs)\n",
-		rep.Gateways, rep.Namespaces, rep.CreatesPerSize, rep.ControlPlaneStart)
-	fmt.Printf("%-12s %9s %15s %8s %8s %8s %8s %10s %12s %10s %10s %8s %9s %9s %8s %7s\n",
-		"ListenerSets", "populate", "no-webhook p50", "p50 ms", "p99 ms", "mean ms", "requests", "CPU µs/req", "watch µs/cr.",
+		spread, rep.Namespaces, rep.CreatesPerSize, rep.ControlPlaneStart)
+	fmt.Printf("%-12s %9s %15s %8s %8s %8s %8s %10s %10s %12s %10s %10s %8s %9s %9s %8s %7s\n",
+		"ListenerSets", "populate", "no-webhook p50", "p50 ms", "p99 ms", "mean ms", "requests", "CPU µs/req", "allocs/req", "watch µs/cr.",
 		"alone p50", "alone CPU", "RSS MiB", "heap MiB", "readyz s", "ready s", "probes")
 	for _, r := range rep.Sizes {
 		ok := 0
@@ -410,8 +455,8 @@ func printScale(rep scaleReport, jsonPath string) {
 		if r.HeapInuseMiB >= 0 {
 			heap = fmt.Sprintf("%.1f", r.HeapInuseMiB)
 		}
-		fmt.Printf("%-12d %8.1fs %12.2f ms %8.2f %8.2f %8.2f %8.0f %10.0f %12.0f %10.2f %10.0f %8.1f %9s %9.2f %8.2f %5d/%d\n",
-			r.ListenerSets, r.PopulateSeconds, r.NoWebhookP50Ms, r.P50Ms, r.P99Ms, r.MeanMs, r.WebhookRequests, r.CPUPerRequestUs,
+		fmt.Printf("%-12d %8.1fs %12.2f ms %8.2f %8.2f %8.2f %8.0f %10.0f %10.0f %12.0f %10.2f %10.0f %8.1f %9s %9.2f %8.2f %5d/%d\n",
+			r.ListenerSets, r.PopulateSeconds, r.NoWebhookP50Ms, r.P50Ms, r.P99Ms, r.MeanMs, r.WebhookRequests, r.CPUPerRequestUs, r.AllocsPerRequest,
 			r.WatchCPUPerCreateUs, r.AloneP50Ms, r.AloneCPUPerRequestUs, r.RSSMiB, heap, r.ReadyzSeconds, r.ReadySeconds, ok, len(r.Probes))
 	}
 	fmt.Println()
@@ -598,7 +643,7 @@ func (c *scaleCluster) populate(ctx context.Context, n int) (time.Duration, erro
 	}()
 	err := parallel(ctx, n-from, *scaleWorkers, func(ctx context.Context, k int) error {
 		i := from + k
-		ls, secret := scaleListenerSet(i)
+		ls, secret := scaleListenerSet(*scaleShape, i)
 		if err := c.cl.Create(ctx, secret); err != nil {
 			return fmt.Errorf("secret %s/%s: %w", secret.Namespace, secret.Name, err)
 		}
@@ -636,7 +681,7 @@ func (c *scaleCluster) measure(ctx context.Context, o options, n int) (scaleSize
 	say("scale: %d ListenerSets: starting the webhook with --cluster-checks --watch-secrets", n)
 	args := []string{"serve", "--cluster-checks", "--watch-secrets", "--kubeconfig=" + c.lc.KubeconfigPath}
 	start := time.Now()
-	srv, err := launchServer("ours", o.oursBin, args, c.certDir, filepath.Join(o.outDir, fmt.Sprintf("scale-%d.log", n)))
+	srv, err := launchServer("ours", o.oursBin, args, c.certDir, filepath.Join(o.outDir, scaleFile(*scaleShape, fmt.Sprintf("scale-%d", n), ".log")))
 	if err != nil {
 		return r, err
 	}
@@ -684,7 +729,7 @@ func (c *scaleCluster) measure(ctx context.Context, o options, n int) (scaleSize
 
 	say("scale: %d ListenerSets: %d measured creates through the webhook", n, *scaleCreates)
 	w0 := c.warnings.count()
-	samples, cpu, requests, err := c.timedCreates(ctx, srv, fmt.Sprintf("m-%d", n), measuredListenerSet)
+	samples, use, err := c.timedCreates(ctx, srv, fmt.Sprintf("m-%d", n), measuredListenerSet)
 	if err != nil {
 		return r, err
 	}
@@ -695,19 +740,15 @@ func (c *scaleCluster) measure(ctx context.Context, o options, n int) (scaleSize
 	}
 	r.MeanMs = ms(sum / time.Duration(len(samples)))
 	r.P50Ms, r.P99Ms = ms(percentile(samples, 50)), ms(percentile(samples, 99))
-	r.WebhookRequests = requests
-	if requests > 0 {
-		r.CPUPerRequestUs = float64(cpu.Microseconds()) / requests
-	}
+	r.WebhookRequests = use.requests
+	r.CPUPerRequestUs, r.AllocsPerRequest, r.AllocKiBPerRequest = use.cpuPerRequestUs(), use.allocsPerRequest(), use.allocKiBPerRequest()
 	say("scale: %d ListenerSets: %d creates on the Gateway without ListenerSets", n, *scaleCreates)
-	samples, cpu, requests, err = c.timedCreates(ctx, srv, fmt.Sprintf("a-%d", n), aloneListenerSet)
+	samples, use, err = c.timedCreates(ctx, srv, fmt.Sprintf("a-%d", n), aloneListenerSet)
 	if err != nil {
 		return r, err
 	}
 	r.AloneP50Ms, r.AloneP99Ms = ms(percentile(samples, 50)), ms(percentile(samples, 99))
-	if requests > 0 {
-		r.AloneCPUPerRequestUs = float64(cpu.Microseconds()) / requests
-	}
+	r.AloneCPUPerRequestUs, r.AloneAllocsPerRequest = use.cpuPerRequestUs(), use.allocsPerRequest()
 	r.Warnings = c.warnings.count() - w0
 
 	time.Sleep(*scaleSettle)
@@ -722,8 +763,8 @@ func (c *scaleCluster) measure(ctx context.Context, o options, n int) (scaleSize
 			r.HeapInuseMiB = heap / (1 << 20)
 		}
 	}
-	say("scale: %d ListenerSets: p50 %.2fms p99 %.2fms (no webhook: p50 %.2fms), %.0f requests, CPU %.0fµs/req, RSS %.1f MiB, ready %.2fs",
-		n, r.P50Ms, r.P99Ms, r.NoWebhookP50Ms, r.WebhookRequests, r.CPUPerRequestUs, r.RSSMiB, r.ReadySeconds)
+	say("scale: %d ListenerSets: p50 %.2fms p99 %.2fms (no webhook: p50 %.2fms), %.0f requests, CPU %.0fµs/req, %.0f allocs/req, RSS %.1f MiB, ready %.2fs",
+		n, r.P50Ms, r.P99Ms, r.NoWebhookP50Ms, r.WebhookRequests, r.CPUPerRequestUs, r.AllocsPerRequest, r.RSSMiB, r.ReadySeconds)
 
 	if err := c.lc.UnregisterWebhooks(ctx, scaleNS(1)); err != nil {
 		return r, err
@@ -731,21 +772,64 @@ func (c *scaleCluster) measure(ctx context.Context, o options, n int) (scaleSize
 	return r, nil
 }
 
-// timedCreates is creates of mk's ListenerSets with the webhook's CPU time
-// and the requests it answered over them.
-func (c *scaleCluster) timedCreates(ctx context.Context, srv *server, prefix string, mk func(string) *gwv1.ListenerSet) (samples []time.Duration, cpu time.Duration, requests float64, err error) {
-	cpu0, m0, v0, err := cpuAndCalls(srv)
+// usage is what the webhook spent over some creates: CPU time, requests
+// answered, and the Go runtime's allocation counters (-1 when not exported).
+type usage struct {
+	cpu                       time.Duration
+	requests, mallocs, allocB float64
+}
+
+func (u usage) cpuPerRequestUs() float64 {
+	if u.requests == 0 {
+		return 0
+	}
+	return float64(u.cpu.Microseconds()) / u.requests
+}
+
+func (u usage) allocsPerRequest() float64 {
+	if u.requests == 0 || u.mallocs < 0 {
+		return -1
+	}
+	return u.mallocs / u.requests
+}
+
+func (u usage) allocKiBPerRequest() float64 {
+	if u.requests == 0 || u.allocB < 0 {
+		return -1
+	}
+	return u.allocB / 1024 / u.requests
+}
+
+// timedCreates is creates of mk's ListenerSets with what the webhook spent
+// over them (the allocations include its /metrics answer, once).
+func (c *scaleCluster) timedCreates(ctx context.Context, srv *server, prefix string, mk func(string) *gwv1.ListenerSet) (samples []time.Duration, use usage, err error) {
+	read := func() (usage, error) {
+		cpu, m, v, err := cpuAndCalls(srv)
+		if err != nil {
+			return usage{}, err
+		}
+		u := usage{cpu: cpu, requests: m + v, mallocs: -1, allocB: -1}
+		if text, err := srv.metricsText(); err == nil {
+			_, _, u.mallocs, u.allocB = parseAllMetrics(text)
+		}
+		return u, nil
+	}
+	u0, err := read()
 	if err != nil {
-		return nil, 0, 0, err
+		return nil, usage{}, err
 	}
 	if samples, err = c.creates(ctx, prefix, *scaleCreates, mk); err != nil {
-		return nil, 0, 0, err
+		return nil, usage{}, err
 	}
-	cpu1, m1, v1, err := cpuAndCalls(srv)
+	u1, err := read()
 	if err != nil {
-		return nil, 0, 0, err
+		return nil, usage{}, err
 	}
-	return samples, cpu1 - cpu0, (m1 - m0) + (v1 - v0), nil
+	use = usage{cpu: u1.cpu - u0.cpu, requests: u1.requests - u0.requests, mallocs: -1, allocB: -1}
+	if u0.mallocs >= 0 && u1.mallocs >= 0 {
+		use.mallocs, use.allocB = u1.mallocs-u0.mallocs, u1.allocB-u0.allocB
+	}
+	return samples, use, nil
 }
 
 // cpuAndCalls reads the server's CPU time and its mutating and validating
@@ -836,7 +920,7 @@ func (c *scaleCluster) probes(ctx context.Context, n int) ([]probeResult, error)
 		{"namespace not selected", []string{"NotAllowed"}, outsider},
 	}
 	if n > 0 {
-		ls, _ := scaleListenerSet(0) // on the first Gateway
+		ls, _ := scaleListenerSet(*scaleShape, 0) // on the first Gateway
 		rival := measuredListenerSet("probe-rival")
 		rival.Spec.Listeners[0].Hostname = ptr.To(gwv1.Hostname(scaleHostname(0)))
 		ps = append(ps, probe{"rival ListenerSet", []string{"HostnameConflict", ls.Namespace + "/" + ls.Name}, rival})
@@ -871,6 +955,15 @@ func probeOK(got, want []string) bool {
 		}
 		return true
 	})
+}
+
+// scaleFile names a result file: base+ext for the gateways shape (as
+// before shapes), base-<shape>+ext for another.
+func scaleFile(shape, base, ext string) string {
+	if shape == shapeGateways {
+		return base + ext
+	}
+	return base + "-" + shape + ext
 }
 
 func scaleHostname(i int) string        { return fmt.Sprintf("ls-%05d.example.com", i) }
@@ -927,9 +1020,15 @@ func scaleSecret(namespace, name string) *corev1.Secret {
 // mod 100 (at 10 000 every Gateway has one ListenerSet from every
 // namespace), HTTP and HTTPS on its own hostname, as `kubectl apply` creates
 // it (with the last-applied annotation).
-func scaleListenerSet(i int) (*gwv1.ListenerSet, *corev1.Secret) {
+//
+// In the one-gateway shape every ListenerSet is on the first Gateway, in
+// namespace i mod 100.
+func scaleListenerSet(shape string, i int) (*gwv1.ListenerSet, *corev1.Secret) {
 	g := i % scaleNamespaces
 	ns := scaleNS(g + i/scaleNamespaces)
+	if shape == shapeOneGateway {
+		g, ns = 0, scaleNS(i)
+	}
 	name := fmt.Sprintf("ls-%05d", i)
 	ls := listenerSetObject(ns, name, scaleNS(g), scaleGateway, scaleHostname(i), nil, name+"-tls")
 	return ls, scaleSecret(ns, name+"-tls")

@@ -57,7 +57,7 @@ func TestScaleTargets(t *testing.T) {
 		t.Fatalf("no target %q in %v", prefix, rs)
 		return ratio{}
 	}
-	rs := scaleTargets(defaultSizes())
+	rs := scaleTargets(defaultSizes(), shapeGateways)
 	p50, rss, ready := find(rs, "p50 at 10k / p50 at 0"), find(rs, "RSS growth 0 to 10k"), find(rs, "start to ready")
 	if !p50.Met || p50.Value < 1.098 || p50.Value > 1.099 {
 		t.Errorf("p50 ratio %v: want 3.41/3.104 = 1.0986, met", p50)
@@ -76,13 +76,13 @@ func TestScaleTargets(t *testing.T) {
 
 	missed := defaultSizes()
 	missed[2].P50Ms, missed[2].RSSMiB, missed[2].ReadySeconds = 3.42, 137.7, 10.01
-	rs = scaleTargets(missed)
+	rs = scaleTargets(missed, shapeGateways)
 	for _, prefix := range []string{"p50 at 10k", "RSS growth", "start to ready"} {
 		if r := find(rs, prefix); r.Met {
 			t.Errorf("%v: want missed", r)
 		}
 	}
-	if rs := scaleTargets(missed[:1]); len(rs) != 1 || !strings.HasPrefix(rs[0].What, "start to ready") {
+	if rs := scaleTargets(missed[:1], shapeGateways); len(rs) != 1 || !strings.HasPrefix(rs[0].What, "start to ready") {
 		t.Errorf("one size: %v, want only the time to ready", rs)
 	}
 }
@@ -146,7 +146,7 @@ func TestScaleLayout(t *testing.T) {
 	perGateway := map[string]map[string]bool{}
 	hostnames := map[string]bool{}
 	for i := range 10000 {
-		ls, secret := scaleListenerSet(i)
+		ls, secret := scaleListenerSet(shapeGateways, i)
 		gw := string(*ls.Spec.ParentRef.Namespace)
 		if perGateway[gw] == nil {
 			perGateway[gw] = map[string]bool{}
@@ -182,5 +182,45 @@ func TestScaleLayout(t *testing.T) {
 	}
 	if string(*m.Spec.ParentRef.Namespace) != scaleNS(0) {
 		t.Errorf("measured parent %s, want the first Gateway", *m.Spec.ParentRef.Namespace)
+	}
+}
+
+// TestScaleOneGatewayLayout: in the one-gateway shape every ListenerSet is
+// on the first Gateway, the measured creates' parent, on 443 with a hostname
+// of its own; the issue 20 targets are targets, not references.
+func TestScaleOneGatewayLayout(t *testing.T) {
+	hostnames := map[string]bool{}
+	measured := measuredListenerSet("x").Spec.ParentRef
+	for i := range 10000 {
+		ls, secret := scaleListenerSet(shapeOneGateway, i)
+		if *ls.Spec.ParentRef.Namespace != *measured.Namespace || ls.Spec.ParentRef.Name != measured.Name {
+			t.Fatalf("ListenerSet %d: parent %s/%s, want the measured creates' %s/%s", i, *ls.Spec.ParentRef.Namespace, ls.Spec.ParentRef.Name, *measured.Namespace, measured.Name)
+		}
+		https := ls.Spec.Listeners[1]
+		if https.Port != 443 || hostnames[string(*https.Hostname)] {
+			t.Fatalf("ListenerSet %d: listener %s on %d, hostname %s (seen before: %v)", i, https.Name, https.Port, *https.Hostname, hostnames[string(*https.Hostname)])
+		}
+		hostnames[string(*https.Hostname)] = true
+		if secret.Namespace != ls.Namespace {
+			t.Fatalf("ListenerSet %d in %s, its Secret in %s", i, ls.Namespace, secret.Namespace)
+		}
+	}
+	rs := defaultSizes()
+	rs[0].AllocsPerRequest, rs[2].AllocsPerRequest = 1000, 1300
+	var cpu, allocs *ratio
+	targets := scaleTargets(rs, shapeOneGateway)
+	for i := range targets {
+		switch {
+		case strings.HasPrefix(targets[i].What, "webhook CPU per request"):
+			cpu = &targets[i]
+		case strings.HasPrefix(targets[i].What, "webhook allocations per request"):
+			allocs = &targets[i]
+		}
+	}
+	if cpu == nil || allocs == nil {
+		t.Fatalf("no CPU or allocations target in %v", targets)
+	}
+	if !cpu.Met || cpu.Target != "<= 1.20" || allocs.Met || allocs.Value != 1.3 {
+		t.Errorf("CPU 320/300 µs and allocations 1300/1000 per request: got %+v, %+v; want the first met, the second missed", *cpu, *allocs)
 	}
 }

@@ -1,5 +1,8 @@
 // Package validationtest holds what tests of more than one package need to
 // build ListenerSets for validation: the fuzz generator (FuzzListenerSet,
 // with its encoder), used by validation's fuzz target and by the policy's
-// differential test against a real kube-apiserver.
+// differential test against a real kube-apiserver; and the cluster-scale
+// shapes of issue 20 (rivals.go: tenants sharing one Gateway, and the "most
+// cluster rivals" worst object, MostRivals), used by validation's
+// benchmarks and clusterview's.
 package validationtest

@@ -91,7 +91,9 @@ const (
 // installed) is reported as unknown, and the rules that need it are skipped.
 //
 // A request reads only what concerns its ListenerSet: a Gateway's
-// ListenerSets come from a field index by validation.ParentKey, a
+// ListenerSets come from a field index by validation.ParentKey, the rivals
+// at its listeners' ports and endpoints from an index by
+// validation.RivalKeys, a
 // namespace's ReferenceGrants from the cache's namespace index, and the rest
 // by key; nothing walks the whole cache.
 //
@@ -124,8 +126,14 @@ type watchedKind struct {
 	// before the informer is published, so no read meets the informer
 	// without it.
 	index *fieldIndex
-	// informer is set once the cache has created it (and its index); nil before.
+	// indexers, when set, are client-go indexers the kind's reads need,
+	// added with index and read from indexer.
+	indexers toolscache.Indexers
+	// informer is set once the cache has created it (and its indexes); nil before.
 	informer atomic.Pointer[cache.Informer]
+	// indexer is the informer's store, set before informer when the kind
+	// has indexers.
+	indexer toolscache.Indexer
 }
 
 // fieldIndex is a controller-runtime cache field index (cache.IndexField),
@@ -142,6 +150,27 @@ type fieldIndex struct {
 const parentField = "listenerset-webhook.parentGateway"
 
 var byParent = &fieldIndex{field: parentField, extract: parentKeys}
+
+// rivalIndex indexes ListenerSets by validation.RivalKeys: the keys
+// ListenerSetsAt asks for (validation.PortKey, validation.EndpointKey), so
+// that the conflict rule reads the rivals that share a ListenerSet's ports
+// and endpoints, not every ListenerSet of its Gateway. It is a client-go
+// indexer of the informer, read from the informer's own store: a
+// controller-runtime List by a field index copies every object it finds
+// into a new list, and a port that 10 000 tenants share would be copied on
+// every request that asks whether another protocol is there.
+const rivalIndex = "listenerset-webhook.rivals"
+
+var rivalIndexers = toolscache.Indexers{rivalIndex: rivalKeys}
+
+// rivalKeys is rivalIndex's IndexFunc: a ListenerSet's RivalKeys.
+func rivalKeys(obj any) ([]string, error) {
+	ls, ok := obj.(*gwv1.ListenerSet)
+	if !ok {
+		return nil, nil
+	}
+	return validation.RivalKeys(ls), nil
+}
 
 // parentKeys is byParent's IndexerFunc: a ListenerSet's ParentKey, none when
 // its parentRef names no Gateway.
@@ -186,7 +215,7 @@ func New(cfg *rest.Config, watchSecrets bool, log logr.Logger) (*View, error) {
 	v := &View{
 		log:          log,
 		gateways:     &watchedKind{name: KindGateway, obj: &gwv1.Gateway{}},
-		listenerSets: &watchedKind{name: KindListenerSet, obj: &gwv1.ListenerSet{}, index: byParent},
+		listenerSets: &watchedKind{name: KindListenerSet, obj: &gwv1.ListenerSet{}, index: byParent, indexers: rivalIndexers},
 		grants:       &watchedKind{name: KindReferenceGrant, obj: &gwv1.ReferenceGrant{}},
 		namespaces:   &watchedKind{name: KindNamespace, obj: metadataOf(KindNamespace)},
 	}
@@ -261,7 +290,7 @@ func (v *View) Start(ctx context.Context) error {
 // never answers) is left behind on shutdown rather than holding Start up.
 func (v *View) watch(ctx context.Context, k *watchedKind) {
 	backoff := wait.Backoff{Duration: time.Second, Factor: 2, Jitter: 0.1, Steps: 7, Cap: time.Minute}
-	indexed := k.index == nil
+	indexed, indexers := k.index == nil, k.indexers == nil
 	for {
 		inf, err := v.cache.GetInformer(ctx, k.obj, cache.BlockUntilSynced(false))
 		if err == nil && !indexed {
@@ -269,6 +298,10 @@ func (v *View) watch(ctx context.Context, k *watchedKind) {
 			// objects it holds when an index is added, and every later one.
 			err = v.cache.IndexField(ctx, k.obj, k.index.field, k.index.extract)
 			indexed = err == nil
+		}
+		if err == nil && !indexers {
+			err = addIndexers(inf, k)
+			indexers = err == nil
 		}
 		if err == nil {
 			k.informer.Store(&inf)
@@ -297,6 +330,20 @@ func (v *View) watch(ctx context.Context, k *watchedKind) {
 		clusterSynced.WithLabelValues(k.name).Set(1)
 		v.log.Info("Cluster view synced; its checks are on", "kind", k.name, "after", time.Since(start).Round(time.Millisecond))
 	}
+}
+
+// addIndexers adds k's client-go indexers to its informer and keeps the
+// informer's store for reading them.
+func addIndexers(inf cache.Informer, k *watchedKind) error {
+	shared, ok := inf.(toolscache.SharedIndexInformer)
+	if !ok {
+		return fmt.Errorf("the cache's %s informer is a %T, not a client-go SharedIndexInformer: its indexes cannot be read", k.name, inf)
+	}
+	if err := inf.AddIndexers(k.indexers); err != nil {
+		return err
+	}
+	k.indexer = shared.GetIndexer()
+	return nil
 }
 
 // Synced tells whether every kind of the view has synced.
@@ -343,6 +390,33 @@ func (v *View) Gateway(namespace, name string) (*gwv1.Gateway, bool) {
 func (v *View) ListenerSetsOf(gatewayNamespace, gatewayName string) ([]*gwv1.ListenerSet, bool) {
 	return list(v, v.listenerSets, &gwv1.ListenerSetList{}, func(l *gwv1.ListenerSetList) []gwv1.ListenerSet { return l.Items },
 		client.MatchingFields{parentField: validation.GatewayKey(gatewayNamespace, gatewayName)})
+}
+
+// ListenerSetsAt implements validation.Cluster from the rivalIndex: one
+// lookup in the informer's store, and the objects are the cache's own (no
+// copy; the rules only read).
+func (v *View) ListenerSetsAt(key string) ([]*gwv1.ListenerSet, bool) {
+	k := v.listenerSets
+	if !k.synced() {
+		return nil, false
+	}
+	return rivalsAt(k.indexer, key, v.log)
+}
+
+// rivalsAt reads the ListenerSets filed under key in indexer's rivalIndex.
+func rivalsAt(indexer toolscache.Indexer, key string, log logr.Logger) ([]*gwv1.ListenerSet, bool) {
+	objs, err := indexer.ByIndex(rivalIndex, key)
+	if err != nil {
+		log.V(1).Info("Cluster view: index lookup failed; check skipped", "kind", KindListenerSet, "error", err.Error())
+		return nil, false
+	}
+	sets := make([]*gwv1.ListenerSet, 0, len(objs))
+	for _, o := range objs {
+		if ls, ok := o.(*gwv1.ListenerSet); ok {
+			sets = append(sets, ls)
+		}
+	}
+	return sets, true
 }
 
 // NamespaceLabels implements validation.Cluster.

@@ -2,6 +2,7 @@ package clusterview
 
 import (
 	"errors"
+	"fmt"
 	"io"
 	"reflect"
 	"slices"
@@ -17,6 +18,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/client-go/rest"
+	toolscache "k8s.io/client-go/tools/cache"
 	"k8s.io/utils/ptr"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	gwv1 "sigs.k8s.io/gateway-api/apis/v1"
@@ -305,4 +307,68 @@ func TestWatchErrorsThatMatter(t *testing.T) {
 		assert.Contains(t, lines[0], "forbidden")
 		assert.Contains(t, lines[0], `"type"="*v1.PartialObjectMetadata"`)
 	}
+}
+
+// indexedCluster is a validation.Objects whose ListenerSetsAt reads a
+// client-go indexer with the view's rivalIndex, as View.ListenerSetsAt does.
+type indexedCluster struct {
+	*validation.Objects
+	indexer toolscache.Indexer
+}
+
+func (c indexedCluster) ListenerSetsAt(key string) ([]*gwv1.ListenerSet, bool) {
+	return rivalsAt(c.indexer, key, logr.Discard())
+}
+
+// TestRivalIndexKeepsTheVerdict: with the rivals found through the view's
+// rivalIndex over trimmed objects, the verdict is the one the plain objects
+// give: on a port many rivals share with their own hostnames, a hostname
+// conflict names the oldest rival there, and on a port where an admitted
+// rival has another protocol, the oldest listener on the port wins.
+func TestRivalIndexKeepsTheVerdict(t *testing.T) {
+	gw := fullGateway()
+	gw.Name, gw.Spec.Listeners = "gw", nil
+	gw.Spec.AllowedListeners.Namespaces.From = ptr.To(gwv1.NamespacesFromAll)
+	rival := func(i int, port gwv1.PortNumber, protocol gwv1.ProtocolType, host string) *gwv1.ListenerSet {
+		ls := fullListenerSet()
+		ls.Name = fmt.Sprintf("rival-%03d", i)
+		ls.CreationTimestamp = metav1.NewTime(time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC).Add(time.Duration(i%7) * time.Minute))
+		ls.Spec.Listeners[0].Port, ls.Spec.Listeners[0].Protocol = port, protocol
+		ls.Spec.Listeners[0].Hostname = ptr.To(gwv1.Hostname(host))
+		return ls
+	}
+	var sets []*gwv1.ListenerSet
+	for i := range 200 {
+		sets = append(sets, rival(i, 443, gwv1.HTTPSProtocolType, fmt.Sprintf("h%d.example.com", i%150)))
+	}
+	sets = append(sets, rival(200, 8443, gwv1.HTTPSProtocolType, "x.example.com"), rival(201, 8443, gwv1.HTTPProtocolType, "y.example.com"))
+	indexer := toolscache.NewIndexer(toolscache.MetaNamespaceKeyFunc, rivalIndexers)
+	var trimmed []*gwv1.ListenerSet
+	for _, ls := range sets {
+		out, err := transform(ls.DeepCopy())
+		require.NoError(t, err)
+		require.NoError(t, indexer.Add(out))
+		trimmed = append(trimmed, out.(*gwv1.ListenerSet))
+	}
+	ls := fullListenerSet()
+	ls.Name, ls.CreationTimestamp = "new", metav1.Time{}
+	tls := &gwv1.ListenerTLSConfig{CertificateRefs: []gwv1.SecretObjectReference{{Name: "cert"}}}
+	ls.Spec.Listeners = []gwv1.ListenerEntry{
+		{Name: "taken", Port: 443, Protocol: gwv1.HTTPSProtocolType, Hostname: ptr.To[gwv1.Hostname]("h3.example.com"), TLS: tls},
+		{Name: "free", Port: 443, Protocol: gwv1.HTTPSProtocolType, Hostname: ptr.To[gwv1.Hostname]("free.example.com"), TLS: tls},
+		{Name: "mixed", Port: 8443, Protocol: gwv1.HTTPProtocolType, Hostname: ptr.To[gwv1.Hostname]("z.example.com")},
+	}
+	whole := &validation.Objects{Gateways: []*gwv1.Gateway{gw}, Sets: sets}
+	wantErrs, wantWarnings := validation.Validate(ls, nil, validation.Options{Cluster: whole, Strict: true})
+	require.Len(t, wantErrs, 2, "a hostname conflict at 443 and a protocol conflict at 8443: %v", wantErrs)
+	view := indexedCluster{Objects: &validation.Objects{Gateways: []*gwv1.Gateway{gw}, Sets: trimmed}, indexer: indexer}
+	errs, warnings := validation.Validate(ls, nil, validation.Options{Cluster: view, Strict: true})
+	assert.Equal(t, wantErrs, errs)
+	assert.Equal(t, wantWarnings, warnings)
+
+	// The index files a trimmed ListenerSet under validation.RivalKeys.
+	keys, err := rivalKeys(trimmed[0])
+	require.NoError(t, err)
+	assert.Equal(t, validation.RivalKeys(sets[0]), keys)
+	assert.NotEmpty(t, keys)
 }

@@ -1,0 +1,82 @@
+package validation_test
+
+import (
+	"fmt"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/airlock/listenerset-webhook/validation"
+	"github.com/airlock/listenerset-webhook/validation/validationtest"
+)
+
+// BenchmarkClusterScale is issue 20's create on a Gateway that tenants
+// share: a new ListenerSet (HTTP on 80, HTTPS on 443, its own hostname)
+// judged with cluster checks against 0, 1 000 and 10 000 ListenerSets, every
+// one on 443 with its own hostname. Its time and allocations at 10 000 must
+// be within 1.2 times those at 0 (docs/performance.md, "Cluster scale").
+func BenchmarkClusterScale(b *testing.B) {
+	for _, n := range []int{0, 1000, 10000} {
+		b.Run(fmt.Sprintf("rivals=%d", n), func(b *testing.B) {
+			cluster := validationtest.SharedCluster(validationtest.Tenants(n))
+			ls := validationtest.NewTenant()
+			opts := validation.Options{Cluster: cluster, Strict: true}
+			if errs, _ := validation.Validate(ls, nil, opts); len(errs) != 0 {
+				b.Fatal(errs)
+			}
+			b.ReportAllocs()
+			defer reportCPU(b)()
+			for b.Loop() {
+				validation.Validate(ls, nil, opts)
+			}
+		})
+	}
+}
+
+// BenchmarkMostClusterRivals is the "most cluster rivals" worst object: 64
+// listeners, each conflicting with many of n rivals, in each shape. Its
+// verdict is 64 conflicts whatever n (one per listener, naming the rival
+// that wins by precedence), and its cost grows with the rivals it must read,
+// not with their square.
+func BenchmarkMostClusterRivals(b *testing.B) {
+	for _, shape := range validationtest.MostRivalsShapes {
+		sizes := []int{1000, 10000}
+		if shape == validationtest.RivalsEveryPort {
+			sizes = []int{100, 1000} // 64 listeners per rival: 64 000 at 1 000
+		}
+		for _, n := range sizes {
+			b.Run(fmt.Sprintf("%s/rivals=%d", shape, n), func(b *testing.B) {
+				ls, rivals := validationtest.MostRivals(shape, n)
+				opts := validation.Options{Cluster: validationtest.SharedCluster(rivals), Strict: true}
+				errs, _ := validation.Validate(ls, nil, opts)
+				if len(errs) != validationtest.MaxListeners {
+					b.Fatalf("%d errors, want one conflict per listener (%d): %v", len(errs), validationtest.MaxListeners, errs)
+				}
+				b.ReportAllocs()
+				defer reportCPU(b)()
+				for b.Loop() {
+					validation.Validate(ls, nil, opts)
+				}
+			})
+		}
+	}
+}
+
+// reportCPU reports the process's CPU time (user and system, every thread:
+// the garbage collector's too) per op, as cpu-ns/op: on a machine other
+// work shares, wall time per op grows with the load, CPU time much less
+// (docs/performance.md). Call the function it returns after the loop.
+func reportCPU(b *testing.B) func() {
+	start := processCPU()
+	return func() {
+		b.ReportMetric(float64((processCPU()-start).Nanoseconds())/float64(b.N), "cpu-ns/op")
+	}
+}
+
+func processCPU() time.Duration {
+	var ru syscall.Rusage
+	if err := syscall.Getrusage(syscall.RUSAGE_SELF, &ru); err != nil {
+		return 0
+	}
+	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
+}
