@@ -93,12 +93,16 @@ type Options struct {
 
 // Timeouts of the servers Run owns that are not options.
 const (
-	idleTimeout          = 90 * time.Second // http.DefaultTransport's keep-alive, and kube-apiserver's
-	maxHeaderBytes       = 64 << 10
-	auxReadTimeout       = 30 * time.Second
-	auxWriteTimeout      = 60 * time.Second // a large /metrics response on a slow scraper
-	auxShutdownTimeout   = 5 * time.Second
-	readinessDialTimeout = 5 * time.Second
+	// kubeAPIServerKeepAlive is how long kube-apiserver keeps a connection
+	// to a webhook idle for reuse: client-go's transports take
+	// http.DefaultTransport's IdleConnTimeout.
+	kubeAPIServerKeepAlive = 90 * time.Second
+	idleTimeout            = kubeAPIServerKeepAlive
+	maxHeaderBytes         = 64 << 10
+	auxReadTimeout         = 30 * time.Second
+	auxWriteTimeout        = 60 * time.Second // a large /metrics response on a slow scraper
+	auxShutdownTimeout     = 5 * time.Second
+	readinessDialTimeout   = 5 * time.Second
 	// writeGrace: both deadlines count from the end of the headers, so with
 	// equal timeouts a body that took the whole ReadTimeout lost a race
 	// against the write deadline, and its sender got a bare close instead
@@ -157,6 +161,8 @@ func Run(ctx context.Context, opts Options, log logr.Logger, handler http.Handle
 		ln:   tls.NewListener(tcpLn, tlsConfig(minVersion, opts.EnableHTTP2, getCert)),
 		addr: tcpLn.Addr().String(),
 		log:  log,
+
+		idleTimeout: idleTimeout,
 	}
 	// The components run on their own context: ctx only starts the
 	// shutdown, and they must outlive the drain. It is cancelled once the
@@ -228,12 +234,15 @@ func orDefault(d, def time.Duration) time.Duration {
 
 // webhookServer is the webhook's HTTPS server and its readiness.
 type webhookServer struct {
-	opts     Options
-	ln       net.Listener // TLS
-	addr     string       // of ln, for the readiness dial
-	log      logr.Logger
-	serving  atomic.Bool
-	draining atomic.Bool
+	opts Options
+	ln   net.Listener // TLS
+	addr string       // of ln, for the readiness dial
+	log  logr.Logger
+	// idleTimeout is the http.Server's IdleTimeout (the constant; tests
+	// scale it down).
+	idleTimeout time.Duration
+	serving     atomic.Bool
+	draining    atomic.Bool
 }
 
 // closeWhileDraining answers with "Connection: close" once shutdown has
@@ -265,7 +274,7 @@ func (ws *webhookServer) serve(stop, abort context.Context, h http.Handler) erro
 		ReadHeaderTimeout: opts.ReadHeaderTimeout,
 		ReadTimeout:       opts.RequestTimeout,
 		WriteTimeout:      opts.RequestTimeout + writeGrace,
-		IdleTimeout:       idleTimeout,
+		IdleTimeout:       ws.idleTimeout,
 		MaxHeaderBytes:    maxHeaderBytes,
 		ErrorLog:          stdlog.New(errorLogWriter{ws.log.WithName("http")}, "", 0),
 		BaseContext:       func(net.Listener) context.Context { return abort },
@@ -279,7 +288,7 @@ func (ws *webhookServer) serve(stop, abort context.Context, h http.Handler) erro
 	go func() { served <- hs.Serve(ws.ln) }()
 	ws.serving.Store(true)
 	ws.log.Info("Serving webhooks", "address", ws.addr, "readHeaderTimeout", opts.ReadHeaderTimeout.String(),
-		"requestTimeout", opts.RequestTimeout.String(), "idleTimeout", idleTimeout.String())
+		"requestTimeout", opts.RequestTimeout.String(), "idleTimeout", ws.idleTimeout.String())
 
 	failed := func(err error) error {
 		ws.draining.Store(true)
