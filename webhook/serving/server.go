@@ -266,8 +266,9 @@ type webhookServer struct {
 // conntrack, goes on using it after the pod has left the Service's
 // endpoints; without this, that connection is idle when the drain ends and
 // a POST sent on it as it closes fails (EOF, broken pipe: a POST is not
-// retried). Measured on a real node (test/chart TestNodeRepeatedPodDeletions):
-// 5 failed requests in 40 pod deletions without it, 0 with it. Each call
+// retried). Measured on a real node (test/chart's pod deletions under load,
+// now in TestNodeStress): 5 failed requests in 40 pod deletions without it,
+// 0 with it. Each call
 // during the shutdown thus ends its connection, and the next one dials
 // anew, reaching a pod that is still ready. A connection kept alive that is
 // not used again is left for kube-apiserver to close (drain).
