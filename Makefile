@@ -4,7 +4,7 @@ GO ?= go
 BIN := bin
 WEBHOOK := $(BIN)/listenerset-webhook
 
-.PHONY: all build image chart-score run ci-tools test test-node test-unit test-e2e bench bench-scale fuzz vet k8s-binaries helm chart-lint chart-template chart-policy clean
+.PHONY: all build image chart-score run ci-tools test test-node test-node-stress test-unit test-e2e bench bench-scale fuzz vet k8s-binaries helm chart-lint chart-template chart-policy clean
 
 all: build
 
@@ -89,6 +89,14 @@ test: vet k8s-binaries helm chart-score ci-tools
 ## containerd, runc, CNI plugins, iptables and conntrack when missing and builds the node's binaries and images.
 test-node: k8s-binaries helm
 	NODE_TESTS=1 $(GO) test -count=1 -timeout 30m -run '^TestNode$$' -v ./test/chart
+
+## test-node-stress: test/chart TestNodeStress on the real node (NODE_STRESS=1 NODE_TESTS=1, root, not part of
+## make test): NODE_STRESS_COUNT (default 20) helm-upgrade rollouts in a row in each certificate mode, then as
+## many pod deletions and evictions, all under load, 0 failed requests wanted; RESULT lines give the figures
+## (docs/reliability.md). About an hour on the shared 2-core machine at the default count.
+NODE_STRESS_COUNT ?= 20
+test-node-stress: k8s-binaries helm
+	NODE_STRESS=1 NODE_TESTS=1 NODE_STRESS_COUNT=$(NODE_STRESS_COUNT) $(GO) test -count=1 -timeout 180m -run '^TestNodeStress$$' -v ./test/chart
 
 ## test-unit: the fast tests only (no control plane)
 test-unit:

@@ -145,8 +145,10 @@ func newReplica(t testing.TB, name string, podArgs []string, extra ...string) *r
 	r.args = append(append(append([]string{}, podArgs...), ports.Flags()...),
 		"--zap-log-level=1",
 		// No Service endpoints to leave here: stop at once on SIGTERM
-		// instead of after the chart's shutdownDelaySeconds.
-		"--shutdown-delay=0s",
+		// instead of after the chart's shutdownDelaySeconds, and wait
+		// seconds, not the chart's shutdownTimeoutSeconds, for
+		// kube-apiserver to close the connections it keeps alive.
+		"--shutdown-delay=0s", "--shutdown-timeout=5s",
 	)
 	r.args = append(r.args, extra...)
 	t.Cleanup(func() { r.stop(t) })
@@ -368,18 +370,23 @@ func startLoad(c client.Client, ns string, workers int) *load {
 				if ctx.Err() != nil {
 					return
 				}
-				if err != nil {
-					l.mu.Lock()
-					l.errs = append(l.errs, time.Now().Format("15:04:05.000")+" "+err.Error())
-					l.mu.Unlock()
-				} else {
-					l.ok.Add(1)
-				}
+				l.record(err)
 				time.Sleep(20 * time.Millisecond)
 			}
 		}()
 	}
 	return l
+}
+
+// record counts a pair that passed, or keeps its failure with the time.
+func (l *load) record(err error) {
+	if err == nil {
+		l.ok.Add(1)
+		return
+	}
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	l.errs = append(l.errs, time.Now().Format("15:04:05.000")+" "+err.Error())
 }
 
 // stop ends the load and returns the pairs that passed and the failures.

@@ -16,6 +16,7 @@ import (
 
 	"github.com/stretchr/testify/require"
 	corev1 "k8s.io/api/core/v1"
+	policyv1 "k8s.io/api/policy/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/client-go/kubernetes"
 	"sigs.k8s.io/controller-runtime/pkg/client"
@@ -91,6 +92,19 @@ func nodeRelease(ctx context.Context, t *testing.T, n *node.Node, name, ns strin
 // their own probes and none terminating, and returns them sorted by name.
 func readyPods(ctx context.Context, t *testing.T, cs kubernetes.Interface, rel *helmRelease, want int, timeout time.Duration) []corev1.Pod {
 	t.Helper()
+	return waitPods(ctx, t, cs, rel, want, false, timeout)
+}
+
+// servingPods is readyPods with pods still terminating beside them
+// (draining, out of the endpoints): it returns the want Ready ones that are
+// not terminating.
+func servingPods(ctx context.Context, t *testing.T, cs kubernetes.Interface, rel *helmRelease, want int, timeout time.Duration) []corev1.Pod {
+	t.Helper()
+	return waitPods(ctx, t, cs, rel, want, true, timeout)
+}
+
+func waitPods(ctx context.Context, t *testing.T, cs kubernetes.Interface, rel *helmRelease, want int, terminatingToo bool, timeout time.Duration) []corev1.Pod {
+	t.Helper()
 	var pods []corev1.Pod
 	eventually(t, timeout, fmt.Sprintf("%d pods of %s Ready", want, rel.fullname()), func() error {
 		list, err := cs.CoreV1().Pods(rel.ns).List(ctx, metav1.ListOptions{LabelSelector: "app.kubernetes.io/instance=" + rel.name})
@@ -106,13 +120,35 @@ func readyPods(ctx context.Context, t *testing.T, cs kubernetes.Interface, rel *
 				pods = append(pods, p)
 			}
 		}
-		if len(pods) != want || len(list.Items) != want {
+		if len(pods) != want || (!terminatingToo && len(list.Items) != want) {
 			return fmt.Errorf("%v", states)
 		}
 		return nil
 	})
 	sort.Slice(pods, func(i, j int) bool { return pods[i].Name < pods[j].Name })
 	return pods
+}
+
+// pdbAllows is a check that the release's PodDisruptionBudget allows want
+// disruptions, as of its current generation.
+func pdbAllows(ctx context.Context, cs kubernetes.Interface, rel *helmRelease, want int32) func() error {
+	return func() error {
+		pdb, err := cs.PolicyV1().PodDisruptionBudgets(rel.ns).Get(ctx, rel.fullname(), metav1.GetOptions{})
+		if err != nil {
+			return err
+		}
+		if pdb.Status.DisruptionsAllowed != want || pdb.Status.ObservedGeneration != pdb.Generation {
+			return fmt.Errorf("disruptionsAllowed %d (observed generation %d of %d)",
+				pdb.Status.DisruptionsAllowed, pdb.Status.ObservedGeneration, pdb.Generation)
+		}
+		return nil
+	}
+}
+
+// evictPod asks for a pod's eviction, as kubectl drain does: the
+// PodDisruptionBudget decides (429 when it does not allow it).
+func evictPod(ctx context.Context, cs kubernetes.Interface, ns, name string) error {
+	return cs.PolicyV1().Evictions(ns).Evict(ctx, &policyv1.Eviction{ObjectMeta: metav1.ObjectMeta{Name: name, Namespace: ns}})
 }
 
 func podReady(p *corev1.Pod) bool {

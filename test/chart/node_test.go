@@ -9,7 +9,6 @@ import (
 	"github.com/stretchr/testify/require"
 	admissionv1 "k8s.io/api/admissionregistration/v1"
 	corev1 "k8s.io/api/core/v1"
-	policyv1 "k8s.io/api/policy/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/types"
@@ -206,25 +205,9 @@ func testNodeSelfBootstrapped(t *testing.T, n *node.Node, c client.Client) {
 	})
 
 	t.Run("EvictionsUnderPodDisruptionBudget", func(t *testing.T) {
-		pdbAllows := func(want int32) func() error {
-			return func() error {
-				pdb, err := n.Client.PolicyV1().PodDisruptionBudgets(ns).Get(ctx, rel.fullname(), metav1.GetOptions{})
-				if err != nil {
-					return err
-				}
-				if pdb.Status.DisruptionsAllowed != want || pdb.Status.ObservedGeneration != pdb.Generation {
-					return fmt.Errorf("disruptionsAllowed %d (observed generation %d of %d)",
-						pdb.Status.DisruptionsAllowed, pdb.Status.ObservedGeneration, pdb.Generation)
-				}
-				return nil
-			}
-		}
 		pods := readyPods(ctx, t, n.Client, rel, 2, time.Minute)
-		eventually(t, time.Minute, "the PodDisruptionBudget allows one disruption", pdbAllows(1))
-		evict := func(name string) error {
-			return n.Client.PolicyV1().Evictions(ns).Evict(ctx, &policyv1.Eviction{
-				ObjectMeta: metav1.ObjectMeta{Name: name, Namespace: ns}})
-		}
+		eventually(t, time.Minute, "the PodDisruptionBudget allows one disruption", pdbAllows(ctx, n.Client, rel, 1))
+		evict := func(name string) error { return evictPod(ctx, n.Client, ns, name) }
 		l := startLoad(c, appNS, 2)
 		require.NoError(t, evict(pods[0].Name), "the first eviction")
 		err := evict(pods[1].Name)
@@ -233,7 +216,7 @@ func testNodeSelfBootstrapped(t *testing.T, n *node.Node, c client.Client) {
 
 		back := readyPods(ctx, t, n.Client, rel, 2, 2*time.Minute)
 		assert.NotContains(t, podNames(back), pods[0].Name)
-		eventually(t, time.Minute, "the PodDisruptionBudget allows one disruption again", pdbAllows(1))
+		eventually(t, time.Minute, "the PodDisruptionBudget allows one disruption again", pdbAllows(ctx, n.Client, rel, 1))
 		require.NoError(t, evict(pods[1].Name), "the second pod once the first is back")
 		readyPods(ctx, t, n.Client, rel, 2, 2*time.Minute)
 		time.Sleep(2 * time.Second)

@@ -289,7 +289,12 @@ func checkHardenedDeployment(t *testing.T, objs objects, dep *appsv1.Deployment)
 	sa := typed[corev1.ServiceAccount](t, objs.get(t, "ServiceAccount", pod.ServiceAccountName))
 	assert.False(t, *sa.AutomountServiceAccountToken)
 
-	checkTermination(t, objs, pod)
+	delay, drain := checkTermination(t, objs, pod)
+	// By default the drain also outlasts kube-apiserver's 90s keep-alive,
+	// counted from SIGTERM at the latest (a connection used during the delay
+	// is closed by its answer), so that kube-apiserver closes every idle
+	// connection itself (serving's drain).
+	assert.GreaterOrEqual(t, delay+drain, 95*time.Second, "delay %s + drain %s outlast kube-apiserver's keep-alive", delay, drain)
 	checkLimits(t, objs, c, inflight.DefaultMaxBytes)
 }
 
@@ -332,15 +337,16 @@ func checkLimits(t *testing.T, objs objects, c corev1.Container, maxBytes int64)
 // checkTermination: the binary keeps serving for --shutdown-delay while
 // the pod leaves the endpoints (no preStop hook adds to it), drains for up to
 // --shutdown-timeout, at least as long as kube-apiserver waits for a call,
-// and the kubelet's grace period covers both with 5s to spare.
-func checkTermination(t *testing.T, objs objects, pod corev1.PodSpec) {
+// and the kubelet's grace period covers both with 5s to spare. It returns
+// the delay and the drain's timeout.
+func checkTermination(t *testing.T, objs objects, pod corev1.PodSpec) (delay, drain time.Duration) {
 	t.Helper()
 	c := pod.Containers[0]
 	assert.Nil(t, c.Lifecycle, "no preStop hook: --shutdown-delay keeps serving while the pod leaves the endpoints")
 	fs := parseServe(t, c.Args)
 	delay, err := time.ParseDuration(fs["shutdown-delay"])
 	require.NoError(t, err)
-	drain, err := time.ParseDuration(fs["shutdown-timeout"])
+	drain, err = time.ParseDuration(fs["shutdown-timeout"])
 	require.NoError(t, err)
 	grace := time.Duration(*pod.TerminationGracePeriodSeconds) * time.Second
 	assert.Positive(t, delay, "the pod keeps serving while it leaves the endpoints")
@@ -349,6 +355,7 @@ func checkTermination(t *testing.T, objs objects, pod corev1.PodSpec) {
 	for _, timeout := range []*int32{m.Webhooks[0].TimeoutSeconds, v.Webhooks[0].TimeoutSeconds} {
 		assert.GreaterOrEqual(t, drain, time.Duration(*timeout)*time.Second, "the drain outlasts kube-apiserver's wait for a call")
 	}
+	return delay, drain
 }
 
 func webhookConfigs(t *testing.T, objs objects) (*admissionv1.MutatingWebhookConfiguration, *admissionv1.ValidatingWebhookConfiguration) {
@@ -554,7 +561,7 @@ func TestRenderValues(t *testing.T) {
 		assert.Equal(t, "30s", fs["shutdown-timeout"])
 		checkTermination(t, objs, dep.Spec.Template.Spec)
 
-		_, err := renderErr(t, "--set", "shutdownTimeoutSeconds=30")
+		_, err := renderErr(t, "--set", "shutdownTimeoutSeconds=30,terminationGracePeriodSeconds=30")
 		assert.ErrorContains(t, err, "terminationGracePeriodSeconds (30) must be at least shutdownDelaySeconds + shutdownTimeoutSeconds + 5 (40)")
 	})
 

@@ -88,5 +88,7 @@ func newTestServer(t *testing.T, getCert func(*tls.ClientHelloInfo) (*tls.Certif
 		ln:   tls.NewListener(tcpLn, tlsConfig(tls.VersionTLS12, false, getCert)),
 		addr: tcpLn.Addr().String(),
 		log:  logr.Discard(),
+
+		idleTimeout: idleTimeout,
 	}
 }

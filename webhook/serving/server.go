@@ -10,6 +10,7 @@ import (
 	"net/http"
 	"strconv"
 	"strings"
+	"sync"
 	"sync/atomic"
 	"time"
 
@@ -38,7 +39,10 @@ const (
 	DefaultReadHeaderTimeout = 10 * time.Second
 	// DefaultShutdownTimeout bounds the drain after the shutdown delay. It
 	// covers kube-apiserver's longest webhook call (timeoutSeconds is capped
-	// at 30, the chart uses 10) with most requests taking milliseconds.
+	// at 30, the chart uses 10) with most requests taking milliseconds. The
+	// chart sets more: enough for kube-apiserver to close the connections it
+	// keeps idle itself (kubeAPIServerKeepAlive after their last use), which
+	// the drain waits for (see webhookServer.drain).
 	DefaultShutdownTimeout = 20 * time.Second
 )
 
@@ -77,8 +81,10 @@ type Options struct {
 	// sending requests here before the listener closes. 0 means none.
 	ShutdownDelay time.Duration
 	// ShutdownTimeout bounds the drain that follows ShutdownDelay: no new
-	// connections, requests in flight finish; what is still open then is
-	// closed. 0 means DefaultShutdownTimeout.
+	// connections; requests in flight finish, and the connections kept
+	// alive stay open until each is used once more (its answer closes it)
+	// or closed by the client. What is still open then is closed. 0 means
+	// DefaultShutdownTimeout.
 	ShutdownTimeout time.Duration
 	// HealthProbeBindAddress serves /healthz (liveness: the process answers)
 	// and /readyz (readiness: the webhook's TLS listener accepts
@@ -93,7 +99,18 @@ type Options struct {
 
 // Timeouts of the servers Run owns that are not options.
 const (
-	idleTimeout          = 90 * time.Second // http.DefaultTransport's keep-alive, and kube-apiserver's
+	// kubeAPIServerKeepAlive is how long kube-apiserver keeps a connection
+	// to a webhook idle for reuse: client-go's transports take
+	// http.DefaultTransport's IdleConnTimeout.
+	kubeAPIServerKeepAlive = 90 * time.Second
+	// idleTimeout is longer, so that kube-apiserver closes an idle
+	// connection and the server never does first: a server closing one
+	// races the request kube-apiserver may be sending on it at that moment,
+	// which then fails with EOF (a POST is not retried). With equal
+	// timeouts the server's, which starts when it has written its answer,
+	// ran out first. The margin covers the way of a request sent at the end
+	// of the keep-alive.
+	idleTimeout          = kubeAPIServerKeepAlive + 30*time.Second
 	maxHeaderBytes       = 64 << 10
 	auxReadTimeout       = 30 * time.Second
 	auxWriteTimeout      = 60 * time.Second // a large /metrics response on a slow scraper
@@ -116,9 +133,11 @@ type Component interface {
 // Run serves handler over HTTPS, with the certificate getCert returns on
 // every handshake, plus health probes and metrics when configured, and runs
 // components, until ctx is cancelled. Then it shuts down in phases: /readyz
-// fails at once while the webhook keeps serving for ShutdownDelay; the
-// webhook server stops accepting connections and waits up to
-// ShutdownTimeout for requests in flight; only then do the components and
+// fails at once while the webhook keeps serving for ShutdownDelay, every
+// answer closing its connection; the webhook server stops accepting
+// connections and waits up to ShutdownTimeout for requests in flight and
+// for the connections kept alive to end (webhookServer.drain); only then do
+// the components and
 // the health and metrics servers stop, so that the draining requests keep
 // their certificate and cluster view and the probes keep answering. Run
 // returns nil after such a shutdown.
@@ -157,6 +176,8 @@ func Run(ctx context.Context, opts Options, log logr.Logger, handler http.Handle
 		ln:   tls.NewListener(tcpLn, tlsConfig(minVersion, opts.EnableHTTP2, getCert)),
 		addr: tcpLn.Addr().String(),
 		log:  log,
+
+		idleTimeout: idleTimeout,
 	}
 	// The components run on their own context: ctx only starts the
 	// shutdown, and they must outlive the drain. It is cancelled once the
@@ -228,31 +249,71 @@ func orDefault(d, def time.Duration) time.Duration {
 
 // webhookServer is the webhook's HTTPS server and its readiness.
 type webhookServer struct {
-	opts     Options
-	ln       net.Listener // TLS
-	addr     string       // of ln, for the readiness dial
-	log      logr.Logger
-	serving  atomic.Bool
-	draining atomic.Bool
+	opts Options
+	ln   net.Listener // TLS
+	addr string       // of ln, for the readiness dial
+	log  logr.Logger
+	// idleTimeout is the http.Server's IdleTimeout (the constant; tests
+	// scale it down).
+	idleTimeout time.Duration
+	serving     atomic.Bool
+	draining    atomic.Bool
+	conns       connTracker
 }
 
 // closeWhileDraining answers with "Connection: close" once shutdown has
 // begun. kube-apiserver keeps its connection to a pod alive and, through
 // conntrack, goes on using it after the pod has left the Service's
-// endpoints; without this, that connection is idle when Shutdown closes it
-// and a POST sent on it at that moment fails (EOF, broken pipe: a POST is not
-// retried). Measured on a real node (test/chart TestNodeRepeatedPodDeletions):
-// 5 failed requests in 40 pod deletions without it, 0 with it. Each call
-// during the shutdown delay thus ends its connection, and the next one dials
-// anew, reaching a pod that is still ready.
+// endpoints; without this, that connection is idle when the drain ends and
+// a POST sent on it as it closes fails (EOF, broken pipe: a POST is not
+// retried). Measured on a real node (test/chart's pod deletions under load,
+// now in TestNodeStress): 5 failed requests in 40 pod deletions without it,
+// 0 with it. Each call
+// during the shutdown thus ends its connection, and the next one dials
+// anew, reaching a pod that is still ready. A connection kept alive that is
+// not used again is left for kube-apiserver to close (drain).
+//
+// It decides when the answer's header is written, not when the request
+// came: a request that began before the shutdown and is answered after it
+// must close its connection too, or the drain would wait for it.
 func (ws *webhookServer) closeWhileDraining(h http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		if ws.draining.Load() {
-			w.Header().Set("Connection", "close")
-		}
-		h.ServeHTTP(w, r)
+		cw := &closingWriter{ResponseWriter: w, draining: &ws.draining}
+		h.ServeHTTP(cw, r)
+		cw.decide() // a handler that wrote nothing: net/http writes the header now
 	})
 }
+
+// closingWriter adds "Connection: close" to the header it writes when
+// draining is set by then.
+type closingWriter struct {
+	http.ResponseWriter
+	draining *atomic.Bool
+	decided  bool
+}
+
+func (w *closingWriter) decide() {
+	if w.decided {
+		return
+	}
+	w.decided = true
+	if w.draining.Load() {
+		w.Header().Set("Connection", "close")
+	}
+}
+
+func (w *closingWriter) WriteHeader(code int) {
+	w.decide()
+	w.ResponseWriter.WriteHeader(code)
+}
+
+func (w *closingWriter) Write(b []byte) (int, error) {
+	w.decide()
+	return w.ResponseWriter.Write(b)
+}
+
+// Unwrap lets http.ResponseController reach net/http's writer.
+func (w *closingWriter) Unwrap() http.ResponseWriter { return w.ResponseWriter }
 
 // serve serves h on ws.ln until stop is cancelled, then shuts down in
 // phases (see Run); it returns at once, closing every connection, when
@@ -265,10 +326,11 @@ func (ws *webhookServer) serve(stop, abort context.Context, h http.Handler) erro
 		ReadHeaderTimeout: opts.ReadHeaderTimeout,
 		ReadTimeout:       opts.RequestTimeout,
 		WriteTimeout:      opts.RequestTimeout + writeGrace,
-		IdleTimeout:       idleTimeout,
+		IdleTimeout:       ws.idleTimeout,
 		MaxHeaderBytes:    maxHeaderBytes,
 		ErrorLog:          stdlog.New(errorLogWriter{ws.log.WithName("http")}, "", 0),
 		BaseContext:       func(net.Listener) context.Context { return abort },
+		ConnState:         ws.conns.track,
 	}
 	if !opts.EnableHTTP2 {
 		// ALPN never offers h2 (tlsConfig); an empty map also keeps
@@ -279,7 +341,7 @@ func (ws *webhookServer) serve(stop, abort context.Context, h http.Handler) erro
 	go func() { served <- hs.Serve(ws.ln) }()
 	ws.serving.Store(true)
 	ws.log.Info("Serving webhooks", "address", ws.addr, "readHeaderTimeout", opts.ReadHeaderTimeout.String(),
-		"requestTimeout", opts.RequestTimeout.String(), "idleTimeout", idleTimeout.String())
+		"requestTimeout", opts.RequestTimeout.String(), "idleTimeout", ws.idleTimeout.String())
 
 	failed := func(err error) error {
 		ws.draining.Store(true)
@@ -310,20 +372,98 @@ func (ws *webhookServer) serve(stop, abort context.Context, h http.Handler) erro
 	case <-delay.C:
 	}
 
-	ws.log.Info("Draining: no new connections; waiting for requests in flight", "shutdownTimeout", opts.ShutdownTimeout.String())
+	ws.drain(hs, served, abort)
+	return nil
+}
+
+// drain stops accepting connections and waits, up to ShutdownTimeout, until
+// every connection has ended, then closes what is left. A connection kept
+// alive is not closed while it is idle: kube-apiserver may be sending on it
+// at that very moment (it goes on using it after the pod has left the
+// endpoints), and that request would fail with EOF. HTTP/1.1 has no way to
+// tell a client that an idle connection is going away, so each one ends
+// when it is used once more (closeWhileDraining's answer closes it) or when
+// kube-apiserver closes it, at most kubeAPIServerKeepAlive after its last
+// use: a ShutdownTimeout that long after the shutdown delay closes none
+// under a request. http.Server.Shutdown closes idle connections at once, so
+// it only comes last, to wait for requests in flight. With HTTP/2 it comes
+// first: its GOAWAY tells the client which requests were not taken, and
+// those are sent again elsewhere.
+func (ws *webhookServer) drain(hs *http.Server, served <-chan error, abort context.Context) {
+	opts := ws.opts
+	ws.log.Info("Draining: no new connections; waiting for requests in flight and for the connections kept alive to end",
+		"shutdownTimeout", opts.ShutdownTimeout.String(), "connections", ws.conns.count())
 	dctx, cancel := context.WithTimeout(abort, opts.ShutdownTimeout)
 	defer cancel()
 	start := time.Now()
+	if !opts.EnableHTTP2 {
+		// Serve returns when its listener closes; the connections it
+		// accepted go on.
+		ws.ln.Close()
+		if err := <-served; !errors.Is(err, net.ErrClosed) {
+			ws.log.Error(err, "Webhook server stopped")
+		}
+		served = nil
+		select {
+		case <-ws.conns.allClosed():
+		case <-dctx.Done():
+		}
+	}
 	if err := hs.Shutdown(dctx); err != nil {
 		// Run still returns nil: stopping was asked for, and the cut
 		// requests get kube-apiserver's failurePolicy.
-		ws.log.Error(err, "Drain incomplete; closing the remaining connections", "after", time.Since(start).Round(time.Millisecond).String())
+		ws.log.Error(err, "Drain incomplete; closing the remaining connections",
+			"after", time.Since(start).Round(time.Millisecond).String(), "connections", ws.conns.count())
 		hs.Close()
 	} else {
 		ws.log.Info("Drained", "after", time.Since(start).Round(time.Millisecond).String())
 	}
-	<-served
-	return nil
+	if served != nil {
+		<-served
+	}
+}
+
+// connTracker counts the webhook server's open connections (its
+// http.Server's ConnState), so that the drain can wait until none is left.
+type connTracker struct {
+	mu   sync.Mutex
+	open int
+	none chan struct{} // closed when open falls to 0, once allClosed asked
+}
+
+func (c *connTracker) track(_ net.Conn, s http.ConnState) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	switch s {
+	case http.StateNew:
+		c.open++
+	case http.StateHijacked, http.StateClosed:
+		c.open--
+		if c.open == 0 && c.none != nil {
+			close(c.none)
+			c.none = nil
+		}
+	}
+}
+
+func (c *connTracker) count() int {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.open
+}
+
+// allClosed is closed once no connection is open. Call it after the
+// listener has closed, when no connection opens any more.
+func (c *connTracker) allClosed() <-chan struct{} {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	ch := make(chan struct{})
+	if c.open == 0 {
+		close(ch)
+	} else {
+		c.none = ch
+	}
+	return ch
 }
 
 // ready is the readiness check (healthHandler adds the shutdown): the
