@@ -34,8 +34,14 @@
 // webhook's causes, by design: a listener's certificateRefs past the
 // MaxCertificateRefs-th are covered by the list's "Too many" entry only; a
 // list-valued option with more items than it has names plus ListSlack gets
-// one entry for the rest; the entries of failing listeners past the first
+// one entry for the rest; a list-valued option with more than
+// validation.MaxShownItems bad items of a kind gets one entry per item where
+// the webhook gives one naming the first three and their number (written in
+// CEL, that grouping doubled the time kube-apiserver takes to compile the
+// policy, and 1.29's CEL cannot count a long list's distinct items within
+// budget); the entries of failing listeners past the first
 // MaxDetailedListeners, and past 5 KiB, are counted ("; and N more");
+// values are cut as the webhook cuts them (validation.MaxValueRunes, cutCEL);
 // strings.quote leaves unprintable characters unescaped where Go's %q
 // escapes them, and a line break in a path is escaped. A selector so large
 // that its CEL runs out of budget is denied (failurePolicy Fail).
