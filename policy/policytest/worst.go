@@ -9,6 +9,7 @@ import (
 	gwv1 "sigs.k8s.io/gateway-api/apis/v1"
 
 	"github.com/airlock/listenerset-webhook/validation"
+	"github.com/airlock/listenerset-webhook/validation/validationtest"
 )
 
 // Worst sizes the costliest object for the policy's CEL.
@@ -93,55 +94,11 @@ func WorstListenerSet(w Worst) *gwv1.ListenerSet {
 	return ls
 }
 
-// WorstValidListenerSet is the largest object the policy admits: 64
-// listeners with 253-character names and hostnames, 16 options each (the
-// four list-valued ones with every name, the versions, ten other domains'
-// keys with 4096-byte values), 8 route kinds and a selector of 8 labels and
-// 8 expressions of 8 values.
+// WorstValidListenerSet is the largest object the policy admits:
+// validationtest.LargestValid at the CRD's 64 listeners, in the policy
+// tests' namespace.
 func WorstValidListenerSet() *gwv1.ListenerSet {
-	ls := &gwv1.ListenerSet{
-		TypeMeta:   metav1.TypeMeta{APIVersion: "gateway.networking.k8s.io/v1", Kind: "ListenerSet"},
-		ObjectMeta: metav1.ObjectMeta{Name: "largest", Namespace: "policy-test"},
-		Spec:       gwv1.ListenerSetSpec{ParentRef: gwv1.ParentGatewayReference{Name: gwv1.ObjectName(strings.Repeat("g", 253))}},
-	}
-	for i := range validation.MaxListeners {
-		name := fmt.Sprintf("%03d", i) + strings.Repeat("l", 250)
-		l := gwv1.ListenerEntry{
-			Name: gwv1.SectionName(name), Port: gwv1.PortNumber(1000 + i), Protocol: validation.ProtocolHTTP3,
-			Hostname: ptr.To(gwv1.Hostname(name[:63] + "." + name[64:])),
-			TLS: &gwv1.ListenerTLSConfig{
-				Mode:            ptr.To(gwv1.TLSModeTerminate),
-				CertificateRefs: []gwv1.SecretObjectReference{{Name: gwv1.ObjectName(strings.Repeat("s", 253)), Namespace: ptr.To[gwv1.Namespace]("certs")}},
-				Options: map[gwv1.AnnotationKey]gwv1.AnnotationValue{
-					validation.OptionALPNProtocols:       gwv1.AnnotationValue(strings.Join(validation.ALPNProtocols, ",")),
-					validation.OptionCiphers:             gwv1.AnnotationValue(strings.Join(validation.Ciphers, ",")),
-					validation.OptionECDHCurves:          gwv1.AnnotationValue(strings.Join(validation.ECDHCurves, ",")),
-					validation.OptionSignatureAlgorithms: gwv1.AnnotationValue(strings.Join(validation.SignatureAlgorithms, ",")),
-					validation.OptionMinimumVersion:      "TLSv1_2",
-					validation.OptionMaximumVersion:      "TLSv1_3",
-				},
-			},
-			AllowedRoutes: &gwv1.AllowedRoutes{Namespaces: &gwv1.RouteNamespaces{
-				From:     ptr.To(gwv1.NamespacesFromSelector),
-				Selector: &metav1.LabelSelector{MatchLabels: map[string]string{}},
-			}},
-		}
-		for j := range 10 {
-			l.TLS.Options[gwv1.AnnotationKey(fmt.Sprintf("example.com/o%d", j))] = gwv1.AnnotationValue(strings.Repeat("v", 4096))
-		}
-		for range 8 {
-			l.AllowedRoutes.Kinds = append(l.AllowedRoutes.Kinds, gwv1.RouteGroupKind{Kind: "HTTPRoute"})
-		}
-		sel := l.AllowedRoutes.Namespaces.Selector
-		for j := range 8 {
-			sel.MatchLabels[fmt.Sprintf("k%d", j)] = "v"
-			e := metav1.LabelSelectorRequirement{Key: fmt.Sprintf("e%d", j), Operator: "In"}
-			for m := range 8 {
-				e.Values = append(e.Values, fmt.Sprintf("v%d", m))
-			}
-			sel.MatchExpressions = append(sel.MatchExpressions, e)
-		}
-		ls.Spec.Listeners = append(ls.Spec.Listeners, l)
-	}
+	ls := validationtest.LargestValid(validation.MaxListeners)
+	ls.Name, ls.Namespace = "largest", "policy-test"
 	return ls
 }
