@@ -208,9 +208,15 @@ func (r *WarningReport) Add(ws ...Warning) {
 func (r *WarningReport) AddReport(o *WarningReport) {
 	r.Add(o.shown...)
 	if hidden := o.total - len(o.shown); hidden > 0 {
-		r.total += hidden
-		r.full = true
+		r.count(hidden)
 	}
+}
+
+// count records n warnings that are not shown, whose messages are never
+// built (past the budget, or a rule's count of errors it did not build).
+func (r *WarningReport) count(n int) {
+	r.total += n
+	r.full = true
 }
 
 // Total is the number of warnings added, shown or not.

@@ -102,12 +102,11 @@ func (v *verdict) judge(unchanged bool, errs ...*field.Error) {
 	}
 	for _, e := range errs {
 		if n, ok := moreCount(e); ok {
-			v.ratcheted.total += n // a rule's count of errors it did not build
-			v.ratcheted.full = true
+			v.ratcheted.count(n)
 			continue
 		}
 		if v.ratcheted.full {
-			v.ratcheted.total++ // not shown: its message is not built
+			v.ratcheted.count(1)
 			continue
 		}
 		v.ratcheted.Add(Warning{Path: e.Field, Kind: KindRatcheted, Message: fmt.Sprintf(WarnRatcheted, cutError(e).ErrorBody())})

@@ -40,7 +40,7 @@ func (ws Warnings) Strings() []string {
 // add records a warning of kind k on p.
 func (r *WarningReport) add(p *field.Path, k WarningKind, format string, args ...any) {
 	if r.full {
-		r.total++ // not shown: its path and message are not built
+		r.count(1) // not shown: its path and message are not built
 		return
 	}
 	r.Add(Warning{Path: p.String(), Kind: k, Message: fmt.Sprintf(format, args...)})
