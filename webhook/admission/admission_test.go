@@ -24,6 +24,9 @@ import (
 	gwv1 "sigs.k8s.io/gateway-api/apis/v1"
 	"sigs.k8s.io/yaml"
 
+	"github.com/airlock/listenerset-webhook/test/load/fixtures"
+	"github.com/airlock/listenerset-webhook/validation"
+	"github.com/airlock/listenerset-webhook/validation/validationtest"
 	"github.com/airlock/listenerset-webhook/webhook/admission"
 	"github.com/airlock/listenerset-webhook/webhook/internal/reviewtest"
 	"github.com/airlock/listenerset-webhook/webhook/serving"
@@ -331,4 +334,28 @@ func denials(t *testing.T) map[string]float64 {
 	serving.MetricsHandler().ServeHTTP(rec, httptest.NewRequest(http.MethodGet, "/metrics", nil))
 	require.Equal(t, http.StatusOK, rec.Code)
 	return reviewtest.Denials(t, rec.Body)
+}
+
+// TestDenialLogIsBounded: the log line of the worst denial (issue 20's
+// object: 256 errors of 1 024 names each, a 25 MB line before) names the
+// errors the report shows, with the exact count, in a few kilobytes.
+func TestDenialLogIsBounded(t *testing.T) {
+	var lines []string
+	logger := funcr.NewJSON(func(obj string) { lines = append(lines, obj) }, funcr.Options{})
+	h, err := cradmission.StandaloneWebhook(admission.NewValidatingWebhook(), cradmission.StandaloneOptions{Logger: logger})
+	require.NoError(t, err)
+	srv := httptest.NewServer(h)
+	defer srv.Close()
+
+	obj, err := json.Marshal(fixtures.Defaulted(validationtest.MostListErrors(validation.MaxListeners)))
+	require.NoError(t, err)
+	resp := reviewtest.Post(t, srv.Client(), srv.URL, reviewtest.Request(t, admissionv1.Create, obj, nil))
+	require.False(t, resp.Allowed)
+
+	require.Len(t, lines, 1)
+	var line map[string]any
+	require.NoError(t, json.Unmarshal([]byte(lines[0]), &line))
+	assert.Equal(t, float64(256), line["errorCount"], "the exact count")
+	assert.Len(t, line["errors"], len(resp.Result.Details.Causes), "the paths of the errors shown")
+	assert.Less(t, len(lines[0]), 16<<10, "the line's length")
 }
