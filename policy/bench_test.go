@@ -7,8 +7,8 @@ import (
 	"k8s.io/utils/ptr"
 	gwv1 "sigs.k8s.io/gateway-api/apis/v1"
 
-	"github.com/airlock/listenerset-webhook/policy/policytest"
 	"github.com/airlock/listenerset-webhook/validation"
+	"github.com/airlock/listenerset-webhook/validation/validationtest"
 )
 
 // sixtyFourListeners is a plain valid set of 64 HTTPS listeners, each with
@@ -50,7 +50,7 @@ func BenchmarkPolicy(b *testing.B) {
 	}{
 		{"1 listener", one()},
 		{"64 listeners", sixtyFourListeners()},
-		{"largest valid", policytest.WorstValidListenerSet()},
+		{"largest valid", validationtest.LargestValid(validation.MaxListeners)},
 	} {
 		obj := crdDefaulted(b, bc.ls)
 		b.Run(bc.name, func(b *testing.B) {

@@ -268,7 +268,7 @@ func build() celPolicy {
 		t(`size(variables.listeners) == 0 ? [{req}] : size(variables.listeners) > {max} ? [{many}] : []`,
 			"req", line(`"spec.listeners"`, field.Required(p, "at least one listener is required"), nil),
 			"max", strconv.Itoa(rules.MaxListeners),
-			"many", line(`"spec.listeners"`, field.TooMany(p, int(holeInt), rules.MaxListeners), map[string]string{strconv.FormatInt(holeInt, 10): "size(variables.listeners)"})))
+			"many", tooMany(`"spec.listeners"`, "size(variables.listeners)", rules.MaxListeners)))
 
 	// the rules between listeners: names, then conflicts (validateListeners,
 	// mergedListeners.conflict), each ratcheted by the listeners involved;
@@ -426,7 +426,7 @@ func tlsRules() string {
 		"mode", notSupported("l.tls.mode", `p + ".tls.mode"`, []gwv1.TLSModeType{gwv1.TLSModeTerminate}),
 		"refs", refs,
 		"norefs", line(`p + ".tls.certificateRefs"`, field.Required(p, "exactly one certificateRef is required when mode is Terminate"), nil),
-		"manyrefs", line(`p + ".tls.certificateRefs"`, field.TooMany(p, int(holeInt), 1), map[string]string{strconv.FormatInt(holeInt, 10): "size(" + refs + ")"}),
+		"manyrefs", tooMany(`p + ".tls.certificateRefs"`, "size("+refs+")", 1),
 		"ref", refBody)
 }
 
@@ -437,7 +437,7 @@ func optionRules() string {
 		joined(`o.map(k, [p + ".tls.options[" + k + "]"].map(kp, {key})[0])`)+` + {range})[0]`,
 		"http", lit(string(rules.ProtocolHTTP)),
 		"maxopts", strconv.Itoa(rules.MaxOptions),
-		"manyopts", line(`p + ".tls.options"`, field.TooMany(p, int(holeInt), rules.MaxOptions), map[string]string{strconv.FormatInt(holeInt, 10): "size(o)"}),
+		"manyopts", tooMany(`p + ".tls.options"`, "size(o)", rules.MaxOptions),
 		"key", optionKey("k", "o[k]", "kp"),
 		"range", versionRange("o"))
 }
@@ -556,40 +556,49 @@ func allowedRoutes(ar, path string) string {
 		` + (has(` + ar + `.namespaces) ? ` + namespaces + ` : [])`
 }
 
-// selector is metav1validation.ValidateLabelSelector of s at path.
+// selector is validation's validateLabelSelector of s at path: a list over
+// its bound gets Too many, checked by size before any walk, and its items
+// are not judged, so that the walk is bounded by the bounds.
 func selector(s, path string) string {
 	labelsPath := path + ` + ".matchLabels"`
+	labels := s + `.matchLabels`
 	exprs := `(has(` + s + `.matchExpressions) ? ` + s + `.matchExpressions : [])`
 	ePath := path + ` + ".matchExpressions[" + string(j) + "]"`
 	vals := `(has(e.values) ? e.values : [])`
 	operators := func(ops ...string) string { return list(ops) }
-	expr := t(`[{exprs}[j]].map(e, (e.operator in {inout} ? (size({vals}) == 0 ? [{req}] : []) : e.operator in {exists} ? (size({vals}) > 0 ? [{forb}] : []) : [{badop}]) + `+
-		`{key} + `+joined(indexed(vals, "m", labelValue(vals+"[m]", ePath+` + ".values[" + string(m) + "]"`), MaxSelectorIndex))+`)[0]`,
-		"exprs", exprs, "vals", vals,
+	expr := t(`[{exprs}[j]].map(e, size({vals}) > {maxvals} ? [{manyvals}] : (e.operator in {inout} ? (size({vals}) == 0 ? [{req}] : []) : e.operator in {exists} ? (size({vals}) > 0 ? [{forb}] : []) : [{badop}]) + `+
+		`{key} + `+joined(indexed(vals, "m", labelValue(vals+"[m]", ePath+` + ".values[" + string(m) + "]"`), rules.MaxSelectorItems))+`)[0]`,
+		"exprs", exprs, "vals", vals, "maxvals", strconv.Itoa(rules.MaxSelectorItems),
+		"manyvals", tooMany(ePath+` + ".values"`, "size("+vals+")", rules.MaxSelectorItems),
 		"inout", operators("In", "NotIn"), "exists", operators("Exists", "DoesNotExist"),
 		"req", line(ePath+` + ".values"`, field.Required(p, "must be specified when `operator` is 'In' or 'NotIn'"), nil),
 		"forb", line(ePath+` + ".values"`, field.Forbidden(p, "may not be specified when `operator` is 'Exists' or 'DoesNotExist'"), nil),
 		"badop", line(ePath+` + ".operator"`, field.Invalid(p, holeA, "not a valid selector operator"), map[string]string{holeA: "e.operator"}),
 		"key", labelKey("e.key", ePath+` + ".key"`))
-	return `((has(` + s + `.matchLabels) ? ` + joined(s+`.matchLabels.map(k, `+labelKey("k", labelsPath)+` + `+labelValue(s+".matchLabels[k]", labelsPath)+`)`) + ` : []) + ` +
-		joined(indexed(exprs, "j", expr, MaxSelectorIndex)) + `)`
+	return t(`((has({labels}) ? (size({labels}) > {max} ? [{manylabels}] : {walklabels}) : []) + `+
+		`(size({exprs}) > {max} ? [{manyexprs}] : {walkexprs}))`,
+		"labels", labels, "exprs", exprs, "max", strconv.Itoa(rules.MaxSelectorItems),
+		"manylabels", tooMany(labelsPath, "size("+labels+")", rules.MaxSelectorItems),
+		"walklabels", joined(labels+`.map(k, `+labelKey("k", labelsPath)+` + `+labelValue(labels+"[k]", labelsPath)+`)`),
+		"manyexprs", tooMany(path+` + ".matchExpressions"`, "size("+exprs+")", rules.MaxSelectorItems),
+		"walkexprs", joined(indexed(exprs, "j", expr, rules.MaxSelectorItems)))
+}
+
+// tooMany is the entry field.TooMany gives at path when the CEL int size
+// is over limit.
+func tooMany(path, size string, limit int) string {
+	return line(path, field.TooMany(p, int(holeInt), limit), map[string]string{strconv.FormatInt(holeInt, 10): size})
 }
 
 // MaxRouteKinds is how many route kinds are walked by index: the CRD's
-// maxItems (any further ones by indexOf).
+// maxItems.
 const MaxRouteKinds = 8
 
-// MaxSelectorIndex is how many items of a selector's lists are walked by
-// index (the rest by indexOf).
-const MaxSelectorIndex = 16
-
-// indexed maps each item of the CEL list x to body, with its index as the
-// variable v: the first n through an index list, any further ones through
-// indexOf, which names the
-// first of equal items (so a repeated bad item past MaxIndex is reported at
-// its first index; the verdict is the same).
+// indexed maps the items of the CEL list x to body, with its index as the
+// variable v, through an index list of n: every list walked so is bounded
+// to n, by the CRD or by a Too many checked before (1.29's CEL has no
+// range, and a walk by indexOf is quadratic).
 func indexed(x, v, body string, n int) string {
-	return t(`(size({x}) == 0 ? [] : {idx}.filter({v}, {v} < size({x})).map({v}, {body}) + `+
-		`(size({x}) > {n} ? {x}.filter(item, {x}.indexOf(item) >= {n}).map(item, [{x}.indexOf(item)].map({v}, {body})[0]) : []))`,
-		"idx", indexList(n), "n", strconv.Itoa(n), "x", x, "v", v, "body", body)
+	return t(`(size({x}) == 0 ? [] : {idx}.filter({v}, {v} < size({x})).map({v}, {body}))`,
+		"idx", indexList(n), "x", x, "v", v, "body", body)
 }

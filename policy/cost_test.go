@@ -6,60 +6,87 @@ import (
 	"time"
 
 	celconfig "k8s.io/apiserver/pkg/apis/cel"
+	gwv1 "sigs.k8s.io/gateway-api/apis/v1"
 
 	"github.com/airlock/listenerset-webhook/policy/policytest"
+	"github.com/airlock/listenerset-webhook/validation"
+	"github.com/airlock/listenerset-webhook/validation/validationtest"
 )
 
-// TestWorstObjectCost: the costliest object within the CRD's limits (64
-// listeners, 16 options of 4096 bytes, every list at its maximum; the
-// selector, which the CRD does not limit, with 8 labels and 8 expressions of
-// 8 values) is decided within kube-apiserver's runtime CEL budget, as a
-// create and as an update that changes its last listener (every listener
-// compared with its stored pair), and denied with a message; so is the
-// largest valid object, admitted. The cost is the apiserver validator's own
-// accounting (bisection on its budget); the figures are logged.
+// TestWorstObjectCost: every worst object the CRD admits
+// (validationtest.WorstShapes at validation.MaxListeners listeners, the
+// Update shapes as updates of their stored object) and the policy's own
+// costliest (policytest.WorstListenerSet: nearly every field an error, as a
+// create and as an update that changes its last listener, so that every
+// listener is compared with its stored pair) is decided within
+// kube-apiserver's runtime CEL budget (and each expression within its
+// per-call limit, which the evaluator enforces): denied with a message
+// when validation.Validate denies it, admitted when it admits it. The match
+// condition stays within its own budget. The cost is the apiserver
+// validator's own accounting (bisection on its budget); the figures are
+// logged.
 func TestWorstObjectCost(t *testing.T) {
 	if testing.Short() {
-		t.Skip("about 30 s of CEL")
+		t.Skip("minutes of CEL")
 	}
 	// the whole policy, on the objects defaulted as the CRD hands them over
 	e := whole(t)
-	// The largest valid object: every list full, every option at 4096
-	// bytes (the list-valued ones hold only their names, so foreign keys).
-	valid := policytest.WorstValidListenerSet()
-	if r := e.Evaluate(crdDefaulted(t, valid), nil, 0); r.Error || !r.Allowed {
-		t.Fatalf("the largest valid object: want it admitted within the budget, got %+v", r)
-	}
-	cost, ok := e.Cost(crdDefaulted(t, valid), crdDefaulted(t, valid), celconfig.RuntimeCELCostBudget)
-	if !ok {
-		t.Fatal("the largest valid object: an unchanged update is over the budget")
-	}
-	data, _ := json.Marshal(valid)
-	t.Logf("largest valid object (%d bytes of JSON), unchanged update: cost %d of %d (%.1f%%)", len(data), cost, celconfig.RuntimeCELCostBudget, 100*float64(cost)/celconfig.RuntimeCELCostBudget)
-
-	// The costliest object: an error in nearly every field, so that the
-	// checks find every one and the message details the first listeners.
-	ls := policytest.WorstListenerSet(policytest.Worst{ValueLen: 4096, RefNameLen: 253, Selector: 8})
-	obj := crdDefaulted(t, ls)
-	changed := ls.DeepCopy()
-	changed.Spec.Listeners[63].Port = 444
-	old := crdDefaulted(t, changed)
-	data, _ = json.Marshal(ls)
-	for _, tc := range []struct {
+	type request struct {
 		name     string
-		new, old map[string]any
-	}{{"create", obj, nil}, {"update", obj, old}} {
-		start := time.Now()
-		r := e.Evaluate(tc.new, tc.old, 0)
-		elapsed := time.Since(start)
-		if r.Error || r.Allowed {
-			t.Fatalf("%s: want a denial within the budget, got %+v", tc.name, r)
+		new, old *gwv1.ListenerSet
+	}
+	var requests []request
+	for _, s := range validationtest.WorstShapes {
+		r := request{name: s.Name, new: s.Build(validation.MaxListeners)}
+		if s.Update != nil {
+			r.old = s.Update(validation.MaxListeners)
 		}
-		cost, ok := e.Cost(tc.new, tc.old, celconfig.RuntimeCELCostBudget)
-		if !ok {
-			t.Fatalf("%s: over kube-apiserver's budget of %d", tc.name, celconfig.RuntimeCELCostBudget)
-		}
-		t.Logf("%s of the worst object (%d bytes of JSON): cost %d of %d (%.1f%%), one evaluation %v in process, message %d bytes",
-			tc.name, len(data), cost, celconfig.RuntimeCELCostBudget, 100*float64(cost)/celconfig.RuntimeCELCostBudget, elapsed, len(r.Message))
+		requests = append(requests, r)
+	}
+	worst := policytest.WorstListenerSet(policytest.Worst{ValueLen: 4096, RefNameLen: 253, Selector: 8})
+	changed := worst.DeepCopy()
+	changed.Spec.Listeners[len(changed.Spec.Listeners)-1].Port = 444
+	requests = append(requests, request{"policy's worst, create", worst, nil}, request{"policy's worst, update", worst, changed})
+
+	for _, rq := range requests {
+		t.Run(rq.name, func(t *testing.T) {
+			obj, typed, _ := throughCRD(t, rq.new)
+			var old map[string]any
+			var oldTyped *gwv1.ListenerSet
+			if rq.old != nil {
+				old, oldTyped, _ = throughCRD(t, rq.old)
+			}
+			if obj == nil || (rq.old != nil && old == nil) {
+				t.Fatal("the CRD cannot decode the object")
+			}
+			errs, _ := validation.Validate(typed, oldTyped, validation.Options{})
+			start := time.Now()
+			r := e.Evaluate(obj, old, 0)
+			elapsed := time.Since(start)
+			switch {
+			case r.Error:
+				t.Fatalf("not decided within kube-apiserver's budget: %s", r.Message)
+			case r.Allowed != (len(errs) == 0):
+				t.Fatalf("policy allowed=%v, validation %d errors; message %.300q", r.Allowed, len(errs), r.Message)
+			case !r.Allowed && r.Message == "":
+				t.Fatal("denied without a message")
+			}
+			cost, ok := e.Cost(obj, old, celconfig.RuntimeCELCostBudget)
+			if !ok {
+				t.Fatalf("over kube-apiserver's budget of %d", celconfig.RuntimeCELCostBudget)
+			}
+			matchCost, ok := conditionOnly(t).Cost(obj, old, celconfig.RuntimeCELCostBudgetMatchConditions)
+			if !ok {
+				t.Fatalf("the match condition is over its budget of %d", celconfig.RuntimeCELCostBudgetMatchConditions)
+			}
+			data, _ := json.Marshal(rq.new)
+			verdict := "admitted"
+			if !r.Allowed {
+				verdict = "denied"
+			}
+			t.Logf("%s (%d bytes of JSON): %s, cost %d of %d (%.1f%%), match condition %d of %d, one evaluation %v in process, message %d bytes",
+				rq.name, len(data), verdict, cost, celconfig.RuntimeCELCostBudget, 100*float64(cost)/celconfig.RuntimeCELCostBudget,
+				matchCost, celconfig.RuntimeCELCostBudgetMatchConditions, elapsed.Round(time.Millisecond), len(r.Message))
+		})
 	}
 }

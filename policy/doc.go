@@ -29,22 +29,28 @@
 //     count and the first MaxDetailedListeners failing listeners: the
 //     message.
 //
-// That keeps the costliest object within kube-apiserver's CEL budget
-// (TestWorstObjectCost). Where the policy's entries differ from the
-// webhook's causes, by design: a listener's certificateRefs past the
-// MaxCertificateRefs-th are covered by the list's "Too many" entry only; a
-// list-valued option with more items than it has names plus ListSlack gets
-// one entry for the rest; a list-valued option with more than
-// validation.MaxShownItems bad items of a kind gets one entry per item where
-// the webhook gives one naming the first three and their number (written in
-// CEL, that grouping doubled the time kube-apiserver takes to compile the
-// policy, and 1.29's CEL cannot count a long list's distinct items within
-// budget); the entries of failing listeners past the first
-// MaxDetailedListeners, and past 5 KiB, are counted ("; and N more");
-// values are cut as the webhook cuts them (validation.MaxValueRunes, cutCEL);
-// strings.quote leaves unprintable characters unescaped where Go's %q
-// escapes them, and a line break in a path is escaped. A selector so large
-// that its CEL runs out of budget is denied (failurePolicy Fail).
+// That keeps every worst object the CRD admits within kube-apiserver's CEL
+// budget (TestWorstObjectCost): every list the policy walks is bounded, by
+// the CRD or by one of validation's Too many rules checked by size before
+// the walk (a route selector's lists, validation.MaxSelectorItems). The policy shows what it shows by validation's rule
+// (report.go) where CEL allows: values cut to validation.MaxValueRunes
+// (cutCEL). Where the policy's entries differ from the webhook's causes, by
+// design:
+//   - a listener's certificateRefs past the MaxCertificateRefs-th are
+//     covered by the list's "Too many" entry only;
+//   - a list-valued option with more items than it has names plus
+//     ListSlack gets one entry for the rest;
+//   - a list-valued option with more than validation.MaxShownItems bad
+//     items of a kind gets one entry per item where the webhook gives one
+//     naming the first three and their number (written in CEL, that grouping
+//     doubled the time kube-apiserver takes to compile the policy, and 1.29's
+//     CEL cannot count a long list's distinct items within budget);
+//   - the webhook's report holds its first validation.MaxErrors errors and
+//     validation.MaxErrorBytes, then one entry counting the rest; the
+//     message holds the entries of the first MaxDetailedListeners failing
+//     listeners, up to 5 KiB, and counts the rest ("; and N more");
+//   - strings.quote leaves unprintable characters unescaped where Go's %q
+//     escapes them, and a line break in a path is escaped.
 //
 // Defaults: the checks and details read every field the CRD (or the
 // mutating webhook) defaults with its default when absent, so they judge a

@@ -8,6 +8,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	metav1validation "k8s.io/apimachinery/pkg/apis/meta/v1/validation"
 	"k8s.io/apimachinery/pkg/util/validation/field"
 	"k8s.io/utils/ptr"
 	gwv1 "sigs.k8s.io/gateway-api/apis/v1"
@@ -581,6 +582,55 @@ func TestValidateListenerSet(t *testing.T) {
 			},
 			want: field.ErrorList{field.Required(listenerPath(0).Child("allowedRoutes", "namespaces", "selector", "matchExpressions").Index(0).Child("values"),
 				"must be specified when `operator` is 'In' or 'NotIn'")},
+		},
+		{
+			rule: "allowedRoutes.namespaces: a selector's lists are bounded, items of a list over its bound not judged",
+			mutate: func(ls *gwv1.ListenerSet) {
+				ns := ls.Spec.Listeners[0].AllowedRoutes.Namespaces
+				ns.From = ptr.To(gwv1.NamespacesFromSelector)
+				ns.Selector = &metav1.LabelSelector{MatchLabels: map[string]string{}}
+				for j := range MaxSelectorItems + 1 {
+					ns.Selector.MatchLabels[fmt.Sprintf("-%d", j)] = "-"
+				}
+				bad := metav1.LabelSelectorRequirement{Key: "-", Operator: "In"}
+				for range MaxSelectorItems + 1 {
+					bad.Values = append(bad.Values, "-")
+				}
+				ns.Selector.MatchExpressions = []metav1.LabelSelectorRequirement{{Key: "team", Operator: "In", Values: []string{"-"}}, bad}
+			},
+			want: append(field.ErrorList{field.TooMany(listenerPath(0).Child("allowedRoutes", "namespaces", "selector", "matchLabels"), MaxSelectorItems+1, MaxSelectorItems)},
+				append(metav1validation.ValidateLabelSelectorRequirement(metav1.LabelSelectorRequirement{Key: "team", Operator: "In", Values: []string{"-"}},
+					metav1validation.LabelSelectorValidationOptions{}, listenerPath(0).Child("allowedRoutes", "namespaces", "selector", "matchExpressions").Index(0)),
+					field.TooMany(listenerPath(0).Child("allowedRoutes", "namespaces", "selector", "matchExpressions").Index(1).Child("values"), MaxSelectorItems+1, MaxSelectorItems))...),
+		},
+		{
+			rule: "allowedRoutes.namespaces: matchExpressions over the bound",
+			mutate: func(ls *gwv1.ListenerSet) {
+				ns := ls.Spec.Listeners[0].AllowedRoutes.Namespaces
+				ns.From = ptr.To(gwv1.NamespacesFromSelector)
+				ns.Selector = &metav1.LabelSelector{MatchLabels: map[string]string{"-": "a"}}
+				for range MaxSelectorItems + 1 {
+					ns.Selector.MatchExpressions = append(ns.Selector.MatchExpressions, metav1.LabelSelectorRequirement{Key: "-", Operator: "Bad"})
+				}
+			},
+			want: append(metav1validation.ValidateLabels(map[string]string{"-": "a"}, listenerPath(0).Child("allowedRoutes", "namespaces", "selector", "matchLabels")),
+				field.TooMany(listenerPath(0).Child("allowedRoutes", "namespaces", "selector", "matchExpressions"), MaxSelectorItems+1, MaxSelectorItems)),
+		},
+		{
+			rule: "allowedRoutes.namespaces: a selector at its bounds is fine",
+			mutate: func(ls *gwv1.ListenerSet) {
+				ns := ls.Spec.Listeners[0].AllowedRoutes.Namespaces
+				ns.From = ptr.To(gwv1.NamespacesFromSelector)
+				ns.Selector = &metav1.LabelSelector{MatchLabels: map[string]string{}}
+				for j := range MaxSelectorItems {
+					ns.Selector.MatchLabels[fmt.Sprintf("k%d", j)] = "v"
+					e := metav1.LabelSelectorRequirement{Key: fmt.Sprintf("e%d", j), Operator: "NotIn"}
+					for m := range MaxSelectorItems {
+						e.Values = append(e.Values, fmt.Sprintf("v%d", m))
+					}
+					ns.Selector.MatchExpressions = append(ns.Selector.MatchExpressions, e)
+				}
+			},
 		},
 		{
 			rule: "allowedRoutes.namespaces: a valid Selector is fine",

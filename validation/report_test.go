@@ -2,15 +2,12 @@ package validation
 
 import (
 	"fmt"
-	"math/rand/v2"
 	"strings"
 	"testing"
 	"unicode/utf8"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
-	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-	metav1validation "k8s.io/apimachinery/pkg/apis/meta/v1/validation"
 	"k8s.io/apimachinery/pkg/util/validation/field"
 )
 
@@ -129,48 +126,4 @@ func TestCommonParent(t *testing.T) {
 func TestJSONLen(t *testing.T) {
 	assert.Equal(t, 3, jsonLen("abc"))
 	assert.Equal(t, 2+2+6+6, jsonLen(`"\`+"<\n"))
-}
-
-// TestCountLabelSelectorErrors: the count of what the selector rule does
-// not build is the number of errors apimachinery's ValidateLabelSelector
-// would give, on selectors of valid, invalid and odd keys, values and
-// operators.
-func TestCountLabelSelectorErrors(t *testing.T) {
-	strs := []string{"a", "-", "", "a/b", "-/b", "a//b", strings.Repeat("k", 64), "example.com/" + strings.Repeat("k", 63), "Ab_c.d", "a b"}
-	ops := []metav1.LabelSelectorOperator{metav1.LabelSelectorOpIn, metav1.LabelSelectorOpNotIn, metav1.LabelSelectorOpExists, metav1.LabelSelectorOpDoesNotExist, "Bad", ""}
-	rnd := rand.New(rand.NewPCG(1, 2))
-	pick := func() string { return strs[rnd.IntN(len(strs))] }
-	for range 2000 {
-		sel := &metav1.LabelSelector{MatchLabels: map[string]string{}}
-		for range rnd.IntN(3) {
-			sel.MatchLabels[pick()] = pick()
-		}
-		for range rnd.IntN(3) {
-			e := metav1.LabelSelectorRequirement{Key: pick(), Operator: ops[rnd.IntN(len(ops))]}
-			for range rnd.IntN(3) {
-				e.Values = append(e.Values, pick())
-			}
-			sel.MatchExpressions = append(sel.MatchExpressions, e)
-		}
-		want := len(metav1validation.ValidateLabelSelector(sel, metav1validation.LabelSelectorValidationOptions{}, spec))
-		require.Equal(t, want, countLabelSelectorErrors(sel), "%+v", sel)
-	}
-}
-
-// TestSelectorPastTheReport: a selector with more errors than a report
-// shows gives MaxErrors of them and one count of the rest, exact.
-func TestSelectorPastTheReport(t *testing.T) {
-	sel := &metav1.LabelSelector{}
-	for j := range 500 {
-		sel.MatchExpressions = append(sel.MatchExpressions, metav1.LabelSelectorRequirement{Key: fmt.Sprintf("-%d", j), Operator: "In", Values: []string{"-"}})
-	}
-	p := listeners.Index(0).Child("allowedRoutes", "namespaces", "selector")
-	all := metav1validation.ValidateLabelSelector(sel, metav1validation.LabelSelectorValidationOptions{}, p)
-	errs := validateLabelSelector(sel, p)
-	require.Len(t, errs, MaxErrors+1)
-	assert.Equal(t, all[:MaxErrors], errs[:MaxErrors])
-	n, ok := moreCount(errs[MaxErrors])
-	require.True(t, ok)
-	assert.Equal(t, len(all)-MaxErrors, n)
-	assert.Equal(t, p.String(), errs[MaxErrors].Field)
 }

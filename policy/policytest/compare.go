@@ -9,6 +9,7 @@ import (
 	"k8s.io/apimachinery/pkg/util/validation/field"
 
 	"github.com/airlock/listenerset-webhook/policy"
+	"github.com/airlock/listenerset-webhook/validation"
 )
 
 var moreRE = regexp.MustCompile(`; and (\d+) more$`)
@@ -94,4 +95,33 @@ func celQuote(s string) string {
 	}
 	b.WriteByte('"')
 	return b.String()
+}
+
+// Cut tells whether validation's report errs is cut: it ends with the
+// summary of the errors it does not show (validation.IsMoreErrors).
+func Cut(errs field.ErrorList) bool {
+	return len(errs) > 0 && validation.IsMoreErrors(errs[len(errs)-1])
+}
+
+// NotCovered is the first of the policy's paths that validation's report
+// errs does not cover ("" when it covers every one), for a message or a
+// report that is cut: a path is covered when an error of errs has it or,
+// when errs is cut, when it is under the common parent of the errors errs
+// does not show (its summary's path).
+func NotCovered(paths []string, errs field.ErrorList) string {
+	want := ErrorPaths(errs)
+	parent := ""
+	if Cut(errs) {
+		parent = strings.ReplaceAll(errs[len(errs)-1].Field, "\n", `\n`)
+	}
+	for _, p := range paths {
+		if slices.Contains(want, p) {
+			continue
+		}
+		if parent != "" && (strings.HasPrefix(p, parent+".") || strings.HasPrefix(p, parent+"[")) {
+			continue
+		}
+		return p
+	}
+	return ""
 }

@@ -9,7 +9,6 @@ import (
 	gwv1 "sigs.k8s.io/gateway-api/apis/v1"
 
 	"github.com/airlock/listenerset-webhook/validation"
-	"github.com/airlock/listenerset-webhook/validation/validationtest"
 )
 
 // Worst sizes the costliest object for the policy's CEL.
@@ -24,7 +23,9 @@ type Worst struct {
 }
 
 // WorstListenerSet is the object the policy's CEL costs the most on within
-// the CRD's limits: 64 listeners of 253-character names and hostnames, each
+// the CRD's limits (the shapes of validationtest.WorstShapes each maximise
+// one kind of error; this one has nearly every kind at once, sized by w, so
+// that test/policy can fit it into kube-apiserver's request limit): 64 listeners of 253-character names and hostnames, each
 // with 64 certificateRefs, 16 options (the four list-valued ones full of
 // names it must judge one by one, the two versions, ten of other domains),
 // 8 route kinds and a selector; nearly every field an error, so that every
@@ -91,14 +92,5 @@ func WorstListenerSet(w Worst) *gwv1.ListenerSet {
 		}
 		ls.Spec.Listeners = append(ls.Spec.Listeners, l)
 	}
-	return ls
-}
-
-// WorstValidListenerSet is the largest object the policy admits:
-// validationtest.LargestValid at the CRD's 64 listeners, in the policy
-// tests' namespace.
-func WorstValidListenerSet() *gwv1.ListenerSet {
-	ls := validationtest.LargestValid(validation.MaxListeners)
-	ls.Name, ls.Namespace = "largest", "policy-test"
 	return ls
 }

@@ -17,11 +17,13 @@ import (
 	"time"
 
 	"k8s.io/apimachinery/pkg/util/validation"
+	gwv1 "sigs.k8s.io/gateway-api/apis/v1"
 	"sigs.k8s.io/yaml"
 
 	"github.com/airlock/listenerset-webhook/offline"
 	"github.com/airlock/listenerset-webhook/offline/crdcheck"
 	"github.com/airlock/listenerset-webhook/test/localcluster"
+	lsvalidation "github.com/airlock/listenerset-webhook/validation"
 	"github.com/airlock/listenerset-webhook/validation/validationtest"
 )
 
@@ -33,7 +35,9 @@ import (
 // generator) is sent, each alone, to a real kube-apiserver by the real kubectl
 // (`kubectl apply --dry-run=server`; `kubectl create --dry-run=server` for an
 // object without a name, which apply refuses before asking the server) and
-// judged offline, and the two verdicts must agree, object by object:
+// judged offline, and the two verdicts must agree, object by object; so are
+// the worst objects the CRD admits (validationtest.WorstShapes, by kubectl
+// create):
 //
 //   - "CRD": with the webhook unregistered, kube-apiserver's verdict is the
 //     CRD's and object metadata's alone; offline that is crdcheck (decode
@@ -119,7 +123,7 @@ func compareVerdicts(t *testing.T, objects []apiserverCase, offlineSays func(api
 func serverVerdict(t *testing.T, o apiserverCase) (bool, string) {
 	t.Helper()
 	verb := "apply"
-	if !o.Named {
+	if !o.Named || o.Create {
 		verb = "create"
 	}
 	r := kubectl(t, o.Text, verb, "--dry-run=server", "-f", "-")
@@ -190,6 +194,8 @@ type apiserverCase struct {
 	// is set.
 	Namespace string
 	Named     bool
+	// Create sends it with kubectl create even when it is named.
+	Create bool
 }
 
 // apiserverCases reads every ListenerSet of the comparison's files.
@@ -241,7 +247,40 @@ func apiserverCases(t *testing.T) []apiserverCase {
 			}
 		}
 	}
-	return append(out, fuzzCorpusCases(t)...)
+	return append(append(out, fuzzCorpusCases(t)...), worstCases(t)...)
+}
+
+// worstCases are the worst objects the CRD admits
+// (validationtest.WorstShapes at validation.MaxListeners listeners, each
+// shape once: an Update shape's object is another's create), sent with
+// kubectl create: apply's last-applied-configuration annotation would hold
+// the whole object, over kube-apiserver's 256 KiB of annotations.
+func worstCases(t *testing.T) []apiserverCase {
+	t.Helper()
+	var out []apiserverCase
+	for _, s := range validationtest.WorstShapes {
+		if s.Update != nil {
+			continue
+		}
+		c := objectCase(t, "worst/"+s.Name, s.Build(lsvalidation.MaxListeners))
+		c.Create = true
+		out = append(out, c)
+	}
+	return out
+}
+
+// objectCase is the case of a named object built in Go, as YAML.
+func objectCase(t *testing.T, name string, ls *gwv1.ListenerSet) apiserverCase {
+	t.Helper()
+	text, err := yaml.Marshal(ls)
+	if err != nil {
+		t.Fatal(err)
+	}
+	raw, err := yaml.YAMLToJSON(text)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return apiserverCase{Name: name, Source: name, Text: string(text), JSON: raw, Namespace: ls.Namespace, Named: true}
 }
 
 // fuzzCorpusCases are validation/testdata's fuzz corpus entries, built by
@@ -271,16 +310,8 @@ func fuzzCorpusCases(t *testing.T) []apiserverCase {
 		ls := validationtest.FuzzListenerSet([]byte(arg))
 		ls.APIVersion, ls.Kind = "gateway.networking.k8s.io/v1", "ListenerSet"
 		ls.Name = "fuzz-" + strings.ToLower(filepath.Base(f))
-		text, err := yaml.Marshal(ls)
-		if err != nil {
-			t.Fatal(err)
-		}
-		raw, err := yaml.YAMLToJSON(text)
-		if err != nil {
-			t.Fatal(err)
-		}
 		rel, _ := filepath.Rel(root, f)
-		out = append(out, apiserverCase{Name: rel, Source: rel, Text: string(text), JSON: raw, Namespace: ls.Namespace, Named: true})
+		out = append(out, objectCase(t, rel, ls))
 	}
 	return out
 }

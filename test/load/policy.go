@@ -19,9 +19,10 @@ import (
 	gwv1 "sigs.k8s.io/gateway-api/apis/v1"
 
 	"github.com/airlock/listenerset-webhook/policy"
-	"github.com/airlock/listenerset-webhook/policy/policytest"
 	"github.com/airlock/listenerset-webhook/test/load/fixtures"
 	"github.com/airlock/listenerset-webhook/test/localcluster"
+	"github.com/airlock/listenerset-webhook/validation"
+	"github.com/airlock/listenerset-webhook/validation/validationtest"
 )
 
 // The states of the API server figure with the ValidatingAdmissionPolicy,
@@ -122,7 +123,7 @@ const policyCostRequests = 30
 // policyCostFigure measures policyCost, with no webhook registered, for the
 // two-listener object of the timed creates, the 64-listener object of the
 // load mix (fixtures.SixtyFour, valid), the largest valid object within the
-// CRD's limits (policytest.WorstValidListenerSet: 64 listeners, 16 options
+// CRD's limits (validationtest.LargestValid: 64 listeners, 16 options
 // of 4096 bytes, every list full; 2.8 MB of JSON) and an invalid one with
 // every list at its maximum (fixtures.Largest, option values cut to fit the
 // request limit), which the policy denies.
@@ -142,7 +143,7 @@ func policyCostFigure(ctx context.Context, c *apiCluster) (*policyCost, error) {
 	}{
 		{"2 listeners (valid; the creates above)", fixtures.TwoListeners},
 		{"64 listeners, every TLS option (valid; the load mix's)", fixtures.SixtyFour},
-		{"largest valid within the CRD's limits (policytest)", policytest.WorstValidListenerSet},
+		{"largest valid within the CRD's limits (validationtest)", func() *gwv1.ListenerSet { return validationtest.LargestValid(validation.MaxListeners) }},
 		{"every list at the CRD's maximum (invalid)", fixtures.Largest},
 	} {
 		pc := policyCostCase{Object: o.name}

@@ -35,6 +35,7 @@ var WorstShapes = []Shape{
 	{Name: "most-list-errors", Build: MostListErrors},
 	{Name: "most-ref-errors", Build: MostRefErrors},
 	{Name: "most-selector-errors", Build: MostSelectorErrors},
+	{Name: "longest-selector", Build: LongestSelector},
 	{Name: "most-warnings", Build: MostWarnings},
 	{Name: "most-ratcheted", Build: MostListErrors, Update: MostListErrors},
 	{Name: "largest-valid", Build: LargestValid},
@@ -132,31 +133,56 @@ func MostRefErrors(n int) *gwv1.ListenerSet {
 	return ls
 }
 
-// selectorExpressions is how many matchExpressions MostSelectorErrors gives
-// each listener: the CRD sets no limit, and 64 listeners of them fill
-// about 2.5 MB, under kube-apiserver's 3 MiB.
-const selectorExpressions = 1000
-
-// MostSelectorErrors: n listeners whose allowedRoutes selector (the one
-// list the CRD does not bound) has selectorExpressions expressions, each
-// with an invalid key and an invalid value: apimachinery's label selector
-// validation reports both, 128 000 errors at 64 listeners.
+// MostSelectorErrors: n listeners whose allowedRoutes selector (its lists
+// are the ones the CRD does not bound) has every list at validation's
+// bound, each item invalid: validation.MaxSelectorItems labels with an
+// invalid key and value, as many expressions with an invalid key and as
+// many invalid values (5 632 errors at 64 listeners).
 func MostSelectorErrors(n int) *gwv1.ListenerSet {
 	ls := worstBase("most-selector-errors")
 	for i := range n {
 		l := httpsListener(i)
+		sel := &metav1.LabelSelector{MatchLabels: map[string]string{}}
+		for j := range validation.MaxSelectorItems {
+			sel.MatchLabels[fmt.Sprintf("-%d", j)] = "-"
+			e := metav1.LabelSelectorRequirement{Key: fmt.Sprintf("-%d", j), Operator: metav1.LabelSelectorOpIn}
+			for m := range validation.MaxSelectorItems {
+				e.Values = append(e.Values, fmt.Sprintf("-%d", m))
+			}
+			sel.MatchExpressions = append(sel.MatchExpressions, e)
+		}
+		l.AllowedRoutes = selectorRoutes(sel)
+		ls.Spec.Listeners = append(ls.Spec.Listeners, l)
+	}
+	return ls
+}
+
+// longSelector is how many matchExpressions LongestSelector gives each
+// listener: the CRD sets no limit, and 64 listeners of them fill about
+// 2.5 MB, under kube-apiserver's 3 MiB.
+const longSelector = 1000
+
+// LongestSelector: n listeners whose selector has longSelector invalid
+// expressions, far over validation.MaxSelectorItems: the largest input
+// the selector takes, which every engine must refuse by its length alone.
+func LongestSelector(n int) *gwv1.ListenerSet {
+	ls := worstBase("longest-selector")
+	for i := range n {
+		l := httpsListener(i)
 		sel := &metav1.LabelSelector{}
-		for j := range selectorExpressions {
+		for j := range longSelector {
 			sel.MatchExpressions = append(sel.MatchExpressions, metav1.LabelSelectorRequirement{
 				Key: fmt.Sprintf("-%d", j), Operator: metav1.LabelSelectorOpIn, Values: []string{"-"},
 			})
 		}
-		l.AllowedRoutes = &gwv1.AllowedRoutes{Namespaces: &gwv1.RouteNamespaces{
-			From: ptr.To(gwv1.NamespacesFromSelector), Selector: sel,
-		}}
+		l.AllowedRoutes = selectorRoutes(sel)
 		ls.Spec.Listeners = append(ls.Spec.Listeners, l)
 	}
 	return ls
+}
+
+func selectorRoutes(sel *metav1.LabelSelector) *gwv1.AllowedRoutes {
+	return &gwv1.AllowedRoutes{Namespaces: &gwv1.RouteNamespaces{From: ptr.To(gwv1.NamespacesFromSelector), Selector: sel}}
 }
 
 // MostWarnings: n valid listeners with every warning a listener can earn: a
