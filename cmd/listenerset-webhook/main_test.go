@@ -131,7 +131,7 @@ func TestServeFlagsDocumentDefaults(t *testing.T) {
 		`-enable-http2`, `-cert-dir string`, `-host string`,
 		`-zap-log-level`, `-zap-devel`,
 		`-cluster-checks`, `-strict`, `-watch-secrets`, `-kubeconfig string`,
-		`-shutdown-delay duration`, `-shutdown-timeout duration`, `(default 20s)`,
+		`-shutdown-delay duration`, `-shutdown-timeout duration`, `(default 1m35s)`,
 		`-read-header-timeout duration`, `(default 10s)`, `-request-timeout duration`, `(default 30s)`,
 		`-max-in-flight-bytes value`, `(default 24Mi)`, `-default-timeout duration`,
 	} {

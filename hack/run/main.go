@@ -266,7 +266,10 @@ func (s *session) startWebhook(ctx context.Context, root string, logFile *os.Fil
 		say("starting the webhook on https://%s (%s serve; its log: %s)", addr, o.webhookBinary, logName)
 		cmd := exec.CommandContext(hookCtx, o.webhookBinary, "serve",
 			"--host=127.0.0.1", fmt.Sprintf("--port=%d", port), "--cert-dir="+cert.Dir,
-			"--health-probe-bind-address="+health, "--metrics-bind-address="+metrics)
+			"--health-probe-bind-address="+health, "--metrics-bind-address="+metrics,
+			// no endpoints to leave and no rollout: Ctrl-C need not wait
+			// for kube-apiserver's idle connections
+			"--shutdown-timeout=5s")
 		if checks.Enabled {
 			cmd.Args = append(cmd.Args, "--cluster-checks", "--watch-secrets", "--kubeconfig="+s.kubeconfig,
 				fmt.Sprintf("--strict=%t", checks.Strict))

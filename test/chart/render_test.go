@@ -29,6 +29,7 @@ import (
 	"github.com/airlock/listenerset-webhook/webhook/admission"
 	"github.com/airlock/listenerset-webhook/webhook/certs"
 	"github.com/airlock/listenerset-webhook/webhook/inflight"
+	"github.com/airlock/listenerset-webhook/webhook/serving"
 )
 
 // Names the chart gives the release's objects (fullname = release name,
@@ -295,6 +296,7 @@ func checkHardenedDeployment(t *testing.T, objs objects, dep *appsv1.Deployment)
 	// is closed by its answer), so that kube-apiserver closes every idle
 	// connection itself (serving's drain).
 	assert.GreaterOrEqual(t, delay+drain, 95*time.Second, "delay %s + drain %s outlast kube-apiserver's keep-alive", delay, drain)
+	assert.Equal(t, serving.DefaultShutdownTimeout, drain, "the chart's drain is the binary's default (one value)")
 	checkLimits(t, objs, c, inflight.DefaultMaxBytes)
 }
 

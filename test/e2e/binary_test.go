@@ -27,7 +27,7 @@ func newBinaryWebhook(ports testproc.Ports, cert *localcluster.ServingCert) (*bi
 	}
 	return &binaryWebhook{
 		path:  bin,
-		args:  append([]string{"serve", "--host=127.0.0.1", "--cert-dir=" + cert.Dir}, ports.Flags()...),
+		args:  append(append(append([]string{"serve"}, testproc.ServeFlags()...), "--host=127.0.0.1", "--cert-dir="+cert.Dir), ports.Flags()...),
 		caPEM: cert.CAPEM,
 		ports: ports,
 	}, nil

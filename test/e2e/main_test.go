@@ -204,6 +204,7 @@ func newInProcessWebhook(ports testproc.Ports, cert *localcluster.ServingCert) *
 				Port:                   ports.Webhook,
 				HealthProbeBindAddress: ports.HealthAddr(),
 				MetricsBindAddress:     ports.MetricsAddr(),
+				ShutdownTimeout:        testproc.ServeDrain,
 			},
 			Certs: certs.Options{Dir: cert.Dir},
 		},

@@ -20,6 +20,7 @@ import (
 
 	"github.com/airlock/listenerset-webhook/test/load/fixtures"
 	"github.com/airlock/listenerset-webhook/test/localcluster"
+	"github.com/airlock/listenerset-webhook/test/testproc"
 	"github.com/airlock/listenerset-webhook/webhook/admission"
 )
 
@@ -112,7 +113,7 @@ func apiserverFigure(ctx context.Context, root, oursBin, floorBin, outDir string
 	for name, bin := range map[string]string{"ours": oursBin, "floor": floorBin} {
 		args := []string{}
 		if name == "ours" {
-			args = []string{"serve"}
+			args = append([]string{"serve"}, testproc.ServeFlags()...)
 		}
 		s, err := startServer(ctx, name, bin, args, cert.Dir, filepath.Join(outDir, "apiserver-"+name+".log"))
 		if err != nil {
@@ -123,7 +124,7 @@ func apiserverFigure(ctx context.Context, root, oursBin, floorBin, outDir string
 	}
 	// Ours as admission.mode both runs it: the cluster-aware checks on, with
 	// the cluster's informers (the chart's default there: no Secrets).
-	cc, err := startServer(ctx, oursClusterChecks, oursBin, []string{"serve", "--cluster-checks", "--kubeconfig=" + lc.KubeconfigPath},
+	cc, err := startServer(ctx, oursClusterChecks, oursBin, append(append([]string{"serve"}, testproc.ServeFlags()...), "--cluster-checks", "--kubeconfig="+lc.KubeconfigPath),
 		cert.Dir, filepath.Join(outDir, "apiserver-"+oursClusterChecks+".log"))
 	if err != nil {
 		return nil, err

@@ -269,7 +269,7 @@ func loadFigure(ctx context.Context, o options, levels []int) ([]loadResult, err
 			for _, s := range order {
 				args := []string{}
 				if s.name == "ours" {
-					args = []string{"serve"}
+					args = append([]string{"serve"}, testproc.ServeFlags()...)
 				}
 				srv, err := startServer(ctx, s.name, s.bin, args, cert.Dir, filepath.Join(o.outDir, fmt.Sprintf("%s-c%d-r%d.log", s.name, c, round)))
 				if err != nil {

@@ -679,7 +679,7 @@ func (c *scaleCluster) measure(ctx context.Context, o options, n int) (scaleSize
 	r.PopulateSeconds = d.Seconds()
 
 	say("scale: %d ListenerSets: starting the webhook with --cluster-checks --watch-secrets", n)
-	args := []string{"serve", "--cluster-checks", "--watch-secrets", "--kubeconfig=" + c.lc.KubeconfigPath}
+	args := append(append([]string{"serve"}, testproc.ServeFlags()...), "--cluster-checks", "--watch-secrets", "--kubeconfig="+c.lc.KubeconfigPath)
 	start := time.Now()
 	srv, err := launchServer("ours", o.oursBin, args, c.certDir, filepath.Join(o.outDir, scaleFile(*scaleShape, fmt.Sprintf("scale-%d", n), ".log")))
 	if err != nil {

@@ -65,7 +65,7 @@ func startWebhookProc(t *testing.T, bin, name, certDir string, args ...string) *
 	t.Helper()
 	ports, err := testproc.NewPorts()
 	require.NoError(t, err)
-	flags := append([]string{"serve", "--host=127.0.0.1", "--cert-dir=" + certDir}, ports.Flags()...)
+	flags := append(append(append([]string{"serve"}, testproc.ServeFlags()...), "--host=127.0.0.1", "--cert-dir="+certDir), ports.Flags()...)
 	proc, err := testproc.Start(exec.Command(bin, append(flags, args...)...), filepath.Join(t.TempDir(), name+".log"))
 	require.NoError(t, err)
 	p := &webhookProc{Process: proc, name: name, ports: ports, addr: ports.Addr()}

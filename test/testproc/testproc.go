@@ -128,6 +128,16 @@ func Returned(done chan error) func() error {
 	}
 }
 
+// ServeDrain is the --shutdown-timeout tests give `serve`: the default
+// (serving.DefaultShutdownTimeout) waits up to 95 s for the clients'
+// idle connections to end, which a test stopping its server between
+// cases need not, as no rollout's requests are in flight.
+const ServeDrain = 5 * time.Second
+
+// ServeFlags are the flags tests give `serve` before their own (a later
+// flag wins).
+func ServeFlags() []string { return []string{"--shutdown-timeout=" + ServeDrain.String()} }
+
 // WebhookPackage is the webhook binary's import path.
 const WebhookPackage = "github.com/airlock/listenerset-webhook/cmd/listenerset-webhook"
 

@@ -37,13 +37,16 @@ const (
 	// headers: kube-apiserver sends them at once, so only a slow-loris
 	// client needs longer.
 	DefaultReadHeaderTimeout = 10 * time.Second
-	// DefaultShutdownTimeout bounds the drain after the shutdown delay. It
-	// covers kube-apiserver's longest webhook call (timeoutSeconds is capped
-	// at 30, the chart uses 10) with most requests taking milliseconds. The
-	// chart sets more: enough for kube-apiserver to close the connections it
-	// keeps idle itself (kubeAPIServerKeepAlive after their last use), which
-	// the drain waits for (see webhookServer.drain).
-	DefaultShutdownTimeout = 20 * time.Second
+	// DefaultShutdownTimeout bounds the drain after the shutdown delay:
+	// long enough for kube-apiserver to close the connections it keeps idle
+	// itself (kubeAPIServerKeepAlive after their last use), which the drain
+	// waits for (see webhookServer.drain), so that none is closed under a
+	// request; it also covers kube-apiserver's longest webhook call
+	// (timeoutSeconds is capped at 30). The chart's shutdownTimeoutSeconds
+	// is this value (test/chart holds them equal). A drain
+	// ends as soon as every connection has: without kube-apiserver's
+	// connections, at once.
+	DefaultShutdownTimeout = kubeAPIServerKeepAlive + 5*time.Second
 )
 
 // RequestTimeout is the default of Options.RequestTimeout: the webhook
