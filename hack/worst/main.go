@@ -1,6 +1,8 @@
 // Command worst writes the worst ListenerSets the CRD admits
-// (validationtest.WorstShapes, at 64 listeners) as YAML files, one per
-// shape, for measuring the offline command on them by hand:
+// (validationtest.WorstShapes, at 64 listeners) as YAML and JSON files, one
+// of each per shape, for measuring the offline command on them by hand (the
+// two readers differ: YAML is converted by sigs.k8s.io/yaml and parsed again
+// for positions, JSON is scanned):
 //
 //	go run ./hack/worst -o .run/worst
 //	/usr/bin/time -v bin/listenerset-webhook validate -f .run/worst/most-selector-errors.yaml
@@ -9,6 +11,7 @@
 package main
 
 import (
+	"encoding/json"
 	"flag"
 	"fmt"
 	"os"
@@ -32,14 +35,21 @@ func main() {
 		if s.Update != nil {
 			continue // an update's cost needs a stored object: the webhook's figure
 		}
-		data, err := yaml.Marshal(s.Build(*n))
-		if err == nil {
-			err = os.WriteFile(filepath.Join(*out, s.Name+".yaml"), data, 0o644)
+		ls := s.Build(*n)
+		for _, f := range []struct {
+			ext     string
+			marshal func(any) ([]byte, error)
+		}{{".yaml", yaml.Marshal}, {".json", json.Marshal}} {
+			data, err := f.marshal(ls)
+			path := filepath.Join(*out, s.Name+f.ext)
+			if err == nil {
+				err = os.WriteFile(path, data, 0o644)
+			}
+			if err != nil {
+				fmt.Fprintln(os.Stderr, err)
+				os.Exit(1)
+			}
+			fmt.Printf("%s: %d bytes\n", path, len(data))
 		}
-		if err != nil {
-			fmt.Fprintln(os.Stderr, err)
-			os.Exit(1)
-		}
-		fmt.Printf("%s/%s.yaml: %d bytes\n", *out, s.Name, len(data))
 	}
 }

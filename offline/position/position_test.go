@@ -1,7 +1,9 @@
 package position_test
 
 import (
+	"strings"
 	"testing"
+	"unicode/utf8"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
@@ -148,6 +150,29 @@ func TestLines(t *testing.T) {
 		5: {Line: 2, Column: 2}, 7: {Line: 3, Column: 1}, 8: {Line: 4, Column: 1}, 99: {Line: 4, Column: 2},
 	} {
 		assert.Equal(t, want, l.At(off), "offset %d", off)
+	}
+}
+
+// TestLinesLongLines: the marks that make At cheap on long lines give the
+// same places as counting from the line's start, at every offset, also
+// inside a multi-byte character and on invalid UTF-8.
+func TestLinesLongLines(t *testing.T) {
+	var b strings.Builder
+	for i := range 5000 {
+		b.WriteString([]string{"a", "ä", "€", "😀", "\xff", "bc", "\xe2\x82"}[i*7%13%7])
+		if i%1500 == 1499 {
+			b.WriteString("\n\n")
+		}
+	}
+	data := []byte(b.String())
+	l := position.NewLines(data)
+	line, start := 1, 0
+	for off := 0; off <= len(data); off++ {
+		want := position.Pos{Line: line, Column: utf8.RuneCount(data[start:off]) + 1}
+		require.Equal(t, want, l.At(off), "offset %d", off)
+		if off < len(data) && data[off] == '\n' {
+			line, start = line+1, off+1
+		}
 	}
 }
 
