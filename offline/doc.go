@@ -92,15 +92,19 @@
 // # Positions
 //
 // Every error and warning carries the line and column (from 1, columns in
-// characters) of its field in the file, not of its document: a YAML document
-// is also parsed into a node tree (go.yaml.in/yaml/v3), a JSON value is read
-// by a token scan, and the field's path is looked up in it (package
-// position). A field that is missing, as for a Required error, points at its
-// nearest existing parent; a warning known only by its line (a duplicate YAML
-// key) at that key. Lines count from the top of the file, across "---". A
-// YAML document that converts to JSON but does not parse as a node tree (the
-// parsers differ in corner cases) has its findings at its first line. Every
-// format shows them; the text output as a suffix after kubectl's line.
+// characters) of its field in the file, not of its document: the document
+// of an object with findings is parsed into a node tree (a YAML document by
+// go.yaml.in/yaml/v3, a JSON value by a token scan), and the field's path is
+// looked up in it (package position). Only then: the value itself is read
+// once, by sigs.k8s.io/yaml as kubectl reads it, and an object without
+// findings needs no tree (its line is that of its first line that is
+// neither blank nor a comment). A field that is missing, as for a Required
+// error, points at its nearest existing parent; a warning known only by its
+// line (a duplicate YAML key) at that key. Lines count from the top of the
+// file, across "---". A YAML document that converts to JSON but does not
+// parse as a node tree (the parsers differ in corner cases) has its findings
+// at its first line. Every format shows them; the text output as a suffix
+// after kubectl's line.
 //
 // # Rule ids
 //

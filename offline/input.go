@@ -10,13 +10,17 @@ import (
 	"os"
 	"path/filepath"
 	"regexp"
+	"runtime"
 	"strconv"
 	"strings"
 
+	"golang.org/x/sync/errgroup"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	gwv1 "sigs.k8s.io/gateway-api/apis/v1"
+	sigsjson "sigs.k8s.io/json"
 	"sigs.k8s.io/yaml"
 
+	"github.com/airlock/listenerset-webhook/defaults"
 	"github.com/airlock/listenerset-webhook/offline/position"
 	"github.com/airlock/listenerset-webhook/validation"
 )
@@ -26,6 +30,9 @@ import (
 type run struct {
 	opts   Options
 	report Report
+	// inputs are the files and streams found, in order, read but not yet
+	// converted (read converts them).
+	inputs []input
 	// pending are the ListenerSets read so far. They are validated once all
 	// input is read, so that every one of them is judged against all the
 	// related objects (objects) of the input, wherever those stand.
@@ -33,13 +40,41 @@ type run struct {
 	objects validation.Objects
 }
 
-// pending is a ListenerSet read and decoded, not yet validated; ls is nil
-// when it could not be decoded (res then holds the error).
+// pending is a ListenerSet read, not yet validated.
 type pending struct {
 	res Result
-	ls  *gwv1.ListenerSet
 	// raw is the object's JSON, which the verdict decodes as kube-apiserver.
 	raw []byte
+}
+
+// input is one file or stream, or an error met while looking for them.
+type input struct {
+	name string
+	data []byte
+	// opened: name was opened (read or not), so it is one of the report's
+	// files.
+	opened bool
+	err    *InputError
+	// docs are its documents, converted (nil until read has run).
+	docs []document
+}
+
+// document is one document of an input, converted to JSON, or the error
+// that ends the input.
+type document struct {
+	loc Location
+	// yaml is the document's YAML, until convert has made raw of it.
+	yaml []byte
+	raw  json.RawMessage
+	// warnings are duplicate YAML keys.
+	warnings []Warning
+	// pos places the document's fields.
+	pos *position.Document
+	// head is raw's kind and name; headErr why raw has none.
+	head    head
+	headErr error
+	// err: the document does not parse; the rest of the input is not read.
+	err *InputError
 }
 
 func (v *run) path(p string) {
@@ -49,7 +84,7 @@ func (v *run) path(p string) {
 	}
 	info, err := os.Stat(p)
 	if err != nil {
-		v.inputError(InputError{File: p, Message: err.Error()})
+		v.unreadable(InputError{File: p, Message: err.Error()})
 		return
 	}
 	if !info.IsDir() {
@@ -58,7 +93,7 @@ func (v *run) path(p string) {
 	}
 	err = filepath.WalkDir(p, func(path string, d fs.DirEntry, err error) error {
 		if err != nil {
-			v.inputError(InputError{File: path, Message: err.Error()})
+			v.unreadable(InputError{File: path, Message: err.Error()})
 			if d != nil && d.IsDir() {
 				return fs.SkipDir
 			}
@@ -77,58 +112,114 @@ func (v *run) path(p string) {
 		return nil
 	})
 	if err != nil {
-		v.inputError(InputError{File: p, Message: err.Error()})
+		v.unreadable(InputError{File: p, Message: err.Error()})
 	}
 }
+
+// unreadable is a path that cannot be opened or walked, reported in its
+// place among the inputs.
+func (v *run) unreadable(e InputError) { v.inputs = append(v.inputs, input{err: &e}) }
 
 func (v *run) file(path string) {
 	f, err := os.Open(path)
 	if err != nil {
-		v.inputError(InputError{File: path, Message: err.Error()})
+		v.unreadable(InputError{File: path, Message: err.Error()})
 		return
 	}
 	defer f.Close()
 	v.stream(path, f)
 }
 
-// stream reads every document of one input. A stream of JSON objects is
-// read as such; anything else is split into YAML documents at "---" lines.
-// After a document that does not parse, the rest of the input is not read.
+// stream reads one input whole; read converts it.
 func (v *run) stream(name string, r io.Reader) {
 	if r == nil {
 		r = strings.NewReader("")
 	}
-	v.report.files = append(v.report.files, name)
 	data, err := io.ReadAll(r)
+	in := input{name: name, data: data, opened: true}
 	if err != nil {
-		v.inputError(InputError{File: name, Message: err.Error()})
-		return
+		in.err = &InputError{File: name, Message: err.Error()}
 	}
-	if trimmed := bytes.TrimSpace(data); len(trimmed) > 0 && trimmed[0] == '{' && v.jsonStream(name, data) {
-		return
+	v.inputs = append(v.inputs, in)
+}
+
+// read converts every document of the inputs found, on every core (the
+// YAML to JSON conversion is most of reading), then takes them in input
+// order.
+func (v *run) read() {
+	var g errgroup.Group
+	g.SetLimit(runtime.GOMAXPROCS(0))
+	for i := range v.inputs {
+		in := &v.inputs[i]
+		if in.err != nil || !in.opened {
+			continue
+		}
+		in.docs = split(in.name, in.data)
+		for j := range in.docs {
+			g.Go(func() error {
+				in.docs[j].convert()
+				return nil
+			})
+		}
 	}
-	v.yamlStream(name, data)
+	_ = g.Wait() // the workers return no error
+	for i := range v.inputs {
+		in := &v.inputs[i]
+		if in.opened {
+			v.report.files = append(v.report.files, in.name)
+		}
+		if in.err != nil {
+			v.inputError(*in.err)
+			continue
+		}
+		for _, d := range in.docs {
+			if d.err != nil {
+				v.inputError(*d.err)
+				break
+			}
+			v.document(d)
+		}
+	}
+	v.inputs = nil
+}
+
+// split cuts one input into its documents: a stream of JSON objects, or
+// anything else YAML documents at "---" lines, as kubectl reads them. Only
+// the JSON values are parsed here (json.Decoder finds their ends); YAML
+// documents are converted by convert.
+func split(name string, data []byte) []document {
+	if trimmed := bytes.TrimSpace(data); len(trimmed) > 0 && trimmed[0] == '{' {
+		if docs, ok := jsonStream(name, data); ok {
+			return docs
+		}
+	}
+	var docs []document
+	for i, d := range splitYAML(data) {
+		docs = append(docs, document{loc: Location{File: name, Document: i + 1, Line: d.line}, yaml: d.data})
+	}
+	return docs
 }
 
 // jsonStream reads concatenated JSON objects. Keeping each object's raw bytes
-// lets the strict decode see duplicate fields. It returns false, having
-// reported nothing, when the very first object does not parse: the input may
-// be YAML that starts with a flow mapping.
+// lets the strict decode see duplicate fields. It returns false when the
+// very first object does not parse: the input may be YAML that starts with a
+// flow mapping.
 //
-// Positions come from a token scan of each object (position.ParseJSON), with
+// Positions come from a token scan of each object (position.JSONValue), with
 // the lines of the file.
-func (v *run) jsonStream(name string, data []byte) bool {
+func jsonStream(name string, data []byte) ([]document, bool) {
 	dec := json.NewDecoder(bytes.NewReader(data))
 	lines := position.NewLines(data)
+	var docs []document
 	for doc := 1; ; doc++ {
 		var raw json.RawMessage
 		err := dec.Decode(&raw)
 		if errors.Is(err, io.EOF) {
-			return true
+			return docs, true
 		}
 		if err != nil {
 			if doc == 1 {
-				return false
+				return nil, false
 			}
 			ie := InputError{File: name, Document: doc, Message: err.Error()}
 			var syntax *json.SyntaxError
@@ -136,45 +227,46 @@ func (v *run) jsonStream(name string, data []byte) bool {
 				p := lines.At(int(syntax.Offset))
 				ie.Line, ie.Column = p.Line, p.Column
 			}
-			v.inputError(ie)
-			return true
+			return append(docs, document{err: &ie}), true
 		}
 		// RawMessage holds the value's bytes exactly, so it ends where the
 		// decoder stands.
-		tree := position.ParseJSON(data, int(dec.InputOffset())-len(raw), lines)
-		v.document(Location{File: name, Document: doc}, raw, nil, tree)
+		pos := position.JSONValue(data, int(dec.InputOffset())-len(raw), lines)
+		docs = append(docs, document{loc: Location{File: name, Document: doc}, raw: raw, pos: pos})
 	}
 }
 
-// yamlStream converts each YAML document to JSON. Duplicate keys, which YAML
-// to JSON conversion would silently resolve to the last value, become
-// warnings; line numbers in messages are counted from the top of the file.
-// Each document is also parsed into a node tree for the findings' positions;
-// a document that converts but does not parse as a tree (the two parsers
-// differ in corner cases) has its findings at its first line.
-func (v *run) yamlStream(name string, data []byte) {
-	for i, d := range splitYAML(data) {
-		doc := i + 1
-		raw, err := yaml.YAMLToJSONStrict(d.data)
-		var warnings []Warning
+// convert makes d's JSON from its YAML (a JSON value has it already) and
+// reads its head. Duplicate keys, which YAML to JSON conversion would
+// silently resolve to the last value, become warnings; line numbers in
+// messages are counted from the top of the file. The position tree is built
+// only when a finding needs it (position.YAMLDocument).
+func (d *document) convert() {
+	if d.err != nil {
+		return
+	}
+	if d.yaml != nil {
+		raw, err := yaml.YAMLToJSONStrict(d.yaml)
 		if err != nil {
-			lenient, lerr := yaml.YAMLToJSON(d.data)
+			lenient, lerr := yaml.YAMLToJSON(d.yaml)
 			if lerr != nil {
-				msg := fileLines(lerr.Error(), d.line)
-				ie := InputError{File: name, Document: doc, Message: msg}
+				msg := fileLines(lerr.Error(), d.loc.Line)
+				ie := InputError{File: d.loc.File, Document: d.loc.Document, Message: msg}
 				if m := lineRef.FindStringSubmatch(msg); m != nil {
 					ie.Line, _ = strconv.Atoi(m[1])
 				}
-				v.inputError(ie)
+				d.err = &ie
 				return
 			}
-			raw, warnings = lenient, duplicateKeyWarnings(err, d.line)
+			raw, d.warnings = lenient, duplicateKeyWarnings(err, d.loc.Line)
 		}
-		tree, terr := position.ParseYAML(d.data, d.line)
-		if terr != nil {
-			tree = nil
-		}
-		v.document(Location{File: name, Document: doc, Line: d.line}, raw, warnings, tree)
+		d.raw, d.pos = raw, position.YAMLDocument(d.yaml, d.loc.Line)
+		d.yaml = nil
+	}
+	d.loc.Line = d.pos.Line()
+	d.raw = bytes.TrimSpace(d.raw)
+	if len(d.raw) > 0 && d.raw[0] == '{' {
+		d.head, d.headErr = readHead(d.raw)
 	}
 }
 
@@ -186,30 +278,27 @@ type yamlDoc struct {
 
 // splitYAML splits at separator lines ("---", optionally followed by spaces
 // or a comment) as kubectl does. Nothing between two separators is no
-// document; a document of only comments is one (and decodes to null).
+// document; a document of only comments is one (and decodes to null). The
+// documents are slices of data.
 func splitYAML(data []byte) []yamlDoc {
 	var docs []yamlDoc
-	var cur []byte
-	start, line := 1, 0
-	for len(data) > 0 {
-		var l []byte
-		if i := bytes.IndexByte(data, '\n'); i >= 0 {
-			l, data = data[:i+1], data[i+1:]
-		} else {
-			l, data = data, nil
+	start, line, from := 1, 0, 0
+	for off := 0; off < len(data); {
+		end := len(data)
+		if i := bytes.IndexByte(data[off:], '\n'); i >= 0 {
+			end = off + i + 1
 		}
 		line++
-		if isSeparator(l) {
-			if len(cur) > 0 {
-				docs = append(docs, yamlDoc{data: cur, line: start})
+		if isSeparator(data[off:end]) {
+			if off > from {
+				docs = append(docs, yamlDoc{data: data[from:off:off], line: start})
 			}
-			cur, start = nil, line+1
-			continue
+			from, start = end, line+1
 		}
-		cur = append(cur, l...)
+		off = end
 	}
-	if len(cur) > 0 {
-		docs = append(docs, yamlDoc{data: cur, line: start})
+	if len(data) > from {
+		docs = append(docs, yamlDoc{data: data[from:], line: start})
 	}
 	return docs
 }
@@ -267,35 +356,48 @@ type head struct {
 	Items []json.RawMessage `json:"items"`
 }
 
-// document handles one decoded document. docWarnings (duplicate YAML keys)
-// belong to the ListenerSet in it, if it is one; for a List they cannot be
-// told apart by item and are dropped with the list. tree locates the
-// document's fields (nil: unknown); a List item gets its item's subtree.
-func (v *run) document(loc Location, raw json.RawMessage, docWarnings []Warning, tree *position.Node) {
-	if tree != nil {
-		loc.Line = tree.Pos.Line
+// readHead reads raw's kind and name. Wrong types further down (a numeric
+// name, say) leave the rest filled in; the ListenerSet decode reports them
+// properly.
+func readHead(raw []byte) (head, error) {
+	var h head
+	var typeErr *json.UnmarshalTypeError
+	if err := json.Unmarshal(raw, &h); err != nil && !errors.As(err, &typeErr) {
+		return h, err
 	}
-	raw = bytes.TrimSpace(raw)
+	return h, nil
+}
+
+// document handles one converted document. Its warnings (duplicate YAML
+// keys) belong to the ListenerSet in it, if it is one; for a List they
+// cannot be told apart by item and are dropped with the list. A List item
+// gets its item's subtree of the list's positions.
+func (v *run) document(d document) {
+	loc, raw, h := d.loc, d.raw, d.head
 	if len(raw) == 0 || bytes.Equal(raw, []byte("null")) {
 		return // an empty document: only comments, or "---" twice
 	}
-	var h head
 	if raw[0] != '{' {
 		v.skip(Skipped{Location: loc, Reason: reasonNotObject})
 		return
 	}
-	// Wrong types further down (a numeric name, say) leave the rest filled
-	// in; the ListenerSet decode below reports them properly.
-	var typeErr *json.UnmarshalTypeError
-	if err := json.Unmarshal(raw, &h); err != nil && !errors.As(err, &typeErr) {
-		v.inputError(InputError{File: loc.File, Document: loc.Document, Message: err.Error()})
+	if d.headErr != nil {
+		v.inputError(InputError{File: loc.File, Document: loc.Document, Message: d.headErr.Error()})
 		return
 	}
 	if loc.Item == 0 && isList(h) {
-		items := tree.Child(position.Segment{Key: "items", Index: -1})
+		items := d.pos.Tree().Child(position.Segment{Key: "items", Index: -1})
 		for i, item := range h.Items {
-			v.document(Location{File: loc.File, Document: loc.Document, Item: i + 1, Line: loc.Line}, item, nil,
-				items.Child(position.Segment{Key: fmt.Sprint(i), Index: i}))
+			tree := items.Child(position.Segment{Key: fmt.Sprint(i), Index: i})
+			it := document{loc: Location{File: loc.File, Document: loc.Document, Item: i + 1, Line: loc.Line},
+				raw: bytes.TrimSpace(item), pos: position.Parsed(tree)}
+			if tree != nil {
+				it.loc.Line = tree.Pos.Line
+			}
+			if len(it.raw) > 0 && it.raw[0] == '{' {
+				it.head, it.headErr = readHead(it.raw)
+			}
+			v.document(it)
 		}
 		return
 	}
@@ -309,9 +411,9 @@ func (v *run) document(loc Location, raw json.RawMessage, docWarnings []Warning,
 	case h.APIVersion != listenerSetAPIVersion:
 		skipped.Reason = reasonOtherVersion
 	default:
-		p := decode(loc, h, raw, docWarnings)
-		p.res.tree = tree
-		v.pending = append(v.pending, p)
+		v.pending = append(v.pending, pending{raw: raw, res: Result{Location: loc,
+			Namespace: h.Metadata.Namespace, Name: h.Metadata.Name, pos: d.pos,
+			Errors: []FieldError{}, Warnings: append([]Warning{}, d.warnings...)}})
 		return
 	}
 	if v.collect(h, raw) {
@@ -381,11 +483,17 @@ func Read(paths []string, stdin io.Reader) *Input {
 	for _, p := range paths {
 		v.path(p)
 	}
+	v.read()
 	in := &Input{Objects: v.objects, InputErrors: v.report.InputErrors}
 	for _, p := range v.pending {
-		if p.ls != nil {
-			in.Sets = append(in.Sets, p.ls)
+		// Decoded and defaulted as the webhook does; one the Go type cannot
+		// hold is left out (Validate reports it).
+		ls := &gwv1.ListenerSet{}
+		if _, err := sigsjson.UnmarshalStrict(p.raw, ls); err != nil {
+			continue
 		}
+		defaults.ListenerSet(ls)
+		in.Sets = append(in.Sets, ls)
 	}
 	return in
 }

@@ -11,33 +11,9 @@ import (
 	"golang.org/x/sync/errgroup"
 	"k8s.io/apimachinery/pkg/util/validation/field"
 	gwv1 "sigs.k8s.io/gateway-api/apis/v1"
-	sigsjson "sigs.k8s.io/json"
 
-	"github.com/airlock/listenerset-webhook/defaults"
 	"github.com/airlock/listenerset-webhook/validation"
 )
-
-// decode decodes one ListenerSet into the Go type and defaults it like the
-// webhook, for Read. The verdict (validatePending) starts again from raw,
-// as kube-apiserver reads it.
-func decode(loc Location, h head, raw []byte, docWarnings []Warning) pending {
-	res := Result{Location: loc, Namespace: h.Metadata.Namespace, Name: h.Metadata.Name,
-		Errors: []FieldError{}, Warnings: append([]Warning{}, docWarnings...)}
-	ls := &gwv1.ListenerSet{}
-	if _, err := sigsjson.UnmarshalStrict(raw, ls); err != nil {
-		where := loc.File + ", document " + fmt.Sprint(loc.Document)
-		if loc.Item > 0 {
-			where += ", item " + fmt.Sprint(loc.Item)
-		}
-		res.Errors = append(res.Errors, FieldError{
-			Type:    string(field.ErrorTypeTypeInvalid),
-			Message: fmt.Sprintf("cannot decode (%s): %v", where, err),
-		})
-		return pending{res: res, raw: raw}
-	}
-	defaults.ListenerSet(ls)
-	return pending{res: res, ls: ls, raw: raw}
-}
 
 // validatePending gives each ListenerSet kube-apiserver's verdict on a
 // create of it: the CRD and object metadata as the server applies them

@@ -122,8 +122,9 @@ type Result struct {
 	// unknown ones under UnknownFieldsWarn).
 	Warnings []Warning `json:"warnings"`
 
-	// tree locates the fields of the object's document (nil: unknown).
-	tree *position.Node
+	// pos locates the fields of the object's document (its tree nil:
+	// unknown).
+	pos *position.Document
 }
 
 // FieldError is one field.Error.
@@ -229,6 +230,7 @@ func Validate(paths []string, opts Options) int {
 	for _, p := range paths {
 		v.path(p)
 	}
+	v.read()
 	v.validatePending()
 	r := &v.report
 	r.Summary.ExitCode = ExitValid

@@ -9,6 +9,7 @@ import (
 	"k8s.io/apimachinery/pkg/util/validation/field"
 	sigsjson "sigs.k8s.io/json"
 
+	"github.com/airlock/listenerset-webhook/offline/position"
 	"github.com/airlock/listenerset-webhook/validation"
 )
 
@@ -74,17 +75,23 @@ func strictWarning(err error) Warning {
 // parent when it is missing. Without a tree (the document could not be read
 // as a node tree) findings point at the object's first line.
 func (r *Result) locate() {
+	var tree *position.Node
+	parsed := false
 	at := func(field string, line int, key string) (int, int) {
-		if r.tree == nil {
+		if !parsed {
+			// Only now: most results have no finding to place.
+			tree, parsed = r.pos.Tree(), true
+		}
+		if tree == nil {
 			return max(r.Line, 1), 1
 		}
 		if field == "" && line > 0 {
-			if p, ok := r.tree.KeyOnLine(line, key); ok {
+			if p, ok := tree.KeyOnLine(line, key); ok {
 				return p.Line, p.Column
 			}
 			return line, 1
 		}
-		p, _ := r.tree.Find(field)
+		p, _ := tree.Find(field)
 		return p.Line, p.Column
 	}
 	for i := range r.Errors {

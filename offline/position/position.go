@@ -416,3 +416,94 @@ func (n *Node) KeyOnLine(line int, key string) (Pos, bool) {
 	}
 	return Pos{}, false
 }
+
+// Document is one document of a file whose node tree is built on first use:
+// most objects have no finding to place, and parsing a document for
+// positions costs about as much as converting it to JSON. Its Line is known
+// without the tree. A Document is not safe for concurrent use.
+type Document struct {
+	line int
+	tree *Node
+	// parse builds the tree; nil once it has run (or when there is none).
+	parse func() *Node
+}
+
+// YAMLDocument is the YAML document data (without "---" separators) that
+// starts on line firstLine of its file. Its Line is that of its first node,
+// read from the first line that is neither blank nor a comment when that
+// line starts the way a node on it does (a key, a quoted key, a sequence
+// entry, a flow collection); otherwise the tree is built now, and a
+// document that does not parse as a tree has firstLine.
+func YAMLDocument(data []byte, firstLine int) *Document {
+	d := &Document{line: firstLine, parse: func() *Node {
+		tree, err := ParseYAML(data, firstLine)
+		if err != nil {
+			return nil
+		}
+		return tree
+	}}
+	if line, ok := firstNodeLine(data, firstLine); ok {
+		d.line = line
+		return d
+	}
+	if tree := d.Tree(); tree != nil {
+		d.line = tree.Pos.Line
+	}
+	return d
+}
+
+// firstNodeLine is the line of the first line of data that is neither blank
+// nor a comment, when its first character starts a node on that very line
+// (what the YAML parser gives as the document's line; an anchor, a tag or a
+// directive may not, and a tab may not parse).
+func firstNodeLine(data []byte, firstLine int) (int, bool) {
+	for line := firstLine; len(data) > 0; line++ {
+		l := data
+		if i := bytes.IndexByte(data, '\n'); i >= 0 {
+			l, data = data[:i], data[i+1:]
+		} else {
+			data = nil
+		}
+		t := bytes.TrimLeft(l, " ")
+		switch {
+		case len(bytes.TrimRight(t, " \r")) == 0 || t[0] == '#':
+			continue
+		case t[0] == '"' || t[0] == '\'' || t[0] == '-' || t[0] == '{' || t[0] == '[' || t[0] == '_' ||
+			'a' <= t[0] && t[0] <= 'z' || 'A' <= t[0] && t[0] <= 'Z' || '0' <= t[0] && t[0] <= '9':
+			return line, true
+		default:
+			return 0, false
+		}
+	}
+	return 0, false
+}
+
+// JSONValue is the JSON value at byte offset start of the file data (see
+// ParseJSON), with the file's lines.
+func JSONValue(data []byte, start int, lines *Lines) *Document {
+	return &Document{line: lines.At(start).Line, parse: func() *Node { return ParseJSON(data, start, lines) }}
+}
+
+// Parsed is a document whose tree is at hand (a List's item).
+func Parsed(tree *Node) *Document {
+	d := &Document{tree: tree}
+	if tree != nil {
+		d.line = tree.Pos.Line
+	}
+	return d
+}
+
+// Line is the line of the file the document's value starts on.
+func (d *Document) Line() int { return d.line }
+
+// Tree is the document's node tree, built on the first call; nil when the
+// document does not parse as one.
+func (d *Document) Tree() *Node {
+	if d == nil {
+		return nil
+	}
+	if d.parse != nil {
+		d.tree, d.parse = d.parse(), nil
+	}
+	return d.tree
+}

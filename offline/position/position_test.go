@@ -185,3 +185,33 @@ func TestKeyOnLine(t *testing.T) {
 	_, ok = root.KeyOnLine(14, "protocol")
 	assert.False(t, ok)
 }
+
+// TestYAMLDocumentLine: a document's line, read without its tree where a
+// scan can tell, is its tree's; the tree is still built on demand.
+func TestYAMLDocumentLine(t *testing.T) {
+	for _, d := range []string{
+		"a: 1\n", "# c\n\n  # d\nkind: x\n", "\n\n  a: 1\n", "{a: 1}\n", "[1]\n", "- a\n", "&x\na: 1\n",
+		"&x a: 1\n", "!!map\na: 1\n", "--- {a: 1}\n", "\"a\": 1\n", "'a': 1\n", "? a\n: 1\n", "hello\n",
+		"|\n  x\n", "\ufeffa: 1\n", "a:\n  b: 1\n", "-foo: 1\n", "  \r\n# x\r\na: 1\r\n", "_a: 1\n", "9: x\n",
+	} {
+		doc := position.YAMLDocument([]byte(d), 7)
+		tree, err := position.ParseYAML([]byte(d), 7)
+		require.NoError(t, err, "%q", d)
+		assert.Equal(t, tree.Pos.Line, doc.Line(), "%q", d)
+		assert.Equal(t, tree, doc.Tree(), "%q", d)
+	}
+	// Not a tree: the document's first line.
+	for _, d := range []string{"\t\na: 1\n", "...\na: 1\n", "@a: 1\n", "a: [\n"} {
+		doc := position.YAMLDocument([]byte(d), 7)
+		assert.Nil(t, doc.Tree(), "%q", d)
+		if d[0] != 'a' {
+			assert.Equal(t, 7, doc.Line(), "%q", d)
+		}
+	}
+	json := []byte(`{"a": 1}` + "\n\n" + `  {"b": [2]}`)
+	lines := position.NewLines(json)
+	doc := position.JSONValue(json, 12, lines)
+	assert.Equal(t, 3, doc.Line())
+	assert.Equal(t, position.Pos{Line: 3, Column: 3}, doc.Tree().Pos)
+	assert.Equal(t, 5, position.Parsed(&position.Node{Pos: position.Pos{Line: 5}}).Line())
+}
