@@ -10,6 +10,7 @@ import (
 	structuralpruning "k8s.io/apiextensions-apiserver/pkg/apiserver/schema/pruning"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/util/validation/field"
 	"k8s.io/apiserver/pkg/registry/rest"
 	sigsjson "sigs.k8s.io/json"
@@ -45,20 +46,19 @@ type Decoded struct {
 // metadata does not decode.
 func (c *Checker) DecodeCreate(raw []byte) (*Decoded, error) {
 	obj := map[string]any{}
-	// Into a map only duplicates are strict errors.
+	// Into a map only duplicates are strict errors. The map is the one
+	// Unstructured.UnmarshalJSON makes (case-sensitive, numbers int64 where
+	// integral and float64 otherwise, the last of duplicates kept), so raw
+	// is parsed once; that also wants a kind.
 	strictErrs, err := sigsjson.UnmarshalStrict(raw, &obj, sigsjson.DisallowDuplicateFields)
 	if err != nil {
 		return nil, err
 	}
-	d := &Decoded{}
-	d.DuplicateFields = strictErrs
-	// Numbers as kube-apiserver's unstructured decoding gives them: int64
-	// where integral, float64 otherwise.
-	u := &unstructured.Unstructured{}
-	if err := u.UnmarshalJSON(raw); err != nil {
-		return nil, err
+	u := &unstructured.Unstructured{Object: obj}
+	if u.GetKind() == "" {
+		return nil, runtime.NewMissingKindErr(string(raw))
 	}
-	d.Object = u
+	d := &Decoded{Object: u, DuplicateFields: strictErrs}
 	unknown, err := c.coerce(u)
 	if err != nil {
 		return nil, err

@@ -188,6 +188,21 @@ func TestDecodeCreate(t *testing.T) {
 		_, err := checker.DecodeCreate([]byte(`[1]`))
 		assert.Error(t, err)
 	})
+	t.Run("no kind", func(t *testing.T) {
+		_, err := checker.DecodeCreate([]byte(`{"apiVersion":"gateway.networking.k8s.io/v1","metadata":{"name":"x"}}`))
+		assert.ErrorContains(t, err, "Object 'Kind' is missing")
+	})
+	// Numbers as Unstructured.UnmarshalJSON reads them, which the schema's
+	// integer checks depend on.
+	t.Run("numbers", func(t *testing.T) {
+		d, err := checker.DecodeCreate(object(t, func(o map[string]any) {
+			listener0(o)["port"] = 8080
+			o["spec"].(map[string]any)["x"] = 1.5
+		}))
+		require.NoError(t, err)
+		assert.Equal(t, int64(8080), listener0(d.Object.Object)["port"])
+		assert.Equal(t, []string{"spec.x"}, d.UnknownFields)
+	})
 }
 
 func TestFinalizerWarning(t *testing.T) {
