@@ -329,7 +329,7 @@ func (s *scanner) value(depth int) *Node {
 				continue
 			}
 			keyPos := s.lines.At(s.i)
-			key, ok := s.str()
+			key, ok := s.str(true)
 			if !ok {
 				return n
 			}
@@ -363,7 +363,7 @@ func (s *scanner) value(depth int) *Node {
 			n.Items = append(n.Items, item)
 		}
 	case '"':
-		s.str()
+		s.str(false)
 		return n
 	default: // number, true, false, null
 		for s.i < len(s.data) && !bytes.ContainsRune([]byte(" \t\r\n,]}"), rune(s.data[s.i])) {
@@ -373,18 +373,28 @@ func (s *scanner) value(depth int) *Node {
 	}
 }
 
-// str reads a JSON string at s.i and returns its value.
-func (s *scanner) str() (string, bool) {
+// str reads a JSON string at s.i and returns its value; a value (not a
+// key) is only skipped (decode false).
+func (s *scanner) str(decode bool) (string, bool) {
 	if s.i >= len(s.data) || s.data[s.i] != '"' {
 		return "", false
 	}
-	start := s.i
+	start, escaped := s.i, false
 	for s.i++; s.i < len(s.data); s.i++ {
 		switch s.data[s.i] {
 		case '\\':
 			s.i++
+			escaped = true
 		case '"':
 			s.i++
+			switch {
+			case !decode:
+				return "", true
+			case !escaped && utf8.Valid(s.data[start+1:s.i-1]):
+				return string(s.data[start+1 : s.i-1]), true
+			}
+			// Escapes, or bytes that are not UTF-8 (which the decoder
+			// replaces): as encoding/json reads them.
 			var v string
 			if json.Unmarshal(s.data[start:s.i], &v) != nil {
 				return "", false
