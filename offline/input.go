@@ -47,7 +47,8 @@ type pending struct {
 	raw []byte
 }
 
-// input is one file or stream, or an error met while looking for them.
+// input is one file or stream, or an error met while looking for them
+// (err, and not opened).
 type input struct {
 	name string
 	data []byte
@@ -151,7 +152,7 @@ func (v *run) read() {
 	g.SetLimit(runtime.GOMAXPROCS(0))
 	for i := range v.inputs {
 		in := &v.inputs[i]
-		if in.err != nil || !in.opened {
+		if in.err != nil {
 			continue
 		}
 		in.docs = split(in.name, in.data)

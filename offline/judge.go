@@ -50,6 +50,7 @@ func (v *run) validatePending() {
 	for i, p := range v.pending {
 		g.Go(func() error {
 			views[i] = asAPIServer(checker, p.raw, unknown)
+			v.pending[i].raw = nil // read once; the view is what is left of it
 			return nil
 		})
 		order[i] = i

@@ -12,12 +12,12 @@ import (
 // BenchmarkOfflineScale is the offline scale figure's command in process:
 // `validate -f DIR` of one Gateway shared by n ListenerSets
 // (writeOfflineScale's directory, 4 listeners each, no conflicts), for a CPU
-// profile (-cpuprofile) of where a set's time goes. The target (10 000 sets
-// in <= 10 s) is the binary's, -offline-scale; here ms/set is wall time and
-// cpu-ms/set the process's CPU time (every core, the garbage collector's
-// too) per ListenerSet.
+// profile (-cpuprofile) of where a set's time goes, at 1 000 sets (make
+// bench runs it). The target (10 000 sets in <= 10 s) is the binary's,
+// -offline-scale; here ms/set is wall time and cpu-ms/set the process's CPU
+// time (every core, the garbage collector's too) per ListenerSet.
 func BenchmarkOfflineScale(b *testing.B) {
-	for _, n := range []int{1000, 10000} {
+	for _, n := range []int{1000} {
 		b.Run("sets="+strconv.Itoa(n), func(b *testing.B) {
 			dir := b.TempDir()
 			if err := writeOfflineScale(dir, n, *offlineNamespaces); err != nil {
