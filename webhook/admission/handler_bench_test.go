@@ -19,8 +19,8 @@ import (
 
 // BenchmarkHandler is the whole in-process HTTP path of one admission
 // request, as registered on controller-runtime's webhook server (with its
-// metrics): read the body, check it (reviewGuard), decode the
-// AdmissionReview and the ListenerSet (controller-runtime), default,
+// metrics): read the body, decode the AdmissionReview and check it
+// (reviewGuard), decode the ListenerSet (controller-runtime), default,
 // validate, encode the response. Objects are sent as kube-apiserver
 // sends them, defaulted by the CRD. "floor" is the same server with the
 // decode-and-allow handler of the load tool: the difference is our work.
