@@ -18,9 +18,8 @@ import (
 	cradmission "sigs.k8s.io/controller-runtime/pkg/webhook/admission"
 	kjson "sigs.k8s.io/json"
 
-	"github.com/airlock/listenerset-webhook/test/load/fixtures"
-	"github.com/airlock/listenerset-webhook/validation"
 	"github.com/airlock/listenerset-webhook/validation/validationtest"
+	"github.com/airlock/listenerset-webhook/webhook/internal/reviewtest"
 )
 
 // referenceReview is what readReview stands for, read the long way: the
@@ -176,13 +175,7 @@ func BenchmarkReadReview(b *testing.B) {
 	// unregistered, as controller-runtime's unversionedAdmissionReview
 	type unversionedReview struct{ admissionv1.AdmissionReview }
 	for _, s := range validationtest.WorstShapes {
-		ls := fixtures.Defaulted(s.Build(validation.MaxListeners))
-		var body []byte
-		if s.Update != nil {
-			body = fixtures.Review("1", admissionv1.Update, ls, fixtures.Defaulted(s.Update(validation.MaxListeners)))
-		} else {
-			body = fixtures.Review("1", admissionv1.Create, ls, nil)
-		}
+		body := reviewtest.Worst(s)
 		b.Run(s.Name+"/one-pass", func(b *testing.B) {
 			b.ReportAllocs()
 			b.SetBytes(int64(len(body)))
