@@ -124,7 +124,7 @@ bench-scale: k8s-binaries
 
 ## vet: go vet, staticcheck (built from hack/tools/staticcheck, its own module) and gofmt
 FUZZTIME ?= 60s
-FUZZ_TARGETS ?= validation:FuzzValidateListenerSet webhook/admission:FuzzAdmissionReview
+FUZZ_TARGETS ?= validation:FuzzValidateListenerSet webhook/admission:FuzzAdmissionReview webhook/admission:FuzzReadReview
 
 ## fuzz: each fuzz target (FUZZ_TARGETS, package:Target) for FUZZTIME, one after another; FUZZTIME=10000000x
 ## runs that many executions instead. FUZZFLAGS go to go test (e.g. -parallel 2). Only this module and

@@ -4,10 +4,11 @@
 //
 // Validator wraps validation.Validate and Defaulter wraps
 // defaults.ListenerSet; controller-runtime's WithValidator and WithDefaulter
-// decode the review and build the answer: a 422 Invalid status whose causes
+// decode the object and build the answer: a 422 Invalid status whose causes
 // carry each error's field path, admission warnings, or a JSON patch that
 // never removes a field (keepUnknownFields). In front of both, reviewGuard
-// refuses what kube-apiserver never sends (guard.go). MutatingMatchConditions
+// decodes the review in one pass and refuses what kube-apiserver never
+// sends (guard.go). MutatingMatchConditions
 // lets kube-apiserver skip the mutating webhook when there is nothing to
 // default, and DenialsMetric counts which rules deny. Nothing here decides
 // what is valid; it only translates.

@@ -12,15 +12,15 @@ import (
 
 	"github.com/airlock/listenerset-webhook/test/load/fixtures"
 	"github.com/airlock/listenerset-webhook/test/load/floor"
-	"github.com/airlock/listenerset-webhook/validation"
 	"github.com/airlock/listenerset-webhook/validation/validationtest"
 	"github.com/airlock/listenerset-webhook/webhook/admission"
+	"github.com/airlock/listenerset-webhook/webhook/internal/reviewtest"
 )
 
 // BenchmarkHandler is the whole in-process HTTP path of one admission
 // request, as registered on controller-runtime's webhook server (with its
-// metrics): read the body, check it (reviewGuard), decode the
-// AdmissionReview and the ListenerSet (controller-runtime), default,
+// metrics): read the body, decode the AdmissionReview and check it
+// (reviewGuard), decode the ListenerSet (controller-runtime), default,
 // validate, encode the response. Objects are sent as kube-apiserver
 // sends them, defaulted by the CRD. "floor" is the same server with the
 // decode-and-allow handler of the load tool: the difference is our work.
@@ -76,13 +76,7 @@ func BenchmarkHandlerWorst(b *testing.B) {
 	mux := http.NewServeMux()
 	admission.Register(ctrlwebhook.NewServer(ctrlwebhook.Options{WebhookMux: mux}))
 	for _, s := range validationtest.WorstShapes {
-		ls := fixtures.Defaulted(s.Build(validation.MaxListeners))
-		var body []byte
-		if s.Update != nil {
-			body = fixtures.Review("1", admissionv1.Update, ls, fixtures.Defaulted(s.Update(validation.MaxListeners)))
-		} else {
-			body = fixtures.Review("1", admissionv1.Create, ls, nil)
-		}
+		body := reviewtest.Worst(s)
 		for _, path := range []struct{ name, path string }{{"mutate", admission.MutatePath}, {"validate", admission.ValidatePath}} {
 			b.Run(path.name+"/"+s.Name, func(b *testing.B) {
 				b.ReportAllocs()

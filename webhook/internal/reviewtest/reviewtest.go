@@ -19,6 +19,10 @@ import (
 	"k8s.io/apimachinery/pkg/types"
 	gwv1 "sigs.k8s.io/gateway-api/apis/v1"
 	"sigs.k8s.io/yaml"
+
+	"github.com/airlock/listenerset-webhook/test/load/fixtures"
+	"github.com/airlock/listenerset-webhook/validation"
+	"github.com/airlock/listenerset-webhook/validation/validationtest"
 )
 
 // Minimal is valid and leaves every defaulted field unset.
@@ -200,4 +204,15 @@ func Denials(t testing.TB, r io.Reader) map[string]float64 {
 		out[field+" "+reason] = f
 	}
 	return out
+}
+
+// Worst is the AdmissionReview kube-apiserver sends for the worst shape s
+// at validation.MaxListeners, its objects defaulted by the CRD: a create,
+// or an update of its stored object.
+func Worst(s validationtest.Shape) []byte {
+	ls := fixtures.Defaulted(s.Build(validation.MaxListeners))
+	if s.Update == nil {
+		return fixtures.Review("1", admissionv1.Create, ls, nil)
+	}
+	return fixtures.Review("1", admissionv1.Update, ls, fixtures.Defaulted(s.Update(validation.MaxListeners)))
 }
