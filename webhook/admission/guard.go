@@ -330,10 +330,10 @@ func (w *reviewWalk) typeField(key string, tm *metav1.TypeMeta) error {
 	if strings.EqualFold(key, "apiVersion") {
 		exact, folded = &tm.APIVersion, &w.folded.APIVersion
 	}
-	var v *string
 	if key != "apiVersion" && key != "kind" {
-		exact = nil
+		exact = nil // a case variant: encoding/json reads it, sigs.k8s.io/json does not
 	}
+	var v *string
 	if err := w.dec.Decode(&v); err != nil {
 		if fatal(err) {
 			return err
@@ -388,7 +388,7 @@ func (w *reviewWalk) request(req *admissionv1.AdmissionRequest, types *[2]object
 // object reads an object's value: its place in body into raw, as
 // runtime.RawExtension keeps it (null keeps what was there), and the
 // apiVersion and kind it names into t, as Unmarshal into a TypeMeta reads
-// them, in the one scan of it.
+// them, while the decoder reads past it.
 func (w *reviewWalk) object(raw *runtime.RawExtension, t *objectType) error {
 	start := w.dec.InputOffset()
 	var tm metav1.TypeMeta
