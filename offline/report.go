@@ -9,7 +9,6 @@ import (
 	"k8s.io/apimachinery/pkg/util/validation/field"
 	sigsjson "sigs.k8s.io/json"
 
-	"github.com/airlock/listenerset-webhook/offline/position"
 	"github.com/airlock/listenerset-webhook/validation"
 )
 
@@ -75,13 +74,9 @@ func strictWarning(err error) Warning {
 // parent when it is missing. Without a tree (the document could not be read
 // as a node tree) findings point at the object's first line.
 func (r *Result) locate() {
-	var tree *position.Node
-	parsed := false
 	at := func(field string, line int, key string) (int, int) {
-		if !parsed {
-			// Only now: most results have no finding to place.
-			tree, parsed = r.pos.Tree(), true
-		}
+		// Built on the first finding: most results have none to place.
+		tree := r.pos.Tree()
 		if tree == nil {
 			return max(r.Line, 1), 1
 		}
