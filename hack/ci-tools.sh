@@ -6,7 +6,9 @@
 #
 #   hack/ci-tools.sh install TOOL...   (make ci-tools) installs each tool that is missing, when
 #                                      it can: npm and pre-commit come from apt-get, which needs
-#                                      root; what it cannot install it names, and exits 0
+#                                      root. What it cannot install (no root, npm's registry
+#                                      unreachable) it names, and exits 0: the tests that need it
+#                                      skip, and CI (FAIL_ON_SKIP=1) fails on those skips
 #   hack/ci-tools.sh path TOOL         (the tests) prints the installed tool's path; when it is
 #                                      missing, prints why and how to get it on one line and
 #                                      exits 1. Never installs anything.
@@ -44,26 +46,20 @@ path() {
   esac
 }
 
-# apt_install PACKAGE: false, with a line saying so, when apt-get cannot run
-# here (not root, not Debian); a failing apt-get ends the script.
-apt_install() {
-  if [ "$(id -u)" != 0 ] || ! command -v apt-get >/dev/null; then
-    echo "ci-tools: $1 not installed: apt-get install $1 needs root on Debian; the tests that need it are skipped" >&2
-    return 1
-  fi
-  echo "ci-tools: apt-get install $1" >&2
-  apt-get update -qq >&2 || exit 1
-  DEBIAN_FRONTEND=noninteractive apt-get install -y -qq "$1" >/dev/null || exit 1
+# cannot TOOL WHY: the line saying TOOL stays missing; install goes on.
+cannot() {
+  echo "ci-tools: $1 not installed: $2; the tests that need it are skipped" >&2
 }
 
-install() {
+# apt_install PACKAGE: apt-get install, when this is root on Debian.
+apt_install() {
   if [ "$(id -u)" != 0 ] || ! command -v apt-get >/dev/null; then
-    echo "ci-tools: $1 not installed: apt-get install $1 needs root on Debian; the tests that need it are skipped" >&2
+    cannot "$1" "apt-get install $1 needs root on Debian"
     return 1
   fi
   echo "ci-tools: apt-get install $1" >&2
-  apt-get update -qq >&2
-  DEBIAN_FRONTEND=noninteractive apt-get install -y -qq "$1" >/dev/null
+  { apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq "$1"; } >&2 ||
+    { cannot "$1" "apt-get install $1 failed"; return 1; }
 }
 
 install() {
@@ -74,9 +70,12 @@ install() {
     echo "ci-tools: npm install @microsoft/sarif-multitool@$SARIF_MULTITOOL_VERSION into $NPM_PREFIX" >&2
     # The platform package is named too, so that its version is pinned as
     # well (the main package asks for ^$SARIF_MULTITOOL_VERSION).
-    npm install --prefix "$NPM_PREFIX" --no-audit --no-fund --loglevel=error \
+    if ! npm install --prefix "$NPM_PREFIX" --no-audit --no-fund --loglevel=error \
       "@microsoft/sarif-multitool@$SARIF_MULTITOOL_VERSION" \
-      "@microsoft/sarif-multitool-$platform@$SARIF_MULTITOOL_VERSION" >&2
+      "@microsoft/sarif-multitool-$platform@$SARIF_MULTITOOL_VERSION" >&2; then
+      cannot sarif-multitool "npm install failed"
+      return 0
+    fi
     # Its postinstall script only does this; newer npm skips install scripts.
     chmod u+x "$sarif_pkg/Sarif.Multitool"
     ;;
@@ -84,7 +83,7 @@ install() {
     apt_install pre-commit || return 0
     ;;
   esac
-  path "$1" >/dev/null
+  path "$1" >/dev/null || cannot "$1" "installed, but $(path "$1")"
 }
 
 usage() {
