@@ -22,6 +22,7 @@ import (
 	"github.com/airlock/listenerset-webhook/offline"
 	"github.com/airlock/listenerset-webhook/offline/position"
 	"github.com/airlock/listenerset-webhook/test/golden"
+	"github.com/airlock/listenerset-webhook/test/testproc"
 	"github.com/airlock/listenerset-webhook/webhook/admission"
 )
 
@@ -286,17 +287,19 @@ func TestFindingPositionFallback(t *testing.T) {
 
 // TestSARIFMultitoolValidate runs Microsoft's SARIF multitool (npm
 // @microsoft/sarif-multitool, pinned in hack/ci-tools.sh, installed into
-// bin/npm/ by it) on the SARIF of every case: no error and no warning of its
-// rules is allowed. It also checks what GitHub code scanning needs of an
-// upload: each result has a ruleId, and a location relative to %SRCROOT%
-// with a start line.
+// bin/npm/ by make ci-tools; skipped when it is not there) on the SARIF of
+// every case: no error and no warning of its rules is allowed. It also
+// checks what GitHub code scanning needs of an upload: each result has a
+// ruleId, and a location relative to %SRCROOT% with a start line.
 func TestSARIFMultitoolValidate(t *testing.T) {
 	if testing.Short() {
-		t.Skip("runs the SARIF multitool (installs it on first use)")
+		t.Skip("runs the SARIF multitool")
 	}
-	out, err := exec.Command("../hack/ci-tools.sh", "sarif-multitool").Output()
-	require.NoError(t, err, "hack/ci-tools.sh sarif-multitool")
-	tool := strings.TrimSpace(string(out))
+	tool, missing, err := testproc.CITool("..", "sarif-multitool")
+	require.NoError(t, err)
+	if missing != "" {
+		t.Skip(missing)
+	}
 	dir := t.TempDir()
 	var files []string
 	for _, tc := range formatCases {

@@ -16,6 +16,7 @@ import (
 
 	"github.com/airlock/listenerset-webhook/offline"
 	"github.com/airlock/listenerset-webhook/test/golden"
+	"github.com/airlock/listenerset-webhook/test/testproc"
 )
 
 // The golden files hold the exit code, stdout and stderr of one command line,
@@ -140,7 +141,8 @@ func TestServeFlagsDocumentDefaults(t *testing.T) {
 }
 
 // TestPreCommitHook runs the repository's .pre-commit-hooks.yaml for real,
-// once: Debian's pre-commit (installed by hack/ci-tools.sh) runs `pre-commit
+// once: pre-commit (Debian's, installed by make ci-tools; skipped when it
+// is not on PATH) runs `pre-commit
 // try-repo` on this repository (with its uncommitted changes, as try-repo
 // does), which builds the command with the system Go as pre-commit's golang
 // language does and passes the changed files as arguments. A valid and an
@@ -148,13 +150,15 @@ func TestServeFlagsDocumentDefaults(t *testing.T) {
 // and have judged the valid one too (it ran once, on both files).
 func TestPreCommitHook(t *testing.T) {
 	if testing.Short() {
-		t.Skip("installs pre-commit and builds the command through it")
+		t.Skip("runs pre-commit, which builds the command")
 	}
 	root, err := filepath.Abs(filepath.Join("..", ".."))
 	require.NoError(t, err)
-	out, err := exec.Command(filepath.Join(root, "hack", "ci-tools.sh"), "pre-commit").Output()
-	require.NoError(t, err, "hack/ci-tools.sh pre-commit")
-	preCommit := strings.TrimSpace(string(out))
+	preCommit, missing, err := testproc.CITool(root, "pre-commit")
+	require.NoError(t, err)
+	if missing != "" {
+		t.Skip(missing)
+	}
 
 	work := t.TempDir()
 	for name, src := range map[string]string{"good.yaml": "valid.yaml", "bad.yaml": "duplicate.yaml"} {

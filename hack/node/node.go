@@ -37,6 +37,10 @@ type Options struct {
 	SetupOutput io.Writer
 	// Images are more OCI tarballs to import (setup.sh's two are always imported).
 	Images []string
+	// NoInstall builds what is missing but installs nothing (setup.sh
+	// no-install): Start fails where Unavailable says why. For tests, which
+	// install nothing (make test-node installs first).
+	NoInstall bool
 }
 
 // Node is a running single-node cluster.
@@ -80,6 +84,28 @@ type proc struct {
 
 func b64(b []byte) string { return base64.StdEncoding.EncodeToString(b) }
 
+// Unavailable says on one line why the node cannot run on this machine and
+// how to run it (not Linux, not root, Debian's packages missing:
+// hack/node/setup.sh check), or "" when it can. It changes nothing. root is
+// the repository root (found from the working directory when empty).
+func Unavailable(root string) (string, error) {
+	if root == "" {
+		var err error
+		if root, err = repoRoot(); err != nil {
+			return "", err
+		}
+	}
+	out, err := exec.Command("bash", filepath.Join(root, "hack", "node", "setup.sh"), "check").Output()
+	var exit *exec.ExitError
+	switch {
+	case errors.As(err, &exit) && exit.ExitCode() == 1:
+		return strings.TrimSpace(string(out)), nil
+	case err != nil:
+		return "", fmt.Errorf("hack/node/setup.sh check: %w", err)
+	}
+	return "", nil
+}
+
 // Start installs or builds what is missing (setup.sh), then starts the node
 // and waits until it is Ready, kube-proxy serves, and the controller manager
 // has published the root CA to the default namespace. On error everything
@@ -97,7 +123,7 @@ func Start(ctx context.Context, opts Options) (_ *Node, retErr error) {
 	}
 	n.BinDir = filepath.Join(n.root, "bin", "k8s", KubeVersion)
 	n.Helm = filepath.Join(n.root, "bin", "helm", "3.22.0", "helm")
-	if err := n.setup(ctx, opts.SetupOutput); err != nil {
+	if err := n.setup(ctx, opts.SetupOutput, opts.NoInstall); err != nil {
 		return nil, err
 	}
 	if err := n.takeLock(ctx); err != nil {
@@ -170,8 +196,12 @@ func Start(ctx context.Context, opts Options) (_ *Node, retErr error) {
 
 func (n *Node) step(format string, args ...any) { n.progress(fmt.Sprintf(format, args...)) }
 
-func (n *Node) setup(ctx context.Context, out io.Writer) error {
-	cmd := exec.CommandContext(ctx, "bash", filepath.Join(n.root, "hack", "node", "setup.sh"))
+func (n *Node) setup(ctx context.Context, out io.Writer, noInstall bool) error {
+	args := []string{filepath.Join(n.root, "hack", "node", "setup.sh")}
+	if noInstall {
+		args = append(args, "no-install")
+	}
+	cmd := exec.CommandContext(ctx, "bash", args...)
 	cmd.Dir = n.root
 	var tail tailBuffer
 	w := out

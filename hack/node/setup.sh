@@ -11,21 +11,55 @@
 # Each step is cached (apt: installed packages; binaries: their stamps; the
 # images: Go's build cache), so a second run takes seconds.
 #
-# Usage: hack/node/setup.sh        (prints nothing but progress on stderr)
+# Usage: hack/node/setup.sh            installs and builds (make test-node, make run NODE=1);
+#                                      prints nothing but progress on stderr
+#        hack/node/setup.sh check      prints why the node cannot run here, on one line, and
+#                                      exits 1 (exit 0, silent, when it can); changes nothing
+#        hack/node/setup.sh no-install builds only (the tests: a test installs nothing);
+#                                      fails as check does when something is missing
 set -euo pipefail
 ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)"
 cd "$ROOT"
 log() { printf '[node-setup %s] %s\n' "$(date +%H:%M:%S)" "$*" >&2; }
 die() { log "ERROR: $*"; exit 1; }
 
-[[ "$(id -u)" == 0 ]] || die "the node runs containerd and the kubelet, which need root (id -u is $(id -u))"
-[[ "$(uname -s)" == Linux ]] || die "the node needs Linux"
-
 PACKAGES=(containerd runc containernetworking-plugins iptables conntrack)
 missing=()
 for p in "${PACKAGES[@]}"; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q 'install ok installed' || missing+=("$p")
 done
+
+# unavailable: why the node cannot run here and how to run it, or nothing.
+unavailable() {
+  if [[ "$(uname -s)" != Linux ]]; then
+    echo "needs Linux: the node runs containerd and a kubelet; run make test-node as root on Debian"
+  elif [[ "$(id -u)" != 0 ]]; then
+    echo "needs root: the node runs containerd and a kubelet; run make test-node as root"
+  elif ((${#missing[@]})); then
+    echo "needs Debian's ${missing[*]}: run make test-node as root on Debian (hack/node/setup.sh installs them with apt-get)"
+  fi
+}
+
+case "${1:-}" in
+check)
+  reason="$(unavailable)"
+  [[ -z "$reason" ]] || { echo "$reason"; exit 1; }
+  exit 0
+  ;;
+no-install)
+  reason="$(unavailable)"
+  [[ -z "$reason" ]] || die "$reason"
+  ;;
+"")
+  [[ "$(uname -s)" == Linux ]] || die "the node needs Linux"
+  [[ "$(id -u)" == 0 ]] || die "the node runs containerd and the kubelet, which need root (id -u is $(id -u))"
+  ;;
+*)
+  echo "usage: hack/node/setup.sh [check|no-install]" >&2
+  exit 2
+  ;;
+esac
+
 if ((${#missing[@]})); then
   command -v apt-get >/dev/null || die "missing ${missing[*]} and no apt-get to install them"
   s=$(date +%s)

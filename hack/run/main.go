@@ -267,9 +267,7 @@ func (s *session) startWebhook(ctx context.Context, root string, logFile *os.Fil
 		cmd := exec.CommandContext(hookCtx, o.webhookBinary, "serve",
 			"--host=127.0.0.1", fmt.Sprintf("--port=%d", port), "--cert-dir="+cert.Dir,
 			"--health-probe-bind-address="+health, "--metrics-bind-address="+metrics,
-			// no endpoints to leave and no rollout: Ctrl-C need not wait
-			// for kube-apiserver's idle connections
-			"--shutdown-timeout=5s")
+			"--shutdown-timeout="+stopDrain.String())
 		if checks.Enabled {
 			cmd.Args = append(cmd.Args, "--cluster-checks", "--watch-secrets", "--kubeconfig="+s.kubeconfig,
 				fmt.Sprintf("--strict=%t", checks.Strict))
@@ -291,7 +289,8 @@ func (s *session) startWebhook(ctx context.Context, root string, logFile *os.Fil
 		say("starting the webhook on https://%s (in this process; its log: %s)", addr, logName)
 		go func() {
 			s.hookDone <- webhook.Run(hookCtx, webhook.Options{
-				Server:  serving.Options{Host: "127.0.0.1", Port: port, HealthProbeBindAddress: health, MetricsBindAddress: metrics},
+				Server: serving.Options{Host: "127.0.0.1", Port: port, HealthProbeBindAddress: health, MetricsBindAddress: metrics,
+					ShutdownTimeout: stopDrain},
 				Certs:   certs.Options{Dir: cert.Dir},
 				Cluster: checks,
 			})
@@ -329,6 +328,12 @@ func (s *session) startWebhook(ctx context.Context, root string, logFile *os.Fil
 	}
 	return webhookEndpoints{ep: ep, health: health, metrics: metrics, pid: pid}, nil
 }
+
+// stopDrain is the webhook's shutdown timeout, in this process or as a
+// binary: there are no endpoints to leave and no rollout, so Ctrl-C need not
+// wait for kube-apiserver's idle connections (serving's default waits up to
+// 95 s, longer than stop waits).
+const stopDrain = 5 * time.Second
 
 // stop stops what start started, the webhook first (its cluster view
 // watches kube-apiserver).

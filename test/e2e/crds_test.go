@@ -45,13 +45,6 @@ var matrixTests = []string{
 	"TestMutationMatchesCRD", "TestUnknownFields",
 }
 
-// mayBeSkipped tells which of matrixTests may skip against set, having
-// nothing to test: TestUnknownFields on a standard channel, whose fields the
-// Go types all know (it must pass against an experimental one).
-func mayBeSkipped(name string, set localcluster.CRDSet) bool {
-	return name == "TestUnknownFields" && set.Channel() == "standard"
-}
-
 // TestCRDMatrix reports matrixTests against each of matrixSets: this test
 // binary run again with E2E_CRDS set, so that each set gets a control plane
 // and a webhook of its own, started as this process started its own (the
@@ -83,10 +76,7 @@ func TestCRDMatrix(t *testing.T) {
 				t.Fatalf("%v; its output:\n%s", run.err, run.out)
 			}
 			for _, name := range matrixTests {
-				switch r := results.of[name]; {
-				case r == "PASS":
-				case r == "SKIP" && mayBeSkipped(name, run.set):
-				default:
+				if r := results.of[name]; r != "PASS" {
 					t.Errorf("%s did not pass against %s (%q); its output:\n%s", name, run.set, r, run.out)
 				}
 			}
@@ -245,8 +235,10 @@ var unknownFieldSamples = map[string]any{
 // remove it (controller-runtime's dropSchemeRemovals and keepUnknownFields
 // in webhook/admission keep it). The fields are found by walking the CRD's
 // schema along the Go types, so a CRD that adds another fails here until it
-// has a sample in unknownFieldSamples. With CRDs whose fields the types all
-// know, there is nothing to test and the test skips.
+// has a sample in unknownFieldSamples. A standard channel's CRD may have no
+// such field (the suite's own v1.6.3 set, the types' version, has none):
+// then there is nothing to test and the test passes saying so; an
+// experimental one must have one (else no set of the matrix tests this).
 //
 // With the CRD as published, kube-apiserver has set every default before it
 // evaluates the mutating webhook's matchConditions, so it never calls the
@@ -275,8 +267,14 @@ func TestUnknownFields(t *testing.T) {
 		fields = append(fields, field)
 	}
 	if len(unknown) == 0 {
-		t.Skipf("the Go types know every field of the %s ListenerSet CRD; the matrix's %s run tests unknown ones",
+		// A fact of the CRD set, not of this machine: no skip, which make
+		// test's FAIL_ON_SKIP=1 (CI) would count as a test that did not run.
+		if cluster.CRDs.Channel() != "standard" {
+			t.Fatalf("the %s ListenerSet CRD has no field the Go types do not know: the matrix tests no unknown field", cluster.CRDs)
+		}
+		t.Logf("the Go types know every field of the %s ListenerSet CRD: nothing to test; the matrix's %s run tests unknown ones",
 			cluster.CRDs, localcluster.CRDsV170Experimental)
+		return
 	}
 	if t.Failed() {
 		t.FailNow()

@@ -1,8 +1,9 @@
 // Package testproc runs servers on this machine's loopback for the tests and
 // the load tool: free ports and the serve flags that put a webhook server on
 // them, a readiness probe of /readyz, `go build` of the webhook binary (once
-// per test binary), and a process started, signalled, waited for and
-// stopped the way the kubelet stops a pod (SIGTERM, then SIGKILL).
+// per test binary), a process started, signalled, waited for and stopped
+// the way the kubelet stops a pod (SIGTERM, then SIGKILL), and the non-Go
+// tools make ci-tools installs (CITool).
 //
 // It imports nothing of the product and not the testing package, so that
 // the load tool (a command) and test/localcluster can use it as well.
@@ -18,6 +19,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"strconv"
+	"strings"
 	"sync"
 	"syscall"
 	"time"
@@ -186,6 +188,23 @@ func RemoveWebhookBinary() {
 	if webhookBinary.dir != "" {
 		_ = os.RemoveAll(webhookBinary.dir)
 	}
+}
+
+// CITool is the path of a tool hack/ci-tools.sh pins (sarif-multitool,
+// pre-commit) as installed on this machine, found by `hack/ci-tools.sh path`
+// under the repository root. When it is not installed, missing says why and
+// how to get it (make ci-tools), for the test to skip with: a test installs
+// nothing.
+func CITool(root, name string) (path, missing string, err error) {
+	out, err := exec.Command(filepath.Join(root, "hack", "ci-tools.sh"), "path", name).Output()
+	var exit *exec.ExitError
+	switch {
+	case errors.As(err, &exit) && exit.ExitCode() == 1:
+		return "", strings.TrimSpace(string(out)), nil
+	case err != nil:
+		return "", "", fmt.Errorf("hack/ci-tools.sh path %s: %w", name, err)
+	}
+	return strings.TrimSpace(string(out)), "", nil
 }
 
 // Process is a started command, reaped in the background.

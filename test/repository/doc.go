@@ -1,0 +1,6 @@
+// Package repository checks the repository itself rather than the product:
+// git tracks no built binary, and the ignore rules cover what the builds
+// write (the Makefile's bin/, `go build` in a command's directory), so that
+// `git add .` cannot track one and the Dockerfile's `COPY . .` sends none.
+// Its tests run in `make test`, after make has built its tools.
+package repository
