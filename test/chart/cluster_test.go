@@ -157,13 +157,14 @@ func ensureNamespace(ctx context.Context, t testing.TB, c client.Client, ns stri
 }
 
 // TestServerSideDryRun: kube-apiserver accepts every object the chart renders
-// in every mode, under strict field validation (an unknown or duplicate field
-// is an error, not a silent drop), with no warnings.
+// for its version in every mode, under strict field validation (an unknown or
+// duplicate field is an error, not a silent drop), with no warnings.
 func TestServerSideDryRun(t *testing.T) {
 	c := cluster(t)
 	ctx := t.Context()
 	cl, warn := warningClient(t, c)
 	ensureNamespace(ctx, t, cl, namespace)
+	version := serverVersion(t, c)
 
 	everything := []string{
 		"--set", "networkPolicy.enabled=true,metrics.serviceMonitor.enabled=true,metrics.serviceMonitor.labels.release=prom",
@@ -193,11 +194,13 @@ func TestServerSideDryRun(t *testing.T) {
 		{"self-bootstrapped mode, the webhook creates its Secret, every option", append([]string{
 			"--set", "certManager.enabled=false,selfBootstrapped.precreateSecret=false"}, everything...), 14},
 		{"cert-manager mode, autoscaling defaults", []string{"--set", "autoscaling.enabled=true"}, 11},
+		{"cert-manager mode, the UID left to the platform", []string{"--set", "platformAssignsUID=true"}, 10},
+		{"self-bootstrapped mode, the UID left to the platform", []string{"--set", "certManager.enabled=false,platformAssignsUID=true"}, 11},
 		{"self-bootstrapped mode, autoscaling on CPU and memory with behavior, every option", append(append([]string{
 			"--set", "certManager.enabled=false,selfBootstrapped.precreateSecret=false"}, everything...), autoscaling...), 15},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			objs := render(t, tc.args...)
+			objs := render(t, append([]string{"--kube-version", version}, tc.args...)...)
 			assert.Len(t, objs, tc.want, "%v", objs.ids())
 			for _, u := range objs {
 				got := u.DeepCopy()
@@ -226,8 +229,8 @@ func TestServerSideDryRun(t *testing.T) {
 		longNS := "ns-" + strings.Repeat("n", 60)
 		ensureNamespace(ctx, t, cl, longNS)
 		for _, mode := range []string{"true", "false"} {
-			out, err := runHelm(ctx, t, "", "template", "release-"+strings.Repeat("r", 45), chartPath,
-				"--namespace", longNS, "--set", "certManager.enabled="+mode, "--set", "metrics.serviceMonitor.enabled=true")
+			out, err := runHelm(ctx, t, "", templateArgs("release-"+strings.Repeat("r", 45), longNS, []string{"--kube-version", version,
+				"--set", "certManager.enabled=" + mode, "--set", "metrics.serviceMonitor.enabled=true"})...)
 			require.NoError(t, err)
 			objs, err := decodeObjects(out)
 			require.NoError(t, err)
