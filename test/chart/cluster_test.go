@@ -6,6 +6,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
@@ -17,6 +18,7 @@ import (
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	utilversion "k8s.io/apimachinery/pkg/util/version"
 	"k8s.io/client-go/rest"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/controller-runtime/pkg/envtest"
@@ -182,6 +184,8 @@ func TestServerSideDryRun(t *testing.T) {
 			`"policies":[{"type":"Pods","value":2,"periodSeconds":60},{"type":"Percent","value":50,"periodSeconds":60}]},` +
 			`"scaleDown":{"stabilizationWindowSeconds":600,"selectPolicy":"Min","policies":[{"type":"Pods","value":1,"periodSeconds":120}]}}`,
 	}
+	// tolerance is served from 1.35 only: older versions must refuse to render it
+	tolerance := utilversion.MustParseGeneric(version).AtLeast(utilversion.MajorMinor(1, 35))
 	for _, tc := range []struct {
 		name string
 		args []string
@@ -200,7 +204,13 @@ func TestServerSideDryRun(t *testing.T) {
 			"--set", "certManager.enabled=false,selfBootstrapped.precreateSecret=false"}, everything...), autoscaling...), 15},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			objs := render(t, append([]string{"--kube-version", version}, tc.args...)...)
+			args := append([]string{"--kube-version", version}, tc.args...)
+			if !tolerance && slices.Contains(tc.args, autoscaling[len(autoscaling)-1]) {
+				_, err := renderErr(t, args...)
+				assert.ErrorContains(t, err, "autoscaling.behavior.scaleUp.tolerance needs Kubernetes 1.35 or newer")
+				return
+			}
+			objs := render(t, args...)
 			assert.Len(t, objs, tc.want, "%v", objs.ids())
 			for _, u := range objs {
 				got := u.DeepCopy()

@@ -678,6 +678,23 @@ func TestRenderAutoscaling(t *testing.T) {
 		assert.Nil(t, pdb.Spec.MaxUnavailable)
 	})
 
+	t.Run("tolerance needs 1.35", func(t *testing.T) {
+		for _, dir := range []string{"scaleUp", "scaleDown"} {
+			behavior := []string{"--set", "autoscaling.enabled=true", "--set-json", `autoscaling.behavior={"` + dir + `":{"tolerance":"50m"}}`}
+			for _, v := range []string{"1.30.14", "1.34.4", "v1.34.9-gke.100"} {
+				_, err := renderErr(t, append([]string{"--kube-version", v}, behavior...)...)
+				assert.ErrorContains(t, err, "autoscaling.behavior."+dir+".tolerance needs Kubernetes 1.35 or newer", v)
+			}
+			for _, v := range []string{"1.35.0", "v1.35.1-eks.2", renderKubeVersion} {
+				_, err := renderErr(t, append([]string{"--kube-version", v}, behavior...)...)
+				assert.NoError(t, err, v)
+			}
+		}
+		_, err := renderErr(t, "--kube-version", "1.30.14", "--set", "autoscaling.enabled=true",
+			"--set-json", `autoscaling.behavior={"scaleUp":{"stabilizationWindowSeconds":30}}`)
+		assert.NoError(t, err, "a behavior without tolerance on 1.30")
+	})
+
 	t.Run("on: memory, behavior, minReplicas 1 with maxUnavailable", func(t *testing.T) {
 		objs := render(t, "--set", "autoscaling.enabled=true,autoscaling.minReplicas=1,autoscaling.maxReplicas=10",
 			"--set", "autoscaling.targetCPUUtilizationPercentage=60,autoscaling.targetMemoryUtilizationPercentage=75",

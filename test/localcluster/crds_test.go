@@ -29,7 +29,7 @@ func TestGatewayAPICRDs(t *testing.T) {
 		t.Fatal(err)
 	}
 	crds := map[CRDSet]*apiextensionsv1.CustomResourceDefinition{}
-	for _, set := range []CRDSet{"", CRDsV163Standard, "v1.6.3-experimental", CRDsV170Standard, CRDsV170Experimental} {
+	for _, set := range []CRDSet{"", CRDsV151Standard, CRDsV163Standard, "v1.6.3-experimental", CRDsV170Standard, CRDsV170Experimental} {
 		dir, resolved, err := GatewayAPICRDs(ctx, root, set)
 		if err != nil {
 			t.Fatalf("%q: %v", set, err)
@@ -72,6 +72,11 @@ func TestGatewayAPICRDs(t *testing.T) {
 		t.Errorf("%s's ListenerSet CRD differs from %s's in more than spec.listeners[].filters", CRDsV170Experimental, CRDsV170Standard)
 	}
 
+	// v1.5.1 serves ListenerSet v1 in its standard channel, the first release to.
+	if v := crds[CRDsV151Standard].Spec.Versions; len(v) != 1 || v[0].Name != "v1" || !v[0].Served {
+		t.Errorf("%s's ListenerSet CRD serves %v, want v1 only", CRDsV151Standard, v)
+	}
+
 	for _, bad := range []CRDSet{"v9.9.9-standard", "v1.7.0-beta", "standard", "v1.7.0"} {
 		if dir, _, err := GatewayAPICRDs(ctx, root, bad); err == nil {
 			t.Errorf("%q resolved to %s, want an error", bad, dir)
@@ -109,7 +114,7 @@ func TestDownloadToolsGatewayAPI(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	version, err := toolsGatewayAPIVersion(root)
+	version, err := toolsGatewayAPIVersion(root, GatewayAPIToolsModule)
 	if err != nil {
 		t.Fatal(err)
 	}
