@@ -159,3 +159,46 @@ func TestDownloadToolsGatewayAPI(t *testing.T) {
 		t.Errorf("with a wrong go.sum: %s, %v; want a checksum mismatch", dir, err)
 	}
 }
+
+// TestCRDPathsForOldServers: a kube-apiserver older than a CRD file needs
+// gets every other file of the set; from that minor on, every file.
+func TestCRDPathsForOldServers(t *testing.T) {
+	if testing.Short() {
+		t.Skip("may download sigs.k8s.io/gateway-api through the Go module proxy; skipped with -short")
+	}
+	root, err := RepoRoot()
+	if err != nil {
+		t.Fatal(err)
+	}
+	dir, _, err := GatewayAPICRDs(context.Background(), root, CRDsV163Standard)
+	if err != nil {
+		t.Fatal(err)
+	}
+	all, err := crdPaths(dir, "v1.37.2", new([]string))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, tc := range []struct {
+		version string
+		want    []string
+	}{
+		{"v1.30.14", []string{"gateway.networking.k8s.io_tlsroutes.yaml"}},
+		{"v1.31.0", nil},
+		{"v1.37.2", nil},
+	} {
+		var left []string
+		paths, err := crdPaths(dir, tc.version, &left)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !slices.Equal(left, tc.want) || len(paths)+len(left) != len(all) {
+			t.Errorf("%s: left out %v (want %v), %d of %d files", tc.version, left, tc.want, len(paths), len(all))
+		}
+		if slices.Contains(left, listenerSetCRDFile) {
+			t.Errorf("%s: the ListenerSet CRD left out", tc.version)
+		}
+	}
+	if _, err := crdPaths(dir, "1.30", new([]string)); err == nil {
+		t.Error("a version without its v: no error")
+	}
+}
