@@ -4,7 +4,7 @@ GO ?= go
 BIN := bin
 WEBHOOK := $(BIN)/listenerset-webhook
 
-.PHONY: all build image chart-score run ci-tools node-setup testsummary test test-node test-node-stress test-unit test-e2e bench bench-scale fuzz vet k8s-binaries helm chart-lint chart-template chart-policy clean
+.PHONY: all build image chart-score run ci-tools node-setup testsummary test test-matrix test-matrix-ends test-node test-node-stress test-unit test-e2e bench bench-scale fuzz vet k8s-binaries helm chart-lint chart-template chart-policy clean
 
 all: build
 
@@ -42,7 +42,7 @@ CHART := charts/listenerset-webhook
 chart-lint: helm
 	$(HELM) lint --strict $(CHART)
 	$(HELM) lint --strict $(CHART) --set certManager.enabled=false
-	$(HELM) lint --strict $(CHART) --set admission.mode=both --kube-version 1.30
+	$(HELM) lint --strict $(CHART) --set admission.mode=both --kube-version 1.30.0
 
 ## chart-score: kube-score v1.20.0 (built from hack/tools/kube-score) over the chart's render in each mode
 ## (hack/chart-score.sh); a finding fails, but for the ignores listed there, each answered in values.yaml
@@ -50,10 +50,10 @@ chart-score: helm
 	GOWORK=off $(GO) build -C hack/tools/kube-score -o $(CURDIR)/$(BIN)/kube-score github.com/zegl/kube-score/cmd/kube-score
 	hack/chart-score.sh "$(HELM)" $(BIN)/kube-score
 
-## chart-template: render the chart (cert-manager mode; add ARGS='--set certManager.enabled=false';
-## admission.mode policy and both need the cluster's version: ARGS='--set admission.mode=policy --kube-version 1.30')
+## chart-template: render the chart (cert-manager mode; add ARGS='--set certManager.enabled=false' or
+## ARGS='--set admission.mode=policy') for Kubernetes KUBE_VERSION (the chart's kubeVersion refuses helm's v1.20.0)
 chart-template: helm
-	@$(HELM) template listenerset-webhook $(CHART) --namespace listenerset-webhook $(ARGS)
+	@$(HELM) template listenerset-webhook $(CHART) --namespace listenerset-webhook --kube-version $(or $(KUBE_VERSION),1.37.2) $(ARGS)
 
 ## chart-policy: regenerate the chart's copy of the generated ValidatingAdmissionPolicy and binding,
 ## $(CHART)/files/policy.yaml: `listenerset-webhook policy` with its defaults (test/chart fails while it is stale)
@@ -96,9 +96,11 @@ NODE_TEST = NODE_TESTS=1 $(GO_TEST) -run '^TestNode$$' ./test/chart
 
 ## test: vet, kube-score over the chart (chart-score), then every test: unit, handler, CLI, local cluster,
 ## end-to-end, and the node suite (test-node), through one summary that ends with what was skipped and why
-## (without root: the node suite; tools ci-tools could not install). FAIL_ON_SKIP=1 (.ci/run) fails on a skip.
+## (without root: the node suite; tools ci-tools could not install), then the version matrix' ends
+## (test-matrix-ends). FAIL_ON_SKIP=1 (.ci/run) fails on a skip.
 test: vet k8s-binaries helm chart-score ci-tools node-setup testsummary
 	set -o pipefail; { $(GO_TEST) -skip '^TestNode(Stress)?$$' ./...; s=$$?; $(NODE_TEST); exit $$((s | $$?)); } | $(SUMMARY)
+	$(MAKE) --no-print-directory test-matrix-ends
 
 ## test-node: the chart on a real single-node cluster (hack/node: kubelet, containerd, kube-proxy; test/chart
 ## TestNode with NODE_TESTS=1), about 2 minutes once built. Needs root on Debian: node-setup installs Debian's
@@ -113,6 +115,17 @@ test-node: node-setup testsummary
 NODE_STRESS_COUNT ?= 20
 test-node-stress: node-setup
 	NODE_STRESS=1 NODE_TESTS=1 NODE_STRESS_COUNT=$(NODE_STRESS_COUNT) $(GO) test -count=1 -timeout 180m -run '^TestNodeStress$$' -v ./test/chart
+
+## test-matrix: the Kubernetes version matrix (hack/matrix), one row per version of `hack/k8s-binaries.sh versions`
+## (1.30 to 1.37): that version's kube-apiserver and kubectl (built when missing, 20 to 40 min each cold) under the
+## end-to-end behaviours, the policy's differential test on a sample and the chart's server-side dry-run.
+## MATRIX_VERSIONS='1.30.14 1.33.13' picks versions; MATRIX_FLAGS=-build=false skips those not built yet.
+test-matrix: helm
+	$(GO) run ./hack/matrix $(MATRIX_FLAGS) $(MATRIX_VERSIONS)
+
+## test-matrix-ends: test-matrix for the oldest supported version and the newest (the last step of make test)
+test-matrix-ends: helm
+	$(GO) run ./hack/matrix $(MATRIX_FLAGS) $$(hack/k8s-binaries.sh versions | awk '{print $$1, $$NF}')
 
 ## test-unit: the fast tests only (no control plane)
 test-unit:

@@ -25,8 +25,8 @@ RENDERS=(
   "cluster-checks, autoscaling|--set certManager.enabled=false --set clusterChecks.enabled=true --set autoscaling.enabled=true|$NO_POLICY"
   "network policy|--set networkPolicy.enabled=true --set networkPolicy.egress[0].ports[0].port=6443|"
   "host network|--set hostNetwork=true|$NO_POLICY"
-  "admission.mode=policy|--kube-version 1.37.0 --set admission.mode=policy|$NO_POLICY"
-  "admission.mode=both|--kube-version 1.37.0 --set admission.mode=both|$NO_POLICY"
+  "admission.mode=policy|--set admission.mode=policy|$NO_POLICY"
+  "admission.mode=both|--set admission.mode=both|$NO_POLICY"
 )
 
 failed=0
@@ -35,7 +35,7 @@ for r in "${RENDERS[@]}"; do
   args=()
   for c in $ALWAYS $ignores; do args+=(--ignore-test "$c"); done
   # shellcheck disable=SC2086 # flags are words
-  if ! out="$("$HELM" template listenerset-webhook "$CHART" --namespace listenerset-webhook $flags)"; then
+  if ! out="$("$HELM" template listenerset-webhook "$CHART" --namespace listenerset-webhook --kube-version 1.37.0 $flags)"; then
     echo "chart-score: $name: helm template failed" >&2; failed=1; continue
   fi
   if res="$("$KUBE_SCORE" score --output-format ci --kubernetes-version v1.37 --exit-one-on-warning "${args[@]}" - <<<"$out")"; then

@@ -6,6 +6,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
@@ -17,6 +18,7 @@ import (
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	utilversion "k8s.io/apimachinery/pkg/util/version"
 	"k8s.io/client-go/rest"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/controller-runtime/pkg/envtest"
@@ -157,13 +159,14 @@ func ensureNamespace(ctx context.Context, t testing.TB, c client.Client, ns stri
 }
 
 // TestServerSideDryRun: kube-apiserver accepts every object the chart renders
-// in every mode, under strict field validation (an unknown or duplicate field
-// is an error, not a silent drop), with no warnings.
+// for its version in every mode, under strict field validation (an unknown or
+// duplicate field is an error, not a silent drop), with no warnings.
 func TestServerSideDryRun(t *testing.T) {
 	c := cluster(t)
 	ctx := t.Context()
 	cl, warn := warningClient(t, c)
 	ensureNamespace(ctx, t, cl, namespace)
+	version := serverVersion(t, c)
 
 	everything := []string{
 		"--set", "networkPolicy.enabled=true,metrics.serviceMonitor.enabled=true,metrics.serviceMonitor.labels.release=prom",
@@ -181,6 +184,8 @@ func TestServerSideDryRun(t *testing.T) {
 			`"policies":[{"type":"Pods","value":2,"periodSeconds":60},{"type":"Percent","value":50,"periodSeconds":60}]},` +
 			`"scaleDown":{"stabilizationWindowSeconds":600,"selectPolicy":"Min","policies":[{"type":"Pods","value":1,"periodSeconds":120}]}}`,
 	}
+	// tolerance is served from 1.35 only: older versions must refuse to render it
+	tolerance := utilversion.MustParseGeneric(version).AtLeast(utilversion.MajorMinor(1, 35))
 	for _, tc := range []struct {
 		name string
 		args []string
@@ -193,11 +198,19 @@ func TestServerSideDryRun(t *testing.T) {
 		{"self-bootstrapped mode, the webhook creates its Secret, every option", append([]string{
 			"--set", "certManager.enabled=false,selfBootstrapped.precreateSecret=false"}, everything...), 14},
 		{"cert-manager mode, autoscaling defaults", []string{"--set", "autoscaling.enabled=true"}, 11},
+		{"cert-manager mode, the UID left to the platform", []string{"--set", "platformAssignsUID=true"}, 10},
+		{"self-bootstrapped mode, the UID left to the platform", []string{"--set", "certManager.enabled=false,platformAssignsUID=true"}, 11},
 		{"self-bootstrapped mode, autoscaling on CPU and memory with behavior, every option", append(append([]string{
 			"--set", "certManager.enabled=false,selfBootstrapped.precreateSecret=false"}, everything...), autoscaling...), 15},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			objs := render(t, tc.args...)
+			args := append([]string{"--kube-version", version}, tc.args...)
+			if !tolerance && slices.Contains(tc.args, autoscaling[len(autoscaling)-1]) {
+				_, err := renderErr(t, args...)
+				assert.ErrorContains(t, err, "autoscaling.behavior.scaleUp.tolerance needs Kubernetes 1.35 or newer")
+				return
+			}
+			objs := render(t, args...)
 			assert.Len(t, objs, tc.want, "%v", objs.ids())
 			for _, u := range objs {
 				got := u.DeepCopy()
@@ -226,8 +239,8 @@ func TestServerSideDryRun(t *testing.T) {
 		longNS := "ns-" + strings.Repeat("n", 60)
 		ensureNamespace(ctx, t, cl, longNS)
 		for _, mode := range []string{"true", "false"} {
-			out, err := runHelm(ctx, t, "", "template", "release-"+strings.Repeat("r", 45), chartPath,
-				"--namespace", longNS, "--set", "certManager.enabled="+mode, "--set", "metrics.serviceMonitor.enabled=true")
+			out, err := runHelm(ctx, t, "", templateArgs("release-"+strings.Repeat("r", 45), longNS, []string{"--kube-version", version,
+				"--set", "certManager.enabled=" + mode, "--set", "metrics.serviceMonitor.enabled=true"})...)
 			require.NoError(t, err)
 			objs, err := decodeObjects(out)
 			require.NoError(t, err)

@@ -29,6 +29,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
@@ -128,11 +129,11 @@ func runHelm(ctx context.Context, t testing.TB, kubeconfig string, args ...strin
 }
 
 // render runs `helm template` of the chart as release in namespace with the
-// given helm arguments (e.g. "--set", "x=y") and returns its objects.
+// given helm arguments (e.g. "--set", "x=y"; --kube-version renderKubeVersion
+// unless they name one) and returns its objects.
 func render(t testing.TB, args ...string) objects {
 	t.Helper()
-	out, err := runHelm(context.Background(), t, "",
-		append([]string{"template", release, chartPath, "--namespace", namespace}, args...)...)
+	out, err := runHelm(context.Background(), t, "", templateArgs(release, namespace, args)...)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -146,8 +147,18 @@ func render(t testing.TB, args ...string) objects {
 // renderErr runs `helm template` and returns its error output; nil error means it rendered.
 func renderErr(t testing.TB, args ...string) (string, error) {
 	t.Helper()
-	return runHelm(context.Background(), t, "",
-		append([]string{"template", release, chartPath, "--namespace", namespace}, args...)...)
+	return runHelm(context.Background(), t, "", templateArgs(release, namespace, args)...)
+}
+
+// templateArgs are helm's arguments to render the chart as rel in ns with
+// args, for Kubernetes renderKubeVersion unless args name another version:
+// the chart's kubeVersion refuses helm template's own default (v1.20.0).
+func templateArgs(rel, ns string, args []string) []string {
+	a := []string{"template", rel, chartPath, "--namespace", ns}
+	if !slices.Contains(args, "--kube-version") {
+		a = append(a, "--kube-version", renderKubeVersion)
+	}
+	return append(a, args...)
 }
 
 func decodeObjects(manifests string) (objects, error) {

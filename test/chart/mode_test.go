@@ -5,9 +5,11 @@ import (
 	"context"
 	"errors"
 	"flag"
+	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -31,9 +33,10 @@ import (
 // default), policy (the ValidatingAdmissionPolicy and its binding only) and
 // both (the policy enforces, the webhooks fail open).
 
-// renderKubeVersion is what the render tests tell helm the cluster runs: the
-// local control plane's version (hack/k8s-binaries.sh). helm template's own
-// default (v1.20.0) is refused by modes policy and both.
+// renderKubeVersion is what the render tests tell helm the cluster runs unless
+// they name a version: the local control plane's default version
+// (hack/k8s-binaries.sh). Chart.yaml's kubeVersion refuses helm template's own
+// default (v1.20.0).
 const renderKubeVersion = "1.37.2"
 
 // policyFile is the generator's output the chart carries.
@@ -187,28 +190,46 @@ func TestPolicyFileIsGenerated(t *testing.T) {
 	}
 }
 
-// TestAdmissionModeNeedsKubernetes130: ValidatingAdmissionPolicy is GA
-// (admissionregistration.k8s.io/v1) since Kubernetes 1.30; the chart refuses
-// modes policy and both on anything older, and helm template's default
-// (v1.20.0) too. Mode webhook renders anywhere.
-func TestAdmissionModeNeedsKubernetes130(t *testing.T) {
-	for _, mode := range []string{"policy", "both"} {
-		for _, version := range []string{"1.29.9", "1.29", ""} {
+// TestChartKubeVersion: Chart.yaml's kubeVersion is the version matrix'
+// range (hack/k8s-binaries.sh versions, oldest minor to newest), and helm
+// refuses every other version in every mode, helm template's default
+// (v1.20.0) too. ValidatingAdmissionPolicy is GA (admissionregistration.k8s.io/v1)
+// since 1.30, the oldest, so modes policy and both need no check of their own.
+func TestChartKubeVersion(t *testing.T) {
+	out, err := exec.Command("bash", filepath.Join(root, localcluster.BinariesScript), "versions").Output()
+	require.NoError(t, err)
+	versions := strings.Fields(string(out))
+	require.NotEmpty(t, versions)
+	minor := func(v string) int {
+		parts := strings.Split(v, ".")
+		require.Len(t, parts, 3, v)
+		m, err := strconv.Atoi(parts[1])
+		require.NoError(t, err, v)
+		return m
+	}
+	oldest, newest := minor(versions[0]), minor(versions[len(versions)-1])
+	chart, err := os.ReadFile(filepath.Join(root, chartPath, "Chart.yaml"))
+	require.NoError(t, err)
+	want := fmt.Sprintf(`kubeVersion: ">=1.%d.0-0 <1.%d.0-0"`, oldest, newest+1)
+	assert.Contains(t, string(chart), "\n"+want+"\n", "Chart.yaml's kubeVersion is the matrix' range")
+
+	for _, mode := range []string{"webhook", "policy", "both"} {
+		for _, version := range []string{fmt.Sprintf("1.%d.9", oldest-1), fmt.Sprintf("1.%d", oldest-1), "", fmt.Sprintf("1.%d.0", newest+1)} {
 			args := []string{"--set", "admission.mode=" + mode}
 			if version != "" {
 				args = append(args, "--kube-version", version)
 			}
-			out, err := renderErr(t, args...)
+			// not renderErr: it would add --kube-version
+			out, err := runHelm(t.Context(), t, "", append([]string{"template", release, chartPath, "--namespace", namespace}, args...)...)
 			require.Error(t, err, "%s on %q rendered:\n%s", mode, version, out)
-			assert.Contains(t, err.Error(), "admission.mode="+mode+" needs Kubernetes 1.30 or newer")
+			assert.Contains(t, err.Error(), "chart requires kubeVersion: >=1.")
+			assert.Contains(t, err.Error(), "which is incompatible with Kubernetes v")
 		}
-		for _, version := range []string{"1.30.0", "v1.30.2-gke.1200", renderKubeVersion} {
+		for _, version := range append([]string{fmt.Sprintf("1.%d.0", oldest), fmt.Sprintf("v1.%d.2-gke.1200", oldest)}, versions...) {
 			_, err := renderErr(t, "--set", "admission.mode="+mode, "--kube-version", version)
 			assert.NoError(t, err, "%s on %s", mode, version)
 		}
 	}
-	_, err := renderErr(t, "--kube-version", "1.29")
-	assert.NoError(t, err, "mode webhook on 1.29")
 }
 
 // TestAdmissionModeValues: values.schema.json and the templates refuse what

@@ -231,6 +231,45 @@ func TestRenderSelfBootstrappedMode(t *testing.T) {
 	assert.Empty(t, append(objs.ofKind("Role"), objs.ofKind("ClusterRole")...))
 }
 
+// TestRenderPlatformAssignsUID: platformAssignsUID=true leaves the user and
+// groups to the platform (OpenShift's restricted-v2 SCC refuses a fixed UID)
+// and keeps the rest of the hardening; the default pins them.
+func TestRenderPlatformAssignsUID(t *testing.T) {
+	for _, certManager := range []string{"true", "false"} {
+		dep := typed[appsv1.Deployment](t, render(t, "--set", "platformAssignsUID=true,certManager.enabled="+certManager).get(t, "Deployment", fullname))
+		sc := dep.Spec.Template.Spec.SecurityContext
+		assert.Nil(t, sc.RunAsUser, "runAsUser")
+		assert.Nil(t, sc.RunAsGroup, "runAsGroup")
+		assert.Nil(t, sc.FSGroup, "fsGroup")
+		assert.True(t, *sc.RunAsNonRoot)
+		assert.Equal(t, corev1.SeccompProfileTypeRuntimeDefault, sc.SeccompProfile.Type)
+		assert.True(t, *dep.Spec.Template.Spec.Containers[0].SecurityContext.ReadOnlyRootFilesystem)
+	}
+	sc := typed[appsv1.Deployment](t, render(t).get(t, "Deployment", fullname)).Spec.Template.Spec.SecurityContext
+	assert.Equal(t, int64(65532), *sc.RunAsGroup)
+	assert.Equal(t, int64(65532), *sc.FSGroup)
+}
+
+// TestRenderWebhookPort: webhook.port moves the port the server binds and the
+// container declares, which the Service targets by name: 10250 is the port a
+// GKE private cluster's control plane reaches without a firewall rule (README).
+func TestRenderWebhookPort(t *testing.T) {
+	for _, certManager := range []string{"true", "false"} {
+		objs := render(t, "--set", "webhook.port=10250,certManager.enabled="+certManager)
+		c := typed[appsv1.Deployment](t, objs.get(t, "Deployment", fullname)).Spec.Template.Spec.Containers[0]
+		assert.Equal(t, "10250", parseServe(t, c.Args)["port"])
+		var port int32
+		for _, p := range c.Ports {
+			if p.Name == "webhook" {
+				port = p.ContainerPort
+			}
+		}
+		assert.Equal(t, int32(10250), port)
+		svc := typed[corev1.Service](t, objs.get(t, "Service", svcName))
+		assert.Contains(t, svc.Spec.Ports, corev1.ServicePort{Name: "https", Port: 443, TargetPort: intstr.FromString("webhook"), Protocol: corev1.ProtocolTCP})
+	}
+}
+
 // checkHardenedDeployment: what both modes share.
 func checkHardenedDeployment(t *testing.T, objs objects, dep *appsv1.Deployment) {
 	t.Helper()
@@ -568,7 +607,7 @@ func TestRenderValues(t *testing.T) {
 	})
 
 	t.Run("names follow the release", func(t *testing.T) {
-		out, err := runHelm(t.Context(), t, "", "template", "edge", chartPath, "--namespace", "gw", "--set", "certManager.enabled=false")
+		out, err := runHelm(t.Context(), t, "", templateArgs("edge", "gw", []string{"--set", "certManager.enabled=false"})...)
 		require.NoError(t, err)
 		objs, err := decodeObjects(out)
 		require.NoError(t, err)
@@ -637,6 +676,23 @@ func TestRenderAutoscaling(t *testing.T) {
 		pdb := typed[policyv1.PodDisruptionBudget](t, objs.get(t, "PodDisruptionBudget", fullname))
 		assert.Equal(t, intstr.FromInt32(1), *pdb.Spec.MinAvailable, "one of minReplicas 2 may be evicted")
 		assert.Nil(t, pdb.Spec.MaxUnavailable)
+	})
+
+	t.Run("tolerance needs 1.35", func(t *testing.T) {
+		for _, dir := range []string{"scaleUp", "scaleDown"} {
+			behavior := []string{"--set", "autoscaling.enabled=true", "--set-json", `autoscaling.behavior={"` + dir + `":{"tolerance":"50m"}}`}
+			for _, v := range []string{"1.30.14", "1.34.4", "v1.34.9-gke.100"} {
+				_, err := renderErr(t, append([]string{"--kube-version", v}, behavior...)...)
+				assert.ErrorContains(t, err, "autoscaling.behavior."+dir+".tolerance needs Kubernetes 1.35 or newer", v)
+			}
+			for _, v := range []string{"1.35.0", "v1.35.1-eks.2", renderKubeVersion} {
+				_, err := renderErr(t, append([]string{"--kube-version", v}, behavior...)...)
+				assert.NoError(t, err, v)
+			}
+		}
+		_, err := renderErr(t, "--kube-version", "1.30.14", "--set", "autoscaling.enabled=true",
+			"--set-json", `autoscaling.behavior={"scaleUp":{"stabilizationWindowSeconds":30}}`)
+		assert.NoError(t, err, "a behavior without tolerance on 1.30")
 	})
 
 	t.Run("on: memory, behavior, minReplicas 1 with maxUnavailable", func(t *testing.T) {

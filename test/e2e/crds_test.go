@@ -30,8 +30,9 @@ import (
 // matrixSets are the CRD sets TestCRDMatrix runs matrixTests against, besides
 // the set of the whole suite (v1.6.3 standard): Airlock Microgateway 5.2.3
 // moved to Gateway API v1.7.0, whose experimental channel adds a field the
-// product's v1.6.3 Go types do not have.
-var matrixSets = []localcluster.CRDSet{localcluster.CRDsV170Standard, localcluster.CRDsV170Experimental}
+// product's v1.6.3 Go types do not have; v1.5.1 is the oldest release with
+// ListenerSet in its standard channel, which clusters installed then still run.
+var matrixSets = []localcluster.CRDSet{localcluster.CRDsV151Standard, localcluster.CRDsV170Standard, localcluster.CRDsV170Experimental}
 
 // matrixTests are what depends on the CRDs: every example's verdict (stored
 // with the defaults and updated; rejected at create, dry run and update

@@ -9,9 +9,9 @@
 // The whole suite runs against the v1.6.3 standard CRDs, the version of the
 // product's Go types. Meanwhile the examples' verdicts, the mutation against
 // the CRD's own defaulting and the fields the Go types do not know
-// (matrixTests) run against each of matrixSets, the v1.7.0 standard and
-// experimental CRDs, each in a process of its own with a fresh control plane
-// (this test binary again), which TestCRDMatrix reports.
+// (matrixTests) run against each of matrixSets, the v1.5.1 standard and the
+// v1.7.0 standard and experimental CRDs, each in a process of its own with a
+// fresh control plane (this test binary again), which TestCRDMatrix reports.
 // E2E_CRDS=<set> (e.g. E2E_CRDS=v1.7.0-experimental, see
 // localcluster.CRDSet) runs the whole suite against that set instead, and no
 // matrix.

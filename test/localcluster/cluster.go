@@ -23,6 +23,7 @@ import (
 
 	apiextensionsv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
 	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/client-go/discovery"
 	clientgoscheme "k8s.io/client-go/kubernetes/scheme"
 	"k8s.io/client-go/rest"
 	"sigs.k8s.io/controller-runtime/pkg/client"
@@ -65,10 +66,15 @@ type Cluster struct {
 	Scheme *runtime.Scheme
 	// BinDir holds the binaries, Kubectl the path of kubectl among them.
 	BinDir, KubectlPath string
+	// ServerVersion is kube-apiserver's version as it reports it (v1.37.2).
+	ServerVersion string
 	// CRDDir is where the Gateway API CRDs were installed from, CRDs which
 	// set they are (never empty, e.g. CRDsV163Standard).
 	CRDDir string
 	CRDs   CRDSet
+	// LeftOut are the CRD files of CRDDir not installed because this
+	// kube-apiserver is too old for them (crdsNeedingNewerServer).
+	LeftOut []string
 	// Kubeconfig is an admin kubeconfig (system:masters) for the cluster.
 	Kubeconfig []byte
 	// KubeconfigPath is where Start wrote Kubeconfig (in a temp dir unless
@@ -156,12 +162,22 @@ func Start(ctx context.Context, opts Options) (_ *Cluster, retErr error) {
 			_ = c.Stop()
 		}
 	}()
+	if c.ServerVersion, err = checkServerVersion(cfg); err != nil {
+		return nil, err
+	}
 	// The version is in the path (…/gateway-api@v1.6.3/config/crd/standard);
 	// make run's progress line reads as it always has.
+	paths, err := crdPaths(crdDir, c.ServerVersion, &c.LeftOut)
+	if err != nil {
+		return nil, err
+	}
 	step("installing the Gateway API " + crdSet.Channel() + " CRDs from " + crdDir)
+	for _, f := range c.LeftOut {
+		step(fmt.Sprintf("leaving out %s: %s", f, crdsNeedingNewerServer[f].reason))
+	}
 	env.CRDs, err = envtest.InstallCRDs(cfg, envtest.CRDInstallOptions{
 		Scheme:             scheme,
-		Paths:              []string{crdDir},
+		Paths:              paths,
 		ErrorIfPathMissing: true,
 		MaxTime:            time.Minute,
 	})
@@ -181,6 +197,60 @@ func Start(ctx context.Context, opts Options) (_ *Cluster, retErr error) {
 		return nil, err
 	}
 	return c, nil
+}
+
+// crdsNeedingNewerServer are the Gateway API CRD files that an older
+// kube-apiserver refuses, with the first minor that takes them. Nothing here
+// serves or reads those kinds; a cluster of that version cannot have them
+// either (README, Kubernetes versions). Any other refusal fails Start.
+var crdsNeedingNewerServer = map[string]struct {
+	minor  int
+	reason string
+}{
+	"gateway.networking.k8s.io_tlsroutes.yaml": {31, "its CEL uses isIP (the IP library of Kubernetes 1.31); kube-apiserver 1.30 refuses the CRD"},
+}
+
+// crdPaths lists the YAML files of dir that a kube-apiserver of
+// serverVersion (v1.30.14) takes, adding the others' names to leftOut.
+func crdPaths(dir, serverVersion string, leftOut *[]string) ([]string, error) {
+	var major, minor int
+	if _, err := fmt.Sscanf(serverVersion, "v%d.%d", &major, &minor); err != nil {
+		return nil, fmt.Errorf("kube-apiserver version %q: %w", serverVersion, err)
+	}
+	entries, err := os.ReadDir(dir)
+	if err != nil {
+		return nil, err
+	}
+	var paths []string
+	for _, e := range entries {
+		if e.IsDir() || !strings.HasSuffix(e.Name(), ".yaml") {
+			continue
+		}
+		if need, ok := crdsNeedingNewerServer[e.Name()]; ok && major == 1 && minor < need.minor {
+			*leftOut = append(*leftOut, e.Name())
+			continue
+		}
+		paths = append(paths, filepath.Join(dir, e.Name()))
+	}
+	return paths, nil
+}
+
+// checkServerVersion returns kube-apiserver's version, and an error when
+// KubeVersionEnv names another: a version matrix row must be about the
+// version it names, not about whichever binaries were found.
+func checkServerVersion(cfg *rest.Config) (string, error) {
+	dc, err := discovery.NewDiscoveryClientForConfig(cfg)
+	if err != nil {
+		return "", err
+	}
+	v, err := dc.ServerVersion()
+	if err != nil {
+		return "", fmt.Errorf("asking kube-apiserver its version: %w", err)
+	}
+	if want := os.Getenv(KubeVersionEnv); want != "" && v.GitVersion != "v"+strings.TrimPrefix(want, "v") {
+		return "", fmt.Errorf("kube-apiserver reports %s, but %s=%s", v.GitVersion, KubeVersionEnv, want)
+	}
+	return v.GitVersion, nil
 }
 
 // WriteKubeconfig writes the admin kubeconfig to path (mode 0600) and makes

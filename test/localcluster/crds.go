@@ -18,14 +18,15 @@ import (
 // sigs.k8s.io/gateway-api at that version, read straight from the module
 // cache (never a copy).
 //
-// Two modules provide versions: the product's go.mod (the version of the Go
-// types the webhook is built with) and GatewayAPIToolsModule, which only
-// downloads a newer one for its CRD files. Any other version is an error.
+// Modules provide versions: the product's go.mod (the version of the Go
+// types the webhook is built with) and GatewayAPIToolsModules, which only
+// download another one each for its CRD files. Any other version is an error.
 type CRDSet string
 
 // The sets of the end-to-end suite's matrix (test/e2e). The empty CRDSet is
 // the standard channel of the product's version, CRDsV163Standard today.
 const (
+	CRDsV151Standard     CRDSet = "v1.5.1-standard"
 	CRDsV163Standard     CRDSet = "v1.6.3-standard"
 	CRDsV170Standard     CRDSet = "v1.7.0-standard"
 	CRDsV170Experimental CRDSet = "v1.7.0-experimental"
@@ -39,6 +40,12 @@ const GatewayAPIModule = "sigs.k8s.io/gateway-api"
 // only: `go mod download` there fetches it without building anything, so its
 // go directive (go 1.27.0 for v1.7.0) does not bind the product's Go.
 const GatewayAPIToolsModule = "hack/tools/gatewayapi-crds"
+
+// GatewayAPIToolsModules are the tools modules, relative to RepoRoot, each
+// requiring one GatewayAPIModule version for its CRD files: v1.7.0
+// (GatewayAPIToolsModule) and v1.5.1, the first release with ListenerSet in
+// the standard channel.
+var GatewayAPIToolsModules = []string{GatewayAPIToolsModule, "hack/tools/gatewayapi-crds-v1.5"}
 
 // listenerSetCRDFile is the file every CRD directory must have.
 const listenerSetCRDFile = "gateway.networking.k8s.io_listenersets.yaml"
@@ -76,15 +83,24 @@ func GatewayAPICRDs(ctx context.Context, root string, set CRDSet) (dir string, r
 	}
 	moduleDir := productDir
 	if version != productVersion {
-		toolsVersion, err := toolsGatewayAPIVersion(root)
-		if err != nil {
-			return "", "", err
+		var tools string
+		have := []string{"the product's go.mod has " + productVersion}
+		for _, m := range GatewayAPIToolsModules {
+			toolsVersion, err := toolsGatewayAPIVersion(root, m)
+			if err != nil {
+				return "", "", err
+			}
+			if toolsVersion == version {
+				tools = m
+				break
+			}
+			have = append(have, m+" has "+toolsVersion)
 		}
-		if version != toolsVersion {
-			return "", "", fmt.Errorf("CRD set %q: no module here provides %s %s (the product's go.mod has %s, %s has %s)",
-				set, GatewayAPIModule, version, productVersion, GatewayAPIToolsModule, toolsVersion)
+		if tools == "" {
+			return "", "", fmt.Errorf("CRD set %q: no module here provides %s %s (%s)",
+				set, GatewayAPIModule, version, strings.Join(have, ", "))
 		}
-		if moduleDir, err = downloadToolsGatewayAPI(ctx, filepath.Join(root, GatewayAPIToolsModule), version); err != nil {
+		if moduleDir, err = downloadToolsGatewayAPI(ctx, filepath.Join(root, tools), version); err != nil {
 			return "", "", err
 		}
 	}
@@ -149,11 +165,11 @@ func productGatewayAPI(ctx context.Context, root string) (version, dir string, e
 // toolsRequire matches the tools module's require line.
 var toolsRequire = regexp.MustCompile(`^\s*(?:require\s+)?` + regexp.QuoteMeta(GatewayAPIModule) + `\s+(v\S+)`)
 
-// toolsGatewayAPIVersion reads the version GatewayAPIToolsModule requires.
-// Its go.mod is read, not loaded: Go refuses to load a module graph that
-// needs a newer Go.
-func toolsGatewayAPIVersion(root string) (string, error) {
-	path := filepath.Join(root, GatewayAPIToolsModule, "go.mod")
+// toolsGatewayAPIVersion reads the version the tools module (one of
+// GatewayAPIToolsModules) requires. Its go.mod is read, not loaded: Go
+// refuses to load a module graph that needs a newer Go.
+func toolsGatewayAPIVersion(root, module string) (string, error) {
+	path := filepath.Join(root, module, "go.mod")
 	data, err := os.ReadFile(path)
 	if err != nil {
 		return "", err

@@ -29,7 +29,7 @@ func TestGatewayAPICRDs(t *testing.T) {
 		t.Fatal(err)
 	}
 	crds := map[CRDSet]*apiextensionsv1.CustomResourceDefinition{}
-	for _, set := range []CRDSet{"", CRDsV163Standard, "v1.6.3-experimental", CRDsV170Standard, CRDsV170Experimental} {
+	for _, set := range []CRDSet{"", CRDsV151Standard, CRDsV163Standard, "v1.6.3-experimental", CRDsV170Standard, CRDsV170Experimental} {
 		dir, resolved, err := GatewayAPICRDs(ctx, root, set)
 		if err != nil {
 			t.Fatalf("%q: %v", set, err)
@@ -72,6 +72,11 @@ func TestGatewayAPICRDs(t *testing.T) {
 		t.Errorf("%s's ListenerSet CRD differs from %s's in more than spec.listeners[].filters", CRDsV170Experimental, CRDsV170Standard)
 	}
 
+	// v1.5.1 serves ListenerSet v1 in its standard channel, the first release to.
+	if v := crds[CRDsV151Standard].Spec.Versions; len(v) != 1 || v[0].Name != "v1" || !v[0].Served {
+		t.Errorf("%s's ListenerSet CRD serves %v, want v1 only", CRDsV151Standard, v)
+	}
+
 	for _, bad := range []CRDSet{"v9.9.9-standard", "v1.7.0-beta", "standard", "v1.7.0"} {
 		if dir, _, err := GatewayAPICRDs(ctx, root, bad); err == nil {
 			t.Errorf("%q resolved to %s, want an error", bad, dir)
@@ -109,7 +114,7 @@ func TestDownloadToolsGatewayAPI(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	version, err := toolsGatewayAPIVersion(root)
+	version, err := toolsGatewayAPIVersion(root, GatewayAPIToolsModule)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -152,5 +157,48 @@ func TestDownloadToolsGatewayAPI(t *testing.T) {
 	t.Setenv("GOMODCACHE", t.TempDir())
 	if dir, err := downloadToolsGatewayAPI(ctx, bad, version); err == nil || !strings.Contains(err.Error(), "checksum mismatch") {
 		t.Errorf("with a wrong go.sum: %s, %v; want a checksum mismatch", dir, err)
+	}
+}
+
+// TestCRDPathsForOldServers: a kube-apiserver older than a CRD file needs
+// gets every other file of the set; from that minor on, every file.
+func TestCRDPathsForOldServers(t *testing.T) {
+	if testing.Short() {
+		t.Skip("may download sigs.k8s.io/gateway-api through the Go module proxy; skipped with -short")
+	}
+	root, err := RepoRoot()
+	if err != nil {
+		t.Fatal(err)
+	}
+	dir, _, err := GatewayAPICRDs(context.Background(), root, CRDsV163Standard)
+	if err != nil {
+		t.Fatal(err)
+	}
+	all, err := crdPaths(dir, "v1.37.2", new([]string))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, tc := range []struct {
+		version string
+		want    []string
+	}{
+		{"v1.30.14", []string{"gateway.networking.k8s.io_tlsroutes.yaml"}},
+		{"v1.31.0", nil},
+		{"v1.37.2", nil},
+	} {
+		var left []string
+		paths, err := crdPaths(dir, tc.version, &left)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !slices.Equal(left, tc.want) || len(paths)+len(left) != len(all) {
+			t.Errorf("%s: left out %v (want %v), %d of %d files", tc.version, left, tc.want, len(paths), len(all))
+		}
+		if slices.Contains(left, listenerSetCRDFile) {
+			t.Errorf("%s: the ListenerSet CRD left out", tc.version)
+		}
+	}
+	if _, err := crdPaths(dir, "1.30", new([]string)); err == nil {
+		t.Error("a version without its v: no error")
 	}
 }

@@ -17,6 +17,12 @@ const ModulePath = "github.com/airlock/listenerset-webhook"
 // BinariesScript builds kube-apiserver, kubectl and etcd, relative to RepoRoot.
 const BinariesScript = "hack/k8s-binaries.sh"
 
+// KubeVersionEnv names the Kubernetes version (1.30.14) whose kube-apiserver
+// and kubectl the tests run: BinariesScript reads it (the default when unset
+// is the script's DEFAULT_KUBE_VERSION), and Start checks that the server it
+// started reports it. The version matrix (hack/matrix) sets it.
+const KubeVersionEnv = "KUBE_VERSION"
+
 // RepoRoot finds the checkout this code runs in: the nearest directory at or
 // above the working directory whose go.mod declares ModulePath. Tests run in
 // their package directory and `make run` in the root, so both find it.
