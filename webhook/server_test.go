@@ -68,6 +68,27 @@ func (l *logLines) String() string {
 
 func start(t *testing.T, opts webhook.Options) *running {
 	t.Helper()
+	// The ports were free a moment ago: another process (go test runs
+	// packages in parallel) may take one before Run binds it. That is the
+	// test's race, not the server's, so it picks new ports, twice at most.
+	for attempt := 1; ; attempt++ {
+		r, err := launch(t, opts)
+		if err == nil {
+			t.Cleanup(func() { r.stop(t) })
+			return r
+		}
+		r.cancel()
+		if attempt == 3 || !strings.Contains(err.Error(), "address already in use") {
+			require.NoError(t, err, "Run")
+		}
+		t.Logf("attempt %d: %v; again on other ports", attempt, err)
+	}
+}
+
+// launch runs webhook.Run with opts on new ports and waits until it is
+// ready: the TLS listener serves (/readyz dials it).
+func launch(t *testing.T, opts webhook.Options) (*running, error) {
+	t.Helper()
 	ports, err := testproc.NewPorts()
 	require.NoError(t, err)
 	opts.Server.Host = "127.0.0.1"
@@ -89,11 +110,7 @@ func start(t *testing.T, opts webhook.Options) *running {
 		cancel:  cancel,
 	}
 	go func() { r.done <- webhook.Run(ctx, opts) }()
-	t.Cleanup(func() { r.stop(t) })
-
-	// Ready means the TLS listener serves: /readyz dials it.
-	require.NoError(t, testproc.WaitReady(t.Context(), ports.ReadyzURL(), 20*time.Second, testproc.Returned(r.done)), "Run")
-	return r
+	return r, testproc.WaitReady(t.Context(), ports.ReadyzURL(), 20*time.Second, testproc.Returned(r.done))
 }
 
 // stop cancels Run and expects a clean return.
