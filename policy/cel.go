@@ -566,9 +566,9 @@ func selector(s, path string) string {
 	ePath := path + ` + ".matchExpressions[" + string(j) + "]"`
 	vals := `(has(e.values) ? e.values : [])`
 	operators := func(ops ...string) string { return list(ops) }
-	expr := t(`[{exprs}[j]].map(e, size({vals}) > {maxvals} ? [{manyvals}] : (e.operator in {inout} ? (size({vals}) == 0 ? [{req}] : []) : e.operator in {exists} ? (size({vals}) > 0 ? [{forb}] : []) : [{badop}]) + `+
+	expr := t(`[{exprs}[j]].map(e, size({vals}) > {max} ? [{manyvals}] : (e.operator in {inout} ? (size({vals}) == 0 ? [{req}] : []) : e.operator in {exists} ? (size({vals}) > 0 ? [{forb}] : []) : [{badop}]) + `+
 		`{key} + `+joined(indexed(vals, "m", labelValue(vals+"[m]", ePath+` + ".values[" + string(m) + "]"`), rules.MaxSelectorItems))+`)[0]`,
-		"exprs", exprs, "vals", vals, "maxvals", strconv.Itoa(rules.MaxSelectorItems),
+		"exprs", exprs, "vals", vals, "max", strconv.Itoa(rules.MaxSelectorItems),
 		"manyvals", tooMany(ePath+` + ".values"`, "size("+vals+")", rules.MaxSelectorItems),
 		"inout", operators("In", "NotIn"), "exists", operators("Exists", "DoesNotExist"),
 		"req", line(ePath+` + ".values"`, field.Required(p, "must be specified when `operator` is 'In' or 'NotIn'"), nil),

@@ -43,6 +43,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/log/zap"
 
 	"github.com/airlock/listenerset-webhook/test/localcluster"
+	"github.com/airlock/listenerset-webhook/test/testproc"
 	"github.com/airlock/listenerset-webhook/webhook"
 	"github.com/airlock/listenerset-webhook/webhook/admission"
 	"github.com/airlock/listenerset-webhook/webhook/certs"
@@ -267,7 +268,7 @@ func (s *session) startWebhook(ctx context.Context, root string, logFile *os.Fil
 		cmd := exec.CommandContext(hookCtx, o.webhookBinary, "serve",
 			"--host=127.0.0.1", fmt.Sprintf("--port=%d", port), "--cert-dir="+cert.Dir,
 			"--health-probe-bind-address="+health, "--metrics-bind-address="+metrics,
-			"--shutdown-timeout="+stopDrain.String())
+			"--shutdown-timeout="+testproc.ServeDrain.String())
 		if checks.Enabled {
 			cmd.Args = append(cmd.Args, "--cluster-checks", "--watch-secrets", "--kubeconfig="+s.kubeconfig,
 				fmt.Sprintf("--strict=%t", checks.Strict))
@@ -290,7 +291,7 @@ func (s *session) startWebhook(ctx context.Context, root string, logFile *os.Fil
 		go func() {
 			s.hookDone <- webhook.Run(hookCtx, webhook.Options{
 				Server: serving.Options{Host: "127.0.0.1", Port: port, HealthProbeBindAddress: health, MetricsBindAddress: metrics,
-					ShutdownTimeout: stopDrain},
+					ShutdownTimeout: testproc.ServeDrain},
 				Certs:   certs.Options{Dir: cert.Dir},
 				Cluster: checks,
 			})
@@ -328,12 +329,6 @@ func (s *session) startWebhook(ctx context.Context, root string, logFile *os.Fil
 	}
 	return webhookEndpoints{ep: ep, health: health, metrics: metrics, pid: pid}, nil
 }
-
-// stopDrain is the webhook's shutdown timeout, in this process or as a
-// binary: there are no endpoints to leave and no rollout, so Ctrl-C need not
-// wait for kube-apiserver's idle connections (serving's default waits up to
-// 95 s, longer than stop waits).
-const stopDrain = 5 * time.Second
 
 // stop stops what start started, the webhook first (its cluster view
 // watches kube-apiserver).

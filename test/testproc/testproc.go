@@ -130,10 +130,12 @@ func Returned(done chan error) func() error {
 	}
 }
 
-// ServeDrain is the --shutdown-timeout tests give `serve`: the default
-// (serving.DefaultShutdownTimeout) waits up to 95 s for the clients'
-// idle connections to end, which a test stopping its server between
-// cases need not, as no rollout's requests are in flight.
+// ServeDrain is the --shutdown-timeout tests and `make run` (hack/run, in
+// process or as a binary) give the webhook: the default
+// (serving.DefaultShutdownTimeout) waits up to 95 s for the clients' idle
+// connections to end, which a test stopping its server between cases, or
+// Ctrl-C, need not: there are no endpoints to leave and no rollout's
+// requests in flight (and make run's stop waits less than 95 s).
 const ServeDrain = 5 * time.Second
 
 // ServeFlags are the flags tests give `serve` before their own (a later
