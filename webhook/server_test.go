@@ -26,6 +26,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 	admissionv1 "k8s.io/api/admission/v1"
+	crmetrics "sigs.k8s.io/controller-runtime/pkg/metrics"
 
 	"github.com/airlock/listenerset-webhook/test/testpki"
 	"github.com/airlock/listenerset-webhook/test/testproc"
@@ -33,6 +34,7 @@ import (
 	"github.com/airlock/listenerset-webhook/webhook/admission"
 	"github.com/airlock/listenerset-webhook/webhook/certs"
 	"github.com/airlock/listenerset-webhook/webhook/clusterview"
+	"github.com/airlock/listenerset-webhook/webhook/inflight"
 	"github.com/airlock/listenerset-webhook/webhook/internal/reviewtest"
 	"github.com/airlock/listenerset-webhook/webhook/serving"
 )
@@ -498,6 +500,26 @@ func rawRequest(t *testing.T, r *running, path string, body []byte, n int) *tls.
 	return conn
 }
 
+// awaitInFlight waits until the server has taken a request in: its headers
+// read and its handler running, its weight in the in-flight gauge (the
+// in-process server registers it in controller-runtime's registry; no
+// other request is in flight in these tests).
+func awaitInFlight(t *testing.T) {
+	t.Helper()
+	require.Eventually(t, func() bool {
+		families, err := crmetrics.Registry.Gather()
+		if err != nil {
+			return false
+		}
+		for _, f := range families {
+			if f.GetName() == inflight.InFlightBytesMetric {
+				return f.GetMetric()[0].GetGauge().GetValue() > 0
+			}
+		}
+		return false
+	}, 10*time.Second, 5*time.Millisecond, "the server never took the request in")
+}
+
 // RequestTimeout is the server's ReadTimeout: a body that stalls is cut off
 // (no goroutine waits for it forever), but it is per request, so a kept-alive
 // connection outlives it.
@@ -559,7 +581,7 @@ func TestRunShutdownPhases(t *testing.T) {
 	}
 
 	slow := rawRequest(t, r, admission.ValidatePath, body, len(body)/2)
-	time.Sleep(200 * time.Millisecond) // the server has read the headers
+	awaitInFlight(t)
 	began := time.Now()
 	r.cancel()
 	r.cancel = nil // stop() must not wait for done again
@@ -617,7 +639,7 @@ func TestRunShutdownTimeout(t *testing.T) {
 	r := start(t, webhook.Options{Server: serving.Options{ShutdownTimeout: 300 * time.Millisecond}})
 	body := reviewtest.Request(t, admissionv1.Create, reviewtest.ToJSON(t, reviewtest.Minimal), nil)
 	stuck := rawRequest(t, r, admission.ValidatePath, body, 1)
-	time.Sleep(200 * time.Millisecond) // the server has read the headers
+	awaitInFlight(t)
 	began := time.Now()
 	r.cancel()
 	r.cancel = nil

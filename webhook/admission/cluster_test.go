@@ -3,6 +3,7 @@ package admission_test
 import (
 	"net/http"
 	"net/http/httptest"
+	"sync"
 	"testing"
 	"time"
 
@@ -127,8 +128,10 @@ func TestValidatorClusterChecks(t *testing.T) {
 // list) is started, and a view that is never started, both know nothing;
 // the webhook answers at once, from the object alone, even in strict mode.
 func TestAnswersBeforeTheCacheSyncs(t *testing.T) {
-	release := make(chan struct{})
+	release, asked := make(chan struct{}), make(chan struct{})
+	var askedOnce sync.Once
 	hanging := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		askedOnce.Do(func() { close(asked) })
 		select {
 		case <-release:
 		case <-r.Context().Done():
@@ -142,7 +145,11 @@ func TestAnswersBeforeTheCacheSyncs(t *testing.T) {
 	go func() { _ = started.Start(t.Context()) }()
 	idle, err := clusterview.New(&rest.Config{Host: hanging.URL}, true, logr.Discard())
 	require.NoError(t, err)
-	time.Sleep(200 * time.Millisecond) // the started view's informers are asking by now
+	select { // the started view's informers are asking
+	case <-asked:
+	case <-time.After(10 * time.Second):
+		t.Fatal("the started view never asked its API server")
+	}
 
 	for name, view := range map[string]*clusterview.View{"started, never synced": started, "not started": idle} {
 		t.Run(name, func(t *testing.T) {

@@ -82,6 +82,15 @@ func entered(t *testing.T, g *gate) *http.Request {
 	}
 }
 
+// queued waits until listenerset_webhook_requests_waited_total reaches
+// want: it counts a request as it starts to wait for room, so that a
+// request sent next queues behind it.
+func queued(t *testing.T, want float64) {
+	t.Helper()
+	require.Eventually(t, func() bool { return value(waits) >= want }, 10*time.Second, time.Millisecond,
+		"the request never started to wait")
+}
+
 func notEntered(t *testing.T, g *gate, d time.Duration) {
 	t.Helper()
 	select {
@@ -192,12 +201,13 @@ func TestLimiterServesAnOversizedRequestAlone(t *testing.T) {
 	h := newLimiter(t, limit).Handler(g)
 	_, doneFirst := serve(h, request(big, "10s"))
 	entered(t, g)
+	waited := value(waits)
 	_, doneHuge := serve(h, request(2*limit, "10s"))
-	time.Sleep(100 * time.Millisecond) // the huge one queues first
+	queued(t, waited+1) // the huge one queues first
 	chunked := request(big, "10s")
 	chunked.ContentLength = -1
 	_, doneChunked := serve(h, chunked)
-	time.Sleep(100 * time.Millisecond)
+	queued(t, waited+2)
 	_, doneLater := serve(h, request(big, "10s"))
 	notEntered(t, g, 200*time.Millisecond) // the later one fits but queues behind the huge one
 	g.release <- struct{}{}

@@ -8,6 +8,10 @@ import (
 // RefusalsMetric is the name of the counter of requests answered 429.
 const RefusalsMetric = "listenerset_webhook_requests_refused_total"
 
+// InFlightBytesMetric is the name of the gauge of the weight being
+// handled: above 0 once a request's headers are read and its handler runs.
+const InFlightBytesMetric = "listenerset_webhook_in_flight_bytes"
+
 // Reasons of RefusalsMetric.
 const (
 	// reasonCapacity: no room in the limit before the request's deadline.
@@ -28,7 +32,7 @@ var (
 		Help: "Requests that had to wait for room in the in-flight limit (most are then served).",
 	})
 	inFlightBytes = prometheus.NewGauge(prometheus.GaugeOpts{
-		Name: "listenerset_webhook_in_flight_bytes",
+		Name: InFlightBytesMetric,
 		Help: "Weight of the requests being handled: their Content-Length plus a fixed overhead each.",
 	})
 	limitBytes = prometheus.NewGauge(prometheus.GaugeOpts{

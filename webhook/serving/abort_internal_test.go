@@ -32,8 +32,10 @@ func TestWebhookServerAbort(t *testing.T) {
 			abort, abortNow := context.WithCancel(t.Context())
 			defer abortNow()
 			returned := make(chan error, 1)
+			inFlight := make(chan struct{})
 			go func() {
 				returned <- ws.serve(stop, abort, http.HandlerFunc(func(_ http.ResponseWriter, r *http.Request) {
+					close(inFlight)
 					_, _ = io.ReadAll(r.Body) // never ends: the body never arrives
 				}))
 			}()
@@ -44,7 +46,11 @@ func TestWebhookServerAbort(t *testing.T) {
 			defer conn.Close()
 			_, err = io.WriteString(conn, "POST / HTTP/1.1\r\nHost: x\r\nContent-Length: 10\r\n\r\n{")
 			require.NoError(t, err)
-			time.Sleep(100 * time.Millisecond) // in flight
+			select {
+			case <-inFlight:
+			case <-time.After(5 * time.Second):
+				t.Fatal("the request never reached the handler")
+			}
 			if phase == "shutdown delay" {
 				stopNow()
 				require.Eventually(t, ws.draining.Load, 5*time.Second, 10*time.Millisecond)
