@@ -4,7 +4,7 @@ GO ?= go
 BIN := bin
 WEBHOOK := $(BIN)/listenerset-webhook
 
-.PHONY: all build image chart-score run ci-tools node-setup testsummary test test-matrix test-matrix-ends test-node test-node-stress test-unit test-e2e bench bench-scale fuzz vet k8s-binaries helm chart-lint chart-template chart-policy clean
+.PHONY: all build image chart-score run ci-tools node-setup testsummary test test-matrix test-matrix-ends test-node test-node-stress test-unit test-e2e bench bench-scale fuzz vet k8s-binaries helm chart-lint chart-template chart-policy chart-generate clean
 
 all: build
 
@@ -60,6 +60,11 @@ chart-template: helm
 chart-policy:
 	$(GO) run ./cmd/listenerset-webhook policy > $(CHART)/files/policy.yaml.tmp
 	mv $(CHART)/files/policy.yaml.tmp $(CHART)/files/policy.yaml
+
+## chart-generate: regenerate every file the chart takes from the Go code: files/policy.yaml (chart-policy)
+## and files/webhooks.yaml (the webhooks' names, paths, rules and match condition, admission.Registrations)
+chart-generate: chart-policy
+	$(GO) test ./test/chart -run '^TestWebhookFileIsGenerated$$' -count=1 -update
 
 ## run: a local control plane with the webhook registered; Ctrl-C stops everything (exit 0).
 ## RUN_FLAGS go to hack/run (e.g. RUN_FLAGS=-strict; RUN_FLAGS=-h lists them).

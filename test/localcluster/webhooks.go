@@ -21,14 +21,13 @@ import (
 	"github.com/airlock/listenerset-webhook/webhook/admission"
 )
 
-// Names of the webhook configurations and of the webhooks in them.
+// Names of the webhook configurations and of the webhooks in them (the
+// webhooks' names are the server's, admission.Registrations).
 const (
-	MutatingConfigName   = "listenerset-webhook"
-	ValidatingConfigName = "listenerset-webhook"
-	MutatingWebhookName  = "mutate.listenersets.microgateway.airlock.com"
-	// ValidatingWebhookName appears in kube-apiserver's denial messages:
-	// `admission webhook "validate.listenersets.microgateway.airlock.com" denied the request: ...`.
-	ValidatingWebhookName = "validate.listenersets.microgateway.airlock.com"
+	MutatingConfigName    = "listenerset-webhook"
+	ValidatingConfigName  = "listenerset-webhook"
+	MutatingWebhookName   = admission.MutatingWebhookName
+	ValidatingWebhookName = admission.ValidatingWebhookName
 )
 
 // WebhookEndpoint says where kube-apiserver reaches the webhook.
@@ -44,28 +43,13 @@ type WebhookEndpoint struct {
 	TimeoutSeconds int32
 }
 
-// listenerSetRules: CREATE and UPDATE of gateway.networking.k8s.io/v1
-// listensets, the main resource only; "listenersets" does not match the
-// listenersets/status subresource, so status writes of a controller never
-// reach the webhook.
-func listenerSetRules() []admissionv1.RuleWithOperations {
-	return []admissionv1.RuleWithOperations{{
-		Operations: []admissionv1.OperationType{admissionv1.Create, admissionv1.Update},
-		Rule: admissionv1.Rule{
-			APIGroups:   []string{"gateway.networking.k8s.io"},
-			APIVersions: []string{"v1"},
-			Resources:   []string{"listenersets"},
-			Scope:       ptr.To(admissionv1.NamespacedScope),
-		},
-	}}
-}
-
 // WebhookConfigurations returns the mutating and validating configurations
 // for ep, as the Helm chart should install them: sideEffects None,
 // admissionReviewVersions v1, failurePolicy Fail, matchPolicy Equivalent, and
-// on the mutating webhook the matchConditions of
-// admission.MutatingMatchConditions.
+// the webhooks' names, rules and the mutating webhook's matchConditions of
+// admission.Registrations.
 func WebhookConfigurations(ep WebhookEndpoint) (*admissionv1.MutatingWebhookConfiguration, *admissionv1.ValidatingWebhookConfiguration) {
+	reg := admission.Registrations()
 	timeout := ep.TimeoutSeconds
 	if timeout == 0 {
 		timeout = 10
@@ -80,9 +64,9 @@ func WebhookConfigurations(ep WebhookEndpoint) (*admissionv1.MutatingWebhookConf
 	mutating := &admissionv1.MutatingWebhookConfiguration{
 		ObjectMeta: metav1.ObjectMeta{Name: MutatingConfigName},
 		Webhooks: []admissionv1.MutatingWebhook{{
-			Name:                    MutatingWebhookName,
+			Name:                    reg.Mutating.Name,
 			ClientConfig:            clientConfig(ep.MutatePath),
-			Rules:                   listenerSetRules(),
+			Rules:                   reg.Rules,
 			FailurePolicy:           ptr.To(admissionv1.Fail),
 			MatchPolicy:             ptr.To(admissionv1.Equivalent),
 			SideEffects:             ptr.To(admissionv1.SideEffectClassNone),
@@ -91,15 +75,15 @@ func WebhookConfigurations(ep WebhookEndpoint) (*admissionv1.MutatingWebhookConf
 			ReinvocationPolicy:      ptr.To(admissionv1.NeverReinvocationPolicy),
 			// Called only when a defaulted field is unset; the CRD's schema
 			// defaults have usually set them all (docs/performance.md).
-			MatchConditions: admission.MutatingMatchConditions(),
+			MatchConditions: reg.Mutating.MatchConditions,
 		}},
 	}
 	validating := &admissionv1.ValidatingWebhookConfiguration{
 		ObjectMeta: metav1.ObjectMeta{Name: ValidatingConfigName},
 		Webhooks: []admissionv1.ValidatingWebhook{{
-			Name:                    ValidatingWebhookName,
+			Name:                    reg.Validating.Name,
 			ClientConfig:            clientConfig(ep.ValidatePath),
-			Rules:                   listenerSetRules(),
+			Rules:                   reg.Rules,
 			FailurePolicy:           ptr.To(admissionv1.Fail),
 			MatchPolicy:             ptr.To(admissionv1.Equivalent),
 			SideEffects:             ptr.To(admissionv1.SideEffectClassNone),

@@ -10,6 +10,8 @@
 // decodes the review in one pass and refuses what kube-apiserver never
 // sends (guard.go). MutatingMatchConditions
 // lets kube-apiserver skip the mutating webhook when there is nothing to
-// default, and DenialsMetric counts which rules deny. Nothing here decides
-// what is valid; it only translates.
+// default, Registrations is what every webhook configuration says of the
+// webhooks (names, paths, rules, match conditions; the chart's
+// files/webhooks.yaml is generated from it), and DenialsMetric counts which
+// rules deny. Nothing here decides what is valid; it only translates.
 package admission

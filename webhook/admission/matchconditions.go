@@ -23,9 +23,10 @@ const NeedsDefaultsExpression = `!has(object.spec) || !has(object.spec.parentRef
   (has(l.allowedRoutes.kinds) && l.allowedRoutes.kinds.exists(k, !has(k.group)))))`
 
 // MutatingMatchConditions are the mutating webhook's matchConditions: call
-// it only when NeedsDefaultsExpression holds. The local cluster registration
-// (test/localcluster) uses them; the Helm chart carries the same text. The
-// validating webhook has none: every create and update is judged.
+// it only when NeedsDefaultsExpression holds. Registrations carries them to
+// the local cluster (test/localcluster) and to the Helm chart (its generated
+// files/webhooks.yaml). The validating webhook has none: every create and
+// update is judged.
 func MutatingMatchConditions() []admissionregistrationv1.MatchCondition {
 	return []admissionregistrationv1.MatchCondition{{Name: NeedsDefaultsCondition, Expression: NeedsDefaultsExpression}}
 }
