@@ -1,7 +1,9 @@
 # syntax=docker/dockerfile:1
 #
-# listenerset-webhook: a static binary on an empty, distroless-style base
-# that runs as a non-root user (65532, as the chart's securityContext).
+# listenerset-webhook: the server's static binary on an empty,
+# distroless-style base that runs as a non-root user (65532, as the chart's
+# securityContext). The offline commands are the kubectl plugin
+# (cmd/kubectl-listenerset), not in the image.
 #
 #   docker build -t <your-registry>/listenerset-webhook:<tag> .
 #
@@ -33,4 +35,6 @@ COPY --from=build /out/listenerset-webhook /listenerset-webhook
 USER 65532:65532
 EXPOSE 9443 8080 8081
 ENTRYPOINT ["/listenerset-webhook"]
+# The server serves with or without "serve"; it stays for the chart's args
+# and for images run by hand as before.
 CMD ["serve"]

@@ -3,14 +3,20 @@ SHELL := /usr/bin/env bash
 GO ?= go
 BIN := bin
 WEBHOOK := $(BIN)/listenerset-webhook
+PLUGIN := $(BIN)/kubectl-listenerset
 
 .PHONY: all build image chart-score run ci-tools node-setup testsummary test test-matrix test-matrix-ends test-node test-node-stress test-unit test-e2e bench bench-scale fuzz vet k8s-binaries helm chart-lint chart-template chart-policy chart-generate clean
 
 all: build
 
-## build: the webhook binary, bin/listenerset-webhook
+## build: the server, bin/listenerset-webhook, and the kubectl plugin with the offline commands,
+## bin/kubectl-listenerset, with kubectl's completion helper for it (bin/kubectl_complete-listenerset):
+## with bin/ on PATH, `kubectl listenerset validate -f ...` runs the plugin and completes its arguments
 build:
+	@mkdir -p $(BIN)
 	$(GO) build -trimpath -o $(WEBHOOK) ./cmd/listenerset-webhook
+	$(GO) build -trimpath -o $(PLUGIN) ./cmd/kubectl-listenerset
+	cp cmd/kubectl-listenerset/kubectl_complete-listenerset $(BIN)/
 
 ## image: the product image as an OCI tarball, without Docker: the static binary on an empty base, the
 ## Dockerfile's user, entrypoint and ports (test/image compares the two). Import it into containerd with
@@ -56,9 +62,9 @@ chart-template: helm
 	@$(HELM) template listenerset-webhook $(CHART) --namespace listenerset-webhook --kube-version $(or $(KUBE_VERSION),1.37.2) $(ARGS)
 
 ## chart-policy: regenerate the chart's copy of the generated ValidatingAdmissionPolicy and binding,
-## $(CHART)/files/policy.yaml: `listenerset-webhook policy` with its defaults (test/chart fails while it is stale)
+## $(CHART)/files/policy.yaml: `kubectl listenerset policy` with its defaults (test/chart fails while it is stale)
 chart-policy:
-	$(GO) run ./cmd/listenerset-webhook policy > $(CHART)/files/policy.yaml.tmp
+	$(GO) run ./cmd/kubectl-listenerset policy > $(CHART)/files/policy.yaml.tmp
 	mv $(CHART)/files/policy.yaml.tmp $(CHART)/files/policy.yaml
 
 ## chart-generate: regenerate every file the chart takes from the Go code: files/policy.yaml (chart-policy)
@@ -179,4 +185,4 @@ vet:
 	  if [ -n "$$unformatted" ]; then echo "gofmt needed: $$unformatted"; exit 1; fi
 
 clean:
-	rm -rf $(WEBHOOK) .run
+	rm -rf $(WEBHOOK) $(PLUGIN) $(BIN)/kubectl_complete-listenerset .run

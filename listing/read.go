@@ -4,6 +4,8 @@ import (
 	"context"
 	"fmt"
 	"io"
+	"maps"
+	"slices"
 
 	rbacv1 "k8s.io/api/rbac/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -81,4 +83,16 @@ func FromCluster(ctx context.Context, cfg *rest.Config) (*validation.Objects, er
 		o.Namespaces = append(o.Namespaces, &namespaces.Items[i])
 	}
 	return o, nil
+}
+
+// Contexts are the context names of the kubeconfig file at path, sorted,
+// for shell completion of --context.
+func Contexts(path string) ([]string, error) {
+	cfg, err := clientcmd.NewNonInteractiveDeferredLoadingClientConfig(
+		&clientcmd.ClientConfigLoadingRules{ExplicitPath: path}, &clientcmd.ConfigOverrides{},
+	).RawConfig()
+	if err != nil {
+		return nil, err
+	}
+	return slices.Sorted(maps.Keys(cfg.Contexts)), nil
 }

@@ -121,7 +121,7 @@ no ListenerSet found
 // Validator must agree on every example and test input, error for error.
 func TestSameVerdictAsTheWebhook(t *testing.T) {
 	var files []string
-	for _, dir := range []string{"../examples", "../cmd/listenerset-webhook/testdata/input"} {
+	for _, dir := range []string{"../examples", "../cmd/kubectl-listenerset/testdata/input"} {
 		require.NoError(t, filepath.WalkDir(dir, func(path string, d os.DirEntry, err error) error {
 			if err == nil && !d.IsDir() && strings.HasSuffix(path, ".yaml") && !strings.Contains(path, "/.hidden/") {
 				files = append(files, path)
@@ -206,7 +206,7 @@ func TestFormatsGolden(t *testing.T) {
 		for _, format := range offline.Formats {
 			t.Run(tc.name+"/"+string(format), func(t *testing.T) {
 				code, stdout, stderr := runFormat(t, format, tc.paths)
-				got := fmt.Sprintf("$ listenerset-webhook validate -o %s %s\nexit: %d\n--- stdout\n%s--- stderr\n%s",
+				got := fmt.Sprintf("$ kubectl-listenerset validate -o %s %s\nexit: %d\n--- stdout\n%s--- stderr\n%s",
 					format, strings.Join(tc.paths, " "), code, stdout, stderr)
 				path := filepath.Join("testdata", "golden", tc.name+"."+string(format)+".golden")
 				golden.Assert(t, path, got)
@@ -389,13 +389,13 @@ func TestTextSuffixIsTheReportPosition(t *testing.T) {
 	for _, tc := range formatCases {
 		runs = append(runs, tc.paths)
 	}
-	cmdInputs, err := filepath.Glob("../cmd/listenerset-webhook/testdata/input/*")
+	cmdInputs, err := filepath.Glob("../cmd/kubectl-listenerset/testdata/input/*")
 	require.NoError(t, err)
 	for _, p := range cmdInputs {
 		runs = append(runs, []string{p})
 	}
 	runs = append(runs, []string{"testdata/input/missing.yaml"})
-	stdin, err := os.ReadFile("../cmd/listenerset-webhook/testdata/input/multi.yaml")
+	stdin, err := os.ReadFile("../cmd/kubectl-listenerset/testdata/input/multi.yaml")
 	require.NoError(t, err)
 
 	at := func(file string, line, col int) string {

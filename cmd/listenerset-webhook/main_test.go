@@ -2,8 +2,7 @@ package main
 
 import (
 	"bytes"
-	"encoding/json"
-	"fmt"
+	"context"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -14,116 +13,55 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
-	"github.com/airlock/listenerset-webhook/offline"
-	"github.com/airlock/listenerset-webhook/test/golden"
 	"github.com/airlock/listenerset-webhook/test/testproc"
 )
 
-// The golden files hold the exit code, stdout and stderr of one command line,
-// so a reviewer sees exactly what a user would.
-func TestValidateGolden(t *testing.T) {
-	in := func(name string) string { return filepath.Join("testdata", "input", name) }
-	stdinDoc, err := os.ReadFile(in("multi.yaml"))
-	require.NoError(t, err)
+func TestMain(m *testing.M) {
+	code := m.Run()
+	testproc.RemoveBinaries()
+	os.Exit(code)
+}
 
+// TestUsage: each command line's exit code and what it prints (the server
+// writes only to stderr).
+func TestUsage(t *testing.T) {
+	usage := "Usage: listenerset-webhook [serve] [flags]"
 	tests := []struct {
-		golden string
+		name   string
 		args   []string
-		stdin  string
 		exit   int
+		stderr []string // substrings
 	}{
-		{"valid", []string{"-f", in("valid.yaml")}, "", offline.ExitValid},
-		{"one-error", []string{"-f", in("duplicate.yaml")}, "", offline.ExitInvalid},
-		{"many-errors", []string{"-f", in("many-errors.yaml")}, "", offline.ExitInvalid},
-		{"warnings", []string{"--unknown-fields=warn", "-f", in("warnings.yaml")}, "", offline.ExitValid},
-		{"unknown-field", []string{"-f", in("warnings.yaml")}, "", offline.ExitInvalid},
-		{"multi-document", []string{"-f", in("multi.yaml")}, "", offline.ExitInvalid},
-		{"multi-document-json", []string{"-f", in("multi.yaml"), "-o", "json"}, "", offline.ExitInvalid},
-		{"directory", []string{"-f", in("tree")}, "", offline.ExitInvalid},
-		{"stdin", []string{"-f", "-"}, string(stdinDoc), offline.ExitInvalid},
-		{"several-paths", []string{"-f", in("valid.yaml"), "--filename", in("warnings.yaml")}, "", offline.ExitInvalid},
-		{"list", []string{"-f", in("list.yaml")}, "", offline.ExitInvalid},
-		{"wrong-types", []string{"-f", in("wrong-types.yaml")}, "", offline.ExitInvalid},
-		{"wrong-types-json", []string{"-f", in("wrong-types.yaml"), "-o", "json"}, "", offline.ExitInvalid},
-		{"unparsable", []string{"-f", in("broken.yaml")}, "", offline.ExitInputError},
-		{"missing-file", []string{"-f", in("missing.yaml"), "-f", in("valid.yaml")}, "", offline.ExitInputError},
-		{"missing-file-json", []string{"-f", in("missing.yaml"), "-o", "json"}, "", offline.ExitInputError},
-		{"only-other-kinds", []string{"-f", in("only-others.yaml")}, "", offline.ExitValid},
-		{"empty-stdin", []string{"-f", "-"}, "", offline.ExitValid},
-		{"json-valid-with-warnings", []string{"-o", "json", "--unknown-fields=warn", "-f", in("warnings.yaml")}, "", offline.ExitValid},
-		{"cluster", []string{"-f", in("cluster.yaml")}, "", offline.ExitValid},
-		{"cluster-strict", []string{"--strict", "-f", in("cluster.yaml")}, "", offline.ExitInvalid},
-		// PATHs as arguments, as pre-commit passes them, before and after flags.
-		{"positional-github", []string{in("duplicate.yaml"), "-o", "github", in("valid.yaml")}, "", offline.ExitInvalid},
-		{"positional-junit", []string{"-o", "junit", "--", in("multi.yaml")}, "", offline.ExitInvalid},
-		{"github-input-error", []string{"-o", "github", in("broken.yaml"), in("missing.yaml")}, "", offline.ExitInputError},
+		{"-h", []string{"-h"}, exitOK, []string{usage, "-tls-min-version", "kubectl-listenerset"}},
+		{"serve -h", []string{"serve", "-h"}, exitOK, []string{usage, "-tls-min-version"}},
+		{"arguments", []string{"serve", "extra"}, exitUsage,
+			[]string{`listenerset-webhook takes no arguments, got ["extra"]`}},
+		{"serve after flags", []string{"--port=1", "serve"}, exitUsage,
+			[]string{`listenerset-webhook takes no arguments, got ["serve"]`}},
+		{"bad flag", []string{"serve", "--port", "x"}, exitUsage,
+			[]string{`invalid value "x" for flag -port`, usage}},
+		{"bad flag without serve", []string{"--nope"}, exitUsage,
+			[]string{"flag provided but not defined: -nope", usage}},
+		{"validate moved", []string{"validate", "-f", "x.yaml"}, exitUsage,
+			[]string{"validate is not part of the server", "kubectl listenerset validate ...", "go install github.com/airlock/listenerset-webhook/cmd/kubectl-listenerset"}},
+		{"listeners moved", []string{"listeners"}, exitUsage, []string{"`kubectl listenerset listeners ...`"}},
+		{"policy moved", []string{"serve", "policy"}, exitUsage, []string{"`kubectl listenerset policy ...`"}},
 	}
 	for _, tt := range tests {
-		t.Run(tt.golden, func(t *testing.T) {
-			args := append([]string{"validate"}, tt.args...)
-			var stdout, stderr bytes.Buffer
-			code := run(args, strings.NewReader(tt.stdin), &stdout, &stderr)
-
-			got := fmt.Sprintf("$ listenerset-webhook %s\nexit: %d\n--- stdout\n%s--- stderr\n%s",
-				strings.Join(args, " "), code, stdout.String(), stderr.String())
-			golden.Assert(t, filepath.Join("testdata", "golden", tt.golden+".txt"), got)
+		t.Run(tt.name, func(t *testing.T) {
+			var errOut bytes.Buffer
+			code := run(tt.args, &errOut)
 			assert.Equal(t, tt.exit, code, "exit code")
-			if strings.Contains(strings.Join(tt.args, " "), "-o json") {
-				var r offline.Report
-				require.NoError(t, json.Unmarshal(stdout.Bytes(), &r), "stdout is one JSON document")
-				assert.Equal(t, code, r.Summary.ExitCode)
-				assert.Empty(t, stderr.String(), "nothing on stderr with -o json")
+			for _, want := range tt.stderr {
+				assert.Contains(t, errOut.String(), want, "stderr")
 			}
 		})
 	}
 }
 
-// TestUsage: each command line's exit code and what it prints on each
-// stream. A row that expects nothing on a stream asserts that the stream is
-// empty, so help that moved to stderr, or an error that leaked to stdout,
-// fails the row.
-func TestUsage(t *testing.T) {
-	commands := []string{"Usage:", "listenerset-webhook serve [flags]", "listenerset-webhook validate [-f] PATH... [-o text|json|junit|sarif|github]"}
-	tests := []struct {
-		name   string
-		args   []string
-		exit   int
-		stdout []string // substrings; none: stdout must be empty
-		stderr []string // substrings; none: stderr must be empty
-	}{
-		{"no command", nil, exitUsage, nil, commands},
-		{"unknown command", []string{"lint"}, exitUsage, nil, append([]string{`unknown command "lint"`}, commands...)},
-		{"help", []string{"help"}, exitOK, commands, nil},
-		{"-h", []string{"-h"}, exitOK, commands, nil},
-		{"--help", []string{"--help"}, exitOK, commands, nil},
-		{"validate without -f", []string{"validate"}, exitUsage, nil,
-			[]string{"validate needs -f PATH", "Usage: listenerset-webhook validate"}},
-		{"validate with a positional path", []string{"validate", "x.yaml"}, offline.ExitInputError, nil,
-			[]string{`error: x.yaml: stat x.yaml: no such file or directory`}},
-		{"validate bad format", []string{"validate", "-f", "x.yaml", "-o", "yaml"}, exitUsage, nil,
-			[]string{`-o "yaml": must be one of text|json|junit|sarif|github`}},
-		{"validate -o sarif", []string{"validate", "-o", "sarif", "-"}, exitOK, []string{`"version": "2.1.0"`, `"results": []`}, nil},
-		{"validate bad flag", []string{"validate", "--nope"}, exitUsage, nil,
-			[]string{"flag provided but not defined: -nope", "Usage: listenerset-webhook validate"}},
-		{"validate -h", []string{"validate", "-h"}, exitOK, nil,
-			[]string{"Usage: listenerset-webhook validate", "Exit status: 0 all valid", "-strict"}},
-		{"serve -h", []string{"serve", "-h"}, exitOK, nil,
-			[]string{"Usage: listenerset-webhook serve [flags]", "-tls-min-version"}},
-		{"serve with arguments", []string{"serve", "extra"}, exitUsage, nil,
-			[]string{`serve takes no arguments, got ["extra"]`}},
-		{"serve bad flag", []string{"serve", "--port", "x"}, exitUsage, nil,
-			[]string{`invalid value "x" for flag -port`, "Usage: listenerset-webhook serve"}},
-	}
-	for _, tt := range tests {
-		t.Run(tt.name, func(t *testing.T) {
-			assertRun(t, tt.args, tt.exit, tt.stdout, tt.stderr)
-		})
-	}
-}
-
 func TestServeFlagsDocumentDefaults(t *testing.T) {
-	var stdout, stderr bytes.Buffer
-	require.Equal(t, exitOK, run([]string{"serve", "-h"}, nil, &stdout, &stderr))
+	var stderr bytes.Buffer
+	require.Equal(t, exitOK, run([]string{"-h"}, &stderr))
 	for _, want := range []string{
 		`-port int`, `(default 9443)`,
 		`-health-probe-bind-address string`, `(default ":8081")`,
@@ -140,85 +78,28 @@ func TestServeFlagsDocumentDefaults(t *testing.T) {
 	}
 }
 
-// TestPreCommitHook runs the repository's .pre-commit-hooks.yaml for real,
-// once: pre-commit (Debian's, installed by make ci-tools; skipped when it
-// is not on PATH) runs `pre-commit
-// try-repo` on this repository (with its uncommitted changes, as try-repo
-// does), which builds the command with the system Go as pre-commit's golang
-// language does and passes the changed files as arguments. A valid and an
-// invalid ListenerSet: the hook must fail, naming the invalid one's error,
-// and have judged the valid one too (it ran once, on both files).
-func TestPreCommitHook(t *testing.T) {
+// TestServesWithAndWithoutServe: the built binary serves (/readyz answers
+// 200) with "serve" first, as the chart and the image pass it, and without,
+// and exits 0 on SIGTERM either way.
+func TestServesWithAndWithoutServe(t *testing.T) {
 	if testing.Short() {
-		t.Skip("runs pre-commit, which builds the command")
+		t.Skip("builds the binary and starts it twice")
 	}
-	root, err := filepath.Abs(filepath.Join("..", ".."))
+	bin, err := testproc.WebhookBinary()
 	require.NoError(t, err)
-	preCommit, missing, err := testproc.CITool(root, "pre-commit")
-	require.NoError(t, err)
-	if missing != "" {
-		t.Skip(missing)
-	}
-
-	work := t.TempDir()
-	for name, src := range map[string]string{"good.yaml": "valid.yaml", "bad.yaml": "duplicate.yaml"} {
-		data, err := os.ReadFile(filepath.Join("testdata", "input", src))
-		require.NoError(t, err)
-		require.NoError(t, os.WriteFile(filepath.Join(work, name), data, 0o644))
-	}
-	goEnv := func(name string) string {
-		v, err := exec.Command("go", "env", name).Output()
-		require.NoError(t, err)
-		return strings.TrimSpace(string(v))
-	}
-	env := append(os.Environ(),
-		"PRE_COMMIT_HOME="+t.TempDir(),
-		// pre-commit sets GOPATH to its environment; keep the machine's module
-		// and build caches so that nothing is downloaded or rebuilt again.
-		"GOMODCACHE="+goEnv("GOMODCACHE"), "GOCACHE="+goEnv("GOCACHE"), "GOTOOLCHAIN=local",
-		"GIT_AUTHOR_NAME=test", "GIT_AUTHOR_EMAIL=test@localhost",
-		"GIT_COMMITTER_NAME=test", "GIT_COMMITTER_EMAIL=test@localhost")
-	for _, args := range [][]string{{"init", "-q"}, {"add", "good.yaml", "bad.yaml"}} {
-		cmd := exec.Command("git", args...)
-		cmd.Dir, cmd.Env = work, env
-		b, err := cmd.CombinedOutput()
-		require.NoError(t, err, "git %v: %s", args, b)
-	}
-
-	cmd := exec.Command(preCommit, "try-repo", root, "listenerset-validate", "--files", "good.yaml", "bad.yaml", "--verbose")
-	cmd.Dir, cmd.Env = work, env
-	start := time.Now()
-	b, err := cmd.CombinedOutput()
-	t.Logf("pre-commit try-repo (builds the hook): %s", time.Since(start).Round(time.Second))
-	output := string(b)
-	var exit *exec.ExitError
-	require.ErrorAs(t, err, &exit, "the hook must fail on bad.yaml:\n%s", output)
-	assert.Equal(t, 1, exit.ExitCode(), output)
-	assert.Contains(t, output, "validate Gateway API ListenerSets", "the hook ran")
-	// kubectl's line, then where the field is in the file the hook was given.
-	assert.Contains(t, output, `The ListenerSet "team-a/dup" is invalid: spec.listeners[1].name: Duplicate value: "web" (at bad.yaml:14:5)`+"\n", output)
-	assert.Contains(t, output, "listenerset.gateway.networking.k8s.io/team-a/web valid", "both files in one call")
-	assert.Contains(t, output, "- exit code: 1", "validate's own exit code")
-}
-
-// assertRun runs the command with args and an empty stdin and checks its
-// exit code and that stdout and stderr contain each of the wanted strings
-// (and are empty when none is wanted).
-func assertRun(t *testing.T, args []string, exit int, stdout, stderr []string) {
-	t.Helper()
-	var out, errOut bytes.Buffer
-	code := run(args, strings.NewReader(""), &out, &errOut)
-	assert.Equal(t, exit, code, "exit code")
-	for _, s := range []struct {
-		name string
-		got  string
-		want []string
-	}{{"stdout", out.String(), stdout}, {"stderr", errOut.String(), stderr}} {
-		if len(s.want) == 0 {
-			assert.Empty(t, s.got, "%s must be empty", s.name)
-		}
-		for _, want := range s.want {
-			assert.Contains(t, s.got, want, s.name)
-		}
+	for name, first := range map[string][]string{"serve": {"serve"}, "bare": nil} {
+		t.Run(name, func(t *testing.T) {
+			ports, err := testproc.NewPorts()
+			require.NoError(t, err)
+			args := append(append(append(first, testproc.ServeFlags()...), "--host=127.0.0.1", "--cert-dir="+t.TempDir()), ports.Flags()...)
+			proc, err := testproc.Start(exec.Command(bin, args...), filepath.Join(t.TempDir(), "log"))
+			require.NoError(t, err)
+			t.Cleanup(proc.Kill)
+			ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+			defer cancel()
+			require.NoError(t, testproc.WaitReady(ctx, ports.ReadyzURL(), time.Minute, proc.Ended), "%s %s\n%s", bin, strings.Join(args, " "), proc.Log())
+			require.NoError(t, proc.Stop(30*time.Second), proc.Log())
+			assert.Equal(t, 0, proc.ExitCode(), proc.Log())
+		})
 	}
 }

@@ -5,7 +5,7 @@
 // for positions, JSON is scanned):
 //
 //	go run ./hack/worst -o .run/worst
-//	/usr/bin/time -v bin/listenerset-webhook validate -f .run/worst/most-selector-errors.yaml
+//	/usr/bin/time -v bin/kubectl-listenerset validate -f .run/worst/most-selector-errors.yaml
 //
 // docs/performance.md gives the figures.
 package main

@@ -65,7 +65,7 @@ func TestMain(m *testing.M) {
 	}
 	code := m.Run()
 	stopCluster()
-	testproc.RemoveWebhookBinary()
+	testproc.RemoveBinaries()
 	os.Exit(code)
 }
 

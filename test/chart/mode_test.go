@@ -164,7 +164,7 @@ func TestRenderedPolicyIsTheGenerators(t *testing.T) {
 }
 
 // TestPolicyFileIsGenerated: files/policy.yaml is exactly what the
-// generator writes (`listenerset-webhook policy` with its default flags,
+// generator writes (`kubectl listenerset policy` with its default flags,
 // policy.YAML with default options). It fails when a rule or a name list
 // changed in Go and the chart's copy was not regenerated.
 func TestPolicyFileIsGenerated(t *testing.T) {
@@ -179,14 +179,14 @@ func TestPolicyFileIsGenerated(t *testing.T) {
 	require.NoError(t, err)
 	if !testing.Short() {
 		// The command make chart-policy runs prints the same.
-		bin, err := testproc.WebhookBinary()
+		bin, err := testproc.PluginBinary()
 		require.NoError(t, err)
 		out, err := exec.Command(bin, "policy").Output()
 		require.NoError(t, err)
-		require.Equal(t, string(want), string(out), "listenerset-webhook policy prints policy.YAML with default options")
+		require.Equal(t, string(want), string(out), "kubectl-listenerset policy prints policy.YAML with default options")
 	}
 	if !bytes.Equal(got, want) {
-		t.Fatalf("%s is stale: regenerate it with `make chart-policy` (go run ./cmd/listenerset-webhook policy > %s) or `go test ./test/chart -run TestPolicyFileIsGenerated -update`", policyFile, policyFile)
+		t.Fatalf("%s is stale: regenerate it with `make chart-policy` (go run ./cmd/kubectl-listenerset policy > %s) or `go test ./test/chart -run TestPolicyFileIsGenerated -update`", policyFile, policyFile)
 	}
 }
 

@@ -26,7 +26,7 @@ const listenersGateway = "lst-infra/shared"
 // without kube-controller-manager a deleted namespace never goes away).
 var listenersNamespaces = []string{"lst-infra", "lst-outside", "lst-team-a", "lst-team-b"}
 
-// TestListenersCommand: `listenerset-webhook listeners --kubeconfig` prints,
+// TestListenersCommand: `kubectl listenerset listeners --kubeconfig` prints,
 // for the fixture applied to the real kube-apiserver, the rows
 // `listeners -f` prints for the same manifests, in every format; and
 // precedence follows the creation times kube-apiserver gives.
@@ -39,9 +39,9 @@ var listenersNamespaces = []string{"lst-infra", "lst-outside", "lst-team-a", "ls
 // passed the others' second, so that only the creation time places it last.
 func TestListenersCommand(t *testing.T) {
 	requireCluster(t)
-	bin, err := testproc.WebhookBinary()
+	bin, err := testproc.PluginBinary()
 	if err != nil {
-		t.Fatalf("building cmd/listenerset-webhook: %v", err)
+		t.Fatalf("building cmd/kubectl-listenerset: %v", err)
 	}
 	fixture := filepath.Join(root, "listing", "testdata", "merged.yaml")
 	t.Cleanup(func() {
@@ -212,10 +212,10 @@ func runListeners(t *testing.T, bin string, args ...string) string {
 		if !errors.As(err, &exit) {
 			t.Fatal(err)
 		}
-		t.Fatalf("listenerset-webhook %s: %v\n--- stdout\n%s--- stderr\n%s", strings.Join(args, " "), err, stdout.String(), stderr.String())
+		t.Fatalf("kubectl-listenerset %s: %v\n--- stdout\n%s--- stderr\n%s", strings.Join(args, " "), err, stdout.String(), stderr.String())
 	}
 	if stderr.Len() > 0 {
-		t.Errorf("listenerset-webhook %s wrote to stderr:\n%s", strings.Join(args, " "), stderr.String())
+		t.Errorf("kubectl-listenerset %s wrote to stderr:\n%s", strings.Join(args, " "), stderr.String())
 	}
 	return stdout.String()
 }

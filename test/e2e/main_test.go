@@ -156,7 +156,7 @@ func teardown() {
 		if cluster != nil {
 			_ = cluster.Stop()
 		}
-		testproc.RemoveWebhookBinary()
+		testproc.RemoveBinaries()
 	})
 }
 

@@ -29,7 +29,7 @@ import (
 
 // TestValidateMatchesAPIServer: `validate` gives kube-apiserver's verdict.
 // Every ListenerSet of the examples, of the offline command's test inputs
-// (cmd/listenerset-webhook/testdata/input), of testdata/apiserver (cases
+// (cmd/kubectl-listenerset/testdata/input), of testdata/apiserver (cases
 // of object metadata, the CRD's schema and CEL rules, unknown and duplicate
 // fields) and of validation/testdata's fuzz corpus (built by the fuzz
 // generator) is sent, each alone, to a real kube-apiserver by the real kubectl
@@ -204,7 +204,7 @@ func apiserverCases(t *testing.T) []apiserverCase {
 	var files []string
 	for _, dir := range []string{
 		filepath.Join(root, "examples"),
-		filepath.Join(root, "cmd", "listenerset-webhook", "testdata", "input"),
+		filepath.Join(root, "cmd", "kubectl-listenerset", "testdata", "input"),
 		filepath.Join(root, "test", "e2e", "testdata", "apiserver"),
 	} {
 		err := filepath.WalkDir(dir, func(path string, d os.DirEntry, err error) error {

@@ -105,6 +105,7 @@ func say(format string, args ...any) {
 func main() {
 	var (
 		oursBin      = flag.String("ours", "bin/listenerset-webhook", "the webhook binary (relative to the repository root)")
+		pluginBin    = flag.String("plugin", "bin/kubectl-listenerset", "the kubectl plugin, whose validate -offline-scale times (relative to the repository root)")
 		floorBin     = flag.String("floor", "bin/listenerset-webhook-floor", "the floor binary (a plain controller-runtime webhook server), built from ./test/load/floor/server")
 		build        = flag.Bool("build", true, "build both binaries first (go build -trimpath)")
 		concurrency  = flag.String("concurrency", "1,8,32", "client counts, comma-separated")
@@ -129,7 +130,7 @@ func main() {
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
 	if *offlineScale || *offlineGenerate != "" {
-		code, err := runOfflineScale(ctx, options{oursBin: *oursBin, build: *build, outDir: *outDir})
+		code, err := runOfflineScale(ctx, options{pluginBin: *pluginBin, build: *build, outDir: *outDir})
 		if err != nil {
 			fmt.Fprintln(os.Stderr, "load -offline-scale:", err)
 			os.Exit(2)
@@ -157,10 +158,10 @@ func main() {
 }
 
 type options struct {
-	oursBin, floorBin, concurrency, outDir string
-	build, skipLoad                        bool
-	duration, warmup, idleSettle           time.Duration
-	rounds, creates, apiRounds             int
+	oursBin, floorBin, pluginBin, concurrency, outDir string
+	build, skipLoad                                   bool
+	duration, warmup, idleSettle                      time.Duration
+	rounds, creates, apiRounds                        int
 }
 
 func run(ctx context.Context, o options) (int, error) {

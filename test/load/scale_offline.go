@@ -1,7 +1,7 @@
 package main
 
 // The offline scale figure (go run ./test/load -offline-scale, issue 20):
-// `listenerset-webhook validate -f DIR` of one Gateway shared by N
+// `kubectl listenerset validate -f DIR` of one Gateway shared by N
 // ListenerSets, timed as a user runs it. The cluster-aware rules judge every
 // ListenerSet against the others of the input, so a rule that looks at every
 // rival makes the command quadratic in N.
@@ -176,10 +176,10 @@ func runOfflineScale(ctx context.Context, o options) (int, error) {
 	if err != nil {
 		return 0, err
 	}
-	o.oursBin, o.outDir = abs(o.oursBin), abs(o.outDir)
+	o.pluginBin, o.outDir = abs(o.pluginBin), abs(o.outDir)
 	if o.build {
-		say("offline-scale: building %s", testproc.WebhookPackage)
-		if err := testproc.Build(ctx, o.oursBin, testproc.WebhookPackage, "-trimpath"); err != nil {
+		say("offline-scale: building %s", testproc.PluginPackage)
+		if err := testproc.Build(ctx, o.pluginBin, testproc.PluginPackage, "-trimpath"); err != nil {
 			return 0, err
 		}
 	}
@@ -195,7 +195,7 @@ func runOfflineScale(ctx context.Context, o options) (int, error) {
 		if err := writeOfflineScale(dir, n, *offlineNamespaces); err != nil {
 			return 0, err
 		}
-		r, err := timeValidate(ctx, o.oursBin, dir)
+		r, err := timeValidate(ctx, o.pluginBin, dir)
 		r.ListenerSets = n
 		if err != nil {
 			return 1, err

@@ -33,7 +33,7 @@ import (
 
 func TestMain(m *testing.M) {
 	code := m.Run()
-	testproc.RemoveWebhookBinary()
+	testproc.RemoveBinaries()
 	os.Exit(code)
 }
 

@@ -1,7 +1,7 @@
 // Package testproc runs servers on this machine's loopback for the tests and
 // the load tool: free ports and the serve flags that put a webhook server on
-// them, a readiness probe of /readyz, `go build` of the webhook binary (once
-// per test binary), a process started, signalled, waited for and stopped
+// them, a readiness probe of /readyz, `go build` of the server and the kubectl
+// plugin (once per test binary), a process started, signalled, waited for and stopped
 // the way the kubelet stops a pod (SIGTERM, then SIGKILL), and the non-Go
 // tools make ci-tools installs (CITool).
 //
@@ -17,6 +17,7 @@ import (
 	"net/http"
 	"os"
 	"os/exec"
+	"path"
 	"path/filepath"
 	"strconv"
 	"strings"
@@ -142,8 +143,12 @@ const ServeDrain = 5 * time.Second
 // flag wins).
 func ServeFlags() []string { return []string{"--shutdown-timeout=" + ServeDrain.String()} }
 
-// WebhookPackage is the webhook binary's import path.
-const WebhookPackage = "github.com/airlock/listenerset-webhook/cmd/listenerset-webhook"
+// WebhookPackage is the served binary's import path; PluginPackage is the
+// kubectl plugin's (the offline commands).
+const (
+	WebhookPackage = "github.com/airlock/listenerset-webhook/cmd/listenerset-webhook"
+	PluginPackage  = "github.com/airlock/listenerset-webhook/cmd/kubectl-listenerset"
+)
 
 // Build runs `go build -o out` of pkg (an import path of this module; go runs
 // in the working directory, which tests and the load tool have inside the
@@ -157,38 +162,55 @@ func Build(ctx context.Context, out, pkg string, flags ...string) error {
 	return nil
 }
 
-var webhookBinary struct {
+// builtBinary is one package built once per process.
+type builtBinary struct {
+	pkg  string
 	once sync.Once
 	dir  string
 	path string
 	err  error
 }
 
+var (
+	webhookBinary = builtBinary{pkg: WebhookPackage}
+	pluginBinary  = builtBinary{pkg: PluginPackage}
+)
+
 // WebhookBinary builds cmd/listenerset-webhook into a temporary directory
 // the first time it is called in a process and returns its path; later
-// calls return the same binary, or the same error. RemoveWebhookBinary
-// removes it (from TestMain, after m.Run).
-func WebhookBinary() (string, error) {
-	b := &webhookBinary
+// calls return the same binary, or the same error. RemoveBinaries removes
+// it (from TestMain, after m.Run).
+func WebhookBinary() (string, error) { return webhookBinary.build() }
+
+// PluginBinary is WebhookBinary for cmd/kubectl-listenerset; the file is
+// named kubectl-listenerset, so that its directory on PATH makes it
+// `kubectl listenerset`.
+func PluginBinary() (string, error) { return pluginBinary.build() }
+
+func (b *builtBinary) build() (string, error) {
 	b.once.Do(func() {
-		if b.dir, b.err = os.MkdirTemp("", "listenerset-webhook-bin-"); b.err != nil {
+		name := path.Base(b.pkg)
+		if b.dir, b.err = os.MkdirTemp("", name+"-bin-"); b.err != nil {
 			return
 		}
 		// Minutes on a busy 2-core machine when the build cache is cold.
 		ctx, cancel := context.WithTimeout(context.Background(), 10*time.Minute)
 		defer cancel()
-		path := filepath.Join(b.dir, "listenerset-webhook")
-		if b.err = Build(ctx, path, WebhookPackage); b.err == nil {
-			b.path = path
+		out := filepath.Join(b.dir, name)
+		if b.err = Build(ctx, out, b.pkg); b.err == nil {
+			b.path = out
 		}
 	})
 	return b.path, b.err
 }
 
-// RemoveWebhookBinary removes what WebhookBinary built, if anything.
-func RemoveWebhookBinary() {
-	if webhookBinary.dir != "" {
-		_ = os.RemoveAll(webhookBinary.dir)
+// RemoveBinaries removes what WebhookBinary and PluginBinary built, if
+// anything.
+func RemoveBinaries() {
+	for _, b := range []*builtBinary{&webhookBinary, &pluginBinary} {
+		if b.dir != "" {
+			_ = os.RemoveAll(b.dir)
+		}
 	}
 }
 

@@ -1,0 +1,75 @@
+package main
+
+import (
+	"fmt"
+	"slices"
+	"strings"
+
+	"github.com/spf13/cobra"
+	admissionregistrationv1 "k8s.io/api/admissionregistration/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+
+	"github.com/airlock/listenerset-webhook/policy"
+)
+
+// validationActions are the binding's possible validationActions.
+var validationActions = []admissionregistrationv1.ValidationAction{
+	admissionregistrationv1.Deny, admissionregistrationv1.Warn, admissionregistrationv1.Audit,
+}
+
+func newPolicy(code *int) *cobra.Command {
+	var (
+		opts       policy.Options
+		actions    []string
+		nsSelector string
+	)
+	cmd := &cobra.Command{
+		Use:   "policy [flags]",
+		Short: "Print a ValidatingAdmissionPolicy with the webhook's object rules",
+		Long: `Prints an admissionregistration.k8s.io/v1 ValidatingAdmissionPolicy and its
+binding that enforce the webhook's object-only rules inside kube-apiserver
+(Kubernetes 1.30 or later), without a webhook call: kubectl apply -f - takes
+the output as it is. The cluster-aware checks stay with the webhook.`,
+		Example: `  kubectl listenerset policy | kubectl apply -f -
+  kubectl listenerset policy --validation-actions Warn,Audit --namespace-selector 'team in (a,b)'`,
+		RunE: func(cmd *cobra.Command, args []string) error {
+			if len(args) > 0 {
+				return fmt.Errorf("policy takes no arguments, got %q", args)
+			}
+			for _, a := range actions {
+				if a = strings.TrimSpace(a); a == "" {
+					continue
+				}
+				action := admissionregistrationv1.ValidationAction(a)
+				if !slices.Contains(validationActions, action) {
+					return fmt.Errorf("--validation-actions: %q is not one of Deny, Warn, Audit", a)
+				}
+				opts.Actions = append(opts.Actions, action)
+			}
+			if nsSelector != "" {
+				sel, err := metav1.ParseToLabelSelector(nsSelector)
+				if err != nil {
+					return fmt.Errorf("--namespace-selector: %w", err)
+				}
+				opts.NamespaceSelector = sel
+			}
+			out, err := policy.YAML(opts)
+			if err == nil {
+				_, err = cmd.OutOrStdout().Write(out)
+			}
+			if err != nil {
+				fmt.Fprintf(cmd.ErrOrStderr(), "error: %v\n", err)
+				*code = exitError
+			}
+			return nil
+		},
+		ValidArgsFunction: cobra.NoFileCompletions,
+	}
+	f := cmd.Flags()
+	f.StringVar(&opts.PolicyName, "name", policy.DefaultPolicyName, "name of the ValidatingAdmissionPolicy")
+	f.StringVar(&opts.BindingName, "binding-name", policy.DefaultBindingName, "name of the ValidatingAdmissionPolicyBinding")
+	f.StringSliceVar(&actions, "validation-actions", nil, "the binding's validationActions, comma-separated: Deny, Warn, Audit (default Deny); repeatable")
+	f.StringVar(&nsSelector, "namespace-selector", "", `the binding applies to the namespaces this label selector selects (e.g. "team in (a,b),!legacy"); every namespace when empty`)
+	completeValues(cmd, "validation-actions", validationActions)
+	return cmd
+}

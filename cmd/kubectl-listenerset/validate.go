@@ -1,0 +1,97 @@
+package main
+
+import (
+	"fmt"
+	"slices"
+	"strings"
+
+	"github.com/spf13/cobra"
+
+	"github.com/airlock/listenerset-webhook/offline"
+)
+
+// manifestExtensions are what a directory PATH is searched for, and what
+// shell completion offers for -f and --crd.
+var manifestExtensions = []string{"yaml", "yml", "json"}
+
+func newValidate(code *int) *cobra.Command {
+	var (
+		paths, crds          []string
+		format, unknownField string
+		strict               bool
+	)
+	cmd := &cobra.Command{
+		Use:   "validate (-f PATH | PATH)... [flags]",
+		Short: "Validate ListenerSet manifests offline, as kube-apiserver and the webhook would",
+		Long: `Validates gateway.networking.k8s.io/v1 ListenerSets as kube-apiserver with the
+webhook does, without a cluster: the ListenerSet CRD (schema, unknown fields,
+defaults, CEL rules), object metadata, then the webhook's defaults and rules.
+Gateways, ReferenceGrants, Namespaces and Secrets in the input are used for the
+cluster-aware checks (parent Gateway, allowedListeners, merged-listener
+conflicts, references); other objects are skipped.
+
+PATHs may also stand as arguments, between or after flags, as pre-commit
+passes them; after "--" every argument is a PATH.
+
+Exit status: 0 all valid (or none found), 1 some invalid, 2 input unreadable
+or unparsable, or a bad command line.`,
+		Example: `  kubectl listenerset validate -f manifests/
+  kubectl listenerset validate -f manifests/ -o sarif > listenersets.sarif
+  kubectl get listenersets -A -o yaml | kubectl listenerset validate -f -`,
+		RunE: func(cmd *cobra.Command, args []string) error {
+			paths = append(paths, args...)
+			if len(paths) == 0 {
+				return fmt.Errorf("validate needs -f PATH (or PATH arguments)")
+			}
+			if !slices.Contains(offline.Formats, offline.Format(format)) {
+				return fmt.Errorf("-o %q: must be one of %s", format, offline.FormatList())
+			}
+			if !slices.Contains(offline.UnknownFieldsModes, offline.UnknownFields(unknownField)) {
+				return fmt.Errorf("--unknown-fields %q: must be error, warn or ignore", unknownField)
+			}
+			*code = offline.Validate(paths, offline.Options{
+				Format: offline.Format(format), Stdin: cmd.InOrStdin(), Stdout: cmd.OutOrStdout(), Stderr: cmd.ErrOrStderr(),
+				Strict: strict, CRDs: crds, UnknownFields: offline.UnknownFields(unknownField),
+			})
+			return nil
+		},
+		ValidArgsFunction: completeManifests,
+	}
+	f := cmd.Flags()
+	filenameFlag(cmd, &paths)
+	f.StringVarP(&format, "output", "o", string(offline.Text), "output format: "+strings.ReplaceAll(offline.FormatList(), "|", ", ")+
+		" (junit: a testsuite per file; sarif: SARIF 2.1.0 for code scanning; github: Actions workflow commands)")
+	f.BoolVar(&strict, "strict", false, "listener conflicts and certificateRefs no ReferenceGrant permits are errors, not warnings")
+	f.StringSliceVar(&crds, "crd", nil, "file or directory with the ListenerSet CRD to apply (the cluster's own, e.g. Gateway API v1.7.0 standard or experimental) instead of the embedded v1.6.3 standard one; repeatable")
+	f.StringVar(&unknownField, "unknown-fields", string(offline.UnknownFieldsError),
+		"fields the CRD does not know: error (kubectl apply's strict field validation), warn or ignore")
+	_ = cmd.MarkFlagFilename("crd", manifestExtensions...)
+	completeValues(cmd, "output", offline.Formats)
+	completeValues(cmd, "unknown-fields", offline.UnknownFieldsModes)
+	return cmd
+}
+
+// filenameFlag is kubectl's -f/--filename: repeatable, comma-separated
+// values as kubectl takes them, completed with manifest files.
+func filenameFlag(cmd *cobra.Command, paths *[]string) {
+	cmd.Flags().StringSliceVarP(paths, "filename", "f", nil,
+		`file, directory (recursive: *.yaml, *.yml, *.json) or "-" for stdin; repeatable`)
+	_ = cmd.MarkFlagFilename("filename", manifestExtensions...)
+}
+
+// completeManifests completes PATH arguments with manifest files and
+// directories.
+func completeManifests(*cobra.Command, []string, string) ([]cobra.Completion, cobra.ShellCompDirective) {
+	return manifestExtensions, cobra.ShellCompDirectiveFilterFileExt
+}
+
+// completeValues offers values for flag name.
+func completeValues[T ~string](cmd *cobra.Command, name string, values []T) {
+	_ = cmd.RegisterFlagCompletionFunc(name, func(*cobra.Command, []string, string) ([]cobra.Completion, cobra.ShellCompDirective) {
+		out := make([]cobra.Completion, len(values))
+		for i, v := range values {
+			out[i] = string(v)
+		}
+		return out, cobra.ShellCompDirectiveNoFileComp
+	})
+}
