@@ -27,6 +27,8 @@ type Options struct {
 	// InFlight bounds the work in flight and each request's time (in front
 	// of the webhook handlers).
 	InFlight inflight.Options
+	// Enforcement says whether errors deny (the default) or only warn.
+	Enforcement admission.Enforcement
 	// Register puts the admission handlers on the webhook server; nil means
 	// admission.RegisterWith (both webhooks, the validating one with the
 	// cluster view when Cluster.Enabled). Tests replace them.
@@ -51,9 +53,16 @@ func Run(ctx context.Context, opts Options) error {
 	if err != nil {
 		return err
 	}
+	if err := opts.Enforcement.Check(); err != nil {
+		return err
+	}
 	validator, view, err := newValidator(opts.Cluster, log)
 	if err != nil {
 		return err
+	}
+	validator.Enforcement = opts.Enforcement
+	if opts.Enforcement == admission.EnforcementWarn {
+		log.Info("Enforcement warn: no ListenerSet is denied; what would deny one is a warning, counted in " + admission.WouldDenyMetric)
 	}
 	source, err := certs.New(ctx, opts.Certs, opts.Server.Host, log)
 	if err != nil {

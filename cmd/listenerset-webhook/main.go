@@ -29,6 +29,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/manager/signals"
 
 	"github.com/airlock/listenerset-webhook/webhook"
+	"github.com/airlock/listenerset-webhook/webhook/admission"
 	"github.com/airlock/listenerset-webhook/webhook/certs"
 	"github.com/airlock/listenerset-webhook/webhook/inflight"
 	"github.com/airlock/listenerset-webhook/webhook/serving"
@@ -98,6 +99,11 @@ func run(args []string, stderr io.Writer) int {
 	fs.BoolVar(&opts.Cluster.WatchSecrets, "watch-secrets", false,
 		"with --cluster-checks: warn about certificateRefs to missing Secrets (watches Secret metadata only, "+
 			"but needs list/watch on secrets in every namespace)")
+	opts.Enforcement = admission.EnforcementDeny
+	fs.Var((*enforcement)(&opts.Enforcement), "enforcement",
+		`what an invalid ListenerSet gets: "deny" (a 422, as kubectl shows for built-in types) or "warn" (admitted; `+
+			`each error a warning beginning "would be denied", counted in `+admission.WouldDenyMetric+`), to see what `+
+			`deny would refuse before it does`)
 	fs.StringVar(&opts.Server.HealthProbeBindAddress, "health-probe-bind-address", serving.DefaultHealthProbeBindAddress,
 		`address serving /healthz and /readyz ("0" disables)`)
 	fs.StringVar(&opts.Server.MetricsBindAddress, "metrics-bind-address", serving.DefaultMetricsBindAddress,
@@ -157,6 +163,21 @@ Flags:
 		return exitError
 	}
 	return exitOK
+}
+
+// enforcement is the --enforcement flag: one of admission.Enforcements.
+type enforcement admission.Enforcement
+
+// String implements flag.Value.
+func (e *enforcement) String() string { return string(*e) }
+
+// Set implements flag.Value.
+func (e *enforcement) Set(s string) error {
+	if err := admission.Enforcement(s).Check(); err != nil || s == "" {
+		return fmt.Errorf("must be %q or %q", admission.EnforcementDeny, admission.EnforcementWarn)
+	}
+	*e = enforcement(s)
+	return nil
 }
 
 // byteQuantity is a flag of a number of bytes, given as a Kubernetes

@@ -40,6 +40,8 @@ func TestUsage(t *testing.T) {
 			[]string{`listenerset-webhook takes no arguments, got ["serve"]`}},
 		{"bad flag", []string{"serve", "--port", "x"}, exitUsage,
 			[]string{`invalid value "x" for flag -port`, usage}},
+		{"bad enforcement", []string{"--enforcement=audit"}, exitUsage,
+			[]string{`invalid value "audit" for flag -enforcement: must be "deny" or "warn"`, usage}},
 		{"bad flag without serve", []string{"--nope"}, exitUsage,
 			[]string{"flag provided but not defined: -nope", usage}},
 		{"validate moved", []string{"validate", "-f", "x.yaml"}, exitUsage,
@@ -73,6 +75,7 @@ func TestServeFlagsDocumentDefaults(t *testing.T) {
 		`-shutdown-delay duration`, `-shutdown-timeout duration`, `(default 1m35s)`,
 		`-read-header-timeout duration`, `(default 10s)`, `-request-timeout duration`, `(default 30s)`,
 		`-max-in-flight-bytes value`, `(default 24Mi)`, `-default-timeout duration`,
+		`-enforcement value`, `(default deny)`,
 	} {
 		assert.Contains(t, stderr.String(), want)
 	}

@@ -250,6 +250,22 @@ func TestRenderPlatformAssignsUID(t *testing.T) {
 	assert.Equal(t, int64(65532), *sc.FSGroup)
 }
 
+// TestRenderEnforcement: webhook.enforcement is the server's --enforcement,
+// deny unless set; helm refuses anything but deny and warn (values.schema.json).
+func TestRenderEnforcement(t *testing.T) {
+	for value, want := range map[string]string{"": "deny", "warn": "warn", "deny": "deny"} {
+		var args []string
+		if value != "" {
+			args = []string{"--set", "webhook.enforcement=" + value}
+		}
+		c := typed[appsv1.Deployment](t, render(t, args...).get(t, "Deployment", fullname)).Spec.Template.Spec.Containers[0]
+		assert.Equal(t, want, parseServe(t, c.Args)["enforcement"], "webhook.enforcement=%q", value)
+	}
+	out, err := runHelm(t.Context(), t, "", "template", "x", chartPath, "--kube-version", renderKubeVersion, "--set", "webhook.enforcement=audit")
+	require.Error(t, err)
+	assert.Contains(t, out, "value must be one of 'deny', 'warn'")
+}
+
 // TestRenderWebhookPort: webhook.port moves the port the server binds and the
 // container declares, which the Service targets by name: 10250 is the port a
 // GKE private cluster's control plane reaches without a firewall rule (README).

@@ -44,6 +44,9 @@ func (w *binaryWebhook) UseClusterChecks(c clusterChecks) {
 	if c.secrets {
 		w.cluster = append(w.cluster, "--watch-secrets")
 	}
+	if c.warn {
+		w.cluster = append(w.cluster, "--enforcement=warn")
+	}
 }
 
 func (w *binaryWebhook) MetricsURL() string {

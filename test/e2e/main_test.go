@@ -185,8 +185,9 @@ type webhookServer interface {
 }
 
 // clusterChecks are the serve command's --cluster-checks, --strict and
-// --watch-secrets.
-type clusterChecks struct{ enabled, strict, secrets bool }
+// --watch-secrets, and warn its --enforcement=warn: the settings the tests
+// restart the webhook with.
+type clusterChecks struct{ enabled, strict, secrets, warn bool }
 
 // inProcessWebhook runs webhook.Run in this process.
 type inProcessWebhook struct {
@@ -214,6 +215,10 @@ func newInProcessWebhook(ports testproc.Ports, cert *localcluster.ServingCert) *
 
 func (w *inProcessWebhook) UseClusterChecks(c clusterChecks) {
 	w.opts.Cluster = clusterview.Options{Enabled: c.enabled, Strict: c.strict, WatchSecrets: c.secrets, RESTConfig: cluster.Config}
+	w.opts.Enforcement = ""
+	if c.warn {
+		w.opts.Enforcement = admission.EnforcementWarn
+	}
 }
 
 func (w *inProcessWebhook) MetricsURL() string {

@@ -63,7 +63,7 @@ func (c *Cluster) UnregisterPolicy(ctx context.Context, vapName, bindingName, na
 func (c *Cluster) WaitForPolicy(ctx context.Context, namespace, vapName string, enforced bool, timeout time.Duration) error {
 	deadline := time.Now().Add(timeout)
 	for {
-		err := c.probeWebhook(ctx, namespace)
+		err := probeWebhook(ctx, c.Client, namespace)
 		if PolicyDenied(err, vapName) == enforced {
 			return nil
 		}

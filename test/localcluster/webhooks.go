@@ -8,16 +8,19 @@ import (
 	"fmt"
 	"net"
 	"strings"
+	"sync/atomic"
 	"time"
 
 	admissionv1 "k8s.io/api/admissionregistration/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/client-go/rest"
 	"k8s.io/utils/ptr"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	"github.com/airlock/listenerset-webhook/test/testproc"
+	"github.com/airlock/listenerset-webhook/validation"
 	"github.com/airlock/listenerset-webhook/webhook/admission"
 )
 
@@ -122,7 +125,7 @@ func (c *Cluster) UnregisterWebhooks(ctx context.Context, namespace string) erro
 	}
 	deadline := time.Now().Add(30 * time.Second)
 	for {
-		err := c.probeWebhook(ctx, namespace)
+		err := probeWebhook(ctx, c.Client, namespace)
 		if err == nil {
 			return nil // the probe object passed: nobody asked the webhook
 		}
@@ -133,14 +136,28 @@ func (c *Cluster) UnregisterWebhooks(ctx context.Context, namespace string) erro
 	}
 }
 
-// WaitForWebhook waits until a dry-run create of a ListenerSet that only the
-// webhook rejects (protocol TCP) is denied by the validating webhook.
+// WaitForWebhook waits until the validating webhook answers a dry-run create
+// of a ListenerSet that only the webhook rejects (protocol TCP): with a
+// denial, or, with --enforcement=warn, with the warning that says it would
+// have denied it.
 func (c *Cluster) WaitForWebhook(ctx context.Context, namespace string, timeout time.Duration) error {
+	cfg := rest.CopyConfig(c.Config)
+	var warned atomic.Bool
+	wouldDeny, _, _ := strings.Cut(validation.WarnWouldDeny, "%s")
+	cfg.WarningHandler = warningFunc(func(text string) {
+		if strings.Contains(text, wouldDeny) {
+			warned.Store(true)
+		}
+	})
+	probeClient, err := client.New(cfg, client.Options{Scheme: c.Scheme})
+	if err != nil {
+		return err
+	}
 	deadline := time.Now().Add(timeout)
 	var last error
 	for {
-		last = c.probeWebhook(ctx, namespace)
-		if last != nil && strings.Contains(last.Error(), fmt.Sprintf("admission webhook %q denied the request", ValidatingWebhookName)) {
+		last = probeWebhook(ctx, probeClient, namespace)
+		if warned.Load() || last != nil && strings.Contains(last.Error(), fmt.Sprintf("admission webhook %q denied the request", ValidatingWebhookName)) {
 			return nil
 		}
 		if time.Now().After(deadline) {
@@ -154,7 +171,13 @@ func (c *Cluster) WaitForWebhook(ctx context.Context, namespace string, timeout 
 	}
 }
 
-func (c *Cluster) probeWebhook(ctx context.Context, namespace string) error {
+// warningFunc is a rest.WarningHandler of the warning's text.
+type warningFunc func(text string)
+
+// HandleWarningHeader implements rest.WarningHandler.
+func (f warningFunc) HandleWarningHeader(_ int, _ string, text string) { f(text) }
+
+func probeWebhook(ctx context.Context, c client.Client, namespace string) error {
 	probe := &unstructured.Unstructured{Object: map[string]any{
 		"apiVersion": "gateway.networking.k8s.io/v1",
 		"kind":       "ListenerSet",
@@ -164,7 +187,7 @@ func (c *Cluster) probeWebhook(ctx context.Context, namespace string) error {
 			"listeners": []any{map[string]any{"name": "probe", "protocol": "TCP", "port": int64(1)}},
 		},
 	}}
-	return c.Client.Create(ctx, probe, client.DryRunAll)
+	return c.Create(ctx, probe, client.DryRunAll)
 }
 
 func createOrReplace(ctx context.Context, c client.Client, obj client.Object) error {

@@ -2,9 +2,12 @@ package admission
 
 import (
 	"context"
+	"fmt"
+	"slices"
 
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/runtime/schema"
+	"k8s.io/apimachinery/pkg/util/validation/field"
 	logf "sigs.k8s.io/controller-runtime/pkg/log"
 	ctrlwebhook "sigs.k8s.io/controller-runtime/pkg/webhook"
 	cradmission "sigs.k8s.io/controller-runtime/pkg/webhook/admission"
@@ -58,6 +61,33 @@ type Validator struct {
 	Cluster validation.Cluster
 	// Strict turns the cluster-aware errors into denials.
 	Strict bool
+	// Enforcement says what the errors do: deny (the zero value and
+	// EnforcementDeny), or only warn (EnforcementWarn).
+	Enforcement Enforcement
+}
+
+// Enforcement is what a verdict's errors do.
+type Enforcement string
+
+const (
+	// EnforcementDeny denies an object with errors: a 422 Invalid status.
+	EnforcementDeny Enforcement = "deny"
+	// EnforcementWarn admits it, and each error that would have denied it
+	// is a warning (validation.KindWouldDeny, its message beginning
+	// "would be denied"), counted in listenerset_webhook_would_deny_total:
+	// the first step into a cluster, before the webhook denies anything.
+	EnforcementWarn Enforcement = "warn"
+)
+
+// Enforcements are the accepted values of Enforcement, the default first.
+var Enforcements = []Enforcement{EnforcementDeny, EnforcementWarn}
+
+// Check refuses an Enforcement other than these ("" is deny).
+func (e Enforcement) Check() error {
+	if e == "" || slices.Contains(Enforcements, e) {
+		return nil
+	}
+	return fmt.Errorf("enforcement %q: must be %q or %q", string(e), EnforcementDeny, EnforcementWarn)
 }
 
 var _ cradmission.Validator[*gwv1.ListenerSet] = Validator{}
@@ -77,6 +107,10 @@ func (v Validator) ValidateUpdate(ctx context.Context, oldLS, newLS *gwv1.Listen
 
 func (v Validator) respond(ctx context.Context, ls, oldLS *gwv1.ListenerSet) (cradmission.Warnings, error) {
 	r := validation.Judge(ls, oldLS, validation.Options{Cluster: v.Cluster, Strict: v.Strict})
+	if v.Enforcement == EnforcementWarn && r.Errors.Total() > 0 {
+		wouldDeny(ctx, r)
+		r.ErrorsAsWarnings()
+	}
 	return cradmission.Warnings(r.Warnings.List().Strings()), verdict(ctx, ls, r)
 }
 
@@ -106,12 +140,27 @@ func verdict(ctx context.Context, ls *gwv1.ListenerSet, r *validation.Report) er
 	}
 	errs := r.Errors.List()
 	recordDenial(errs)
-	paths := make([]string, 0, len(errs))
-	for _, e := range errs {
-		paths = append(paths, e.Field+" ("+string(e.Type)+")")
-	}
-	log.Info("Denied ListenerSet", "errorCount", r.Errors.Total(), "errors", paths, "warningCount", r.Warnings.Total())
+	log.Info("Denied ListenerSet", "errorCount", r.Errors.Total(), "errors", fieldTypes(errs), "warningCount", r.Warnings.Total())
 	return apierrors.NewInvalid(listenerSetGK, displayName(ls), errs)
+}
+
+// wouldDeny counts and logs the errors of r that the enforcement "warn"
+// lets through, as verdict does a denial's: the log line and
+// listenerset_webhook_would_deny_total show what deny would refuse.
+func wouldDeny(ctx context.Context, r *validation.Report) {
+	errs := r.Errors.List()
+	recordWouldDeny(errs)
+	logf.FromContext(ctx).Info("Would deny ListenerSet (enforcement warn: admitted with warnings)",
+		"errorCount", r.Errors.Total(), "errors", fieldTypes(errs), "warningCount", r.Warnings.Total())
+}
+
+// fieldTypes is what a log line says of errs: each path and error type.
+func fieldTypes(errs field.ErrorList) []string {
+	out := make([]string, 0, len(errs))
+	for _, e := range errs {
+		out = append(out, e.Field+" ("+string(e.Type)+")")
+	}
+	return out
 }
 
 // displayName is the name kubectl will quote. An object created with

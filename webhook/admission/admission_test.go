@@ -201,6 +201,36 @@ func TestValidateCreateInvalid(t *testing.T) {
 	assert.Equal(t, 1.0, after[`spec.listeners[*].protocol FieldValueNotSupported`]-before[`spec.listeners[*].protocol FieldValueNotSupported`])
 }
 
+// With EnforcementWarn an invalid object is admitted: each error a warning
+// whose message begins "would be denied", first, and counted in
+// WouldDenyMetric instead of DenialsMetric.
+func TestValidateEnforcementWarn(t *testing.T) {
+	mux := http.NewServeMux()
+	admission.RegisterWith(ctrlwebhook.NewServer(ctrlwebhook.Options{WebhookMux: mux}), admission.Validator{Enforcement: admission.EnforcementWarn})
+	srv := httptest.NewServer(mux)
+	t.Cleanup(srv.Close)
+	beforeDenials, before := denials(t), metric(t, admission.WouldDenyMetric)
+
+	resp := validate(t, srv, admissionv1.Create, reviewtest.Invalid, "")
+
+	assert.True(t, resp.Allowed, "%+v", resp.Result)
+	assert.Equal(t, int32(http.StatusOK), resp.Result.Code)
+	require.NotEmpty(t, resp.Warnings)
+	assert.Contains(t, resp.Warnings, `spec.listeners[1].name: would be denied (enforcement warn): Duplicate value: "web"`)
+	for _, w := range resp.Warnings {
+		_, message, _ := strings.Cut(w, ": ")
+		assert.True(t, strings.HasPrefix(message, "would be denied (enforcement warn): "), w)
+	}
+	after := metric(t, admission.WouldDenyMetric)
+	assert.Equal(t, 1.0, after[`spec.listeners[*].name FieldValueDuplicate`]-before[`spec.listeners[*].name FieldValueDuplicate`])
+	assert.Equal(t, 1.0, after[`spec.listeners[*].protocol FieldValueNotSupported`]-before[`spec.listeners[*].protocol FieldValueNotSupported`])
+	assert.Equal(t, beforeDenials, denials(t), "nothing was denied")
+
+	valid := validate(t, srv, admissionv1.Create, reviewtest.Minimal, "")
+	assert.True(t, valid.Allowed)
+	assert.Empty(t, valid.Warnings, "a valid object gets no warning")
+}
+
 func TestValidateCreateWarnings(t *testing.T) {
 	srv := handlers(t)
 	resp := validate(t, srv, admissionv1.Create, reviewtest.WithForeignOption, "")
@@ -330,10 +360,17 @@ func TestDenialIsLogged(t *testing.T) {
 // Run serves, keyed "field reason".
 func denials(t *testing.T) map[string]float64 {
 	t.Helper()
+	return metric(t, admission.DenialsMetric)
+}
+
+// metric reads a counter by rule (field and reason) from the /metrics
+// handler Run serves, keyed "field reason".
+func metric(t *testing.T, name string) map[string]float64 {
+	t.Helper()
 	rec := httptest.NewRecorder()
 	serving.MetricsHandler().ServeHTTP(rec, httptest.NewRequest(http.MethodGet, "/metrics", nil))
 	require.Equal(t, http.StatusOK, rec.Code)
-	return reviewtest.Denials(t, rec.Body)
+	return reviewtest.ByRule(t, rec.Body, name)
 }
 
 // TestDenialLogIsBounded: the log line of the worst denial (issue 20's

@@ -24,16 +24,34 @@ var denials = prometheus.NewCounterVec(prometheus.CounterOpts{
 		"(indices and map keys replaced by [*]) and error type (e.g. FieldValueDuplicate).",
 }, []string{"field", "reason"})
 
+// WouldDenyMetric is the name of the counter of validation errors that did
+// not deny because the enforcement is warn (EnforcementWarn).
+const WouldDenyMetric = "listenerset_webhook_would_deny_total"
+
+// wouldDenials counts what denials would with EnforcementDeny, by the same
+// labels.
+var wouldDenials = prometheus.NewCounterVec(prometheus.CounterOpts{
+	Name: WouldDenyMetric,
+	Help: "Validation errors in ListenerSet admission requests admitted because the enforcement is warn (they " +
+		"would have denied them), by field path (indices and map keys replaced by [*]) and error type.",
+}, []string{"field", "reason"})
+
 func init() {
 	// controller-runtime's webhook server registers its request metrics in
 	// the same registry, so one /metrics handler serves both.
-	metrics.Registry.MustRegister(denials)
+	metrics.Registry.MustRegister(denials, wouldDenials)
 }
 
 // recordDenial counts each error of one denied request.
-func recordDenial(errs field.ErrorList) {
+func recordDenial(errs field.ErrorList) { record(denials, errs) }
+
+// recordWouldDeny counts each error of one request that warn admitted.
+func recordWouldDeny(errs field.ErrorList) { record(wouldDenials, errs) }
+
+// record counts each error in c, by rule.
+func record(c *prometheus.CounterVec, errs field.ErrorList) {
 	for _, e := range errs {
-		denials.WithLabelValues(FieldLabel(e.Field), string(e.Type)).Inc()
+		c.WithLabelValues(FieldLabel(e.Field), string(e.Type)).Inc()
 	}
 }
 

@@ -180,14 +180,22 @@ const denialsMetric = "listenerset_webhook_denials_total"
 // /metrics page, keyed "field reason".
 func Denials(t testing.TB, r io.Reader) map[string]float64 {
 	t.Helper()
+	return ByRule(t, r, denialsMetric)
+}
+
+// ByRule reads the series of metric, a counter labelled by field and
+// reason (admission.DenialsMetric, admission.WouldDenyMetric), of a
+// /metrics page, keyed "field reason".
+func ByRule(t testing.TB, r io.Reader, metric string) map[string]float64 {
+	t.Helper()
 	body, err := io.ReadAll(r)
 	require.NoError(t, err)
 	out := map[string]float64{}
 	for _, l := range strings.Split(string(body), "\n") {
-		if !strings.HasPrefix(l, denialsMetric+"{") {
+		if !strings.HasPrefix(l, metric+"{") {
 			continue
 		}
-		labels, value, _ := strings.Cut(strings.TrimPrefix(l, denialsMetric+"{"), "} ")
+		labels, value, _ := strings.Cut(strings.TrimPrefix(l, metric+"{"), "} ")
 		var field, reason string
 		for _, kv := range strings.Split(labels, `",`) {
 			k, v, _ := strings.Cut(kv, `="`)
