@@ -268,6 +268,42 @@ func servedCert(t *testing.T, r *running, pool *x509.CertPool) *x509.Certificate
 	return conn.ConnectionState().PeerCertificates[0]
 }
 
+// The served certificate's validity is in the certificate gauges, which the
+// chart's ListenerSetWebhookCertificateNotRenewed alert reads: after a
+// renewal, the new certificate's.
+func TestRunExposesTheServedCertificatesValidity(t *testing.T) {
+	r := start(t, webhook.Options{})
+	pool := caPool(t, r.opts.Certs.Dir)
+	gauge := func(name string) float64 {
+		families, err := crmetrics.Registry.Gather()
+		require.NoError(t, err)
+		for _, f := range families {
+			if f.GetName() != name {
+				continue
+			}
+			for _, m := range f.GetMetric() {
+				if m.GetLabel()[0].GetValue() == "serving" {
+					return m.GetGauge().GetValue()
+				}
+			}
+		}
+		return 0
+	}
+	first := servedCert(t, r, pool)
+	assert.Equal(t, float64(first.NotBefore.Unix()), gauge(certs.NotBeforeMetric))
+	assert.Equal(t, float64(first.NotAfter.Unix()), gauge(certs.NotAfterMetric))
+
+	// A renewed certificate, signed by the same CA, one hour shorter.
+	ca := testpki.NewCA(t)
+	leaf := ca.Issue(t, []string{"127.0.0.1"}, testpki.Valid(time.Now().Add(-time.Minute), time.Hour))
+	require.NoError(t, os.WriteFile(filepath.Join(r.opts.Certs.Dir, certs.KeyFile), leaf.KeyPEM, 0o600))
+	require.NoError(t, os.WriteFile(filepath.Join(r.opts.Certs.Dir, certs.CertFile), leaf.CertPEM, 0o600))
+	pool.AddCert(ca.Cert)
+	require.Eventually(t, func() bool { return servedCert(t, r, pool).NotAfter.Unix() == leaf.Cert.NotAfter.Unix() },
+		20*time.Second, 100*time.Millisecond, "the renewed certificate is served")
+	assert.Equal(t, float64(leaf.Cert.NotAfter.Unix()), gauge(certs.NotAfterMetric))
+}
+
 func TestRunTLS13AndHTTP2(t *testing.T) {
 	r := start(t, webhook.Options{Server: serving.Options{TLSMinVersion: "1.3", EnableHTTP2: true}})
 	pool := caPool(t, r.opts.Certs.Dir)

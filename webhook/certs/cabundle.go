@@ -188,6 +188,7 @@ func (in *caInjector) sync(ctx context.Context) (time.Duration, error) {
 		return 0, errNoCAYet // the authority repairs the Secret
 	}
 	current := certs[0]
+	observeValidity(certCA, current)
 	now := in.now()
 	next := injectResync
 	checkAt := func(meta *metav1.ObjectMeta) {

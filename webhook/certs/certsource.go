@@ -56,17 +56,25 @@ type Source interface {
 // New builds the Source of opts.Mode. listenHost is the address the server
 // listens on, which a generated self-signed certificate names too.
 func New(ctx context.Context, opts Options, listenHost string, log logr.Logger) (Source, error) {
+	var (
+		src Source
+		err error
+	)
 	switch opts.Mode {
 	case "", ModeDir:
 		if opts.Dir == "" {
 			opts.Dir = DefaultCertDir()
 		}
-		return newDirSource(opts.Dir, listenHost, log)
+		src, err = newDirSource(opts.Dir, listenHost, log)
 	case ModeSelfBootstrapped:
-		return newBootstrapSource(ctx, opts.Bootstrap, log.WithName("self-bootstrapped"))
+		src, err = newBootstrapSource(ctx, opts.Bootstrap, log.WithName("self-bootstrapped"))
 	default:
 		return nil, fmt.Errorf("certificate mode %q: must be %q or %q", opts.Mode, ModeDir, ModeSelfBootstrapped)
 	}
+	if err != nil {
+		return nil, err
+	}
+	return &observedSource{Source: src}, nil
 }
 
 // DefaultCertDir is where ModeDir looks for tls.crt and tls.key when
