@@ -5,7 +5,7 @@ BIN := bin
 WEBHOOK := $(BIN)/listenerset-webhook
 PLUGIN := $(BIN)/kubectl-listenerset
 
-.PHONY: all build image chart-score run ci-tools node-setup testsummary test test-matrix test-matrix-ends test-node test-node-stress test-unit test-e2e bench bench-scale fuzz vet k8s-binaries helm chart-lint chart-template chart-policy chart-generate clean
+.PHONY: all build image chart-score run ci-tools node-setup testsummary test test-matrix test-matrix-ends test-node test-node-stress test-unit test-e2e bench bench-scale fuzz vet k8s-binaries helm chart-lint chart-template chart-policy chart-generate promtool clean
 
 all: build
 
@@ -96,6 +96,11 @@ ci-tools:
 node-setup: k8s-binaries helm
 	@if [ "$$(id -u)" = 0 ] && command -v apt-get >/dev/null; then hack/node/setup.sh; fi
 
+## promtool: bin/promtool, built from hack/tools/promtool (Prometheus v3), which test/chart runs as
+## `promtool test rules` over the chart's alerts (cold: several minutes; then a link)
+promtool:
+	GOWORK=off $(GO) build -C hack/tools/promtool -o $(CURDIR)/$(BIN)/promtool github.com/prometheus/prometheus/cmd/promtool
+
 ## testsummary: bin/testsummary (hack/testsummary), which prints go test -json's output as go test does,
 ## then the list of skipped tests with their reasons; FAIL_ON_SKIP=1 makes a skip fail the run
 SUMMARY := $(BIN)/testsummary
@@ -109,7 +114,7 @@ NODE_TEST = NODE_TESTS=1 $(GO_TEST) -run '^TestNode$$' ./test/chart
 ## end-to-end, and the node suite (test-node), through one summary that ends with what was skipped and why
 ## (without root: the node suite; tools ci-tools could not install), then the version matrix' ends
 ## (test-matrix-ends). FAIL_ON_SKIP=1 (.ci/run) fails on a skip.
-test: vet k8s-binaries helm chart-score ci-tools node-setup testsummary
+test: vet k8s-binaries helm chart-score promtool ci-tools node-setup testsummary
 	set -o pipefail; { $(GO_TEST) -skip '^TestNode(Stress)?$$' ./...; s=$$?; $(NODE_TEST); exit $$((s | $$?)); } | $(SUMMARY)
 	$(MAKE) --no-print-directory test-matrix-ends
 

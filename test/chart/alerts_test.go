@@ -1,0 +1,204 @@
+package chart
+
+import (
+	"bytes"
+	"crypto/tls"
+	"encoding/json"
+	"io"
+	"net/http"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"regexp"
+	"slices"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+	admissionv1 "k8s.io/api/admission/v1"
+	"sigs.k8s.io/yaml"
+
+	"github.com/airlock/listenerset-webhook/test/load/fixtures"
+	"github.com/airlock/listenerset-webhook/test/testproc"
+	"github.com/airlock/listenerset-webhook/webhook/admission"
+)
+
+// alertRules renders the chart's PrometheusRule and returns its rule
+// groups, as a Prometheus rules file holds them, and every expression.
+func alertRules(t *testing.T) (rulesFile []byte, exprs []string) {
+	t.Helper()
+	rule := render(t, "--set", "metrics.prometheusRule.enabled=true").get(t, "PrometheusRule", fullname)
+	groups := rule.Object["spec"].(map[string]any)["groups"].([]any)
+	for _, g := range groups {
+		for _, r := range g.(map[string]any)["rules"].([]any) {
+			exprs = append(exprs, r.(map[string]any)["expr"].(string))
+		}
+	}
+	rulesFile, err := yaml.Marshal(map[string]any{"groups": groups})
+	require.NoError(t, err)
+	return rulesFile, exprs
+}
+
+// TestAlertRules: promtool's unit tests of every alert
+// (testdata/alerts_test.yaml): each fires on the series that mean it and
+// stays silent before. promtool comes from `make promtool` (make test builds
+// it first).
+func TestAlertRules(t *testing.T) {
+	promtool := filepath.Join(root, "bin", "promtool")
+	if _, err := os.Stat(promtool); err != nil {
+		t.Skip("needs bin/promtool: run make promtool (it builds Prometheus' promtool from hack/tools/promtool)")
+	}
+	rules, _ := alertRules(t)
+	dir := t.TempDir()
+	require.NoError(t, os.WriteFile(filepath.Join(dir, "rules.yaml"), rules, 0o644))
+	tests, err := os.ReadFile(filepath.Join(root, "test/chart/testdata/alerts_test.yaml"))
+	require.NoError(t, err)
+	require.NoError(t, os.WriteFile(filepath.Join(dir, "alerts_test.yaml"), tests, 0o644))
+	var names []string
+	for _, line := range strings.Split(string(rules), "\n") {
+		if name, ok := strings.CutPrefix(strings.TrimSpace(line), "alert: "); ok {
+			names = append(names, name)
+			assert.Contains(t, string(tests), "alertname: "+name, "alert %s has no promtool test", name)
+		}
+	}
+	require.NotEmpty(t, names)
+
+	cmd := exec.Command(promtool, "check", "rules", "rules.yaml")
+	cmd.Dir = dir
+	out, err := cmd.CombinedOutput()
+	require.NoError(t, err, "promtool check rules:\n%s", out)
+	cmd = exec.Command(promtool, "test", "rules", "alerts_test.yaml")
+	cmd.Dir = dir
+	out, err = cmd.CombinedOutput()
+	require.NoError(t, err, "promtool test rules:\n%s", out)
+	t.Logf("promtool test rules, %d alerts:\n%s", len(names), out)
+}
+
+// dashboardQueries renders the chart's Grafana dashboard and returns every
+// PromQL it runs: each panel's targets and each variable's query.
+func dashboardQueries(t *testing.T) []string {
+	t.Helper()
+	cm := render(t, "--set", "metrics.dashboard.enabled=true").get(t, "ConfigMap", fullname+"-dashboard")
+	var dash struct {
+		Panels []struct {
+			Title   string `json:"title"`
+			Targets []struct {
+				Expr string `json:"expr"`
+			} `json:"targets"`
+		} `json:"panels"`
+		Templating struct {
+			List []struct {
+				Type  string `json:"type"`
+				Query any    `json:"query"`
+			} `json:"list"`
+		} `json:"templating"`
+	}
+	require.NoError(t, json.Unmarshal([]byte(cm.Object["data"].(map[string]any)["listenerset-webhook.json"].(string)), &dash))
+	require.NotEmpty(t, dash.Panels)
+	var out []string
+	for _, p := range dash.Panels {
+		require.NotEmpty(t, p.Targets, "panel %q has no query", p.Title)
+		for _, q := range p.Targets {
+			out = append(out, q.Expr)
+		}
+	}
+	for _, v := range dash.Templating.List {
+		if q, ok := v.Query.(map[string]any); ok && v.Type == "query" {
+			// label_values(metric{...}, label): the metric as a selector
+			out = append(out, strings.Replace(strings.TrimPrefix(q["query"].(string), "label_values("), ",", "{},", 1))
+		}
+	}
+	return out
+}
+
+// metricName is a metric selector in a PromQL expression: a name followed
+// by its label matchers (every selector of the chart's alerts has some).
+var metricName = regexp.MustCompile(`([a-zA-Z_:][a-zA-Z0-9_:]*)\{`)
+
+// TestAlertMetricsExist: every metric an alert or the dashboard reads is
+// one the server really exposes at /metrics (a histogram by its _bucket
+// series), but up, which Prometheus writes for each target.
+func TestAlertMetricsExist(t *testing.T) {
+	_, exprs := alertRules(t)
+	exprs = append(exprs, dashboardQueries(t)...)
+	var wanted []string
+	for _, e := range exprs {
+		for _, m := range metricName.FindAllStringSubmatch(e, -1) {
+			if m[1] != "up" && !slices.Contains(wanted, m[1]) {
+				wanted = append(wanted, m[1])
+			}
+		}
+	}
+	require.NotEmpty(t, wanted)
+
+	// Two servers, so that every series exists: one denies (a valid and an
+	// invalid review), the other warns instead, with cluster checks on (a
+	// kube-apiserver that is not there: the synced gauges stay 0).
+	kubeconfig := filepath.Join(t.TempDir(), "kubeconfig")
+	require.NoError(t, os.WriteFile(kubeconfig, []byte(`apiVersion: v1
+kind: Config
+clusters: [{name: none, cluster: {server: "https://127.0.0.1:1"}}]
+contexts: [{name: none, context: {cluster: none, user: none}}]
+users: [{name: none, user: {token: none}}]
+current-context: none
+`), 0o600))
+	valid := fixtures.Review("1", admissionv1.Create, fixtures.Defaulted(fixtures.TwoListeners()), nil)
+	invalid := fixtures.Review("2", admissionv1.Create, fixtures.Defaulted(fixtures.ManyErrors()), nil)
+	page := scrapeAfter(t, nil, valid, invalid) +
+		scrapeAfter(t, []string{"--enforcement=warn", "--cluster-checks", "--kubeconfig=" + kubeconfig}, invalid)
+	for _, name := range wanted {
+		assert.Regexp(t, `(?m)^`+regexp.QuoteMeta(name)+`[{ ]`, page, "the server exposes no %s that an alert or the dashboard reads", name)
+	}
+}
+
+// scrapeAfter starts the server with flags, posts each review to the
+// validating webhook, and returns its /metrics page.
+func scrapeAfter(t *testing.T, flags []string, reviews ...[]byte) string {
+	t.Helper()
+	bin, err := testproc.WebhookBinary()
+	require.NoError(t, err)
+	ports, err := testproc.NewPorts()
+	require.NoError(t, err)
+	args := append(append(testproc.ServeFlags(), ports.Flags()...), "--host=127.0.0.1", "--cert-dir="+t.TempDir())
+	proc, err := testproc.Start(exec.Command(bin, append(args, flags...)...), filepath.Join(t.TempDir(), "serve.log"))
+	require.NoError(t, err)
+	defer func() { _ = proc.Stop(30 * time.Second) }()
+	require.NoError(t, testproc.WaitReady(t.Context(), ports.ReadyzURL(), time.Minute, proc.Ended), proc.Log())
+
+	client := &http.Client{Transport: &http.Transport{TLSClientConfig: &tls.Config{InsecureSkipVerify: true}}} // loopback, a generated certificate
+	defer client.CloseIdleConnections()
+	for _, body := range reviews {
+		resp, err := client.Post("https://"+ports.Addr()+admission.ValidatePath, "application/json", bytes.NewReader(body))
+		require.NoError(t, err)
+		_, _ = io.Copy(io.Discard, resp.Body)
+		resp.Body.Close()
+		require.Equal(t, http.StatusOK, resp.StatusCode)
+	}
+	resp, err := http.Get("http://" + ports.MetricsAddr() + "/metrics")
+	require.NoError(t, err)
+	defer resp.Body.Close()
+	page, err := io.ReadAll(resp.Body)
+	require.NoError(t, err)
+	return string(page)
+}
+
+// TestRenderAlertsAndDashboard: both are off by default, and never
+// rendered in admission.mode=policy (no webhook to watch) or without
+// metrics; the dashboard goes where the sidecar looks.
+func TestRenderAlertsAndDashboard(t *testing.T) {
+	rule, dashboard := "PrometheusRule/"+fullname, "ConfigMap/"+fullname+"-dashboard"
+	on := "metrics.prometheusRule.enabled=true,metrics.dashboard.enabled=true"
+	assert.NotContains(t, render(t).ids(), rule)
+	assert.NotContains(t, render(t).ids(), dashboard)
+	assert.Subset(t, render(t, "--set", on).ids(), []string{rule, dashboard})
+	assert.Subset(t, renderMode(t, "both", "--set", on).ids(), []string{rule, dashboard})
+	for _, objs := range []objects{renderMode(t, "policy", "--set", on), render(t, "--set", on+",metrics.enabled=false")} {
+		assert.NotContains(t, objs.ids(), rule)
+		assert.NotContains(t, objs.ids(), dashboard)
+	}
+	cm := render(t, "--set", on+",metrics.dashboard.namespace=monitoring").get(t, "ConfigMap", fullname+"-dashboard")
+	assert.Equal(t, "monitoring", cm.GetNamespace())
+	assert.Equal(t, "1", cm.GetLabels()["grafana_dashboard"])
+}
