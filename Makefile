@@ -152,7 +152,7 @@ test-e2e: k8s-binaries
 	$(GO) test -count=1 -timeout 20m ./test/...
 
 ## bench: benchmarks, the load tool (ours vs floor at 1, 8, 32 clients) and the API server figure,
-## in about 4 minutes; results in .run/load (docs/performance.md). BENCH_FLAGS go to the load tool.
+## in about 7 minutes; results in .run/load (docs/performance.md). BENCH_FLAGS go to the load tool.
 bench: k8s-binaries
 	@mkdir -p .run/load
 	$(GO) test -run '^$$' -bench . -benchmem -benchtime 200ms ./validation ./webhook/admission ./test/load | tee .run/load/benchmarks.txt

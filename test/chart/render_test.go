@@ -268,7 +268,7 @@ func TestRenderEnforcement(t *testing.T) {
 
 // TestRenderWebhookPort: webhook.port moves the port the server binds and the
 // container declares, which the Service targets by name: 10250 is the port a
-// GKE private cluster's control plane reaches without a firewall rule (README).
+// GKE private cluster's control plane reaches without a firewall rule (docs/chart.md).
 func TestRenderWebhookPort(t *testing.T) {
 	for _, certManager := range []string{"true", "false"} {
 		objs := render(t, "--set", "webhook.port=10250,certManager.enabled="+certManager)

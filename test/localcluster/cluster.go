@@ -202,7 +202,7 @@ func Start(ctx context.Context, opts Options) (_ *Cluster, retErr error) {
 // crdsNeedingNewerServer are the Gateway API CRD files that an older
 // kube-apiserver refuses, with the first minor that takes them. Nothing here
 // serves or reads those kinds; a cluster of that version cannot have them
-// either (README, Kubernetes versions). Any other refusal fails Start.
+// either (docs/kubernetes-versions.md). Any other refusal fails Start.
 var crdsNeedingNewerServer = map[string]struct {
 	minor  int
 	reason string
