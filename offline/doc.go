@@ -4,10 +4,17 @@
 // not a webhook: it reads files and writes reports, and imports no
 // controller-runtime.
 //
+// The command is three layers, each a package that uses only those before
+// it: offline/read (files to objects with positions), offline/judge (the
+// CRD, the defaults, validation's verdict, with a cluster view built from
+// the input) and offline/report (one model, a writer per format). Validate
+// only wires them; the listeners command (package listing) reads and judges
+// through the same two first layers.
+//
 // # Verdict
 //
 // Each ListenerSet goes the way a create of it goes through kube-apiserver
-// (admit.go): the ListenerSet CRD is applied with the library kube-apiserver
+// (offline/judge): the ListenerSet CRD is applied with the library kube-apiserver
 // serves custom resources with (offline/crdcheck: unknown fields pruned,
 // defaults, OpenAPI schema, CEL rules, then object metadata: name or
 // generateName, DNS names, labels, annotations, finalizers, owner

@@ -1,6 +1,8 @@
-package offline
+package report
 
 import (
+	"github.com/airlock/listenerset-webhook/offline/read"
+
 	"go/ast"
 	"go/parser"
 	"go/token"
@@ -25,7 +27,7 @@ func TestTemplate(t *testing.T) {
 // its own in SARIF output, so a new kind is noticed here rather than getting
 // the generic text unseen. The kinds are read from validation's source.
 func TestWarningKindsHaveHelp(t *testing.T) {
-	f, err := parser.ParseFile(token.NewFileSet(), "../validation/warnings.go", nil, 0)
+	f, err := parser.ParseFile(token.NewFileSet(), "../../validation/warnings.go", nil, 0)
 	require.NoError(t, err)
 	found := 0
 	ast.Inspect(f, func(n ast.Node) bool {
@@ -54,7 +56,7 @@ func TestSARIFArtifact(t *testing.T) {
 		{"./x/../a.yaml", "a.yaml", srcRoot},
 		{"/elsewhere/a.yaml", "file:///elsewhere/a.yaml", ""},
 		{"../a.yaml", "file:///a.yaml", ""},
-		{StdinName, "STDIN", srcRoot},
+		{read.StdinName, "STDIN", srcRoot},
 	} {
 		a := artifact(tt.file, "/repo")
 		require.NotNil(t, a.URI, tt.file)

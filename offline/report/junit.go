@@ -1,6 +1,8 @@
-package offline
+package report
 
 import (
+	"github.com/airlock/listenerset-webhook/offline/read"
+
 	"cmp"
 	"encoding/xml"
 	"fmt"
@@ -47,7 +49,7 @@ type junitCase struct {
 	Failures  []junitFailure `xml:"failure,omitempty"`
 	SystemOut string         `xml:"system-out,omitempty"`
 
-	order Location // input order within the file
+	order read.Location // input order within the file
 }
 
 type junitSkipped struct {
@@ -85,7 +87,7 @@ func writeJUnit(w io.Writer, r *Report) error {
 	}
 	for _, res := range r.Results {
 		s := suite(res.File)
-		c := junitCase{Name: displayName(res.Namespace, res.Name), ClassName: "ListenerSet@v1",
+		c := junitCase{Name: read.Name(res.Namespace, res.Name), ClassName: "ListenerSet@v1",
 			File: res.File, Line: res.Line, order: res.Location}
 		if c.Name == "" {
 			c.Name = where("document", res.Location)
@@ -111,7 +113,7 @@ func writeJUnit(w io.Writer, r *Report) error {
 		if sk.Kind != "" {
 			class = sk.Kind + "@" + version(sk.APIVersion)
 		}
-		c := junitCase{Name: displayName(sk.Namespace, sk.Name), ClassName: class,
+		c := junitCase{Name: read.Name(sk.Namespace, sk.Name), ClassName: class,
 			File: sk.File, Line: sk.Line, Skipped: &junitSkipped{Message: sk.Reason}, order: sk.Location}
 		if sk.Name == "" {
 			c.Name = where("document", sk.Location)
@@ -128,7 +130,7 @@ func writeJUnit(w io.Writer, r *Report) error {
 		}
 		c := junitCase{Name: name, ClassName: ruleInputError, File: ie.File, Line: ie.Line,
 			Error: &junitFailure{Message: ie.Message, Type: ruleInputError, Content: at(ie.File, ie.Line, ie.Column, "", ie.Message)},
-			order: Location{Document: max(ie.Document, 1<<30)}}
+			order: read.Location{Document: max(ie.Document, 1<<30)}}
 		s.Errors++
 		root.Errors++
 		s.Cases = append(s.Cases, c)
