@@ -61,10 +61,7 @@ type Source struct {
 
 // String is "Kind/namespace/name" ("Kind/name" without a namespace).
 func (s Source) String() string {
-	if s.Namespace == "" {
-		return s.Kind + "/" + s.Name
-	}
-	return s.Kind + "/" + s.Namespace + "/" + s.Name
+	return s.Kind + "/" + read.Name(s.Namespace, s.Name)
 }
 
 // ListenerRef names a listener by its object and name.

@@ -68,9 +68,6 @@ type Warning struct {
 	// Line and Column are where Field stands in the file (from 1).
 	Line   int `json:"line"`
 	Column int `json:"column"` // see Line
-
-	// key is the key a duplicate-key warning names, until it is located.
-	key string
 }
 
 // Head is what tells an object's kind and name.
@@ -90,7 +87,7 @@ type Object struct {
 	Raw []byte
 	// Pos places the fields of the object.
 	Pos *position.Document
-	// Warnings are its duplicate YAML keys, located.
+	// Warnings are its duplicate YAML keys.
 	Warnings []Warning
 }
 
