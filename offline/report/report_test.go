@@ -1,8 +1,6 @@
 package report
 
 import (
-	"github.com/airlock/listenerset-webhook/offline/read"
-
 	"go/ast"
 	"go/parser"
 	"go/token"
@@ -11,6 +9,8 @@ import (
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+
+	"github.com/airlock/listenerset-webhook/offline/read"
 )
 
 func TestGitHubEscaping(t *testing.T) {

@@ -1,8 +1,6 @@
 package report
 
 import (
-	"github.com/airlock/listenerset-webhook/offline/read"
-
 	"io"
 	"net/url"
 	"os"
@@ -11,6 +9,8 @@ import (
 	"strings"
 
 	"github.com/owenrumney/go-sarif/v2/sarif"
+
+	"github.com/airlock/listenerset-webhook/offline/read"
 )
 
 // srcRoot is the uriBaseId of every file: GitHub code scanning resolves it to
