@@ -31,6 +31,9 @@ type document struct {
 	headErr error
 	// err: the document does not parse; the rest of the input is not read.
 	err *InputError
+	// syntaxErr: the YAML does not convert (err is made of it, keeping
+	// yaml, for the first document of an input that has one).
+	syntaxErr error
 }
 
 // split cuts one input into its documents: a stream of JSON objects, or
@@ -99,7 +102,7 @@ func (d *document) convert() {
 		if strictErr != nil {
 			lenient, err := yaml.YAMLToJSON(d.yaml)
 			if err != nil {
-				d.err = d.syntaxError(err)
+				d.syntaxErr = err // phrased by syntaxError, for the first one of the input only
 				return
 			}
 			raw = lenient
@@ -120,8 +123,8 @@ func (d *document) convert() {
 // syntaxError is the input error of a document that does not convert. The
 // conversion is repeated with the document where it stands in its file
 // (after as many empty lines as precede it), so that the parser's message
-// counts the file's lines; this happens once per input, since the error
-// ends it.
+// counts the file's lines. Only the first of an input is phrased, since it
+// ends the input: each costs the lines before it.
 func (d *document) syntaxError(err error) *InputError {
 	placed := make([]byte, d.loc.Line-1+len(d.yaml))
 	for i := range d.loc.Line - 1 {

@@ -240,6 +240,9 @@ func (in *input) entries(out *Input) {
 		return
 	}
 	for _, d := range in.docs {
+		if d.syntaxErr != nil {
+			d.err = d.syntaxError(d.syntaxErr)
+		}
 		if d.err != nil {
 			out.Entries = append(out.Entries, Entry{Error: d.err})
 			return
