@@ -11,10 +11,12 @@
 //
 // # Input
 //
-// From manifests (FromManifests: files, directories or "-", read with
-// offline.Read, so exactly what validate reads) or from a cluster
-// (FromCluster: read-only lists of Gateways, ListenerSets and Namespaces'
-// metadata, nothing else; RBACRules, list on those three, is all it needs).
+// From manifests (FromManifests: files, directories or "-", read and judged
+// by offline/read and offline/judge exactly as validate reads and judges
+// them: the CRD applied, then the webhook's defaults and verdict) or from a
+// cluster (FromCluster: read-only lists of Gateways, ListenerSets and
+// Namespaces' metadata, nothing else; RBACRules, list on those three, is all
+// it needs).
 // Namespace labels matter only for allowedListeners.namespaces.from
 // Selector; offline, a namespace the input does not hold has unknown labels.
 //
@@ -35,8 +37,10 @@
 //     hostname), WINNER (wide, json) the listener it loses to.
 //   - NotAllowed: the Gateway's allowedListeners does not admit the set;
 //     REASON is the setting, e.g. "allowedListeners.namespaces.from: Same".
-//   - Invalid: the set fails its own rules (validate's errors without the
-//     cluster-aware checks); the webhook would deny it, so it takes no place.
+//   - Invalid: kube-apiserver with the webhook would refuse the set: from
+//     manifests, validate finds it invalid (the CRD's or the webhook's
+//     errors; the cluster-aware checks only warn); from a cluster, the stored
+//     set fails the webhook's own rules. It takes no place.
 //     REASON is the field and type of its first error on that listener (else
 //     of its first error), e.g. "spec.listeners[0].allowedRoutes.kinds[0].kind:
 //     Unsupported value"; MESSAGE (wide) and messages (json) have every error.

@@ -9,7 +9,8 @@ import (
 	"k8s.io/apimachinery/pkg/util/validation/field"
 	gwv1 "sigs.k8s.io/gateway-api/apis/v1"
 
-	"github.com/airlock/listenerset-webhook/offline"
+	"github.com/airlock/listenerset-webhook/offline/judge"
+	"github.com/airlock/listenerset-webhook/offline/read"
 	"github.com/airlock/listenerset-webhook/validation"
 )
 
@@ -20,7 +21,7 @@ type Listing struct {
 	// there is.
 	Unattached []Unattached `json:"unattached"`
 	// InputErrors are the files or documents that could not be read.
-	InputErrors []offline.InputError `json:"inputErrors"`
+	InputErrors []read.InputError `json:"inputErrors"`
 }
 
 // Gateway is one Gateway's merged listener list.
@@ -60,10 +61,7 @@ type Source struct {
 
 // String is "Kind/namespace/name" ("Kind/name" without a namespace).
 func (s Source) String() string {
-	if s.Namespace == "" {
-		return s.Kind + "/" + s.Name
-	}
-	return s.Kind + "/" + s.Namespace + "/" + s.Name
+	return s.Kind + "/" + read.Name(s.Namespace, s.Name)
 }
 
 // ListenerRef names a listener by its object and name.
@@ -83,12 +81,29 @@ type Unattached struct {
 	Reason    string `json:"reason"`
 }
 
-// Build lists the merged listeners of every Gateway of o (of only the Gateway
-// "namespace/name" gateway, when set; found says whether it is there), with
-// validation.MergedListeners: o's ListenerSets are judged by their own rules
-// and o's Namespaces answer allowedListeners selectors.
-func Build(o *validation.Objects, gateway string) (l *Listing, found bool) {
-	l = &Listing{Gateways: []Gateway{}, Unattached: []Unattached{}, InputErrors: []offline.InputError{}}
+// Input is what a listing is built from.
+type Input struct {
+	// Objects are the Gateways, Namespaces and every ListenerSet.
+	Objects *validation.Objects
+	// Errors are, by index of Objects.Sets, what each set is refused for
+	// (none: it is admitted and takes its place in the merged lists).
+	Errors [][]judge.FieldError
+}
+
+// Build lists the merged listeners of every Gateway of in (of only the
+// Gateway "namespace/name" gateway, when set; found says whether it is
+// there). The sets in.Errors refuses are Invalid; the others are placed by
+// validation.MergedListeners, and in's Namespaces answer allowedListeners
+// selectors.
+func Build(in *Input, gateway string) (l *Listing, found bool) {
+	o := in.Objects
+	l = &Listing{Gateways: []Gateway{}, Unattached: []Unattached{}, InputErrors: []read.InputError{}}
+	refused := make(map[*gwv1.ListenerSet][]judge.FieldError, len(in.Errors))
+	for i, errs := range in.Errors {
+		if len(errs) > 0 {
+			refused[o.Sets[i]] = errs
+		}
+	}
 	gateways := slices.Clone(o.Gateways)
 	slices.SortFunc(gateways, func(a, b *gwv1.Gateway) int {
 		return cmp.Or(cmp.Compare(a.Namespace, b.Namespace), cmp.Compare(a.Name, b.Name))
@@ -99,13 +114,48 @@ func Build(o *validation.Objects, gateway string) (l *Listing, found bool) {
 		}
 		found = true
 		sets, _ := o.ListenerSetsOf(gw.Namespace, gw.Name)
-		rows := validation.MergedListeners(gw, sets, validation.MergeOptions{Cluster: o, JudgeSets: true})
-		g := Gateway{Namespace: gw.Namespace, Name: gw.Name, Listeners: make([]Listener, 0, len(rows))}
-		for _, r := range rows {
-			g.Listeners = append(g.Listeners, listenerOf(r))
-		}
-		l.Gateways = append(l.Gateways, g)
+		l.Gateways = append(l.Gateways, Gateway{Namespace: gw.Namespace, Name: gw.Name, Listeners: rowsOf(gw, sets, refused, o)})
 	}
+	l.Unattached = unattached(o, gateway)
+	return l, found
+}
+
+// rowsOf is gw's merged listener list: the sets not refused placed by
+// validation.MergedListeners, and each listener of a refused set Invalid
+// where its set stands in precedence order (it takes no place), numbered
+// with the rest.
+func rowsOf(gw *gwv1.Gateway, sets []*gwv1.ListenerSet, refused map[*gwv1.ListenerSet][]judge.FieldError, o *validation.Objects) []Listener {
+	admitted := slices.DeleteFunc(slices.Clone(sets), func(ls *gwv1.ListenerSet) bool { return refused[ls] != nil })
+	merged := validation.MergedListeners(gw, admitted, validation.MergeOptions{Cluster: o})
+	rows := make([]Listener, 0, len(merged)+len(sets)-len(admitted))
+	k := 0
+	for ; k < len(merged) && merged[k].Source.Kind == validation.SourceGateway; k++ {
+		rows = append(rows, listenerOf(merged[k]))
+	}
+	// MergedListeners orders the admitted sets so, a listener after another.
+	ordered := slices.Clone(sets)
+	slices.SortStableFunc(ordered, validation.ComparePrecedence)
+	for _, ls := range ordered {
+		errs := refused[ls]
+		for i := range ls.Spec.Listeners {
+			if errs != nil {
+				rows = append(rows, invalidListener(ls, i, errs))
+				continue
+			}
+			rows = append(rows, listenerOf(merged[k]))
+			k++
+		}
+	}
+	for i := range rows {
+		rows[i].Precedence = i + 1
+	}
+	return rows
+}
+
+// unattached are the sets of o whose parentRef names no Gateway of o (only
+// those naming gateway, when set).
+func unattached(o *validation.Objects, gateway string) []Unattached {
+	out := []Unattached{}
 	for _, ls := range o.Sets {
 		u := Unattached{Namespace: ls.Namespace, Name: ls.Name}
 		key, ok := validation.ParentKey(ls)
@@ -121,9 +171,9 @@ func Build(o *validation.Objects, gateway string) (l *Listing, found bool) {
 			}
 			u.Reason = fmt.Sprintf("Gateway %s not found", key)
 		}
-		l.Unattached = append(l.Unattached, u)
+		out = append(out, u)
 	}
-	return l, found
+	return out
 }
 
 func listenerOf(r validation.MergedListener) Listener {
@@ -147,17 +197,35 @@ func listenerOf(r validation.MergedListener) Listener {
 	for _, e := range r.Errors {
 		l.Messages = append(l.Messages, e.Error())
 	}
-	if r.State == validation.ListenerInvalid {
-		// The field and the kind of error keep the column short; the
-		// messages have the whole of every error.
-		e := firstErrorOn(r.Errors, field.NewPath("spec", "listeners").Index(r.Index))
-		l.Reason = e.Field + ": " + e.Type.String()
+	return l
+}
+
+// invalidListener is the row of listener i of a set refused for errs.
+// REASON is the field and kind of its first error on that listener (else
+// of its first error), to keep the column short; the messages have every
+// error.
+func invalidListener(ls *gwv1.ListenerSet, i int, errs []judge.FieldError) Listener {
+	le := &ls.Spec.Listeners[i]
+	l := Listener{Source: Source{Kind: validation.SourceListenerSet, Namespace: ls.Namespace, Name: ls.Name},
+		Name: string(le.Name), Port: int32(le.Port), Protocol: string(le.Protocol),
+		State: string(validation.ListenerInvalid), Messages: make([]string, 0, len(errs))}
+	if le.Hostname != nil {
+		h := string(*le.Hostname)
+		l.Hostname = &h
+	}
+	for _, e := range errs {
+		l.Messages = append(l.Messages, e.Message)
+	}
+	e := firstErrorOn(errs, field.NewPath("spec", "listeners").Index(i))
+	l.Reason = field.ErrorType(e.Type).String()
+	if e.Field != "" {
+		l.Reason = e.Field + ": " + l.Reason
 	}
 	return l
 }
 
 // firstErrorOn is the first of errs on the listener at p, else the first.
-func firstErrorOn(errs field.ErrorList, p *field.Path) *field.Error {
+func firstErrorOn(errs []judge.FieldError, p *field.Path) judge.FieldError {
 	prefix := p.String()
 	for _, e := range errs {
 		if e.Field == prefix || strings.HasPrefix(e.Field, prefix+".") {

@@ -80,8 +80,9 @@ func TestFixtureCoversEveryState(t *testing.T) {
 
 // The rows are MergedListeners', one to one: the listing adds no decision.
 func TestRowsAreMergedListeners(t *testing.T) {
-	o, _ := FromManifests([]string{input("merged.yaml")}, nil)
-	l, _ := Build(o, "")
+	in, _ := FromManifests([]string{input("merged.yaml")}, nil)
+	l, _ := Build(in, "")
+	o := in.Objects
 	gw, _ := o.Gateway("lst-infra", "shared")
 	sets, _ := o.ListenerSetsOf("lst-infra", "shared")
 	rows := validation.MergedListeners(gw, sets, validation.MergeOptions{Cluster: o, JudgeSets: true})

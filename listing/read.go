@@ -15,17 +15,34 @@ import (
 	gwv1 "sigs.k8s.io/gateway-api/apis/v1"
 	gwscheme "sigs.k8s.io/gateway-api/pkg/client/clientset/versioned/scheme"
 
-	"github.com/airlock/listenerset-webhook/offline"
+	"github.com/airlock/listenerset-webhook/offline/judge"
+	"github.com/airlock/listenerset-webhook/offline/read"
 	"github.com/airlock/listenerset-webhook/validation"
 )
 
-// FromManifests reads paths as validate does (offline.Read): the Gateways,
-// ListenerSets and Namespaces they hold, and what could not be read.
-func FromManifests(paths []string, stdin io.Reader) (*validation.Objects, []offline.InputError) {
-	in := offline.Read(paths, stdin)
-	o := in.Objects
-	o.Sets = in.Sets
-	return &o, in.InputErrors
+// FromManifests reads and judges paths as validate does (offline/read,
+// offline/judge: the CRD applied, the webhook's defaults and verdict), so
+// that the two commands cannot disagree on a set: one validate finds
+// invalid is Invalid here. A set that does not decode into the Go type has
+// no listeners to show and is left out (validate reports it).
+func FromManifests(paths []string, stdin io.Reader) (*Input, []read.InputError) {
+	v := judge.Run(read.Paths(paths, stdin), judge.Options{})
+	o := v.Objects
+	in := &Input{Objects: &validation.Objects{Gateways: o.Gateways, Namespaces: o.Namespaces, Grants: o.Grants,
+		Secrets: o.Secrets, Sets: []*gwv1.ListenerSet{}}}
+	for i, ls := range v.Sets {
+		if ls != nil {
+			in.Objects.Sets = append(in.Objects.Sets, ls)
+			in.Errors = append(in.Errors, v.Results[i].Errors)
+		}
+	}
+	errs := []read.InputError{}
+	for _, n := range v.Notes {
+		if n.InputError != nil {
+			errs = append(errs, *n.InputError)
+		}
+	}
+	return in, errs
 }
 
 // RESTConfig loads a kubeconfig file, with context naming one of its
@@ -49,7 +66,7 @@ func RBACRules() []rbacv1.PolicyRule {
 // FromCluster lists, read-only, what the merged lists need: every Gateway,
 // every ListenerSet and every Namespace's metadata (its labels, for
 // allowedListeners selectors). Nothing is watched, written or cached.
-func FromCluster(ctx context.Context, cfg *rest.Config) (*validation.Objects, error) {
+func FromCluster(ctx context.Context, cfg *rest.Config) (*Input, error) {
 	// gateway-api's own scheme knows the typed kinds; Namespaces come as
 	// metadata only, which needs none.
 	c, err := client.New(cfg, client.Options{Scheme: gwscheme.Scheme})
@@ -82,7 +99,19 @@ func FromCluster(ctx context.Context, cfg *rest.Config) (*validation.Objects, er
 	for i := range namespaces.Items {
 		o.Namespaces = append(o.Namespaces, &namespaces.Items[i])
 	}
-	return o, nil
+	return judgedByOwnRules(o), nil
+}
+
+// judgedByOwnRules is the Input of stored sets: the webhook admitted each
+// once, and its own rules (validation.Validate without a cluster) say
+// whether it would now.
+func judgedByOwnRules(o *validation.Objects) *Input {
+	in := &Input{Objects: o}
+	for _, ls := range o.Sets {
+		errs, _ := validation.Validate(ls, nil, validation.Options{})
+		in.Errors = append(in.Errors, judge.FieldErrors(errs))
+	}
+	return in
 }
 
 // Contexts are the context names of the kubeconfig file at path, sorted,

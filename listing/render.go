@@ -7,6 +7,8 @@ import (
 	"strconv"
 	"strings"
 	"text/tabwriter"
+
+	"github.com/airlock/listenerset-webhook/offline/read"
 )
 
 // Format is an output format of the listeners command.
@@ -43,10 +45,7 @@ func Write(w io.Writer, l *Listing, f Format) error {
 	}
 	fmt.Fprintln(tw, strings.Join(header, "\t"))
 	for _, g := range l.Gateways {
-		name := g.Name
-		if g.Namespace != "" {
-			name = g.Namespace + "/" + g.Name
-		}
+		name := read.Name(g.Namespace, g.Name)
 		for _, r := range g.Listeners {
 			cells := []string{name, strconv.Itoa(r.Precedence), r.Source.String(), r.Name,
 				strconv.Itoa(int(r.Port)), r.Protocol, orNone(r.Hostname), r.State, cell(r.Reason)}

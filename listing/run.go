@@ -7,6 +7,8 @@ import (
 	"strings"
 
 	"k8s.io/client-go/rest"
+
+	"github.com/airlock/listenerset-webhook/offline/read"
 )
 
 // Exit codes of Run.
@@ -81,11 +83,7 @@ func notes(w io.Writer, l *Listing, gateway string, found bool) {
 		fmt.Fprintf(w, "error: %s: %s\n", where, e.Message)
 	}
 	for _, u := range l.Unattached {
-		name := u.Name
-		if u.Namespace != "" {
-			name = u.Namespace + "/" + u.Name
-		}
-		fmt.Fprintf(w, "note: ListenerSet %s is in no merged list: %s\n", name, u.Reason)
+		fmt.Fprintf(w, "note: ListenerSet %s is in no merged list: %s\n", read.Name(u.Namespace, u.Name), u.Reason)
 	}
 	switch {
 	case gateway != "" && !found:

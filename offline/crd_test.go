@@ -12,6 +12,8 @@ import (
 
 	"github.com/airlock/listenerset-webhook/offline"
 	"github.com/airlock/listenerset-webhook/offline/crdcheck"
+	"github.com/airlock/listenerset-webhook/offline/judge"
+	"github.com/airlock/listenerset-webhook/offline/report"
 )
 
 // one is a ListenerSet with the given metadata and listeners (YAML flow).
@@ -31,7 +33,7 @@ type wantErr struct {
 	typ   field.ErrorType
 }
 
-func errorsOf(r offline.Result) []wantErr {
+func errorsOf(r judge.Result) []wantErr {
 	var out []wantErr
 	for _, e := range r.Errors {
 		out = append(out, wantErr{e.Field, field.ErrorType(e.Type)})
@@ -89,7 +91,7 @@ func TestCRDAndMetadataVerdict(t *testing.T) {
 				assert.Contains(t, res.Errors[0].Message, tt.message)
 			}
 			if len(tt.errs) > 0 {
-				assert.Equal(t, offline.ExitInvalid, r.Summary.ExitCode)
+				assert.Equal(t, report.ExitInvalid, r.Summary.ExitCode)
 			}
 		})
 	}
@@ -98,23 +100,23 @@ func TestCRDAndMetadataVerdict(t *testing.T) {
 func TestUnknownFieldsModes(t *testing.T) {
 	input := one(`{name: u, namespace: ns}`, `[{name: web, protocol: HTTP, port: 8080, foo: bar}]`)
 	for _, tt := range []struct {
-		mode     offline.UnknownFields
+		mode     judge.UnknownFields
 		valid    bool
 		warnings []string
 	}{
 		{mode: "", valid: false},
-		{mode: offline.UnknownFieldsError, valid: false},
-		{mode: offline.UnknownFieldsWarn, valid: true, warnings: []string{`unknown field "spec.listeners[0].foo"`}},
-		{mode: offline.UnknownFieldsIgnore, valid: true},
+		{mode: judge.UnknownFieldsError, valid: false},
+		{mode: judge.UnknownFieldsWarn, valid: true, warnings: []string{`unknown field "spec.listeners[0].foo"`}},
+		{mode: judge.UnknownFieldsIgnore, valid: true},
 	} {
 		t.Run(string(tt.mode), func(t *testing.T) {
-			r := checkWith(t, input, offline.Options{UnknownFields: tt.mode})
+			r := checkWith(t, input, offline.Options{Judge: judge.Options{UnknownFields: tt.mode}})
 			require.Len(t, r.Results, 1)
 			assert.Equal(t, tt.valid, r.Results[0].Valid, "%+v", r.Results[0].Errors)
 			var msgs []string
 			for _, w := range r.Results[0].Warnings {
 				msgs = append(msgs, w.Message)
-				if w.Kind == offline.KindUnknownField {
+				if w.Kind == judge.KindUnknownField {
 					assert.Equal(t, "spec.listeners[0].foo", w.Field)
 				}
 			}
@@ -149,12 +151,12 @@ func TestCRDFlag(t *testing.T) {
 		[]byte(strings.Replace(embedded, limit, "\n                          maxItems: 9\n", 1)), 0o644))
 
 	assert.False(t, checkWith(t, nineKinds, offline.Options{}).Results[0].Valid)
-	r := checkWith(t, nineKinds, offline.Options{CRDs: []string{dir}})
+	r := checkWith(t, nineKinds, offline.Options{Judge: judge.Options{CRDs: []string{dir}}})
 	require.Len(t, r.Results, 1)
 	assert.True(t, r.Results[0].Valid, "%+v", r.Results[0].Errors)
 
-	r = checkWith(t, nineKinds, offline.Options{CRDs: []string{filepath.Join(dir, "missing")}})
-	assert.Equal(t, offline.ExitInputError, r.Summary.ExitCode)
+	r = checkWith(t, nineKinds, offline.Options{Judge: judge.Options{CRDs: []string{filepath.Join(dir, "missing")}}})
+	assert.Equal(t, report.ExitInputError, r.Summary.ExitCode)
 	assert.Empty(t, r.Results)
 	require.Len(t, r.InputErrors, 1)
 	assert.Contains(t, r.InputErrors[0].Message, "--crd")
@@ -192,7 +194,7 @@ spec:
   - {name: web, port: 8080, protocol: HTTP, hostname: shop.example.com}
   - {name: tls, port: 80, protocol: HTTPS, tls: {certificateRefs: [{name: c}]}}
 `
-	names := func(r offline.Report) []string {
+	names := func(r report.Report) []string {
 		var out []string
 		for _, res := range r.Results {
 			out = append(out, res.Name)
@@ -206,14 +208,14 @@ spec:
 	assert.True(t, hasWarning(lenient.Results[0], "ns/z-old listener web"),
 		"without --strict z-old is stored, and a-new's listener loses to it: %+v", lenient.Results[0].Warnings)
 
-	strict := checkWith(t, input, offline.Options{Strict: true})
+	strict := checkWith(t, input, offline.Options{Judge: judge.Options{Strict: true}})
 	require.Equal(t, []string{"a-new", "z-old"}, names(strict), "input order")
 	assert.False(t, strict.Results[1].Valid, "z-old conflicts with the Gateway's listener")
 	assert.True(t, strict.Results[0].Valid, "z-old is denied, so a-new has no rival: %+v", strict.Results[0].Errors)
 	assert.False(t, hasWarning(strict.Results[0], "z-old"), "%+v", strict.Results[0].Warnings)
 }
 
-func hasWarning(r offline.Result, s string) bool {
+func hasWarning(r judge.Result, s string) bool {
 	for _, w := range r.Warnings {
 		if strings.Contains(w.Message, s) {
 			return true

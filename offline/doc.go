@@ -4,18 +4,25 @@
 // not a webhook: it reads files and writes reports, and imports no
 // controller-runtime.
 //
+// The command is three layers, each a package that uses only those before
+// it: offline/read (files to objects with positions), offline/judge (the
+// CRD, the defaults, validation's verdict, with a cluster view built from
+// the input) and offline/report (one model, a writer per format). Validate
+// only wires them; the listeners command (package listing) reads and judges
+// through the same two first layers.
+//
 // # Verdict
 //
 // Each ListenerSet goes the way a create of it goes through kube-apiserver
-// (admit.go): the ListenerSet CRD is applied with the library kube-apiserver
+// (offline/judge): the ListenerSet CRD is applied with the library kube-apiserver
 // serves custom resources with (offline/crdcheck: unknown fields pruned,
 // defaults, OpenAPI schema, CEL rules, then object metadata: name or
 // generateName, DNS names, labels, annotations, finalizers, owner
 // references); the mutating webhook's defaults are added where the CRD set
 // none; then the webhook's verdict, validation.Validate. The CRD is the
-// embedded Gateway API v1.6.3 standard one unless Options.CRDs names the
+// embedded Gateway API v1.6.3 standard one unless judge.Options.CRDs names the
 // cluster's own. A field the CRD does not know is an error, as under
-// kubectl apply's strict field validation, unless Options.UnknownFields is
+// kubectl apply's strict field validation, unless judge.Options.UnknownFields is
 // UnknownFieldsWarn or UnknownFieldsIgnore. Where the CRD and the webhook
 // catch the same problem the webhook's error is shown (it names the
 // listener; the CRD's CEL messages often say only spec.listeners); where
@@ -146,7 +153,7 @@
 //
 // # Exit codes
 //
-// In every format: ExitValid (0) when every ListenerSet is valid, including
+// In every format: report.ExitValid (0) when every ListenerSet is valid, including
 // when there was none; ExitInvalid (1) when any is invalid; ExitInputError
 // (2) when any input could not be read or parsed (this wins over 1: the run
 // is incomplete).

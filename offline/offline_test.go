@@ -20,25 +20,28 @@ import (
 	"sigs.k8s.io/yaml"
 
 	"github.com/airlock/listenerset-webhook/offline"
+	"github.com/airlock/listenerset-webhook/offline/judge"
 	"github.com/airlock/listenerset-webhook/offline/position"
+	"github.com/airlock/listenerset-webhook/offline/read"
+	"github.com/airlock/listenerset-webhook/offline/report"
 	"github.com/airlock/listenerset-webhook/test/golden"
 	"github.com/airlock/listenerset-webhook/test/testproc"
 	"github.com/airlock/listenerset-webhook/webhook/admission"
 )
 
 // check runs Validate on stdin and returns the JSON report.
-func check(t *testing.T, input string) offline.Report {
+func check(t *testing.T, input string) report.Report {
 	t.Helper()
 	return checkWith(t, input, offline.Options{})
 }
 
 // checkWith is check with options (their streams and format are set here).
-func checkWith(t *testing.T, input string, opts offline.Options) offline.Report {
+func checkWith(t *testing.T, input string, opts offline.Options) report.Report {
 	t.Helper()
 	var stdout, stderr bytes.Buffer
-	opts.Format, opts.Stdin, opts.Stdout, opts.Stderr = offline.JSON, strings.NewReader(input), &stdout, &stderr
-	code := offline.Validate([]string{offline.StdinPath}, opts)
-	var r offline.Report
+	opts.Format, opts.Stdin, opts.Stdout, opts.Stderr = report.JSON, strings.NewReader(input), &stdout, &stderr
+	code := offline.Validate([]string{read.StdinPath}, opts)
+	var r report.Report
 	require.NoError(t, json.Unmarshal(stdout.Bytes(), &r), stdout.String())
 	assert.Equal(t, code, r.Summary.ExitCode)
 	assert.Empty(t, stderr.String())
@@ -65,7 +68,7 @@ func TestDocumentNumbering(t *testing.T) {
 	assert.Equal(t, 1, r.Results[0].Document)
 	assert.Equal(t, 3, r.Results[1].Document)
 	assert.Empty(t, r.Skipped)
-	assert.Equal(t, offline.ExitValid, r.Summary.ExitCode)
+	assert.Equal(t, report.ExitValid, r.Summary.ExitCode)
 }
 
 func TestJSONStreamDuplicateFields(t *testing.T) {
@@ -77,7 +80,7 @@ func TestJSONStreamDuplicateFields(t *testing.T) {
 	require.Len(t, r.Results[0].Warnings, 1)
 	w := r.Results[0].Warnings[0]
 	assert.Equal(t, `duplicate field "spec.listeners[0].port"`, w.Message)
-	assert.Equal(t, offline.KindDuplicateField, w.Kind)
+	assert.Equal(t, read.KindDuplicateField, w.Kind)
 	// At the second "port" (the one decoding keeps), by a token scan of the JSON.
 	assert.Equal(t, [2]int{2, 93}, [2]int{w.Line, w.Column})
 	require.Len(t, r.Skipped, 1)
@@ -96,20 +99,20 @@ func TestBrokenJSONStream(t *testing.T) {
 	r := check(t, `{"apiVersion":"v1","kind":"Namespace","metadata":{"name":"ns"}} {"apiVersion": `)
 	require.Len(t, r.InputErrors, 1)
 	assert.Equal(t, 2, r.InputErrors[0].Document)
-	assert.Equal(t, offline.ExitInputError, r.Summary.ExitCode)
+	assert.Equal(t, report.ExitInputError, r.Summary.ExitCode)
 }
 
 func TestNotAnObject(t *testing.T) {
 	r := check(t, "- a\n- b\n---\njust a string\n")
 	require.Len(t, r.Skipped, 2)
-	assert.Equal(t, offline.ExitValid, r.Summary.ExitCode)
+	assert.Equal(t, report.ExitValid, r.Summary.ExitCode)
 }
 
 func TestTextSkipNotes(t *testing.T) {
 	var stdout, stderr bytes.Buffer
 	input := "apiVersion: v1\nkind: List\nitems:\n- {apiVersion: v1, kind: Service}\n---\nkind: Gateway\napiVersion: gateway.networking.k8s.io/v1\n"
 	code := offline.Validate([]string{"-"}, offline.Options{Stdin: strings.NewReader(input), Stdout: &stdout, Stderr: &stderr})
-	assert.Equal(t, offline.ExitValid, code)
+	assert.Equal(t, report.ExitValid, code)
 	assert.Empty(t, stdout.String())
 	assert.Equal(t, `skipped Service (v1) in STDIN document 1 item 1: not a ListenerSet
 skipped Gateway (gateway.networking.k8s.io/v1) in STDIN document 2: not a ListenerSet; used for the cluster-aware checks
@@ -142,7 +145,7 @@ func TestSameVerdictAsTheWebhook(t *testing.T) {
 				// Unknown fields never reach the webhook: kube-apiserver's
 				// strict field validation rejects them first (or, under
 				// --validate=warn, prunes them), so they are warnings here.
-				r := checkWith(t, doc, offline.Options{UnknownFields: offline.UnknownFieldsWarn})
+				r := checkWith(t, doc, offline.Options{Judge: judge.Options{UnknownFields: judge.UnknownFieldsWarn}})
 				require.Len(t, r.Results, 1)
 				got := r.Results[0]
 
@@ -185,13 +188,13 @@ var formatCases = []struct {
 	paths []string
 	exit  int
 }{
-	{"invalid", []string{"testdata/input/invalid.yaml"}, offline.ExitInvalid},
-	{"valid-json", []string{"testdata/input/valid.json"}, offline.ExitValid},
-	{"list", []string{"testdata/input/list.yaml"}, offline.ExitInvalid},
-	{"unparsable", []string{"testdata/input/broken.yaml", "testdata/input/valid.json"}, offline.ExitInputError},
+	{"invalid", []string{"testdata/input/invalid.yaml"}, report.ExitInvalid},
+	{"valid-json", []string{"testdata/input/valid.json"}, report.ExitValid},
+	{"list", []string{"testdata/input/list.yaml"}, report.ExitInvalid},
+	{"unparsable", []string{"testdata/input/broken.yaml", "testdata/input/valid.json"}, report.ExitInputError},
 }
 
-func runFormat(t *testing.T, format offline.Format, paths []string) (code int, stdout, stderr string) {
+func runFormat(t *testing.T, format report.Format, paths []string) (code int, stdout, stderr string) {
 	t.Helper()
 	var out, errOut bytes.Buffer
 	code = offline.Validate(paths, offline.Options{Format: format, Stdout: &out, Stderr: &errOut, WorkDir: srcRoot})
@@ -203,7 +206,7 @@ func runFormat(t *testing.T, format offline.Format, paths []string) (code int, s
 // to stderr.
 func TestFormatsGolden(t *testing.T) {
 	for _, tc := range formatCases {
-		for _, format := range offline.Formats {
+		for _, format := range report.Formats {
 			t.Run(tc.name+"/"+string(format), func(t *testing.T) {
 				code, stdout, stderr := runFormat(t, format, tc.paths)
 				got := fmt.Sprintf("$ kubectl-listenerset validate -o %s %s\nexit: %d\n--- stdout\n%s--- stderr\n%s",
@@ -211,13 +214,13 @@ func TestFormatsGolden(t *testing.T) {
 				path := filepath.Join("testdata", "golden", tc.name+"."+string(format)+".golden")
 				golden.Assert(t, path, got)
 				assert.Equal(t, tc.exit, code, "exit code")
-				if format != offline.Text {
+				if format != report.Text {
 					assert.Empty(t, stderr, "only text writes to stderr")
 				}
 				switch format {
-				case offline.JSON, offline.SARIF:
+				case report.JSON, report.SARIF:
 					assert.True(t, json.Valid([]byte(stdout)), "one JSON document")
-				case offline.JUnit:
+				case report.JUnit:
 					assert.NoError(t, xml.Unmarshal([]byte(stdout), new(struct{})), "well-formed XML")
 				}
 			})
@@ -232,8 +235,8 @@ func TestFormatsGolden(t *testing.T) {
 func TestFindingsPointAtTheirField(t *testing.T) {
 	checked := 0
 	for _, tc := range formatCases {
-		_, stdout, _ := runFormat(t, offline.JSON, tc.paths)
-		var r offline.Report
+		_, stdout, _ := runFormat(t, report.JSON, tc.paths)
+		var r report.Report
 		require.NoError(t, json.Unmarshal([]byte(stdout), &r))
 		for _, res := range r.Results {
 			data, err := os.ReadFile(res.File)
@@ -303,7 +306,7 @@ func TestSARIFMultitoolValidate(t *testing.T) {
 	dir := t.TempDir()
 	var files []string
 	for _, tc := range formatCases {
-		_, stdout, _ := runFormat(t, offline.SARIF, tc.paths)
+		_, stdout, _ := runFormat(t, report.SARIF, tc.paths)
 		f := filepath.Join(dir, tc.name+".sarif")
 		require.NoError(t, os.WriteFile(f, []byte(stdout), 0o644))
 		files = append(files, f)
@@ -385,7 +388,7 @@ func TestSARIFMultitoolValidate(t *testing.T) {
 // report alone, kubectl's text before the suffix included, and must be
 // exactly the text's lines that carry a position, no more and no fewer.
 func TestTextSuffixIsTheReportPosition(t *testing.T) {
-	runs := [][]string{{offline.StdinPath}}
+	runs := [][]string{{read.StdinPath}}
 	for _, tc := range formatCases {
 		runs = append(runs, tc.paths)
 	}
@@ -411,13 +414,13 @@ func TestTextSuffixIsTheReportPosition(t *testing.T) {
 	kinds := map[string]int{}
 	for _, paths := range runs {
 		t.Run(strings.Join(paths, " "), func(t *testing.T) {
-			validate := func(format offline.Format) (string, string) {
+			validate := func(format report.Format) (string, string) {
 				var stdout, stderr bytes.Buffer
 				offline.Validate(paths, offline.Options{Format: format, Stdin: bytes.NewReader(stdin), Stdout: &stdout, Stderr: &stderr})
 				return stdout.String(), stderr.String()
 			}
-			js, _ := validate(offline.JSON)
-			var r offline.Report
+			js, _ := validate(report.JSON)
+			var r report.Report
 			require.NoError(t, json.Unmarshal([]byte(js), &r))
 			var want []string
 			for _, e := range r.InputErrors {
@@ -446,7 +449,7 @@ func TestTextSuffixIsTheReportPosition(t *testing.T) {
 					kinds["error"]++
 				}
 			}
-			stdout, stderr := validate(offline.Text)
+			stdout, stderr := validate(report.Text)
 			var got []string
 			for _, l := range strings.Split(stdout+stderr, "\n") {
 				if strings.Contains(l, " (at ") {

@@ -20,13 +20,14 @@ func newListeners(code *int) *cobra.Command {
 implementation must build it (the Gateway's own listeners, then its
 ListenerSets oldest first, then by namespace/name), one row per listener with
 its state: Accepted, Conflicted (HostnameConflict, ProtocolConflict),
-NotAllowed (allowedListeners), Invalid (the set fails its own rules) or
-Unknown. The states are the webhook's cluster-aware checks' own.
+NotAllowed (allowedListeners), Invalid (kube-apiserver with the webhook
+would refuse the set) or Unknown. The states are the webhook's cluster-aware
+checks' own.
 
-From manifests, Gateways, ListenerSets and Namespaces are read as validate
-reads them; a ListenerSet without creationTimestamp counts as not created
-yet. From a cluster, Gateways, ListenerSets and Namespaces are listed
-(read-only).
+From manifests, Gateways, ListenerSets and Namespaces are read and judged as
+validate reads and judges them (a set validate finds invalid is Invalid); a
+ListenerSet without creationTimestamp counts as not created yet. From a
+cluster, Gateways, ListenerSets and Namespaces are listed (read-only).
 
 Exit status: 0 listed, 1 --gateway not found, 2 input unreadable, cluster
 unreachable, or a bad command line.`,

@@ -14,7 +14,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
-	"github.com/airlock/listenerset-webhook/offline"
+	"github.com/airlock/listenerset-webhook/offline/report"
 	"github.com/airlock/listenerset-webhook/test/golden"
 	"github.com/airlock/listenerset-webhook/test/testproc"
 )
@@ -38,31 +38,31 @@ func TestValidateGolden(t *testing.T) {
 		stdin  string
 		exit   int
 	}{
-		{"valid", []string{"-f", in("valid.yaml")}, "", offline.ExitValid},
-		{"one-error", []string{"-f", in("duplicate.yaml")}, "", offline.ExitInvalid},
-		{"many-errors", []string{"-f", in("many-errors.yaml")}, "", offline.ExitInvalid},
-		{"warnings", []string{"--unknown-fields=warn", "-f", in("warnings.yaml")}, "", offline.ExitValid},
-		{"unknown-field", []string{"-f", in("warnings.yaml")}, "", offline.ExitInvalid},
-		{"multi-document", []string{"-f", in("multi.yaml")}, "", offline.ExitInvalid},
-		{"multi-document-json", []string{"-f", in("multi.yaml"), "-o", "json"}, "", offline.ExitInvalid},
-		{"directory", []string{"-f", in("tree")}, "", offline.ExitInvalid},
-		{"stdin", []string{"-f", "-"}, string(stdinDoc), offline.ExitInvalid},
-		{"several-paths", []string{"-f", in("valid.yaml"), "--filename", in("warnings.yaml")}, "", offline.ExitInvalid},
-		{"list", []string{"-f", in("list.yaml")}, "", offline.ExitInvalid},
-		{"wrong-types", []string{"-f", in("wrong-types.yaml")}, "", offline.ExitInvalid},
-		{"wrong-types-json", []string{"-f", in("wrong-types.yaml"), "-o", "json"}, "", offline.ExitInvalid},
-		{"unparsable", []string{"-f", in("broken.yaml")}, "", offline.ExitInputError},
-		{"missing-file", []string{"-f", in("missing.yaml"), "-f", in("valid.yaml")}, "", offline.ExitInputError},
-		{"missing-file-json", []string{"-f", in("missing.yaml"), "-o", "json"}, "", offline.ExitInputError},
-		{"only-other-kinds", []string{"-f", in("only-others.yaml")}, "", offline.ExitValid},
-		{"empty-stdin", []string{"-f", "-"}, "", offline.ExitValid},
-		{"json-valid-with-warnings", []string{"-o", "json", "--unknown-fields=warn", "-f", in("warnings.yaml")}, "", offline.ExitValid},
-		{"cluster", []string{"-f", in("cluster.yaml")}, "", offline.ExitValid},
-		{"cluster-strict", []string{"--strict", "-f", in("cluster.yaml")}, "", offline.ExitInvalid},
+		{"valid", []string{"-f", in("valid.yaml")}, "", report.ExitValid},
+		{"one-error", []string{"-f", in("duplicate.yaml")}, "", report.ExitInvalid},
+		{"many-errors", []string{"-f", in("many-errors.yaml")}, "", report.ExitInvalid},
+		{"warnings", []string{"--unknown-fields=warn", "-f", in("warnings.yaml")}, "", report.ExitValid},
+		{"unknown-field", []string{"-f", in("warnings.yaml")}, "", report.ExitInvalid},
+		{"multi-document", []string{"-f", in("multi.yaml")}, "", report.ExitInvalid},
+		{"multi-document-json", []string{"-f", in("multi.yaml"), "-o", "json"}, "", report.ExitInvalid},
+		{"directory", []string{"-f", in("tree")}, "", report.ExitInvalid},
+		{"stdin", []string{"-f", "-"}, string(stdinDoc), report.ExitInvalid},
+		{"several-paths", []string{"-f", in("valid.yaml"), "--filename", in("warnings.yaml")}, "", report.ExitInvalid},
+		{"list", []string{"-f", in("list.yaml")}, "", report.ExitInvalid},
+		{"wrong-types", []string{"-f", in("wrong-types.yaml")}, "", report.ExitInvalid},
+		{"wrong-types-json", []string{"-f", in("wrong-types.yaml"), "-o", "json"}, "", report.ExitInvalid},
+		{"unparsable", []string{"-f", in("broken.yaml")}, "", report.ExitInputError},
+		{"missing-file", []string{"-f", in("missing.yaml"), "-f", in("valid.yaml")}, "", report.ExitInputError},
+		{"missing-file-json", []string{"-f", in("missing.yaml"), "-o", "json"}, "", report.ExitInputError},
+		{"only-other-kinds", []string{"-f", in("only-others.yaml")}, "", report.ExitValid},
+		{"empty-stdin", []string{"-f", "-"}, "", report.ExitValid},
+		{"json-valid-with-warnings", []string{"-o", "json", "--unknown-fields=warn", "-f", in("warnings.yaml")}, "", report.ExitValid},
+		{"cluster", []string{"-f", in("cluster.yaml")}, "", report.ExitValid},
+		{"cluster-strict", []string{"--strict", "-f", in("cluster.yaml")}, "", report.ExitInvalid},
 		// PATHs as arguments, as pre-commit passes them, before and after flags.
-		{"positional-github", []string{in("duplicate.yaml"), "-o", "github", in("valid.yaml")}, "", offline.ExitInvalid},
-		{"positional-junit", []string{"-o", "junit", "--", in("multi.yaml")}, "", offline.ExitInvalid},
-		{"github-input-error", []string{"-o", "github", in("broken.yaml"), in("missing.yaml")}, "", offline.ExitInputError},
+		{"positional-github", []string{in("duplicate.yaml"), "-o", "github", in("valid.yaml")}, "", report.ExitInvalid},
+		{"positional-junit", []string{"-o", "junit", "--", in("multi.yaml")}, "", report.ExitInvalid},
+		{"github-input-error", []string{"-o", "github", in("broken.yaml"), in("missing.yaml")}, "", report.ExitInputError},
 	}
 	for _, tt := range tests {
 		t.Run(tt.golden, func(t *testing.T) {
@@ -75,7 +75,7 @@ func TestValidateGolden(t *testing.T) {
 			golden.Assert(t, filepath.Join("testdata", "golden", tt.golden+".txt"), got)
 			assert.Equal(t, tt.exit, code, "exit code")
 			if strings.Contains(strings.Join(tt.args, " "), "-o json") {
-				var r offline.Report
+				var r report.Report
 				require.NoError(t, json.Unmarshal(stdout.Bytes(), &r), "stdout is one JSON document")
 				assert.Equal(t, code, r.Summary.ExitCode)
 				assert.Empty(t, stderr.String(), "nothing on stderr with -o json")
@@ -110,7 +110,7 @@ func TestUsage(t *testing.T) {
 		{"help validate", []string{"help", "validate"}, exitOK, []string{validateHelp, "Exit status: 0 all valid"}, nil},
 		{"validate without -f", []string{"validate"}, exitUsage, nil,
 			[]string{"error: validate needs -f PATH (or PATH arguments)", seeValidate}},
-		{"validate with a positional path", []string{"validate", "x.yaml"}, offline.ExitInputError, nil,
+		{"validate with a positional path", []string{"validate", "x.yaml"}, report.ExitInputError, nil,
 			[]string{`error: x.yaml: stat x.yaml: no such file or directory`}},
 		{"validate bad format", []string{"validate", "-f", "x.yaml", "-o", "yaml"}, exitUsage, nil,
 			[]string{`error: -o "yaml": must be one of text|json|junit|sarif|github`, seeValidate}},
@@ -140,7 +140,7 @@ func TestFilenamesAsKubectlTakesThem(t *testing.T) {
 		"positional": {"-f", in("valid.yaml"), in("duplicate.yaml")},
 	} {
 		t.Run(name, func(t *testing.T) {
-			assertRun(t, append([]string{"validate"}, args...), offline.ExitInvalid,
+			assertRun(t, append([]string{"validate"}, args...), report.ExitInvalid,
 				[]string{"listenerset.gateway.networking.k8s.io/team-a/web valid", `The ListenerSet "team-a/dup" is invalid`}, nil)
 		})
 	}

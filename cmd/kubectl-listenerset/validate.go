@@ -8,6 +8,8 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/airlock/listenerset-webhook/offline"
+	"github.com/airlock/listenerset-webhook/offline/judge"
+	"github.com/airlock/listenerset-webhook/offline/report"
 )
 
 // manifestExtensions are what a directory PATH is searched for, and what
@@ -43,15 +45,15 @@ or unparsable, or a bad command line.`,
 			if len(paths) == 0 {
 				return fmt.Errorf("validate needs -f PATH (or PATH arguments)")
 			}
-			if !slices.Contains(offline.Formats, offline.Format(format)) {
-				return fmt.Errorf("-o %q: must be one of %s", format, offline.FormatList())
+			if !slices.Contains(report.Formats, report.Format(format)) {
+				return fmt.Errorf("-o %q: must be one of %s", format, report.FormatList())
 			}
-			if !slices.Contains(offline.UnknownFieldsModes, offline.UnknownFields(unknownField)) {
+			if !slices.Contains(judge.UnknownFieldsModes, judge.UnknownFields(unknownField)) {
 				return fmt.Errorf("--unknown-fields %q: must be error, warn or ignore", unknownField)
 			}
 			*code = offline.Validate(paths, offline.Options{
-				Format: offline.Format(format), Stdin: cmd.InOrStdin(), Stdout: cmd.OutOrStdout(), Stderr: cmd.ErrOrStderr(),
-				Strict: strict, CRDs: crds, UnknownFields: offline.UnknownFields(unknownField),
+				Format: report.Format(format), Stdin: cmd.InOrStdin(), Stdout: cmd.OutOrStdout(), Stderr: cmd.ErrOrStderr(),
+				Judge: judge.Options{Strict: strict, CRDs: crds, UnknownFields: judge.UnknownFields(unknownField)},
 			})
 			return nil
 		},
@@ -59,15 +61,15 @@ or unparsable, or a bad command line.`,
 	}
 	f := cmd.Flags()
 	filenameFlag(cmd, &paths)
-	f.StringVarP(&format, "output", "o", string(offline.Text), "output format: "+strings.ReplaceAll(offline.FormatList(), "|", ", ")+
+	f.StringVarP(&format, "output", "o", string(report.Text), "output format: "+strings.ReplaceAll(report.FormatList(), "|", ", ")+
 		" (junit: a testsuite per file; sarif: SARIF 2.1.0 for code scanning; github: Actions workflow commands)")
 	f.BoolVar(&strict, "strict", false, "listener conflicts and certificateRefs no ReferenceGrant permits are errors, not warnings")
 	f.StringSliceVar(&crds, "crd", nil, "file or directory with the ListenerSet CRD to apply (the cluster's own, e.g. Gateway API v1.7.0 standard or experimental) instead of the embedded v1.6.3 standard one; repeatable")
-	f.StringVar(&unknownField, "unknown-fields", string(offline.UnknownFieldsError),
+	f.StringVar(&unknownField, "unknown-fields", string(judge.UnknownFieldsError),
 		"fields the CRD does not know: error (kubectl apply's strict field validation), warn or ignore")
 	_ = cmd.MarkFlagFilename("crd", manifestExtensions...)
-	completeValues(cmd, "output", offline.Formats)
-	completeValues(cmd, "unknown-fields", offline.UnknownFieldsModes)
+	completeValues(cmd, "output", report.Formats)
+	completeValues(cmd, "unknown-fields", judge.UnknownFieldsModes)
 	return cmd
 }
 

@@ -21,6 +21,8 @@ import (
 	"k8s.io/apiserver/pkg/registry/rest"
 	sigsjson "sigs.k8s.io/json"
 	"sigs.k8s.io/yaml"
+
+	"github.com/airlock/listenerset-webhook/offline/read"
 )
 
 // Group, Kind and Version are what a Checker checks: the v1 ListenerSets of
@@ -135,7 +137,7 @@ func crdFiles(p string) ([]string, error) {
 // decodeCRD returns the ListenerSet CRD among data's YAML documents, or nil.
 func decodeCRD(data []byte) (*apiextensionsv1.CustomResourceDefinition, error) {
 	var found *apiextensionsv1.CustomResourceDefinition
-	for _, doc := range splitDocuments(data) {
+	for _, doc := range read.SplitYAML(data) {
 		var head struct {
 			APIVersion string `json:"apiVersion"`
 			Kind       string `json:"kind"`
@@ -148,7 +150,7 @@ func decodeCRD(data []byte) (*apiextensionsv1.CustomResourceDefinition, error) {
 		}
 		// One YAML parse per document (a CRD is large): to JSON, then JSON
 		// decodes for the head and the whole.
-		raw, err := yaml.YAMLToJSONStrict(doc)
+		raw, err := yaml.YAMLToJSONStrict(doc.Data)
 		if err != nil {
 			return nil, err
 		}
@@ -169,20 +171,6 @@ func decodeCRD(data []byte) (*apiextensionsv1.CustomResourceDefinition, error) {
 		found = crd
 	}
 	return found, nil
-}
-
-// splitDocuments splits at "---" lines.
-func splitDocuments(data []byte) [][]byte {
-	var docs [][]byte
-	var cur []byte
-	for _, line := range bytes.SplitAfter(data, []byte("\n")) {
-		if t := bytes.TrimRight(line, " \t\r\n"); bytes.Equal(t, []byte("---")) {
-			docs, cur = append(docs, cur), nil
-			continue
-		}
-		cur = append(cur, line...)
-	}
-	return append(docs, cur)
 }
 
 // New compiles crd's v1 ListenerSet schema as kube-apiserver does when it

@@ -27,6 +27,8 @@ type Node struct {
 	Fields []Field
 	// Items are a sequence's elements.
 	Items []*Node
+	// alias: the node is an alias, its content its anchor's.
+	alias bool
 }
 
 // Field is one entry of a mapping.
@@ -66,7 +68,7 @@ func fromYAML(n *yaml.Node, lineOffset, aliases int) *Node {
 		}
 		target := fromYAML(n.Alias, lineOffset, aliases+1)
 		// The alias's own place, the anchor's content.
-		return &Node{Pos: pos, Fields: target.Fields, Items: target.Items}
+		return &Node{Pos: pos, Fields: target.Fields, Items: target.Items, alias: true}
 	case yaml.MappingNode:
 		out := &Node{Pos: pos, Fields: make([]Field, 0, len(n.Content)/2)}
 		for i := 0; i+1 < len(n.Content); i += 2 {
@@ -425,6 +427,33 @@ func (n *Node) KeyOnLine(line int, key string) (Pos, bool) {
 		}
 	}
 	return Pos{}, false
+}
+
+// DuplicateKeys are the entries of n's mappings, at any depth, whose key an
+// earlier entry of the same mapping has: what a strict decode complains
+// about, in document order. An alias is its anchor's content, searched
+// where the anchor stands.
+func (n *Node) DuplicateKeys() []Field {
+	var out []Field
+	var walk func(*Node)
+	walk = func(n *Node) {
+		if n == nil || n.alias {
+			return
+		}
+		keys := make(map[string]bool, len(n.Fields))
+		for _, f := range n.Fields {
+			if keys[f.Key] {
+				out = append(out, f)
+			}
+			keys[f.Key] = true
+			walk(f.Value)
+		}
+		for _, item := range n.Items {
+			walk(item)
+		}
+	}
+	walk(n)
+	return out
 }
 
 // Document is one document of a file whose node tree is built on first use:

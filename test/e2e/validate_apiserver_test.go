@@ -22,6 +22,9 @@ import (
 
 	"github.com/airlock/listenerset-webhook/offline"
 	"github.com/airlock/listenerset-webhook/offline/crdcheck"
+	"github.com/airlock/listenerset-webhook/offline/judge"
+	"github.com/airlock/listenerset-webhook/offline/read"
+	"github.com/airlock/listenerset-webhook/offline/report"
 	"github.com/airlock/listenerset-webhook/test/localcluster"
 	lsvalidation "github.com/airlock/listenerset-webhook/validation"
 	"github.com/airlock/listenerset-webhook/validation/validationtest"
@@ -165,14 +168,14 @@ func crdVerdict(c *crdcheck.Checker, raw []byte) (bool, string) {
 func offlineVerdict(t *testing.T, o apiserverCase, crds []string) (bool, string) {
 	t.Helper()
 	var stdout, stderr bytes.Buffer
-	code := offline.Validate([]string{offline.StdinPath}, offline.Options{
-		Format: offline.JSON, Stdin: strings.NewReader(o.Text), Stdout: &stdout, Stderr: &stderr, CRDs: crds,
+	code := offline.Validate([]string{read.StdinPath}, offline.Options{
+		Format: report.JSON, Stdin: strings.NewReader(o.Text), Stdout: &stdout, Stderr: &stderr, Judge: judge.Options{CRDs: crds},
 	})
-	var r offline.Report
+	var r report.Report
 	if err := json.Unmarshal(stdout.Bytes(), &r); err != nil {
 		t.Fatalf("validate: %v\n%s%s", err, stdout.String(), stderr.String())
 	}
-	if len(r.Results) != 1 || code == offline.ExitInputError {
+	if len(r.Results) != 1 || code == report.ExitInputError {
 		t.Fatalf("validate gave %d results, exit %d, for one ListenerSet:\n%s", len(r.Results), code, stdout.String())
 	}
 	return r.Results[0].Valid, stdout.String()

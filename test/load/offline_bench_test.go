@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"github.com/airlock/listenerset-webhook/offline"
+	offlinereport "github.com/airlock/listenerset-webhook/offline/report"
 	"github.com/airlock/listenerset-webhook/test/testproc"
 )
 
@@ -26,8 +27,8 @@ func BenchmarkOfflineScale(b *testing.B) {
 			b.ReportAllocs()
 			cpu := testproc.CPUTime()
 			for b.Loop() {
-				if code := offline.Validate([]string{dir}, offline.Options{Stdout: io.Discard, Stderr: io.Discard}); code != offline.ExitValid {
-					b.Fatalf("exit %d, want %d: the input has no conflict", code, offline.ExitValid)
+				if code := offline.Validate([]string{dir}, offline.Options{Stdout: io.Discard, Stderr: io.Discard}); code != offlinereport.ExitValid {
+					b.Fatalf("exit %d, want %d: the input has no conflict", code, offlinereport.ExitValid)
 				}
 			}
 			sets := float64(b.N * n)

@@ -1,4 +1,4 @@
-package offline
+package judge
 
 import (
 	"context"

@@ -1,4 +1,4 @@
-package offline
+package report
 
 import (
 	"io"
@@ -9,6 +9,8 @@ import (
 	"strings"
 
 	"github.com/owenrumney/go-sarif/v2/sarif"
+
+	"github.com/airlock/listenerset-webhook/offline/read"
 )
 
 // srcRoot is the uriBaseId of every file: GitHub code scanning resolves it to
@@ -84,8 +86,8 @@ func sarifText(f finding) string {
 // inside it; otherwise as an absolute file URI (a code scanning upload then
 // cannot place it). Standard input is the relative name STDIN.
 func artifact(file, workDir string) *sarif.ArtifactLocation {
-	if file == StdinName {
-		return sarif.NewSimpleArtifactLocation(StdinName).WithUriBaseId(srcRoot)
+	if file == read.StdinName {
+		return sarif.NewSimpleArtifactLocation(read.StdinName).WithUriBaseId(srcRoot)
 	}
 	abs := file
 	if !filepath.IsAbs(abs) {

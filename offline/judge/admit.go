@@ -1,4 +1,4 @@
-package offline
+package judge
 
 import (
 	"context"
@@ -16,6 +16,7 @@ import (
 
 	"github.com/airlock/listenerset-webhook/defaults"
 	"github.com/airlock/listenerset-webhook/offline/crdcheck"
+	"github.com/airlock/listenerset-webhook/offline/read"
 	"github.com/airlock/listenerset-webhook/validation"
 )
 
@@ -59,7 +60,7 @@ type apiserverView struct {
 	messages map[int]string
 	// warnings are the unknown fields under UnknownFieldsWarn, the
 	// duplicate fields, and the strategy's warnings.
-	warnings []Warning
+	warnings []read.Warning
 	// ls is the object the validating webhook receives (pruned, defaulted
 	// by the CRD and the mutating webhook); nil when it does not decode into
 	// the Go type.
@@ -82,7 +83,7 @@ func asAPIServer(c *crdcheck.Checker, raw []byte, unknown UnknownFields) apiserv
 		msg := fmt.Sprintf("unknown field %q", p)
 		switch unknown {
 		case UnknownFieldsWarn:
-			view.warnings = append(view.warnings, Warning{Field: p, Kind: KindUnknownField, Message: msg})
+			view.warnings = append(view.warnings, read.Warning{Field: p, Kind: KindUnknownField, Message: msg})
 		case UnknownFieldsIgnore:
 		default:
 			if view.messages == nil {
@@ -108,7 +109,7 @@ func asAPIServer(c *crdcheck.Checker, raw []byte, unknown UnknownFields) apiserv
 	}
 	for _, w := range warnings {
 		f, _, _ := strings.Cut(w, ": ")
-		view.warnings = append(view.warnings, Warning{Field: f, Kind: KindAPIServer, Message: w})
+		view.warnings = append(view.warnings, read.Warning{Field: f, Kind: KindAPIServer, Message: w})
 	}
 	return view
 }

@@ -1,4 +1,4 @@
-package offline
+package report
 
 import (
 	"go/ast"
@@ -9,6 +9,8 @@ import (
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+
+	"github.com/airlock/listenerset-webhook/offline/read"
 )
 
 func TestGitHubEscaping(t *testing.T) {
@@ -25,7 +27,7 @@ func TestTemplate(t *testing.T) {
 // its own in SARIF output, so a new kind is noticed here rather than getting
 // the generic text unseen. The kinds are read from validation's source.
 func TestWarningKindsHaveHelp(t *testing.T) {
-	f, err := parser.ParseFile(token.NewFileSet(), "../validation/warnings.go", nil, 0)
+	f, err := parser.ParseFile(token.NewFileSet(), "../../validation/warnings.go", nil, 0)
 	require.NoError(t, err)
 	found := 0
 	ast.Inspect(f, func(n ast.Node) bool {
@@ -54,7 +56,7 @@ func TestSARIFArtifact(t *testing.T) {
 		{"./x/../a.yaml", "a.yaml", srcRoot},
 		{"/elsewhere/a.yaml", "file:///elsewhere/a.yaml", ""},
 		{"../a.yaml", "file:///a.yaml", ""},
-		{StdinName, "STDIN", srcRoot},
+		{read.StdinName, "STDIN", srcRoot},
 	} {
 		a := artifact(tt.file, "/repo")
 		require.NotNil(t, a.URI, tt.file)

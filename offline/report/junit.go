@@ -1,4 +1,4 @@
-package offline
+package report
 
 import (
 	"cmp"
@@ -7,6 +7,9 @@ import (
 	"io"
 	"slices"
 	"strings"
+
+	"github.com/airlock/listenerset-webhook/offline/judge"
+	"github.com/airlock/listenerset-webhook/offline/read"
 )
 
 // JUnit XML as kubeconform writes it (pkg/output/junit.go), which GitLab's
@@ -47,7 +50,7 @@ type junitCase struct {
 	Failures  []junitFailure `xml:"failure,omitempty"`
 	SystemOut string         `xml:"system-out,omitempty"`
 
-	order Location // input order within the file
+	order read.Location // input order within the file
 }
 
 type junitSkipped struct {
@@ -61,6 +64,22 @@ type junitFailure struct {
 }
 
 func writeJUnit(w io.Writer, r *Report) error {
+	root := junitRoot(r)
+	if _, err := io.WriteString(w, xml.Header); err != nil {
+		return err
+	}
+	enc := xml.NewEncoder(w)
+	enc.Indent("", "  ")
+	if err := enc.Encode(root); err != nil {
+		return err
+	}
+	_, err := io.WriteString(w, "\n")
+	return err
+}
+
+// junitRoot is r's suites: one per file, in input order, each with its
+// cases in document order.
+func junitRoot(r *Report) junitSuites {
 	suites := map[string]*junitSuite{}
 	root := junitSuites{Name: "listenerset-webhook"}
 	suite := func(file string) *junitSuite {
@@ -74,31 +93,8 @@ func writeJUnit(w io.Writer, r *Report) error {
 	for _, file := range r.files {
 		suite(file)
 	}
-	// at is "file:line:column: message", with the field path in front
-	// where the message does not start with it.
-	at := func(file string, line, col int, field, msg string) string {
-		s := filePosition(file, line, col) + ": "
-		if field != "" && !strings.HasPrefix(msg, field) {
-			s += field + ": "
-		}
-		return s + msg
-	}
 	for _, res := range r.Results {
-		s := suite(res.File)
-		c := junitCase{Name: displayName(res.Namespace, res.Name), ClassName: "ListenerSet@v1",
-			File: res.File, Line: res.Line, order: res.Location}
-		if c.Name == "" {
-			c.Name = where("document", res.Location)
-		}
-		for _, e := range res.Errors {
-			c.Failures = append(c.Failures, junitFailure{Message: e.Message, Type: errorRule(e).ID,
-				Content: at(res.File, e.Line, e.Column, e.Field, e.Message)})
-		}
-		var out []string
-		for _, wn := range res.Warnings {
-			out = append(out, "Warning: "+at(res.File, wn.Line, wn.Column, wn.Field, wn.Message))
-		}
-		c.SystemOut = strings.Join(out, "\n")
+		s, c := suite(res.File), resultCase(res)
 		if len(c.Failures) > 0 {
 			s.Failures++
 			root.Failures++
@@ -107,31 +103,15 @@ func writeJUnit(w io.Writer, r *Report) error {
 	}
 	for _, sk := range r.Skipped {
 		s := suite(sk.File)
-		class := "Document" // not an object: no kind to name it by
-		if sk.Kind != "" {
-			class = sk.Kind + "@" + version(sk.APIVersion)
-		}
-		c := junitCase{Name: displayName(sk.Namespace, sk.Name), ClassName: class,
-			File: sk.File, Line: sk.Line, Skipped: &junitSkipped{Message: sk.Reason}, order: sk.Location}
-		if sk.Name == "" {
-			c.Name = where("document", sk.Location)
-		}
 		s.Skipped++
 		root.Disabled++
-		s.Cases = append(s.Cases, c)
+		s.Cases = append(s.Cases, skippedCase(sk))
 	}
 	for _, ie := range r.InputErrors {
 		s := suite(ie.File)
-		name := ie.File
-		if ie.Document > 0 {
-			name = fmt.Sprintf("document %d", ie.Document)
-		}
-		c := junitCase{Name: name, ClassName: ruleInputError, File: ie.File, Line: ie.Line,
-			Error: &junitFailure{Message: ie.Message, Type: ruleInputError, Content: at(ie.File, ie.Line, ie.Column, "", ie.Message)},
-			order: Location{Document: max(ie.Document, 1<<30)}}
 		s.Errors++
 		root.Errors++
-		s.Cases = append(s.Cases, c)
+		s.Cases = append(s.Cases, inputErrorCase(ie))
 	}
 	for _, s := range suites {
 		slices.SortStableFunc(s.Cases, func(a, b junitCase) int {
@@ -142,16 +122,63 @@ func writeJUnit(w io.Writer, r *Report) error {
 		root.Suites = append(root.Suites, *s)
 	}
 	slices.SortFunc(root.Suites, func(a, b junitSuite) int { return cmp.Compare(a.ID, b.ID) })
-	if _, err := io.WriteString(w, xml.Header); err != nil {
-		return err
+	return root
+}
+
+// junitAt is "file:line:column: message", with the field path in front
+// where the message does not start with it.
+func junitAt(file string, line, col int, field, msg string) string {
+	s := filePosition(file, line, col) + ": "
+	if field != "" && !strings.HasPrefix(msg, field) {
+		s += field + ": "
 	}
-	enc := xml.NewEncoder(w)
-	enc.Indent("", "  ")
-	if err := enc.Encode(root); err != nil {
-		return err
+	return s + msg
+}
+
+// resultCase is a ListenerSet's case: a failure per error, its warnings
+// as system-out.
+func resultCase(res judge.Result) junitCase {
+	c := junitCase{Name: read.Name(res.Namespace, res.Name), ClassName: "ListenerSet@v1",
+		File: res.File, Line: res.Line, order: res.Location}
+	if c.Name == "" {
+		c.Name = where("document", res.Location)
 	}
-	_, err := io.WriteString(w, "\n")
-	return err
+	for _, e := range res.Errors {
+		c.Failures = append(c.Failures, junitFailure{Message: e.Message, Type: errorRule(e).ID,
+			Content: junitAt(res.File, e.Line, e.Column, e.Field, e.Message)})
+	}
+	var out []string
+	for _, wn := range res.Warnings {
+		out = append(out, "Warning: "+junitAt(res.File, wn.Line, wn.Column, wn.Field, wn.Message))
+	}
+	c.SystemOut = strings.Join(out, "\n")
+	return c
+}
+
+// skippedCase is another object's case, classed by its kind and version.
+func skippedCase(sk judge.Skipped) junitCase {
+	class := "Document" // not an object: no kind to name it by
+	if sk.Kind != "" {
+		class = sk.Kind + "@" + version(sk.APIVersion)
+	}
+	c := junitCase{Name: read.Name(sk.Namespace, sk.Name), ClassName: class,
+		File: sk.File, Line: sk.Line, Skipped: &junitSkipped{Message: sk.Reason}, order: sk.Location}
+	if sk.Name == "" {
+		c.Name = where("document", sk.Location)
+	}
+	return c
+}
+
+// inputErrorCase is an unreadable file's or document's case, after the
+// file's other cases.
+func inputErrorCase(ie read.InputError) junitCase {
+	name := ie.File
+	if ie.Document > 0 {
+		name = fmt.Sprintf("document %d", ie.Document)
+	}
+	return junitCase{Name: name, ClassName: ruleInputError, File: ie.File, Line: ie.Line,
+		Error: &junitFailure{Message: ie.Message, Type: ruleInputError, Content: junitAt(ie.File, ie.Line, ie.Column, "", ie.Message)},
+		order: read.Location{Document: max(ie.Document, 1<<30)}}
 }
 
 // version is the version of an apiVersion (v1 of gateway.networking.k8s.io/v1).

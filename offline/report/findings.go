@@ -1,115 +1,18 @@
-package offline
+package report
 
 import (
-	"errors"
 	"fmt"
 	"regexp"
-	"strings"
 
 	"k8s.io/apimachinery/pkg/util/validation/field"
-	sigsjson "sigs.k8s.io/json"
 
+	"github.com/airlock/listenerset-webhook/offline/judge"
+	"github.com/airlock/listenerset-webhook/offline/read"
 	"github.com/airlock/listenerset-webhook/validation"
 )
 
-// Warning kinds of the strict decode, beside validation's WarningKinds.
-const (
-	// KindUnknownField: a field the ListenerSet type does not have
-	// (kube-apiserver prunes it).
-	KindUnknownField = "UnknownField"
-	// KindDuplicateField: a key given twice; the last one wins.
-	KindDuplicateField = "DuplicateField"
-	// KindStrictDecoding: any other strict YAML decoding complaint.
-	KindStrictDecoding = "StrictDecoding"
-	// ruleInputError is the rule of input that cannot be read or parsed.
-	ruleInputError = "InputError"
-)
-
-// validationWarnings converts the verdict's warnings, keeping path and kind.
-func validationWarnings(ws validation.Warnings) []Warning {
-	out := make([]Warning, 0, len(ws))
-	for _, w := range ws {
-		out = append(out, Warning{Field: w.Path, Kind: string(w.Kind), Message: w.String()})
-	}
-	return out
-}
-
-// limitWarnings shows ws as every engine shows a verdict's warnings
-// (validation's report): the first that fit its budget, each cut to its
-// length, then one that says how many more there were. The strict decode's
-// warnings (one per unknown field) are as many as a document makes them.
-func limitWarnings(ws []Warning) []Warning {
-	var r validation.WarningReport
-	for _, w := range ws {
-		r.Add(validation.Warning{Kind: validation.WarningKind(w.Kind), Message: w.Message})
-	}
-	shown := r.Shown()
-	out := make([]Warning, len(shown), len(shown)+1)
-	for k, s := range shown {
-		out[k] = ws[k]
-		out[k].Message = s.Message
-	}
-	if more, ok := r.More(); ok {
-		out = append(out, Warning{Field: more.Path, Kind: string(more.Kind), Message: more.String()})
-	}
-	return out
-}
-
-// strictWarning is an unknown or duplicate field the strict JSON decode
-// noticed; its message is the decoder's, as kubectl prints it.
-func strictWarning(err error) Warning {
-	w := Warning{Kind: KindUnknownField, Message: err.Error()}
-	var fe sigsjson.FieldError
-	if errors.As(err, &fe) {
-		w.Field = fe.FieldPath()
-	}
-	if strings.HasPrefix(w.Message, "duplicate field") {
-		w.Kind = KindDuplicateField
-	}
-	return w
-}
-
-// locate gives every finding of r the line and column of its field, from
-// the document's position tree: the field itself, or its nearest existing
-// parent when it is missing. Without a tree (the document could not be read
-// as a node tree) findings point at the object's first line.
-func (r *Result) locate() {
-	at := func(field string, line int, key string) (int, int) {
-		// Built on the first finding: most results have none to place.
-		tree := r.pos.Tree()
-		if tree == nil {
-			return max(r.Line, 1), 1
-		}
-		if field == "" && line > 0 {
-			if p, ok := tree.KeyOnLine(line, key); ok {
-				return p.Line, p.Column
-			}
-			return line, 1
-		}
-		p, _ := tree.Find(field)
-		return p.Line, p.Column
-	}
-	for i := range r.Errors {
-		if e := &r.Errors[i]; e.Line == 0 {
-			e.Line, e.Column = at(e.Field, 0, "")
-		}
-	}
-	for i := range r.Warnings {
-		if w := &r.Warnings[i]; w.Column == 0 {
-			w.Line, w.Column = at(w.Field, w.Line, w.key())
-		}
-	}
-}
-
-var duplicateKeyName = regexp.MustCompile(`duplicate field "(.*)"$`)
-
-// key is the key a duplicate-key warning names.
-func (w Warning) key() string {
-	if m := duplicateKeyName.FindStringSubmatch(w.Message); m != nil {
-		return m[1]
-	}
-	return ""
-}
+// ruleInputError is the rule of input that cannot be read or parsed.
+const ruleInputError = "InputError"
 
 // rule is one check, as SARIF lists it and as a user suppresses it.
 type rule struct {
@@ -149,7 +52,7 @@ func (r *Report) findings() []finding {
 				Help: "The file, or a YAML document or JSON value in it, could not be read or parsed, so nothing after it in that file was validated. Fix the syntax at the line given."}})
 	}
 	for _, res := range r.Results {
-		obj := displayName(res.Namespace, res.Name)
+		obj := read.Name(res.Namespace, res.Name)
 		for _, e := range res.Errors {
 			out = append(out, finding{File: res.File, Line: e.Line, Column: e.Column, Field: e.Field,
 				Error: true, Message: e.Message, Object: obj, Rule: errorRule(e)})
@@ -169,7 +72,7 @@ func template(path string) string {
 	return pathKey.ReplaceAllString(path, "[*]")
 }
 
-func errorRule(e FieldError) rule {
+func errorRule(e judge.FieldError) rule {
 	what := field.ErrorType(e.Type).String()
 	if e.Field == "" {
 		return rule{ID: e.Type, Short: "The object cannot be decoded: " + what,
@@ -202,13 +105,13 @@ var warningHelp = map[string][2]string{
 		"RFC 1123 allows at most 63 characters per label; such a hostname can never match a client's SNI or Host header."},
 	string(validation.KindClusterFinding): {"Listener conflict or reference not permitted",
 		"A conflict with the Gateway's merged listener list (the listener would be Conflicted), or a certificate reference that no ReferenceGrant permits. An error under --strict."},
-	KindUnknownField: {"Unknown field",
+	judge.KindUnknownField: {"Unknown field",
 		"A field the ListenerSet type does not have, perhaps misspelt; kube-apiserver does not keep it."},
-	KindDuplicateField: {"Duplicate field",
+	read.KindDuplicateField: {"Duplicate field",
 		"A key given twice in one mapping; the last value wins, the first is silently lost."},
-	KindStrictDecoding: {"Strict decoding",
+	read.KindStrictDecoding: {"Strict decoding",
 		"The YAML decodes only leniently; the message says why."},
-	KindAPIServer: {"kube-apiserver warning",
+	judge.KindAPIServer: {"kube-apiserver warning",
 		"A warning kube-apiserver itself gives on such an object (for example on a finalizer name); the object is admitted."},
 }
 

@@ -1,0 +1,194 @@
+package judge
+
+import (
+	"encoding/json"
+	"strings"
+
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	gwv1 "sigs.k8s.io/gateway-api/apis/v1"
+
+	"github.com/airlock/listenerset-webhook/offline/position"
+	"github.com/airlock/listenerset-webhook/offline/read"
+	"github.com/airlock/listenerset-webhook/validation"
+)
+
+// Options say how strictly to judge.
+type Options struct {
+	// Strict makes listener conflicts and certificate references that no
+	// ReferenceGrant permits errors instead of warnings, as the webhook's
+	// --strict does.
+	Strict bool
+	// CRDs are the files or directories holding the ListenerSet CRD to
+	// apply (a cluster's own); the embedded standard CRD when empty.
+	CRDs []string
+	// UnknownFields says what fields the CRD does not know make of an
+	// object; UnknownFieldsError when empty.
+	UnknownFields UnknownFields
+}
+
+// Result is the verdict on one ListenerSet.
+type Result struct {
+	read.Location
+	// Namespace is metadata.namespace (omitted when unset).
+	Namespace string `json:"namespace,omitempty"`
+	// Name is metadata.name.
+	Name string `json:"name"`
+	// Valid is true when Errors is empty: kube-apiserver, the CRD and the
+	// webhook would admit the object.
+	Valid bool `json:"valid"`
+	// Errors are kube-apiserver's own (unknown fields, the CRD's, object
+	// metadata's) that the webhook's do not cover, then the webhook's.
+	Errors []FieldError `json:"errors"`
+	// Warnings are the admission warnings, plus duplicate fields (and
+	// unknown ones under UnknownFieldsWarn).
+	Warnings []read.Warning `json:"warnings"`
+
+	// pos locates the fields of the object's document.
+	pos *position.Document
+}
+
+// FieldError is one field.Error.
+type FieldError struct {
+	// Field is the path, e.g. spec.listeners[1].name; empty when the
+	// document could not be decoded.
+	Field string `json:"field"`
+	// Type is the field.ErrorType, e.g. FieldValueDuplicate
+	// (FieldValueTypeInvalid for a document that could not be decoded).
+	Type string `json:"type"`
+	// Value is the offending value, where the message shows one.
+	Value any `json:"value,omitempty"`
+	// Detail is the rule's explanation, if any.
+	Detail string `json:"detail,omitempty"`
+	// Message is the whole error as kubectl prints it.
+	Message string `json:"message"`
+	// Line and Column are where Field stands in the file, or its nearest
+	// existing parent when the field is missing (from 1).
+	Line   int `json:"line"`
+	Column int `json:"column"` // see Line
+}
+
+// Skipped is an object that is not a gateway.networking.k8s.io/v1 ListenerSet.
+type Skipped struct {
+	read.Location
+	// APIVersion, Kind, Namespace and Name identify the object, as far as
+	// it has them.
+	APIVersion string `json:"apiVersion,omitempty"`
+	Kind       string `json:"kind,omitempty"`      // see APIVersion
+	Namespace  string `json:"namespace,omitempty"` // see APIVersion
+	Name       string `json:"name,omitempty"`      // see APIVersion
+	// Reason says why it was not validated, e.g. "not a ListenerSet".
+	Reason string `json:"reason"`
+}
+
+// Note is a skipped object or an input error (one of the two), as met.
+type Note struct {
+	Skipped    *Skipped
+	InputError *read.InputError
+}
+
+// Verdict is what Run found.
+type Verdict struct {
+	// Files are the inputs read, in order.
+	Files []string
+	// Notes are the skipped objects and the input errors, in input order
+	// (a CRD that cannot be loaded last).
+	Notes []Note
+	// Results has one entry per ListenerSet, in input order.
+	Results []Result
+	// Sets are the objects the webhook judged, by index of Results (nil
+	// where the object does not decode into the Go type).
+	Sets []*gwv1.ListenerSet
+	// Objects is the cluster view built from the input; its Sets are the
+	// ListenerSets found valid, in precedence order.
+	Objects validation.Objects
+}
+
+// Reasons for skipping.
+const (
+	reasonNotObject      = "not a Kubernetes object (no apiVersion and kind)"
+	reasonNotListenerSet = "not a ListenerSet"
+	reasonOtherVersion   = "only " + gwv1.GroupName + "/v1 ListenerSets are validated"
+	reasonContext        = "; used for the cluster-aware checks"
+)
+
+var listenerSetAPIVersion = gwv1.GroupVersion.String()
+
+// Run judges every ListenerSet of in against the other objects of in.
+func Run(in *read.Input, opts Options) *Verdict {
+	v := &Verdict{Files: in.Files}
+	var sets []*read.Object
+	for _, e := range in.Entries {
+		switch {
+		case e.Error != nil:
+			v.Notes = append(v.Notes, Note{InputError: e.Error})
+		case isListenerSet(e.Object.Head):
+			sets = append(sets, e.Object)
+		default:
+			v.Notes = append(v.Notes, Note{Skipped: v.skip(e.Object)})
+		}
+	}
+	v.judgeSets(sets, opts)
+	return v
+}
+
+func isListenerSet(h read.Head) bool {
+	return h.Kind == "ListenerSet" && h.APIVersion == listenerSetAPIVersion
+}
+
+// skip says why o is not judged, keeping it for the cluster view where the
+// cluster-aware rules look at its kind.
+func (v *Verdict) skip(o *read.Object) *Skipped {
+	h := o.Head
+	s := &Skipped{Location: o.Location, APIVersion: h.APIVersion, Kind: h.Kind, Namespace: h.Namespace, Name: h.Name}
+	switch {
+	case o.Raw[0] != '{' || h.APIVersion == "" || h.Kind == "":
+		s.Reason = reasonNotObject
+	case h.Kind != "ListenerSet":
+		s.Reason = reasonNotListenerSet
+	default:
+		s.Reason = reasonOtherVersion
+	}
+	if collect(&v.Objects, h, o.Raw) {
+		s.Reason += reasonContext
+	}
+	return s
+}
+
+// collect keeps the objects the cluster-aware rules look at: Gateways,
+// ReferenceGrants, Namespaces and Secrets (metadata only; their data is never
+// kept). It reports whether the object is one of them.
+func collect(o *validation.Objects, h read.Head, raw []byte) bool {
+	switch {
+	case h.APIVersion == listenerSetAPIVersion && h.Kind == "Gateway":
+		gw := &gwv1.Gateway{}
+		if json.Unmarshal(raw, gw) != nil {
+			return false
+		}
+		o.Gateways = append(o.Gateways, gw)
+	case (h.APIVersion == listenerSetAPIVersion || h.APIVersion == gwv1.GroupName+"/v1beta1") && h.Kind == "ReferenceGrant":
+		// v1beta1 and v1 ReferenceGrants have the same fields.
+		g := &gwv1.ReferenceGrant{}
+		if json.Unmarshal(raw, g) != nil {
+			return false
+		}
+		o.Grants = append(o.Grants, g)
+	case h.APIVersion == "v1" && (h.Kind == "Namespace" || h.Kind == "Secret"):
+		m := &metav1.PartialObjectMetadata{}
+		if json.Unmarshal(raw, m) != nil {
+			return false
+		}
+		if h.Kind == "Namespace" {
+			o.Namespaces = append(o.Namespaces, m)
+		} else {
+			o.Secrets = append(o.Secrets, m)
+		}
+	default:
+		return false
+	}
+	return true
+}
+
+// crdError is the input error of a CRD that cannot be loaded.
+func crdError(opts Options, err error) *read.InputError {
+	return &read.InputError{File: strings.Join(opts.CRDs, ","), Message: "--crd: " + err.Error()}
+}

@@ -1,0 +1,109 @@
+package report
+
+import (
+	"fmt"
+	"io"
+
+	gwv1 "sigs.k8s.io/gateway-api/apis/v1"
+
+	"github.com/airlock/listenerset-webhook/offline/judge"
+	"github.com/airlock/listenerset-webhook/offline/read"
+)
+
+// writeText writes r as kubectl would: the notes (skipped objects, input
+// errors) on stderr as met, then each result on stdout with its warnings on
+// stderr just before it, and "no ListenerSet found" when there was nothing
+// to validate. Like kubectl, it does not fail on a stream that cannot be
+// written.
+func writeText(stdout, stderr io.Writer, r *Report) error {
+	for _, n := range r.notes {
+		if n.Skipped != nil {
+			textSkipped(stderr, n.Skipped)
+		} else {
+			textInputError(stderr, n.InputError)
+		}
+	}
+	for i := range r.Results {
+		textResult(stdout, stderr, &r.Results[i])
+	}
+	if len(r.Results) == 0 && r.Summary.InputErrors == 0 {
+		fmt.Fprintln(stderr, "no ListenerSet found")
+	}
+	return nil
+}
+
+func textResult(stdout, stderr io.Writer, r *judge.Result) {
+	for _, w := range r.Warnings {
+		fmt.Fprintf(stderr, "Warning: %s%s\n", w.Message, textAt(r.File, w.Line, w.Column))
+	}
+	name := read.Name(r.Namespace, r.Name)
+	switch len(r.Errors) {
+	case 0:
+		fmt.Fprintf(stdout, "listenerset.%s/%s valid\n", gwv1.GroupName, name)
+	case 1:
+		e := r.Errors[0]
+		fmt.Fprintf(stdout, "The ListenerSet %q is invalid: %s%s\n", name, e.Message, textAt(r.File, e.Line, e.Column))
+	default:
+		fmt.Fprintf(stdout, "The ListenerSet %q is invalid:\n", name)
+		for _, e := range r.Errors {
+			fmt.Fprintf(stdout, "* %s%s\n", e.Message, textAt(r.File, e.Line, e.Column))
+		}
+	}
+}
+
+// textSkipped: "Gateway "ns/gw" (gateway.networking.k8s.io/v1) in FILE"; an
+// object without a name is told by its document number instead.
+func textSkipped(w io.Writer, s *judge.Skipped) {
+	what, in := s.Kind, s.File
+	if what == "" {
+		what = where("document", s.Location)
+	} else if s.Name == "" {
+		in = where(in+" document", s.Location)
+	}
+	if s.Name != "" {
+		what += fmt.Sprintf(" %q", read.Name(s.Namespace, s.Name))
+	}
+	if s.APIVersion != "" {
+		what += " (" + s.APIVersion + ")"
+	}
+	fmt.Fprintf(w, "skipped %s in %s: %s\n", what, in, s.Reason)
+}
+
+func textInputError(w io.Writer, e *read.InputError) {
+	at := textAt(e.File, e.Line, e.Column)
+	if e.Document > 0 {
+		fmt.Fprintf(w, "error: %s: document %d: %s%s\n", e.File, e.Document, e.Message, at)
+	} else {
+		fmt.Fprintf(w, "error: %s: %s%s\n", e.File, e.Message, at)
+	}
+}
+
+// textAt is the suffix the text output puts after a finding, so that a
+// person can jump to it while the rest of the line stays kubectl's:
+// " (at FILE:LINE:COLUMN)", or as much of it as is known (" (at FILE:LINE)",
+// " (at FILE)"), from the same positions the other formats show.
+func textAt(file string, line, column int) string {
+	return " (at " + filePosition(file, line, column) + ")"
+}
+
+// filePosition is "file:line:column", or as much of it as is known (a YAML
+// syntax error has a line only, an unreadable file neither).
+func filePosition(file string, line, column int) string {
+	switch {
+	case line <= 0:
+		return file
+	case column <= 0:
+		return fmt.Sprintf("%s:%d", file, line)
+	default:
+		return fmt.Sprintf("%s:%d:%d", file, line, column)
+	}
+}
+
+// where appends the document number, and the item number in a list, to prefix.
+func where(prefix string, l read.Location) string {
+	s := fmt.Sprintf("%s %d", prefix, l.Document)
+	if l.Item > 0 {
+		s += fmt.Sprintf(" item %d", l.Item)
+	}
+	return s
+}
