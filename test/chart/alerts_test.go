@@ -58,7 +58,7 @@ func TestAlertRules(t *testing.T) {
 	require.NoError(t, os.WriteFile(filepath.Join(dir, "alerts_test.yaml"), tests, 0o644))
 	var names []string
 	for _, line := range strings.Split(string(rules), "\n") {
-		if name, ok := strings.CutPrefix(strings.TrimSpace(line), "alert: "); ok {
+		if name, ok := strings.CutPrefix(strings.TrimLeft(line, " -"), "alert: "); ok {
 			names = append(names, name)
 			assert.Contains(t, string(tests), "alertname: "+name, "alert %s has no promtool test", name)
 		}
