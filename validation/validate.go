@@ -2,8 +2,8 @@ package validation
 
 import (
 	"fmt"
+	"reflect"
 
-	"k8s.io/apimachinery/pkg/api/equality"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/util/validation/field"
 	gwv1 "sigs.k8s.io/gateway-api/apis/v1"
@@ -173,14 +173,16 @@ type value = func(*gwv1.ListenerEntry) any
 // unchanged reports whether newV and oldV (nil: nothing stored) hold equal
 // values, read by each of values: what Kubernetes' CRD validation
 // ratcheting asks of the value at an error's path (apiextensions'
-// ratcheting.go, CorrelatedObject.CachedDeepEqual). Semantic equality, as
-// there: an empty list or map equals an absent one.
+// ratcheting.go, CorrelatedObject.CachedDeepEqual). As there, an absent
+// field differs from an empty one (CorrelatedObject does not correlate a
+// field absent on one side; decoding keeps nil and empty apart), as it
+// does in the policy's CEL.
 func unchanged[T any](newV, oldV *T, values ...func(*T) any) bool {
 	if oldV == nil {
 		return false
 	}
 	for _, value := range values {
-		if !equality.Semantic.DeepEqual(value(newV), value(oldV)) {
+		if !reflect.DeepEqual(value(newV), value(oldV)) {
 			return false
 		}
 	}
