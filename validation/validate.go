@@ -234,82 +234,66 @@ func (r ratchet) listenerList() bool {
 
 // The values the rules' errors involve, read from a listener.
 var (
-	listenerValue value = func(l *gwv1.ListenerEntry) any { return l }
-	portValue     value = func(l *gwv1.ListenerEntry) any { return l.Port }
-	protocolValue value = func(l *gwv1.ListenerEntry) any { return l.Protocol }
-	hostnameValue value = func(l *gwv1.ListenerEntry) any { return l.Hostname }
-	tlsValue      value = func(l *gwv1.ListenerEntry) any { return l.TLS }
-	modeValue     value = func(l *gwv1.ListenerEntry) any {
-		return tlsPart(l, func(t *gwv1.ListenerTLSConfig) any { return t.Mode })
-	}
-	certificateRefsValue value = func(l *gwv1.ListenerEntry) any {
-		return tlsPart(l, func(t *gwv1.ListenerTLSConfig) any { return t.CertificateRefs })
-	}
-	optionsValue value = func(l *gwv1.ListenerEntry) any {
-		return tlsPart(l, func(t *gwv1.ListenerTLSConfig) any { return t.Options })
-	}
-	kindsValue value = func(l *gwv1.ListenerEntry) any {
-		return routesPart(l, func(ar *gwv1.AllowedRoutes) any { return ar.Kinds })
-	}
-	fromValue value = func(l *gwv1.ListenerEntry) any {
-		return namespacesPart(l, func(ns *gwv1.RouteNamespaces) any { return ns.From })
-	}
-	selectorValue value = func(l *gwv1.ListenerEntry) any {
-		return namespacesPart(l, func(ns *gwv1.RouteNamespaces) any { return ns.Selector })
-	}
-	matchLabelsValue value = func(l *gwv1.ListenerEntry) any {
-		return selectorPart(l, func(s *metav1.LabelSelector) any { return s.MatchLabels })
-	}
+	listenerValue        value = func(l *gwv1.ListenerEntry) any { return l }
+	portValue            value = func(l *gwv1.ListenerEntry) any { return l.Port }
+	protocolValue        value = func(l *gwv1.ListenerEntry) any { return l.Protocol }
+	hostnameValue        value = func(l *gwv1.ListenerEntry) any { return l.Hostname }
+	tlsValue             value = func(l *gwv1.ListenerEntry) any { return l.TLS }
+	modeValue                  = inTLS(func(t *gwv1.ListenerTLSConfig) any { return t.Mode })
+	certificateRefsValue       = inTLS(func(t *gwv1.ListenerTLSConfig) any { return t.CertificateRefs })
+	optionsValue               = inTLS(func(t *gwv1.ListenerTLSConfig) any { return t.Options })
+	kindsValue                 = inRoutes(func(ar *gwv1.AllowedRoutes) any { return ar.Kinds })
+	fromValue                  = inNamespaces(func(ns *gwv1.RouteNamespaces) any { return ns.From })
+	selectorValue              = inNamespaces(func(ns *gwv1.RouteNamespaces) any { return ns.Selector })
+	matchLabelsValue           = inSelector(func(s *metav1.LabelSelector) any { return s.MatchLabels })
 	// matchExpressions is an atomic list (the CRD's x-kubernetes-list-type),
 	// as are certificateRefs and kinds: Kubernetes does not correlate their
 	// items, so an error in one ratchets only when the whole list is as
 	// stored.
-	matchExpressionsValue value = func(l *gwv1.ListenerEntry) any {
-		return selectorPart(l, func(s *metav1.LabelSelector) any { return s.MatchExpressions })
-	}
+	matchExpressionsValue = inSelector(func(s *metav1.LabelSelector) any { return s.MatchExpressions })
 )
 
-// optionValue is the value of tls.options[key], nil when absent: map entries are
-// correlated by key.
+// optionValue is the value of tls.options[key], nil when absent: map
+// entries are correlated by key.
 func optionValue(key gwv1.AnnotationKey) value {
-	return func(l *gwv1.ListenerEntry) any {
-		return tlsPart(l, func(t *gwv1.ListenerTLSConfig) any {
-			if v, ok := t.Options[key]; ok {
-				return v
-			}
-			return nil
-		})
-	}
+	return inTLS(func(t *gwv1.ListenerTLSConfig) any { return mapEntry(t.Options, key) })
 }
 
 // matchLabelValue is the value of a route selector's matchLabels[key].
 func matchLabelValue(key string) value {
+	return inSelector(func(s *metav1.LabelSelector) any { return mapEntry(s.MatchLabels, key) })
+}
+
+// mapEntry is m[key], nil when absent.
+func mapEntry[K comparable, V any](m map[K]V, key K) any {
+	if v, ok := m[key]; ok {
+		return v
+	}
+	return nil
+}
+
+// inTLS, inRoutes, inNamespaces and inSelector read a value within a part
+// of the listener, nil when the part is absent.
+func inTLS(part func(*gwv1.ListenerTLSConfig) any) value {
 	return func(l *gwv1.ListenerEntry) any {
-		return selectorPart(l, func(s *metav1.LabelSelector) any {
-			if v, ok := s.MatchLabels[key]; ok {
-				return v
-			}
+		if l.TLS == nil {
 			return nil
-		})
+		}
+		return part(l.TLS)
 	}
 }
 
-func tlsPart(l *gwv1.ListenerEntry, part func(*gwv1.ListenerTLSConfig) any) any {
-	if l.TLS == nil {
-		return nil
+func inRoutes(part func(*gwv1.AllowedRoutes) any) value {
+	return func(l *gwv1.ListenerEntry) any {
+		if l.AllowedRoutes == nil {
+			return nil
+		}
+		return part(l.AllowedRoutes)
 	}
-	return part(l.TLS)
 }
 
-func routesPart(l *gwv1.ListenerEntry, part func(*gwv1.AllowedRoutes) any) any {
-	if l.AllowedRoutes == nil {
-		return nil
-	}
-	return part(l.AllowedRoutes)
-}
-
-func namespacesPart(l *gwv1.ListenerEntry, part func(*gwv1.RouteNamespaces) any) any {
-	return routesPart(l, func(ar *gwv1.AllowedRoutes) any {
+func inNamespaces(part func(*gwv1.RouteNamespaces) any) value {
+	return inRoutes(func(ar *gwv1.AllowedRoutes) any {
 		if ar.Namespaces == nil {
 			return nil
 		}
@@ -317,8 +301,8 @@ func namespacesPart(l *gwv1.ListenerEntry, part func(*gwv1.RouteNamespaces) any)
 	})
 }
 
-func selectorPart(l *gwv1.ListenerEntry, part func(*metav1.LabelSelector) any) any {
-	return namespacesPart(l, func(ns *gwv1.RouteNamespaces) any {
+func inSelector(part func(*metav1.LabelSelector) any) value {
+	return inNamespaces(func(ns *gwv1.RouteNamespaces) any {
 		if ns.Selector == nil {
 			return nil
 		}
