@@ -483,13 +483,14 @@ func tlsRules() string {
 		"name", dnsSubdomain("r.name", `rp + ".name"`),
 		"ns", dnsLabel("r.namespace", `rp + ".namespace"`))
 	// certificateRefs is an atomic list: its errors ratchet by the whole
-	// list; "required when mode is Terminate" by the mode too
-	return t(`l.protocol == {http} ? (has(l.tls) && !{sametls} ? [{forbidden}] : []) : `+
-		`!has(l.tls) ? ((l.protocol == {https} || l.protocol == {http3}) && !{sametls} ? [{required}] : []) : `+
+	// list; "required when mode is Terminate" by the whole tls, the
+	// absent value's parent (validateCertificateRefs)
+	return t(`l.protocol == {http} ? (has(l.tls) && !{sameprototls} ? [{forbidden}] : []) : `+
+		`!has(l.tls) ? ((l.protocol == {https} || l.protocol == {http3}) && !{sameprototls} ? [{required}] : []) : `+
 		`(has(l.tls.mode) && l.tls.mode != "Terminate") ? ({samemode} ? [] : [{mode}]) : `+
-		`size({refs}) == 0 ? ({samemode} && {samerefs} ? [] : [{norefs}]) : {samerefs} ? [] : (size({refs}) > 1 ? [{manyrefs}] : []) + `+
+		`size({refs}) == 0 ? ({sametls} ? [] : [{norefs}]) : {samerefs} ? [] : (size({refs}) > 1 ? [{manyrefs}] : []) + `+
 		joined(indexList(MaxCertificateRefs)+`.filter(j, j < size({refs})).map(j, {ref})`),
-		"sametls", same("protocol", "tls"), "samemode", same("tls.mode"), "samerefs", same("tls.certificateRefs"),
+		"sameprototls", same("protocol", "tls"), "sametls", same("tls"), "samemode", same("tls.mode"), "samerefs", same("tls.certificateRefs"),
 		"http", lit(string(rules.ProtocolHTTP)), "https", lit(string(rules.ProtocolHTTPS)), "http3", lit(string(rules.ProtocolHTTP3)),
 		"forbidden", line(`p + ".tls"`, field.Forbidden(p, "must not be set for protocol "+string(rules.ProtocolHTTP)), nil),
 		"required", line(`p + ".tls"`, field.Required(p, "required for protocol "+holeA), map[string]string{holeA: "l.protocol"}),

@@ -34,11 +34,13 @@ func validateListenerTLS(i int, l *gwv1.ListenerEntry, namespace string, c Clust
 // validateCertificateRefs: Airlock Microgateway serves exactly one Secret per
 // listener. certificateRefs is an atomic list (the CRD's
 // x-kubernetes-list-type), whose items Kubernetes does not correlate: every
-// error in it ratchets by the whole list. "Required when mode is Terminate"
-// involves the mode too.
+// error in it ratchets by the whole list. "Required" is about an absent
+// value, which Kubernetes correlates through its parent: it ratchets by the
+// whole tls (so also as the CRD's own rule there, "certificateRefs or
+// options must be specified when mode is Terminate", does).
 func validateCertificateRefs(i int, refs []gwv1.SecretObjectReference, namespace string, c Cluster, fldPath *field.Path, v *verdict) {
 	if len(refs) == 0 {
-		v.check(i, field.ErrorList{field.Required(fldPath, "exactly one certificateRef is required when mode is Terminate")}, modeValue, certificateRefsValue)
+		v.check(i, field.ErrorList{field.Required(fldPath, "exactly one certificateRef is required when mode is Terminate")}, tlsValue)
 		return
 	}
 	var errs field.ErrorList

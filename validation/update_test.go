@@ -159,6 +159,24 @@ func TestValidateListenerSetUpdate(t *testing.T) {
 			want: field.ErrorList{field.Required(tlsPath(1), "required for protocol "+string(ProtocolHTTP3))},
 		},
 		{
+			rule: "by value: a required value's error ratchets by its parent: another listener field's change does not block",
+			old:  noCertificateRefs,
+			new: func(ls *gwv1.ListenerSet) {
+				noCertificateRefs(ls)
+				ls.Spec.Listeners[2].Port = 8444
+			},
+			warnings: []string{ratcheted(field.Required(tlsPath(2).Child("certificateRefs"), "exactly one certificateRef is required when mode is Terminate"))},
+		},
+		{
+			rule: "by value: a required value's error ratchets by its parent: a change in tls is judged",
+			old:  noCertificateRefs,
+			new: func(ls *gwv1.ListenerSet) {
+				noCertificateRefs(ls)
+				setOption(ls, 2, OptionMinimumVersion, "TLSv1_3")
+			},
+			want: field.ErrorList{field.Required(tlsPath(2).Child("certificateRefs"), "exactly one certificateRef is required when mode is Terminate")},
+		},
+		{
 			rule: "by value: an error in an atomic list's item ratchets only with the whole list as stored",
 			old: func(ls *gwv1.ListenerSet) {
 				ls.Spec.Listeners[1].TLS.CertificateRefs[0].Kind = ptr.To[gwv1.Kind]("ConfigMap")
@@ -425,6 +443,10 @@ func twoCertificateRefs(ls *gwv1.ListenerSet) {
 	second.Name = "cert-2"
 	*refs = append(*refs, second)
 }
+
+// noCertificateRefs leaves listener "quic.v3" its options only (the CRD
+// asks for certificateRefs or options).
+func noCertificateRefs(ls *gwv1.ListenerSet) { ls.Spec.Listeners[2].TLS.CertificateRefs = nil }
 
 // protocolConflict puts listener "quic.v3" on the port of "secure".
 func protocolConflict(ls *gwv1.ListenerSet) { ls.Spec.Listeners[2].Port = 443 }

@@ -43,7 +43,9 @@ type Options struct {
 // error that involves several values ratchets when all of them are as
 // stored: maximumVersion below minimumVersion both versions, http3's TLS
 // 1.3 the protocol and maximumVersion, "tls required" or "forbidden" the
-// protocol and tls, a conflict between listeners the port, protocol (and,
+// protocol and tls, "certificateRefs required" (an absent value, which
+// Kubernetes correlates through its parent) the whole tls, a conflict
+// between listeners the port, protocol (and,
 // for a HostnameConflict, hostname) of both, a duplicate name both
 // listeners' pairing, the count of listeners the whole list. Such an error
 // does not block the update and becomes a warning (KindRatcheted). So
