@@ -216,9 +216,12 @@ const MaxDetailedListeners = 4
 func build() celPolicy {
 	var vars []variable
 	add := func(name, expr string) { vars = append(vars, variable{name, expr}) }
-	// listener i as l with its path p, for each i of the CEL list over
+	// listener i as l with its path p and its stored pair sl ({} when it
+	// has none: every ratchet condition first asks variables.pair[i]), for
+	// each i of the CEL list over
 	over := func(over, body string) string {
-		return over + `.map(i, [variables.listeners[i]].map(l, ["spec.listeners[" + string(i) + "]"].map(p, ` + body + `)[0])[0])`
+		return over + `.map(i, [variables.listeners[i]].map(l, ["spec.listeners[" + string(i) + "]"].map(p, ` +
+			`[variables.pair[i] >= 0 ? variables.stored[variables.pair[i]] : {}].map(sl, ` + body + `)[0])[0])[0])`
 	}
 
 	// absent parts read as empty: the CRD requires them, the policy need not
@@ -243,28 +246,43 @@ func build() celPolicy {
 	add("endpoints", `variables.idx.map(i, string(variables.listeners[i].port) + "\u0000" + variables.listeners[i].protocol + "\u0000" + `+
 		`(has(variables.listeners[i].hostname) ? variables.listeners[i].hostname : ""))`)
 	add("storedNames", `variables.stored.map(o, o.name)`)
-	// unchanged[i]: the k-th listener of a name equals the k-th stored one
-	// of that name (validation's newRatchet); k is 0 unless names repeat.
-	add("unchanged", `variables.idx.map(i, variables.update && `+
-		`(variables.names.indexOf(variables.names[i]) == i ? `+
-		`[variables.storedNames.indexOf(variables.names[i])].exists(s, s >= 0 && variables.stored[s] == variables.listeners[i]) : `+
-		`[variables.stored.filter(o, o.name == variables.names[i])].exists(olds, `+
-		`[variables.idx.filter(j, j < i && variables.names[j] == variables.names[i])].exists(before, `+
-		`size(olds) > size(before) && olds[size(before)] == variables.listeners[i]))))`)
+	// pair[i]: the index of the stored listener listener i is paired with,
+	// -1 for none: the k-th listener of a name with the k-th stored one of
+	// that name (validation's newRatchet); k is 0 unless names repeat.
+	add("pair", `variables.idx.map(i, !variables.update ? -1 : `+
+		`variables.names.indexOf(variables.names[i]) == i ? variables.storedNames.indexOf(variables.names[i]) : `+
+		`[size(variables.idx.filter(j, j < i && variables.names[j] == variables.names[i]))].map(k, `+
+		`[`+indexList(MaxIndex)+`.filter(s, s < size(variables.stored) && variables.storedNames[s] == variables.names[i])].map(ss, `+
+		`size(ss) > k ? ss[k] : -1)[0])[0])`)
+	// the values a conflict involves, per listener: port and protocol
+	// (samePorts), and hostname (sameHosts), as its stored pair has them
+	add("samePorts", `variables.idx.map(i, variables.pair[i] >= 0 && [variables.listeners[i]].all(l, [variables.stored[variables.pair[i]]].all(sl, `+
+		sameAs("port")+` && `+sameAs("protocol")+`)))`)
+	add("sameHosts", `variables.idx.map(i, variables.pair[i] >= 0 && [variables.listeners[i]].all(l, [variables.stored[variables.pair[i]]].all(sl, `+
+		sameAs("hostname")+`)))`)
 
 	// parentRef (validateParentRef) and the number of listeners
 	// (validateListeners), ratcheted when unchanged; small, so written with
 	// their messages for both tiers
 	ref := "variables.parentRef"
-	add("parentRefErrors", `(variables.update && variables.storedParentRef == variables.parentRef) ? [] : `+
-		t(`(has({r}.group) && {r}.group != {gw} ? [{group}] : []) + (has({r}.kind) && {r}.kind != "Gateway" ? [{kind}] : []) + `+
-			`{name} + (has({r}.namespace) ? {ns} : [])`,
-			"r", ref, "gw", lit(gwv1.GroupName),
-			"group", notSupported(ref+".group", `"spec.parentRef.group"`, []string{gwv1.GroupName}),
-			"kind", notSupported(ref+".kind", `"spec.parentRef.kind"`, []string{"Gateway"}),
-			"name", dnsSubdomain(ref+".name", `"spec.parentRef.name"`),
-			"ns", dnsLabel(ref+".namespace", `"spec.parentRef.namespace"`)))
-	add("countErrors", `(variables.update && size(variables.stored) == size(variables.listeners)) ? [] : `+
+	sameRef := func(f string) string {
+		return t(`(variables.update && (has({s}.{f}) ? has({r}.{f}) && {s}.{f} == {r}.{f} : !has({r}.{f})))`, "s", "variables.storedParentRef", "r", ref, "f", f)
+	}
+	add("parentRefErrors", t(`(has({r}.group) && {r}.group != {gw} && !{samegroup} ? [{group}] : []) + (has({r}.kind) && {r}.kind != "Gateway" && !{samekind} ? [{kind}] : []) + `+
+		`({samename} ? [] : {name}) + (has({r}.namespace) && !{samens} ? {ns} : [])`,
+		"r", ref, "gw", lit(gwv1.GroupName),
+		"samegroup", sameRef("group"), "samekind", sameRef("kind"), "samename", sameRef("name"), "samens", sameRef("namespace"),
+		"group", notSupported(ref+".group", `"spec.parentRef.group"`, []string{gwv1.GroupName}),
+		"kind", notSupported(ref+".kind", `"spec.parentRef.kind"`, []string{"Gateway"}),
+		"name", dnsSubdomain(ref+".name", `"spec.parentRef.name"`),
+		"ns", dnsLabel(ref+".namespace", `"spec.parentRef.namespace"`)))
+	// the count is the list's: as stored when every listener equals its
+	// stored pair, in any order (a map list); compared only when wrong
+	unchangedList := t(`(variables.update && size(variables.stored) == size(variables.listeners) && `+
+		`(size(variables.listeners) > {max} ? variables.stored == variables.listeners : `+
+		`variables.idx.all(i, variables.pair[i] >= 0 && variables.stored[variables.pair[i]] == variables.listeners[i])))`,
+		"max", strconv.Itoa(MaxIndex))
+	add("countErrors", `(size(variables.listeners) == 0 || size(variables.listeners) > `+strconv.Itoa(rules.MaxListeners)+`) && `+unchangedList+` ? [] : `+
 		t(`size(variables.listeners) == 0 ? [{req}] : size(variables.listeners) > {max} ? [{many}] : []`,
 			"req", line(`"spec.listeners"`, field.Required(p, "at least one listener is required"), nil),
 			"max", strconv.Itoa(rules.MaxListeners),
@@ -274,7 +292,7 @@ func build() celPolicy {
 	// mergedListeners.conflict), each ratcheted by the listeners involved;
 	// cheap, written with their messages for both tiers
 	add("duplicateErrors", `variables.idx.map(i, [variables.names.indexOf(variables.names[i])].map(d, `+
-		`d < i && variables.names[i] != "" && !(variables.unchanged[i] && variables.unchanged[d]) ? [`+
+		`d < i && variables.names[i] != "" && !(variables.pair[i] >= 0 && variables.pair[d] >= 0) ? [`+
 		line(`"spec.listeners[" + string(i) + "].name"`, field.Duplicate(p, holeA), map[string]string{holeA: "variables.names[i]"})+`] : [])[0])`)
 	claim := func(j string) string { return `variables.owner + " listener " + variables.names[` + j + `]` }
 	protoConflict := line(`"spec.listeners[" + string(i) + "].protocol"`,
@@ -287,9 +305,9 @@ func build() celPolicy {
 	// the same protocol conflicts with the first of the same endpoint
 	add("conflictErrors", t(`variables.idx.map(i, [variables.listeners[i]].map(l, `+
 		`[variables.ports.indexOf(variables.ports[i])].map(f, f == i ? [] : `+
-		`variables.listeners[f].protocol != l.protocol ? (variables.unchanged[i] && variables.unchanged[f] ? [] : [{proto}]) : `+
+		`variables.listeners[f].protocol != l.protocol ? (variables.samePorts[i] && variables.samePorts[f] ? [] : [{proto}]) : `+
 		`[variables.endpoints.indexOf(variables.endpoints[i])].map(same, `+
-		`same == i || (variables.unchanged[i] && variables.unchanged[same]) ? [] : [{host}])[0])[0])[0])`,
+		`same == i || (variables.samePorts[i] && variables.samePorts[same] && variables.sameHosts[i] && variables.sameHosts[same]) ? [] : [{host}])[0])[0])[0])`,
 		"proto", protoConflict, "host", hostConflict))
 
 	// each listener's own rules (validateListener), by the builders below
@@ -313,7 +331,7 @@ func build() celPolicy {
 		return strings.Join(parts, " + ")
 	}
 	listenerEntries := func(ownEntries string) string {
-		return `(variables.unchanged[i] ? [] : ` + ownEntries + `) + variables.duplicateErrors[i] + variables.conflictErrors[i]`
+		return ownEntries + ` + variables.duplicateErrors[i] + variables.conflictErrors[i]`
 	}
 
 	// tier 1, the checks: every listener, paths only, a chunk of listeners
@@ -364,7 +382,7 @@ func build() celPolicy {
 }
 
 // requiredField finds the reads of fields the CRD requires.
-var requiredField = regexp.MustCompile(`\b(l|r|k|e|o|variables\.parentRef|variables\.listeners\[[a-z0-9\[\]]+\])\.(name|port|protocol|kind|key|operator)\b`)
+var requiredField = regexp.MustCompile(`\b(l|sl|r|k|e|o|variables\.parentRef|variables\.listeners\[[a-z0-9\[\]]+\])\.(name|port|protocol|kind|key|operator)\b`)
 
 // withRequired reads every field the CRD's schema requires (a listener's
 // name, port and protocol, a reference's name, a route kind's kind, a
@@ -393,11 +411,60 @@ func withRequired(expr string) string {
 	return out.String()
 }
 
+// same is the CEL condition under which listener i's errors that involve
+// the values at paths ratchet (validation's ratchet.same): i has a stored
+// pair sl, and sl holds what l holds at each path. A path is a chain of
+// fields from the listener, optionally ending in a map key ("[k]", k a CEL
+// expression); absent equals absent only. With no paths: i is paired (its
+// name, the key, is as stored).
+func same(paths ...string) string {
+	conds := []string{"variables.pair[i] >= 0"}
+	for _, path := range paths {
+		conds = append(conds, sameAs(path))
+	}
+	return "(" + strings.Join(conds, " && ") + ")"
+}
+
+// sameAs is the CEL for: sl holds what l holds at path (see same).
+func sameAs(path string) string {
+	switch path {
+	case "name", "port", "protocol": // required: read as their zero value when absent (withRequired)
+		return "sl." + path + " == l." + path
+	}
+	fields, key, keyed := strings.Cut(path, "[")
+	key = strings.TrimSuffix(key, "]")
+	present := func(root string) string {
+		var conds []string
+		x := root
+		for f := range strings.SplitSeq(fields, ".") {
+			conds = append(conds, "has("+x+"."+f+")")
+			x += "." + f
+		}
+		if keyed {
+			conds = append(conds, key+" in "+x)
+		}
+		return strings.Join(conds, " && ")
+	}
+	at := func(root string) string {
+		if keyed {
+			return root + "." + fields + "[" + key + "]"
+		}
+		return root + "." + fields
+	}
+	// Compared as one-item lists: CEL charges a comparison of strings by
+	// their length (a tenth of a unit per byte), of lists by their items,
+	// for the same comparison of bytes underneath; the 4 KiB option
+	// values of 64 listeners, compared as strings, cost 8 % of
+	// kube-apiserver's budget (TestWorstObjectCost, update of every value).
+	return "((" + present("l") + ") ? (" + present("sl") + ") && [" + at("sl") + "] == [" + at("l") + "] : !(" + present("sl") + "))"
+}
+
 // basicRules: name, port, protocol, hostname (validateListener).
 func basicRules() string {
-	return t(`{name} + ((l.port < 1 || l.port > 65535) ? [{port}] : []) + `+
-		`(l.protocol == "" ? [{preq}] : !(l.protocol in {protocols}) ? [{pns}] : []) + `+
-		`(has(l.hostname) ? {host} : [])`,
+	return t(`({paired} ? [] : {name}) + ((l.port < 1 || l.port > 65535) && !{sameport} ? [{port}] : []) + `+
+		`({sameprotocol} ? [] : l.protocol == "" ? [{preq}] : !(l.protocol in {protocols}) ? [{pns}] : []) + `+
+		`(has(l.hostname) && !{samehost} ? {host} : [])`,
+		"paired", same(), "sameport", same("port"), "sameprotocol", same("protocol"), "samehost", same("hostname"),
 		"name", dnsSubdomain("l.name", `p + ".name"`),
 		"port", line(`p + ".port"`, field.Invalid(p, holeInt, msgPort), map[string]string{strconv.FormatInt(holeInt, 10): "l.port"}),
 		"preq", line(`p + ".protocol"`, field.Required(p, ""), nil),
@@ -415,11 +482,15 @@ func tlsRules() string {
 		"kind", notSupported("r.kind", `rp + ".kind"`, []string{"Secret"}),
 		"name", dnsSubdomain("r.name", `rp + ".name"`),
 		"ns", dnsLabel("r.namespace", `rp + ".namespace"`))
-	return t(`l.protocol == {http} ? (has(l.tls) ? [{forbidden}] : []) : `+
-		`!has(l.tls) ? ((l.protocol == {https} || l.protocol == {http3}) ? [{required}] : []) : `+
-		`(has(l.tls.mode) && l.tls.mode != "Terminate") ? [{mode}] : `+
-		`(size({refs}) == 0 ? [{norefs}] : size({refs}) > 1 ? [{manyrefs}] : []) + `+
+	// certificateRefs is an atomic list: its errors ratchet by the whole
+	// list; "required when mode is Terminate" by the whole tls, the
+	// absent value's parent (validateCertificateRefs)
+	return t(`l.protocol == {http} ? (has(l.tls) && !{sameprototls} ? [{forbidden}] : []) : `+
+		`!has(l.tls) ? ((l.protocol == {https} || l.protocol == {http3}) && !{sameprototls} ? [{required}] : []) : `+
+		`(has(l.tls.mode) && l.tls.mode != "Terminate") ? ({samemode} ? [] : [{mode}]) : `+
+		`size({refs}) == 0 ? ({sametls} ? [] : [{norefs}]) : {samerefs} ? [] : (size({refs}) > 1 ? [{manyrefs}] : []) + `+
 		joined(indexList(MaxCertificateRefs)+`.filter(j, j < size({refs})).map(j, {ref})`),
+		"sameprototls", same("protocol", "tls"), "sametls", same("tls"), "samemode", same("tls.mode"), "samerefs", same("tls.certificateRefs"),
 		"http", lit(string(rules.ProtocolHTTP)), "https", lit(string(rules.ProtocolHTTPS)), "http3", lit(string(rules.ProtocolHTTP3)),
 		"forbidden", line(`p + ".tls"`, field.Forbidden(p, "must not be set for protocol "+string(rules.ProtocolHTTP)), nil),
 		"required", line(`p + ".tls"`, field.Required(p, "required for protocol "+holeA), map[string]string{holeA: "l.protocol"}),
@@ -433,8 +504,9 @@ func tlsRules() string {
 // optionRules: tls.options (validateOptions).
 func optionRules() string {
 	return t(`(l.protocol == {http} || !has(l.tls) || !has(l.tls.options)) ? [] : `+
-		`[l.tls.options].map(o, (size(o) > {maxopts} ? [{manyopts}] : []) + `+
-		joined(`o.map(k, [p + ".tls.options[" + k + "]"].map(kp, {key})[0])`)+` + {range})[0]`,
+		`[l.tls.options].map(o, (size(o) > {maxopts} && !{sameopts} ? [{manyopts}] : []) + `+
+		joined(`o.map(k, {samekey} ? [] : [p + ".tls.options[" + k + "]"].map(kp, {key})[0])`)+` + {range})[0]`,
+		"sameopts", same("tls.options"), "samekey", same("tls.options[k]"),
 		"http", lit(string(rules.ProtocolHTTP)),
 		"maxopts", strconv.Itoa(rules.MaxOptions),
 		"manyopts", tooMany(`p + ".tls.options"`, "size(o)", rules.MaxOptions),
@@ -529,9 +601,10 @@ func versionRange(o string) string {
 	minK, maxK := lit(string(rules.OptionMinimumVersion)), lit(string(rules.OptionMaximumVersion))
 	maxPath := `p + ".tls.options[" + ` + maxK + ` + "]"`
 	below := strings.Replace(rules.DetailVersionBelowMinimum, "%s", holeB, 1)
-	return t(`(({min} in {o}) && ({max} in {o}) && {o}[{min}] in {versions} && {o}[{max}] in {versions} && {versions}.indexOf({o}[{min}]) > {versions}.indexOf({o}[{max}]) ? [{below}] : []) + `+
-		`(l.protocol == {http3} && ({max} in {o}) && {o}[{max}] in {versions} && {o}[{max}] != {v13} ? [{http3msg}] : [])`,
+	return t(`(({min} in {o}) && ({max} in {o}) && {o}[{min}] in {versions} && {o}[{max}] in {versions} && {versions}.indexOf({o}[{min}]) > {versions}.indexOf({o}[{max}]) && !{samerange} ? [{below}] : []) + `+
+		`(l.protocol == {http3} && ({max} in {o}) && {o}[{max}] in {versions} && {o}[{max}] != {v13} && !{samehttp3} ? [{http3msg}] : [])`,
 		"o", o, "min", minK, "max", maxK, "versions", list(rules.TLSVersions),
+		"samerange", same("tls.options["+minK+"]", "tls.options["+maxK+"]"), "samehttp3", same("protocol", "tls.options["+maxK+"]"),
 		"below", line(maxPath, field.Invalid(p, holeA, below), map[string]string{holeA: o + "[" + maxK + "]", holeB: o + "[" + minK + "]"}),
 		"http3", lit(string(rules.ProtocolHTTP3)), "v13", lit(rules.TLSVersionHTTP3),
 		"http3msg", line(maxPath, field.Invalid(p, holeA, rules.DetailHTTP3NeedsTLS13), map[string]string{holeA: o + "[" + maxK + "]"}))
@@ -547,12 +620,14 @@ func allowedRoutes(ar, path string) string {
 		"ns", notSupported("k.kind", path+` + ".kinds[" + string(j) + "].kind"`, []string{"HTTPRoute"}))
 	nsPath := path + ` + ".namespaces"`
 	from := `(has(ns.from) ? ns.from : "Same")`
-	namespaces := t(`[{ar}.namespaces].map(ns, {from} == "Selector" ? (has(ns.selector) ? {selector} : [{req}]) : ({from} == "All" || {from} == "Same") ? [] : [{ns}])[0]`,
+	namespaces := t(`[{ar}.namespaces].map(ns, {from} == "Selector" ? (has(ns.selector) ? {selector} : {samesel} ? [] : [{req}]) : ({from} == "All" || {from} == "Same") || {samefrom} ? [] : [{ns}])[0]`,
 		"ar", ar, "from", from,
+		"samesel", same("allowedRoutes.namespaces.from", "allowedRoutes.namespaces.selector"), "samefrom", same("allowedRoutes.namespaces.from"),
 		"selector", selector("ns.selector", nsPath+` + ".selector"`),
 		"req", line(nsPath+` + ".selector"`, field.Required(p, "required when from is Selector"), nil),
 		"ns", notSupported(from, nsPath+` + ".from"`, []gwv1.FromNamespaces{gwv1.NamespacesFromAll, gwv1.NamespacesFromSame, gwv1.NamespacesFromSelector}))
-	return joined(indexed(kinds, "j", kind, MaxRouteKinds)) +
+	// kinds is an atomic list: ratcheted whole
+	return `(` + same("allowedRoutes.kinds") + ` ? [] : ` + joined(indexed(kinds, "j", kind, MaxRouteKinds)) + `)` +
 		` + (has(` + ar + `.namespaces) ? ` + namespaces + ` : [])`
 }
 
@@ -560,6 +635,7 @@ func allowedRoutes(ar, path string) string {
 // its bound gets Too many, checked by size before any walk, and its items
 // are not judged, so that the walk is bounded by the bounds.
 func selector(s, path string) string {
+	sel := "allowedRoutes.namespaces.selector" // s, as read from l and sl
 	labelsPath := path + ` + ".matchLabels"`
 	labels := s + `.matchLabels`
 	exprs := `(has(` + s + `.matchExpressions) ? ` + s + `.matchExpressions : [])`
@@ -575,11 +651,14 @@ func selector(s, path string) string {
 		"forb", line(ePath+` + ".values"`, field.Forbidden(p, "may not be specified when `operator` is 'Exists' or 'DoesNotExist'"), nil),
 		"badop", line(ePath+` + ".operator"`, field.Invalid(p, holeA, "not a valid selector operator"), map[string]string{holeA: "e.operator"}),
 		"key", labelKey("e.key", ePath+` + ".key"`))
-	return t(`((has({labels}) ? (size({labels}) > {max} ? [{manylabels}] : {walklabels}) : []) + `+
-		`(size({exprs}) > {max} ? [{manyexprs}] : {walkexprs}))`,
+	// matchLabels is a map (each label ratcheted by its value, the count
+	// by the map), matchExpressions an atomic list (ratcheted whole)
+	return t(`((has({labels}) ? (size({labels}) > {max} ? ({samelabels} ? [] : [{manylabels}]) : {walklabels}) : []) + `+
+		`({sameexprs} ? [] : size({exprs}) > {max} ? [{manyexprs}] : {walkexprs}))`,
+		"samelabels", same(sel+".matchLabels"), "sameexprs", same(sel+".matchExpressions"),
 		"labels", labels, "exprs", exprs, "max", strconv.Itoa(rules.MaxSelectorItems),
 		"manylabels", tooMany(labelsPath, "size("+labels+")", rules.MaxSelectorItems),
-		"walklabels", joined(labels+`.map(k, `+labelKey("k", labelsPath)+` + `+labelValue(labels+"[k]", labelsPath)+`)`),
+		"walklabels", joined(labels+`.map(k, `+same(sel+".matchLabels[k]")+` ? [] : `+labelKey("k", labelsPath)+` + `+labelValue(labels+"[k]", labelsPath)+`)`),
 		"manyexprs", tooMany(path+` + ".matchExpressions"`, "size("+exprs+")", rules.MaxSelectorItems),
 		"walkexprs", joined(indexed(exprs, "j", expr, rules.MaxSelectorItems)))
 }

@@ -18,7 +18,9 @@ import (
 // Update shapes as updates of their stored object) and the policy's own
 // costliest (policytest.WorstListenerSet: nearly every field an error, as a
 // create and as an update that changes its last listener, so that every
-// listener is compared with its stored pair) is decided within
+// listener is compared with its stored pair, and as an update of an object
+// whose every value differs, so that every ratchet condition is evaluated
+// and every entry still built) is decided within
 // kube-apiserver's runtime CEL budget (and each expression within its
 // per-call limit, which the evaluator enforces): denied with a message
 // when validation.Validate denies it, admitted when it admits it. The match
@@ -46,7 +48,8 @@ func TestWorstObjectCost(t *testing.T) {
 	worst := policytest.WorstListenerSet(policytest.Worst{ValueLen: 4096, RefNameLen: 253, Selector: 8})
 	changed := worst.DeepCopy()
 	changed.Spec.Listeners[len(changed.Spec.Listeners)-1].Port = 444
-	requests = append(requests, request{"policy's worst, create", worst, nil}, request{"policy's worst, update", worst, changed})
+	requests = append(requests, request{"policy's worst, create", worst, nil}, request{"policy's worst, update", worst, changed},
+		request{"policy's worst, update of every value", worst, everyValueChanged(worst)})
 
 	for _, rq := range requests {
 		t.Run(rq.name, func(t *testing.T) {
@@ -89,4 +92,29 @@ func TestWorstObjectCost(t *testing.T) {
 				matchCost, celconfig.RuntimeCELCostBudgetMatchConditions, elapsed.Round(time.Millisecond), len(r.Message))
 		})
 	}
+}
+
+// everyValueChanged is ls's stored object with every value the ratchet
+// compares changed, names (the key) kept: each of ls's errors is judged.
+func everyValueChanged(ls *gwv1.ListenerSet) *gwv1.ListenerSet {
+	old := ls.DeepCopy()
+	other := func(s string) string { return s[:len(s)-1] + "x" }
+	old.Spec.ParentRef.Name = gwv1.ObjectName(other(string(old.Spec.ParentRef.Name)))
+	*old.Spec.ParentRef.Group, *old.Spec.ParentRef.Kind = "example.org", "Pod"
+	for i := range old.Spec.Listeners {
+		l := &old.Spec.Listeners[i]
+		l.Port, l.Protocol = l.Port+1, validation.ProtocolHTTPS
+		*l.Hostname = gwv1.Hostname(other(string(*l.Hostname)))
+		for k, v := range l.TLS.Options {
+			l.TLS.Options[k] = gwv1.AnnotationValue(other(string(v)))
+		}
+		l.TLS.CertificateRefs[0].Name = gwv1.ObjectName(other(string(l.TLS.CertificateRefs[0].Name)))
+		l.AllowedRoutes.Kinds[0].Kind += "x"
+		sel := l.AllowedRoutes.Namespaces.Selector
+		for k := range sel.MatchLabels {
+			sel.MatchLabels[k] += "x"
+		}
+		sel.MatchExpressions[0].Key += "x"
+	}
+	return old
 }

@@ -49,17 +49,28 @@
 //     validation.MaxErrorBytes, then one entry counting the rest; the
 //     message holds the entries of the first MaxDetailedListeners failing
 //     listeners, up to 5 KiB, and counts the rest ("; and N more");
+//   - a count error of more than MaxIndex listeners ratchets when the list
+//     equals the stored one in order, where validation pairs the listeners
+//     by name in any order (the CRD never admits such a list);
 //   - strings.quote leaves unprintable characters unescaped where Go's %q
 //     escapes them, and a line break in a path is escaped.
 //
 // Defaults: the checks and details read every field the CRD (or the
 // mutating webhook) defaults with its default when absent, so they judge a
 // create the same whether defaulting ran or not; the match condition reads
-// the CRD's defaults as present, which they always are in kube-apiserver. Ratcheting on update compares listeners as
-// kube-apiserver hands them to admission, both defaulted by the CRD's schema
-// (the new object when decoded, the stored one when read); validation
-// compares them after defaults.ListenerSet, which sets what the CRD
-// defaults, so the two agree. Fields the CRD requires are read as their zero
+// the CRD's defaults as present, which they always are in kube-apiserver.
+//
+// Ratcheting on update follows validation's, error by error: each entry is
+// dropped when the values it involves are as stored (the value at its path,
+// listeners paired by name into variables.pair, options and matchLabels by
+// key, the atomic lists whole; several values for the rules between
+// values, as validation's ratchet names them), the CEL condition written
+// next to the entry it guards (same), evaluated only on update. It compares
+// the values as kube-apiserver hands them to admission, both defaulted by
+// the CRD's schema (the new object when decoded, the stored one when read);
+// validation compares them after defaults.ListenerSet, which sets what the
+// CRD defaults, so the two agree; both tell an absent field from an empty
+// one, as Kubernetes' own ratcheting does. Fields the CRD requires are read as their zero
 // value when absent, as the Go types decode them.
 //
 // policytest evaluates the policy in process with k8s.io/apiserver's own

@@ -39,10 +39,12 @@ const FastPathCondition = "not-plainly-valid"
 // patterns, no tls on HTTP, and mode Terminate for HTTPS with tls. That
 // leaves the policy a handful of reads per listener instead of dozens and
 // the comparisons of every listener with every other. An object stored
-// before its CRD enforced one of those, and changed since, is the gap: the
-// CRD's ratcheting may let an unchanged value through where validation
-// judges a changed listener whole. The v1.6.3 and v1.7.0 CRDs, standard
-// and experimental, enforce them all; test/policy runs against each.
+// before its CRD enforced one of those, and changed since, is no gap: the
+// CRD's ratcheting lets a value through only when it is as stored (its
+// rules on a listener or the list, when that whole listener or list is),
+// and then validation ratchets the error too, by the same values or fewer.
+// The v1.6.3 and v1.7.0 CRDs, standard and experimental, enforce them all;
+// test/policy runs against each.
 //
 // Listeners written from one template repeat the first listener's TLS
 // options and allowedRoutes: those are judged once and compared (one

@@ -50,14 +50,17 @@ type Cluster interface {
 // controller mark ls NotAllowed, Conflicted or RefNotPermitted later, told at
 // apply time instead. Listener conflicts with the merged listener list
 // (ProtocolConflict, HostnameConflict) and references no ReferenceGrant
-// permits (RefNotPermitted) deny in strict mode, ratcheted by the listener
-// they are on, and are warnings otherwise. Problems that may well resolve
+// permits (RefNotPermitted) deny in strict mode, ratcheted by the values of
+// the listener they involve (a conflict its port, protocol and, for
+// HostnameConflict, hostname; RefNotPermitted its certificateRefs, an
+// atomic list), and are warnings otherwise. Problems that may well resolve
 // themselves (the Gateway or Secret does not exist yet, the Gateway does not
 // admit the namespace yet) are warnings only.
 func validateInCluster(ls *gwv1.ListenerSet, c Cluster, strict bool, v *verdict) {
 	type finding struct {
 		err      *field.Error
 		listener int
+		involved []value
 	}
 	var findings []finding
 	listenersPath := field.NewPath("spec", "listeners")
@@ -66,7 +69,7 @@ func validateInCluster(ls *gwv1.ListenerSet, c Cluster, strict bool, v *verdict)
 		for _, row := range listenersInMerge(ls, gw, admission, c) {
 			// A conflict within the set is the object's own rule's error.
 			if row.State == ListenerConflicted && row.Winner.Source != self {
-				findings = append(findings, finding{row.Errors[0], row.Index})
+				findings = append(findings, finding{row.Errors[0], row.Index, conflictValues(row.Reason)})
 			}
 		}
 	}
@@ -78,13 +81,13 @@ func validateInCluster(ls *gwv1.ListenerSet, c Cluster, strict bool, v *verdict)
 		refsPath := listenersPath.Index(i).Child("tls", "certificateRefs")
 		for j := range l.TLS.CertificateRefs {
 			if err := validateCertificateRefInCluster(ls, &l.TLS.CertificateRefs[j], c, refsPath.Index(j), &v.warnings); err != nil {
-				findings = append(findings, finding{err, i})
+				findings = append(findings, finding{err, i, []value{certificateRefsValue}})
 			}
 		}
 	}
 	for _, f := range findings {
 		if strict {
-			v.judge(v.ratchet.listeners(f.listener), f.err)
+			v.judge(v.ratchet.same(f.listener, f.involved...), f.err)
 		} else {
 			v.warnings.Add(Warning{Path: f.err.Field, Kind: KindClusterFinding, Message: f.err.Detail})
 		}

@@ -44,6 +44,25 @@ func TestValidateListenerSetUpdateInCluster(t *testing.T) {
 			warnings: []string{ratcheted(refNotPermitted)},
 		},
 		{
+			rule: "by value: a stored conflict ratchets when only a field it does not involve changes (the hostname of a ProtocolConflict)",
+			old:  attached("team-a", "mine", 10, entry("web", 443, "HTTP", "")),
+			new:  attached("team-a", "mine", 10, entry("web", 443, "HTTP", "web.example.com")),
+			warnings: []string{ratcheted(field.Invalid(listenersPath.Index(0).Child("protocol"), "HTTP",
+				"port 443 already uses protocol HTTPS in gateway-ns/gw listener https; this listener would be Conflicted (ProtocolConflict)"))},
+		},
+		{
+			rule: "by value: a stored RefNotPermitted is judged again when the certificateRefs change (an atomic list)",
+			old:  attached("team-a", "mine", 10, crossRef),
+			new:  attached("team-a", "mine", 10, withCert(entry("tls", 8443, "HTTPS", ""), "certs", "other")),
+			want: field.ErrorList{field.Forbidden(listenersPath.Index(0).Child("tls", "certificateRefs").Index(0).Child("namespace"), refNotPermitted.Detail)},
+		},
+		{
+			rule:     "by value: a stored RefNotPermitted ratchets when another field of its listener changes",
+			old:      attached("team-a", "mine", 10, crossRef),
+			new:      attached("team-a", "mine", 10, withCert(entry("tls", 8444, "HTTPS", ""), "certs", "wildcard")),
+			warnings: []string{ratcheted(field.Forbidden(listenersPath.Index(0).Child("tls", "certificateRefs").Index(0).Child("namespace"), refNotPermitted.Detail))},
+		},
+		{
 			rule: "a new conflict is denied",
 			old:  attached("team-a", "mine", 10, entry("web", 8080, "HTTP", "")),
 			new:  attached("team-a", "mine", 10, entry("web", 443, "HTTP", "")),

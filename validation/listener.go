@@ -13,14 +13,15 @@ import (
 
 // validateListeners applies the listener rules, each listener's own and the
 // rules between listeners of the set. Each error is judged unchanged (see
-// Validate) by the listeners it involves, identified by name.
+// Validate) by the values it involves, each listener paired with its stored
+// one by name.
 func validateListeners(ls *gwv1.ListenerSet, c Cluster, fldPath *field.Path, v *verdict) {
 	listeners := ls.Spec.Listeners
 	switch {
 	case len(listeners) == 0:
-		v.judge(v.ratchet.listenerCount(), field.Required(fldPath, "at least one listener is required"))
+		v.judge(v.ratchet.listenerList(), field.Required(fldPath, "at least one listener is required"))
 	case len(listeners) > MaxListeners:
-		v.judge(v.ratchet.listenerCount(), field.TooMany(fldPath, len(listeners), MaxListeners))
+		v.judge(v.ratchet.listenerList(), field.TooMany(fldPath, len(listeners), MaxListeners))
 		// The object is rejected anyway; judging only the first
 		// MaxListeners keeps an 8 MiB request of 200 000 listeners from
 		// costing what a real set never does.
@@ -32,39 +33,54 @@ func validateListeners(ls *gwv1.ListenerSet, c Cluster, fldPath *field.Path, v *
 	var merged mergedListeners
 	for i := range listeners {
 		l, lPath := &listeners[i], fldPath.Index(i)
-		v.judge(v.ratchet.listeners(i), validateListener(l, ls.Namespace, c, lPath, &v.warnings)...)
+		validateListener(i, l, ls.Namespace, c, lPath, v)
 		// Routes address a listener by name (sectionName): the later of
-		// two listeners sharing one is the duplicate.
+		// two listeners sharing one is the duplicate. Both names are as
+		// stored when both listeners are paired (names are the key).
 		if first, dup := names[l.Name]; dup && l.Name != "" {
-			v.judge(v.ratchet.listeners(i, first), field.Duplicate(lPath.Child("name"), string(l.Name)))
+			v.judge(v.ratchet.same(i) && v.ratchet.same(first), field.Duplicate(lPath.Child("name"), string(l.Name)))
 		} else {
 			names[l.Name] = i
 		}
-		if err, _, winner := merged.conflict(l.Port, l.Protocol, l.Hostname, lPath); err != nil {
-			v.judge(v.ratchet.listeners(i, winner.index), err)
+		if err, reason, winner := merged.conflict(l.Port, l.Protocol, l.Hostname, lPath); err != nil {
+			involved := conflictValues(reason)
+			v.judge(v.ratchet.same(i, involved...) && v.ratchet.same(winner.index, involved...), err)
 		}
 		merged.take(l.Port, l.Protocol, l.Hostname, claim{ref: ListenerRef{Source: owner, Listener: l.Name}, index: i})
 	}
 }
 
-func validateListener(l *gwv1.ListenerEntry, namespace string, c Cluster, fldPath *field.Path, w *WarningReport) field.ErrorList {
+// conflictValues are the values of each listener a conflict of reason
+// involves: a ProtocolConflict the port and protocol, a HostnameConflict
+// the hostname too. Other fields of the two listeners may change.
+func conflictValues(reason string) []value {
+	if reason == ReasonProtocolConflict {
+		return []value{portValue, protocolValue}
+	}
+	return []value{portValue, protocolValue, hostnameValue}
+}
+
+// validateListener applies listener i's own rules, each error judged by the
+// values it involves: by default the value at its own path. The name is
+// the key listeners are paired by, so its errors ratchet whenever the
+// listener is paired.
+func validateListener(i int, l *gwv1.ListenerEntry, namespace string, c Cluster, fldPath *field.Path, v *verdict) {
 	// Routes pick a listener by name (sectionName); the CRD gives it the DNS
 	// subdomain pattern.
-	errs := validateDNSSubdomain(l.Name, fldPath.Child("name"))
-	errs = append(errs, validatePort(l.Port, fldPath.Child("port"))...)
-	errs = append(errs, validateProtocol(l.Protocol, fldPath.Child("protocol"))...)
+	v.check(i, validateDNSSubdomain(l.Name, fldPath.Child("name")))
+	v.check(i, validatePort(l.Port, fldPath.Child("port")), portValue)
+	v.check(i, validateProtocol(l.Protocol, fldPath.Child("protocol")), protocolValue)
 	if l.Hostname != nil {
 		hostErrs := validateHostname(*l.Hostname, fldPath.Child("hostname"))
 		if len(hostErrs) == 0 {
-			warnLongHostnameLabel(*l.Hostname, fldPath.Child("hostname"), w)
+			warnLongHostnameLabel(*l.Hostname, fldPath.Child("hostname"), &v.warnings)
 		}
-		errs = append(errs, hostErrs...)
+		v.check(i, hostErrs, hostnameValue)
 	}
-	errs = append(errs, validateListenerTLS(l, namespace, c, fldPath.Child("tls"), w)...)
+	validateListenerTLS(i, l, namespace, c, fldPath.Child("tls"), v)
 	if l.AllowedRoutes != nil {
-		errs = append(errs, validateAllowedRoutes(l.AllowedRoutes, fldPath.Child("allowedRoutes"), w)...)
+		validateAllowedRoutes(i, l.AllowedRoutes, fldPath.Child("allowedRoutes"), v)
 	}
-	return errs
 }
 
 // warnLongHostnameLabel warns about the first label of a valid hostname

@@ -10,24 +10,30 @@ import (
 // the cross-namespace reminder whether the cluster-aware rules will judge a
 // reference exactly (see validateCertificateRef).
 func validateSpec(ls *gwv1.ListenerSet, c Cluster, fldPath *field.Path, v *verdict) {
-	v.judge(v.ratchet.parentRef(), validateParentRef(&ls.Spec.ParentRef, fldPath.Child("parentRef"))...)
+	validateParentRef(&ls.Spec.ParentRef, fldPath.Child("parentRef"), v)
 	validateListeners(ls, c, fldPath.Child("listeners"), v)
 }
 
 // validateParentRef: a ListenerSet attaches to a Gateway and nothing else.
-func validateParentRef(ref *gwv1.ParentGatewayReference, fldPath *field.Path) field.ErrorList {
-	var errs field.ErrorList
+// Each field's error ratchets by that field.
+func validateParentRef(ref *gwv1.ParentGatewayReference, fldPath *field.Path, v *verdict) {
+	judge := func(value func(*gwv1.ParentGatewayReference) any, errs ...*field.Error) {
+		if len(errs) > 0 {
+			v.judge(v.ratchet.parentRef(value), errs...)
+		}
+	}
 	if ref.Group != nil && *ref.Group != gwv1.GroupName {
-		errs = append(errs, field.NotSupported(fldPath.Child("group"), string(*ref.Group), []string{gwv1.GroupName}))
+		judge(func(r *gwv1.ParentGatewayReference) any { return r.Group },
+			field.NotSupported(fldPath.Child("group"), string(*ref.Group), []string{gwv1.GroupName}))
 	}
 	if ref.Kind != nil && *ref.Kind != gatewayKind {
-		errs = append(errs, field.NotSupported(fldPath.Child("kind"), string(*ref.Kind), []string{gatewayKind}))
+		judge(func(r *gwv1.ParentGatewayReference) any { return r.Kind },
+			field.NotSupported(fldPath.Child("kind"), string(*ref.Kind), []string{gatewayKind}))
 	}
-	errs = append(errs, validateDNSSubdomain(ref.Name, fldPath.Child("name"))...)
+	judge(func(r *gwv1.ParentGatewayReference) any { return r.Name }, validateDNSSubdomain(ref.Name, fldPath.Child("name"))...)
 	if ref.Namespace != nil {
-		errs = append(errs, validateNamespace(*ref.Namespace, fldPath.Child("namespace"))...)
+		judge(func(r *gwv1.ParentGatewayReference) any { return r.Namespace }, validateNamespace(*ref.Namespace, fldPath.Child("namespace"))...)
 	}
-	return errs
 }
 
 // validateDNSSubdomain checks a required name with the DNS subdomain format:

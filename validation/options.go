@@ -32,33 +32,38 @@ const (
 // validateOptions checks tls.options: Gateway API reserves un-prefixed keys,
 // Airlock owns the microgateway.airlock.com/ prefix, and Envoy refuses a whole
 // listener over one bad name, so every value is checked here, before it is
-// stored. Keys are visited in sorted order so the errors are stable.
-func validateOptions(options map[gwv1.AnnotationKey]gwv1.AnnotationValue, protocol gwv1.ProtocolType, fldPath *field.Path, w *WarningReport) field.ErrorList {
-	var errs field.ErrorList
+// stored. Keys are visited in sorted order so the errors are stable. Options
+// are a map, correlated by key: an option's errors ratchet by its value,
+// the count by the whole map.
+func validateOptions(i int, options map[gwv1.AnnotationKey]gwv1.AnnotationValue, protocol gwv1.ProtocolType, fldPath *field.Path, v *verdict) {
 	if len(options) > MaxOptions {
-		errs = append(errs, field.TooMany(fldPath, len(options), MaxOptions))
+		v.check(i, field.ErrorList{field.TooMany(fldPath, len(options), MaxOptions)}, optionsValue)
 	}
 	for _, key := range sortedKeys(options, make([]gwv1.AnnotationKey, 0, MaxOptions)) {
-		value, keyPath := string(options[key]), fldPath.Key(string(key))
-		if len(value) > MaxOptionValueLen {
-			errs = append(errs, field.TooLong(keyPath, value, MaxOptionValueLen))
-			continue
-		}
-		switch ours := strings.HasPrefix(string(key), OptionPrefix); {
-		case !strings.Contains(string(key), "/"):
-			errs = append(errs, field.Invalid(keyPath, string(key),
-				DetailUnprefixedOption))
-		case !ours:
-			keyErrs := validation.IsDomainPrefixedKey(keyPath, string(key))
-			errs = append(errs, keyErrs...)
-			if len(keyErrs) == 0 {
-				w.add(keyPath, KindForeignOption, WarnForeignOption)
-			}
-		default:
-			errs = append(errs, validateOption(key, value, keyPath)...)
+		if errs := validateOptionEntry(key, string(options[key]), fldPath.Key(string(key)), &v.warnings); len(errs) > 0 {
+			v.check(i, errs, optionValue(key))
 		}
 	}
-	return append(errs, validateVersionRange(options, protocol, fldPath)...)
+	validateVersionRange(i, options, protocol, fldPath, v)
+}
+
+// validateOptionEntry checks one option, its key and its value.
+func validateOptionEntry(key gwv1.AnnotationKey, value string, keyPath *field.Path, w *WarningReport) field.ErrorList {
+	if len(value) > MaxOptionValueLen {
+		return field.ErrorList{field.TooLong(keyPath, value, MaxOptionValueLen)}
+	}
+	switch ours := strings.HasPrefix(string(key), OptionPrefix); {
+	case !strings.Contains(string(key), "/"):
+		return field.ErrorList{field.Invalid(keyPath, string(key), DetailUnprefixedOption)}
+	case !ours:
+		keyErrs := validation.IsDomainPrefixedKey(keyPath, string(key))
+		if len(keyErrs) == 0 {
+			w.add(keyPath, KindForeignOption, WarnForeignOption)
+		}
+		return keyErrs
+	default:
+		return validateOption(key, value, keyPath)
+	}
 }
 
 func validateOption(key gwv1.AnnotationKey, value string, fldPath *field.Path) field.ErrorList {
@@ -238,17 +243,17 @@ func sortedKeys(options map[gwv1.AnnotationKey]gwv1.AnnotationValue, buf []gwv1.
 }
 
 // validateVersionRange: the versions must form a range, and HTTP/3 runs over
-// QUIC, which needs TLS 1.3, so an http3 listener must allow it.
-func validateVersionRange(options map[gwv1.AnnotationKey]gwv1.AnnotationValue, protocol gwv1.ProtocolType, fldPath *field.Path) field.ErrorList {
+// QUIC, which needs TLS 1.3, so an http3 listener must allow it. Each error
+// involves two values: both versions, or the protocol and maximumVersion.
+func validateVersionRange(i int, options map[gwv1.AnnotationKey]gwv1.AnnotationValue, protocol gwv1.ProtocolType, fldPath *field.Path, v *verdict) {
 	minV, maxV := string(options[OptionMinimumVersion]), string(options[OptionMaximumVersion])
 	lo, hi := slices.Index(TLSVersions, minV), slices.Index(TLSVersions, maxV)
 	maxPath := fldPath.Key(string(OptionMaximumVersion))
-	var errs field.ErrorList
 	if lo >= 0 && hi >= 0 && lo > hi {
-		errs = append(errs, field.Invalid(maxPath, maxV, fmt.Sprintf(DetailVersionBelowMinimum, minV)))
+		v.check(i, field.ErrorList{field.Invalid(maxPath, maxV, fmt.Sprintf(DetailVersionBelowMinimum, minV))},
+			optionValue(OptionMinimumVersion), optionValue(OptionMaximumVersion))
 	}
 	if protocol == ProtocolHTTP3 && hi >= 0 && maxV != TLSVersionHTTP3 {
-		errs = append(errs, field.Invalid(maxPath, maxV, DetailHTTP3NeedsTLS13))
+		v.check(i, field.ErrorList{field.Invalid(maxPath, maxV, DetailHTTP3NeedsTLS13)}, protocolValue, optionValue(OptionMaximumVersion))
 	}
-	return errs
 }

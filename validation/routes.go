@@ -14,15 +14,18 @@ import (
 // not for routes.
 var supportedFrom = []gwv1.FromNamespaces{gwv1.NamespacesFromAll, gwv1.NamespacesFromSame, gwv1.NamespacesFromSelector}
 
-func validateAllowedRoutes(ar *gwv1.AllowedRoutes, fldPath *field.Path, w *WarningReport) field.ErrorList {
+// validateAllowedRoutes: kinds is an atomic list (its errors ratchet by
+// the whole list), namespaces an object whose fields ratchet by their own
+// values.
+func validateAllowedRoutes(i int, ar *gwv1.AllowedRoutes, fldPath *field.Path, v *verdict) {
 	var errs field.ErrorList
-	for i := range ar.Kinds {
-		errs = append(errs, validateRouteKind(&ar.Kinds[i], fldPath.Child("kinds").Index(i))...)
+	for j := range ar.Kinds {
+		errs = append(errs, validateRouteKind(&ar.Kinds[j], fldPath.Child("kinds").Index(j))...)
 	}
+	v.check(i, errs, kindsValue)
 	if ar.Namespaces != nil {
-		errs = append(errs, validateRouteNamespaces(ar.Namespaces, fldPath.Child("namespaces"), w)...)
+		validateRouteNamespaces(i, ar.Namespaces, fldPath.Child("namespaces"), v)
 	}
-	return errs
 }
 
 // validateRouteKind: Airlock Microgateway attaches HTTPRoutes only.
@@ -41,27 +44,27 @@ func validateRouteKind(k *gwv1.RouteGroupKind, fldPath *field.Path) field.ErrorL
 	return errs
 }
 
-func validateRouteNamespaces(ns *gwv1.RouteNamespaces, fldPath *field.Path, w *WarningReport) field.ErrorList {
+// validateRouteNamespaces: "selector required when from is Selector"
+// involves both fields.
+func validateRouteNamespaces(i int, ns *gwv1.RouteNamespaces, fldPath *field.Path, v *verdict) {
 	from := gwv1.NamespacesFromSame
 	if ns.From != nil {
 		from = *ns.From
 	}
-	var errs field.ErrorList
 	switch from {
 	case gwv1.NamespacesFromSelector:
 		if ns.Selector == nil {
-			errs = append(errs, field.Required(fldPath.Child("selector"), "required when from is Selector"))
+			v.check(i, field.ErrorList{field.Required(fldPath.Child("selector"), "required when from is Selector")}, fromValue, selectorValue)
 		} else {
-			errs = append(errs, validateLabelSelector(ns.Selector, fldPath.Child("selector"))...)
+			validateLabelSelector(i, ns.Selector, fldPath.Child("selector"), v)
 		}
 	case gwv1.NamespacesFromAll, gwv1.NamespacesFromSame:
 		if ns.Selector != nil {
-			w.add(fldPath.Child("selector"), KindSelectorIgnored, WarnSelectorIgnored, from)
+			v.warnings.add(fldPath.Child("selector"), KindSelectorIgnored, WarnSelectorIgnored, from)
 		}
 	default:
-		errs = append(errs, field.NotSupported(fldPath.Child("from"), string(from), supportedFrom))
+		v.check(i, field.ErrorList{field.NotSupported(fldPath.Child("from"), string(from), supportedFrom)}, fromValue)
 	}
-	return errs
 }
 
 // MaxSelectorItems bounds each list of a route selector (matchLabels,
@@ -79,27 +82,29 @@ const MaxSelectorItems = 8
 // validateLabelSelector is apimachinery's ValidateLabelSelector within the
 // bounds above. matchLabels are judged in key order, so the same object
 // always gets the same answer (apimachinery's is in map order; found by
-// FuzzValidateListenerSet).
-func validateLabelSelector(sel *metav1.LabelSelector, fldPath *field.Path) field.ErrorList {
-	var errs field.ErrorList
+// FuzzValidateListenerSet). matchLabels is a map, each label's errors
+// ratcheted by its value; matchExpressions an atomic list, ratcheted whole.
+func validateLabelSelector(i int, sel *metav1.LabelSelector, fldPath *field.Path, v *verdict) {
 	labelsPath := fldPath.Child("matchLabels")
 	if n := len(sel.MatchLabels); n > MaxSelectorItems {
-		errs = append(errs, field.TooMany(labelsPath, n, MaxSelectorItems))
+		v.check(i, field.ErrorList{field.TooMany(labelsPath, n, MaxSelectorItems)}, matchLabelsValue)
 	} else {
 		for _, k := range slices.Sorted(maps.Keys(sel.MatchLabels)) {
-			errs = append(errs, metav1validation.ValidateLabels(map[string]string{k: sel.MatchLabels[k]}, labelsPath)...)
+			v.check(i, metav1validation.ValidateLabels(map[string]string{k: sel.MatchLabels[k]}, labelsPath), matchLabelValue(k))
 		}
 	}
 	exprPath := fldPath.Child("matchExpressions")
 	if n := len(sel.MatchExpressions); n > MaxSelectorItems {
-		return append(errs, field.TooMany(exprPath, n, MaxSelectorItems))
+		v.check(i, field.ErrorList{field.TooMany(exprPath, n, MaxSelectorItems)}, matchExpressionsValue)
+		return
 	}
-	for i, expr := range sel.MatchExpressions {
+	var errs field.ErrorList
+	for j, expr := range sel.MatchExpressions {
 		if n := len(expr.Values); n > MaxSelectorItems {
-			errs = append(errs, field.TooMany(exprPath.Index(i).Child("values"), n, MaxSelectorItems))
+			errs = append(errs, field.TooMany(exprPath.Index(j).Child("values"), n, MaxSelectorItems))
 			continue
 		}
-		errs = append(errs, metav1validation.ValidateLabelSelectorRequirement(expr, metav1validation.LabelSelectorValidationOptions{}, exprPath.Index(i))...)
+		errs = append(errs, metav1validation.ValidateLabelSelectorRequirement(expr, metav1validation.LabelSelectorValidationOptions{}, exprPath.Index(j))...)
 	}
-	return errs
+	v.check(i, errs, matchExpressionsValue)
 }

@@ -7,45 +7,50 @@ import (
 
 // validateListenerTLS: Airlock terminates TLS itself for HTTPS and HTTP/3 and
 // never passes it through, so those protocols need a Terminate configuration
-// with exactly one certificate, and HTTP must not carry one.
-func validateListenerTLS(l *gwv1.ListenerEntry, namespace string, c Cluster, fldPath *field.Path, w *WarningReport) field.ErrorList {
+// with exactly one certificate, and HTTP must not carry one. Whether tls may
+// or must be set involves the protocol and tls.
+func validateListenerTLS(i int, l *gwv1.ListenerEntry, namespace string, c Cluster, fldPath *field.Path, v *verdict) {
 	tls := l.TLS
 	switch {
 	case l.Protocol == ProtocolHTTP:
 		if tls != nil {
-			return field.ErrorList{field.Forbidden(fldPath, "must not be set for protocol HTTP")}
+			v.check(i, field.ErrorList{field.Forbidden(fldPath, "must not be set for protocol HTTP")}, protocolValue, tlsValue)
 		}
-		return nil
+		return
 	case tls == nil:
 		if l.Protocol == ProtocolHTTPS || l.Protocol == ProtocolHTTP3 {
-			return field.ErrorList{field.Required(fldPath, "required for protocol "+string(l.Protocol))}
+			v.check(i, field.ErrorList{field.Required(fldPath, "required for protocol "+string(l.Protocol))}, protocolValue, tlsValue)
 		}
-		return nil
+		return
 	}
-	var errs field.ErrorList
 	if tls.Mode != nil && *tls.Mode != gwv1.TLSModeTerminate {
-		errs = append(errs, field.NotSupported(fldPath.Child("mode"), string(*tls.Mode), []gwv1.TLSModeType{gwv1.TLSModeTerminate}))
+		v.check(i, field.ErrorList{field.NotSupported(fldPath.Child("mode"), string(*tls.Mode), []gwv1.TLSModeType{gwv1.TLSModeTerminate})}, modeValue)
 	} else {
-		errs = append(errs, validateCertificateRefs(tls.CertificateRefs, namespace, c, fldPath.Child("certificateRefs"), w)...)
+		validateCertificateRefs(i, tls.CertificateRefs, namespace, c, fldPath.Child("certificateRefs"), v)
 	}
-	errs = append(errs, validateOptions(tls.Options, l.Protocol, fldPath.Child("options"), w)...)
-	return errs
+	validateOptions(i, tls.Options, l.Protocol, fldPath.Child("options"), v)
 }
 
 // validateCertificateRefs: Airlock Microgateway serves exactly one Secret per
-// listener.
-func validateCertificateRefs(refs []gwv1.SecretObjectReference, namespace string, c Cluster, fldPath *field.Path, w *WarningReport) field.ErrorList {
+// listener. certificateRefs is an atomic list (the CRD's
+// x-kubernetes-list-type), whose items Kubernetes does not correlate: every
+// error in it ratchets by the whole list. "Required" is about an absent
+// value, which Kubernetes correlates through its parent: it ratchets by the
+// whole tls (so also as the CRD's own rule there, "certificateRefs or
+// options must be specified when mode is Terminate", does).
+func validateCertificateRefs(i int, refs []gwv1.SecretObjectReference, namespace string, c Cluster, fldPath *field.Path, v *verdict) {
+	if len(refs) == 0 {
+		v.check(i, field.ErrorList{field.Required(fldPath, "exactly one certificateRef is required when mode is Terminate")}, tlsValue)
+		return
+	}
 	var errs field.ErrorList
-	switch {
-	case len(refs) == 0:
-		errs = append(errs, field.Required(fldPath, "exactly one certificateRef is required when mode is Terminate"))
-	case len(refs) > 1:
+	if len(refs) > 1 {
 		errs = append(errs, field.TooMany(fldPath, len(refs), 1))
 	}
-	for i := range refs {
-		errs = append(errs, validateCertificateRef(&refs[i], namespace, c, fldPath.Index(i), w)...)
+	for j := range refs {
+		errs = append(errs, validateCertificateRef(&refs[j], namespace, c, fldPath.Index(j), &v.warnings)...)
 	}
-	return errs
+	v.check(i, errs, certificateRefsValue)
 }
 
 // validateCertificateRef checks one reference. A reference into another

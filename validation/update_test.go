@@ -3,9 +3,12 @@ package validation
 import (
 	"fmt"
 	"slices"
+	"strings"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	metav1validation "k8s.io/apimachinery/pkg/apis/meta/v1/validation"
 	"k8s.io/apimachinery/pkg/util/validation/field"
 	"k8s.io/utils/ptr"
 	gwv1 "sigs.k8s.io/gateway-api/apis/v1"
@@ -73,6 +76,129 @@ func TestValidateListenerSetUpdate(t *testing.T) {
 			},
 		},
 
+		// Ratcheting by value: an error ratchets when the values it
+		// involves are as stored, each listener paired by name and each
+		// option by key (Kubernetes' CRD validation ratcheting).
+		{
+			rule: "by value: a stored invalid option does not block changing another option of its listener",
+			old:  func(ls *gwv1.ListenerSet) { setOption(ls, 2, OptionCiphers, "TLS_AES_128_GCM_SHA256") },
+			new: func(ls *gwv1.ListenerSet) {
+				setOption(ls, 2, OptionCiphers, "TLS_AES_128_GCM_SHA256")
+				setOption(ls, 2, OptionMinimumVersion, "TLSv1_3")
+			},
+			warnings: []string{ratcheted(field.Invalid(optionPath(2, OptionCiphers), "TLS_AES_128_GCM_SHA256", DetailTLS13Cipher))},
+		},
+		{
+			rule: "by value: changing the invalid option itself is judged",
+			old:  func(ls *gwv1.ListenerSet) { setOption(ls, 2, OptionCiphers, "RC4-MD5") },
+			new:  func(ls *gwv1.ListenerSet) { setOption(ls, 2, OptionCiphers, "RC4-MD5,AES128-SHA") },
+			want: field.ErrorList{badCipher},
+		},
+		{
+			rule: "by value: renaming the listener of a stored invalid option makes it a new one",
+			old:  func(ls *gwv1.ListenerSet) { setOption(ls, 2, OptionCiphers, "RC4-MD5") },
+			new: func(ls *gwv1.ListenerSet) {
+				setOption(ls, 2, OptionCiphers, "RC4-MD5")
+				ls.Spec.Listeners[2].Name = "quic.v4"
+			},
+			want: field.ErrorList{badCipher},
+		},
+		{
+			// Both versions are involved: min is changed, the error is at
+			// max; the http3 error (protocol and max) stays as stored.
+			rule: "by value: min <= max with only minimumVersion changed is judged",
+			old: func(ls *gwv1.ListenerSet) {
+				setOption(ls, 2, OptionMinimumVersion, "TLSv1_3")
+				setOption(ls, 2, OptionMaximumVersion, "TLSv1_1")
+			},
+			new: func(ls *gwv1.ListenerSet) {
+				setOption(ls, 2, OptionMinimumVersion, "TLSv1_2")
+				setOption(ls, 2, OptionMaximumVersion, "TLSv1_1")
+			},
+			want:     field.ErrorList{field.Invalid(optionPath(2, OptionMaximumVersion), "TLSv1_1", fmt.Sprintf(DetailVersionBelowMinimum, "TLSv1_2"))},
+			warnings: []string{ratcheted(field.Invalid(optionPath(2, OptionMaximumVersion), "TLSv1_1", DetailHTTP3NeedsTLS13))},
+		},
+		{
+			rule: "by value: min <= max with both versions as stored does not block another option",
+			old: func(ls *gwv1.ListenerSet) {
+				setOption(ls, 1, OptionMinimumVersion, "TLSv1_3")
+				setOption(ls, 1, OptionMaximumVersion, "TLSv1_2")
+			},
+			new: func(ls *gwv1.ListenerSet) {
+				setOption(ls, 1, OptionMinimumVersion, "TLSv1_3")
+				setOption(ls, 1, OptionMaximumVersion, "TLSv1_2")
+				setOption(ls, 1, OptionALPNProtocols, "h2")
+			},
+			warnings: []string{ratcheted(field.Invalid(optionPath(1, OptionMaximumVersion), "TLSv1_2", fmt.Sprintf(DetailVersionBelowMinimum, "TLSv1_3")))},
+		},
+		{
+			rule: "by value: http3's TLS 1.3 involves the protocol: turning a listener into HTTP/3 is judged",
+			old:  func(ls *gwv1.ListenerSet) { setOption(ls, 1, OptionMaximumVersion, "TLSv1_2") },
+			new: func(ls *gwv1.ListenerSet) {
+				setOption(ls, 1, OptionMaximumVersion, "TLSv1_2")
+				ls.Spec.Listeners[1].Protocol = ProtocolHTTP3
+			},
+			want: field.ErrorList{field.Invalid(optionPath(1, OptionMaximumVersion), "TLSv1_2", DetailHTTP3NeedsTLS13)},
+		},
+		{
+			rule: "by value: tls required involves protocol and tls: another field's change does not block",
+			old:  func(ls *gwv1.ListenerSet) { ls.Spec.Listeners[1].TLS = nil },
+			new: func(ls *gwv1.ListenerSet) {
+				ls.Spec.Listeners[1].TLS = nil
+				ls.Spec.Listeners[1].Port = 8080
+			},
+			warnings: []string{ratcheted(field.Required(tlsPath(1), "required for protocol HTTPS"))},
+		},
+		{
+			rule: "by value: tls required involves protocol and tls: a protocol change is judged",
+			old:  func(ls *gwv1.ListenerSet) { ls.Spec.Listeners[1].TLS = nil },
+			new: func(ls *gwv1.ListenerSet) {
+				ls.Spec.Listeners[1].TLS = nil
+				ls.Spec.Listeners[1].Protocol = ProtocolHTTP3
+			},
+			want: field.ErrorList{field.Required(tlsPath(1), "required for protocol "+string(ProtocolHTTP3))},
+		},
+		{
+			rule: "by value: a required value's error ratchets by its parent: another listener field's change does not block",
+			old:  noCertificateRefs,
+			new: func(ls *gwv1.ListenerSet) {
+				noCertificateRefs(ls)
+				ls.Spec.Listeners[2].Port = 8444
+			},
+			warnings: []string{ratcheted(field.Required(tlsPath(2).Child("certificateRefs"), "exactly one certificateRef is required when mode is Terminate"))},
+		},
+		{
+			rule: "by value: a required value's error ratchets by its parent: a change in tls is judged",
+			old:  noCertificateRefs,
+			new: func(ls *gwv1.ListenerSet) {
+				noCertificateRefs(ls)
+				setOption(ls, 2, OptionMinimumVersion, "TLSv1_3")
+			},
+			want: field.ErrorList{field.Required(tlsPath(2).Child("certificateRefs"), "exactly one certificateRef is required when mode is Terminate")},
+		},
+		{
+			rule: "by value: an error in an atomic list's item ratchets only with the whole list as stored",
+			old: func(ls *gwv1.ListenerSet) {
+				ls.Spec.Listeners[1].TLS.CertificateRefs[0].Kind = ptr.To[gwv1.Kind]("ConfigMap")
+			},
+			new: func(ls *gwv1.ListenerSet) {
+				ls.Spec.Listeners[1].TLS.CertificateRefs[0].Kind = ptr.To[gwv1.Kind]("ConfigMap")
+				ls.Spec.Listeners[1].TLS.CertificateRefs[0].Name = "cert-2"
+			},
+			want: field.ErrorList{field.NotSupported(tlsPath(1).Child("certificateRefs").Index(0).Child("kind"), "ConfigMap", []string{"Secret"})},
+		},
+		{
+			rule: "by value: a route selector's labels are a map: adding a label keeps a stored invalid one ratcheted",
+			old: func(ls *gwv1.ListenerSet) {
+				selectNamespaces(ls, map[string]string{"team": longLabel})
+			},
+			new: func(ls *gwv1.ListenerSet) {
+				selectNamespaces(ls, map[string]string{"team": longLabel, "env": "prod"})
+			},
+			warnings: ratchetedAll(metav1validation.ValidateLabels(map[string]string{"team": longLabel},
+				listenerPath(0).Child("allowedRoutes", "namespaces", "selector", "matchLabels"))),
+		},
+
 		// Ratcheting by key and value: listeners are paired by name.
 		{
 			rule: "by name: a listener inserted before an unchanged invalid one does not block",
@@ -111,11 +237,20 @@ func TestValidateListenerSetUpdate(t *testing.T) {
 			warnings: []string{ratcheted(field.TooMany(tlsPath(0).Child("certificateRefs"), 2, 1))},
 		},
 		{
-			rule: "by name: changing the invalid listener itself is judged in full",
+			rule: "by value: changing another field of the invalid listener does not block",
 			old:  twoCertificateRefs,
 			new: func(ls *gwv1.ListenerSet) {
 				twoCertificateRefs(ls)
 				ls.Spec.Listeners[1].Hostname = ptr.To[gwv1.Hostname]("other.example.com")
+			},
+			warnings: []string{ratcheted(field.TooMany(tlsPath(1).Child("certificateRefs"), 2, 1))},
+		},
+		{
+			rule: "by value: certificateRefs is an atomic list: changing any item is judged in full",
+			old:  twoCertificateRefs,
+			new: func(ls *gwv1.ListenerSet) {
+				twoCertificateRefs(ls)
+				ls.Spec.Listeners[1].TLS.CertificateRefs[0].Name = "cert-1"
 			},
 			want: field.ErrorList{field.TooMany(tlsPath(1).Child("certificateRefs"), 2, 1)},
 		},
@@ -159,14 +294,50 @@ func TestValidateListenerSetUpdate(t *testing.T) {
 				fmt.Sprintf(DetailProtocolConflict, 443, ProtocolHTTP3, "team-a/ls listener quic.v3")))},
 		},
 		{
-			rule: "set-level: changing the listener that wins the conflict is judged again",
+			// A ProtocolConflict involves the port and protocol of both
+			// listeners: the winner's hostname is not part of it, so a
+			// change there leaves the conflict as stored. (Kubernetes
+			// ratchets a value by the value itself; the rule's inputs are
+			// what this error is about. A rule written as CEL on the
+			// whole list would re-judge on any change in the list.)
+			rule: "set-level: changing a field of the winner the conflict does not involve does not block",
 			old:  protocolConflict,
 			new: func(ls *gwv1.ListenerSet) {
 				protocolConflict(ls)
 				ls.Spec.Listeners[1].Hostname = ptr.To[gwv1.Hostname]("other.example.com")
 			},
-			want: field.ErrorList{field.Invalid(listenerPath(2).Child("protocol"), string(ProtocolHTTP3),
-				fmt.Sprintf(DetailProtocolConflict, 443, "HTTPS", "team-a/ls listener secure"))},
+			warnings: []string{ratcheted(field.Invalid(listenerPath(2).Child("protocol"), string(ProtocolHTTP3),
+				fmt.Sprintf(DetailProtocolConflict, 443, "HTTPS", "team-a/ls listener secure")))},
+		},
+		{
+			rule: "set-level: changing the loser's protocol is judged again",
+			old:  protocolConflict,
+			new: func(ls *gwv1.ListenerSet) {
+				protocolConflict(ls)
+				ls.Spec.Listeners[2].Protocol = ProtocolHTTP
+			},
+			wantFields: []string{"spec.listeners[2].tls", "spec.listeners[2].protocol"},
+		},
+		{
+			rule: "set-level: a new listener that takes the port first is judged",
+			old:  protocolConflict,
+			new: func(ls *gwv1.ListenerSet) {
+				protocolConflict(ls)
+				insertListener(ls, 0, gwv1.ListenerEntry{Name: "extra", Port: 443, Protocol: ProtocolHTTP})
+			},
+			want: field.ErrorList{
+				field.Invalid(listenerPath(2).Child("protocol"), "HTTPS", fmt.Sprintf(DetailProtocolConflict, 443, ProtocolHTTP, "team-a/ls listener extra")),
+				field.Invalid(listenerPath(3).Child("protocol"), string(ProtocolHTTP3), fmt.Sprintf(DetailProtocolConflict, 443, ProtocolHTTP, "team-a/ls listener extra")),
+			},
+		},
+		{
+			rule: "set-level: a stored duplicate name ratchets while both listeners are paired",
+			old:  func(ls *gwv1.ListenerSet) { ls.Spec.Listeners[2].Name = "secure" },
+			new: func(ls *gwv1.ListenerSet) {
+				ls.Spec.Listeners[2].Name = "secure"
+				ls.Spec.Listeners[2].Port = 8444
+			},
+			warnings: []string{ratcheted(field.Duplicate(listenerPath(2).Child("name"), "secure"))},
 		},
 		{
 			rule: "spec-level: an unchanged invalid parentRef does not block a listener edit",
@@ -184,13 +355,35 @@ func TestValidateListenerSetUpdate(t *testing.T) {
 			want: field.ErrorList{field.NotSupported(parentRef.Child("kind"), "Pod", []string{"Gateway"})},
 		},
 		{
-			rule: "spec-level: an unchanged count over the limit does not block a listener edit",
+			// The count is a property of the list: it ratchets as the list
+			// does, unchanged only when every listener is (a map list:
+			// in any order).
+			rule: "spec-level: an unchanged list over the limit does not block a label edit, in any order",
+			old:  func(ls *gwv1.ListenerSet) { ls.Spec.Listeners = manyListeners(65) },
+			new: func(ls *gwv1.ListenerSet) {
+				ls.Labels = map[string]string{"a": "b"}
+				ls.Spec.Listeners = manyListeners(65)
+				slices.Reverse(ls.Spec.Listeners)
+			},
+			warnings: []string{ratcheted(field.TooMany(listeners, 65, 64))},
+		},
+		{
+			rule: "spec-level: a listener edit in a list over the limit is judged",
 			old:  func(ls *gwv1.ListenerSet) { ls.Spec.Listeners = manyListeners(65) },
 			new: func(ls *gwv1.ListenerSet) {
 				ls.Spec.Listeners = manyListeners(65)
 				ls.Spec.Listeners[3].Port = 8080
 			},
-			warnings: []string{ratcheted(field.TooMany(listeners, 65, 64))},
+			want: field.ErrorList{field.TooMany(listeners, 65, 64)},
+		},
+		{
+			rule: "spec-level: changing parentRef's name leaves its stored invalid kind ratcheted",
+			old:  func(ls *gwv1.ListenerSet) { ls.Spec.ParentRef.Kind = ptr.To[gwv1.Kind]("Service") },
+			new: func(ls *gwv1.ListenerSet) {
+				ls.Spec.ParentRef.Kind = ptr.To[gwv1.Kind]("Service")
+				ls.Spec.ParentRef.Name = "other-gw"
+			},
+			warnings: []string{ratcheted(field.NotSupported(parentRef.Child("kind"), "Service", []string{"Gateway"}))},
 		},
 		{
 			rule: "spec-level: growing a set over the limit is judged again",
@@ -223,6 +416,25 @@ func ratcheted(e *field.Error) string {
 	return e.Error() + " (already stored; allowed because unchanged)"
 }
 
+// longLabel is a label value one character too long.
+var longLabel = strings.Repeat("a", 64)
+
+func ratchetedAll(errs field.ErrorList) []string {
+	var r []string
+	for _, e := range errs {
+		r = append(r, ratcheted(e))
+	}
+	return r
+}
+
+// selectNamespaces makes listener "web" take routes from the namespaces
+// with labels.
+func selectNamespaces(ls *gwv1.ListenerSet, labels map[string]string) {
+	ls.Spec.Listeners[0].AllowedRoutes.Namespaces = &gwv1.RouteNamespaces{
+		From: ptr.To(gwv1.NamespacesFromSelector), Selector: &metav1.LabelSelector{MatchLabels: labels},
+	}
+}
+
 // twoCertificateRefs gives listener "secure" a second certificateRef, as
 // stored before the webhook was installed.
 func twoCertificateRefs(ls *gwv1.ListenerSet) {
@@ -231,6 +443,10 @@ func twoCertificateRefs(ls *gwv1.ListenerSet) {
 	second.Name = "cert-2"
 	*refs = append(*refs, second)
 }
+
+// noCertificateRefs leaves listener "quic.v3" its options only (the CRD
+// asks for certificateRefs or options).
+func noCertificateRefs(ls *gwv1.ListenerSet) { ls.Spec.Listeners[2].TLS.CertificateRefs = nil }
 
 // protocolConflict puts listener "quic.v3" on the port of "secure".
 func protocolConflict(ls *gwv1.ListenerSet) { ls.Spec.Listeners[2].Port = 443 }

@@ -89,6 +89,17 @@ func TestRatcheting(t *testing.T) {
 			t.Errorf("stored after the edit: %+v", ls.Spec.Listeners)
 		}
 	})
+	// Errors ratchet by the value at their path (issue 23, item 5): the
+	// invalid listener's other fields may change around its stored
+	// certificateRefs.
+	t.Run("edit of another field of the invalid listener is allowed", func(t *testing.T) {
+		edited := clone(stored)
+		listener(edited, 0)["tls"].(map[string]any)["options"] = map[string]any{"microgateway.airlock.com/minimumVersion": "TLSv1_3"}
+		r := mustApply(t, edited)
+		requireWarnings(t, r, "spec.listeners[0].tls.certificateRefs: Too many: 2")
+		// Back to the stored object, which the subtests below edit.
+		mustApply(t, clone(stored))
+	})
 	// spec.listeners is a map list keyed by name: the stored listener is
 	// found by its name wherever it stands now.
 	t.Run("a listener inserted before the invalid one is allowed", func(t *testing.T) {

@@ -3,6 +3,7 @@ package admission_test
 import (
 	"net/http"
 	"net/http/httptest"
+	"strings"
 	"sync"
 	"testing"
 	"time"
@@ -93,8 +94,11 @@ func TestValidatorClusterChecks(t *testing.T) {
 			op: admissionv1.Update, obj: labelled, old: reviewtest.ToJSON(t, reviewtest.Minimal),
 			warnings: []string{secretWarning, `spec.listeners[1].hostname: Invalid value: "": same port, protocol and hostname as ` +
 				"team-a/gw listener https; this listener would be Conflicted (HostnameConflict) (already stored; allowed because unchanged)"}},
+		// A conflict ratchets by the port, protocol and hostname it
+		// involves: moving the listener onto the taken port brings it.
 		{name: "strict: an update that brings the conflict is denied", validator: admission.Validator{Cluster: aroundMinimal(), Strict: true},
-			op: admissionv1.Update, obj: reviewtest.ToJSON(t, reviewtest.Minimal), old: reviewtest.ToJSON(t, reviewtest.WithForeignOption),
+			op: admissionv1.Update, obj: reviewtest.ToJSON(t, reviewtest.Minimal),
+			old:    reviewtest.ToJSON(t, strings.Replace(reviewtest.WithForeignOption, "port: 8443", "port: 9443", 1)),
 			denied: []string{"spec.listeners[1].hostname"}, warnings: []string{secretWarning}},
 		{name: "strict: a missing Gateway only warns", validator: admission.Validator{Cluster: noGateway, Strict: true},
 			op: admissionv1.Create, obj: reviewtest.ToJSON(t, reviewtest.Minimal), warnings: []string{
