@@ -1,7 +1,6 @@
 package validation
 
 import (
-	"fmt"
 	"reflect"
 
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -114,17 +113,7 @@ func (v *verdict) judge(unchanged bool, errs ...*field.Error) {
 		v.errs.Add(errs...)
 		return
 	}
-	for _, e := range errs {
-		if n, ok := moreCount(e); ok {
-			v.ratcheted.count(n)
-			continue
-		}
-		if v.ratcheted.full {
-			v.ratcheted.count(1)
-			continue
-		}
-		v.ratcheted.Add(Warning{Path: e.Field, Kind: KindRatcheted, Message: fmt.Sprintf(WarnRatcheted, cutError(e).ErrorBody())})
-	}
+	v.ratcheted.addErrors(KindRatcheted, WarnRatcheted, errs)
 }
 
 // endPhase puts the phase's ratcheted errors after its warnings.
