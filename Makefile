@@ -133,7 +133,7 @@ test-node-stress: node-setup
 	NODE_STRESS=1 NODE_TESTS=1 NODE_STRESS_COUNT=$(NODE_STRESS_COUNT) $(GO) test -count=1 -timeout 180m -run '^TestNodeStress$$' -v ./test/chart
 
 ## test-matrix: the Kubernetes version matrix (hack/matrix), one row per version of `hack/k8s-binaries.sh versions`
-## (1.30 to 1.37): that version's kube-apiserver and kubectl (built when missing, 20 to 40 min each cold) under the
+## (1.30 to 1.37): that version's kube-apiserver and kubectl (built when missing, 12 to 23 min each cold) under the
 ## end-to-end behaviours, the policy's differential test on a sample and the chart's server-side dry-run.
 ## MATRIX_VERSIONS='1.30.14 1.33.13' picks versions; MATRIX_FLAGS=-build=false skips those not built yet.
 test-matrix: helm

@@ -37,9 +37,13 @@
 #
 # Idempotent: a stamp file records the versions, the tools modules' go.mod/go.sum
 # and the Go version; when it matches and the binaries exist, the script
-# returns in ~0.1s. A cold build of the k8s set takes 11+ minutes on 2 cores
-# (27.5 min measured while other builds and fuzzers shared the machine); with
-# the Go build cache (~/.cache/go-build) warm, a rebuild takes ~30s.
+# returns in ~0.1s. Measured on the shared 2-core machine (README, Kubernetes
+# versions): a cold build of the k8s set (empty Go build cache) takes 12 to 23
+# minutes at load 5 to 17 (1.36.3 730s, 1.30.14 849s, 1.35.4 1155s, 1.33.13
+# 1363s; 27.5 min once while fuzzers shared the machine, 6 min for 1.37.2 on a
+# quiet one); a version built after others, whose packages the build cache
+# (~/.cache/go-build) partly holds, 5 to 9 minutes (1.31.14 305s, 1.32.13
+# 384s, 1.34.4 544s); a rebuild with its own packages cached, ~40s (1.35.4 38s).
 #
 # Environment:
 #   KUBE_VERSION  the Kubernetes version of the k8s set (default DEFAULT_KUBE_VERSION;
@@ -248,7 +252,7 @@ build_k8s() {
   fi
   local start; start=$(date +%s)
   log "building kube-apiserver + kubectl v$KUBE_VERSION and etcd v$ETCD_VERSION into $K8S_OUT"
-  log "(cold: 11+ min on 2 cores, ~27 min measured on a busy machine; later builds reuse the Go build cache)"
+  log "(cold: 12 to 23 min on 2 cores; 5 to 9 min when the Go build cache holds another version's packages; ~40s rebuilt)"
   rm -f "$K8S_OUT/.stamp"
   [[ -f "$TOOLS/$K8S_MOD/go.mod" ]] ||
     die "no tools module for v$KUBE_VERSION: run KUBE_VERSION=$KUBE_VERSION $0 gen-mod (and commit hack/tools/$K8S_MOD)"

@@ -68,7 +68,7 @@ type suite struct {
 }
 
 func main() {
-	build := flag.Bool("build", true, "build a version's binaries when missing (cold: 20 to 40 minutes each on 2 cores); false skips it")
+	build := flag.Bool("build", true, "build a version's binaries when missing (cold: 12 to 23 minutes each on 2 cores); false skips it")
 	fuzz := flag.Int("fuzz", 300, "POLICY_DIFF_N: fuzz objects of the policy's differential test")
 	crds := flag.String("crds", string(localcluster.CRDsV163Standard), "the Gateway API CRD set (E2E_CRDS, POLICY_CRDS)")
 	flag.Parse()

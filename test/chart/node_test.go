@@ -34,7 +34,8 @@ const (
 // self-bootstrapped mode works with the pod's own ServiceAccount token and
 // the chart's RBAC alone; and a helm upgrade, evictions under the
 // PodDisruptionBudget and a pod deletion (the kubelet's SIGTERM) fail no
-// request.
+// request; and with platformAssignsUID=true the pod runs under a UID the
+// platform assigns (OpenShift's, played by admission policies).
 //
 // One simulation is kept: cert-manager's controller cannot be built here,
 // so the test issues the certificate the chart's Certificate asks for into
@@ -48,6 +49,7 @@ func TestNode(t *testing.T) {
 	t.Run("CertManagerMode", func(t *testing.T) { testNodeCertManager(t, n, c) })
 	t.Run("SelfBootstrappedMode", func(t *testing.T) { testNodeSelfBootstrapped(t, n, c) })
 	t.Run("HostNetwork", func(t *testing.T) { testNodeHostNetwork(t, n, c) })
+	t.Run("PlatformAssignsUID", func(t *testing.T) { testNodePlatformAssignsUID(t, n, c) })
 }
 
 // testNodeHostNetwork: with hostNetwork the pod serves on the node's own
