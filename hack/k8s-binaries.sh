@@ -37,8 +37,8 @@
 #
 # Idempotent: a stamp file records the versions, the tools modules' go.mod/go.sum
 # and the Go version; when it matches and the binaries exist, the script
-# returns in ~0.1s. Measured on the shared 2-core machine (README, Kubernetes
-# versions): a cold build of the k8s set (empty Go build cache) takes 12 to 23
+# returns in ~0.1s. Measured on the shared 2-core machine (docs/kubernetes-versions.md):
+# a cold build of the k8s set (empty Go build cache) takes 12 to 23
 # minutes at load 5 to 17 (1.36.3 730s, 1.30.14 849s, 1.35.4 1155s, 1.33.13
 # 1363s; 27.5 min once while fuzzers shared the machine, 6 min for 1.37.2 on a
 # quiet one); a version built after others, whose packages the build cache
