@@ -4,7 +4,7 @@
 //
 //	go run ./hack/run
 //
-// It builds (first time, ~11 minutes on 2 cores) or finds kube-apiserver,
+// It builds (first time, 6 to 26 minutes on 2 cores: README, "How long they take") or finds kube-apiserver,
 // kubectl and etcd through hack/k8s-binaries.sh, starts etcd and
 // kube-apiserver, installs Gateway API's standard CRDs from the module cache,
 // starts the webhook with a freshly generated CA (in this process, or the
@@ -168,7 +168,7 @@ func run(ctx context.Context, root string, logFile *os.File, o options) error {
 }
 
 func (s *session) start(ctx context.Context, root string, logFile *os.File, o options) (usage string, _ error) {
-	say("finding or building kube-apiserver, kubectl and etcd with %s (a first build takes 11+ minutes on 2 cores)", localcluster.BinariesScript)
+	say("finding or building kube-apiserver, kubectl and etcd with %s (a first build takes 6 to 26 minutes on 2 cores)", localcluster.BinariesScript)
 	binDir, err := localcluster.EnsureBinaries(ctx, root, logFile)
 	if err != nil {
 		return "", err
