@@ -27,7 +27,7 @@ import (
 var (
 	runProgress   = regexp.MustCompile(`^\[run \d\d:\d\d:\d\d\] (.*)$`)
 	runStartSteps = []string{
-		`finding or building kube-apiserver, kubectl and etcd with hack/k8s-binaries\.sh \(a first build takes 11\+ minutes on 2 cores\)`,
+		`finding or building kube-apiserver, kubectl and etcd with hack/k8s-binaries\.sh \(a first build takes 6 to 26 minutes on 2 cores\)`,
 		`starting etcd and kube-apiserver from \S+`,
 		`installing the Gateway API standard CRDs from \S+/config/crd/standard`,
 		`starting the webhook on https://127\.0\.0\.1:\d+ \(in this process; its log: (?P<log>\S+)\)`,
