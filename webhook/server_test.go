@@ -274,24 +274,9 @@ func servedCert(t *testing.T, r *running, pool *x509.CertPool) *x509.Certificate
 func TestRunExposesTheServedCertificatesValidity(t *testing.T) {
 	r := start(t, webhook.Options{})
 	pool := caPool(t, r.opts.Certs.Dir)
-	gauge := func(name string) float64 {
-		families, err := crmetrics.Registry.Gather()
-		require.NoError(t, err)
-		for _, f := range families {
-			if f.GetName() != name {
-				continue
-			}
-			for _, m := range f.GetMetric() {
-				if m.GetLabel()[0].GetValue() == "serving" {
-					return m.GetGauge().GetValue()
-				}
-			}
-		}
-		return 0
-	}
 	first := servedCert(t, r, pool)
-	assert.Equal(t, float64(first.NotBefore.Unix()), gauge(certs.NotBeforeMetric))
-	assert.Equal(t, float64(first.NotAfter.Unix()), gauge(certs.NotAfterMetric))
+	assert.Equal(t, float64(first.NotBefore.Unix()), gauge(certs.NotBeforeMetric, "serving"))
+	assert.Equal(t, float64(first.NotAfter.Unix()), gauge(certs.NotAfterMetric, "serving"))
 
 	// A renewed certificate, signed by the same CA, one hour shorter.
 	ca := testpki.NewCA(t)
@@ -301,7 +286,7 @@ func TestRunExposesTheServedCertificatesValidity(t *testing.T) {
 	pool.AddCert(ca.Cert)
 	require.Eventually(t, func() bool { return servedCert(t, r, pool).NotAfter.Unix() == leaf.Cert.NotAfter.Unix() },
 		20*time.Second, 100*time.Millisecond, "the renewed certificate is served")
-	assert.Equal(t, float64(leaf.Cert.NotAfter.Unix()), gauge(certs.NotAfterMetric))
+	assert.Equal(t, float64(leaf.Cert.NotAfter.Unix()), gauge(certs.NotAfterMetric, "serving"))
 }
 
 func TestRunTLS13AndHTTP2(t *testing.T) {
@@ -542,18 +527,29 @@ func rawRequest(t *testing.T, r *running, path string, body []byte, n int) *tls.
 // other request is in flight in these tests).
 func awaitInFlight(t *testing.T) {
 	t.Helper()
-	require.Eventually(t, func() bool {
-		families, err := crmetrics.Registry.Gather()
-		if err != nil {
-			return false
+	require.Eventually(t, func() bool { return gauge(inflight.InFlightBytesMetric, "") > 0 },
+		10*time.Second, 5*time.Millisecond, "the server never took the request in")
+}
+
+// gauge reads the in-process server's gauge name from controller-runtime's
+// registry: its series whose first label has the value label, or its only
+// series when label is ""; 0 when there is none.
+func gauge(name, label string) float64 {
+	families, err := crmetrics.Registry.Gather()
+	if err != nil {
+		return 0
+	}
+	for _, f := range families {
+		if f.GetName() != name {
+			continue
 		}
-		for _, f := range families {
-			if f.GetName() == inflight.InFlightBytesMetric {
-				return f.GetMetric()[0].GetGauge().GetValue() > 0
+		for _, m := range f.GetMetric() {
+			if label == "" || len(m.GetLabel()) > 0 && m.GetLabel()[0].GetValue() == label {
+				return m.GetGauge().GetValue()
 			}
 		}
-		return false
-	}, 10*time.Second, 5*time.Millisecond, "the server never took the request in")
+	}
+	return 0
 }
 
 // RequestTimeout is the server's ReadTimeout: a body that stalls is cut off

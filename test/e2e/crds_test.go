@@ -581,6 +581,22 @@ func contains(got, want any) bool {
 	}
 }
 
+// seriesValue is the value of one series of the webhook's /metrics, given
+// as its name and labels exactly as the page writes them
+// (`name{label="value"}`); 0 when the page has no such series.
+func seriesValue(t *testing.T, series string) float64 {
+	t.Helper()
+	var n float64
+	for line := range strings.Lines(webhookMetrics(t)) {
+		if v, ok := strings.CutPrefix(strings.TrimSpace(line), series+" "); ok {
+			if _, err := fmt.Sscan(v, &n); err != nil {
+				t.Fatal(err)
+			}
+		}
+	}
+	return n
+}
+
 // mutateCalls is how many requests the webhook's mutating handler has
 // answered (controller_runtime_webhook_requests_total, any code).
 func mutateCalls(t *testing.T) float64 {

@@ -1,7 +1,6 @@
 package e2e
 
 import (
-	"fmt"
 	"strings"
 	"testing"
 
@@ -50,14 +49,5 @@ func TestEnforcementWarn(t *testing.T) {
 // the ecdhCurves option.
 func wouldDeny(t *testing.T) float64 {
 	t.Helper()
-	series := admission.WouldDenyMetric + `{field="spec.listeners[*].tls.options[*]",reason="FieldValueNotSupported"} `
-	var n float64
-	for line := range strings.Lines(webhookMetrics(t)) {
-		if v, ok := strings.CutPrefix(strings.TrimSpace(line), series); ok {
-			if _, err := fmt.Sscan(v, &n); err != nil {
-				t.Fatal(err)
-			}
-		}
-	}
-	return n
+	return seriesValue(t, admission.WouldDenyMetric+`{field="spec.listeners[*].tls.options[*]",reason="FieldValueNotSupported"}`)
 }

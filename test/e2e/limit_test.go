@@ -101,13 +101,5 @@ func setValidatingFailurePolicy(t *testing.T, policy string) {
 // refusals is the webhook's count of 429s for want of room.
 func refusals(t *testing.T) float64 {
 	t.Helper()
-	var n float64
-	for line := range strings.Lines(webhookMetrics(t)) {
-		if v, ok := strings.CutPrefix(strings.TrimSpace(line), inflight.RefusalsMetric+`{reason="capacity"} `); ok {
-			if _, err := fmt.Sscan(v, &n); err != nil {
-				t.Fatal(err)
-			}
-		}
-	}
-	return n
+	return seriesValue(t, inflight.RefusalsMetric+`{reason="capacity"}`)
 }
