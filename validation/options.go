@@ -139,7 +139,9 @@ func validateNameList(value string, allowed []string, fldPath *field.Path, expla
 	for _, item := range explained.items {
 		errs = append(errs, CodeTLS13Cipher.err(field.Invalid(fldPath, item, explain(item))))
 	}
-	return unsupported.errors(errs, func(v any) *field.Error { return CodeUnsupportedOptionItem.err(field.NotSupported(fldPath, v, allowed)) })
+	return unsupported.errors(errs, func(v any) *field.Error {
+		return CodeUnsupportedOptionItem.err(field.NotSupported(fldPath, v, allowed))
+	})
 }
 
 // itemSet is the set of a list's items seen so far. A list of a few items
