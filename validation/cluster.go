@@ -482,7 +482,7 @@ func validateCertificateRefInCluster(ls *gwv1.ListenerSet, ref *gwv1.SecretObjec
 	var err *field.Error
 	if ns != ls.Namespace {
 		if grants, known := c.ReferenceGrants(ns); known && !permitted(grants, ls.Namespace, ref.Name) {
-			err = CodeRefNotPermitted.err(field.Forbidden(fldPath.Child("namespace"), fmt.Sprintf(DetailRefNotPermitted, ns, ls.Namespace)))
+			err = CodeRefNotPermitted.Err(field.Forbidden(fldPath.Child("namespace"), fmt.Sprintf(DetailRefNotPermitted, ns, ls.Namespace)))
 		}
 	}
 	if exists, known := c.SecretExists(ns, string(ref.Name)); known && !exists {

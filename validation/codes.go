@@ -10,8 +10,8 @@ import (
 
 // Code is a finding's stable diagnostic code, e.g. LS104: what a CI job
 // suppresses, an alert matches and docs/codes.md explains. A rule gives its
-// code where it builds its error (an error's Origin, through Code.err and
-// Code.errs), and a warning's code follows from its kind (the catalog's
+// code where it builds its error (an error's Origin, through Code.Err and
+// Code.Errs), and a warning's code follows from its kind (the catalog's
 // WarningKind), so a rule's code is decided in one place. A code, once
 // given, keeps its meaning and is never given to another rule, even after
 // its rule is gone.
@@ -66,12 +66,12 @@ const CodesPage = "https://github.com/airlock/listenerset-webhook/blob/main/docs
 // HelpURI is the code's entry of CodesPage.
 func (c Code) HelpURI() string { return CodesPage + "#" + strings.ToLower(string(c)) }
 
-// err gives e the code c.
-func (c Code) err(e *field.Error) *field.Error { return e.WithOrigin(string(c)) }
+// Err gives e the code c.
+func (c Code) Err(e *field.Error) *field.Error { return e.WithOrigin(string(c)) }
 
-// errs gives every error of errs the code c (the list of a helper that
+// Errs gives every error of errs the code c (the list of a helper that
 // serves several rules, such as validateDNSSubdomain).
-func (c Code) errs(errs field.ErrorList) field.ErrorList { return errs.WithOrigin(string(c)) }
+func (c Code) Errs(errs field.ErrorList) field.ErrorList { return errs.WithOrigin(string(c)) }
 
 // CodeOf is the code the rule gave e; "" when e is none of this package's
 // (kube-apiserver's own errors, which the offline command shows too).

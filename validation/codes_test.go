@@ -159,7 +159,7 @@ func TestCatalog(t *testing.T) {
 }
 
 func TestCodeOf(t *testing.T) {
-	assert.Equal(t, CodePort, CodeOf(CodePort.err(field.Invalid(field.NewPath("spec"), 0, ""))))
+	assert.Equal(t, CodePort, CodeOf(CodePort.Err(field.Invalid(field.NewPath("spec"), 0, ""))))
 	assert.Empty(t, CodeOf(field.Invalid(field.NewPath("spec"), 0, "").WithOrigin("format=dns-label")),
 		"apimachinery's origins are no codes")
 	assert.Equal(t, CodeMoreErrors, CodeOf(moreErrors("spec", 3)))
@@ -168,5 +168,5 @@ func TestCodeOf(t *testing.T) {
 // TestCodesLeaveTheTextsAlone: a code is no part of what kubectl prints.
 func TestCodesLeaveTheTextsAlone(t *testing.T) {
 	e := field.Duplicate(field.NewPath("spec", "listeners").Index(1).Child("name"), "web")
-	assert.Equal(t, e.Error(), CodeDuplicateListenerName.err(field.Duplicate(field.NewPath("spec", "listeners").Index(1).Child("name"), "web")).Error())
+	assert.Equal(t, e.Error(), CodeDuplicateListenerName.Err(field.Duplicate(field.NewPath("spec", "listeners").Index(1).Child("name"), "web")).Error())
 }

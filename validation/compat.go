@@ -84,10 +84,10 @@ func (m *mergedListeners) conflict(port gwv1.PortNumber, protocol gwv1.ProtocolT
 	case !lost:
 		return nil, "", claim{}
 	case reason == ReasonProtocolConflict:
-		return codes.protocol.err(field.Invalid(fldPath.Child("protocol"), string(protocol),
+		return codes.protocol.Err(field.Invalid(fldPath.Child("protocol"), string(protocol),
 			fmt.Sprintf(DetailProtocolConflict, port, winner.protocol, winner))), reason, winner
 	default:
-		return codes.hostname.err(field.Invalid(fldPath.Child("hostname"), string(endpointOf(port, protocol, hostname).hostname),
+		return codes.hostname.Err(field.Invalid(fldPath.Child("hostname"), string(endpointOf(port, protocol, hostname).hostname),
 			fmt.Sprintf(DetailHostnameConflict, winner))), reason, winner
 	}
 }
