@@ -57,6 +57,9 @@ type CodeDoc struct {
 	Cause, Fix string
 	// WarningKind, for a warning's code, is the kind it is given by.
 	WarningKind WarningKind
+	// Retired, for a code no rule gives any more, says since when and
+	// why. The entry stays, so that the code is never given again.
+	Retired string
 }
 
 // CodesPage is the page that explains every code; HelpURI points into it.
