@@ -342,15 +342,19 @@ func Catalog() []CodeDoc {
 }
 
 // kindCodes is the code of each warning kind that has one of its own.
-var kindCodes = func() map[WarningKind]Code {
+var kindCodes = CodesByKind(catalog)
+
+// CodesByKind is the code of each warning kind docs give one, the map a
+// catalog's warnings are coded by.
+func CodesByKind(docs []CodeDoc) map[WarningKind]Code {
 	m := map[WarningKind]Code{}
-	for _, d := range catalog {
+	for _, d := range docs {
 		if d.WarningKind != "" {
 			m[d.WarningKind] = d.Code
 		}
 	}
 	return m
-}()
+}
 
 // KindCode is the code of warnings of kind k; "" for a kind that wraps an
 // error (its warnings carry the error's code) or that is not this

@@ -50,15 +50,7 @@ var Codes = []validation.CodeDoc{
 }
 
 // kindCodes is the code of each warning kind of Codes.
-var kindCodes = func() map[string]validation.Code {
-	m := map[string]validation.Code{}
-	for _, d := range Codes {
-		if d.WarningKind != "" {
-			m[string(d.WarningKind)] = d.Code
-		}
-	}
-	return m
-}()
+var kindCodes = validation.CodesByKind(Codes)
 
 // warningCode is the code of a warning of kind: validation's (its rules'
 // kinds) or this package's.
@@ -66,7 +58,7 @@ func warningCode(kind string) validation.Code {
 	if c := validation.KindCode(validation.WarningKind(kind)); c != "" {
 		return c
 	}
-	return kindCodes[kind]
+	return kindCodes[validation.WarningKind(kind)]
 }
 
 // errorCode is the code of an error: the rule's, or kube-apiserver's.

@@ -1,17 +1,14 @@
 package docs
 
 import (
-	"bytes"
 	"flag"
 	"fmt"
-	"os"
 	"path/filepath"
 	"strings"
 	"testing"
 
-	"github.com/stretchr/testify/require"
-
 	"github.com/airlock/listenerset-webhook/offline/report"
+	"github.com/airlock/listenerset-webhook/test/golden"
 	"github.com/airlock/listenerset-webhook/validation"
 	"github.com/airlock/listenerset-webhook/webhook/admission"
 )
@@ -27,16 +24,8 @@ const codesPage = "docs/codes.md"
 // page was not regenerated (`make docs-generate`, or this test with
 // -update).
 func TestCodesPageIsGenerated(t *testing.T) {
-	want := renderCodes(report.Catalog())
-	path := filepath.Join(root, codesPage)
-	if *update {
-		require.NoError(t, os.WriteFile(path, want, 0o644))
-	}
-	got, err := os.ReadFile(path)
-	require.NoError(t, err)
-	if !bytes.Equal(got, want) {
-		t.Fatalf("%s is stale: regenerate it with `make docs-generate` (go test ./test/docs -run TestCodesPageIsGenerated -update)", codesPage)
-	}
+	golden.Generated(t, filepath.Join(root, codesPage), renderCodes(report.Catalog()), *update,
+		"`make docs-generate` (go test ./test/docs -run TestCodesPageIsGenerated -update)")
 }
 
 // kindText is how the page names each kind of code.
