@@ -70,7 +70,7 @@ func coded(t testing.TB, errs field.ErrorList) field.ErrorList {
 	}
 	out := make(field.ErrorList, len(errs))
 	for i, e := range errs {
-		if p := codeProblem(CodeOf(e), e.Field, CodeError, CodeCluster, CodeSummary); p != "" {
+		if p := codeProblem(CodeOf(e), e.Field, CodeKindError, CodeKindCluster, CodeKindSummary); p != "" {
 			t.Errorf("error %q %s", e.Error(), p)
 		}
 		c := *e
@@ -88,12 +88,12 @@ func coded(t testing.TB, errs field.ErrorList) field.ErrorList {
 func codedWarnings(t testing.TB, ws Warnings) Warnings {
 	t.Helper()
 	for _, w := range ws {
-		kinds := []CodeKind{CodeError, CodeCluster}
+		kinds := []CodeKind{CodeKindError, CodeKindCluster}
 		if KindCode(w.Kind) != "" {
 			if w.Code != KindCode(w.Kind) {
 				t.Errorf("warning %q of kind %s has code %q, not its kind's %s", w.String(), w.Kind, w.Code, KindCode(w.Kind))
 			}
-			kinds = []CodeKind{CodeWarning, CodeCluster, CodeSummary}
+			kinds = []CodeKind{CodeKindWarning, CodeKindCluster, CodeKindSummary}
 		}
 		if p := codeProblem(w.Code, w.Path, kinds...); p != "" {
 			t.Errorf("warning %q %s", w.String(), p)
@@ -127,7 +127,7 @@ func TestMain(m *testing.M) {
 // TestCatalog: every code is listed once, in its range, with its texts;
 // a warning kind has at most one code.
 func TestCatalog(t *testing.T) {
-	ranges := map[CodeKind]byte{CodeSummary: '0', CodeError: '1', CodeWarning: '2', CodeCluster: '3'}
+	ranges := map[CodeKind]byte{CodeKindSummary: '0', CodeKindError: '1', CodeKindWarning: '2', CodeKindCluster: '3'}
 	codes := map[Code]bool{}
 	kinds := map[WarningKind]Code{}
 	for _, d := range catalog {
@@ -140,7 +140,7 @@ func TestCatalog(t *testing.T) {
 		assert.NotEmpty(t, d.Title, d.Code)
 		assert.NotEmpty(t, d.Cause, d.Code)
 		assert.NotEmpty(t, d.Fix, d.Code)
-		if d.Kind != CodeSummary {
+		if d.Kind != CodeKindSummary {
 			assert.NotEmpty(t, d.Paths, d.Code)
 		}
 		if d.WarningKind != "" {
@@ -148,7 +148,7 @@ func TestCatalog(t *testing.T) {
 			assert.False(t, dup, "kind %s has the codes %s and %s", d.WarningKind, other, d.Code)
 			kinds[d.WarningKind] = d.Code
 		}
-		if d.Kind == CodeWarning {
+		if d.Kind == CodeKindWarning {
 			assert.NotEmpty(t, d.WarningKind, "warning code %s names its kind", d.Code)
 		}
 	}

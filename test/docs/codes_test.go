@@ -28,15 +28,6 @@ func TestCodesPageIsGenerated(t *testing.T) {
 		"`make docs-generate` (go test ./test/docs -run TestCodesPageIsGenerated -update)")
 }
 
-// kindText is how the page names each kind of code.
-var kindText = map[validation.CodeKind]string{
-	validation.CodeSummary: "summary",
-	validation.CodeOffline: "offline",
-	validation.CodeError:   "error",
-	validation.CodeWarning: "warning",
-	validation.CodeCluster: "cluster",
-}
-
 func renderCodes(codes []validation.CodeDoc) []byte {
 	var b strings.Builder
 	p := func(format string, args ...any) { fmt.Fprintf(&b, format, args...) }
@@ -64,11 +55,11 @@ func renderCodes(codes []validation.CodeDoc) []byte {
 	p("Paths write each list index and map key as `[*]`.\n\n")
 	p("| code | kind | title |\n|---|---|---|\n")
 	for _, d := range codes {
-		p("| [%s](#%s) | %s | %s |\n", d.Code, strings.ToLower(string(d.Code)), kindText[d.Kind], d.Title)
+		p("| [%s](#%s) | %s | %s |\n", d.Code, strings.ToLower(string(d.Code)), d.Kind, d.Title)
 	}
 	for _, d := range codes {
 		p("\n### %s\n\n", d.Code)
-		p("**%s** (%s", d.Title, kindText[d.Kind])
+		p("**%s** (%s", d.Title, d.Kind)
 		if d.WarningKind != "" {
 			p(", warning kind `%s`", d.WarningKind)
 		}
