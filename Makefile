@@ -5,7 +5,7 @@ BIN := bin
 WEBHOOK := $(BIN)/listenerset-webhook
 PLUGIN := $(BIN)/kubectl-listenerset
 
-.PHONY: all build image chart-score run ci-tools node-setup testsummary test test-matrix test-matrix-ends test-node test-node-stress test-unit test-e2e bench bench-scale fuzz vet k8s-binaries helm chart-lint chart-template chart-policy chart-generate promtool clean
+.PHONY: all build image chart-score run ci-tools node-setup testsummary test test-matrix test-matrix-ends test-node test-node-stress test-unit test-e2e bench bench-scale fuzz vet k8s-binaries helm chart-lint chart-template chart-policy chart-generate docs-generate promtool clean
 
 all: build
 
@@ -71,6 +71,11 @@ chart-policy:
 ## and files/webhooks.yaml (the webhooks' names, paths, rules and match condition, admission.Registrations)
 chart-generate: chart-policy
 	$(GO) test ./test/chart -run '^TestWebhookFileIsGenerated$$' -count=1 -update
+
+## docs-generate: regenerate docs/codes.md, the page of every diagnostic code, from the catalog in the Go
+## code (validation/codes.go, offline/judge/codes.go); test/docs' TestCodesPageIsGenerated fails while it is stale
+docs-generate:
+	$(GO) test ./test/docs -run '^TestCodesPageIsGenerated$$' -count=1 -update
 
 ## run: a local control plane with the webhook registered; Ctrl-C stops everything (exit 0).
 ## RUN_FLAGS go to hack/run (e.g. RUN_FLAGS=-strict; RUN_FLAGS=-h lists them).

@@ -82,12 +82,12 @@
 //
 //	{
 //	  "results": [{"file": "a.yaml", "document": 1, "line": 1, "namespace": "team-a", "name": "dup", "valid": false,
-//	               "errors": [{"field": "spec.listeners[1].name", "type": "FieldValueDuplicate",
+//	               "errors": [{"field": "spec.listeners[1].name", "code": "LS104", "type": "FieldValueDuplicate",
 //	                           "value": "web", "message": "spec.listeners[1].name: Duplicate value: \"web\"",
 //	                           "line": 12, "column": 5}],
 //	               "warnings": [{"field": "spec.listeners[0].tls.options[example.com/x]", "kind": "ForeignOption",
 //	                             "message": "spec.listeners[0].tls.options[example.com/x]: not an Airlock ...",
-//	                             "line": 9, "column": 9}]}],
+//	                             "code": "LS202", "line": 9, "column": 9}]}],
 //	  "skipped": [{"file": "a.yaml", "document": 2, "line": 14, "apiVersion": "v1", "kind": "Namespace",
 //	               "name": "team-a", "reason": "not a ListenerSet"}],
 //	  "inputErrors": [],
@@ -113,27 +113,32 @@
 // at its first line. Every format shows them; the text output as a suffix
 // after kubectl's line.
 //
-// # Rule ids
+// # Codes
 //
-// The CI formats name the check behind each finding by a stable id a user can
-// suppress by: an error's field.ErrorType and its path with every index and
-// key replaced by * (FieldValueDuplicate/spec.listeners[*].name), a warning's
-// kind (validation.WarningKind such as ForeignOption, or UnknownField and
-// DuplicateField from the strict decode), and InputError for input that
-// cannot be read.
+// Every finding carries its stable diagnostic code (docs/codes.md, generated
+// from report.Catalog: the rules' codes, validation.Catalog, and those of
+// what only the offline commands find, judge.Codes), which the CI formats
+// name the check by and a user can suppress by: LS104 for a duplicate
+// listener name, LS202 for another implementation's TLS option, LS015 for
+// kube-apiserver's own refusal (the CRD's schema or CEL, object metadata),
+// LS010 for input that cannot be read. A report's summary of the findings
+// it does not show has one too (LS001, LS002). The text output shows none:
+// it is kubectl's.
 //
 // # JUnit output (-o junit)
 //
 // JUnit XML as kubeconform writes it, for GitLab's and Jenkins' test reports:
 // a testsuite per file, a testcase per object (classname ListenerSet@v1), a
-// failure per error (type: the rule id; text: "file:line:column: message"), a
+// failure per error (type: the code; text: "file:line:column: message"), a
 // skipped element for other objects and an error element for a document that
-// cannot be read. Warnings are the testcase's system-out.
+// cannot be read. Warnings are the testcase's system-out, each line
+// "Warning LS202: file:line:column: message".
 //
 // # SARIF output (-o sarif)
 //
 // A SARIF 2.1.0 log (github.com/owenrumney/go-sarif) for code scanning: a
-// rule per check with a short description and help text, a result per error
+// rule per code (its id) with the code's title, its cause and fix as help and
+// helpUri its entry of docs/codes.md (validation.CodesPage), a result per error
 // (level error) and warning (level warning) at its file, line and column.
 // Files are named relative to the working directory under the uriBaseId
 // %SRCROOT%, which originalUriBaseIds maps to the working directory, so that
@@ -146,8 +151,8 @@
 // GitHub Actions workflow commands, one per finding, escaped as the runner
 // expects (%, CR and LF; in properties also ":" and ","):
 //
-//	::error file=a.yaml,line=12,col=5,title=FieldValueDuplicate/spec.listeners[*].name::ListenerSet team-a/dup: spec.listeners[1].name: Duplicate value: "web"
-//	::warning file=a.yaml,line=9,col=9,title=ForeignOption::ListenerSet team-a/dup: spec.listeners[0].tls.options[example.com/x]: ...
+//	::error file=a.yaml,line=12,col=5,title=LS104 Duplicate listener name::ListenerSet team-a/dup: spec.listeners[1].name: Duplicate value: "web"
+//	::warning file=a.yaml,line=9,col=9,title=LS202 TLS option of another implementation::ListenerSet team-a/dup: spec.listeners[0].tls.options[example.com/x]: ...
 //
 // The CI formats write nothing to stderr.
 //

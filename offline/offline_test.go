@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"encoding/xml"
 	"fmt"
+	"io"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -26,6 +27,7 @@ import (
 	"github.com/airlock/listenerset-webhook/offline/report"
 	"github.com/airlock/listenerset-webhook/test/golden"
 	"github.com/airlock/listenerset-webhook/test/testproc"
+	"github.com/airlock/listenerset-webhook/validation"
 	"github.com/airlock/listenerset-webhook/webhook/admission"
 )
 
@@ -463,4 +465,93 @@ func TestTextSuffixIsTheReportPosition(t *testing.T) {
 	assert.Greater(t, kinds["error"], 10, "%v", kinds)
 	assert.Greater(t, kinds["warning"], 10, "%v", kinds)
 	assert.GreaterOrEqual(t, kinds["input error"], 2, "%v", kinds)
+}
+
+// TestEveryOfflineFindingHasACode: every error, warning and input error the
+// command reports carries a code of report.Catalog, on the golden inputs,
+// the examples and input made to meet each of kube-apiserver's own checks
+// (an unknown field as error and as warning, a duplicate key, a value of the
+// wrong type, an invalid name, a file that does not parse). Their JSON is
+// what every format is rendered from.
+func TestEveryOfflineFindingHasACode(t *testing.T) {
+	dir := t.TempDir()
+	own := map[string]string{
+		"unknown.yaml": `apiVersion: gateway.networking.k8s.io/v1
+kind: ListenerSet
+metadata: {name: unknown, namespace: team-a}
+spec:
+  parentRef: {name: gw}
+  listeners: [{name: web, port: 80, protocol: HTTP, colour: red}]
+`,
+		"duplicate.yaml": `apiVersion: gateway.networking.k8s.io/v1
+kind: ListenerSet
+metadata: {name: dup, namespace: team-a}
+spec:
+  parentRef: {name: gw}
+  parentRef: {name: gw}
+  listeners: [{name: web, port: 80, protocol: HTTP}]
+`,
+		"type.yaml": `apiVersion: gateway.networking.k8s.io/v1
+kind: ListenerSet
+metadata: {name: type, namespace: team-a}
+spec:
+  parentRef: {name: gw}
+  listeners: [{name: web, port: eighty, protocol: HTTP}]
+`,
+		"name.yaml": `apiVersion: gateway.networking.k8s.io/v1
+kind: ListenerSet
+metadata: {name: Not_A_Name, namespace: team-a}
+spec:
+  parentRef: {name: gw}
+  listeners: [{name: web, port: 80, protocol: HTTP}]
+`,
+		"finalizer.yaml": `apiVersion: gateway.networking.k8s.io/v1
+kind: ListenerSet
+metadata: {name: finalizer, namespace: team-a, finalizers: [bad]}
+spec:
+  parentRef: {name: gw}
+  listeners: [{name: web, port: 80, protocol: HTTP}]
+`,
+		"metadata.yaml": "apiVersion: gateway.networking.k8s.io/v1\nkind: ListenerSet\nmetadata: 5\nspec: {}\n",
+		"broken.yaml":   "a: [\n",
+	}
+	for name, body := range own {
+		require.NoError(t, os.WriteFile(filepath.Join(dir, name), []byte(body), 0o644))
+	}
+	codes := map[string]bool{}
+	for _, d := range report.Catalog() {
+		codes[string(d.Code)] = true
+	}
+	seen := map[string]bool{}
+	check := func(where, code string) {
+		if assert.True(t, codes[code], "%s: code %q is not in the catalog", where, code) {
+			seen[code] = true
+		}
+	}
+	for _, unknown := range judge.UnknownFieldsModes {
+		paths := []string{dir, filepath.Join("..", "examples")}
+		for _, tc := range formatCases {
+			paths = append(paths, tc.paths...)
+		}
+		var out bytes.Buffer
+		offline.Validate(paths, offline.Options{Format: report.JSON, Stdout: &out, Stderr: io.Discard, WorkDir: srcRoot,
+			Judge: judge.Options{UnknownFields: unknown}})
+		var r report.Report
+		require.NoError(t, json.Unmarshal(out.Bytes(), &r))
+		for _, res := range r.Results {
+			for _, e := range res.Errors {
+				check(res.File+": "+e.Message, e.Code)
+			}
+			for _, w := range res.Warnings {
+				check(res.File+": "+w.Message, w.Code)
+			}
+		}
+		for _, e := range r.InputErrors {
+			check(e.File+": "+e.Message, e.Code)
+		}
+	}
+	for _, c := range []validation.Code{judge.CodeInputError, judge.CodeUndecodable, judge.CodeUnknownField,
+		judge.CodeDuplicateField, judge.CodeAPIServerError, judge.CodeAPIServerWarning} {
+		assert.True(t, seen[string(c)], "no input met %s", c)
+	}
 }

@@ -89,7 +89,7 @@ func validateInCluster(ls *gwv1.ListenerSet, c Cluster, strict bool, v *verdict)
 		if strict {
 			v.judge(v.ratchet.same(f.listener, f.involved...), f.err)
 		} else {
-			v.warnings.Add(Warning{Path: f.err.Field, Kind: KindClusterFinding, Message: f.err.Detail})
+			v.warnings.Add(Warning{Path: f.err.Field, Kind: KindClusterFinding, Code: CodeOf(f.err), Message: f.err.Detail})
 		}
 	}
 }
@@ -482,7 +482,7 @@ func validateCertificateRefInCluster(ls *gwv1.ListenerSet, ref *gwv1.SecretObjec
 	var err *field.Error
 	if ns != ls.Namespace {
 		if grants, known := c.ReferenceGrants(ns); known && !permitted(grants, ls.Namespace, ref.Name) {
-			err = field.Forbidden(fldPath.Child("namespace"), fmt.Sprintf(DetailRefNotPermitted, ns, ls.Namespace))
+			err = CodeRefNotPermitted.Err(field.Forbidden(fldPath.Child("namespace"), fmt.Sprintf(DetailRefNotPermitted, ns, ls.Namespace)))
 		}
 	}
 	if exists, known := c.SecretExists(ns, string(ref.Name)); known && !exists {

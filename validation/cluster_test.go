@@ -278,8 +278,8 @@ func TestValidateListenerSetInCluster(t *testing.T) {
 	for _, tc := range tests {
 		t.Run(tc.rule, func(t *testing.T) {
 			errs, warnings := Validate(tc.ls, nil, Options{Cluster: tc.cluster, Strict: true})
-			assert.Equal(t, tc.want, errs)
-			assert.Equal(t, tc.warnings, warnings.Strings())
+			assert.Equal(t, tc.want, coded(t, errs))
+			assert.Equal(t, tc.warnings, codedWarnings(t, warnings).Strings())
 		})
 	}
 }
@@ -312,11 +312,12 @@ func TestClusterFindingsStrictness(t *testing.T) {
 
 	errs, warnings := Validate(ls, nil, Options{Cluster: cluster})
 	assert.Empty(t, errs)
-	assert.Equal(t, []string{secretMissing, conflict.Field + ": " + conflict.Detail}, warnings.Strings())
+	assert.Equal(t, []string{secretMissing, conflict.Field + ": " + conflict.Detail}, codedWarnings(t, warnings).Strings())
+	assert.Equal(t, []Code{CodeSecretNotFound, CodeMergedProtocolConflict}, []Code{warnings[0].Code, warnings[1].Code})
 	assert.Equal(t, []WarningKind{KindSecretNotFound, KindClusterFinding}, []WarningKind{warnings[0].Kind, warnings[1].Kind})
 
 	errs, warnings = Validate(ls, nil, Options{Cluster: cluster, Strict: true})
-	assert.Equal(t, field.ErrorList{conflict}, errs)
+	assert.Equal(t, field.ErrorList{conflict}, coded(t, errs))
 	assert.Equal(t, []string{secretMissing}, warnings.Strings())
 }
 
@@ -341,7 +342,7 @@ func TestCrossNamespaceReminderGivesWayToGrants(t *testing.T) {
 	} {
 		errs, warnings := Validate(ls, nil, Options{Cluster: tc.cluster})
 		assert.Empty(t, errs, name)
-		assert.Equal(t, tc.want, warnings.Strings(), name)
+		assert.Equal(t, tc.want, codedWarnings(t, warnings).Strings(), name)
 	}
 }
 
@@ -510,9 +511,9 @@ func TestMergedListeners(t *testing.T) {
 	assert.Equal(t, gwSrc, rows[0].Source)
 	assert.Equal(t, set("team-a", "oldest"), rows[3].Source)
 	assert.Equal(t, field.ErrorList{field.Invalid(field.NewPath("spec", "listeners").Index(1).Child("protocol"), "HTTPS",
-		"port 80 already uses protocol HTTP in gateway-ns/gw listener http; this listener would be Conflicted (ProtocolConflict)")}, rows[4].Errors)
+		"port 80 already uses protocol HTTP in gateway-ns/gw listener http; this listener would be Conflicted (ProtocolConflict)")}, coded(t, rows[4].Errors))
 	assert.Equal(t, field.ErrorList{field.NotSupported(field.NewPath("spec", "listeners").Index(0).Child("allowedRoutes", "kinds").Index(0).Child("kind"),
-		"GRPCRoute", []string{"HTTPRoute"})}, rows[6].Errors)
+		"GRPCRoute", []string{"HTTPRoute"})}, coded(t, rows[6].Errors))
 	assert.Equal(t, 1, rows[4].Index)
 
 	// Without JudgeSets (the cluster-aware rules' view of stored sets) the

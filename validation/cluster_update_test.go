@@ -103,8 +103,8 @@ func TestValidateListenerSetUpdateInCluster(t *testing.T) {
 	for _, tc := range tests {
 		t.Run(tc.rule, func(t *testing.T) {
 			errs, warnings := Validate(tc.new, tc.old, Options{Cluster: cluster, Strict: true})
-			assert.Equal(t, tc.want, errs)
-			assert.Equal(t, tc.warnings, warnings.Strings())
+			assert.Equal(t, tc.want, coded(t, errs))
+			assert.Equal(t, tc.warnings, codedWarnings(t, warnings).Strings())
 		})
 	}
 }

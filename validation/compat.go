@@ -78,19 +78,29 @@ func (m *mergedListeners) take(port gwv1.PortNumber, protocol gwv1.ProtocolType,
 // the listeners taken, its reason (ReasonProtocolConflict or
 // ReasonHostnameConflict) and the listener it loses to; nil when it is
 // compatible.
-func (m *mergedListeners) conflict(port gwv1.PortNumber, protocol gwv1.ProtocolType, hostname *gwv1.Hostname, fldPath *field.Path) (*field.Error, string, claim) {
+func (m *mergedListeners) conflict(port gwv1.PortNumber, protocol gwv1.ProtocolType, hostname *gwv1.Hostname, fldPath *field.Path, codes conflictCodes) (*field.Error, string, claim) {
 	reason, winner, lost := m.loses(port, protocol, hostname)
 	switch {
 	case !lost:
 		return nil, "", claim{}
 	case reason == ReasonProtocolConflict:
-		return field.Invalid(fldPath.Child("protocol"), string(protocol),
-			fmt.Sprintf(DetailProtocolConflict, port, winner.protocol, winner)), reason, winner
+		return codes.protocol.Err(field.Invalid(fldPath.Child("protocol"), string(protocol),
+			fmt.Sprintf(DetailProtocolConflict, port, winner.protocol, winner))), reason, winner
 	default:
-		return field.Invalid(fldPath.Child("hostname"), string(endpointOf(port, protocol, hostname).hostname),
-			fmt.Sprintf(DetailHostnameConflict, winner)), reason, winner
+		return codes.hostname.Err(field.Invalid(fldPath.Child("hostname"), string(endpointOf(port, protocol, hostname).hostname),
+			fmt.Sprintf(DetailHostnameConflict, winner))), reason, winner
 	}
 }
+
+// conflictCodes are the codes of a conflict by its reason: one rule, whose
+// findings within a set are the object's own errors and those with the
+// Gateway's merged list cluster-aware.
+type conflictCodes struct{ protocol, hostname Code }
+
+var (
+	inSetConflicts  = conflictCodes{CodeProtocolConflict, CodeHostnameConflict}
+	mergedConflicts = conflictCodes{CodeMergedProtocolConflict, CodeMergedHostnameConflict}
+)
 
 // loses is conflict's decision without the error, which costs a path and a
 // message: whether a listener loses to one taken, why, and to which.
@@ -240,7 +250,7 @@ func mergeListeners(gw *gwv1.Gateway, sets []*gwv1.ListenerSet, admission *gatew
 		// Most listeners are compatible: the path and the error are built
 		// only for one that is not.
 		if _, _, lost := m.loses(row.Port, row.Protocol, row.Hostname); lost {
-			err, reason, winner := m.conflict(row.Port, row.Protocol, row.Hostname, listenersPath.Index(row.Index))
+			err, reason, winner := m.conflict(row.Port, row.Protocol, row.Hostname, listenersPath.Index(row.Index), mergedConflicts)
 			row.State, row.Reason, row.Errors = ListenerConflicted, reason, field.ErrorList{err}
 			row.Winner = &winner.ref
 			return row

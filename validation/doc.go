@@ -18,7 +18,9 @@
 // listeners command (package listing) prints it.
 //
 // Problems that do not stop Airlock from serving the object are Warnings,
-// values with a path and a kind (warnings.go). The name lists the rules check
+// values with a path and a kind (warnings.go). Every error and warning has a
+// stable diagnostic code (codes.go): a rule gives it where it builds its
+// error, a warning's kind decides its code. The name lists the rules check
 // against live in names.go, with their source.
 //
 // The package is pure: it imports gateway-api, apimachinery and defaults only,

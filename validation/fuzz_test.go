@@ -24,13 +24,15 @@ import (
 // it was; defaulting leaves nothing to default and a second pass changes
 // nothing; an update that changes nothing is never blocked, and neither is
 // one that only reorders listeners with distinct names (ratcheting pairs
-// them by name, not by position).
+// them by name, not by position); every finding has its code.
 func FuzzValidateListenerSet(f *testing.F) {
 	f.Add([]byte{}) // every first choice; the committed corpus has the examples
 	f.Fuzz(func(t *testing.T, data []byte) {
 		ls := validationtest.FuzzListenerSet(data)
 		input := ls.DeepCopy()
-		errs, _ := validation.Validate(ls, nil, validation.Options{})
+		errs, warnings := validation.Validate(ls, nil, validation.Options{})
+		validation.Coded(t, errs)
+		validation.CodedWarnings(t, warnings)
 		if !reflect.DeepEqual(ls, input) {
 			t.Fatal("Validate changed its input")
 		}

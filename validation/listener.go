@@ -19,9 +19,9 @@ func validateListeners(ls *gwv1.ListenerSet, c Cluster, fldPath *field.Path, v *
 	listeners := ls.Spec.Listeners
 	switch {
 	case len(listeners) == 0:
-		v.judge(v.ratchet.listenerList(), field.Required(fldPath, "at least one listener is required"))
+		v.judge(v.ratchet.listenerList(), CodeNoListeners.Err(field.Required(fldPath, "at least one listener is required")))
 	case len(listeners) > MaxListeners:
-		v.judge(v.ratchet.listenerList(), field.TooMany(fldPath, len(listeners), MaxListeners))
+		v.judge(v.ratchet.listenerList(), CodeTooManyListeners.Err(field.TooMany(fldPath, len(listeners), MaxListeners)))
 		// The object is rejected anyway; judging only the first
 		// MaxListeners keeps an 8 MiB request of 200 000 listeners from
 		// costing what a real set never does.
@@ -38,11 +38,11 @@ func validateListeners(ls *gwv1.ListenerSet, c Cluster, fldPath *field.Path, v *
 		// two listeners sharing one is the duplicate. Both names are as
 		// stored when both listeners are paired (names are the key).
 		if first, dup := names[l.Name]; dup && l.Name != "" {
-			v.judge(v.ratchet.same(i) && v.ratchet.same(first), field.Duplicate(lPath.Child("name"), string(l.Name)))
+			v.judge(v.ratchet.same(i) && v.ratchet.same(first), CodeDuplicateListenerName.Err(field.Duplicate(lPath.Child("name"), string(l.Name))))
 		} else {
 			names[l.Name] = i
 		}
-		if err, reason, winner := merged.conflict(l.Port, l.Protocol, l.Hostname, lPath); err != nil {
+		if err, reason, winner := merged.conflict(l.Port, l.Protocol, l.Hostname, lPath, inSetConflicts); err != nil {
 			involved := conflictValues(reason)
 			v.judge(v.ratchet.same(i, involved...) && v.ratchet.same(winner.index, involved...), err)
 		}
@@ -67,11 +67,11 @@ func conflictValues(reason string) []value {
 func validateListener(i int, l *gwv1.ListenerEntry, namespace string, c Cluster, fldPath *field.Path, v *verdict) {
 	// Routes pick a listener by name (sectionName); the CRD gives it the DNS
 	// subdomain pattern.
-	v.check(i, validateDNSSubdomain(l.Name, fldPath.Child("name")))
+	v.check(i, CodeListenerName.Errs(validateDNSSubdomain(l.Name, fldPath.Child("name"))))
 	v.check(i, validatePort(l.Port, fldPath.Child("port")), portValue)
 	v.check(i, validateProtocol(l.Protocol, fldPath.Child("protocol")), protocolValue)
 	if l.Hostname != nil {
-		hostErrs := validateHostname(*l.Hostname, fldPath.Child("hostname"))
+		hostErrs := CodeHostname.Errs(validateHostname(*l.Hostname, fldPath.Child("hostname")))
 		if len(hostErrs) == 0 {
 			warnLongHostnameLabel(*l.Hostname, fldPath.Child("hostname"), &v.warnings)
 		}
@@ -109,17 +109,17 @@ func shorten(label string) string {
 func validatePort(port gwv1.PortNumber, fldPath *field.Path) field.ErrorList {
 	var errs field.ErrorList
 	for _, msg := range validation.IsValidPortNum(int(port)) {
-		errs = append(errs, field.Invalid(fldPath, port, msg))
+		errs = append(errs, CodePort.Err(field.Invalid(fldPath, port, msg)))
 	}
 	return errs
 }
 
 func validateProtocol(p gwv1.ProtocolType, fldPath *field.Path) field.ErrorList {
 	if p == "" {
-		return field.ErrorList{field.Required(fldPath, "")}
+		return field.ErrorList{CodeProtocol.Err(field.Required(fldPath, ""))}
 	}
 	if !slices.Contains(SupportedProtocols, p) {
-		return field.ErrorList{field.NotSupported(fldPath, string(p), SupportedProtocols)}
+		return field.ErrorList{CodeProtocol.Err(field.NotSupported(fldPath, string(p), SupportedProtocols))}
 	}
 	return nil
 }

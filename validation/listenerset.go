@@ -24,15 +24,15 @@ func validateParentRef(ref *gwv1.ParentGatewayReference, fldPath *field.Path, v 
 	}
 	if ref.Group != nil && *ref.Group != gwv1.GroupName {
 		judge(func(r *gwv1.ParentGatewayReference) any { return r.Group },
-			field.NotSupported(fldPath.Child("group"), string(*ref.Group), []string{gwv1.GroupName}))
+			CodeParentRefKind.Err(field.NotSupported(fldPath.Child("group"), string(*ref.Group), []string{gwv1.GroupName})))
 	}
 	if ref.Kind != nil && *ref.Kind != gatewayKind {
 		judge(func(r *gwv1.ParentGatewayReference) any { return r.Kind },
-			field.NotSupported(fldPath.Child("kind"), string(*ref.Kind), []string{gatewayKind}))
+			CodeParentRefKind.Err(field.NotSupported(fldPath.Child("kind"), string(*ref.Kind), []string{gatewayKind})))
 	}
-	judge(func(r *gwv1.ParentGatewayReference) any { return r.Name }, validateDNSSubdomain(ref.Name, fldPath.Child("name"))...)
+	judge(func(r *gwv1.ParentGatewayReference) any { return r.Name }, CodeParentRefName.Errs(validateDNSSubdomain(ref.Name, fldPath.Child("name")))...)
 	if ref.Namespace != nil {
-		judge(func(r *gwv1.ParentGatewayReference) any { return r.Namespace }, validateNamespace(*ref.Namespace, fldPath.Child("namespace"))...)
+		judge(func(r *gwv1.ParentGatewayReference) any { return r.Namespace }, CodeParentRefNamespace.Errs(validateNamespace(*ref.Namespace, fldPath.Child("namespace")))...)
 	}
 }
 

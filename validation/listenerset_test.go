@@ -9,6 +9,7 @@ import (
 	"github.com/stretchr/testify/require"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	metav1validation "k8s.io/apimachinery/pkg/apis/meta/v1/validation"
+	utilvalidation "k8s.io/apimachinery/pkg/util/validation"
 	"k8s.io/apimachinery/pkg/util/validation/field"
 	"k8s.io/utils/ptr"
 	gwv1 "sigs.k8s.io/gateway-api/apis/v1"
@@ -263,6 +264,13 @@ func TestValidateListenerSet(t *testing.T) {
 				ls.Spec.Listeners[1].TLS.CertificateRefs[0].Namespace = ptr.To[gwv1.Namespace]("certs")
 			},
 			warnings: []string{`spec.listeners[1].tls.certificateRefs[0].namespace: cross-namespace reference: needs a ReferenceGrant in namespace "certs"`},
+		},
+		{
+			rule: "certificateRefs: a namespace must be a DNS label",
+			mutate: func(ls *gwv1.ListenerSet) {
+				ls.Spec.Listeners[1].TLS.CertificateRefs[0].Namespace = ptr.To[gwv1.Namespace]("Certs")
+			},
+			want: field.ErrorList{field.Invalid(tlsPath(1).Child("certificateRefs").Index(0).Child("namespace"), "Certs", utilvalidation.IsDNS1123Label("Certs")[0])},
 		},
 		{
 			rule: "certificateRefs: own namespace spelled out is fine",
@@ -600,7 +608,7 @@ func TestValidateListenerSet(t *testing.T) {
 			},
 			want: append(field.ErrorList{field.TooMany(listenerPath(0).Child("allowedRoutes", "namespaces", "selector", "matchLabels"), MaxSelectorItems+1, MaxSelectorItems)},
 				append(metav1validation.ValidateLabelSelectorRequirement(metav1.LabelSelectorRequirement{Key: "team", Operator: "In", Values: []string{"-"}},
-					metav1validation.LabelSelectorValidationOptions{}, listenerPath(0).Child("allowedRoutes", "namespaces", "selector", "matchExpressions").Index(0)),
+					metav1validation.LabelSelectorValidationOptions{}, listenerPath(0).Child("allowedRoutes", "namespaces", "selector", "matchExpressions").Index(0)).WithOrigin(""),
 					field.TooMany(listenerPath(0).Child("allowedRoutes", "namespaces", "selector", "matchExpressions").Index(1).Child("values"), MaxSelectorItems+1, MaxSelectorItems))...),
 		},
 		{
@@ -613,7 +621,7 @@ func TestValidateListenerSet(t *testing.T) {
 					ns.Selector.MatchExpressions = append(ns.Selector.MatchExpressions, metav1.LabelSelectorRequirement{Key: "-", Operator: "Bad"})
 				}
 			},
-			want: append(metav1validation.ValidateLabels(map[string]string{"-": "a"}, listenerPath(0).Child("allowedRoutes", "namespaces", "selector", "matchLabels")),
+			want: append(metav1validation.ValidateLabels(map[string]string{"-": "a"}, listenerPath(0).Child("allowedRoutes", "namespaces", "selector", "matchLabels")).WithOrigin(""),
 				field.TooMany(listenerPath(0).Child("allowedRoutes", "namespaces", "selector", "matchExpressions"), MaxSelectorItems+1, MaxSelectorItems)),
 		},
 		{
@@ -665,6 +673,11 @@ func TestValidateListenerSet(t *testing.T) {
 			want:   field.ErrorList{field.Required(parentRef.Child("name"), "")},
 		},
 		{
+			rule:   "parentRef: a namespace must be a DNS label",
+			mutate: func(ls *gwv1.ListenerSet) { ls.Spec.ParentRef.Namespace = ptr.To[gwv1.Namespace]("gateway_ns") },
+			want:   field.ErrorList{field.Invalid(parentRef.Child("namespace"), "gateway_ns", utilvalidation.IsDNS1123Label("gateway_ns")[0])},
+		},
+		{
 			rule: "parentRef: group and kind unset mean Gateway",
 			mutate: func(ls *gwv1.ListenerSet) {
 				ls.Spec.ParentRef.Kind, ls.Spec.ParentRef.Group = nil, nil
@@ -698,8 +711,8 @@ func TestValidateListenerSet(t *testing.T) {
 			ls := validListenerSet()
 			tc.mutate(ls)
 			errs, warnings := Validate(ls, nil, Options{})
-			assert.Equal(t, tc.want, errs)
-			assert.Equal(t, tc.warnings, warnings.Strings())
+			assert.Equal(t, tc.want, coded(t, errs))
+			assert.Equal(t, tc.warnings, codedWarnings(t, warnings).Strings())
 		})
 	}
 }

@@ -37,7 +37,7 @@ const (
 // the count by the whole map.
 func validateOptions(i int, options map[gwv1.AnnotationKey]gwv1.AnnotationValue, protocol gwv1.ProtocolType, fldPath *field.Path, v *verdict) {
 	if len(options) > MaxOptions {
-		v.check(i, field.ErrorList{field.TooMany(fldPath, len(options), MaxOptions)}, optionsValue)
+		v.check(i, field.ErrorList{CodeTooManyOptions.Err(field.TooMany(fldPath, len(options), MaxOptions))}, optionsValue)
 	}
 	for _, key := range sortedKeys(options, make([]gwv1.AnnotationKey, 0, MaxOptions)) {
 		if errs := validateOptionEntry(key, string(options[key]), fldPath.Key(string(key)), &v.warnings); len(errs) > 0 {
@@ -50,13 +50,13 @@ func validateOptions(i int, options map[gwv1.AnnotationKey]gwv1.AnnotationValue,
 // validateOptionEntry checks one option, its key and its value.
 func validateOptionEntry(key gwv1.AnnotationKey, value string, keyPath *field.Path, w *WarningReport) field.ErrorList {
 	if len(value) > MaxOptionValueLen {
-		return field.ErrorList{field.TooLong(keyPath, value, MaxOptionValueLen)}
+		return field.ErrorList{CodeOptionTooLong.Err(field.TooLong(keyPath, value, MaxOptionValueLen))}
 	}
 	switch ours := strings.HasPrefix(string(key), OptionPrefix); {
 	case !strings.Contains(string(key), "/"):
-		return field.ErrorList{field.Invalid(keyPath, string(key), DetailUnprefixedOption)}
+		return field.ErrorList{CodeUnprefixedOption.Err(field.Invalid(keyPath, string(key), DetailUnprefixedOption))}
 	case !ours:
-		keyErrs := validation.IsDomainPrefixedKey(keyPath, string(key))
+		keyErrs := CodeOptionKey.Errs(validation.IsDomainPrefixedKey(keyPath, string(key)))
 		if len(keyErrs) == 0 {
 			w.add(keyPath, KindForeignOption, WarnForeignOption)
 		}
@@ -78,11 +78,11 @@ func validateOption(key gwv1.AnnotationKey, value string, fldPath *field.Path) f
 		return validateNameList(value, SignatureAlgorithms, fldPath, nil)
 	case OptionMinimumVersion, OptionMaximumVersion:
 		if !slices.Contains(TLSVersions, value) {
-			return field.ErrorList{field.NotSupported(fldPath, value, TLSVersions)}
+			return field.ErrorList{CodeTLSVersion.Err(field.NotSupported(fldPath, value, TLSVersions))}
 		}
 		return nil
 	}
-	return field.ErrorList{field.NotSupported(fldPath, string(key), SupportedOptions)}
+	return field.ErrorList{CodeUnknownOption.Err(field.NotSupported(fldPath, string(key), SupportedOptions))}
 }
 
 // tls13Cipher explains why a TLS 1.3 suite, a real name, is still wrong here.
@@ -105,7 +105,7 @@ func tls13Cipher(item string) string {
 // error, whatever their number.
 func validateNameList(value string, allowed []string, fldPath *field.Path, explain func(string) string) field.ErrorList {
 	if value == "" {
-		return field.ErrorList{field.Invalid(fldPath, value, DetailEmptyNameList)}
+		return field.ErrorList{CodeOptionListFormat.Err(field.Invalid(fldPath, value, DetailEmptyNameList))}
 	}
 	var (
 		empty                         bool
@@ -132,14 +132,16 @@ func validateNameList(value string, allowed []string, fldPath *field.Path, expla
 	}
 	var errs field.ErrorList
 	if empty {
-		errs = append(errs, field.Invalid(fldPath, value, DetailEmptyItem))
+		errs = append(errs, CodeOptionListFormat.Err(field.Invalid(fldPath, value, DetailEmptyItem)))
 	}
-	errs = padded.errors(errs, func(v any) *field.Error { return field.Invalid(fldPath, v, DetailPaddedItem) })
-	errs = repeated.errors(errs, func(v any) *field.Error { return field.Duplicate(fldPath, v) })
+	errs = padded.errors(errs, func(v any) *field.Error { return CodeOptionListFormat.Err(field.Invalid(fldPath, v, DetailPaddedItem)) })
+	errs = repeated.errors(errs, func(v any) *field.Error { return CodeDuplicateOptionItem.Err(field.Duplicate(fldPath, v)) })
 	for _, item := range explained.items {
-		errs = append(errs, field.Invalid(fldPath, item, explain(item)))
+		errs = append(errs, CodeTLS13Cipher.Err(field.Invalid(fldPath, item, explain(item))))
 	}
-	return unsupported.errors(errs, func(v any) *field.Error { return field.NotSupported(fldPath, v, allowed) })
+	return unsupported.errors(errs, func(v any) *field.Error {
+		return CodeUnsupportedOptionItem.Err(field.NotSupported(fldPath, v, allowed))
+	})
 }
 
 // itemSet is the set of a list's items seen so far. A list of a few items
@@ -250,10 +252,10 @@ func validateVersionRange(i int, options map[gwv1.AnnotationKey]gwv1.AnnotationV
 	lo, hi := slices.Index(TLSVersions, minV), slices.Index(TLSVersions, maxV)
 	maxPath := fldPath.Key(string(OptionMaximumVersion))
 	if lo >= 0 && hi >= 0 && lo > hi {
-		v.check(i, field.ErrorList{field.Invalid(maxPath, maxV, fmt.Sprintf(DetailVersionBelowMinimum, minV))},
+		v.check(i, field.ErrorList{CodeVersionRange.Err(field.Invalid(maxPath, maxV, fmt.Sprintf(DetailVersionBelowMinimum, minV)))},
 			optionValue(OptionMinimumVersion), optionValue(OptionMaximumVersion))
 	}
 	if protocol == ProtocolHTTP3 && hi >= 0 && maxV != TLSVersionHTTP3 {
-		v.check(i, field.ErrorList{field.Invalid(maxPath, maxV, DetailHTTP3NeedsTLS13)}, protocolValue, optionValue(OptionMaximumVersion))
+		v.check(i, field.ErrorList{CodeHTTP3NeedsTLS13.Err(field.Invalid(maxPath, maxV, DetailHTTP3NeedsTLS13))}, protocolValue, optionValue(OptionMaximumVersion))
 	}
 }

@@ -157,7 +157,7 @@ func moreErrors(parent string, n int) *field.Error {
 }
 
 // originMore marks the summary error, which names no problem of its own.
-const originMore = "listenerset-webhook/more-errors"
+const originMore = string(CodeMoreErrors)
 
 // IsMoreErrors tells whether e is a report's summary, which stands for
 // errors not shown and names no problem of its own.
@@ -232,7 +232,7 @@ func (r *WarningReport) More() (w Warning, ok bool) {
 	if !r.full {
 		return Warning{}, false
 	}
-	return Warning{Path: "spec", Kind: KindMoreWarnings,
+	return Warning{Path: "spec", Kind: KindMoreWarnings, Code: KindCode(KindMoreWarnings),
 		Message: fmt.Sprintf(WarnMoreWarnings, r.total-len(r.shown), r.total)}, true
 }
 

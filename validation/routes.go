@@ -32,13 +32,13 @@ func validateAllowedRoutes(i int, ar *gwv1.AllowedRoutes, fldPath *field.Path, v
 func validateRouteKind(k *gwv1.RouteGroupKind, fldPath *field.Path) field.ErrorList {
 	var errs field.ErrorList
 	if k.Group != nil && *k.Group != gwv1.GroupName {
-		errs = append(errs, field.NotSupported(fldPath.Child("group"), string(*k.Group), []string{gwv1.GroupName}))
+		errs = append(errs, CodeRouteKind.Err(field.NotSupported(fldPath.Child("group"), string(*k.Group), []string{gwv1.GroupName})))
 	}
 	if k.Kind != "HTTPRoute" {
 		if k.Kind == "" {
-			errs = append(errs, field.Required(fldPath.Child("kind"), ""))
+			errs = append(errs, CodeRouteKind.Err(field.Required(fldPath.Child("kind"), "")))
 		} else {
-			errs = append(errs, field.NotSupported(fldPath.Child("kind"), string(k.Kind), []string{"HTTPRoute"}))
+			errs = append(errs, CodeRouteKind.Err(field.NotSupported(fldPath.Child("kind"), string(k.Kind), []string{"HTTPRoute"})))
 		}
 	}
 	return errs
@@ -54,7 +54,7 @@ func validateRouteNamespaces(i int, ns *gwv1.RouteNamespaces, fldPath *field.Pat
 	switch from {
 	case gwv1.NamespacesFromSelector:
 		if ns.Selector == nil {
-			v.check(i, field.ErrorList{field.Required(fldPath.Child("selector"), "required when from is Selector")}, fromValue, selectorValue)
+			v.check(i, field.ErrorList{CodeRouteSelectorRequired.Err(field.Required(fldPath.Child("selector"), "required when from is Selector"))}, fromValue, selectorValue)
 		} else {
 			validateLabelSelector(i, ns.Selector, fldPath.Child("selector"), v)
 		}
@@ -63,7 +63,7 @@ func validateRouteNamespaces(i int, ns *gwv1.RouteNamespaces, fldPath *field.Pat
 			v.warnings.add(fldPath.Child("selector"), KindSelectorIgnored, WarnSelectorIgnored, from)
 		}
 	default:
-		v.check(i, field.ErrorList{field.NotSupported(fldPath.Child("from"), string(from), supportedFrom)}, fromValue)
+		v.check(i, field.ErrorList{CodeRouteNamespacesFrom.Err(field.NotSupported(fldPath.Child("from"), string(from), supportedFrom))}, fromValue)
 	}
 }
 
@@ -87,24 +87,24 @@ const MaxSelectorItems = 8
 func validateLabelSelector(i int, sel *metav1.LabelSelector, fldPath *field.Path, v *verdict) {
 	labelsPath := fldPath.Child("matchLabels")
 	if n := len(sel.MatchLabels); n > MaxSelectorItems {
-		v.check(i, field.ErrorList{field.TooMany(labelsPath, n, MaxSelectorItems)}, matchLabelsValue)
+		v.check(i, field.ErrorList{CodeRouteSelectorTooLong.Err(field.TooMany(labelsPath, n, MaxSelectorItems))}, matchLabelsValue)
 	} else {
 		for _, k := range slices.Sorted(maps.Keys(sel.MatchLabels)) {
-			v.check(i, metav1validation.ValidateLabels(map[string]string{k: sel.MatchLabels[k]}, labelsPath), matchLabelValue(k))
+			v.check(i, CodeRouteSelectorLabel.Errs(metav1validation.ValidateLabels(map[string]string{k: sel.MatchLabels[k]}, labelsPath)), matchLabelValue(k))
 		}
 	}
 	exprPath := fldPath.Child("matchExpressions")
 	if n := len(sel.MatchExpressions); n > MaxSelectorItems {
-		v.check(i, field.ErrorList{field.TooMany(exprPath, n, MaxSelectorItems)}, matchExpressionsValue)
+		v.check(i, field.ErrorList{CodeRouteSelectorTooLong.Err(field.TooMany(exprPath, n, MaxSelectorItems))}, matchExpressionsValue)
 		return
 	}
 	var errs field.ErrorList
 	for j, expr := range sel.MatchExpressions {
 		if n := len(expr.Values); n > MaxSelectorItems {
-			errs = append(errs, field.TooMany(exprPath.Index(j).Child("values"), n, MaxSelectorItems))
+			errs = append(errs, CodeRouteSelectorTooLong.Err(field.TooMany(exprPath.Index(j).Child("values"), n, MaxSelectorItems)))
 			continue
 		}
-		errs = append(errs, metav1validation.ValidateLabelSelectorRequirement(expr, metav1validation.LabelSelectorValidationOptions{}, exprPath.Index(j))...)
+		errs = append(errs, CodeRouteSelectorExpression.Errs(metav1validation.ValidateLabelSelectorRequirement(expr, metav1validation.LabelSelectorValidationOptions{}, exprPath.Index(j)))...)
 	}
 	v.check(i, errs, matchExpressionsValue)
 }

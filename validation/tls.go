@@ -14,17 +14,17 @@ func validateListenerTLS(i int, l *gwv1.ListenerEntry, namespace string, c Clust
 	switch {
 	case l.Protocol == ProtocolHTTP:
 		if tls != nil {
-			v.check(i, field.ErrorList{field.Forbidden(fldPath, "must not be set for protocol HTTP")}, protocolValue, tlsValue)
+			v.check(i, field.ErrorList{CodeTLSForbidden.Err(field.Forbidden(fldPath, "must not be set for protocol HTTP"))}, protocolValue, tlsValue)
 		}
 		return
 	case tls == nil:
 		if l.Protocol == ProtocolHTTPS || l.Protocol == ProtocolHTTP3 {
-			v.check(i, field.ErrorList{field.Required(fldPath, "required for protocol "+string(l.Protocol))}, protocolValue, tlsValue)
+			v.check(i, field.ErrorList{CodeTLSRequired.Err(field.Required(fldPath, "required for protocol "+string(l.Protocol)))}, protocolValue, tlsValue)
 		}
 		return
 	}
 	if tls.Mode != nil && *tls.Mode != gwv1.TLSModeTerminate {
-		v.check(i, field.ErrorList{field.NotSupported(fldPath.Child("mode"), string(*tls.Mode), []gwv1.TLSModeType{gwv1.TLSModeTerminate})}, modeValue)
+		v.check(i, field.ErrorList{CodeTLSMode.Err(field.NotSupported(fldPath.Child("mode"), string(*tls.Mode), []gwv1.TLSModeType{gwv1.TLSModeTerminate}))}, modeValue)
 	} else {
 		validateCertificateRefs(i, tls.CertificateRefs, namespace, c, fldPath.Child("certificateRefs"), v)
 	}
@@ -40,12 +40,12 @@ func validateListenerTLS(i int, l *gwv1.ListenerEntry, namespace string, c Clust
 // options must be specified when mode is Terminate", does).
 func validateCertificateRefs(i int, refs []gwv1.SecretObjectReference, namespace string, c Cluster, fldPath *field.Path, v *verdict) {
 	if len(refs) == 0 {
-		v.check(i, field.ErrorList{field.Required(fldPath, "exactly one certificateRef is required when mode is Terminate")}, tlsValue)
+		v.check(i, field.ErrorList{CodeCertificateRefRequired.Err(field.Required(fldPath, "exactly one certificateRef is required when mode is Terminate"))}, tlsValue)
 		return
 	}
 	var errs field.ErrorList
 	if len(refs) > 1 {
-		errs = append(errs, field.TooMany(fldPath, len(refs), 1))
+		errs = append(errs, CodeTooManyCertificateRefs.Err(field.TooMany(fldPath, len(refs), 1)))
 	}
 	for j := range refs {
 		errs = append(errs, validateCertificateRef(&refs[j], namespace, c, fldPath.Index(j), &v.warnings)...)
@@ -60,14 +60,14 @@ func validateCertificateRefs(i int, refs []gwv1.SecretObjectReference, namespace
 func validateCertificateRef(ref *gwv1.SecretObjectReference, namespace string, c Cluster, fldPath *field.Path, w *WarningReport) field.ErrorList {
 	var errs field.ErrorList
 	if ref.Group != nil && *ref.Group != "" {
-		errs = append(errs, field.NotSupported(fldPath.Child("group"), string(*ref.Group), []string{""}))
+		errs = append(errs, CodeCertificateRefKind.Err(field.NotSupported(fldPath.Child("group"), string(*ref.Group), []string{""})))
 	}
 	if ref.Kind != nil && *ref.Kind != secretKind {
-		errs = append(errs, field.NotSupported(fldPath.Child("kind"), string(*ref.Kind), []string{secretKind}))
+		errs = append(errs, CodeCertificateRefKind.Err(field.NotSupported(fldPath.Child("kind"), string(*ref.Kind), []string{secretKind})))
 	}
-	errs = append(errs, validateDNSSubdomain(ref.Name, fldPath.Child("name"))...)
+	errs = append(errs, CodeCertificateRefName.Errs(validateDNSSubdomain(ref.Name, fldPath.Child("name")))...)
 	if ref.Namespace != nil {
-		nsErrs := validateNamespace(*ref.Namespace, fldPath.Child("namespace"))
+		nsErrs := CodeCertificateRefNamespace.Errs(validateNamespace(*ref.Namespace, fldPath.Child("namespace")))
 		errs = append(errs, nsErrs...)
 		if len(nsErrs) == 0 && string(*ref.Namespace) != namespace && !grantsKnown(c, string(*ref.Namespace)) {
 			w.add(fldPath.Child("namespace"), KindCrossNamespaceRef, WarnCrossNamespaceCertificateRef, *ref.Namespace)

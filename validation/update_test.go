@@ -398,6 +398,7 @@ func TestValidateListenerSetUpdate(t *testing.T) {
 			tc.old(oldLS)
 			tc.new(newLS)
 			errs, warnings := Validate(newLS, oldLS, Options{})
+			errs, warnings = coded(t, errs), codedWarnings(t, warnings)
 			if tc.wantFields != nil {
 				var fields []string
 				for _, e := range errs {

@@ -15,6 +15,10 @@ type Warning struct {
 	Path string
 	// Kind says which rule gave it.
 	Kind WarningKind
+	// Code is its diagnostic code: its kind's (KindCode), or, for a
+	// warning that stands for an error (ratcheted, would deny, a
+	// cluster-aware error outside strict), the error's.
+	Code Code
 	// Message is the text after the path.
 	Message string
 }
@@ -43,7 +47,7 @@ func (r *WarningReport) add(p *field.Path, k WarningKind, format string, args ..
 		r.count(1) // not shown: its path and message are not built
 		return
 	}
-	r.Add(Warning{Path: p.String(), Kind: k, Message: fmt.Sprintf(format, args...)})
+	r.Add(Warning{Path: p.String(), Kind: k, Code: KindCode(k), Message: fmt.Sprintf(format, args...)})
 }
 
 // WarningKind names the rule behind a warning.

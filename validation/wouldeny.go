@@ -43,6 +43,6 @@ func (r *WarningReport) addErrors(k WarningKind, format string, errs field.Error
 			r.count(1)
 			continue
 		}
-		r.Add(Warning{Path: e.Field, Kind: k, Message: fmt.Sprintf(format, cutError(e).ErrorBody())})
+		r.Add(Warning{Path: e.Field, Kind: k, Code: CodeOf(e), Message: fmt.Sprintf(format, cutError(e).ErrorBody())})
 	}
 }

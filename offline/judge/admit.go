@@ -74,7 +74,7 @@ func asAPIServer(c *crdcheck.Checker, raw []byte, unknown UnknownFields) apiserv
 	var view apiserverView
 	d, err := c.DecodeCreate(raw)
 	if err != nil {
-		view.errors = field.ErrorList{field.TypeInvalid(nil, nil, err.Error())}
+		view.errors = field.ErrorList{CodeUndecodable.Err(field.TypeInvalid(nil, nil, err.Error()))}
 		view.messages = map[int]string{0: fmt.Sprintf("%s in version %q cannot be handled as a %s: %v",
 			crdcheck.Kind, crdcheck.Version, crdcheck.Kind, err)}
 		return view
@@ -90,7 +90,7 @@ func asAPIServer(c *crdcheck.Checker, raw []byte, unknown UnknownFields) apiserv
 				view.messages = map[int]string{}
 			}
 			view.messages[len(view.errors)] = "strict decoding error: " + msg
-			view.errors = append(view.errors, field.Forbidden(fieldPath(p), "unknown field"))
+			view.errors = append(view.errors, CodeUnknownField.Err(field.Forbidden(fieldPath(p), "unknown field")))
 		}
 	}
 	// kubectl sends the object it decoded, in which the last of duplicate
@@ -105,7 +105,7 @@ func asAPIServer(c *crdcheck.Checker, raw []byte, unknown UnknownFields) apiserv
 	if decodeErr != nil && len(view.errors) == 0 {
 		// What the CRD admits and the Go types cannot hold: the webhook
 		// answers 400, and its failurePolicy Fail refuses the object.
-		view.errors = append(view.errors, field.TypeInvalid(nil, nil, "the webhook cannot decode the object: "+decodeErr.Error()))
+		view.errors = append(view.errors, CodeUndecodable.Err(field.TypeInvalid(nil, nil, "the webhook cannot decode the object: "+decodeErr.Error())))
 	}
 	for _, w := range warnings {
 		f, _, _ := strings.Cut(w, ": ")

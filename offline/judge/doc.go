@@ -15,6 +15,9 @@
 // in Gateway API's precedence order, and each one found valid is a rival of
 // those after it.
 //
+// Every finding gets its diagnostic code: the rules' from validation, the
+// others' (input errors, kube-apiserver's own checks) from Codes (codes.go).
+//
 // Other objects are skipped with a reason; Gateways, ReferenceGrants,
 // Namespaces and Secrets (metadata only) are kept for the cluster-aware
 // checks.

@@ -19,7 +19,7 @@ import (
 const KindUnknownField = "UnknownField"
 
 func fieldError(e *field.Error) FieldError {
-	fe := FieldError{Field: e.Field, Type: string(e.Type), Detail: e.Detail, Message: e.Error()}
+	fe := FieldError{Field: e.Field, Code: string(errorCode(e)), Type: string(e.Type), Detail: e.Detail, Message: e.Error()}
 	if fe.Field == "<nil>" {
 		// A nil path (kube-apiserver's note that it skipped the CEL rules,
 		// a body it cannot decode) is no field; the message keeps "<nil>"
@@ -50,7 +50,7 @@ func jsonValue(v any) any {
 func validationWarnings(ws validation.Warnings) []read.Warning {
 	out := make([]read.Warning, 0, len(ws))
 	for _, w := range ws {
-		out = append(out, read.Warning{Field: w.Path, Kind: string(w.Kind), Message: w.String()})
+		out = append(out, read.Warning{Field: w.Path, Kind: string(w.Kind), Code: string(w.Code), Message: w.String()})
 	}
 	return out
 }
@@ -69,9 +69,12 @@ func limitWarnings(ws []read.Warning) []read.Warning {
 	for k, s := range shown {
 		out[k] = ws[k]
 		out[k].Message = s.Message
+		if out[k].Code == "" {
+			out[k].Code = string(warningCode(out[k].Kind))
+		}
 	}
 	if more, ok := r.More(); ok {
-		out = append(out, read.Warning{Field: more.Path, Kind: string(more.Kind), Message: more.String()})
+		out = append(out, read.Warning{Field: more.Path, Kind: string(more.Kind), Code: string(more.Code), Message: more.String()})
 	}
 	return out
 }

@@ -52,6 +52,8 @@ type FieldError struct {
 	// Field is the path, e.g. spec.listeners[1].name; empty when the
 	// document could not be decoded.
 	Field string `json:"field"`
+	// Code is the finding's diagnostic code (docs/codes.md), e.g. LS104.
+	Code string `json:"code"`
 	// Type is the field.ErrorType, e.g. FieldValueDuplicate
 	// (FieldValueTypeInvalid for a document that could not be decoded).
 	Type string `json:"type"`
@@ -120,6 +122,7 @@ func Run(in *read.Input, opts Options) *Verdict {
 	for _, e := range in.Entries {
 		switch {
 		case e.Error != nil:
+			e.Error.Code = string(CodeInputError)
 			v.Notes = append(v.Notes, Note{InputError: e.Error})
 		case isListenerSet(e.Object.Head):
 			sets = append(sets, e.Object)
@@ -190,5 +193,5 @@ func collect(o *validation.Objects, h read.Head, raw []byte) bool {
 
 // crdError is the input error of a CRD that cannot be loaded.
 func crdError(opts Options, err error) *read.InputError {
-	return &read.InputError{File: strings.Join(opts.CRDs, ","), Message: "--crd: " + err.Error()}
+	return &read.InputError{File: strings.Join(opts.CRDs, ","), Message: "--crd: " + err.Error(), Code: string(CodeInputError)}
 }

@@ -49,6 +49,8 @@ type InputError struct {
 	Document int `json:"document,omitempty"`
 	// Message is the reader's or parser's error.
 	Message string `json:"message"`
+	// Code is its diagnostic code (docs/codes.md), given by offline/judge.
+	Code string `json:"code"`
 	// Line and Column are where parsing failed, when the parser says
 	// (0, omitted, otherwise).
 	Line   int `json:"line,omitempty"`
@@ -65,6 +67,9 @@ type Warning struct {
 	Kind string `json:"kind"`
 	// Message is the whole warning as kubectl prints it after "Warning: ".
 	Message string `json:"message"`
+	// Code is its diagnostic code (docs/codes.md): validation's for the
+	// rules' warnings, offline/judge's by kind for the others.
+	Code string `json:"code"`
 	// Line and Column are where Field stands in the file (from 1).
 	Line   int `json:"line"`
 	Column int `json:"column"` // see Line

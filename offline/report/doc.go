@@ -3,6 +3,7 @@
 // errors, a summary and the exit code) and a writer per format: text
 // (kubectl's lines, notes on stderr), JSON (the model itself), JUnit, SARIF
 // and GitHub workflow commands. The CI formats share one list of findings,
-// each with a stable rule id (findings.go). It uses only offline/read and
+// each named by its diagnostic code (findings.go; Catalog is every code, of
+// which docs/codes.md is generated). It uses only offline/read and
 // offline/judge, and decides nothing.
 package report

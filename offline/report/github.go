@@ -8,10 +8,10 @@ import (
 
 // writeGitHub writes one GitHub Actions workflow command per finding:
 //
-//	::error file=a.yaml,line=7,col=5,title=FieldValueDuplicate/spec.listeners[*].name::ListenerSet ns/x: spec.listeners[1].name: Duplicate value: "web"
+//	::error file=a.yaml,line=7,col=5,title=LS104 Duplicate listener name::ListenerSet ns/x: spec.listeners[1].name: Duplicate value: "web"
 //
 // Errors are ::error, warnings ::warning, so the run's annotations show them
-// on the file and line; the title is the rule id.
+// on the file and line; the title is the code and its title.
 func writeGitHub(w io.Writer, r *Report) error {
 	for _, f := range r.findings() {
 		cmd := "warning"
@@ -25,7 +25,7 @@ func writeGitHub(w io.Writer, r *Report) error {
 				props = append(props, fmt.Sprintf("col=%d", f.Column))
 			}
 		}
-		props = append(props, "title="+escapeProperty(f.Rule.ID))
+		props = append(props, "title="+escapeProperty(f.Rule.ID+" "+f.Rule.Short))
 		if _, err := fmt.Fprintf(w, "::%s %s::%s\n", cmd, strings.Join(props, ","), escapeData(sarifText(f))); err != nil {
 			return err
 		}

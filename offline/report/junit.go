@@ -144,12 +144,12 @@ func resultCase(res judge.Result) junitCase {
 		c.Name = where("document", res.Location)
 	}
 	for _, e := range res.Errors {
-		c.Failures = append(c.Failures, junitFailure{Message: e.Message, Type: errorRule(e).ID,
+		c.Failures = append(c.Failures, junitFailure{Message: e.Message, Type: e.Code,
 			Content: junitAt(res.File, e.Line, e.Column, e.Field, e.Message)})
 	}
 	var out []string
 	for _, wn := range res.Warnings {
-		out = append(out, "Warning: "+junitAt(res.File, wn.Line, wn.Column, wn.Field, wn.Message))
+		out = append(out, "Warning "+wn.Code+": "+junitAt(res.File, wn.Line, wn.Column, wn.Field, wn.Message))
 	}
 	c.SystemOut = strings.Join(out, "\n")
 	return c
@@ -177,7 +177,7 @@ func inputErrorCase(ie read.InputError) junitCase {
 		name = fmt.Sprintf("document %d", ie.Document)
 	}
 	return junitCase{Name: name, ClassName: ruleInputError, File: ie.File, Line: ie.Line,
-		Error: &junitFailure{Message: ie.Message, Type: ruleInputError, Content: junitAt(ie.File, ie.Line, ie.Column, "", ie.Message)},
+		Error: &junitFailure{Message: ie.Message, Type: ie.Code, Content: junitAt(ie.File, ie.Line, ie.Column, "", ie.Message)},
 		order: read.Location{Document: max(ie.Document, 1<<30)}}
 }
 

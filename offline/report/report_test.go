@@ -4,13 +4,17 @@ import (
 	"go/ast"
 	"go/parser"
 	"go/token"
+	"path/filepath"
+	"slices"
 	"strconv"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/airlock/listenerset-webhook/offline/judge"
 	"github.com/airlock/listenerset-webhook/offline/read"
+	"github.com/airlock/listenerset-webhook/validation"
 )
 
 func TestGitHubEscaping(t *testing.T) {
@@ -18,35 +22,45 @@ func TestGitHubEscaping(t *testing.T) {
 	assert.Equal(t, "C%3A\\x%2Cy%25%0A", escapeProperty("C:\\x,y%\n"))
 }
 
-func TestTemplate(t *testing.T) {
-	assert.Equal(t, "spec.listeners[*].tls.options[*]", template("spec.listeners[2].tls.options[example.com/x]"))
-	assert.Equal(t, "metadata.name", template("metadata.name"))
-}
-
-// TestWarningKindsHaveHelp: every validation.WarningKind has a rule text of
-// its own in SARIF output, so a new kind is noticed here rather than getting
-// the generic text unseen. The kinds are read from validation's source.
-func TestWarningKindsHaveHelp(t *testing.T) {
-	f, err := parser.ParseFile(token.NewFileSet(), "../../validation/warnings.go", nil, 0)
-	require.NoError(t, err)
+// TestCatalogCodes: the codes a report can carry are listed once each;
+// every warning kind of validation (read from its source, so that a new
+// kind is noticed here) and of the offline commands has its code, but for
+// the kinds that stand for an error and carry its code.
+func TestCatalogCodes(t *testing.T) {
+	codes := map[validation.Code]bool{}
+	for _, d := range Catalog() {
+		assert.False(t, codes[d.Code], "%s is listed twice", d.Code)
+		codes[d.Code] = true
+		assert.Equal(t, ruleOf(string(d.Code)).HelpURI, d.Code.HelpURI())
+	}
+	wrappers := []validation.WarningKind{validation.KindRatcheted, validation.KindWouldDeny, validation.KindClusterFinding}
 	found := 0
-	ast.Inspect(f, func(n ast.Node) bool {
-		spec, ok := n.(*ast.ValueSpec)
-		if !ok || spec.Type == nil || len(spec.Values) != 1 {
-			return true
-		}
-		if id, ok := spec.Type.(*ast.Ident); !ok || id.Name != "WarningKind" {
-			return true
-		}
-		lit, ok := spec.Values[0].(*ast.BasicLit)
-		require.True(t, ok)
-		kind, err := strconv.Unquote(lit.Value)
+	for _, file := range []string{"warnings.go", "report.go", "wouldeny.go"} {
+		f, err := parser.ParseFile(token.NewFileSet(), filepath.Join("..", "..", "validation", file), nil, 0)
 		require.NoError(t, err)
-		assert.Contains(t, warningHelp, kind, "no help text for warning kind %s", kind)
-		found++
-		return true
-	})
-	assert.Greater(t, found, 5, "the WarningKind constants were found")
+		ast.Inspect(f, func(n ast.Node) bool {
+			spec, ok := n.(*ast.ValueSpec)
+			if !ok || spec.Type == nil || len(spec.Values) != 1 {
+				return true
+			}
+			if id, ok := spec.Type.(*ast.Ident); !ok || id.Name != "WarningKind" {
+				return true
+			}
+			lit, ok := spec.Values[0].(*ast.BasicLit)
+			require.True(t, ok)
+			kind, err := strconv.Unquote(lit.Value)
+			require.NoError(t, err)
+			if !slices.Contains(wrappers, validation.WarningKind(kind)) {
+				assert.NotEmpty(t, validation.KindCode(validation.WarningKind(kind)), "no code for warning kind %s", kind)
+			}
+			found++
+			return true
+		})
+	}
+	assert.Greater(t, found, 10, "the WarningKind constants were found")
+	for _, kind := range []string{judge.KindUnknownField, judge.KindAPIServer, read.KindDuplicateField, read.KindStrictDecoding} {
+		assert.True(t, slices.ContainsFunc(judge.Codes, func(d validation.CodeDoc) bool { return string(d.WarningKind) == kind }), "no code for %s", kind)
+	}
 }
 
 func TestSARIFArtifact(t *testing.T) {

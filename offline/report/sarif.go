@@ -45,7 +45,7 @@ func writeSARIF(w io.Writer, r *Report, workDir string) error {
 	for _, f := range r.findings() {
 		if _, err := run.GetRuleById(f.Rule.ID); err != nil {
 			run.AddRule(f.Rule.ID).WithShortDescription(sarif.NewMultiformatMessageString(f.Rule.Short)).
-				WithHelp(sarif.NewMultiformatMessageString(f.Rule.Help))
+				WithHelp(sarif.NewMultiformatMessageString(f.Rule.Help)).WithHelpURI(f.Rule.HelpURI)
 		}
 		level := "warning"
 		if f.Error {

@@ -1,14 +1,13 @@
 package chart
 
 import (
-	"bytes"
-	"os"
 	"path/filepath"
 	"testing"
 
 	"github.com/stretchr/testify/require"
 	"sigs.k8s.io/yaml"
 
+	"github.com/airlock/listenerset-webhook/test/golden"
 	"github.com/airlock/listenerset-webhook/webhook/admission"
 )
 
@@ -28,14 +27,6 @@ const webhookFileHeader = "# Generated from webhook/admission (Registrations) by
 func TestWebhookFileIsGenerated(t *testing.T) {
 	body, err := yaml.Marshal(admission.Registrations())
 	require.NoError(t, err)
-	want := append([]byte(webhookFileHeader), body...)
-	path := filepath.Join(root, webhookFile)
-	if *update {
-		require.NoError(t, os.WriteFile(path, want, 0o644))
-	}
-	got, err := os.ReadFile(path)
-	require.NoError(t, err)
-	if !bytes.Equal(got, want) {
-		t.Fatalf("%s is stale: regenerate it with `make chart-generate` (go test ./test/chart -run TestWebhookFileIsGenerated -update)", webhookFile)
-	}
+	golden.Generated(t, filepath.Join(root, webhookFile), append([]byte(webhookFileHeader), body...), *update,
+		"`make chart-generate` (go test ./test/chart -run TestWebhookFileIsGenerated -update)")
 }

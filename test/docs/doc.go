@@ -4,5 +4,7 @@
 // shell session a page shows for an offline command (`$ kubectl
 // listenerset ...` and the lines after it) is what the built plugin prints
 // for the same arguments, run from the repository root. Sessions that need
-// a cluster or a shell are skipped by the rule in output_test.go.
+// a cluster or a shell are skipped by the rule in output_test.go. The page
+// of the diagnostic codes, docs/codes.md, is generated here from the
+// catalog (codes_test.go, `make docs-generate`) and fails while stale.
 package docs

@@ -54,6 +54,8 @@ const namespace = "listenerset-demo"
 const crdsEnv = "E2E_CRDS"
 
 var (
+	// auditLog is kube-apiserver's audit log (auditArgs).
+	auditLog string
 	root     string
 	cluster  *localcluster.Cluster
 	hook     webhookServer
@@ -103,6 +105,9 @@ func setup(ctx context.Context) error {
 		opts.ControlPlaneOutput = os.Stderr
 	}
 	opts.CRDs = localcluster.CRDSet(os.Getenv(crdsEnv))
+	if opts.APIServerArgs, err = auditArgs(); err != nil {
+		return err
+	}
 	fmt.Fprintln(os.Stderr, "e2e: ensuring kube-apiserver, kubectl and etcd via", localcluster.BinariesScript)
 	if cluster, err = localcluster.Start(ctx, opts); err != nil {
 		return fmt.Errorf("starting the local control plane: %w", err)

@@ -4,6 +4,7 @@
 package golden
 
 import (
+	"bytes"
 	"os"
 	"testing"
 
@@ -24,4 +25,20 @@ func Assert(t testing.TB, path, got string) {
 	want, err := os.ReadFile(path)
 	require.NoError(t, err, "no golden file; run with UPDATE_GOLDEN=1")
 	assert.Equal(t, string(want), got)
+}
+
+// Generated wants path to hold exactly want, a file generated from the Go
+// code (the chart's files/webhooks.yaml, docs/codes.md); with update it
+// writes want there first. A stale file fails, naming regenerate, the
+// command that rewrites it.
+func Generated(t testing.TB, path string, want []byte, update bool, regenerate string) {
+	t.Helper()
+	if update {
+		require.NoError(t, os.WriteFile(path, want, 0o644))
+	}
+	got, err := os.ReadFile(path)
+	require.NoError(t, err)
+	if !bytes.Equal(got, want) {
+		t.Fatalf("%s is stale: regenerate it with %s", path, regenerate)
+	}
 }

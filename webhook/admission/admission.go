@@ -109,7 +109,10 @@ func (v Validator) respond(ctx context.Context, ls, oldLS *gwv1.ListenerSet) (cr
 	r := validation.Judge(ls, oldLS, validation.Options{Cluster: v.Cluster, Strict: v.Strict})
 	if v.Enforcement == EnforcementWarn && r.Errors.Total() > 0 {
 		wouldDeny(ctx, r)
+		recordCodes(ctx, AuditWouldDenyCodesKey, r.Errors.List())
 		r.ErrorsAsWarnings()
+	} else if r.Errors.Total() > 0 {
+		recordCodes(ctx, AuditCodesKey, r.Errors.List())
 	}
 	return cradmission.Warnings(r.Warnings.List().Strings()), verdict(ctx, ls, r)
 }
@@ -190,7 +193,8 @@ func NewValidatingWebhook() *cradmission.Webhook {
 }
 
 // NewValidatingWebhookFor is NewValidatingWebhook with v, e.g. one with a
-// cluster view: controller-runtime's admission.WithValidator around v.
+// cluster view: controller-runtime's admission.WithValidator around v, its
+// response with the audit annotation of the errors' codes (AuditCodesKey).
 //
 // DELETE is not registered (the webhook configurations name CREATE and
 // UPDATE only). Should one come, reviewGuard allows it before anything is
@@ -198,7 +202,9 @@ func NewValidatingWebhook() *cradmission.Webhook {
 // for Validator.ValidateDelete and deny a deletion whose stored object does
 // not decode.
 func NewValidatingWebhookFor(v Validator) *cradmission.Webhook {
-	return cradmission.WithValidator[*gwv1.ListenerSet](admissionScheme, v)
+	wh := cradmission.WithValidator[*gwv1.ListenerSet](admissionScheme, v)
+	wh.Handler = withAuditCodes(wh.Handler)
+	return wh
 }
 
 // Register registers both webhooks on srv at MutatePath and ValidatePath,

@@ -168,6 +168,7 @@ func TestValidateCreateValid(t *testing.T) {
 			assert.Equal(t, int32(http.StatusOK), resp.Result.Code)
 			assert.Empty(t, resp.Warnings)
 			assert.Empty(t, resp.Patch, "a validating webhook never patches")
+			assert.Empty(t, resp.AuditAnnotations, "no codes without errors")
 		})
 	}
 }
@@ -199,6 +200,25 @@ func TestValidateCreateInvalid(t *testing.T) {
 	after := denials(t)
 	assert.Equal(t, 1.0, after[`spec.listeners[*].name FieldValueDuplicate`]-before[`spec.listeners[*].name FieldValueDuplicate`])
 	assert.Equal(t, 1.0, after[`spec.listeners[*].protocol FieldValueNotSupported`]-before[`spec.listeners[*].protocol FieldValueNotSupported`])
+
+	// The audit event gets the denial's codes (docs/codes.md), one each.
+	assert.Equal(t, map[string]string{admission.AuditCodesKey: string(validation.CodeDuplicateListenerName) + "," + string(validation.CodeProtocol)},
+		resp.AuditAnnotations)
+}
+
+// TestAuditCodesAreBounded: the annotation names each code once, whatever
+// the number of errors (a report's summary among them): the worst object's
+// value stays a handful of codes.
+func TestAuditCodesAreBounded(t *testing.T) {
+	srv := handlers(t)
+	resp := reviewtest.Post(t, srv.Client(), srv.URL+admission.ValidatePath, reviewtest.Worst(validationtest.WorstShapes[0]))
+	require.False(t, resp.Allowed)
+	codes := strings.Split(resp.AuditAnnotations[admission.AuditCodesKey], ",")
+	assert.Contains(t, codes, string(validation.CodeMoreErrors), "the summary says more were not shown")
+	assert.True(t, slices.IsSorted(codes), codes)
+	assert.Len(t, slices.Compact(slices.Clone(codes)), len(codes), "each code once")
+	assert.Less(t, len(resp.AuditAnnotations[admission.AuditCodesKey]), 100)
+	t.Logf("%d codes for %d errors shown: %s", len(codes), len(resp.Result.Details.Causes), resp.AuditAnnotations[admission.AuditCodesKey])
 }
 
 // With EnforcementWarn an invalid object is admitted: each error a warning
@@ -225,6 +245,8 @@ func TestValidateEnforcementWarn(t *testing.T) {
 	assert.Equal(t, 1.0, after[`spec.listeners[*].name FieldValueDuplicate`]-before[`spec.listeners[*].name FieldValueDuplicate`])
 	assert.Equal(t, 1.0, after[`spec.listeners[*].protocol FieldValueNotSupported`]-before[`spec.listeners[*].protocol FieldValueNotSupported`])
 	assert.Equal(t, beforeDenials, denials(t), "nothing was denied")
+	assert.Equal(t, map[string]string{admission.AuditWouldDenyCodesKey: string(validation.CodeDuplicateListenerName) + "," + string(validation.CodeProtocol)},
+		resp.AuditAnnotations)
 
 	valid := validate(t, srv, admissionv1.Create, reviewtest.Minimal, "")
 	assert.True(t, valid.Allowed)

@@ -12,6 +12,7 @@
 // lets kube-apiserver skip the mutating webhook when there is nothing to
 // default, Registrations is what every webhook configuration says of the
 // webhooks (names, paths, rules, match conditions; the chart's
-// files/webhooks.yaml is generated from it), and DenialsMetric counts which
-// rules deny. Nothing here decides what is valid; it only translates.
+// files/webhooks.yaml is generated from it), DenialsMetric counts which
+// rules deny, and the validating webhook's response carries the errors'
+// diagnostic codes as an audit annotation (audit.go, AuditCodesKey). Nothing here decides what is valid; it only translates.
 package admission

@@ -1,0 +1,70 @@
+package judge
+
+import (
+	"k8s.io/apimachinery/pkg/util/validation/field"
+
+	"github.com/airlock/listenerset-webhook/offline/read"
+	"github.com/airlock/listenerset-webhook/validation"
+)
+
+// The codes of what the offline commands find besides the webhook's rules
+// (validation's codes): the input, and kube-apiserver's own checks. An
+// error gets its code where it is built (unknown fields, a body that does
+// not decode) or, being none of the rules' and none of those,
+// CodeAPIServerError; a warning by its kind (Codes' WarningKind). Codes,
+// once given, are never given to another finding.
+const (
+	CodeInputError       validation.Code = "LS010"
+	CodeUndecodable      validation.Code = "LS011"
+	CodeUnknownField     validation.Code = "LS012"
+	CodeDuplicateField   validation.Code = "LS013"
+	CodeStrictDecoding   validation.Code = "LS014"
+	CodeAPIServerError   validation.Code = "LS015"
+	CodeAPIServerWarning validation.Code = "LS016"
+)
+
+// Codes describes the codes of this package, as validation.Catalog does
+// the rules'.
+var Codes = []validation.CodeDoc{
+	{Code: CodeInputError, Kind: validation.CodeKindOffline, Title: "Input cannot be read or parsed",
+		Cause: "A file, or a YAML document or JSON value in it, could not be read or parsed (or a --crd could not be loaded); nothing after it in that file was validated.",
+		Fix:   "Fix the syntax at the line given."},
+	{Code: CodeUndecodable, Kind: validation.CodeKindOffline, Title: "Object cannot be decoded",
+		Cause: "A field has a value of the wrong type, so kube-apiserver (or the webhook) cannot decode the ListenerSet at all.",
+		Fix:   "Give the field the type the message names."},
+	{Code: CodeUnknownField, Kind: validation.CodeKindOffline, Title: "Unknown field", WarningKind: KindUnknownField,
+		Cause: "A field the ListenerSet type does not have, perhaps misspelt; kube-apiserver does not keep it. An error under kubectl's strict field validation (the default), a warning with --unknown-fields=warn.",
+		Fix:   "Correct the field's name or remove it."},
+	{Code: CodeDuplicateField, Kind: validation.CodeKindOffline, Title: "Duplicate field", WarningKind: read.KindDuplicateField,
+		Cause: "A key given twice in one mapping; the last value wins, the first is silently lost.",
+		Fix:   "Remove one of the two."},
+	{Code: CodeStrictDecoding, Kind: validation.CodeKindOffline, Title: "Strict decoding", WarningKind: read.KindStrictDecoding,
+		Cause: "The YAML decodes only leniently; the message says why.",
+		Fix:   "Write the YAML as the message asks."},
+	{Code: CodeAPIServerError, Kind: validation.CodeKindOffline, Title: "Refused by kube-apiserver",
+		Cause: "kube-apiserver itself refuses the object, before the webhook: the ListenerSet CRD's schema or CEL rules, or the object's metadata (name, labels, annotations, finalizers, owner references). The message is kube-apiserver's.",
+		Fix:   "Fix the field the message names as it says."},
+	{Code: CodeAPIServerWarning, Kind: validation.CodeKindOffline, Title: "kube-apiserver warning", WarningKind: KindAPIServer,
+		Cause: "A warning kube-apiserver itself gives on such an object (for example on a finalizer name); the object is admitted.",
+		Fix:   "Follow the message."},
+}
+
+// kindCodes is the code of each warning kind of Codes.
+var kindCodes = validation.CodesByKind(Codes)
+
+// warningCode is the code of a warning of kind: validation's (its rules'
+// kinds) or this package's.
+func warningCode(kind string) validation.Code {
+	if c := validation.KindCode(validation.WarningKind(kind)); c != "" {
+		return c
+	}
+	return kindCodes[validation.WarningKind(kind)]
+}
+
+// errorCode is the code of an error: the rule's, or kube-apiserver's.
+func errorCode(e *field.Error) validation.Code {
+	if c := validation.CodeOf(e); c != "" {
+		return c
+	}
+	return CodeAPIServerError
+}

@@ -1,0 +1,362 @@
+package validation
+
+import (
+	"fmt"
+	"slices"
+	"strings"
+
+	"k8s.io/apimachinery/pkg/util/validation/field"
+)
+
+// Code is a finding's stable diagnostic code, e.g. LS104: what a CI job
+// suppresses, an alert matches and docs/codes.md explains. A rule gives its
+// code where it builds its error (an error's Origin, through Code.Err and
+// Code.Errs), and a warning's code follows from its kind (the catalog's
+// WarningKind), so a rule's code is decided in one place. A code, once
+// given, keeps its meaning and is never given to another rule, even after
+// its rule is gone.
+//
+// The ranges: LS0xx what no rule of the webhook says (a report's summary,
+// what the offline commands find before the rules: input, kube-apiserver's
+// own checks), LS1xx the object's own errors, LS2xx its warnings, LS3xx the
+// cluster-aware findings (errors under strict, warnings otherwise).
+type Code string
+
+// CodeKind says what a code stands for: the kind column of docs/codes.md.
+type CodeKind string
+
+// Kinds of codes.
+const (
+	// CodeKindError: an error of the object's own rules; it denies.
+	CodeKindError CodeKind = "error"
+	// CodeKindWarning: a warning of the object's own rules.
+	CodeKindWarning CodeKind = "warning"
+	// CodeKindCluster: a cluster-aware finding; an error under strict, a
+	// warning otherwise, or a warning only, as its cause says.
+	CodeKindCluster CodeKind = "cluster"
+	// CodeKindSummary: a report's last entry, standing for the findings it
+	// does not show.
+	CodeKindSummary CodeKind = "summary"
+	// CodeKindOffline: found by the offline commands before the rules: the
+	// input, or kube-apiserver's own checks.
+	CodeKindOffline CodeKind = "offline"
+)
+
+// CodeDoc describes a code as docs/codes.md lists it.
+type CodeDoc struct {
+	Code Code
+	Kind CodeKind
+	// Title is a few words, e.g. "Duplicate listener name": SARIF's short
+	// description and GitHub's annotation title.
+	Title string
+	// Paths are the field paths the code's findings are at, each index
+	// and map key written [*]; none for a summary, which stands at the
+	// common parent of what it counts.
+	Paths []string
+	// Cause says what is wrong, Fix what to do.
+	Cause, Fix string
+	// WarningKind, for a warning's code, is the kind it is given by.
+	WarningKind WarningKind
+	// Retired, for a code no rule gives any more, says since when and
+	// why. The entry stays, so that the code is never given again.
+	Retired string
+}
+
+// CodesPage is the page that explains every code; HelpURI points into it.
+// SARIF's helpUri takes it, so it is absolute: the repository's docs.
+const CodesPage = "https://github.com/airlock/listenerset-webhook/blob/main/docs/codes.md"
+
+// HelpURI is the code's entry of CodesPage.
+func (c Code) HelpURI() string { return CodesPage + "#" + strings.ToLower(string(c)) }
+
+// Err gives e the code c.
+func (c Code) Err(e *field.Error) *field.Error { return e.WithOrigin(string(c)) }
+
+// Errs gives every error of errs the code c (the list of a helper that
+// serves several rules, such as validateDNSSubdomain).
+func (c Code) Errs(errs field.ErrorList) field.ErrorList { return errs.WithOrigin(string(c)) }
+
+// CodeOf is the code the rule gave e; "" when e is none of this package's
+// (kube-apiserver's own errors, which the offline command shows too).
+func CodeOf(e *field.Error) Code {
+	if isCode(e.Origin) {
+		return Code(e.Origin)
+	}
+	return ""
+}
+
+// isCode tells whether s has a code's form, LS and three digits.
+func isCode(s string) bool {
+	if len(s) != 5 || !strings.HasPrefix(s, "LS") {
+		return false
+	}
+	for _, c := range s[2:] {
+		if c < '0' || c > '9' {
+			return false
+		}
+	}
+	return true
+}
+
+// The codes of the summaries (report.go).
+const (
+	CodeMoreErrors   Code = "LS001"
+	CodeMoreWarnings Code = "LS002"
+)
+
+// The codes of the object's own errors.
+const (
+	CodeNoListeners             Code = "LS101"
+	CodeTooManyListeners        Code = "LS102"
+	CodeListenerName            Code = "LS103"
+	CodeDuplicateListenerName   Code = "LS104"
+	CodePort                    Code = "LS105"
+	CodeProtocol                Code = "LS106"
+	CodeHostname                Code = "LS107"
+	CodeProtocolConflict        Code = "LS108"
+	CodeHostnameConflict        Code = "LS109"
+	CodeTLSForbidden            Code = "LS110"
+	CodeTLSRequired             Code = "LS111"
+	CodeTLSMode                 Code = "LS112"
+	CodeCertificateRefRequired  Code = "LS113"
+	CodeTooManyCertificateRefs  Code = "LS114"
+	CodeCertificateRefKind      Code = "LS115"
+	CodeCertificateRefName      Code = "LS116"
+	CodeCertificateRefNamespace Code = "LS117"
+	CodeTooManyOptions          Code = "LS118"
+	CodeOptionTooLong           Code = "LS119"
+	CodeUnprefixedOption        Code = "LS120"
+	CodeOptionKey               Code = "LS121"
+	CodeUnknownOption           Code = "LS122"
+	CodeOptionListFormat        Code = "LS123"
+	CodeDuplicateOptionItem     Code = "LS124"
+	CodeUnsupportedOptionItem   Code = "LS125"
+	CodeTLS13Cipher             Code = "LS126"
+	CodeTLSVersion              Code = "LS127"
+	CodeVersionRange            Code = "LS128"
+	CodeHTTP3NeedsTLS13         Code = "LS129"
+	CodeRouteKind               Code = "LS130"
+	CodeRouteNamespacesFrom     Code = "LS131"
+	CodeRouteSelectorRequired   Code = "LS132"
+	CodeRouteSelectorTooLong    Code = "LS133"
+	CodeRouteSelectorLabel      Code = "LS134"
+	CodeRouteSelectorExpression Code = "LS135"
+	CodeParentRefKind           Code = "LS136"
+	CodeParentRefName           Code = "LS137"
+	CodeParentRefNamespace      Code = "LS138"
+)
+
+// The codes of the object's own warnings, given by their kinds.
+const (
+	CodeCrossNamespaceRef    Code = "LS201"
+	CodeForeignOption        Code = "LS202"
+	CodeSelectorIgnored      Code = "LS203"
+	CodeHostnameLabelTooLong Code = "LS204"
+)
+
+// The codes of the cluster-aware findings.
+const (
+	CodeMergedProtocolConflict Code = "LS301"
+	CodeMergedHostnameConflict Code = "LS302"
+	CodeRefNotPermitted        Code = "LS303"
+	CodeGatewayNotFound        Code = "LS304"
+	CodeNotAllowed             Code = "LS305"
+	CodeSecretNotFound         Code = "LS306"
+)
+
+// Field paths the codes are at.
+const (
+	listenerPathPattern = "spec.listeners[*]"
+	tlsPathPattern      = listenerPathPattern + ".tls"
+	optionPathPattern   = tlsPathPattern + ".options[*]"
+	refPathPattern      = tlsPathPattern + ".certificateRefs[*]"
+	routesPathPattern   = listenerPathPattern + ".allowedRoutes"
+	selectorPathPattern = routesPathPattern + ".namespaces.selector"
+)
+
+// catalog describes this package's codes. The wrapping warning kinds
+// (KindRatcheted, KindWouldDeny, KindClusterFinding) have no code of their
+// own: such a warning carries the code of the error it stands for.
+var catalog = []CodeDoc{
+	{Code: CodeMoreErrors, Kind: CodeKindSummary, Title: "Errors not shown",
+		Cause: fmt.Sprintf("The report shows its first errors up to a budget (%d errors, %d KiB of text); this entry says how many more there were, at the common parent of their paths.", MaxErrors, MaxErrorBytes>>10),
+		Fix:   "Fix the errors shown and validate again; the rest are then shown."},
+	{Code: CodeMoreWarnings, Kind: CodeKindSummary, Title: "Warnings not shown", WarningKind: KindMoreWarnings,
+		Cause: "The report shows its first warnings up to kube-apiserver's budget for warnings; this entry says how many more there were.",
+		Fix:   "Fix the warnings shown and validate again; the rest are then shown."},
+
+	{Code: CodeNoListeners, Kind: CodeKindError, Title: "No listener", Paths: []string{"spec.listeners"},
+		Cause: "spec.listeners is empty: a ListenerSet without listeners adds nothing to its Gateway.",
+		Fix:   "Add at least one listener, or delete the ListenerSet."},
+	{Code: CodeTooManyListeners, Kind: CodeKindError, Title: "Too many listeners", Paths: []string{"spec.listeners"},
+		Cause: fmt.Sprintf("More than %d listeners, the CRD's limit; only the first %[1]d are judged.", MaxListeners),
+		Fix:   "Split the listeners over several ListenerSets."},
+	{Code: CodeListenerName, Kind: CodeKindError, Title: "Invalid listener name", Paths: []string{listenerPathPattern + ".name"},
+		Cause: "A listener's name is missing or not a DNS subdomain (lowercase letters, digits, '-' and '.'); routes select a listener by it (sectionName).",
+		Fix:   "Give the listener a lowercase DNS subdomain name such as web or https-api."},
+	{Code: CodeDuplicateListenerName, Kind: CodeKindError, Title: "Duplicate listener name", Paths: []string{listenerPathPattern + ".name"},
+		Cause: "Two listeners of the set have the same name; a route's sectionName could not tell them apart.",
+		Fix:   "Rename one of them."},
+	{Code: CodePort, Kind: CodeKindError, Title: "Invalid port", Paths: []string{listenerPathPattern + ".port"},
+		Cause: "The port is not between 1 and 65535.",
+		Fix:   "Set a port between 1 and 65535."},
+	{Code: CodeProtocol, Kind: CodeKindError, Title: "Unsupported protocol", Paths: []string{listenerPathPattern + ".protocol"},
+		Cause: "The protocol is missing or one Airlock Microgateway does not serve on a ListenerSet.",
+		Fix:   "Use one of the protocols the message lists."},
+	{Code: CodeHostname, Kind: CodeKindError, Title: "Invalid hostname", Paths: []string{listenerPathPattern + ".hostname"},
+		Cause: "The hostname is empty, an IP address, has a port, is longer than 253 characters, or is not a lowercase RFC 1123 name with at most a leading \"*.\".",
+		Fix:   "Write a DNS name such as app.example.com or *.example.com, or omit the field to match every hostname."},
+	{Code: CodeProtocolConflict, Kind: CodeKindError, Title: "Protocol conflict within the set", Paths: []string{listenerPathPattern + ".protocol"},
+		Cause: "An earlier listener of the same set holds the port with another protocol; this one would be Conflicted (ProtocolConflict).",
+		Fix:   "Use another port, or the protocol of the earlier listener."},
+	{Code: CodeHostnameConflict, Kind: CodeKindError, Title: "Hostname conflict within the set", Paths: []string{listenerPathPattern + ".hostname"},
+		Cause: "An earlier listener of the same set has the same port, protocol and hostname; this one would be Conflicted (HostnameConflict).",
+		Fix:   "Change the hostname or the port, or merge the two listeners."},
+	{Code: CodeTLSForbidden, Kind: CodeKindError, Title: "TLS on an HTTP listener", Paths: []string{tlsPathPattern},
+		Cause: "tls is set on a listener of protocol HTTP, which is cleartext.",
+		Fix:   "Remove tls, or use protocol HTTPS."},
+	{Code: CodeTLSRequired, Kind: CodeKindError, Title: "TLS missing", Paths: []string{tlsPathPattern},
+		Cause: "An HTTPS or HTTP/3 listener has no tls: Airlock Microgateway terminates TLS and needs a certificate.",
+		Fix:   "Add tls with mode Terminate and one certificateRef."},
+	{Code: CodeTLSMode, Kind: CodeKindError, Title: "Unsupported TLS mode", Paths: []string{tlsPathPattern + ".mode"},
+		Cause: "tls.mode is not Terminate: Airlock Microgateway terminates TLS itself and never passes it through.",
+		Fix:   "Set mode: Terminate, or omit it."},
+	{Code: CodeCertificateRefRequired, Kind: CodeKindError, Title: "Certificate missing", Paths: []string{tlsPathPattern + ".certificateRefs"},
+		Cause: "tls has no certificateRefs; with mode Terminate exactly one is needed.",
+		Fix:   "Add one certificateRef naming a Secret of type kubernetes.io/tls."},
+	{Code: CodeTooManyCertificateRefs, Kind: CodeKindError, Title: "More than one certificate", Paths: []string{tlsPathPattern + ".certificateRefs"},
+		Cause: "Airlock Microgateway serves exactly one certificate per listener.",
+		Fix:   "Keep one certificateRef; serve other names from other listeners."},
+	{Code: CodeCertificateRefKind, Kind: CodeKindError, Title: "Certificate reference not a Secret", Paths: []string{refPathPattern + ".group", refPathPattern + ".kind"},
+		Cause: "A certificateRef names another group or kind than a core Secret.",
+		Fix:   "Reference a Secret: omit group and kind, or set group \"\" and kind Secret."},
+	{Code: CodeCertificateRefName, Kind: CodeKindError, Title: "Invalid certificate Secret name", Paths: []string{refPathPattern + ".name"},
+		Cause: "The Secret's name is not a DNS subdomain, so no Secret can have it.",
+		Fix:   "Name the Secret as it is stored."},
+	{Code: CodeCertificateRefNamespace, Kind: CodeKindError, Title: "Invalid certificate Secret namespace", Paths: []string{refPathPattern + ".namespace"},
+		Cause: "The Secret's namespace is not a DNS label, so no namespace can have it.",
+		Fix:   "Name the namespace as it is, or omit it for the ListenerSet's own."},
+	{Code: CodeTooManyOptions, Kind: CodeKindError, Title: "Too many TLS options", Paths: []string{tlsPathPattern + ".options"},
+		Cause: fmt.Sprintf("More than %d tls.options, the CRD's limit.", MaxOptions),
+		Fix:   "Remove the options Airlock Microgateway does not use."},
+	{Code: CodeOptionTooLong, Kind: CodeKindError, Title: "TLS option value too long", Paths: []string{optionPathPattern},
+		Cause: fmt.Sprintf("An option's value is longer than %d characters, the CRD's limit.", MaxOptionValueLen),
+		Fix:   "Shorten the value."},
+	{Code: CodeUnprefixedOption, Kind: CodeKindError, Title: "Un-prefixed TLS option", Paths: []string{optionPathPattern},
+		Cause: "An option name without a domain prefix: Gateway API reserves those.",
+		Fix:   "Use Airlock's name, microgateway.airlock.com/<name>."},
+	{Code: CodeOptionKey, Kind: CodeKindError, Title: "Invalid TLS option name", Paths: []string{optionPathPattern},
+		Cause: "An option name of another implementation that is not a valid domain-prefixed key.",
+		Fix:   "Correct the name to prefix/name form, or remove the option."},
+	{Code: CodeUnknownOption, Kind: CodeKindError, Title: "Unknown Airlock TLS option", Paths: []string{optionPathPattern},
+		Cause: "An option under microgateway.airlock.com/ that Airlock Microgateway does not have, perhaps misspelt.",
+		Fix:   "Use one of the supported options the message lists."},
+	{Code: CodeOptionListFormat, Kind: CodeKindError, Title: "Malformed list in a TLS option", Paths: []string{optionPathPattern},
+		Cause: "A list-valued option is empty, has an empty item (a,,b) or an item with spaces around it (a, b).",
+		Fix:   "Write the names separated by commas only: a,b."},
+	{Code: CodeDuplicateOptionItem, Kind: CodeKindError, Title: "Repeated name in a TLS option", Paths: []string{optionPathPattern},
+		Cause: "A list-valued option names an item twice.",
+		Fix:   "Remove the repeat."},
+	{Code: CodeUnsupportedOptionItem, Kind: CodeKindError, Title: "Unsupported name in a TLS option", Paths: []string{optionPathPattern},
+		Cause: "A list-valued option names a cipher, curve, signature algorithm or ALPN protocol Airlock Microgateway (BoringSSL) does not accept; Envoy would refuse the whole listener.",
+		Fix:   "Use the names the message lists."},
+	{Code: CodeTLS13Cipher, Kind: CodeKindError, Title: "TLS 1.3 cipher in the ciphers option", Paths: []string{optionPathPattern},
+		Cause: "The ciphers option names a TLS 1.3 suite; TLS 1.3 suites are not configurable, the option applies to TLS 1.0-1.2 only.",
+		Fix:   "Remove the TLS 1.3 suites from ciphers."},
+	{Code: CodeTLSVersion, Kind: CodeKindError, Title: "Unsupported TLS version", Paths: []string{optionPathPattern},
+		Cause: "minimumVersion or maximumVersion is not one of Airlock's version spellings.",
+		Fix:   "Use one of the versions the message lists."},
+	{Code: CodeVersionRange, Kind: CodeKindError, Title: "maximumVersion below minimumVersion", Paths: []string{optionPathPattern},
+		Cause: "maximumVersion is lower than minimumVersion: no version is left.",
+		Fix:   "Raise maximumVersion or lower minimumVersion."},
+	{Code: CodeHTTP3NeedsTLS13, Kind: CodeKindError, Title: "HTTP/3 without TLS 1.3", Paths: []string{optionPathPattern},
+		Cause: "An HTTP/3 listener's maximumVersion is below " + TLSVersionHTTP3 + "; QUIC requires TLS 1.3.",
+		Fix:   "Set maximumVersion to " + TLSVersionHTTP3 + ", or remove it."},
+	{Code: CodeRouteKind, Kind: CodeKindError, Title: "Unsupported route kind", Paths: []string{routesPathPattern + ".kinds[*].group", routesPathPattern + ".kinds[*].kind"},
+		Cause: "allowedRoutes.kinds names another kind than gateway.networking.k8s.io HTTPRoute, or no kind; Airlock Microgateway attaches HTTPRoutes only.",
+		Fix:   "Allow kind HTTPRoute, or omit kinds."},
+	{Code: CodeRouteNamespacesFrom, Kind: CodeKindError, Title: "Unsupported allowedRoutes.namespaces.from", Paths: []string{routesPathPattern + ".namespaces.from"},
+		Cause: "from is not All, Same or Selector.",
+		Fix:   "Use one of the values the message lists."},
+	{Code: CodeRouteSelectorRequired, Kind: CodeKindError, Title: "Route selector missing", Paths: []string{selectorPathPattern},
+		Cause: "from is Selector, but there is no selector.",
+		Fix:   "Add a selector, or use from Same or All."},
+	{Code: CodeRouteSelectorTooLong, Kind: CodeKindError, Title: "Route selector too long",
+		Paths: []string{selectorPathPattern + ".matchLabels", selectorPathPattern + ".matchExpressions", selectorPathPattern + ".matchExpressions[*].values"},
+		Cause: fmt.Sprintf("A list of the route selector (matchLabels, matchExpressions, an expression's values) has more than %d items; its items are not judged.", MaxSelectorItems),
+		Fix:   "Select the namespaces by a label they share."},
+	{Code: CodeRouteSelectorLabel, Kind: CodeKindError, Title: "Invalid route selector label", Paths: []string{selectorPathPattern + ".matchLabels"},
+		Cause: "A matchLabels key or value is not a valid label key or value.",
+		Fix:   "Use a label as the namespaces have it."},
+	{Code: CodeRouteSelectorExpression, Kind: CodeKindError, Title: "Invalid route selector expression",
+		Paths: []string{selectorPathPattern + ".matchExpressions[*].key", selectorPathPattern + ".matchExpressions[*].operator", selectorPathPattern + ".matchExpressions[*].values", selectorPathPattern + ".matchExpressions[*].values[*]"},
+		Cause: "A matchExpressions entry has an invalid key or operator, or values that do not fit its operator.",
+		Fix:   "Write the expression as Kubernetes label selectors do: In and NotIn with values, Exists and DoesNotExist without."},
+	{Code: CodeParentRefKind, Kind: CodeKindError, Title: "Parent not a Gateway", Paths: []string{"spec.parentRef.group", "spec.parentRef.kind"},
+		Cause: "spec.parentRef names another group or kind than gateway.networking.k8s.io Gateway; a ListenerSet attaches to a Gateway only.",
+		Fix:   "Reference a Gateway: omit group and kind, or set them to gateway.networking.k8s.io and Gateway."},
+	{Code: CodeParentRefName, Kind: CodeKindError, Title: "Invalid parent Gateway name", Paths: []string{"spec.parentRef.name"},
+		Cause: "spec.parentRef.name is missing or not a DNS subdomain, so no Gateway can have it.",
+		Fix:   "Name the Gateway as it is stored."},
+	{Code: CodeParentRefNamespace, Kind: CodeKindError, Title: "Invalid parent Gateway namespace", Paths: []string{"spec.parentRef.namespace"},
+		Cause: "spec.parentRef.namespace is not a DNS label, so no namespace can have it.",
+		Fix:   "Name the Gateway's namespace, or omit it for the ListenerSet's own."},
+	{Code: CodeCrossNamespaceRef, Kind: CodeKindWarning, Title: "Certificate in another namespace", Paths: []string{refPathPattern + ".namespace"}, WarningKind: KindCrossNamespaceRef,
+		Cause: "A certificateRef names a Secret in another namespace, whose ReferenceGrants are not known here: it is usable only once that namespace grants the reference.",
+		Fix:   "Make sure a ReferenceGrant in the Secret's namespace allows ListenerSets from this one, or use a Secret of the ListenerSet's namespace."},
+	{Code: CodeForeignOption, Kind: CodeKindWarning, Title: "TLS option of another implementation", Paths: []string{optionPathPattern}, WarningKind: KindForeignOption,
+		Cause: "A tls.options key that is not an Airlock Microgateway option: legal Gateway API, ignored by Airlock.",
+		Fix:   "Nothing, if the option is meant for another implementation; otherwise use Airlock's option."},
+	{Code: CodeSelectorIgnored, Kind: CodeKindWarning, Title: "Route selector not used", Paths: []string{selectorPathPattern}, WarningKind: KindSelectorIgnored,
+		Cause: "allowedRoutes.namespaces.selector is set, but from is not Selector, so Gateway API ignores it.",
+		Fix:   "Set from: Selector, or remove the selector."},
+	{Code: CodeHostnameLabelTooLong, Kind: CodeKindWarning, Title: "Hostname label longer than 63 characters", Paths: []string{listenerPathPattern + ".hostname"}, WarningKind: KindHostnameLabelTooLong,
+		Cause: "A label of the hostname is longer than RFC 1123's 63 characters, which the CRD lets through; no client's SNI or Host header can match it.",
+		Fix:   "Shorten the label."},
+
+	{Code: CodeMergedProtocolConflict, Kind: CodeKindCluster, Title: "Protocol conflict on the Gateway", Paths: []string{listenerPathPattern + ".protocol"},
+		Cause: "A listener of the Gateway, or of a ListenerSet before this one, holds the port with another protocol; this listener would be Conflicted (ProtocolConflict). An error under strict, a warning otherwise.",
+		Fix:   "Use another port, or the protocol the port has; the listeners command shows the Gateway's merged list."},
+	{Code: CodeMergedHostnameConflict, Kind: CodeKindCluster, Title: "Hostname conflict on the Gateway", Paths: []string{listenerPathPattern + ".hostname"},
+		Cause: "A listener of the Gateway, or of a ListenerSet before this one, has the same port, protocol and hostname; this listener would be Conflicted (HostnameConflict). An error under strict, a warning otherwise.",
+		Fix:   "Use another hostname or port; the listeners command shows who holds it."},
+	{Code: CodeRefNotPermitted, Kind: CodeKindCluster, Title: "Certificate reference not permitted", Paths: []string{refPathPattern + ".namespace"},
+		Cause: "No ReferenceGrant in the Secret's namespace allows ListenerSets of this namespace to use it; the listener would have RefNotPermitted. An error under strict, a warning otherwise.",
+		Fix:   "Add a ReferenceGrant in the Secret's namespace (from: ListenerSet in this namespace, to: Secret), or use a Secret of this namespace."},
+	{Code: CodeGatewayNotFound, Kind: CodeKindCluster, Title: "Parent Gateway not found", Paths: []string{"spec.parentRef.name"}, WarningKind: KindGatewayNotFound,
+		Cause: "The parent Gateway does not exist (yet); the ListenerSet stays unattached until it does. A warning.",
+		Fix:   "Create the Gateway, or correct spec.parentRef."},
+	{Code: CodeNotAllowed, Kind: CodeKindCluster, Title: "Gateway does not admit the ListenerSet", Paths: []string{"spec.parentRef"}, WarningKind: KindNotAllowed,
+		Cause: "The parent Gateway's allowedListeners does not admit ListenerSets of this namespace; they would be NotAllowed. A warning.",
+		Fix:   "Ask the Gateway's owner to admit the namespace (allowedListeners.namespaces), or attach to another Gateway."},
+	{Code: CodeSecretNotFound, Kind: CodeKindCluster, Title: "Certificate Secret not found", Paths: []string{refPathPattern + ".name"}, WarningKind: KindSecretNotFound,
+		Cause: "The referenced Secret does not exist (yet); the listener has no certificate (InvalidCertificateRef) until it does. A warning.",
+		Fix:   "Create the Secret, or correct the reference."},
+}
+
+// Catalog is every code of this package, by code.
+func Catalog() []CodeDoc {
+	out := slices.Clone(catalog)
+	slices.SortFunc(out, func(a, b CodeDoc) int { return strings.Compare(string(a.Code), string(b.Code)) })
+	return out
+}
+
+// kindCodes is the code of each warning kind that has one of its own.
+var kindCodes = CodesByKind(catalog)
+
+// CodesByKind is the code of each warning kind docs give one, the map a
+// catalog's warnings are coded by.
+func CodesByKind(docs []CodeDoc) map[WarningKind]Code {
+	m := map[WarningKind]Code{}
+	for _, d := range docs {
+		if d.WarningKind != "" {
+			m[d.WarningKind] = d.Code
+		}
+	}
+	return m
+}
+
+// KindCode is the code of warnings of kind k; "" for a kind that wraps an
+// error (its warnings carry the error's code) or that is not this
+// package's.
+func KindCode(k WarningKind) Code { return kindCodes[k] }
