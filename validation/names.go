@@ -62,6 +62,10 @@ var builtinNames = map[gwv1.AnnotationKey][]string{
 	OptionSignatureAlgorithms: SignatureAlgorithms,
 }
 
+// BuiltinNames are the names the list-valued option key accepts in this
+// build, in the order a message lists them (nil for another key).
+func BuiltinNames(key gwv1.AnnotationKey) []string { return builtinNames[key] }
+
 // ALPNProtocols are the application protocols a listener may advertise.
 var ALPNProtocols = []string{"h2", "http/1.1"}
 
