@@ -317,7 +317,8 @@ func policyDenied(name string) string {
 // helm: only the policy and its binding are installed, nothing runs, and
 // kube-apiserver denies an invalid ListenerSet by the policy (422 Invalid,
 // the field path in the message), admits a valid one, and leaves namespaces
-// outside the binding's selector alone.
+// outside the binding's selector alone. admission.addNames adds the curve
+// X448: kube-apiserver admits it, and denies an unknown curve beside it.
 func TestPolicyModeEndToEnd(t *testing.T) {
 	c := cluster(t)
 	ctx := t.Context()
