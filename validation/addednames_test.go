@@ -42,7 +42,7 @@ func TestParseAddedNames(t *testing.T) {
 		{"ecdhCurves=a,,b", "empty name"},
 		{"ecdhCurves=a b", `name "a b" may only hold letters, digits and "-_./+"`},
 		{"ciphers=" + strings.Repeat("A", MaxAddedNameLen+1), "longer than 64 bytes"},
-		{"ciphers=" + manyNames(MaxAddedNames+1), "more than 64 names added to ciphers"},
+		{"ciphers=" + manyNames(MaxAddedNames+1), "more than 16 names added to ciphers"},
 	} {
 		if _, err := ParseAddedNames([]string{tc.setting}); err == nil || !strings.Contains(err.Error(), tc.want) {
 			t.Errorf("ParseAddedNames(%.40q) = %v, want an error containing %q", tc.setting, err, tc.want)
