@@ -25,8 +25,8 @@ import (
 // that the two commands cannot disagree on a set: one validate finds
 // invalid is Invalid here. A set that does not decode into the Go type has
 // no listeners to show and is left out (validate reports it).
-func FromManifests(paths []string, stdin io.Reader) (*Input, []read.InputError) {
-	v := judge.Run(read.Paths(paths, stdin), judge.Options{})
+func FromManifests(paths []string, stdin io.Reader, added validation.AddedNames) (*Input, []read.InputError) {
+	v := judge.Run(read.Paths(paths, stdin), judge.Options{AddedNames: added})
 	o := v.Objects
 	in := &Input{Objects: &validation.Objects{Gateways: o.Gateways, Namespaces: o.Namespaces, Grants: o.Grants,
 		Secrets: o.Secrets, Sets: []*gwv1.ListenerSet{}}}
@@ -66,7 +66,7 @@ func RBACRules() []rbacv1.PolicyRule {
 // FromCluster lists, read-only, what the merged lists need: every Gateway,
 // every ListenerSet and every Namespace's metadata (its labels, for
 // allowedListeners selectors). Nothing is watched, written or cached.
-func FromCluster(ctx context.Context, cfg *rest.Config) (*Input, error) {
+func FromCluster(ctx context.Context, cfg *rest.Config, added validation.AddedNames) (*Input, error) {
 	// gateway-api's own scheme knows the typed kinds; Namespaces come as
 	// metadata only, which needs none.
 	c, err := client.New(cfg, client.Options{Scheme: gwscheme.Scheme})
@@ -99,16 +99,16 @@ func FromCluster(ctx context.Context, cfg *rest.Config) (*Input, error) {
 	for i := range namespaces.Items {
 		o.Namespaces = append(o.Namespaces, &namespaces.Items[i])
 	}
-	return judgedByOwnRules(o), nil
+	return judgedByOwnRules(o, added), nil
 }
 
 // judgedByOwnRules is the Input of stored sets: the webhook admitted each
 // once, and its own rules (validation.Validate without a cluster) say
 // whether it would now.
-func judgedByOwnRules(o *validation.Objects) *Input {
+func judgedByOwnRules(o *validation.Objects, added validation.AddedNames) *Input {
 	in := &Input{Objects: o}
 	for _, ls := range o.Sets {
-		errs, _ := validation.Validate(ls, nil, validation.Options{})
+		errs, _ := validation.Validate(ls, nil, validation.Options{AddedNames: added})
 		in.Errors = append(in.Errors, judge.FieldErrors(errs))
 	}
 	return in

@@ -9,6 +9,7 @@ import (
 	"k8s.io/client-go/rest"
 
 	"github.com/airlock/listenerset-webhook/offline/read"
+	"github.com/airlock/listenerset-webhook/validation"
 )
 
 // Exit codes of Run.
@@ -33,9 +34,13 @@ type Options struct {
 	RESTConfig *rest.Config
 	// Gateway narrows the listing to one Gateway, "namespace/name".
 	Gateway string
-	Format  Format
-	Stdout  io.Writer
-	Stderr  io.Writer
+	// AddedNames are names the list-valued TLS options accept besides the
+	// built-in ones, as validate's --add-names: a set is Invalid as
+	// validate would judge it with them.
+	AddedNames validation.AddedNames
+	Format     Format
+	Stdout     io.Writer
+	Stderr     io.Writer
 }
 
 // Run lists the merged listeners opts ask for and returns the exit code.
@@ -46,14 +51,14 @@ func Run(ctx context.Context, opts Options) int {
 	var found bool
 	code := ExitOK
 	if opts.RESTConfig != nil {
-		o, err := FromCluster(ctx, opts.RESTConfig)
+		o, err := FromCluster(ctx, opts.RESTConfig, opts.AddedNames)
 		if err != nil {
 			fmt.Fprintf(opts.Stderr, "error: %v\n", err)
 			return ExitInputError
 		}
 		l, found = Build(o, opts.Gateway)
 	} else {
-		o, inputErrs := FromManifests(opts.Paths, opts.Stdin)
+		o, inputErrs := FromManifests(opts.Paths, opts.Stdin, opts.AddedNames)
 		l, found = Build(o, opts.Gateway)
 		l.InputErrors = append(l.InputErrors, inputErrs...)
 		if len(inputErrs) > 0 {

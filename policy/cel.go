@@ -224,6 +224,11 @@ func build() celPolicy {
 			`[variables.pair[i] >= 0 ? variables.stored[variables.pair[i]] : {}].map(sl, ` + body + `)[0])[0])[0])`
 	}
 
+	// the names each list-valued option accepts: the built-in ones here;
+	// Generate (and the chart) replace a list when a setting adds names
+	for _, key := range rules.ListOptions {
+		add(AcceptedNamesVariable(key), list(rules.BuiltinNames(key)))
+	}
 	// absent parts read as empty: the CRD requires them, the policy need not
 	add("spec", `has(object.spec) ? object.spec : {}`)
 	add("parentRef", `has(variables.spec.parentRef) ? variables.spec.parentRef : {}`)
@@ -543,17 +548,8 @@ func optionKey(k, v, kpath string) string {
 		"unprefixed", inv(k, rules.DetailUnprefixedOption),
 		"prefix", lit(rules.OptionPrefix),
 		"labelkey", labelKey(k, kpath))
-	for _, o := range []struct {
-		key     gwv1.AnnotationKey
-		allowed []string
-		tls13   bool
-	}{
-		{rules.OptionALPNProtocols, rules.ALPNProtocols, false},
-		{rules.OptionCiphers, rules.Ciphers, true},
-		{rules.OptionECDHCurves, rules.ECDHCurves, false},
-		{rules.OptionSignatureAlgorithms, rules.SignatureAlgorithms, false},
-	} {
-		expr += k + " == " + lit(string(o.key)) + " ? " + nameList(v, kpath, o.allowed, o.tls13) + " : "
+	for _, key := range rules.ListOptions {
+		expr += k + " == " + lit(string(key)) + " ? " + nameList(v, kpath, key) + " : "
 	}
 	expr += t(`({k} == {min} || {k} == {max}) ? {versions} : [{unknown}]`,
 		"k", k, "min", lit(string(rules.OptionMinimumVersion)), "max", lit(string(rules.OptionMaximumVersion)),
@@ -561,10 +557,14 @@ func optionKey(k, v, kpath string) string {
 	return "(" + expr + ")"
 }
 
-// nameList is validateNameList of v: every item of the first
-// len(allowed)+ListSlack judged as the Go rule judges it, and one entry for
-// a longer list.
-func nameList(v, kpath string, allowed []string, tls13 bool) string {
+// nameList is validateNameList of v, the value of the list-valued option
+// key: every item of the first len(built-in names)+ListSlack judged as the
+// Go rule judges it, and one entry for a longer list. The names it accepts
+// are the variable AcceptedNamesVariable(key), which holds the names a
+// setting adds too.
+func nameList(v, kpath string, key gwv1.AnnotationKey) string {
+	allowed := rules.BuiltinNames(key)
+	accepted := "variables." + AcceptedNamesVariable(key)
 	// A list with more items than there are names must repeat or misspell
 	// one: its first len(allowed)+ListSlack items are judged one by one
 	// (the slack keeps short lists' every mistake), the rest summed up in
@@ -574,15 +574,15 @@ func nameList(v, kpath string, allowed []string, tls13 bool) string {
 		return line(kpath, field.Invalid(p, holeA, msg), map[string]string{holeA: x})
 	}
 	explain := ""
-	if tls13 {
+	if key == rules.OptionCiphers {
 		explain = t(`it in {tls13} ? {why} : `, "tls13", list(rules.TLS13Ciphers), "why", inv("it", rules.DetailTLS13Cipher))
 	}
 	// The usual list, names only, each once, is told in a few steps; only
 	// another is judged item by item. (Not by a regular expression of the
 	// names: kube-apiserver charges a match by the length of the string
 	// times that of the expression.)
-	valid := t(`[{v}.split(",")].all(items, size(items) <= {max} && items.all(x, x in {allowed} && items.indexOf(x) == items.lastIndexOf(x)))`,
-		"v", v, "max", strconv.Itoa(len(allowed)), "allowed", list(allowed))
+	valid := t(`[{v}.split(",")].all(items, size(items) <= size({allowed}) && items.all(x, x in {allowed} && items.indexOf(x) == items.lastIndexOf(x)))`,
+		"v", v, "allowed", accepted)
 	return t(`({v} == "" ? [{empty}] : {valid} ? [] : [{v}.split(",")].map(items, `+
 		`{idx}.filter(j, j < size(items)).map(j, [items[j]].map(it, it == "" ? {emptyitem} : it.trim() != it ? {padded} : `+
 		`{idx}.exists(m, m < j && items[m] == it) ? {dup} : it in {allowed} ? "" : {explain}{ns})[0]).filter(s, s != "") + `+
@@ -591,9 +591,27 @@ func nameList(v, kpath string, allowed []string, tls13 bool) string {
 		"idx", indexList(n), "n", strconv.Itoa(n),
 		"emptyitem", inv(v, rules.DetailEmptyItem), "padded", inv("it", rules.DetailPaddedItem),
 		"dup", line(kpath, field.Duplicate(p, holeA), map[string]string{holeA: "it"}),
-		"allowed", list(allowed), "explain", explain,
-		"ns", notSupported("it", kpath, allowed),
+		"allowed", accepted, "explain", explain,
+		"ns", notSupportedName("it", kpath, accepted),
 		"summary", rawLine(kpath, `"Too many: " + string(size(items)) + ": must have at most `+strconv.Itoa(n)+` items (each supported value once); the ListenerSet policy lists the problems of the first `+strconv.Itoa(n)+`"`))
+}
+
+// AcceptedNamesVariable names the policy's variable that holds the names the
+// list-valued option key accepts ("accepted_ecdhCurves"): the built-in ones,
+// and those a setting adds (Options.AddedNames; the chart's airlock.addNames
+// appends to it).
+func AcceptedNamesVariable(key gwv1.AnnotationKey) string {
+	return "accepted_" + strings.ReplaceAll(strings.TrimPrefix(string(key), rules.OptionPrefix), "-", "_")
+}
+
+// notSupportedName is notSupported of the item x of a list-valued option,
+// whose supported values are the CEL list accepted: the message names the
+// names a setting added, as the Go rule's does.
+func notSupportedName(x, path, accepted string) string {
+	const supported = "\x00s\x00"
+	before, after, _ := strings.Cut(field.NotSupported(p, holeA, []string{supported}).ErrorBody(), strconv.Quote(supported))
+	holes := map[string]string{holeA: x}
+	return rawLine(path, "["+render(before, holes)+", "+accepted+`.map(n, strings.quote(n)).join(", "), `+render(after, holes)+`].join("")`)
 }
 
 // versionRange is validateVersionRange of the options o of listener l.

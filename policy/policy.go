@@ -9,6 +9,8 @@ import (
 	"k8s.io/utils/ptr"
 	gwv1 "sigs.k8s.io/gateway-api/apis/v1"
 	"sigs.k8s.io/yaml"
+
+	rules "github.com/airlock/listenerset-webhook/validation"
 )
 
 // Default names of the generated objects.
@@ -27,6 +29,10 @@ type Options struct {
 	// NamespaceSelector limits the binding to the namespaces it selects
 	// (every namespace when nil).
 	NamespaceSelector *metav1.LabelSelector
+	// AddedNames are names the list-valued TLS options accept besides the
+	// built-in ones, as the webhook's --add-names: each option's
+	// AcceptedNamesVariable holds them.
+	AddedNames rules.AddedNames
 }
 
 func (o Options) withDefaults() Options {
@@ -49,6 +55,11 @@ func Generate(opts Options) (*admissionregistrationv1.ValidatingAdmissionPolicy,
 	vars := make([]admissionregistrationv1.Variable, len(e.variables))
 	for i, v := range e.variables {
 		vars[i] = admissionregistrationv1.Variable{Name: v.name, Expression: v.expression}
+		for _, key := range rules.ListOptions {
+			if v.name == AcceptedNamesVariable(key) && len(opts.AddedNames[key]) > 0 {
+				vars[i].Expression = list(opts.AddedNames.Names(key))
+			}
+		}
 	}
 	policy := &admissionregistrationv1.ValidatingAdmissionPolicy{
 		TypeMeta:   metav1.TypeMeta{APIVersion: admissionregistrationv1.SchemeGroupVersion.String(), Kind: "ValidatingAdmissionPolicy"},

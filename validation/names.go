@@ -4,14 +4,17 @@ import gwv1 "sigs.k8s.io/gateway-api/apis/v1"
 
 // The names Airlock Microgateway accepts in its TLS options, in one place.
 //
-// Source: Airlock passes these options to Envoy, whose TLS stack is BoringSSL;
-// Envoy's TlsParameters documentation (api-v3
-// extensions/transport_sockets/tls/v3/common.proto) defers to BoringSSL for the
-// names, which were read from BoringSSL's ssl/ssl_cipher.cc (cipher suites),
-// ssl/ssl_key_share.cc (curves) and ssl/ssl_privkey.cc (signature algorithms).
-// Airlock's own reference page for ListenerSet v1 lists the option keys, the
-// ALPN names and the version spellings. See also docs/ in this repository's
-// shared spec (facts.md).
+// Taken for Airlock Microgateway 5.1 (5.1.0, 2026-07-01, the first release
+// that serves ListenerSets; checked against 5.1.5, 2026-08-20): its reference
+// page for ListenerSet v1 (Gateway API v1.6.0) lists the option keys, the
+// ALPN names and the version spellings. Airlock passes the options to Envoy,
+// whose TLS stack is BoringSSL; Envoy's TlsParameters documentation (api-v3
+// extensions/transport_sockets/tls/v3/common.proto) defers to BoringSSL for
+// the names, which were read from BoringSSL's ssl/ssl_cipher.cc (cipher
+// suites), ssl/ssl_key_share.cc (curves) and ssl/ssl_privkey.cc (signature
+// algorithms). docs/rules.md says the same with the sources, and how a
+// cluster adds a name a newer Airlock accepts before this build knows it
+// (AddedNames).
 
 // Protocols Airlock Microgateway serves on a ListenerSet listener.
 const (
@@ -46,6 +49,22 @@ var SupportedOptions = []gwv1.AnnotationKey{
 	OptionALPNProtocols, OptionCiphers, OptionECDHCurves,
 	OptionMaximumVersion, OptionMinimumVersion, OptionSignatureAlgorithms,
 }
+
+// ListOptions are the list-valued options (a comma-separated list of
+// names), sorted: the ones AddedNames may add names to.
+var ListOptions = []gwv1.AnnotationKey{OptionALPNProtocols, OptionCiphers, OptionECDHCurves, OptionSignatureAlgorithms}
+
+// builtinNames are the names each list-valued option accepts.
+var builtinNames = map[gwv1.AnnotationKey][]string{
+	OptionALPNProtocols:       ALPNProtocols,
+	OptionCiphers:             Ciphers,
+	OptionECDHCurves:          ECDHCurves,
+	OptionSignatureAlgorithms: SignatureAlgorithms,
+}
+
+// BuiltinNames are the names the list-valued option key accepts in this
+// build, in the order a message lists them (nil for another key).
+func BuiltinNames(key gwv1.AnnotationKey) []string { return builtinNames[key] }
 
 // ALPNProtocols are the application protocols a listener may advertise.
 var ALPNProtocols = []string{"h2", "http/1.1"}

@@ -40,7 +40,7 @@ func validateOptions(i int, options map[gwv1.AnnotationKey]gwv1.AnnotationValue,
 		v.check(i, field.ErrorList{CodeTooManyOptions.Err(field.TooMany(fldPath, len(options), MaxOptions))}, optionsValue)
 	}
 	for _, key := range sortedKeys(options, make([]gwv1.AnnotationKey, 0, MaxOptions)) {
-		if errs := validateOptionEntry(key, string(options[key]), fldPath.Key(string(key)), &v.warnings); len(errs) > 0 {
+		if errs := validateOptionEntry(key, string(options[key]), fldPath.Key(string(key)), v.added, &v.warnings); len(errs) > 0 {
 			v.check(i, errs, optionValue(key))
 		}
 	}
@@ -48,7 +48,7 @@ func validateOptions(i int, options map[gwv1.AnnotationKey]gwv1.AnnotationValue,
 }
 
 // validateOptionEntry checks one option, its key and its value.
-func validateOptionEntry(key gwv1.AnnotationKey, value string, keyPath *field.Path, w *WarningReport) field.ErrorList {
+func validateOptionEntry(key gwv1.AnnotationKey, value string, keyPath *field.Path, added AddedNames, w *WarningReport) field.ErrorList {
 	if len(value) > MaxOptionValueLen {
 		return field.ErrorList{CodeOptionTooLong.Err(field.TooLong(keyPath, value, MaxOptionValueLen))}
 	}
@@ -62,20 +62,18 @@ func validateOptionEntry(key gwv1.AnnotationKey, value string, keyPath *field.Pa
 		}
 		return keyErrs
 	default:
-		return validateOption(key, value, keyPath)
+		return validateOption(key, value, keyPath, added)
 	}
 }
 
-func validateOption(key gwv1.AnnotationKey, value string, fldPath *field.Path) field.ErrorList {
+// validateOption checks the value of one of Airlock's options; a
+// list-valued one accepts its built-in names and those added.
+func validateOption(key gwv1.AnnotationKey, value string, fldPath *field.Path, added AddedNames) field.ErrorList {
 	switch key {
-	case OptionALPNProtocols:
-		return validateNameList(value, ALPNProtocols, fldPath, nil)
 	case OptionCiphers:
-		return validateNameList(value, Ciphers, fldPath, tls13Cipher)
-	case OptionECDHCurves:
-		return validateNameList(value, ECDHCurves, fldPath, nil)
-	case OptionSignatureAlgorithms:
-		return validateNameList(value, SignatureAlgorithms, fldPath, nil)
+		return validateNameList(value, added.Names(key), fldPath, tls13Cipher)
+	case OptionALPNProtocols, OptionECDHCurves, OptionSignatureAlgorithms:
+		return validateNameList(value, added.Names(key), fldPath, nil)
 	case OptionMinimumVersion, OptionMaximumVersion:
 		if !slices.Contains(TLSVersions, value) {
 			return field.ErrorList{CodeTLSVersion.Err(field.NotSupported(fldPath, value, TLSVersions))}

@@ -20,6 +20,10 @@ type Options struct {
 	// listener list, references no ReferenceGrant permits) deny; otherwise
 	// they are warnings.
 	Strict bool
+	// AddedNames are names the list-valued options accept besides the
+	// built-in ones (an Airlock Microgateway release newer than this
+	// build's lists); nil adds none.
+	AddedNames AddedNames
 }
 
 // Validate is the verdict on a ListenerSet: every reason Airlock
@@ -72,7 +76,7 @@ type Report struct {
 // Judge is Validate's verdict as a Report, for a caller that needs the
 // exact counts (the webhook's log line, the offline command's merge).
 func Judge(newLS, oldLS *gwv1.ListenerSet, opts Options) *Report {
-	v := &verdict{ratchet: newRatchet(defaulted(newLS), defaulted(oldLS))}
+	v := &verdict{ratchet: newRatchet(defaulted(newLS), defaulted(oldLS)), added: opts.AddedNames}
 	ls := v.ratchet.new
 	validateSpec(ls, opts.Cluster, field.NewPath("spec"), v)
 	v.endPhase()
@@ -99,6 +103,7 @@ func defaulted(ls *gwv1.ListenerSet) *gwv1.ListenerSet {
 // errors to judge with whether what the errors involve is unchanged.
 type verdict struct {
 	ratchet  ratchet
+	added    AddedNames
 	errs     ErrorReport
 	warnings WarningReport
 	// ratcheted are the phase's let-through errors; they follow the

@@ -8,6 +8,7 @@ import (
 	logf "sigs.k8s.io/controller-runtime/pkg/log"
 	ctrlwebhook "sigs.k8s.io/controller-runtime/pkg/webhook"
 
+	"github.com/airlock/listenerset-webhook/validation"
 	"github.com/airlock/listenerset-webhook/webhook/admission"
 	"github.com/airlock/listenerset-webhook/webhook/certs"
 	"github.com/airlock/listenerset-webhook/webhook/clusterview"
@@ -29,6 +30,9 @@ type Options struct {
 	InFlight inflight.Options
 	// Enforcement says whether errors deny (the default) or only warn.
 	Enforcement admission.Enforcement
+	// AddedNames are names the list-valued TLS options accept besides the
+	// built-in ones.
+	AddedNames validation.AddedNames
 	// Register puts the admission handlers on the webhook server; nil means
 	// admission.RegisterWith (both webhooks, the validating one with the
 	// cluster view when Cluster.Enabled). Tests replace them.
@@ -61,6 +65,10 @@ func Run(ctx context.Context, opts Options) error {
 		return err
 	}
 	validator.Enforcement = opts.Enforcement
+	validator.AddedNames = opts.AddedNames
+	if len(opts.AddedNames) > 0 {
+		log.Info("Names added to the TLS option lists", "names", opts.AddedNames.Settings())
+	}
 	if opts.Enforcement == admission.EnforcementWarn {
 		log.Info("Enforcement warn: no ListenerSet is denied; what would deny one is a warning, counted in " + admission.WouldDenyMetric)
 	}

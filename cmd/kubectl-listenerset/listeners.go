@@ -6,12 +6,14 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/airlock/listenerset-webhook/listing"
+	"github.com/airlock/listenerset-webhook/validation"
 )
 
 func newListeners(code *int) *cobra.Command {
 	var (
 		paths                               []string
 		kubeconfig, kubeContext, gw, format string
+		added                               validation.AddedNames
 	)
 	cmd := &cobra.Command{
 		Use:   "listeners (-f PATH... | --kubeconfig FILE) [flags]",
@@ -44,7 +46,7 @@ unreachable, or a bad command line.`,
 			case gw != "" && !listing.ValidGatewayName(gw):
 				return fmt.Errorf("--gateway %q: must be namespace/name", gw)
 			}
-			opts := listing.Options{Paths: paths, Stdin: cmd.InOrStdin(), Gateway: gw, Stdout: cmd.OutOrStdout(), Stderr: cmd.ErrOrStderr()}
+			opts := listing.Options{Paths: paths, Stdin: cmd.InOrStdin(), Gateway: gw, AddedNames: added, Stdout: cmd.OutOrStdout(), Stderr: cmd.ErrOrStderr()}
 			switch f := listing.Format(format); f {
 			case listing.Table, listing.Wide, listing.JSON:
 				opts.Format = f
@@ -71,6 +73,7 @@ unreachable, or a bad command line.`,
 	f.StringVar(&kubeContext, "context", "", "the kubeconfig context to use (default: its current context)")
 	f.StringVar(&gw, "gateway", "", "only this Gateway, as namespace/name")
 	f.StringVarP(&format, "output", "o", "", "output format: wide or json (default: a table)")
+	f.Var(&added, "add-names", validation.AddedNamesUsage)
 	_ = cmd.MarkFlagFilename("kubeconfig")
 	completeValues(cmd, "output", []listing.Format{listing.Wide, listing.JSON})
 	_ = cmd.RegisterFlagCompletionFunc("context", func(*cobra.Command, []string, string) ([]cobra.Completion, cobra.ShellCompDirective) {

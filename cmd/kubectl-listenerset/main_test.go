@@ -59,6 +59,10 @@ func TestValidateGolden(t *testing.T) {
 		{"json-valid-with-warnings", []string{"-o", "json", "--unknown-fields=warn", "-f", in("warnings.yaml")}, "", report.ExitValid},
 		{"cluster", []string{"-f", in("cluster.yaml")}, "", report.ExitValid},
 		{"cluster-strict", []string{"--strict", "-f", in("cluster.yaml")}, "", report.ExitInvalid},
+		// The Airlock name lists, without and with a name added.
+		{"added-names-none", []string{"-f", in("added-curve.yaml")}, "", report.ExitInvalid},
+		{"added-names", []string{"--add-names=ecdhCurves=X448", "-f", in("added-curve.yaml")}, "", report.ExitInvalid},
+		{"added-names-bad", []string{"--add-names=curves=X448", "-f", in("added-curve.yaml")}, "", report.ExitInputError},
 		// PATHs as arguments, as pre-commit passes them, before and after flags.
 		{"positional-github", []string{in("duplicate.yaml"), "-o", "github", in("valid.yaml")}, "", report.ExitInvalid},
 		{"positional-junit", []string{"-o", "junit", "--", in("multi.yaml")}, "", report.ExitInvalid},

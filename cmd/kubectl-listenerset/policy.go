@@ -10,6 +10,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
 	"github.com/airlock/listenerset-webhook/policy"
+	"github.com/airlock/listenerset-webhook/validation"
 )
 
 // validationActions are the binding's possible validationActions.
@@ -69,6 +70,7 @@ the output as it is. The cluster-aware checks stay with the webhook.`,
 	f.StringVar(&opts.PolicyName, "name", policy.DefaultPolicyName, "name of the ValidatingAdmissionPolicy")
 	f.StringVar(&opts.BindingName, "binding-name", policy.DefaultBindingName, "name of the ValidatingAdmissionPolicyBinding")
 	f.StringSliceVar(&actions, "validation-actions", nil, "the binding's validationActions, comma-separated: Deny, Warn, Audit (default Deny); repeatable")
+	f.Var(&opts.AddedNames, "add-names", validation.AddedNamesUsage)
 	f.StringVar(&nsSelector, "namespace-selector", "", `the binding applies to the namespaces this label selector selects (e.g. "team in (a,b),!legacy"); every namespace when empty`)
 	completeValues(cmd, "validation-actions", validationActions)
 	return cmd

@@ -10,6 +10,7 @@ import (
 	"github.com/airlock/listenerset-webhook/offline"
 	"github.com/airlock/listenerset-webhook/offline/judge"
 	"github.com/airlock/listenerset-webhook/offline/report"
+	"github.com/airlock/listenerset-webhook/validation"
 )
 
 // manifestExtensions are what a directory PATH is searched for, and what
@@ -21,6 +22,7 @@ func newValidate(code *int) *cobra.Command {
 		paths, crds          []string
 		format, unknownField string
 		strict               bool
+		added                validation.AddedNames
 	)
 	cmd := &cobra.Command{
 		Use:   "validate (-f PATH | PATH)... [flags]",
@@ -53,7 +55,7 @@ or unparsable, or a bad command line.`,
 			}
 			*code = offline.Validate(paths, offline.Options{
 				Format: report.Format(format), Stdin: cmd.InOrStdin(), Stdout: cmd.OutOrStdout(), Stderr: cmd.ErrOrStderr(),
-				Judge: judge.Options{Strict: strict, CRDs: crds, UnknownFields: judge.UnknownFields(unknownField)},
+				Judge: judge.Options{Strict: strict, CRDs: crds, UnknownFields: judge.UnknownFields(unknownField), AddedNames: added},
 			})
 			return nil
 		},
@@ -67,6 +69,7 @@ or unparsable, or a bad command line.`,
 	f.StringSliceVar(&crds, "crd", nil, "file or directory with the ListenerSet CRD to apply (the cluster's own, e.g. Gateway API v1.7.0 standard or experimental) instead of the embedded v1.6.3 standard one; repeatable")
 	f.StringVar(&unknownField, "unknown-fields", string(judge.UnknownFieldsError),
 		"fields the CRD does not know: error (kubectl apply's strict field validation), warn or ignore")
+	f.Var(&added, "add-names", validation.AddedNamesUsage)
 	_ = cmd.MarkFlagFilename("crd", manifestExtensions...)
 	completeValues(cmd, "output", report.Formats)
 	completeValues(cmd, "unknown-fields", judge.UnknownFieldsModes)

@@ -28,6 +28,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/log/zap"
 	"sigs.k8s.io/controller-runtime/pkg/manager/signals"
 
+	"github.com/airlock/listenerset-webhook/validation"
 	"github.com/airlock/listenerset-webhook/webhook"
 	"github.com/airlock/listenerset-webhook/webhook/admission"
 	"github.com/airlock/listenerset-webhook/webhook/certs"
@@ -104,6 +105,7 @@ func run(args []string, stderr io.Writer) int {
 		`what an invalid ListenerSet gets: "deny" (a 422, as kubectl shows for built-in types) or "warn" (admitted; `+
 			`each error a warning beginning "would be denied", counted in `+admission.WouldDenyMetric+`), to see what `+
 			`deny would refuse before it does`)
+	fs.Var(&opts.AddedNames, "add-names", validation.AddedNamesUsage)
 	fs.StringVar(&opts.Server.HealthProbeBindAddress, "health-probe-bind-address", serving.DefaultHealthProbeBindAddress,
 		`address serving /healthz and /readyz ("0" disables)`)
 	fs.StringVar(&opts.Server.MetricsBindAddress, "metrics-bind-address", serving.DefaultMetricsBindAddress,

@@ -24,6 +24,9 @@ type Options struct {
 	// UnknownFields says what fields the CRD does not know make of an
 	// object; UnknownFieldsError when empty.
 	UnknownFields UnknownFields
+	// AddedNames are names the list-valued TLS options accept besides the
+	// built-in ones, as the webhook's --add-names.
+	AddedNames validation.AddedNames
 }
 
 // Result is the verdict on one ListenerSet.

@@ -42,7 +42,7 @@ func (v *Verdict) judgeSets(sets []*read.Object, opts Options) {
 	v.Objects.Sets = []*gwv1.ListenerSet{}
 	v.Results, v.Sets = make([]Result, len(sets)), make([]*gwv1.ListenerSet, len(sets))
 	for _, i := range order {
-		res := v.judge(sets[i], views[i], opts.Strict)
+		res := v.judge(sets[i], views[i], opts)
 		if res.Valid {
 			v.Objects.Sets = append(v.Objects.Sets, views[i].ls)
 		}
@@ -75,12 +75,12 @@ func apiserverViews(checker *crdcheck.Checker, sets []*read.Object, unknown Unkn
 
 // judge is the verdict on one set: kube-apiserver's view of it, then the
 // webhook's with the sets admitted so far as rivals.
-func (v *Verdict) judge(o *read.Object, view apiserverView, strict bool) Result {
+func (v *Verdict) judge(o *read.Object, view apiserverView, opts Options) Result {
 	res := Result{Location: o.Location, Namespace: o.Namespace, Name: o.Name, pos: o.Pos}
 	res.Warnings = append(slices.Clone(o.Warnings), view.warnings...)
 	webhook := &validation.ErrorReport{}
 	if view.ls != nil {
-		r := validation.Judge(view.ls, nil, validation.Options{Cluster: &v.Objects, Strict: strict})
+		r := validation.Judge(view.ls, nil, validation.Options{Cluster: &v.Objects, Strict: opts.Strict, AddedNames: opts.AddedNames})
 		res.Warnings = append(res.Warnings, validationWarnings(r.Warnings.List())...)
 		webhook = &r.Errors
 	}

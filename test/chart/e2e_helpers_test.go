@@ -329,6 +329,20 @@ func listenerSet(ns, name string, valid bool) *unstructured.Unstructured {
 	}}
 }
 
+// curveListenerSet is a ListenerSet of one HTTPS listener whose
+// ecdhCurves option is curves.
+func curveListenerSet(ns, name, curves string) *unstructured.Unstructured {
+	ls := listenerSet(ns, name, true)
+	ls.Object["spec"].(map[string]any)["listeners"] = []any{map[string]any{
+		"name": "tls", "protocol": "HTTPS", "port": int64(8443),
+		"tls": map[string]any{
+			"certificateRefs": []any{map[string]any{"name": "cert"}},
+			"options":         map[string]any{"microgateway.airlock.com/ecdhCurves": curves},
+		},
+	}}
+	return ls
+}
+
 var denied = fmt.Sprintf("admission webhook %q denied the request", localcluster.ValidatingWebhookName)
 
 // checkAdmission sends one valid and one invalid ListenerSet (server-side

@@ -317,7 +317,8 @@ func policyDenied(name string) string {
 // helm: only the policy and its binding are installed, nothing runs, and
 // kube-apiserver denies an invalid ListenerSet by the policy (422 Invalid,
 // the field path in the message), admits a valid one, and leaves namespaces
-// outside the binding's selector alone.
+// outside the binding's selector alone. admission.addNames adds the curve
+// X448: kube-apiserver admits it, and denies an unknown curve beside it.
 func TestPolicyModeEndToEnd(t *testing.T) {
 	c := cluster(t)
 	ctx := t.Context()
@@ -330,7 +331,7 @@ func TestPolicyModeEndToEnd(t *testing.T) {
 	)
 	ensureLabelledNamespace(ctx, t, admin, appNS, map[string]string{"lsw-e2e": scopes})
 	ensureLabelledNamespace(ctx, t, admin, other, nil)
-	rel := installChart(ctx, t, c, "pol", ns, "--set", "admission.mode=policy",
+	rel := installChart(ctx, t, c, "pol", ns, "--set", "admission.mode=policy,admission.addNames.ecdhCurves={X448}",
 		"--set-string", "webhook.namespaceSelector.matchLabels.lsw-e2e="+scopes)
 	t.Cleanup(func() {
 		_, _ = runHelm(context.Background(), t, c.KubeconfigPath, "uninstall", rel.name, "--namespace", ns)
@@ -353,6 +354,11 @@ func TestPolicyModeEndToEnd(t *testing.T) {
 	assert.Contains(t, err.Error(), policyDenied(rel.fullname()))
 	assert.Contains(t, err.Error(), "spec.listeners[0].protocol")
 	require.NoError(t, admin.Create(ctx, listenerSet(appNS, "good", true)), "a valid ListenerSet is stored")
+	// admission.addNames: the added curve is admitted, an unknown one not
+	assert.NoError(t, admin.Create(ctx, curveListenerSet(appNS, "added-curve", "X448,X25519"), client.DryRunAll), "the curve admission.addNames adds")
+	err = admin.Create(ctx, curveListenerSet(appNS, "unknown-curve", "X448,X449"), client.DryRunAll)
+	require.Error(t, err, "an unknown curve beside the added one")
+	assert.Contains(t, err.Error(), `Unsupported value: "X449": supported values: "X25519MLKEM768", "X25519", "P-256", "P-384", "P-521", "X448"`)
 	assert.NoError(t, admin.Create(ctx, listenerSet(other, "bad", false), client.DryRunAll),
 		"a namespace outside the binding's selector is not judged")
 

@@ -47,6 +47,9 @@ func (w *binaryWebhook) UseClusterChecks(c clusterChecks) {
 	if c.warn {
 		w.cluster = append(w.cluster, "--enforcement=warn")
 	}
+	for _, s := range c.addNames {
+		w.cluster = append(w.cluster, "--add-names="+s)
+	}
 }
 
 func (w *binaryWebhook) MetricsURL() string {

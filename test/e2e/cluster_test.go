@@ -140,6 +140,9 @@ func useClusterChecks(t *testing.T, c clusterChecks) {
 	if err := restart(c); err != nil {
 		t.Fatalf("restarting the webhook with %+v: %v", c, err)
 	}
+	if !c.enabled {
+		return
+	}
 	kinds := []string{clusterview.KindGateway, clusterview.KindListenerSet, clusterview.KindReferenceGrant, clusterview.KindNamespace}
 	if c.secrets {
 		kinds = append(kinds, clusterview.KindSecret)

@@ -51,3 +51,34 @@ func wouldDeny(t *testing.T) float64 {
 	t.Helper()
 	return seriesValue(t, admission.WouldDenyMetric+`{field="spec.listeners[*].tls.options[*]",reason="FieldValueNotSupported"}`)
 }
+
+// TestAddedNames: with --add-names=ecdhCurves=X448 the webhook admits a
+// listener with the curve X448, and still denies an unknown curve beside
+// it, naming X448 among the supported values; restarted without the
+// setting, it denies X448 again.
+func TestAddedNames(t *testing.T) {
+	requireCluster(t)
+	const name = "added-names"
+	listener := func(curves string) map[string]any {
+		l := httpsListener("tls", 8443, "web-tls-cert")
+		l["tls"].(map[string]any)["options"] = map[string]any{"microgateway.airlock.com/ecdhCurves": curves}
+		return listenerSet(name, l)
+	}
+	const curveError = `spec.listeners[0].tls.options[microgateway.airlock.com/ecdhCurves]: `
+	t.Cleanup(func() { deleteLS(t, name) })
+
+	t.Run("an added curve is admitted, an unknown one denied", func(t *testing.T) {
+		useClusterChecks(t, clusterChecks{addNames: []string{"ecdhCurves=X448"}})
+		mustReject(t, listener("X448,X449"), []string{`The ListenerSet "` + name + `" is invalid`,
+			curveError + `Unsupported value: "X449": supported values: "X25519MLKEM768", "X25519", "P-256", "P-384", "P-521", "X448"`})
+		r := mustApply(t, listener("X448,X25519"))
+		if !strings.Contains(r.Stdout, "listenerset.gateway.networking.k8s.io/"+name+" created") {
+			t.Errorf("kubectl printed:\n%s", r.Output())
+		}
+	})
+	deleteLS(t, name)
+	t.Run("without the setting it is denied", func(t *testing.T) {
+		mustReject(t, listener("X448,X25519"), []string{curveError + `Unsupported value: "X448": supported values: "X25519MLKEM768", "X25519", "P-256", "P-384", "P-521"`})
+		mustNotExist(t, name)
+	})
+}

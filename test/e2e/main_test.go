@@ -37,6 +37,7 @@ import (
 
 	"github.com/airlock/listenerset-webhook/test/localcluster"
 	"github.com/airlock/listenerset-webhook/test/testproc"
+	"github.com/airlock/listenerset-webhook/validation"
 	"github.com/airlock/listenerset-webhook/webhook"
 	"github.com/airlock/listenerset-webhook/webhook/admission"
 	"github.com/airlock/listenerset-webhook/webhook/certs"
@@ -190,16 +191,20 @@ type webhookServer interface {
 }
 
 // clusterChecks are the serve command's --cluster-checks, --strict and
-// --watch-secrets, and warn its --enforcement=warn: the settings the tests
-// restart the webhook with.
-type clusterChecks struct{ enabled, strict, secrets, warn bool }
+// --watch-secrets, warn its --enforcement=warn and addNames its --add-names:
+// the settings the tests restart the webhook with.
+type clusterChecks struct {
+	enabled, strict, secrets, warn bool
+	addNames                       []string
+}
 
 // inProcessWebhook runs webhook.Run in this process.
 type inProcessWebhook struct {
-	opts   webhook.Options
-	caPEM  []byte
-	cancel context.CancelFunc
-	done   chan error
+	opts     webhook.Options
+	addNames []string // parsed by Start, as the binary parses its flags
+	caPEM    []byte
+	cancel   context.CancelFunc
+	done     chan error
 }
 
 func newInProcessWebhook(ports testproc.Ports, cert *localcluster.ServingCert) *inProcessWebhook {
@@ -224,6 +229,7 @@ func (w *inProcessWebhook) UseClusterChecks(c clusterChecks) {
 	if c.warn {
 		w.opts.Enforcement = admission.EnforcementWarn
 	}
+	w.addNames = c.addNames
 }
 
 func (w *inProcessWebhook) MetricsURL() string {
@@ -231,6 +237,11 @@ func (w *inProcessWebhook) MetricsURL() string {
 }
 
 func (w *inProcessWebhook) Start(ctx context.Context) error {
+	added, err := validation.ParseAddedNames(w.addNames)
+	if err != nil {
+		return err
+	}
+	w.opts.AddedNames = added
 	runCtx, cancel := context.WithCancel(context.Background())
 	w.cancel, w.done = cancel, make(chan error, 1)
 	go func() { w.done <- webhook.Run(runCtx, w.opts) }()

@@ -64,6 +64,9 @@ type Validator struct {
 	// Enforcement says what the errors do: deny (the zero value and
 	// EnforcementDeny), or only warn (EnforcementWarn).
 	Enforcement Enforcement
+	// AddedNames are names the list-valued TLS options accept besides the
+	// built-in ones (validation.Options.AddedNames).
+	AddedNames validation.AddedNames
 }
 
 // Enforcement is what a verdict's errors do.
@@ -106,7 +109,7 @@ func (v Validator) ValidateUpdate(ctx context.Context, oldLS, newLS *gwv1.Listen
 }
 
 func (v Validator) respond(ctx context.Context, ls, oldLS *gwv1.ListenerSet) (cradmission.Warnings, error) {
-	r := validation.Judge(ls, oldLS, validation.Options{Cluster: v.Cluster, Strict: v.Strict})
+	r := validation.Judge(ls, oldLS, validation.Options{Cluster: v.Cluster, Strict: v.Strict, AddedNames: v.AddedNames})
 	if v.Enforcement == EnforcementWarn && r.Errors.Total() > 0 {
 		wouldDeny(ctx, r)
 		recordCodes(ctx, AuditWouldDenyCodesKey, r.Errors.List())

@@ -1,0 +1,87 @@
+package chart
+
+import (
+	"encoding/json"
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+	admissionv1 "k8s.io/api/admissionregistration/v1"
+	appsv1 "k8s.io/api/apps/v1"
+	utiljson "k8s.io/apimachinery/pkg/util/json"
+	utilversion "k8s.io/apimachinery/pkg/util/version"
+	"k8s.io/utils/ptr"
+	gwv1 "sigs.k8s.io/gateway-api/apis/v1"
+
+	"github.com/airlock/listenerset-webhook/defaults"
+	"github.com/airlock/listenerset-webhook/policy/policytest"
+	"github.com/airlock/listenerset-webhook/validation"
+)
+
+// TestRenderAddNames: admission.addNames reaches both engines of mode both
+// alike: the webhook as --add-names flags, the policy as its accepted_*
+// variables. The rendered policy, evaluated as kube-apiserver evaluates it,
+// admits the added curve and still denies an unknown one, with the message
+// validation gives for the same setting.
+func TestRenderAddNames(t *testing.T) {
+	objs := renderMode(t, "both", "--set", "admission.addNames.ecdhCurves={X448},admission.addNames.alpn-protocols={h3,h2c}")
+	args := typed[appsv1.Deployment](t, objs.get(t, "Deployment", fullname)).Spec.Template.Spec.Containers[0].Args
+	var settings []string
+	for _, a := range args {
+		if s, ok := strings.CutPrefix(a, "--add-names="); ok {
+			settings = append(settings, s)
+		}
+	}
+	assert.Equal(t, []string{"alpn-protocols=h3,h2c", "ecdhCurves=X448"}, settings, "the webhook's --add-names")
+	added, err := validation.ParseAddedNames(settings)
+	require.NoError(t, err, "the webhook would refuse its flags")
+
+	vap := typed[admissionv1.ValidatingAdmissionPolicy](t, objs.get(t, "ValidatingAdmissionPolicy", fullname))
+	e, err := policytest.Compile(vap, utilversion.MustParseGeneric("1.29"))
+	require.NoError(t, err)
+	for _, tc := range []struct {
+		curves, alpn string
+		accepted     bool
+	}{
+		{"X448,X25519", "h3,h2", true},
+		{"X448,X449", "h2c", false}, // an unknown curve
+		{"X25519", "h2,h3,http/1.1,h2c", true},
+		{"X25519", "h3,h3", false}, // an added name twice
+	} {
+		ls := &gwv1.ListenerSet{Spec: gwv1.ListenerSetSpec{ParentRef: gwv1.ParentGatewayReference{Name: "gw"},
+			Listeners: []gwv1.ListenerEntry{{Name: "tls", Port: 8443, Protocol: validation.ProtocolHTTPS,
+				TLS: &gwv1.ListenerTLSConfig{CertificateRefs: []gwv1.SecretObjectReference{{Name: "cert"}}, Options: map[gwv1.AnnotationKey]gwv1.AnnotationValue{
+					validation.OptionECDHCurves: gwv1.AnnotationValue(tc.curves), validation.OptionALPNProtocols: gwv1.AnnotationValue(tc.alpn)}},
+				AllowedRoutes: &gwv1.AllowedRoutes{Namespaces: &gwv1.RouteNamespaces{From: ptr.To(gwv1.NamespacesFromSame)}}}}}}
+		ls.Namespace, ls.Name = "team-a", "curves"
+		defaults.ListenerSet(ls)
+		errs, _ := validation.Validate(ls, nil, validation.Options{AddedNames: added})
+		require.Equal(t, tc.accepted, len(errs) == 0, "%+v: validation %v", tc, errs)
+		data, err := json.Marshal(ls)
+		require.NoError(t, err)
+		var obj map[string]any
+		require.NoError(t, utiljson.Unmarshal(data, &obj))
+		got := e.Evaluate(obj, nil, 0)
+		require.False(t, got.Error, "%s: %s", tc.curves, got.Message)
+		if assert.Equal(t, len(errs) == 0, got.Allowed, "%+v: validation %v, policy %q", tc, errs, got.Message) && !got.Allowed {
+			entries, _ := policytest.Entries(got.Message)
+			var want []string
+			for _, err := range errs {
+				want = append(want, policytest.Entry(err))
+			}
+			slices.Sort(entries)
+			slices.Sort(want)
+			assert.Equal(t, want, entries, "%+v: the policy's message is validation's", tc)
+		}
+	}
+
+	// An option the chart does not know is refused by the schema.
+	out, err := runHelm(t.Context(), t, "", "template", "x", chartPath, "--kube-version", renderKubeVersion, "--set", "admission.addNames.curves={X448}")
+	require.Error(t, err)
+	assert.Contains(t, out, "additional properties 'curves' not allowed")
+	out, err = runHelm(t.Context(), t, "", "template", "x", chartPath, "--kube-version", renderKubeVersion, "--set", "admission.addNames.ciphers={a b}")
+	require.Error(t, err)
+	assert.Contains(t, out, "addNames/ciphers/0")
+}
