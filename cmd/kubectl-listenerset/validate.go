@@ -63,7 +63,7 @@ or unparsable, or a bad command line.`,
 	filenameFlag(cmd, &paths)
 	f.StringVarP(&format, "output", "o", string(report.Text), "output format: "+strings.ReplaceAll(report.FormatList(), "|", ", ")+
 		" (junit: a testsuite per file; sarif: SARIF 2.1.0 for code scanning; github: Actions workflow commands)")
-	f.BoolVar(&strict, "strict", false, "listener conflicts and certificateRefs no ReferenceGrant permits are errors, not warnings")
+	strictFlag(cmd, &strict)
 	f.StringSliceVar(&crds, "crd", nil, "file or directory with the ListenerSet CRD to apply (the cluster's own, e.g. Gateway API v1.7.0 standard or experimental) instead of the embedded v1.6.3 standard one; repeatable")
 	f.StringVar(&unknownField, "unknown-fields", string(judge.UnknownFieldsError),
 		"fields the CRD does not know: error (kubectl apply's strict field validation), warn or ignore")
@@ -79,6 +79,11 @@ func filenameFlag(cmd *cobra.Command, paths *[]string) {
 	cmd.Flags().StringSliceVarP(paths, "filename", "f", nil,
 		`file, directory (recursive: *.yaml, *.yml, *.json) or "-" for stdin; repeatable`)
 	_ = cmd.MarkFlagFilename("filename", manifestExtensions...)
+}
+
+// strictFlag is the webhook's --strict, for the commands that judge.
+func strictFlag(cmd *cobra.Command, strict *bool) {
+	cmd.Flags().BoolVar(strict, "strict", false, "listener conflicts and certificateRefs no ReferenceGrant permits are errors, not warnings")
 }
 
 // completeManifests completes PATH arguments with manifest files and

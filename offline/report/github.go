@@ -18,7 +18,10 @@ func writeGitHub(w io.Writer, r *Report) error {
 		if f.Error {
 			cmd = "error"
 		}
-		props := []string{"file=" + escapeProperty(f.File)}
+		var props []string // a stored object (the audit's) has no file: the run's annotation
+		if f.File != "" {
+			props = append(props, "file="+escapeProperty(f.File))
+		}
 		if f.Line > 0 {
 			props = append(props, fmt.Sprintf("line=%d", f.Line))
 			if f.Column > 0 {

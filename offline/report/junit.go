@@ -94,7 +94,7 @@ func junitRoot(r *Report) junitSuites {
 		suite(file)
 	}
 	for _, res := range r.Results {
-		s, c := suite(res.File), resultCase(res)
+		s, c := suite(suiteName(res)), resultCase(res)
 		if len(c.Failures) > 0 {
 			s.Failures++
 			root.Failures++
@@ -108,7 +108,7 @@ func junitRoot(r *Report) junitSuites {
 		s.Cases = append(s.Cases, skippedCase(sk))
 	}
 	for _, ie := range r.InputErrors {
-		s := suite(ie.File)
+		s := suite(cmp.Or(ie.File, clusterSuite))
 		s.Errors++
 		root.Errors++
 		s.Cases = append(s.Cases, inputErrorCase(ie))
@@ -125,10 +125,27 @@ func junitRoot(r *Report) junitSuites {
 	return root
 }
 
+// clusterSuite is the suite, and case, of an input error without a file:
+// the cluster the audit could not list.
+const clusterSuite = "cluster"
+
+// suiteName is a result's suite: its file, or for a stored object (the
+// audit's, which has none) its namespace.
+func suiteName(res judge.Result) string {
+	if res.File != "" {
+		return res.File
+	}
+	return "namespace " + res.Namespace
+}
+
 // junitAt is "file:line:column: message", with the field path in front
-// where the message does not start with it.
+// where the message does not start with it; without a file (a stored
+// object) the message alone.
 func junitAt(file string, line, col int, field, msg string) string {
-	s := filePosition(file, line, col) + ": "
+	s := ""
+	if file != "" {
+		s = filePosition(file, line, col) + ": "
+	}
 	if field != "" && !strings.HasPrefix(msg, field) {
 		s += field + ": "
 	}
@@ -172,7 +189,7 @@ func skippedCase(sk judge.Skipped) junitCase {
 // inputErrorCase is an unreadable file's or document's case, after the
 // file's other cases.
 func inputErrorCase(ie read.InputError) junitCase {
-	name := ie.File
+	name := cmp.Or(ie.File, clusterSuite)
 	if ie.Document > 0 {
 		name = fmt.Sprintf("document %d", ie.Document)
 	}

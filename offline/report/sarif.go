@@ -51,15 +51,20 @@ func writeSARIF(w io.Writer, r *Report, workDir string) error {
 		if f.Error {
 			level = "error"
 		}
-		loc := sarif.NewPhysicalLocation().WithArtifactLocation(artifact(f.File, workDir))
-		if f.Line > 0 {
-			region := sarif.NewRegion().WithStartLine(f.Line)
-			if f.Column > 0 {
-				region.WithStartColumn(f.Column)
+		location := sarif.NewLocation()
+		if f.File != "" {
+			// A stored object (the audit's) has no file: only the logical
+			// location below names it.
+			loc := sarif.NewPhysicalLocation().WithArtifactLocation(artifact(f.File, workDir))
+			if f.Line > 0 {
+				region := sarif.NewRegion().WithStartLine(f.Line)
+				if f.Column > 0 {
+					region.WithStartColumn(f.Column)
+				}
+				loc.WithRegion(region)
 			}
-			loc.WithRegion(region)
+			location.WithPhysicalLocation(loc)
 		}
-		location := sarif.NewLocationWithPhysicalLocation(loc)
 		if f.Object != "" {
 			// The object and field, for viewers that show logical locations.
 			location.AddLogicalLocations(sarif.NewLogicalLocation().WithKind("member").

@@ -71,6 +71,11 @@ func textSkipped(w io.Writer, s *judge.Skipped) {
 
 func textInputError(w io.Writer, e *read.InputError) {
 	at := textAt(e.File, e.Line, e.Column)
+	if e.File == "" {
+		// Not a file: the cluster the audit could not list.
+		fmt.Fprintf(w, "error: %s\n", e.Message)
+		return
+	}
 	if e.Document > 0 {
 		fmt.Fprintf(w, "error: %s: document %d: %s%s\n", e.File, e.Document, e.Message, at)
 	} else {
@@ -81,8 +86,12 @@ func textInputError(w io.Writer, e *read.InputError) {
 // textAt is the suffix the text output puts after a finding, so that a
 // person can jump to it while the rest of the line stays kubectl's:
 // " (at FILE:LINE:COLUMN)", or as much of it as is known (" (at FILE:LINE)",
-// " (at FILE)"), from the same positions the other formats show.
+// " (at FILE)"), from the same positions the other formats show. A stored
+// object (the audit's) has no file, and no suffix.
 func textAt(file string, line, column int) string {
+	if file == "" {
+		return ""
+	}
 	return " (at " + filePosition(file, line, column) + ")"
 }
 
