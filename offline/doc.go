@@ -9,7 +9,8 @@
 // CRD, the defaults, validation's verdict, with a cluster view built from
 // the input) and offline/report (one model, a writer per format). Validate
 // only wires them; the listeners command (package listing) reads and judges
-// through the same two first layers.
+// through the same two first layers, and the audit command (offline/live)
+// judges the ListenerSets a live cluster stores through the last two.
 //
 // # Verdict
 //

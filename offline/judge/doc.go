@@ -15,6 +15,10 @@
 // in Gateway API's precedence order, and each one found valid is a rival of
 // those after it.
 //
+// Stored (stored.go) is the audit's verdict on ListenerSets a cluster
+// stores: the webhook's rules against that cluster, each set as a create,
+// without the CRD kube-apiserver applied when it was written.
+//
 // Other objects are skipped with a reason; Gateways, ReferenceGrants,
 // Namespaces and Secrets (metadata only) are kept for the cluster-aware
 // checks.
