@@ -96,6 +96,11 @@
 //	}
 //
 // Documents and list items are numbered from 1, as in the text output.
+// With --kubeconfig (offline/live.Validate) each error and warning also has
+// "baseline" (introduced or unchanged against the live cluster), a result
+// "fixed" (the stored set's findings it no longer has) and the summary
+// "baseline" (the counts); the text output is then grouped by them
+// (docs/validate.md).
 //
 // # Positions
 //

@@ -45,6 +45,19 @@ current-context: c
 		{"unreachable json", []string{"audit", "--kubeconfig", unreachable, "-o", "json"}, report.ExitInputError,
 			[]string{`"inputErrors": [`, `"message": "listing Gateways: `, `"exitCode": 2`}, nil},
 	}
+	validateTests := []struct {
+		name   string
+		args   []string
+		exit   int
+		stdout []string
+		stderr []string
+	}{
+		{"validate -h", []string{"validate", "-h"}, exitOK, []string{"--kubeconfig string", "--context string", "--any-error", "introduced, unchanged or fixed"}, nil},
+		{"validate against an unreachable cluster", []string{"validate", "-f", filepath.Join("testdata", "input", "valid.yaml"), "--kubeconfig", unreachable, "-o", "json"},
+			report.ExitInputError, []string{`"message": "listing Gateways: `, `"valid": true`, `"exitCode": 2`}, nil},
+		{"validate against a missing kubeconfig", []string{"validate", "-f", "x.yaml", "--kubeconfig", filepath.Join(t.TempDir(), "none")}, report.ExitInputError, nil, []string{"error: ", "none"}},
+	}
+	tests = append(tests, validateTests...)
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			assertRun(t, tt.args, tt.exit, tt.stdout, tt.stderr)

@@ -34,6 +34,19 @@
 // (schema, CEL rules, object metadata) when the object was written; the
 // audit does not apply it again (validate's --crd does, for files).
 //
+// # Files against the cluster
+//
+// Validate is validate -f PATH --kubeconfig: the files judged as without
+// it (offline/judge, CRD and all) but with the listed cluster as their
+// context (judge.Options.Cluster: the files' objects replace the cluster's
+// of the same namespace and name, its other ListenerSets are rivals), and
+// every finding marked against the cluster's own verdict on what it
+// stores, judged as the audit judges it (judge.Compare): introduced,
+// unchanged, or fixed (the stored set's findings the file's version no
+// longer has). The cluster's other sets whose findings the files change are
+// added. Exit status 1 only for an introduced error (offline.Options.
+// AnyError: for any).
+//
 // # Output and exit codes
 //
 // offline/report's, as validate's (see package offline), except that a

@@ -14,6 +14,7 @@ import (
 	gwv1 "sigs.k8s.io/gateway-api/apis/v1"
 	gwscheme "sigs.k8s.io/gateway-api/pkg/client/clientset/versioned/scheme"
 
+	"github.com/airlock/listenerset-webhook/offline"
 	"github.com/airlock/listenerset-webhook/offline/judge"
 	"github.com/airlock/listenerset-webhook/offline/read"
 	"github.com/airlock/listenerset-webhook/offline/report"
@@ -203,12 +204,7 @@ func Audit(ctx context.Context, cfg *rest.Config, opts Options) int {
 	} else {
 		v = judge.Stored(snap.Objects, snap.Selected, opts.Judge)
 	}
-	r := report.New(v)
-	if err := r.Write(opts.Format, opts.Stdout, opts.Stderr, ""); err != nil {
-		fmt.Fprintf(opts.Stderr, "error: writing the report: %v\n", err)
-		return report.ExitInputError
-	}
-	return r.Summary.ExitCode
+	return offline.Report(v, offline.Options{Format: opts.Format, Stdout: opts.Stdout, Stderr: opts.Stderr})
 }
 
 // DescribeRules says each rule in a line, for help texts: "list on

@@ -60,7 +60,10 @@ type junitSkipped struct {
 type junitFailure struct {
 	Message string `xml:"message,attr"`
 	Type    string `xml:"type,attr"`
-	Content string `xml:",chardata"`
+	// Baseline is introduced or unchanged against a live cluster's
+	// findings (validate --kubeconfig).
+	Baseline string `xml:"baseline,attr,omitempty"`
+	Content  string `xml:",chardata"`
 }
 
 func writeJUnit(w io.Writer, r *Report) error {
@@ -161,15 +164,33 @@ func resultCase(res judge.Result) junitCase {
 		c.Name = where("document", res.Location)
 	}
 	for _, e := range res.Errors {
-		c.Failures = append(c.Failures, junitFailure{Message: e.Message, Type: errorRule(e).ID,
+		c.Failures = append(c.Failures, junitFailure{Message: e.Message, Type: errorRule(e).ID, Baseline: string(e.Baseline),
 			Content: junitAt(res.File, e.Line, e.Column, e.Field, e.Message)})
 	}
 	var out []string
 	for _, wn := range res.Warnings {
-		out = append(out, "Warning: "+junitAt(res.File, wn.Line, wn.Column, wn.Field, wn.Message))
+		out = append(out, "Warning"+junitBaseline(wn.Baseline)+": "+junitAt(res.File, wn.Line, wn.Column, wn.Field, wn.Message))
+	}
+	if res.Fixed != nil {
+		// The live object's findings this one no longer has.
+		for _, e := range res.Fixed.Errors {
+			out = append(out, "Fixed error: "+junitAt(res.File, e.Line, e.Column, e.Field, e.Message))
+		}
+		for _, wn := range res.Fixed.Warnings {
+			out = append(out, "Fixed warning: "+junitAt(res.File, wn.Line, wn.Column, wn.Field, wn.Message))
+		}
 	}
 	c.SystemOut = strings.Join(out, "\n")
 	return c
+}
+
+// junitBaseline is " (introduced)" or " (unchanged)" for a warning
+// compared with a live cluster's; nothing when not compared.
+func junitBaseline(b string) string {
+	if b == "" {
+		return ""
+	}
+	return " (" + b + ")"
 }
 
 // skippedCase is another object's case, classed by its kind and version.

@@ -10,6 +10,7 @@ import (
 
 	"github.com/owenrumney/go-sarif/v2/sarif"
 
+	"github.com/airlock/listenerset-webhook/offline/judge"
 	"github.com/airlock/listenerset-webhook/offline/read"
 )
 
@@ -70,14 +71,21 @@ func writeSARIF(w io.Writer, r *Report, workDir string) error {
 			location.AddLogicalLocations(sarif.NewLogicalLocation().WithKind("member").
 				WithFullyQualifiedName("ListenerSet " + f.Object + " " + f.Field))
 		}
-		run.CreateResultForRule(f.Rule.ID).WithLevel(level).
-			WithMessage(sarif.NewTextMessage(sarifText(f))).
-			AddLocation(location)
+		res := run.CreateResultForRule(f.Rule.ID).WithLevel(level).
+			WithMessage(sarif.NewTextMessage(sarifText(f)))
+		res.AddLocation(location)
+		if state, ok := sarifBaseline[f.Baseline]; ok {
+			res.WithBaselineState(state)
+		}
 	}
 	run.Results = append(make([]*sarif.Result, 0, len(run.Results)), run.Results...) // "results": [] when valid
 	log.AddRun(run)
 	return log.PrettyWrite(w)
 }
+
+// sarifBaseline is SARIF's baselineState of each Baseline: the live
+// cluster's findings are the baseline run.
+var sarifBaseline = map[judge.Baseline]string{judge.Introduced: "new", judge.Unchanged: "unchanged", judge.Fixed: "absent"}
 
 // sarifText is the message: kubectl's, which starts with the field path.
 func sarifText(f finding) string {

@@ -72,3 +72,38 @@ func TestStoredObjects(t *testing.T) {
 	assert.Equal(t, clusterSuite, suites[0].Name)
 	assert.Equal(t, clusterSuite, suites[0].Cases[0].Name)
 }
+
+// TestComparedExitCode: compared with a live cluster, only an introduced
+// error exits 1, unless FailOnAnyError; SARIF carries each baselineState.
+func TestComparedExitCode(t *testing.T) {
+	unchanged := judge.FieldError{Field: "spec.x", Type: "FieldValueInvalid", Message: "spec.x: old", Baseline: judge.Unchanged}
+	fixed := judge.FieldError{Field: "spec.y", Type: "FieldValueInvalid", Message: "spec.y: gone", Baseline: judge.Fixed}
+	v := &judge.Verdict{Compared: true, Results: []judge.Result{{Namespace: "a", Name: "b", Errors: []judge.FieldError{unchanged},
+		Fixed: &judge.Findings{Errors: []judge.FieldError{fixed}, Warnings: []read.Warning{}}}}}
+	r := New(v)
+	assert.Equal(t, ExitValid, r.Summary.ExitCode, "an unchanged error is the cluster's already")
+	assert.Equal(t, &BaselineSummary{Unchanged: 1, Fixed: 1}, r.Summary.Baseline)
+	r.FailOnAnyError()
+	assert.Equal(t, ExitInvalid, r.Summary.ExitCode)
+
+	v.Results[0].Errors = append(v.Results[0].Errors, judge.FieldError{Field: "spec.z", Type: "FieldValueInvalid", Message: "spec.z: new", Baseline: judge.Introduced})
+	r = New(v)
+	assert.Equal(t, ExitInvalid, r.Summary.ExitCode)
+	assert.Equal(t, 1, r.Summary.Baseline.IntroducedErrors)
+
+	var out bytes.Buffer
+	require.NoError(t, r.Write(SARIF, &out, &bytes.Buffer{}, "/repo"))
+	var log struct {
+		Runs []struct {
+			Results []struct {
+				BaselineState string `json:"baselineState"`
+			} `json:"results"`
+		} `json:"runs"`
+	}
+	require.NoError(t, json.Unmarshal(out.Bytes(), &log))
+	var states []string
+	for _, res := range log.Runs[0].Results {
+		states = append(states, res.BaselineState)
+	}
+	assert.Equal(t, []string{"unchanged", "new", "absent"}, states)
+}
