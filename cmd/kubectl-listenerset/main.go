@@ -3,6 +3,7 @@
 // `kubectl listenerset`.
 //
 //	kubectl listenerset validate -f PATH... [-o FORMAT]       validate manifests without a cluster
+//	  (with --kubeconfig F: against a live cluster, findings introduced, unchanged or fixed)
 //	kubectl listenerset listeners (-f PATH... | --kubeconfig F) each Gateway's merged listener list
 //	kubectl listenerset audit [--kubeconfig F] [flags]          judge the ListenerSets a cluster stores
 //	kubectl listenerset policy [flags]                         print the ValidatingAdmissionPolicy
