@@ -5,7 +5,7 @@ BIN := bin
 WEBHOOK := $(BIN)/listenerset-webhook
 PLUGIN := $(BIN)/kubectl-listenerset
 
-.PHONY: all build image chart-score run ci-tools node-setup testsummary test test-matrix test-matrix-ends test-node test-node-stress test-unit test-e2e bench bench-scale fuzz vet k8s-binaries helm chart-lint chart-template chart-policy chart-generate docs-generate promtool clean
+.PHONY: all build image chart-score run ci-tools node-setup testsummary test test-matrix test-matrix-ends test-node test-node-stress test-unit test-e2e bench bench-scale bench-audit fuzz vet k8s-binaries helm chart-lint chart-template chart-policy chart-generate docs-generate promtool clean
 
 all: build
 
@@ -171,6 +171,13 @@ bench: k8s-binaries
 SCALE_SHAPES ?= gateways one-gateway
 bench-scale: k8s-binaries
 	@set -e; for shape in $(SCALE_SHAPES); do $(GO) run ./test/load -scale -scale-shape=$$shape $(BENCH_FLAGS); done
+
+## bench-audit: kubectl listenerset audit of the local cluster holding 1 000 and 10 000 ListenerSets in each of
+## SCALE_SHAPES (bench-scale's shapes, populated as it populates them), timed with the lists from kube-apiserver:
+## wall time, CPU, peak RSS; results in .run/load/audit*.json (docs/performance.md). BENCH_FLAGS go to the load tool
+## (-audit-sizes=200 is quick).
+bench-audit: k8s-binaries
+	@set -e; for shape in $(SCALE_SHAPES); do $(GO) run ./test/load -audit-scale -scale-shape=$$shape $(BENCH_FLAGS); done
 
 ## vet: go vet, staticcheck (built from hack/tools/staticcheck, its own module) and gofmt
 FUZZTIME ?= 60s

@@ -46,11 +46,14 @@ func FromManifests(paths []string, stdin io.Reader, added validation.AddedNames)
 }
 
 // RESTConfig loads a kubeconfig file, with context naming one of its
-// contexts ("" for its current one).
+// contexts ("" for its current one). Without a file ("") it finds one as
+// kubectl does ($KUBECONFIG, then ~/.kube/config), and in a Pod without
+// either uses its service account.
 func RESTConfig(kubeconfig, context string) (*rest.Config, error) {
+	rules := clientcmd.NewDefaultClientConfigLoadingRules()
+	rules.ExplicitPath = kubeconfig
 	return clientcmd.NewNonInteractiveDeferredLoadingClientConfig(
-		&clientcmd.ClientConfigLoadingRules{ExplicitPath: kubeconfig},
-		&clientcmd.ConfigOverrides{CurrentContext: context},
+		rules, &clientcmd.ConfigOverrides{CurrentContext: context},
 	).ClientConfig()
 }
 

@@ -9,7 +9,8 @@
 // CRD, the defaults, validation's verdict, with a cluster view built from
 // the input) and offline/report (one model, a writer per format). Validate
 // only wires them; the listeners command (package listing) reads and judges
-// through the same two first layers.
+// through the same two first layers, and the audit command (offline/live)
+// judges the ListenerSets a live cluster stores through the last two.
 //
 // # Verdict
 //
@@ -95,6 +96,11 @@
 //	}
 //
 // Documents and list items are numbered from 1, as in the text output.
+// With --kubeconfig (offline/live.Validate) each error and warning also has
+// "baseline" (introduced or unchanged against the live cluster), a result
+// "fixed" (the stored set's findings it no longer has) and the summary
+// "baseline" (the counts); the text output is then grouped by them
+// (docs/validate.md).
 //
 // # Positions
 //

@@ -25,6 +25,10 @@ type Options struct {
 	WorkDir string
 	// Judge says how strictly, and with which CRD, to judge.
 	Judge judge.Options
+	// AnyError makes any invalid ListenerSet exit 1, also when the
+	// findings are compared with a live cluster's (where only introduced
+	// errors do otherwise).
+	AnyError bool
 }
 
 // Validate validates every ListenerSet in paths: read, judge, report. It
@@ -38,7 +42,17 @@ func Validate(paths []string, opts Options) int {
 		fmt.Fprintf(opts.Stderr, "error: output format %q: must be one of %s\n", opts.Format, report.FormatList())
 		return report.ExitInputError
 	}
-	r := report.New(judge.Run(read.Paths(paths, opts.Stdin), opts.Judge))
+	return Report(judge.Run(read.Paths(paths, opts.Stdin), opts.Judge), opts)
+}
+
+// Report writes the report of v as opts say (a valid opts.Format) and
+// returns its exit code; with opts.AnyError any error counts, also where v
+// is compared with a live cluster (report.Report.FailOnAnyError).
+func Report(v *judge.Verdict, opts Options) int {
+	r := report.New(v)
+	if opts.AnyError {
+		r.FailOnAnyError()
+	}
 	if err := r.Write(opts.Format, opts.Stdout, opts.Stderr, opts.WorkDir); err != nil {
 		fmt.Fprintf(opts.Stderr, "error: writing the report: %v\n", err)
 		return report.ExitInputError

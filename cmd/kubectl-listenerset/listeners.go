@@ -69,19 +69,25 @@ unreachable, or a bad command line.`,
 	}
 	f := cmd.Flags()
 	filenameFlag(cmd, &paths)
-	f.StringVar(&kubeconfig, "kubeconfig", "", "list the cluster this kubeconfig reaches instead of manifests (read-only)")
-	f.StringVar(&kubeContext, "context", "", "the kubeconfig context to use (default: its current context)")
+	kubeconfigFlags(cmd, &kubeconfig, &kubeContext, "list the cluster this kubeconfig reaches instead of manifests (read-only)")
 	f.StringVar(&gw, "gateway", "", "only this Gateway, as namespace/name")
 	f.StringVarP(&format, "output", "o", "", "output format: wide or json (default: a table)")
 	f.Var(&added, "add-names", validation.AddedNamesUsage)
-	_ = cmd.MarkFlagFilename("kubeconfig")
 	completeValues(cmd, "output", []listing.Format{listing.Wide, listing.JSON})
+	return cmd
+}
+
+// kubeconfigFlags are kubectl's --kubeconfig and --context, the contexts
+// of the kubeconfig given completed.
+func kubeconfigFlags(cmd *cobra.Command, kubeconfig, kubeContext *string, usage string) {
+	cmd.Flags().StringVar(kubeconfig, "kubeconfig", "", usage)
+	cmd.Flags().StringVar(kubeContext, "context", "", "the kubeconfig context to use (default: its current context)")
+	_ = cmd.MarkFlagFilename("kubeconfig")
 	_ = cmd.RegisterFlagCompletionFunc("context", func(*cobra.Command, []string, string) ([]cobra.Completion, cobra.ShellCompDirective) {
-		names, err := listing.Contexts(kubeconfig)
+		names, err := listing.Contexts(*kubeconfig)
 		if err != nil {
 			return nil, cobra.ShellCompDirectiveError
 		}
 		return names, cobra.ShellCompDirectiveNoFileComp
 	})
-	return cmd
 }

@@ -3,7 +3,9 @@
 // `kubectl listenerset`.
 //
 //	kubectl listenerset validate -f PATH... [-o FORMAT]       validate manifests without a cluster
+//	  (with --kubeconfig F: against a live cluster, findings introduced, unchanged or fixed)
 //	kubectl listenerset listeners (-f PATH... | --kubeconfig F) each Gateway's merged listener list
+//	kubectl listenerset audit [--kubeconfig F] [flags]          judge the ListenerSets a cluster stores
 //	kubectl listenerset policy [flags]                         print the ValidatingAdmissionPolicy
 //	kubectl listenerset completion bash|zsh|fish|powershell    shell completion
 //
@@ -12,7 +14,7 @@
 // is cmd/listenerset-webhook, which links none of this.
 //
 // This package is flags and wiring only: validating is offline.Validate,
-// listing is listing.Run, the policy is policy.YAML.
+// listing is listing.Run, auditing live.Audit, the policy is policy.YAML.
 package main
 
 import (
@@ -68,6 +70,6 @@ ListenerSets on Airlock Microgateway. On PATH, kubectl runs it as
 		SilenceErrors: true, // run prints them, in kubectl's words
 		SilenceUsage:  true,
 	}
-	root.AddCommand(newValidate(code), newListeners(code), newPolicy(code))
+	root.AddCommand(newValidate(code), newListeners(code), newAudit(code), newPolicy(code))
 	return root
 }

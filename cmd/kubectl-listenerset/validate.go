@@ -7,8 +7,10 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/airlock/listenerset-webhook/listing"
 	"github.com/airlock/listenerset-webhook/offline"
 	"github.com/airlock/listenerset-webhook/offline/judge"
+	"github.com/airlock/listenerset-webhook/offline/live"
 	"github.com/airlock/listenerset-webhook/offline/report"
 	"github.com/airlock/listenerset-webhook/validation"
 )
@@ -19,10 +21,10 @@ var manifestExtensions = []string{"yaml", "yml", "json"}
 
 func newValidate(code *int) *cobra.Command {
 	var (
-		paths, crds          []string
-		format, unknownField string
-		strict               bool
-		added                validation.AddedNames
+		paths, crds                                   []string
+		format, unknownField, kubeconfig, kubeContext string
+		strict, anyError                              bool
+		added                                         validation.AddedNames
 	)
 	cmd := &cobra.Command{
 		Use:   "validate (-f PATH | PATH)... [flags]",
@@ -37,8 +39,17 @@ conflicts, references); other objects are skipped.
 PATHs may also stand as arguments, between or after flags, as pre-commit
 passes them; after "--" every argument is a PATH.
 
-Exit status: 0 all valid (or none found), 1 some invalid, 2 input unreadable
-or unparsable, or a bad command line.`,
+With --kubeconfig, the live cluster it reaches is the context instead: the
+files' objects replace the cluster's of the same namespace and name, the
+cluster's other ListenerSets are rivals, and every finding is marked
+introduced, unchanged or fixed against the cluster's own verdict on what it
+stores (as the audit command judges it); the cluster's other ListenerSets
+whose findings the files change are shown too. Needs list on what the audit
+lists (kubectl listenerset audit --print-rbac).
+
+Exit status: 0 all valid (or none found), 1 some invalid (with --kubeconfig:
+some error introduced, or with --any-error any), 2 input unreadable or
+unparsable, the cluster not listable, or a bad command line.`,
 		Example: `  kubectl listenerset validate -f manifests/
   kubectl listenerset validate -f manifests/ -o sarif > listenersets.sarif
   kubectl get listenersets -A -o yaml | kubectl listenerset validate -f -`,
@@ -53,10 +64,22 @@ or unparsable, or a bad command line.`,
 			if !slices.Contains(judge.UnknownFieldsModes, judge.UnknownFields(unknownField)) {
 				return fmt.Errorf("--unknown-fields %q: must be error, warn or ignore", unknownField)
 			}
-			*code = offline.Validate(paths, offline.Options{
+			opts := offline.Options{
 				Format: report.Format(format), Stdin: cmd.InOrStdin(), Stdout: cmd.OutOrStdout(), Stderr: cmd.ErrOrStderr(),
-				Judge: judge.Options{Strict: strict, CRDs: crds, UnknownFields: judge.UnknownFields(unknownField), AddedNames: added},
-			})
+				Judge:    judge.Options{Strict: strict, CRDs: crds, UnknownFields: judge.UnknownFields(unknownField), AddedNames: added},
+				AnyError: anyError,
+			}
+			if kubeconfig == "" {
+				*code = offline.Validate(paths, opts)
+				return nil
+			}
+			cfg, err := listing.RESTConfig(kubeconfig, kubeContext)
+			if err != nil {
+				fmt.Fprintf(cmd.ErrOrStderr(), "error: %v\n", err)
+				*code = report.ExitInputError
+				return nil
+			}
+			*code = live.Validate(cmd.Context(), cfg, paths, opts)
 			return nil
 		},
 		ValidArgsFunction: completeManifests,
@@ -65,7 +88,9 @@ or unparsable, or a bad command line.`,
 	filenameFlag(cmd, &paths)
 	f.StringVarP(&format, "output", "o", string(report.Text), "output format: "+strings.ReplaceAll(report.FormatList(), "|", ", ")+
 		" (junit: a testsuite per file; sarif: SARIF 2.1.0 for code scanning; github: Actions workflow commands)")
-	f.BoolVar(&strict, "strict", false, "listener conflicts and certificateRefs no ReferenceGrant permits are errors, not warnings")
+	strictFlag(cmd, &strict)
+	kubeconfigFlags(cmd, &kubeconfig, &kubeContext, "judge the files against the live cluster this kubeconfig reaches (read-only), marking findings introduced, unchanged or fixed")
+	f.BoolVar(&anyError, "any-error", false, "with --kubeconfig: exit 1 for any error, not only for introduced ones")
 	f.StringSliceVar(&crds, "crd", nil, "file or directory with the ListenerSet CRD to apply (the cluster's own, e.g. Gateway API v1.7.0 standard or experimental) instead of the embedded v1.6.3 standard one; repeatable")
 	f.StringVar(&unknownField, "unknown-fields", string(judge.UnknownFieldsError),
 		"fields the CRD does not know: error (kubectl apply's strict field validation), warn or ignore")
@@ -82,6 +107,11 @@ func filenameFlag(cmd *cobra.Command, paths *[]string) {
 	cmd.Flags().StringSliceVarP(paths, "filename", "f", nil,
 		`file, directory (recursive: *.yaml, *.yml, *.json) or "-" for stdin; repeatable`)
 	_ = cmd.MarkFlagFilename("filename", manifestExtensions...)
+}
+
+// strictFlag is the webhook's --strict, for the commands that judge.
+func strictFlag(cmd *cobra.Command, strict *bool) {
+	cmd.Flags().BoolVar(strict, "strict", false, "listener conflicts and certificateRefs no ReferenceGrant permits are errors, not warnings")
 }
 
 // completeManifests completes PATH arguments with manifest files and

@@ -18,6 +18,10 @@
 // Every finding gets its diagnostic code: the rules' from validation, the
 // others' (input errors, kube-apiserver's own checks) from Codes (codes.go).
 //
+// Stored (stored.go) is the audit's verdict on ListenerSets a cluster
+// stores: the webhook's rules against that cluster, each set as a create,
+// without the CRD kube-apiserver applied when it was written.
+//
 // Other objects are skipped with a reason; Gateways, ReferenceGrants,
 // Namespaces and Secrets (metadata only) are kept for the cluster-aware
 // checks.

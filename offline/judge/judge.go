@@ -27,6 +27,15 @@ type Options struct {
 	// AddedNames are names the list-valued TLS options accept besides the
 	// built-in ones, as the webhook's --add-names.
 	AddedNames validation.AddedNames
+	// Cluster, when set, is a live cluster's objects (offline/live.Read),
+	// the context of the input instead of the input's alone: the input's
+	// Gateways, ListenerSets, ReferenceGrants and Namespaces replace the
+	// cluster's of the same namespace and name, and the cluster's other
+	// ListenerSets are rivals. An input ListenerSet without
+	// creationTimestamp that replaces a stored one has the stored one's, as
+	// an update keeps it. Secrets are the cluster's only (unknown when it
+	// has none listed), since the input cannot hold all of them.
+	Cluster *validation.Objects
 }
 
 // Result is the verdict on one ListenerSet.
@@ -45,6 +54,10 @@ type Result struct {
 	// Warnings are the admission warnings, plus duplicate fields (and
 	// unknown ones under UnknownFieldsWarn).
 	Warnings []read.Warning `json:"warnings"`
+	// Fixed are the live set's findings this one no longer has, when
+	// compared with a live cluster (Compare); omitted otherwise or when
+	// none.
+	Fixed *Findings `json:"fixed,omitempty"`
 
 	// pos locates the fields of the object's document.
 	pos *position.Document
@@ -60,6 +73,9 @@ type FieldError struct {
 	// Type is the field.ErrorType, e.g. FieldValueDuplicate
 	// (FieldValueTypeInvalid for a document that could not be decoded).
 	Type string `json:"type"`
+	// Baseline is how the error stands against the live cluster's
+	// (Compare); empty when not compared.
+	Baseline Baseline `json:"baseline,omitempty"`
 	// Value is the offending value, where the message shows one.
 	Value any `json:"value,omitempty"`
 	// Detail is the rule's explanation, if any.
@@ -103,9 +119,13 @@ type Verdict struct {
 	// Sets are the objects the webhook judged, by index of Results (nil
 	// where the object does not decode into the Go type).
 	Sets []*gwv1.ListenerSet
-	// Objects is the cluster view built from the input; its Sets are the
-	// ListenerSets found valid, in precedence order.
+	// Objects is the cluster view built from the input (over
+	// Options.Cluster when set); its Sets are the ListenerSets found
+	// valid, in precedence order (after the cluster's).
 	Objects validation.Objects
+	// Compared is set when the findings are marked against a live
+	// cluster's (Compare).
+	Compared bool
 }
 
 // Reasons for skipping.
@@ -132,6 +152,9 @@ func Run(in *read.Input, opts Options) *Verdict {
 		default:
 			v.Notes = append(v.Notes, Note{Skipped: v.skip(e.Object)})
 		}
+	}
+	if opts.Cluster != nil {
+		v.Objects = overlay(opts.Cluster, &v.Objects)
 	}
 	v.judgeSets(sets, opts)
 	return v

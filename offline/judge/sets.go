@@ -34,12 +34,15 @@ func (v *Verdict) judgeSets(sets []*read.Object, opts Options) {
 		return
 	}
 	views := apiserverViews(checker, sets, opts.UnknownFields)
+	v.Objects.Sets = []*gwv1.ListenerSet{}
+	if opts.Cluster != nil {
+		v.Objects.Sets = storedRivals(opts.Cluster.Sets, views)
+	}
 	order := make([]int, len(sets))
 	for i := range order {
 		order[i] = i
 	}
 	slices.SortStableFunc(order, func(a, b int) int { return comparePrecedence(views[a].ls, views[b].ls) })
-	v.Objects.Sets = []*gwv1.ListenerSet{}
 	v.Results, v.Sets = make([]Result, len(sets)), make([]*gwv1.ListenerSet, len(sets))
 	for _, i := range order {
 		res := v.judge(sets[i], views[i], opts)

@@ -73,6 +73,9 @@ type Warning struct {
 	// Line and Column are where Field stands in the file (from 1).
 	Line   int `json:"line"`
 	Column int `json:"column"` // see Line
+	// Baseline is how the warning stands against a live cluster's
+	// findings, judge.Baseline's values; empty when not compared.
+	Baseline string `json:"baseline,omitempty"`
 }
 
 // Head is what tells an object's kind and name.

@@ -34,6 +34,9 @@ type finding struct {
 	// Object is the ListenerSet ("ns/name"); empty for input errors.
 	Object string
 	Rule   rule
+	// Baseline is how it stands against a live cluster's findings (empty
+	// when not compared); a Fixed one is the live object's.
+	Baseline judge.Baseline
 }
 
 // findings lists every finding of r: input errors first (they were met
@@ -49,13 +52,18 @@ func (r *Report) findings() []finding {
 	}
 	for _, res := range r.Results {
 		obj := read.Name(res.Namespace, res.Name)
-		for _, e := range res.Errors {
-			out = append(out, finding{File: res.File, Line: e.Line, Column: e.Column, Field: e.Field,
-				Error: true, Message: e.Message, Object: obj, Rule: ruleOf(e.Code)})
+		errs, warns := res.Errors, res.Warnings
+		if res.Fixed != nil {
+			errs = append(slices.Clip(errs), res.Fixed.Errors...)
+			warns = append(slices.Clip(warns), res.Fixed.Warnings...)
 		}
-		for _, w := range res.Warnings {
+		for _, e := range errs {
+			out = append(out, finding{File: res.File, Line: e.Line, Column: e.Column, Field: e.Field,
+				Error: true, Message: e.Message, Object: obj, Rule: ruleOf(e.Code), Baseline: e.Baseline})
+		}
+		for _, w := range warns {
 			out = append(out, finding{File: res.File, Line: w.Line, Column: w.Column, Field: w.Field,
-				Message: w.Message, Object: obj, Rule: ruleOf(w.Code)})
+				Message: w.Message, Object: obj, Rule: ruleOf(w.Code), Baseline: judge.Baseline(w.Baseline)})
 		}
 	}
 	return out

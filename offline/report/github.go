@@ -4,6 +4,8 @@ import (
 	"fmt"
 	"io"
 	"strings"
+
+	"github.com/airlock/listenerset-webhook/offline/judge"
 )
 
 // writeGitHub writes one GitHub Actions workflow command per finding:
@@ -15,10 +17,16 @@ import (
 func writeGitHub(w io.Writer, r *Report) error {
 	for _, f := range r.findings() {
 		cmd := "warning"
-		if f.Error {
+		switch {
+		case f.Baseline == judge.Fixed:
+			cmd = "notice" // the live object's; the input no longer has it
+		case f.Error:
 			cmd = "error"
 		}
-		props := []string{"file=" + escapeProperty(f.File)}
+		var props []string // a stored object (the audit's) has no file: the run's annotation
+		if f.File != "" {
+			props = append(props, "file="+escapeProperty(f.File))
+		}
 		if f.Line > 0 {
 			props = append(props, fmt.Sprintf("line=%d", f.Line))
 			if f.Column > 0 {
@@ -26,7 +34,7 @@ func writeGitHub(w io.Writer, r *Report) error {
 			}
 		}
 		props = append(props, "title="+escapeProperty(f.Rule.ID+" "+f.Rule.Short))
-		if _, err := fmt.Fprintf(w, "::%s %s::%s\n", cmd, strings.Join(props, ","), escapeData(sarifText(f))); err != nil {
+		if _, err := fmt.Fprintf(w, "::%s %s::%s%s\n", cmd, strings.Join(props, ","), baselinePrefix(f.Baseline), escapeData(sarifText(f))); err != nil {
 			return err
 		}
 	}
@@ -43,4 +51,13 @@ func escapeData(s string) string {
 // which would end the value.
 func escapeProperty(s string) string {
 	return strings.NewReplacer("%", "%25", "\r", "%0D", "\n", "%0A", ":", "%3A", ",", "%2C").Replace(s)
+}
+
+// baselinePrefix marks a message compared with a live cluster's findings:
+// "introduced: ", "unchanged: ", "fixed: "; nothing when not compared.
+func baselinePrefix(b judge.Baseline) string {
+	if b == "" {
+		return ""
+	}
+	return string(b) + ": "
 }

@@ -60,7 +60,10 @@ type junitSkipped struct {
 type junitFailure struct {
 	Message string `xml:"message,attr"`
 	Type    string `xml:"type,attr"`
-	Content string `xml:",chardata"`
+	// Baseline is introduced or unchanged against a live cluster's
+	// findings (validate --kubeconfig).
+	Baseline string `xml:"baseline,attr,omitempty"`
+	Content  string `xml:",chardata"`
 }
 
 func writeJUnit(w io.Writer, r *Report) error {
@@ -94,7 +97,7 @@ func junitRoot(r *Report) junitSuites {
 		suite(file)
 	}
 	for _, res := range r.Results {
-		s, c := suite(res.File), resultCase(res)
+		s, c := suite(suiteName(res)), resultCase(res)
 		if len(c.Failures) > 0 {
 			s.Failures++
 			root.Failures++
@@ -108,7 +111,7 @@ func junitRoot(r *Report) junitSuites {
 		s.Cases = append(s.Cases, skippedCase(sk))
 	}
 	for _, ie := range r.InputErrors {
-		s := suite(ie.File)
+		s := suite(cmp.Or(ie.File, clusterSuite))
 		s.Errors++
 		root.Errors++
 		s.Cases = append(s.Cases, inputErrorCase(ie))
@@ -125,10 +128,27 @@ func junitRoot(r *Report) junitSuites {
 	return root
 }
 
+// clusterSuite is the suite, and case, of an input error without a file:
+// the cluster the audit could not list.
+const clusterSuite = "cluster"
+
+// suiteName is a result's suite: its file, or for a stored object (the
+// audit's, which has none) its namespace.
+func suiteName(res judge.Result) string {
+	if res.File != "" {
+		return res.File
+	}
+	return "namespace " + res.Namespace
+}
+
 // junitAt is "file:line:column: message", with the field path in front
-// where the message does not start with it.
+// where the message does not start with it; without a file (a stored
+// object) the message alone.
 func junitAt(file string, line, col int, field, msg string) string {
-	s := filePosition(file, line, col) + ": "
+	s := ""
+	if file != "" {
+		s = filePosition(file, line, col) + ": "
+	}
 	if field != "" && !strings.HasPrefix(msg, field) {
 		s += field + ": "
 	}
@@ -144,15 +164,33 @@ func resultCase(res judge.Result) junitCase {
 		c.Name = where("document", res.Location)
 	}
 	for _, e := range res.Errors {
-		c.Failures = append(c.Failures, junitFailure{Message: e.Message, Type: e.Code,
+		c.Failures = append(c.Failures, junitFailure{Message: e.Message, Type: e.Code, Baseline: string(e.Baseline),
 			Content: junitAt(res.File, e.Line, e.Column, e.Field, e.Message)})
 	}
 	var out []string
 	for _, wn := range res.Warnings {
-		out = append(out, "Warning "+wn.Code+": "+junitAt(res.File, wn.Line, wn.Column, wn.Field, wn.Message))
+		out = append(out, "Warning "+wn.Code+junitBaseline(wn.Baseline)+": "+junitAt(res.File, wn.Line, wn.Column, wn.Field, wn.Message))
+	}
+	if res.Fixed != nil {
+		// The live object's findings this one no longer has.
+		for _, e := range res.Fixed.Errors {
+			out = append(out, "Fixed error "+e.Code+": "+junitAt(res.File, e.Line, e.Column, e.Field, e.Message))
+		}
+		for _, wn := range res.Fixed.Warnings {
+			out = append(out, "Fixed warning "+wn.Code+": "+junitAt(res.File, wn.Line, wn.Column, wn.Field, wn.Message))
+		}
 	}
 	c.SystemOut = strings.Join(out, "\n")
 	return c
+}
+
+// junitBaseline is " (introduced)" or " (unchanged)" for a warning
+// compared with a live cluster's; nothing when not compared.
+func junitBaseline(b string) string {
+	if b == "" {
+		return ""
+	}
+	return " (" + b + ")"
 }
 
 // skippedCase is another object's case, classed by its kind and version.
@@ -172,7 +210,7 @@ func skippedCase(sk judge.Skipped) junitCase {
 // inputErrorCase is an unreadable file's or document's case, after the
 // file's other cases.
 func inputErrorCase(ie read.InputError) junitCase {
-	name := ie.File
+	name := cmp.Or(ie.File, clusterSuite)
 	if ie.Document > 0 {
 		name = fmt.Sprintf("document %d", ie.Document)
 	}

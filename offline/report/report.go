@@ -68,6 +68,8 @@ type Report struct {
 	// notes are the skipped objects and input errors as met (the text
 	// output's order).
 	notes []judge.Note
+	// compared: the findings are marked against a live cluster's.
+	compared bool
 }
 
 // Summary counts the report's entries and gives the exit code.
@@ -80,12 +82,26 @@ type Summary struct {
 	InputErrors int `json:"inputErrors"` // see Skipped
 	// ExitCode is what Validate returns.
 	ExitCode int `json:"exitCode"`
+	// Baseline counts the findings by how they stand against a live
+	// cluster's (validate --kubeconfig); omitted otherwise.
+	Baseline *BaselineSummary `json:"baseline,omitempty"`
+}
+
+// BaselineSummary counts the findings (errors and warnings) compared with
+// a live cluster's.
+type BaselineSummary struct {
+	Introduced int `json:"introduced"`
+	Unchanged  int `json:"unchanged"`
+	Fixed      int `json:"fixed"`
+	// IntroducedErrors are the introduced findings that are errors: only
+	// they make the exit code 1 (unless FailOnAnyError).
+	IntroducedErrors int `json:"introducedErrors"`
 }
 
 // New is the report of v.
 func New(v *judge.Verdict) *Report {
 	r := &Report{Results: append([]judge.Result{}, v.Results...), Skipped: []judge.Skipped{},
-		InputErrors: []read.InputError{}, files: v.Files, notes: v.Notes}
+		InputErrors: []read.InputError{}, files: v.Files, notes: v.Notes, compared: v.Compared}
 	for _, n := range v.Notes {
 		if n.Skipped != nil {
 			r.Skipped = append(r.Skipped, *n.Skipped)
@@ -101,13 +117,41 @@ func New(v *judge.Verdict) *Report {
 		}
 	}
 	r.Summary.Skipped, r.Summary.InputErrors = len(r.Skipped), len(r.InputErrors)
+	invalid := r.Summary.Invalid > 0
+	if r.compared {
+		b := &BaselineSummary{}
+		for _, f := range r.findings() {
+			switch f.Baseline {
+			case judge.Introduced:
+				b.Introduced++
+				if f.Error {
+					b.IntroducedErrors++
+				}
+			case judge.Unchanged:
+				b.Unchanged++
+			case judge.Fixed:
+				b.Fixed++
+			}
+		}
+		r.Summary.Baseline = b
+		invalid = b.IntroducedErrors > 0
+	}
 	switch {
 	case r.Summary.InputErrors > 0:
 		r.Summary.ExitCode = ExitInputError
-	case r.Summary.Invalid > 0:
+	case invalid:
 		r.Summary.ExitCode = ExitInvalid
 	}
 	return r
+}
+
+// FailOnAnyError makes any invalid ListenerSet exit ExitInvalid, also
+// where only introduced errors would (a report compared with a live
+// cluster's).
+func (r *Report) FailOnAnyError() {
+	if r.Summary.ExitCode == ExitValid && r.Summary.Invalid > 0 {
+		r.Summary.ExitCode = ExitInvalid
+	}
 }
 
 // Write writes r in format f: the report to stdout, and in the text format
@@ -116,6 +160,9 @@ func New(v *judge.Verdict) *Report {
 func (r *Report) Write(f Format, stdout, stderr io.Writer, workDir string) error {
 	switch f {
 	case Text:
+		if r.compared {
+			return writeGrouped(stdout, stderr, r)
+		}
 		return writeText(stdout, stderr, r)
 	case JSON:
 		enc := json.NewEncoder(stdout)

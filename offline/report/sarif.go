@@ -10,6 +10,7 @@ import (
 
 	"github.com/owenrumney/go-sarif/v2/sarif"
 
+	"github.com/airlock/listenerset-webhook/offline/judge"
 	"github.com/airlock/listenerset-webhook/offline/read"
 )
 
@@ -51,28 +52,40 @@ func writeSARIF(w io.Writer, r *Report, workDir string) error {
 		if f.Error {
 			level = "error"
 		}
-		loc := sarif.NewPhysicalLocation().WithArtifactLocation(artifact(f.File, workDir))
-		if f.Line > 0 {
-			region := sarif.NewRegion().WithStartLine(f.Line)
-			if f.Column > 0 {
-				region.WithStartColumn(f.Column)
+		location := sarif.NewLocation()
+		if f.File != "" {
+			// A stored object (the audit's) has no file: only the logical
+			// location below names it.
+			loc := sarif.NewPhysicalLocation().WithArtifactLocation(artifact(f.File, workDir))
+			if f.Line > 0 {
+				region := sarif.NewRegion().WithStartLine(f.Line)
+				if f.Column > 0 {
+					region.WithStartColumn(f.Column)
+				}
+				loc.WithRegion(region)
 			}
-			loc.WithRegion(region)
+			location.WithPhysicalLocation(loc)
 		}
-		location := sarif.NewLocationWithPhysicalLocation(loc)
 		if f.Object != "" {
 			// The object and field, for viewers that show logical locations.
 			location.AddLogicalLocations(sarif.NewLogicalLocation().WithKind("member").
 				WithFullyQualifiedName("ListenerSet " + f.Object + " " + f.Field))
 		}
-		run.CreateResultForRule(f.Rule.ID).WithLevel(level).
-			WithMessage(sarif.NewTextMessage(sarifText(f))).
-			AddLocation(location)
+		res := run.CreateResultForRule(f.Rule.ID).WithLevel(level).
+			WithMessage(sarif.NewTextMessage(sarifText(f)))
+		res.AddLocation(location)
+		if state, ok := sarifBaseline[f.Baseline]; ok {
+			res.WithBaselineState(state)
+		}
 	}
 	run.Results = append(make([]*sarif.Result, 0, len(run.Results)), run.Results...) // "results": [] when valid
 	log.AddRun(run)
 	return log.PrettyWrite(w)
 }
+
+// sarifBaseline is SARIF's baselineState of each Baseline: the live
+// cluster's findings are the baseline run.
+var sarifBaseline = map[judge.Baseline]string{judge.Introduced: "new", judge.Unchanged: "unchanged", judge.Fixed: "absent"}
 
 // sarifText is the message: kubectl's, which starts with the field path.
 func sarifText(f finding) string {

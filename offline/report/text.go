@@ -3,6 +3,7 @@ package report
 import (
 	"fmt"
 	"io"
+	"strings"
 
 	gwv1 "sigs.k8s.io/gateway-api/apis/v1"
 
@@ -16,13 +17,7 @@ import (
 // to validate. Like kubectl, it does not fail on a stream that cannot be
 // written.
 func writeText(stdout, stderr io.Writer, r *Report) error {
-	for _, n := range r.notes {
-		if n.Skipped != nil {
-			textSkipped(stderr, n.Skipped)
-		} else {
-			textInputError(stderr, n.InputError)
-		}
-	}
+	writeNotes(stderr, r)
 	for i := range r.Results {
 		textResult(stdout, stderr, &r.Results[i])
 	}
@@ -30,6 +25,46 @@ func writeText(stdout, stderr io.Writer, r *Report) error {
 		fmt.Fprintln(stderr, "no ListenerSet found")
 	}
 	return nil
+}
+
+// writeGrouped is the text output of findings compared with a live
+// cluster's: on stdout each group, introduced, unchanged and fixed, as
+// "error:"/"warning:" lines naming the ListenerSet, then a count; notes on
+// stderr as writeText writes them.
+func writeGrouped(stdout, stderr io.Writer, r *Report) error {
+	writeNotes(stderr, r)
+	fs := r.findings()
+	for _, group := range []judge.Baseline{judge.Introduced, judge.Unchanged, judge.Fixed} {
+		var lines []string
+		for _, f := range fs {
+			if f.Baseline != group || f.Object == "" {
+				continue
+			}
+			level := "warning"
+			if f.Error {
+				level = "error"
+			}
+			lines = append(lines, fmt.Sprintf("  %s: ListenerSet %s: %s%s", level, f.Object, f.Message, textAt(f.File, f.Line, f.Column)))
+		}
+		if len(lines) > 0 {
+			fmt.Fprintf(stdout, "%s (%d):\n%s\n", group, len(lines), strings.Join(lines, "\n"))
+		}
+	}
+	b := r.Summary.Baseline
+	fmt.Fprintf(stdout, "%d ListenerSets judged against the cluster (%d invalid): %d introduced (%d errors), %d unchanged, %d fixed\n",
+		len(r.Results), r.Summary.Invalid, b.Introduced, b.IntroducedErrors, b.Unchanged, b.Fixed)
+	return nil
+}
+
+// writeNotes writes the skipped objects and input errors, as met.
+func writeNotes(stderr io.Writer, r *Report) {
+	for _, n := range r.notes {
+		if n.Skipped != nil {
+			textSkipped(stderr, n.Skipped)
+		} else {
+			textInputError(stderr, n.InputError)
+		}
+	}
 }
 
 func textResult(stdout, stderr io.Writer, r *judge.Result) {
@@ -71,6 +106,11 @@ func textSkipped(w io.Writer, s *judge.Skipped) {
 
 func textInputError(w io.Writer, e *read.InputError) {
 	at := textAt(e.File, e.Line, e.Column)
+	if e.File == "" {
+		// Not a file: the cluster the audit could not list.
+		fmt.Fprintf(w, "error: %s\n", e.Message)
+		return
+	}
 	if e.Document > 0 {
 		fmt.Fprintf(w, "error: %s: document %d: %s%s\n", e.File, e.Document, e.Message, at)
 	} else {
@@ -81,8 +121,12 @@ func textInputError(w io.Writer, e *read.InputError) {
 // textAt is the suffix the text output puts after a finding, so that a
 // person can jump to it while the rest of the line stays kubectl's:
 // " (at FILE:LINE:COLUMN)", or as much of it as is known (" (at FILE:LINE)",
-// " (at FILE)"), from the same positions the other formats show.
+// " (at FILE)"), from the same positions the other formats show. A stored
+// object (the audit's) has no file, and no suffix.
 func textAt(file string, line, column int) string {
+	if file == "" {
+		return ""
+	}
 	return " (at " + filePosition(file, line, column) + ")"
 }
 

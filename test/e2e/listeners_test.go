@@ -265,17 +265,15 @@ func waitPastCreation(t *testing.T, namespaces ...string) {
 func listenersReader(t *testing.T, user string) string {
 	t.Helper()
 	grant(t, user, listing.RBACRules())
-	cfg, err := clientcmd.Load(cluster.Kubeconfig)
-	if err != nil {
-		t.Fatal(err)
-	}
-	for _, auth := range cfg.AuthInfos {
-		auth.Impersonate = user
-	}
-	path := filepath.Join(t.TempDir(), "kubeconfig")
-	if err := clientcmd.WriteToFile(*cfg, path); err != nil {
-		t.Fatal(err)
-	}
+	return listOnlyKubeconfig(t, user)
+}
+
+// listOnlyKubeconfig writes a kubeconfig that acts as user (impersonated
+// by the suite's admin), once user's role is in effect: user may list
+// ListenerSets and may not get Gateways.
+func listOnlyKubeconfig(t *testing.T, user string) string {
+	t.Helper()
+	path := impersonating(t, user)
 	// The role is in effect once the user can list and cannot get.
 	deadline := time.Now().Add(30 * time.Second)
 	for {
@@ -290,6 +288,24 @@ func listenersReader(t *testing.T, user string) string {
 	}
 	if r := kubectl(t, "", "--as", user, "auth", "can-i", "get", "gateways.gateway.networking.k8s.io", "-A"); strings.TrimSpace(r.Stdout) != "no" {
 		t.Fatalf("%s may get gateways; the test wants list only: %s", user, r.Output())
+	}
+	return path
+}
+
+// impersonating writes a kubeconfig that acts as user, impersonated by the
+// suite's admin.
+func impersonating(t *testing.T, user string) string {
+	t.Helper()
+	cfg, err := clientcmd.Load(cluster.Kubeconfig)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, auth := range cfg.AuthInfos {
+		auth.Impersonate = user
+	}
+	path := filepath.Join(t.TempDir(), "kubeconfig")
+	if err := clientcmd.WriteToFile(*cfg, path); err != nil {
+		t.Fatal(err)
 	}
 	return path
 }

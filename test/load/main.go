@@ -105,7 +105,7 @@ func say(format string, args ...any) {
 func main() {
 	var (
 		oursBin      = flag.String("ours", "bin/listenerset-webhook", "the webhook binary (relative to the repository root)")
-		pluginBin    = flag.String("plugin", "bin/kubectl-listenerset", "the kubectl plugin, whose validate -offline-scale times (relative to the repository root)")
+		pluginBin    = flag.String("plugin", "bin/kubectl-listenerset", "the kubectl plugin, whose validate -offline-scale and audit -audit-scale time (relative to the repository root)")
 		floorBin     = flag.String("floor", "bin/listenerset-webhook-floor", "the floor binary (a plain controller-runtime webhook server), built from ./test/load/floor/server")
 		build        = flag.Bool("build", true, "build both binaries first (go build -trimpath)")
 		concurrency  = flag.String("concurrency", "1,8,32", "client counts, comma-separated")
@@ -133,6 +133,14 @@ func main() {
 		code, err := runOfflineScale(ctx, options{pluginBin: *pluginBin, build: *build, outDir: *outDir})
 		if err != nil {
 			fmt.Fprintln(os.Stderr, "load -offline-scale:", err)
+			os.Exit(2)
+		}
+		os.Exit(code)
+	}
+	if *auditScale {
+		code, err := runAuditScale(ctx, options{pluginBin: *pluginBin, build: *build, outDir: *outDir})
+		if err != nil {
+			fmt.Fprintln(os.Stderr, "load -audit-scale:", err)
 			os.Exit(2)
 		}
 		os.Exit(code)

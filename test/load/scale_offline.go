@@ -129,18 +129,31 @@ type offlineResult struct {
 	MaxRSSMiB    float64 `json:"maxRssMiB"`
 	OutputBytes  int     `json:"outputBytes"`
 	ExitCode     int     `json:"exitCode"`
+
+	stderr string
 }
 
-// timeValidate runs `bin validate -f dir` and measures it: wall time, the
-// process's user+system CPU and peak RSS (rusage), the bytes it printed.
+// timeValidate runs `bin validate -f dir` and measures it (timeRun); it
+// must exit 0.
 func timeValidate(ctx context.Context, bin, dir string) (offlineResult, error) {
-	cmd := exec.CommandContext(ctx, bin, "validate", "-f", dir)
+	r, err := timeRun(ctx, bin, "validate", "-f", dir)
+	if err == nil && r.ExitCode != 0 {
+		err = fmt.Errorf("validate -f %s: exit %d (want 0: the input has no conflict): %s", dir, r.ExitCode, r.stderr)
+	}
+	return r, err
+}
+
+// timeRun runs bin with args and measures it: wall time, the process's
+// user+system CPU and peak RSS (rusage), the bytes it printed, its exit
+// code and (trimmed) stderr. Only a process that cannot run is an error.
+func timeRun(ctx context.Context, bin string, args ...string) (offlineResult, error) {
+	cmd := exec.CommandContext(ctx, bin, args...)
 	var out countingWriter
 	var stderr bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &out, &stderr
 	t0 := time.Now()
 	err := cmd.Run()
-	r := offlineResult{WallSeconds: time.Since(t0).Seconds(), OutputBytes: out.n}
+	r := offlineResult{WallSeconds: time.Since(t0).Seconds(), OutputBytes: out.n, stderr: strings.TrimSpace(stderr.String())}
 	if cmd.ProcessState == nil {
 		return r, err
 	}
@@ -148,9 +161,6 @@ func timeValidate(ctx context.Context, bin, dir string) (offlineResult, error) {
 	r.CPUSeconds = (cmd.ProcessState.UserTime() + cmd.ProcessState.SystemTime()).Seconds()
 	if ru, ok := cmd.ProcessState.SysUsage().(*syscall.Rusage); ok {
 		r.MaxRSSMiB = float64(ru.Maxrss) / 1024 // KiB on Linux
-	}
-	if r.ExitCode != 0 {
-		return r, fmt.Errorf("validate -f %s: exit %d (want 0: the input has no conflict): %s", dir, r.ExitCode, strings.TrimSpace(stderr.String()))
 	}
 	return r, nil
 }

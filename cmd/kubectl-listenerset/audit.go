@@ -1,0 +1,87 @@
+package main
+
+import (
+	"fmt"
+	"slices"
+	"strings"
+
+	"github.com/spf13/cobra"
+	"sigs.k8s.io/yaml"
+
+	"github.com/airlock/listenerset-webhook/listing"
+	"github.com/airlock/listenerset-webhook/offline/judge"
+	"github.com/airlock/listenerset-webhook/offline/live"
+	"github.com/airlock/listenerset-webhook/offline/report"
+	"github.com/airlock/listenerset-webhook/validation"
+)
+
+func newAudit(code *int) *cobra.Command {
+	var (
+		kubeconfig, kubeContext, namespace, gw, format string
+		strict, secrets, printRBAC                     bool
+		added                                          validation.AddedNames
+	)
+	cmd := &cobra.Command{
+		Use:   "audit [--kubeconfig FILE] [flags]",
+		Short: "Judge the ListenerSets a cluster stores, each as a create of it would be judged",
+		Long: `Lists a live cluster (read-only) and judges every stored
+gateway.networking.k8s.io/v1 ListenerSet (or those of --namespace, or of
+--gateway) with the webhook's rules and cluster-aware checks, each as a create
+of it would be judged: nothing is ratcheted, so the report shows what an
+update lets through as warnings. The Gateways, ListenerSets, ReferenceGrants
+and Namespaces of the whole cluster are its context (with --secrets also
+Secrets' metadata). kube-apiserver applied the CRD when each object was
+written; it is not applied again. The output formats are validate's.
+
+RBAC: it needs only these permissions (--print-rbac prints them as a ClusterRole):
+  ` + strings.Join(live.DescribeRules(live.RBACRules(false)), "\n  ") + `
+and with --secrets also list on secrets (core).
+
+Exit status: 0 all valid (or none found), 1 some invalid, 2 the cluster
+unreachable or not listable, or a bad command line.`,
+		Example: `  kubectl listenerset audit
+  kubectl listenerset audit --kubeconfig ~/.kube/config --context prod -o sarif > audit.sarif
+  kubectl listenerset audit --gateway infra/shared --strict
+  kubectl listenerset audit --print-rbac | kubectl apply -f -`,
+		RunE: func(cmd *cobra.Command, args []string) error {
+			switch {
+			case len(args) > 0:
+				return fmt.Errorf("unexpected arguments %q", args)
+			case printRBAC:
+				out, err := yaml.Marshal(live.ClusterRole(secrets))
+				if err != nil {
+					return err
+				}
+				_, err = cmd.OutOrStdout().Write(out)
+				return err
+			case !slices.Contains(report.Formats, report.Format(format)):
+				return fmt.Errorf("-o %q: must be one of %s", format, report.FormatList())
+			case gw != "" && !listing.ValidGatewayName(gw):
+				return fmt.Errorf("--gateway %q: must be namespace/name", gw)
+			}
+			cfg, err := listing.RESTConfig(kubeconfig, kubeContext)
+			if err != nil {
+				fmt.Fprintf(cmd.ErrOrStderr(), "error: %v\n", err)
+				*code = report.ExitInputError
+				return nil
+			}
+			*code = live.Audit(cmd.Context(), cfg, live.Options{
+				Namespace: namespace, Gateway: gw, Secrets: secrets, Judge: judge.Options{Strict: strict, AddedNames: added},
+				Format: report.Format(format), Stdout: cmd.OutOrStdout(), Stderr: cmd.ErrOrStderr(),
+			})
+			return nil
+		},
+		ValidArgsFunction: cobra.NoFileCompletions,
+	}
+	f := cmd.Flags()
+	kubeconfigFlags(cmd, &kubeconfig, &kubeContext, "the kubeconfig of the cluster to audit (default: as kubectl finds one, $KUBECONFIG or ~/.kube/config)")
+	f.StringVarP(&namespace, "namespace", "n", "", "only the ListenerSets of this namespace (the context is still the whole cluster)")
+	f.StringVar(&gw, "gateway", "", "only the ListenerSets attached to this Gateway, as namespace/name")
+	f.StringVarP(&format, "output", "o", string(report.Text), "output format: "+strings.ReplaceAll(report.FormatList(), "|", ", ")+" (as validate's)")
+	strictFlag(cmd, &strict)
+	f.Var(&added, "add-names", validation.AddedNamesUsage)
+	f.BoolVar(&secrets, "secrets", false, "also list Secrets' metadata, to check that each certificateRef's Secret exists (needs list on secrets)")
+	f.BoolVar(&printRBAC, "print-rbac", false, "print the ClusterRole the audit needs (with --secrets, the one it needs then) and exit")
+	completeValues(cmd, "output", report.Formats)
+	return cmd
+}

@@ -1,0 +1,66 @@
+package main
+
+import (
+	"os"
+	"path/filepath"
+	"testing"
+
+	"github.com/airlock/listenerset-webhook/offline/report"
+)
+
+// TestAuditUsage: the audit command's flags and each command line's exit
+// code and streams, in TestUsage's manner. What it finds in a cluster is
+// test/e2e's (TestAuditCommand, against a real kube-apiserver).
+func TestAuditUsage(t *testing.T) {
+	usage := "kubectl listenerset audit [--kubeconfig FILE] [flags]"
+	see := "See 'kubectl listenerset audit --help' for usage."
+	// A cluster nothing listens for: connection refused at once.
+	unreachable := filepath.Join(t.TempDir(), "kubeconfig")
+	if err := os.WriteFile(unreachable, []byte(`apiVersion: v1
+kind: Config
+clusters: [{name: c, cluster: {server: "https://127.0.0.1:1"}}]
+users: [{name: u, user: {token: t}}]
+contexts: [{name: c, context: {cluster: c, user: u}}]
+current-context: c
+`), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	tests := []struct {
+		name   string
+		args   []string
+		exit   int
+		stdout []string
+		stderr []string
+	}{
+		{"in the command list", []string{"help"}, exitOK, []string{"audit       Judge the ListenerSets a cluster stores"}, nil},
+		{"-h", []string{"audit", "-h"}, exitOK, []string{usage, "--kubeconfig string", "--context string", "-n, --namespace string",
+			"--gateway string", "-o, --output string", "--strict", "--secrets", "--print-rbac",
+			"list on gateways, listenersets, referencegrants (gateway.networking.k8s.io)\n  list on namespaces (core)\n", "Exit status: 0 all valid"}, nil},
+		{"print-rbac", []string{"audit", "--print-rbac"}, exitOK, []string{"kind: ClusterRole", "name: listenerset-audit", "- listenersets", "- list"}, nil},
+		{"positional argument", []string{"audit", "x"}, exitUsage, nil, []string{`error: unexpected arguments ["x"]`, see}},
+		{"gateway without namespace", []string{"audit", "--gateway", "shared"}, exitUsage, nil, []string{`error: --gateway "shared": must be namespace/name`}},
+		{"bad format", []string{"audit", "-o", "yaml"}, exitUsage, nil, []string{`error: -o "yaml": must be one of text|json|junit|sarif|github`}},
+		{"missing kubeconfig", []string{"audit", "--kubeconfig", filepath.Join(t.TempDir(), "none")}, report.ExitInputError, nil, []string{"error: ", "none"}},
+		{"unreachable", []string{"audit", "--kubeconfig", unreachable}, report.ExitInputError, nil, []string{"error: listing Gateways: ", "127.0.0.1:1"}},
+		{"unreachable json", []string{"audit", "--kubeconfig", unreachable, "-o", "json"}, report.ExitInputError,
+			[]string{`"inputErrors": [`, `"message": "listing Gateways: `, `"exitCode": 2`}, nil},
+	}
+	validateTests := []struct {
+		name   string
+		args   []string
+		exit   int
+		stdout []string
+		stderr []string
+	}{
+		{"validate -h", []string{"validate", "-h"}, exitOK, []string{"--kubeconfig string", "--context string", "--any-error", "introduced, unchanged or fixed"}, nil},
+		{"validate against an unreachable cluster", []string{"validate", "-f", filepath.Join("testdata", "input", "valid.yaml"), "--kubeconfig", unreachable, "-o", "json"},
+			report.ExitInputError, []string{`"message": "listing Gateways: `, `"valid": true`, `"exitCode": 2`}, nil},
+		{"validate against a missing kubeconfig", []string{"validate", "-f", "x.yaml", "--kubeconfig", filepath.Join(t.TempDir(), "none")}, report.ExitInputError, nil, []string{"error: ", "none"}},
+	}
+	tests = append(tests, validateTests...)
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			assertRun(t, tt.args, tt.exit, tt.stdout, tt.stderr)
+		})
+	}
+}

@@ -1,0 +1,51 @@
+package live
+
+import (
+	"context"
+
+	"k8s.io/client-go/rest"
+	gwv1 "sigs.k8s.io/gateway-api/apis/v1"
+
+	"github.com/airlock/listenerset-webhook/offline"
+	"github.com/airlock/listenerset-webhook/offline/judge"
+	"github.com/airlock/listenerset-webhook/offline/read"
+	"github.com/airlock/listenerset-webhook/offline/report"
+)
+
+// Validate is validate -f PATH with a kubeconfig: the files judged with the
+// live cluster cfg reaches as their context (judge.Options.Cluster: the
+// files' objects replace the cluster's of the same name), every finding
+// marked introduced, unchanged or fixed against the cluster's own verdict
+// on its stored sets (judge.Compare), and the cluster's other sets whose
+// findings the files change added. The exit code is 1 only for an
+// introduced error, unless opts.AnyError; 2 when an input cannot be read or
+// the cluster cannot be listed.
+func Validate(ctx context.Context, cfg *rest.Config, paths []string, opts offline.Options) int {
+	if opts.Format == "" {
+		opts.Format = report.Text
+	}
+	in := read.Paths(paths, opts.Stdin)
+	snap, err := Read(ctx, cfg, Options{})
+	if err != nil {
+		// Judged offline, the cluster's error in the report: exit 2.
+		v := judge.Run(in, opts.Judge)
+		v.Notes = append([]judge.Note{{InputError: &read.InputError{Message: err.Error()}}}, v.Notes...)
+		return offline.Report(v, opts)
+	}
+	jo := opts.Judge
+	jo.Cluster = snap.Objects
+	v := judge.Run(in, jo)
+	stored := judge.Stored(snap.Objects, snap.Objects.Sets, judge.Options{Strict: jo.Strict})
+	inInput := make(map[string]bool, len(v.Results))
+	for _, r := range v.Results {
+		inInput[read.Name(r.Namespace, r.Name)] = true
+	}
+	var others []*gwv1.ListenerSet
+	for _, ls := range snap.Objects.Sets {
+		if !inInput[read.Name(ls.Namespace, ls.Name)] {
+			others = append(others, ls)
+		}
+	}
+	judge.Compare(v, stored, judge.Stored(&v.Objects, others, judge.Options{Strict: jo.Strict}))
+	return offline.Report(v, opts)
+}

@@ -1,0 +1,222 @@
+package live
+
+import (
+	"cmp"
+	"context"
+	"fmt"
+	"io"
+	"strings"
+
+	rbacv1 "k8s.io/api/rbac/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/client-go/rest"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+	gwv1 "sigs.k8s.io/gateway-api/apis/v1"
+	gwscheme "sigs.k8s.io/gateway-api/pkg/client/clientset/versioned/scheme"
+
+	"github.com/airlock/listenerset-webhook/offline"
+	"github.com/airlock/listenerset-webhook/offline/judge"
+	"github.com/airlock/listenerset-webhook/offline/read"
+	"github.com/airlock/listenerset-webhook/offline/report"
+	"github.com/airlock/listenerset-webhook/validation"
+)
+
+// DefaultPageSize is how many objects one list request asks for: kubectl's
+// own chunk size.
+const DefaultPageSize = 500
+
+// Options are the audit command's.
+type Options struct {
+	// Namespace, when set, selects the ListenerSets of that namespace.
+	Namespace string
+	// Gateway, "namespace/name" when set, selects the ListenerSets whose
+	// parentRef names that Gateway.
+	Gateway string
+	// Secrets lists Secrets' metadata too, for the check that a
+	// certificateRef's Secret exists; without it that check is skipped, as
+	// in the webhook without --watch-secrets.
+	Secrets bool
+	// PageSize is the Limit of each list request; DefaultPageSize when 0.
+	PageSize int64
+	// Judge says how strictly to judge (only Strict applies: the CRD is
+	// not applied again).
+	Judge judge.Options
+	// Format is report.Text when empty.
+	Format report.Format
+	Stdout io.Writer
+	Stderr io.Writer
+}
+
+// RBACRules are all Read needs: list on Gateways, ListenerSets,
+// ReferenceGrants and Namespaces, and with secrets on Secrets (metadata
+// only is read, but RBAC has no metadata-only permission). No get, no
+// watch, nothing else.
+func RBACRules(secrets bool) []rbacv1.PolicyRule {
+	rules := []rbacv1.PolicyRule{
+		{APIGroups: []string{gwv1.GroupName}, Resources: []string{"gateways", "listenersets", "referencegrants"}, Verbs: []string{"list"}},
+		{APIGroups: []string{""}, Resources: []string{"namespaces"}, Verbs: []string{"list"}},
+	}
+	if secrets {
+		rules = append(rules, rbacv1.PolicyRule{APIGroups: []string{""}, Resources: []string{"secrets"}, Verbs: []string{"list"}})
+	}
+	return rules
+}
+
+// ClusterRoleName is the name of the ClusterRole ClusterRole returns.
+const ClusterRoleName = "listenerset-audit"
+
+// ClusterRole is RBACRules as a ClusterRole to apply and bind to whoever
+// runs the audit.
+func ClusterRole(secrets bool) *rbacv1.ClusterRole {
+	return &rbacv1.ClusterRole{
+		TypeMeta:   metav1.TypeMeta{APIVersion: rbacv1.SchemeGroupVersion.String(), Kind: "ClusterRole"},
+		ObjectMeta: metav1.ObjectMeta{Name: ClusterRoleName},
+		Rules:      RBACRules(secrets),
+	}
+}
+
+// Snapshot is what Read listed.
+type Snapshot struct {
+	// Objects is the whole cluster's view: every Gateway, ListenerSet,
+	// ReferenceGrant and Namespace (Secrets only when listed; nil, an
+	// unknown kind, otherwise).
+	Objects *validation.Objects
+	// Selected are the ListenerSets the options select, in list order
+	// (namespace, then name).
+	Selected []*gwv1.ListenerSet
+}
+
+// Read lists the cluster cfg reaches, page by page, and selects the
+// ListenerSets opts name.
+func Read(ctx context.Context, cfg *rest.Config, opts Options) (*Snapshot, error) {
+	c, err := client.New(cfg, client.Options{Scheme: gwscheme.Scheme})
+	if err != nil {
+		return nil, err
+	}
+	size := opts.PageSize
+	if size <= 0 {
+		size = DefaultPageSize
+	}
+	o := &validation.Objects{
+		Gateways: []*gwv1.Gateway{}, Sets: []*gwv1.ListenerSet{}, Grants: []*gwv1.ReferenceGrant{},
+		Namespaces: []*metav1.PartialObjectMetadata{},
+	}
+	if err := pages(ctx, c, size, "Gateways", func() *gwv1.GatewayList { return &gwv1.GatewayList{} }, func(l *gwv1.GatewayList) {
+		for i := range l.Items {
+			o.Gateways = append(o.Gateways, &l.Items[i])
+		}
+	}); err != nil {
+		return nil, err
+	}
+	if err := pages(ctx, c, size, "ListenerSets", func() *gwv1.ListenerSetList { return &gwv1.ListenerSetList{} }, func(l *gwv1.ListenerSetList) {
+		for i := range l.Items {
+			ls := &l.Items[i]
+			// Most of a stored set's bytes; no rule reads them.
+			ls.ManagedFields, ls.Status = nil, gwv1.ListenerSetStatus{}
+			o.Sets = append(o.Sets, ls)
+		}
+	}); err != nil {
+		return nil, err
+	}
+	if err := pages(ctx, c, size, "ReferenceGrants", func() *gwv1.ReferenceGrantList { return &gwv1.ReferenceGrantList{} }, func(l *gwv1.ReferenceGrantList) {
+		for i := range l.Items {
+			o.Grants = append(o.Grants, &l.Items[i])
+		}
+	}); err != nil {
+		return nil, err
+	}
+	if o.Namespaces, err = metadata(ctx, c, size, "Namespaces", "NamespaceList"); err != nil {
+		return nil, err
+	}
+	if opts.Secrets {
+		if o.Secrets, err = metadata(ctx, c, size, "Secrets", "SecretList"); err != nil {
+			return nil, err
+		}
+	}
+	return &Snapshot{Objects: o, Selected: selectSets(o.Sets, opts)}, nil
+}
+
+// pages lists one kind with Limit and Continue, handing each page to page.
+// Every page decodes into a new list: decoding into the last one would
+// reuse the array whose items page kept.
+func pages[L client.ObjectList](ctx context.Context, c client.Reader, size int64, what string, newList func() L, page func(L)) error {
+	cont := ""
+	for {
+		l := newList()
+		if err := c.List(ctx, l, client.Limit(size), client.Continue(cont)); err != nil {
+			return fmt.Errorf("listing %s: %w", what, err)
+		}
+		page(l)
+		if cont = l.GetContinue(); cont == "" {
+			return nil
+		}
+	}
+}
+
+// metadata lists the metadata of every object of a core kind.
+func metadata(ctx context.Context, c client.Reader, size int64, what, listKind string) ([]*metav1.PartialObjectMetadata, error) {
+	out := []*metav1.PartialObjectMetadata{}
+	err := pages(ctx, c, size, what, func() *metav1.PartialObjectMetadataList {
+		return &metav1.PartialObjectMetadataList{TypeMeta: metav1.TypeMeta{APIVersion: "v1", Kind: listKind}}
+	}, func(l *metav1.PartialObjectMetadataList) {
+		for i := range l.Items {
+			m := &l.Items[i]
+			m.ManagedFields = nil
+			out = append(out, m)
+		}
+	})
+	return out, err
+}
+
+// selectSets are the sets of opts.Namespace and opts.Gateway (all when
+// unset), in the order listed.
+func selectSets(sets []*gwv1.ListenerSet, opts Options) []*gwv1.ListenerSet {
+	var parent string
+	if ns, name, ok := strings.Cut(opts.Gateway, "/"); ok {
+		parent = validation.GatewayKey(ns, name)
+	}
+	out := []*gwv1.ListenerSet{}
+	for _, ls := range sets {
+		if opts.Namespace != "" && ls.Namespace != opts.Namespace {
+			continue
+		}
+		if parent != "" {
+			if key, ok := validation.ParentKey(ls); !ok || key != parent {
+				continue
+			}
+		}
+		out = append(out, ls)
+	}
+	return out
+}
+
+// Audit reads the cluster cfg reaches, judges the selected sets and writes
+// the report as opts.Format says; it returns validate's exit code
+// (report.ExitValid, ExitInvalid, or ExitInputError when the cluster could
+// not be listed, which the report carries as an input error).
+func Audit(ctx context.Context, cfg *rest.Config, opts Options) int {
+	if opts.Format == "" {
+		opts.Format = report.Text
+	}
+	var v *judge.Verdict
+	if snap, err := Read(ctx, cfg, opts); err != nil {
+		v = &judge.Verdict{Notes: []judge.Note{{InputError: &read.InputError{Message: err.Error()}}}}
+	} else {
+		v = judge.Stored(snap.Objects, snap.Selected, opts.Judge)
+	}
+	return offline.Report(v, offline.Options{Format: opts.Format, Stdout: opts.Stdout, Stderr: opts.Stderr})
+}
+
+// DescribeRules says each rule in a line, for help texts: "list on
+// gateways, listenersets, referencegrants (gateway.networking.k8s.io)".
+func DescribeRules(rules []rbacv1.PolicyRule) []string {
+	lines := make([]string, len(rules))
+	for i, r := range rules {
+		groups := make([]string, len(r.APIGroups))
+		for k, g := range r.APIGroups {
+			groups[k] = cmp.Or(g, "core")
+		}
+		lines[i] = fmt.Sprintf("%s on %s (%s)", strings.Join(r.Verbs, ", "), strings.Join(r.Resources, ", "), strings.Join(groups, ", "))
+	}
+	return lines
+}
