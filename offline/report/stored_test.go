@@ -19,9 +19,9 @@ import (
 // namespace in JUnit.
 func TestStoredObjects(t *testing.T) {
 	v := &judge.Verdict{Results: []judge.Result{
-		{Namespace: "team-a", Name: "bad", Errors: []judge.FieldError{{Field: "spec.listeners[0].port", Type: "FieldValueInvalid",
+		{Namespace: "team-a", Name: "bad", Errors: []judge.FieldError{{Field: "spec.listeners[0].port", Type: "FieldValueInvalid", Code: "LS105",
 			Message: "spec.listeners[0].port: Invalid value: 0: must be between 1 and 65535, inclusive"}},
-			Warnings: []read.Warning{{Field: "spec.listeners[0].tls.options[example.com/x]", Kind: "ForeignOption", Message: "spec.listeners[0].tls.options[example.com/x]: foreign"}}},
+			Warnings: []read.Warning{{Field: "spec.listeners[0].tls.options[example.com/x]", Kind: "ForeignOption", Code: "LS202", Message: "spec.listeners[0].tls.options[example.com/x]: foreign"}}},
 		{Namespace: "team-b", Name: "good", Valid: true},
 	}}
 	r := New(v)
@@ -37,8 +37,8 @@ func TestStoredObjects(t *testing.T) {
 	assert.Equal(t, "Warning: spec.listeners[0].tls.options[example.com/x]: foreign\n", errOut)
 
 	out, _ = write(GitHub)
-	assert.Equal(t, "::error title=FieldValueInvalid/spec.listeners[*].port::ListenerSet team-a/bad: spec.listeners[0].port: Invalid value: 0: must be between 1 and 65535, inclusive\n"+
-		"::warning title=ForeignOption::ListenerSet team-a/bad: spec.listeners[0].tls.options[example.com/x]: foreign\n", out)
+	assert.Equal(t, "::error title=LS105 Invalid port::ListenerSet team-a/bad: spec.listeners[0].port: Invalid value: 0: must be between 1 and 65535, inclusive\n"+
+		"::warning title=LS202 TLS option of another implementation::ListenerSet team-a/bad: spec.listeners[0].tls.options[example.com/x]: foreign\n", out)
 
 	out, _ = write(SARIF)
 	var log struct {
