@@ -128,7 +128,7 @@ func TestValidateAgainstCluster(t *testing.T) {
 				if c.Name == "ag-team/app" {
 					require.Len(t, c.Failures, 2)
 					app = c.Failures[0].Baseline + "," + c.Failures[1].Baseline
-					assert.Contains(t, c.SystemOut, "Fixed error: ")
+					assert.Contains(t, c.SystemOut, "Fixed error LS")
 					assert.Contains(t, c.SystemOut, fixed)
 				}
 			}

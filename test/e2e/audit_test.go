@@ -19,6 +19,7 @@ import (
 	"github.com/airlock/listenerset-webhook/offline/live"
 	"github.com/airlock/listenerset-webhook/offline/report"
 	"github.com/airlock/listenerset-webhook/test/testproc"
+	"github.com/airlock/listenerset-webhook/validation"
 )
 
 // auditNamespaces are testdata/audit.yaml's (kept after the test: without
@@ -148,11 +149,11 @@ func TestAuditCommand(t *testing.T) {
 		require.NoError(t, json.Unmarshal([]byte(out), &log), out)
 		require.Len(t, log.Runs, 1)
 		require.Len(t, log.Runs[0].Results, 1)
-		assert.Equal(t, "FieldValueNotSupported/spec.listeners[*].allowedRoutes.kinds[*].kind", log.Runs[0].Results[0].RuleID)
+		assert.Equal(t, string(validation.CodeRouteKind), log.Runs[0].Results[0].RuleID)
 		assert.Equal(t, "error", log.Runs[0].Results[0].Level)
 
 		out, _ = audit(t, report.ExitInvalid, append(args, "github")...)
-		assert.Equal(t, "::error title=FieldValueNotSupported/spec.listeners[*].allowedRoutes.kinds[*].kind::ListenerSet aud-team-a/broken: "+
+		assert.Equal(t, "::error title=LS130 Unsupported route kind::ListenerSet aud-team-a/broken: "+
 			strings.TrimPrefix(strings.TrimSuffix(brokenErr, "\n"), `The ListenerSet "aud-team-a/broken" is invalid: `)+"\n", out)
 	})
 
