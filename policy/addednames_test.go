@@ -25,12 +25,15 @@ func TestAddedNames(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	vap, _ := policy.Generate(policy.Options{AddedNames: added})
+	vap, _, err := policy.Generate(policy.Options{AddedNames: added})
+	if err != nil {
+		t.Fatal(err)
+	}
 	e, err := policytest.Compile(vap, utilversion.MustParseGeneric("1.29"))
 	if err != nil {
 		t.Fatal(err)
 	}
-	builtin, err := policytest.Compile(withoutSetting(), utilversion.MustParseGeneric("1.29"))
+	builtin, err := policytest.Compile(withoutSetting(t), utilversion.MustParseGeneric("1.29"))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -87,8 +90,11 @@ func TestAddedNames(t *testing.T) {
 	}
 }
 
-func withoutSetting() *admissionregistrationv1.ValidatingAdmissionPolicy {
-	vap, _ := policy.Generate(policy.Options{})
+func withoutSetting(t testing.TB) *admissionregistrationv1.ValidatingAdmissionPolicy {
+	vap, _, err := policy.Generate(policy.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
 	return vap
 }
 
@@ -115,7 +121,10 @@ func TestAddedNamesCost(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	vap, _ := policy.Generate(policy.Options{AddedNames: added})
+	vap, _, err := policy.Generate(policy.Options{AddedNames: added})
+	if err != nil {
+		t.Fatal(err)
+	}
 	e, err := policytest.Compile(vap, utilversion.MustParseGeneric("1.29"))
 	if err != nil {
 		t.Fatal(err)

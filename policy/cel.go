@@ -7,10 +7,12 @@ import (
 	"strings"
 	"sync"
 
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/util/validation"
 	"k8s.io/apimachinery/pkg/util/validation/field"
 	gwv1 "sigs.k8s.io/gateway-api/apis/v1"
 
+	"github.com/airlock/listenerset-webhook/defaults"
 	rules "github.com/airlock/listenerset-webhook/validation"
 )
 
@@ -41,8 +43,9 @@ type celPolicy struct {
 	validation, message, fastPath string
 }
 
-// t replaces each {key} of s with its value (pairs of key, value).
-func t(s string, kv ...string) string {
+// fill replaces each {key} of the template s with its value (pairs of key,
+// value).
+func fill(s string, kv ...string) string {
 	r := make([]string, 0, len(kv))
 	for i := 0; i < len(kv); i += 2 {
 		r = append(r, "{"+kv[i]+"}", kv[i+1])
@@ -81,30 +84,6 @@ func indexList(n int) string {
 	return "[" + strings.Join(s, ", ") + "]"
 }
 
-// messages apimachinery's validators give, taken from the validators.
-var (
-	msgSubdomainTooLong = one(validation.IsDNS1123Subdomain(strings.Repeat("a", validation.DNS1123SubdomainMaxLength+1)))
-	msgSubdomainRegex   = one(validation.IsDNS1123Subdomain("-"))
-	reSubdomain         = regexOf(msgSubdomainRegex)
-	msgLabelTooLong     = one(validation.IsDNS1123Label(strings.Repeat("a", validation.DNS1123LabelMaxLength+1)))
-	msgLabelDots        = one(validation.IsDNS1123Label("a.b"))
-	msgLabelRegex       = one(validation.IsDNS1123Label("-"))
-	reLabel             = regexOf(msgLabelRegex)
-	msgPort             = one(validation.IsValidPortNum(0))
-
-	msgKeyParts          = one(validation.IsQualifiedName("a/b/c"))
-	msgKeyPrefixEmpty    = one(validation.IsQualifiedName("/a"))
-	msgKeyPrefixTooLong  = one(validation.IsQualifiedName(strings.Repeat("a", validation.DNS1123SubdomainMaxLength+1) + "/a"))
-	msgKeyPrefixRegex    = one(validation.IsQualifiedName("-/a"))
-	msgKeyNameEmpty      = validation.IsQualifiedName("a/")[0]
-	msgKeyNameTooLong    = one(validation.IsQualifiedName("a/" + strings.Repeat("b", 64)))
-	msgKeyNameRegex      = one(validation.IsQualifiedName("a/-"))
-	reKeyName            = regexOf(msgKeyNameRegex)
-	msgLabelValueTooLong = validation.IsValidLabelValue(strings.Repeat("a", validation.LabelValueMaxLength+1))[0]
-	msgLabelValueRegex   = one(validation.IsValidLabelValue("-"))
-	reLabelValue         = regexOf(msgLabelValueRegex)
-)
-
 // The IP addresses netip.ParseAddr takes (the hostname rule's test), as
 // regular expressions: 1.29's CEL has no ip library.
 const (
@@ -122,51 +101,69 @@ const (
 )
 
 // dnsSubdomain is validateDNSSubdomain: a required name.
-func dnsSubdomain(x, path string) string {
-	return t(`({x} == "" ? [{req}] : (size(bytes({x})) > {max} ? [{long}] : []) + (!{x}.matches({re}) ? [{regex}] : []))`,
+func (w writer) dnsSubdomain(x, path string) string {
+	inv := func(input string) string {
+		msg := only(w, "IsDNS1123Subdomain", validation.IsDNS1123Subdomain, input)
+		return w.line(path, field.Invalid(placeholderPath, valueHole, msg), map[string]string{valueHole: x})
+	}
+	return fill(`({x} == "" ? [{req}] : (size(bytes({x})) > {max} ? [{long}] : []) + (!{x}.matches({re}) ? [{regex}] : []))`,
 		"x", x,
-		"req", line(path, field.Required(p, ""), nil),
+		"req", w.line(path, field.Required(placeholderPath, ""), nil),
 		"max", strconv.Itoa(validation.DNS1123SubdomainMaxLength),
-		"long", line(path, field.Invalid(p, holeA, msgSubdomainTooLong), map[string]string{holeA: x}),
-		"re", lit(reSubdomain),
-		"regex", line(path, field.Invalid(p, holeA, msgSubdomainRegex), map[string]string{holeA: x}))
+		"long", inv(strings.Repeat("a", validation.DNS1123SubdomainMaxLength+1)),
+		"re", anchored(dns1123SubdomainRegex),
+		"regex", inv("-"))
 }
 
 // dnsLabel is validateNamespace.
-func dnsLabel(x, path string) string {
-	return t(`((size(bytes({x})) > {max} ? [{long}] : []) + (!{x}.matches({re}) ? ({x}.matches({sub}) ? [{dots}] : [{regex}]) : []))`,
+func (w writer) dnsLabel(x, path string) string {
+	inv := func(input string) string {
+		msg := only(w, "IsDNS1123Label", validation.IsDNS1123Label, input)
+		return w.line(path, field.Invalid(placeholderPath, valueHole, msg), map[string]string{valueHole: x})
+	}
+	return fill(`((size(bytes({x})) > {max} ? [{long}] : []) + (!{x}.matches({re}) ? ({x}.matches({sub}) ? [{dots}] : [{regex}]) : []))`,
 		"x", x,
 		"max", strconv.Itoa(validation.DNS1123LabelMaxLength),
-		"long", line(path, field.Invalid(p, holeA, msgLabelTooLong), map[string]string{holeA: x}),
-		"re", lit(reLabel), "sub", lit(reSubdomain),
-		"dots", line(path, field.Invalid(p, holeA, msgLabelDots), map[string]string{holeA: x}),
-		"regex", line(path, field.Invalid(p, holeA, msgLabelRegex), map[string]string{holeA: x}))
+		"long", inv(strings.Repeat("a", validation.DNS1123LabelMaxLength+1)),
+		"re", anchored(dns1123LabelRegex), "sub", anchored(dns1123SubdomainRegex),
+		"dots", inv("a.b"),
+		"regex", inv("-"))
 }
 
 // notSupported is field.NotSupported of the string x.
-func notSupported[T ~string](x, path string, allowed []T) string {
-	return line(path, field.NotSupported(p, holeA, allowed), map[string]string{holeA: x})
+func notSupported[T ~string](w writer, x, path string, allowed []T) string {
+	return w.line(path, field.NotSupported(placeholderPath, valueHole, allowed), map[string]string{valueHole: x})
 }
 
 // labelKey is IsQualifiedName(k), each message an Invalid(path, k, msg):
 // a label key, or (with a "/") a domain-prefixed option key.
-func labelKey(k, path string) string {
-	inv := func(msg string) string { return line(path, field.Invalid(p, holeA, msg), map[string]string{holeA: k}) }
-	return t(`[{k}.split("/")].map(parts, size(parts) > 2 ? [{parts}] : `+
+func (w writer) labelKey(k, path string) string {
+	inv := func(msg string) string {
+		return w.line(path, field.Invalid(placeholderPath, valueHole, msg), map[string]string{valueHole: k})
+	}
+	of := func(input string) string { return inv(only(w, "IsQualifiedName", validation.IsQualifiedName, input)) }
+	// an empty name fails the pattern too: its message is the first of two
+	nameEmpty := inv(first(w, "IsQualifiedName", validation.IsQualifiedName, "a/", 2))
+	return fill(`[{k}.split("/")].map(parts, size(parts) > 2 ? [{parts}] : `+
 		`(size(parts) == 2 ? (parts[0] == "" ? [{pempty}] : (size(bytes(parts[0])) > {smax} ? [{plong}] : []) + (!parts[0].matches({sub}) ? [{pregex}] : [])) : []) + `+
-		`[parts[size(parts) - 1]].map(name, (name == "" ? [{nempty}] : (size(bytes(name)) > 63 ? [{nlong}] : [])) + (!name.matches({kre}) ? [{nregex}] : []))[0])[0]`,
-		"k", k, "parts", inv(msgKeyParts),
-		"pempty", inv(msgKeyPrefixEmpty), "smax", strconv.Itoa(validation.DNS1123SubdomainMaxLength),
-		"plong", inv(msgKeyPrefixTooLong), "sub", lit(reSubdomain), "pregex", inv(msgKeyPrefixRegex),
-		"nempty", inv(msgKeyNameEmpty), "nlong", inv(msgKeyNameTooLong), "kre", lit(reKeyName), "nregex", inv(msgKeyNameRegex))
+		`[parts[size(parts) - 1]].map(name, (name == "" ? [{nempty}] : (size(bytes(name)) > {nmax} ? [{nlong}] : [])) + (!name.matches({kre}) ? [{nregex}] : []))[0])[0]`,
+		"k", k, "parts", of("a/b/c"),
+		"pempty", of("/a"), "smax", strconv.Itoa(validation.DNS1123SubdomainMaxLength),
+		"plong", of(strings.Repeat("a", validation.DNS1123SubdomainMaxLength+1)+"/a"),
+		"sub", anchored(dns1123SubdomainRegex), "pregex", of("-/a"),
+		"nempty", nameEmpty, "nmax", strconv.Itoa(labelKeyNameMaxLength), "nlong", of("a/"+strings.Repeat("b", labelKeyNameMaxLength+1)),
+		"kre", anchored(labelKeyNameRegex), "nregex", of("a/-"))
 }
 
 // labelValue is IsValidLabelValue(v), each message an Invalid(path, v, msg).
-func labelValue(v, path string) string {
-	inv := func(msg string) string { return line(path, field.Invalid(p, holeA, msg), map[string]string{holeA: v}) }
-	return t(`((size(bytes({v})) > {max} ? [{long}] : []) + (!{v}.matches({re}) ? [{regex}] : []))`,
-		"v", v, "max", strconv.Itoa(validation.LabelValueMaxLength), "long", inv(msgLabelValueTooLong),
-		"re", lit(reLabelValue), "regex", inv(msgLabelValueRegex))
+func (w writer) labelValue(v, path string) string {
+	inv := func(input string) string {
+		msg := only(w, "IsValidLabelValue", validation.IsValidLabelValue, input)
+		return w.line(path, field.Invalid(placeholderPath, valueHole, msg), map[string]string{valueHole: v})
+	}
+	return fill(`((size(bytes({v})) > {max} ? [{long}] : []) + (!{v}.matches({re}) ? [{regex}] : []))`,
+		"v", v, "max", strconv.Itoa(validation.LabelValueMaxLength), "long", inv(strings.Repeat("a", validation.LabelValueMaxLength+1)),
+		"re", anchored(labelValueRegex), "regex", inv("-"))
 }
 
 // joined turns a list of entry lists into entries, one per non-empty list.
@@ -175,11 +172,7 @@ func joined(lists string) string {
 }
 
 // expressions is the policy's CEL, built once.
-var expressions = sync.OnceValue(build)
-
-// pathsOnly makes line write an entry's path only: build sets it while it
-// writes the checks (see build). Only build, run once, reads or sets it.
-var pathsOnly bool
+var expressions = sync.OnceValues(build)
 
 // ListenerChunk is how many listeners one check variable judges: each
 // variable is one CEL evaluation, which kube-apiserver limits to a
@@ -212,8 +205,12 @@ const MaxDetailedListeners = 4
 // cost. The details run the same rules, written with their messages, on
 // the parentRef, the count and the first MaxDetailedListeners failing
 // listeners only: the message. Both tiers are the same Go code (the rule
-// builders below), written once with pathsOnly set and once without.
-func build() celPolicy {
+// builders below), written by two writers: the checks' (pathsOnly) and the
+// details'. It fails when apimachinery's validators no longer give the
+// messages the CEL is written for (drift).
+func build() (celPolicy, error) {
+	var upstream drift
+	checks, details := writer{pathsOnly: true, drift: &upstream}, writer{drift: &upstream}
 	var vars []variable
 	add := func(name, expr string) { vars = append(vars, variable{name, expr}) }
 	// listener i as l with its path p and its stored pair sl ({} when it
@@ -271,44 +268,47 @@ func build() celPolicy {
 	// their messages for both tiers
 	ref := "variables.parentRef"
 	sameRef := func(f string) string {
-		return t(`(variables.update && (has({s}.{f}) ? has({r}.{f}) && {s}.{f} == {r}.{f} : !has({r}.{f})))`, "s", "variables.storedParentRef", "r", ref, "f", f)
+		return fill(`(variables.update && (has({s}.{f}) ? has({r}.{f}) && {s}.{f} == {r}.{f} : !has({r}.{f})))`, "s", "variables.storedParentRef", "r", ref, "f", f)
 	}
-	add("parentRefErrors", t(`(has({r}.group) && {r}.group != {gw} && !{samegroup} ? [{group}] : []) + (has({r}.kind) && {r}.kind != "Gateway" && !{samekind} ? [{kind}] : []) + `+
+	add("parentRefErrors", fill(`(has({r}.group) && {r}.group != {gw} && !{samegroup} ? [{group}] : []) + (has({r}.kind) && {r}.kind != {gateway} && !{samekind} ? [{kind}] : []) + `+
 		`({samename} ? [] : {name}) + (has({r}.namespace) && !{samens} ? {ns} : [])`,
-		"r", ref, "gw", lit(gwv1.GroupName),
+		"r", ref, "gw", lit(gwv1.GroupName), "gateway", lit(string(defaults.GatewayKind)),
 		"samegroup", sameRef("group"), "samekind", sameRef("kind"), "samename", sameRef("name"), "samens", sameRef("namespace"),
-		"group", notSupported(ref+".group", `"spec.parentRef.group"`, []string{gwv1.GroupName}),
-		"kind", notSupported(ref+".kind", `"spec.parentRef.kind"`, []string{"Gateway"}),
-		"name", dnsSubdomain(ref+".name", `"spec.parentRef.name"`),
-		"ns", dnsLabel(ref+".namespace", `"spec.parentRef.namespace"`)))
+		"group", notSupported(details, ref+".group", `"spec.parentRef.group"`, []string{gwv1.GroupName}),
+		"kind", notSupported(details, ref+".kind", `"spec.parentRef.kind"`, []gwv1.Kind{defaults.GatewayKind}),
+		"name", details.dnsSubdomain(ref+".name", `"spec.parentRef.name"`),
+		"ns", details.dnsLabel(ref+".namespace", `"spec.parentRef.namespace"`)))
 	// the count is the list's: as stored when every listener equals its
 	// stored pair, in any order (a map list); compared only when wrong
-	unchangedList := t(`(variables.update && size(variables.stored) == size(variables.listeners) && `+
+	unchangedList := fill(`(variables.update && size(variables.stored) == size(variables.listeners) && `+
 		`(size(variables.listeners) > {max} ? variables.stored == variables.listeners : `+
 		`variables.idx.all(i, variables.pair[i] >= 0 && variables.stored[variables.pair[i]] == variables.listeners[i])))`,
 		"max", strconv.Itoa(MaxIndex))
 	add("countErrors", `(size(variables.listeners) == 0 || size(variables.listeners) > `+strconv.Itoa(rules.MaxListeners)+`) && `+unchangedList+` ? [] : `+
-		t(`size(variables.listeners) == 0 ? [{req}] : size(variables.listeners) > {max} ? [{many}] : []`,
-			"req", line(`"spec.listeners"`, field.Required(p, "at least one listener is required"), nil),
+		fill(`size(variables.listeners) == 0 ? [{req}] : size(variables.listeners) > {max} ? [{many}] : []`,
+			"req", details.line(`"spec.listeners"`, field.Required(placeholderPath, rules.DetailNoListeners), nil),
 			"max", strconv.Itoa(rules.MaxListeners),
-			"many", tooMany(`"spec.listeners"`, "size(variables.listeners)", rules.MaxListeners)))
+			"many", details.tooMany(`"spec.listeners"`, "size(variables.listeners)", rules.MaxListeners)))
 
 	// the rules between listeners: names, then conflicts (validateListeners,
 	// mergedListeners.conflict), each ratcheted by the listeners involved;
 	// cheap, written with their messages for both tiers
 	add("duplicateErrors", `variables.idx.map(i, [variables.names.indexOf(variables.names[i])].map(d, `+
 		`d < i && variables.names[i] != "" && !(variables.pair[i] >= 0 && variables.pair[d] >= 0) ? [`+
-		line(`"spec.listeners[" + string(i) + "].name"`, field.Duplicate(p, holeA), map[string]string{holeA: "variables.names[i]"})+`] : [])[0])`)
+		details.line(`"spec.listeners[" + string(i) + "].name"`, field.Duplicate(placeholderPath, valueHole), map[string]string{valueHole: "variables.names[i]"})+`] : [])[0])`)
 	claim := func(j string) string { return `variables.owner + " listener " + variables.names[` + j + `]` }
-	protoConflict := line(`"spec.listeners[" + string(i) + "].protocol"`,
-		field.Invalid(p, holeA, fmt.Sprintf(strings.Replace(rules.DetailProtocolConflict, "%d", "%s", 1), holeB, holeC, "\x00d\x00")),
-		map[string]string{holeA: "l.protocol", holeB: "string(l.port)", holeC: "variables.listeners[f].protocol", "\x00d\x00": claim("f")})
-	hostConflict := line(`"spec.listeners[" + string(i) + "].hostname"`,
-		field.Invalid(p, holeA, fmt.Sprintf(rules.DetailHostnameConflict, holeB)),
-		map[string]string{holeA: `(has(l.hostname) ? l.hostname : "")`, holeB: claim("same")})
+	// the listener holding the port (f) or the endpoint (same), its
+	// protocol and port
+	holderHole, holderProtocolHole, portHole := hole("holder"), hole("holderProtocol"), hole("port")
+	protoConflict := details.line(`"spec.listeners[" + string(i) + "].protocol"`,
+		field.Invalid(placeholderPath, valueHole, fmt.Sprintf(strings.Replace(rules.DetailProtocolConflict, "%d", "%s", 1), portHole, holderProtocolHole, holderHole)),
+		map[string]string{valueHole: "l.protocol", portHole: "string(l.port)", holderProtocolHole: "variables.listeners[f].protocol", holderHole: claim("f")})
+	hostConflict := details.line(`"spec.listeners[" + string(i) + "].hostname"`,
+		field.Invalid(placeholderPath, valueHole, fmt.Sprintf(rules.DetailHostnameConflict, holderHole)),
+		map[string]string{valueHole: `(has(l.hostname) ? l.hostname : "")`, holderHole: claim("same")})
 	// the first listener on the port holds it: another protocol conflicts;
 	// the same protocol conflicts with the first of the same endpoint
-	add("conflictErrors", t(`variables.idx.map(i, [variables.listeners[i]].map(l, `+
+	add("conflictErrors", fill(`variables.idx.map(i, [variables.listeners[i]].map(l, `+
 		`[variables.ports.indexOf(variables.ports[i])].map(f, f == i ? [] : `+
 		`variables.listeners[f].protocol != l.protocol ? (variables.samePorts[i] && variables.samePorts[f] ? [] : [{proto}]) : `+
 		`[variables.endpoints.indexOf(variables.endpoints[i])].map(same, `+
@@ -318,20 +318,21 @@ func build() celPolicy {
 	// each listener's own rules (validateListener), by the builders below
 	listenerRules := []struct {
 		name string
-		body func() string
+		body func(writer) string
 	}{
-		{"basic", basicRules},
-		{"tls", tlsRules},
-		{"option", optionRules},
-		{"route", func() string {
-			return `!has(l.allowedRoutes) ? [] : [l.allowedRoutes].map(ar, ` + allowedRoutes("ar", `p + ".allowedRoutes"`) + `)[0]`
+		{"basic", writer.basicRules},
+		{"tls", writer.tlsRules},
+		{"option", writer.optionRules},
+		{"route", func(w writer) string {
+			return `!has(l.allowedRoutes) ? [] : [l.allowedRoutes].map(ar, ` + w.allowedRoutes("ar", `p + ".allowedRoutes"`) + `)[0]`
 		}},
 	}
-	// a listener's own entries: the rules' lists, one after another
-	own := func() string {
+	// a listener's own entries, as w writes them: the rules' lists, one
+	// after another
+	own := func(w writer) string {
 		var parts []string
 		for _, r := range listenerRules {
-			parts = append(parts, "("+r.body()+")")
+			parts = append(parts, "("+r.body(w)+")")
 		}
 		return strings.Join(parts, " + ")
 	}
@@ -342,8 +343,7 @@ func build() celPolicy {
 	// tier 1, the checks: every listener, paths only, a chunk of listeners
 	// per variable (a chunk past the set's listeners is never evaluated:
 	// variables are evaluated when first read)
-	pathsOnly = true
-	body := own()
+	body := own(checks)
 	var chunks []string
 	for lo := 0; lo < MaxIndex; lo += ListenerChunk {
 		name := fmt.Sprintf("ownCheck%d", lo/ListenerChunk)
@@ -355,14 +355,13 @@ func build() celPolicy {
 		}
 	}
 	add("ownCheck", strings.Join(chunks, " + "))
-	pathsOnly = false
 	add("listenerChecks", `variables.idx.map(i, `+listenerEntries("variables.ownCheck[i]")+`)`)
 	add("failing", `variables.idx.filter(i, size(variables.listenerChecks[i]) > 0)`)
 	add("checks", `(variables.parentRefErrors + variables.countErrors + `+joined(`variables.listenerChecks`)+`).join(`+lit(Separator)+`)`)
 
 	// tier 2, the details: the first failing listeners, with messages
 	add("shown", indexList(MaxDetailedListeners)+`.filter(k, k < size(variables.failing)).map(k, variables.failing[k])`)
-	add("ownDetail", over(`variables.shown`, own()))
+	add("ownDetail", over(`variables.shown`, own(details)))
 	shownEntries := listenerEntries("variables.ownDetail[k]")
 	// A line break in a value the message shows unquoted (an option key in
 	// a path, a listener's name in a conflict) is escaped: kube-apiserver
@@ -374,16 +373,19 @@ func build() celPolicy {
 	sepSpec := lit(Separator + "spec.")
 	// the details cut to what a message may hold, then how many entries
 	// (of the checks) the message leaves out
-	message := t(`[size(bytes(variables.details)) <= {max} ? variables.details : `+
+	message := fill(`[size(bytes(variables.details)) <= {max} ? variables.details : `+
 		`[variables.details.substring(0, size(bytes(variables.details)) == size(variables.details) ? {ascii} : {other})].map(cut, `+
 		`cut.lastIndexOf({sep}) > 0 ? cut.substring(0, cut.lastIndexOf({sep})) : cut)[0]].map(kept, `+
 		`[size(variables.checks.split({sep})) - size(kept.split({sep}))].map(more, more > 0 ? kept + "; and " + string(more) + " more" : kept)[0])[0]`,
 		"max", strconv.Itoa(MaxMessageBytes), "ascii", strconv.Itoa(MaxMessageBytes-200), "other", strconv.Itoa((MaxMessageBytes-1000)/4),
 		"sep", sepSpec)
+	if err := upstream.err(); err != nil {
+		return celPolicy{}, err
+	}
 	for i := range vars {
 		vars[i].expression = withRequired(vars[i].expression)
 	}
-	return celPolicy{variables: vars, validation: `variables.checks == ""`, message: message, fastPath: fastPathExpression()}
+	return celPolicy{variables: vars, validation: `variables.checks == ""`, message: message, fastPath: fastPathExpression()}, nil
 }
 
 // requiredField finds the reads of fields the CRD requires.
@@ -465,95 +467,104 @@ func sameAs(path string) string {
 }
 
 // basicRules: name, port, protocol, hostname (validateListener).
-func basicRules() string {
-	return t(`({paired} ? [] : {name}) + ((l.port < 1 || l.port > 65535) && !{sameport} ? [{port}] : []) + `+
+func (w writer) basicRules() string {
+	return fill(`({paired} ? [] : {name}) + ((l.port < {minport} || l.port > {maxport}) && !{sameport} ? [{port}] : []) + `+
 		`({sameprotocol} ? [] : l.protocol == "" ? [{preq}] : !(l.protocol in {protocols}) ? [{pns}] : []) + `+
 		`(has(l.hostname) && !{samehost} ? {host} : [])`,
 		"paired", same(), "sameport", same("port"), "sameprotocol", same("protocol"), "samehost", same("hostname"),
-		"name", dnsSubdomain("l.name", `p + ".name"`),
-		"port", line(`p + ".port"`, field.Invalid(p, holeInt, msgPort), map[string]string{strconv.FormatInt(holeInt, 10): "l.port"}),
-		"preq", line(`p + ".protocol"`, field.Required(p, ""), nil),
+		"name", w.dnsSubdomain("l.name", `p + ".name"`),
+		"minport", strconv.Itoa(minPort), "maxport", strconv.Itoa(maxPort),
+		"port", w.line(`p + ".port"`, field.Invalid(placeholderPath, intValueHole, only(w, "IsValidPortNum", validation.IsValidPortNum, 0)),
+			map[string]string{strconv.FormatInt(intValueHole, 10): "l.port"}),
+		"preq", w.line(`p + ".protocol"`, field.Required(placeholderPath, ""), nil),
 		"protocols", list(rules.SupportedProtocols),
-		"pns", notSupported("l.protocol", `p + ".protocol"`, rules.SupportedProtocols),
-		"host", hostname("l.hostname", `p + ".hostname"`))
+		"pns", notSupported(w, "l.protocol", `p + ".protocol"`, rules.SupportedProtocols),
+		"host", w.hostname("l.hostname", `p + ".hostname"`))
 }
 
 // tlsRules: tls presence, mode, certificateRefs (validateListenerTLS).
-func tlsRules() string {
+func (w writer) tlsRules() string {
 	refs := `(has(l.tls.certificateRefs) ? l.tls.certificateRefs : [])`
-	refBody := t(`[{refs}[j]].map(r, [{rp}].map(rp, (has(r.group) && r.group != "" ? [{group}] : []) + (has(r.kind) && r.kind != "Secret" ? [{kind}] : []) + {name} + (has(r.namespace) ? {ns} : []))[0])[0]`,
+	protocolHole := hole("protocol")
+	refBody := fill(`[{refs}[j]].map(r, [{rp}].map(rp, (has(r.group) && r.group != {secretgroup} ? [{group}] : []) + (has(r.kind) && r.kind != {secret} ? [{kind}] : []) + {name} + (has(r.namespace) ? {ns} : []))[0])[0]`,
 		"refs", refs, "rp", `p + ".tls.certificateRefs[" + string(j) + "]"`,
-		"group", notSupported("r.group", `rp + ".group"`, []string{""}),
-		"kind", notSupported("r.kind", `rp + ".kind"`, []string{"Secret"}),
-		"name", dnsSubdomain("r.name", `rp + ".name"`),
-		"ns", dnsLabel("r.namespace", `rp + ".namespace"`))
+		"secretgroup", lit(string(defaults.SecretGroup)), "secret", lit(string(defaults.SecretKind)),
+		"group", notSupported(w, "r.group", `rp + ".group"`, []gwv1.Group{defaults.SecretGroup}),
+		"kind", notSupported(w, "r.kind", `rp + ".kind"`, []gwv1.Kind{defaults.SecretKind}),
+		"name", w.dnsSubdomain("r.name", `rp + ".name"`),
+		"ns", w.dnsLabel("r.namespace", `rp + ".namespace"`))
 	// certificateRefs is an atomic list: its errors ratchet by the whole
 	// list; "required when mode is Terminate" by the whole tls, the
 	// absent value's parent (validateCertificateRefs)
-	return t(`l.protocol == {http} ? (has(l.tls) && !{sameprototls} ? [{forbidden}] : []) : `+
+	return fill(`l.protocol == {http} ? (has(l.tls) && !{sameprototls} ? [{forbidden}] : []) : `+
 		`!has(l.tls) ? ((l.protocol == {https} || l.protocol == {http3}) && !{sameprototls} ? [{required}] : []) : `+
-		`(has(l.tls.mode) && l.tls.mode != "Terminate") ? ({samemode} ? [] : [{mode}]) : `+
+		`(has(l.tls.mode) && l.tls.mode != {terminate}) ? ({samemode} ? [] : [{mode}]) : `+
 		`size({refs}) == 0 ? ({sametls} ? [] : [{norefs}]) : {samerefs} ? [] : (size({refs}) > 1 ? [{manyrefs}] : []) + `+
 		joined(indexList(MaxCertificateRefs)+`.filter(j, j < size({refs})).map(j, {ref})`),
 		"sameprototls", same("protocol", "tls"), "sametls", same("tls"), "samemode", same("tls.mode"), "samerefs", same("tls.certificateRefs"),
 		"http", lit(string(rules.ProtocolHTTP)), "https", lit(string(rules.ProtocolHTTPS)), "http3", lit(string(rules.ProtocolHTTP3)),
-		"forbidden", line(`p + ".tls"`, field.Forbidden(p, "must not be set for protocol "+string(rules.ProtocolHTTP)), nil),
-		"required", line(`p + ".tls"`, field.Required(p, "required for protocol "+holeA), map[string]string{holeA: "l.protocol"}),
-		"mode", notSupported("l.tls.mode", `p + ".tls.mode"`, []gwv1.TLSModeType{gwv1.TLSModeTerminate}),
+		"forbidden", w.line(`p + ".tls"`, field.Forbidden(placeholderPath, rules.DetailTLSForbidden), nil),
+		"required", w.line(`p + ".tls"`, field.Required(placeholderPath, fmt.Sprintf(rules.DetailTLSRequired, protocolHole)), map[string]string{protocolHole: "l.protocol"}),
+		"terminate", lit(string(gwv1.TLSModeTerminate)),
+		"mode", notSupported(w, "l.tls.mode", `p + ".tls.mode"`, []gwv1.TLSModeType{gwv1.TLSModeTerminate}),
 		"refs", refs,
-		"norefs", line(`p + ".tls.certificateRefs"`, field.Required(p, "exactly one certificateRef is required when mode is Terminate"), nil),
-		"manyrefs", tooMany(`p + ".tls.certificateRefs"`, "size("+refs+")", 1),
+		"norefs", w.line(`p + ".tls.certificateRefs"`, field.Required(placeholderPath, rules.DetailNoCertificateRef), nil),
+		"manyrefs", w.tooMany(`p + ".tls.certificateRefs"`, "size("+refs+")", 1),
 		"ref", refBody)
 }
 
 // optionRules: tls.options (validateOptions).
-func optionRules() string {
-	return t(`(l.protocol == {http} || !has(l.tls) || !has(l.tls.options)) ? [] : `+
+func (w writer) optionRules() string {
+	return fill(`(l.protocol == {http} || !has(l.tls) || !has(l.tls.options)) ? [] : `+
 		`[l.tls.options].map(o, (size(o) > {maxopts} && !{sameopts} ? [{manyopts}] : []) + `+
 		joined(`o.map(k, {samekey} ? [] : [p + ".tls.options[" + k + "]"].map(kp, {key})[0])`)+` + {range})[0]`,
 		"sameopts", same("tls.options"), "samekey", same("tls.options[k]"),
 		"http", lit(string(rules.ProtocolHTTP)),
 		"maxopts", strconv.Itoa(rules.MaxOptions),
-		"manyopts", tooMany(`p + ".tls.options"`, "size(o)", rules.MaxOptions),
-		"key", optionKey("k", "o[k]", "kp"),
-		"range", versionRange("o"))
+		"manyopts", w.tooMany(`p + ".tls.options"`, "size(o)", rules.MaxOptions),
+		"key", w.optionKey("k", "o[k]", "kp"),
+		"range", w.versionRange("o"))
 }
 
-func hostname(h, path string) string {
-	inv := func(msg string) string { return line(path, field.Invalid(p, holeA, msg), map[string]string{holeA: h}) }
+// hostname is validateHostname of h at path.
+func (w writer) hostname(h, path string) string {
+	inv := func(msg string) string {
+		return w.line(path, field.Invalid(placeholderPath, valueHole, msg), map[string]string{valueHole: h})
+	}
+	badName := only(w, "IsDNS1123Subdomain", validation.IsDNS1123Subdomain, "-")
 	// The address expression is long, and kube-apiserver charges a match by
 	// the string's length times the expression's: only a hostname of
 	// address characters alone is matched against it.
-	return t(`({h} == "" ? [{empty}] : ({h}.matches({ipchars}) && {h}.matches({ip})) ? [{isip}] : {h}.contains(":") ? [{port}] : `+
+	return fill(`({h} == "" ? [{empty}] : ({h}.matches({ipchars}) && {h}.matches({ip})) ? [{isip}] : {h}.contains(":") ? [{port}] : `+
 		`(size(bytes({h})) > {max} ? [{long}] : []) + `+
-		`({h}.startsWith("*.") ? (!{h}.substring(2).matches({sub}) ? [{wregex}] : []) : (!{h}.matches({sub}) ? [{regex}] : [])))`,
-		"h", h,
-		"empty", inv("must not be empty; omit the field to match every hostname"),
-		"ip", lit(reIP), "ipchars", lit(reIPChars), "isip", inv("must be a DNS name, not an IP address"),
-		"port", inv("must not include a port"),
+		`({h}.startsWith({wildcard}) ? (!{h}.substring({after}).matches({sub}) ? [{wregex}] : []) : (!{h}.matches({sub}) ? [{regex}] : [])))`,
+		"h", h, "wildcard", lit(rules.WildcardPrefix), "after", strconv.Itoa(len(rules.WildcardPrefix)),
+		"empty", inv(rules.DetailEmptyHostname),
+		"ip", lit(reIP), "ipchars", lit(reIPChars), "isip", inv(rules.DetailHostnameIP),
+		"port", inv(rules.DetailHostnamePort),
 		"max", strconv.Itoa(validation.DNS1123SubdomainMaxLength), "long", inv(validation.MaxLenError(validation.DNS1123SubdomainMaxLength)),
-		"sub", lit(reSubdomain), "wregex", inv("after the leading '*.': "+msgSubdomainRegex), "regex", inv(msgSubdomainRegex))
+		"sub", anchored(dns1123SubdomainRegex), "wregex", inv(rules.DetailAfterWildcard+badName), "regex", inv(badName))
 }
 
 // optionKey is the entries of one option k with value v at kpath.
-func optionKey(k, v, kpath string) string {
+func (w writer) optionKey(k, v, kpath string) string {
 	inv := func(x, msg string) string {
-		return line(kpath, field.Invalid(p, holeA, msg), map[string]string{holeA: x})
+		return w.line(kpath, field.Invalid(placeholderPath, valueHole, msg), map[string]string{valueHole: x})
 	}
-	versions := t(`(!({v} in {versions}) ? [{ns}] : [])`, "v", v, "versions", list(rules.TLSVersions),
-		"ns", notSupported(v, kpath, rules.TLSVersions))
-	expr := t(`(size({v}) > {maxlen} || (size({v}) > {maxlen} / 4 && size(bytes({v})) > {maxlen})) ? [{long}] : !{k}.contains("/") ? [{unprefixed}] : !{k}.startsWith({prefix}) ? {labelkey} : `,
+	versions := fill(`(!({v} in {versions}) ? [{ns}] : [])`, "v", v, "versions", list(rules.TLSVersions),
+		"ns", notSupported(w, v, kpath, rules.TLSVersions))
+	expr := fill(`(size({v}) > {maxlen} || (size({v}) > {maxlen} / 4 && size(bytes({v})) > {maxlen})) ? [{long}] : !{k}.contains("/") ? [{unprefixed}] : !{k}.startsWith({prefix}) ? {labelkey} : `,
 		"v", v, "k", k, "maxlen", strconv.Itoa(rules.MaxOptionValueLen),
-		"long", line(kpath, field.TooLong(p, "", rules.MaxOptionValueLen), nil),
+		"long", w.line(kpath, field.TooLong(placeholderPath, "", rules.MaxOptionValueLen), nil),
 		"unprefixed", inv(k, rules.DetailUnprefixedOption),
 		"prefix", lit(rules.OptionPrefix),
-		"labelkey", labelKey(k, kpath))
+		"labelkey", w.labelKey(k, kpath))
 	for _, key := range rules.ListOptions {
-		expr += k + " == " + lit(string(key)) + " ? " + nameList(v, kpath, key) + " : "
+		expr += k + " == " + lit(string(key)) + " ? " + w.nameList(v, kpath, key) + " : "
 	}
-	expr += t(`({k} == {min} || {k} == {max}) ? {versions} : [{unknown}]`,
+	expr += fill(`({k} == {min} || {k} == {max}) ? {versions} : [{unknown}]`,
 		"k", k, "min", lit(string(rules.OptionMinimumVersion)), "max", lit(string(rules.OptionMaximumVersion)),
-		"versions", versions, "unknown", notSupported(k, kpath, rules.SupportedOptions))
+		"versions", versions, "unknown", notSupported(w, k, kpath, rules.SupportedOptions))
 	return "(" + expr + ")"
 }
 
@@ -562,7 +573,7 @@ func optionKey(k, v, kpath string) string {
 // Go rule judges it, and one entry for a longer list. The names it accepts
 // are the variable AcceptedNamesVariable(key), which holds the names a
 // setting adds too.
-func nameList(v, kpath string, key gwv1.AnnotationKey) string {
+func (w writer) nameList(v, kpath string, key gwv1.AnnotationKey) string {
 	allowed := rules.BuiltinNames(key)
 	accepted := "variables." + AcceptedNamesVariable(key)
 	// A list with more items than there are names must repeat or misspell
@@ -571,29 +582,31 @@ func nameList(v, kpath string, key gwv1.AnnotationKey) string {
 	// one entry.
 	n := len(allowed) + ListSlack
 	inv := func(x, msg string) string {
-		return line(kpath, field.Invalid(p, holeA, msg), map[string]string{holeA: x})
+		return w.line(kpath, field.Invalid(placeholderPath, valueHole, msg), map[string]string{valueHole: x})
 	}
+	// the rest's entry: field.TooMany's, with the count of items
+	tooMany, most, _ := strings.Cut(field.TooMany(placeholderPath, int(intValueHole), n).ErrorBody(), strconv.FormatInt(intValueHole, 10))
 	explain := ""
 	if key == rules.OptionCiphers {
-		explain = t(`it in {tls13} ? {why} : `, "tls13", list(rules.TLS13Ciphers), "why", inv("it", rules.DetailTLS13Cipher))
+		explain = fill(`it in {tls13} ? {why} : `, "tls13", list(rules.TLS13Ciphers), "why", inv("it", rules.DetailTLS13Cipher))
 	}
 	// The usual list, names only, each once, is told in a few steps; only
 	// another is judged item by item. (Not by a regular expression of the
 	// names: kube-apiserver charges a match by the length of the string
 	// times that of the expression.)
-	valid := t(`[{v}.split(",")].all(items, size(items) <= size({allowed}) && items.all(x, x in {allowed} && items.indexOf(x) == items.lastIndexOf(x)))`,
+	valid := fill(`[{v}.split(",")].all(items, size(items) <= size({allowed}) && items.all(x, x in {allowed} && items.indexOf(x) == items.lastIndexOf(x)))`,
 		"v", v, "allowed", accepted)
-	return t(`({v} == "" ? [{empty}] : {valid} ? [] : [{v}.split(",")].map(items, `+
+	return fill(`({v} == "" ? [{empty}] : {valid} ? [] : [{v}.split(",")].map(items, `+
 		`{idx}.filter(j, j < size(items)).map(j, [items[j]].map(it, it == "" ? {emptyitem} : it.trim() != it ? {padded} : `+
 		`{idx}.exists(m, m < j && items[m] == it) ? {dup} : it in {allowed} ? "" : {explain}{ns})[0]).filter(s, s != "") + `+
 		`(size(items) > {n} ? [{summary}] : []))[0])`,
 		"v", v, "empty", inv(v, rules.DetailEmptyNameList), "valid", valid,
 		"idx", indexList(n), "n", strconv.Itoa(n),
 		"emptyitem", inv(v, rules.DetailEmptyItem), "padded", inv("it", rules.DetailPaddedItem),
-		"dup", line(kpath, field.Duplicate(p, holeA), map[string]string{holeA: "it"}),
+		"dup", w.line(kpath, field.Duplicate(placeholderPath, valueHole), map[string]string{valueHole: "it"}),
 		"allowed", accepted, "explain", explain,
-		"ns", notSupportedName("it", kpath, accepted),
-		"summary", rawLine(kpath, `"Too many: " + string(size(items)) + ": must have at most `+strconv.Itoa(n)+` items (each supported value once); the ListenerSet policy lists the problems of the first `+strconv.Itoa(n)+`"`))
+		"ns", w.notSupportedName("it", kpath, accepted),
+		"summary", w.rawLine(kpath, lit(tooMany)+" + string(size(items)) + "+lit(most+" (each supported value once); the ListenerSet policy lists the problems of the first "+strconv.Itoa(n))))
 }
 
 // AcceptedNamesVariable names the policy's variable that holds the names the
@@ -607,43 +620,45 @@ func AcceptedNamesVariable(key gwv1.AnnotationKey) string {
 // notSupportedName is notSupported of the item x of a list-valued option,
 // whose supported values are the CEL list accepted: the message names the
 // names a setting added, as the Go rule's does.
-func notSupportedName(x, path, accepted string) string {
-	const supported = "\x00s\x00"
-	before, after, _ := strings.Cut(field.NotSupported(p, holeA, []string{supported}).ErrorBody(), strconv.Quote(supported))
-	holes := map[string]string{holeA: x}
-	return rawLine(path, "["+render(before, holes)+", "+accepted+`.map(n, strings.quote(n)).join(", "), `+render(after, holes)+`].join("")`)
+func (w writer) notSupportedName(x, path, accepted string) string {
+	supported := hole("supported")
+	before, after, _ := strings.Cut(field.NotSupported(placeholderPath, valueHole, []string{supported}).ErrorBody(), strconv.Quote(supported))
+	holes := map[string]string{valueHole: x}
+	return w.rawLine(path, "["+render(before, holes)+", "+accepted+`.map(n, strings.quote(n)).join(", "), `+render(after, holes)+`].join("")`)
 }
 
 // versionRange is validateVersionRange of the options o of listener l.
-func versionRange(o string) string {
+func (w writer) versionRange(o string) string {
 	minK, maxK := lit(string(rules.OptionMinimumVersion)), lit(string(rules.OptionMaximumVersion))
 	maxPath := `p + ".tls.options[" + ` + maxK + ` + "]"`
-	below := strings.Replace(rules.DetailVersionBelowMinimum, "%s", holeB, 1)
-	return t(`(({min} in {o}) && ({max} in {o}) && {o}[{min}] in {versions} && {o}[{max}] in {versions} && {versions}.indexOf({o}[{min}]) > {versions}.indexOf({o}[{max}]) && !{samerange} ? [{below}] : []) + `+
+	minimumHole := hole("minimum")
+	below := fmt.Sprintf(rules.DetailVersionBelowMinimum, minimumHole)
+	return fill(`(({min} in {o}) && ({max} in {o}) && {o}[{min}] in {versions} && {o}[{max}] in {versions} && {versions}.indexOf({o}[{min}]) > {versions}.indexOf({o}[{max}]) && !{samerange} ? [{below}] : []) + `+
 		`(l.protocol == {http3} && ({max} in {o}) && {o}[{max}] in {versions} && {o}[{max}] != {v13} && !{samehttp3} ? [{http3msg}] : [])`,
 		"o", o, "min", minK, "max", maxK, "versions", list(rules.TLSVersions),
 		"samerange", same("tls.options["+minK+"]", "tls.options["+maxK+"]"), "samehttp3", same("protocol", "tls.options["+maxK+"]"),
-		"below", line(maxPath, field.Invalid(p, holeA, below), map[string]string{holeA: o + "[" + maxK + "]", holeB: o + "[" + minK + "]"}),
+		"below", w.line(maxPath, field.Invalid(placeholderPath, valueHole, below), map[string]string{valueHole: o + "[" + maxK + "]", minimumHole: o + "[" + minK + "]"}),
 		"http3", lit(string(rules.ProtocolHTTP3)), "v13", lit(rules.TLSVersionHTTP3),
-		"http3msg", line(maxPath, field.Invalid(p, holeA, rules.DetailHTTP3NeedsTLS13), map[string]string{holeA: o + "[" + maxK + "]"}))
+		"http3msg", w.line(maxPath, field.Invalid(placeholderPath, valueHole, rules.DetailHTTP3NeedsTLS13), map[string]string{valueHole: o + "[" + maxK + "]"}))
 }
 
 // allowedRoutes is validateAllowedRoutes of ar at path.
-func allowedRoutes(ar, path string) string {
+func (w writer) allowedRoutes(ar, path string) string {
 	kinds := `(has(` + ar + `.kinds) ? ` + ar + `.kinds : [])`
-	kind := t(`[{kinds}[j]].map(k, (has(k.group) && k.group != {gw} ? [{group}] : []) + (k.kind != "HTTPRoute" ? (k.kind == "" ? [{req}] : [{ns}]) : []))[0]`,
-		"kinds", kinds, "gw", lit(gwv1.GroupName),
-		"group", notSupported("k.group", path+` + ".kinds[" + string(j) + "].group"`, []string{gwv1.GroupName}),
-		"req", line(path+` + ".kinds[" + string(j) + "].kind"`, field.Required(p, ""), nil),
-		"ns", notSupported("k.kind", path+` + ".kinds[" + string(j) + "].kind"`, []string{"HTTPRoute"}))
+	kind := fill(`[{kinds}[j]].map(k, (has(k.group) && k.group != {gw} ? [{group}] : []) + (k.kind != {httproute} ? (k.kind == "" ? [{req}] : [{ns}]) : []))[0]`,
+		"kinds", kinds, "gw", lit(gwv1.GroupName), "httproute", lit(string(rules.HTTPRouteKind)),
+		"group", notSupported(w, "k.group", path+` + ".kinds[" + string(j) + "].group"`, []string{gwv1.GroupName}),
+		"req", w.line(path+` + ".kinds[" + string(j) + "].kind"`, field.Required(placeholderPath, ""), nil),
+		"ns", notSupported(w, "k.kind", path+` + ".kinds[" + string(j) + "].kind"`, []gwv1.Kind{rules.HTTPRouteKind}))
 	nsPath := path + ` + ".namespaces"`
-	from := `(has(ns.from) ? ns.from : "Same")`
-	namespaces := t(`[{ar}.namespaces].map(ns, {from} == "Selector" ? (has(ns.selector) ? {selector} : {samesel} ? [] : [{req}]) : ({from} == "All" || {from} == "Same") || {samefrom} ? [] : [{ns}])[0]`,
-		"ar", ar, "from", from,
+	from := `(has(ns.from) ? ns.from : ` + lit(string(gwv1.NamespacesFromSame)) + `)`
+	namespaces := fill(`[{ar}.namespaces].map(ns, {from} == {selectorfrom} ? (has(ns.selector) ? {selector} : {samesel} ? [] : [{req}]) : ({from} == {all} || {from} == {same}) || {samefrom} ? [] : [{ns}])[0]`,
+		"ar", ar, "from", from, "selectorfrom", lit(string(gwv1.NamespacesFromSelector)),
+		"all", lit(string(gwv1.NamespacesFromAll)), "same", lit(string(gwv1.NamespacesFromSame)),
 		"samesel", same("allowedRoutes.namespaces.from", "allowedRoutes.namespaces.selector"), "samefrom", same("allowedRoutes.namespaces.from"),
-		"selector", selector("ns.selector", nsPath+` + ".selector"`),
-		"req", line(nsPath+` + ".selector"`, field.Required(p, "required when from is Selector"), nil),
-		"ns", notSupported(from, nsPath+` + ".from"`, []gwv1.FromNamespaces{gwv1.NamespacesFromAll, gwv1.NamespacesFromSame, gwv1.NamespacesFromSelector}))
+		"selector", w.selector("ns.selector", nsPath+` + ".selector"`),
+		"req", w.line(nsPath+` + ".selector"`, field.Required(placeholderPath, rules.DetailSelectorRequired), nil),
+		"ns", notSupported(w, from, nsPath+` + ".from"`, rules.SupportedFrom))
 	// kinds is an atomic list: ratcheted whole
 	return `(` + same("allowedRoutes.kinds") + ` ? [] : ` + joined(indexed(kinds, "j", kind, MaxRouteKinds)) + `)` +
 		` + (has(` + ar + `.namespaces) ? ` + namespaces + ` : [])`
@@ -652,39 +667,45 @@ func allowedRoutes(ar, path string) string {
 // selector is validation's validateLabelSelector of s at path: a list over
 // its bound gets Too many, checked by size before any walk, and its items
 // are not judged, so that the walk is bounded by the bounds.
-func selector(s, path string) string {
+func (w writer) selector(s, path string) string {
 	sel := "allowedRoutes.namespaces.selector" // s, as read from l and sl
 	labelsPath := path + ` + ".matchLabels"`
 	labels := s + `.matchLabels`
 	exprs := `(has(` + s + `.matchExpressions) ? ` + s + `.matchExpressions : [])`
 	ePath := path + ` + ".matchExpressions[" + string(j) + "]"`
 	vals := `(has(e.values) ? e.values : [])`
-	operators := func(ops ...string) string { return list(ops) }
-	expr := t(`[{exprs}[j]].map(e, size({vals}) > {max} ? [{manyvals}] : (e.operator in {inout} ? (size({vals}) == 0 ? [{req}] : []) : e.operator in {exists} ? (size({vals}) > 0 ? [{forb}] : []) : [{badop}]) + `+
-		`{key} + `+joined(indexed(vals, "m", labelValue(vals+"[m]", ePath+` + ".values[" + string(m) + "]"`), rules.MaxSelectorItems))+`)[0]`,
+	operators := func(ops ...metav1.LabelSelectorOperator) string { return list(ops) }
+	// apimachinery's requirement rule (ValidateLabelSelectorRequirement)
+	// gives these, its values aside
+	required := w.selectorDetail(metav1.LabelSelectorRequirement{Key: "a", Operator: metav1.LabelSelectorOpIn}, "values", field.ErrorTypeRequired)
+	forbidden := w.selectorDetail(metav1.LabelSelectorRequirement{Key: "a", Operator: metav1.LabelSelectorOpExists, Values: []string{"a"}}, "values", field.ErrorTypeForbidden)
+	badOperator := w.selectorDetail(metav1.LabelSelectorRequirement{Key: "a", Operator: "-"}, "operator", field.ErrorTypeInvalid)
+	expr := fill(`[{exprs}[j]].map(e, size({vals}) > {max} ? [{manyvals}] : (e.operator in {inout} ? (size({vals}) == 0 ? [{req}] : []) : e.operator in {exists} ? (size({vals}) > 0 ? [{forb}] : []) : [{badop}]) + `+
+		`{key} + `+joined(indexed(vals, "m", w.labelValue(vals+"[m]", ePath+` + ".values[" + string(m) + "]"`), rules.MaxSelectorItems))+`)[0]`,
 		"exprs", exprs, "vals", vals, "max", strconv.Itoa(rules.MaxSelectorItems),
-		"manyvals", tooMany(ePath+` + ".values"`, "size("+vals+")", rules.MaxSelectorItems),
-		"inout", operators("In", "NotIn"), "exists", operators("Exists", "DoesNotExist"),
-		"req", line(ePath+` + ".values"`, field.Required(p, "must be specified when `operator` is 'In' or 'NotIn'"), nil),
-		"forb", line(ePath+` + ".values"`, field.Forbidden(p, "may not be specified when `operator` is 'Exists' or 'DoesNotExist'"), nil),
-		"badop", line(ePath+` + ".operator"`, field.Invalid(p, holeA, "not a valid selector operator"), map[string]string{holeA: "e.operator"}),
-		"key", labelKey("e.key", ePath+` + ".key"`))
+		"manyvals", w.tooMany(ePath+` + ".values"`, "size("+vals+")", rules.MaxSelectorItems),
+		"inout", operators(metav1.LabelSelectorOpIn, metav1.LabelSelectorOpNotIn),
+		"exists", operators(metav1.LabelSelectorOpExists, metav1.LabelSelectorOpDoesNotExist),
+		"req", w.line(ePath+` + ".values"`, field.Required(placeholderPath, required), nil),
+		"forb", w.line(ePath+` + ".values"`, field.Forbidden(placeholderPath, forbidden), nil),
+		"badop", w.line(ePath+` + ".operator"`, field.Invalid(placeholderPath, valueHole, badOperator), map[string]string{valueHole: "e.operator"}),
+		"key", w.labelKey("e.key", ePath+` + ".key"`))
 	// matchLabels is a map (each label ratcheted by its value, the count
 	// by the map), matchExpressions an atomic list (ratcheted whole)
-	return t(`((has({labels}) ? (size({labels}) > {max} ? ({samelabels} ? [] : [{manylabels}]) : {walklabels}) : []) + `+
+	return fill(`((has({labels}) ? (size({labels}) > {max} ? ({samelabels} ? [] : [{manylabels}]) : {walklabels}) : []) + `+
 		`({sameexprs} ? [] : size({exprs}) > {max} ? [{manyexprs}] : {walkexprs}))`,
 		"samelabels", same(sel+".matchLabels"), "sameexprs", same(sel+".matchExpressions"),
 		"labels", labels, "exprs", exprs, "max", strconv.Itoa(rules.MaxSelectorItems),
-		"manylabels", tooMany(labelsPath, "size("+labels+")", rules.MaxSelectorItems),
-		"walklabels", joined(labels+`.map(k, `+same(sel+".matchLabels[k]")+` ? [] : `+labelKey("k", labelsPath)+` + `+labelValue(labels+"[k]", labelsPath)+`)`),
-		"manyexprs", tooMany(path+` + ".matchExpressions"`, "size("+exprs+")", rules.MaxSelectorItems),
+		"manylabels", w.tooMany(labelsPath, "size("+labels+")", rules.MaxSelectorItems),
+		"walklabels", joined(labels+`.map(k, `+same(sel+".matchLabels[k]")+` ? [] : `+w.labelKey("k", labelsPath)+` + `+w.labelValue(labels+"[k]", labelsPath)+`)`),
+		"manyexprs", w.tooMany(path+` + ".matchExpressions"`, "size("+exprs+")", rules.MaxSelectorItems),
 		"walkexprs", joined(indexed(exprs, "j", expr, rules.MaxSelectorItems)))
 }
 
 // tooMany is the entry field.TooMany gives at path when the CEL int size
 // is over limit.
-func tooMany(path, size string, limit int) string {
-	return line(path, field.TooMany(p, int(holeInt), limit), map[string]string{strconv.FormatInt(holeInt, 10): size})
+func (w writer) tooMany(path, size string, limit int) string {
+	return w.line(path, field.TooMany(placeholderPath, int(intValueHole), limit), map[string]string{strconv.FormatInt(intValueHole, 10): size})
 }
 
 // MaxRouteKinds is how many route kinds are walked by index: the CRD's
@@ -696,6 +717,6 @@ const MaxRouteKinds = 8
 // to n, by the CRD or by a Too many checked before (1.29's CEL has no
 // range, and a walk by indexOf is quadratic).
 func indexed(x, v, body string, n int) string {
-	return t(`(size({x}) == 0 ? [] : {idx}.filter({v}, {v} < size({x})).map({v}, {body}))`,
+	return fill(`(size({x}) == 0 ? [] : {idx}.filter({v}, {v} < size({x})).map({v}, {body}))`,
 		"idx", indexList(n), "x", x, "v", v, "body", body)
 }

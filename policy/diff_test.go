@@ -156,7 +156,10 @@ func compare(t *testing.T, e *policytest.Evaluator, name string, newLS, oldLS *g
 // the package's tests (a compile takes seconds).
 func compiledOnce(change func(vap *admissionregistrationv1.ValidatingAdmissionPolicy)) func(testing.TB) *policytest.Evaluator {
 	compile := sync.OnceValues(func() (*policytest.Evaluator, error) {
-		vap, _ := policy.Generate(policy.Options{})
+		vap, _, err := policy.Generate(policy.Options{})
+		if err != nil {
+			return nil, err
+		}
 		change(vap)
 		return policytest.Compile(vap, utilversion.MustParseGeneric("1.29"))
 	})

@@ -6,17 +6,25 @@
 // cluster.go) are not part of it: a policy cannot read the other objects the
 // way the webhook's cluster view does.
 //
-// It owns the CEL: the name lists come from validation (names.go), the
-// messages from the same apimachinery functions and validation constants the
-// Go rules use, so one change in Go changes both engines. The policy computes
-// every violation in variables and fails once, reason Invalid, with a
+// It owns the CEL: the name lists, details, kinds and limits come from
+// validation and defaults, the messages from the same apimachinery
+// validators the Go rules call, asked when the policy is built, so one
+// change in Go changes both engines. What those validators test and do not
+// export (their regular expressions, the port range, a label key's name
+// length) is stated once, in upstream.go, and TestUpstreamRegexes and
+// TestUpstreamLimits fail when apimachinery changes it; a validator that no
+// longer gives the messages the CEL is written for makes Generate fail.
+//
+// The policy computes every violation in variables and fails once, reason Invalid, with a
 // message of "<field path>: <detail>" entries as the webhook's causes read
 // (kube-apiserver reports only the first failing validation, and refuses
 // multi-line messages, so the entries are joined with "; "). The CEL uses
 // only what a 1.30 kube-apiserver accepts in a new policy (compatibility
 // version 1.29).
 //
-// Three parts, all generated from the same rule builders (cel.go):
+// Three parts, all generated from the same rule builders (cel.go; the
+// checks and the details are the builders run by two writers, one that
+// writes each entry as its path only):
 //   - a match condition (fast.go) that admits the usual valid set in one
 //     cheap pass and skips the rest: kube-apiserver evaluates a policy's
 //     validation and its messageExpression in full even when the object

@@ -7,6 +7,7 @@ import (
 
 	gwv1 "sigs.k8s.io/gateway-api/apis/v1"
 
+	"github.com/airlock/listenerset-webhook/defaults"
 	rules "github.com/airlock/listenerset-webhook/validation"
 )
 
@@ -53,7 +54,7 @@ const FastPathCondition = "not-plainly-valid"
 // listener in process (BenchmarkPolicyCreate); anything else falls back to
 // the same rules per listener.
 func fastPathExpression() string {
-	sub := lit(reSubdomain)
+	sub := anchored(dns1123SubdomainRegex)
 	http, https, http3 := lit(string(rules.ProtocolHTTP)), lit(string(rules.ProtocolHTTPS)), lit(string(rules.ProtocolHTTP3))
 	gw := lit(gwv1.GroupName)
 	ls := `object.spec.listeners`
@@ -62,14 +63,16 @@ func fastPathExpression() string {
 	// "Secret". The list's one item is read by walking the list, which
 	// converts it once, where three reads of certificateRefs[0] convert
 	// the path to it three times.
-	refs := t(`has(l.tls.certificateRefs) && size(l.tls.certificateRefs) == 1 && `+
-		`l.tls.certificateRefs.all(r, r.group + r.kind == "Secret" && r.name.matches({sub}))`, "sub", sub)
+	refs := fill(`has(l.tls.certificateRefs) && size(l.tls.certificateRefs) == 1 && `+
+		`l.tls.certificateRefs.all(r, r.group + r.kind == {secret} && r.name.matches({sub}))`,
+		"secret", lit(string(defaults.SecretGroup)+string(defaults.SecretKind)), "sub", sub)
 	var usual []string
-	for _, from := range []string{"Same", "All"} {
-		ns := t(`"namespaces": dyn({"from": "{from}"})`, "from", from)
-		usual = append(usual, "{"+ns+"}", t(`{{ns}, "kinds": dyn([{"group": {gw}, "kind": "HTTPRoute"}])}`, "ns", ns, "gw", gw))
+	for _, from := range plainFrom {
+		ns := fill(`"namespaces": dyn({"from": {from}})`, "from", lit(string(from)))
+		usual = append(usual, "{"+ns+"}", fill(`{{ns}, "kinds": dyn([{"group": {gw}, "kind": {httproute}}])}`,
+			"ns", ns, "gw", gw, "httproute", lit(string(rules.HTTPRouteKind))))
 	}
-	routes := t(`(l.allowedRoutes in [{usual}] || l.allowedRoutes == ar0 || {plain})`, "usual", strings.Join(usual, ", "), "plain", plainRoutes("l.allowedRoutes", gw))
+	routes := fill(`(l.allowedRoutes in [{usual}] || l.allowedRoutes == ar0 || {plain})`, "usual", strings.Join(usual, ", "), "plain", plainRoutes("l.allowedRoutes", gw))
 	// the TLS of an HTTPS or http3 listener: exactly one certificate, and
 	// the first listener's options (okH30: fit for http3 too) or options
 	// that pass on their own
@@ -78,40 +81,47 @@ func fastPathExpression() string {
 		if isH3 {
 			same = " && okH30"
 		}
-		return t(`{refs} && (l.tls.?options.orValue(o0) == o0{same} || has(l.tls.options) && {opts})`,
+		return fill(`{refs} && (l.tls.?options.orValue(o0) == o0{same} || has(l.tls.options) && {opts})`,
 			"refs", refs, "same", same, "opts", plainOptions("l.tls.options", isH3))
 	}
 	host := `!l.?hostname.orValue("").matches("^[0-9.]+$")`
 	// 1: plain, on its protocol's port (pp); 2: plain, on another port; 0:
 	// not plain. HTTPS with tls has mode Terminate (the CRD's default and
 	// rule), HTTP no tls (the CRD's rule); an http3 listener's mode is read.
-	code := func(i int) string { return t(`(l.port == pp[{i}] ? 1 : 2)`, "i", strconv.Itoa(i)) }
-	listener := t(`{host} && {routes} ? (l.protocol == {https} ? (has(l.tls) && {tlsS} ? {cS} : 0) : `+
-		`l.protocol == {http3} ? (has(l.tls) && l.tls.mode == "Terminate" && {tls3} ? {c3} : 0) : l.protocol == {http} ? {cH} : 0) : 0`,
-		"host", host, "routes", routes, "https", https, "http3", http3, "http", http,
+	code := func(i int) string { return fill(`(l.port == pp[{i}] ? 1 : 2)`, "i", strconv.Itoa(i)) }
+	listener := fill(`{host} && {routes} ? (l.protocol == {https} ? (has(l.tls) && {tlsS} ? {cS} : 0) : `+
+		`l.protocol == {http3} ? (has(l.tls) && l.tls.mode == {terminate} && {tls3} ? {c3} : 0) : l.protocol == {http} ? {cH} : 0) : 0`,
+		"host", host, "routes", routes, "https", https, "http3", http3, "http", http, "terminate", lit(string(gwv1.TLSModeTerminate)),
 		"tlsS", tlsOf(false), "tls3", tlsOf(true), "cH", code(0), "cS", code(1), "c3", code(2))
 	// the general rule, when a listener is on another port than its
 	// protocol's: every listener of a port on the first one's protocol
-	ports := t(`[{ls}.map(l, l.port)].all(ports, {ls}.all(l, {ls}[ports.indexOf(l.port)].protocol == l.protocol))`, "ls", ls)
+	ports := fill(`[{ls}.map(l, l.port)].all(ports, {ls}.all(l, {ls}[ports.indexOf(l.port)].protocol == l.protocol))`, "ls", ls)
 	// pp: the port each protocol's listeners are on when they all share the
 	// first or second listener's (0 when neither has the protocol). f and
 	// g on one port must share the protocol; then every listener on its
 	// protocol's port means one protocol per port.
 	portOf := func(protocol string) string {
-		return t(`(f.protocol == {p} ? f.port : g.protocol == {p} ? g.port : 0)`, "p", protocol)
+		return fill(`(f.protocol == {p} ? f.port : g.protocol == {p} ? g.port : 0)`, "p", protocol)
 	}
 	// Judged once: the first listener's options (o0; ok0 as an HTTPS
 	// listener's, okH30 as an http3 one's) and allowedRoutes (ar0).
-	listeners := t(`[{ls}[0]].all(f, [{ls}[size({ls}) > 1 ? 1 : 0]].all(g, (f.port != g.port || f.protocol == g.protocol) && `+
+	listeners := fill(`[{ls}[0]].all(f, [{ls}[size({ls}) > 1 ? 1 : 0]].all(g, (f.port != g.port || f.protocol == g.protocol) && `+
 		`[has(f.tls) && has(f.tls.options) ? f.tls.options : dyn({})].all(o0, {ok0} && [{okH30}].all(okH30, `+
 		`[f.allowedRoutes].all(ar0, {arOK0} && [[{pH}, {pS}, {p3}]].all(pp, `+
 		`[{ls}.map(l, {listener})].all(codes, !(0 in codes) && (!(2 in codes) || {ports}))))))))`,
 		"ls", ls, "ok0", plainOptions("o0", false), "okH30", versionPair("o0", true),
 		"arOK0", plainRoutes("ar0", gw), "pH", portOf(http), "pS", portOf(https), "p3", portOf(http3),
 		"listener", listener, "ports", ports)
-	parent := t(`[object.spec.parentRef].all(r, r.group == {gw} && r.kind == "Gateway" && r.name.matches({sub}))`, "gw", gw, "sub", sub)
+	parent := fill(`[object.spec.parentRef].all(r, r.group == {gw} && r.kind == {gateway} && r.name.matches({sub}))`,
+		"gw", gw, "gateway", lit(string(defaults.GatewayKind)), "sub", sub)
 	return "!(" + parent + " && " + listeners + ")"
 }
+
+// plainListBytes is the longest list-valued option the match condition
+// judges (a match is charged by the string's length): every list of
+// distinct names fits (the 22 ciphers are 498 bytes), a longer value goes
+// to the rules.
+const plainListBytes = 512
 
 // plainOptions is true when the TLS options map o passes every option
 // rule, as an http3 listener's when isH3. Each option
@@ -121,9 +131,9 @@ func fastPathExpression() string {
 func plainOptions(o string, isH3 bool) string {
 	var known, values []string
 	for _, k := range rules.SupportedOptions {
-		known = append(known, t(`({k} in {o} ? 1 : 0)`, "k", lit(string(k)), "o", o))
+		known = append(known, fill(`({k} in {o} ? 1 : 0)`, "k", lit(string(k)), "o", o))
 	}
-	values = append(values, t(`size({o}) == `, "o", o)+strings.Join(known, " + "))
+	values = append(values, fill(`size({o}) == `, "o", o)+strings.Join(known, " + "))
 	for _, opt := range []struct {
 		key     gwv1.AnnotationKey
 		allowed []string
@@ -133,9 +143,9 @@ func plainOptions(o string, isH3 bool) string {
 		{rules.OptionECDHCurves, rules.ECDHCurves},
 		{rules.OptionSignatureAlgorithms, rules.SignatureAlgorithms},
 	} {
-		values = append(values, t(`(!({key} in {o}) || size({o}[{key}]) <= 512 && (({o}[{key}] + ",").matches({ordered}) || `+
+		values = append(values, fill(`(!({key} in {o}) || size({o}[{key}]) <= {maxbytes} && (({o}[{key}] + ",").matches({ordered}) || `+
 			`{o}[{key}] != "" && [{o}[{key}].split(",")].all(items, size(items) <= {max} && items.all(x, x in {allowed} && items.indexOf(x) == items.lastIndexOf(x)))))`,
-			"o", o, "key", lit(string(opt.key)), "ordered", lit(orderedNames(opt.allowed)), "max", strconv.Itoa(len(opt.allowed)), "allowed", list(opt.allowed)))
+			"o", o, "key", lit(string(opt.key)), "maxbytes", strconv.Itoa(plainListBytes), "ordered", lit(orderedNames(opt.allowed)), "max", strconv.Itoa(len(opt.allowed)), "allowed", list(opt.allowed)))
 	}
 	values = append(values, versionPair(o, isH3))
 	return "(" + strings.Join(values, " && ") + ")"
@@ -158,16 +168,20 @@ func versionPair(o string, isH3 bool) string {
 			pairs = append(pairs, present(minV)+"/"+present(maxV))
 		}
 	}
-	return t(`((({min} in {o} ? "=" + {o}[{min}] : "") + "/" + ({max} in {o} ? "=" + {o}[{max}] : "")) in {pairs})`,
+	return fill(`((({min} in {o} ? "=" + {o}[{min}] : "") + "/" + ({max} in {o} ? "=" + {o}[{max}] : "")) in {pairs})`,
 		"o", o, "min", minK, "max", maxK, "pairs", list(pairs))
 }
+
+// plainFrom are the values of namespaces.from the match condition admits
+// without a look at the selector.
+var plainFrom = []gwv1.FromNamespaces{gwv1.NamespacesFromSame, gwv1.NamespacesFromAll}
 
 // plainRoutes is true when allowedRoutes ar admits HTTPRoutes only, from
 // the same namespace or all of them.
 func plainRoutes(ar, gw string) string {
-	return t(`((!has({ar}.kinds) || (size({ar}.kinds) <= 8 && {ar}.kinds.all(k, (!has(k.group) || k.group == {gw}) && has(k.kind) && k.kind == "HTTPRoute"))) && `+
-		`(!has({ar}.namespaces) || ((!has({ar}.namespaces.from) || {ar}.namespaces.from in ["Same", "All"]) && !has({ar}.namespaces.selector))))`,
-		"ar", ar, "gw", gw)
+	return fill(`((!has({ar}.kinds) || (size({ar}.kinds) <= {maxkinds} && {ar}.kinds.all(k, (!has(k.group) || k.group == {gw}) && has(k.kind) && k.kind == {httproute}))) && `+
+		`(!has({ar}.namespaces) || ((!has({ar}.namespaces.from) || {ar}.namespaces.from in {from}) && !has({ar}.namespaces.selector))))`,
+		"ar", ar, "gw", gw, "maxkinds", strconv.Itoa(MaxRouteKinds), "httproute", lit(string(rules.HTTPRouteKind)), "from", list(plainFrom))
 }
 
 // present is how the version pair writes a version: "=" and the version,

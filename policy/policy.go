@@ -48,10 +48,15 @@ func (o Options) withDefaults() Options {
 	return o
 }
 
-// Generate returns the policy and its binding.
-func Generate(opts Options) (*admissionregistrationv1.ValidatingAdmissionPolicy, *admissionregistrationv1.ValidatingAdmissionPolicyBinding) {
+// Generate returns the policy and its binding. It fails when the
+// apimachinery it is built with no longer gives the messages the policy's
+// CEL is written for.
+func Generate(opts Options) (*admissionregistrationv1.ValidatingAdmissionPolicy, *admissionregistrationv1.ValidatingAdmissionPolicyBinding, error) {
 	opts = opts.withDefaults()
-	e := expressions()
+	e, err := expressions()
+	if err != nil {
+		return nil, nil, err
+	}
 	vars := make([]admissionregistrationv1.Variable, len(e.variables))
 	for i, v := range e.variables {
 		vars[i] = admissionregistrationv1.Variable{Name: v.name, Expression: v.expression}
@@ -105,12 +110,15 @@ func Generate(opts Options) (*admissionregistrationv1.ValidatingAdmissionPolicy,
 	if opts.NamespaceSelector != nil {
 		binding.Spec.MatchResources = &admissionregistrationv1.MatchResources{NamespaceSelector: opts.NamespaceSelector.DeepCopy()}
 	}
-	return policy, binding
+	return policy, binding, nil
 }
 
 // YAML returns the policy and its binding as a two-document YAML stream.
 func YAML(opts Options) ([]byte, error) {
-	policy, binding := Generate(opts)
+	policy, binding, err := Generate(opts)
+	if err != nil {
+		return nil, err
+	}
 	var out bytes.Buffer
 	for i, obj := range []any{policy, binding} {
 		data, err := yaml.Marshal(obj)

@@ -13,7 +13,10 @@ import (
 // kube-apiserver gives a new policy (compatibility version 1.29), and in
 // this module's apiserver's own.
 func TestCompiles(t *testing.T) {
-	vap, _ := policy.Generate(policy.Options{})
+	vap, _, err := policy.Generate(policy.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
 	versions := []string{"1.29", "1.36"}
 	if testing.Short() {
 		versions = versions[:1] // the oldest; test/policy runs the newest for real

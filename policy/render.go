@@ -1,8 +1,6 @@
 package policy
 
 import (
-	"fmt"
-	"regexp"
 	"strconv"
 	"strings"
 
@@ -17,15 +15,20 @@ import (
 // puts the object's values where the placeholders are. So the CEL says
 // exactly what apimachinery would, and follows it when it changes.
 
-// Placeholders of a rendered body. A string placeholder shows up quoted (a
-// string BadValue is printed with %q); hole finds either spelling.
+// Placeholders of a rendered body, each named by the value the CEL puts
+// there. A string placeholder shows up quoted (a string BadValue is printed
+// with %q) or bare (in a detail); render finds either spelling.
 const (
-	holeA = "\x00a\x00"
-	holeB = "\x00b\x00"
-	holeC = "\x00c\x00"
-	// holeInt is an int BadValue (printed with %v).
-	holeInt int64 = 7770777
+	// valueHole is an error's BadValue: the value judged.
+	valueHole = "\x00value\x00"
+	// intValueHole is an int BadValue (printed with %v): a number no text
+	// of the rules holds.
+	intValueHole int64 = 7770777
 )
+
+// hole is the placeholder of the value named name (valueHole is
+// hole("value")).
+func hole(name string) string { return "\x00" + name + "\x00" }
 
 // lit is s as a CEL string literal (Go's quoting is valid CEL).
 func lit(s string) string { return strconv.Quote(s) }
@@ -41,12 +44,12 @@ func list[T ~string](items []T) string {
 
 // render turns text with holes into a CEL string expression: a quoted hole
 // (a string BadValue) becomes strings.quote(expr), a bare one (in a detail)
-// the expression itself, holeInt string(expr).
+// the expression itself, intValueHole string(expr).
 func render(text string, holes map[string]string) string {
 	type sub struct{ spell, expr string }
 	var subs []sub
 	for hole, expr := range holes {
-		if hole == strconv.FormatInt(holeInt, 10) {
+		if hole == strconv.FormatInt(intValueHole, 10) {
 			subs = append(subs, sub{hole, "string(" + expr + ")"})
 			continue
 		}
@@ -88,43 +91,35 @@ func render(text string, holes map[string]string) string {
 func cutCEL(expr string) string {
 	before, after, _ := strings.Cut(rules.CutSuffix, "%d")
 	suffix := lit(before) + ` + string(size(bytes(v))) + ` + lit(after)
-	return t(`[string({x})].map(v, size(v) <= {max} ? v : [{suffix}].map(s, v.substring(0, {max} - size(s)) + s)[0])[0]`,
+	return fill(`[string({x})].map(v, size(v) <= {max} ? v : [{suffix}].map(s, v.substring(0, {max} - size(s)) + s)[0])[0]`,
 		"x", expr, "max", strconv.Itoa(rules.MaxValueRunes), "suffix", suffix)
+}
+
+// placeholderPath is the path the constructors are given; the CEL has the
+// real one, and a body (ErrorBody) leaves the path out.
+var placeholderPath = field.NewPath("x")
+
+// writer writes the CEL of the rules' entries for one tier of the policy
+// (see build): the checks (pathsOnly) or the details.
+type writer struct {
+	// pathsOnly writes each entry as its path only.
+	pathsOnly bool
+	// drift gathers, for both tiers, each apimachinery validator whose
+	// messages the CEL can no longer be written from (upstream.go).
+	drift *drift
 }
 
 // line is the CEL of one error entry, "<path>: <body>": pathExpr is CEL, e
 // the Go rule's error built with holes, holes what CEL fills them with.
-func line(pathExpr string, e *field.Error, holes map[string]string) string {
-	return rawLine(pathExpr, render(e.ErrorBody(), holes))
+func (w writer) line(pathExpr string, e *field.Error, holes map[string]string) string {
+	return w.rawLine(pathExpr, render(e.ErrorBody(), holes))
 }
 
 // rawLine is the CEL of an entry whose body is the CEL string body; only
-// its path while build writes the checks (pathsOnly).
-func rawLine(pathExpr, body string) string {
-	if pathsOnly {
+// its path in the checks (pathsOnly).
+func (w writer) rawLine(pathExpr, body string) string {
+	if w.pathsOnly {
 		return "string(" + pathExpr + ")"
 	}
 	return "[string(" + pathExpr + `), ": ", ` + body + `].join("")`
-}
-
-// p is a placeholder path for the constructors; the CEL has the real one.
-var p = field.NewPath("x")
-
-// regexOf extracts the regular expression apimachinery names in a
-// validation message ("... regex used for validation is '<re>')"), anchored,
-// so that the CEL matches with the very expression the message cites.
-func regexOf(msg string) string {
-	m := regexp.MustCompile(`regex used for validation is '(.*)'\)`).FindStringSubmatch(msg)
-	if m == nil {
-		panic(fmt.Sprintf("no regex in %q", msg))
-	}
-	return "^" + m[1] + "$"
-}
-
-// one returns the only message of msgs, which must be exactly one.
-func one(msgs []string) string {
-	if len(msgs) != 1 {
-		panic(fmt.Sprintf("want one message, got %q", msgs))
-	}
-	return msgs[0]
 }

@@ -10,6 +10,8 @@ import (
 	"k8s.io/apimachinery/pkg/labels"
 	"k8s.io/apimachinery/pkg/util/validation/field"
 	gwv1 "sigs.k8s.io/gateway-api/apis/v1"
+
+	"github.com/airlock/listenerset-webhook/defaults"
 )
 
 // Cluster is a read-only view of the objects around a ListenerSet: its parent
@@ -499,7 +501,7 @@ func permitted(grants []*gwv1.ReferenceGrant, fromNamespace string, name gwv1.Ob
 			return f.Group == gwv1.GroupName && f.Kind == listenerSetKind && string(f.Namespace) == fromNamespace
 		})
 		to := slices.ContainsFunc(g.Spec.To, func(t gwv1.ReferenceGrantTo) bool {
-			return t.Group == "" && t.Kind == secretKind && (t.Name == nil || *t.Name == "" || *t.Name == name)
+			return t.Group == defaults.SecretGroup && t.Kind == defaults.SecretKind && (t.Name == nil || *t.Name == "" || *t.Name == name)
 		})
 		if from && to {
 			return true

@@ -11,6 +11,25 @@ import (
 	gwv1 "sigs.k8s.io/gateway-api/apis/v1"
 )
 
+// Details of the listener rules' errors, shared with the policy package's CEL.
+const (
+	// DetailNoListeners: a set without listeners.
+	DetailNoListeners = "at least one listener is required"
+	// DetailEmptyHostname: a hostname set to "" (absent matches every one).
+	DetailEmptyHostname = "must not be empty; omit the field to match every hostname"
+	// DetailHostnameIP: a hostname that is an IP address.
+	DetailHostnameIP = "must be a DNS name, not an IP address"
+	// DetailHostnamePort: a hostname with a port.
+	DetailHostnamePort = "must not include a port"
+	// DetailAfterWildcard begins the subdomain message of a wildcard
+	// hostname's name after WildcardPrefix.
+	DetailAfterWildcard = "after the leading '" + WildcardPrefix + "': "
+)
+
+// WildcardPrefix is the one leading label a hostname may have in place of a
+// name: it matches every name of one more label.
+const WildcardPrefix = "*."
+
 // validateListeners applies the listener rules, each listener's own and the
 // rules between listeners of the set. Each error is judged unchanged (see
 // Validate) by the values it involves, each listener paired with its stored
@@ -19,7 +38,7 @@ func validateListeners(ls *gwv1.ListenerSet, c Cluster, fldPath *field.Path, v *
 	listeners := ls.Spec.Listeners
 	switch {
 	case len(listeners) == 0:
-		v.judge(v.ratchet.listenerList(), CodeNoListeners.Err(field.Required(fldPath, "at least one listener is required")))
+		v.judge(v.ratchet.listenerList(), CodeNoListeners.Err(field.Required(fldPath, DetailNoListeners)))
 	case len(listeners) > MaxListeners:
 		v.judge(v.ratchet.listenerList(), CodeTooManyListeners.Err(field.TooMany(fldPath, len(listeners), MaxListeners)))
 		// The object is rejected anyway; judging only the first
@@ -89,7 +108,7 @@ func validateListener(i int, l *gwv1.ListenerEntry, namespace string, c Cluster,
 // such a name can never be a client's SNI or Host and the listener never
 // matches a request.
 func warnLongHostnameLabel(h gwv1.Hostname, fldPath *field.Path, w *WarningReport) {
-	for label := range strings.SplitSeq(strings.TrimPrefix(string(h), "*."), ".") {
+	for label := range strings.SplitSeq(strings.TrimPrefix(string(h), WildcardPrefix), ".") {
 		if len(label) > validation.DNS1123LabelMaxLength {
 			w.add(fldPath, KindHostnameLabelTooLong, WarnHostnameLabelTooLong, shorten(label), len(label))
 			return
@@ -130,13 +149,13 @@ func validateProtocol(p gwv1.ProtocolType, fldPath *field.Path) field.ErrorList 
 func validateHostname(h gwv1.Hostname, fldPath *field.Path) field.ErrorList {
 	host := string(h)
 	if host == "" {
-		return field.ErrorList{field.Invalid(fldPath, host, "must not be empty; omit the field to match every hostname")}
+		return field.ErrorList{field.Invalid(fldPath, host, DetailEmptyHostname)}
 	}
 	if _, err := netip.ParseAddr(strings.Trim(host, "[]")); err == nil {
-		return field.ErrorList{field.Invalid(fldPath, host, "must be a DNS name, not an IP address")}
+		return field.ErrorList{field.Invalid(fldPath, host, DetailHostnameIP)}
 	}
 	if strings.Contains(host, ":") {
-		return field.ErrorList{field.Invalid(fldPath, host, "must not include a port")}
+		return field.ErrorList{field.Invalid(fldPath, host, DetailHostnamePort)}
 	}
 	var errs field.ErrorList
 	tooLong := validation.MaxLenError(validation.DNS1123SubdomainMaxLength)
@@ -145,13 +164,13 @@ func validateHostname(h gwv1.Hostname, fldPath *field.Path) field.ErrorList {
 	}
 	// The length counts the whole hostname, "*." included (above); the
 	// label rules apply to what follows the wildcard.
-	name, wildcard := strings.CutPrefix(host, "*.")
+	name, wildcard := strings.CutPrefix(host, WildcardPrefix)
 	for _, msg := range validation.IsDNS1123Subdomain(name) {
 		if msg == tooLong {
 			continue
 		}
 		if wildcard {
-			msg = "after the leading '*.': " + msg
+			msg = DetailAfterWildcard + msg
 		}
 		errs = append(errs, field.Invalid(fldPath, host, msg))
 	}

@@ -4,6 +4,8 @@ import (
 	"k8s.io/apimachinery/pkg/util/validation"
 	"k8s.io/apimachinery/pkg/util/validation/field"
 	gwv1 "sigs.k8s.io/gateway-api/apis/v1"
+
+	"github.com/airlock/listenerset-webhook/defaults"
 )
 
 // validateSpec applies the object's own rules. c, when not nil, only tells
@@ -26,9 +28,9 @@ func validateParentRef(ref *gwv1.ParentGatewayReference, fldPath *field.Path, v 
 		judge(func(r *gwv1.ParentGatewayReference) any { return r.Group },
 			CodeParentRefKind.Err(field.NotSupported(fldPath.Child("group"), string(*ref.Group), []string{gwv1.GroupName})))
 	}
-	if ref.Kind != nil && *ref.Kind != gatewayKind {
+	if ref.Kind != nil && *ref.Kind != defaults.GatewayKind {
 		judge(func(r *gwv1.ParentGatewayReference) any { return r.Kind },
-			CodeParentRefKind.Err(field.NotSupported(fldPath.Child("kind"), string(*ref.Kind), []string{gatewayKind})))
+			CodeParentRefKind.Err(field.NotSupported(fldPath.Child("kind"), string(*ref.Kind), []gwv1.Kind{defaults.GatewayKind})))
 	}
 	judge(func(r *gwv1.ParentGatewayReference) any { return r.Name }, CodeParentRefName.Errs(validateDNSSubdomain(ref.Name, fldPath.Child("name")))...)
 	if ref.Namespace != nil {

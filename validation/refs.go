@@ -1,24 +1,24 @@
 package validation
 
-import gwv1 "sigs.k8s.io/gateway-api/apis/v1"
+import (
+	gwv1 "sigs.k8s.io/gateway-api/apis/v1"
 
-const (
-	gatewayKind     = "Gateway"
-	secretKind      = "Secret"
-	listenerSetKind = "ListenerSet"
+	"github.com/airlock/listenerset-webhook/defaults"
 )
+
+const listenerSetKind = "ListenerSet"
 
 // isGatewayRef tells whether a parentRef names a Gateway (unset group and
 // kind are their defaults). Decided here only: the object rules reject
 // anything else, and the cluster-aware rules look only such parents up.
 func isGatewayRef(ref *gwv1.ParentGatewayReference) bool {
-	return (ref.Group == nil || *ref.Group == gwv1.GroupName) && (ref.Kind == nil || *ref.Kind == gatewayKind)
+	return (ref.Group == nil || *ref.Group == gwv1.GroupName) && (ref.Kind == nil || *ref.Kind == defaults.GatewayKind)
 }
 
 // isSecretRef tells whether a certificateRef names a core Secret (unset
 // group and kind are their defaults). Decided here only, as isGatewayRef.
 func isSecretRef(ref *gwv1.SecretObjectReference) bool {
-	return (ref.Group == nil || *ref.Group == "") && (ref.Kind == nil || *ref.Kind == secretKind)
+	return (ref.Group == nil || *ref.Group == defaults.SecretGroup) && (ref.Kind == nil || *ref.Kind == defaults.SecretKind)
 }
 
 // parentNamespace is the namespace of ls's parent: the ListenerSet's own

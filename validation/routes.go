@@ -10,9 +10,16 @@ import (
 	gwv1 "sigs.k8s.io/gateway-api/apis/v1"
 )
 
-// supportedFrom excludes None: Gateway API defines it for allowedListeners,
-// not for routes.
-var supportedFrom = []gwv1.FromNamespaces{gwv1.NamespacesFromAll, gwv1.NamespacesFromSame, gwv1.NamespacesFromSelector}
+// HTTPRouteKind is the one route kind Airlock Microgateway attaches.
+const HTTPRouteKind gwv1.Kind = "HTTPRoute"
+
+// DetailSelectorRequired: from Selector without a selector.
+const DetailSelectorRequired = "required when from is " + string(gwv1.NamespacesFromSelector)
+
+// SupportedFrom are the values of a route's namespaces.from, in the order
+// error messages name them. It excludes None: Gateway API defines it for
+// allowedListeners, not for routes.
+var SupportedFrom = []gwv1.FromNamespaces{gwv1.NamespacesFromAll, gwv1.NamespacesFromSame, gwv1.NamespacesFromSelector}
 
 // validateAllowedRoutes: kinds is an atomic list (its errors ratchet by
 // the whole list), namespaces an object whose fields ratchet by their own
@@ -34,11 +41,11 @@ func validateRouteKind(k *gwv1.RouteGroupKind, fldPath *field.Path) field.ErrorL
 	if k.Group != nil && *k.Group != gwv1.GroupName {
 		errs = append(errs, CodeRouteKind.Err(field.NotSupported(fldPath.Child("group"), string(*k.Group), []string{gwv1.GroupName})))
 	}
-	if k.Kind != "HTTPRoute" {
+	if k.Kind != HTTPRouteKind {
 		if k.Kind == "" {
 			errs = append(errs, CodeRouteKind.Err(field.Required(fldPath.Child("kind"), "")))
 		} else {
-			errs = append(errs, CodeRouteKind.Err(field.NotSupported(fldPath.Child("kind"), string(k.Kind), []string{"HTTPRoute"})))
+			errs = append(errs, CodeRouteKind.Err(field.NotSupported(fldPath.Child("kind"), string(k.Kind), []gwv1.Kind{HTTPRouteKind})))
 		}
 	}
 	return errs
@@ -54,7 +61,7 @@ func validateRouteNamespaces(i int, ns *gwv1.RouteNamespaces, fldPath *field.Pat
 	switch from {
 	case gwv1.NamespacesFromSelector:
 		if ns.Selector == nil {
-			v.check(i, field.ErrorList{CodeRouteSelectorRequired.Err(field.Required(fldPath.Child("selector"), "required when from is Selector"))}, fromValue, selectorValue)
+			v.check(i, field.ErrorList{CodeRouteSelectorRequired.Err(field.Required(fldPath.Child("selector"), DetailSelectorRequired))}, fromValue, selectorValue)
 		} else {
 			validateLabelSelector(i, ns.Selector, fldPath.Child("selector"), v)
 		}
@@ -63,7 +70,7 @@ func validateRouteNamespaces(i int, ns *gwv1.RouteNamespaces, fldPath *field.Pat
 			v.warnings.add(fldPath.Child("selector"), KindSelectorIgnored, WarnSelectorIgnored, from)
 		}
 	default:
-		v.check(i, field.ErrorList{CodeRouteNamespacesFrom.Err(field.NotSupported(fldPath.Child("from"), string(from), supportedFrom))}, fromValue)
+		v.check(i, field.ErrorList{CodeRouteNamespacesFrom.Err(field.NotSupported(fldPath.Child("from"), string(from), SupportedFrom))}, fromValue)
 	}
 }
 

@@ -1,8 +1,22 @@
 package validation
 
 import (
+	"fmt"
+
 	"k8s.io/apimachinery/pkg/util/validation/field"
 	gwv1 "sigs.k8s.io/gateway-api/apis/v1"
+
+	"github.com/airlock/listenerset-webhook/defaults"
+)
+
+// Details of the TLS rules' errors, shared with the policy package's CEL.
+const (
+	// DetailTLSForbidden: tls on an HTTP listener.
+	DetailTLSForbidden = "must not be set for protocol " + string(ProtocolHTTP)
+	// DetailTLSRequired: no tls on a listener of protocol %s.
+	DetailTLSRequired = "required for protocol %s"
+	// DetailNoCertificateRef: a Terminate configuration without a certificate.
+	DetailNoCertificateRef = "exactly one certificateRef is required when mode is " + string(gwv1.TLSModeTerminate)
 )
 
 // validateListenerTLS: Airlock terminates TLS itself for HTTPS and HTTP/3 and
@@ -14,12 +28,12 @@ func validateListenerTLS(i int, l *gwv1.ListenerEntry, namespace string, c Clust
 	switch {
 	case l.Protocol == ProtocolHTTP:
 		if tls != nil {
-			v.check(i, field.ErrorList{CodeTLSForbidden.Err(field.Forbidden(fldPath, "must not be set for protocol HTTP"))}, protocolValue, tlsValue)
+			v.check(i, field.ErrorList{CodeTLSForbidden.Err(field.Forbidden(fldPath, DetailTLSForbidden))}, protocolValue, tlsValue)
 		}
 		return
 	case tls == nil:
 		if l.Protocol == ProtocolHTTPS || l.Protocol == ProtocolHTTP3 {
-			v.check(i, field.ErrorList{CodeTLSRequired.Err(field.Required(fldPath, "required for protocol "+string(l.Protocol)))}, protocolValue, tlsValue)
+			v.check(i, field.ErrorList{CodeTLSRequired.Err(field.Required(fldPath, fmt.Sprintf(DetailTLSRequired, l.Protocol)))}, protocolValue, tlsValue)
 		}
 		return
 	}
@@ -40,7 +54,7 @@ func validateListenerTLS(i int, l *gwv1.ListenerEntry, namespace string, c Clust
 // options must be specified when mode is Terminate", does).
 func validateCertificateRefs(i int, refs []gwv1.SecretObjectReference, namespace string, c Cluster, fldPath *field.Path, v *verdict) {
 	if len(refs) == 0 {
-		v.check(i, field.ErrorList{CodeCertificateRefRequired.Err(field.Required(fldPath, "exactly one certificateRef is required when mode is Terminate"))}, tlsValue)
+		v.check(i, field.ErrorList{CodeCertificateRefRequired.Err(field.Required(fldPath, DetailNoCertificateRef))}, tlsValue)
 		return
 	}
 	var errs field.ErrorList
@@ -59,11 +73,11 @@ func validateCertificateRefs(i int, refs []gwv1.SecretObjectReference, namespace
 // whether one permits it (RefNotPermitted, or nothing).
 func validateCertificateRef(ref *gwv1.SecretObjectReference, namespace string, c Cluster, fldPath *field.Path, w *WarningReport) field.ErrorList {
 	var errs field.ErrorList
-	if ref.Group != nil && *ref.Group != "" {
-		errs = append(errs, CodeCertificateRefKind.Err(field.NotSupported(fldPath.Child("group"), string(*ref.Group), []string{""})))
+	if ref.Group != nil && *ref.Group != defaults.SecretGroup {
+		errs = append(errs, CodeCertificateRefKind.Err(field.NotSupported(fldPath.Child("group"), string(*ref.Group), []gwv1.Group{defaults.SecretGroup})))
 	}
-	if ref.Kind != nil && *ref.Kind != secretKind {
-		errs = append(errs, CodeCertificateRefKind.Err(field.NotSupported(fldPath.Child("kind"), string(*ref.Kind), []string{secretKind})))
+	if ref.Kind != nil && *ref.Kind != defaults.SecretKind {
+		errs = append(errs, CodeCertificateRefKind.Err(field.NotSupported(fldPath.Child("kind"), string(*ref.Kind), []gwv1.Kind{defaults.SecretKind})))
 	}
 	errs = append(errs, CodeCertificateRefName.Errs(validateDNSSubdomain(ref.Name, fldPath.Child("name")))...)
 	if ref.Namespace != nil {

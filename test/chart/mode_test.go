@@ -128,11 +128,12 @@ func TestRenderedPolicyIsTheGenerators(t *testing.T) {
 			{Key: "tier", Operator: metav1.LabelSelectorOpExists},
 		},
 	}
-	wantVAP, wantBinding := policy.Generate(policy.Options{
+	wantVAP, wantBinding, err := policy.Generate(policy.Options{
 		PolicyName: fullname, BindingName: fullname,
 		Actions:           []admissionv1.ValidationAction{admissionv1.Warn, admissionv1.Audit},
 		NamespaceSelector: selector,
 	})
+	require.NoError(t, err)
 	wantBinding.Spec.MatchResources.ObjectSelector = &metav1.LabelSelector{MatchLabels: map[string]string{"microgateway.airlock.com/validate": "true"}}
 
 	assert.Equal(t, wantVAP.TypeMeta, gotVAP.TypeMeta)

@@ -43,7 +43,10 @@ type apiPolicy struct {
 }
 
 func (c *apiCluster) createPolicy(ctx context.Context) error {
-	vap, binding := policy.Generate(policy.Options{PolicyName: loadPolicyName, BindingName: loadPolicyName})
+	vap, binding, err := policy.Generate(policy.Options{PolicyName: loadPolicyName, BindingName: loadPolicyName})
+	if err != nil {
+		return err
+	}
 	c.policy = &apiPolicy{vap: vap, binding: binding}
 	return c.client.Create(ctx, vap.DeepCopy())
 }

@@ -23,7 +23,10 @@ import (
 // server figure's policy cost, as kube-apiserver hands them to admission
 // (defaulted by the CRD).
 func BenchmarkPolicyCreate(b *testing.B) {
-	vap, _ := policy.Generate(policy.Options{})
+	vap, _, err := policy.Generate(policy.Options{})
+	if err != nil {
+		b.Fatal(err)
+	}
 	e, err := policytest.Compile(vap, utilversion.MajorMinor(1, 29))
 	if err != nil {
 		b.Fatal(err)

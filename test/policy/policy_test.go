@@ -182,7 +182,10 @@ func againstKubeAPIServer(t *testing.T, root string, set localcluster.CRDSet, ta
 	t.Logf("stored objects for updates: %d of the tables' %d update rows and %d of %d random ones accepted by the CRD, in %v",
 		tablePairs, tableUpdates, len(pairs)-tablePairs, nPairs, time.Since(storeStart).Round(time.Millisecond))
 
-	vap, binding := policy.Generate(policy.Options{})
+	vap, binding, err := policy.Generate(policy.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
 	installStart := time.Now()
 	if err := c.Client.Create(ctx, vap); err != nil {
 		t.Fatal(err)
