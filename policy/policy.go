@@ -7,9 +7,9 @@ import (
 	admissionregistrationv1 "k8s.io/api/admissionregistration/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/utils/ptr"
-	gwv1 "sigs.k8s.io/gateway-api/apis/v1"
 	"sigs.k8s.io/yaml"
 
+	"github.com/airlock/listenerset-webhook/registration"
 	rules "github.com/airlock/listenerset-webhook/validation"
 )
 
@@ -76,15 +76,7 @@ func Generate(opts Options) (*admissionregistrationv1.ValidatingAdmissionPolicy,
 			FailurePolicy: ptr.To(admissionregistrationv1.Fail),
 			MatchConstraints: &admissionregistrationv1.MatchResources{
 				ResourceRules: []admissionregistrationv1.NamedRuleWithOperations{{
-					RuleWithOperations: admissionregistrationv1.RuleWithOperations{
-						Operations: []admissionregistrationv1.OperationType{admissionregistrationv1.Create, admissionregistrationv1.Update},
-						Rule: admissionregistrationv1.Rule{
-							APIGroups:   []string{gwv1.GroupName},
-							APIVersions: []string{"v1"},
-							Resources:   []string{"listenersets"},
-							Scope:       ptr.To(admissionregistrationv1.NamespacedScope),
-						},
-					},
+					RuleWithOperations: registration.Rule(),
 				}},
 			},
 			// The usual valid object is told apart cheaply and skips the

@@ -2,7 +2,8 @@ package admission
 
 import (
 	admissionregistrationv1 "k8s.io/api/admissionregistration/v1"
-	"k8s.io/utils/ptr"
+
+	"github.com/airlock/listenerset-webhook/registration"
 )
 
 // Names of the webhooks in their configurations. kube-apiserver quotes
@@ -21,11 +22,9 @@ const (
 type Registration struct {
 	Mutating   Webhook `json:"mutating"`
 	Validating Webhook `json:"validating"`
-	// Rules are both webhooks' rules: CREATE and UPDATE of
-	// gateway.networking.k8s.io/v1 listenersets, the main resource only
-	// ("listenersets" does not match listenersets/status, so a
-	// controller's status writes never reach the webhooks). DELETE is not
-	// registered (reviewGuard allows one should it come).
+	// Rules are both webhooks' rules, registration.Rule (the policy's
+	// too). DELETE is not registered (reviewGuard allows one should it
+	// come).
 	Rules []admissionregistrationv1.RuleWithOperations `json:"rules"`
 }
 
@@ -45,14 +44,6 @@ func Registrations() Registration {
 	return Registration{
 		Mutating:   Webhook{Name: MutatingWebhookName, Path: MutatePath, MatchConditions: MutatingMatchConditions()},
 		Validating: Webhook{Name: ValidatingWebhookName, Path: ValidatePath},
-		Rules: []admissionregistrationv1.RuleWithOperations{{
-			Operations: []admissionregistrationv1.OperationType{admissionregistrationv1.Create, admissionregistrationv1.Update},
-			Rule: admissionregistrationv1.Rule{
-				APIGroups:   []string{listenerSetGK.Group},
-				APIVersions: []string{"v1"},
-				Resources:   []string{"listenersets"},
-				Scope:       ptr.To(admissionregistrationv1.NamespacedScope),
-			},
-		}},
+		Rules:      []admissionregistrationv1.RuleWithOperations{registration.Rule()},
 	}
 }

@@ -1,0 +1,27 @@
+package registration
+
+import (
+	admissionregistrationv1 "k8s.io/api/admissionregistration/v1"
+	"k8s.io/utils/ptr"
+	gwv1 "sigs.k8s.io/gateway-api/apis/v1"
+)
+
+// Resource is the resource every engine judges.
+const Resource = "listenersets"
+
+// Rule is the rule every engine matches: creates and updates of
+// gateway.networking.k8s.io/v1 listenersets ("listenersets" does not match
+// listenersets/status, so a controller's status writes are never judged).
+// DELETE is not registered: nothing about a ListenerSet being removed can
+// break Airlock Microgateway.
+func Rule() admissionregistrationv1.RuleWithOperations {
+	return admissionregistrationv1.RuleWithOperations{
+		Operations: []admissionregistrationv1.OperationType{admissionregistrationv1.Create, admissionregistrationv1.Update},
+		Rule: admissionregistrationv1.Rule{
+			APIGroups:   []string{gwv1.GroupName},
+			APIVersions: []string{gwv1.GroupVersion.Version},
+			Resources:   []string{Resource},
+			Scope:       ptr.To(admissionregistrationv1.NamespacedScope),
+		},
+	}
+}
