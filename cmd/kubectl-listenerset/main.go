@@ -6,6 +6,7 @@
 //	kubectl listenerset listeners (-f PATH... | --kubeconfig F) each Gateway's merged listener list
 //	kubectl listenerset policy [flags]                         print the ValidatingAdmissionPolicy
 //	kubectl listenerset completion bash|zsh|fish|powershell    shell completion
+//	kubectl listenerset --version                              version, commit and Go version
 //
 // Flags are kubectl's (spf13/cobra and pflag, as kubectl uses them):
 // --flag, -f/--filename, -o/--output, --kubeconfig and --context. The server
@@ -21,6 +22,8 @@ import (
 	"os"
 
 	"github.com/spf13/cobra"
+
+	"github.com/airlock/listenerset-webhook/version"
 )
 
 // Exit codes besides those of offline.Validate and listing.Run.
@@ -67,7 +70,10 @@ ListenerSets on Airlock Microgateway. On PATH, kubectl runs it as
 		},
 		SilenceErrors: true, // run prints them, in kubectl's words
 		SilenceUsage:  true,
+		// --version (cobra adds the flag): the version, commit and Go version.
+		Version: version.String("kubectl-listenerset"),
 	}
+	root.SetVersionTemplate("{{.Version}}\n")
 	root.AddCommand(newValidate(code), newListeners(code), newPolicy(code))
 	return root
 }
