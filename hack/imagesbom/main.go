@@ -9,9 +9,9 @@
 // The image is the binary on an empty base (the Dockerfile's FROM scratch)
 // plus /etc/passwd and /etc/group, so its components are the binary's, from
 // the Go module graph cyclonedx-gomod read, under one more: the image,
-// named by its manifest's digest, which depends on the binary. The binary's
-// SBOM must be of that image's binary: its hash is checked against the
-// image's file.
+// named by its manifest's digest, which depends on the binary, which gets
+// the SHA-256 of the image's entrypoint. The binary's SBOM must be of that
+// image's platform.
 package main
 
 import (
@@ -166,7 +166,7 @@ func imageBOM(files map[string][]byte, manifest descriptor, binarySBOM []byte, n
 	if binaryRef == "" {
 		return nil, errors.New("no metadata.component with a bom-ref: not a cyclonedx-gomod SBOM of a binary")
 	}
-	if err := checkBinaryHash(files, manifest, binary); err != nil {
+	if err := binaryHash(files, manifest, binary, goos, arch); err != nil {
 		return nil, err
 	}
 	// purl's OCI type: the name, the manifest digest as its version, the
@@ -190,27 +190,37 @@ func imageBOM(files map[string][]byte, manifest descriptor, binarySBOM []byte, n
 	return append(b, '\n'), err
 }
 
-// checkBinaryHash: the SBOM's binary is the one in the image (the
-// component's SHA-256 is the file's).
-func checkBinaryHash(files map[string][]byte, manifest descriptor, binary map[string]any) error {
-	var want string
-	hashes, _ := binary["hashes"].([]any)
-	for _, h := range hashes {
-		if h, _ := h.(map[string]any); h["alg"] == "SHA-256" {
-			want, _ = h["content"].(string)
-		}
-	}
-	if want == "" {
-		return errors.New("the binary's component has no SHA-256")
+// binaryHash checks that the SBOM's binary is of the image's platform (its
+// purl's goos and goarch) and gives it the SHA-256 of the image's entrypoint,
+// the file it describes (cyclonedx-gomod hashes a main module only when the
+// module proxy knows it).
+func binaryHash(files map[string][]byte, manifest descriptor, binary map[string]any, goos, arch string) error {
+	purl, _ := binary["purl"].(string)
+	if _, q, _ := strings.Cut(purl, "?"); !strings.Contains("&"+q, "&goos="+goos+"&") || !strings.Contains("&"+q, "&goarch="+arch+"&") {
+		return fmt.Errorf("its binary %s is not of %s/%s", purl, goos, arch)
 	}
 	raw, err := blob(files, manifest.Digest)
 	if err != nil {
 		return err
 	}
-	var m struct{ Layers []descriptor }
+	var m struct {
+		Config descriptor
+		Layers []descriptor
+	}
 	if err := json.Unmarshal(raw, &m); err != nil {
 		return err
 	}
+	if raw, err = blob(files, m.Config.Digest); err != nil {
+		return err
+	}
+	var cfg struct{ Config struct{ Entrypoint []string } }
+	if err := json.Unmarshal(raw, &cfg); err != nil {
+		return err
+	}
+	if len(cfg.Config.Entrypoint) == 0 {
+		return errors.New("the image has no entrypoint")
+	}
+	entrypoint := strings.TrimPrefix(cfg.Config.Entrypoint[0], "/")
 	for _, l := range m.Layers {
 		layer, err := blob(files, l.Digest)
 		if err != nil {
@@ -229,17 +239,16 @@ func checkBinaryHash(files map[string][]byte, manifest descriptor, binary map[st
 			if err != nil {
 				return err
 			}
-			if h.Typeflag != tar.TypeReg {
+			if h.Typeflag != tar.TypeReg || strings.TrimPrefix(h.Name, "./") != entrypoint {
 				continue
 			}
 			sum := sha256.New()
 			if _, err := io.Copy(sum, tr); err != nil {
 				return err
 			}
-			if hex.EncodeToString(sum.Sum(nil)) == want {
-				return nil
-			}
+			binary["hashes"] = []any{map[string]any{"alg": "SHA-256", "content": hex.EncodeToString(sum.Sum(nil))}}
+			return nil
 		}
 	}
-	return fmt.Errorf("the binary it describes (SHA-256 %s) is not in the image's %s manifest", want, manifest.Digest)
+	return fmt.Errorf("the entrypoint /%s is not in the image", entrypoint)
 }
