@@ -31,6 +31,13 @@ die() { printf 'release: %s\n' "$*" >&2; exit 1; }
   die "VERSION=$VERSION: want v followed by a semantic version, e.g. v1.2.3 or v1.2.3-rc.1"
 : "${HELM:?}" "${COSIGN:?}" "${CYCLONEDX:?}" "${OCIIMAGE:?}"
 
+# sbom OUT BINARY OS ARCH: the CycloneDX SBOM of a binary, from the module graph its build recorded. No
+# serial number and no timestamp, so that a build again gives the same file. cyclonedx-gomod writes the
+# goos and goarch of `go env` into every purl, not the binary's, hence GOOS and GOARCH.
+sbom() {
+  GOOS=$3 GOARCH=$4 "$CYCLONEDX" bin -json -noserial -notimestamp -version "$VERSION" -output "$1" "$2"
+}
+
 build() {
   local dist=${DIST:-dist} chart_version=${VERSION#v}
   local commit=${COMMIT:-$(git rev-parse HEAD)$([ -z "$(git status --porcelain)" ] || echo -dirty)}
@@ -53,8 +60,7 @@ build() {
     log "listenerset-webhook $os/$arch"
     CGO_ENABLED=0 GOOS=$os GOARCH=$arch go build -trimpath -buildvcs=false -ldflags "$ldflags" \
       -o "$work/$os-$arch/listenerset-webhook" ./cmd/listenerset-webhook
-    "$CYCLONEDX" bin -json -noserial -notimestamp -version "$VERSION" \
-      -output "$work/$os-$arch/listenerset-webhook.cdx.json" "$work/$os-$arch/listenerset-webhook"
+    sbom "$work/$os-$arch/listenerset-webhook.cdx.json" "$work/$os-$arch/listenerset-webhook" "$os" "$arch"
   done
   for p in "${platforms_plugin[@]}"; do
     os=${p%/*} arch=${p#*/}
@@ -62,7 +68,7 @@ build() {
     local bin=$dist/$plugin-$VERSION-$os-$arch
     CGO_ENABLED=0 GOOS=$os GOARCH=$arch go build -trimpath -buildvcs=false -ldflags "$ldflags" \
       -o "$bin" ./cmd/kubectl-listenerset
-    "$CYCLONEDX" bin -json -noserial -notimestamp -version "$VERSION" -output "$bin.cdx.json" "$bin"
+    sbom "$bin.cdx.json" "$bin" "$os" "$arch"
   done
 
   log "image (${platforms_image[*]})"
@@ -124,7 +130,6 @@ build() {
 
 check() {
   [ -z "$(git status --porcelain)" ] || die "release-check builds the commit twice: commit or stash first"
-  local tmp
   tmp=$(mktemp -d)
   trap 'rm -rf "$tmp"' EXIT
   export COMMIT
