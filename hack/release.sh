@@ -100,6 +100,13 @@ build() {
   "$HELM" package "$work/chart" --destination "$dist" >/dev/null
   local chart=$dist/$image_name-$chart_version.tgz
   [ -f "$chart" ] || die "helm package wrote no $chart"
+  # helm dates every entry now; packed again in name order, dated SOURCE_DATE_EPOCH, owned by root and
+  # gzipped without a name or time, the chart is the same file from every build of the commit.
+  mkdir "$work/packed"
+  tar -xzf "$chart" -C "$work/packed"
+  tar --sort=name --mtime="@$SOURCE_DATE_EPOCH" --owner=0 --group=0 --numeric-owner --format=ustar \
+    -C "$work/packed" -cf - "$image_name" | gzip -n -9 >"$chart"
+  "$HELM" show chart "$chart" | grep -qx "version: $chart_version" || die "$chart does not load as version $chart_version"
 
   printf '%s\n' "$notes" >"$dist/RELEASE_NOTES.md"
   (cd "$dist" && sha256sum -- * >.work/SHA256SUMS) && mv "$work/SHA256SUMS" "$dist/"
