@@ -124,6 +124,7 @@ build() {
       --key "$dist/cosign.pub" --signature "$f.sig" "$f" 2>"$work/cosign.log" >/dev/null ||
       die "cosign verify-blob $f: $(cat "$work/cosign.log")"
   done
+  chmod 0644 "$dist"/*.sig # cosign writes them for its owner alone
   # The binaries say what they are.
   local own=$dist/$plugin-$VERSION-$(go env GOOS)-$(go env GOARCH)
   if [ -x "$own" ]; then
