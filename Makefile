@@ -27,13 +27,13 @@ IMAGE_TAG ?= $(shell sed -n 's/^appVersion: *"\{0,1\}\([^"]*\)"\{0,1\}/\1/p' cha
 IMAGE_REPOSITORY ?= $(shell sed -n '/^image:/,/^[^ \#]/s/^  repository: *//p' charts/listenerset-webhook/values.yaml)
 IMAGE_NAME ?= $(IMAGE_REPOSITORY):$(IMAGE_TAG)
 IMAGE ?= $(CURDIR)/$(BIN)/image/listenerset-webhook.tar
+# What the image is around its binary, the Dockerfile's final stage; make release's image is the same.
+IMAGE_FLAGS = -passwd nonroot:65532 -user 65532:65532 -entrypoint /listenerset-webhook -cmd serve \
+  -expose 9443/tcp -expose 8080/tcp -expose 8081/tcp
 image: ociimage
 	@mkdir -p $(BIN)/image $(dir $(IMAGE))
 	CGO_ENABLED=0 $(GO) build -trimpath -ldflags="-s -w" -o $(BIN)/image/listenerset-webhook ./cmd/listenerset-webhook
-	$(BIN)/ociimage -o $(IMAGE) -name $(IMAGE_NAME) \
-	  -file /listenerset-webhook=$(BIN)/image/listenerset-webhook -passwd nonroot:65532 \
-	  -user 65532:65532 -entrypoint /listenerset-webhook -cmd serve \
-	  -expose 9443/tcp -expose 8080/tcp -expose 8081/tcp
+	$(BIN)/ociimage -o $(IMAGE) -name $(IMAGE_NAME) -file /listenerset-webhook=$(BIN)/image/listenerset-webhook $(IMAGE_FLAGS)
 
 ## ociimage: bin/ociimage, the image tool (hack/tools/ociimage, go-containerregistry, its own module)
 ociimage:
@@ -54,7 +54,7 @@ cyclonedx-gomod:
 ## COSIGN_KEY (and COSIGN_PASSWORD), and the release notes, CHANGELOG.md's section of VERSION.
 ## release-check: the release built twice from HEAD (the second from a clone elsewhere; RELEASE_CHECK_COLD=1
 ## with an empty Go build cache) with a throwaway key; every file but the signatures must be the same.
-RELEASE_TOOLS = HELM=$(HELM) COSIGN=$(CURDIR)/$(BIN)/cosign CYCLONEDX=$(CURDIR)/$(BIN)/cyclonedx-gomod OCIIMAGE=$(CURDIR)/$(BIN)/ociimage
+RELEASE_TOOLS = IMAGE_FLAGS='$(IMAGE_FLAGS)' HELM=$(HELM) COSIGN=$(CURDIR)/$(BIN)/cosign CYCLONEDX=$(CURDIR)/$(BIN)/cyclonedx-gomod OCIIMAGE=$(CURDIR)/$(BIN)/ociimage
 release: helm ociimage cosign cyclonedx-gomod
 	VERSION=$(VERSION) $(RELEASE_TOOLS) hack/release.sh build
 release-check: helm ociimage cosign cyclonedx-gomod

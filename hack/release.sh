@@ -11,7 +11,7 @@
 #
 # Environment: VERSION (vX.Y.Z, required), DIST (default dist), COSIGN_KEY (the private key's file;
 # check makes a throwaway pair) with COSIGN_PASSWORD, the tools HELM, COSIGN, CYCLONEDX, OCIIMAGE (the
-# Makefile builds them), and COMMIT, SOURCE_DATE_EPOCH, NOTES_SECTION, which default to HEAD, its
+# Makefile builds them), IMAGE_FLAGS (ociimage's flags for the image around its binary, make image's), and COMMIT, SOURCE_DATE_EPOCH, NOTES_SECTION, which default to HEAD, its
 # commit time and VERSION without its v.
 set -euo pipefail
 
@@ -29,7 +29,7 @@ die() { printf 'release: %s\n' "$*" >&2; exit 1; }
 : "${VERSION:?VERSION=vX.Y.Z is required}"
 [[ $VERSION =~ ^v(0|[1-9][0-9]*)\.(0|[1-9][0-9]*)\.(0|[1-9][0-9]*)(-[0-9A-Za-z.-]+)?$ ]] ||
   die "VERSION=$VERSION: want v followed by a semantic version, e.g. v1.2.3 or v1.2.3-rc.1"
-: "${HELM:?}" "${COSIGN:?}" "${CYCLONEDX:?}" "${OCIIMAGE:?}"
+: "${HELM:?}" "${COSIGN:?}" "${CYCLONEDX:?}" "${OCIIMAGE:?}" "${IMAGE_FLAGS:?}"
 
 # sbom OUT BINARY OS ARCH: the CycloneDX SBOM of a binary, from the module graph its build recorded. No
 # serial number and no timestamp, so that a build again gives the same file. cyclonedx-gomod writes the
@@ -79,10 +79,10 @@ build() {
   done
   # The image's own name is host-less: a release names no registry; whoever pushes it names theirs.
   local digest
+  local image_flags
+  read -ra image_flags <<<"$IMAGE_FLAGS"
   digest=$("$OCIIMAGE" -o "$tarball" -name "localhost/$image_name:$VERSION" "${platform_flags[@]}" \
-    -file "/listenerset-webhook=$work/{os}-{arch}/listenerset-webhook" -passwd nonroot:65532 \
-    -user 65532:65532 -entrypoint /listenerset-webhook -cmd serve \
-    -expose 9443/tcp -expose 8080/tcp -expose 8081/tcp | awk '{print $3}')
+    -file "/listenerset-webhook=$work/{os}-{arch}/listenerset-webhook" "${image_flags[@]}" | awk '{print $3}')
   [[ $digest == sha256:* ]] || die "ociimage printed no digest"
   echo "$digest" >"$dist/$image_name-$VERSION.digest"
   # The image index itself: its SHA-256 is the digest, so its signature signs the image.
