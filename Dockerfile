@@ -20,9 +20,12 @@ COPY go.mod go.sum ./
 RUN --mount=type=cache,target=/go/pkg/mod go mod download
 COPY . .
 ARG TARGETOS TARGETARCH
+# What --version prints (docs/release.md): --build-arg VERSION=v1.2.3 --build-arg COMMIT=$(git rev-parse HEAD).
+ARG VERSION COMMIT
 RUN --mount=type=cache,target=/go/pkg/mod --mount=type=cache,target=/root/.cache/go-build \
     CGO_ENABLED=0 GOOS=${TARGETOS:-linux} GOARCH=${TARGETARCH} \
-    go build -trimpath -ldflags="-s -w" -o /out/listenerset-webhook ./cmd/listenerset-webhook
+    go build -trimpath -ldflags="-s -w -X github.com/airlock/listenerset-webhook/version.Version=${VERSION} -X github.com/airlock/listenerset-webhook/version.Commit=${COMMIT}" \
+      -o /out/listenerset-webhook ./cmd/listenerset-webhook
 # A passwd and group entry for the non-root user, so tools that look up the
 # user name find one.
 RUN mkdir -p /out/etc && \

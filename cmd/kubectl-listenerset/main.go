@@ -8,6 +8,7 @@
 //	kubectl listenerset audit [--kubeconfig F] [flags]          judge the ListenerSets a cluster stores
 //	kubectl listenerset policy [flags]                         print the ValidatingAdmissionPolicy
 //	kubectl listenerset completion bash|zsh|fish|powershell    shell completion
+//	kubectl listenerset --version                              version, commit and Go version
 //
 // Flags are kubectl's (spf13/cobra and pflag, as kubectl uses them):
 // --flag, -f/--filename, -o/--output, --kubeconfig and --context. The server
@@ -23,6 +24,8 @@ import (
 	"os"
 
 	"github.com/spf13/cobra"
+
+	"github.com/airlock/listenerset-webhook/version"
 )
 
 // Exit codes besides those of offline.Validate and listing.Run.
@@ -69,7 +72,10 @@ ListenerSets on Airlock Microgateway. On PATH, kubectl runs it as
 		},
 		SilenceErrors: true, // run prints them, in kubectl's words
 		SilenceUsage:  true,
+		// --version (cobra adds the flag): the version, commit and Go version.
+		Version: version.String("kubectl-listenerset"),
 	}
+	root.SetVersionTemplate("{{.Version}}\n")
 	root.AddCommand(newValidate(code), newListeners(code), newAudit(code), newPolicy(code))
 	return root
 }

@@ -7,6 +7,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"runtime"
 	"strings"
 	"testing"
 	"time"
@@ -17,6 +18,7 @@ import (
 	"github.com/airlock/listenerset-webhook/offline/report"
 	"github.com/airlock/listenerset-webhook/test/golden"
 	"github.com/airlock/listenerset-webhook/test/testproc"
+	"github.com/airlock/listenerset-webhook/version"
 )
 
 func TestMain(m *testing.M) {
@@ -132,6 +134,19 @@ func TestUsage(t *testing.T) {
 			assertRun(t, tt.args, tt.exit, tt.stdout, tt.stderr)
 		})
 	}
+}
+
+// TestVersion: --version prints the version the linker set, the commit and
+// the Go version on stdout, as the server's does.
+func TestVersion(t *testing.T) {
+	v, c := version.Version, version.Commit
+	t.Cleanup(func() { version.Version, version.Commit = v, c })
+	version.Version, version.Commit = "v9.8.7", "0123abcd"
+	want := "kubectl-listenerset v9.8.7, commit 0123abcd, " + runtime.Version() + " " + runtime.GOOS + "/" + runtime.GOARCH + "\n"
+	var stdout, stderr bytes.Buffer
+	require.Equal(t, exitOK, run([]string{"--version"}, strings.NewReader(""), &stdout, &stderr), stderr.String())
+	assert.Equal(t, want, stdout.String())
+	assert.Empty(t, stderr.String())
 }
 
 // TestFilenamesAsKubectlTakesThem: -f takes comma-separated paths and may

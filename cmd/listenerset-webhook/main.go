@@ -29,6 +29,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/manager/signals"
 
 	"github.com/airlock/listenerset-webhook/validation"
+	"github.com/airlock/listenerset-webhook/version"
 	"github.com/airlock/listenerset-webhook/webhook"
 	"github.com/airlock/listenerset-webhook/webhook/admission"
 	"github.com/airlock/listenerset-webhook/webhook/certs"
@@ -52,10 +53,12 @@ const modulePath = "github.com/airlock/listenerset-webhook"
 var offlineCommands = []string{"validate", "listeners", "policy"}
 
 func main() {
-	os.Exit(run(os.Args[1:], os.Stderr))
+	os.Exit(run(os.Args[1:], os.Stdout, os.Stderr))
 }
 
-func run(args []string, stderr io.Writer) int {
+// run is main without the process. Only --version writes to stdout; usage,
+// errors and logs go to stderr.
+func run(args []string, stdout, stderr io.Writer) int {
 	// "serve" as the first argument is what the chart, the image's CMD and
 	// every release before the split pass; it stays accepted and optional.
 	if len(args) > 0 && args[0] == "serve" {
@@ -129,6 +132,7 @@ func run(args []string, stderr io.Writer) int {
 		"after SIGTERM, keep serving this long with /readyz failing, so that endpoints drop the pod first")
 	fs.DurationVar(&opts.Server.ShutdownTimeout, "shutdown-timeout", serving.DefaultShutdownTimeout,
 		"after the shutdown delay, wait this long for requests in flight before closing their connections")
+	printVersion := fs.Bool("version", false, "print the version, commit and Go version, and exit")
 	zapOpts := zap.Options{}
 	zapOpts.BindFlags(fs)
 	fs.Usage = func() {
@@ -153,6 +157,9 @@ Flags:
 	case fs.NArg() > 0:
 		fmt.Fprintf(stderr, "listenerset-webhook takes no arguments, got %q\n", fs.Args())
 		return exitUsage
+	case *printVersion:
+		fmt.Fprintln(stdout, version.String(fs.Name()))
+		return exitOK
 	}
 
 	logf.SetLogger(zap.New(zap.UseFlagOptions(&zapOpts), zap.WriteTo(stderr)))

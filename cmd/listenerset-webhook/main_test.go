@@ -3,9 +3,11 @@ package main
 import (
 	"bytes"
 	"context"
+	"io"
 	"os"
 	"os/exec"
 	"path/filepath"
+	"runtime"
 	"strings"
 	"testing"
 	"time"
@@ -14,6 +16,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/airlock/listenerset-webhook/test/testproc"
+	"github.com/airlock/listenerset-webhook/version"
 )
 
 func TestMain(m *testing.M) {
@@ -52,7 +55,7 @@ func TestUsage(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			var errOut bytes.Buffer
-			code := run(tt.args, &errOut)
+			code := run(tt.args, io.Discard, &errOut)
 			assert.Equal(t, tt.exit, code, "exit code")
 			for _, want := range tt.stderr {
 				assert.Contains(t, errOut.String(), want, "stderr")
@@ -61,9 +64,23 @@ func TestUsage(t *testing.T) {
 	}
 }
 
+// TestVersion: --version prints the version the linker set, the commit and
+// the Go version on stdout, and exits 0 without serving.
+func TestVersion(t *testing.T) {
+	v, c := version.Version, version.Commit
+	t.Cleanup(func() { version.Version, version.Commit = v, c })
+	version.Version, version.Commit = "v9.8.7", "0123abcd"
+	for _, args := range [][]string{{"--version"}, {"serve", "-version"}} {
+		var stdout, stderr bytes.Buffer
+		require.Equal(t, exitOK, run(args, &stdout, &stderr), stderr.String())
+		assert.Equal(t, "listenerset-webhook v9.8.7, commit 0123abcd, "+runtime.Version()+" "+runtime.GOOS+"/"+runtime.GOARCH+"\n", stdout.String(), args)
+		assert.Empty(t, stderr.String(), args)
+	}
+}
+
 func TestServeFlagsDocumentDefaults(t *testing.T) {
 	var stderr bytes.Buffer
-	require.Equal(t, exitOK, run([]string{"-h"}, &stderr))
+	require.Equal(t, exitOK, run([]string{"-h"}, io.Discard, &stderr))
 	for _, want := range []string{
 		`-port int`, `(default 9443)`,
 		`-health-probe-bind-address string`, `(default ":8081")`,

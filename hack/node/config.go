@@ -17,7 +17,9 @@ const (
 	KubernetesServiceIP = "10.96.0.1"
 	podBridge           = "lswbr0"
 	// PauseImage is the sandbox image built by setup.sh from hack/node/pause.
-	PauseImage = "docker.io/library/lsw-pause:1"
+	// Its domain is localhost, which containerd keeps as it is, so the
+	// imported image is found under this name and never pulled.
+	PauseImage = "localhost/lsw-pause:1"
 )
 
 func writeFile(path, content string) error {

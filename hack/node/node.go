@@ -220,7 +220,7 @@ func (n *Node) setup(ctx context.Context, out io.Writer, noInstall bool) error {
 	if err := cmd.Run(); err != nil {
 		return fmt.Errorf("hack/node/setup.sh: %w\n%s", err, tail.String())
 	}
-	n.WebhookImage = "docker.io/library/listenerset-webhook:" + chartAppVersion(n.root)
+	n.WebhookImage = chartImageRepository(n.root) + ":" + chartAppVersion(n.root)
 	return nil
 }
 

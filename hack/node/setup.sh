@@ -85,6 +85,6 @@ log "building the images (bin/image/listenerset-webhook.tar, bin/image/pause.tar
 make -s image >/dev/null
 mkdir -p bin/image
 CGO_ENABLED=0 go build -trimpath -ldflags="-s -w" -o bin/image/pause ./hack/node/pause
-bin/ociimage -o bin/image/pause.tar -name docker.io/library/lsw-pause:1 \
+bin/ociimage -o bin/image/pause.tar -name localhost/lsw-pause:1 \
   -file /pause=bin/image/pause -user 65535:65535 -entrypoint /pause >/dev/null
 log "images built in $(( $(date +%s) - s ))s"

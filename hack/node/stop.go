@@ -359,6 +359,22 @@ func chartAppVersion(root string) string {
 	return "latest"
 }
 
+// chartImageRepository is the chart's default image.repository, the name
+// make image gives the image that setup.sh imports.
+func chartImageRepository(root string) string {
+	b, _ := os.ReadFile(filepath.Join(root, "charts", "listenerset-webhook", "values.yaml"))
+	inImage := false
+	for _, l := range strings.Split(string(b), "\n") {
+		if !strings.HasPrefix(l, " ") && !strings.HasPrefix(l, "#") {
+			inImage = strings.HasPrefix(l, "image:")
+		}
+		if v, ok := strings.CutPrefix(l, "  repository:"); ok && inImage {
+			return strings.Trim(strings.TrimSpace(v), `"'`)
+		}
+	}
+	return "listenerset-webhook"
+}
+
 // tailBuffer keeps the last 16 KiB written to it.
 type tailBuffer struct {
 	mu sync.Mutex

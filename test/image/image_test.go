@@ -198,7 +198,7 @@ func TestImageMatchesDockerfile(t *testing.T) {
 		t.Fatal(err)
 	}
 	out := filepath.Join(t.TempDir(), "image.tar")
-	const name = "docker.io/library/listenerset-webhook:image-test"
+	const name = "localhost/listenerset-webhook:image-test"
 	cmd := exec.Command("make", "-s", "-C", root, "image", "IMAGE="+out, "IMAGE_NAME="+name)
 	if b, err := cmd.CombinedOutput(); err != nil {
 		t.Fatalf("make image: %v\n%s", err, b)

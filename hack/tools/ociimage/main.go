@@ -4,11 +4,15 @@
 // pods with. The tarball imports with `ctr -n k8s.io images import`.
 //
 // The image is one layer on an empty base (the Dockerfile's `FROM scratch`),
-// with every entry owned by root and dated 1970, so that the same inputs give
-// the same digest. test/image compares the product's image with the Dockerfile.
+// with every entry owned by root and dated SOURCE_DATE_EPOCH (else 1970), so
+// that the same inputs give the same digest. test/image compares the
+// product's image with the Dockerfile. More than one -platform writes an OCI
+// image index of one such image per platform (make release: linux/amd64 and
+// linux/arm64), each with its own binary ({arch} in a -file source).
 //
-//	ociimage -o bin/image/x.tar -name docker.io/library/x:dev \
-//	  -file /x=bin/x -passwd nonroot:65532 -user 65532:65532 \
+//	ociimage -o bin/image/x.tar -name localhost/x:dev \
+//	  -platform linux/amd64 -platform linux/arm64 \
+//	  -file /x=bin/{os}-{arch}/x -passwd nonroot:65532 -user 65532:65532 \
 //	  -entrypoint /x -cmd serve -expose 9443/tcp
 package main
 
@@ -24,6 +28,7 @@ import (
 	"path/filepath"
 	"runtime"
 	"sort"
+	"strconv"
 	"strings"
 	"time"
 
@@ -48,13 +53,15 @@ func main() {
 }
 
 func run() error {
-	var files, entrypoint, cmd, expose list
+	var files, entrypoint, cmd, expose, platforms list
 	out := flag.String("o", "", "output tarball (OCI image layout)")
-	name := flag.String("name", "", "image reference, e.g. docker.io/library/listenerset-webhook:dev")
+	name := flag.String("name", "", "image reference, e.g. localhost/listenerset-webhook:dev")
 	user := flag.String("user", "", "config User (uid:gid)")
 	passwd := flag.String("passwd", "", "name:uid: write /etc/passwd and /etc/group with that user, as the Dockerfile does")
-	platform := flag.String("platform", runtime.GOOS+"/"+runtime.GOARCH, "os/arch of the image")
-	flag.Var(&files, "file", "dest=src: copy src into the image at dest (repeatable; mode kept)")
+	flag.Var(&platforms, "platform", "os/arch of the image (repeatable: more than one writes an image index of one "+
+		"image per platform; default: this machine's)")
+	flag.Var(&files, "file", "dest=src: copy src into the image at dest (repeatable; mode kept); {os} and {arch} in "+
+		"src stand for the platform's")
 	flag.Var(&entrypoint, "entrypoint", "an Entrypoint element (repeatable)")
 	flag.Var(&cmd, "cmd", "a Cmd element (repeatable)")
 	flag.Var(&expose, "expose", "an exposed port, e.g. 9443/tcp (repeatable)")
@@ -62,74 +69,55 @@ func run() error {
 	if *out == "" || *name == "" {
 		return errors.New("-o and -name are required")
 	}
-	osArch := strings.SplitN(*platform, "/", 2)
-	if len(osArch) != 2 {
-		return fmt.Errorf("-platform %q: want os/arch", *platform)
+	if len(platforms) == 0 {
+		platforms = list{runtime.GOOS + "/" + runtime.GOARCH}
 	}
-
-	entries := map[string]entry{}
-	for _, f := range files {
-		dst, src, ok := strings.Cut(f, "=")
-		if !ok {
-			return fmt.Errorf("-file %q: want dest=src", f)
-		}
-		data, err := os.ReadFile(src)
-		if err != nil {
-			return err
-		}
-		st, err := os.Stat(src)
-		if err != nil {
-			return err
-		}
-		entries[path.Clean("/"+dst)] = entry{data: data, mode: int64(st.Mode().Perm())}
-	}
-	if *passwd != "" {
-		user, uid, ok := strings.Cut(*passwd, ":")
-		if !ok {
-			return fmt.Errorf("-passwd %q: want name:uid", *passwd)
-		}
-		entries["/etc/passwd"] = entry{data: fmt.Appendf(nil, "%s:x:%s:%s:%s:/home/%s:/sbin/nologin\n", user, uid, uid, user, user), mode: 0o644}
-		entries["/etc/group"] = entry{data: fmt.Appendf(nil, "%s:x:%s:\n", user, uid), mode: 0o644}
-	}
-	layerTar, err := tarOf(entries)
+	created, err := sourceDate()
 	if err != nil {
 		return err
 	}
-	layer, err := tarball.LayerFromOpener(func() (io.ReadCloser, error) {
-		return io.NopCloser(bytes.NewReader(layerTar)), nil
-	}, tarball.WithMediaType(types.OCILayer))
-	if err != nil {
-		return err
-	}
+	spec := imageSpec{files: files, passwd: *passwd, user: *user, entrypoint: entrypoint, cmd: cmd, expose: expose, created: created}
 
-	img := mutate.MediaType(empty.Image, types.OCIManifestSchema1)
-	img = mutate.ConfigMediaType(img, types.OCIConfigJSON)
-	img, err = mutate.Append(img, mutate.Addendum{
-		Layer:   layer,
-		History: v1.History{CreatedBy: "ociimage " + strings.Join(os.Args[1:], " "), Created: v1.Time{Time: time.Unix(0, 0).UTC()}},
+	// containerd names the imported image by io.containerd.image.name (the
+	// full reference); other tools read the OCI ref.name (the tag).
+	tag := *name
+	if i := strings.LastIndex(tag, ":"); i > strings.LastIndex(tag, "/") {
+		tag = tag[i+1:]
+	}
+	add := layout.WithAnnotations(map[string]string{
+		"io.containerd.image.name":          *name,
+		"org.opencontainers.image.ref.name": tag,
 	})
-	if err != nil {
-		return err
-	}
-	cf, err := img.ConfigFile()
-	if err != nil {
-		return err
-	}
-	cf = cf.DeepCopy()
-	cf.OS, cf.Architecture = osArch[0], osArch[1]
-	cf.Created = v1.Time{Time: time.Unix(0, 0).UTC()}
-	cf.Config.User = *user
-	cf.Config.Entrypoint = entrypoint
-	cf.Config.Cmd = cmd
-	cf.Config.Env = []string{"PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin"}
-	if len(expose) > 0 {
-		cf.Config.ExposedPorts = map[string]struct{}{}
-		for _, p := range expose {
-			cf.Config.ExposedPorts[p] = struct{}{}
+	// One platform: the layout names the image itself, which every
+	// importer takes. More: it names an image index of them.
+	var digest v1.Hash
+	var appendTo func(layout.Path) error
+	if len(platforms) == 1 {
+		img, err := spec.image(platforms[0])
+		if err != nil {
+			return err
 		}
-	}
-	if img, err = mutate.ConfigFile(img, cf); err != nil {
-		return err
+		if digest, err = img.Digest(); err != nil {
+			return err
+		}
+		appendTo = func(lp layout.Path) error { return lp.AppendImage(img, add) }
+	} else {
+		idx := v1.ImageIndex(empty.Index)
+		for _, p := range platforms {
+			img, err := spec.image(p)
+			if err != nil {
+				return err
+			}
+			goos, arch, _ := strings.Cut(p, "/")
+			idx = mutate.AppendManifests(idx, mutate.IndexAddendum{
+				Add:        img,
+				Descriptor: v1.Descriptor{Platform: &v1.Platform{OS: goos, Architecture: arch}},
+			})
+		}
+		if digest, err = idx.Digest(); err != nil {
+			return err
+		}
+		appendTo = func(lp layout.Path) error { return lp.AppendIndex(idx, add) }
 	}
 
 	dir, err := os.MkdirTemp(filepath.Dir(*out), ".ociimage-")
@@ -141,28 +129,116 @@ func run() error {
 	if err != nil {
 		return err
 	}
-	// containerd names the imported image by io.containerd.image.name (the
-	// full reference); other tools read the OCI ref.name (the tag).
-	tag := *name
-	if i := strings.LastIndex(tag, ":"); i > strings.LastIndex(tag, "/") {
-		tag = tag[i+1:]
-	}
-	if err := lp.AppendImage(img, layout.WithAnnotations(map[string]string{
-		"io.containerd.image.name":          *name,
-		"org.opencontainers.image.ref.name": tag,
-	})); err != nil {
+	if err := appendTo(lp); err != nil {
 		return err
 	}
 	tmp := *out + ".tmp"
-	if err := tarDir(dir, tmp); err != nil {
+	if err := tarDir(dir, tmp, created); err != nil {
 		return err
 	}
 	if err := os.Rename(tmp, *out); err != nil {
 		return err
 	}
-	digest, _ := img.Digest()
 	fmt.Printf("%s %s %s\n", *out, *name, digest)
 	return nil
+}
+
+// sourceDate is the time every entry and the config carry:
+// SOURCE_DATE_EPOCH (seconds, the reproducible-builds convention; make
+// release sets the commit's time), else 1970.
+func sourceDate() (time.Time, error) {
+	v := os.Getenv("SOURCE_DATE_EPOCH")
+	if v == "" {
+		return time.Unix(0, 0).UTC(), nil
+	}
+	sec, err := strconv.ParseInt(v, 10, 64)
+	if err != nil {
+		return time.Time{}, fmt.Errorf("SOURCE_DATE_EPOCH=%q: %v", v, err)
+	}
+	return time.Unix(sec, 0).UTC(), nil
+}
+
+// imageSpec is what the images of every platform share.
+type imageSpec struct {
+	files, entrypoint, cmd, expose []string
+	passwd, user                   string
+	created                        time.Time
+}
+
+// image builds the image of one platform, "os/arch".
+func (s imageSpec) image(platform string) (v1.Image, error) {
+	goos, arch, ok := strings.Cut(platform, "/")
+	if !ok || goos == "" || arch == "" {
+		return nil, fmt.Errorf("-platform %q: want os/arch", platform)
+	}
+	entries := map[string]entry{}
+	var dests []string
+	for _, f := range s.files {
+		dst, src, ok := strings.Cut(f, "=")
+		if !ok {
+			return nil, fmt.Errorf("-file %q: want dest=src", f)
+		}
+		src = strings.NewReplacer("{os}", goos, "{arch}", arch).Replace(src)
+		data, err := os.ReadFile(src)
+		if err != nil {
+			return nil, err
+		}
+		st, err := os.Stat(src)
+		if err != nil {
+			return nil, err
+		}
+		dst = path.Clean("/" + dst)
+		entries[dst] = entry{data: data, mode: int64(st.Mode().Perm())}
+		dests = append(dests, dst)
+	}
+	if s.passwd != "" {
+		user, uid, ok := strings.Cut(s.passwd, ":")
+		if !ok {
+			return nil, fmt.Errorf("-passwd %q: want name:uid", s.passwd)
+		}
+		entries["/etc/passwd"] = entry{data: fmt.Appendf(nil, "%s:x:%s:%s:%s:/home/%s:/sbin/nologin\n", user, uid, uid, user, user), mode: 0o644}
+		entries["/etc/group"] = entry{data: fmt.Appendf(nil, "%s:x:%s:\n", user, uid), mode: 0o644}
+	}
+	layerTar, err := tarOf(entries, s.created)
+	if err != nil {
+		return nil, err
+	}
+	layer, err := tarball.LayerFromOpener(func() (io.ReadCloser, error) {
+		return io.NopCloser(bytes.NewReader(layerTar)), nil
+	}, tarball.WithMediaType(types.OCILayer))
+	if err != nil {
+		return nil, err
+	}
+
+	img := mutate.MediaType(empty.Image, types.OCIManifestSchema1)
+	img = mutate.ConfigMediaType(img, types.OCIConfigJSON)
+	// The history names what was copied, not where from: a source path
+	// would make the digest depend on the checkout's directory.
+	img, err = mutate.Append(img, mutate.Addendum{
+		Layer:   layer,
+		History: v1.History{CreatedBy: "ociimage " + strings.Join(dests, " "), Created: v1.Time{Time: s.created}},
+	})
+	if err != nil {
+		return nil, err
+	}
+	cf, err := img.ConfigFile()
+	if err != nil {
+		return nil, err
+	}
+	cf = cf.DeepCopy()
+	cf.OS, cf.Architecture = goos, arch
+	cf.Created = v1.Time{Time: s.created}
+	cf.Config.User = s.user
+	cf.Config.Entrypoint = s.entrypoint
+	cf.Config.Cmd = s.cmd
+	cf.Config.Env = []string{"PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin"}
+	if len(s.expose) > 0 {
+		cf.Config.ExposedPorts = map[string]struct{}{}
+		for _, p := range s.expose {
+			cf.Config.ExposedPorts[p] = struct{}{}
+		}
+	}
+	return mutate.ConfigFile(img, cf)
 }
 
 type entry struct {
@@ -171,8 +247,8 @@ type entry struct {
 }
 
 // tarOf writes the files and their parent directories, sorted, root-owned
-// and dated 1970.
-func tarOf(entries map[string]entry) ([]byte, error) {
+// and dated date.
+func tarOf(entries map[string]entry, date time.Time) ([]byte, error) {
 	dirs := map[string]bool{}
 	var names []string
 	for p := range entries {
@@ -187,17 +263,16 @@ func tarOf(entries map[string]entry) ([]byte, error) {
 	sort.Strings(names)
 	var buf bytes.Buffer
 	tw := tar.NewWriter(&buf)
-	epoch := time.Unix(0, 0).UTC()
 	for _, n := range names {
 		rel := strings.TrimPrefix(n, "/")
 		if dirs[n] {
-			if err := tw.WriteHeader(&tar.Header{Typeflag: tar.TypeDir, Name: rel + "/", Mode: 0o755, ModTime: epoch, Format: tar.FormatPAX}); err != nil {
+			if err := tw.WriteHeader(&tar.Header{Typeflag: tar.TypeDir, Name: rel + "/", Mode: 0o755, ModTime: date, Format: tar.FormatPAX}); err != nil {
 				return nil, err
 			}
 			continue
 		}
 		e := entries[n]
-		if err := tw.WriteHeader(&tar.Header{Typeflag: tar.TypeReg, Name: rel, Mode: e.mode, Size: int64(len(e.data)), ModTime: epoch, Format: tar.FormatPAX}); err != nil {
+		if err := tw.WriteHeader(&tar.Header{Typeflag: tar.TypeReg, Name: rel, Mode: e.mode, Size: int64(len(e.data)), ModTime: date, Format: tar.FormatPAX}); err != nil {
 			return nil, err
 		}
 		if _, err := tw.Write(e.data); err != nil {
@@ -210,27 +285,27 @@ func tarOf(entries map[string]entry) ([]byte, error) {
 	return buf.Bytes(), nil
 }
 
-// tarDir tars the OCI layout dir (index.json, oci-layout, blobs/) into out.
-func tarDir(dir, out string) error {
+// tarDir tars the OCI layout dir (index.json, oci-layout, blobs/) into out,
+// every entry dated date.
+func tarDir(dir, out string, date time.Time) error {
 	f, err := os.Create(out)
 	if err != nil {
 		return err
 	}
 	tw := tar.NewWriter(f)
-	epoch := time.Unix(0, 0).UTC()
 	err = filepath.WalkDir(dir, func(p string, d os.DirEntry, err error) error {
 		if err != nil || p == dir {
 			return err
 		}
 		rel, _ := filepath.Rel(dir, p)
 		if d.IsDir() {
-			return tw.WriteHeader(&tar.Header{Typeflag: tar.TypeDir, Name: rel + "/", Mode: 0o755, ModTime: epoch})
+			return tw.WriteHeader(&tar.Header{Typeflag: tar.TypeDir, Name: rel + "/", Mode: 0o755, ModTime: date})
 		}
 		data, err := os.ReadFile(p)
 		if err != nil {
 			return err
 		}
-		if err := tw.WriteHeader(&tar.Header{Typeflag: tar.TypeReg, Name: rel, Mode: 0o644, Size: int64(len(data)), ModTime: epoch}); err != nil {
+		if err := tw.WriteHeader(&tar.Header{Typeflag: tar.TypeReg, Name: rel, Mode: 0o644, Size: int64(len(data)), ModTime: date}); err != nil {
 			return err
 		}
 		_, err = tw.Write(data)

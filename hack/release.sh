@@ -1,0 +1,184 @@
+#!/usr/bin/env bash
+# hack/release.sh: make release and make release-check (docs/release.md).
+#
+#   hack/release.sh build   writes $DIST: the image (an OCI image index, linux/amd64 and linux/arm64, as
+#                           an OCI tarball), the chart pinned to it by digest, the kubectl plugin for
+#                           linux and darwin on amd64 and arm64, their CycloneDX SBOMs, SHA256SUMS,
+#                           cosign signatures and the release notes
+#   hack/release.sh check   builds twice from the same commit, the second time from a clone in another
+#                           directory (with a fresh Go build cache when RELEASE_CHECK_COLD=1), and
+#                           compares every file but the signatures; prints the image digest and times
+#
+# Environment: VERSION (vX.Y.Z, required), DIST (default dist), COSIGN_KEY (the private key's file;
+# check makes a throwaway pair) with COSIGN_PASSWORD, the tools HELM, COSIGN, CYCLONEDX, OCIIMAGE (the
+# Makefile builds them), IMAGE_FLAGS (ociimage's flags for the image around its binary, make image's), and COMMIT, SOURCE_DATE_EPOCH, NOTES_SECTION, which default to HEAD, its
+# commit time and VERSION without its v.
+set -euo pipefail
+
+root=$(cd "$(dirname "$0")/.." && pwd)
+cd "$root"
+module=github.com/airlock/listenerset-webhook
+image_name=listenerset-webhook
+plugin=kubectl-listenerset
+platforms_image=(linux/amd64 linux/arm64)
+platforms_plugin=(linux/amd64 linux/arm64 darwin/amd64 darwin/arm64)
+
+log() { printf '[release %s] %s\n' "$(date +%H:%M:%S)" "$*" >&2; }
+die() { printf 'release: %s\n' "$*" >&2; exit 1; }
+
+: "${VERSION:?VERSION=vX.Y.Z is required}"
+[[ $VERSION =~ ^v(0|[1-9][0-9]*)\.(0|[1-9][0-9]*)\.(0|[1-9][0-9]*)(-[0-9A-Za-z.-]+)?$ ]] ||
+  die "VERSION=$VERSION: want v followed by a semantic version, e.g. v1.2.3 or v1.2.3-rc.1"
+: "${HELM:?}" "${COSIGN:?}" "${CYCLONEDX:?}" "${OCIIMAGE:?}" "${IMAGE_FLAGS:?}"
+
+# sbom OUT BINARY OS ARCH: the CycloneDX SBOM of a binary, from the module graph its build recorded. No
+# serial number and no timestamp, so that a build again gives the same file. cyclonedx-gomod writes the
+# goos and goarch of `go env` into every purl, not the binary's, hence GOOS and GOARCH.
+sbom() {
+  GOOS=$3 GOARCH=$4 "$CYCLONEDX" bin -json -noserial -notimestamp -version "$VERSION" -output "$1" "$2"
+}
+
+build() {
+  local dist=${DIST:-dist} chart_version=${VERSION#v}
+  local commit=${COMMIT:-$(git rev-parse HEAD)$([ -z "$(git status --porcelain)" ] || echo -dirty)}
+  export SOURCE_DATE_EPOCH=${SOURCE_DATE_EPOCH:-$(git log -1 --format=%ct)}
+  : "${COSIGN_KEY:?COSIGN_KEY=path/to/cosign.key is required (and COSIGN_PASSWORD): see docs/release.md}"
+  [ -f "$COSIGN_KEY" ] || die "COSIGN_KEY=$COSIGN_KEY: no such file"
+  # The notes are checked first: a release without its CHANGELOG section stops before building.
+  local notes
+  notes=$(go run ./hack/changelog -section "${NOTES_SECTION:-$chart_version}" CHANGELOG.md) ||
+    die "CHANGELOG.md needs a section ## [$chart_version] - $(date -u +%F): rename [Unreleased] (docs/release.md)"
+
+  rm -rf "$dist"
+  local work=$dist/.work
+  mkdir -p "$work"
+  # Reproducible binaries: no cgo, no paths (-trimpath), no build ID, no VCS stamp (the commit is -X).
+  local ldflags="-s -w -buildid= -X $module/version.Version=$VERSION -X $module/version.Commit=$commit"
+  local p os arch
+  for p in "${platforms_image[@]}"; do
+    os=${p%/*} arch=${p#*/}
+    log "listenerset-webhook $os/$arch"
+    CGO_ENABLED=0 GOOS=$os GOARCH=$arch go build -trimpath -buildvcs=false -ldflags "$ldflags" \
+      -o "$work/$os-$arch/listenerset-webhook" ./cmd/listenerset-webhook
+    sbom "$work/$os-$arch/listenerset-webhook.cdx.json" "$work/$os-$arch/listenerset-webhook" "$os" "$arch"
+  done
+  for p in "${platforms_plugin[@]}"; do
+    os=${p%/*} arch=${p#*/}
+    log "$plugin $os/$arch"
+    local bin=$dist/$plugin-$VERSION-$os-$arch
+    CGO_ENABLED=0 GOOS=$os GOARCH=$arch go build -trimpath -buildvcs=false -ldflags "$ldflags" \
+      -o "$bin" ./cmd/kubectl-listenerset
+    sbom "$bin.cdx.json" "$bin" "$os" "$arch"
+  done
+
+  log "image (${platforms_image[*]})"
+  local tarball=$dist/$image_name-$VERSION.oci.tar platform_flags=() sbom_flags=()
+  for p in "${platforms_image[@]}"; do
+    platform_flags+=(-platform "$p")
+    sbom_flags+=(-sbom "$p=$work/${p%/*}-${p#*/}/listenerset-webhook.cdx.json")
+  done
+  # The image's own name is host-less: a release names no registry; whoever pushes it names theirs.
+  local digest
+  local image_flags
+  read -ra image_flags <<<"$IMAGE_FLAGS"
+  digest=$("$OCIIMAGE" -o "$tarball" -name "localhost/$image_name:$VERSION" "${platform_flags[@]}" \
+    -file "/listenerset-webhook=$work/{os}-{arch}/listenerset-webhook" "${image_flags[@]}" | awk '{print $3}')
+  [[ $digest == sha256:* ]] || die "ociimage printed no digest"
+  echo "$digest" >"$dist/$image_name-$VERSION.digest"
+  # The image index itself: its SHA-256 is the digest, so its signature signs the image.
+  tar -xOf "$tarball" "blobs/sha256/${digest#sha256:}" >"$dist/$image_name-$VERSION.index.json"
+  go run ./hack/imagesbom -name "$image_name" -version "$VERSION" "${sbom_flags[@]}" \
+    -o "$dist/$image_name-$VERSION-{os}-{arch}.image.cdx.json" "$tarball"
+
+  log "chart $chart_version (image $digest)"
+  cp -r charts/listenerset-webhook "$work/chart"
+  sed -i -e "s/^version: .*/version: $chart_version/" -e "s/^appVersion: .*/appVersion: \"$VERSION\"/" \
+    "$work/chart/Chart.yaml"
+  # The values' image.digest (its line under image:, indented by two).
+  sed -i "/^image:/,/^[^ #]/s/^  digest: .*/  digest: \"$digest\"/" "$work/chart/values.yaml"
+  grep -q "^  digest: \"$digest\"" "$work/chart/values.yaml" || die "could not pin image.digest in values.yaml"
+  "$HELM" package "$work/chart" --destination "$dist" >/dev/null
+  local chart=$dist/$image_name-$chart_version.tgz
+  [ -f "$chart" ] || die "helm package wrote no $chart"
+  # helm dates every entry now; packed again in name order, dated SOURCE_DATE_EPOCH, owned by root and
+  # gzipped without a name or time, the chart is the same file from every build of the commit.
+  mkdir "$work/packed"
+  tar -xzf "$chart" -C "$work/packed"
+  tar --sort=name --mtime="@$SOURCE_DATE_EPOCH" --owner=0 --group=0 --numeric-owner --format=ustar \
+    -C "$work/packed" -cf - "$image_name" | gzip -n -9 >"$chart"
+  "$HELM" show chart "$chart" | grep -qx "version: $chart_version" || die "$chart does not load as version $chart_version"
+
+  printf '%s\n' "$notes" >"$dist/RELEASE_NOTES.md"
+  (cd "$dist" && sha256sum -- * >.work/SHA256SUMS) && mv "$work/SHA256SUMS" "$dist/"
+
+  log "signatures (cosign, key $COSIGN_KEY)"
+  "$COSIGN" public-key --key "$COSIGN_KEY" >"$dist/cosign.pub"
+  local f
+  for f in "$dist/$image_name-$VERSION.index.json" "$chart" "$dist/SHA256SUMS"; do
+    # Offline: no transparency log upload (keyless signing and Rekor need the internet).
+    "$COSIGN" sign-blob --yes --tlog-upload=false --key "$COSIGN_KEY" --output-signature "$f.sig" "$f" >/dev/null 2>"$work/cosign.log" ||
+      die "cosign sign-blob $f: $(cat "$work/cosign.log")"
+    # SIGSTORE_REKOR_PUBLIC_KEY names a Rekor key, which --insecure-ignore-tlog never uses, so that
+    # cosign does not look for Sigstore's public trust root on the internet.
+    SIGSTORE_REKOR_PUBLIC_KEY=$dist/cosign.pub "$COSIGN" verify-blob --insecure-ignore-tlog=true \
+      --key "$dist/cosign.pub" --signature "$f.sig" "$f" 2>"$work/cosign.log" >/dev/null ||
+      die "cosign verify-blob $f: $(cat "$work/cosign.log")"
+  done
+  chmod 0644 "$dist"/*.sig # cosign writes them for its owner alone
+  # The binaries say what they are.
+  local own=$dist/$plugin-$VERSION-$(go env GOOS)-$(go env GOARCH)
+  if [ -x "$own" ]; then
+    local said
+    said=$("$own" --version)
+    [[ $said == "$plugin $VERSION, commit $commit, "* ]] || die "$own --version: $said"
+  fi
+  rm -rf "$work"
+  log "done: $dist (image $digest)"
+}
+
+check() {
+  [ -z "$(git status --porcelain)" ] || die "release-check builds the commit twice: commit or stash first"
+  tmp=$(mktemp -d)
+  trap 'rm -rf "$tmp"' EXIT
+  export COMMIT
+  COMMIT=$(git rev-parse HEAD)
+  export SOURCE_DATE_EPOCH=${SOURCE_DATE_EPOCH:-$(git log -1 --format=%ct)}
+  export NOTES_SECTION=${NOTES_SECTION:-Unreleased}
+  if [ -z "${COSIGN_KEY:-}" ]; then
+    # A throwaway key pair: the check compares builds, not keys.
+    export COSIGN_PASSWORD=${COSIGN_PASSWORD:-$(head -c 16 /dev/urandom | od -An -tx1 | tr -d ' \n')}
+    (cd "$tmp" && "$COSIGN" generate-key-pair >/dev/null 2>&1) || die "cosign generate-key-pair failed"
+    export COSIGN_KEY=$tmp/cosign.key
+  fi
+  local t0 t1 t2
+  t0=$(date +%s)
+  DIST=$tmp/a build
+  t1=$(date +%s)
+  git clone -q --no-checkout "$root" "$tmp/src"
+  git -C "$tmp/src" checkout -q --detach "$COMMIT"
+  if [ "${RELEASE_CHECK_COLD:-}" = 1 ]; then
+    export GOCACHE=$tmp/gocache
+  fi
+  DIST=$tmp/b "$tmp/src/hack/release.sh" build
+  t2=$(date +%s)
+  local a b differ=0
+  for a in "$tmp"/a/*; do
+    b=$tmp/b/${a##*/}
+    case $a in *.sig | */cosign.pub) continue ;; esac
+    if ! cmp -s "$a" "$b"; then
+      echo "differs: ${a##*/}" >&2
+      differ=1
+    fi
+  done
+  printf 'image digest: %s and %s\n' "$(cat "$tmp"/a/*.digest)" "$(cat "$tmp"/b/*.digest)"
+  printf 'builds: %ss, then %ss from %s%s\n' $((t1 - t0)) $((t2 - t1)) "$tmp/src" \
+    "$([ "${RELEASE_CHECK_COLD:-}" = 1 ] && echo ' with an empty Go build cache')"
+  [ "$differ" = 0 ] || die "the two builds of $COMMIT differ"
+  echo "release-check: every file but the signatures is the same in both builds of $COMMIT"
+}
+
+case ${1:-} in
+build) build ;;
+check) check ;;
+*) die "usage: hack/release.sh build|check" ;;
+esac
