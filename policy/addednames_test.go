@@ -6,7 +6,6 @@ import (
 	"strings"
 	"testing"
 
-	admissionregistrationv1 "k8s.io/api/admissionregistration/v1"
 	utilversion "k8s.io/apimachinery/pkg/util/version"
 	celconfig "k8s.io/apiserver/pkg/apis/cel"
 	gwv1 "sigs.k8s.io/gateway-api/apis/v1"
@@ -25,18 +24,7 @@ func TestAddedNames(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	vap, _, err := policy.Generate(policy.Options{AddedNames: added})
-	if err != nil {
-		t.Fatal(err)
-	}
-	e, err := policytest.Compile(vap, utilversion.MustParseGeneric("1.29"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	builtin, err := policytest.Compile(withoutSetting(t), utilversion.MustParseGeneric("1.29"))
-	if err != nil {
-		t.Fatal(err)
-	}
+	e, builtin := compiledWith(t, added), compiledWith(t, nil)
 	for _, tc := range []struct {
 		name     string
 		curves   string
@@ -77,25 +65,24 @@ func TestAddedNames(t *testing.T) {
 			}
 			continue
 		}
-		entries, _ := policytest.Entries(got.Message)
-		var want []string
-		for _, err := range errs {
-			want = append(want, policytest.Entry(err))
-		}
-		slices.Sort(entries)
-		slices.Sort(want)
-		if !slices.Equal(entries, want) {
+		if entries, want := policytest.SortedEntries(got.Message), policytest.ErrorEntries(errs); !slices.Equal(entries, want) {
 			t.Errorf("%s: the policy's message\n %q\nvalidation's\n %q", tc.name, entries, want)
 		}
 	}
 }
 
-func withoutSetting(t testing.TB) *admissionregistrationv1.ValidatingAdmissionPolicy {
-	vap, _, err := policy.Generate(policy.Options{})
+// compiledWith is the policy generated with added, compiled as a 1.30
+// kube-apiserver compiles it.
+func compiledWith(t testing.TB, added validation.AddedNames) *policytest.Evaluator {
+	vap, _, err := policy.Generate(policy.Options{AddedNames: added})
 	if err != nil {
 		t.Fatal(err)
 	}
-	return vap
+	e, err := policytest.Compile(vap, utilversion.MustParseGeneric("1.29"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return e
 }
 
 func joined(names []string) string { return strings.Join(names, ",") }
@@ -121,14 +108,7 @@ func TestAddedNamesCost(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	vap, _, err := policy.Generate(policy.Options{AddedNames: added})
-	if err != nil {
-		t.Fatal(err)
-	}
-	e, err := policytest.Compile(vap, utilversion.MustParseGeneric("1.29"))
-	if err != nil {
-		t.Fatal(err)
-	}
+	e := compiledWith(t, added)
 	largest := fastBase()
 	largest.Spec.Listeners = largest.Spec.Listeners[:1]
 	for i := 1; len(largest.Spec.Listeners) < validation.MaxListeners; i++ {

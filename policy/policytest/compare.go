@@ -57,6 +57,25 @@ func Entry(e *field.Error) string {
 	return strings.ReplaceAll(e.Field+": "+body, "\n", `\n`)
 }
 
+// ErrorEntries are the entries of errs, sorted: the entries a message that shows every error
+// holds, as Entries of that message sorts them (SortedEntries).
+func ErrorEntries(errs field.ErrorList) []string {
+	out := make([]string, 0, len(errs))
+	for _, e := range errs {
+		out = append(out, Entry(e))
+	}
+	slices.Sort(out)
+	return out
+}
+
+// SortedEntries are the entries of a policy message, sorted, to compare
+// with ErrorEntries.
+func SortedEntries(msg string) []string {
+	entries, _ := Entries(msg)
+	slices.Sort(entries)
+	return entries
+}
+
 // ErrorPaths are the distinct paths of errs as the policy spells them.
 func ErrorPaths(errs field.ErrorList) []string {
 	var out []string

@@ -2,7 +2,6 @@ package chart
 
 import (
 	"encoding/json"
-	"slices"
 	"strings"
 	"testing"
 
@@ -66,14 +65,7 @@ func TestRenderAddNames(t *testing.T) {
 		got := e.Evaluate(obj, nil, 0)
 		require.False(t, got.Error, "%s: %s", tc.curves, got.Message)
 		if assert.Equal(t, len(errs) == 0, got.Allowed, "%+v: validation %v, policy %q", tc, errs, got.Message) && !got.Allowed {
-			entries, _ := policytest.Entries(got.Message)
-			var want []string
-			for _, err := range errs {
-				want = append(want, policytest.Entry(err))
-			}
-			slices.Sort(entries)
-			slices.Sort(want)
-			assert.Equal(t, want, entries, "%+v: the policy's message is validation's", tc)
+			assert.Equal(t, policytest.ErrorEntries(errs), policytest.SortedEntries(got.Message), "%+v: the policy's message is validation's", tc)
 		}
 	}
 
