@@ -14,7 +14,7 @@ import (
 type binaryWebhook struct {
 	path    string
 	args    []string
-	cluster []string // the flags of UseClusterChecks
+	cluster []string // the flags of UseSettings
 	ports   testproc.Ports
 	caPEM   []byte
 	proc    *testproc.Process
@@ -33,7 +33,7 @@ func newBinaryWebhook(ports testproc.Ports, cert *localcluster.ServingCert) (*bi
 	}, nil
 }
 
-func (w *binaryWebhook) UseClusterChecks(c clusterChecks) {
+func (w *binaryWebhook) UseSettings(c webhookSettings) {
 	w.cluster = nil
 	if c.enabled {
 		w.cluster = []string{"--cluster-checks", "--kubeconfig=" + cluster.KubeconfigPath}

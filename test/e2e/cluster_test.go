@@ -114,25 +114,25 @@ func applyClusterFixtures(t *testing.T) {
 	}
 }
 
-// useClusterChecks restarts the webhook with the cluster-aware checks c, waits
+// restartWebhook restarts the webhook with the settings c (cluster-aware checks, enforcement, added names), waits
 // until kube-apiserver calls it again and every kind of its view has synced
 // (listenerset_webhook_cluster_view_synced), and restarts it as it was when
 // the test ends.
-func useClusterChecks(t *testing.T, c clusterChecks) {
+func restartWebhook(t *testing.T, c webhookSettings) {
 	t.Helper()
 	ctx := context.Background()
-	restart := func(c clusterChecks) error {
+	restart := func(c webhookSettings) error {
 		if err := hook.Stop(); err != nil {
 			return err
 		}
-		hook.UseClusterChecks(c)
+		hook.UseSettings(c)
 		if err := hook.Start(ctx); err != nil {
 			return err
 		}
 		return cluster.WaitForWebhook(ctx, namespace, 30*time.Second)
 	}
 	t.Cleanup(func() {
-		if err := restart(clusterChecks{}); err != nil {
+		if err := restart(webhookSettings{}); err != nil {
 			t.Fatalf("restarting the webhook without cluster checks: %v", err) // later tests need it
 		}
 	})
@@ -251,7 +251,7 @@ func deleteIn(t *testing.T, ns, name string) {
 func TestClusterAwareWarnings(t *testing.T) {
 	requireCluster(t)
 	applyClusterFixtures(t)
-	useClusterChecks(t, clusterChecks{enabled: true, secrets: true})
+	restartWebhook(t, webhookSettings{enabled: true, secrets: true})
 
 	t.Run("1 parent Gateway does not exist", func(t *testing.T) {
 		r := mustApply(t, clusterLS(teamA, "orphan", "nowhere", httpListener("web", 8080)), "--dry-run=server")
@@ -350,7 +350,7 @@ spec:
 	if r := kubectl(t, strictGateway, "apply", "-f", "-"); r.Err != nil {
 		t.Fatalf("%v\n%s", r.Err, r.Output())
 	}
-	useClusterChecks(t, clusterChecks{enabled: true, strict: true})
+	restartWebhook(t, webhookSettings{enabled: true, strict: true})
 
 	t.Run("conflict and RefNotPermitted are denied with their paths", func(t *testing.T) {
 		deleteIn(t, teamA, "strict-clash")

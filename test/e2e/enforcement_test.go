@@ -23,7 +23,7 @@ func TestEnforcementWarn(t *testing.T) {
 	t.Cleanup(func() { deleteLS(t, name) })
 
 	t.Run("warn stores it", func(t *testing.T) {
-		useClusterChecks(t, clusterChecks{enabled: true, strict: true, warn: true})
+		restartWebhook(t, webhookSettings{enabled: true, strict: true, warn: true})
 		before := wouldDeny(t)
 		r := mustApply(t, obj)
 		// The lines docs/adoption.md shows.
@@ -68,7 +68,7 @@ func TestAddedNames(t *testing.T) {
 	t.Cleanup(func() { deleteLS(t, name) })
 
 	t.Run("an added curve is admitted, an unknown one denied", func(t *testing.T) {
-		useClusterChecks(t, clusterChecks{addNames: []string{"ecdhCurves=X448"}})
+		restartWebhook(t, webhookSettings{addNames: []string{"ecdhCurves=X448"}})
 		mustReject(t, listener("X448,X449"), []string{`The ListenerSet "` + name + `" is invalid`,
 			curveError + `Unsupported value: "X449": supported values: "X25519MLKEM768", "X25519", "P-256", "P-384", "P-521", "X448"`})
 		r := mustApply(t, listener("X448,X25519"))

@@ -129,7 +129,7 @@ spec:
 		if len(want) != 1 {
 			t.Fatalf("want one conflicted listener of newcomer in the listing, got messages %q", want)
 		}
-		useClusterChecks(t, clusterChecks{enabled: true, strict: true})
+		restartWebhook(t, webhookSettings{enabled: true, strict: true})
 		r := kubectl(t, newSet, "apply", "--dry-run=server", "-f", "-")
 		if r.Err == nil {
 			t.Fatalf("strict webhook admitted newcomer\n%s", r.Output())

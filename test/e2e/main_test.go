@@ -183,17 +183,17 @@ func requireCluster(t *testing.T) {
 type webhookServer interface {
 	Start(ctx context.Context) error
 	Stop() error
-	// UseClusterChecks sets the cluster-aware checks of the next Start
+	// UseSettings sets the flags of the next Start (cluster-aware checks, enforcement, added names)
 	// (the zero value: none, as the suite starts).
-	UseClusterChecks(c clusterChecks)
+	UseSettings(c webhookSettings)
 	// MetricsURL is the webhook's /metrics.
 	MetricsURL() string
 }
 
-// clusterChecks are the serve command's --cluster-checks, --strict and
+// webhookSettings are the serve command's --cluster-checks, --strict and
 // --watch-secrets, warn its --enforcement=warn and addNames its --add-names:
 // the settings the tests restart the webhook with.
-type clusterChecks struct {
+type webhookSettings struct {
 	enabled, strict, secrets, warn bool
 	addNames                       []string
 }
@@ -223,7 +223,7 @@ func newInProcessWebhook(ports testproc.Ports, cert *localcluster.ServingCert) *
 	}
 }
 
-func (w *inProcessWebhook) UseClusterChecks(c clusterChecks) {
+func (w *inProcessWebhook) UseSettings(c webhookSettings) {
 	w.opts.Cluster = clusterview.Options{Enabled: c.enabled, Strict: c.strict, WatchSecrets: c.secrets, RESTConfig: cluster.Config}
 	w.opts.Enforcement = ""
 	if c.warn {
