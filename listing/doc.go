@@ -15,8 +15,8 @@
 // by offline/read and offline/judge exactly as validate reads and judges
 // them: the CRD applied, then the webhook's defaults and verdict) or from a
 // cluster (FromCluster: read-only lists of Gateways, ListenerSets and
-// Namespaces' metadata, nothing else; RBACRules, list on those three, is all
-// it needs).
+// Namespaces' metadata, nothing else, paginated by the audit's reader,
+// offline/live.List; RBACRules, list on those three, is all it needs).
 // Namespace labels matter only for allowedListeners.namespaces.from
 // Selector; offline, a namespace the input does not hold has unknown labels.
 //

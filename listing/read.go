@@ -2,20 +2,17 @@ package listing
 
 import (
 	"context"
-	"fmt"
 	"io"
 	"maps"
 	"slices"
 
 	rbacv1 "k8s.io/api/rbac/v1"
-	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/client-go/rest"
 	"k8s.io/client-go/tools/clientcmd"
-	"sigs.k8s.io/controller-runtime/pkg/client"
 	gwv1 "sigs.k8s.io/gateway-api/apis/v1"
-	gwscheme "sigs.k8s.io/gateway-api/pkg/client/clientset/versioned/scheme"
 
 	"github.com/airlock/listenerset-webhook/offline/judge"
+	"github.com/airlock/listenerset-webhook/offline/live"
 	"github.com/airlock/listenerset-webhook/offline/read"
 	"github.com/airlock/listenerset-webhook/validation"
 )
@@ -59,48 +56,16 @@ func RESTConfig(kubeconfig, context string) (*rest.Config, error) {
 
 // RBACRules are all FromCluster needs: list on Gateways, ListenerSets and
 // Namespaces (no get, no watch, nothing else).
-func RBACRules() []rbacv1.PolicyRule {
-	return []rbacv1.PolicyRule{
-		{APIGroups: []string{gwv1.GroupName}, Resources: []string{"gateways", "listenersets"}, Verbs: []string{"list"}},
-		{APIGroups: []string{""}, Resources: []string{"namespaces"}, Verbs: []string{"list"}},
-	}
-}
+func RBACRules() []rbacv1.PolicyRule { return live.KindRules(live.Kinds{}) }
 
 // FromCluster lists, read-only, what the merged lists need: every Gateway,
 // every ListenerSet and every Namespace's metadata (its labels, for
-// allowedListeners selectors). Nothing is watched, written or cached.
+// allowedListeners selectors), through the audit's paginated reader
+// (offline/live.List). Nothing is watched, written or cached.
 func FromCluster(ctx context.Context, cfg *rest.Config, added validation.AddedNames) (*Input, error) {
-	// gateway-api's own scheme knows the typed kinds; Namespaces come as
-	// metadata only, which needs none.
-	c, err := client.New(cfg, client.Options{Scheme: gwscheme.Scheme})
+	o, err := live.List(ctx, cfg, live.Kinds{}, 0)
 	if err != nil {
 		return nil, err
-	}
-	var gateways gwv1.GatewayList
-	if err := c.List(ctx, &gateways); err != nil {
-		return nil, fmt.Errorf("listing Gateways: %w", err)
-	}
-	var sets gwv1.ListenerSetList
-	if err := c.List(ctx, &sets); err != nil {
-		return nil, fmt.Errorf("listing ListenerSets: %w", err)
-	}
-	namespaces := &metav1.PartialObjectMetadataList{TypeMeta: metav1.TypeMeta{APIVersion: "v1", Kind: "NamespaceList"}}
-	if err := c.List(ctx, namespaces); err != nil {
-		return nil, fmt.Errorf("listing Namespaces: %w", err)
-	}
-	o := &validation.Objects{
-		Gateways:   make([]*gwv1.Gateway, 0, len(gateways.Items)),
-		Sets:       make([]*gwv1.ListenerSet, 0, len(sets.Items)),
-		Namespaces: make([]*metav1.PartialObjectMetadata, 0, len(namespaces.Items)),
-	}
-	for i := range gateways.Items {
-		o.Gateways = append(o.Gateways, &gateways.Items[i])
-	}
-	for i := range sets.Items {
-		o.Sets = append(o.Sets, &sets.Items[i])
-	}
-	for i := range namespaces.Items {
-		o.Namespaces = append(o.Namespaces, &namespaces.Items[i])
 	}
 	return judgedByOwnRules(o, added), nil
 }

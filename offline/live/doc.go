@@ -19,6 +19,11 @@
 // prints them (--print-rbac, a ClusterRole). Of each stored ListenerSet,
 // managedFields and status are dropped as it is read: no rule reads them.
 //
+// List is the reader under Read, for every command that reads a live
+// cluster: Kinds says what it lists beyond Gateways, ListenerSets and
+// Namespaces, and KindRules the RBAC that takes, so that a command that
+// reads less (listeners: no ReferenceGrants) asks for less.
+//
 // The view is always the whole cluster, also with Options.Namespace or
 // Options.Gateway: a set's rivals on its Gateway live in other namespaces.
 // Those options only select the sets judged and reported.

@@ -47,20 +47,42 @@ type Options struct {
 	Stderr io.Writer
 }
 
-// RBACRules are all Read needs: list on Gateways, ListenerSets,
-// ReferenceGrants and Namespaces, and with secrets on Secrets (metadata
-// only is read, but RBAC has no metadata-only permission). No get, no
-// watch, nothing else.
-func RBACRules(secrets bool) []rbacv1.PolicyRule {
+// Kinds says what List lists besides Gateways, ListenerSets and the
+// metadata of Namespaces, which every reader of a live cluster needs: each
+// command lists only what its rules read, so that the RBAC it asks for stays
+// that small (listeners reads no ReferenceGrants; the audit reads Secrets
+// only when asked).
+type Kinds struct {
+	ReferenceGrants bool
+	// Secrets lists Secrets' metadata (RBAC has no metadata-only
+	// permission: list on secrets).
+	Secrets bool
+}
+
+// auditKinds are what Read, the audit's and validate --kubeconfig's view,
+// lists.
+func auditKinds(secrets bool) Kinds { return Kinds{ReferenceGrants: true, Secrets: secrets} }
+
+// KindRules are all List needs for k: list on each kind it lists. No get,
+// no watch, nothing else.
+func KindRules(k Kinds) []rbacv1.PolicyRule {
+	gatewayKinds := []string{"gateways", "listenersets"}
+	if k.ReferenceGrants {
+		gatewayKinds = append(gatewayKinds, "referencegrants")
+	}
 	rules := []rbacv1.PolicyRule{
-		{APIGroups: []string{gwv1.GroupName}, Resources: []string{"gateways", "listenersets", "referencegrants"}, Verbs: []string{"list"}},
+		{APIGroups: []string{gwv1.GroupName}, Resources: gatewayKinds, Verbs: []string{"list"}},
 		{APIGroups: []string{""}, Resources: []string{"namespaces"}, Verbs: []string{"list"}},
 	}
-	if secrets {
+	if k.Secrets {
 		rules = append(rules, rbacv1.PolicyRule{APIGroups: []string{""}, Resources: []string{"secrets"}, Verbs: []string{"list"}})
 	}
 	return rules
 }
+
+// RBACRules are all Read needs: list on Gateways, ListenerSets,
+// ReferenceGrants and Namespaces, and with secrets on Secrets.
+func RBACRules(secrets bool) []rbacv1.PolicyRule { return KindRules(auditKinds(secrets)) }
 
 // ClusterRoleName is the name of the ClusterRole ClusterRole returns.
 const ClusterRoleName = "listenerset-audit"
@@ -89,17 +111,28 @@ type Snapshot struct {
 // Read lists the cluster cfg reaches, page by page, and selects the
 // ListenerSets opts name.
 func Read(ctx context.Context, cfg *rest.Config, opts Options) (*Snapshot, error) {
+	o, err := List(ctx, cfg, auditKinds(opts.Secrets), opts.PageSize)
+	if err != nil {
+		return nil, err
+	}
+	return &Snapshot{Objects: o, Selected: selectSets(o.Sets, opts)}, nil
+}
+
+// List lists, read-only, every Gateway, ListenerSet and Namespace's
+// metadata of the cluster cfg reaches, and what k adds, pageSize objects a
+// request (DefaultPageSize when 0). A kind not listed stays nil in the
+// Objects: unknown, so that its rules are skipped, not failed.
+func List(ctx context.Context, cfg *rest.Config, k Kinds, pageSize int64) (*validation.Objects, error) {
 	c, err := client.New(cfg, client.Options{Scheme: gwscheme.Scheme})
 	if err != nil {
 		return nil, err
 	}
-	size := opts.PageSize
+	size := pageSize
 	if size <= 0 {
 		size = DefaultPageSize
 	}
 	o := &validation.Objects{
-		Gateways: []*gwv1.Gateway{}, Sets: []*gwv1.ListenerSet{}, Grants: []*gwv1.ReferenceGrant{},
-		Namespaces: []*metav1.PartialObjectMetadata{},
+		Gateways: []*gwv1.Gateway{}, Sets: []*gwv1.ListenerSet{}, Namespaces: []*metav1.PartialObjectMetadata{},
 	}
 	if err := pages(ctx, c, size, "Gateways", func() *gwv1.GatewayList { return &gwv1.GatewayList{} }, func(l *gwv1.GatewayList) {
 		for i := range l.Items {
@@ -118,22 +151,25 @@ func Read(ctx context.Context, cfg *rest.Config, opts Options) (*Snapshot, error
 	}); err != nil {
 		return nil, err
 	}
-	if err := pages(ctx, c, size, "ReferenceGrants", func() *gwv1.ReferenceGrantList { return &gwv1.ReferenceGrantList{} }, func(l *gwv1.ReferenceGrantList) {
-		for i := range l.Items {
-			o.Grants = append(o.Grants, &l.Items[i])
+	if k.ReferenceGrants {
+		o.Grants = []*gwv1.ReferenceGrant{}
+		if err := pages(ctx, c, size, "ReferenceGrants", func() *gwv1.ReferenceGrantList { return &gwv1.ReferenceGrantList{} }, func(l *gwv1.ReferenceGrantList) {
+			for i := range l.Items {
+				o.Grants = append(o.Grants, &l.Items[i])
+			}
+		}); err != nil {
+			return nil, err
 		}
-	}); err != nil {
-		return nil, err
 	}
 	if o.Namespaces, err = metadata(ctx, c, size, "Namespaces", "NamespaceList"); err != nil {
 		return nil, err
 	}
-	if opts.Secrets {
+	if k.Secrets {
 		if o.Secrets, err = metadata(ctx, c, size, "Secrets", "SecretList"); err != nil {
 			return nil, err
 		}
 	}
-	return &Snapshot{Objects: o, Selected: selectSets(o.Sets, opts)}, nil
+	return o, nil
 }
 
 // pages lists one kind with Limit and Continue, handing each page to page.

@@ -59,4 +59,7 @@ func TestRBACRules(t *testing.T) {
 	}
 	assert.Equal(t, []string{"list on gateways, listenersets, referencegrants (gateway.networking.k8s.io)", "list on namespaces (core)"},
 		DescribeRules(RBACRules(false)))
+	// What listeners reads: no ReferenceGrants.
+	assert.Equal(t, []string{"list on gateways, listenersets (gateway.networking.k8s.io)", "list on namespaces (core)"},
+		DescribeRules(KindRules(Kinds{})))
 }

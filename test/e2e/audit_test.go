@@ -112,6 +112,39 @@ func TestAuditCommand(t *testing.T) {
 		}
 	})
 
+	t.Run("pages: one object a request lists what one request does", func(t *testing.T) {
+		names := func(o *validation.Objects) (sets, gateways, grants []string) {
+			for _, ls := range o.Sets {
+				sets = append(sets, ls.Namespace+"/"+ls.Name)
+			}
+			for _, g := range o.Gateways {
+				gateways = append(gateways, g.Namespace+"/"+g.Name)
+			}
+			for _, g := range o.Grants {
+				grants = append(grants, g.Namespace+"/"+g.Name)
+			}
+			return sets, gateways, grants
+		}
+		all := live.Kinds{ReferenceGrants: true}
+		whole, err := live.List(ctx, cluster.Config, all, 0)
+		require.NoError(t, err)
+		paged, err := live.List(ctx, cluster.Config, all, 1)
+		require.NoError(t, err)
+		wantSets, wantGateways, wantGrants := names(whole)
+		require.Greater(t, len(wantSets), 1, "the fixture stores several sets, so that one a page takes several pages")
+		gotSets, gotGateways, gotGrants := names(paged)
+		assert.Equal(t, wantSets, gotSets)
+		assert.Equal(t, wantGateways, gotGateways)
+		assert.Equal(t, wantGrants, gotGrants)
+		assert.Len(t, paged.Namespaces, len(whole.Namespaces))
+
+		// What listeners lists: ReferenceGrants unknown (nil), not empty.
+		less, err := live.List(ctx, cluster.Config, live.Kinds{}, 1)
+		require.NoError(t, err)
+		assert.Nil(t, less.Grants)
+		assert.Nil(t, less.Secrets)
+	})
+
 	t.Run("every format", func(t *testing.T) {
 		args := []string{"-n", "aud-team-a", "-o"}
 		out, _ := audit(t, report.ExitInvalid, append(args, "json")...)
