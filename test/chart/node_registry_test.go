@@ -119,10 +119,11 @@ func testNodeInstallFromRegistry(t *testing.T, n *node.Node, c client.Client) {
 			}
 			return fmt.Errorf("phase %s, %+v", pod.Status.Phase, pod.Status.ContainerStatuses)
 		})
-		// containerd connected and did not get through TLS: it hangs up on the
-		// certificate (EOF or a reset), then tries plain HTTP, which containerd
-		// 1.6 falls back to for a loopback registry and the registry refuses
-		// (400). The registry writes those lines as it notices, hence eventually.
+		// containerd connected and did not get through TLS: with no hosts.toml
+		// for a loopback registry containerd 1.6 speaks plain HTTP to it,
+		// which the registry refuses (400), in some runs after an HTTPS
+		// attempt it hangs up on (EOF or a reset: the certificate). The
+		// registry writes those lines as it notices, hence eventually.
 		var refused, plain int
 		eventually(t, 30*time.Second, "the registry logs containerd's failed TLS handshakes", func() error {
 			refused, plain = 0, 0
