@@ -5,7 +5,7 @@ BIN := bin
 WEBHOOK := $(BIN)/listenerset-webhook
 PLUGIN := $(BIN)/kubectl-listenerset
 
-.PHONY: all build image ociimage release release-check cosign cyclonedx-gomod chart-score run ci-tools node-setup testsummary test test-matrix test-matrix-ends test-node test-node-stress test-unit test-e2e bench bench-scale bench-audit fuzz vet k8s-binaries helm chart-lint chart-template chart-policy chart-generate docs-generate promtool clean
+.PHONY: all build image ociimage release release-check publish cosign cyclonedx-gomod chart-score run ci-tools node-setup testsummary test test-matrix test-matrix-ends test-node test-node-stress test-unit test-e2e bench bench-scale bench-audit fuzz vet k8s-binaries helm chart-lint chart-template chart-policy chart-generate docs-generate promtool clean
 
 all: build
 
@@ -35,9 +35,12 @@ image: ociimage
 	CGO_ENABLED=0 $(GO) build -trimpath -ldflags="-s -w" -o $(BIN)/image/listenerset-webhook ./cmd/listenerset-webhook
 	$(BIN)/ociimage -o $(IMAGE) -name $(IMAGE_NAME) -file /listenerset-webhook=$(BIN)/image/listenerset-webhook $(IMAGE_FLAGS)
 
-## ociimage: bin/ociimage, the image tool (hack/tools/ociimage, go-containerregistry, its own module)
+## ociimage: bin/ociimage, the image tool (hack/tools/ociimage, go-containerregistry, its own module), which
+## also pushes an image tarball to a registry (make publish), and bin/ociregistry, go-containerregistry's
+## registry on a loopback address with TLS, which test/chart's TestNode/InstallFromRegistry publishes to
 ociimage:
 	GOWORK=off $(GO) build -C hack/tools/ociimage -o $(CURDIR)/$(BIN)/ociimage .
+	GOWORK=off $(GO) build -C hack/tools/ociimage -o $(CURDIR)/$(BIN)/ociregistry ./ociregistry
 
 ## cosign: bin/cosign v2.6.5 from hack/tools/cosign, which make release signs with (cold: 15 minutes at load 11 to 21)
 cosign:
@@ -59,6 +62,13 @@ release: helm ociimage cosign cyclonedx-gomod
 	VERSION=$(VERSION) $(RELEASE_TOOLS) hack/release.sh build
 release-check: helm ociimage cosign cyclonedx-gomod
 	VERSION=$(or $(VERSION),v0.0.0-check) $(RELEASE_TOOLS) hack/release.sh check
+
+## publish: dist/ of VERSION (DIST=... for a release downloaded elsewhere) pushed to REGISTRY (host[:port]/path,
+## any OCI registry) and signed there (hack/release.sh publish; docs/release.md): the release checked first
+## against RELEASE_KEY (default its cosign.pub), the image index by digest and tagged VERSION, the chart to
+## oci://REGISTRY/charts, both signed with COSIGN_KEY and verified; REGISTRY_CA for a registry of a private CA
+publish: helm ociimage cosign
+	VERSION=$(VERSION) REGISTRY=$(REGISTRY) REGISTRY_CA=$(REGISTRY_CA) RELEASE_KEY=$(RELEASE_KEY) $(RELEASE_TOOLS) hack/release.sh publish
 
 ## k8s-binaries: kube-apiserver, kubectl and etcd built from Go modules into bin/k8s/ (cached)
 k8s-binaries:
@@ -145,15 +155,16 @@ NODE_TEST = NODE_TESTS=1 $(GO_TEST) -run '^TestNode$$' ./test/chart
 ## test: vet, kube-score over the chart (chart-score), then every test: unit, handler, CLI, local cluster,
 ## end-to-end, and the node suite (test-node), through one summary that ends with what was skipped and why
 ## (without root: the node suite; tools ci-tools could not install), then the version matrix' ends
-## (test-matrix-ends). FAIL_ON_SKIP=1 (.ci/run) fails on a skip.
-test: vet k8s-binaries helm chart-score promtool ci-tools node-setup testsummary
+## (test-matrix-ends). FAIL_ON_SKIP=1 (.ci/run) fails on a skip. The release tools (ociimage, cosign,
+## cyclonedx-gomod) are built first: the node suite builds a release and installs it from a registry.
+test: vet k8s-binaries helm chart-score promtool ociimage cosign cyclonedx-gomod ci-tools node-setup testsummary
 	set -o pipefail; { $(GO_TEST) -skip '^TestNode(Stress)?$$' ./...; s=$$?; $(NODE_TEST); exit $$((s | $$?)); } | $(SUMMARY)
 	$(MAKE) --no-print-directory test-matrix-ends
 
 ## test-node: the chart on a real single-node cluster (hack/node: kubelet, containerd, kube-proxy; test/chart
 ## TestNode with NODE_TESTS=1), about 2 minutes once built. Needs root on Debian: node-setup installs Debian's
 ## containerd, runc, CNI plugins, iptables and conntrack when missing and builds the node's binaries and images.
-test-node: node-setup testsummary
+test-node: ociimage cosign cyclonedx-gomod node-setup testsummary
 	set -o pipefail; $(NODE_TEST) | $(SUMMARY) -v
 
 ## test-node-stress: test/chart TestNodeStress on the real node (NODE_STRESS=1 NODE_TESTS=1, root, not part of

@@ -8,6 +8,11 @@
 #   hack/release.sh check   builds twice from the same commit, the second time from a clone in another
 #                           directory (with a fresh Go build cache when RELEASE_CHECK_COLD=1), and
 #                           compares every file but the signatures; prints the image digest and times
+#   hack/release.sh publish pushes $DIST to $REGISTRY and signs it there: checks the release against
+#                           $RELEASE_KEY first (default $DIST/cosign.pub), pushes the image index by
+#                           digest, tagged $VERSION, and the chart to oci://$REGISTRY/charts, signs both
+#                           with $COSIGN_KEY and verifies the signatures; $REGISTRY_CA names the CA
+#                           bundle of a registry whose certificate the system does not trust
 #
 # Environment: VERSION (vX.Y.Z, required), DIST (default dist), COSIGN_KEY (the private key's file;
 # check makes a throwaway pair) with COSIGN_PASSWORD, the tools HELM, COSIGN, CYCLONEDX, OCIIMAGE (the
@@ -177,8 +182,71 @@ check() {
   echo "release-check: every file but the signatures is the same in both builds of $COMMIT"
 }
 
+# publish: dist/ into a registry, as the release manager (or a user mirroring a release, with their own
+# key) runs it. The release is checked before anything is pushed, and the signatures after.
+publish() {
+  local dist=${DIST:-dist} chart_version=${VERSION#v}
+  : "${REGISTRY:?REGISTRY=host[:port]/path is required: where the image and the chart go}"
+  : "${COSIGN_KEY:?COSIGN_KEY=path/to/cosign.key is required (and COSIGN_PASSWORD): the key that signs in the registry}"
+  [[ $REGISTRY != *://* && $REGISTRY != */ ]] || die "REGISTRY=$REGISTRY: want host[:port]/path, no scheme, no trailing /"
+  local tarball=$dist/$image_name-$VERSION.oci.tar index=$dist/$image_name-$VERSION.index.json
+  local chart=$dist/$image_name-$chart_version.tgz release_key=${RELEASE_KEY:-$dist/cosign.pub}
+  local f
+  for f in "$tarball" "$index" "$index.sig" "$chart" "$chart.sig" "$dist/SHA256SUMS" "$dist/SHA256SUMS.sig" \
+    "$dist/$image_name-$VERSION.digest" "$release_key"; do
+    [ -f "$f" ] || die "$f: no such file (make release VERSION=$VERSION writes it; DIST names another directory)"
+  done
+  local ca_helm=() ca_cosign=() ca_push=()
+  work=$(mktemp -d) # global: the EXIT trap runs after publish returns
+  trap 'rm -rf "$work"' EXIT
+  local log=$work/log
+  if [ -n "${REGISTRY_CA:-}" ]; then
+    [ -f "$REGISTRY_CA" ] || die "REGISTRY_CA=$REGISTRY_CA: no such file"
+    ca_helm=(--ca-file "$REGISTRY_CA") ca_cosign=(--registry-cacert "$REGISTRY_CA") ca_push=(-ca-file "$REGISTRY_CA")
+  fi
+  # cosign_verify KEY COMMAND ARGS: verify-blob or verify against KEY, offline as in build.
+  cosign_verify() {
+    local key=$1 command=$2
+    shift 2
+    SIGSTORE_REKOR_PUBLIC_KEY=$key "$COSIGN" "$command" --insecure-ignore-tlog=true --key "$key" "$@" >/dev/null 2>"$log"
+  }
+
+  log "checking $dist against $release_key"
+  local digest
+  digest=$(cat "$dist/$image_name-$VERSION.digest")
+  for f in "$dist/SHA256SUMS" "$index" "$chart"; do
+    cosign_verify "$release_key" verify-blob --signature "$f.sig" "$f" || die "cosign verify-blob $f: $(cat "$log")"
+  done
+  (cd "$dist" && sha256sum --check --quiet SHA256SUMS) >"$log" 2>&1 || die "SHA256SUMS: $(cat "$log")"
+  [ "sha256:$(sha256sum <"$index" | cut -d' ' -f1)" = "$digest" ] || die "$index is not the image $digest"
+
+  log "image $REGISTRY/$image_name:$VERSION ($digest)"
+  local pushed
+  pushed=$("$OCIIMAGE" push "${ca_push[@]}" "$tarball" "$REGISTRY/$image_name:$VERSION") || die "ociimage push failed"
+  [ "$pushed" = "$REGISTRY/$image_name@$digest" ] || die "ociimage push: $pushed, want $REGISTRY/$image_name@$digest"
+
+  log "chart oci://$REGISTRY/charts/$image_name --version $chart_version"
+  local chart_digest
+  "$HELM" push "${ca_helm[@]}" "$chart" "oci://$REGISTRY/charts" >"$log" 2>&1 || die "helm push: $(cat "$log")"
+  chart_digest=$(sed -n 's/^Digest: //p' "$log")
+  [[ $chart_digest == sha256:* ]] || die "helm push printed no digest: $(cat "$log")"
+
+  log "signing both in the registry (cosign, key $COSIGN_KEY)"
+  local signer=$work/cosign.pub ref
+  "$COSIGN" public-key --key "$COSIGN_KEY" >"$signer" 2>"$log" || die "cosign public-key: $(cat "$log")"
+  for ref in "$REGISTRY/$image_name@$digest" "$REGISTRY/charts/$image_name@$chart_digest"; do
+    # Offline, as sign-blob in build: no transparency log.
+    "$COSIGN" sign --yes --tlog-upload=false "${ca_cosign[@]}" --key "$COSIGN_KEY" "$ref" >/dev/null 2>"$log" ||
+      die "cosign sign $ref: $(cat "$log")"
+    cosign_verify "$signer" verify "${ca_cosign[@]}" "$ref" || die "cosign verify $ref: $(cat "$log")"
+  done
+  printf 'image: %s\nchart: %s (oci://%s/charts/%s --version %s)\n' "$REGISTRY/$image_name@$digest" \
+    "$REGISTRY/charts/$image_name@$chart_digest" "$REGISTRY" "$image_name" "$chart_version"
+}
+
 case ${1:-} in
 build) build ;;
 check) check ;;
-*) die "usage: hack/release.sh build|check" ;;
+publish) publish ;;
+*) die "usage: hack/release.sh build|check|publish" ;;
 esac

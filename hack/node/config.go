@@ -32,8 +32,9 @@ func writeFile(path, content string) error {
 // containerdConfig: Debian's containerd 1.6 with its own root, state and
 // socket (never the machine's default ones), runc through the v2 shim with
 // cgroupfs, the CRI's restrict_oom_score_adj (these machines refuse a lower
-// oom_score_adj to the sandbox), the local pause image, and the CNI config
-// in the node's directory.
+// oom_score_adj to the sandbox), the local pause image, the CNI config
+// in the node's directory, and registries configured by hosts.toml files
+// under Dir/certs.d (TrustRegistry), which the CRI reads on every pull.
 func (n *Node) containerdConfig() string {
 	return fmt.Sprintf(`version = 2
 root = %[1]q
@@ -69,9 +70,24 @@ disabled_plugins = ["io.containerd.snapshotter.v1.aufs", "io.containerd.snapshot
   [plugins."io.containerd.grpc.v1.cri".cni]
     bin_dir = "/usr/lib/cni"
     conf_dir = %[7]q
+  [plugins."io.containerd.grpc.v1.cri".registry]
+    config_path = %[8]q
 `, filepath.Join(n.Dir, "containerd", "root"), filepath.Join(n.Dir, "containerd", "state"),
 		n.ContainerdSocket, n.ContainerdSocket+".ttrpc", filepath.Join(n.Dir, "containerd", "opt"),
-		PauseImage, filepath.Join(n.Dir, "cni"))
+		PauseImage, filepath.Join(n.Dir, "cni"), n.registryHostsDir())
+}
+
+func (n *Node) registryHostsDir() string { return filepath.Join(n.Dir, "certs.d") }
+
+// registryHosts: containerd's hosts.toml for a registry at host (host:port)
+// that serves HTTPS with a certificate of the CA in caFile, for pulls only.
+func registryHosts(host, caFile string) string {
+	return fmt.Sprintf(`server = "https://%[1]s"
+
+[host."https://%[1]s"]
+  capabilities = ["pull", "resolve"]
+  ca = %[2]q
+`, host, caFile)
 }
 
 // cniConfig: one bridge on this machine, addresses from PodCIDR (host-local,

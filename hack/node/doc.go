@@ -5,7 +5,9 @@
 // Debian's containerd with runc and the CNI plugins (installed by
 // hack/node/setup.sh, which Start runs first). Images come from OCI tarballs
 // (make image; the pause image built from hack/node/pause) imported into
-// containerd; no registry is contacted.
+// containerd; no registry is contacted unless a test names one with
+// TrustRegistry (a registry of its own on loopback, over TLS: containerd's
+// hosts.toml for it), and then only for an image the test names there.
 //
 // What this package owns: the node's processes, their configuration, its PKI
 // (a CA, kube-apiserver's serving certificate, one admin client certificate

@@ -540,6 +540,27 @@ func (n *Node) waitControllers(ctx context.Context) error {
 	})
 }
 
+// TrustRegistry makes the node's containerd pull from the registry at host
+// (host:port, e.g. 127.0.0.1:5000) over HTTPS, trusting the PEM CA
+// certificates caPEM for it: a hosts.toml under Dir/certs.d, which the CRI
+// reads on every pull, so that it applies to the next pull without a
+// restart. Without it the registry's certificate is checked against the
+// machine's roots. The returned func removes it again.
+func (n *Node) TrustRegistry(host string, caPEM []byte) (untrust func() error, err error) {
+	if _, _, err := net.SplitHostPort(host); err != nil {
+		return nil, fmt.Errorf("registry %q: want host:port: %w", host, err)
+	}
+	dir := filepath.Join(n.registryHostsDir(), host)
+	ca := filepath.Join(dir, "ca.crt")
+	if err := writeFile(ca, string(caPEM)); err != nil {
+		return nil, err
+	}
+	if err := writeFile(filepath.Join(dir, "hosts.toml"), registryHosts(host, ca)); err != nil {
+		return nil, err
+	}
+	return func() error { return os.RemoveAll(dir) }, nil
+}
+
 // Log returns the last lines of a component's log (etcd, kube-apiserver,
 // containerd, kube-controller-manager, kube-scheduler, kubelet, kube-proxy).
 func (n *Node) Log(component string, lines int) string {

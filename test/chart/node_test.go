@@ -35,7 +35,9 @@ const (
 // the chart's RBAC alone; and a helm upgrade, evictions under the
 // PodDisruptionBudget and a pod deletion (the kubelet's SIGTERM) fail no
 // request; and with platformAssignsUID=true the pod runs under a UID the
-// platform assigns (OpenShift's, played by admission policies).
+// platform assigns (OpenShift's, played by admission policies); and the
+// release, published to a registry and signed there, installs with helm
+// from oci:// and the node's containerd pulls it (node_registry_test.go).
 //
 // One simulation is kept: cert-manager's controller cannot be built here,
 // so the test issues the certificate the chart's Certificate asks for into
@@ -50,6 +52,7 @@ func TestNode(t *testing.T) {
 	t.Run("SelfBootstrappedMode", func(t *testing.T) { testNodeSelfBootstrapped(t, n, c) })
 	t.Run("HostNetwork", func(t *testing.T) { testNodeHostNetwork(t, n, c) })
 	t.Run("PlatformAssignsUID", func(t *testing.T) { testNodePlatformAssignsUID(t, n, c) })
+	t.Run("InstallFromRegistry", func(t *testing.T) { testNodeInstallFromRegistry(t, n, c) })
 }
 
 // testNodeHostNetwork: with hostNetwork the pod serves on the node's own

@@ -1,7 +1,8 @@
 // Command ociimage builds an OCI image tarball (an OCI image layout, tarred)
 // from local files, without Docker or a registry: `make image` builds the
 // product's image with it, and hack/node the pause image its containerd runs
-// pods with. The tarball imports with `ctr -n k8s.io images import`.
+// pods with. The tarball imports with `ctr -n k8s.io images import`;
+// `ociimage push` copies it to a registry (push.go, make publish).
 //
 // The image is one layer on an empty base (the Dockerfile's `FROM scratch`),
 // with every entry owned by root and dated SOURCE_DATE_EPOCH (else 1970), so
@@ -46,7 +47,11 @@ func (l *list) String() string     { return strings.Join(*l, ",") }
 func (l *list) Set(v string) error { *l = append(*l, v); return nil }
 
 func main() {
-	if err := run(); err != nil {
+	do := run
+	if len(os.Args) > 1 && os.Args[1] == "push" {
+		do = func() error { return push(os.Args[2:]) }
+	}
+	if err := do(); err != nil {
 		fmt.Fprintln(os.Stderr, "ociimage:", err)
 		os.Exit(1)
 	}
