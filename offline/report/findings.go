@@ -96,3 +96,7 @@ func ruleOf(code string) rule {
 	}
 	return rule{ID: code, Short: code, Help: "See the message.", HelpURI: validation.CodesPage}
 }
+
+// CodeTitle is code's title in the catalog (the code itself when the
+// catalog lacks it), for formats written outside this package.
+func CodeTitle(code string) string { return ruleOf(code).Short }
