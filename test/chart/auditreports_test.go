@@ -109,15 +109,6 @@ func TestAuditWritesReports(t *testing.T) {
 		require.NoError(t, err)
 		return u
 	}
-	results := func(u *unstructured.Unstructured) (out []string) {
-		rs, _, _ := unstructured.NestedSlice(u.Object, "results")
-		for _, r := range rs {
-			m := r.(map[string]any)
-			res := m["resources"].([]any)[0].(map[string]any)
-			out = append(out, res["name"].(string)+" "+m["rule"].(string)+" "+m["result"].(string))
-		}
-		return out
-	}
 	const badFinding = nsA + "/bad LS106 error"
 
 	t.Run("without the CRD", func(t *testing.T) {
@@ -180,4 +171,15 @@ func auditListenerSet(ns, name string, port int64) *unstructured.Unstructured {
 	ls := listenerSet(ns, name, true)
 	ls.Object["spec"].(map[string]any)["listeners"].([]any)[0].(map[string]any)["port"] = port
 	return ls
+}
+
+// results are a PolicyReport's results as "set rule result".
+func results(u *unstructured.Unstructured) (out []string) {
+	rs, _, _ := unstructured.NestedSlice(u.Object, "results")
+	for _, r := range rs {
+		m := r.(map[string]any)
+		res := m["resources"].([]any)[0].(map[string]any)
+		out = append(out, res["name"].(string)+" "+m["rule"].(string)+" "+m["result"].(string))
+	}
+	return out
 }
