@@ -70,10 +70,10 @@ func TestAuditWritesReports(t *testing.T) {
 	}
 	kubeconfig := serviceAccountKubeconfig(t, c, nsA, sa)
 
-	audit := func(t *testing.T, wantExit int) (lines []map[string]any, stderr string) {
+	audit := func(t *testing.T, wantExit int, args ...string) (lines []map[string]any, stderr string) {
 		t.Helper()
 		var out, errOut bytes.Buffer
-		cmd := exec.Command(bin, "audit", "--kubeconfig", kubeconfig, "-o", "jsonl", "--write-reports")
+		cmd := exec.Command(bin, append([]string{"audit", "--kubeconfig", kubeconfig, "-o", "jsonl", "--write-reports"}, args...)...)
 		cmd.Stdout, cmd.Stderr = &out, &errOut
 		err := cmd.Run()
 		code := 0
@@ -149,6 +149,18 @@ func TestAuditWritesReports(t *testing.T) {
 		require.NotNil(t, a)
 		assert.Equal(t, []string{"bad all pass", "good all pass"}, results(a))
 		assert.Nil(t, report(t, nsB), "the stale report is deleted")
+	})
+
+	t.Run("-n touches that namespace only", func(t *testing.T) {
+		other := auditListenerSet(nsB, "other", 8080)
+		require.NoError(t, c.Client.Create(ctx, other))
+		audit(t, 0)
+		require.NotNil(t, report(t, nsB))
+		require.NoError(t, c.Client.Delete(ctx, other))
+		_, stderr := audit(t, 0, "-n", nsA)
+		assert.Contains(t, stderr, "1 applied")
+		assert.Contains(t, stderr, "0 stale deleted")
+		assert.NotNil(t, report(t, nsB), "another namespace's report is the audit of that namespace's to delete")
 	})
 }
 
