@@ -2,13 +2,13 @@
 #
 # listenerset-webhook: the server's static binary on an empty,
 # distroless-style base that runs as a non-root user (65532, as the chart's
-# securityContext). The offline commands are the kubectl plugin
-# (cmd/kubectl-listenerset), not in the image.
+# securityContext), and the kubectl plugin's (cmd/kubectl-listenerset), which
+# the chart's audit CronJob runs as /kubectl-listenerset audit.
 #
 #   docker build -t <your-registry>/listenerset-webhook:<tag> .
 #
 # The build stage uses the official Go image of the version go.mod asks for;
-# override with --build-arg GO_VERSION=... . Nothing but the binary ends up
+# override with --build-arg GO_VERSION=... . Nothing but the binaries end up
 # in the final image: no shell, no package manager, no libc.
 
 ARG GO_VERSION=1.26.8
@@ -22,10 +22,13 @@ COPY . .
 ARG TARGETOS TARGETARCH
 # What --version prints (docs/release.md): --build-arg VERSION=v1.2.3 --build-arg COMMIT=$(git rev-parse HEAD).
 ARG VERSION COMMIT
+# The server and the kubectl plugin, with the same flags.
 RUN --mount=type=cache,target=/go/pkg/mod --mount=type=cache,target=/root/.cache/go-build \
-    CGO_ENABLED=0 GOOS=${TARGETOS:-linux} GOARCH=${TARGETARCH} \
-    go build -trimpath -ldflags="-s -w -X github.com/airlock/listenerset-webhook/version.Version=${VERSION} -X github.com/airlock/listenerset-webhook/version.Commit=${COMMIT}" \
-      -o /out/listenerset-webhook ./cmd/listenerset-webhook
+    for cmd in listenerset-webhook kubectl-listenerset; do \
+      CGO_ENABLED=0 GOOS=${TARGETOS:-linux} GOARCH=${TARGETARCH} \
+      go build -trimpath -ldflags="-s -w -X github.com/airlock/listenerset-webhook/version.Version=${VERSION} -X github.com/airlock/listenerset-webhook/version.Commit=${COMMIT}" \
+        -o /out/$cmd ./cmd/$cmd || exit 1; \
+    done
 # A passwd and group entry for the non-root user, so tools that look up the
 # user name find one.
 RUN mkdir -p /out/etc && \
@@ -35,6 +38,7 @@ RUN mkdir -p /out/etc && \
 FROM scratch
 COPY --from=build /out/etc/passwd /out/etc/group /etc/
 COPY --from=build /out/listenerset-webhook /listenerset-webhook
+COPY --from=build /out/kubectl-listenerset /kubectl-listenerset
 USER 65532:65532
 EXPOSE 9443 8080 8081
 ENTRYPOINT ["/listenerset-webhook"]

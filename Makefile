@@ -18,8 +18,9 @@ build:
 	$(GO) build -trimpath -o $(PLUGIN) ./cmd/kubectl-listenerset
 	cp cmd/kubectl-listenerset/kubectl_complete-listenerset $(BIN)/
 
-## image: the product image as an OCI tarball, without Docker: the static binary on an empty base, the
-## Dockerfile's user, entrypoint and ports (test/image compares the two), for this machine's platform.
+## image: the product image as an OCI tarball, without Docker: the static binaries on an empty base (the
+## server, the entrypoint, and the kubectl plugin /kubectl-listenerset, which the chart's audit CronJob
+## runs), the Dockerfile's user, entrypoint and ports (test/image compares the two), for this machine's platform.
 ## Named <the chart's default image.repository>:<appVersion>, localhost/listenerset-webhook:0.1.0, which
 ## containerd keeps as it is: imported with `ctr -n k8s.io images import bin/image/listenerset-webhook.tar`,
 ## the chart's default finds it and never pulls. The release's image is make release's.
@@ -32,8 +33,11 @@ IMAGE_FLAGS = -passwd nonroot:65532 -user 65532:65532 -entrypoint /listenerset-w
   -expose 9443/tcp -expose 8080/tcp -expose 8081/tcp
 image: ociimage
 	@mkdir -p $(BIN)/image $(dir $(IMAGE))
-	CGO_ENABLED=0 $(GO) build -trimpath -ldflags="-s -w" -o $(BIN)/image/listenerset-webhook ./cmd/listenerset-webhook
-	$(BIN)/ociimage -o $(IMAGE) -name $(IMAGE_NAME) -file /listenerset-webhook=$(BIN)/image/listenerset-webhook $(IMAGE_FLAGS)
+	for cmd in listenerset-webhook kubectl-listenerset; do \
+	  CGO_ENABLED=0 $(GO) build -trimpath -ldflags="-s -w" -o $(BIN)/image/$$cmd ./cmd/$$cmd || exit 1; \
+	done
+	$(BIN)/ociimage -o $(IMAGE) -name $(IMAGE_NAME) -file /listenerset-webhook=$(BIN)/image/listenerset-webhook \
+	  -file /kubectl-listenerset=$(BIN)/image/kubectl-listenerset $(IMAGE_FLAGS)
 
 ## ociimage: bin/ociimage, the image tool (hack/tools/ociimage, go-containerregistry, its own module), which
 ## also pushes an image tarball to a registry (make publish), and bin/ociregistry, go-containerregistry's

@@ -27,6 +27,9 @@ RENDERS=(
   "host network|--set hostNetwork=true|$NO_POLICY"
   "admission.mode=policy|--set admission.mode=policy|$NO_POLICY"
   "admission.mode=both|--set admission.mode=both|$NO_POLICY"
+  "audit with reports|--set audit.enabled=true --set audit.reports=true --set clusterChecks.secrets=true|$NO_POLICY"
+  "audit, network policy|--set audit.enabled=true --set networkPolicy.enabled=true --set networkPolicy.egress[0].ports[0].port=6443|"
+  "audit, admission.mode=policy|--set audit.enabled=true --set admission.mode=policy|$NO_POLICY"
 )
 
 failed=0

@@ -87,7 +87,8 @@ build() {
   local image_flags
   read -ra image_flags <<<"$IMAGE_FLAGS"
   digest=$("$OCIIMAGE" -o "$tarball" -name "localhost/$image_name:$VERSION" "${platform_flags[@]}" \
-    -file "/listenerset-webhook=$work/{os}-{arch}/listenerset-webhook" "${image_flags[@]}" | awk '{print $3}')
+    -file "/listenerset-webhook=$work/{os}-{arch}/listenerset-webhook" \
+    -file "/$plugin=$dist/$plugin-$VERSION-{os}-{arch}" "${image_flags[@]}" | awk '{print $3}')
   [[ $digest == sha256:* ]] || die "ociimage printed no digest"
   echo "$digest" >"$dist/$image_name-$VERSION.digest"
   # The image index itself: its SHA-256 is the digest, so its signature signs the image.

@@ -160,6 +160,14 @@
 //	::error file=a.yaml,line=12,col=5,title=LS104 Duplicate listener name::ListenerSet team-a/dup: spec.listeners[1].name: Duplicate value: "web"
 //	::warning file=a.yaml,line=9,col=9,title=LS202 TLS option of another implementation::ListenerSet team-a/dup: spec.listeners[0].tls.options[example.com/x]: ...
 //
+// # JSON Lines output (-o jsonl)
+//
+// One JSON object a line, for log pipelines: a "finding" line per finding,
+// in the CI formats' order, flat (namespace, name, code, title, severity,
+// field, message; baseline, file, line and column where they have a
+// value), then one "summary" line, the JSON report's summary, so that a run
+// without findings still logs that it ran.
+//
 // The CI formats write nothing to stderr.
 //
 // # Exit codes

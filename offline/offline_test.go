@@ -224,6 +224,14 @@ func TestFormatsGolden(t *testing.T) {
 					assert.True(t, json.Valid([]byte(stdout)), "one JSON document")
 				case report.JUnit:
 					assert.NoError(t, xml.Unmarshal([]byte(stdout), new(struct{})), "well-formed XML")
+				case report.JSONLines:
+					lines := strings.Split(strings.TrimSuffix(stdout, "\n"), "\n")
+					for _, l := range lines {
+						assert.True(t, json.Valid([]byte(l)), "one JSON object a line: %s", l)
+					}
+					var last struct{ Type string }
+					require.NoError(t, json.Unmarshal([]byte(lines[len(lines)-1]), &last))
+					assert.Equal(t, "summary", last.Type, "the last line is the summary")
 				}
 			})
 		}

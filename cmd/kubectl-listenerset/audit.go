@@ -2,6 +2,7 @@ package main
 
 import (
 	"fmt"
+	"io"
 	"slices"
 	"strings"
 
@@ -11,6 +12,7 @@ import (
 	"github.com/airlock/listenerset-webhook/listing"
 	"github.com/airlock/listenerset-webhook/offline/judge"
 	"github.com/airlock/listenerset-webhook/offline/live"
+	"github.com/airlock/listenerset-webhook/offline/policyreport"
 	"github.com/airlock/listenerset-webhook/offline/report"
 	"github.com/airlock/listenerset-webhook/validation"
 )
@@ -18,7 +20,7 @@ import (
 func newAudit(code *int) *cobra.Command {
 	var (
 		kubeconfig, kubeContext, namespace, gw, format string
-		strict, secrets, printRBAC                     bool
+		strict, secrets, printRBAC, reports            bool
 		added                                          validation.AddedNames
 	)
 	cmd := &cobra.Command{
@@ -32,32 +34,33 @@ update lets through as warnings. The Gateways, ListenerSets, ReferenceGrants
 and Namespaces of the whole cluster are its context (with --secrets also
 Secrets' metadata). kube-apiserver applied the CRD when each object was
 written; it is not applied again. The output formats are validate's.
+With --write-reports it also writes one wgpolicyk8s.io PolicyReport per
+namespace (its only write), for policy-reporter and the like.
 
 RBAC: it needs only these permissions (--print-rbac prints them as a ClusterRole):
   ` + strings.Join(live.DescribeRules(live.RBACRules(false)), "\n  ") + `
-and with --secrets also list on secrets (core).
+and with --secrets also list on secrets (core); --write-reports also
+  ` + strings.Join(live.DescribeRules(policyreport.RBACRules()), "\n  ") + `
 
 Exit status: 0 all valid (or none found), 1 some invalid, 2 the cluster
 unreachable or not listable, or a bad command line.`,
 		Example: `  kubectl listenerset audit
   kubectl listenerset audit --kubeconfig ~/.kube/config --context prod -o sarif > audit.sarif
   kubectl listenerset audit --gateway infra/shared --strict
-  kubectl listenerset audit --print-rbac | kubectl apply -f -`,
+  kubectl listenerset audit --print-rbac | kubectl apply -f -
+  kubectl listenerset audit -o jsonl --write-reports`,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			switch {
 			case len(args) > 0:
 				return fmt.Errorf("unexpected arguments %q", args)
 			case printRBAC:
-				out, err := yaml.Marshal(live.ClusterRole(secrets))
-				if err != nil {
-					return err
-				}
-				_, err = cmd.OutOrStdout().Write(out)
-				return err
+				return printRoles(cmd.OutOrStdout(), secrets, reports)
 			case !slices.Contains(report.Formats, report.Format(format)):
 				return fmt.Errorf("-o %q: must be one of %s", format, report.FormatList())
 			case gw != "" && !listing.ValidGatewayName(gw):
 				return fmt.Errorf("--gateway %q: must be namespace/name", gw)
+			case gw != "" && reports:
+				return fmt.Errorf("--write-reports with --gateway: a namespace's report holds all of its ListenerSets")
 			}
 			cfg, err := listing.RESTConfig(kubeconfig, kubeContext)
 			if err != nil {
@@ -66,7 +69,7 @@ unreachable or not listable, or a bad command line.`,
 				return nil
 			}
 			*code = live.Audit(cmd.Context(), cfg, live.Options{
-				Namespace: namespace, Gateway: gw, Secrets: secrets, Judge: judge.Options{Strict: strict, AddedNames: added},
+				Namespace: namespace, Gateway: gw, Secrets: secrets, Reports: reports, Judge: judge.Options{Strict: strict, AddedNames: added},
 				Format: report.Format(format), Stdout: cmd.OutOrStdout(), Stderr: cmd.ErrOrStderr(),
 			})
 			return nil
@@ -81,7 +84,31 @@ unreachable or not listable, or a bad command line.`,
 	strictFlag(cmd, &strict)
 	f.Var(&added, "add-names", validation.AddedNamesUsage)
 	f.BoolVar(&secrets, "secrets", false, "also list Secrets' metadata, to check that each certificateRef's Secret exists (needs list on secrets)")
-	f.BoolVar(&printRBAC, "print-rbac", false, "print the ClusterRole the audit needs (with --secrets, the one it needs then) and exit")
+	f.BoolVar(&reports, "write-reports", false, "also write a "+policyreport.Group+"/"+policyreport.Version+" "+policyreport.Kind+" named "+
+		policyreport.ReportName+" in each namespace with ListenerSets and delete stale ones, when the cluster serves that API (docs/audit.md)")
+	f.BoolVar(&printRBAC, "print-rbac", false, "print the ClusterRole the audit needs (with --secrets, the one it needs then; with --write-reports also the reports' own) and exit")
 	completeValues(cmd, "output", report.Formats)
 	return cmd
+}
+
+// printRoles writes the ClusterRole the audit needs and, with reports, the
+// one of its reports after it, as YAML documents.
+func printRoles(w io.Writer, secrets, reports bool) error {
+	roles := []any{live.ClusterRole(secrets)}
+	if reports {
+		roles = append(roles, live.ReportsClusterRole())
+	}
+	for i, r := range roles {
+		out, err := yaml.Marshal(r)
+		if err != nil {
+			return err
+		}
+		if i > 0 {
+			out = append([]byte("---\n"), out...)
+		}
+		if _, err := w.Write(out); err != nil {
+			return err
+		}
+	}
+	return nil
 }

@@ -77,7 +77,7 @@ func TestKubectlRunsThePlugin(t *testing.T) {
 	// asks the plugin: the formats for -o, the commands after listenerset.
 	stdout, stderr, code := kubectlRun("__complete", "listenerset", "validate", "-o", "")
 	require.Equal(t, 0, code, stderr)
-	assert.Equal(t, []string{"text", "json", "junit", "sarif", "github", ":4"}, completionLines(stdout), stdout)
+	assert.Equal(t, []string{"text", "json", "junit", "sarif", "github", "jsonl", ":4"}, completionLines(stdout), stdout)
 	stdout, stderr, code = kubectlRun("__complete", "listenerset", "")
 	require.Equal(t, 0, code, stderr)
 	assert.Subset(t, completionLines(stdout), []string{"completion", "listeners", "policy", "validate"}, stdout)

@@ -28,6 +28,15 @@
 // Options.Gateway: a set's rivals on its Gateway live in other namespaces.
 // Those options only select the sets judged and reported.
 //
+// # Reports
+//
+// With Options.Reports (audit --write-reports) Audit also writes the
+// verdict as one PolicyReport per namespace through offline/policyreport,
+// the audit's only write, with rules of its own (ReportsClusterRole, on
+// policyreports alone); a cluster without the CRD is a line on stderr and
+// no error, a failed write exit 2. Nothing is written when the cluster
+// could not be listed.
+//
 // # Verdict
 //
 // Each selected set goes through judge.Stored: validation.Judge, the

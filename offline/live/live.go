@@ -3,12 +3,15 @@ package live
 import (
 	"cmp"
 	"context"
+	"errors"
 	"fmt"
 	"io"
 	"strings"
+	"time"
 
 	rbacv1 "k8s.io/api/rbac/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/client-go/rest"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	gwv1 "sigs.k8s.io/gateway-api/apis/v1"
@@ -16,6 +19,7 @@ import (
 
 	"github.com/airlock/listenerset-webhook/offline"
 	"github.com/airlock/listenerset-webhook/offline/judge"
+	"github.com/airlock/listenerset-webhook/offline/policyreport"
 	"github.com/airlock/listenerset-webhook/offline/read"
 	"github.com/airlock/listenerset-webhook/offline/report"
 	"github.com/airlock/listenerset-webhook/validation"
@@ -43,8 +47,12 @@ type Options struct {
 	Judge judge.Options
 	// Format is report.Text when empty.
 	Format report.Format
-	Stdout io.Writer
-	Stderr io.Writer
+	// Reports writes a PolicyReport per namespace too (offline/policyreport)
+	// when the cluster serves the API, and deletes the stale ones (of
+	// Namespace only, when set).
+	Reports bool
+	Stdout  io.Writer
+	Stderr  io.Writer
 }
 
 // Kinds says what List lists besides Gateways, ListenerSets and the
@@ -94,6 +102,21 @@ func ClusterRole(secrets bool) *rbacv1.ClusterRole {
 		TypeMeta:   metav1.TypeMeta{APIVersion: rbacv1.SchemeGroupVersion.String(), Kind: "ClusterRole"},
 		ObjectMeta: metav1.ObjectMeta{Name: ClusterRoleName},
 		Rules:      RBACRules(secrets),
+	}
+}
+
+// ReportsClusterRoleName is the name of the ClusterRole ReportsClusterRole
+// returns.
+const ReportsClusterRoleName = ClusterRoleName + "-reports"
+
+// ReportsClusterRole is what the audit needs besides ClusterRole to write
+// PolicyReports (Options.Reports): policyreport.RBACRules, on the report
+// kind alone, kept apart from the list-only rules.
+func ReportsClusterRole() *rbacv1.ClusterRole {
+	return &rbacv1.ClusterRole{
+		TypeMeta:   metav1.TypeMeta{APIVersion: rbacv1.SchemeGroupVersion.String(), Kind: "ClusterRole"},
+		ObjectMeta: metav1.ObjectMeta{Name: ReportsClusterRoleName},
+		Rules:      policyreport.RBACRules(),
 	}
 }
 
@@ -234,13 +257,43 @@ func Audit(ctx context.Context, cfg *rest.Config, opts Options) int {
 	if opts.Format == "" {
 		opts.Format = report.Text
 	}
-	var v *judge.Verdict
-	if snap, err := Read(ctx, cfg, opts); err != nil {
-		v = &judge.Verdict{Notes: []judge.Note{{InputError: &read.InputError{Message: err.Error()}}}}
-	} else {
-		v = judge.Stored(snap.Objects, snap.Selected, opts.Judge)
+	snap, err := Read(ctx, cfg, opts)
+	if err != nil {
+		v := &judge.Verdict{Notes: []judge.Note{{InputError: &read.InputError{Message: err.Error()}}}}
+		code := offline.Report(v, offline.Options{Format: opts.Format, Stdout: opts.Stdout, Stderr: opts.Stderr})
+		if opts.Reports {
+			fmt.Fprintln(opts.Stderr, "PolicyReports not written: the cluster could not be listed")
+		}
+		return code
 	}
-	return offline.Report(v, offline.Options{Format: opts.Format, Stdout: opts.Stdout, Stderr: opts.Stderr})
+	v := judge.Stored(snap.Objects, snap.Selected, opts.Judge)
+	code := offline.Report(v, offline.Options{Format: opts.Format, Stdout: opts.Stdout, Stderr: opts.Stderr})
+	if opts.Reports {
+		code = max(code, writeReports(ctx, cfg, snap, v, opts))
+	}
+	return code
+}
+
+// writeReports writes the PolicyReports of v's results and says on stderr
+// what it did: a cluster without the API is one line and no error (the
+// audit's exit code stands), a failed write exit 2.
+func writeReports(ctx context.Context, cfg *rest.Config, snap *Snapshot, v *judge.Verdict, opts Options) int {
+	uids := make(map[types.NamespacedName]types.UID, len(snap.Selected))
+	for _, ls := range snap.Selected {
+		uids[types.NamespacedName{Namespace: ls.Namespace, Name: ls.Name}] = ls.UID
+	}
+	w, err := policyreport.Write(ctx, cfg, policyreport.Build(v.Results, uids, time.Now()), opts.Namespace)
+	switch {
+	case errors.Is(err, policyreport.ErrNoCRD):
+		fmt.Fprintf(opts.Stderr, "PolicyReports skipped: %v\n", err)
+	case err != nil:
+		fmt.Fprintf(opts.Stderr, "error: writing PolicyReports: %v\n", err)
+		return report.ExitInputError
+	default:
+		fmt.Fprintf(opts.Stderr, "PolicyReports %s/%s %s: %d applied (largest %d bytes), %d stale deleted\n",
+			policyreport.Group, policyreport.Version, policyreport.ReportName, w.Applied, w.Largest, w.Deleted)
+	}
+	return report.ExitValid
 }
 
 // DescribeRules says each rule in a line, for help texts: "list on

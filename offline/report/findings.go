@@ -32,8 +32,9 @@ type finding struct {
 	Error        bool // an error, else a warning
 	Message      string
 	// Object is the ListenerSet ("ns/name"); empty for input errors.
-	Object string
-	Rule   rule
+	// Namespace and Name are its parts.
+	Object, Namespace, Name string
+	Rule                    rule
 	// Baseline is how it stands against a live cluster's findings (empty
 	// when not compared); a Fixed one is the live object's.
 	Baseline judge.Baseline
@@ -59,11 +60,11 @@ func (r *Report) findings() []finding {
 		}
 		for _, e := range errs {
 			out = append(out, finding{File: res.File, Line: e.Line, Column: e.Column, Field: e.Field,
-				Error: true, Message: e.Message, Object: obj, Rule: ruleOf(e.Code), Baseline: e.Baseline})
+				Error: true, Message: e.Message, Object: obj, Namespace: res.Namespace, Name: res.Name, Rule: ruleOf(e.Code), Baseline: e.Baseline})
 		}
 		for _, w := range warns {
 			out = append(out, finding{File: res.File, Line: w.Line, Column: w.Column, Field: w.Field,
-				Message: w.Message, Object: obj, Rule: ruleOf(w.Code), Baseline: judge.Baseline(w.Baseline)})
+				Message: w.Message, Object: obj, Namespace: res.Namespace, Name: res.Name, Rule: ruleOf(w.Code), Baseline: judge.Baseline(w.Baseline)})
 		}
 	}
 	return out
@@ -95,3 +96,7 @@ func ruleOf(code string) rule {
 	}
 	return rule{ID: code, Short: code, Help: "See the message.", HelpURI: validation.CodesPage}
 }
+
+// CodeTitle is code's title in the catalog (the code itself when the
+// catalog lacks it), for formats written outside this package.
+func CodeTitle(code string) string { return ruleOf(code).Short }

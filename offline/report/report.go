@@ -27,10 +27,13 @@ const (
 	SARIF Format = "sarif"
 	// GitHub is GitHub Actions workflow commands, one per finding.
 	GitHub Format = "github"
+	// JSONLines is one JSON object a line: one per finding, then the
+	// summary, for log pipelines (the audit's CronJob writes it to its log).
+	JSONLines Format = "jsonl"
 )
 
 // Formats are the output formats, in the order help texts list them.
-var Formats = []Format{Text, JSON, JUnit, SARIF, GitHub}
+var Formats = []Format{Text, JSON, JUnit, SARIF, GitHub, JSONLines}
 
 // FormatList is the formats as help texts show them: "text|json|...".
 func FormatList() string {
@@ -174,6 +177,8 @@ func (r *Report) Write(f Format, stdout, stderr io.Writer, workDir string) error
 		return writeSARIF(stdout, r, workDir)
 	case GitHub:
 		return writeGitHub(stdout, r)
+	case JSONLines:
+		return writeJSONLines(stdout, r)
 	}
 	return fmt.Errorf("output format %q: must be one of %s", f, FormatList())
 }

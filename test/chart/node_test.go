@@ -37,7 +37,9 @@ const (
 // request; and with platformAssignsUID=true the pod runs under a UID the
 // platform assigns (OpenShift's, played by admission policies); and the
 // release, published to a registry and signed there, installs with helm
-// from oci:// and the node's containerd pulls it (node_registry_test.go).
+// from oci:// and the node's containerd pulls it (node_registry_test.go);
+// and the audit CronJob (audit.enabled) finds a stored invalid set, in its
+// log and its PolicyReport, and clears it after the fix (node_audit_test.go).
 //
 // One simulation is kept: cert-manager's controller cannot be built here,
 // so the test issues the certificate the chart's Certificate asks for into
@@ -53,6 +55,7 @@ func TestNode(t *testing.T) {
 	t.Run("HostNetwork", func(t *testing.T) { testNodeHostNetwork(t, n, c) })
 	t.Run("PlatformAssignsUID", func(t *testing.T) { testNodePlatformAssignsUID(t, n, c) })
 	t.Run("InstallFromRegistry", func(t *testing.T) { testNodeInstallFromRegistry(t, n, c) })
+	t.Run("AuditCronJob", func(t *testing.T) { testNodeAuditCronJob(t, n, c) })
 }
 
 // testNodeHostNetwork: with hostNetwork the pod serves on the node's own

@@ -30,13 +30,56 @@ app.kubernetes.io/instance: {{ .Release.Name }}
 {{- end }}
 
 {{- define "lsw.labels" -}}
-helm.sh/chart: {{ include "lsw.chart" . }}
 {{ include "lsw.selectorLabels" . }}
+{{ include "lsw.sharedLabels" . }}
+{{- end }}
+
+{{/* The labels of every object besides its selector labels. */}}
+{{- define "lsw.sharedLabels" -}}
+helm.sh/chart: {{ include "lsw.chart" . }}
 app.kubernetes.io/version: {{ .Chart.AppVersion | quote }}
 app.kubernetes.io/managed-by: {{ .Release.Service }}
 app.kubernetes.io/part-of: airlock-microgateway
 {{- with .Values.commonLabels }}
 {{ toYaml . }}
+{{- end }}
+{{- end }}
+
+{{/*
+The audit's objects and pods (audit.enabled): a name of their own, so that
+the Deployment's selector, the Service, the PodDisruptionBudget and the
+topology spread never count an audit pod as a webhook replica.
+*/}}
+{{- define "lsw.auditName" -}}
+{{- printf "%s-audit" (include "lsw.fullname" .) }}
+{{- end }}
+
+{{- define "lsw.auditSelectorLabels" -}}
+app.kubernetes.io/name: {{ printf "%s-audit" (include "lsw.name" .) | trunc 63 | trimSuffix "-" }}
+app.kubernetes.io/instance: {{ .Release.Name }}
+{{- end }}
+
+{{- define "lsw.auditLabels" -}}
+{{ include "lsw.auditSelectorLabels" . }}
+app.kubernetes.io/component: audit
+{{ include "lsw.sharedLabels" . }}
+{{- end }}
+
+{{/* The pods' securityContext: podSecurityContext, without the IDs where the platform assigns them. */}}
+{{- define "lsw.podSecurityContext" -}}
+{{- $podSC := .Values.podSecurityContext }}
+{{- if .Values.platformAssignsUID }}
+{{- $podSC = omit $podSC "runAsUser" "runAsGroup" "fsGroup" }}
+{{- end }}
+{{- toYaml $podSC }}
+{{- end }}
+
+{{/* admission.addNames as --add-names flags (the webhook's and the audit's), one list item each. */}}
+{{- define "lsw.addNamesArgs" -}}
+{{- range $option, $names := .Values.admission.addNames }}
+{{- if $names }}
+- --add-names={{ $option }}={{ join "," $names }}
+{{- end }}
 {{- end }}
 {{- end }}
 
