@@ -80,7 +80,9 @@ build() {
   local tarball=$dist/$image_name-$VERSION.oci.tar platform_flags=() sbom_flags=()
   for p in "${platforms_image[@]}"; do
     platform_flags+=(-platform "$p")
-    sbom_flags+=(-sbom "$p=$work/${p%/*}-${p#*/}/listenerset-webhook.cdx.json")
+    # The image's SBOM holds both binaries' (imagesbom: each by its file).
+    sbom_flags+=(-sbom "$p:/listenerset-webhook=$work/${p%/*}-${p#*/}/listenerset-webhook.cdx.json"
+      -sbom "$p:/$plugin=$dist/$plugin-$VERSION-${p%/*}-${p#*/}.cdx.json")
   done
   # The image's own name is host-less: a release names no registry; whoever pushes it names theirs.
   local digest

@@ -1,22 +1,28 @@
 // Command imagesbom writes the CycloneDX SBOM of each platform's image in an
-// OCI image tarball (ociimage's output) from the SBOM of the binary that
+// OCI image tarball (ociimage's output) from the SBOMs of the binaries that
 // image holds: make release runs it on the release image.
 //
 //	imagesbom -name listenerset-webhook -version v1.2.3 \
-//	  -sbom linux/amd64=bin.amd64.cdx.json -sbom linux/arm64=bin.arm64.cdx.json \
+//	  -sbom linux/amd64:/listenerset-webhook=server.amd64.cdx.json \
+//	  -sbom linux/amd64:/kubectl-listenerset=plugin.amd64.cdx.json ... \
 //	  -o 'dist/listenerset-webhook-v1.2.3-{os}-{arch}.image.cdx.json' image.tar
 //
-// The image is the binary on an empty base (the Dockerfile's FROM scratch)
-// plus /etc/passwd and /etc/group, so its components are the binary's, from
-// the Go module graph cyclonedx-gomod read, under one more: the image,
-// named by its manifest's digest, which depends on the binary, which gets
-// the SHA-256 of the image's entrypoint. The binary's SBOM must be of that
-// image's platform.
+// The image is its binaries on an empty base (the Dockerfile's FROM scratch)
+// plus /etc/passwd and /etc/group, so its components are the binaries', from
+// the Go module graphs cyclonedx-gomod read, under one more: the image,
+// named by its manifest's digest, which depends on each binary. Each binary
+// gets the SHA-256 of its file in the image and a bom-ref of its own (its
+// module's with "#" and the file's path: both binaries are builds of one
+// main module, which cyclonedx-gomod names alike); the modules both link are
+// listed once. A binary's SBOM must be of that image's platform, and one of
+// them must describe the image's entrypoint. "-sbom os/arch=path" (no file)
+// stands for the entrypoint.
 package main
 
 import (
 	"archive/tar"
 	"bytes"
+	"cmp"
 	"compress/gzip"
 	"crypto/sha256"
 	"encoding/hex"
@@ -40,10 +46,10 @@ func main() {
 	name := flag.String("name", "", "the image's name, without registry or tag")
 	version := flag.String("version", "", "the image's version (its tag)")
 	out := flag.String("o", "", "output path; {os} and {arch} stand for the platform's")
-	flag.Var(&sboms, "sbom", "os/arch=path: the CycloneDX JSON SBOM of that platform's binary (repeatable)")
+	flag.Var(&sboms, "sbom", "os/arch:/file=path: the CycloneDX JSON SBOM of that platform's binary /file (os/arch=path: its entrypoint; repeatable)")
 	flag.Parse()
 	if *name == "" || *version == "" || *out == "" || len(sboms) == 0 || flag.NArg() != 1 {
-		fmt.Fprintln(os.Stderr, "usage: imagesbom -name N -version V -o PATH -sbom os/arch=path... IMAGE.tar")
+		fmt.Fprintln(os.Stderr, "usage: imagesbom -name N -version V -o PATH -sbom os/arch[:/file]=path... IMAGE.tar")
 		os.Exit(2)
 	}
 	if err := run(flag.Arg(0), *name, *version, *out, sboms); err != nil {
@@ -52,28 +58,45 @@ func main() {
 	}
 }
 
+// binary is one -sbom: the SBOM at path of the file at file in the image
+// ("" for its entrypoint).
+type binary struct{ file, path string }
+
 func run(image, name, version, out string, sboms []string) error {
 	files, err := readTar(image)
 	if err != nil {
 		return err
 	}
+	byPlatform := map[string][]binary{}
+	var platforms []string
 	for _, s := range sboms {
-		platform, path, ok := strings.Cut(s, "=")
+		spec, path, ok := strings.Cut(s, "=")
 		if !ok {
-			return fmt.Errorf("-sbom %q: want os/arch=path", s)
+			return fmt.Errorf("-sbom %q: want os/arch[:/file]=path", s)
 		}
+		platform, file, _ := strings.Cut(spec, ":")
+		if _, seen := byPlatform[platform]; !seen {
+			platforms = append(platforms, platform)
+		}
+		byPlatform[platform] = append(byPlatform[platform], binary{file: file, path: path})
+	}
+	for _, platform := range platforms {
 		goos, arch, _ := strings.Cut(platform, "/")
 		manifest, err := platformManifest(files, goos, arch)
 		if err != nil {
 			return err
 		}
-		raw, err := os.ReadFile(path)
-		if err != nil {
-			return err
+		var raws []sbomOf
+		for _, b := range byPlatform[platform] {
+			raw, err := os.ReadFile(b.path)
+			if err != nil {
+				return err
+			}
+			raws = append(raws, sbomOf{file: b.file, raw: raw, source: b.path})
 		}
-		bom, err := imageBOM(files, manifest, raw, name, version, goos, arch)
+		bom, err := imageBOM(files, manifest, raws, name, version, goos, arch)
 		if err != nil {
-			return fmt.Errorf("%s: %w", path, err)
+			return fmt.Errorf("%s: %w", platform, err)
 		}
 		dst := strings.NewReplacer("{os}", goos, "{arch}", arch).Replace(out)
 		if err := os.WriteFile(dst, bom, 0o644); err != nil {
@@ -81,6 +104,13 @@ func run(image, name, version, out string, sboms []string) error {
 		}
 	}
 	return nil
+}
+
+// sbomOf is a binary's SBOM (raw, read from source) and its file in the
+// image ("" for the entrypoint).
+type sbomOf struct {
+	file, source string
+	raw          []byte
 }
 
 // descriptor is an OCI content descriptor.
@@ -154,26 +184,78 @@ func platformManifest(files map[string][]byte, goos, arch string) (descriptor, e
 	return descriptor{}, fmt.Errorf("the image has no %s/%s manifest", goos, arch)
 }
 
-// imageBOM is the binary's SBOM under the image's component.
-func imageBOM(files map[string][]byte, manifest descriptor, binarySBOM []byte, name, version, goos, arch string) ([]byte, error) {
-	var bom map[string]any
-	if err := json.Unmarshal(binarySBOM, &bom); err != nil {
-		return nil, err
-	}
-	meta, _ := bom["metadata"].(map[string]any)
-	binary, _ := meta["component"].(map[string]any)
-	binaryRef, _ := binary["bom-ref"].(string)
-	if binaryRef == "" {
-		return nil, errors.New("no metadata.component with a bom-ref: not a cyclonedx-gomod SBOM of a binary")
-	}
-	if err := binaryHash(files, manifest, binary, goos, arch); err != nil {
+// imageBOM is the binaries' SBOMs under the image's component.
+func imageBOM(files map[string][]byte, manifest descriptor, sboms []sbomOf, name, version, goos, arch string) ([]byte, error) {
+	contents, entrypoint, err := imageFiles(files, manifest)
+	if err != nil {
 		return nil, err
 	}
 	// purl's OCI type: the name, the manifest digest as its version, the
 	// tag and platform as qualifiers; no repository_url, as a release
 	// names no registry.
 	purl := fmt.Sprintf("pkg:oci/%s@%s?arch=%s&os=%s&tag=%s", name, url.QueryEscape(manifest.Digest), arch, goos, url.QueryEscape(version))
-	image := map[string]any{
+	var out map[string]any
+	var binaries, components, deps []any
+	var binaryRefs []any
+	seenComponent, seenDep := map[string]bool{}, map[string]map[string]any{}
+	describesEntrypoint := false
+	for _, s := range sboms {
+		var bom map[string]any
+		if err := json.Unmarshal(s.raw, &bom); err != nil {
+			return nil, fmt.Errorf("%s: %w", s.source, err)
+		}
+		meta, _ := bom["metadata"].(map[string]any)
+		bin, _ := meta["component"].(map[string]any)
+		moduleRef, _ := bin["bom-ref"].(string)
+		if moduleRef == "" {
+			return nil, fmt.Errorf("%s: no metadata.component with a bom-ref: not a cyclonedx-gomod SBOM of a binary", s.source)
+		}
+		if err := ofPlatform(bin, goos, arch); err != nil {
+			return nil, fmt.Errorf("%s: %w", s.source, err)
+		}
+		file := cmp.Or(s.file, entrypoint)
+		describesEntrypoint = describesEntrypoint || file == entrypoint
+		sum, ok := contents[file]
+		if !ok {
+			return nil, fmt.Errorf("%s: %s is not in the image", s.source, file)
+		}
+		ref := moduleRef + "#" + file
+		bin["bom-ref"] = ref
+		bin["hashes"] = []any{map[string]any{"alg": "SHA-256", "content": sum}}
+		binaries = append(binaries, bin)
+		binaryRefs = append(binaryRefs, ref)
+		if out == nil {
+			out = bom // the first SBOM's header (format, spec version, tools)
+		}
+		list, _ := bom["components"].([]any)
+		for _, c := range list {
+			r, _ := c.(map[string]any)["bom-ref"].(string)
+			if !seenComponent[r] {
+				seenComponent[r] = true
+				components = append(components, c)
+			}
+		}
+		list, _ = bom["dependencies"].([]any)
+		for _, d := range list {
+			dep, _ := d.(map[string]any)
+			r, _ := dep["ref"].(string)
+			if r == moduleRef {
+				dep["ref"] = ref
+				r = ref
+			}
+			if prev, ok := seenDep[r]; ok {
+				prev["dependsOn"] = union(prev["dependsOn"], dep["dependsOn"])
+				continue
+			}
+			seenDep[r] = dep
+			deps = append(deps, dep)
+		}
+	}
+	if !describesEntrypoint {
+		return nil, fmt.Errorf("no SBOM describes the image's entrypoint %s", entrypoint)
+	}
+	meta, _ := out["metadata"].(map[string]any)
+	meta["component"] = map[string]any{
 		"bom-ref": purl,
 		"type":    "container",
 		"name":    name,
@@ -181,54 +263,75 @@ func imageBOM(files map[string][]byte, manifest descriptor, binarySBOM []byte, n
 		"purl":    purl,
 		"hashes":  []any{map[string]any{"alg": "SHA-256", "content": strings.TrimPrefix(manifest.Digest, "sha256:")}},
 	}
-	meta["component"] = image
-	components, _ := bom["components"].([]any)
-	bom["components"] = append([]any{binary}, components...)
-	deps, _ := bom["dependencies"].([]any)
-	bom["dependencies"] = append([]any{map[string]any{"ref": purl, "dependsOn": []any{binaryRef}}}, deps...)
-	b, err := json.MarshalIndent(bom, "", "  ")
+	out["components"] = append(binaries, components...)
+	out["dependencies"] = append([]any{map[string]any{"ref": purl, "dependsOn": binaryRefs}}, deps...)
+	b, err := json.MarshalIndent(out, "", "  ")
 	return append(b, '\n'), err
 }
 
-// binaryHash checks that the SBOM's binary is of the image's platform (its
-// purl's goos and goarch) and gives it the SHA-256 of the image's entrypoint,
-// the file it describes (cyclonedx-gomod hashes a main module only when the
-// module proxy knows it).
-func binaryHash(files map[string][]byte, manifest descriptor, binary map[string]any, goos, arch string) error {
+// union is a's items, then b's not in a: two binaries' lists of what one
+// module depends on.
+func union(a, b any) any {
+	as, _ := a.([]any)
+	bs, _ := b.([]any)
+	seen := map[any]bool{}
+	for _, x := range as {
+		seen[x] = true
+	}
+	for _, x := range bs {
+		if !seen[x] {
+			seen[x] = true
+			as = append(as, x)
+		}
+	}
+	return as
+}
+
+// ofPlatform checks that the SBOM's binary is of the image's platform (its
+// purl's goos and goarch).
+func ofPlatform(binary map[string]any, goos, arch string) error {
 	purl, _ := binary["purl"].(string)
 	if _, q, _ := strings.Cut(purl, "?"); !strings.Contains("&"+q, "&goos="+goos+"&") || !strings.Contains("&"+q, "&goarch="+arch+"&") {
 		return fmt.Errorf("its binary %s is not of %s/%s", purl, goos, arch)
 	}
+	return nil
+}
+
+// imageFiles are the SHA-256 of every regular file of the image's layers,
+// by absolute path, and its entrypoint: what each binary's hash is taken
+// from (cyclonedx-gomod hashes a main module only when the module proxy
+// knows it).
+func imageFiles(files map[string][]byte, manifest descriptor) (map[string]string, string, error) {
 	raw, err := blob(files, manifest.Digest)
 	if err != nil {
-		return err
+		return nil, "", err
 	}
 	var m struct {
 		Config descriptor
 		Layers []descriptor
 	}
 	if err := json.Unmarshal(raw, &m); err != nil {
-		return err
+		return nil, "", err
 	}
 	if raw, err = blob(files, m.Config.Digest); err != nil {
-		return err
+		return nil, "", err
 	}
 	var cfg struct{ Config struct{ Entrypoint []string } }
 	if err := json.Unmarshal(raw, &cfg); err != nil {
-		return err
+		return nil, "", err
 	}
 	if len(cfg.Config.Entrypoint) == 0 {
-		return errors.New("the image has no entrypoint")
+		return nil, "", errors.New("the image has no entrypoint")
 	}
-	entrypoint := strings.TrimPrefix(cfg.Config.Entrypoint[0], "/")
+	sums := map[string]string{}
 	for _, l := range m.Layers {
 		layer, err := blob(files, l.Digest)
 		if err != nil {
-			return err
+			return nil, "", err
 		}
 		zr, err := gzip.NewReader(bytes.NewReader(layer))
 		if err != nil {
-			return err
+			return nil, "", err
 		}
 		tr := tar.NewReader(zr)
 		for {
@@ -237,18 +340,17 @@ func binaryHash(files map[string][]byte, manifest descriptor, binary map[string]
 				break
 			}
 			if err != nil {
-				return err
+				return nil, "", err
 			}
-			if h.Typeflag != tar.TypeReg || strings.TrimPrefix(h.Name, "./") != entrypoint {
+			if h.Typeflag != tar.TypeReg {
 				continue
 			}
 			sum := sha256.New()
 			if _, err := io.Copy(sum, tr); err != nil {
-				return err
+				return nil, "", err
 			}
-			binary["hashes"] = []any{map[string]any{"alg": "SHA-256", "content": hex.EncodeToString(sum.Sum(nil))}}
-			return nil
+			sums["/"+strings.TrimPrefix(strings.TrimPrefix(h.Name, "./"), "/")] = hex.EncodeToString(sum.Sum(nil))
 		}
 	}
-	return fmt.Errorf("the entrypoint /%s is not in the image", entrypoint)
+	return sums, cfg.Config.Entrypoint[0], nil
 }
