@@ -11,10 +11,10 @@
 // plus /etc/passwd and /etc/group, so its components are the binaries', from
 // the Go module graphs cyclonedx-gomod read, under one more: the image,
 // named by its manifest's digest, which depends on each binary. Each binary
-// gets the SHA-256 of its file in the image and a bom-ref of its own (its
-// module's with "#" and the file's path: both binaries are builds of one
-// main module, which cyclonedx-gomod names alike); the modules both link are
-// listed once. A binary's SBOM must be of that image's platform, and one of
+// gets the SHA-256 of its file in the image and keeps its bom-ref
+// (cyclonedx-gomod's names the main package, ...#cmd/x), or, where another
+// binary has it, that with "#" and the file's path; the modules both link
+// are listed once. A binary's SBOM must be of that image's platform, and one of
 // them must describe the image's entrypoint. "-sbom os/arch=path" (no file)
 // stands for the entrypoint.
 package main
@@ -197,7 +197,7 @@ func imageBOM(files map[string][]byte, manifest descriptor, sboms []sbomOf, name
 	var out map[string]any
 	var binaries, components, deps []any
 	var binaryRefs []any
-	seenComponent, seenDep := map[string]bool{}, map[string]map[string]any{}
+	seenBinary, seenComponent, seenDep := map[string]bool{}, map[string]bool{}, map[string]map[string]any{}
 	describesEntrypoint := false
 	for _, s := range sboms {
 		var bom map[string]any
@@ -219,7 +219,14 @@ func imageBOM(files map[string][]byte, manifest descriptor, sboms []sbomOf, name
 		if !ok {
 			return nil, fmt.Errorf("%s: %s is not in the image", s.source, file)
 		}
-		ref := moduleRef + "#" + file
+		// cyclonedx-gomod's bom-ref of a binary names its package
+		// (...?type=module#cmd/x); one that another binary has already
+		// taken gets its file too.
+		ref := moduleRef
+		if seenBinary[ref] {
+			ref += "#" + file
+		}
+		seenBinary[ref] = true
 		bin["bom-ref"] = ref
 		bin["hashes"] = []any{map[string]any{"alg": "SHA-256", "content": sum}}
 		binaries = append(binaries, bin)

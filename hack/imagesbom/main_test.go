@@ -111,8 +111,8 @@ func TestImageBOM(t *testing.T) {
 	for _, c := range bom.Components {
 		refs = append(refs, c.Ref)
 	}
-	if want := "pkg:golang/x@v1#/bin/x pkg:golang/x@v1#/bin/y pkg:golang/lib@v2 pkg:golang/lib2@v3"; strings.Join(refs, " ") != want {
-		t.Fatalf("components %v, want the binaries by file, then their modules once each: %s", refs, want)
+	if want := "pkg:golang/x@v1 pkg:golang/x@v1#/bin/y pkg:golang/lib@v2 pkg:golang/lib2@v3"; strings.Join(refs, " ") != want {
+		t.Fatalf("components %v, want the binaries (the second of one bom-ref by its file), then their modules once each: %s", refs, want)
 	}
 	for i, content := range []string{"the arm64 binary", "the other binary"} {
 		sum := sha256.Sum256([]byte(content))
@@ -124,8 +124,8 @@ func TestImageBOM(t *testing.T) {
 	for _, d := range bom.Dependencies {
 		deps = append(deps, d.Ref+" -> "+strings.Join(d.DependsOn, ","))
 	}
-	if want := []string{wantPurl + " -> pkg:golang/x@v1#/bin/x,pkg:golang/x@v1#/bin/y",
-		"pkg:golang/x@v1#/bin/x -> pkg:golang/lib@v2", "pkg:golang/lib@v2 -> pkg:golang/lib2@v3",
+	if want := []string{wantPurl + " -> pkg:golang/x@v1,pkg:golang/x@v1#/bin/y",
+		"pkg:golang/x@v1 -> pkg:golang/lib@v2", "pkg:golang/lib@v2 -> pkg:golang/lib2@v3",
 		"pkg:golang/x@v1#/bin/y -> pkg:golang/lib@v2,pkg:golang/lib2@v3"}; strings.Join(deps, "\n") != strings.Join(want, "\n") {
 		t.Errorf("dependencies\n%s\nwant the image on each binary, then each binary's\n%s", strings.Join(deps, "\n"), strings.Join(want, "\n"))
 	}
