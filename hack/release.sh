@@ -43,6 +43,15 @@ sbom() {
   GOOS=$3 GOARCH=$4 "$CYCLONEDX" bin -json -noserial -notimestamp -version "$VERSION" -output "$1" "$2"
 }
 
+# cosign_verify LOG KEY COMMAND ARGS: cosign verify-blob or verify against KEY, offline, its messages in LOG.
+# SIGSTORE_REKOR_PUBLIC_KEY names a Rekor key, which --insecure-ignore-tlog never uses, so that cosign does
+# not look for Sigstore's public trust root on the internet.
+cosign_verify() {
+  local log=$1 key=$2 command=$3
+  shift 3
+  SIGSTORE_REKOR_PUBLIC_KEY=$key "$COSIGN" "$command" --insecure-ignore-tlog=true --key "$key" "$@" >/dev/null 2>"$log"
+}
+
 build() {
   local dist=${DIST:-dist} chart_version=${VERSION#v}
   local commit=${COMMIT:-$(git rev-parse HEAD)$([ -z "$(git status --porcelain)" ] || echo -dirty)}
@@ -126,10 +135,7 @@ build() {
     # Offline: no transparency log upload (keyless signing and Rekor need the internet).
     "$COSIGN" sign-blob --yes --tlog-upload=false --key "$COSIGN_KEY" --output-signature "$f.sig" "$f" >/dev/null 2>"$work/cosign.log" ||
       die "cosign sign-blob $f: $(cat "$work/cosign.log")"
-    # SIGSTORE_REKOR_PUBLIC_KEY names a Rekor key, which --insecure-ignore-tlog never uses, so that
-    # cosign does not look for Sigstore's public trust root on the internet.
-    SIGSTORE_REKOR_PUBLIC_KEY=$dist/cosign.pub "$COSIGN" verify-blob --insecure-ignore-tlog=true \
-      --key "$dist/cosign.pub" --signature "$f.sig" "$f" 2>"$work/cosign.log" >/dev/null ||
+    cosign_verify "$work/cosign.log" "$dist/cosign.pub" verify-blob --signature "$f.sig" "$f" ||
       die "cosign verify-blob $f: $(cat "$work/cosign.log")"
   done
   chmod 0644 "$dist"/*.sig # cosign writes them for its owner alone
@@ -207,18 +213,11 @@ publish() {
     [ -f "$REGISTRY_CA" ] || die "REGISTRY_CA=$REGISTRY_CA: no such file"
     ca_helm=(--ca-file "$REGISTRY_CA") ca_cosign=(--registry-cacert "$REGISTRY_CA") ca_push=(-ca-file "$REGISTRY_CA")
   fi
-  # cosign_verify KEY COMMAND ARGS: verify-blob or verify against KEY, offline as in build.
-  cosign_verify() {
-    local key=$1 command=$2
-    shift 2
-    SIGSTORE_REKOR_PUBLIC_KEY=$key "$COSIGN" "$command" --insecure-ignore-tlog=true --key "$key" "$@" >/dev/null 2>"$log"
-  }
-
   log "checking $dist against $release_key"
   local digest
   digest=$(cat "$dist/$image_name-$VERSION.digest")
   for f in "$dist/SHA256SUMS" "$index" "$chart"; do
-    cosign_verify "$release_key" verify-blob --signature "$f.sig" "$f" || die "cosign verify-blob $f: $(cat "$log")"
+    cosign_verify "$log" "$release_key" verify-blob --signature "$f.sig" "$f" || die "cosign verify-blob $f: $(cat "$log")"
   done
   (cd "$dist" && sha256sum --check --quiet SHA256SUMS) >"$log" 2>&1 || die "SHA256SUMS: $(cat "$log")"
   [ "sha256:$(sha256sum <"$index" | cut -d' ' -f1)" = "$digest" ] || die "$index is not the image $digest"
@@ -241,7 +240,7 @@ publish() {
     # Offline, as sign-blob in build: no transparency log.
     "$COSIGN" sign --yes --tlog-upload=false "${ca_cosign[@]}" --key "$COSIGN_KEY" "$ref" >/dev/null 2>"$log" ||
       die "cosign sign $ref: $(cat "$log")"
-    cosign_verify "$signer" verify "${ca_cosign[@]}" "$ref" || die "cosign verify $ref: $(cat "$log")"
+    cosign_verify "$log" "$signer" verify "${ca_cosign[@]}" "$ref" || die "cosign verify $ref: $(cat "$log")"
   done
   printf 'image: %s\nchart: %s (oci://%s/charts/%s --version %s)\n' "$REGISTRY/$image_name@$digest" \
     "$REGISTRY/charts/$image_name@$chart_digest" "$REGISTRY" "$image_name" "$chart_version"

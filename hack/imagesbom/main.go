@@ -58,16 +58,12 @@ func main() {
 	}
 }
 
-// binary is one -sbom: the SBOM at path of the file at file in the image
-// ("" for its entrypoint).
-type binary struct{ file, path string }
-
 func run(image, name, version, out string, sboms []string) error {
 	files, err := readTar(image)
 	if err != nil {
 		return err
 	}
-	byPlatform := map[string][]binary{}
+	byPlatform := map[string][]sbomOf{}
 	var platforms []string
 	for _, s := range sboms {
 		spec, path, ok := strings.Cut(s, "=")
@@ -78,7 +74,11 @@ func run(image, name, version, out string, sboms []string) error {
 		if _, seen := byPlatform[platform]; !seen {
 			platforms = append(platforms, platform)
 		}
-		byPlatform[platform] = append(byPlatform[platform], binary{file: file, path: path})
+		raw, err := os.ReadFile(path)
+		if err != nil {
+			return err
+		}
+		byPlatform[platform] = append(byPlatform[platform], sbomOf{file: file, raw: raw, source: path})
 	}
 	for _, platform := range platforms {
 		goos, arch, _ := strings.Cut(platform, "/")
@@ -86,15 +86,7 @@ func run(image, name, version, out string, sboms []string) error {
 		if err != nil {
 			return err
 		}
-		var raws []sbomOf
-		for _, b := range byPlatform[platform] {
-			raw, err := os.ReadFile(b.path)
-			if err != nil {
-				return err
-			}
-			raws = append(raws, sbomOf{file: b.file, raw: raw, source: b.path})
-		}
-		bom, err := imageBOM(files, manifest, raws, name, version, goos, arch)
+		bom, err := imageBOM(files, manifest, byPlatform[platform], name, version, goos, arch)
 		if err != nil {
 			return fmt.Errorf("%s: %w", platform, err)
 		}

@@ -98,10 +98,15 @@ const ClusterRoleName = "listenerset-audit"
 // ClusterRole is RBACRules as a ClusterRole to apply and bind to whoever
 // runs the audit.
 func ClusterRole(secrets bool) *rbacv1.ClusterRole {
+	return clusterRole(ClusterRoleName, RBACRules(secrets))
+}
+
+// clusterRole is a ClusterRole of rules, as --print-rbac prints it.
+func clusterRole(name string, rules []rbacv1.PolicyRule) *rbacv1.ClusterRole {
 	return &rbacv1.ClusterRole{
 		TypeMeta:   metav1.TypeMeta{APIVersion: rbacv1.SchemeGroupVersion.String(), Kind: "ClusterRole"},
-		ObjectMeta: metav1.ObjectMeta{Name: ClusterRoleName},
-		Rules:      RBACRules(secrets),
+		ObjectMeta: metav1.ObjectMeta{Name: name},
+		Rules:      rules,
 	}
 }
 
@@ -113,11 +118,7 @@ const ReportsClusterRoleName = ClusterRoleName + "-reports"
 // PolicyReports (Options.Reports): policyreport.RBACRules, on the report
 // kind alone, kept apart from the list-only rules.
 func ReportsClusterRole() *rbacv1.ClusterRole {
-	return &rbacv1.ClusterRole{
-		TypeMeta:   metav1.TypeMeta{APIVersion: rbacv1.SchemeGroupVersion.String(), Kind: "ClusterRole"},
-		ObjectMeta: metav1.ObjectMeta{Name: ReportsClusterRoleName},
-		Rules:      policyreport.RBACRules(),
-	}
+	return clusterRole(ReportsClusterRoleName, policyreport.RBACRules())
 }
 
 // Snapshot is what Read listed.
