@@ -2,10 +2,10 @@
 // and runs it (Run, for the serve command). Each part is a package of its own:
 //
 //   - admission: the admission adapters and their registration: the
-//     Validator and Defaulter around validation.Validate and
-//     defaults.ListenerSet, controller-runtime's WithValidator and
-//     WithDefaulter, the guard in front of them, the mutating webhook's
-//     matchConditions and the denial metric;
+//     Validator around validation.Validate in controller-runtime's
+//     WithValidator, the defaulting handler around defaults.Patch with
+//     controller-runtime's decoder, the guard in front of them, the mutating
+//     webhook's matchConditions and the denial metric;
 //   - serving: the HTTPS server: TLS, timeouts, health probes, the metrics
 //     endpoint and the phased shutdown;
 //   - inflight: the limit on the work in flight and each request's

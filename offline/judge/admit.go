@@ -8,7 +8,6 @@ import (
 	"strings"
 
 	jsonpatchapply "github.com/evanphx/json-patch/v5"
-	"gomodules.xyz/jsonpatch/v2"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/util/validation/field"
 	gwv1 "sigs.k8s.io/gateway-api/apis/v1"
@@ -135,19 +134,11 @@ func mutate(c *crdcheck.Checker, obj *unstructured.Unstructured) (*gwv1.Listener
 	if _, err := sigsjson.UnmarshalStrict(before, ls); err != nil {
 		return nil, err
 	}
-	if !defaults.Needed(ls) {
+	ops, err := defaults.Patch(before, ls)
+	if err != nil || len(ops) == 0 {
 		return ls, nil
 	}
-	defaults.ListenerSet(ls)
-	after, err := json.Marshal(ls)
-	if err != nil {
-		return ls, nil
-	}
-	ops, err := jsonpatch.CreatePatch(before, after)
-	if err != nil {
-		return ls, nil
-	}
-	patchJSON, err := json.Marshal(defaults.WithoutRemovals(ops))
+	patchJSON, err := json.Marshal(ops)
 	if err != nil {
 		return ls, nil
 	}

@@ -13,7 +13,6 @@ import (
 	cradmission "sigs.k8s.io/controller-runtime/pkg/webhook/admission"
 	gwv1 "sigs.k8s.io/gateway-api/apis/v1"
 
-	"github.com/airlock/listenerset-webhook/defaults"
 	"github.com/airlock/listenerset-webhook/validation"
 )
 
@@ -30,21 +29,6 @@ const (
 // listenerSetGK names the kind in 422 Invalid statuses, so that kubectl prints
 // `The ListenerSet "x" is invalid: ...` as for a built-in type.
 var listenerSetGK = schema.GroupKind{Group: gwv1.GroupName, Kind: "ListenerSet"}
-
-// Defaulter sets what the ListenerSet CRD schema would default. It implements
-// controller-runtime's admission.Defaulter; admission.WithDefaulter turns the
-// change into a JSON patch (none when nothing changed), and keepUnknownFields
-// makes sure that patch never removes fields the Go types do not know (a
-// newer CRD's fields survive).
-type Defaulter struct{}
-
-var _ cradmission.Defaulter[*gwv1.ListenerSet] = Defaulter{}
-
-// Default sets ls's unset defaulted fields in place via defaults.ListenerSet.
-func (Defaulter) Default(_ context.Context, ls *gwv1.ListenerSet) error {
-	defaults.ListenerSet(ls)
-	return nil
-}
 
 // Validator rejects what Airlock Microgateway cannot serve. It implements
 // controller-runtime's admission.Validator around validation.Validate, the
@@ -179,14 +163,11 @@ func displayName(ls *gwv1.ListenerSet) string {
 	return ls.Name
 }
 
-// NewMutatingWebhook returns the defaulting webhook: controller-runtime's
-// admission.WithDefaulter around Defaulter, whose patch never removes
-// anything (keepUnknownFields). WithDefaulter allows a DELETE without
-// decoding anything.
+// NewMutatingWebhook returns the defaulting webhook: the defaulting handler
+// (patch.go), whose patch sets what the ListenerSet CRD schema would default
+// and never removes anything, so that a newer CRD's fields survive.
 func NewMutatingWebhook() *cradmission.Webhook {
-	wh := cradmission.WithDefaulter[*gwv1.ListenerSet](admissionScheme, Defaulter{})
-	wh.Handler = keepUnknownFields(wh.Handler)
-	return wh
+	return &cradmission.Webhook{Handler: defaulting{decoder: cradmission.NewDecoder(admissionScheme)}}
 }
 
 // NewValidatingWebhook returns the validating webhook (the zero Validator:

@@ -2,11 +2,14 @@
 // controller-runtime's admission webhooks for gateway.networking.k8s.io/v1
 // ListenerSet, and registers them.
 //
-// Validator wraps validation.Validate and Defaulter wraps
-// defaults.ListenerSet; controller-runtime's WithValidator and WithDefaulter
-// decode the object and build the answer: a 422 Invalid status whose causes
-// carry each error's field path, admission warnings, or a JSON patch that
-// never removes a field (keepUnknownFields). In front of both, reviewGuard
+// Validator wraps validation.Validate, and controller-runtime's
+// WithValidator decodes the object and builds the answer: a 422 Invalid
+// status whose causes carry each error's field path, and admission
+// warnings. The mutating webhook's handler (defaulting, patch.go) decodes
+// with controller-runtime's decoder and answers with defaults.Patch, a JSON
+// patch that never removes a field, as controller-runtime's WithDefaulter
+// would (TestDefaultingAnswersAsWithDefaulter), without its copy of every
+// object. In front of both, reviewGuard
 // decodes the review in one pass and refuses what kube-apiserver never
 // sends (guard.go). MutatingMatchConditions
 // lets kube-apiserver skip the mutating webhook when there is nothing to

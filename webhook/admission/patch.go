@@ -2,8 +2,12 @@ package admission
 
 import (
 	"context"
+	"net/http"
 
+	admissionv1 "k8s.io/api/admission/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	cradmission "sigs.k8s.io/controller-runtime/pkg/webhook/admission"
+	gwv1 "sigs.k8s.io/gateway-api/apis/v1"
 	gwscheme "sigs.k8s.io/gateway-api/pkg/client/clientset/versioned/scheme"
 
 	"github.com/airlock/listenerset-webhook/defaults"
@@ -16,27 +20,34 @@ import (
 // with a 400 (TestObjectCaseVariantKindIsRefused).
 var admissionScheme = gwscheme.Scheme
 
-// keepUnknownFields drops every "remove" operation from next's patches:
-// defaulting only sets what is unset, so a removal can only come from what
-// the Go types drop from the object as sent (a newer CRD's field, an explicit
-// null or empty value they omit), and the patch must add defaults, never
-// remove anything. controller-runtime's own filter (dropSchemeRemovals in
-// admission.WithDefaulter) drops only the removals that a patch to the
-// undefaulted object has as well; that misses a field inside an object the
-// Go types omit whole ("spec": {"x": 1} without parentRef: that patch removes
-// /spec, this one /spec/x, and x would be removed). Its other option,
-// DefaulterRemoveUnknownOrOmitableFields, does the opposite of what is
-// needed here.
-func keepUnknownFields(next cradmission.Handler) cradmission.Handler {
-	return cradmission.HandlerFunc(func(ctx context.Context, req cradmission.Request) cradmission.Response {
-		r := next.Handle(ctx, req)
-		if !r.Allowed || r.PatchType == nil {
-			return r
-		}
-		r.Patches = defaults.WithoutRemovals(r.Patches)
-		if len(r.Patches) == 0 {
-			r.PatchType = nil
-		}
-		return r
-	})
+// defaulting is the mutating webhook's handler: controller-runtime's
+// decoder, defaults.Patch, and the answer as controller-runtime's
+// WithDefaulter writes it (a DELETE allowed undecoded, a 400 for an object
+// that does not decode, an allowed response with the patch, none when
+// there is nothing to default). It stands in for WithDefaulter, which
+// copied every object and compared the copy with reflect.DeepEqual after
+// defaulting: 19 ms of the 93 ms the 2.95 MB longest-selector object took
+// (BenchmarkHandlerWorst, mutate, load average 0; 74 ms after), where
+// defaults.Needed decides without copying. Its patch also kept removals
+// that keepUnknownFields had to drop (defaults.WithoutRemovals).
+type defaulting struct{ decoder cradmission.Decoder }
+
+func (h defaulting) Handle(_ context.Context, req cradmission.Request) cradmission.Response {
+	if req.Operation == admissionv1.Delete {
+		return cradmission.Response{AdmissionResponse: admissionv1.AdmissionResponse{
+			Allowed: true,
+			Result:  &metav1.Status{Code: http.StatusOK},
+		}}
+	}
+	ls := &gwv1.ListenerSet{}
+	if err := h.decoder.Decode(req, ls); err != nil {
+		return cradmission.Errored(http.StatusBadRequest, err)
+	}
+	ops, err := defaults.Patch(req.Object.Raw, ls)
+	if err != nil {
+		return cradmission.Errored(http.StatusInternalServerError, err)
+	}
+	// As PatchResponseFromRaw answers; Response.Complete sets the patch
+	// type when there are patches.
+	return cradmission.Response{Patches: ops, AdmissionResponse: admissionv1.AdmissionResponse{Allowed: true}}
 }
