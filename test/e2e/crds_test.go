@@ -233,8 +233,7 @@ var unknownFieldSamples = map[string]any{
 // admission through kube-apiserver with both webhooks registered, also when
 // the mutating webhook patches the object. The Go types drop such a field
 // when they decode the object, so a patch computed from them alone would
-// remove it (controller-runtime's dropSchemeRemovals and keepUnknownFields
-// in webhook/admission keep it). The fields are found by walking the CRD's
+// remove it (defaults.Patch drops every removal, defaults.WithoutRemovals). The fields are found by walking the CRD's
 // schema along the Go types, so a CRD that adds another fails here until it
 // has a sample in unknownFieldSamples. A standard channel's CRD may have no
 // such field (the suite's own v1.6.3 set, the types' version, has none):
