@@ -61,9 +61,10 @@ func TestMutateNeverRemovesAFieldInAnOmittedObject(t *testing.T) {
 	}
 }
 
-// listenerSetDefaulter is what the mutating webhook was before defaulting:
-// controller-runtime's WithDefaulter around it, every removal dropped from
-// its patch (withoutRemovals).
+// listenerSetDefaulter, in controller-runtime's WithDefaulter with every
+// removal dropped from its patch (withoutRemovals), is the mutating webhook
+// as it was before the defaulting handler: the reference the handler must
+// answer as.
 type listenerSetDefaulter struct{}
 
 func (listenerSetDefaulter) Default(_ context.Context, ls *gwv1.ListenerSet) error {
