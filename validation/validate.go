@@ -24,6 +24,11 @@ type Options struct {
 	// built-in ones (an Airlock Microgateway release newer than this
 	// build's lists); nil adds none.
 	AddedNames AddedNames
+	// Scope says which ListenerSets are Airlock's; the zero Scope judges
+	// every one. Classes answers its reads (the Cluster, when it has
+	// GatewayClasses too, serves both).
+	Scope   Scope
+	Classes Classes
 }
 
 // Validate is the verdict on a ListenerSet: every reason Airlock
@@ -71,12 +76,26 @@ func Validate(newLS, oldLS *gwv1.ListenerSet, opts Options) (field.ErrorList, Wa
 type Report struct {
 	Errors   ErrorReport
 	Warnings WarningReport
+	// Scope is the scope's decision; a ListenerSet it does not judge has
+	// no errors, and no warning but the decision's note.
+	Scope Decision
 }
 
 // Judge is Validate's verdict as a Report, for a caller that needs the
 // exact counts (the webhook's log line, the offline command's merge).
 func Judge(newLS, oldLS *gwv1.ListenerSet, opts Options) *Report {
+	d := opts.Scope.Decide(newLS, opts.Classes)
+	if !d.Judge {
+		r := &Report{Scope: d}
+		if d.Note != nil {
+			r.Warnings.Add(*d.Note)
+		}
+		return r
+	}
 	v := &verdict{ratchet: newRatchet(defaulted(newLS), defaulted(oldLS)), added: opts.AddedNames}
+	if d.Note != nil {
+		v.warnings.Add(*d.Note)
+	}
 	ls := v.ratchet.new
 	validateSpec(ls, opts.Cluster, field.NewPath("spec"), v)
 	v.endPhase()
@@ -84,7 +103,7 @@ func Judge(newLS, oldLS *gwv1.ListenerSet, opts Options) *Report {
 		validateInCluster(ls, opts.Cluster, opts.Strict, v)
 		v.endPhase()
 	}
-	return &Report{Errors: v.errs, Warnings: v.warnings}
+	return &Report{Errors: v.errs, Warnings: v.warnings, Scope: d}
 }
 
 // defaulted returns ls defaulted, as a copy when defaulting changes anything.

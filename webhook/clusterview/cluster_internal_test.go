@@ -262,7 +262,7 @@ func TestTransformKeepsTheVerdict(t *testing.T) {
 // refuses a type it has no trim for, which would keep that kind from ever
 // syncing).
 func TestEveryKindHasATransform(t *testing.T) {
-	v, err := New(&rest.Config{Host: "http://127.0.0.1:1"}, true, logr.Discard())
+	v, err := New(&rest.Config{Host: "http://127.0.0.1:1"}, Watch{Scope: true, Cluster: true, Secrets: true}, logr.Discard())
 	require.NoError(t, err)
 	require.Len(t, v.kinds, 5)
 	for _, k := range v.kinds {
