@@ -99,7 +99,10 @@ type Decision struct {
 	Judge   bool
 	Outcome Outcome
 	// Note, for an unknown parent, is the warning that says what was
-	// unknown and what followed from it; nil otherwise.
+	// unknown and what followed from it; nil otherwise. Judge gives it
+	// first when Airlock's rules find anything (when they find nothing, an
+	// unknown parent changed nothing), and always when the set is admitted
+	// unjudged.
 	Note *Warning
 }
 
@@ -129,7 +132,7 @@ func (s Scope) Decide(ls *gwv1.ListenerSet, c Classes) Decision {
 	gw, known := c.Gateway(ns, name)
 	switch {
 	case !known:
-		return unknown(parentPath, fmt.Sprintf("Gateway %s/%s is unknown (not read yet)", ns, name))
+		return unknown(parentPath, fmt.Sprintf("Gateway %s/%s is unknown (no Gateways read)", ns, name))
 	case gw == nil:
 		return unknown(parentPath, fmt.Sprintf("Gateway %s/%s is unknown (not found)", ns, name))
 	}
@@ -137,7 +140,7 @@ func (s Scope) Decide(ls *gwv1.ListenerSet, c Classes) Decision {
 	gc, known := c.GatewayClass(className)
 	switch {
 	case !known:
-		return unknown(parentPath, fmt.Sprintf("GatewayClass %q of Gateway %s/%s is unknown (not read yet)", className, ns, name))
+		return unknown(parentPath, fmt.Sprintf("GatewayClass %q of Gateway %s/%s is unknown (no GatewayClasses read)", className, ns, name))
 	case gc == nil:
 		return unknown(parentPath, fmt.Sprintf("GatewayClass %q of Gateway %s/%s is unknown (not found)", className, ns, name))
 	case slices.Contains(s.ControllerNames, gc.Spec.ControllerName):

@@ -61,12 +61,12 @@ func TestScopeDecide(t *testing.T) {
 		{"Gateway not found, judged", airlock, &Objects{Gateways: []*gwv1.Gateway{}, Classes: classes}, foreignSet(), OutcomeUnknownJudged, true,
 			"Gateway gateway-ns/gw is unknown (not found), so Airlock Microgateway's rules apply"},
 		{"Gateway not read yet, judged", airlock, &Objects{Classes: classes}, foreignSet(), OutcomeUnknownJudged, true,
-			"Gateway gateway-ns/gw is unknown (not read yet), so"},
+			"Gateway gateway-ns/gw is unknown (no Gateways read), so"},
 		{"no view, judged", airlock, nil, foreignSet(), OutcomeUnknownJudged, true, "Gateway gateway-ns/gw is unknown, so"},
 		{"class not found, judged", airlock, &Objects{Gateways: []*gwv1.Gateway{gatewayOfClass("gone")}, Classes: classes}, foreignSet(), OutcomeUnknownJudged, true,
 			`GatewayClass "gone" of Gateway gateway-ns/gw is unknown (not found), so`},
 		{"class not read yet, judged", airlock, &Objects{Gateways: []*gwv1.Gateway{gatewayOfClass("envoy")}}, foreignSet(), OutcomeUnknownJudged, true,
-			`GatewayClass "envoy" of Gateway gateway-ns/gw is unknown (not read yet), so`},
+			`GatewayClass "envoy" of Gateway gateway-ns/gw is unknown (no GatewayClasses read), so`},
 		{"parentRef names no Gateway, judged", airlock, known("envoy"), otherParent, OutcomeUnknownJudged, true, "the parentRef names no Gateway, so"},
 		{"Gateway not found, admitted", admit, &Objects{Gateways: []*gwv1.Gateway{}, Classes: classes}, foreignSet(), OutcomeUnknownAdmitted, false,
 			"Gateway gateway-ns/gw is unknown (not found), admitted without Airlock Microgateway's rules"},
@@ -126,7 +126,20 @@ func TestJudgeOnlyWhatIsOurs(t *testing.T) {
 	ws := codedWarnings(t, r.Warnings.List())
 	require.NotEmpty(t, ws)
 	assert.Equal(t, CodeScopeUnknown, ws[0].Code)
+	unknownErrs := r.Errors.List()
+
+	// A set Airlock's rules find nothing in gets no note: the unknown
+	// parent changed nothing.
+	clean := attached("team", "web", 0, gwv1.ListenerEntry{Name: "web", Port: 80, Protocol: gwv1.HTTPProtocolType})
+	r = Judge(clean, nil, Options{Scope: scope, Classes: &Objects{Classes: classes}})
+	assert.Equal(t, OutcomeUnknownJudged, r.Scope.Outcome)
+	assert.Zero(t, r.Warnings.Total()+r.Errors.Total())
+	// Admitted unjudged, the note is all there is.
+	r = Judge(foreignSet(), nil, Options{Scope: Scope{ControllerNames: scope.ControllerNames, Unknown: UnknownAdmit}, Classes: &Objects{Classes: classes}})
+	assert.Zero(t, r.Errors.Total())
+	require.Len(t, r.Warnings.List(), 1)
+	assert.Equal(t, CodeScopeUnknown, r.Warnings.List()[0].Code)
 
 	// Unscoped, the object alone: as before the scope existed.
-	assert.Equal(t, r.Errors.List(), Judge(foreignSet(), nil, Options{}).Errors.List())
+	assert.Equal(t, unknownErrs, Judge(foreignSet(), nil, Options{}).Errors.List())
 }

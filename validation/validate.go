@@ -93,15 +93,21 @@ func Judge(newLS, oldLS *gwv1.ListenerSet, opts Options) *Report {
 		return r
 	}
 	v := &verdict{ratchet: newRatchet(defaulted(newLS), defaulted(oldLS)), added: opts.AddedNames}
-	if d.Note != nil {
-		v.warnings.Add(*d.Note)
-	}
 	ls := v.ratchet.new
 	validateSpec(ls, opts.Cluster, field.NewPath("spec"), v)
 	v.endPhase()
 	if opts.Cluster != nil {
 		validateInCluster(ls, opts.Cluster, opts.Strict, v)
 		v.endPhase()
+	}
+	if d.Note != nil && (v.errs.Total() > 0 || v.warnings.Total() > 0) {
+		// Whose ListenerSet this is could not be told, and Airlock's
+		// rules found something: say first why they applied. A set they
+		// find nothing in is not told (nothing it would have to act on).
+		ws := WarningReport{}
+		ws.Add(*d.Note)
+		ws.AddReport(&v.warnings)
+		v.warnings = ws
 	}
 	return &Report{Errors: v.errs, Warnings: v.warnings, Scope: d}
 }
