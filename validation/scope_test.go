@@ -28,7 +28,7 @@ func foreignSet() *gwv1.ListenerSet {
 	ls := attached("team", "envoy-tcp", 0,
 		gwv1.ListenerEntry{Name: "tcp", Port: 9000, Protocol: gwv1.TCPProtocolType},
 		gwv1.ListenerEntry{Name: "https", Port: 443, Protocol: gwv1.HTTPSProtocolType, TLS: &gwv1.ListenerTLSConfig{
-			Mode: ptr.To(gwv1.TLSModeTerminate),
+			Mode:            ptr.To(gwv1.TLSModeTerminate),
 			CertificateRefs: []gwv1.SecretObjectReference{{Name: "a"}, {Name: "b"}},
 		}})
 	return ls
