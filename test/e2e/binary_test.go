@@ -30,8 +30,6 @@ func newBinaryWebhook(ports testproc.Ports, cert *localcluster.ServingCert) (*bi
 		args:  append(append(append([]string{"serve"}, testproc.ServeFlags()...), "--host=127.0.0.1", "--cert-dir="+cert.Dir), ports.Flags()...),
 		caPEM: cert.CAPEM,
 		ports: ports,
-		// As the suite starts (webhookSettings{}): the scope off.
-		cluster: []string{"--scope=all"},
 	}, nil
 }
 
@@ -40,8 +38,8 @@ func (w *binaryWebhook) UseSettings(c webhookSettings) {
 	if c.enabled || len(c.scope) > 0 {
 		w.cluster = []string{"--kubeconfig=" + cluster.KubeconfigPath}
 	}
-	if len(c.scope) == 0 {
-		w.cluster = append(w.cluster, "--scope=all")
+	if len(c.scope) > 0 {
+		w.cluster = append(w.cluster, "--scope=class") // ServeFlags' is all
 	}
 	for _, n := range c.scope {
 		w.cluster = append(w.cluster, "--controller-names="+string(n))

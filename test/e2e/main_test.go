@@ -44,8 +44,8 @@ import (
 	"github.com/airlock/listenerset-webhook/webhook/clusterview"
 	"github.com/airlock/listenerset-webhook/webhook/serving"
 	logf "sigs.k8s.io/controller-runtime/pkg/log"
-	gwv1 "sigs.k8s.io/gateway-api/apis/v1"
 	"sigs.k8s.io/controller-runtime/pkg/log/zap"
+	gwv1 "sigs.k8s.io/gateway-api/apis/v1"
 )
 
 // namespace is where the examples live (examples/gateway.yaml creates it).
