@@ -160,7 +160,9 @@ func TestFilenamesAsKubectlTakesThem(t *testing.T) {
 	} {
 		t.Run(name, func(t *testing.T) {
 			assertRun(t, append([]string{"validate"}, args...), report.ExitInvalid,
-				[]string{"listenerset.gateway.networking.k8s.io/team-a/web valid", `The ListenerSet "team-a/dup" is invalid`}, nil)
+				[]string{"listenerset.gateway.networking.k8s.io/team-a/web valid", `The ListenerSet "team-a/dup" is invalid`},
+				// The inputs hold no Gateway: the scope's note (LS309).
+				[]string{"Warning: spec.parentRef: Gateway team-a/gw is unknown"})
 		})
 	}
 }

@@ -61,7 +61,7 @@ spec:
 	require.NotEmpty(t, unpatched)
 	assert.Contains(t, unpatched.ToAggregate().Error(), "no such key: mode")
 
-	view := asAPIServer(c, raw, UnknownFieldsError)
+	view := asAPIServer(c, raw, UnknownFieldsError, nil)
 	assert.Empty(t, view.errors)
 	require.NotNil(t, view.ls)
 	l := view.ls.Spec.Listeners[0]
