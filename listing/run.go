@@ -41,8 +41,8 @@ type Options struct {
 	// Scope leaves out the Gateways that are not Airlock's (Build).
 	Scope  validation.Scope
 	Format Format
-	Stdout     io.Writer
-	Stderr     io.Writer
+	Stdout io.Writer
+	Stderr io.Writer
 }
 
 // Run lists the merged listeners opts ask for and returns the exit code.
