@@ -65,6 +65,13 @@ func TestValidateGolden(t *testing.T) {
 		{"added-names-none", []string{"-f", in("added-curve.yaml")}, "", report.ExitInvalid},
 		{"added-names", []string{"--add-names=ecdhCurves=X448", "-f", in("added-curve.yaml")}, "", report.ExitInvalid},
 		{"added-names-bad", []string{"--add-names=curves=X448", "-f", in("added-curve.yaml")}, "", report.ExitInputError},
+		// Two implementations' GatewayClasses: only the set of Airlock's
+		// class is judged; the unknown class's by --unknown-parent.
+		{"scope", []string{"-f", in("scope.yaml")}, "", report.ExitInvalid},
+		{"scope-admit", []string{"--unknown-parent=admit", "-f", in("scope.yaml")}, "", report.ExitInvalid},
+		{"scope-all", []string{"--scope=all", "-f", in("scope.yaml")}, "", report.ExitInvalid},
+		{"scope-names-json", []string{"--controller-names=gateway.envoyproxy.io/gatewayclass-controller", "--unknown-parent=admit", "-o", "json", "-f", in("scope.yaml")},
+			"", report.ExitInvalid},
 		// PATHs as arguments, as pre-commit passes them, before and after flags.
 		{"positional-github", []string{in("duplicate.yaml"), "-o", "github", in("valid.yaml")}, "", report.ExitInvalid},
 		{"positional-junit", []string{"-o", "junit", "--", in("multi.yaml")}, "", report.ExitInvalid},
