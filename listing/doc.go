@@ -34,7 +34,14 @@
 //   - Accepted: the listener holds its port, protocol and hostname.
 //   - Conflicted: an earlier listener wins; REASON is ProtocolConflict (same
 //     port, another protocol) or HostnameConflict (same port, protocol and
-//     hostname), WINNER (wide, json) the listener it loses to.
+//     hostname), WINNER (wide, json) the listener it loses to. Among the
+//     Gateway's own listeners none wins (Gateway API: "MUST NOT pick one
+//     conflicting Listener as the winner"): WINNER is none, MESSAGE names
+//     the other one, and each still holds its port against the sets.
+//   - UnsupportedProtocol: Airlock does not serve the listener's protocol
+//     (Gateway API's Accepted=False, reason UnsupportedProtocol); REASON
+//     names the protocols it serves. It holds no port. A Gateway's own
+//     listener shows it; a set with such a listener is Invalid.
 //   - NotAllowed: the Gateway's allowedListeners does not admit the set;
 //     REASON is the setting, e.g. "allowedListeners.namespaces.from: Same".
 //   - Invalid: kube-apiserver with the webhook would refuse the set: from

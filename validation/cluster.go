@@ -177,19 +177,15 @@ func EndpointKey(namespace, name string, port gwv1.PortNumber, protocol gwv1.Pro
 	return "endpoint " + GatewayKey(namespace, name) + " " + strconv.Itoa(int(port)) + " " + string(e.protocol) + " " + string(e.hostname)
 }
 
-// portKeys are the PortKeys on port of the protocols other than protocols
-// (every protocol outside keyedProtocols among them), or, with same, of
-// protocols themselves (those keyedProtocols lists: the others' key was
-// among the first).
+// portKeys are the PortKeys on port of the protocols Airlock serves other
+// than protocols, or, with same, of protocols themselves: a listener of
+// another protocol holds no port, so its key is never read.
 func portKeys(namespace, name string, port gwv1.PortNumber, protocols []gwv1.ProtocolType, same bool) []string {
 	var keys []string
-	for _, p := range keyedProtocols {
+	for _, p := range SupportedProtocols {
 		if slices.Contains(protocols, p) == same {
 			keys = append(keys, PortKey(namespace, name, port, p))
 		}
-	}
-	if !same {
-		keys = append(keys, PortKey(namespace, name, port, otherProtocols))
 	}
 	return keys
 }
@@ -335,7 +331,9 @@ func listenersInMerge(ls *gwv1.ListenerSet, gw *gwv1.Gateway, admission *gateway
 // In mergeListeners a listener's state depends only on the listeners before
 // it on the same port: the first of them fixes the port's protocol (a
 // listener with another one is ProtocolConflict), and the first at the same
-// port, protocol and hostname wins a HostnameConflict. A rival counts only
+// port, protocol and hostname wins a HostnameConflict. Listeners of a
+// protocol Airlock does not serve hold no port and are never judged
+// against: they count nowhere. A rival counts only
 // when it comes before ls (ComparePrecedence; not ls's own stored copy) and
 // gw admits its namespace (the others take no place). So for each port of
 // ls, the rows need:
@@ -383,6 +381,9 @@ func decisive(ls *gwv1.ListenerSet, gw *gwv1.Gateway, admission *gatewayAdmissio
 	listeners := ls.Spec.Listeners
 	for i := range listeners {
 		l := &listeners[i]
+		if !servedProtocol(l.Protocol) {
+			continue // holds no port and conflicts with nothing
+		}
 		at := endpointOf(l.Port, l.Protocol, l.Hostname)
 		if slices.ContainsFunc(listeners[:i], func(e gwv1.ListenerEntry) bool { return endpointOf(e.Port, e.Protocol, e.Hostname) == at }) {
 			continue // judged with the earlier listener there
@@ -390,22 +391,27 @@ func decisive(ls *gwv1.ListenerSet, gw *gwv1.Gateway, admission *gatewayAdmissio
 		sets, _ := c.ListenerSetsAt(EndpointKey(gwNS, gwName, l.Port, l.Protocol, l.Hostname))
 		pick([][]*gwv1.ListenerSet{sets}, func(e *gwv1.ListenerEntry) bool { return endpointOf(e.Port, e.Protocol, e.Hostname) == at })
 	}
+	// Only listeners of protocols Airlock serves hold a port.
+	served := func(e gwv1.ListenerEntry) bool { return servedProtocol(e.Protocol) }
 	for i := range listeners {
 		port := listeners[i].Port
-		if slices.ContainsFunc(listeners[:i], func(e gwv1.ListenerEntry) bool { return e.Port == port }) {
+		if !served(listeners[i]) {
+			continue
+		}
+		if slices.ContainsFunc(listeners[:i], func(e gwv1.ListenerEntry) bool { return e.Port == port && served(e) }) {
 			continue // judged with the earlier listener on the port
 		}
-		if slices.ContainsFunc(gw.Spec.Listeners, func(l gwv1.Listener) bool { return l.Port == port }) {
-			continue // gw's own listener fixes the port's protocol
+		if slices.ContainsFunc(gw.Spec.Listeners, func(l gwv1.Listener) bool { return l.Port == port && servedProtocol(l.Protocol) }) {
+			continue // gw's own listeners fix the port's protocol
 		}
 		var protocols []gwv1.ProtocolType // ls's on the port
 		for _, e := range listeners[i:] {
-			if e.Port == port && !slices.Contains(protocols, e.Protocol) {
+			if e.Port == port && served(e) && !slices.Contains(protocols, e.Protocol) {
 				protocols = append(protocols, e.Protocol)
 			}
 		}
-		onPort := func(e *gwv1.ListenerEntry) bool { return e.Port == port }
-		otherProtocol := func(e *gwv1.ListenerEntry) bool { return e.Port == port && !slices.Contains(protocols, e.Protocol) }
+		onPort := func(e *gwv1.ListenerEntry) bool { return e.Port == port && served(*e) }
+		otherProtocol := func(e *gwv1.ListenerEntry) bool { return onPort(e) && !slices.Contains(protocols, e.Protocol) }
 		var onPortSets [][]*gwv1.ListenerSet // by protocol
 		mixed := len(protocols) > 1
 		for _, key := range portKeys(gwNS, gwName, port, protocols, false) {

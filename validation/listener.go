@@ -61,6 +61,11 @@ func validateListeners(ls *gwv1.ListenerSet, c Cluster, fldPath *field.Path, v *
 		} else {
 			names[l.Name] = i
 		}
+		// A listener of a protocol Airlock does not serve (its own
+		// error) holds no port: the others are judged without it.
+		if !servedProtocol(l.Protocol) {
+			continue
+		}
 		if err, reason, winner := merged.conflict(l.Port, l.Protocol, l.Hostname, lPath, inSetConflicts); err != nil {
 			involved := conflictValues(reason)
 			v.judge(v.ratchet.same(i, involved...) && v.ratchet.same(winner.index, involved...), err)
