@@ -5,10 +5,12 @@ import (
 	"fmt"
 	"slices"
 	"strconv"
+	"strings"
 
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/labels"
 	"k8s.io/apimachinery/pkg/util/validation/field"
+	"k8s.io/utils/ptr"
 	gwv1 "sigs.k8s.io/gateway-api/apis/v1"
 
 	"github.com/airlock/listenerset-webhook/defaults"
@@ -69,9 +71,13 @@ func validateInCluster(ls *gwv1.ListenerSet, c Cluster, strict bool, v *verdict)
 	if gw, admission, ok := parentGateway(ls, c, field.NewPath("spec", "parentRef"), &v.warnings); ok {
 		self := ListenerSource{Kind: SourceListenerSet, Namespace: ls.Namespace, Name: ls.Name}
 		for _, row := range listenersInMerge(ls, gw, admission, c) {
-			// A conflict within the set is the object's own rule's error.
+			// A conflict within the set is the object's own rule's error,
+			// an overlap within it the object's own warning.
 			if row.State == ListenerConflicted && row.Winner.Source != self {
 				findings = append(findings, finding{row.Errors[0], row.Index, conflictValues(row.Reason)})
+			}
+			if row.Overlaps != nil && row.Overlaps.Source != self {
+				warnOverlap(&v.warnings, KindMergedOverlappingHostnames, row.Index, &ls.Spec.Listeners[row.Index], *row.Overlaps, row.OverlapsHostname)
 			}
 		}
 	}
@@ -304,24 +310,113 @@ func (a *gatewayAdmission) judge(namespace string) admitted {
 // listenersInMerge returns ls's rows of gw's merged list (MergedListeners):
 // the list built from gw's own listeners, gw's ListenerSets in the cluster
 // and ls in the place its creation time gives it (a new object, without
-// one, comes last), up to ls's last listener. The stored ListenerSets are
-// taken as valid (the webhook admitted them); ls's own errors are judged by
-// its own rules, not here.
+// one, comes last). The stored ListenerSets are taken as valid (the webhook
+// admitted them); ls's own errors are judged by its own rules, not here.
 //
-// The list is merged from the few rivals that decide ls's rows (decisive),
-// not from every ListenerSet of gw: the rows are the full list's in all but
-// Precedence, which counts only the listeners merged.
+// The list is merged from the few rivals that decide ls's rows (decisive)
+// and the first rival each of ls's listeners overlaps with
+// (overlapRivals), not from every ListenerSet of gw: the rows are the full
+// list's in all but Precedence, which counts only the listeners merged.
 func listenersInMerge(ls *gwv1.ListenerSet, gw *gwv1.Gateway, admission *gatewayAdmission, c Cluster) []MergedListener {
-	sets := append(decisive(ls, gw, admission, c), ls)
-	var mine []MergedListener
-	mergeListeners(gw, sets, admission, false, func(row MergedListener, from *gwv1.ListenerSet) bool {
-		if from == ls {
-			mine = append(mine, row)
+	sets := decisive(ls, gw, admission, c)
+	for _, o := range overlapRivals(ls, gw, admission, c) {
+		if !slices.Contains(sets, o) {
+			sets = append(sets, o)
 		}
-		// Nothing after ls's last listener can change its rows.
-		return from != ls || len(mine) < len(ls.Spec.Listeners)
+	}
+	sets = append(sets, ls)
+	var rows []MergedListener
+	first := -1
+	mergeListeners(gw, sets, admission, false, func(row MergedListener, from *gwv1.ListenerSet) bool {
+		if from == ls && first < 0 {
+			first = len(rows)
+		}
+		rows = append(rows, row)
+		return true
 	})
-	return mine
+	if first < 0 {
+		return nil // ls has no listeners
+	}
+	markOverlaps(rows)
+	return rows[first : first+len(ls.Spec.Listeners)]
+}
+
+// overlapRivals returns, for each listener of ls that may have
+// OverlappingTLSConfig (HTTPS or HTTP/3), the first stored ListenerSet of
+// gw, before or after ls, with a listener on its port and protocol whose
+// hostname overlaps (overlap.go), among those gw admits; merged with ls,
+// it is the first listener of another ListenerSet the listener overlaps
+// with, and it is Accepted whenever ls's listener is: it shares its port
+// and protocol, and is the first at its own endpoint (endpoints where gw or
+// ls has a listener are skipped: the first there is gw's, ls's, or the
+// rival decisive merges for ls's listener there).
+//
+// A listener's covering hostnames (the wildcards above its hostname, and
+// none) are read by EndpointKey, as many keys as its hostname has labels.
+// The hostnames under a wildcard, or under none, are not keys of the index:
+// for such a listener every rival on its port and protocol (PortKey) is
+// read, so the cost is bounded by the rivals on that port, as a
+// ProtocolConflict on a port is (decisive); a listener with an exact
+// hostname, the usual tenant's, reads only its covering keys.
+func overlapRivals(ls *gwv1.ListenerSet, gw *gwv1.Gateway, admission *gatewayAdmission, c Cluster) []*gwv1.ListenerSet {
+	var picked []*gwv1.ListenerSet
+	// The endpoints gw or ls has a listener at: a rival's listener there
+	// is not the first there; the one that is, gw's, ls's or the rival
+	// decisive finds there, is merged anyway.
+	held := make(map[endpoint]bool, len(gw.Spec.Listeners)+len(ls.Spec.Listeners))
+	for i := range gw.Spec.Listeners {
+		l := &gw.Spec.Listeners[i]
+		held[endpointOf(l.Port, l.Protocol, l.Hostname)] = true
+	}
+	for i := range ls.Spec.Listeners {
+		l := &ls.Spec.Listeners[i]
+		held[endpointOf(l.Port, l.Protocol, l.Hostname)] = true
+	}
+	for i := range ls.Spec.Listeners {
+		l := &ls.Spec.Listeners[i]
+		if !terminatesTLS(l.Protocol) {
+			continue
+		}
+		own := string(endpointOf(l.Port, l.Protocol, l.Hostname).hostname)
+		overlaps := func(e *gwv1.ListenerEntry) bool {
+			at := endpointOf(e.Port, e.Protocol, e.Hostname)
+			return e.Port == l.Port && e.Protocol == l.Protocol && !held[at] &&
+				(covers(string(at.hostname), own) || covers(own, string(at.hostname)))
+		}
+		var lists [][]*gwv1.ListenerSet
+		for _, h := range coveringHostnames(own) {
+			var hostname *gwv1.Hostname
+			if h != "" {
+				hostname = ptr.To(gwv1.Hostname(h))
+			}
+			if sets, _ := c.ListenerSetsAt(EndpointKey(gw.Namespace, gw.Name, l.Port, l.Protocol, hostname)); len(sets) > 0 {
+				lists = append(lists, sets)
+			}
+		}
+		if own == "" || strings.HasPrefix(own, WildcardPrefix) {
+			sets, _ := c.ListenerSetsAt(PortKey(gw.Namespace, gw.Name, l.Port, l.Protocol))
+			lists = append(lists, sets)
+		}
+		var first *gwv1.ListenerSet
+		for _, sets := range lists {
+			for _, o := range sets {
+				if (first == nil || ComparePrecedence(o, first) < 0) && !(o.Namespace == ls.Namespace && o.Name == ls.Name) &&
+					hasListener(o, overlaps) && admitsSet(admission, o) {
+					first = o
+				}
+			}
+		}
+		if first != nil && !slices.Contains(picked, first) {
+			picked = append(picked, first)
+		}
+	}
+	return picked
+}
+
+// admitsSet tells whether gw (admission) admits ListenerSet o's namespace.
+func admitsSet(admission *gatewayAdmission, o *gwv1.ListenerSet) bool {
+	allowed, known, _ := admission.admitsSetting(o.Namespace)
+	return allowed && known
 }
 
 // decisive returns the stored ListenerSets of gw that decide ls's rows of
@@ -359,8 +454,7 @@ func decisive(ls *gwv1.ListenerSet, gw *gwv1.Gateway, admission *gatewayAdmissio
 		if ComparePrecedence(o, ls) >= 0 {
 			return false
 		}
-		allowed, known, _ := admission.admitsSetting(o.Namespace)
-		return allowed && known
+		return admitsSet(admission, o)
 	}
 	var picked []*gwv1.ListenerSet
 	// pick adds the first set of the lists (in precedence order) that

@@ -157,9 +157,13 @@ func TestValidateListenerSetInCluster(t *testing.T) {
 				"same port, protocol and hostname as gateway-ns/gw listener https; this listener would be Conflicted (HostnameConflict)")},
 		},
 		{
+			// no conflict; the Gateway's https matches every hostname, so
+			// both overlap (a warning, not an error under strict)
 			rule:    "3. another hostname on the Gateway's port and protocol is fine",
 			ls:      mine(withCert(entry("tls", 443, "HTTPS", "a.example.com"), "", "cert")),
 			cluster: &Objects{Gateways: []*gwv1.Gateway{gateway(gwv1.NamespacesFromAll, https)}},
+			warnings: []string{`spec.listeners[0].hostname: hostname "a.example.com" overlaps hostname (none) of gateway-ns/gw listener https on port 443: ` +
+				`both get OverlappingTLSConfig (OverlappingHostnames); HTTP/2 connection coalescing may reach the other's routes`},
 		},
 		{
 			rule: "3. an older ListenerSet wins over a newer one",

@@ -301,6 +301,14 @@ type MergedListener struct {
 	// Gateway's own listener Conflicted with another of the Gateway's
 	// (none of them wins; Errors names the other).
 	Winner *ListenerRef
+	// Overlaps is, for an Accepted HTTPS or HTTP/3 listener, the first
+	// listener on its port (in precedence order) whose hostname overlaps
+	// its own, of another object if there is one, else of its own:
+	// Gateway API's OverlappingTLSConfig, reason OverlappingHostnames
+	// (overlap.go), which the other listener has too. nil when none.
+	Overlaps *ListenerRef
+	// OverlapsHostname is that listener's hostname (nil: none).
+	OverlapsHostname *gwv1.Hostname
 	// Errors are, for Conflicted, the error the cluster-aware rule gives the
 	// listener (with its path in its object); for Invalid, the set's own
 	// errors (Validate without a cluster); for UnsupportedProtocol, the
@@ -339,6 +347,7 @@ func MergedListeners(gw *gwv1.Gateway, sets []*gwv1.ListenerSet, opts MergeOptio
 		rows = append(rows, row)
 		return true
 	})
+	markOverlaps(rows)
 	return rows
 }
 
