@@ -164,6 +164,7 @@ const (
 	CodeNotAllowed             Code = "LS305"
 	CodeSecretNotFound         Code = "LS306"
 	CodeMergedOverlapping      Code = "LS307"
+	CodeScopeUnknown           Code = "LS309"
 )
 
 // Field paths the codes are at.
@@ -328,6 +329,9 @@ var catalog = []CodeDoc{
 	{Code: CodeRefNotPermitted, Kind: CodeKindCluster, Title: "Certificate reference not permitted", Paths: []string{refPathPattern + ".namespace"},
 		Cause: "No ReferenceGrant in the Secret's namespace allows ListenerSets of this namespace to use it; the listener would have RefNotPermitted. An error under strict, a warning otherwise.",
 		Fix:   "Add a ReferenceGrant in the Secret's namespace (from: ListenerSet in this namespace, to: Secret), or use a Secret of this namespace."},
+	{Code: CodeScopeUnknown, Kind: CodeKindCluster, Title: "Parent Gateway's class unknown", Paths: []string{"spec.parentRef"}, WarningKind: KindScopeUnknown,
+		Cause: "Airlock Microgateway serves only the Gateways whose GatewayClass names its controller, and whose ListenerSet this is cannot be told: the parent Gateway or its GatewayClass does not exist yet, or the webhook has not read them yet. The setting for an unknown parent decided: judged with Airlock's rules (the default), or admitted untouched. A warning.",
+		Fix:   "Create the Gateway and its GatewayClass first, or apply again once they exist: the ListenerSet is then judged by its Gateway's class."},
 	{Code: CodeGatewayNotFound, Kind: CodeKindCluster, Title: "Parent Gateway not found", Paths: []string{"spec.parentRef.name"}, WarningKind: KindGatewayNotFound,
 		Cause: "The parent Gateway does not exist (yet); the ListenerSet stays unattached until it does. A warning.",
 		Fix:   "Create the Gateway, or correct spec.parentRef."},

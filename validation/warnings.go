@@ -76,6 +76,9 @@ const (
 	// KindClusterFinding: a cluster-aware error (a conflict with the merged
 	// listener list, RefNotPermitted) outside strict mode.
 	KindClusterFinding WarningKind = "ClusterFinding"
+	// KindScopeUnknown: whose ListenerSet it is cannot be told (its parent
+	// Gateway or GatewayClass is unknown), and Scope.Unknown decided.
+	KindScopeUnknown WarningKind = "ScopeUnknown"
 )
 
 // Texts of warnings and details. Each is the message part of "path: message".
@@ -99,6 +102,9 @@ const (
 	// WarnHostnameLabelTooLong: DNS has no such name (RFC 1035 and 1123
 	// limit a label to 63 octets), so no client sends it as SNI or Host.
 	WarnHostnameLabelTooLong = "label %q has %d characters, more than RFC 1123's 63: no client's SNI or Host header can match it"
+	// WarnScopeUnknown: what is unknown, what followed from it (judged or
+	// admitted), and Airlock's controller names.
+	WarnScopeUnknown = "%s, %s; a ListenerSet is Airlock Microgateway's when its Gateway's GatewayClass names %s"
 	// DetailProtocolConflict: an earlier listener holds the port with another
 	// protocol (within the set, or in the Gateway's merged listener list).
 	DetailProtocolConflict = "port %d already uses protocol %s in %s; this listener would be Conflicted (ProtocolConflict)"

@@ -27,12 +27,14 @@ import (
 	logf "sigs.k8s.io/controller-runtime/pkg/log"
 	"sigs.k8s.io/controller-runtime/pkg/log/zap"
 	"sigs.k8s.io/controller-runtime/pkg/manager/signals"
+	gwv1 "sigs.k8s.io/gateway-api/apis/v1"
 
 	"github.com/airlock/listenerset-webhook/validation"
 	"github.com/airlock/listenerset-webhook/version"
 	"github.com/airlock/listenerset-webhook/webhook"
 	"github.com/airlock/listenerset-webhook/webhook/admission"
 	"github.com/airlock/listenerset-webhook/webhook/certs"
+	"github.com/airlock/listenerset-webhook/webhook/clusterview"
 	"github.com/airlock/listenerset-webhook/webhook/inflight"
 	"github.com/airlock/listenerset-webhook/webhook/serving"
 )
@@ -94,6 +96,19 @@ func run(args []string, stdout, stderr io.Writer) int {
 	fs.DurationVar(&b.LeafDuration, "leaf-duration", certs.DefaultLeafDuration,
 		"self-bootstrapped: validity of a serving certificate (renewed after two thirds)")
 	config.RegisterFlags(fs) // --kubeconfig, for self-bootstrapped and cluster checks outside a cluster
+	scope := scopeFlags{names: []string{string(validation.AirlockControllerName)}, defaultNames: true}
+	fs.Var(&scopeMode{&scope}, "scope",
+		`whose ListenerSets are judged: "class" (those whose parent Gateway's GatewayClass names one of `+
+			`--controller-names; every other one is admitted untouched; reads Gateways and GatewayClasses, needs the `+
+			`Kubernetes API and get/list/watch on them) or "all" (every ListenerSet, as when the cluster runs one `+
+			`Gateway implementation; nothing read from the API for it) (default "class")`)
+	fs.Var(&controllerNames{&scope}, "controller-names",
+		"with --scope=class: the GatewayClass controllerNames that are Airlock Microgateway's, comma-separated; "+
+			"repeatable (Airlock's chart sets its own with operator.gatewayAPI.controllerName)")
+	fs.Var((*unknownParent)(&opts.Scope.Unknown), "unknown-parent",
+		`with --scope=class: what a ListenerSet gets when its parent Gateway or that Gateway's GatewayClass is not `+
+			`known (not created yet, cache not synced): "judge" (Airlock's rules apply, and a warning says why) or `+
+			`"admit" (admitted untouched, with a warning) (default "judge")`)
 	fs.BoolVar(&opts.Cluster.Enabled, "cluster-checks", false,
 		"also check each ListenerSet against the cluster (parent Gateway, its allowedListeners, conflicts with its "+
 			"merged listeners, ReferenceGrants) from a read-only cache, as warnings; needs the Kubernetes API and "+
@@ -162,16 +177,96 @@ Flags:
 		return exitOK
 	}
 
+	if !scope.all {
+		for _, n := range scope.names {
+			opts.Scope.ControllerNames = append(opts.Scope.ControllerNames, gwv1.GatewayController(n))
+		}
+	}
+
 	logf.SetLogger(zap.New(zap.UseFlagOptions(&zapOpts), zap.WriteTo(stderr)))
 	log := logf.Log.WithName("setup")
 	// SIGINT/SIGTERM cancel the context; Run then drains and returns. A second
 	// signal exits at once (code 1).
 	ctx := signals.SetupSignalHandler()
 	if err := webhook.Run(ctx, opts); err != nil {
+		if errors.Is(err, clusterview.ErrNoAPI) && opts.Scope.On() {
+			err = fmt.Errorf("%w (--scope=class, the default, reads each ListenerSet's Gateway and GatewayClass: "+
+				"give --kubeconfig, or --scope=all to judge every ListenerSet without the API)", err)
+		}
 		log.Error(err, "Webhook server failed")
 		return exitError
 	}
 	return exitOK
+}
+
+// scopeFlags are --scope and --controller-names.
+type scopeFlags struct {
+	all   bool
+	names []string
+	// defaultNames is set until --controller-names is given: its first
+	// value replaces the default.
+	defaultNames bool
+}
+
+// scopeMode is the --scope flag: "class" or "all".
+type scopeMode struct{ s *scopeFlags }
+
+// String implements flag.Value.
+func (m *scopeMode) String() string {
+	if m.s != nil && m.s.all {
+		return "all"
+	}
+	return "class"
+}
+
+// Set implements flag.Value.
+func (m *scopeMode) Set(v string) error {
+	switch v {
+	case "class", "all":
+		m.s.all = v == "all"
+		return nil
+	}
+	return errors.New(`must be "class" or "all"`)
+}
+
+// controllerNames is the --controller-names flag.
+type controllerNames struct{ s *scopeFlags }
+
+// String implements flag.Value.
+func (c *controllerNames) String() string {
+	if c.s == nil {
+		return ""
+	}
+	return strings.Join(c.s.names, ",")
+}
+
+// Set implements flag.Value: each value adds its non-empty items.
+func (c *controllerNames) Set(v string) error {
+	if c.s.defaultNames {
+		c.s.names, c.s.defaultNames = nil, false
+	}
+	if err := (*commaList)(&c.s.names).Set(v); err != nil {
+		return err
+	}
+	if len(c.s.names) == 0 {
+		return errors.New(`names no controller: to judge every ListenerSet, use --scope=all`)
+	}
+	return nil
+}
+
+// unknownParent is the --unknown-parent flag: one of validation.UnknownParents.
+type unknownParent validation.UnknownParent
+
+// String implements flag.Value.
+func (u *unknownParent) String() string { return string(*u) }
+
+// Set implements flag.Value.
+func (u *unknownParent) Set(s string) error {
+	if err := validation.UnknownParent(s).Check(); err != nil || s == "" {
+		return fmt.Errorf("must be %q or %q", validation.UnknownJudge, validation.UnknownAdmit)
+	}
+	*u = unknownParent(s)
+	return nil
 }
 
 // enforcement is the --enforcement flag: one of admission.Enforcements.

@@ -51,6 +51,12 @@ type Validator struct {
 	// AddedNames are names the list-valued TLS options accept besides the
 	// built-in ones (validation.Options.AddedNames).
 	AddedNames validation.AddedNames
+	// Scope says which ListenerSets are Airlock's; the zero Scope judges
+	// every one. Classes answers its reads. The mutating webhook
+	// registered beside this Validator (RegisterWith) follows the same
+	// scope.
+	Scope   validation.Scope
+	Classes validation.Classes
 }
 
 // Enforcement is what a verdict's errors do.
@@ -93,7 +99,9 @@ func (v Validator) ValidateUpdate(ctx context.Context, oldLS, newLS *gwv1.Listen
 }
 
 func (v Validator) respond(ctx context.Context, ls, oldLS *gwv1.ListenerSet) (cradmission.Warnings, error) {
-	r := validation.Judge(ls, oldLS, validation.Options{Cluster: v.Cluster, Strict: v.Strict, AddedNames: v.AddedNames})
+	r := validation.Judge(ls, oldLS, validation.Options{Cluster: v.Cluster, Strict: v.Strict, AddedNames: v.AddedNames,
+		Scope: v.Scope, Classes: v.Classes})
+	recordScope(webhookValidating, r.Scope)
 	if v.Enforcement == EnforcementWarn && r.Errors.Total() > 0 {
 		wouldDeny(ctx, r)
 		recordCodes(ctx, AuditWouldDenyCodesKey, r.Errors.List())
@@ -163,11 +171,19 @@ func displayName(ls *gwv1.ListenerSet) string {
 	return ls.Name
 }
 
-// NewMutatingWebhook returns the defaulting webhook: the defaulting handler
-// (patch.go), whose patch sets what the ListenerSet CRD schema would default
-// and never removes anything, so that a newer CRD's fields survive.
+// NewMutatingWebhook returns the defaulting webhook for every ListenerSet
+// (the zero scope).
 func NewMutatingWebhook() *cradmission.Webhook {
-	return &cradmission.Webhook{Handler: defaulting{decoder: cradmission.NewDecoder(admissionScheme)}}
+	return NewMutatingWebhookFor(validation.Scope{}, nil)
+}
+
+// NewMutatingWebhookFor returns the defaulting webhook: the defaulting
+// handler (patch.go), whose patch sets what the ListenerSet CRD schema would
+// default and never removes anything, so that a newer CRD's fields survive,
+// for the ListenerSets scope judges (read through classes); every other one
+// is admitted without a patch.
+func NewMutatingWebhookFor(scope validation.Scope, classes validation.Classes) *cradmission.Webhook {
+	return &cradmission.Webhook{Handler: defaulting{decoder: cradmission.NewDecoder(admissionScheme), scope: scope, classes: classes}}
 }
 
 // NewValidatingWebhook returns the validating webhook (the zero Validator:
@@ -203,6 +219,6 @@ func Register(srv ctrlwebhook.Server) {
 
 // RegisterWith is Register with the validating webhook's Validator v.
 func RegisterWith(srv ctrlwebhook.Server, v Validator) {
-	srv.Register(MutatePath, reviewGuard{NewMutatingWebhook()})
+	srv.Register(MutatePath, reviewGuard{NewMutatingWebhookFor(v.Scope, v.Classes)})
 	srv.Register(ValidatePath, reviewGuard{NewValidatingWebhookFor(v)})
 }

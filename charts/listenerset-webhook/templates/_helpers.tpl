@@ -129,7 +129,7 @@ app.kubernetes.io/component: audit
 {{- if kindIs "bool" .Values.serviceAccount.automountToken }}
 {{- .Values.serviceAccount.automountToken }}
 {{- else }}
-{{- or (not .Values.certManager.enabled) (eq (include "lsw.clusterChecks" .) "true") }}
+{{- or (not .Values.certManager.enabled) (eq (include "lsw.clusterView" .) "true") }}
 {{- end }}
 {{- end }}
 
