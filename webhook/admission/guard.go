@@ -20,6 +20,7 @@ import (
 	gwv1 "sigs.k8s.io/gateway-api/apis/v1"
 	kjson "sigs.k8s.io/json"
 
+	"github.com/airlock/listenerset-webhook/validation"
 	"github.com/airlock/listenerset-webhook/webhook/inflight"
 )
 
@@ -489,10 +490,20 @@ func refuse(w http.ResponseWriter, r *http.Request, tm metav1.TypeMeta, uid type
 	answer(w, r, tm, uid, cradmission.Errored(code, err).AdmissionResponse)
 }
 
+// maxRefusalBytes bounds the message of an answer that is not a verdict
+// (a refusal, or a decoding error of controller-runtime's): such messages
+// quote what the request holds (a Content-Type, an apiVersion, a field
+// name), which may be megabytes. A verdict's 422 is bounded by the report.
+const maxRefusalBytes = 4 << 10
+
 // answer writes resp for the review of type tm and uid uid as
-// controller-runtime's admission.Webhook writes its answers.
+// controller-runtime's admission.Webhook writes its answers, with a
+// message that is not a verdict's cut to maxRefusalBytes.
 func answer(w http.ResponseWriter, r *http.Request, tm metav1.TypeMeta, uid types.UID, resp admissionv1.AdmissionResponse) {
 	resp.UID = uid
+	if s := resp.Result; s != nil && s.Details == nil {
+		s.Message = validation.Cut(s.Message, maxRefusalBytes, validation.CutSuffix)
+	}
 	if err := json.NewEncoder(w).Encode(admissionv1.AdmissionReview{TypeMeta: tm, Response: &resp}); err != nil {
 		logf.FromContext(r.Context()).Error(err, "unable to encode and write the response")
 	}
