@@ -62,8 +62,11 @@ import (
 // Refusals other than the 405 are AdmissionReviews that deny with that code,
 // as controller-runtime writes its own: typed and with the uid once the body
 // is known to be a review, untyped before. A review whose deadline
-// (inflight.Limiter) has passed by the time its body is read gets the
-// limiter's 429 instead, and is not decoded further.
+// (inflight.Limiter) leaves too little time to decode and judge it, or
+// passes before a core is free for it (inflight.Begin), gets the limiter's
+// 429 instead, and is not decoded further; so does one whose deadline
+// passes while it is judged (inflight.Late): kube-apiserver has stopped
+// waiting for its verdict, and its failurePolicy decides.
 //
 // Everything else goes to the webhook's Handle as the review the guard
 // decoded (readReview), and Handle's answer is written as
@@ -124,9 +127,11 @@ func (g reviewGuard) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		refuse(w, r, metav1.TypeMeta{}, "", http.StatusBadRequest, fmt.Errorf("contentType=%s, expected application/json", ct))
 		return
 	}
-	if inflight.Expired(w, r) {
+	done, ok := inflight.Begin(w, r, len(body))
+	if !ok {
 		return
 	}
+	defer done()
 	tm, req, deletion, err := checkReview(body)
 	if err != nil {
 		refuse(w, r, tm, req.UID, http.StatusBadRequest, err)
@@ -141,7 +146,11 @@ func (g reviewGuard) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	if g.next.WithContextFunc != nil {
 		ctx = g.next.WithContextFunc(ctx, r)
 	}
-	answer(w, r, tm, req.UID, g.next.Handle(ctx, req).AdmissionResponse)
+	resp := g.next.Handle(ctx, req).AdmissionResponse
+	if inflight.Late(w, r) {
+		return
+	}
+	answer(w, r, tm, req.UID, resp)
 }
 
 // readBody reads r's body, at most maxRequestSize bytes, into a buffer of
