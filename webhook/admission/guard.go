@@ -131,7 +131,12 @@ func (g reviewGuard) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	if !ok {
 		return
 	}
-	defer done()
+	handedOn := false
+	defer func() {
+		if !handedOn {
+			done()
+		}
+	}()
 	tm, req, deletion, err := checkReview(body)
 	if err != nil {
 		refuse(w, r, tm, req.UID, http.StatusBadRequest, err)
@@ -146,11 +151,26 @@ func (g reviewGuard) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	if g.next.WithContextFunc != nil {
 		ctx = g.next.WithContextFunc(ctx, r)
 	}
-	resp := g.next.Handle(ctx, req).AdmissionResponse
-	if inflight.Late(w, r) {
-		return
+	// The verdict is worked out aside, so that the deadline, not the work,
+	// decides when the answer goes: a verdict not ready by then is answered
+	// with the limiter's 429 (inflight.Late), which kube-apiserver's
+	// failurePolicy decides, before kube-apiserver stops waiting. The work
+	// keeps its core until it ends (done), so that no other large request
+	// starts on that core meanwhile.
+	handedOn = true
+	verdict := make(chan admissionv1.AdmissionResponse, 1)
+	go func() {
+		defer done()
+		verdict <- g.next.Handle(ctx, req).AdmissionResponse
+	}()
+	select {
+	case resp := <-verdict:
+		if !inflight.Late(w, r) {
+			answer(w, r, tm, req.UID, resp)
+		}
+	case <-r.Context().Done():
+		inflight.Late(w, r)
 	}
-	answer(w, r, tm, req.UID, resp)
 }
 
 // readBody reads r's body, at most maxRequestSize bytes, into a buffer of
