@@ -186,11 +186,17 @@ func drain(w http.ResponseWriter, r *http.Request, d time.Duration) {
 // handler calls it before its costly part (decoding and judging), after
 // reading the body.
 func Expired(w http.ResponseWriter, r *http.Request) bool {
+	return passed(w, r, "before it could be judged")
+}
+
+// passed answers r as refused, saying when its deadline passed, and
+// returns true when it has.
+func passed(w http.ResponseWriter, r *http.Request, when string) bool {
 	err := r.Context().Err()
 	if err == nil {
 		return false
 	}
-	refuse(w, r, reasonDeadline, fmt.Errorf("the request's deadline passed before it could be judged: %w", err))
+	refuse(w, r, reasonDeadline, fmt.Errorf("the request's deadline passed %s: %w", when, err))
 	return true
 }
 

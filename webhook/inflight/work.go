@@ -49,11 +49,10 @@ var cores = semaphore.NewWeighted(int64(runtime.GOMAXPROCS(0)))
 // that. Otherwise it answers r 429, counted under reason deadline, and
 // returns false: the work is never started.
 func Begin(w http.ResponseWriter, r *http.Request, size int) (done func(), ok bool) {
-	ctx := r.Context()
-	if err := ctx.Err(); err != nil {
-		refuse(w, r, reasonDeadline, fmt.Errorf("the request's deadline passed before it could be judged: %w", err))
+	if Expired(w, r) {
 		return nil, false
 	}
+	ctx := r.Context()
 	cost := WorkCost(size)
 	deadline, bounded := ctx.Deadline()
 	if bounded && time.Until(deadline) < cost {
@@ -85,10 +84,5 @@ func Begin(w http.ResponseWriter, r *http.Request, size int) (done func(), ok bo
 // and a late verdict must not stand for the failed call kube-apiserver
 // counts. A handler calls it once its answer is ready, before writing it.
 func Late(w http.ResponseWriter, r *http.Request) bool {
-	err := r.Context().Err()
-	if err == nil {
-		return false
-	}
-	refuse(w, r, reasonDeadline, fmt.Errorf("the request's deadline passed while it was judged: %w", err))
-	return true
+	return passed(w, r, "while it was judged")
 }
