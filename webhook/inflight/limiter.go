@@ -130,7 +130,8 @@ func (l *Limiter) place(contentLength int64) (*lane, int64) {
 // listenerset_webhook_requests_refused_total.
 //
 // The waiting happens before the body is read, so that a request over the
-// limit holds no more memory than its headers; its weight is therefore
+// limit holds no more memory than its headers, and waits no longer than
+// leaves the time its work may take (WorkCost); its weight is therefore
 // what Content-Length announces (net/http never reads more). A body that
 // arrives slowly keeps its weight until the server's read timeout ends it;
 // kube-apiserver sends its bodies at once.
@@ -143,7 +144,13 @@ func (l *Limiter) Handler(next http.Handler) http.Handler {
 		if !ln.sem.TryAcquire(n) {
 			waits.Inc()
 			start := time.Now()
-			if err := ln.sem.Acquire(ctx, n); err != nil {
+			// no longer than leaves the time its work may take (Begin would
+			// refuse it then): the cores are left to the requests that
+			// can still be answered in time
+			wait, cancelWait := context.WithTimeout(ctx, timeout-margin(timeout)-WorkCost(int(max(r.ContentLength, 0))))
+			err := ln.sem.Acquire(wait, n)
+			cancelWait()
+			if err != nil {
 				drain(w, r, margin(timeout)/2)
 				refuse(w, r, reasonCapacity, fmt.Errorf("no room for this request of %d bytes in the webhook's limit "+
 					"of %d bytes in flight within its %v timeout (waited %v): %w",
