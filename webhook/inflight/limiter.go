@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"io"
 	"net/http"
+	"sync/atomic"
 	"time"
 
 	"golang.org/x/sync/semaphore"
@@ -159,12 +160,41 @@ func (l *Limiter) Handler(next http.Handler) http.Handler {
 			}
 		}
 		inFlightBytes.Add(float64(n))
-		defer func() {
+		held := &weight{release: func() {
 			inFlightBytes.Sub(float64(n))
 			ln.sem.Release(n)
-		}()
-		next.ServeHTTP(w, r.WithContext(ctx))
+		}}
+		held.refs.Store(1)
+		defer held.drop()
+		next.ServeHTTP(w, r.WithContext(context.WithValue(ctx, weightKey{}, held)))
 	})
+}
+
+// weight is a request's place in the limit, given back when both its
+// handler and the work it began (Begin) have ended: work the handler leaves
+// running past the deadline (Late) still holds the memory it weighs.
+type weight struct {
+	refs    atomic.Int32
+	release func()
+}
+
+type weightKey struct{}
+
+func (wt *weight) drop() {
+	if wt.refs.Add(-1) == 0 {
+		wt.release()
+	}
+}
+
+// keep makes the weight of the request of ctx, if the Limiter gave it one,
+// outlast its handler until the returned drop is called.
+func keep(ctx context.Context) (drop func()) {
+	wt, ok := ctx.Value(weightKey{}).(*weight)
+	if !ok {
+		return func() {}
+	}
+	wt.refs.Add(1)
+	return wt.drop
 }
 
 // drain reads and discards the body of a request about to be refused, for

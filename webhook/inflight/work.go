@@ -47,7 +47,8 @@ var cores = semaphore.NewWeighted(int64(runtime.GOMAXPROCS(0)))
 // written, and true when the work may begin: r's deadline leaves at least
 // WorkCost(size), and, for a large body, a core became free in time for
 // that. Otherwise it answers r 429, counted under reason deadline, and
-// returns false: the work is never started.
+// returns false: the work is never started. Until done is called, r keeps
+// its weight in the Limiter's limit, even once its handler has returned.
 func Begin(w http.ResponseWriter, r *http.Request, size int) (done func(), ok bool) {
 	if Expired(w, r) {
 		return nil, false
@@ -61,7 +62,7 @@ func Begin(w http.ResponseWriter, r *http.Request, size int) (done func(), ok bo
 		return nil, false
 	}
 	if size <= smallBody {
-		return func() {}, true
+		return keep(ctx), true
 	}
 	wait := ctx
 	if bounded {
@@ -75,7 +76,11 @@ func Begin(w http.ResponseWriter, r *http.Request, size int) (done func(), ok bo
 			size, cost.Round(time.Millisecond), time.Since(start).Round(time.Millisecond), err))
 		return nil, false
 	}
-	return func() { cores.Release(1) }, true
+	drop := keep(ctx)
+	return func() {
+		cores.Release(1)
+		drop()
+	}, true
 }
 
 // Late answers r as refused and returns true when r's deadline passed

@@ -94,3 +94,20 @@ func TestLate(t *testing.T) {
 	assert.Contains(t, rec.Body.String(), "the request's deadline passed while it was judged")
 	assert.Equal(t, before+1, value(refusals.WithLabelValues(reasonDeadline)))
 }
+
+// Work begun with Begin keeps the request's weight in the limit until it
+// is done, even once its handler has returned (a verdict abandoned at the
+// deadline still holds the memory it weighs).
+func TestBeginKeepsTheWeight(t *testing.T) {
+	var done func()
+	h := newLimiter(t, limit).Handler(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		var ok bool
+		done, ok = Begin(w, r, small)
+		require.True(t, ok)
+	}))
+	before := value(inFlightBytes)
+	h.ServeHTTP(httptest.NewRecorder(), request(small, "10s"))
+	assert.Equal(t, before+float64(small+RequestOverhead), value(inFlightBytes), "held after the handler returned")
+	done()
+	assert.Equal(t, before, value(inFlightBytes), "given back once the work is done")
+}
