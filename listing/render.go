@@ -9,6 +9,7 @@ import (
 	"text/tabwriter"
 
 	"github.com/airlock/listenerset-webhook/offline/read"
+	"github.com/airlock/listenerset-webhook/validation"
 )
 
 // Format is an output format of the listeners command.
@@ -54,12 +55,12 @@ func Write(w io.Writer, l *Listing, f Format) error {
 				conditions = append(conditions, c.Type+"/"+c.Reason)
 				messages = append(messages[:len(messages):len(messages)], c.Type+": "+c.Message)
 			}
-			cells := []string{name, strconv.Itoa(r.Precedence), r.Source.String(), r.Name,
-				strconv.Itoa(int(r.Port)), r.Protocol, orNone(r.Hostname), r.State, cell(r.Reason), cell(strings.Join(conditions, ","))}
+			cells := []string{validation.Escape(name), strconv.Itoa(r.Precedence), validation.Escape(r.Source.String()), validation.Escape(r.Name),
+				strconv.Itoa(int(r.Port)), validation.Escape(r.Protocol), orNone(r.Hostname), r.State, cell(r.Reason), cell(strings.Join(conditions, ","))}
 			if f == Wide {
 				winner := none
 				if r.Winner != nil {
-					winner = r.Winner.String()
+					winner = validation.Escape(r.Winner.String())
 				}
 				cells = append(cells, winner, cell(strings.Join(messages, "; ")))
 			}
@@ -76,11 +77,13 @@ func orNone(s *string) string {
 	return cell(*s)
 }
 
-// cell keeps a value on its row: empty becomes <none>, tabs and line breaks
-// spaces.
+// cell keeps a value on its row, and the terminal's state as it was: empty
+// becomes <none>, and what a terminal would interpret (a tab, a line break,
+// an ESC sequence) is shown escaped (validation.Escape, as the validate
+// command's text output shows it).
 func cell(s string) string {
 	if s == "" {
 		return none
 	}
-	return strings.NewReplacer("\t", " ", "\n", " ", "\r", " ").Replace(s)
+	return validation.Escape(s)
 }

@@ -558,7 +558,7 @@ func (w writer) optionKey(k, v, kpath string) string {
 	}
 	versions := fill(`(!({v} in {versions}) ? [{ns}] : [])`, "v", v, "versions", list(rules.TLSVersions),
 		"ns", notSupported(w, v, kpath, rules.TLSVersions))
-	expr := fill(`(size({v}) > {maxlen} || (size({v}) > {maxlen} / 4 && size(bytes({v})) > {maxlen})) ? [{long}] : !{k}.contains("/") ? [{unprefixed}] : !{k}.startsWith({prefix}) ? {labelkey} : `,
+	expr := fill(`size({v}) > {maxlen} ? [{long}] : !{k}.contains("/") ? [{unprefixed}] : !{k}.startsWith({prefix}) ? {labelkey} : `,
 		"v", v, "k", k, "maxlen", strconv.Itoa(rules.MaxOptionValueLen),
 		"long", w.line(kpath, field.TooLong(placeholderPath, "", rules.MaxOptionValueLen), nil),
 		"unprefixed", inv(k, rules.DetailUnprefixedOption),

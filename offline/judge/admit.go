@@ -240,7 +240,9 @@ func merge(api apiserverView, webhook *validation.ErrorReport) []FieldError {
 	for k, e := range r.List() {
 		fe := fieldError(e)
 		if k < len(messages) && messages[k] != "" {
-			fe.Message = messages[k]
+			// kube-apiserver's wording quotes the field as written: cut as
+			// the report cuts a path and a detail
+			fe.Message = validation.Cut(messages[k], validation.MaxPathBytes+validation.MaxDetailBytes, validation.CutSuffix)
 		}
 		out = append(out, fe)
 	}

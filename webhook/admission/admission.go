@@ -152,14 +152,30 @@ func wouldDeny(ctx context.Context, r *validation.Report) {
 		"errorCount", r.Errors.Total(), "errors", fieldTypes(errs), "warningCount", r.Warnings.Total())
 }
 
-// fieldTypes is what a log line says of errs: each path and error type.
+// maxLoggedBytes bounds what a log line lists of its errors, as its JSON
+// encoder writes them (validation.JSONLen), so that with the rest of the
+// line (the request's object, user and counts) it stays under 16 KiB. The
+// report has cut each path to validation.MaxPathBytes already; this
+// bounds how many of them one line names.
+const maxLoggedBytes = 8 << 10
+
+// fieldTypes is what a log line says of errs: each path and error type, as
+// many as maxLoggedBytes holds, then how many more there were.
 func fieldTypes(errs field.ErrorList) []string {
 	out := make([]string, 0, len(errs))
-	for _, e := range errs {
-		out = append(out, e.Field+" ("+string(e.Type)+")")
+	n := 0
+	for i, e := range errs {
+		s := e.Field + " (" + string(e.Type) + ")"
+		if n += validation.JSONLen(s) + len(`"",`); n > maxLoggedBytes {
+			return append(out, fmt.Sprintf(loggedMore, len(errs)-i))
+		}
+		out = append(out, s)
 	}
 	return out
 }
+
+// loggedMore ends a log line's list of errors that does not name them all.
+const loggedMore = "and %d more shown in the response"
 
 // displayName is the name kubectl will quote. An object created with
 // generateName may reach a webhook before kube-apiserver has generated its
