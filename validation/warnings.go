@@ -104,7 +104,7 @@ const (
 	WarnHostnameLabelTooLong = "label %q has %d characters, more than RFC 1123's 63: no client's SNI or Host header can match it"
 	// WarnScopeUnknown: what is unknown, what followed from it (judged or
 	// admitted), and Airlock's controller names.
-	WarnScopeUnknown = "%s, %s; a ListenerSet is Airlock Microgateway's when its Gateway's GatewayClass names %s"
+	WarnScopeUnknown = "%s, %s (Airlock's GatewayClasses name %s)"
 	// DetailProtocolConflict: an earlier listener holds the port with another
 	// protocol (within the set, or in the Gateway's merged listener list).
 	DetailProtocolConflict = "port %d already uses protocol %s in %s; this listener would be Conflicted (ProtocolConflict)"

@@ -126,8 +126,8 @@ func TestScopeByGatewayClass(t *testing.T) {
 	// Unknown parent: judged, and the answer says why; the retry once the
 	// Gateway (of the other class) exists is stored.
 	late := foreignListenerSet("late", "late")
-	note := fmt.Sprintf("spec.parentRef: Gateway %s/late is unknown (not found), so Airlock Microgateway's rules apply; "+
-		"a ListenerSet is Airlock Microgateway's when its Gateway's GatewayClass names %s", scopeGwNS, validation.AirlockControllerName)
+	note := fmt.Sprintf("spec.parentRef: Gateway %s/late is unknown (not found), so Airlock Microgateway's rules apply "+
+		"(Airlock's GatewayClasses name %s)", scopeGwNS, validation.AirlockControllerName)
 	r = mustReject(t, late, airlockErrors)
 	requireExactWarnings(t, r, note)
 	if r := kubectl(t, fmt.Sprintf(`{"apiVersion":"gateway.networking.k8s.io/v1","kind":"Gateway","metadata":{"name":"late","namespace":%q},
@@ -157,8 +157,8 @@ func TestScopeByGatewayClass(t *testing.T) {
 	// --unknown-parent=admit: admitted untouched, with the note.
 	restartWebhook(t, webhookSettings{scope: airlock, unknownAdmit: true})
 	r = mustApply(t, foreignListenerSet("unknown-admitted", "nowhere"), "--dry-run=server")
-	requireExactWarnings(t, r, fmt.Sprintf("spec.parentRef: Gateway %s/nowhere is unknown (not found), admitted without Airlock Microgateway's rules; "+
-		"a ListenerSet is Airlock Microgateway's when its Gateway's GatewayClass names %s", scopeGwNS, validation.AirlockControllerName))
+	requireExactWarnings(t, r, fmt.Sprintf("spec.parentRef: Gateway %s/nowhere is unknown (not found), admitted without Airlock Microgateway's rules "+
+		"(Airlock's GatewayClasses name %s)", scopeGwNS, validation.AirlockControllerName))
 	mustReject(t, foreignListenerSet("airlock-tcp", "airlock"), airlockErrors, "--dry-run=server")
 
 	// Scope off: every ListenerSet is judged, another implementation's too.
