@@ -54,6 +54,21 @@ type Listener struct {
 	Winner *ListenerRef `json:"winner"`
 	// Messages are the errors behind the state, as kubectl prints them.
 	Messages []string `json:"messages"`
+	// Conditions are the listener's conditions besides its state:
+	// OverlappingTLSConfig (reason OverlappingHostnames) when its hostname
+	// overlaps another TLS listener's on its port.
+	Conditions []Condition `json:"conditions"`
+}
+
+// Condition is a listener condition as Gateway API's status has it, for
+// the negative-polarity ones that are set only when true.
+type Condition struct {
+	Type   string `json:"type"`
+	Reason string `json:"reason"`
+	// Message names the other listener.
+	Message string `json:"message"`
+	// With is the other listener.
+	With ListenerRef `json:"with"`
 }
 
 // Source is the object a listener comes from.
@@ -223,6 +238,7 @@ func listenerOf(r validation.MergedListener) Listener {
 		State:      string(r.State),
 		Reason:     r.Reason,
 		Messages:   make([]string, 0, len(r.Errors)),
+		Conditions: []Condition{},
 	}
 	if r.Hostname != nil {
 		h := string(*r.Hostname)
@@ -230,6 +246,12 @@ func listenerOf(r validation.MergedListener) Listener {
 	}
 	if r.Winner != nil {
 		l.Winner = &ListenerRef{Source: sourceOf(r.Winner.Source), Name: string(r.Winner.Listener)}
+	}
+	if r.Overlaps != nil {
+		with := ListenerRef{Source: sourceOf(r.Overlaps.Source), Name: string(r.Overlaps.Listener)}
+		l.Conditions = append(l.Conditions, Condition{Type: validation.ConditionOverlappingTLSConfig, Reason: validation.ReasonOverlappingHostnames,
+			Message: validation.OverlapMessage(r.Hostname, r.Overlaps.Source.String()+" listener "+string(r.Overlaps.Listener), r.OverlapsHostname, r.Port),
+			With:    with})
 	}
 	for _, e := range r.Errors {
 		l.Messages = append(l.Messages, e.Error())
@@ -245,7 +267,7 @@ func invalidListener(ls *gwv1.ListenerSet, i int, errs []judge.FieldError) Liste
 	le := &ls.Spec.Listeners[i]
 	l := Listener{Source: Source{Kind: validation.SourceListenerSet, Namespace: ls.Namespace, Name: ls.Name},
 		Name: string(le.Name), Port: int32(le.Port), Protocol: string(le.Protocol),
-		State: string(validation.ListenerInvalid), Messages: make([]string, 0, len(errs))}
+		State: string(validation.ListenerInvalid), Messages: make([]string, 0, len(errs)), Conditions: []Condition{}}
 	if le.Hostname != nil {
 		h := string(*le.Hostname)
 		l.Hostname = &h

@@ -89,7 +89,7 @@ func TestFixtureCoversEveryState(t *testing.T) {
 		seen[r.State] = true
 	}
 	for _, want := range []validation.ListenerState{validation.ListenerAccepted, validation.ListenerConflicted,
-		validation.ListenerNotAllowed, validation.ListenerInvalid} {
+		validation.ListenerNotAllowed, validation.ListenerInvalid, validation.ListenerUnsupportedProtocol} {
 		assert.True(t, seen[string(want)], "no %s listener", want)
 	}
 	for _, reason := range []string{validation.ReasonHostnameConflict, validation.ReasonProtocolConflict} {

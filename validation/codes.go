@@ -152,6 +152,7 @@ const (
 	CodeForeignOption        Code = "LS202"
 	CodeSelectorIgnored      Code = "LS203"
 	CodeHostnameLabelTooLong Code = "LS204"
+	CodeOverlappingHostnames Code = "LS205"
 )
 
 // The codes of the cluster-aware findings.
@@ -162,6 +163,7 @@ const (
 	CodeGatewayNotFound        Code = "LS304"
 	CodeNotAllowed             Code = "LS305"
 	CodeSecretNotFound         Code = "LS306"
+	CodeMergedOverlapping      Code = "LS307"
 	CodeScopeUnknown           Code = "LS309"
 )
 
@@ -314,6 +316,9 @@ var catalog = []CodeDoc{
 	{Code: CodeHostnameLabelTooLong, Kind: CodeKindWarning, Title: "Hostname label longer than 63 characters", Paths: []string{listenerPathPattern + ".hostname"}, WarningKind: KindHostnameLabelTooLong,
 		Cause: "A label of the hostname is longer than RFC 1123's 63 characters, which the CRD lets through; no client's SNI or Host header can match it.",
 		Fix:   "Shorten the label."},
+	{Code: CodeOverlappingHostnames, Kind: CodeKindWarning, Title: "Overlapping TLS hostnames within the set", Paths: []string{listenerPathPattern + ".hostname"}, WarningKind: KindOverlappingHostnames,
+		Cause: "Two HTTPS or HTTP/3 listeners of the set on one port have hostnames some name matches both (an exact name under a wildcard, nested wildcards, a hostname and none): both get OverlappingTLSConfig (OverlappingHostnames), and with HTTP/2 connection coalescing a request can reuse the other's connection and reach its routes. A warning only.",
+		Fix:   "Nothing, if the listeners share a certificate and may serve each other's names; otherwise give them hostnames that do not overlap, or different ports."},
 
 	{Code: CodeMergedProtocolConflict, Kind: CodeKindCluster, Title: "Protocol conflict on the Gateway", Paths: []string{listenerPathPattern + ".protocol"},
 		Cause: "A listener of the Gateway, or of a ListenerSet before this one, holds the port with another protocol; this listener would be Conflicted (ProtocolConflict). An error under strict, a warning otherwise.",
@@ -336,6 +341,9 @@ var catalog = []CodeDoc{
 	{Code: CodeSecretNotFound, Kind: CodeKindCluster, Title: "Certificate Secret not found", Paths: []string{refPathPattern + ".name"}, WarningKind: KindSecretNotFound,
 		Cause: "The referenced Secret does not exist (yet); the listener has no certificate (InvalidCertificateRef) until it does. A warning.",
 		Fix:   "Create the Secret, or correct the reference."},
+	{Code: CodeMergedOverlapping, Kind: CodeKindCluster, Title: "Overlapping TLS hostnames on the Gateway", Paths: []string{listenerPathPattern + ".hostname"}, WarningKind: KindMergedOverlappingHostnames,
+		Cause: "An HTTPS or HTTP/3 listener overlaps the hostname of a listener of the Gateway or of another of its ListenerSets on the same port (an exact name under a wildcard, nested wildcards, a hostname and none): both get OverlappingTLSConfig (OverlappingHostnames), and with HTTP/2 connection coalescing a request can reach the other's routes. A warning only, also under strict.",
+		Fix:   "Nothing, if that is meant (one certificate for both, or a catch-all); otherwise use a hostname that does not overlap, or another port; the listeners command shows both listeners."},
 }
 
 // Catalog is every code of this package, by code.

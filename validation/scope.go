@@ -70,6 +70,12 @@ type Classes interface {
 	GatewayClass(name string) (gc *gwv1.GatewayClass, known bool)
 }
 
+// What the note of an unknown parent says followed from it.
+const (
+	ScopeJudged   = "so Airlock Microgateway's rules apply"
+	ScopeAdmitted = "admitted without Airlock Microgateway's rules"
+)
+
 // Outcome is what the scope decision made of a ListenerSet, as the
 // webhook's metric labels count it.
 type Outcome string
@@ -117,9 +123,9 @@ func (s Scope) Decide(ls *gwv1.ListenerSet, c Classes) Decision {
 	}
 	unknown := func(path *field.Path, what string) Decision {
 		if s.Unknown == UnknownAdmit {
-			return Decision{Outcome: OutcomeUnknownAdmitted, Note: s.note(path, what, "admitted without Airlock Microgateway's rules")}
+			return Decision{Outcome: OutcomeUnknownAdmitted, Note: s.note(path, what, ScopeAdmitted)}
 		}
-		return Decision{Judge: true, Outcome: OutcomeUnknownJudged, Note: s.note(path, what, "so Airlock Microgateway's rules apply")}
+		return Decision{Judge: true, Outcome: OutcomeUnknownJudged, Note: s.note(path, what, ScopeJudged)}
 	}
 	parentPath := field.NewPath("spec", "parentRef")
 	ns, name, ok := parentOf(ls)

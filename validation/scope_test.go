@@ -128,6 +128,22 @@ func TestJudgeOnlyWhatIsOurs(t *testing.T) {
 	assert.Equal(t, CodeScopeUnknown, ws[0].Code)
 	unknownErrs := r.Errors.List()
 
+	// An update that moves another implementation's stored set to Airlock's
+	// Gateway grandfathers nothing: every error denies. Kept under
+	// Airlock's Gateway, the same update ratchets them.
+	airlockParent := func() *Objects {
+		gw := gatewayOfClass("airlock")
+		gw.Name = "airlock-gw"
+		return &Objects{Gateways: []*gwv1.Gateway{gatewayOfClass("envoy"), gw}, Classes: classes}
+	}
+	moved, stored := foreignSet(), foreignSet()
+	moved.Spec.ParentRef.Name = "airlock-gw"
+	r = Judge(moved, stored, Options{Scope: scope, Classes: airlockParent()})
+	assert.Equal(t, len(unknownErrs), r.Errors.Total(), "moved to Airlock: %v", r.Errors.List())
+	stored.Spec.ParentRef.Name = "airlock-gw"
+	r = Judge(moved, stored, Options{Scope: scope, Classes: airlockParent()})
+	assert.Zero(t, r.Errors.Total(), "unchanged under Airlock: ratcheted")
+
 	// A set Airlock's rules find nothing in gets no note: the unknown
 	// parent changed nothing.
 	clean := attached("team", "web", 0, gwv1.ListenerEntry{Name: "web", Port: 80, Protocol: gwv1.HTTPProtocolType})

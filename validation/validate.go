@@ -92,6 +92,12 @@ func Judge(newLS, oldLS *gwv1.ListenerSet, opts Options) *Report {
 		}
 		return r
 	}
+	if oldLS != nil && opts.Scope.Decide(oldLS, opts.Classes).Outcome == OutcomeOther {
+		// The stored object was another implementation's, never judged by
+		// these rules: nothing of it is grandfathered, and the update
+		// that brings it to Airlock is judged as a create.
+		oldLS = nil
+	}
 	v := &verdict{ratchet: newRatchet(defaulted(newLS), defaulted(oldLS)), added: opts.AddedNames}
 	ls := v.ratchet.new
 	validateSpec(ls, opts.Cluster, field.NewPath("spec"), v)

@@ -111,6 +111,12 @@ const (
 	// DetailHostnameConflict: an earlier listener has the same port, protocol
 	// and hostname.
 	DetailHostnameConflict = "same port, protocol and hostname as %s; this listener would be Conflicted (HostnameConflict)"
+	// DetailIndistinctProtocol: a Gateway's own listener on a port another
+	// of its listeners uses with another protocol; none of them wins.
+	DetailIndistinctProtocol = "port %d also uses protocol %s in %s; the Gateway's indistinct listeners are all Conflicted (ProtocolConflict)"
+	// DetailIndistinctHostname: a Gateway's own listener with the port,
+	// protocol and hostname of another of its listeners.
+	DetailIndistinctHostname = "same port, protocol and hostname as %s; the Gateway's indistinct listeners are all Conflicted (HostnameConflict)"
 	// DetailRefNotPermitted: no ReferenceGrant in the Secret's namespace
 	// allows the reference.
 	DetailRefNotPermitted = "no ReferenceGrant in namespace %q allows ListenerSets from %q to use this Secret (RefNotPermitted)"

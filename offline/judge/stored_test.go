@@ -120,3 +120,33 @@ func TestStoredScope(t *testing.T) {
 		})
 	}
 }
+
+// TestStoredOverlaps: the audit reports OverlappingTLSConfig on both
+// listeners whose hostnames overlap on one port (the reference's A
+// foo.example.com and C *.example.com, in two sets), as the cluster-aware
+// warning LS307, never as an error, not even under --strict; B
+// foo.example.org has none.
+func TestStoredOverlaps(t *testing.T) {
+	t0 := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
+	a := vt.TenantSet("team-a", "a", t0, vt.Listener("a", 443, gwv1.HTTPSProtocolType, "foo.example.com"))
+	b := vt.TenantSet("team-b", "b", t0.Add(time.Second), vt.Listener("b", 443, gwv1.HTTPSProtocolType, "foo.example.org"))
+	c := vt.TenantSet("team-c", "c", t0.Add(2*time.Second), vt.Listener("c", 443, gwv1.HTTPSProtocolType, "*.example.com"))
+	cluster := vt.SharedCluster([]*gwv1.ListenerSet{a, b, c})
+	for _, strict := range []bool{false, true} {
+		v := judge.Stored(cluster, cluster.Sets, judge.Options{Strict: strict})
+		require.Len(t, v.Results, 3)
+		overlaps := map[string][]string{}
+		for _, r := range v.Results {
+			assert.True(t, r.Valid, "strict=%v: an overlap never denies: %+v", strict, r)
+			for _, w := range r.Warnings {
+				if w.Code == "LS307" {
+					overlaps[r.Name] = append(overlaps[r.Name], w.Message)
+				}
+			}
+		}
+		assert.Equal(t, map[string][]string{
+			"a": {`spec.listeners[0].hostname: hostname "foo.example.com" overlaps hostname "*.example.com" of team-c/c listener c on port 443: both get OverlappingTLSConfig (OverlappingHostnames); HTTP/2 connection coalescing may reach the other's routes`},
+			"c": {`spec.listeners[0].hostname: hostname "*.example.com" overlaps hostname "foo.example.com" of team-a/a listener a on port 443: both get OverlappingTLSConfig (OverlappingHostnames); HTTP/2 connection coalescing may reach the other's routes`},
+		}, overlaps, "strict=%v", strict)
+	}
+}

@@ -90,6 +90,6 @@ func TestRenderClusterView(t *testing.T) {
 	assert.ErrorContains(t, err, "additional properties 'watchSecrets' not allowed")
 	_, err = renderErr(t, "--set", "scope.unknownParent=ignore")
 	assert.ErrorContains(t, err, "unknownParent")
-	_, err = renderErr(t, "--set", "scope.controllerNames=null")
+	_, err = renderErr(t, "--set-json", "scope.controllerNames=[]")
 	assert.Error(t, err, "no controller name")
 }

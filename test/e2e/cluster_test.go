@@ -140,10 +140,19 @@ func restartWebhook(t *testing.T, c webhookSettings) {
 	if err := restart(c); err != nil {
 		t.Fatalf("restarting the webhook with %+v: %v", c, err)
 	}
-	if !c.enabled {
+	var kinds []string
+	if c.enabled || len(c.scope) > 0 {
+		kinds = append(kinds, clusterview.KindGateway)
+	}
+	if len(c.scope) > 0 {
+		kinds = append(kinds, clusterview.KindGatewayClass)
+	}
+	if c.enabled {
+		kinds = append(kinds, clusterview.KindListenerSet, clusterview.KindReferenceGrant, clusterview.KindNamespace)
+	}
+	if len(kinds) == 0 {
 		return
 	}
-	kinds := []string{clusterview.KindGateway, clusterview.KindListenerSet, clusterview.KindReferenceGrant, clusterview.KindNamespace}
 	if c.secrets {
 		kinds = append(kinds, clusterview.KindSecret)
 	}
