@@ -15,8 +15,9 @@
 // by offline/read and offline/judge exactly as validate reads and judges
 // them: the CRD applied, then the webhook's defaults and verdict) or from a
 // cluster (FromCluster: read-only lists of Gateways, ListenerSets and
-// Namespaces' metadata, nothing else, paginated by the audit's reader,
-// offline/live.List; RBACRules, list on those three, is all it needs).
+// Namespaces' metadata, and GatewayClasses with the scope on, nothing else,
+// paginated by the audit's reader, offline/live.List; RBACRules, list on
+// those kinds, is all it needs).
 // Namespace labels matter only for allowedListeners.namespaces.from
 // Selector; offline, a namespace the input does not hold has unknown labels.
 //
@@ -65,6 +66,15 @@
 // listeners of each pair (validation's overlap rule); wide adds its
 // message to MESSAGE.
 //
+// # Scope
+//
+// Only Airlock Microgateway's Gateways are listed when Options.Scope is on
+// (the command's default --scope=class): a Gateway is Airlock's when a
+// ListenerSet attached to it would be judged (validation.Scope.Decide, by
+// the GatewayClasses of the input or cluster). The others are LeftOut, with
+// their class and its controller (or that the class is unknown, under
+// --unknown-parent=admit); the table output counts them on stderr.
+//
 // # Output
 //
 // The default is a table as kubectl prints one, a row per listener, the
@@ -88,6 +98,7 @@
 //	     "winner": {"source": {"kind": "Gateway", "namespace": "lst-infra", "name": "shared"}, "name": "https"},
 //	     "messages": ["spec.listeners[1].hostname: Invalid value: ..."], "conditions": []}]}],
 //	  "unattached": [{"namespace": "team-a", "name": "lost", "reason": "Gateway infra/other not found"}],
+//	  "leftOut": [{"namespace": "infra", "name": "envoy-gw", "reason": "GatewayClass \"envoy\" names gateway.envoyproxy.io/gatewayclass-controller"}],
 //	  "inputErrors": []
 //	}
 //

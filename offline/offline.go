@@ -66,7 +66,7 @@ func Report(v *judge.Verdict, opts Options) int {
 
 // notAirlocks notes on stderr how many results the scope left unjudged as
 // another implementation's: each shows as valid, and the line says why
-// (the other formats have each result's "scope"). A set of an unknown
+// (JSON has each result's "scope"). A set of an unknown
 // parent has its own warning.
 func notAirlocks(w io.Writer, results []judge.Result) {
 	n := 0

@@ -563,3 +563,53 @@ spec:
 		assert.True(t, seen[string(c)], "no input met %s", c)
 	}
 }
+
+// TestOtherImplementationExample: examples/ holds another implementation's
+// ListenerSet (examples/other-implementation.yaml, with its GatewayClass
+// and Gateway); validate of the whole directory with the command's default
+// scope finds it valid, with no finding, and judges every other example
+// as before, while the examples' Airlock Gateway (examples/gateway.yaml) is
+// known as Airlock's; with the scope off it is refused, as the webhook
+// would refuse it under Airlock's class.
+func TestOtherImplementationExample(t *testing.T) {
+	scope := validation.Scope{ControllerNames: []gwv1.GatewayController{validation.AirlockControllerName}}
+	judgeExamples := func(s validation.Scope) map[string]judge.Result {
+		var out bytes.Buffer
+		offline.Validate([]string{filepath.Join("..", "examples")},
+			offline.Options{Format: report.JSON, Stdout: &out, Stderr: io.Discard, Judge: judge.Options{Scope: s}})
+		var r report.Report
+		require.NoError(t, json.Unmarshal(out.Bytes(), &r), out.String())
+		byName := map[string]judge.Result{}
+		for _, res := range r.Results {
+			byName[read.Name(res.Namespace, res.Name)] = res
+		}
+		return byName
+	}
+	scoped, all := judgeExamples(scope), judgeExamples(validation.Scope{})
+	other := scoped["listenerset-envoy/envoy-l4"]
+	assert.True(t, other.Valid, "%+v", other)
+	assert.Empty(t, other.Warnings)
+	assert.Equal(t, validation.OutcomeOther, other.Scope)
+	assert.False(t, all["listenerset-envoy/envoy-l4"].Valid, "under Airlock's rules: TCP, UDP, TLS, two certificateRefs")
+
+	require.Equal(t, len(all), len(scoped))
+	for name, res := range scoped {
+		if name == "listenerset-envoy/envoy-l4" {
+			continue
+		}
+		assert.Empty(t, res.Scope, "%s: the examples' Gateway is of Airlock's class", name)
+		assert.Equal(t, all[name].Valid, res.Valid, name)
+		assert.Equal(t, all[name].Errors, res.Errors, name)
+		// The one example whose parentRef names no Gateway is judged, and
+		// told why (LS309); every other finding is the unscoped one.
+		ws := []read.Warning{}
+		for _, w := range res.Warnings {
+			if w.Code != string(validation.CodeScopeUnknown) {
+				ws = append(ws, w)
+			} else {
+				assert.Equal(t, "listenerset-demo/parent-not-gateway", name, w.Message)
+			}
+		}
+		assert.Equal(t, all[name].Warnings, ws, name)
+	}
+}

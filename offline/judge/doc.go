@@ -22,7 +22,13 @@
 // stores: the webhook's rules against that cluster, each set as a create,
 // without the CRD kube-apiserver applied when it was written.
 //
-// Other objects are skipped with a reason; Gateways, ReferenceGrants,
-// Namespaces and Secrets (metadata only) are kept for the cluster-aware
-// checks.
+// Options.Scope is the webhook's --scope: a set whose parent Gateway's
+// GatewayClass (of the input, or the cluster's) names another controller
+// gets neither the mutating webhook's defaults nor its verdict, only
+// kube-apiserver's own checks, and Result.Scope says so; one whose parent
+// or class is unknown follows Scope.Unknown (validation.Scope.Decide).
+//
+// Other objects are skipped with a reason; Gateways, GatewayClasses,
+// ReferenceGrants, Namespaces and Secrets (metadata only) are kept for the
+// cluster-aware checks and the scope.
 package judge

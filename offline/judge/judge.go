@@ -146,6 +146,7 @@ const (
 	reasonNotListenerSet = "not a ListenerSet"
 	reasonOtherVersion   = "only " + gwv1.GroupName + "/v1 ListenerSets are validated"
 	reasonContext        = "; used for the cluster-aware checks"
+	reasonScope          = "; used for the scope (whose ListenerSets are Airlock's)"
 )
 
 var listenerSetAPIVersion = gwv1.GroupVersion.String()
@@ -190,7 +191,11 @@ func (v *Verdict) skip(o *read.Object) *Skipped {
 		s.Reason = reasonOtherVersion
 	}
 	if collect(&v.Objects, h, o.Raw) {
-		s.Reason += reasonContext
+		if h.Kind == "GatewayClass" {
+			s.Reason += reasonScope
+		} else {
+			s.Reason += reasonContext
+		}
 	}
 	return s
 }

@@ -14,7 +14,8 @@
 // a request, so that memory follows what is kept, not one response of the
 // whole cluster), every Gateway, ListenerSet and ReferenceGrant
 // (gateway.networking.k8s.io/v1) and the metadata of every Namespace (and,
-// with Options.Secrets, of every Secret). Nothing is watched, cached, got or
+// with Options.Secrets, of every Secret; with the scope on, every
+// GatewayClass, for whose sets are Airlock's). Nothing is watched, cached, got or
 // written: RBACRules, list on those kinds, is all it needs, and the command
 // prints them (--print-rbac, a ClusterRole). Of each stored ListenerSet,
 // managedFields and status are dropped as it is read: no rule reads them.
@@ -41,7 +42,9 @@
 //
 // Each selected set goes through judge.Stored: validation.Judge, the
 // webhook's own rules and cluster-aware checks, with the listed objects as
-// its cluster and no old object, so that nothing is ratcheted. Its creation
+// its cluster and no old object, so that nothing is ratcheted; with the
+// scope on (judge.Options.Scope, the command's default), only the sets of
+// an Airlock GatewayClass are judged, and the others have no findings. Its creation
 // time is kept: it stands in the merged listener list where it stands in
 // the cluster, and every other stored set is its rival, as in the
 // webhook's live view (webhook/clusterview). kube-apiserver applied the CRD

@@ -17,7 +17,12 @@ type Example struct {
 }
 
 // Examples reads root's examples/*/*.yaml (one ListenerSet each), in the
-// order of their paths.
+// order of their paths: every engine must give Airlock's verdict on each.
+// The files directly in examples/ are not among them: gateway.yaml holds
+// no ListenerSet, and other-implementation.yaml is another
+// implementation's set, valid only where the scope reads its Gateway's
+// GatewayClass (the webhook, the offline commands), which the policy
+// cannot; test/e2e and the offline tests read it with its Gateway.
 func Examples(root string) ([]Example, error) {
 	files, err := filepath.Glob(filepath.Join(root, "examples", "*", "*.yaml"))
 	if err != nil {
