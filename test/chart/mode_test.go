@@ -18,8 +18,11 @@ import (
 	"github.com/stretchr/testify/require"
 	admissionv1 "k8s.io/api/admissionregistration/v1"
 	appsv1 "k8s.io/api/apps/v1"
+	corev1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/client-go/discovery"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
@@ -164,12 +167,17 @@ func TestRenderedPolicyIsTheGenerators(t *testing.T) {
 		Values: []string{"kube-system", namespace}}}, b.Spec.MatchResources.NamespaceSelector.MatchExpressions)
 }
 
+// chartPolicyArgs are the flags make chart-policy gives `kubectl
+// listenerset policy`: its defaults with the scope, which the chart keeps
+// (setting the Gateways) or removes (without admission.policy.gateways).
+var chartPolicyArgs = []string{"--gateways", "infra/airlock"}
+
 // TestPolicyFileIsGenerated: files/policy.yaml is exactly what the
-// generator writes (`kubectl listenerset policy` with its default flags,
-// policy.YAML with default options). It fails when a rule or a name list
-// changed in Go and the chart's copy was not regenerated.
+// generator writes (`kubectl listenerset policy` with chartPolicyArgs,
+// policy.YAML with default options and one Gateway). It fails when a rule
+// or a name list changed in Go and the chart's copy was not regenerated.
 func TestPolicyFileIsGenerated(t *testing.T) {
-	want, err := policy.YAML(policy.Options{})
+	want, err := policy.YAML(policy.Options{Gateways: []string{"infra/airlock"}})
 	require.NoError(t, err)
 	path := filepath.Join(root, policyFile)
 	if *update {
@@ -182,12 +190,13 @@ func TestPolicyFileIsGenerated(t *testing.T) {
 		// The command make chart-policy runs prints the same.
 		bin, err := testproc.PluginBinary()
 		require.NoError(t, err)
-		out, err := exec.Command(bin, "policy").Output()
+		out, err := exec.Command(bin, append([]string{"policy"}, chartPolicyArgs...)...).Output()
 		require.NoError(t, err)
-		require.Equal(t, string(want), string(out), "kubectl-listenerset policy prints policy.YAML with default options")
+		require.Equal(t, string(want), string(out), "kubectl-listenerset policy prints policy.YAML with these options")
 	}
 	if !bytes.Equal(got, want) {
-		t.Fatalf("%s is stale: regenerate it with `make chart-policy` (go run ./cmd/kubectl-listenerset policy > %s) or `go test ./test/chart -run TestPolicyFileIsGenerated -update`", policyFile, policyFile)
+		t.Fatalf("%s is stale: regenerate it with `make chart-policy` (go run ./cmd/kubectl-listenerset policy %s > %s) or `go test ./test/chart -run TestPolicyFileIsGenerated -update`",
+			policyFile, strings.Join(chartPolicyArgs, " "), policyFile)
 	}
 }
 
@@ -474,4 +483,125 @@ func deniedByPolicy(err error, name string) error {
 		return err
 	}
 	return nil
+}
+
+// TestRenderPolicyScope: admission.policy.gateways scopes the policy as
+// `kubectl listenerset policy --gateways` does, with the ConfigMap in the
+// release namespace; without it (the default) the policy is the
+// generator's unscoped one: no paramKind, no scope condition, no paramRef,
+// no ConfigMap (TestRenderedPolicyIsTheGenerators compares the rest).
+func TestRenderPolicyScope(t *testing.T) {
+	paramsName := fullname + "-gateways"
+	for _, mode := range []string{"policy", "both"} {
+		objs := renderMode(t, mode, "--set", "admission.policy.gateways={infra/airlock,team-a/*},admission.policy.gatewaysNotFound=Allow")
+		gotVAP := typed[admissionv1.ValidatingAdmissionPolicy](t, objs.get(t, "ValidatingAdmissionPolicy", fullname))
+		gotBinding := typed[admissionv1.ValidatingAdmissionPolicyBinding](t, objs.get(t, "ValidatingAdmissionPolicyBinding", fullname))
+		gotCM := typed[corev1.ConfigMap](t, objs.get(t, "ConfigMap", paramsName))
+
+		opts := policy.Options{
+			PolicyName: fullname, BindingName: fullname,
+			Gateways:          []string{"infra/airlock", "team-a/*"},
+			GatewaysConfigMap: types.NamespacedName{Namespace: namespace, Name: paramsName},
+			GatewaysNotFound:  admissionv1.AllowAction,
+		}
+		wantVAP, wantBinding, err := policy.Generate(opts)
+		require.NoError(t, err)
+		wantCM, err := policy.GatewaysConfigMap(opts)
+		require.NoError(t, err)
+		assert.Equal(t, wantVAP.Spec, gotVAP.Spec, "%s: the scoped policy as the generator writes it", mode)
+		assert.Equal(t, wantBinding.Spec.ParamRef, gotBinding.Spec.ParamRef, mode)
+		assert.Equal(t, wantCM.Data, gotCM.Data, mode)
+		assert.Equal(t, namespace, gotCM.Namespace, mode)
+		assert.Equal(t, release, gotCM.Labels["app.kubernetes.io/instance"], mode)
+	}
+
+	def := renderMode(t, "policy", "--set", "admission.policy.gateways=null")
+	assert.Empty(t, def.ofKind("ConfigMap"))
+	gotVAP := typed[admissionv1.ValidatingAdmissionPolicy](t, def.get(t, "ValidatingAdmissionPolicy", fullname))
+	wantVAP, _, err := policy.Generate(policy.Options{PolicyName: fullname})
+	require.NoError(t, err)
+	assert.Equal(t, wantVAP.Spec, gotVAP.Spec, "no Gateways: the unscoped policy")
+	assert.Nil(t, typed[admissionv1.ValidatingAdmissionPolicyBinding](t, def.get(t, "ValidatingAdmissionPolicyBinding", fullname)).Spec.ParamRef)
+	assert.Empty(t, render(t, "--set", "admission.policy.gateways={infra/airlock}").ofKind("ConfigMap"), "mode webhook renders no policy and no ConfigMap")
+
+	for _, bad := range []string{"admission.policy.gateways={infra}", "admission.policy.gateways={Infra/gw}", "admission.policy.gateways={infra/gw,infra/gw}",
+		"admission.policy.gateways={infra/a b}", "admission.policy.gatewaysNotFound=Ignore"} {
+		out, err := renderErr(t, "--set", "admission.mode=policy", "--set", bad)
+		if assert.Error(t, err, bad) {
+			assert.Contains(t, out, "/admission/policy/gateways", bad)
+		}
+	}
+}
+
+// TestPolicyScopeEndToEnd installs the chart in mode policy with
+// admission.policy.gateways naming one Airlock Gateway, with the real helm:
+// another implementation's ListenerSet (TCP and UDP listeners, two
+// certificateRefs) attached to another Gateway is stored, the same attached
+// to the Airlock Gateway is denied by the policy; a helm upgrade that lists
+// the other Gateway too judges it, the policy unchanged; with the
+// ConfigMap deleted, Deny (the default) denies every ListenerSet and Allow
+// admits them.
+func TestPolicyScopeEndToEnd(t *testing.T) {
+	c := cluster(t)
+	ctx := t.Context()
+	admin := c.Client
+	const (
+		ns    = "lsw-scope"
+		appNS = "lsw-scope-apps"
+	)
+	ensureLabelledNamespace(ctx, t, admin, appNS, nil)
+	rel := installChart(ctx, t, c, "scope", ns, "--set", "admission.mode=policy,admission.policy.gateways={"+appNS+"/airlock}")
+	t.Cleanup(func() {
+		_, _ = runHelm(context.Background(), t, c.KubeconfigPath, "uninstall", rel.name, "--namespace", ns)
+	})
+	manifest, err := decodeObjects(rel.helm(ctx, t, "get", "manifest", rel.name))
+	require.NoError(t, err)
+	paramsName := rel.fullname() + "-gateways"
+	assert.ElementsMatch(t, []string{"ConfigMap/" + paramsName, "ValidatingAdmissionPolicy/" + rel.fullname(), "ValidatingAdmissionPolicyBinding/" + rel.fullname()}, manifest.ids())
+
+	other := func(name, parent string) *unstructured.Unstructured {
+		ls := listenerSet(appNS, name, false)
+		spec := ls.Object["spec"].(map[string]any)
+		spec["parentRef"] = map[string]any{"name": parent}
+		spec["listeners"] = []any{
+			map[string]any{"name": "tcp", "protocol": "TCP", "port": int64(5000)},
+			map[string]any{"name": "udp", "protocol": "UDP", "port": int64(5001)},
+			map[string]any{"name": "https", "protocol": "HTTPS", "port": int64(443), "hostname": "a.example.com",
+				"tls": map[string]any{"certificateRefs": []any{map[string]any{"name": "one"}, map[string]any{"name": "two"}}}},
+		}
+		return ls
+	}
+	eventually(t, 30*time.Second, "kube-apiserver enforces the policy on the Airlock Gateway's ListenerSet", func() error {
+		return deniedByPolicy(admin.Create(ctx, other("airlock-tcp", "airlock"), client.DryRunAll), rel.fullname())
+	})
+	err = admin.Create(ctx, other("airlock-tcp", "airlock"), client.DryRunAll)
+	require.Error(t, err)
+	t.Logf("under the Airlock Gateway: %v", err)
+	assert.Contains(t, err.Error(), `spec.listeners[0].protocol: Unsupported value: "TCP"`)
+	assert.Contains(t, err.Error(), "spec.listeners[2].tls.certificateRefs: Too many: 2")
+	require.NoError(t, admin.Create(ctx, other("envoy-tcp", "envoy")), "another implementation's ListenerSet is stored")
+
+	// The platform lists the other Gateway too: judged from then on.
+	rel.helm(ctx, t, "upgrade", rel.name, chartPath, "--reuse-values", "--set", "admission.policy.gateways={"+appNS+"/airlock,"+appNS+"/envoy}")
+	eventually(t, 30*time.Second, "a Gateway added to the list is judged", func() error {
+		return deniedByPolicy(admin.Create(ctx, other("envoy-2", "envoy"), client.DryRunAll), rel.fullname())
+	})
+
+	// The ConfigMap deleted: Deny (the default) denies every ListenerSet.
+	require.NoError(t, admin.Delete(ctx, &corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Name: paramsName, Namespace: ns}}))
+	eventually(t, 30*time.Second, "the ConfigMap deleted, Deny", func() error {
+		err := admin.Create(ctx, other("unlisted", "istio"), client.DryRunAll)
+		if err == nil || !strings.Contains(err.Error(), "no params found for policy binding with `Deny` parameterNotFoundAction") {
+			return fmt.Errorf("want kube-apiserver's no params found, got %v", err)
+		}
+		t.Logf("the ConfigMap deleted, Deny: %v", err)
+		return nil
+	})
+	// Allow: every ListenerSet admitted unjudged (the upgrade recreates the
+	// ConfigMap; delete it again).
+	rel.helm(ctx, t, "upgrade", rel.name, chartPath, "--reuse-values", "--set", "admission.policy.gatewaysNotFound=Allow")
+	require.NoError(t, client.IgnoreNotFound(admin.Delete(ctx, &corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Name: paramsName, Namespace: ns}})))
+	eventually(t, 30*time.Second, "the ConfigMap deleted, Allow", func() error {
+		return admin.Create(ctx, other("airlock-3", "airlock"), client.DryRunAll)
+	})
 }
