@@ -1,0 +1,302 @@
+package policy
+
+import (
+	"context"
+	"fmt"
+	"math/rand/v2"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	admissionregistrationv1 "k8s.io/api/admissionregistration/v1"
+	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/types"
+	"k8s.io/client-go/dynamic"
+	"k8s.io/utils/ptr"
+	ctrlclient "sigs.k8s.io/controller-runtime/pkg/client"
+	gwv1 "sigs.k8s.io/gateway-api/apis/v1"
+
+	"github.com/airlock/listenerset-webhook/policy"
+	"github.com/airlock/listenerset-webhook/test/localcluster"
+	"github.com/airlock/listenerset-webhook/validation/validationtest"
+)
+
+// scopeNamespace holds the scoped policy's ListenerSets and its ConfigMap.
+const scopeNamespace = "policy-scope"
+
+// TestScopedPolicyAgainstKubeAPIServer installs the policy scoped to a list
+// of Gateways (policy.Options.Gateways: the ConfigMap as the binding's
+// parameter) into a real kube-apiserver, alone, and sends:
+//   - a ListenerSet another implementation serves (TCP and UDP listeners,
+//     two certificateRefs) attached to a Gateway not listed: stored; the
+//     same attached to a listed Gateway, or to one of a namespace listed
+//     with "*": denied by the policy;
+//   - the examples and POLICY_SCOPE_N (default 300) random objects of the
+//     fuzz generator, whose parent Gateways are listed for about half: in
+//     scope each answer equals validation.Validate's (judge, as the
+//     differential test), out of scope each is admitted (or refused by the
+//     CRD's schema first);
+//   - the parameter's lifecycle: a Gateway added to the ConfigMap is judged
+//     without a change of the policy; with the ConfigMap deleted, the
+//     binding's parameterNotFoundAction decides (Deny: every ListenerSet
+//     denied with kube-apiserver's message; Allow: admitted unjudged).
+func TestScopedPolicyAgainstKubeAPIServer(t *testing.T) {
+	if testing.Short() {
+		t.Skip("starts kube-apiserver")
+	}
+	ctx := context.Background()
+	root, err := localcluster.RepoRoot()
+	if err != nil {
+		t.Fatal(err)
+	}
+	c, err := localcluster.Start(ctx, localcluster.Options{Root: root, Progress: os.Stderr})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = c.Stop() })
+	for _, ns := range []string{scopeNamespace, "infra", "edge"} {
+		if err := c.Client.Create(ctx, &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: ns}}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	cfg := *c.Config
+	cfg.QPS, cfg.Burst = 1000, 1000
+	dyn, err := dynamic.NewForConfig(&cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	client := dyn.Resource(gvr).Namespace(scopeNamespace)
+
+	// The sample and the parents listed: about half of the distinct ones.
+	var cases []*gwv1.ListenerSet
+	var names []string
+	examples, err := validationtest.Examples(root)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, ex := range examples {
+		cases, names = append(cases, ex.ListenerSet), append(names, filepath.Base(ex.Path))
+	}
+	n := 300
+	if s := os.Getenv("POLICY_SCOPE_N"); s != "" {
+		fmt.Sscan(s, &n)
+	}
+	rng := rand.New(rand.NewPCG(32, 32))
+	for i := range n {
+		cases, names = append(cases, validationtest.FuzzListenerSet(validationtest.BiasedFuzzBytes(rng))), append(names, fmt.Sprintf("fuzz-%d", i))
+	}
+	// Every other distinct parent, in the order first seen, is listed: the
+	// most common one (the set's own namespace, the generator's first
+	// name) and about half of the rest.
+	listed := map[string]bool{}
+	entries := []string{"infra/airlock", "edge/*"}
+	for _, ls := range cases {
+		p := parentOf(ls)
+		if _, ok := listed[p]; ok {
+			continue
+		}
+		// only an entry the ConfigMap can hold
+		listed[p] = len(listed)%2 == 0 && len(policy.ValidateGateways([]string{p}, nil)) == 0
+		if listed[p] {
+			entries = append(entries, p)
+		}
+	}
+
+	opts := policy.Options{Gateways: entries, GatewaysConfigMap: types.NamespacedName{Namespace: scopeNamespace, Name: "airlock-gateways"}}
+	vap, binding, err := policy.Generate(opts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	cm, err := policy.GatewaysConfigMap(opts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, obj := range []ctrlclient.Object{cm, vap, binding} {
+		if err := c.Client.Create(ctx, obj); err != nil {
+			t.Fatalf("%s: %v", obj.GetName(), err)
+		}
+	}
+	t.Logf("the policy scoped to %d Gateways (%d bytes of ConfigMap)", len(entries), len(cm.Data[policy.GatewaysKey]))
+
+	other := func(name, parentNS, parent string) *gwv1.ListenerSet {
+		ls := &gwv1.ListenerSet{
+			TypeMeta:   metav1.TypeMeta{APIVersion: "gateway.networking.k8s.io/v1", Kind: "ListenerSet"},
+			ObjectMeta: metav1.ObjectMeta{Name: name, Namespace: scopeNamespace},
+			Spec: gwv1.ListenerSetSpec{ParentRef: gwv1.ParentGatewayReference{Name: gwv1.ObjectName(parent)}, Listeners: []gwv1.ListenerEntry{
+				{Name: "tcp", Port: 5000, Protocol: gwv1.TCPProtocolType},
+				{Name: "udp", Port: 5001, Protocol: gwv1.UDPProtocolType},
+				{Name: "https", Port: 443, Protocol: gwv1.HTTPSProtocolType, Hostname: ptr.To(gwv1.Hostname("a.example.com")),
+					TLS: &gwv1.ListenerTLSConfig{CertificateRefs: []gwv1.SecretObjectReference{{Name: "one"}, {Name: "two"}}}},
+			}},
+		}
+		if parentNS != "" {
+			ls.Spec.ParentRef.Namespace = ptr.To(gwv1.Namespace(parentNS))
+		}
+		return ls
+	}
+	// the policy is enforced once the Airlock Gateway's set is denied
+	deadline := time.Now().Add(time.Minute)
+	for {
+		res := send(ctx, client, other("probe", "infra", "airlock"), nil)
+		if !res.allowed && !res.schema && res.err == nil {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("the scoped policy is not enforced after a minute: %+v", res)
+		}
+		time.Sleep(200 * time.Millisecond)
+	}
+
+	// Another implementation's ListenerSet is stored; the same under an
+	// Airlock Gateway is denied.
+	stored, err := create(ctx, client, other("envoy-tcp", "infra", "envoy"), false)
+	if err != nil {
+		t.Fatalf("another implementation's ListenerSet: %v", err)
+	}
+	t.Logf("stored %s/%s (parent infra/envoy, not listed)", stored.GetNamespace(), stored.GetName())
+	for _, tc := range []struct{ parentNS, parent string }{{"infra", "airlock"}, {"edge", "any-gateway"}} {
+		res := send(ctx, client, other("airlock-tcp", tc.parentNS, tc.parent), nil)
+		switch {
+		case res.err != nil:
+			t.Fatal(res.err)
+		case res.allowed || res.schema:
+			t.Errorf("parent %s/%s (listed): want the policy's denial, got %+v", tc.parentNS, tc.parent, res)
+		default:
+			for _, want := range []string{`spec.listeners[0].protocol: Unsupported value: "TCP"`, `spec.listeners[1].protocol: Unsupported value: "UDP"`,
+				"spec.listeners[2].tls.certificateRefs: Too many: 2: must have at most 1 item"} {
+				if !strings.Contains(res.message, want) {
+					t.Errorf("parent %s/%s: the denial lacks %q: %s", tc.parentNS, tc.parent, want, res.message)
+				}
+			}
+			t.Logf("parent %s/%s (listed): %s", tc.parentNS, tc.parent, res.message)
+		}
+	}
+	// An update follows the current parent: the stored set with one more
+	// TCP listener is admitted under its own Gateway and denied when moved
+	// to the Airlock Gateway, as validation.Validate judges it (the new
+	// listener's protocol; the stored listeners' errors ratchet, their
+	// values being as stored).
+	for _, parent := range []string{"envoy", "airlock"} {
+		changed := other("envoy-tcp", "infra", parent)
+		changed.Spec.Listeners = append(changed.Spec.Listeners, gwv1.ListenerEntry{Name: "tcp-2", Port: 5002, Protocol: gwv1.TCPProtocolType})
+		changed.ResourceVersion = stored.GetResourceVersion()
+		res := send(ctx, client, changed, stored)
+		if res.err != nil {
+			t.Fatal(res.err)
+		}
+		if parent == "envoy" && !res.allowed {
+			t.Errorf("an update under another Gateway: want admitted, got %s", res.message)
+		}
+		if parent == "airlock" {
+			if res.allowed {
+				t.Error("an update that moves the set to a listed Gateway: admitted, want denied")
+			}
+			if msg := judge(changed, stored, res); msg != "" {
+				t.Errorf("an update that moves the set to a listed Gateway: %s", msg)
+			}
+			t.Logf("an update that moves the set to infra/airlock: %s", res.message)
+		}
+	}
+
+	// The sample: in scope Validate's verdict, out of scope admitted.
+	var inScope, outOfScope, denied, mismatches int
+	for i, ls := range cases {
+		ls = ls.DeepCopy()
+		ls.TypeMeta = metav1.TypeMeta{APIVersion: "gateway.networking.k8s.io/v1", Kind: "ListenerSet"}
+		ls.Namespace, ls.Name, ls.GenerateName = scopeNamespace, fmt.Sprintf("case-%d", i), ""
+		res := send(ctx, client, ls, nil)
+		msg := ""
+		switch {
+		case res.err != nil:
+			msg = res.err.Error()
+		case res.schema:
+		case listed[parentOf(ls)]:
+			inScope++
+			if !res.allowed {
+				denied++
+			}
+			msg = judge(ls, nil, res)
+		default:
+			outOfScope++
+			if !res.allowed {
+				msg = "not listed, denied by the policy: " + res.message
+			}
+		}
+		if msg != "" {
+			mismatches++
+			t.Errorf("%s (parent %s, listed %v): %s", names[i], parentOf(ls), listed[parentOf(ls)], msg)
+		}
+	}
+	t.Logf("%d objects: %d in scope (%d denied), %d out of scope and admitted, %d refused by the CRD, %d differences",
+		len(cases), inScope, denied, outOfScope, len(cases)-inScope-outOfScope, mismatches)
+	if denied == 0 || denied == inScope || outOfScope == 0 {
+		t.Errorf("the sample reaches too few verdicts: %d in scope, %d denied, %d out of scope", inScope, denied, outOfScope)
+	}
+
+	// Keeping the list current: a Gateway added to the ConfigMap is judged
+	// from then on, the policy untouched.
+	cm.Data[policy.GatewaysKey] += "infra/envoy\n"
+	if err := c.Client.Update(ctx, cm); err != nil {
+		t.Fatal(err)
+	}
+	eventuallyDenied(t, client, other("envoy-2", "infra", "envoy"), "ValidatingAdmissionPolicy '"+policy.DefaultPolicyName+"'", "a Gateway added to the ConfigMap")
+
+	// The parameter missing: Deny (the default) denies every ListenerSet,
+	// another implementation's too, with kube-apiserver's message.
+	if err := c.Client.Delete(ctx, cm); err != nil {
+		t.Fatal(err)
+	}
+	eventuallyDenied(t, client, other("envoy-3", "infra", "other"), "no params found for policy binding with `Deny` parameterNotFoundAction", "the ConfigMap deleted, Deny")
+	// Allow admits every ListenerSet unjudged.
+	var b admissionregistrationv1.ValidatingAdmissionPolicyBinding
+	if err := c.Client.Get(ctx, types.NamespacedName{Name: binding.Name}, &b); err != nil {
+		t.Fatal(err)
+	}
+	b.Spec.ParamRef.ParameterNotFoundAction = ptr.To(admissionregistrationv1.AllowAction)
+	if err := c.Client.Update(ctx, &b); err != nil {
+		t.Fatal(err)
+	}
+	deadline = time.Now().Add(time.Minute)
+	for {
+		res := send(ctx, client, other("airlock-4", "infra", "airlock"), nil)
+		if res.allowed {
+			t.Log("the ConfigMap deleted, Allow: a listed Gateway's invalid set admitted unjudged")
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("the ConfigMap deleted, Allow: still %+v", res)
+		}
+		time.Sleep(200 * time.Millisecond)
+	}
+}
+
+// parentOf is the namespace/name of ls's parent Gateway as the scope reads
+// it: the parentRef's namespace, or the set's own.
+func parentOf(ls *gwv1.ListenerSet) string {
+	ns := scopeNamespace
+	if p := ls.Spec.ParentRef.Namespace; p != nil {
+		ns = string(*p)
+	}
+	return ns + "/" + string(ls.Spec.ParentRef.Name)
+}
+
+// eventuallyDenied sends ls until kube-apiserver denies it (the policy's
+// inputs reach it through informers), with want in the message.
+func eventuallyDenied(t *testing.T, client dynamic.ResourceInterface, ls *gwv1.ListenerSet, want, what string) {
+	t.Helper()
+	deadline := time.Now().Add(time.Minute)
+	for {
+		_, err := create(context.Background(), client, ls, true)
+		if err != nil && strings.Contains(err.Error(), want) {
+			t.Logf("%s: %v", what, err)
+			return
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("%s: want denied with %q, got %v", what, want, err)
+		}
+		time.Sleep(200 * time.Millisecond)
+	}
+}
