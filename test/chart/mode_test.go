@@ -294,6 +294,7 @@ func TestAdmissionModesServerSideDryRun(t *testing.T) {
 	}{
 		{"webhook", []string{"--set", "admission.mode=webhook"}, 10},
 		{"policy", []string{"--set", "admission.mode=policy"}, 2},
+		{"policy, scoped to Airlock's Gateways", []string{"--set", "admission.mode=policy,admission.policy.gateways={infra/airlock,team-a/*}"}, 3},
 		{"policy, Warn and Audit, selectors", []string{"--set", "admission.mode=policy,admission.policy.validationActions={Warn,Audit}",
 			"--set", "webhook.namespaceSelector.matchLabels.env=prod,webhook.objectSelector.matchLabels.team=edge"}, 2},
 		{"both, cert-manager", []string{"--set", "admission.mode=both"}, 14},
