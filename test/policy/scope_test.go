@@ -16,7 +16,6 @@ import (
 	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/client-go/dynamic"
 	"k8s.io/utils/ptr"
-	ctrlclient "sigs.k8s.io/controller-runtime/pkg/client"
 	gwv1 "sigs.k8s.io/gateway-api/apis/v1"
 
 	"github.com/airlock/listenerset-webhook/policy"
@@ -106,7 +105,7 @@ func TestScopedPolicyAgainstKubeAPIServer(t *testing.T) {
 	}
 
 	opts := policy.Options{Gateways: entries, GatewaysConfigMap: types.NamespacedName{Namespace: scopeNamespace, Name: "airlock-gateways"}}
-	vap, binding, err := policy.Generate(opts)
+	_, binding, err := policy.Generate(opts)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -114,12 +113,17 @@ func TestScopedPolicyAgainstKubeAPIServer(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	for _, obj := range []ctrlclient.Object{cm, vap, binding} {
-		if err := c.Client.Create(ctx, obj); err != nil {
-			t.Fatalf("%s: %v", obj.GetName(), err)
-		}
+	// installed as docs/policy.md shows: kubectl listenerset policy
+	// --gateways ... | kubectl apply -f -
+	out, err := policy.YAML(opts)
+	if err != nil {
+		t.Fatal(err)
 	}
-	t.Logf("the policy scoped to %d Gateways (%d bytes of ConfigMap)", len(entries), len(cm.Data[policy.GatewaysKey]))
+	r := c.Kubectl(ctx, string(out), "apply", "-f", "-")
+	if r.Err != nil {
+		t.Fatalf("%v: %s", r.Err, r.Stderr)
+	}
+	t.Logf("the policy scoped to %d Gateways (%d bytes of ConfigMap): kubectl apply -f -\n%s", len(entries), len(cm.Data[policy.GatewaysKey]), r.Stdout)
 
 	other := func(name, parentNS, parent string) *gwv1.ListenerSet {
 		ls := &gwv1.ListenerSet{
