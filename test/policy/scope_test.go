@@ -11,7 +11,6 @@ import (
 	"time"
 
 	admissionregistrationv1 "k8s.io/api/admissionregistration/v1"
-	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/client-go/dynamic"
@@ -51,23 +50,7 @@ func TestScopedPolicyAgainstKubeAPIServer(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	c, err := localcluster.Start(ctx, localcluster.Options{Root: root, Progress: os.Stderr})
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { _ = c.Stop() })
-	for _, ns := range []string{scopeNamespace, "infra", "edge"} {
-		if err := c.Client.Create(ctx, &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: ns}}); err != nil {
-			t.Fatal(err)
-		}
-	}
-	cfg := *c.Config
-	cfg.QPS, cfg.Burst = 1000, 1000
-	dyn, err := dynamic.NewForConfig(&cfg)
-	if err != nil {
-		t.Fatal(err)
-	}
-	client := dyn.Resource(gvr).Namespace(scopeNamespace)
+	c, client := startCluster(t, root, "", scopeNamespace, "infra", "edge")
 
 	// The sample and the parents listed: about half of the distinct ones.
 	var cases []*gwv1.ListenerSet
