@@ -5,7 +5,6 @@ import (
 	"math/rand/v2"
 	"slices"
 	"strings"
-	"sync"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
@@ -29,23 +28,8 @@ import (
 // scope on.
 var scopedOptions = policy.Options{Gateways: []string{"infra/airlock"}}
 
-// scoped is the whole policy with the scope, as kube-apiserver runs it,
-// compiled once.
-var scopedOnce = sync.OnceValues(func() (*policytest.Evaluator, error) {
-	vap, _, err := policy.Generate(scopedOptions)
-	if err != nil {
-		return nil, err
-	}
-	return policytest.Compile(vap, utilversion.MustParseGeneric("1.29"))
-})
-
-func scoped(t testing.TB) *policytest.Evaluator {
-	e, err := scopedOnce()
-	if err != nil {
-		t.Fatal(err)
-	}
-	return e
-}
+// scoped is the whole policy with the scope, as kube-apiserver runs it.
+var scoped = compiledOnceWith(scopedOptions, func(*admissionregistrationv1.ValidatingAdmissionPolicy) {})
 
 // gatewaysParam is the parameter ConfigMap as kube-apiserver hands it to
 // the policy, listing entries.
