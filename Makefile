@@ -104,7 +104,7 @@ chart-template: helm
 
 ## chart-policy: regenerate the chart's copy of the generated ValidatingAdmissionPolicy and binding,
 ## $(CHART)/files/policy.yaml: `kubectl listenerset policy --gateways infra/airlock`, its defaults with the scope (the
-## chart sets the Gateways, or removes the scope without admission.policy.gateways; test/chart fails while it is stale)
+## chart puts admission.policy.gateways in that list's place, or removes the scope; test/chart fails while it is stale)
 chart-policy:
 	$(GO) run ./cmd/kubectl-listenerset policy --gateways infra/airlock > $(CHART)/files/policy.yaml.tmp
 	mv $(CHART)/files/policy.yaml.tmp $(CHART)/files/policy.yaml

@@ -83,9 +83,8 @@
 //
 // Scope (scope.go): a policy cannot read a ListenerSet's parent Gateway or
 // its GatewayClass, so with Options.Gateways it judges only the ListenerSets
-// of the Gateways a ConfigMap lists (the binding's parameter), through a
-// match condition before the fast path; the rules are unchanged, and
-// without Gateways nothing of it is generated.
+// of the Gateways listed, through a match condition before the fast path;
+// the rules are unchanged, and without Gateways nothing of it is generated.
 //
 // policytest evaluates the policy in process with k8s.io/apiserver's own
 // validator; test/policy holds its verdict and paths equal to

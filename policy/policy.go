@@ -6,7 +6,6 @@ import (
 
 	admissionregistrationv1 "k8s.io/api/admissionregistration/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/utils/ptr"
 	"sigs.k8s.io/yaml"
 
@@ -35,18 +34,10 @@ type Options struct {
 	// AcceptedNamesVariable holds them.
 	AddedNames rules.AddedNames
 	// Gateways, when not empty, scope the policy to the ListenerSets of
-	// these Gateways, "namespace/name" or "namespace/*" (ValidateGateways):
-	// the binding's parameter is the ConfigMap GatewaysConfigMap, which
-	// lists them under GatewaysKey (scope.go). Empty: every ListenerSet.
+	// these Gateways, Airlock's: "namespace/name" or "namespace/*"
+	// (ValidateGateways), in a match condition (scope.go). Empty: every
+	// ListenerSet.
 	Gateways []string
-	// GatewaysConfigMap names that ConfigMap (in DefaultGatewaysNamespace
-	// and named like the binding when empty).
-	GatewaysConfigMap types.NamespacedName
-	// GatewaysNotFound is the binding's parameterNotFoundAction, what
-	// kube-apiserver does when the ConfigMap does not exist: Deny (the
-	// default) denies every ListenerSet the binding matches, Allow admits
-	// them unjudged.
-	GatewaysNotFound admissionregistrationv1.ParameterNotFoundActionType
 }
 
 func (o Options) withDefaults() Options {
@@ -59,15 +50,6 @@ func (o Options) withDefaults() Options {
 	if len(o.Actions) == 0 {
 		o.Actions = []admissionregistrationv1.ValidationAction{admissionregistrationv1.Deny}
 	}
-	if o.GatewaysConfigMap.Namespace == "" {
-		o.GatewaysConfigMap.Namespace = DefaultGatewaysNamespace
-	}
-	if o.GatewaysConfigMap.Name == "" {
-		o.GatewaysConfigMap.Name = o.BindingName
-	}
-	if o.GatewaysNotFound == "" {
-		o.GatewaysNotFound = admissionregistrationv1.DenyAction
-	}
 	return o
 }
 
@@ -76,10 +58,6 @@ func (o Options) withDefaults() Options {
 // CEL is written for.
 func Generate(opts Options) (*admissionregistrationv1.ValidatingAdmissionPolicy, *admissionregistrationv1.ValidatingAdmissionPolicyBinding, error) {
 	opts = opts.withDefaults()
-	scoped, err := opts.scoped()
-	if err != nil {
-		return nil, nil, err
-	}
 	e, err := expressions()
 	if err != nil {
 		return nil, nil, err
@@ -129,30 +107,20 @@ func Generate(opts Options) (*admissionregistrationv1.ValidatingAdmissionPolicy,
 	if opts.NamespaceSelector != nil {
 		binding.Spec.MatchResources = &admissionregistrationv1.MatchResources{NamespaceSelector: opts.NamespaceSelector.DeepCopy()}
 	}
-	if scoped {
-		opts.scope(policy, binding)
+	if err := opts.scope(policy); err != nil {
+		return nil, nil, err
 	}
 	return policy, binding, nil
 }
 
-// YAML returns the policy and its binding as a two-document YAML stream,
-// and the ConfigMap that lists the Gateways as a third when opts scope the
-// policy.
+// YAML returns the policy and its binding as a two-document YAML stream.
 func YAML(opts Options) ([]byte, error) {
 	policy, binding, err := Generate(opts)
 	if err != nil {
 		return nil, err
 	}
-	objs := []any{policy, binding}
-	cm, err := GatewaysConfigMap(opts)
-	if err != nil {
-		return nil, err
-	}
-	if cm != nil {
-		objs = append(objs, cm)
-	}
 	var out bytes.Buffer
-	for i, obj := range objs {
+	for i, obj := range []any{policy, binding} {
 		data, err := yaml.Marshal(obj)
 		if err != nil {
 			return nil, fmt.Errorf("marshal: %w", err)

@@ -8,9 +8,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 	admissionregistrationv1 "k8s.io/api/admissionregistration/v1"
-	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-	"k8s.io/apimachinery/pkg/types"
 	"sigs.k8s.io/yaml"
 
 	"github.com/airlock/listenerset-webhook/policy"
@@ -39,29 +37,21 @@ func TestPolicyCommand(t *testing.T) {
 	require.NoError(t, yaml.UnmarshalStrict([]byte(docs[1]), &binding))
 	assert.Equal(t, "p", binding.Spec.PolicyName)
 
-	// --gateways scopes the policy and prints the ConfigMap that lists them.
+	// --gateways scopes the policy to those Gateways.
 	stdout.Reset()
-	code = run([]string{"policy", "--gateways", "infra/airlock,team-a/*", "--gateways", "edge/gw",
-		"--gateways-configmap", "platform/airlock-gateways", "--gateways-not-found", "Allow"}, nil, &stdout, &stderr)
+	code = run([]string{"policy", "--gateways", "infra/airlock,team-a/*", "--gateways", "edge/gw"}, nil, &stdout, &stderr)
 	require.Equal(t, exitOK, code, stderr.String())
-	want, err = policy.YAML(policy.Options{
-		Gateways:          []string{"infra/airlock", "team-a/*", "edge/gw"},
-		GatewaysConfigMap: types.NamespacedName{Namespace: "platform", Name: "airlock-gateways"},
-		GatewaysNotFound:  admissionregistrationv1.AllowAction,
-	})
+	want, err = policy.YAML(policy.Options{Gateways: []string{"infra/airlock", "team-a/*", "edge/gw"}})
 	require.NoError(t, err)
 	require.Equal(t, string(want), stdout.String())
-	docs = strings.Split(stdout.String(), "\n---\n")
-	require.Len(t, docs, 3)
-	var cm corev1.ConfigMap
-	require.NoError(t, yaml.UnmarshalStrict([]byte(docs[2]), &cm))
-	assert.Equal(t, "infra/airlock\nteam-a/*\nedge/gw\n", cm.Data[policy.GatewaysKey])
+	var vap admissionregistrationv1.ValidatingAdmissionPolicy
+	require.NoError(t, yaml.UnmarshalStrict([]byte(strings.Split(stdout.String(), "\n---\n")[0]), &vap))
+	assert.Equal(t, policy.ScopeCondition, vap.Spec.MatchConditions[0].Name)
+	assert.Contains(t, vap.Spec.MatchConditions[0].Expression, `["infra/airlock","team-a/*","edge/gw"]`)
 
 	for _, args := range [][]string{
 		{"policy", "--gateways", "infra"},
-		{"policy", "--gateways", "infra/a", "--gateways-not-found", "Ignore"},
-		{"policy", "--gateways", "infra/a", "--gateways-configmap", "platform"},
-		{"policy", "--gateways-configmap", "platform/x"},
+		{"policy", "--gateways", "infra/a,infra/a"},
 		{"policy", "--validation-actions", "Block"},
 		{"policy", "--namespace-selector", "a in ("},
 		{"policy", "extra"},

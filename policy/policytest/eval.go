@@ -34,7 +34,6 @@ func Compile(policy *admissionregistrationv1.ValidatingAdmissionPolicy, ver *uti
 	if err != nil {
 		return nil, err
 	}
-	optional := optionalVars(policy)
 	compiler.CompileAndStoreVariables(variables(policy), optional, environment.NewExpressions)
 	validations := make([]plugincel.ExpressionAccessor, len(policy.Spec.Validations))
 	messages := make([]plugincel.ExpressionAccessor, len(policy.Spec.Validations))
@@ -56,16 +55,13 @@ func Compile(policy *admissionregistrationv1.ValidatingAdmissionPolicy, ver *uti
 		compiler.CompileCondition(validations, optional, environment.NewExpressions),
 		matcher,
 		compiler.CompileCondition(nil, optional, environment.NewExpressions),
-		compiler.CompileCondition(messages, plugincel.OptionalVariableDeclarations{HasParams: optional.HasParams}, environment.NewExpressions),
+		compiler.CompileCondition(messages, plugincel.OptionalVariableDeclarations{HasAuthorizer: false}, environment.NewExpressions),
 		policy.Spec.FailurePolicy, nil)
 	return &Evaluator{validator: v}, nil
 }
 
-// optionalVars are the variables the policy's expressions see: params only
-// when it has a paramKind, as kube-apiserver declares them.
-func optionalVars(policy *admissionregistrationv1.ValidatingAdmissionPolicy) plugincel.OptionalVariableDeclarations {
-	return plugincel.OptionalVariableDeclarations{HasParams: policy.Spec.ParamKind != nil, HasAuthorizer: true}
-}
+// optional are the variables a policy without params sees.
+var optional = plugincel.OptionalVariableDeclarations{HasParams: false, HasAuthorizer: true}
 
 func variables(policy *admissionregistrationv1.ValidatingAdmissionPolicy) []plugincel.NamedExpressionAccessor {
 	vars := make([]plugincel.NamedExpressionAccessor, len(policy.Spec.Variables))
@@ -83,7 +79,6 @@ func CompileErrors(policy *admissionregistrationv1.ValidatingAdmissionPolicy, ve
 	if err != nil {
 		return []error{err}
 	}
-	optional := optionalVars(policy)
 	compiler.CompileAndStoreVariables(variables(policy), optional, environment.NewExpressions)
 	var errs []error
 	for _, c := range policy.Spec.MatchConditions {
@@ -102,7 +97,7 @@ func CompileErrors(policy *admissionregistrationv1.ValidatingAdmissionPolicy, ve
 			errs = append(errs, fmt.Errorf("validation %d: %v", i, r.Error))
 		}
 		if v.MessageExpression != "" {
-			if r := compiler.CompileCELExpression(&validating.MessageExpressionCondition{MessageExpression: v.MessageExpression}, plugincel.OptionalVariableDeclarations{HasParams: optional.HasParams}, environment.NewExpressions); r.Error != nil {
+			if r := compiler.CompileCELExpression(&validating.MessageExpressionCondition{MessageExpression: v.MessageExpression}, plugincel.OptionalVariableDeclarations{}, environment.NewExpressions); r.Error != nil {
 				errs = append(errs, fmt.Errorf("validation %d messageExpression: %v", i, r.Error))
 			}
 		}
@@ -125,15 +120,8 @@ var gvr = schema.GroupVersionResource{Group: gwv1.GroupName, Version: "v1", Reso
 var gvk = schema.GroupVersionKind{Group: gwv1.GroupName, Version: "v1", Kind: "ListenerSet"}
 
 // Evaluate runs the policy on a create (old nil) or an update of obj, with
-// budget as the runtime cost budget (celconfig.RuntimeCELCostBudget when 0),
-// as a binding without a parameter (params null).
+// budget as the runtime cost budget (celconfig.RuntimeCELCostBudget when 0).
 func (e *Evaluator) Evaluate(obj, old map[string]any, budget int64) Result {
-	return e.EvaluateWithParams(obj, old, nil, budget)
-}
-
-// EvaluateWithParams is Evaluate with params, the binding's parameter
-// object as kube-apiserver hands it to the policy (nil: none).
-func (e *Evaluator) EvaluateWithParams(obj, old, params map[string]any, budget int64) Result {
 	if budget == 0 {
 		budget = celconfig.RuntimeCELCostBudget
 	}
@@ -150,11 +138,7 @@ func (e *Evaluator) EvaluateWithParams(obj, old, params map[string]any, budget i
 		va.VersionedOldObject = admission.NewLazyObject(oldObj)
 	}
 	ns := &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: newObj.GetNamespace()}}
-	var versionedParams runtime.Object
-	if params != nil {
-		versionedParams = &unstructured.Unstructured{Object: params}
-	}
-	res := e.validator.Validate(context.Background(), gvr, va, versionedParams, ns, budget, nil)
+	res := e.validator.Validate(context.Background(), gvr, va, nil, ns, budget, nil)
 	out := Result{Allowed: true}
 	for _, d := range res.Decisions {
 		switch d.Evaluation {

@@ -18,11 +18,9 @@ import (
 	"github.com/stretchr/testify/require"
 	admissionv1 "k8s.io/api/admissionregistration/v1"
 	appsv1 "k8s.io/api/apps/v1"
-	corev1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
-	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/client-go/discovery"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
@@ -294,7 +292,7 @@ func TestAdmissionModesServerSideDryRun(t *testing.T) {
 	}{
 		{"webhook", []string{"--set", "admission.mode=webhook"}, 10},
 		{"policy", []string{"--set", "admission.mode=policy"}, 2},
-		{"policy, scoped to Airlock's Gateways", []string{"--set", "admission.mode=policy,admission.policy.gateways={infra/airlock,team-a/*}"}, 3},
+		{"policy, scoped to Airlock's Gateways", []string{"--set", "admission.mode=policy,admission.policy.gateways={infra/airlock,team-a/*}"}, 2},
 		{"policy, Warn and Audit, selectors", []string{"--set", "admission.mode=policy,admission.policy.validationActions={Warn,Audit}",
 			"--set", "webhook.namespaceSelector.matchLabels.env=prod,webhook.objectSelector.matchLabels.team=edge"}, 2},
 		{"both, cert-manager", []string{"--set", "admission.mode=both"}, 14},
@@ -487,46 +485,35 @@ func deniedByPolicy(err error, name string) error {
 }
 
 // TestRenderPolicyScope: admission.policy.gateways scopes the policy as
-// `kubectl listenerset policy --gateways` does, with the ConfigMap in the
-// release namespace; without it (the default) the policy is the
-// generator's unscoped one: no paramKind, no scope condition, no paramRef,
-// no ConfigMap (TestRenderedPolicyIsTheGenerators compares the rest).
+// `kubectl listenerset policy --gateways` does; without it (the default) the
+// policy is the generator's unscoped one (TestRenderedPolicyIsTheGenerators
+// compares the rest). A list too long for a match condition, or a bad
+// entry, is refused.
 func TestRenderPolicyScope(t *testing.T) {
-	paramsName := fullname + "-gateways"
 	for _, mode := range []string{"policy", "both"} {
-		objs := renderMode(t, mode, "--set", "admission.policy.gateways={infra/airlock,team-a/*},admission.policy.gatewaysNotFound=Allow")
+		objs := renderMode(t, mode, "--set", "admission.policy.gateways={infra/airlock,team-a/*}")
 		gotVAP := typed[admissionv1.ValidatingAdmissionPolicy](t, objs.get(t, "ValidatingAdmissionPolicy", fullname))
-		gotBinding := typed[admissionv1.ValidatingAdmissionPolicyBinding](t, objs.get(t, "ValidatingAdmissionPolicyBinding", fullname))
-		gotCM := typed[corev1.ConfigMap](t, objs.get(t, "ConfigMap", paramsName))
-
-		opts := policy.Options{
-			PolicyName: fullname, BindingName: fullname,
-			Gateways:          []string{"infra/airlock", "team-a/*"},
-			GatewaysConfigMap: types.NamespacedName{Namespace: namespace, Name: paramsName},
-			GatewaysNotFound:  admissionv1.AllowAction,
-		}
-		wantVAP, wantBinding, err := policy.Generate(opts)
-		require.NoError(t, err)
-		wantCM, err := policy.GatewaysConfigMap(opts)
+		wantVAP, _, err := policy.Generate(policy.Options{PolicyName: fullname, Gateways: []string{"infra/airlock", "team-a/*"}})
 		require.NoError(t, err)
 		assert.Equal(t, wantVAP.Spec, gotVAP.Spec, "%s: the scoped policy as the generator writes it", mode)
-		assert.Equal(t, wantBinding.Spec.ParamRef, gotBinding.Spec.ParamRef, mode)
-		assert.Equal(t, wantCM.Data, gotCM.Data, mode)
-		assert.Equal(t, namespace, gotCM.Namespace, mode)
-		assert.Equal(t, release, gotCM.Labels["app.kubernetes.io/instance"], mode)
 	}
 
 	def := renderMode(t, "policy", "--set", "admission.policy.gateways=null")
-	assert.Empty(t, def.ofKind("ConfigMap"))
 	gotVAP := typed[admissionv1.ValidatingAdmissionPolicy](t, def.get(t, "ValidatingAdmissionPolicy", fullname))
 	wantVAP, _, err := policy.Generate(policy.Options{PolicyName: fullname})
 	require.NoError(t, err)
 	assert.Equal(t, wantVAP.Spec, gotVAP.Spec, "no Gateways: the unscoped policy")
-	assert.Nil(t, typed[admissionv1.ValidatingAdmissionPolicyBinding](t, def.get(t, "ValidatingAdmissionPolicyBinding", fullname)).Spec.ParamRef)
-	assert.Empty(t, render(t, "--set", "admission.policy.gateways={infra/airlock}").ofKind("ConfigMap"), "mode webhook renders no policy and no ConfigMap")
 
+	long := make([]string, 0, 300)
+	for i := range cap(long) {
+		long = append(long, fmt.Sprintf("namespace-%03d/%s", i, strings.Repeat("g", 240)))
+	}
+	_, err = renderErr(t, "--set", "admission.mode=policy", "--set", "admission.policy.gateways={"+strings.Join(long, ",")+"}")
+	assert.ErrorContains(t, err, "admission.policy.gateways: Too long: may not be more than 65536 bytes")
+	_, _, err = policy.Generate(policy.Options{Gateways: long})
+	assert.ErrorContains(t, err, "gateways: Too long: may not be more than 65536 bytes", "the generator's limit is the chart's")
 	for _, bad := range []string{"admission.policy.gateways={infra}", "admission.policy.gateways={Infra/gw}", "admission.policy.gateways={infra/gw,infra/gw}",
-		"admission.policy.gateways={infra/a b}", "admission.policy.gatewaysNotFound=Ignore"} {
+		"admission.policy.gateways={infra/a b}"} {
 		out, err := renderErr(t, "--set", "admission.mode=policy", "--set", bad)
 		if assert.Error(t, err, bad) {
 			assert.Contains(t, out, "/admission/policy/gateways", bad)
@@ -539,9 +526,7 @@ func TestRenderPolicyScope(t *testing.T) {
 // another implementation's ListenerSet (TCP and UDP listeners, two
 // certificateRefs) attached to another Gateway is stored, the same attached
 // to the Airlock Gateway is denied by the policy; a helm upgrade that lists
-// the other Gateway too judges it, the policy unchanged; with the
-// ConfigMap deleted, Deny (the default) denies every ListenerSet and Allow
-// admits them.
+// the other Gateway too judges its ListenerSets from then on.
 func TestPolicyScopeEndToEnd(t *testing.T) {
 	c := cluster(t)
 	ctx := t.Context()
@@ -555,10 +540,6 @@ func TestPolicyScopeEndToEnd(t *testing.T) {
 	t.Cleanup(func() {
 		_, _ = runHelm(context.Background(), t, c.KubeconfigPath, "uninstall", rel.name, "--namespace", ns)
 	})
-	manifest, err := decodeObjects(rel.helm(ctx, t, "get", "manifest", rel.name))
-	require.NoError(t, err)
-	paramsName := rel.fullname() + "-gateways"
-	assert.ElementsMatch(t, []string{"ConfigMap/" + paramsName, "ValidatingAdmissionPolicy/" + rel.fullname(), "ValidatingAdmissionPolicyBinding/" + rel.fullname()}, manifest.ids())
 
 	other := func(name, parent string) *unstructured.Unstructured {
 		ls := listenerSet(appNS, name, false)
@@ -575,7 +556,7 @@ func TestPolicyScopeEndToEnd(t *testing.T) {
 	eventually(t, 30*time.Second, "kube-apiserver enforces the policy on the Airlock Gateway's ListenerSet", func() error {
 		return deniedByPolicy(admin.Create(ctx, other("airlock-tcp", "airlock"), client.DryRunAll), rel.fullname())
 	})
-	err = admin.Create(ctx, other("airlock-tcp", "airlock"), client.DryRunAll)
+	err := admin.Create(ctx, other("airlock-tcp", "airlock"), client.DryRunAll)
 	require.Error(t, err)
 	t.Logf("under the Airlock Gateway: %v", err)
 	assert.Contains(t, err.Error(), `spec.listeners[0].protocol: Unsupported value: "TCP"`)
@@ -584,25 +565,8 @@ func TestPolicyScopeEndToEnd(t *testing.T) {
 
 	// The platform lists the other Gateway too: judged from then on.
 	rel.helm(ctx, t, "upgrade", rel.name, chartPath, "--reuse-values", "--set", "admission.policy.gateways={"+appNS+"/airlock,"+appNS+"/envoy}")
-	eventually(t, 30*time.Second, "a Gateway added to the list is judged", func() error {
+	eventually(t, time.Minute, "a Gateway added to the list is judged", func() error {
 		return deniedByPolicy(admin.Create(ctx, other("envoy-2", "envoy"), client.DryRunAll), rel.fullname())
 	})
-
-	// The ConfigMap deleted: Deny (the default) denies every ListenerSet.
-	require.NoError(t, admin.Delete(ctx, &corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Name: paramsName, Namespace: ns}}))
-	eventually(t, 30*time.Second, "the ConfigMap deleted, Deny", func() error {
-		err := admin.Create(ctx, other("unlisted", "istio"), client.DryRunAll)
-		if err == nil || !strings.Contains(err.Error(), "no params found for policy binding with `Deny` parameterNotFoundAction") {
-			return fmt.Errorf("want kube-apiserver's no params found, got %v", err)
-		}
-		t.Logf("the ConfigMap deleted, Deny: %v", err)
-		return nil
-	})
-	// Allow: every ListenerSet admitted unjudged (the upgrade recreates the
-	// ConfigMap; delete it again).
-	rel.helm(ctx, t, "upgrade", rel.name, chartPath, "--reuse-values", "--set", "admission.policy.gatewaysNotFound=Allow")
-	require.NoError(t, client.IgnoreNotFound(admin.Delete(ctx, &corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Name: paramsName, Namespace: ns}})))
-	eventually(t, 30*time.Second, "the ConfigMap deleted, Allow", func() error {
-		return admin.Create(ctx, other("airlock-3", "airlock"), client.DryRunAll)
-	})
+	require.NoError(t, admin.Create(ctx, other("istio-tcp", "istio"), client.DryRunAll), "a Gateway still not listed")
 }

@@ -6,13 +6,12 @@ import (
 	"math/rand/v2"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 	"time"
 
-	admissionregistrationv1 "k8s.io/api/admissionregistration/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/client-go/dynamic"
 	"k8s.io/utils/ptr"
 	gwv1 "sigs.k8s.io/gateway-api/apis/v1"
@@ -22,12 +21,12 @@ import (
 	"github.com/airlock/listenerset-webhook/validation/validationtest"
 )
 
-// scopeNamespace holds the scoped policy's ListenerSets and its ConfigMap.
+// scopeNamespace holds the scoped policy's ListenerSets.
 const scopeNamespace = "policy-scope"
 
 // TestScopedPolicyAgainstKubeAPIServer installs the policy scoped to a list
-// of Gateways (policy.Options.Gateways: the ConfigMap as the binding's
-// parameter) into a real kube-apiserver, alone, and sends:
+// of Gateways (policy.Options.Gateways) into a real kube-apiserver, alone,
+// with the real kubectl, and sends:
 //   - a ListenerSet another implementation serves (TCP and UDP listeners,
 //     two certificateRefs) attached to a Gateway not listed: stored; the
 //     same attached to a listed Gateway, or to one of a namespace listed
@@ -37,10 +36,8 @@ const scopeNamespace = "policy-scope"
 //     scope each answer equals validation.Validate's (judge, as the
 //     differential test), out of scope each is admitted (or refused by the
 //     CRD's schema first);
-//   - the parameter's lifecycle: a Gateway added to the ConfigMap is judged
-//     without a change of the policy; with the ConfigMap deleted, the
-//     binding's parameterNotFoundAction decides (Deny: every ListenerSet
-//     denied with kube-apiserver's message; Allow: admitted unjudged).
+//   - after the policy is applied again with one more Gateway listed, that
+//     Gateway's ListenerSets are judged.
 func TestScopedPolicyAgainstKubeAPIServer(t *testing.T) {
 	if testing.Short() {
 		t.Skip("starts kube-apiserver")
@@ -87,26 +84,20 @@ func TestScopedPolicyAgainstKubeAPIServer(t *testing.T) {
 		}
 	}
 
-	opts := policy.Options{Gateways: entries, GatewaysConfigMap: types.NamespacedName{Namespace: scopeNamespace, Name: "airlock-gateways"}}
-	_, binding, err := policy.Generate(opts)
-	if err != nil {
-		t.Fatal(err)
-	}
-	cm, err := policy.GatewaysConfigMap(opts)
-	if err != nil {
-		t.Fatal(err)
-	}
 	// installed as docs/policy.md shows: kubectl listenerset policy
 	// --gateways ... | kubectl apply -f -
-	out, err := policy.YAML(opts)
-	if err != nil {
-		t.Fatal(err)
+	apply := func(gateways []string) {
+		out, err := policy.YAML(policy.Options{Gateways: gateways})
+		if err != nil {
+			t.Fatal(err)
+		}
+		r := c.Kubectl(ctx, string(out), "apply", "-f", "-")
+		if r.Err != nil {
+			t.Fatalf("%v: %s", r.Err, r.Stderr)
+		}
+		t.Logf("the policy scoped to %d Gateways: kubectl apply -f -\n%s", len(gateways), r.Stdout)
 	}
-	r := c.Kubectl(ctx, string(out), "apply", "-f", "-")
-	if r.Err != nil {
-		t.Fatalf("%v: %s", r.Err, r.Stderr)
-	}
-	t.Logf("the policy scoped to %d Gateways (%d bytes of ConfigMap): kubectl apply -f -\n%s", len(entries), len(cm.Data[policy.GatewaysKey]), r.Stdout)
+	apply(entries)
 
 	other := func(name, parentNS, parent string) *gwv1.ListenerSet {
 		ls := &gwv1.ListenerSet{
@@ -223,40 +214,12 @@ func TestScopedPolicyAgainstKubeAPIServer(t *testing.T) {
 		t.Errorf("the sample reaches too few verdicts: %d in scope, %d denied, %d out of scope", inScope, denied, outOfScope)
 	}
 
-	// Keeping the list current: a Gateway added to the ConfigMap is judged
-	// from then on, the policy untouched.
-	cm.Data[policy.GatewaysKey] += "infra/envoy\n"
-	if err := c.Client.Update(ctx, cm); err != nil {
-		t.Fatal(err)
-	}
-	eventuallyDenied(t, client, other("envoy-2", "infra", "envoy"), "ValidatingAdmissionPolicy '"+policy.DefaultPolicyName+"'", "a Gateway added to the ConfigMap")
-
-	// The parameter missing: Deny (the default) denies every ListenerSet,
-	// another implementation's too, with kube-apiserver's message.
-	if err := c.Client.Delete(ctx, cm); err != nil {
-		t.Fatal(err)
-	}
-	eventuallyDenied(t, client, other("envoy-3", "infra", "other"), "no params found for policy binding with `Deny` parameterNotFoundAction", "the ConfigMap deleted, Deny")
-	// Allow admits every ListenerSet unjudged.
-	var b admissionregistrationv1.ValidatingAdmissionPolicyBinding
-	if err := c.Client.Get(ctx, types.NamespacedName{Name: binding.Name}, &b); err != nil {
-		t.Fatal(err)
-	}
-	b.Spec.ParamRef.ParameterNotFoundAction = ptr.To(admissionregistrationv1.AllowAction)
-	if err := c.Client.Update(ctx, &b); err != nil {
-		t.Fatal(err)
-	}
-	deadline = time.Now().Add(time.Minute)
-	for {
-		res := send(ctx, client, other("airlock-4", "infra", "airlock"), nil)
-		if res.allowed {
-			t.Log("the ConfigMap deleted, Allow: a listed Gateway's invalid set admitted unjudged")
-			break
-		}
-		if time.Now().After(deadline) {
-			t.Fatalf("the ConfigMap deleted, Allow: still %+v", res)
-		}
-		time.Sleep(200 * time.Millisecond)
+	// Keeping the list current: applied again with one more Gateway, its
+	// ListenerSets are judged from then on.
+	apply(append(slices.Clone(entries), "infra/envoy"))
+	eventuallyDenied(t, client, other("envoy-2", "infra", "envoy"), "ValidatingAdmissionPolicy '"+policy.DefaultPolicyName+"'", "a Gateway added to the list")
+	if res := send(ctx, client, other("istio-2", "infra", "istio"), nil); !res.allowed {
+		t.Errorf("a Gateway still not listed: %+v", res)
 	}
 }
 
@@ -274,11 +237,12 @@ func parentOf(ls *gwv1.ListenerSet) string {
 // inputs reach it through informers), with want in the message.
 func eventuallyDenied(t *testing.T, client dynamic.ResourceInterface, ls *gwv1.ListenerSet, want, what string) {
 	t.Helper()
-	deadline := time.Now().Add(time.Minute)
+	start := time.Now()
+	deadline := start.Add(time.Minute)
 	for {
 		_, err := create(context.Background(), client, ls, true)
 		if err != nil && strings.Contains(err.Error(), want) {
-			t.Logf("%s: %v", what, err)
+			t.Logf("%s, after %v: %v", what, time.Since(start).Round(100*time.Millisecond), err)
 			return
 		}
 		if time.Now().After(deadline) {
