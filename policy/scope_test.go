@@ -136,28 +136,13 @@ func TestScopeSameVerdict(t *testing.T) {
 	for range n {
 		cases = append(cases, validationtest.FuzzListenerSet(validationtest.BiasedFuzzBytes(rng)))
 	}
-	parentOf := func(ls *gwv1.ListenerSet) string {
-		ns := ls.Namespace
-		if p := ls.Spec.ParentRef.Namespace; p != nil {
-			ns = string(*p)
-		}
-		return ns + "/" + string(ls.Spec.ParentRef.Name)
-	}
-	listed := map[string]bool{}
-	var gateways []string
 	for i, ls := range cases {
 		ls = ls.DeepCopy()
 		ls.Namespace, ls.Name = "team-a", fmt.Sprintf("case-%d", i)
 		cases[i] = ls
-		p := parentOf(ls)
-		if _, seen := listed[p]; seen {
-			continue
-		}
-		listed[p] = len(listed)%2 == 0 && len(policy.ValidateGateways([]string{p}, nil)) == 0
-		if listed[p] {
-			gateways = append(gateways, p)
-		}
 	}
+	listed, gateways := policytest.EveryOtherParent(cases, "team-a")
+	parentOf := func(ls *gwv1.ListenerSet) string { return policytest.ParentOf(ls, "team-a") }
 	e, err := compileScoped(gateways)
 	require.NoError(t, err)
 	unscoped := whole(t)

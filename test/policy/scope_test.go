@@ -17,6 +17,7 @@ import (
 	gwv1 "sigs.k8s.io/gateway-api/apis/v1"
 
 	"github.com/airlock/listenerset-webhook/policy"
+	"github.com/airlock/listenerset-webhook/policy/policytest"
 	"github.com/airlock/listenerset-webhook/test/localcluster"
 	"github.com/airlock/listenerset-webhook/validation/validationtest"
 )
@@ -67,22 +68,9 @@ func TestScopedPolicyAgainstKubeAPIServer(t *testing.T) {
 	for i := range n {
 		cases, names = append(cases, validationtest.FuzzListenerSet(validationtest.BiasedFuzzBytes(rng))), append(names, fmt.Sprintf("fuzz-%d", i))
 	}
-	// Every other distinct parent, in the order first seen, is listed: the
-	// most common one (the set's own namespace, the generator's first
-	// name) and about half of the rest.
-	listed := map[string]bool{}
-	entries := []string{"infra/airlock", "edge/*"}
-	for _, ls := range cases {
-		p := parentOf(ls)
-		if _, ok := listed[p]; ok {
-			continue
-		}
-		// only an entry the ConfigMap can hold
-		listed[p] = len(listed)%2 == 0 && len(policy.ValidateGateways([]string{p}, nil)) == 0
-		if listed[p] {
-			entries = append(entries, p)
-		}
-	}
+	// every other parent Gateway listed, the most common one first
+	listed, parents := policytest.EveryOtherParent(cases, scopeNamespace)
+	entries := append([]string{"infra/airlock", "edge/*"}, parents...)
 
 	// installed as docs/policy.md shows: kubectl listenerset policy
 	// --gateways ... | kubectl apply -f -
@@ -224,14 +212,8 @@ func TestScopedPolicyAgainstKubeAPIServer(t *testing.T) {
 }
 
 // parentOf is the namespace/name of ls's parent Gateway as the scope reads
-// it: the parentRef's namespace, or the set's own.
-func parentOf(ls *gwv1.ListenerSet) string {
-	ns := scopeNamespace
-	if p := ls.Spec.ParentRef.Namespace; p != nil {
-		ns = string(*p)
-	}
-	return ns + "/" + string(ls.Spec.ParentRef.Name)
-}
+// it.
+func parentOf(ls *gwv1.ListenerSet) string { return policytest.ParentOf(ls, scopeNamespace) }
 
 // eventuallyDenied sends ls until kube-apiserver denies it (the policy's
 // inputs reach it through informers), with want in the message.
