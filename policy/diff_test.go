@@ -155,13 +155,8 @@ func compare(t *testing.T, e *policytest.Evaluator, name string, newLS, oldLS *g
 // compiledOnce is the generated policy, changed by change, compiled once for
 // the package's tests (a compile takes seconds).
 func compiledOnce(change func(vap *admissionregistrationv1.ValidatingAdmissionPolicy)) func(testing.TB) *policytest.Evaluator {
-	return compiledOnceWith(policy.Options{}, change)
-}
-
-// compiledOnceWith is compiledOnce for the policy opts generate.
-func compiledOnceWith(opts policy.Options, change func(vap *admissionregistrationv1.ValidatingAdmissionPolicy)) func(testing.TB) *policytest.Evaluator {
 	compile := sync.OnceValues(func() (*policytest.Evaluator, error) {
-		vap, _, err := policy.Generate(opts)
+		vap, _, err := policy.Generate(policy.Options{})
 		if err != nil {
 			return nil, err
 		}

@@ -47,9 +47,9 @@ const AnyGateway = "*"
 // when the ListenerSet's parent Gateway, its parentRef's namespace (the
 // set's own when absent, as the reference says) and name, is listed, or its
 // namespace is listed with "*". Two lookups in a constant list (written
-// once), nothing per listener. The parentRef's kind is not read: a parentRef that names a
-// listed Gateway's namespace and name with another kind is judged, and the
-// rules deny its kind.
+// once), nothing per listener. The parentRef's kind is not read: a
+// parentRef that names a listed Gateway's namespace and name with another
+// kind is judged, and the rules deny its kind.
 func scopeExpression(gateways []string) string {
 	return fill(`[{gateways}].all(gws, [object.spec.parentRef.?namespace.orValue(request.namespace) + "/"].all(ns, `+
 		`ns + object.spec.parentRef.name in gws || ns + {any} in gws))`,
