@@ -34,7 +34,14 @@
 //   - Accepted: the listener holds its port, protocol and hostname.
 //   - Conflicted: an earlier listener wins; REASON is ProtocolConflict (same
 //     port, another protocol) or HostnameConflict (same port, protocol and
-//     hostname), WINNER (wide, json) the listener it loses to.
+//     hostname), WINNER (wide, json) the listener it loses to. Among the
+//     Gateway's own listeners none wins (Gateway API: "MUST NOT pick one
+//     conflicting Listener as the winner"): WINNER is none, MESSAGE names
+//     the other one, and each still holds its port against the sets.
+//   - UnsupportedProtocol: Airlock does not serve the listener's protocol
+//     (Gateway API's Accepted=False, reason UnsupportedProtocol); REASON
+//     names the protocols it serves. It holds no port. A Gateway's own
+//     listener shows it; a set with such a listener is Invalid.
 //   - NotAllowed: the Gateway's allowedListeners does not admit the set;
 //     REASON is the setting, e.g. "allowedListeners.namespaces.from: Same".
 //   - Invalid: kube-apiserver with the webhook would refuse the set: from
@@ -49,15 +56,25 @@
 //
 // Listeners that take no place are numbered where their set stands.
 //
+// # Conditions
+//
+// CONDITIONS (table, wide; conditions in json, each with the other
+// listener in with) are the listener's conditions besides its state:
+// OverlappingTLSConfig/OverlappingHostnames on an Accepted HTTPS or HTTP/3
+// listener whose hostname overlaps another's on its port, on both
+// listeners of each pair (validation's overlap rule); wide adds its
+// message to MESSAGE.
+//
 // # Output
 //
 // The default is a table as kubectl prints one, a row per listener, the
-// Gateways by namespace/name (three rows of testdata/golden/table.txt):
+// Gateways by namespace/name (four rows of testdata/golden/table.txt):
 //
-//	GATEWAY            PRECEDENCE   SOURCE                          LISTENER    PORT   PROTOCOL   HOSTNAME           STATE        REASON
-//	lst-infra/shared   1            Gateway/lst-infra/shared        http        80     HTTP       <none>             Accepted     <none>
-//	lst-infra/shared   4            ListenerSet/lst-outside/guest   web         8080   HTTP       <none>             NotAllowed   allowedListeners.namespaces.selector: gateway-access=yes
-//	lst-infra/shared   6            ListenerSet/lst-team-a/api      shop        443    HTTPS      shop.example.com   Conflicted   HostnameConflict
+//	GATEWAY            PRECEDENCE   SOURCE                          LISTENER    PORT   PROTOCOL   HOSTNAME           STATE                 REASON                                                             CONDITIONS
+//	lst-infra/shared   1            Gateway/lst-infra/shared        http        80     HTTP       <none>             Accepted              <none>                                                             <none>
+//	lst-infra/shared   5            ListenerSet/lst-outside/guest   web         8080   HTTP       <none>             NotAllowed            allowedListeners.namespaces.selector: gateway-access=yes           <none>
+//	lst-infra/shared   7            ListenerSet/lst-team-a/api      shop        443    HTTPS      shop.example.com   Conflicted            HostnameConflict                                                   <none>
+//	lst-infra/shared   8            ListenerSet/lst-team-a/api      wild        8443   HTTPS      *.example.com      Accepted              <none>                                                             OverlappingTLSConfig/OverlappingHostnames
 //
 // -o wide adds WINNER (the listener a Conflicted one loses to) and MESSAGE
 // (the error the webhook's cluster-aware check gives a Conflicted listener;
@@ -65,11 +82,11 @@
 //
 //	{
 //	  "gateways": [{"namespace": "lst-infra", "name": "shared", "listeners": [
-//	    {"precedence": 6, "source": {"kind": "ListenerSet", "namespace": "lst-team-a", "name": "api"},
+//	    {"precedence": 7, "source": {"kind": "ListenerSet", "namespace": "lst-team-a", "name": "api"},
 //	     "name": "shop", "port": 443, "protocol": "HTTPS", "hostname": "shop.example.com",
 //	     "state": "Conflicted", "reason": "HostnameConflict",
 //	     "winner": {"source": {"kind": "Gateway", "namespace": "lst-infra", "name": "shared"}, "name": "https"},
-//	     "messages": ["spec.listeners[1].hostname: Invalid value: ..."]}]}],
+//	     "messages": ["spec.listeners[1].hostname: Invalid value: ..."], "conditions": []}]}],
 //	  "unattached": [{"namespace": "team-a", "name": "lost", "reason": "Gateway infra/other not found"}],
 //	  "inputErrors": []
 //	}

@@ -6,6 +6,7 @@ import (
 	"slices"
 	"strings"
 
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/util/validation/field"
 	gwv1 "sigs.k8s.io/gateway-api/apis/v1"
 
@@ -20,6 +21,10 @@ type Listing struct {
 	// Unattached are the ListenerSets whose parentRef names no Gateway
 	// there is.
 	Unattached []Unattached `json:"unattached"`
+	// LeftOut are the Gateways the scope leaves out: another
+	// implementation's (their GatewayClass names another controller), or
+	// of an unknown class under --unknown-parent=admit.
+	LeftOut []LeftOut `json:"leftOut"`
 	// InputErrors are the files or documents that could not be read.
 	InputErrors []read.InputError `json:"inputErrors"`
 }
@@ -49,6 +54,21 @@ type Listener struct {
 	Winner *ListenerRef `json:"winner"`
 	// Messages are the errors behind the state, as kubectl prints them.
 	Messages []string `json:"messages"`
+	// Conditions are the listener's conditions besides its state:
+	// OverlappingTLSConfig (reason OverlappingHostnames) when its hostname
+	// overlaps another TLS listener's on its port.
+	Conditions []Condition `json:"conditions"`
+}
+
+// Condition is a listener condition as Gateway API's status has it, for
+// the negative-polarity ones that are set only when true.
+type Condition struct {
+	Type   string `json:"type"`
+	Reason string `json:"reason"`
+	// Message names the other listener.
+	Message string `json:"message"`
+	// With is the other listener.
+	With ListenerRef `json:"with"`
 }
 
 // Source is the object a listener comes from.
@@ -81,8 +101,19 @@ type Unattached struct {
 	Reason    string `json:"reason"`
 }
 
+// LeftOut is a Gateway that is not Airlock's to list.
+type LeftOut struct {
+	Namespace string `json:"namespace"`
+	Name      string `json:"name"`
+	// Reason says why: its GatewayClass and that class's controller.
+	Reason string `json:"reason"`
+}
+
 // Input is what a listing is built from.
 type Input struct {
+	// Scope says whose Gateways are listed: those a ListenerSet of would
+	// be judged (validation.Scope.Decide, by Objects' GatewayClasses).
+	Scope validation.Scope
 	// Objects are the Gateways, Namespaces and every ListenerSet.
 	Objects *validation.Objects
 	// Errors are, by index of Objects.Sets, what each set is refused for
@@ -97,7 +128,7 @@ type Input struct {
 // selectors.
 func Build(in *Input, gateway string) (l *Listing, found bool) {
 	o := in.Objects
-	l = &Listing{Gateways: []Gateway{}, Unattached: []Unattached{}, InputErrors: []read.InputError{}}
+	l = &Listing{Gateways: []Gateway{}, Unattached: []Unattached{}, LeftOut: []LeftOut{}, InputErrors: []read.InputError{}}
 	refused := make(map[*gwv1.ListenerSet][]judge.FieldError, len(in.Errors))
 	for i, errs := range in.Errors {
 		if len(errs) > 0 {
@@ -113,11 +144,32 @@ func Build(in *Input, gateway string) (l *Listing, found bool) {
 			continue
 		}
 		found = true
+		if reason, ours := airlocks(in.Scope, gw, o); !ours {
+			l.LeftOut = append(l.LeftOut, LeftOut{Namespace: gw.Namespace, Name: gw.Name, Reason: reason})
+			continue
+		}
 		sets, _ := o.ListenerSetsOf(gw.Namespace, gw.Name)
 		l.Gateways = append(l.Gateways, Gateway{Namespace: gw.Namespace, Name: gw.Name, Listeners: rowsOf(gw, sets, refused, o)})
 	}
 	l.Unattached = unattached(o, gateway)
 	return l, found
+}
+
+// airlocks tells whether gw is Airlock's to list, and why not: whether a
+// ListenerSet attached to it would be judged. The scope decides a
+// ListenerSet by its parent Gateway's class; asking it about such a set
+// keeps the one decision (validation.Scope.Decide) in one place.
+func airlocks(s validation.Scope, gw *gwv1.Gateway, o *validation.Objects) (reason string, ours bool) {
+	probe := &gwv1.ListenerSet{ObjectMeta: metav1.ObjectMeta{Namespace: gw.Namespace},
+		Spec: gwv1.ListenerSetSpec{ParentRef: gwv1.ParentGatewayReference{Name: gwv1.ObjectName(gw.Name)}}}
+	if s.Decide(probe, o).Judge {
+		return "", true
+	}
+	class := string(gw.Spec.GatewayClassName)
+	if gc, _ := o.GatewayClass(class); gc != nil {
+		return fmt.Sprintf("GatewayClass %q names %s", class, gc.Spec.ControllerName), false
+	}
+	return fmt.Sprintf("GatewayClass %q is unknown, --unknown-parent=%s", class, s.Unknown), false
 }
 
 // rowsOf is gw's merged listener list: the sets not refused placed by
@@ -186,6 +238,7 @@ func listenerOf(r validation.MergedListener) Listener {
 		State:      string(r.State),
 		Reason:     r.Reason,
 		Messages:   make([]string, 0, len(r.Errors)),
+		Conditions: []Condition{},
 	}
 	if r.Hostname != nil {
 		h := string(*r.Hostname)
@@ -193,6 +246,12 @@ func listenerOf(r validation.MergedListener) Listener {
 	}
 	if r.Winner != nil {
 		l.Winner = &ListenerRef{Source: sourceOf(r.Winner.Source), Name: string(r.Winner.Listener)}
+	}
+	if r.Overlaps != nil {
+		with := ListenerRef{Source: sourceOf(r.Overlaps.Source), Name: string(r.Overlaps.Listener)}
+		l.Conditions = append(l.Conditions, Condition{Type: validation.ConditionOverlappingTLSConfig, Reason: validation.ReasonOverlappingHostnames,
+			Message: validation.OverlapMessage(r.Hostname, r.Overlaps.Source.String()+" listener "+string(r.Overlaps.Listener), r.OverlapsHostname, r.Port),
+			With:    with})
 	}
 	for _, e := range r.Errors {
 		l.Messages = append(l.Messages, e.Error())
@@ -208,7 +267,7 @@ func invalidListener(ls *gwv1.ListenerSet, i int, errs []judge.FieldError) Liste
 	le := &ls.Spec.Listeners[i]
 	l := Listener{Source: Source{Kind: validation.SourceListenerSet, Namespace: ls.Namespace, Name: ls.Name},
 		Name: string(le.Name), Port: int32(le.Port), Protocol: string(le.Protocol),
-		State: string(validation.ListenerInvalid), Messages: make([]string, 0, len(errs))}
+		State: string(validation.ListenerInvalid), Messages: make([]string, 0, len(errs)), Conditions: []Condition{}}
 	if le.Hostname != nil {
 		h := string(*le.Hostname)
 		l.Hostname = &h

@@ -11,6 +11,7 @@ import (
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+	gwv1 "sigs.k8s.io/gateway-api/apis/v1"
 
 	"github.com/airlock/listenerset-webhook/test/golden"
 	"github.com/airlock/listenerset-webhook/validation"
@@ -27,21 +28,31 @@ func TestListenersGolden(t *testing.T) {
 		gateway string
 		format  Format
 		exit    int
+		scope   validation.Scope
 	}{
-		{"table", []string{input("merged.yaml")}, "", Table, ExitOK},
-		{"wide", []string{input("merged.yaml")}, "", Wide, ExitOK},
-		{"json", []string{input("merged.yaml")}, "", JSON, ExitOK},
-		{"gateway", []string{input("merged.yaml"), input("offline-only.yaml")}, "infra/gw", Table, ExitOK},
-		{"gateway-not-found", []string{input("merged.yaml")}, "lst-infra/nope", Table, ExitNotFound},
-		{"offline-only", []string{input("offline-only.yaml")}, "", Wide, ExitOK},
-		{"offline-only-json", []string{input("offline-only.yaml")}, "", JSON, ExitOK},
-		{"missing-file", []string{input("missing.yaml"), input("offline-only.yaml")}, "", Table, ExitInputError},
-		{"no-gateways", []string{input("missing.yaml")}, "", Table, ExitInputError},
+		{"table", []string{input("merged.yaml")}, "", Table, ExitOK, validation.Scope{}},
+		{"wide", []string{input("merged.yaml")}, "", Wide, ExitOK, validation.Scope{}},
+		{"json", []string{input("merged.yaml")}, "", JSON, ExitOK, validation.Scope{}},
+		{"gateway", []string{input("merged.yaml"), input("offline-only.yaml")}, "infra/gw", Table, ExitOK, validation.Scope{}},
+		{"gateway-not-found", []string{input("merged.yaml")}, "lst-infra/nope", Table, ExitNotFound, validation.Scope{}},
+		{"offline-only", []string{input("offline-only.yaml")}, "", Wide, ExitOK, validation.Scope{}},
+		{"offline-only-json", []string{input("offline-only.yaml")}, "", JSON, ExitOK, validation.Scope{}},
+		{"missing-file", []string{input("missing.yaml"), input("offline-only.yaml")}, "", Table, ExitInputError, validation.Scope{}},
+		{"no-gateways", []string{input("missing.yaml")}, "", Table, ExitInputError, validation.Scope{}},
+		// Two implementations' GatewayClasses and a class the input does
+		// not hold: another implementation's Gateway is left out; the
+		// unknown class's follows --unknown-parent.
+		{"scope", []string{scopeInput}, "", Table, ExitOK, airlockScope(validation.UnknownJudge)},
+		{"scope-admit", []string{scopeInput}, "", Wide, ExitOK, airlockScope(validation.UnknownAdmit)},
+		{"scope-json", []string{scopeInput}, "", JSON, ExitOK, airlockScope(validation.UnknownJudge)},
+		{"scope-all", []string{scopeInput}, "", Table, ExitOK, validation.Scope{}},
+		{"scope-gateway-left-out", []string{scopeInput}, "infra/envoy-gw", Table, ExitOK, airlockScope(validation.UnknownJudge)},
 	}
 	for _, tt := range tests {
 		t.Run(tt.golden, func(t *testing.T) {
 			var stdout, stderr bytes.Buffer
-			code := Run(context.Background(), Options{Paths: tt.paths, Gateway: tt.gateway, Format: tt.format, Stdout: &stdout, Stderr: &stderr})
+			code := Run(context.Background(), Options{Paths: tt.paths, Gateway: tt.gateway, Format: tt.format, Scope: tt.scope,
+				Stdout: &stdout, Stderr: &stderr})
 			got := fmt.Sprintf("paths: %s\ngateway: %q\nformat: %q\nexit: %d\n--- stdout\n%s--- stderr\n%s",
 				strings.Join(tt.paths, " "), tt.gateway, tt.format, code, stdout.String(), stderr.String())
 			golden.Assert(t, filepath.Join("testdata", "golden", tt.golden+".txt"), got)
@@ -55,10 +66,19 @@ func TestListenersGolden(t *testing.T) {
 	}
 }
 
+// scopeInput holds Airlock's GatewayClass and Envoy Gateway's, a Gateway
+// of each and one of a class it does not hold, each with the same set.
+var scopeInput = filepath.Join("..", "cmd", "kubectl-listenerset", "testdata", "input", "scope.yaml")
+
+// airlockScope is the command's default scope with unknown.
+func airlockScope(unknown validation.UnknownParent) validation.Scope {
+	return validation.Scope{ControllerNames: []gwv1.GatewayController{validation.AirlockControllerName}, Unknown: unknown}
+}
+
 // The fixture the golden files and the end-to-end test share has a listener
 // in every state a cluster can show, and both conflict reasons.
 func TestFixtureCoversEveryState(t *testing.T) {
-	o, errs := FromManifests([]string{input("merged.yaml")}, nil, nil)
+	o, errs := FromManifests([]string{input("merged.yaml")}, nil, nil, validation.Scope{})
 	require.Empty(t, errs)
 	l, found := Build(o, "lst-infra/shared")
 	require.True(t, found)
@@ -69,7 +89,7 @@ func TestFixtureCoversEveryState(t *testing.T) {
 		seen[r.State] = true
 	}
 	for _, want := range []validation.ListenerState{validation.ListenerAccepted, validation.ListenerConflicted,
-		validation.ListenerNotAllowed, validation.ListenerInvalid} {
+		validation.ListenerNotAllowed, validation.ListenerInvalid, validation.ListenerUnsupportedProtocol} {
 		assert.True(t, seen[string(want)], "no %s listener", want)
 	}
 	for _, reason := range []string{validation.ReasonHostnameConflict, validation.ReasonProtocolConflict} {
@@ -80,7 +100,7 @@ func TestFixtureCoversEveryState(t *testing.T) {
 
 // The rows are MergedListeners', one to one: the listing adds no decision.
 func TestRowsAreMergedListeners(t *testing.T) {
-	in, _ := FromManifests([]string{input("merged.yaml")}, nil, nil)
+	in, _ := FromManifests([]string{input("merged.yaml")}, nil, nil, validation.Scope{})
 	l, _ := Build(in, "")
 	o := in.Objects
 	gw, _ := o.Gateway("lst-infra", "shared")

@@ -22,11 +22,11 @@ import (
 // that the two commands cannot disagree on a set: one validate finds
 // invalid is Invalid here. A set that does not decode into the Go type has
 // no listeners to show and is left out (validate reports it).
-func FromManifests(paths []string, stdin io.Reader, added validation.AddedNames) (*Input, []read.InputError) {
-	v := judge.Run(read.Paths(paths, stdin), judge.Options{AddedNames: added})
+func FromManifests(paths []string, stdin io.Reader, added validation.AddedNames, scope validation.Scope) (*Input, []read.InputError) {
+	v := judge.Run(read.Paths(paths, stdin), judge.Options{AddedNames: added, Scope: scope})
 	o := v.Objects
-	in := &Input{Objects: &validation.Objects{Gateways: o.Gateways, Namespaces: o.Namespaces, Grants: o.Grants,
-		Secrets: o.Secrets, Sets: []*gwv1.ListenerSet{}}}
+	in := &Input{Scope: scope, Objects: &validation.Objects{Gateways: o.Gateways, Classes: o.Classes, Namespaces: o.Namespaces,
+		Grants: o.Grants, Secrets: o.Secrets, Sets: []*gwv1.ListenerSet{}}}
 	for i, ls := range v.Sets {
 		if ls != nil {
 			in.Objects.Sets = append(in.Objects.Sets, ls)
@@ -55,19 +55,24 @@ func RESTConfig(kubeconfig, context string) (*rest.Config, error) {
 }
 
 // RBACRules are all FromCluster needs: list on Gateways, ListenerSets and
-// Namespaces (no get, no watch, nothing else).
-func RBACRules() []rbacv1.PolicyRule { return live.KindRules(live.Kinds{}) }
+// Namespaces, and with scoped (validation.Scope on, the command's
+// default) on GatewayClasses (no get, no watch, nothing else).
+func RBACRules(scoped bool) []rbacv1.PolicyRule {
+	return live.KindRules(live.Kinds{GatewayClasses: scoped})
+}
 
 // FromCluster lists, read-only, what the merged lists need: every Gateway,
 // every ListenerSet and every Namespace's metadata (its labels, for
-// allowedListeners selectors), through the audit's paginated reader
+// allowedListeners selectors), every GatewayClass when scope is on, through the audit's paginated reader
 // (offline/live.List). Nothing is watched, written or cached.
-func FromCluster(ctx context.Context, cfg *rest.Config, added validation.AddedNames) (*Input, error) {
-	o, err := live.List(ctx, cfg, live.Kinds{}, 0)
+func FromCluster(ctx context.Context, cfg *rest.Config, added validation.AddedNames, scope validation.Scope) (*Input, error) {
+	o, err := live.List(ctx, cfg, live.Kinds{GatewayClasses: scope.On()}, 0)
 	if err != nil {
 		return nil, err
 	}
-	return judgedByOwnRules(o, added), nil
+	in := judgedByOwnRules(o, added)
+	in.Scope = scope
+	return in, nil
 }
 
 // judgedByOwnRules is the Input of stored sets: the webhook admitted each

@@ -9,6 +9,7 @@ import (
 	"text/tabwriter"
 
 	"github.com/airlock/listenerset-webhook/offline/read"
+	"github.com/airlock/listenerset-webhook/validation"
 )
 
 // Format is an output format of the listeners command.
@@ -18,7 +19,8 @@ type Format string
 const (
 	// Table is the default: a kubectl-like table.
 	Table Format = ""
-	// Wide adds WINNER and MESSAGE, as kubectl's -o wide adds columns.
+	// Wide adds WINNER and MESSAGE (the errors, then each condition's
+	// message), as kubectl's -o wide adds columns.
 	Wide Format = "wide"
 	// JSON prints the Listing document.
 	JSON Format = "json"
@@ -39,7 +41,7 @@ func Write(w io.Writer, l *Listing, f Format) error {
 	}
 	// kubectl's own tab writer settings (cli-runtime printers.GetNewTabWriter).
 	tw := tabwriter.NewWriter(w, 6, 4, 3, ' ', 0)
-	header := []string{"GATEWAY", "PRECEDENCE", "SOURCE", "LISTENER", "PORT", "PROTOCOL", "HOSTNAME", "STATE", "REASON"}
+	header := []string{"GATEWAY", "PRECEDENCE", "SOURCE", "LISTENER", "PORT", "PROTOCOL", "HOSTNAME", "STATE", "REASON", "CONDITIONS"}
 	if f == Wide {
 		header = append(header, "WINNER", "MESSAGE")
 	}
@@ -47,14 +49,20 @@ func Write(w io.Writer, l *Listing, f Format) error {
 	for _, g := range l.Gateways {
 		name := read.Name(g.Namespace, g.Name)
 		for _, r := range g.Listeners {
-			cells := []string{name, strconv.Itoa(r.Precedence), r.Source.String(), r.Name,
-				strconv.Itoa(int(r.Port)), r.Protocol, orNone(r.Hostname), r.State, cell(r.Reason)}
+			conditions := make([]string, 0, len(r.Conditions))
+			messages := r.Messages
+			for _, c := range r.Conditions {
+				conditions = append(conditions, c.Type+"/"+c.Reason)
+				messages = append(messages[:len(messages):len(messages)], c.Type+": "+c.Message)
+			}
+			cells := []string{validation.Escape(name), strconv.Itoa(r.Precedence), validation.Escape(r.Source.String()), validation.Escape(r.Name),
+				strconv.Itoa(int(r.Port)), validation.Escape(r.Protocol), orNone(r.Hostname), r.State, cell(r.Reason), cell(strings.Join(conditions, ","))}
 			if f == Wide {
 				winner := none
 				if r.Winner != nil {
-					winner = r.Winner.String()
+					winner = validation.Escape(r.Winner.String())
 				}
-				cells = append(cells, winner, cell(strings.Join(r.Messages, "; ")))
+				cells = append(cells, winner, cell(strings.Join(messages, "; ")))
 			}
 			fmt.Fprintln(tw, strings.Join(cells, "\t"))
 		}
@@ -69,11 +77,13 @@ func orNone(s *string) string {
 	return cell(*s)
 }
 
-// cell keeps a value on its row: empty becomes <none>, tabs and line breaks
-// spaces.
+// cell keeps a value on its row, and the terminal's state as it was: empty
+// becomes <none>, and what a terminal would interpret (a tab, a line break,
+// an ESC sequence) is shown escaped (validation.Escape, as the validate
+// command's text output shows it).
 func cell(s string) string {
 	if s == "" {
 		return none
 	}
-	return strings.NewReplacer("\t", " ", "\n", " ", "\r", " ").Replace(s)
+	return validation.Escape(s)
 }

@@ -38,9 +38,11 @@ type Options struct {
 	// built-in ones, as validate's --add-names: a set is Invalid as
 	// validate would judge it with them.
 	AddedNames validation.AddedNames
-	Format     Format
-	Stdout     io.Writer
-	Stderr     io.Writer
+	// Scope leaves out the Gateways that are not Airlock's (Build).
+	Scope  validation.Scope
+	Format Format
+	Stdout io.Writer
+	Stderr io.Writer
 }
 
 // Run lists the merged listeners opts ask for and returns the exit code.
@@ -51,14 +53,14 @@ func Run(ctx context.Context, opts Options) int {
 	var found bool
 	code := ExitOK
 	if opts.RESTConfig != nil {
-		o, err := FromCluster(ctx, opts.RESTConfig, opts.AddedNames)
+		o, err := FromCluster(ctx, opts.RESTConfig, opts.AddedNames, opts.Scope)
 		if err != nil {
 			fmt.Fprintf(opts.Stderr, "error: %v\n", err)
 			return ExitInputError
 		}
 		l, found = Build(o, opts.Gateway)
 	} else {
-		o, inputErrs := FromManifests(opts.Paths, opts.Stdin, opts.AddedNames)
+		o, inputErrs := FromManifests(opts.Paths, opts.Stdin, opts.AddedNames, opts.Scope)
 		l, found = Build(o, opts.Gateway)
 		l.InputErrors = append(l.InputErrors, inputErrs...)
 		if len(inputErrs) > 0 {
@@ -90,12 +92,34 @@ func notes(w io.Writer, l *Listing, gateway string, found bool) {
 	for _, u := range l.Unattached {
 		fmt.Fprintf(w, "note: ListenerSet %s is in no merged list: %s\n", read.Name(u.Namespace, u.Name), u.Reason)
 	}
+	leftOut(w, l.LeftOut)
 	switch {
 	case gateway != "" && !found:
 		fmt.Fprintf(w, "error: Gateway %s not found\n", gateway)
-	case len(l.Gateways) == 0:
+	case len(l.Gateways) == 0 && len(l.LeftOut) == 0:
 		fmt.Fprintln(w, "No Gateways found.")
 	}
+}
+
+// maxLeftOutNamed is how many left-out Gateways the note names.
+const maxLeftOutNamed = 5
+
+// leftOut notes the Gateways left out as not Airlock's: how many, the
+// first few and why, and how to list them.
+func leftOut(w io.Writer, out []LeftOut) {
+	if len(out) == 0 {
+		return
+	}
+	named := make([]string, 0, min(len(out), maxLeftOutNamed))
+	for _, g := range out[:cap(named)] {
+		named = append(named, fmt.Sprintf("%s (%s)", read.Name(g.Namespace, g.Name), g.Reason))
+	}
+	more := ""
+	if len(out) > len(named) {
+		more = fmt.Sprintf(" and %d more", len(out)-len(named))
+	}
+	fmt.Fprintf(w, "note: %d Gateway(s) left out, not Airlock Microgateway's (--scope=all lists them): %s%s\n",
+		len(out), strings.Join(named, ", "), more)
 }
 
 // ValidGatewayName tells whether s has the "namespace/name" form --gateway

@@ -8,6 +8,7 @@ import (
 	"github.com/airlock/listenerset-webhook/offline/judge"
 	"github.com/airlock/listenerset-webhook/offline/read"
 	"github.com/airlock/listenerset-webhook/offline/report"
+	"github.com/airlock/listenerset-webhook/validation"
 )
 
 // Options say where input comes from and output goes, and how to judge.
@@ -57,5 +58,25 @@ func Report(v *judge.Verdict, opts Options) int {
 		fmt.Fprintf(opts.Stderr, "error: writing the report: %v\n", err)
 		return report.ExitInputError
 	}
+	if opts.Format == report.Text {
+		notAirlocks(opts.Stderr, v.Results)
+	}
 	return r.Summary.ExitCode
+}
+
+// notAirlocks notes on stderr how many results the scope left unjudged as
+// another implementation's: each shows as valid, and the line says why
+// (the other formats have each result's "scope"). A set of an unknown
+// parent has its own warning.
+func notAirlocks(w io.Writer, results []judge.Result) {
+	n := 0
+	for _, r := range results {
+		if r.Scope == validation.OutcomeOther {
+			n++
+		}
+	}
+	if n > 0 {
+		fmt.Fprintf(w, "note: %d ListenerSet(s) not Airlock Microgateway's (their Gateway's GatewayClass names another "+
+			"controller): kube-apiserver's own checks only; --scope=all judges them\n", n)
+	}
 }

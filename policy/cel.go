@@ -244,7 +244,11 @@ func build() (celPolicy, error) {
 	// they are found with indexOf (a loop in Go) instead of a filter over
 	// every earlier listener (a loop in CEL, a hundred times slower).
 	add("names", `variables.idx.map(i, variables.listeners[i].name)`)
-	add("ports", `variables.idx.map(i, variables.listeners[i].port)`)
+	// a listener of a protocol Airlock does not serve holds no port
+	// (validation.servedProtocol): its port reads as -1, which no listener
+	// has, so the conflict rule never finds it
+	add("served", `variables.idx.map(i, variables.listeners[i].protocol in `+list(rules.SupportedProtocols)+`)`)
+	add("ports", `variables.idx.map(i, variables.served[i] ? variables.listeners[i].port : -1)`)
 	add("endpoints", `variables.idx.map(i, string(variables.listeners[i].port) + "\u0000" + variables.listeners[i].protocol + "\u0000" + `+
 		`(has(variables.listeners[i].hostname) ? variables.listeners[i].hostname : ""))`)
 	add("storedNames", `variables.stored.map(o, o.name)`)
@@ -307,8 +311,9 @@ func build() (celPolicy, error) {
 		field.Invalid(placeholderPath, valueHole, fmt.Sprintf(rules.DetailHostnameConflict, holderHole)),
 		map[string]string{valueHole: `(has(l.hostname) ? l.hostname : "")`, holderHole: claim("same")})
 	// the first listener on the port holds it: another protocol conflicts;
-	// the same protocol conflicts with the first of the same endpoint
-	add("conflictErrors", fill(`variables.idx.map(i, [variables.listeners[i]].map(l, `+
+	// the same protocol conflicts with the first of the same endpoint; a
+	// listener of a protocol Airlock does not serve is never judged
+	add("conflictErrors", fill(`variables.idx.map(i, !variables.served[i] ? [] : [variables.listeners[i]].map(l, `+
 		`[variables.ports.indexOf(variables.ports[i])].map(f, f == i ? [] : `+
 		`variables.listeners[f].protocol != l.protocol ? (variables.samePorts[i] && variables.samePorts[f] ? [] : [{proto}]) : `+
 		`[variables.endpoints.indexOf(variables.endpoints[i])].map(same, `+
@@ -553,7 +558,7 @@ func (w writer) optionKey(k, v, kpath string) string {
 	}
 	versions := fill(`(!({v} in {versions}) ? [{ns}] : [])`, "v", v, "versions", list(rules.TLSVersions),
 		"ns", notSupported(w, v, kpath, rules.TLSVersions))
-	expr := fill(`(size({v}) > {maxlen} || (size({v}) > {maxlen} / 4 && size(bytes({v})) > {maxlen})) ? [{long}] : !{k}.contains("/") ? [{unprefixed}] : !{k}.startsWith({prefix}) ? {labelkey} : `,
+	expr := fill(`size({v}) > {maxlen} ? [{long}] : !{k}.contains("/") ? [{unprefixed}] : !{k}.startsWith({prefix}) ? {labelkey} : `,
 		"v", v, "k", k, "maxlen", strconv.Itoa(rules.MaxOptionValueLen),
 		"long", w.line(kpath, field.TooLong(placeholderPath, "", rules.MaxOptionValueLen), nil),
 		"unprefixed", inv(k, rules.DetailUnprefixedOption),

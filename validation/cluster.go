@@ -5,10 +5,12 @@ import (
 	"fmt"
 	"slices"
 	"strconv"
+	"strings"
 
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/labels"
 	"k8s.io/apimachinery/pkg/util/validation/field"
+	"k8s.io/utils/ptr"
 	gwv1 "sigs.k8s.io/gateway-api/apis/v1"
 
 	"github.com/airlock/listenerset-webhook/defaults"
@@ -69,9 +71,13 @@ func validateInCluster(ls *gwv1.ListenerSet, c Cluster, strict bool, v *verdict)
 	if gw, admission, ok := parentGateway(ls, c, field.NewPath("spec", "parentRef"), &v.warnings); ok {
 		self := ListenerSource{Kind: SourceListenerSet, Namespace: ls.Namespace, Name: ls.Name}
 		for _, row := range listenersInMerge(ls, gw, admission, c) {
-			// A conflict within the set is the object's own rule's error.
+			// A conflict within the set is the object's own rule's error,
+			// an overlap within it the object's own warning.
 			if row.State == ListenerConflicted && row.Winner.Source != self {
 				findings = append(findings, finding{row.Errors[0], row.Index, conflictValues(row.Reason)})
+			}
+			if row.Overlaps != nil && row.Overlaps.Source != self {
+				warnOverlap(&v.warnings, KindMergedOverlappingHostnames, row.Index, &ls.Spec.Listeners[row.Index], *row.Overlaps, row.OverlapsHostname)
 			}
 		}
 	}
@@ -177,19 +183,15 @@ func EndpointKey(namespace, name string, port gwv1.PortNumber, protocol gwv1.Pro
 	return "endpoint " + GatewayKey(namespace, name) + " " + strconv.Itoa(int(port)) + " " + string(e.protocol) + " " + string(e.hostname)
 }
 
-// portKeys are the PortKeys on port of the protocols other than protocols
-// (every protocol outside keyedProtocols among them), or, with same, of
-// protocols themselves (those keyedProtocols lists: the others' key was
-// among the first).
+// portKeys are the PortKeys on port of the protocols Airlock serves other
+// than protocols, or, with same, of protocols themselves: a listener of
+// another protocol holds no port, so its key is never read.
 func portKeys(namespace, name string, port gwv1.PortNumber, protocols []gwv1.ProtocolType, same bool) []string {
 	var keys []string
-	for _, p := range keyedProtocols {
+	for _, p := range SupportedProtocols {
 		if slices.Contains(protocols, p) == same {
 			keys = append(keys, PortKey(namespace, name, port, p))
 		}
-	}
-	if !same {
-		keys = append(keys, PortKey(namespace, name, port, otherProtocols))
 	}
 	return keys
 }
@@ -308,24 +310,113 @@ func (a *gatewayAdmission) judge(namespace string) admitted {
 // listenersInMerge returns ls's rows of gw's merged list (MergedListeners):
 // the list built from gw's own listeners, gw's ListenerSets in the cluster
 // and ls in the place its creation time gives it (a new object, without
-// one, comes last), up to ls's last listener. The stored ListenerSets are
-// taken as valid (the webhook admitted them); ls's own errors are judged by
-// its own rules, not here.
+// one, comes last). The stored ListenerSets are taken as valid (the webhook
+// admitted them); ls's own errors are judged by its own rules, not here.
 //
-// The list is merged from the few rivals that decide ls's rows (decisive),
-// not from every ListenerSet of gw: the rows are the full list's in all but
-// Precedence, which counts only the listeners merged.
+// The list is merged from the few rivals that decide ls's rows (decisive)
+// and the first rival each of ls's listeners overlaps with
+// (overlapRivals), not from every ListenerSet of gw: the rows are the full
+// list's in all but Precedence, which counts only the listeners merged.
 func listenersInMerge(ls *gwv1.ListenerSet, gw *gwv1.Gateway, admission *gatewayAdmission, c Cluster) []MergedListener {
-	sets := append(decisive(ls, gw, admission, c), ls)
-	var mine []MergedListener
-	mergeListeners(gw, sets, admission, false, func(row MergedListener, from *gwv1.ListenerSet) bool {
-		if from == ls {
-			mine = append(mine, row)
+	sets := decisive(ls, gw, admission, c)
+	for _, o := range overlapRivals(ls, gw, admission, c) {
+		if !slices.Contains(sets, o) {
+			sets = append(sets, o)
 		}
-		// Nothing after ls's last listener can change its rows.
-		return from != ls || len(mine) < len(ls.Spec.Listeners)
+	}
+	sets = append(sets, ls)
+	var rows []MergedListener
+	first := -1
+	mergeListeners(gw, sets, admission, false, func(row MergedListener, from *gwv1.ListenerSet) bool {
+		if from == ls && first < 0 {
+			first = len(rows)
+		}
+		rows = append(rows, row)
+		return true
 	})
-	return mine
+	if first < 0 {
+		return nil // ls has no listeners
+	}
+	markOverlaps(rows)
+	return rows[first : first+len(ls.Spec.Listeners)]
+}
+
+// overlapRivals returns, for each listener of ls that may have
+// OverlappingTLSConfig (HTTPS or HTTP/3), the first stored ListenerSet of
+// gw, before or after ls, with a listener on its port and protocol whose
+// hostname overlaps (overlap.go), among those gw admits; merged with ls,
+// it is the first listener of another ListenerSet the listener overlaps
+// with, and it is Accepted whenever ls's listener is: it shares its port
+// and protocol, and is the first at its own endpoint (endpoints where gw or
+// ls has a listener are skipped: the first there is gw's, ls's, or the
+// rival decisive merges for ls's listener there).
+//
+// A listener's covering hostnames (the wildcards above its hostname, and
+// none) are read by EndpointKey, as many keys as its hostname has labels.
+// The hostnames under a wildcard, or under none, are not keys of the index:
+// for such a listener every rival on its port and protocol (PortKey) is
+// read, so the cost is bounded by the rivals on that port, as a
+// ProtocolConflict on a port is (decisive); a listener with an exact
+// hostname, the usual tenant's, reads only its covering keys.
+func overlapRivals(ls *gwv1.ListenerSet, gw *gwv1.Gateway, admission *gatewayAdmission, c Cluster) []*gwv1.ListenerSet {
+	var picked []*gwv1.ListenerSet
+	// The endpoints gw or ls has a listener at: a rival's listener there
+	// is not the first there; the one that is, gw's, ls's or the rival
+	// decisive finds there, is merged anyway.
+	held := make(map[endpoint]bool, len(gw.Spec.Listeners)+len(ls.Spec.Listeners))
+	for i := range gw.Spec.Listeners {
+		l := &gw.Spec.Listeners[i]
+		held[endpointOf(l.Port, l.Protocol, l.Hostname)] = true
+	}
+	for i := range ls.Spec.Listeners {
+		l := &ls.Spec.Listeners[i]
+		held[endpointOf(l.Port, l.Protocol, l.Hostname)] = true
+	}
+	for i := range ls.Spec.Listeners {
+		l := &ls.Spec.Listeners[i]
+		if !terminatesTLS(l.Protocol) {
+			continue
+		}
+		own := string(endpointOf(l.Port, l.Protocol, l.Hostname).hostname)
+		overlaps := func(e *gwv1.ListenerEntry) bool {
+			at := endpointOf(e.Port, e.Protocol, e.Hostname)
+			return e.Port == l.Port && e.Protocol == l.Protocol && !held[at] &&
+				(covers(string(at.hostname), own) || covers(own, string(at.hostname)))
+		}
+		var lists [][]*gwv1.ListenerSet
+		for _, h := range coveringHostnames(own) {
+			var hostname *gwv1.Hostname
+			if h != "" {
+				hostname = ptr.To(gwv1.Hostname(h))
+			}
+			if sets, _ := c.ListenerSetsAt(EndpointKey(gw.Namespace, gw.Name, l.Port, l.Protocol, hostname)); len(sets) > 0 {
+				lists = append(lists, sets)
+			}
+		}
+		if own == "" || strings.HasPrefix(own, WildcardPrefix) {
+			sets, _ := c.ListenerSetsAt(PortKey(gw.Namespace, gw.Name, l.Port, l.Protocol))
+			lists = append(lists, sets)
+		}
+		var first *gwv1.ListenerSet
+		for _, sets := range lists {
+			for _, o := range sets {
+				if (first == nil || ComparePrecedence(o, first) < 0) && !(o.Namespace == ls.Namespace && o.Name == ls.Name) &&
+					hasListener(o, overlaps) && admitsSet(admission, o) {
+					first = o
+				}
+			}
+		}
+		if first != nil && !slices.Contains(picked, first) {
+			picked = append(picked, first)
+		}
+	}
+	return picked
+}
+
+// admitsSet tells whether gw (admission) admits ListenerSet o's namespace.
+func admitsSet(admission *gatewayAdmission, o *gwv1.ListenerSet) bool {
+	allowed, known, _ := admission.admitsSetting(o.Namespace)
+	return allowed && known
 }
 
 // decisive returns the stored ListenerSets of gw that decide ls's rows of
@@ -335,7 +426,9 @@ func listenersInMerge(ls *gwv1.ListenerSet, gw *gwv1.Gateway, admission *gateway
 // In mergeListeners a listener's state depends only on the listeners before
 // it on the same port: the first of them fixes the port's protocol (a
 // listener with another one is ProtocolConflict), and the first at the same
-// port, protocol and hostname wins a HostnameConflict. A rival counts only
+// port, protocol and hostname wins a HostnameConflict. Listeners of a
+// protocol Airlock does not serve hold no port and are never judged
+// against: they count nowhere. A rival counts only
 // when it comes before ls (ComparePrecedence; not ls's own stored copy) and
 // gw admits its namespace (the others take no place). So for each port of
 // ls, the rows need:
@@ -361,8 +454,7 @@ func decisive(ls *gwv1.ListenerSet, gw *gwv1.Gateway, admission *gatewayAdmissio
 		if ComparePrecedence(o, ls) >= 0 {
 			return false
 		}
-		allowed, known, _ := admission.admitsSetting(o.Namespace)
-		return allowed && known
+		return admitsSet(admission, o)
 	}
 	var picked []*gwv1.ListenerSet
 	// pick adds the first set of the lists (in precedence order) that
@@ -383,6 +475,9 @@ func decisive(ls *gwv1.ListenerSet, gw *gwv1.Gateway, admission *gatewayAdmissio
 	listeners := ls.Spec.Listeners
 	for i := range listeners {
 		l := &listeners[i]
+		if !servedProtocol(l.Protocol) {
+			continue // holds no port and conflicts with nothing
+		}
 		at := endpointOf(l.Port, l.Protocol, l.Hostname)
 		if slices.ContainsFunc(listeners[:i], func(e gwv1.ListenerEntry) bool { return endpointOf(e.Port, e.Protocol, e.Hostname) == at }) {
 			continue // judged with the earlier listener there
@@ -390,22 +485,27 @@ func decisive(ls *gwv1.ListenerSet, gw *gwv1.Gateway, admission *gatewayAdmissio
 		sets, _ := c.ListenerSetsAt(EndpointKey(gwNS, gwName, l.Port, l.Protocol, l.Hostname))
 		pick([][]*gwv1.ListenerSet{sets}, func(e *gwv1.ListenerEntry) bool { return endpointOf(e.Port, e.Protocol, e.Hostname) == at })
 	}
+	// Only listeners of protocols Airlock serves hold a port.
+	served := func(e gwv1.ListenerEntry) bool { return servedProtocol(e.Protocol) }
 	for i := range listeners {
 		port := listeners[i].Port
-		if slices.ContainsFunc(listeners[:i], func(e gwv1.ListenerEntry) bool { return e.Port == port }) {
+		if !served(listeners[i]) {
+			continue
+		}
+		if slices.ContainsFunc(listeners[:i], func(e gwv1.ListenerEntry) bool { return e.Port == port && served(e) }) {
 			continue // judged with the earlier listener on the port
 		}
-		if slices.ContainsFunc(gw.Spec.Listeners, func(l gwv1.Listener) bool { return l.Port == port }) {
-			continue // gw's own listener fixes the port's protocol
+		if slices.ContainsFunc(gw.Spec.Listeners, func(l gwv1.Listener) bool { return l.Port == port && servedProtocol(l.Protocol) }) {
+			continue // gw's own listeners fix the port's protocol
 		}
 		var protocols []gwv1.ProtocolType // ls's on the port
 		for _, e := range listeners[i:] {
-			if e.Port == port && !slices.Contains(protocols, e.Protocol) {
+			if e.Port == port && served(e) && !slices.Contains(protocols, e.Protocol) {
 				protocols = append(protocols, e.Protocol)
 			}
 		}
-		onPort := func(e *gwv1.ListenerEntry) bool { return e.Port == port }
-		otherProtocol := func(e *gwv1.ListenerEntry) bool { return e.Port == port && !slices.Contains(protocols, e.Protocol) }
+		onPort := func(e *gwv1.ListenerEntry) bool { return e.Port == port && served(*e) }
+		otherProtocol := func(e *gwv1.ListenerEntry) bool { return onPort(e) && !slices.Contains(protocols, e.Protocol) }
 		var onPortSets [][]*gwv1.ListenerSet // by protocol
 		mixed := len(protocols) > 1
 		for _, key := range portKeys(gwNS, gwName, port, protocols, false) {

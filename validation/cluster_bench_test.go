@@ -33,6 +33,31 @@ func BenchmarkClusterScale(b *testing.B) {
 	}
 }
 
+// BenchmarkClusterScaleWildcard is BenchmarkClusterScale's create with a
+// wildcard hostname, *.example.com, above every tenant's: the overlap rule
+// cannot find the names under a wildcard by key, so it reads the rivals on
+// the port (overlapRivals), and its cost grows with them, linearly. The
+// verdict: one OverlappingTLSConfig warning, naming the oldest tenant.
+func BenchmarkClusterScaleWildcard(b *testing.B) {
+	for _, n := range []int{1000, 10000} {
+		b.Run(fmt.Sprintf("rivals=%d", n), func(b *testing.B) {
+			cluster := validationtest.SharedCluster(validationtest.Tenants(n))
+			ls := validationtest.NewTenant()
+			*ls.Spec.Listeners[1].Hostname = "*.example.com"
+			opts := validation.Options{Cluster: cluster, Strict: true}
+			errs, warnings := validation.Validate(ls, nil, opts)
+			if len(errs) != 0 || len(warnings) != 1 || warnings[0].Code != validation.CodeMergedOverlapping {
+				b.Fatal(errs, warnings)
+			}
+			b.ReportAllocs()
+			defer reportCPU(b)()
+			for b.Loop() {
+				validation.Validate(ls, nil, opts)
+			}
+		})
+	}
+}
+
 // BenchmarkMostClusterRivals is the "most cluster rivals" worst object: 64
 // listeners, each conflicting with many of n rivals, in each shape. Its
 // verdict is 64 conflicts whatever n (one per listener, naming the rival

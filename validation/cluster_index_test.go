@@ -24,7 +24,12 @@ import (
 func randomCluster(r *rand.Rand) (*gwv1.Gateway, *Objects, *gwv1.ListenerSet) {
 	ports := []gwv1.PortNumber{80, 443, 8443}
 	protocols := []gwv1.ProtocolType{"HTTP", "HTTPS", ProtocolHTTP3, "TCP", "example.com/custom", "example.com/other"}
+	// exact names, wildcards above them (nested: *.a.example.com under
+	// *.example.com) and none, so that hostnames overlap in every way
 	hostnames := []*gwv1.Hostname{nil, ptr.To[gwv1.Hostname]("a.example.com"), ptr.To[gwv1.Hostname]("b.example.com"), ptr.To[gwv1.Hostname]("*.example.com")}
+	if r.IntN(2) == 0 {
+		hostnames = append(hostnames, ptr.To[gwv1.Hostname]("*.a.example.com"), ptr.To[gwv1.Hostname]("x.a.example.com"))
+	}
 	namespaces := []string{"ns-a", "ns-b", "ns-c", "gateway-ns"}
 	base := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
 	created := func() metav1.Time {
@@ -117,12 +122,13 @@ func fullMerge(gw *gwv1.Gateway, o *Objects, ls *gwv1.ListenerSet) []MergedListe
 }
 
 // TestDecisiveRivalsAreTheFullMerge: on random clusters, the rows the
-// cluster-aware rule merges from the rivals the index finds (decisive) are
-// the rows of the full merged list of every ListenerSet of the Gateway, and
-// the verdict in strict mode is exactly the conflicts those rows show.
+// cluster-aware rule merges from the rivals the index finds (decisive,
+// overlapRivals) are the rows of the full merged list of every ListenerSet
+// of the Gateway, their overlaps included, and the verdict in strict mode
+// is exactly the conflicts those rows show.
 func TestDecisiveRivalsAreTheFullMerge(t *testing.T) {
 	r := rand.New(rand.NewPCG(20, 1))
-	conflicts, protocolConflicts, picked := 0, 0, 0
+	conflicts, protocolConflicts, picked, overlaps := 0, 0, 0, 0
 	const rounds = 2000
 	for round := range rounds {
 		gw, o, ls := randomCluster(r)
@@ -141,6 +147,9 @@ func TestDecisiveRivalsAreTheFullMerge(t *testing.T) {
 		self := ListenerSource{Kind: SourceListenerSet, Namespace: ls.Namespace, Name: ls.Name}
 		if allowed, known, _ := newGatewayAdmission(gw, o).admits(ls.Namespace); allowed && known {
 			for _, row := range want {
+				if row.Overlaps != nil && row.Overlaps.Source != self {
+					overlaps++
+				}
 				if row.State == ListenerConflicted && row.Winner.Source != self {
 					wantErrs = append(wantErrs, row.Errors...)
 					conflicts++
@@ -158,9 +167,10 @@ func TestDecisiveRivalsAreTheFullMerge(t *testing.T) {
 		require.Equal(t, wantErrs, list(errs[len(own):]), "round %d", round)
 	}
 	// The inputs are worth something only if they conflict, both ways.
-	t.Logf("%d rounds: %d conflicts with rivals (%d ProtocolConflict), %d decisive rivals merged", rounds, conflicts, protocolConflicts, picked)
+	t.Logf("%d rounds: %d conflicts with rivals (%d ProtocolConflict), %d overlaps with another object, %d decisive rivals merged", rounds, conflicts, protocolConflicts, overlaps, picked)
 	assert.Greater(t, protocolConflicts, rounds/10)
 	assert.Greater(t, conflicts-protocolConflicts, rounds/10)
+	assert.Greater(t, overlaps, rounds/10)
 }
 
 func describeSets(sets []*gwv1.ListenerSet) string {

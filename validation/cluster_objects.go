@@ -23,6 +23,7 @@ import (
 // An Objects may be copied; reads are safe for concurrent use.
 type Objects struct {
 	Gateways   []*gwv1.Gateway
+	Classes    []*gwv1.GatewayClass
 	Sets       []*gwv1.ListenerSet
 	Namespaces []*metav1.PartialObjectMetadata
 	Grants     []*gwv1.ReferenceGrant
@@ -31,7 +32,10 @@ type Objects struct {
 	index *objectsIndex
 }
 
-var _ Cluster = (*Objects)(nil)
+var (
+	_ Cluster = (*Objects)(nil)
+	_ Classes = (*Objects)(nil)
+)
 
 // objectsMu guards every Objects' index. One lock for all: a mutex in
 // Objects would forbid copying it (go vet), and the callers build and copy
@@ -43,10 +47,11 @@ var objectsMu sync.Mutex
 // replaced or grew), and maps by key. Where a list holds the same key twice,
 // the first is kept, as a linear search would find it.
 type objectsIndex struct {
-	gateways, namespaces, grants, secrets listHead
-	sets                                  []*gwv1.ListenerSet // as far as indexed
+	gateways, classes, namespaces, grants, secrets listHead
+	sets                                           []*gwv1.ListenerSet // as far as indexed
 
 	gateway   map[string]*gwv1.Gateway
+	class     map[string]*gwv1.GatewayClass
 	namespace map[string]*metav1.PartialObjectMetadata
 	grantsIn  map[string][]*gwv1.ReferenceGrant
 	secret    map[string]bool
@@ -68,7 +73,7 @@ func headOf[T any](list []T) listHead {
 // holds objectsMu.
 func (o *Objects) indexed() *objectsIndex {
 	x := o.index
-	if x == nil || headOf(o.Gateways) != x.gateways || headOf(o.Namespaces) != x.namespaces ||
+	if x == nil || headOf(o.Gateways) != x.gateways || headOf(o.Classes) != x.classes || headOf(o.Namespaces) != x.namespaces ||
 		headOf(o.Grants) != x.grants || headOf(o.Secrets) != x.secrets {
 		x = o.buildIndex()
 	}
@@ -93,14 +98,19 @@ func (o *Objects) indexed() *objectsIndex {
 // buildIndex indexes every list but Sets, which indexed adds.
 func (o *Objects) buildIndex() *objectsIndex {
 	x := &objectsIndex{
-		gateways: headOf(o.Gateways), namespaces: headOf(o.Namespaces), grants: headOf(o.Grants), secrets: headOf(o.Secrets),
-		gateway: map[string]*gwv1.Gateway{}, namespace: map[string]*metav1.PartialObjectMetadata{},
+		gateways: headOf(o.Gateways), classes: headOf(o.Classes), namespaces: headOf(o.Namespaces), grants: headOf(o.Grants), secrets: headOf(o.Secrets),
+		gateway: map[string]*gwv1.Gateway{}, class: map[string]*gwv1.GatewayClass{}, namespace: map[string]*metav1.PartialObjectMetadata{},
 		grantsIn: map[string][]*gwv1.ReferenceGrant{}, secret: map[string]bool{},
 		parent: map[string][]*gwv1.ListenerSet{}, rivals: map[string][]*gwv1.ListenerSet{},
 	}
 	for _, g := range o.Gateways {
 		if k := GatewayKey(g.Namespace, g.Name); x.gateway[k] == nil {
 			x.gateway[k] = g
+		}
+	}
+	for _, gc := range o.Classes {
+		if x.class[gc.Name] == nil {
+			x.class[gc.Name] = gc
 		}
 	}
 	for _, n := range o.Namespaces {
@@ -134,6 +144,12 @@ func capped[T any](list []T) []T { return list[:len(list):len(list)] }
 func (o *Objects) Gateway(namespace, name string) (*gwv1.Gateway, bool) {
 	gw := read(o, func(x *objectsIndex) *gwv1.Gateway { return x.gateway[GatewayKey(namespace, name)] })
 	return gw, gw != nil || o.Gateways != nil
+}
+
+// GatewayClass implements Classes.
+func (o *Objects) GatewayClass(name string) (*gwv1.GatewayClass, bool) {
+	gc := read(o, func(x *objectsIndex) *gwv1.GatewayClass { return x.class[name] })
+	return gc, gc != nil || o.Classes != nil
 }
 
 // ListenerSetsOf implements Cluster from the index by ParentKey, in the

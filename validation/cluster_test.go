@@ -157,9 +157,13 @@ func TestValidateListenerSetInCluster(t *testing.T) {
 				"same port, protocol and hostname as gateway-ns/gw listener https; this listener would be Conflicted (HostnameConflict)")},
 		},
 		{
+			// no conflict; the Gateway's https matches every hostname, so
+			// both overlap (a warning, not an error under strict)
 			rule:    "3. another hostname on the Gateway's port and protocol is fine",
 			ls:      mine(withCert(entry("tls", 443, "HTTPS", "a.example.com"), "", "cert")),
 			cluster: &Objects{Gateways: []*gwv1.Gateway{gateway(gwv1.NamespacesFromAll, https)}},
+			warnings: []string{`spec.listeners[0].hostname: hostname "a.example.com" overlaps hostname (none) of gateway-ns/gw listener https on port 443: ` +
+				`both get OverlappingTLSConfig (OverlappingHostnames); HTTP/2 connection coalescing may reach the other's routes`},
 		},
 		{
 			rule: "3. an older ListenerSet wins over a newer one",
@@ -426,14 +430,14 @@ func TestParentKeyIsTheGatewayTheRulesJudgeBy(t *testing.T) {
 }
 
 // mergeFixture is a Gateway with ListenerSets of every state: the Gateway's
-// own listeners first (one losing to another of them), then the sets by
+// own listeners first (two indistinct: neither wins), then the sets by
 // creation time and namespace/name whatever their order here, one of them
 // not created yet.
 func mergeFixture() (*gwv1.Gateway, []*gwv1.ListenerSet, *Objects) {
 	gw := withSelector(gateway(gwv1.NamespacesFromSelector,
 		gwListener("http", 80, "HTTP", ""),
 		gwListener("https", 443, "HTTPS", "shop.example.com"),
-		gwListener("plain-443", 443, "HTTP", ""), // loses to the Gateway's own https
+		gwListener("plain-443", 443, "HTTP", ""), // indistinct from the Gateway's own https: both Conflicted
 	), "gateway-access", "yes")
 	invalid := attached("team-a", "bad-routes", 2, entry("grpc", 9090, "HTTP", ""))
 	invalid.Spec.Listeners[0].AllowedRoutes = &gwv1.AllowedRoutes{Kinds: []gwv1.RouteGroupKind{{Kind: "GRPCRoute"}}}
@@ -482,8 +486,8 @@ func TestMergedListeners(t *testing.T) {
 	}
 	want := []row{
 		{"gateway-ns/gw", "http", ListenerAccepted, "", ""},
-		{"gateway-ns/gw", "https", ListenerAccepted, "", ""},
-		{"gateway-ns/gw", "plain-443", ListenerConflicted, ReasonProtocolConflict, "gateway-ns/gw https"},
+		{"gateway-ns/gw", "https", ListenerConflicted, ReasonProtocolConflict, ""},
+		{"gateway-ns/gw", "plain-443", ListenerConflicted, ReasonProtocolConflict, ""},
 		{"team-a/oldest", "shop", ListenerConflicted, ReasonHostnameConflict, "gateway-ns/gw https"},
 		{"team-a/oldest", "tls", ListenerConflicted, ReasonProtocolConflict, "gateway-ns/gw http"},
 		{"team-a/oldest", "mail", ListenerAccepted, "", ""},

@@ -152,6 +152,7 @@ const (
 	CodeForeignOption        Code = "LS202"
 	CodeSelectorIgnored      Code = "LS203"
 	CodeHostnameLabelTooLong Code = "LS204"
+	CodeOverlappingHostnames Code = "LS205"
 )
 
 // The codes of the cluster-aware findings.
@@ -162,6 +163,8 @@ const (
 	CodeGatewayNotFound        Code = "LS304"
 	CodeNotAllowed             Code = "LS305"
 	CodeSecretNotFound         Code = "LS306"
+	CodeMergedOverlapping      Code = "LS307"
+	CodeScopeUnknown           Code = "LS309"
 )
 
 // Field paths the codes are at.
@@ -313,6 +316,9 @@ var catalog = []CodeDoc{
 	{Code: CodeHostnameLabelTooLong, Kind: CodeKindWarning, Title: "Hostname label longer than 63 characters", Paths: []string{listenerPathPattern + ".hostname"}, WarningKind: KindHostnameLabelTooLong,
 		Cause: "A label of the hostname is longer than RFC 1123's 63 characters, which the CRD lets through; no client's SNI or Host header can match it.",
 		Fix:   "Shorten the label."},
+	{Code: CodeOverlappingHostnames, Kind: CodeKindWarning, Title: "Overlapping TLS hostnames within the set", Paths: []string{listenerPathPattern + ".hostname"}, WarningKind: KindOverlappingHostnames,
+		Cause: "Two HTTPS or HTTP/3 listeners of the set on one port have hostnames some name matches both (an exact name under a wildcard, nested wildcards, a hostname and none): both get OverlappingTLSConfig (OverlappingHostnames), and with HTTP/2 connection coalescing a request can reuse the other's connection and reach its routes. A warning only.",
+		Fix:   "Nothing, if the listeners share a certificate and may serve each other's names; otherwise give them hostnames that do not overlap, or different ports."},
 
 	{Code: CodeMergedProtocolConflict, Kind: CodeKindCluster, Title: "Protocol conflict on the Gateway", Paths: []string{listenerPathPattern + ".protocol"},
 		Cause: "A listener of the Gateway, or of a ListenerSet before this one, holds the port with another protocol; this listener would be Conflicted (ProtocolConflict). An error under strict, a warning otherwise.",
@@ -323,6 +329,9 @@ var catalog = []CodeDoc{
 	{Code: CodeRefNotPermitted, Kind: CodeKindCluster, Title: "Certificate reference not permitted", Paths: []string{refPathPattern + ".namespace"},
 		Cause: "No ReferenceGrant in the Secret's namespace allows ListenerSets of this namespace to use it; the listener would have RefNotPermitted. An error under strict, a warning otherwise.",
 		Fix:   "Add a ReferenceGrant in the Secret's namespace (from: ListenerSet in this namespace, to: Secret), or use a Secret of this namespace."},
+	{Code: CodeScopeUnknown, Kind: CodeKindCluster, Title: "Parent Gateway's class unknown", Paths: []string{"spec.parentRef"}, WarningKind: KindScopeUnknown,
+		Cause: "Airlock Microgateway serves only the Gateways whose GatewayClass names its controller, and whose ListenerSet this is cannot be told: the parent Gateway or its GatewayClass does not exist yet, or the webhook has not read them yet. The setting for an unknown parent decided: judged with Airlock's rules (the default), or admitted untouched. A warning.",
+		Fix:   "Create the Gateway and its GatewayClass first, or apply again once they exist: the ListenerSet is then judged by its Gateway's class."},
 	{Code: CodeGatewayNotFound, Kind: CodeKindCluster, Title: "Parent Gateway not found", Paths: []string{"spec.parentRef.name"}, WarningKind: KindGatewayNotFound,
 		Cause: "The parent Gateway does not exist (yet); the ListenerSet stays unattached until it does. A warning.",
 		Fix:   "Create the Gateway, or correct spec.parentRef."},
@@ -332,6 +341,9 @@ var catalog = []CodeDoc{
 	{Code: CodeSecretNotFound, Kind: CodeKindCluster, Title: "Certificate Secret not found", Paths: []string{refPathPattern + ".name"}, WarningKind: KindSecretNotFound,
 		Cause: "The referenced Secret does not exist (yet); the listener has no certificate (InvalidCertificateRef) until it does. A warning.",
 		Fix:   "Create the Secret, or correct the reference."},
+	{Code: CodeMergedOverlapping, Kind: CodeKindCluster, Title: "Overlapping TLS hostnames on the Gateway", Paths: []string{listenerPathPattern + ".hostname"}, WarningKind: KindMergedOverlappingHostnames,
+		Cause: "An HTTPS or HTTP/3 listener overlaps the hostname of a listener of the Gateway or of another of its ListenerSets on the same port (an exact name under a wildcard, nested wildcards, a hostname and none): both get OverlappingTLSConfig (OverlappingHostnames), and with HTTP/2 connection coalescing a request can reach the other's routes. A warning only, also under strict.",
+		Fix:   "Nothing, if that is meant (one certificate for both, or a catch-all); otherwise use a hostname that does not overlap, or another port; the listeners command shows both listeners."},
 }
 
 // Catalog is every code of this package, by code.

@@ -3,6 +3,7 @@ package validation
 import (
 	"fmt"
 	"slices"
+	"strings"
 
 	"k8s.io/apimachinery/pkg/util/validation/field"
 	gwv1 "sigs.k8s.io/gateway-api/apis/v1"
@@ -14,6 +15,16 @@ import (
 // listener wins; a later one on the same port with another protocol is
 // Conflicted (ProtocolConflict), one with the same port, protocol and
 // hostname too (HostnameConflict).
+//
+// Two exceptions, from Gateway API's text (docs/listeners.md quotes it):
+//   - a listener of a protocol Airlock does not serve (servedProtocol) takes
+//     no part: it "will never generate any data plane config", so it holds
+//     no port and no other listener conflicts with it;
+//   - among the Gateway's own listeners none wins: "The implementation MUST
+//     NOT pick one conflicting Listener as the winner. ALL indistinct
+//     Listeners must not be accepted for processing." (gatewayConflicts).
+//     They still come first in the merged list, so each of them holds its
+//     port and endpoint against the ListenerSets (holdIndistinct).
 
 // Reasons of a Conflicted listener, as Gateway API's listener conditions
 // name them.
@@ -51,11 +62,22 @@ func endpointOf(port gwv1.PortNumber, protocol gwv1.ProtocolType, hostname *gwv1
 	return e
 }
 
+// servedProtocol tells whether Airlock Microgateway serves protocol p on a
+// listener: one of SupportedProtocols. A listener of another protocol
+// (TCP, UDP, TLS, another implementation's, or none) takes no place in a
+// merged list.
+func servedProtocol(p gwv1.ProtocolType) bool { return slices.Contains(SupportedProtocols, p) }
+
 // mergedListeners are the listeners taken so far, in precedence order. The
 // zero value is empty and ready to use.
 type mergedListeners struct {
 	onPort map[gwv1.PortNumber]claim
 	at     map[endpoint]claim
+	// otherOnPort is, on a port where the Gateway's own listeners have
+	// more than one protocol, the first of them whose protocol is not
+	// onPort's (holdIndistinct): every later listener on the port is
+	// indistinct from one of the two.
+	otherOnPort map[gwv1.PortNumber]claim
 }
 
 // take appends a listener to the list; the first claim of a port, and of an
@@ -71,6 +93,23 @@ func (m *mergedListeners) take(port gwv1.PortNumber, protocol gwv1.ProtocolType,
 	e := endpointOf(port, protocol, hostname)
 	if _, taken := m.at[e]; !taken {
 		m.at[e] = c
+	}
+}
+
+// holdIndistinct appends a Gateway's own listener that holds its place
+// against the ListenerSets whether or not it is Conflicted with another of
+// the Gateway's: take, and, on a port the Gateway's listeners give two
+// protocols, remember the first of the second one.
+func (m *mergedListeners) holdIndistinct(port gwv1.PortNumber, protocol gwv1.ProtocolType, hostname *gwv1.Hostname, c claim) {
+	m.take(port, protocol, hostname, c)
+	if first := m.onPort[port]; first.protocol != protocol {
+		if m.otherOnPort == nil {
+			m.otherOnPort = map[gwv1.PortNumber]claim{}
+		}
+		if _, taken := m.otherOnPort[port]; !taken {
+			c.protocol = protocol
+			m.otherOnPort[port] = c
+		}
 	}
 }
 
@@ -115,7 +154,62 @@ func (m *mergedListeners) loses(port gwv1.PortNumber, protocol gwv1.ProtocolType
 	if winner, dup := m.at[endpointOf(port, protocol, hostname)]; dup {
 		return ReasonHostnameConflict, winner, true
 	}
+	// Checked last, so that a listener the first ones decide keeps its
+	// verdict: only one the Gateway's first protocol on the port would
+	// have let through conflicts with the Gateway's other one.
+	if other, mixed := m.otherOnPort[port]; mixed {
+		return ReasonProtocolConflict, other, true
+	}
 	return "", claim{}, false
+}
+
+// gatewayConflicts are, for each of gw's own listeners, the reason it is
+// indistinct from another of gw's (ReasonProtocolConflict: another protocol
+// on its port; ReasonHostnameConflict: the same port, protocol and
+// hostname) and the index of that other one (the first on the port with
+// another protocol; else the first other at its endpoint); "" and -1 when
+// it is distinct. Conflicts are mutual: none of them wins. Listeners of a
+// protocol Airlock does not serve take no part. Linear in gw's listeners.
+func gatewayConflicts(gw *gwv1.Gateway) (reasons []string, rivals []int) {
+	ls := gw.Spec.Listeners
+	reasons, rivals = make([]string, len(ls)), make([]int, len(ls))
+	first, other := map[gwv1.PortNumber]int{}, map[gwv1.PortNumber]int{}
+	at := map[endpoint][]int{} // the first two at each endpoint
+	for i := range ls {
+		l := &ls[i]
+		rivals[i] = -1
+		if !servedProtocol(l.Protocol) {
+			continue
+		}
+		if f, ok := first[l.Port]; !ok {
+			first[l.Port] = i
+		} else if _, ok := other[l.Port]; !ok && ls[f].Protocol != l.Protocol {
+			other[l.Port] = i
+		}
+		if e := endpointOf(l.Port, l.Protocol, l.Hostname); len(at[e]) < 2 {
+			at[e] = append(at[e], i)
+		}
+	}
+	for i := range ls {
+		l := &ls[i]
+		if !servedProtocol(l.Protocol) {
+			continue
+		}
+		f := first[l.Port]
+		o, mixed := other[l.Port]
+		switch same := at[endpointOf(l.Port, l.Protocol, l.Hostname)]; {
+		case ls[f].Protocol != l.Protocol:
+			reasons[i], rivals[i] = ReasonProtocolConflict, f
+		case mixed:
+			reasons[i], rivals[i] = ReasonProtocolConflict, o
+		case len(same) == 2:
+			reasons[i], rivals[i] = ReasonHostnameConflict, same[0]
+			if same[0] == i {
+				rivals[i] = same[1]
+			}
+		}
+	}
+	return reasons, rivals
 }
 
 // ListenerState is what becomes of a listener in its Gateway's merged list.
@@ -139,7 +233,22 @@ const (
 	// told (its namespace's labels are unknown, or the selector does not
 	// parse); it takes no place, as the cluster-aware rules then skip it.
 	ListenerUnknown ListenerState = "Unknown"
+	// ListenerUnsupportedProtocol: Airlock Microgateway does not serve the
+	// listener's protocol (servedProtocol); Gateway API's Accepted=False,
+	// reason UnsupportedProtocol. It takes no place: it holds no port and
+	// conflicts with nothing.
+	ListenerUnsupportedProtocol ListenerState = "UnsupportedProtocol"
 )
+
+// ReasonServedProtocols is an UnsupportedProtocol listener's Reason: what
+// Airlock serves instead.
+var ReasonServedProtocols = func() string {
+	names := make([]string, len(SupportedProtocols))
+	for i, p := range SupportedProtocols {
+		names[i] = string(p)
+	}
+	return "Airlock serves " + strings.Join(names, ", ")
+}()
 
 // Kinds of the objects a merged listener comes from.
 const (
@@ -185,13 +294,25 @@ type MergedListener struct {
 	// Reason is, for Conflicted, ReasonProtocolConflict or
 	// ReasonHostnameConflict; for NotAllowed, the Gateway's setting that
 	// refuses the set (e.g. "allowedListeners.namespaces.from: Same"); for
-	// Unknown, what is unknown; empty otherwise.
+	// Unknown, what is unknown; for UnsupportedProtocol,
+	// ReasonServedProtocols; empty otherwise.
 	Reason string
-	// Winner is the listener a Conflicted one loses to.
+	// Winner is the listener a Conflicted one loses to; nil for a
+	// Gateway's own listener Conflicted with another of the Gateway's
+	// (none of them wins; Errors names the other).
 	Winner *ListenerRef
+	// Overlaps is, for an Accepted HTTPS or HTTP/3 listener, the first
+	// listener on its port (in precedence order) whose hostname overlaps
+	// its own, of another object if there is one, else of its own:
+	// Gateway API's OverlappingTLSConfig, reason OverlappingHostnames
+	// (overlap.go), which the other listener has too. nil when none.
+	Overlaps *ListenerRef
+	// OverlapsHostname is that listener's hostname (nil: none).
+	OverlapsHostname *gwv1.Hostname
 	// Errors are, for Conflicted, the error the cluster-aware rule gives the
 	// listener (with its path in its object); for Invalid, the set's own
-	// errors (Validate without a cluster).
+	// errors (Validate without a cluster); for UnsupportedProtocol, the
+	// protocol's error.
 	Errors field.ErrorList
 }
 
@@ -226,6 +347,7 @@ func MergedListeners(gw *gwv1.Gateway, sets []*gwv1.ListenerSet, opts MergeOptio
 		rows = append(rows, row)
 		return true
 	})
+	markOverlaps(rows)
 	return rows
 }
 
@@ -247,6 +369,9 @@ func mergeListeners(gw *gwv1.Gateway, sets []*gwv1.ListenerSet, admission *gatew
 	// place judges one listener against the list so far and, when it is
 	// compatible, appends it.
 	place := func(row MergedListener) MergedListener {
+		if !servedProtocol(row.Protocol) {
+			return unsupported(row, listenersPath)
+		}
 		// Most listeners are compatible: the path and the error are built
 		// only for one that is not.
 		if _, _, lost := m.loses(row.Port, row.Protocol, row.Hostname); lost {
@@ -260,12 +385,25 @@ func mergeListeners(gw *gwv1.Gateway, sets []*gwv1.ListenerSet, admission *gatew
 		return row
 	}
 	src := ListenerSource{Kind: SourceGateway, Namespace: gw.Namespace, Name: gw.Name}
+	reasons, rivals := gatewayConflicts(gw)
 	for i := range gw.Spec.Listeners {
 		l := &gw.Spec.Listeners[i]
 		n++
 		row := MergedListener{Precedence: n, ListenerRef: ListenerRef{Source: src, Listener: l.Name}, Index: i,
 			Port: l.Port, Protocol: l.Protocol, Hostname: l.Hostname}
-		if !emit(place(row), nil) {
+		switch {
+		case !servedProtocol(l.Protocol):
+			row = unsupported(row, listenersPath)
+		case reasons[i] != "":
+			rival := &gw.Spec.Listeners[rivals[i]]
+			row.State, row.Reason = ListenerConflicted, reasons[i]
+			row.Errors = field.ErrorList{indistinctError(l, rival, reasons[i], claim{ref: ListenerRef{Source: src, Listener: rival.Name}}, listenersPath.Index(i))}
+			m.holdIndistinct(l.Port, l.Protocol, l.Hostname, claim{ref: row.ListenerRef, index: -1})
+		default:
+			row.State = ListenerAccepted
+			m.holdIndistinct(l.Port, l.Protocol, l.Hostname, claim{ref: row.ListenerRef, index: -1})
+		}
+		if !emit(row, nil) {
 			return
 		}
 	}
@@ -305,4 +443,23 @@ func mergeListeners(gw *gwv1.Gateway, sets []*gwv1.ListenerSet, admission *gatew
 			}
 		}
 	}
+}
+
+// unsupported is row of a listener whose protocol Airlock does not serve:
+// UnsupportedProtocol, with the protocol's error at its path in its object.
+func unsupported(row MergedListener, listenersPath *field.Path) MergedListener {
+	row.State, row.Reason = ListenerUnsupportedProtocol, ReasonServedProtocols
+	row.Errors = validateProtocol(row.Protocol, listenersPath.Index(row.Index).Child("protocol"))
+	return row
+}
+
+// indistinctError is the error of a Gateway's own listener l (at fldPath)
+// indistinct from another of the Gateway's, rival (named by c), for reason.
+func indistinctError(l, rival *gwv1.Listener, reason string, c claim, fldPath *field.Path) *field.Error {
+	if reason == ReasonProtocolConflict {
+		return mergedConflicts.protocol.Err(field.Invalid(fldPath.Child("protocol"), string(l.Protocol),
+			fmt.Sprintf(DetailIndistinctProtocol, l.Port, rival.Protocol, c)))
+	}
+	return mergedConflicts.hostname.Err(field.Invalid(fldPath.Child("hostname"), string(endpointOf(l.Port, l.Protocol, l.Hostname).hostname),
+		fmt.Sprintf(DetailIndistinctHostname, c)))
 }

@@ -50,6 +50,9 @@ func validateListeners(ls *gwv1.ListenerSet, c Cluster, fldPath *field.Path, v *
 	owner := ListenerSource{Kind: SourceListenerSet, Namespace: ls.Namespace, Name: cmp.Or(ls.Name, ls.GenerateName)}
 	names := make(map[gwv1.SectionName]int, len(listeners))
 	var merged mergedListeners
+	// held: the listeners that hold their place in the set, whose
+	// hostnames may overlap (validateOverlaps)
+	held := make([]bool, len(listeners))
 	for i := range listeners {
 		l, lPath := &listeners[i], fldPath.Index(i)
 		validateListener(i, l, ls.Namespace, c, lPath, v)
@@ -61,12 +64,20 @@ func validateListeners(ls *gwv1.ListenerSet, c Cluster, fldPath *field.Path, v *
 		} else {
 			names[l.Name] = i
 		}
+		// A listener of a protocol Airlock does not serve (its own
+		// error) holds no port: the others are judged without it.
+		if !servedProtocol(l.Protocol) {
+			continue
+		}
 		if err, reason, winner := merged.conflict(l.Port, l.Protocol, l.Hostname, lPath, inSetConflicts); err != nil {
 			involved := conflictValues(reason)
 			v.judge(v.ratchet.same(i, involved...) && v.ratchet.same(winner.index, involved...), err)
+		} else {
+			held[i] = true
 		}
 		merged.take(l.Port, l.Protocol, l.Hostname, claim{ref: ListenerRef{Source: owner, Listener: l.Name}, index: i})
 	}
+	validateOverlaps(owner, listeners, held, v)
 }
 
 // conflictValues are the values of each listener a conflict of reason

@@ -5,6 +5,7 @@ import (
 	"slices"
 	"strings"
 	"sync"
+	"unicode/utf8"
 
 	"k8s.io/apimachinery/pkg/util/validation"
 	"k8s.io/apimachinery/pkg/util/validation/field"
@@ -49,7 +50,9 @@ func validateOptions(i int, options map[gwv1.AnnotationKey]gwv1.AnnotationValue,
 
 // validateOptionEntry checks one option, its key and its value.
 func validateOptionEntry(key gwv1.AnnotationKey, value string, keyPath *field.Path, added AddedNames, w *WarningReport) field.ErrorList {
-	if len(value) > MaxOptionValueLen {
+	// in characters, as the CRD's maxLength counts them (and the policy's
+	// CEL size()): a value of 4 096 three-byte characters is the CRD's
+	if len(value) > MaxOptionValueLen && utf8.RuneCountInString(value) > MaxOptionValueLen {
 		return field.ErrorList{CodeOptionTooLong.Err(field.TooLong(keyPath, value, MaxOptionValueLen))}
 	}
 	switch ours := strings.HasPrefix(string(key), OptionPrefix); {

@@ -29,11 +29,13 @@ const (
 	MaxValueRunes = 256
 	// MaxErrors is how many errors a report shows.
 	MaxErrors = 64
-	// MaxErrorBytes is how many bytes of error text a report shows, as
-	// JSON encodes it (jsonLen): the webhook's 422 carries each error
-	// twice (its message and its causes), so its response stays under
-	// 64 KiB with the warnings.
-	MaxErrorBytes = 24 << 10
+	// MaxErrorBytes is how many bytes of errors a report shows, as the
+	// webhook's 422 holds them (responseLen): each error twice, in the
+	// status's message and as a cause with its reason and field, as
+	// encoding/json writes them, the summary included. With the
+	// warnings (at most six bytes a rune of MaxWarningsRunes) and the
+	// review around them, a response stays under 64 KiB.
+	MaxErrorBytes = 40 << 10
 	// MaxWarningRunes is the longest warning shown: kube-apiserver cuts
 	// every warning to 256 runes once a response's warnings pass 4 096
 	// runes (k8s.io/apiserver/pkg/endpoints/filters/warning.go), so none
@@ -57,8 +59,6 @@ const (
 	DetailNotShown = "errors not shown"
 	// WarnMoreWarnings ends a report that does not show every warning.
 	WarnMoreWarnings = "and %d more warnings not shown (%d in all)"
-	// CutSuffix ends a value cut to MaxValueRunes: its length in bytes.
-	CutSuffix = "... (%d bytes)"
 	// DetailShownItems begins the detail of the one error of a
 	// list-valued option with more than MaxShownItems bad items of a kind.
 	DetailShownItems = "%d items, the first %d shown"
@@ -97,7 +97,7 @@ func (r *ErrorReport) Add(errs ...*field.Error) {
 		r.total++
 		if !r.full {
 			e = cutError(e)
-			if n := jsonLen(e.Error()); len(r.shown) < MaxErrors && r.bytes+n <= MaxErrorBytes {
+			if n := responseLen(e); len(r.shown) < MaxErrors && r.bytes+n <= MaxErrorBytes-summaryBytes {
 				r.shown = append(r.shown, e)
 				r.bytes += n
 				continue
@@ -109,6 +109,7 @@ func (r *ErrorReport) Add(errs ...*field.Error) {
 }
 
 func (r *ErrorReport) hide(n int, path string) {
+	path = Cut(path, MaxPathBytes, CutPathSuffix)
 	if r.hidden == 0 {
 		r.hiddenPath = path
 	} else {
@@ -245,19 +246,39 @@ func (r *WarningReport) List() Warnings {
 	return append(r.shown[:len(r.shown):len(r.shown)], more)
 }
 
-// cutError returns e with a string value longer than MaxValueRunes cut
-// (a copy; e is the rule's).
+// summaryBytes is the room kept for the summary error: its path is cut to
+// MaxPathBytes and is in the 422 twice, as the error's.
+const summaryBytes = 2*MaxPathBytes + 256
+
+// responseLen is what e adds to the webhook's 422 (apierrors.NewInvalid),
+// as encoding/json writes it: its Error() in the status's message, with
+// the ", " between errors, and its cause,
+// {"reason":"…","message":"…","field":"…"}, with the comma after it.
+func responseLen(e *field.Error) int {
+	const cause = len(`{"reason":"","message":"","field":""},`)
+	return JSONLen(e.Error()) + len(", ") + cause + JSONLen(string(e.Type)) + JSONLen(e.ErrorBody()) + JSONLen(e.Field)
+}
+
+// cutError returns e with its user text cut to its shares (text.go): the
+// path to MaxPathBytes, a string value to MaxValueRunes, the detail to
+// MaxDetailBytes; a copy when anything is cut (e is the rule's).
 func cutError(e *field.Error) *field.Error {
-	s, ok := e.BadValue.(string)
-	if !ok || len(s) <= MaxValueRunes {
+	path := Cut(e.Field, MaxPathBytes, CutPathSuffix)
+	detail := Cut(e.Detail, MaxDetailBytes, CutSuffix)
+	s, isString := e.BadValue.(string)
+	value := s
+	if isString {
+		value = cutValue(s)
+	}
+	if path == e.Field && detail == e.Detail && value == s {
 		return e
 	}
-	if c := cutValue(s); c != s {
-		e2 := *e
-		e2.BadValue = c
-		return &e2
+	e2 := *e
+	e2.Field, e2.Detail = path, detail
+	if isString {
+		e2.BadValue = value
 	}
-	return e
+	return &e2
 }
 
 // cutValue cuts s to MaxValueRunes characters, saying how long it was in
@@ -279,39 +300,14 @@ func cutValue(s string) string {
 	return s
 }
 
-// cutWarning cuts a warning's message so that the whole warning has at
-// most MaxWarningRunes runes.
+// cutWarning writes a warning's path and message as a person reads them
+// (Escape: kube-apiserver drops a warning with a control character) in at
+// most MaxWarningRunes runes in all: a path of at most half of them, the
+// message in the rest, each cut with its tail (text.go).
 func cutWarning(w Warning) Warning {
-	total := utf8.RuneCountInString(w.Path) + 2 + utf8.RuneCountInString(w.Message)
-	if total <= MaxWarningRunes {
-		return w
-	}
-	keep := MaxWarningRunes - 3 - (total - utf8.RuneCountInString(w.Message))
-	if keep < 0 {
-		// a path longer than a warning (a long option key): cut it too
-		w.Path = string([]rune(w.Path)[:MaxWarningRunes/2])
-		return cutWarning(w)
-	}
-	w.Message = string([]rune(w.Message)[:keep]) + "..."
+	w.Path = CutEscaped(w.Path, MaxWarningRunes/2, CutPathSuffix)
+	w.Message = CutEscaped(w.Message, MaxWarningRunes-len(": ")-utf8.RuneCountInString(w.Path), CutSuffix)
 	return w
-}
-
-// jsonLen is the length of s as encoding/json writes it in a string
-// (without the quotes): HTML characters and control characters take six
-// bytes, quotes and backslashes two.
-func jsonLen(s string) int {
-	n := 0
-	for i := 0; i < len(s); i++ {
-		switch c := s[i]; {
-		case c == '"' || c == '\\':
-			n += 2
-		case c < 0x20 || c == '<' || c == '>' || c == '&':
-			n += 6
-		default:
-			n++
-		}
-	}
-	return n
 }
 
 // commonParent is the longest common path of a and b that ends at a whole

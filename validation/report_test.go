@@ -47,7 +47,7 @@ func TestErrorReportByteBudget(t *testing.T) {
 	require.Less(t, len(list), 50, "the byte budget shows fewer than MaxErrors")
 	n := 0
 	for _, e := range list[:len(list)-1] {
-		n += jsonLen(e.Error())
+		n += JSONLen(e.Error())
 		assert.Contains(t, e.Error(), "... (1000 bytes)", "a long value is cut")
 	}
 	assert.LessOrEqual(t, n, MaxErrorBytes)
@@ -123,7 +123,42 @@ func TestCommonParent(t *testing.T) {
 	}
 }
 
-func TestJSONLen(t *testing.T) {
-	assert.Equal(t, 3, jsonLen("abc"))
-	assert.Equal(t, 2+2+6+6, jsonLen(`"\`+"<\n"))
+// A path longer than its share (a map key the CRD does not bound) is cut
+// with a tail that says so, and the error is shown: neither the message nor
+// the field carries the whole key, and the report still names the problem.
+func TestErrorReportCutsLongPaths(t *testing.T) {
+	key := strings.Repeat("k", 1<<20)
+	var r ErrorReport
+	r.Add(field.Invalid(listeners.Index(0).Child("tls", "options").Key(key), key, "reserved"))
+	list := r.List()
+	require.Len(t, list, 1, "shown, not only counted")
+	e := list[0]
+	assert.True(t, strings.HasSuffix(e.Field, fmt.Sprintf(CutPathSuffix, len("spec.listeners[0].tls.options[")+len(key)+1)), e.Field)
+	assert.LessOrEqual(t, JSONLen(e.Field), MaxPathBytes)
+	assert.LessOrEqual(t, responseLen(e), MaxErrorBytes)
+	assert.Contains(t, e.Error(), fmt.Sprintf(CutSuffix, len(key)), "the value is cut too")
+
+	// past the budget, the summary's path is cut as well
+	var full ErrorReport
+	for i := range MaxErrors {
+		full.Add(field.Invalid(listeners.Index(i).Child("port"), 0, "bad"))
+	}
+	full.Add(field.Invalid(listeners.Index(1).Child("tls", "options").Key(key), key, "reserved"))
+	more := full.List()[MaxErrors]
+	require.True(t, IsMoreErrors(more))
+	assert.LessOrEqual(t, JSONLen(more.Field), MaxPathBytes)
+}
+
+// A warning's path and message are escaped, so that kube-apiserver keeps
+// it, and cut within MaxWarningRunes without cutting an escape.
+func TestWarningReportEscapes(t *testing.T) {
+	var r WarningReport
+	key := "a\tb\x1b[31m\u0085" + strings.Repeat("\u2028", 500)
+	r.Add(Warning{Path: "spec.listeners[0].tls.options[" + key + "]", Kind: KindRatcheted, Message: "x: " + key})
+	w := r.List()[0]
+	assert.True(t, strings.HasPrefix(w.Path, `spec.listeners[0].tls.options[a\tb\x1b[31m\u0085\u2028`), w.Path)
+	assert.True(t, strings.HasSuffix(w.Path, fmt.Sprintf(CutPathSuffix, len("spec.listeners[0].tls.options[")+len(key)+1)), w.Path)
+	assert.True(t, strings.HasSuffix(w.Message, fmt.Sprintf(CutSuffix, len(key)+3)), w.Message)
+	assert.LessOrEqual(t, utf8.RuneCountInString(w.String()), MaxWarningRunes)
+	assert.NotContains(t, w.String(), "\u2028")
 }

@@ -24,6 +24,11 @@ type Options struct {
 	// built-in ones (an Airlock Microgateway release newer than this
 	// build's lists); nil adds none.
 	AddedNames AddedNames
+	// Scope says which ListenerSets are Airlock's; the zero Scope judges
+	// every one. Classes answers its reads (the Cluster, when it has
+	// GatewayClasses too, serves both).
+	Scope   Scope
+	Classes Classes
 }
 
 // Validate is the verdict on a ListenerSet: every reason Airlock
@@ -71,11 +76,28 @@ func Validate(newLS, oldLS *gwv1.ListenerSet, opts Options) (field.ErrorList, Wa
 type Report struct {
 	Errors   ErrorReport
 	Warnings WarningReport
+	// Scope is the scope's decision; a ListenerSet it does not judge has
+	// no errors, and no warning but the decision's note.
+	Scope Decision
 }
 
 // Judge is Validate's verdict as a Report, for a caller that needs the
 // exact counts (the webhook's log line, the offline command's merge).
 func Judge(newLS, oldLS *gwv1.ListenerSet, opts Options) *Report {
+	d := opts.Scope.Decide(newLS, opts.Classes)
+	if !d.Judge {
+		r := &Report{Scope: d}
+		if d.Note != nil {
+			r.Warnings.Add(*d.Note)
+		}
+		return r
+	}
+	if oldLS != nil && opts.Scope.Decide(oldLS, opts.Classes).Outcome == OutcomeOther {
+		// The stored object was another implementation's, never judged by
+		// these rules: nothing of it is grandfathered, and the update
+		// that brings it to Airlock is judged as a create.
+		oldLS = nil
+	}
 	v := &verdict{ratchet: newRatchet(defaulted(newLS), defaulted(oldLS)), added: opts.AddedNames}
 	ls := v.ratchet.new
 	validateSpec(ls, opts.Cluster, field.NewPath("spec"), v)
@@ -84,7 +106,16 @@ func Judge(newLS, oldLS *gwv1.ListenerSet, opts Options) *Report {
 		validateInCluster(ls, opts.Cluster, opts.Strict, v)
 		v.endPhase()
 	}
-	return &Report{Errors: v.errs, Warnings: v.warnings}
+	if d.Note != nil && (v.errs.Total() > 0 || v.warnings.Total() > 0) {
+		// Whose ListenerSet this is could not be told, and Airlock's
+		// rules found something: say first why they applied. A set they
+		// find nothing in is not told (nothing it would have to act on).
+		ws := WarningReport{}
+		ws.Add(*d.Note)
+		ws.AddReport(&v.warnings)
+		v.warnings = ws
+	}
+	return &Report{Errors: v.errs, Warnings: v.warnings, Scope: d}
 }
 
 // defaulted returns ls defaulted, as a copy when defaulting changes anything.

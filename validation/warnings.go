@@ -76,6 +76,9 @@ const (
 	// KindClusterFinding: a cluster-aware error (a conflict with the merged
 	// listener list, RefNotPermitted) outside strict mode.
 	KindClusterFinding WarningKind = "ClusterFinding"
+	// KindScopeUnknown: whose ListenerSet it is cannot be told (its parent
+	// Gateway or GatewayClass is unknown), and Scope.Unknown decided.
+	KindScopeUnknown WarningKind = "ScopeUnknown"
 )
 
 // Texts of warnings and details. Each is the message part of "path: message".
@@ -99,12 +102,21 @@ const (
 	// WarnHostnameLabelTooLong: DNS has no such name (RFC 1035 and 1123
 	// limit a label to 63 octets), so no client sends it as SNI or Host.
 	WarnHostnameLabelTooLong = "label %q has %d characters, more than RFC 1123's 63: no client's SNI or Host header can match it"
+	// WarnScopeUnknown: what is unknown, what followed from it (judged or
+	// admitted), and Airlock's controller names.
+	WarnScopeUnknown = "%s, %s; a ListenerSet is Airlock Microgateway's when its Gateway's GatewayClass names %s"
 	// DetailProtocolConflict: an earlier listener holds the port with another
 	// protocol (within the set, or in the Gateway's merged listener list).
 	DetailProtocolConflict = "port %d already uses protocol %s in %s; this listener would be Conflicted (ProtocolConflict)"
 	// DetailHostnameConflict: an earlier listener has the same port, protocol
 	// and hostname.
 	DetailHostnameConflict = "same port, protocol and hostname as %s; this listener would be Conflicted (HostnameConflict)"
+	// DetailIndistinctProtocol: a Gateway's own listener on a port another
+	// of its listeners uses with another protocol; none of them wins.
+	DetailIndistinctProtocol = "port %d also uses protocol %s in %s; the Gateway's indistinct listeners are all Conflicted (ProtocolConflict)"
+	// DetailIndistinctHostname: a Gateway's own listener with the port,
+	// protocol and hostname of another of its listeners.
+	DetailIndistinctHostname = "same port, protocol and hostname as %s; the Gateway's indistinct listeners are all Conflicted (HostnameConflict)"
 	// DetailRefNotPermitted: no ReferenceGrant in the Secret's namespace
 	// allows the reference.
 	DetailRefNotPermitted = "no ReferenceGrant in namespace %q allows ListenerSets from %q to use this Secret (RefNotPermitted)"

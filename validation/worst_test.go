@@ -29,12 +29,12 @@ func worstCase(s validationtest.Shape, n int) (ls, old *gwv1.ListenerSet) {
 	return ls, old
 }
 
-// TestWorstReportsAreBounded: on every worst object the CRD admits, the
-// report shows at most MaxErrors errors in MaxErrorBytes and warnings in
-// kube-apiserver's budget, and counts every one; each object fits
-// kube-apiserver's 3 MiB request.
+// TestWorstReportsAreBounded: on every worst object the CRD admits, of
+// counts and of text, the report shows at most MaxErrors errors in
+// MaxErrorBytes and warnings in kube-apiserver's budget, and counts every
+// one; each object fits kube-apiserver's 3 MiB request.
 func TestWorstReportsAreBounded(t *testing.T) {
-	for _, s := range validationtest.WorstShapes {
+	for _, s := range append(validationtest.TextShapes, validationtest.WorstShapes...) {
 		t.Run(s.Name, func(t *testing.T) {
 			ls, old := worstCase(s, validation.MaxListeners)
 			data, err := json.Marshal(ls)

@@ -33,6 +33,12 @@ type Options struct {
 	// AddedNames are names the list-valued TLS options accept besides the
 	// built-in ones.
 	AddedNames validation.AddedNames
+	// Scope says which ListenerSets are Airlock's (their parent Gateway's
+	// GatewayClass names one of its controller names); on, the cluster
+	// view keeps Gateways and GatewayClasses for it. The zero Scope judges
+	// every ListenerSet and, without Cluster.Enabled, reads nothing from
+	// the API.
+	Scope validation.Scope
 	// Register puts the admission handlers on the webhook server; nil means
 	// admission.RegisterWith (both webhooks, the validating one with the
 	// cluster view when Cluster.Enabled). Tests replace them.
@@ -60,7 +66,10 @@ func Run(ctx context.Context, opts Options) error {
 	if err := opts.Enforcement.Check(); err != nil {
 		return err
 	}
-	validator, view, err := newValidator(opts.Cluster, log)
+	if err := opts.Scope.Unknown.Check(); err != nil {
+		return err
+	}
+	validator, view, err := newValidator(opts.Cluster, opts.Scope, log)
 	if err != nil {
 		return err
 	}
@@ -91,20 +100,42 @@ func Run(ctx context.Context, opts Options) error {
 	return serving.Run(ctx, opts.Server, log, limiter.Handler(mux), source.GetCertificate, components...)
 }
 
-// newValidator is the Validator Run serves: the zero one, or one with a
-// cluster view (returned so Run can start it).
-func newValidator(opts clusterview.Options, log logr.Logger) (admission.Validator, *clusterview.View, error) {
+// newValidator is the Validator Run serves, with the view it reads
+// (returned so Run can start it; nil when it reads nothing).
+func newValidator(opts clusterview.Options, scope validation.Scope, log logr.Logger) (admission.Validator, *clusterview.View, error) {
 	if err := opts.Check(); err != nil {
 		return admission.Validator{}, nil, err
 	}
-	if !opts.Enabled {
+	w := clusterview.Watch{Scope: scope.On(), Cluster: opts.Enabled, Secrets: opts.WatchSecrets}
+	if !w.Scope && !w.Cluster {
+		log.Info("Scope off: every ListenerSet is judged with Airlock Microgateway's rules")
 		return admission.Validator{}, nil, nil
 	}
-	view, err := clusterview.New(opts.RESTConfig, opts.WatchSecrets, log.WithName("cluster-view"))
+	view, err := clusterview.New(opts.RESTConfig, w, log.WithName("cluster-view"))
 	if err != nil {
 		return admission.Validator{}, nil, err
 	}
-	log.Info("Cluster-aware checks on; each kind's checks start once its informer has synced",
-		"strict", opts.Strict, "kinds", view.Kinds())
-	return admission.Validator{Cluster: view, Strict: opts.Strict}, view, nil
+	v := admission.Validator{Scope: scope}
+	if w.Scope {
+		v.Classes = view
+		log.Info("Judging the ListenerSets whose parent Gateway's GatewayClass names one of these controllers; "+
+			"until the Gateways and GatewayClasses have synced, a parent is unknown",
+			"controllerNames", scope.ControllerNames, "unknownParent", unknownParent(scope.Unknown))
+	} else {
+		log.Info("Scope off: every ListenerSet is judged with Airlock Microgateway's rules")
+	}
+	if w.Cluster {
+		v.Cluster, v.Strict = view, opts.Strict
+		log.Info("Cluster-aware checks on; each kind's checks start once its informer has synced", "strict", opts.Strict)
+	}
+	log.Info("Cluster view", "kinds", view.Kinds())
+	return v, view, nil
+}
+
+// unknownParent is u as the flag spells it ("" is the default, judge).
+func unknownParent(u validation.UnknownParent) validation.UnknownParent {
+	if u == "" {
+		return validation.UnknownJudge
+	}
+	return u
 }

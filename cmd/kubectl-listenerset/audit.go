@@ -23,6 +23,7 @@ func newAudit(code *int) *cobra.Command {
 		strict, secrets, printRBAC, reports            bool
 		added                                          validation.AddedNames
 	)
+	var scope *validation.ScopeFlags // set below, read when the command runs
 	cmd := &cobra.Command{
 		Use:   "audit [--kubeconfig FILE] [flags]",
 		Short: "Judge the ListenerSets a cluster stores, each as a create of it would be judged",
@@ -32,14 +33,18 @@ gateway.networking.k8s.io/v1 ListenerSet (or those of --namespace, or of
 of it would be judged: nothing is ratcheted, so the report shows what an
 update lets through as warnings. The Gateways, ListenerSets, ReferenceGrants
 and Namespaces of the whole cluster are its context (with --secrets also
-Secrets' metadata). kube-apiserver applied the CRD when each object was
-written; it is not applied again. The output formats are validate's.
+Secrets' metadata). As the webhook with --scope=class (the default), only
+the sets whose parent Gateway's GatewayClass names one of --controller-names
+are judged; the others have no findings, and a line on stderr counts them.
+kube-apiserver applied the CRD when each object was written; it is not
+applied again. The output formats are validate's.
 With --write-reports it also writes one wgpolicyk8s.io PolicyReport per
 namespace (its only write), for policy-reporter and the like.
 
 RBAC: it needs only these permissions (--print-rbac prints them as a ClusterRole):
-  ` + strings.Join(live.DescribeRules(live.RBACRules(false)), "\n  ") + `
-and with --secrets also list on secrets (core); --write-reports also
+  ` + strings.Join(live.DescribeRules(live.RBACRules(false, true)), "\n  ") + `
+(gatewayclasses not with --scope=all), and with --secrets also list on
+secrets (core); --write-reports also
   ` + strings.Join(live.DescribeRules(policyreport.RBACRules()), "\n  ") + `
 
 Exit status: 0 all valid (or none found), 1 some invalid, 2 the cluster
@@ -54,7 +59,7 @@ unreachable or not listable, or a bad command line.`,
 			case len(args) > 0:
 				return fmt.Errorf("unexpected arguments %q", args)
 			case printRBAC:
-				return printRoles(cmd.OutOrStdout(), secrets, reports)
+				return printRoles(cmd.OutOrStdout(), secrets, scope.Scope().On(), reports)
 			case !slices.Contains(report.Formats, report.Format(format)):
 				return fmt.Errorf("-o %q: must be one of %s", format, report.FormatList())
 			case gw != "" && !listing.ValidGatewayName(gw):
@@ -69,7 +74,7 @@ unreachable or not listable, or a bad command line.`,
 				return nil
 			}
 			*code = live.Audit(cmd.Context(), cfg, live.Options{
-				Namespace: namespace, Gateway: gw, Secrets: secrets, Reports: reports, Judge: judge.Options{Strict: strict, AddedNames: added},
+				Namespace: namespace, Gateway: gw, Secrets: secrets, Reports: reports, Judge: judge.Options{Strict: strict, AddedNames: added, Scope: scope.Scope()},
 				Format: report.Format(format), Stdout: cmd.OutOrStdout(), Stderr: cmd.ErrOrStderr(),
 			})
 			return nil
@@ -83,6 +88,7 @@ unreachable or not listable, or a bad command line.`,
 	f.StringVarP(&format, "output", "o", string(report.Text), "output format: "+strings.ReplaceAll(report.FormatList(), "|", ", ")+" (as validate's)")
 	strictFlag(cmd, &strict)
 	f.Var(&added, "add-names", validation.AddedNamesUsage)
+	scope = scopeFlags(cmd, "by the cluster's Gateways and GatewayClasses (list on gatewayclasses)")
 	f.BoolVar(&secrets, "secrets", false, "also list Secrets' metadata, to check that each certificateRef's Secret exists (needs list on secrets)")
 	f.BoolVar(&reports, "write-reports", false, "also write a "+policyreport.Group+"/"+policyreport.Version+" "+policyreport.Kind+" named "+
 		policyreport.ReportName+" in each namespace with ListenerSets and delete stale ones, when the cluster serves that API (docs/audit.md)")
@@ -91,10 +97,11 @@ unreachable or not listable, or a bad command line.`,
 	return cmd
 }
 
-// printRoles writes the ClusterRole the audit needs and, with reports, the
-// one of its reports after it, as YAML documents.
-func printRoles(w io.Writer, secrets, reports bool) error {
-	roles := []any{live.ClusterRole(secrets)}
+// printRoles writes the ClusterRole the audit needs (with classes, the
+// scope on, list on GatewayClasses too) and, with reports, the one of its
+// reports after it, as YAML documents.
+func printRoles(w io.Writer, secrets, classes, reports bool) error {
+	roles := []any{live.ClusterRole(secrets, classes)}
 	if reports {
 		roles = append(roles, live.ReportsClusterRole())
 	}

@@ -1,10 +1,19 @@
 package main
 
 import (
+	"bytes"
+	"io"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+	rbacv1 "k8s.io/api/rbac/v1"
+	"sigs.k8s.io/yaml"
+
+	"github.com/airlock/listenerset-webhook/offline/live"
 	"github.com/airlock/listenerset-webhook/offline/report"
 )
 
@@ -35,8 +44,14 @@ current-context: c
 		{"in the command list", []string{"help"}, exitOK, []string{"audit       Judge the ListenerSets a cluster stores"}, nil},
 		{"-h", []string{"audit", "-h"}, exitOK, []string{usage, "--kubeconfig string", "--context string", "-n, --namespace string",
 			"--gateway string", "-o, --output string", "--strict", "--secrets", "--print-rbac",
-			"list on gateways, listenersets, referencegrants (gateway.networking.k8s.io)\n  list on namespaces (core)\n", "Exit status: 0 all valid"}, nil},
-		{"print-rbac", []string{"audit", "--print-rbac"}, exitOK, []string{"kind: ClusterRole", "name: listenerset-audit", "- listenersets", "- list"}, nil},
+			"list on gateways, listenersets, referencegrants, gatewayclasses (gateway.networking.k8s.io)\n  list on namespaces (core)\n",
+			"--scope string", "--controller-names strings", "--unknown-parent string", "Exit status: 0 all valid"}, nil},
+		{"print-rbac", []string{"audit", "--print-rbac"}, exitOK, []string{"kind: ClusterRole", "name: listenerset-audit", "- listenersets", "- gatewayclasses", "- list"}, nil},
+		{"bad scope", []string{"audit", "--scope", "mine"}, exitUsage, nil, []string{`error: invalid argument "mine" for "--scope" flag: must be "class" or "all"`, see}},
+		{"bad unknown-parent", []string{"audit", "--unknown-parent", "deny"}, exitUsage, nil,
+			[]string{`error: invalid argument "deny" for "--unknown-parent" flag: must be "judge" or "admit"`, see}},
+		{"no controller names", []string{"audit", "--controller-names", ","}, exitUsage, nil,
+			[]string{`"--controller-names" flag: names no controller: to judge every ListenerSet, use --scope=all`, see}},
 		{"positional argument", []string{"audit", "x"}, exitUsage, nil, []string{`error: unexpected arguments ["x"]`, see}},
 		{"gateway without namespace", []string{"audit", "--gateway", "shared"}, exitUsage, nil, []string{`error: --gateway "shared": must be namespace/name`}},
 		{"bad format", []string{"audit", "-o", "yaml"}, exitUsage, nil, []string{`error: -o "yaml": must be one of text|json|junit|sarif|github`}},
@@ -61,6 +76,27 @@ current-context: c
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			assertRun(t, tt.args, tt.exit, tt.stdout, tt.stderr)
+		})
+	}
+}
+
+// TestPrintRBACFollowsScope: --print-rbac asks for list on gatewayclasses
+// exactly when the scope reads them (the default), not with --scope=all.
+func TestPrintRBACFollowsScope(t *testing.T) {
+	for _, tc := range []struct {
+		args    []string
+		classes bool
+	}{
+		{[]string{"audit", "--print-rbac"}, true},
+		{[]string{"audit", "--print-rbac", "--scope=class", "--unknown-parent=admit"}, true},
+		{[]string{"audit", "--print-rbac", "--scope=all"}, false},
+	} {
+		t.Run(strings.Join(tc.args, " "), func(t *testing.T) {
+			var out bytes.Buffer
+			require.Equal(t, exitOK, run(tc.args, strings.NewReader(""), &out, io.Discard))
+			var role rbacv1.ClusterRole
+			require.NoError(t, yaml.Unmarshal(out.Bytes(), &role))
+			assert.Equal(t, live.ClusterRole(false, tc.classes).Rules, role.Rules)
 		})
 	}
 }

@@ -15,6 +15,7 @@ func newListeners(code *int) *cobra.Command {
 		kubeconfig, kubeContext, gw, format string
 		added                               validation.AddedNames
 	)
+	var scope *validation.ScopeFlags // set below, read when the command runs
 	cmd := &cobra.Command{
 		Use:   "listeners (-f PATH... | --kubeconfig FILE) [flags]",
 		Short: "Print each Gateway's merged listener list and each listener's state",
@@ -29,7 +30,9 @@ checks' own.
 From manifests, Gateways, ListenerSets and Namespaces are read and judged as
 validate reads and judges them (a set validate finds invalid is Invalid); a
 ListenerSet without creationTimestamp counts as not created yet. From a
-cluster, Gateways, ListenerSets and Namespaces are listed (read-only).
+cluster, Gateways, ListenerSets and Namespaces are listed (read-only), and
+GatewayClasses: only Airlock Microgateway's Gateways are shown (--scope=class,
+the default, as the webhook's), and a line on stderr counts the others.
 
 Exit status: 0 listed, 1 --gateway not found, 2 input unreadable, cluster
 unreachable, or a bad command line.`,
@@ -46,7 +49,8 @@ unreachable, or a bad command line.`,
 			case gw != "" && !listing.ValidGatewayName(gw):
 				return fmt.Errorf("--gateway %q: must be namespace/name", gw)
 			}
-			opts := listing.Options{Paths: paths, Stdin: cmd.InOrStdin(), Gateway: gw, AddedNames: added, Stdout: cmd.OutOrStdout(), Stderr: cmd.ErrOrStderr()}
+			opts := listing.Options{Paths: paths, Stdin: cmd.InOrStdin(), Gateway: gw, AddedNames: added, Scope: scope.Scope(),
+				Stdout: cmd.OutOrStdout(), Stderr: cmd.ErrOrStderr()}
 			switch f := listing.Format(format); f {
 			case listing.Table, listing.Wide, listing.JSON:
 				opts.Format = f
@@ -73,6 +77,7 @@ unreachable, or a bad command line.`,
 	f.StringVar(&gw, "gateway", "", "only this Gateway, as namespace/name")
 	f.StringVarP(&format, "output", "o", "", "output format: wide or json (default: a table)")
 	f.Var(&added, "add-names", validation.AddedNamesUsage)
+	scope = scopeFlags(cmd, "a Gateway of another class is left out; by the GatewayClasses of the input or cluster (list on gatewayclasses)")
 	completeValues(cmd, "output", []listing.Format{listing.Wide, listing.JSON})
 	return cmd
 }

@@ -65,6 +65,13 @@ func TestValidateGolden(t *testing.T) {
 		{"added-names-none", []string{"-f", in("added-curve.yaml")}, "", report.ExitInvalid},
 		{"added-names", []string{"--add-names=ecdhCurves=X448", "-f", in("added-curve.yaml")}, "", report.ExitInvalid},
 		{"added-names-bad", []string{"--add-names=curves=X448", "-f", in("added-curve.yaml")}, "", report.ExitInputError},
+		// Two implementations' GatewayClasses: only the set of Airlock's
+		// class is judged; the unknown class's by --unknown-parent.
+		{"scope", []string{"-f", in("scope.yaml")}, "", report.ExitInvalid},
+		{"scope-admit", []string{"--unknown-parent=admit", "-f", in("scope.yaml")}, "", report.ExitInvalid},
+		{"scope-all", []string{"--scope=all", "-f", in("scope.yaml")}, "", report.ExitInvalid},
+		{"scope-names-json", []string{"--controller-names=gateway.envoyproxy.io/gatewayclass-controller", "--unknown-parent=admit", "-o", "json", "-f", in("scope.yaml")},
+			"", report.ExitInvalid},
 		// PATHs as arguments, as pre-commit passes them, before and after flags.
 		{"positional-github", []string{in("duplicate.yaml"), "-o", "github", in("valid.yaml")}, "", report.ExitInvalid},
 		{"positional-junit", []string{"-o", "junit", "--", in("multi.yaml")}, "", report.ExitInvalid},
@@ -160,7 +167,9 @@ func TestFilenamesAsKubectlTakesThem(t *testing.T) {
 	} {
 		t.Run(name, func(t *testing.T) {
 			assertRun(t, append([]string{"validate"}, args...), report.ExitInvalid,
-				[]string{"listenerset.gateway.networking.k8s.io/team-a/web valid", `The ListenerSet "team-a/dup" is invalid`}, nil)
+				[]string{"listenerset.gateway.networking.k8s.io/team-a/web valid", `The ListenerSet "team-a/dup" is invalid`},
+				// The inputs hold no Gateway: the scope's note (LS309).
+				[]string{"Warning: spec.parentRef: Gateway team-a/gw is unknown"})
 		})
 	}
 }

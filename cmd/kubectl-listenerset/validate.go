@@ -26,6 +26,7 @@ func newValidate(code *int) *cobra.Command {
 		strict, anyError                              bool
 		added                                         validation.AddedNames
 	)
+	var scope *validation.ScopeFlags // set below, read when the command runs
 	cmd := &cobra.Command{
 		Use:   "validate (-f PATH | PATH)... [flags]",
 		Short: "Validate ListenerSet manifests offline, as kube-apiserver and the webhook would",
@@ -35,6 +36,12 @@ defaults, CEL rules), object metadata, then the webhook's defaults and rules.
 Gateways, ReferenceGrants, Namespaces and Secrets in the input are used for the
 cluster-aware checks (parent Gateway, allowedListeners, merged-listener
 conflicts, references); other objects are skipped.
+
+Only Airlock Microgateway's ListenerSets get the webhook's defaults and rules
+(--scope=class, the default, as the webhook's): a set whose parent Gateway's
+GatewayClass (in the input) names another controller gets kube-apiserver's
+own checks alone, and one whose Gateway or class is not in the input follows
+--unknown-parent.
 
 PATHs may also stand as arguments, between or after flags, as pre-commit
 passes them; after "--" every argument is a PATH.
@@ -66,7 +73,8 @@ unparsable, the cluster not listable, or a bad command line.`,
 			}
 			opts := offline.Options{
 				Format: report.Format(format), Stdin: cmd.InOrStdin(), Stdout: cmd.OutOrStdout(), Stderr: cmd.ErrOrStderr(),
-				Judge:    judge.Options{Strict: strict, CRDs: crds, UnknownFields: judge.UnknownFields(unknownField), AddedNames: added},
+				Judge: judge.Options{Strict: strict, CRDs: crds, UnknownFields: judge.UnknownFields(unknownField), AddedNames: added,
+					Scope: scope.Scope()},
 				AnyError: anyError,
 			}
 			if kubeconfig == "" {
@@ -95,6 +103,7 @@ unparsable, the cluster not listable, or a bad command line.`,
 	f.StringVar(&unknownField, "unknown-fields", string(judge.UnknownFieldsError),
 		"fields the CRD does not know: error (kubectl apply's strict field validation), warn or ignore")
 	f.Var(&added, "add-names", validation.AddedNamesUsage)
+	scope = scopeFlags(cmd, "by the Gateways and GatewayClasses of the input, with --kubeconfig over the cluster's")
 	_ = cmd.MarkFlagFilename("crd", manifestExtensions...)
 	completeValues(cmd, "output", report.Formats)
 	completeValues(cmd, "unknown-fields", judge.UnknownFieldsModes)

@@ -33,6 +33,7 @@ import (
 	"github.com/airlock/listenerset-webhook/webhook"
 	"github.com/airlock/listenerset-webhook/webhook/admission"
 	"github.com/airlock/listenerset-webhook/webhook/certs"
+	"github.com/airlock/listenerset-webhook/webhook/clusterview"
 	"github.com/airlock/listenerset-webhook/webhook/inflight"
 	"github.com/airlock/listenerset-webhook/webhook/serving"
 )
@@ -94,6 +95,11 @@ func run(args []string, stdout, stderr io.Writer) int {
 	fs.DurationVar(&b.LeafDuration, "leaf-duration", certs.DefaultLeafDuration,
 		"self-bootstrapped: validity of a serving certificate (renewed after two thirds)")
 	config.RegisterFlags(fs) // --kubeconfig, for self-bootstrapped and cluster checks outside a cluster
+	scope := validation.NewScopeFlags()
+	fs.Var(scope.ModeFlag(), "scope", validation.ScopeUsage("reads Gateways and GatewayClasses, needs the "+
+		"Kubernetes API and get/list/watch on them; with \"all\" nothing is read from the API for it")+` (default "class")`)
+	fs.Var(scope.NamesFlag(), "controller-names", validation.ControllerNamesUsage)
+	fs.Var(scope.UnknownFlag(), "unknown-parent", validation.UnknownParentUsage+` (default "judge")`)
 	fs.BoolVar(&opts.Cluster.Enabled, "cluster-checks", false,
 		"also check each ListenerSet against the cluster (parent Gateway, its allowedListeners, conflicts with its "+
 			"merged listeners, ReferenceGrants) from a read-only cache, as warnings; needs the Kubernetes API and "+
@@ -162,12 +168,18 @@ Flags:
 		return exitOK
 	}
 
+	opts.Scope = scope.Scope()
+
 	logf.SetLogger(zap.New(zap.UseFlagOptions(&zapOpts), zap.WriteTo(stderr)))
 	log := logf.Log.WithName("setup")
 	// SIGINT/SIGTERM cancel the context; Run then drains and returns. A second
 	// signal exits at once (code 1).
 	ctx := signals.SetupSignalHandler()
 	if err := webhook.Run(ctx, opts); err != nil {
+		if errors.Is(err, clusterview.ErrNoAPI) && opts.Scope.On() {
+			err = fmt.Errorf("%w (--scope=class, the default, reads each ListenerSet's Gateway and GatewayClass: "+
+				"give --kubeconfig, or --scope=all to judge every ListenerSet without the API)", err)
+		}
 		log.Error(err, "Webhook server failed")
 		return exitError
 	}

@@ -41,9 +41,11 @@ import (
 	"k8s.io/klog/v2"
 	logf "sigs.k8s.io/controller-runtime/pkg/log"
 	"sigs.k8s.io/controller-runtime/pkg/log/zap"
+	gwv1 "sigs.k8s.io/gateway-api/apis/v1"
 
 	"github.com/airlock/listenerset-webhook/test/localcluster"
 	"github.com/airlock/listenerset-webhook/test/testproc"
+	"github.com/airlock/listenerset-webhook/validation"
 	"github.com/airlock/listenerset-webhook/webhook"
 	"github.com/airlock/listenerset-webhook/webhook/admission"
 	"github.com/airlock/listenerset-webhook/webhook/certs"
@@ -268,10 +270,11 @@ func (s *session) startWebhook(ctx context.Context, root string, logFile *os.Fil
 		cmd := exec.CommandContext(hookCtx, o.webhookBinary, "serve",
 			"--host=127.0.0.1", fmt.Sprintf("--port=%d", port), "--cert-dir="+cert.Dir,
 			"--health-probe-bind-address="+health, "--metrics-bind-address="+metrics,
-			"--shutdown-timeout="+testproc.ServeDrain.String())
+			"--shutdown-timeout="+testproc.ServeDrain.String(),
+			// The scope by GatewayClass, as installed (the default --scope=class).
+			"--kubeconfig="+s.kubeconfig)
 		if checks.Enabled {
-			cmd.Args = append(cmd.Args, "--cluster-checks", "--watch-secrets", "--kubeconfig="+s.kubeconfig,
-				fmt.Sprintf("--strict=%t", checks.Strict))
+			cmd.Args = append(cmd.Args, "--cluster-checks", "--watch-secrets", fmt.Sprintf("--strict=%t", checks.Strict))
 		}
 		cmd.Stdout, cmd.Stderr = logFile, logFile
 		// Its own process group: Ctrl-C reaches this process only, which
@@ -294,6 +297,8 @@ func (s *session) startWebhook(ctx context.Context, root string, logFile *os.Fil
 					ShutdownTimeout: testproc.ServeDrain},
 				Certs:   certs.Options{Dir: cert.Dir},
 				Cluster: checks,
+				// As installed: Airlock's ListenerSets only.
+				Scope: validation.Scope{ControllerNames: []gwv1.GatewayController{validation.AirlockControllerName}},
 			})
 		}()
 	}

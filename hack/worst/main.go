@@ -1,5 +1,6 @@
 // Command worst writes the worst ListenerSets the CRD admits
-// (validationtest.WorstShapes, at 64 listeners) as YAML and JSON files, one
+// (validationtest.WorstShapes, and the shapes of text,
+// validationtest.TextShapes, at 64 listeners) as YAML and JSON files, one
 // of each per shape, for measuring the offline command on them by hand (the
 // two readers differ: YAML is converted by sigs.k8s.io/yaml and parsed again
 // for positions, JSON is scanned):
@@ -31,7 +32,7 @@ func main() {
 		fmt.Fprintln(os.Stderr, err)
 		os.Exit(1)
 	}
-	for _, s := range validationtest.WorstShapes {
+	for _, s := range append(validationtest.WorstShapes, validationtest.TextShapes...) {
 		if s.Update != nil {
 			continue // an update's cost needs a stored object: the webhook's figure
 		}

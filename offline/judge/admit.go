@@ -68,8 +68,9 @@ type apiserverView struct {
 
 // asAPIServer takes raw through kube-apiserver's create path for the
 // CRD of c: decode (pruning, defaulting), the mutating webhook (the
-// defaults the CRD did not set), then the registry's validation.
-func asAPIServer(c *crdcheck.Checker, raw []byte, unknown UnknownFields) apiserverView {
+// defaults the CRD did not set, for a set ours says is Airlock's; every set
+// when ours is nil), then the registry's validation.
+func asAPIServer(c *crdcheck.Checker, raw []byte, unknown UnknownFields, ours func(*gwv1.ListenerSet) bool) apiserverView {
 	var view apiserverView
 	d, err := c.DecodeCreate(raw)
 	if err != nil {
@@ -98,7 +99,7 @@ func asAPIServer(c *crdcheck.Checker, raw []byte, unknown UnknownFields) apiserv
 		view.warnings = append(view.warnings, strictWarning(e))
 	}
 	var decodeErr error
-	view.ls, decodeErr = mutate(c, d.Object)
+	view.ls, decodeErr = mutate(c, d.Object, ours)
 	errs, warnings := c.ValidateCreate(context.Background(), d.Object)
 	view.errors = append(view.errors, errs...)
 	if decodeErr != nil && len(view.errors) == 0 {
@@ -120,10 +121,11 @@ const KindAPIServer = "APIServer"
 // mutate is the mutating webhook: where defaults.ListenerSet has anything
 // to set, obj gets the webhook's patch (additions and replacements only, as
 // the webhook sends it) and the CRD's defaults again, as kube-apiserver
-// gives them to a patched object. It returns the object as the Go type, or
+// gives them to a patched object; a set ours (when set) says is not
+// Airlock's is left as it is, as the webhook's scope leaves it. It returns the object as the Go type, or
 // why it does not decode into it (mostly a value of the wrong type, which
 // the CRD's schema reports too).
-func mutate(c *crdcheck.Checker, obj *unstructured.Unstructured) (*gwv1.ListenerSet, error) {
+func mutate(c *crdcheck.Checker, obj *unstructured.Unstructured, ours func(*gwv1.ListenerSet) bool) (*gwv1.ListenerSet, error) {
 	before, err := json.Marshal(obj.Object)
 	if err != nil {
 		return nil, err
@@ -133,6 +135,9 @@ func mutate(c *crdcheck.Checker, obj *unstructured.Unstructured) (*gwv1.Listener
 	// webhook ignores them too.
 	if _, err := sigsjson.UnmarshalStrict(before, ls); err != nil {
 		return nil, err
+	}
+	if ours != nil && !ours(ls) {
+		return ls, nil
 	}
 	ops, err := defaults.Patch(before, ls)
 	if err != nil || len(ops) == 0 {
@@ -235,7 +240,9 @@ func merge(api apiserverView, webhook *validation.ErrorReport) []FieldError {
 	for k, e := range r.List() {
 		fe := fieldError(e)
 		if k < len(messages) && messages[k] != "" {
-			fe.Message = messages[k]
+			// kube-apiserver's wording quotes the field as written: cut as
+			// the report cuts a path and a detail
+			fe.Message = validation.Cut(messages[k], validation.MaxPathBytes+validation.MaxDetailBytes, validation.CutSuffix)
 		}
 		out = append(out, fe)
 	}

@@ -7,6 +7,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 	apiextensionsv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
+	gwv1 "sigs.k8s.io/gateway-api/apis/v1"
 	"sigs.k8s.io/yaml"
 
 	"github.com/airlock/listenerset-webhook/offline/crdcheck"
@@ -61,7 +62,7 @@ spec:
 	require.NotEmpty(t, unpatched)
 	assert.Contains(t, unpatched.ToAggregate().Error(), "no such key: mode")
 
-	view := asAPIServer(c, raw, UnknownFieldsError)
+	view := asAPIServer(c, raw, UnknownFieldsError, nil)
 	assert.Empty(t, view.errors)
 	require.NotNil(t, view.ls)
 	l := view.ls.Spec.Listeners[0]
@@ -69,6 +70,34 @@ spec:
 	assert.Equal(t, "Terminate", string(*l.TLS.Mode))
 	require.NotNil(t, view.ls.Spec.ParentRef.Kind)
 	assert.Equal(t, "Gateway", string(*view.ls.Spec.ParentRef.Kind))
+}
+
+// TestNoPatchForAnotherImplementation: a set the scope says is not
+// Airlock's gets no patch from the mutating webhook, as the webhook admits
+// it untouched: without the CRD's defaults, kube-apiserver's own rules then
+// judge it as it is sent.
+func TestNoPatchForAnotherImplementation(t *testing.T) {
+	c := withoutDefaults(t)
+	raw, err := yaml.YAMLToJSON([]byte(`apiVersion: gateway.networking.k8s.io/v1
+kind: ListenerSet
+metadata: {name: web, namespace: ns}
+spec:
+  parentRef: {name: gw}
+  listeners: [{name: web, protocol: HTTPS, port: 8443, tls: {certificateRefs: [{name: cert}]}}]
+`))
+	require.NoError(t, err)
+	asked := 0
+	view := asAPIServer(c, raw, UnknownFieldsError, func(ls *gwv1.ListenerSet) bool {
+		asked++
+		assert.Equal(t, "gw", string(ls.Spec.ParentRef.Name), "the scope decides by the set as sent")
+		return false
+	})
+	assert.Equal(t, 1, asked)
+	require.NotNil(t, view.ls)
+	assert.Nil(t, view.ls.Spec.ParentRef.Kind, "no patch")
+	assert.Nil(t, view.ls.Spec.Listeners[0].TLS.Mode, "no patch")
+	require.NotEmpty(t, view.errors, "the CRD's rules read the unpatched object")
+	assert.Contains(t, view.errors.ToAggregate().Error(), "no such key: mode")
 }
 
 // TestFieldPath: the unknown-field paths kube-apiserver prints read back

@@ -68,6 +68,7 @@ func limitWarnings(ws []read.Warning) []read.Warning {
 	out := make([]read.Warning, len(shown), len(shown)+1)
 	for k, s := range shown {
 		out[k] = ws[k]
+		out[k].Field = validation.Cut(out[k].Field, validation.MaxPathBytes, validation.CutPathSuffix)
 		out[k].Message = s.Message
 		if out[k].Code == "" {
 			out[k].Code = string(warningCode(out[k].Kind))

@@ -27,9 +27,17 @@ type Options struct {
 	// AddedNames are names the list-valued TLS options accept besides the
 	// built-in ones, as the webhook's --add-names.
 	AddedNames validation.AddedNames
+	// Scope says which ListenerSets are Airlock's, by the Gateways and
+	// GatewayClasses of the input (over Cluster's): one of another
+	// implementation's Gateway gets kube-apiserver's own checks (the CRD,
+	// object metadata) but neither the webhook's patch nor its rules, as
+	// the webhook with the same --scope admits it. The zero Scope judges
+	// every set.
+	Scope validation.Scope
 	// Cluster, when set, is a live cluster's objects (offline/live.Read),
 	// the context of the input instead of the input's alone: the input's
-	// Gateways, ListenerSets, ReferenceGrants and Namespaces replace the
+	// Gateways, GatewayClasses, ListenerSets, ReferenceGrants and
+	// Namespaces replace the
 	// cluster's of the same namespace and name, and the cluster's other
 	// ListenerSets are rivals. An input ListenerSet without
 	// creationTimestamp that replaces a stored one has the stored one's, as
@@ -54,6 +62,10 @@ type Result struct {
 	// Warnings are the admission warnings, plus duplicate fields (and
 	// unknown ones under UnknownFieldsWarn).
 	Warnings []read.Warning `json:"warnings"`
+	// Scope is the scope's outcome for a set it left unjudged (another
+	// implementation's, or one of an unknown parent under UnknownAdmit):
+	// only kube-apiserver's own checks applied. Omitted for a set judged.
+	Scope validation.Outcome `json:"scope,omitempty"`
 	// Fixed are the live set's findings this one no longer has, when
 	// compared with a live cluster (Compare); omitted otherwise or when
 	// none.
@@ -183,9 +195,10 @@ func (v *Verdict) skip(o *read.Object) *Skipped {
 	return s
 }
 
-// collect keeps the objects the cluster-aware rules look at: Gateways,
-// ReferenceGrants, Namespaces and Secrets (metadata only; their data is never
-// kept). It reports whether the object is one of them.
+// collect keeps the objects the cluster-aware rules and the scope look at:
+// Gateways, GatewayClasses, ReferenceGrants, Namespaces and Secrets
+// (metadata only; their data is never kept). It reports whether the object
+// is one of them.
 func collect(o *validation.Objects, h read.Head, raw []byte) bool {
 	switch {
 	case h.APIVersion == listenerSetAPIVersion && h.Kind == "Gateway":
@@ -194,6 +207,12 @@ func collect(o *validation.Objects, h read.Head, raw []byte) bool {
 			return false
 		}
 		o.Gateways = append(o.Gateways, gw)
+	case h.APIVersion == listenerSetAPIVersion && h.Kind == "GatewayClass":
+		gc := &gwv1.GatewayClass{}
+		if json.Unmarshal(raw, gc) != nil {
+			return false
+		}
+		o.Classes = append(o.Classes, gc)
 	case (h.APIVersion == listenerSetAPIVersion || h.APIVersion == gwv1.GroupName+"/v1beta1") && h.Kind == "ReferenceGrant":
 		// v1beta1 and v1 ReferenceGrants have the same fields.
 		g := &gwv1.ReferenceGrant{}

@@ -14,6 +14,7 @@ import (
 func overlay(cluster, input *validation.Objects) validation.Objects {
 	return validation.Objects{
 		Gateways:   replace(cluster.Gateways, input.Gateways, func(g *gwv1.Gateway) string { return read.Name(g.Namespace, g.Name) }),
+		Classes:    replace(cluster.Classes, input.Classes, func(g *gwv1.GatewayClass) string { return g.Name }),
 		Grants:     replace(cluster.Grants, input.Grants, func(g *gwv1.ReferenceGrant) string { return read.Name(g.Namespace, g.Name) }),
 		Namespaces: replace(cluster.Namespaces, input.Namespaces, func(m *metav1.PartialObjectMetadata) string { return m.Name }),
 		Secrets:    cluster.Secrets,

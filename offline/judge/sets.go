@@ -33,7 +33,11 @@ func (v *Verdict) judgeSets(sets []*read.Object, opts Options) {
 		v.Notes = append(v.Notes, Note{InputError: crdError(opts, err)})
 		return
 	}
-	views := apiserverViews(checker, sets, opts.UnknownFields)
+	// The scope decides by the parent Gateway and its class, which the
+	// sets judged do not change: the webhook's patch is applied to
+	// Airlock's sets only, as the mutating webhook does.
+	ours := func(ls *gwv1.ListenerSet) bool { return opts.Scope.Decide(ls, &v.Objects).Judge }
+	views := apiserverViews(checker, sets, opts.UnknownFields, ours)
 	v.Objects.Sets = []*gwv1.ListenerSet{}
 	if opts.Cluster != nil {
 		v.Objects.Sets = storedRivals(opts.Cluster.Sets, views)
@@ -58,7 +62,7 @@ func (v *Verdict) judgeSets(sets []*read.Object, opts Options) {
 // and CEL rules, some 2-3 ms a ListenerSet, most of the command's time). It
 // depends on nothing but the object, so it runs on every core; the
 // webhook's verdict depends on the sets admitted before and runs in order.
-func apiserverViews(checker *crdcheck.Checker, sets []*read.Object, unknown UnknownFields) []apiserverView {
+func apiserverViews(checker *crdcheck.Checker, sets []*read.Object, unknown UnknownFields, ours func(*gwv1.ListenerSet) bool) []apiserverView {
 	if unknown == "" {
 		unknown = UnknownFieldsError
 	}
@@ -67,7 +71,7 @@ func apiserverViews(checker *crdcheck.Checker, sets []*read.Object, unknown Unkn
 	g.SetLimit(runtime.GOMAXPROCS(0))
 	for i, o := range sets {
 		g.Go(func() error {
-			views[i] = asAPIServer(checker, o.Raw, unknown)
+			views[i] = asAPIServer(checker, o.Raw, unknown, ours)
 			o.Raw = nil // read once; the view is what is left of it
 			return nil
 		})
@@ -83,14 +87,29 @@ func (v *Verdict) judge(o *read.Object, view apiserverView, opts Options) Result
 	res.Warnings = append(slices.Clone(o.Warnings), view.warnings...)
 	webhook := &validation.ErrorReport{}
 	if view.ls != nil {
-		r := validation.Judge(view.ls, nil, validation.Options{Cluster: &v.Objects, Strict: opts.Strict, AddedNames: opts.AddedNames})
+		r := validation.Judge(view.ls, nil, webhookOptions(&v.Objects, opts))
 		res.Warnings = append(res.Warnings, validationWarnings(r.Warnings.List())...)
 		webhook = &r.Errors
+		res.Scope = notJudged(r.Scope)
 	}
 	res.Errors = merge(view, webhook)
 	res.Warnings = limitWarnings(res.Warnings)
 	res.Valid = len(res.Errors) == 0
 	return res
+}
+
+// webhookOptions are the webhook's options for opts, with o as the
+// cluster and as the scope's view.
+func webhookOptions(o *validation.Objects, opts Options) validation.Options {
+	return validation.Options{Cluster: o, Strict: opts.Strict, AddedNames: opts.AddedNames, Scope: opts.Scope, Classes: o}
+}
+
+// notJudged is d's outcome when it left the set unjudged, else "".
+func notJudged(d validation.Decision) validation.Outcome {
+	if d.Judge {
+		return ""
+	}
+	return d.Outcome
 }
 
 // comparePrecedence is validation.ComparePrecedence with the sets that do

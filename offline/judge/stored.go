@@ -14,15 +14,16 @@ import (
 // with it its place in the merged listener list.
 //
 // kube-apiserver applied the CRD when the objects were written, so only
-// opts.Strict applies. The results are in the order of sets, without a
+// opts.Strict, AddedNames and Scope apply (the scope by cluster's Gateways
+// and GatewayClasses). The results are in the order of sets, without a
 // file (Location is zero).
 func Stored(cluster *validation.Objects, sets []*gwv1.ListenerSet, opts Options) *Verdict {
 	v := &Verdict{Objects: *cluster, Results: make([]Result, len(sets)), Sets: sets}
 	for i, ls := range sets {
-		r := validation.Judge(ls, nil, validation.Options{Cluster: cluster, Strict: opts.Strict, AddedNames: opts.AddedNames})
+		r := validation.Judge(ls, nil, webhookOptions(cluster, opts))
 		errs := FieldErrors(r.Errors.List())
 		v.Results[i] = Result{Namespace: ls.Namespace, Name: ls.Name, Valid: len(errs) == 0, Errors: errs,
-			Warnings: limitWarnings(validationWarnings(r.Warnings.List()))}
+			Warnings: limitWarnings(validationWarnings(r.Warnings.List())), Scope: notJudged(r.Scope)}
 	}
 	return v
 }

@@ -7,9 +7,11 @@ import (
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	gwv1 "sigs.k8s.io/gateway-api/apis/v1"
 
 	"github.com/airlock/listenerset-webhook/offline/judge"
+	"github.com/airlock/listenerset-webhook/validation"
 	vt "github.com/airlock/listenerset-webhook/validation/validationtest"
 )
 
@@ -55,5 +57,96 @@ func TestStored(t *testing.T) {
 		}
 		assert.True(t, conflict(n), "strict=%v: the newer set loses to team-b/older: %+v", strict, n)
 		assert.Equal(t, !strict, n.Valid, "strict=%v: a conflict is an error only under --strict", strict)
+	}
+}
+
+// TestStoredScope: the audit judges only Airlock's stored sets, by the
+// listed GatewayClasses, as the webhook with the same --scope would: a set
+// of another implementation's class has no finding (and says so in
+// Result.Scope); one of a class not listed follows Scope.Unknown; with
+// the scope off every set is judged.
+func TestStoredScope(t *testing.T) {
+	t0 := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
+	// TCP: fine for another implementation, refused by Airlock's rules.
+	set := func(name string) *gwv1.ListenerSet {
+		return vt.TenantSet("team-a", name, t0, vt.Listener("tcp", 5432, gwv1.TCPProtocolType, "db.example.com"))
+	}
+	gateway := func(name, class string) *gwv1.Gateway {
+		gw := vt.SharedGateway()
+		gw.Name, gw.Spec.GatewayClassName = name, gwv1.ObjectName(class)
+		return gw
+	}
+	onAirlock, onEnvoy, onNginx := set("on-airlock"), set("on-envoy"), set("on-nginx")
+	onAirlock.Spec.ParentRef.Name, onEnvoy.Spec.ParentRef.Name, onNginx.Spec.ParentRef.Name = "airlock-gw", "envoy-gw", "nginx-gw"
+	cluster := &validation.Objects{
+		Gateways: []*gwv1.Gateway{gateway("airlock-gw", "airlock"), gateway("envoy-gw", "envoy"), gateway("nginx-gw", "nginx")},
+		Classes: []*gwv1.GatewayClass{
+			{ObjectMeta: metav1.ObjectMeta{Name: "airlock"}, Spec: gwv1.GatewayClassSpec{ControllerName: validation.AirlockControllerName}},
+			{ObjectMeta: metav1.ObjectMeta{Name: "envoy"}, Spec: gwv1.GatewayClassSpec{ControllerName: "gateway.envoyproxy.io/gatewayclass-controller"}},
+		},
+		Sets: []*gwv1.ListenerSet{onAirlock, onEnvoy, onNginx},
+	}
+	airlock := []gwv1.GatewayController{validation.AirlockControllerName}
+	for _, tc := range []struct {
+		name  string
+		scope validation.Scope
+		// want are valid and Scope of on-airlock, on-envoy, on-nginx.
+		valid  [3]bool
+		scoped [3]validation.Outcome
+		// note: on-nginx has the unknown parent's warning (LS309).
+		note bool
+	}{
+		{"default", validation.Scope{ControllerNames: airlock}, [3]bool{false, true, false}, [3]validation.Outcome{"", validation.OutcomeOther, ""}, true},
+		{"admit", validation.Scope{ControllerNames: airlock, Unknown: validation.UnknownAdmit}, [3]bool{false, true, true},
+			[3]validation.Outcome{"", validation.OutcomeOther, validation.OutcomeUnknownAdmitted}, true},
+		{"off", validation.Scope{}, [3]bool{false, false, false}, [3]validation.Outcome{}, false},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			v := judge.Stored(cluster, cluster.Sets, judge.Options{Scope: tc.scope})
+			require.Len(t, v.Results, 3)
+			for i, r := range v.Results {
+				assert.Equal(t, tc.valid[i], r.Valid, "%s: %+v", r.Name, r)
+				assert.Equal(t, tc.scoped[i], r.Scope, r.Name)
+			}
+			if tc.scope.On() {
+				assert.Empty(t, v.Results[1].Errors, "another implementation's set has no finding")
+				assert.Empty(t, v.Results[1].Warnings, "another implementation's set has no finding")
+			}
+			hasNote := false
+			for _, w := range v.Results[2].Warnings {
+				hasNote = hasNote || w.Code == string(validation.CodeScopeUnknown)
+			}
+			assert.Equal(t, tc.note, hasNote, "on-nginx's warnings: %+v", v.Results[2].Warnings)
+		})
+	}
+}
+
+// TestStoredOverlaps: the audit reports OverlappingTLSConfig on both
+// listeners whose hostnames overlap on one port (the reference's A
+// foo.example.com and C *.example.com, in two sets), as the cluster-aware
+// warning LS307, never as an error, not even under --strict; B
+// foo.example.org has none.
+func TestStoredOverlaps(t *testing.T) {
+	t0 := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
+	a := vt.TenantSet("team-a", "a", t0, vt.Listener("a", 443, gwv1.HTTPSProtocolType, "foo.example.com"))
+	b := vt.TenantSet("team-b", "b", t0.Add(time.Second), vt.Listener("b", 443, gwv1.HTTPSProtocolType, "foo.example.org"))
+	c := vt.TenantSet("team-c", "c", t0.Add(2*time.Second), vt.Listener("c", 443, gwv1.HTTPSProtocolType, "*.example.com"))
+	cluster := vt.SharedCluster([]*gwv1.ListenerSet{a, b, c})
+	for _, strict := range []bool{false, true} {
+		v := judge.Stored(cluster, cluster.Sets, judge.Options{Strict: strict})
+		require.Len(t, v.Results, 3)
+		overlaps := map[string][]string{}
+		for _, r := range v.Results {
+			assert.True(t, r.Valid, "strict=%v: an overlap never denies: %+v", strict, r)
+			for _, w := range r.Warnings {
+				if w.Code == "LS307" {
+					overlaps[r.Name] = append(overlaps[r.Name], w.Message)
+				}
+			}
+		}
+		assert.Equal(t, map[string][]string{
+			"a": {`spec.listeners[0].hostname: hostname "foo.example.com" overlaps hostname "*.example.com" of team-c/c listener c on port 443: both get OverlappingTLSConfig (OverlappingHostnames); HTTP/2 connection coalescing may reach the other's routes`},
+			"c": {`spec.listeners[0].hostname: hostname "*.example.com" overlaps hostname "foo.example.com" of team-a/a listener a on port 443: both get OverlappingTLSConfig (OverlappingHostnames); HTTP/2 connection coalescing may reach the other's routes`},
+		}, overlaps, "strict=%v", strict)
 	}
 }

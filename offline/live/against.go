@@ -25,7 +25,7 @@ func Validate(ctx context.Context, cfg *rest.Config, paths []string, opts offlin
 		opts.Format = report.Text
 	}
 	in := read.Paths(paths, opts.Stdin)
-	snap, err := Read(ctx, cfg, Options{})
+	snap, err := Read(ctx, cfg, Options{Judge: opts.Judge})
 	if err != nil {
 		// Judged offline, the cluster's error in the report: exit 2.
 		v := judge.Run(in, opts.Judge)
@@ -35,7 +35,10 @@ func Validate(ctx context.Context, cfg *rest.Config, paths []string, opts offlin
 	jo := opts.Judge
 	jo.Cluster = snap.Objects
 	v := judge.Run(in, jo)
-	stored := judge.Stored(snap.Objects, snap.Objects.Sets, judge.Options{Strict: jo.Strict})
+	// The stored sets judged as the audit judges them: by the same rules,
+	// added names and scope as the files.
+	storedOpts := judge.Options{Strict: jo.Strict, AddedNames: jo.AddedNames, Scope: jo.Scope}
+	stored := judge.Stored(snap.Objects, snap.Objects.Sets, storedOpts)
 	inInput := make(map[string]bool, len(v.Results))
 	for _, r := range v.Results {
 		inInput[read.Name(r.Namespace, r.Name)] = true
@@ -46,6 +49,6 @@ func Validate(ctx context.Context, cfg *rest.Config, paths []string, opts offlin
 			others = append(others, ls)
 		}
 	}
-	judge.Compare(v, stored, judge.Stored(&v.Objects, others, judge.Options{Strict: jo.Strict}))
+	judge.Compare(v, stored, judge.Stored(&v.Objects, others, storedOpts))
 	return offline.Report(v, opts)
 }

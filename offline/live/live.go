@@ -42,8 +42,9 @@ type Options struct {
 	Secrets bool
 	// PageSize is the Limit of each list request; DefaultPageSize when 0.
 	PageSize int64
-	// Judge says how strictly to judge (only Strict applies: the CRD is
-	// not applied again).
+	// Judge says how to judge (Strict, AddedNames and Scope apply: the CRD
+	// is not applied again). With Judge.Scope on, GatewayClasses are listed
+	// too.
 	Judge judge.Options
 	// Format is report.Text when empty.
 	Format report.Format
@@ -62,14 +63,19 @@ type Options struct {
 // only when asked).
 type Kinds struct {
 	ReferenceGrants bool
+	// GatewayClasses, for the scope (validation.Scope): whose Gateway is
+	// Airlock's.
+	GatewayClasses bool
 	// Secrets lists Secrets' metadata (RBAC has no metadata-only
 	// permission: list on secrets).
 	Secrets bool
 }
 
 // auditKinds are what Read, the audit's and validate --kubeconfig's view,
-// lists.
-func auditKinds(secrets bool) Kinds { return Kinds{ReferenceGrants: true, Secrets: secrets} }
+// lists: GatewayClasses only when scoped by them.
+func auditKinds(secrets, classes bool) Kinds {
+	return Kinds{ReferenceGrants: true, GatewayClasses: classes, Secrets: secrets}
+}
 
 // KindRules are all List needs for k: list on each kind it lists. No get,
 // no watch, nothing else.
@@ -77,6 +83,9 @@ func KindRules(k Kinds) []rbacv1.PolicyRule {
 	gatewayKinds := []string{"gateways", "listenersets"}
 	if k.ReferenceGrants {
 		gatewayKinds = append(gatewayKinds, "referencegrants")
+	}
+	if k.GatewayClasses {
+		gatewayKinds = append(gatewayKinds, "gatewayclasses")
 	}
 	rules := []rbacv1.PolicyRule{
 		{APIGroups: []string{gwv1.GroupName}, Resources: gatewayKinds, Verbs: []string{"list"}},
@@ -89,16 +98,19 @@ func KindRules(k Kinds) []rbacv1.PolicyRule {
 }
 
 // RBACRules are all Read needs: list on Gateways, ListenerSets,
-// ReferenceGrants and Namespaces, and with secrets on Secrets.
-func RBACRules(secrets bool) []rbacv1.PolicyRule { return KindRules(auditKinds(secrets)) }
+// ReferenceGrants and Namespaces, with classes (the scope on) on
+// GatewayClasses, and with secrets on Secrets.
+func RBACRules(secrets, classes bool) []rbacv1.PolicyRule {
+	return KindRules(auditKinds(secrets, classes))
+}
 
 // ClusterRoleName is the name of the ClusterRole ClusterRole returns.
 const ClusterRoleName = "listenerset-audit"
 
 // ClusterRole is RBACRules as a ClusterRole to apply and bind to whoever
 // runs the audit.
-func ClusterRole(secrets bool) *rbacv1.ClusterRole {
-	return clusterRole(ClusterRoleName, RBACRules(secrets))
+func ClusterRole(secrets, classes bool) *rbacv1.ClusterRole {
+	return clusterRole(ClusterRoleName, RBACRules(secrets, classes))
 }
 
 // clusterRole is a ClusterRole of rules, as --print-rbac prints it.
@@ -124,8 +136,8 @@ func ReportsClusterRole() *rbacv1.ClusterRole {
 // Snapshot is what Read listed.
 type Snapshot struct {
 	// Objects is the whole cluster's view: every Gateway, ListenerSet,
-	// ReferenceGrant and Namespace (Secrets only when listed; nil, an
-	// unknown kind, otherwise).
+	// ReferenceGrant and Namespace (GatewayClasses and Secrets only when
+	// listed; nil, an unknown kind, otherwise).
 	Objects *validation.Objects
 	// Selected are the ListenerSets the options select, in list order
 	// (namespace, then name).
@@ -135,7 +147,7 @@ type Snapshot struct {
 // Read lists the cluster cfg reaches, page by page, and selects the
 // ListenerSets opts name.
 func Read(ctx context.Context, cfg *rest.Config, opts Options) (*Snapshot, error) {
-	o, err := List(ctx, cfg, auditKinds(opts.Secrets), opts.PageSize)
+	o, err := List(ctx, cfg, auditKinds(opts.Secrets, opts.Judge.Scope.On()), opts.PageSize)
 	if err != nil {
 		return nil, err
 	}
@@ -180,6 +192,19 @@ func List(ctx context.Context, cfg *rest.Config, k Kinds, pageSize int64) (*vali
 		if err := pages(ctx, c, size, "ReferenceGrants", func() *gwv1.ReferenceGrantList { return &gwv1.ReferenceGrantList{} }, func(l *gwv1.ReferenceGrantList) {
 			for i := range l.Items {
 				o.Grants = append(o.Grants, &l.Items[i])
+			}
+		}); err != nil {
+			return nil, err
+		}
+	}
+	if k.GatewayClasses {
+		o.Classes = []*gwv1.GatewayClass{}
+		if err := pages(ctx, c, size, "GatewayClasses", func() *gwv1.GatewayClassList { return &gwv1.GatewayClassList{} }, func(l *gwv1.GatewayClassList) {
+			for i := range l.Items {
+				gc := &l.Items[i]
+				// The scope reads spec.controllerName alone.
+				gc.ManagedFields, gc.Status = nil, gwv1.GatewayClassStatus{}
+				o.Classes = append(o.Classes, gc)
 			}
 		}); err != nil {
 			return nil, err

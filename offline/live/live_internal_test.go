@@ -43,23 +43,32 @@ func TestSelectSets(t *testing.T) {
 	}
 }
 
-// TestRBACRules: list and nothing else, on the kinds Read lists.
+// TestRBACRules: list and nothing else, on the kinds Read lists;
+// gatewayclasses only when the scope reads them.
 func TestRBACRules(t *testing.T) {
 	for _, secrets := range []bool{false, true} {
-		var resources []string
-		for _, r := range RBACRules(secrets) {
-			assert.Equal(t, []string{"list"}, r.Verbs)
-			resources = append(resources, r.Resources...)
+		for _, classes := range []bool{false, true} {
+			var resources []string
+			for _, r := range RBACRules(secrets, classes) {
+				assert.Equal(t, []string{"list"}, r.Verbs)
+				resources = append(resources, r.Resources...)
+			}
+			want := []string{"gateways", "listenersets", "referencegrants"}
+			if classes {
+				want = append(want, "gatewayclasses")
+			}
+			want = append(want, "namespaces")
+			if secrets {
+				want = append(want, "secrets")
+			}
+			assert.Equal(t, want, resources)
 		}
-		want := []string{"gateways", "listenersets", "referencegrants", "namespaces"}
-		if secrets {
-			want = append(want, "secrets")
-		}
-		assert.Equal(t, want, resources)
 	}
-	assert.Equal(t, []string{"list on gateways, listenersets, referencegrants (gateway.networking.k8s.io)", "list on namespaces (core)"},
-		DescribeRules(RBACRules(false)))
+	assert.Equal(t, []string{"list on gateways, listenersets, referencegrants, gatewayclasses (gateway.networking.k8s.io)", "list on namespaces (core)"},
+		DescribeRules(RBACRules(false, true)))
 	// What listeners reads: no ReferenceGrants.
 	assert.Equal(t, []string{"list on gateways, listenersets (gateway.networking.k8s.io)", "list on namespaces (core)"},
 		DescribeRules(KindRules(Kinds{})))
+	assert.Equal(t, []string{"list on gateways, listenersets, gatewayclasses (gateway.networking.k8s.io)", "list on namespaces (core)"},
+		DescribeRules(KindRules(Kinds{GatewayClasses: true})))
 }

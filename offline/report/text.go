@@ -9,7 +9,14 @@ import (
 
 	"github.com/airlock/listenerset-webhook/offline/judge"
 	"github.com/airlock/listenerset-webhook/offline/read"
+	"github.com/airlock/listenerset-webhook/validation"
 )
+
+// The text formats are read in a terminal: every text they take from the
+// input (messages, names, reasons, file names) is written through term,
+// which shows what a terminal would interpret (a newline, an ESC sequence)
+// as Go's %q does. The machine formats write the same text losslessly.
+var term = validation.Escape
 
 // writeText writes r as kubectl would: the notes (skipped objects, input
 // errors) on stderr as met, then each result on stdout with its warnings on
@@ -44,7 +51,7 @@ func writeGrouped(stdout, stderr io.Writer, r *Report) error {
 			if f.Error {
 				level = "error"
 			}
-			lines = append(lines, fmt.Sprintf("  %s: ListenerSet %s: %s%s", level, f.Object, f.Message, textAt(f.File, f.Line, f.Column)))
+			lines = append(lines, fmt.Sprintf("  %s: ListenerSet %s: %s%s", level, term(f.Object), term(f.Message), textAt(f.File, f.Line, f.Column)))
 		}
 		if len(lines) > 0 {
 			fmt.Fprintf(stdout, "%s (%d):\n%s\n", group, len(lines), strings.Join(lines, "\n"))
@@ -69,19 +76,19 @@ func writeNotes(stderr io.Writer, r *Report) {
 
 func textResult(stdout, stderr io.Writer, r *judge.Result) {
 	for _, w := range r.Warnings {
-		fmt.Fprintf(stderr, "Warning: %s%s\n", w.Message, textAt(r.File, w.Line, w.Column))
+		fmt.Fprintf(stderr, "Warning: %s%s\n", term(w.Message), textAt(r.File, w.Line, w.Column))
 	}
 	name := read.Name(r.Namespace, r.Name)
 	switch len(r.Errors) {
 	case 0:
-		fmt.Fprintf(stdout, "listenerset.%s/%s valid\n", gwv1.GroupName, name)
+		fmt.Fprintf(stdout, "listenerset.%s/%s valid\n", gwv1.GroupName, term(name))
 	case 1:
 		e := r.Errors[0]
-		fmt.Fprintf(stdout, "The ListenerSet %q is invalid: %s%s\n", name, e.Message, textAt(r.File, e.Line, e.Column))
+		fmt.Fprintf(stdout, "The ListenerSet %q is invalid: %s%s\n", name, term(e.Message), textAt(r.File, e.Line, e.Column))
 	default:
 		fmt.Fprintf(stdout, "The ListenerSet %q is invalid:\n", name)
 		for _, e := range r.Errors {
-			fmt.Fprintf(stdout, "* %s%s\n", e.Message, textAt(r.File, e.Line, e.Column))
+			fmt.Fprintf(stdout, "* %s%s\n", term(e.Message), textAt(r.File, e.Line, e.Column))
 		}
 	}
 }
@@ -89,7 +96,7 @@ func textResult(stdout, stderr io.Writer, r *judge.Result) {
 // textSkipped: "Gateway "ns/gw" (gateway.networking.k8s.io/v1) in FILE"; an
 // object without a name is told by its document number instead.
 func textSkipped(w io.Writer, s *judge.Skipped) {
-	what, in := s.Kind, s.File
+	what, in := term(s.Kind), term(s.File)
 	if what == "" {
 		what = where("document", s.Location)
 	} else if s.Name == "" {
@@ -99,22 +106,22 @@ func textSkipped(w io.Writer, s *judge.Skipped) {
 		what += fmt.Sprintf(" %q", read.Name(s.Namespace, s.Name))
 	}
 	if s.APIVersion != "" {
-		what += " (" + s.APIVersion + ")"
+		what += " (" + term(s.APIVersion) + ")"
 	}
-	fmt.Fprintf(w, "skipped %s in %s: %s\n", what, in, s.Reason)
+	fmt.Fprintf(w, "skipped %s in %s: %s\n", what, in, term(s.Reason))
 }
 
 func textInputError(w io.Writer, e *read.InputError) {
 	at := textAt(e.File, e.Line, e.Column)
 	if e.File == "" {
 		// Not a file: the cluster the audit could not list.
-		fmt.Fprintf(w, "error: %s\n", e.Message)
+		fmt.Fprintf(w, "error: %s\n", term(e.Message))
 		return
 	}
 	if e.Document > 0 {
-		fmt.Fprintf(w, "error: %s: document %d: %s%s\n", e.File, e.Document, e.Message, at)
+		fmt.Fprintf(w, "error: %s: document %d: %s%s\n", term(e.File), e.Document, term(e.Message), at)
 	} else {
-		fmt.Fprintf(w, "error: %s: %s%s\n", e.File, e.Message, at)
+		fmt.Fprintf(w, "error: %s: %s%s\n", term(e.File), term(e.Message), at)
 	}
 }
 
@@ -127,7 +134,7 @@ func textAt(file string, line, column int) string {
 	if file == "" {
 		return ""
 	}
-	return " (at " + filePosition(file, line, column) + ")"
+	return " (at " + term(filePosition(file, line, column)) + ")"
 }
 
 // filePosition is "file:line:column", or as much of it as is known (a YAML

@@ -21,7 +21,9 @@ const auditName = fullname + "-audit"
 // TestRenderAudit: audit.enabled adds, in every admission.mode, a CronJob
 // that runs the image's plugin as `audit -o jsonl` with its own
 // ServiceAccount, whose ClusterRole has exactly the rules `audit
-// --print-rbac` prints (list only; secrets with clusterChecks.secrets), and
+// --print-rbac` prints with the same scope flags as the webhook's (list
+// only; gatewayclasses with scope.enabled; secrets with
+// clusterChecks.secrets), and
 // with audit.reports a second one, exactly the reports' rules of `audit
 // --print-rbac --write-reports`. One run at a time, no retry, a deadline, a
 // token for this pod alone, the Deployment's securityContext, and labels no
@@ -32,17 +34,23 @@ func TestRenderAudit(t *testing.T) {
 		assert.NotContains(t, off.ids(), id)
 	}
 
+	// The scope's flags, as the webhook's Deployment has them.
+	scoped := []string{"--scope=class", "--controller-names=microgateway.airlock.com/gatewayclass-controller", "--unknown-parent=judge"}
+	args := func(flags ...string) []string { return append([]string{"audit", "--output=jsonl"}, flags...) }
 	for _, tc := range []struct {
-		set              string
-		args             []string
-		secrets, reports bool
+		set                       string
+		args                      []string
+		secrets, reports, classes bool
 	}{
-		{set: "audit.enabled=true", args: []string{"audit", "--output=jsonl"}},
-		{set: "audit.enabled=true,admission.mode=policy", args: []string{"audit", "--output=jsonl"}},
-		{set: "audit.enabled=true,admission.mode=both,certManager.enabled=false", args: []string{"audit", "--output=jsonl"}},
+		{set: "audit.enabled=true", args: args(scoped...), classes: true},
+		{set: "audit.enabled=true,admission.mode=policy", args: args(scoped...), classes: true},
+		{set: "audit.enabled=true,admission.mode=both,certManager.enabled=false", args: args(scoped...), classes: true},
+		{set: "audit.enabled=true,scope.enabled=false", args: args("--scope=all")},
+		{set: "audit.enabled=true,scope.controllerNames={a.example/x,b.example/y},scope.unknownParent=admit",
+			args: args("--scope=class", "--controller-names=a.example/x,b.example/y", "--unknown-parent=admit"), classes: true},
 		{set: "audit.enabled=true,audit.reports=true,clusterChecks.strict=true,clusterChecks.secrets=true,admission.addNames.ecdhCurves[0]=X25519MLKEM1024",
-			args:    []string{"audit", "--output=jsonl", "--strict", "--secrets", "--add-names=ecdhCurves=X25519MLKEM1024", "--write-reports"},
-			secrets: true, reports: true},
+			args:    args(append([]string{"--strict", "--secrets", "--add-names=ecdhCurves=X25519MLKEM1024"}, append(scoped, "--write-reports")...)...),
+			secrets: true, reports: true, classes: true},
 	} {
 		t.Run(tc.set, func(t *testing.T) {
 			objs := render(t, "--set", tc.set)
@@ -70,7 +78,7 @@ func TestRenderAudit(t *testing.T) {
 			assert.False(t, *sa.AutomountServiceAccountToken)
 
 			cr := typed[rbacv1.ClusterRole](t, objs.get(t, "ClusterRole", auditName))
-			assert.Equal(t, live.ClusterRole(tc.secrets).Rules, cr.Rules, "audit --print-rbac's rules")
+			assert.Equal(t, live.ClusterRole(tc.secrets, tc.classes).Rules, cr.Rules, "audit --print-rbac's rules")
 			checkBinding(t, objs, auditName)
 			if tc.reports {
 				rr := typed[rbacv1.ClusterRole](t, objs.get(t, "ClusterRole", auditName+"-reports"))

@@ -18,6 +18,7 @@ import (
 	"github.com/stretchr/testify/require"
 	admissionv1 "k8s.io/api/admissionregistration/v1"
 	appsv1 "k8s.io/api/apps/v1"
+	rbacv1 "k8s.io/api/rbac/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
@@ -28,6 +29,7 @@ import (
 	"github.com/airlock/listenerset-webhook/test/localcluster"
 	"github.com/airlock/listenerset-webhook/test/testproc"
 	"github.com/airlock/listenerset-webhook/webhook/admission"
+	"github.com/airlock/listenerset-webhook/webhook/clusterview"
 )
 
 // The chart's admission.mode (templates/_admission.tpl): webhook (the
@@ -103,7 +105,8 @@ func TestRenderAdmissionModes(t *testing.T) {
 		// clusterChecks.enabled=false is honoured; strict passes through.
 		off := renderMode(t, "both", "--set", "clusterChecks.enabled=false")
 		assert.NotContains(t, parseServe(t, typed[appsv1.Deployment](t, off.get(t, "Deployment", fullname)).Spec.Template.Spec.Containers[0].Args), "cluster-checks")
-		assert.NotContains(t, off.ids(), "ClusterRole/"+fullname+"-cluster-checks")
+		assert.Equal(t, clusterview.RBACRules(clusterview.Watch{Scope: true}),
+			typed[rbacv1.ClusterRole](t, off.get(t, "ClusterRole", fullname+"-cluster-view")).Rules, "the scope's view only")
 		strict := renderMode(t, "both", "--set", "clusterChecks.strict=true")
 		assert.Equal(t, "true", parseServe(t, typed[appsv1.Deployment](t, strict.get(t, "Deployment", fullname)).Spec.Template.Spec.Containers[0].Args)["strict"])
 	})

@@ -114,15 +114,18 @@ func TestRenderCertManagerMode(t *testing.T) {
 		"PodDisruptionBudget/" + fullname,
 		"Issuer/" + fullname + "-selfsigned", "Certificate/" + fullname + "-ca", "Issuer/" + fullname + "-ca",
 		"Certificate/" + servingCert,
+		"ClusterRole/" + fullname + "-cluster-view", "ClusterRoleBinding/" + fullname + "-cluster-view",
 		"MutatingWebhookConfiguration/" + configName, "ValidatingWebhookConfiguration/" + configName,
-	}, objs.ids(), "no RBAC, Secret, NetworkPolicy or ServiceMonitor by default")
+	}, objs.ids(), "no RBAC but the scope's read-only view, no Secret, NetworkPolicy or ServiceMonitor by default")
 
 	dep := typed[appsv1.Deployment](t, objs.get(t, "Deployment", fullname))
 	checkHardenedDeployment(t, objs, dep)
 	pod := dep.Spec.Template.Spec
 	args := pod.Containers[0].Args
 	assert.Subset(t, args, []string{"--cert-mode=dir", "--cert-dir=" + certDirInPod})
-	assert.False(t, *pod.AutomountServiceAccountToken, "cert-manager mode never talks to the API: no token")
+	assert.True(t, *pod.AutomountServiceAccountToken, "the scope reads Gateways and GatewayClasses: a token")
+	off := typed[appsv1.Deployment](t, render(t, "--set", "scope.enabled=false").get(t, "Deployment", fullname))
+	assert.False(t, *off.Spec.Template.Spec.AutomountServiceAccountToken, "cert-manager mode without the scope never talks to the API: no token")
 	require.Len(t, pod.Volumes, 1)
 	assert.Equal(t, servingTLS, pod.Volumes[0].Secret.SecretName)
 	require.Len(t, pod.Containers[0].VolumeMounts, 1)
@@ -166,6 +169,7 @@ func TestRenderSelfBootstrappedMode(t *testing.T) {
 		"PodDisruptionBudget/" + fullname, "Secret/" + caSecret,
 		"Role/" + fullname, "RoleBinding/" + fullname,
 		"ClusterRole/" + fullname + "-cabundle", "ClusterRoleBinding/" + fullname + "-cabundle",
+		"ClusterRole/" + fullname + "-cluster-view", "ClusterRoleBinding/" + fullname + "-cluster-view",
 		"MutatingWebhookConfiguration/" + configName, "ValidatingWebhookConfiguration/" + configName,
 	}, objs.ids(), "no cert-manager objects")
 
@@ -672,6 +676,7 @@ func TestRenderAutoscaling(t *testing.T) {
 		assert.ElementsMatch(t, []string{
 			"ServiceAccount/" + fullname, "Service/" + svcName, "Deployment/" + fullname,
 			"PodDisruptionBudget/" + fullname, "HorizontalPodAutoscaler/" + fullname,
+			"ClusterRole/" + fullname + "-cluster-view", "ClusterRoleBinding/" + fullname + "-cluster-view",
 			"Issuer/" + fullname + "-selfsigned", "Certificate/" + fullname + "-ca", "Issuer/" + fullname + "-ca",
 			"Certificate/" + servingCert,
 			"MutatingWebhookConfiguration/" + configName, "ValidatingWebhookConfiguration/" + configName,

@@ -35,8 +35,20 @@ func newBinaryWebhook(ports testproc.Ports, cert *localcluster.ServingCert) (*bi
 
 func (w *binaryWebhook) UseSettings(c webhookSettings) {
 	w.cluster = nil
+	if c.enabled || len(c.scope) > 0 {
+		w.cluster = []string{"--kubeconfig=" + cluster.KubeconfigPath}
+	}
+	if len(c.scope) > 0 {
+		w.cluster = append(w.cluster, "--scope=class") // ServeFlags' is all
+	}
+	for _, n := range c.scope {
+		w.cluster = append(w.cluster, "--controller-names="+string(n))
+	}
+	if c.unknownAdmit {
+		w.cluster = append(w.cluster, "--unknown-parent=admit")
+	}
 	if c.enabled {
-		w.cluster = []string{"--cluster-checks", "--kubeconfig=" + cluster.KubeconfigPath}
+		w.cluster = append(w.cluster, "--cluster-checks")
 	}
 	if c.strict {
 		w.cluster = append(w.cluster, "--strict")

@@ -140,10 +140,19 @@ func restartWebhook(t *testing.T, c webhookSettings) {
 	if err := restart(c); err != nil {
 		t.Fatalf("restarting the webhook with %+v: %v", c, err)
 	}
-	if !c.enabled {
+	var kinds []string
+	if c.enabled || len(c.scope) > 0 {
+		kinds = append(kinds, clusterview.KindGateway)
+	}
+	if len(c.scope) > 0 {
+		kinds = append(kinds, clusterview.KindGatewayClass)
+	}
+	if c.enabled {
+		kinds = append(kinds, clusterview.KindListenerSet, clusterview.KindReferenceGrant, clusterview.KindNamespace)
+	}
+	if len(kinds) == 0 {
 		return
 	}
-	kinds := []string{clusterview.KindGateway, clusterview.KindListenerSet, clusterview.KindReferenceGrant, clusterview.KindNamespace}
 	if c.secrets {
 		kinds = append(kinds, clusterview.KindSecret)
 	}
@@ -406,7 +415,7 @@ spec:
 func TestClusterView(t *testing.T) {
 	requireCluster(t)
 	applyClusterFixtures(t)
-	view := startView(t, cluster.Config, true, logr.Discard())
+	view := startView(t, cluster.Config, clusterview.Watch{Scope: true, Cluster: true, Secrets: true}, logr.Discard())
 	waitFor(t, "the view to sync", view.Synced)
 
 	if gw, known := view.Gateway(gwNS, "gw"); !known || gw == nil || gw.Spec.Listeners[0].Name != "https" {
@@ -453,15 +462,17 @@ func TestClusterView(t *testing.T) {
 }
 
 // TestClusterViewRBAC: the view needs no more than clusterview.RBACRules:
-// get, list and watch on gateways, listenersets, referencegrants and
-// namespaces, plus list and watch on secrets for --watch-secrets; without
-// the latter, every other kind still syncs and Secrets stay unknown (their
-// check is skipped, nothing fails).
+// for the scope, get, list and watch on gateways and gatewayclasses; for
+// the cluster checks, on listenersets, referencegrants and namespaces too,
+// plus list and watch on secrets for --watch-secrets; without the latter,
+// every other kind still syncs and Secrets stay unknown (their check is
+// skipped, nothing fails).
 func TestClusterViewRBAC(t *testing.T) {
 	requireCluster(t)
 	applyClusterFixtures(t)
 	// The chart's ClusterRole has these very rules (test/chart).
-	base, withSecrets := clusterview.RBACRules(false), clusterview.RBACRules(true)
+	scopeOnly := clusterview.Watch{Scope: true}
+	base, withSecrets := clusterview.RBACRules(clusterview.Watch{Scope: true, Cluster: true}), clusterview.RBACRules(clusterview.Watch{Scope: true, Cluster: true, Secrets: true})
 	as := func(user string, rules []rbacv1.PolicyRule) *rest.Config {
 		grant(t, user, rules)
 		cfg := rest.CopyConfig(cluster.Config)
@@ -469,12 +480,22 @@ func TestClusterViewRBAC(t *testing.T) {
 		return cfg
 	}
 
+	scoped := as("e2e-view-scope", clusterview.RBACRules(scopeOnly))
+	view := startView(t, scoped, scopeOnly, logr.Discard())
+	waitFor(t, "the scope's view to sync on get/list/watch of gateways and gatewayclasses", view.Synced)
+	if _, known := view.GatewayClass("no-such-class"); !known {
+		t.Error("GatewayClasses unknown to a synced scope view")
+	}
+	refusals := &errorLog{}
+	view = startView(t, scoped, clusterview.Watch{Scope: true, Cluster: true}, logr.New(refusals))
+	waitFor(t, "the view to log that listing listenersets is forbidden to the scope's rules", func() bool { return refusals.forbidden("listenersets") })
+
 	withoutSecrets := as("e2e-view-base", base)
-	view := startView(t, withoutSecrets, false, logr.Discard())
+	view = startView(t, withoutSecrets, clusterview.Watch{Scope: true, Cluster: true}, logr.Discard())
 	waitFor(t, "the view without Secrets to sync on get/list/watch of its kinds", view.Synced)
 
-	refusals := &errorLog{}
-	view = startView(t, withoutSecrets, true, logr.New(refusals))
+	refusals = &errorLog{}
+	view = startView(t, withoutSecrets, clusterview.Watch{Scope: true, Cluster: true, Secrets: true}, logr.New(refusals))
 	waitFor(t, "every kind but Secrets to sync", func() bool {
 		_, gw := view.Gateway(gwNS, "gw")
 		_, sets := view.ListenerSetsOf(gwNS, "gw")
@@ -489,16 +510,16 @@ func TestClusterViewRBAC(t *testing.T) {
 		t.Error("Secrets known without list/watch on secrets")
 	}
 
-	view = startView(t, as("e2e-view-secrets", withSecrets), true, logr.Discard())
+	view = startView(t, as("e2e-view-secrets", withSecrets), clusterview.Watch{Scope: true, Cluster: true, Secrets: true}, logr.Discard())
 	waitFor(t, "the view with Secrets to sync on list/watch of secrets", view.Synced)
 	if exists, known := view.SecretExists(teamA, "present"); !exists || !known {
 		t.Errorf("SecretExists(present) = %v, %v", exists, known)
 	}
 }
 
-func startView(t *testing.T, cfg *rest.Config, watchSecrets bool, log logr.Logger) *clusterview.View {
+func startView(t *testing.T, cfg *rest.Config, w clusterview.Watch, log logr.Logger) *clusterview.View {
 	t.Helper()
-	view, err := clusterview.New(cfg, watchSecrets, log)
+	view, err := clusterview.New(cfg, w, log)
 	if err != nil {
 		t.Fatal(err)
 	}

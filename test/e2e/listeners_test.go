@@ -260,11 +260,11 @@ func waitPastCreation(t *testing.T, namespaces ...string) {
 }
 
 // listenersReader writes a kubeconfig that acts as user (impersonated by the
-// suite's admin), whom a ClusterRole grants listing.RBACRules and nothing
+// suite's admin), whom a ClusterRole grants listing.RBACRules (scoped, the default) and nothing
 // else, for the test's duration.
 func listenersReader(t *testing.T, user string) string {
 	t.Helper()
-	grant(t, user, listing.RBACRules())
+	grant(t, user, listing.RBACRules(true))
 	return listOnlyKubeconfig(t, user)
 }
 

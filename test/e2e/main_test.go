@@ -45,6 +45,7 @@ import (
 	"github.com/airlock/listenerset-webhook/webhook/serving"
 	logf "sigs.k8s.io/controller-runtime/pkg/log"
 	"sigs.k8s.io/controller-runtime/pkg/log/zap"
+	gwv1 "sigs.k8s.io/gateway-api/apis/v1"
 )
 
 // namespace is where the examples live (examples/gateway.yaml creates it).
@@ -193,9 +194,13 @@ type webhookServer interface {
 // webhookSettings are the serve command's --cluster-checks, --strict and
 // --watch-secrets, warn its --enforcement=warn and addNames its --add-names:
 // the settings the tests restart the webhook with.
+// scope its --scope=class with these --controller-names (none: --scope=all,
+// as the suite starts), unknownAdmit its --unknown-parent=admit.
 type webhookSettings struct {
 	enabled, strict, secrets, warn bool
 	addNames                       []string
+	scope                          []gwv1.GatewayController
+	unknownAdmit                   bool
 }
 
 // inProcessWebhook runs webhook.Run in this process.
@@ -225,6 +230,10 @@ func newInProcessWebhook(ports testproc.Ports, cert *localcluster.ServingCert) *
 
 func (w *inProcessWebhook) UseSettings(c webhookSettings) {
 	w.opts.Cluster = clusterview.Options{Enabled: c.enabled, Strict: c.strict, WatchSecrets: c.secrets, RESTConfig: cluster.Config}
+	w.opts.Scope = validation.Scope{ControllerNames: c.scope}
+	if c.unknownAdmit {
+		w.opts.Scope.Unknown = validation.UnknownAdmit
+	}
 	w.opts.Enforcement = ""
 	if c.warn {
 		w.opts.Enforcement = admission.EnforcementWarn

@@ -124,7 +124,7 @@ func apiserverFigure(ctx context.Context, root, oursBin, floorBin, outDir string
 	}
 	// Ours as admission.mode both runs it: the cluster-aware checks on, with
 	// the cluster's informers (the chart's default there: no Secrets).
-	cc, err := startServer(ctx, oursClusterChecks, oursBin, append(append([]string{"serve"}, testproc.ServeFlags()...), "--cluster-checks", "--kubeconfig="+lc.KubeconfigPath),
+	cc, err := startServer(ctx, oursClusterChecks, oursBin, append(append([]string{"serve"}, testproc.ServeFlags()...), "--scope=class", "--cluster-checks", "--kubeconfig="+lc.KubeconfigPath),
 		cert.Dir, filepath.Join(outDir, "apiserver-"+oursClusterChecks+".log"))
 	if err != nil {
 		return nil, err

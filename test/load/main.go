@@ -24,6 +24,11 @@
 // inside kube-apiserver for the 64-listener object, from kube-apiserver's
 // admission metrics.
 //
+// Burst (-burst N, burst.go): N of the costliest worst objects at once,
+// each with ?timeout=1s, and a usual request meanwhile: every worst one
+// answered before its timeout (judged, or refused in time with a 429), the
+// usual one answered. Only that figure runs then.
+//
 // 3. Scale (-scale, make bench-scale; scale.go): for each of -sizes
 // ListenerSets (default 0, 1 000, 10 000) spread over 100 Gateways in 100
 // namespaces, with their Secrets and ReferenceGrants, it starts ours with
@@ -141,6 +146,14 @@ func main() {
 		code, err := runAuditScale(ctx, options{pluginBin: *pluginBin, build: *build, outDir: *outDir})
 		if err != nil {
 			fmt.Fprintln(os.Stderr, "load -audit-scale:", err)
+			os.Exit(2)
+		}
+		os.Exit(code)
+	}
+	if *burstN > 0 {
+		code, err := runBurst(ctx, options{oursBin: *oursBin, build: *build, outDir: *outDir})
+		if err != nil {
+			fmt.Fprintln(os.Stderr, "load -burst:", err)
 			os.Exit(2)
 		}
 		os.Exit(code)

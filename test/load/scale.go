@@ -41,6 +41,7 @@ import (
 
 	"github.com/airlock/listenerset-webhook/test/localcluster"
 	"github.com/airlock/listenerset-webhook/test/testproc"
+	"github.com/airlock/listenerset-webhook/validation"
 	"github.com/airlock/listenerset-webhook/webhook/admission"
 	"github.com/airlock/listenerset-webhook/webhook/clusterview"
 )
@@ -81,9 +82,10 @@ const (
 	scaleWarmup       = 20
 )
 
-// The kinds the webhook watches with --cluster-checks --watch-secrets; ready
-// means /readyz answers and every one's synced gauge is 1.
-var scaleKinds = []string{clusterview.KindGateway, clusterview.KindListenerSet, clusterview.KindReferenceGrant, clusterview.KindNamespace, clusterview.KindSecret}
+// The kinds the webhook watches with --cluster-checks --watch-secrets and
+// its default scope; ready means /readyz answers and every one's synced
+// gauge is 1.
+var scaleKinds = []string{clusterview.KindGateway, clusterview.KindGatewayClass, clusterview.KindListenerSet, clusterview.KindReferenceGrant, clusterview.KindNamespace, clusterview.KindSecret}
 
 func scaleNS(i int) string { return fmt.Sprintf("scale-%02d", i%scaleNamespaces) }
 
@@ -522,6 +524,9 @@ func (c *scaleCluster) base(ctx context.Context) error {
 		return err
 	}
 	objs = objs[:0]
+	for i := range scaleClasses {
+		objs = append(objs, scaleClass(i))
+	}
 	for i := range scaleNamespaces {
 		objs = append(objs, scaleGatewayObject(i, scaleGateway), scaleGrant(i))
 	}
@@ -533,7 +538,7 @@ func (c *scaleCluster) base(ctx context.Context) error {
 	if err := c.createAll(ctx, objs); err != nil {
 		return err
 	}
-	say("scale: %d namespaces (and %s), %d Gateways, %d ReferenceGrants in %.1fs", scaleNamespaces, scaleOutsider, scaleNamespaces, scaleNamespaces, time.Since(t0).Seconds())
+	say("scale: %d namespaces (and %s), %d GatewayClasses, %d Gateways, %d ReferenceGrants in %.1fs", scaleNamespaces, scaleOutsider, scaleClasses, scaleNamespaces, scaleNamespaces, time.Since(t0).Seconds())
 	return c.warmWatches(ctx)
 }
 
@@ -679,7 +684,7 @@ func (c *scaleCluster) measure(ctx context.Context, o options, n int) (scaleSize
 	r.PopulateSeconds = d.Seconds()
 
 	say("scale: %d ListenerSets: starting the webhook with --cluster-checks --watch-secrets", n)
-	args := append(append([]string{"serve"}, testproc.ServeFlags()...), "--cluster-checks", "--watch-secrets", "--kubeconfig="+c.lc.KubeconfigPath)
+	args := append(append([]string{"serve"}, testproc.ServeFlags()...), "--scope=class", "--cluster-checks", "--watch-secrets", "--kubeconfig="+c.lc.KubeconfigPath)
 	start := time.Now()
 	srv, err := launchServer("ours", o.oursBin, args, c.certDir, filepath.Join(o.outDir, scaleFile(*scaleShape, fmt.Sprintf("scale-%d", n), ".log")))
 	if err != nil {
@@ -969,6 +974,23 @@ func scaleFile(shape, base, ext string) string {
 func scaleHostname(i int) string        { return fmt.Sprintf("ls-%05d.example.com", i) }
 func scaleGatewayHostname(i int) string { return fmt.Sprintf("gateway-%02d.example.com", i) }
 
+// scaleClasses GatewayClasses: the first, scaleGatewayClass, Airlock's
+// (every Gateway of the figure is of it), the others other
+// implementations', so that the scope decision reads one class among many.
+const (
+	scaleClasses      = 100
+	scaleGatewayClass = "airlock"
+)
+
+func scaleClass(i int) *gwv1.GatewayClass {
+	if i == 0 {
+		return &gwv1.GatewayClass{ObjectMeta: metav1.ObjectMeta{Name: scaleGatewayClass},
+			Spec: gwv1.GatewayClassSpec{ControllerName: validation.AirlockControllerName}}
+	}
+	return &gwv1.GatewayClass{ObjectMeta: metav1.ObjectMeta{Name: fmt.Sprintf("other-%02d", i)},
+		Spec: gwv1.GatewayClassSpec{ControllerName: gwv1.GatewayController(fmt.Sprintf("example.com/other-%02d", i))}}
+}
+
 func scaleGatewayObject(i int, name string) *gwv1.Gateway {
 	hostname := scaleGatewayHostname(i)
 	if name != scaleGateway {
@@ -977,7 +999,7 @@ func scaleGatewayObject(i int, name string) *gwv1.Gateway {
 	return &gwv1.Gateway{
 		ObjectMeta: metav1.ObjectMeta{Namespace: scaleNS(i), Name: name},
 		Spec: gwv1.GatewaySpec{
-			GatewayClassName: "airlock",
+			GatewayClassName: scaleGatewayClass,
 			Listeners: []gwv1.Listener{{
 				Name: "http", Port: 80, Protocol: gwv1.HTTPProtocolType, Hostname: ptr.To(gwv1.Hostname(hostname)),
 			}},

@@ -139,13 +139,14 @@ func (c *Cluster) UnregisterWebhooks(ctx context.Context, namespace string) erro
 // WaitForWebhook waits until the validating webhook answers a dry-run create
 // of a ListenerSet that only the webhook rejects (protocol TCP): with a
 // denial, or, with --enforcement=warn, with the warning that says it would
-// have denied it.
+// have denied it, or, with --unknown-parent=admit (the probe's parent does
+// not exist), with the warning that says it was admitted unjudged.
 func (c *Cluster) WaitForWebhook(ctx context.Context, namespace string, timeout time.Duration) error {
 	cfg := rest.CopyConfig(c.Config)
 	var warned atomic.Bool
 	wouldDeny, _, _ := strings.Cut(validation.WarnWouldDeny, "%s")
 	cfg.WarningHandler = warningFunc(func(text string) {
-		if strings.Contains(text, wouldDeny) {
+		if strings.Contains(text, wouldDeny) || strings.Contains(text, validation.ScopeAdmitted) {
 			warned.Store(true)
 		}
 	})

@@ -61,7 +61,7 @@ func TestWorstObjectsThroughTheServer(t *testing.T) {
 
 	// One request's growth: a server of its own for each shape, so that
 	// what an earlier request left on the heap does not count.
-	for i, shape := range validationtest.WorstShapes {
+	for i, shape := range append(validationtest.WorstShapes[:len(validationtest.WorstShapes):len(validationtest.WorstShapes)], validationtest.TextShapes...) {
 		body := worstReview(shape, fmt.Sprintf("worst-%d", i))
 		t.Run(shape.Name, func(t *testing.T) {
 			s := hostileStart(t, bin)
@@ -139,6 +139,71 @@ func TestWorstObjectsThroughTheServer(t *testing.T) {
 			hostileMiB(float64(peak)), hostileMiB(float64(limit)))
 		assert.Less(t, peak, limit, "peak RSS over the chart's memory limit")
 	})
+}
+
+// TestWorstBurstWithinItsDeadline sends a burst of the costliest worst
+// objects at once, each with kube-apiserver's ?timeout=1s, and a usual
+// request meanwhile: each worst one is answered, judged (200) or refused
+// for the time it would take (429, which failurePolicy decides), and the
+// usual request is answered. The times are printed (RESULT lines), not
+// asserted: the load tool's -burst figure holds them to the timeout.
+func TestWorstBurstWithinItsDeadline(t *testing.T) {
+	if testing.Short() {
+		t.Skip("starts the server binary and sends it objects of megabytes")
+	}
+	const burst = 16
+	s := hostileStart(t, webhookBinary(t))
+	shapes := []validationtest.Shape{validationtest.WorstShapes[3], validationtest.WorstShapes[6]} // longest-selector, largest-valid
+	type result struct {
+		shape string
+		code  int
+		took  time.Duration
+		err   error
+	}
+	results := make(chan result, burst)
+	bodies := make([][]byte, burst)
+	for k := range burst {
+		bodies[k] = worstReview(shapes[k%len(shapes)], fmt.Sprintf("burst-%d", k))
+	}
+	var ready, wg sync.WaitGroup
+	ready.Add(1)
+	for k := range burst {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			c := s.client(false)
+			ready.Wait()
+			start := time.Now()
+			code, err := postStatus(c, s.addr, admission.ValidatePath+"?timeout=1s", bodies[k])
+			results <- result{shapes[k%len(shapes)].Name, code, time.Since(start), err}
+		}()
+	}
+	start := time.Now()
+	ready.Done()
+	time.Sleep(50 * time.Millisecond)
+	usualStart := time.Now()
+	_, usualErr := send(s.client(false), s.addr, reviewMix()[1], nil)
+	usualTook := time.Since(usualStart)
+	wg.Wait()
+	close(results)
+	judged, refused := 0, 0
+	var slowest time.Duration
+	for r := range results {
+		switch {
+		case r.err != nil:
+			t.Errorf("%s: %v", r.shape, r.err)
+		case r.code == http.StatusOK:
+			judged++
+		case r.code == http.StatusTooManyRequests:
+			refused++
+		default:
+			t.Errorf("%s: status %d", r.shape, r.code)
+		}
+		slowest = max(slowest, r.took)
+	}
+	assert.NoError(t, usualErr, "the usual request meanwhile")
+	t.Logf("RESULT burst: %d worst requests (%s, %s) with ?timeout=1s at once: %d judged, %d refused (429), slowest answer %v, all in %v; a usual request meanwhile answered in %v",
+		burst, shapes[0].Name, shapes[1].Name, judged, refused, slowest.Round(time.Millisecond), time.Since(start).Round(time.Millisecond), usualTook.Round(time.Millisecond))
 }
 
 // reviewAnswer posts body to path and decodes the answer, with its size.

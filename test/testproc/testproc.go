@@ -140,8 +140,13 @@ func Returned(done chan error) func() error {
 const ServeDrain = 5 * time.Second
 
 // ServeFlags are the flags tests give `serve` before their own (a later
-// flag wins).
-func ServeFlags() []string { return []string{"--shutdown-timeout=" + ServeDrain.String()} }
+// flag wins). The scope is off (--scope=all): most tests post reviews
+// straight to the port or run without the Kubernetes API, which the
+// scope by GatewayClass reads; a test of the scope, or of the webhook as
+// installed, adds --scope=class and --kubeconfig.
+func ServeFlags() []string {
+	return []string{"--shutdown-timeout=" + ServeDrain.String(), "--scope=all"}
+}
 
 // WebhookPackage is the served binary's import path; PluginPackage is the
 // kubectl plugin's (the offline commands).

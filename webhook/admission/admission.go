@@ -51,6 +51,12 @@ type Validator struct {
 	// AddedNames are names the list-valued TLS options accept besides the
 	// built-in ones (validation.Options.AddedNames).
 	AddedNames validation.AddedNames
+	// Scope says which ListenerSets are Airlock's; the zero Scope judges
+	// every one. Classes answers its reads. The mutating webhook
+	// registered beside this Validator (RegisterWith) follows the same
+	// scope.
+	Scope   validation.Scope
+	Classes validation.Classes
 }
 
 // Enforcement is what a verdict's errors do.
@@ -93,7 +99,9 @@ func (v Validator) ValidateUpdate(ctx context.Context, oldLS, newLS *gwv1.Listen
 }
 
 func (v Validator) respond(ctx context.Context, ls, oldLS *gwv1.ListenerSet) (cradmission.Warnings, error) {
-	r := validation.Judge(ls, oldLS, validation.Options{Cluster: v.Cluster, Strict: v.Strict, AddedNames: v.AddedNames})
+	r := validation.Judge(ls, oldLS, validation.Options{Cluster: v.Cluster, Strict: v.Strict, AddedNames: v.AddedNames,
+		Scope: v.Scope, Classes: v.Classes})
+	recordScope(webhookValidating, r.Scope)
 	if v.Enforcement == EnforcementWarn && r.Errors.Total() > 0 {
 		wouldDeny(ctx, r)
 		recordCodes(ctx, AuditWouldDenyCodesKey, r.Errors.List())
@@ -144,14 +152,30 @@ func wouldDeny(ctx context.Context, r *validation.Report) {
 		"errorCount", r.Errors.Total(), "errors", fieldTypes(errs), "warningCount", r.Warnings.Total())
 }
 
-// fieldTypes is what a log line says of errs: each path and error type.
+// maxLoggedBytes bounds what a log line lists of its errors, as its JSON
+// encoder writes them (validation.JSONLen), so that with the rest of the
+// line (the request's object, user and counts) it stays under 16 KiB. The
+// report has cut each path to validation.MaxPathBytes already; this
+// bounds how many of them one line names.
+const maxLoggedBytes = 8 << 10
+
+// fieldTypes is what a log line says of errs: each path and error type, as
+// many as maxLoggedBytes holds, then how many more there were.
 func fieldTypes(errs field.ErrorList) []string {
 	out := make([]string, 0, len(errs))
-	for _, e := range errs {
-		out = append(out, e.Field+" ("+string(e.Type)+")")
+	n := 0
+	for i, e := range errs {
+		s := e.Field + " (" + string(e.Type) + ")"
+		if n += validation.JSONLen(s) + len(`"",`); n > maxLoggedBytes {
+			return append(out, fmt.Sprintf(loggedMore, len(errs)-i))
+		}
+		out = append(out, s)
 	}
 	return out
 }
+
+// loggedMore ends a log line's list of errors that does not name them all.
+const loggedMore = "and %d more shown in the response"
 
 // displayName is the name kubectl will quote. An object created with
 // generateName may reach a webhook before kube-apiserver has generated its
@@ -163,11 +187,19 @@ func displayName(ls *gwv1.ListenerSet) string {
 	return ls.Name
 }
 
-// NewMutatingWebhook returns the defaulting webhook: the defaulting handler
-// (patch.go), whose patch sets what the ListenerSet CRD schema would default
-// and never removes anything, so that a newer CRD's fields survive.
+// NewMutatingWebhook returns the defaulting webhook for every ListenerSet
+// (the zero scope).
 func NewMutatingWebhook() *cradmission.Webhook {
-	return &cradmission.Webhook{Handler: defaulting{decoder: cradmission.NewDecoder(admissionScheme)}}
+	return NewMutatingWebhookFor(validation.Scope{}, nil)
+}
+
+// NewMutatingWebhookFor returns the defaulting webhook: the defaulting
+// handler (patch.go), whose patch sets what the ListenerSet CRD schema would
+// default and never removes anything, so that a newer CRD's fields survive,
+// for the ListenerSets scope judges (read through classes); every other one
+// is admitted without a patch.
+func NewMutatingWebhookFor(scope validation.Scope, classes validation.Classes) *cradmission.Webhook {
+	return &cradmission.Webhook{Handler: defaulting{decoder: cradmission.NewDecoder(admissionScheme), scope: scope, classes: classes}}
 }
 
 // NewValidatingWebhook returns the validating webhook (the zero Validator:
@@ -203,6 +235,6 @@ func Register(srv ctrlwebhook.Server) {
 
 // RegisterWith is Register with the validating webhook's Validator v.
 func RegisterWith(srv ctrlwebhook.Server, v Validator) {
-	srv.Register(MutatePath, reviewGuard{NewMutatingWebhook()})
+	srv.Register(MutatePath, reviewGuard{NewMutatingWebhookFor(v.Scope, v.Classes)})
 	srv.Register(ValidatePath, reviewGuard{NewValidatingWebhookFor(v)})
 }

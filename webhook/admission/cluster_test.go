@@ -144,10 +144,10 @@ func TestAnswersBeforeTheCacheSyncs(t *testing.T) {
 	t.Cleanup(hanging.Close)
 	t.Cleanup(func() { close(release) }) // runs first: lets the handlers return
 
-	started, err := clusterview.New(&rest.Config{Host: hanging.URL}, true, logr.Discard())
+	started, err := clusterview.New(&rest.Config{Host: hanging.URL}, clusterview.Watch{Scope: true, Cluster: true, Secrets: true}, logr.Discard())
 	require.NoError(t, err)
 	go func() { _ = started.Start(t.Context()) }()
-	idle, err := clusterview.New(&rest.Config{Host: hanging.URL}, true, logr.Discard())
+	idle, err := clusterview.New(&rest.Config{Host: hanging.URL}, clusterview.Watch{Scope: true, Cluster: true, Secrets: true}, logr.Discard())
 	require.NoError(t, err)
 	select { // the started view's informers are asking
 	case <-asked:

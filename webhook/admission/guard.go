@@ -20,6 +20,7 @@ import (
 	gwv1 "sigs.k8s.io/gateway-api/apis/v1"
 	kjson "sigs.k8s.io/json"
 
+	"github.com/airlock/listenerset-webhook/validation"
 	"github.com/airlock/listenerset-webhook/webhook/inflight"
 )
 
@@ -61,8 +62,11 @@ import (
 // Refusals other than the 405 are AdmissionReviews that deny with that code,
 // as controller-runtime writes its own: typed and with the uid once the body
 // is known to be a review, untyped before. A review whose deadline
-// (inflight.Limiter) has passed by the time its body is read gets the
-// limiter's 429 instead, and is not decoded further.
+// (inflight.Limiter) leaves too little time to decode and judge it, or
+// passes before a core is free for it (inflight.Begin), gets the limiter's
+// 429 instead, and is not decoded further; so does one whose deadline
+// passes while it is judged (inflight.Late): kube-apiserver has stopped
+// waiting for its verdict, and its failurePolicy decides.
 //
 // Everything else goes to the webhook's Handle as the review the guard
 // decoded (readReview), and Handle's answer is written as
@@ -123,9 +127,16 @@ func (g reviewGuard) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		refuse(w, r, metav1.TypeMeta{}, "", http.StatusBadRequest, fmt.Errorf("contentType=%s, expected application/json", ct))
 		return
 	}
-	if inflight.Expired(w, r) {
+	done, ok := inflight.Begin(w, r, len(body))
+	if !ok {
 		return
 	}
+	handedOn := false
+	defer func() {
+		if !handedOn {
+			done()
+		}
+	}()
 	tm, req, deletion, err := checkReview(body)
 	if err != nil {
 		refuse(w, r, tm, req.UID, http.StatusBadRequest, err)
@@ -140,7 +151,26 @@ func (g reviewGuard) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	if g.next.WithContextFunc != nil {
 		ctx = g.next.WithContextFunc(ctx, r)
 	}
-	answer(w, r, tm, req.UID, g.next.Handle(ctx, req).AdmissionResponse)
+	// The verdict is worked out aside, so that the deadline, not the work,
+	// decides when the answer goes: a verdict not ready by then is answered
+	// with the limiter's 429 (inflight.Late), which kube-apiserver's
+	// failurePolicy decides, before kube-apiserver stops waiting. The work
+	// keeps its core until it ends (done), so that no other large request
+	// starts on that core meanwhile.
+	handedOn = true
+	verdict := make(chan admissionv1.AdmissionResponse, 1)
+	go func() {
+		defer done()
+		verdict <- g.next.Handle(ctx, req).AdmissionResponse
+	}()
+	select {
+	case resp := <-verdict:
+		if !inflight.Late(w, r) {
+			answer(w, r, tm, req.UID, resp)
+		}
+	case <-r.Context().Done():
+		inflight.Late(w, r)
+	}
 }
 
 // readBody reads r's body, at most maxRequestSize bytes, into a buffer of
@@ -489,10 +519,20 @@ func refuse(w http.ResponseWriter, r *http.Request, tm metav1.TypeMeta, uid type
 	answer(w, r, tm, uid, cradmission.Errored(code, err).AdmissionResponse)
 }
 
+// maxRefusalBytes bounds the message of an answer that is not a verdict
+// (a refusal, or a decoding error of controller-runtime's): such messages
+// quote what the request holds (a Content-Type, an apiVersion, a field
+// name), which may be megabytes. A verdict's 422 is bounded by the report.
+const maxRefusalBytes = 4 << 10
+
 // answer writes resp for the review of type tm and uid uid as
-// controller-runtime's admission.Webhook writes its answers.
+// controller-runtime's admission.Webhook writes its answers, with a
+// message that is not a verdict's cut to maxRefusalBytes.
 func answer(w http.ResponseWriter, r *http.Request, tm metav1.TypeMeta, uid types.UID, resp admissionv1.AdmissionResponse) {
 	resp.UID = uid
+	if s := resp.Result; s != nil && s.Details == nil {
+		s.Message = validation.Cut(s.Message, maxRefusalBytes, validation.CutSuffix)
+	}
 	if err := json.NewEncoder(w).Encode(admissionv1.AdmissionReview{TypeMeta: tm, Response: &resp}); err != nil {
 		logf.FromContext(r.Context()).Error(err, "unable to encode and write the response")
 	}

@@ -8,6 +8,8 @@ import (
 	"k8s.io/apimachinery/pkg/util/validation/field"
 	"sigs.k8s.io/controller-runtime/pkg/metrics"
 	gwv1 "sigs.k8s.io/gateway-api/apis/v1"
+
+	"github.com/airlock/listenerset-webhook/validation"
 )
 
 // DenialsMetric is the name of the counter of validation errors in denied
@@ -36,10 +38,40 @@ var wouldDenials = prometheus.NewCounterVec(prometheus.CounterOpts{
 		"would have denied them), by field path (indices and map keys replaced by [*]) and error type.",
 }, []string{"field", "reason"})
 
+// ScopeMetric is the name of the counter of admission requests by what the
+// scope made of their ListenerSet (validation.Outcome).
+const ScopeMetric = "listenerset_webhook_scope_total"
+
+// scoped counts each CREATE and UPDATE by webhook (mutating, validating)
+// and outcome: judged as Airlock's, left to another implementation, an
+// unknown parent judged or admitted, or judged with the scope off.
+var scoped = prometheus.NewCounterVec(prometheus.CounterOpts{
+	Name: ScopeMetric,
+	Help: "ListenerSet admission requests by webhook (mutating, validating) and scope outcome: airlock (judged), " +
+		"other (another implementation's GatewayClass: admitted untouched), unknown-judged, unknown-admitted " +
+		"(the parent Gateway or its GatewayClass unknown), unscoped (scope off: judged).",
+}, []string{"webhook", "outcome"})
+
+// The webhook label of ScopeMetric.
+const (
+	webhookMutating   = "mutating"
+	webhookValidating = "validating"
+)
+
 func init() {
 	// controller-runtime's webhook server registers its request metrics in
 	// the same registry, so one /metrics handler serves both.
-	metrics.Registry.MustRegister(denials, wouldDenials)
+	metrics.Registry.MustRegister(denials, wouldDenials, scoped)
+	for _, wh := range []string{webhookMutating, webhookValidating} {
+		for _, o := range validation.Outcomes {
+			scoped.WithLabelValues(wh, string(o)) // every series from the start, at 0
+		}
+	}
+}
+
+// recordScope counts one request's scope decision.
+func recordScope(webhook string, d validation.Decision) {
+	scoped.WithLabelValues(webhook, string(d.Outcome)).Inc()
 }
 
 // recordDenial counts each error of one denied request.

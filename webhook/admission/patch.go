@@ -11,6 +11,7 @@ import (
 	gwscheme "sigs.k8s.io/gateway-api/pkg/client/clientset/versioned/scheme"
 
 	"github.com/airlock/listenerset-webhook/defaults"
+	"github.com/airlock/listenerset-webhook/validation"
 )
 
 // admissionScheme is what controller-runtime's admission decoder decodes
@@ -31,7 +32,11 @@ var admissionScheme = gwscheme.Scheme
 // defaults.Needed decides without copying. Its patch could also remove a
 // field the Go types lack, which defaults.Patch never does
 // (defaults.WithoutRemovals).
-type defaulting struct{ decoder cradmission.Decoder }
+type defaulting struct {
+	decoder cradmission.Decoder
+	scope   validation.Scope
+	classes validation.Classes
+}
 
 func (h defaulting) Handle(_ context.Context, req cradmission.Request) cradmission.Response {
 	if req.Operation == admissionv1.Delete {
@@ -43,6 +48,13 @@ func (h defaulting) Handle(_ context.Context, req cradmission.Request) cradmissi
 	ls := &gwv1.ListenerSet{}
 	if err := h.decoder.Decode(req, ls); err != nil {
 		return cradmission.Errored(http.StatusBadRequest, err)
+	}
+	d := h.scope.Decide(ls, h.classes)
+	recordScope(webhookMutating, d)
+	if !d.Judge {
+		// Another implementation's ListenerSet: untouched. The note of an
+		// unknown parent is the validating webhook's to give, once.
+		return cradmission.Response{AdmissionResponse: admissionv1.AdmissionResponse{Allowed: true}}
 	}
 	ops, err := defaults.Patch(req.Object.Raw, ls)
 	if err != nil {

@@ -28,7 +28,8 @@ import (
 )
 
 // Options configure the cluster-aware checks (the serve command's
-// --cluster-checks, --strict and --watch-secrets).
+// --cluster-checks, --strict and --watch-secrets). The scope's view of
+// Gateways and GatewayClasses is validation.Scope's, not an option here.
 type Options struct {
 	// Enabled keeps a View and gives validation.Validate it as the cluster of
 	// every create and update: the parent Gateway, its allowedListeners,
@@ -75,6 +76,7 @@ func init() {
 // Kinds of the cluster view, as its log lines and SyncedMetric name them.
 const (
 	KindGateway        = "Gateway"
+	KindGatewayClass   = "GatewayClass"
 	KindListenerSet    = "ListenerSet"
 	KindReferenceGrant = "ReferenceGrant"
 	KindNamespace      = "Namespace"
@@ -109,14 +111,17 @@ type View struct {
 	cache cache.Cache
 	log   logr.Logger
 
-	gateways, listenerSets, grants, namespaces, secrets *watchedKind
-	kinds                                               []*watchedKind
+	gateways, classes, listenerSets, grants, namespaces, secrets *watchedKind
+	kinds                                                        []*watchedKind
 
 	mu      sync.Mutex // guards stopped and the gauges against a late sync
 	stopped bool
 }
 
-var _ validation.Cluster = (*View)(nil)
+var (
+	_ validation.Cluster = (*View)(nil)
+	_ validation.Classes = (*View)(nil)
+)
 
 // watchedKind is one informer of the view.
 type watchedKind struct {
@@ -203,26 +208,49 @@ func metadataOf(kind string) *metav1.PartialObjectMetadata {
 	return &metav1.PartialObjectMetadata{TypeMeta: metav1.TypeMeta{APIVersion: "v1", Kind: kind}}
 }
 
-// New builds the view on cfg (nil: config.GetConfig()). Nothing is
-// listed or watched until Start; until then every method reports unknown.
-func New(cfg *rest.Config, watchSecrets bool, log logr.Logger) (*View, error) {
+// ErrNoAPI is New's error when no configuration reaches the Kubernetes API.
+var ErrNoAPI = errors.New("the cluster view needs the Kubernetes API")
+
+// Watch says which kinds a View keeps.
+type Watch struct {
+	// Scope keeps Gateways and GatewayClasses: what validation.Scope reads
+	// to tell whose ListenerSet it is.
+	Scope bool
+	// Cluster keeps what the cluster-aware checks read: Gateways,
+	// ListenerSets, ReferenceGrants and Namespaces.
+	Cluster bool
+	// Secrets keeps Secret metadata too (with Cluster).
+	Secrets bool
+}
+
+// New builds the view of the kinds w names on cfg (nil:
+// config.GetConfig()). Nothing is listed or watched until Start; until then
+// every method reports unknown, as it does for a kind w leaves out.
+func New(cfg *rest.Config, w Watch, log logr.Logger) (*View, error) {
 	if cfg == nil {
 		var err error
 		if cfg, err = config.GetConfig(); err != nil {
-			return nil, fmt.Errorf("cluster-aware checks need the Kubernetes API: %w", err)
+			return nil, fmt.Errorf("%w: %w", ErrNoAPI, err)
 		}
 	}
-	v := &View{
-		log:          log,
-		gateways:     &watchedKind{name: KindGateway, obj: &gwv1.Gateway{}},
-		listenerSets: &watchedKind{name: KindListenerSet, obj: &gwv1.ListenerSet{}, index: byParent, indexers: rivalIndexers},
-		grants:       &watchedKind{name: KindReferenceGrant, obj: &gwv1.ReferenceGrant{}},
-		namespaces:   &watchedKind{name: KindNamespace, obj: metadataOf(KindNamespace)},
+	v := &View{log: log}
+	if w.Scope || w.Cluster {
+		v.gateways = &watchedKind{name: KindGateway, obj: &gwv1.Gateway{}}
+		v.kinds = append(v.kinds, v.gateways)
 	}
-	v.kinds = []*watchedKind{v.gateways, v.listenerSets, v.grants, v.namespaces}
-	if watchSecrets {
-		v.secrets = &watchedKind{name: KindSecret, obj: metadataOf(KindSecret)}
-		v.kinds = append(v.kinds, v.secrets)
+	if w.Scope {
+		v.classes = &watchedKind{name: KindGatewayClass, obj: &gwv1.GatewayClass{}}
+		v.kinds = append(v.kinds, v.classes)
+	}
+	if w.Cluster {
+		v.listenerSets = &watchedKind{name: KindListenerSet, obj: &gwv1.ListenerSet{}, index: byParent, indexers: rivalIndexers}
+		v.grants = &watchedKind{name: KindReferenceGrant, obj: &gwv1.ReferenceGrant{}}
+		v.namespaces = &watchedKind{name: KindNamespace, obj: metadataOf(KindNamespace)}
+		v.kinds = append(v.kinds, v.listenerSets, v.grants, v.namespaces)
+		if w.Secrets {
+			v.secrets = &watchedKind{name: KindSecret, obj: metadataOf(KindSecret)}
+			v.kinds = append(v.kinds, v.secrets)
+		}
 	}
 	c, err := cache.New(cfg, cache.Options{
 		Scheme: clusterScheme,
@@ -384,6 +412,16 @@ func (v *View) Gateway(namespace, name string) (*gwv1.Gateway, bool) {
 	return gw, true
 }
 
+// GatewayClass implements validation.Classes.
+func (v *View) GatewayClass(name string) (*gwv1.GatewayClass, bool) {
+	gc := &gwv1.GatewayClass{}
+	found, known := v.get(v.classes, "", name, gc)
+	if !found {
+		return nil, known
+	}
+	return gc, true
+}
+
 // ListenerSetsOf implements validation.Cluster from the byParent index:
 // without a namespace, the cache looks the key up across namespaces (a
 // ListenerSet's parent may be in another one), one index lookup.
@@ -397,7 +435,7 @@ func (v *View) ListenerSetsOf(gatewayNamespace, gatewayName string) ([]*gwv1.Lis
 // copy; the rules only read).
 func (v *View) ListenerSetsAt(key string) ([]*gwv1.ListenerSet, bool) {
 	k := v.listenerSets
-	if !k.synced() {
+	if k == nil || !k.synced() {
 		return nil, false
 	}
 	return rivalsAt(k.indexer, key, v.log)
@@ -481,6 +519,8 @@ func transform(in any) (any, error) {
 	switch o := in.(type) {
 	case *gwv1.Gateway:
 		return keepGatewayRead(o), nil
+	case *gwv1.GatewayClass:
+		return keepClassRead(o), nil
 	case *gwv1.ListenerSet:
 		return keepListenerSetRead(o), nil
 	case *gwv1.ReferenceGrant:
@@ -502,11 +542,13 @@ func identity(m *metav1.ObjectMeta) metav1.ObjectMeta {
 	return metav1.ObjectMeta{Namespace: m.Namespace, Name: m.Name, UID: m.UID, ResourceVersion: m.ResourceVersion}
 }
 
-// keepGatewayRead keeps what the rules read of a Gateway: its listeners'
-// name, port, protocol and hostname (the merged listener list) and
-// spec.allowedListeners (which namespaces it admits).
+// keepGatewayRead keeps what the scope and the rules read of a Gateway:
+// spec.gatewayClassName (whose it is), its listeners' name, port, protocol
+// and hostname (the merged listener list) and spec.allowedListeners (which
+// namespaces it admits).
 func keepGatewayRead(gw *gwv1.Gateway) *gwv1.Gateway {
 	out := &gwv1.Gateway{TypeMeta: gw.TypeMeta, ObjectMeta: identity(&gw.ObjectMeta)}
+	out.Spec.GatewayClassName = gw.Spec.GatewayClassName
 	out.Spec.AllowedListeners = gw.Spec.AllowedListeners
 	if len(gw.Spec.Listeners) > 0 {
 		out.Spec.Listeners = make([]gwv1.Listener, len(gw.Spec.Listeners))
@@ -515,6 +557,13 @@ func keepGatewayRead(gw *gwv1.Gateway) *gwv1.Gateway {
 		}
 	}
 	return out
+}
+
+// keepClassRead keeps what the scope reads of a GatewayClass: its
+// spec.controllerName.
+func keepClassRead(gc *gwv1.GatewayClass) *gwv1.GatewayClass {
+	return &gwv1.GatewayClass{TypeMeta: gc.TypeMeta, ObjectMeta: identity(&gc.ObjectMeta),
+		Spec: gwv1.GatewayClassSpec{ControllerName: gc.Spec.ControllerName}}
 }
 
 // keepListenerSetRead keeps what the rules read of a rival ListenerSet: its
@@ -563,18 +612,31 @@ func (v *View) Kinds() []string {
 	return kinds
 }
 
-// RBACRules are the permissions the cluster view needs, and all it
-// needs: get, list and watch on its Gateway API kinds and on namespaces, and
-// with watchSecrets list and watch on secrets (metadata only is read, but
-// RBAC has no metadata-only permission). The Helm chart's ClusterRole carries
-// the same rules (test/chart holds it to them), and the end-to-end tests run
-// a view with exactly these.
-func RBACRules(watchSecrets bool) []rbacv1.PolicyRule {
-	rules := []rbacv1.PolicyRule{
-		{APIGroups: []string{gwv1.GroupName}, Resources: []string{"gateways", "listenersets", "referencegrants"}, Verbs: []string{"get", "list", "watch"}},
-		{APIGroups: []string{""}, Resources: []string{"namespaces"}, Verbs: []string{"get", "list", "watch"}},
+// RBACRules are the permissions a view of w needs, and all it needs: get,
+// list and watch on its Gateway API kinds and on namespaces, and with
+// Secrets list and watch on secrets (metadata only is read, but RBAC has no
+// metadata-only permission); none for a view of nothing. The Helm chart's
+// ClusterRole carries the same rules (test/chart holds it to them), and the
+// end-to-end tests run a view with exactly these.
+func RBACRules(w Watch) []rbacv1.PolicyRule {
+	var resources []string
+	if w.Scope || w.Cluster {
+		resources = append(resources, "gateways")
 	}
-	if watchSecrets {
+	if w.Scope {
+		resources = append(resources, "gatewayclasses")
+	}
+	if w.Cluster {
+		resources = append(resources, "listenersets", "referencegrants")
+	}
+	if resources == nil {
+		return nil
+	}
+	rules := []rbacv1.PolicyRule{{APIGroups: []string{gwv1.GroupName}, Resources: resources, Verbs: []string{"get", "list", "watch"}}}
+	if w.Cluster {
+		rules = append(rules, rbacv1.PolicyRule{APIGroups: []string{""}, Resources: []string{"namespaces"}, Verbs: []string{"get", "list", "watch"}})
+	}
+	if w.Cluster && w.Secrets {
 		rules = append(rules, rbacv1.PolicyRule{APIGroups: []string{""}, Resources: []string{"secrets"}, Verbs: []string{"list", "watch"}})
 	}
 	return rules

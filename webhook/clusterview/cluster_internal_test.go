@@ -144,6 +144,7 @@ func TestTransformKeepsOnlyWhatTheRulesRead(t *testing.T) {
 	}
 
 	wantGateway := &gwv1.Gateway{TypeMeta: gw.TypeMeta, ObjectMeta: id("gw-ns"), Spec: gwv1.GatewaySpec{
+		GatewayClassName: "airlock",
 		Listeners:        []gwv1.Listener{{Name: "https", Hostname: hostname, Port: 443, Protocol: gwv1.HTTPSProtocolType}},
 		AllowedListeners: fullGateway().Spec.AllowedListeners,
 	}}
@@ -152,6 +153,12 @@ func TestTransformKeepsOnlyWhatTheRulesRead(t *testing.T) {
 		Listeners: []gwv1.ListenerEntry{{Name: "web", Hostname: hostname, Port: 443, Protocol: gwv1.HTTPSProtocolType}},
 	}}
 	wantListenerSet.CreationTimestamp = ls.CreationTimestamp
+	class := &gwv1.GatewayClass{TypeMeta: metav1.TypeMeta{APIVersion: "gateway.networking.k8s.io/v1", Kind: "GatewayClass"}, ObjectMeta: fullMeta(""),
+		Spec: gwv1.GatewayClassSpec{ControllerName: validation.AirlockControllerName, Description: ptr.To("d"),
+			ParametersRef: &gwv1.ParametersReference{Group: "g", Kind: "k", Name: "n"}},
+		Status: gwv1.GatewayClassStatus{Conditions: conditions}}
+	requireAllSet(t, class.Spec)
+	wantClass := &gwv1.GatewayClass{TypeMeta: class.TypeMeta, ObjectMeta: id(""), Spec: gwv1.GatewayClassSpec{ControllerName: validation.AirlockControllerName}}
 	wantGrant := &gwv1.ReferenceGrant{TypeMeta: grant.TypeMeta, ObjectMeta: id("certs"), Spec: fullGrant().Spec}
 	secret := &metav1.PartialObjectMetadata{TypeMeta: metav1.TypeMeta{APIVersion: "v1", Kind: "Secret"}, ObjectMeta: fullMeta("certs")}
 	wantSecret := &metav1.PartialObjectMetadata{TypeMeta: secret.TypeMeta, ObjectMeta: id("certs")}
@@ -164,6 +171,7 @@ func TestTransformKeepsOnlyWhatTheRulesRead(t *testing.T) {
 		in, want client.Object
 	}{
 		{"Gateway", gw, wantGateway},
+		{"GatewayClass", class, wantClass},
 		{"ListenerSet", ls, wantListenerSet},
 		{"ReferenceGrant", grant, wantGrant},
 		{"Secret", secret, wantSecret},
@@ -187,7 +195,6 @@ func TestTransformKeepsOnlyWhatTheRulesRead(t *testing.T) {
 			switch o := got.(type) {
 			case *gwv1.Gateway:
 				assert.Zero(t, o.Status, "status")
-				assert.Empty(t, o.Spec.GatewayClassName, "gatewayClassName")
 				assert.Empty(t, o.Spec.Addresses, "addresses")
 				assert.Nil(t, o.Spec.Infrastructure, "infrastructure")
 				assert.Nil(t, o.Spec.TLS, "tls")
@@ -262,9 +269,9 @@ func TestTransformKeepsTheVerdict(t *testing.T) {
 // refuses a type it has no trim for, which would keep that kind from ever
 // syncing).
 func TestEveryKindHasATransform(t *testing.T) {
-	v, err := New(&rest.Config{Host: "http://127.0.0.1:1"}, true, logr.Discard())
+	v, err := New(&rest.Config{Host: "http://127.0.0.1:1"}, Watch{Scope: true, Cluster: true, Secrets: true}, logr.Discard())
 	require.NoError(t, err)
-	require.Len(t, v.kinds, 5)
+	require.Len(t, v.kinds, 6)
 	for _, k := range v.kinds {
 		_, err := transform(k.obj.DeepCopyObject())
 		assert.NoError(t, err, k.name)

@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"io"
 	"net/http"
+	"sync/atomic"
 	"time"
 
 	"golang.org/x/sync/semaphore"
@@ -130,7 +131,8 @@ func (l *Limiter) place(contentLength int64) (*lane, int64) {
 // listenerset_webhook_requests_refused_total.
 //
 // The waiting happens before the body is read, so that a request over the
-// limit holds no more memory than its headers; its weight is therefore
+// limit holds no more memory than its headers, and waits no longer than
+// leaves the time its work may take (WorkCost); its weight is therefore
 // what Content-Length announces (net/http never reads more). A body that
 // arrives slowly keeps its weight until the server's read timeout ends it;
 // kube-apiserver sends its bodies at once.
@@ -143,7 +145,13 @@ func (l *Limiter) Handler(next http.Handler) http.Handler {
 		if !ln.sem.TryAcquire(n) {
 			waits.Inc()
 			start := time.Now()
-			if err := ln.sem.Acquire(ctx, n); err != nil {
+			// no longer than leaves the time its work may take (Begin would
+			// refuse it then): the cores are left to the requests that
+			// can still be answered in time
+			wait, cancelWait := context.WithTimeout(ctx, timeout-margin(timeout)-WorkCost(int(max(r.ContentLength, 0))))
+			err := ln.sem.Acquire(wait, n)
+			cancelWait()
+			if err != nil {
 				drain(w, r, margin(timeout)/2)
 				refuse(w, r, reasonCapacity, fmt.Errorf("no room for this request of %d bytes in the webhook's limit "+
 					"of %d bytes in flight within its %v timeout (waited %v): %w",
@@ -152,12 +160,41 @@ func (l *Limiter) Handler(next http.Handler) http.Handler {
 			}
 		}
 		inFlightBytes.Add(float64(n))
-		defer func() {
+		held := &weight{release: func() {
 			inFlightBytes.Sub(float64(n))
 			ln.sem.Release(n)
-		}()
-		next.ServeHTTP(w, r.WithContext(ctx))
+		}}
+		held.refs.Store(1)
+		defer held.drop()
+		next.ServeHTTP(w, r.WithContext(context.WithValue(ctx, weightKey{}, held)))
 	})
+}
+
+// weight is a request's place in the limit, given back when both its
+// handler and the work it began (Begin) have ended: work the handler leaves
+// running past the deadline (Late) still holds the memory it weighs.
+type weight struct {
+	refs    atomic.Int32
+	release func()
+}
+
+type weightKey struct{}
+
+func (wt *weight) drop() {
+	if wt.refs.Add(-1) == 0 {
+		wt.release()
+	}
+}
+
+// keep makes the weight of the request of ctx, if the Limiter gave it one,
+// outlast its handler until the returned drop is called.
+func keep(ctx context.Context) (drop func()) {
+	wt, ok := ctx.Value(weightKey{}).(*weight)
+	if !ok {
+		return func() {}
+	}
+	wt.refs.Add(1)
+	return wt.drop
 }
 
 // drain reads and discards the body of a request about to be refused, for
@@ -186,11 +223,17 @@ func drain(w http.ResponseWriter, r *http.Request, d time.Duration) {
 // handler calls it before its costly part (decoding and judging), after
 // reading the body.
 func Expired(w http.ResponseWriter, r *http.Request) bool {
+	return passed(w, r, "before it could be judged")
+}
+
+// passed answers r as refused, saying when its deadline passed, and
+// returns true when it has.
+func passed(w http.ResponseWriter, r *http.Request, when string) bool {
 	err := r.Context().Err()
 	if err == nil {
 		return false
 	}
-	refuse(w, r, reasonDeadline, fmt.Errorf("the request's deadline passed before it could be judged: %w", err))
+	refuse(w, r, reasonDeadline, fmt.Errorf("the request's deadline passed %s: %w", when, err))
 	return true
 }
 

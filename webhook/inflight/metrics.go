@@ -16,8 +16,9 @@ const InFlightBytesMetric = "listenerset_webhook_in_flight_bytes"
 const (
 	// reasonCapacity: no room in the limit before the request's deadline.
 	reasonCapacity = "capacity"
-	// reasonDeadline: the deadline passed after admission, before the
-	// request could be judged (Expired).
+	// reasonDeadline: after admission, the deadline left too little time
+	// to judge the request, or passed before it could be judged or while
+	// it was (Begin, Late, Expired).
 	reasonDeadline = "deadline"
 )
 
@@ -25,7 +26,7 @@ var (
 	refusals = prometheus.NewCounterVec(prometheus.CounterOpts{
 		Name: RefusalsMetric,
 		Help: "Requests answered 429 (kube-apiserver's failurePolicy decides): reason capacity, no room in the " +
-			"in-flight limit before the request's deadline; reason deadline, the deadline passed before it was judged.",
+			"in-flight limit before the request's deadline; reason deadline, too little time was left to judge it before its deadline, or it passed.",
 	}, []string{"reason"})
 	waits = prometheus.NewCounter(prometheus.CounterOpts{
 		Name: "listenerset_webhook_requests_waited_total",

@@ -22,6 +22,11 @@ Each helper returns "true" or "" (false in a template condition).
 {{- if eq .Values.admission.mode "both" }}Ignore{{ else }}{{ .Values.webhook.failurePolicy }}{{ end }}
 {{- end }}
 
+{{/* Whether the webhook keeps a read-only view of the cluster: for the scope or the cluster-aware checks. */}}
+{{- define "lsw.clusterView" -}}
+{{- if or .Values.scope.enabled (include "lsw.clusterChecks" .) }}true{{ end }}
+{{- end }}
+
 {{/* clusterChecks.enabled: true or false as set; null (the default) is on in mode both, off in mode webhook. */}}
 {{- define "lsw.clusterChecks" -}}
 {{- if kindIs "bool" .Values.clusterChecks.enabled }}

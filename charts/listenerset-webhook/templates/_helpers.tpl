@@ -83,6 +83,17 @@ app.kubernetes.io/component: audit
 {{- end }}
 {{- end }}
 
+{{/* The scope's flags (scope.*), the same for the webhook and the audit, one per line. */}}
+{{- define "lsw.scopeArgs" -}}
+{{- if .Values.scope.enabled }}
+- --scope=class
+- --controller-names={{ join "," .Values.scope.controllerNames }}
+- --unknown-parent={{ .Values.scope.unknownParent }}
+{{- else }}
+- --scope=all
+{{- end }}
+{{- end }}
+
 {{- define "lsw.serviceAccountName" -}}
 {{- if .Values.serviceAccount.create }}
 {{- default (include "lsw.fullname" .) .Values.serviceAccount.name }}
@@ -129,7 +140,7 @@ app.kubernetes.io/component: audit
 {{- if kindIs "bool" .Values.serviceAccount.automountToken }}
 {{- .Values.serviceAccount.automountToken }}
 {{- else }}
-{{- or (not .Values.certManager.enabled) (eq (include "lsw.clusterChecks" .) "true") }}
+{{- or (not .Values.certManager.enabled) (eq (include "lsw.clusterView" .) "true") }}
 {{- end }}
 {{- end }}
 

@@ -1,0 +1,170 @@
+package validation
+
+import (
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"k8s.io/apimachinery/pkg/util/validation/field"
+	gwv1 "sigs.k8s.io/gateway-api/apis/v1"
+)
+
+// mergedRow is a merged listener as the tables below write it: its source
+// and name, state, reason and winner ("namespace/name listener").
+type mergedRow struct {
+	listener string
+	state    ListenerState
+	reason   string
+	winner   string
+}
+
+func mergedRowsOf(rows []MergedListener) []mergedRow {
+	var out []mergedRow
+	for _, r := range rows {
+		g := mergedRow{listener: r.Source.String() + " " + string(r.Listener), state: r.State, reason: r.Reason}
+		if r.Winner != nil {
+			g.winner = r.Winner.Source.String() + " " + string(r.Winner.Listener)
+		}
+		out = append(out, g)
+	}
+	return out
+}
+
+// TestMergedListSpecExamples: the merged list follows Gateway API's text
+// where the first-wins rule does not say it all (docs/listeners.md quotes
+// it): a listener of a protocol Airlock does not serve "will never
+// generate any data plane config", so it holds no port and blames no other;
+// among a Gateway's own indistinct listeners "The implementation MUST NOT
+// pick one conflicting Listener as the winner", and they still come before
+// every ListenerSet.
+func TestMergedListSpecExamples(t *testing.T) {
+	const gw = "gateway-ns/gw "
+	for _, tc := range []struct {
+		name string
+		gw   []gwv1.Listener
+		sets []*gwv1.ListenerSet
+		want []mergedRow
+	}{{
+		// the issue's example: {first, 81, SCTP}, {second, 81, HTTP}
+		name: "a set's SCTP listener holds no port",
+		sets: []*gwv1.ListenerSet{attached("team-a", "set", 1, entry("first", 81, "SCTP", ""), entry("second", 81, "HTTP", ""))},
+		want: []mergedRow{
+			{"team-a/set first", ListenerUnsupportedProtocol, ReasonServedProtocols, ""},
+			{"team-a/set second", ListenerAccepted, "", ""},
+		},
+	}, {
+		name: "a Gateway's SCTP listener holds no port",
+		gw:   []gwv1.Listener{gwListener("first", 81, "SCTP", "")},
+		sets: []*gwv1.ListenerSet{attached("team-a", "set", 1, entry("second", 81, "HTTP", ""))},
+		want: []mergedRow{
+			{gw + "first", ListenerUnsupportedProtocol, ReasonServedProtocols, ""},
+			{"team-a/set second", ListenerAccepted, "", ""},
+		},
+	}, {
+		name: "an older set's TCP listener holds no port against a later set",
+		sets: []*gwv1.ListenerSet{
+			attached("team-a", "tcp", 1, entry("db", 443, "TCP", "")),
+			attached("team-b", "web", 2, withCert(entry("https", 443, "HTTPS", ""), "", "cert")),
+		},
+		want: []mergedRow{
+			{"team-a/tcp db", ListenerUnsupportedProtocol, ReasonServedProtocols, ""},
+			{"team-b/web https", ListenerAccepted, "", ""},
+		},
+	}, {
+		name: "the first set on a port with a protocol Airlock serves holds it, not an older TCP one",
+		sets: []*gwv1.ListenerSet{
+			attached("team-a", "tcp", 1, entry("db", 443, "TCP", "")),
+			attached("team-b", "plain", 2, entry("http", 443, "HTTP", "")),
+			attached("team-c", "web", 3, withCert(entry("https", 443, "HTTPS", "x.example.com"), "", "cert")),
+		},
+		want: []mergedRow{
+			{"team-a/tcp db", ListenerUnsupportedProtocol, ReasonServedProtocols, ""},
+			{"team-b/plain http", ListenerAccepted, "", ""},
+			{"team-c/web https", ListenerConflicted, ReasonProtocolConflict, "team-b/plain http"},
+		},
+	}, {
+		name: "a Gateway's two indistinct listeners: no winner, both hold 443 against the sets",
+		gw:   []gwv1.Listener{gwListener("https", 443, "HTTPS", "shop.example.com"), gwListener("plain-443", 443, "HTTP", "")},
+		sets: []*gwv1.ListenerSet{attached("team-a", "set", 1,
+			withCert(entry("other", 443, "HTTPS", "other.example.com"), "", "cert"),
+			withCert(entry("shop", 443, "HTTPS", "shop.example.com"), "", "cert"),
+			entry("plain", 443, "HTTP", "plain.example.com"),
+			withCert(entry("alt", 8443, "HTTPS", ""), "", "cert"))},
+		want: []mergedRow{
+			{gw + "https", ListenerConflicted, ReasonProtocolConflict, ""},
+			{gw + "plain-443", ListenerConflicted, ReasonProtocolConflict, ""},
+			// HTTPS like the Gateway's first on 443, but indistinct from plain-443
+			{"team-a/set other", ListenerConflicted, ReasonProtocolConflict, gw + "plain-443"},
+			{"team-a/set shop", ListenerConflicted, ReasonHostnameConflict, gw + "https"},
+			{"team-a/set plain", ListenerConflicted, ReasonProtocolConflict, gw + "https"},
+			{"team-a/set alt", ListenerAccepted, "", ""},
+		},
+	}, {
+		name: "a Gateway's two listeners at one endpoint: both Conflicted, a set's other hostname Accepted",
+		gw:   []gwv1.Listener{gwListener("a", 80, "HTTP", "a.example.com"), gwListener("b", 80, "HTTP", "a.example.com")},
+		sets: []*gwv1.ListenerSet{attached("team-a", "set", 1, entry("a", 80, "HTTP", "a.example.com"), entry("c", 80, "HTTP", "c.example.com"))},
+		want: []mergedRow{
+			{gw + "a", ListenerConflicted, ReasonHostnameConflict, ""},
+			{gw + "b", ListenerConflicted, ReasonHostnameConflict, ""},
+			{"team-a/set a", ListenerConflicted, ReasonHostnameConflict, gw + "a"},
+			{"team-a/set c", ListenerAccepted, "", ""},
+		},
+	}, {
+		name: "a Gateway's SCTP listener makes no other of its listeners indistinct",
+		gw:   []gwv1.Listener{gwListener("sctp", 443, "SCTP", ""), gwListener("https", 443, "HTTPS", "")},
+		sets: []*gwv1.ListenerSet{attached("team-a", "set", 1, entry("plain", 443, "HTTP", ""))},
+		want: []mergedRow{
+			{gw + "sctp", ListenerUnsupportedProtocol, ReasonServedProtocols, ""},
+			{gw + "https", ListenerAccepted, "", ""},
+			{"team-a/set plain", ListenerConflicted, ReasonProtocolConflict, gw + "https"},
+		},
+	}, {
+		name: "the precedence still orders the sets: first wins among them",
+		sets: []*gwv1.ListenerSet{
+			attached("team-b", "late", 2, entry("web", 80, "HTTP", "")),
+			attached("team-a", "early", 1, withCert(entry("web", 80, "HTTPS", ""), "", "cert")),
+		},
+		want: []mergedRow{
+			{"team-a/early web", ListenerAccepted, "", ""},
+			{"team-b/late web", ListenerConflicted, ReasonProtocolConflict, "team-a/early web"},
+		},
+	}} {
+		t.Run(tc.name, func(t *testing.T) {
+			g := gateway(gwv1.NamespacesFromAll, tc.gw...)
+			o := &Objects{Gateways: []*gwv1.Gateway{g}, Sets: tc.sets}
+			rows := MergedListeners(g, tc.sets, MergeOptions{Cluster: o})
+			assert.Equal(t, tc.want, mergedRowsOf(rows))
+
+			// The webhook's verdict on each set is its rows' conflicts
+			// with the others (strict), nothing about listeners that
+			// hold no port.
+			for _, ls := range tc.sets {
+				var want field.ErrorList
+				for _, r := range rows {
+					if r.Source.Kind == SourceListenerSet && r.Source.Name == ls.Name && r.Source.Namespace == ls.Namespace &&
+						r.State == ListenerConflicted && r.Winner.Source.Name != ls.Name {
+						want = append(want, r.Errors...)
+					}
+				}
+				own, _ := Validate(ls, nil, Options{})
+				errs, _ := Validate(ls, nil, Options{Cluster: o, Strict: true})
+				assert.Equal(t, append(field.ErrorList{}, want...), append(field.ErrorList{}, errs[len(own):]...), "%s/%s", ls.Namespace, ls.Name)
+			}
+		})
+	}
+}
+
+// The set's own conflict rule skips a listener of a protocol Airlock does
+// not serve: the issue's {first, 81, SCTP}, {second, 81, HTTP} has the one
+// error of the SCTP listener, none on the HTTP one.
+func TestUnsupportedProtocolBlamesNoOtherListener(t *testing.T) {
+	ls := attached("team-a", "set", 1, entry("first", 81, "SCTP", ""), entry("second", 81, "HTTP", ""),
+		entry("third", 81, "TCP", ""), entry("fourth", 81, "HTTP", ""))
+	errs, _ := Validate(ls, nil, Options{})
+	p := field.NewPath("spec", "listeners")
+	assert.Equal(t, field.ErrorList{
+		field.NotSupported(p.Index(0).Child("protocol"), "SCTP", SupportedProtocols),
+		field.NotSupported(p.Index(2).Child("protocol"), "TCP", SupportedProtocols),
+		// HTTP on 81 twice, both without a hostname: the one real conflict
+		field.Invalid(p.Index(3).Child("hostname"), "", "same port, protocol and hostname as team-a/set listener second; this listener would be Conflicted (HostnameConflict)"),
+	}, coded(t, errs))
+}

@@ -1,0 +1,217 @@
+package validation
+
+import (
+	"fmt"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"k8s.io/utils/ptr"
+	gwv1 "sigs.k8s.io/gateway-api/apis/v1"
+)
+
+// The hostname rule of OverlappingTLSConfig, with the reference's example
+// (A foo.example.com, B foo.example.org, C *.example.com: "Listeners A and
+// C would have overlapping hostnames ..., but not B") and Gateway API's
+// wildcard matching ("*.example.com" matches foo.bar.example.com and
+// bar.example.com, not example.com).
+func TestHostnamesOverlap(t *testing.T) {
+	for _, tc := range []struct {
+		a, b string // "" for no hostname
+		want bool
+	}{
+		{"foo.example.com", "*.example.com", true},    // A and C
+		{"foo.example.org", "*.example.com", false},   // B and C
+		{"foo.example.com", "foo.example.org", false}, // A and B
+		{"foo.bar.example.com", "*.example.com", true},
+		{"bar.example.com", "*.example.com", true},
+		{"example.com", "*.example.com", false},
+		{"*.foo.example.com", "*.example.com", true}, // nested wildcards
+		{"*.example.com", "*.example.org", false},
+		{"*.example.com", "", true}, // a wildcard and no hostname
+		{"foo.example.com", "", true},
+		{"fooexample.com", "*.example.com", false},
+		{"foo.example.com", "foo.example.com", false}, // equal: a HostnameConflict, not an overlap
+	} {
+		host := func(s string) *gwv1.Hostname {
+			if s == "" {
+				return nil
+			}
+			return ptr.To(gwv1.Hostname(s))
+		}
+		assert.Equal(t, tc.want, hostnamesOverlap(host(tc.a), host(tc.b)), "%q %q", tc.a, tc.b)
+		assert.Equal(t, tc.want, hostnamesOverlap(host(tc.b), host(tc.a)), "%q %q", tc.b, tc.a)
+	}
+}
+
+// overlapWarning is the warning of listener i (cluster_test.go has one
+// written out).
+func overlapWarning(i int, host, otherHost, other string, port int) string {
+	return fmt.Sprintf("spec.listeners[%d].hostname: "+WarnOverlappingHostnames, i, host, otherHost, other, port)
+}
+
+// TestOverlapsWithinSet: the set's own rule (LS205, no cluster) warns on
+// every listener of the set that overlaps another of it on the same port,
+// naming the first such one; never an error.
+func TestOverlapsWithinSet(t *testing.T) {
+	for _, tc := range []struct {
+		name      string
+		listeners []gwv1.ListenerEntry
+		want      []string
+	}{{
+		name: "A foo.example.com, B foo.example.org, C *.example.com: A and C, not B",
+		listeners: []gwv1.ListenerEntry{
+			withCert(entry("a", 443, "HTTPS", "foo.example.com"), "", "cert"),
+			withCert(entry("b", 443, "HTTPS", "foo.example.org"), "", "cert"),
+			withCert(entry("c", 443, "HTTPS", "*.example.com"), "", "cert"),
+		},
+		want: []string{
+			overlapWarning(0, `"foo.example.com"`, `"*.example.com"`, "team-a/set listener c", 443),
+			overlapWarning(2, `"*.example.com"`, `"foo.example.com"`, "team-a/set listener a", 443),
+		},
+	}, {
+		name: "nested wildcards",
+		listeners: []gwv1.ListenerEntry{
+			withCert(entry("outer", 443, "HTTPS", "*.example.com"), "", "cert"),
+			withCert(entry("inner", 443, "HTTPS", "*.foo.example.com"), "", "cert"),
+		},
+		want: []string{
+			overlapWarning(0, `"*.example.com"`, `"*.foo.example.com"`, "team-a/set listener inner", 443),
+			overlapWarning(1, `"*.foo.example.com"`, `"*.example.com"`, "team-a/set listener outer", 443),
+		},
+	}, {
+		name: "a wildcard and no hostname, HTTP/3",
+		listeners: []gwv1.ListenerEntry{
+			withCert(entry("any", 443, ProtocolHTTP3, ""), "", "cert"),
+			withCert(entry("wild", 443, ProtocolHTTP3, "*.example.com"), "", "cert"),
+		},
+		want: []string{
+			overlapWarning(0, "(none)", `"*.example.com"`, "team-a/set listener wild", 443),
+			overlapWarning(1, `"*.example.com"`, "(none)", "team-a/set listener any", 443),
+		},
+	}, {
+		name: "no overlap on different ports, over cleartext HTTP, or with a Conflicted listener",
+		listeners: []gwv1.ListenerEntry{
+			withCert(entry("a", 443, "HTTPS", "foo.example.com"), "", "cert"),
+			withCert(entry("c", 8443, "HTTPS", "*.example.com"), "", "cert"),
+			entry("plain", 80, "HTTP", ""),
+			entry("plain-foo", 80, "HTTP", "foo.example.com"),
+			entry("clash", 443, "HTTP", "*.example.com"), // ProtocolConflict: an error, no place
+		},
+	}} {
+		t.Run(tc.name, func(t *testing.T) {
+			ls := attached("team-a", "set", 1, tc.listeners...)
+			errs, warnings := Validate(ls, nil, Options{})
+			var got []string
+			for _, w := range codedWarnings(t, warnings) {
+				if w.Kind == KindOverlappingHostnames {
+					assert.Equal(t, CodeOverlappingHostnames, w.Code)
+					got = append(got, w.String())
+				}
+			}
+			assert.Equal(t, tc.want, got)
+			for _, e := range errs {
+				assert.NotContains(t, e.Error(), ConditionOverlappingTLSConfig, "an overlap is never an error")
+			}
+		})
+	}
+}
+
+// TestOverlapsInMergedList: in the Gateway's merged list every Accepted
+// HTTPS or HTTP/3 listener whose hostname overlaps another's on its port
+// names the first such listener (of another object, if there is one), both
+// listeners of each pair; the cluster-aware rule warns a set (LS307, never
+// an error, not even under strict) about those of other objects.
+func TestOverlapsInMergedList(t *testing.T) {
+	const gwName = "gateway-ns/gw "
+	type overlapRow struct{ listener, overlaps string }
+	for _, tc := range []struct {
+		name string
+		gw   []gwv1.Listener
+		sets []*gwv1.ListenerSet
+		want []overlapRow
+		// the warnings the cluster-aware rule gives the set "team-x/new"
+		warnings []string
+	}{{
+		name: "A foo.example.com on the Gateway, B foo.example.org and C *.example.com in sets",
+		gw:   []gwv1.Listener{gwListener("a", 443, "HTTPS", "foo.example.com")},
+		sets: []*gwv1.ListenerSet{
+			attached("team-b", "b", 1, withCert(entry("b", 443, "HTTPS", "foo.example.org"), "", "cert")),
+			attached("team-x", "new", 2, withCert(entry("c", 443, "HTTPS", "*.example.com"), "", "cert")),
+		},
+		want:     []overlapRow{{gwName + "a", "team-x/new c"}, {"team-b/b b", ""}, {"team-x/new c", gwName + "a"}},
+		warnings: []string{overlapWarning(0, `"*.example.com"`, `"foo.example.com"`, gwName+"listener a", 443)},
+	}, {
+		name: "nested wildcards across sets, a later set overlapping an earlier one",
+		sets: []*gwv1.ListenerSet{
+			attached("team-x", "new", 1, withCert(entry("inner", 443, "HTTPS", "*.foo.example.com"), "", "cert")),
+			attached("team-b", "outer", 2, withCert(entry("outer", 443, "HTTPS", "*.example.com"), "", "cert")),
+		},
+		want:     []overlapRow{{"team-x/new inner", "team-b/outer outer"}, {"team-b/outer outer", "team-x/new inner"}},
+		warnings: []string{overlapWarning(0, `"*.foo.example.com"`, `"*.example.com"`, "team-b/outer listener outer", 443)},
+	}, {
+		name: "a name under the set's wildcard in a later set (found on the port, not by key)",
+		sets: []*gwv1.ListenerSet{
+			attached("team-x", "new", 1, withCert(entry("wild", 443, "HTTPS", "*.example.com"), "", "cert")),
+			attached("team-b", "foo", 2, withCert(entry("foo", 443, "HTTPS", "foo.bar.example.com"), "", "cert")),
+		},
+		want:     []overlapRow{{"team-x/new wild", "team-b/foo foo"}, {"team-b/foo foo", "team-x/new wild"}},
+		warnings: []string{overlapWarning(0, `"*.example.com"`, `"foo.bar.example.com"`, "team-b/foo listener foo", 443)},
+	}, {
+		name: "a wildcard and no hostname; the other object's first, before the set's own",
+		gw:   []gwv1.Listener{gwListener("any", 443, "HTTPS", "")},
+		sets: []*gwv1.ListenerSet{attached("team-x", "new", 1,
+			withCert(entry("wild", 443, "HTTPS", "*.example.com"), "", "cert"),
+			withCert(entry("foo", 443, "HTTPS", "foo.example.com"), "", "cert"))},
+		want: []overlapRow{{gwName + "any", "team-x/new wild"}, {"team-x/new wild", gwName + "any"}, {"team-x/new foo", gwName + "any"}},
+		warnings: []string{
+			overlapWarning(0, `"*.example.com"`, `"foo.example.com"`, "team-x/new listener foo", 443), // the set's own (LS205)
+			overlapWarning(1, `"foo.example.com"`, `"*.example.com"`, "team-x/new listener wild", 443),
+			overlapWarning(0, `"*.example.com"`, "(none)", gwName+"listener any", 443), // with the Gateway (LS307)
+			overlapWarning(1, `"foo.example.com"`, "(none)", gwName+"listener any", 443),
+		},
+	}, {
+		name: "Conflicted and cleartext listeners have none; other ports none",
+		gw:   []gwv1.Listener{gwListener("plain", 80, "HTTP", "")},
+		sets: []*gwv1.ListenerSet{
+			attached("team-b", "old", 1, withCert(entry("foo", 443, "HTTPS", "foo.example.com"), "", "cert")),
+			attached("team-x", "new", 2,
+				entry("web", 80, "HTTP", "foo.example.com"),
+				withCert(entry("h3", 443, ProtocolHTTP3, "*.example.com"), "", "cert"), // ProtocolConflict
+				withCert(entry("alt", 8443, "HTTPS", "*.example.com"), "", "cert")),
+		},
+		want: []overlapRow{{gwName + "plain", ""}, {"team-b/old foo", ""}, {"team-x/new web", ""}, {"team-x/new h3", ""}, {"team-x/new alt", ""}},
+	}} {
+		t.Run(tc.name, func(t *testing.T) {
+			g := gateway(gwv1.NamespacesFromAll, tc.gw...)
+			o := &Objects{Gateways: []*gwv1.Gateway{g}, Sets: tc.sets}
+			var got []overlapRow
+			for _, r := range MergedListeners(g, tc.sets, MergeOptions{Cluster: o}) {
+				row := overlapRow{listener: r.Source.String() + " " + string(r.Listener)}
+				if r.Overlaps != nil {
+					row.overlaps = r.Overlaps.Source.String() + " " + string(r.Overlaps.Listener)
+				}
+				got = append(got, row)
+			}
+			assert.Equal(t, tc.want, got)
+
+			var ls *gwv1.ListenerSet
+			for _, s := range tc.sets {
+				if s.Name == "new" {
+					ls = s
+				}
+			}
+			errs, warnings := Validate(ls, nil, Options{Cluster: o, Strict: true})
+			for _, e := range errs {
+				assert.NotContains(t, e.Error(), ConditionOverlappingTLSConfig, "an overlap is never an error, not even under strict")
+			}
+			var overlaps []string
+			for _, w := range codedWarnings(t, warnings) {
+				switch w.Kind {
+				case KindOverlappingHostnames, KindMergedOverlappingHostnames:
+					overlaps = append(overlaps, w.String())
+				}
+			}
+			assert.Equal(t, tc.warnings, overlaps)
+		})
+	}
+}
