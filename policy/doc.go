@@ -81,6 +81,11 @@
 // one, as Kubernetes' own ratcheting does. Fields the CRD requires are read as their zero
 // value when absent, as the Go types decode them.
 //
+// Scope (scope.go): a policy cannot read a ListenerSet's parent Gateway or
+// its GatewayClass, so with Options.Gateways it judges only the ListenerSets
+// of the Gateways listed, through a match condition before the fast path;
+// the rules are unchanged, and without Gateways nothing of it is generated.
+//
 // policytest evaluates the policy in process with k8s.io/apiserver's own
 // validator; test/policy holds its verdict and paths equal to
 // validation.Validate against a real kube-apiserver.

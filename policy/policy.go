@@ -33,6 +33,11 @@ type Options struct {
 	// built-in ones, as the webhook's --add-names: each option's
 	// AcceptedNamesVariable holds them.
 	AddedNames rules.AddedNames
+	// Gateways, when not empty, scope the policy to the ListenerSets of
+	// these Gateways, Airlock's: "namespace/name" or "namespace/*"
+	// (ValidateGateways), in a match condition (scope.go). Empty: every
+	// ListenerSet.
+	Gateways []string
 }
 
 func (o Options) withDefaults() Options {
@@ -101,6 +106,9 @@ func Generate(opts Options) (*admissionregistrationv1.ValidatingAdmissionPolicy,
 	}
 	if opts.NamespaceSelector != nil {
 		binding.Spec.MatchResources = &admissionregistrationv1.MatchResources{NamespaceSelector: opts.NamespaceSelector.DeepCopy()}
+	}
+	if err := opts.scope(policy); err != nil {
+		return nil, nil, err
 	}
 	return policy, binding, nil
 }

@@ -8,6 +8,7 @@ import (
 	"github.com/spf13/cobra"
 	admissionregistrationv1 "k8s.io/api/admissionregistration/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/util/validation/field"
 
 	"github.com/airlock/listenerset-webhook/policy"
 	"github.com/airlock/listenerset-webhook/validation"
@@ -30,9 +31,15 @@ func newPolicy(code *int) *cobra.Command {
 		Long: `Prints an admissionregistration.k8s.io/v1 ValidatingAdmissionPolicy and its
 binding that enforce the webhook's object-only rules inside kube-apiserver
 (Kubernetes 1.30 or later), without a webhook call: kubectl apply -f - takes
-the output as it is. The cluster-aware checks stay with the webhook.`,
+the output as it is. The cluster-aware checks stay with the webhook.
+
+A policy cannot read a ListenerSet's parent Gateway or its GatewayClass: with
+--gateways it judges only the ListenerSets of the Gateways listed, Airlock's,
+and admits every other implementation's untouched (docs/policy.md). Apply
+the output again when the list changes.`,
 		Example: `  kubectl listenerset policy | kubectl apply -f -
-  kubectl listenerset policy --validation-actions Warn,Audit --namespace-selector 'team in (a,b)'`,
+  kubectl listenerset policy --validation-actions Warn,Audit --namespace-selector 'team in (a,b)'
+  kubectl listenerset policy --gateways infra/airlock,team-a/*`,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			if len(args) > 0 {
 				return fmt.Errorf("policy takes no arguments, got %q", args)
@@ -54,6 +61,10 @@ the output as it is. The cluster-aware checks stay with the webhook.`,
 				}
 				opts.NamespaceSelector = sel
 			}
+			if errs := policy.ValidateGateways(opts.Gateways, field.NewPath("--gateways")); len(errs) > 0 {
+				return errs.ToAggregate()
+			}
+
 			out, err := policy.YAML(opts)
 			if err == nil {
 				_, err = cmd.OutOrStdout().Write(out)
@@ -72,6 +83,7 @@ the output as it is. The cluster-aware checks stay with the webhook.`,
 	f.StringSliceVar(&actions, "validation-actions", nil, "the binding's validationActions, comma-separated: Deny, Warn, Audit (default Deny); repeatable")
 	f.Var(&opts.AddedNames, "add-names", validation.AddedNamesUsage)
 	f.StringVar(&nsSelector, "namespace-selector", "", `the binding applies to the namespaces this label selector selects (e.g. "team in (a,b),!legacy"); every namespace when empty`)
+	f.StringSliceVar(&opts.Gateways, "gateways", nil, `judge only the ListenerSets of these Gateways, Airlock's: "namespace/name", or "namespace/*" for every Gateway of a namespace, comma-separated; repeatable. Every ListenerSet when empty`)
 	completeValues(cmd, "validation-actions", validationActions)
 	return cmd
 }

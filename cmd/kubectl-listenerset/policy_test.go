@@ -37,7 +37,21 @@ func TestPolicyCommand(t *testing.T) {
 	require.NoError(t, yaml.UnmarshalStrict([]byte(docs[1]), &binding))
 	assert.Equal(t, "p", binding.Spec.PolicyName)
 
+	// --gateways scopes the policy to those Gateways.
+	stdout.Reset()
+	code = run([]string{"policy", "--gateways", "infra/airlock,team-a/*", "--gateways", "edge/gw"}, nil, &stdout, &stderr)
+	require.Equal(t, exitOK, code, stderr.String())
+	want, err = policy.YAML(policy.Options{Gateways: []string{"infra/airlock", "team-a/*", "edge/gw"}})
+	require.NoError(t, err)
+	require.Equal(t, string(want), stdout.String())
+	var vap admissionregistrationv1.ValidatingAdmissionPolicy
+	require.NoError(t, yaml.UnmarshalStrict([]byte(strings.Split(stdout.String(), "\n---\n")[0]), &vap))
+	assert.Equal(t, policy.ScopeCondition, vap.Spec.MatchConditions[0].Name)
+	assert.Contains(t, vap.Spec.MatchConditions[0].Expression, `["infra/airlock","team-a/*","edge/gw"]`)
+
 	for _, args := range [][]string{
+		{"policy", "--gateways", "infra"},
+		{"policy", "--gateways", "infra/a,infra/a"},
 		{"policy", "--validation-actions", "Block"},
 		{"policy", "--namespace-selector", "a in ("},
 		{"policy", "extra"},

@@ -21,6 +21,7 @@ import (
 	rbacv1 "k8s.io/api/rbac/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/client-go/discovery"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
@@ -167,12 +168,17 @@ func TestRenderedPolicyIsTheGenerators(t *testing.T) {
 		Values: []string{"kube-system", namespace}}}, b.Spec.MatchResources.NamespaceSelector.MatchExpressions)
 }
 
+// chartPolicyArgs are the flags make chart-policy gives `kubectl
+// listenerset policy`: its defaults with the scope, which the chart keeps
+// (setting the Gateways) or removes (without admission.policy.gateways).
+var chartPolicyArgs = []string{"--gateways", "infra/airlock"}
+
 // TestPolicyFileIsGenerated: files/policy.yaml is exactly what the
-// generator writes (`kubectl listenerset policy` with its default flags,
-// policy.YAML with default options). It fails when a rule or a name list
-// changed in Go and the chart's copy was not regenerated.
+// generator writes (`kubectl listenerset policy` with chartPolicyArgs,
+// policy.YAML with default options and one Gateway). It fails when a rule
+// or a name list changed in Go and the chart's copy was not regenerated.
 func TestPolicyFileIsGenerated(t *testing.T) {
-	want, err := policy.YAML(policy.Options{})
+	want, err := policy.YAML(policy.Options{Gateways: []string{"infra/airlock"}})
 	require.NoError(t, err)
 	path := filepath.Join(root, policyFile)
 	if *update {
@@ -185,12 +191,13 @@ func TestPolicyFileIsGenerated(t *testing.T) {
 		// The command make chart-policy runs prints the same.
 		bin, err := testproc.PluginBinary()
 		require.NoError(t, err)
-		out, err := exec.Command(bin, "policy").Output()
+		out, err := exec.Command(bin, append([]string{"policy"}, chartPolicyArgs...)...).Output()
 		require.NoError(t, err)
-		require.Equal(t, string(want), string(out), "kubectl-listenerset policy prints policy.YAML with default options")
+		require.Equal(t, string(want), string(out), "kubectl-listenerset policy prints policy.YAML with these options")
 	}
 	if !bytes.Equal(got, want) {
-		t.Fatalf("%s is stale: regenerate it with `make chart-policy` (go run ./cmd/kubectl-listenerset policy > %s) or `go test ./test/chart -run TestPolicyFileIsGenerated -update`", policyFile, policyFile)
+		t.Fatalf("%s is stale: regenerate it with `make chart-policy` (go run ./cmd/kubectl-listenerset policy %s > %s) or `go test ./test/chart -run TestPolicyFileIsGenerated -update`",
+			policyFile, strings.Join(chartPolicyArgs, " "), policyFile)
 	}
 }
 
@@ -288,6 +295,7 @@ func TestAdmissionModesServerSideDryRun(t *testing.T) {
 	}{
 		{"webhook", []string{"--set", "admission.mode=webhook"}, 10},
 		{"policy", []string{"--set", "admission.mode=policy"}, 2},
+		{"policy, scoped to Airlock's Gateways", []string{"--set", "admission.mode=policy,admission.policy.gateways={infra/airlock,team-a/*}"}, 2},
 		{"policy, Warn and Audit, selectors", []string{"--set", "admission.mode=policy,admission.policy.validationActions={Warn,Audit}",
 			"--set", "webhook.namespaceSelector.matchLabels.env=prod,webhook.objectSelector.matchLabels.team=edge"}, 2},
 		{"both, cert-manager", []string{"--set", "admission.mode=both"}, 14},
@@ -477,4 +485,91 @@ func deniedByPolicy(err error, name string) error {
 		return err
 	}
 	return nil
+}
+
+// TestRenderPolicyScope: admission.policy.gateways scopes the policy as
+// `kubectl listenerset policy --gateways` does; without it (the default) the
+// policy is the generator's unscoped one (TestRenderedPolicyIsTheGenerators
+// compares the rest). A list too long for a match condition, or a bad
+// entry, is refused.
+func TestRenderPolicyScope(t *testing.T) {
+	for _, mode := range []string{"policy", "both"} {
+		objs := renderMode(t, mode, "--set", "admission.policy.gateways={infra/airlock,team-a/*}")
+		gotVAP := typed[admissionv1.ValidatingAdmissionPolicy](t, objs.get(t, "ValidatingAdmissionPolicy", fullname))
+		wantVAP, _, err := policy.Generate(policy.Options{PolicyName: fullname, Gateways: []string{"infra/airlock", "team-a/*"}})
+		require.NoError(t, err)
+		assert.Equal(t, wantVAP.Spec, gotVAP.Spec, "%s: the scoped policy as the generator writes it", mode)
+	}
+
+	def := renderMode(t, "policy", "--set", "admission.policy.gateways=null")
+	gotVAP := typed[admissionv1.ValidatingAdmissionPolicy](t, def.get(t, "ValidatingAdmissionPolicy", fullname))
+	wantVAP, _, err := policy.Generate(policy.Options{PolicyName: fullname})
+	require.NoError(t, err)
+	assert.Equal(t, wantVAP.Spec, gotVAP.Spec, "no Gateways: the unscoped policy")
+
+	long := make([]string, 0, 300)
+	for i := range cap(long) {
+		long = append(long, fmt.Sprintf("namespace-%03d/%s", i, strings.Repeat("g", 240)))
+	}
+	_, err = renderErr(t, "--set", "admission.mode=policy", "--set", "admission.policy.gateways={"+strings.Join(long, ",")+"}")
+	assert.ErrorContains(t, err, "admission.policy.gateways: Too long: may not be more than 65536 bytes")
+	_, _, err = policy.Generate(policy.Options{Gateways: long})
+	assert.ErrorContains(t, err, "gateways: Too long: may not be more than 65536 bytes", "the generator's limit is the chart's")
+	for _, bad := range []string{"admission.policy.gateways={infra}", "admission.policy.gateways={Infra/gw}", "admission.policy.gateways={infra/gw,infra/gw}",
+		"admission.policy.gateways={infra/a b}"} {
+		out, err := renderErr(t, "--set", "admission.mode=policy", "--set", bad)
+		if assert.Error(t, err, bad) {
+			assert.Contains(t, out, "/admission/policy/gateways", bad)
+		}
+	}
+}
+
+// TestPolicyScopeEndToEnd installs the chart in mode policy with
+// admission.policy.gateways naming one Airlock Gateway, with the real helm:
+// another implementation's ListenerSet (TCP and UDP listeners, two
+// certificateRefs) attached to another Gateway is stored, the same attached
+// to the Airlock Gateway is denied by the policy; a helm upgrade that lists
+// the other Gateway too judges its ListenerSets from then on.
+func TestPolicyScopeEndToEnd(t *testing.T) {
+	c := cluster(t)
+	ctx := t.Context()
+	admin := c.Client
+	const (
+		ns    = "lsw-scope"
+		appNS = "lsw-scope-apps"
+	)
+	ensureLabelledNamespace(ctx, t, admin, appNS, nil)
+	rel := installChart(ctx, t, c, "scope", ns, "--set", "admission.mode=policy,admission.policy.gateways={"+appNS+"/airlock}")
+	t.Cleanup(func() {
+		_, _ = runHelm(context.Background(), t, c.KubeconfigPath, "uninstall", rel.name, "--namespace", ns)
+	})
+
+	other := func(name, parent string) *unstructured.Unstructured {
+		ls := listenerSet(appNS, name, false)
+		spec := ls.Object["spec"].(map[string]any)
+		spec["parentRef"] = map[string]any{"name": parent}
+		spec["listeners"] = []any{
+			map[string]any{"name": "tcp", "protocol": "TCP", "port": int64(5000)},
+			map[string]any{"name": "udp", "protocol": "UDP", "port": int64(5001)},
+			map[string]any{"name": "https", "protocol": "HTTPS", "port": int64(443), "hostname": "a.example.com",
+				"tls": map[string]any{"certificateRefs": []any{map[string]any{"name": "one"}, map[string]any{"name": "two"}}}},
+		}
+		return ls
+	}
+	eventually(t, 30*time.Second, "kube-apiserver enforces the policy on the Airlock Gateway's ListenerSet", func() error {
+		return deniedByPolicy(admin.Create(ctx, other("airlock-tcp", "airlock"), client.DryRunAll), rel.fullname())
+	})
+	err := admin.Create(ctx, other("airlock-tcp", "airlock"), client.DryRunAll)
+	require.Error(t, err)
+	t.Logf("under the Airlock Gateway: %v", err)
+	assert.Contains(t, err.Error(), `spec.listeners[0].protocol: Unsupported value: "TCP"`)
+	assert.Contains(t, err.Error(), "spec.listeners[2].tls.certificateRefs: Too many: 2")
+	require.NoError(t, admin.Create(ctx, other("envoy-tcp", "envoy")), "another implementation's ListenerSet is stored")
+
+	// The platform lists the other Gateway too: judged from then on.
+	rel.helm(ctx, t, "upgrade", rel.name, chartPath, "--reuse-values", "--set", "admission.policy.gateways={"+appNS+"/airlock,"+appNS+"/envoy}")
+	eventually(t, time.Minute, "a Gateway added to the list is judged", func() error {
+		return deniedByPolicy(admin.Create(ctx, other("envoy-2", "envoy"), client.DryRunAll), rel.fullname())
+	})
+	require.NoError(t, admin.Create(ctx, other("istio-tcp", "istio"), client.DryRunAll), "a Gateway still not listed")
 }

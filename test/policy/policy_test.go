@@ -79,23 +79,7 @@ func TestPolicyAgainstKubeAPIServer(t *testing.T) {
 func againstKubeAPIServer(t *testing.T, root string, set localcluster.CRDSet, tableCalls []tableCall) {
 	ctx := context.Background()
 	ratcheted.Store(0)
-	start := time.Now()
-	c, err := localcluster.Start(ctx, localcluster.Options{Root: root, Progress: os.Stderr, CRDs: set})
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { _ = c.Stop() })
-	t.Logf("control plane up in %v", time.Since(start).Round(100*time.Millisecond))
-	if err := c.Client.Create(ctx, &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: namespace}}); err != nil {
-		t.Fatal(err)
-	}
-	cfg := *c.Config
-	cfg.QPS, cfg.Burst = 1000, 1000
-	dyn, err := dynamic.NewForConfig(&cfg)
-	if err != nil {
-		t.Fatal(err)
-	}
-	client := dyn.Resource(gvr).Namespace(namespace)
+	c, client := startCluster(t, root, set, namespace)
 
 	var cases []*gwv1.ListenerSet
 	names := []string{}
@@ -254,6 +238,32 @@ func againstKubeAPIServer(t *testing.T, root string, set localcluster.CRDSet, ta
 		t.Errorf("the cases reach neither verdict of the policy: %+v", out)
 	}
 	worstObjects(t, ctx, client)
+}
+
+// startCluster starts kube-apiserver with the CRD set and the namespaces,
+// and returns it with a client of ListenerSets in the first namespace, its
+// rate limits raised for thousands of requests.
+func startCluster(t *testing.T, root string, set localcluster.CRDSet, namespaces ...string) (*localcluster.Cluster, dynamic.ResourceInterface) {
+	ctx := context.Background()
+	start := time.Now()
+	c, err := localcluster.Start(ctx, localcluster.Options{Root: root, Progress: os.Stderr, CRDs: set})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = c.Stop() })
+	t.Logf("control plane up in %v", time.Since(start).Round(100*time.Millisecond))
+	for _, ns := range namespaces {
+		if err := c.Client.Create(ctx, &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: ns}}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	cfg := *c.Config
+	cfg.QPS, cfg.Burst = 1000, 1000
+	dyn, err := dynamic.NewForConfig(&cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return c, dyn.Resource(gvr).Namespace(namespaces[0])
 }
 
 // worstObjects: the costliest object for the policy that kube-apiserver

@@ -1,0 +1,267 @@
+package policy_test
+
+import (
+	"fmt"
+	"math/rand/v2"
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+	admissionregistrationv1 "k8s.io/api/admissionregistration/v1"
+	"k8s.io/apimachinery/pkg/util/validation/field"
+	utilversion "k8s.io/apimachinery/pkg/util/version"
+	celconfig "k8s.io/apiserver/pkg/apis/cel"
+	"k8s.io/utils/ptr"
+	gwv1 "sigs.k8s.io/gateway-api/apis/v1"
+
+	"github.com/airlock/listenerset-webhook/policy"
+	"github.com/airlock/listenerset-webhook/policy/policytest"
+	"github.com/airlock/listenerset-webhook/validation"
+	"github.com/airlock/listenerset-webhook/validation/validationtest"
+)
+
+// otherImplementations is a ListenerSet another implementation serves and
+// Airlock's rules deny, in namespace team-a: TCP and UDP listeners, an HTTPS
+// listener with two certificateRefs, attached to parentNamespace/parent
+// (the set's own namespace when parentNamespace is empty).
+func otherImplementations(parentNamespace, parent string) *gwv1.ListenerSet {
+	ls := &gwv1.ListenerSet{Spec: gwv1.ListenerSetSpec{ParentRef: gwv1.ParentGatewayReference{Name: gwv1.ObjectName(parent)}}}
+	ls.Namespace, ls.Name = "team-a", "envoy-tcp"
+	if parentNamespace != "" {
+		ls.Spec.ParentRef.Namespace = ptr.To(gwv1.Namespace(parentNamespace))
+	}
+	ls.Spec.Listeners = []gwv1.ListenerEntry{
+		{Name: "tcp", Port: 5000, Protocol: gwv1.TCPProtocolType},
+		{Name: "udp", Port: 5001, Protocol: gwv1.UDPProtocolType},
+		{Name: "https", Port: 443, Protocol: gwv1.HTTPSProtocolType, Hostname: ptr.To(gwv1.Hostname("a.example.com")),
+			TLS: &gwv1.ListenerTLSConfig{CertificateRefs: []gwv1.SecretObjectReference{{Name: "one"}, {Name: "two"}}}},
+	}
+	return ls
+}
+
+// scopeOnly is the scope's match condition for gateways alone, as a
+// validation that fails where the condition would judge the object (a
+// small policy that compiles at once).
+func scopeOnly(t testing.TB, gateways ...string) *policytest.Evaluator {
+	t.Helper()
+	vap, _, err := policy.Generate(policy.Options{Gateways: gateways})
+	require.NoError(t, err)
+	require.Equal(t, policy.ScopeCondition, vap.Spec.MatchConditions[0].Name)
+	vap.Spec.Validations = []admissionregistrationv1.Validation{{Expression: "!(" + vap.Spec.MatchConditions[0].Expression + ")"}}
+	vap.Spec.MatchConditions, vap.Spec.Variables = nil, nil
+	e, err := policytest.Compile(vap, utilversion.MustParseGeneric("1.29"))
+	require.NoError(t, err)
+	return e
+}
+
+// TestScope: the scope judges a ListenerSet exactly when the list names its
+// parent Gateway (by namespace and name, or its namespace with "*"; a
+// parentRef without a namespace names the set's own); the scoped policy
+// then gives the unscoped policy's answer, and admits every other
+// ListenerSet untouched.
+func TestScope(t *testing.T) {
+	for _, tc := range []struct {
+		name                    string
+		parentNamespace, parent string
+		gateways                []string
+		judged                  bool
+	}{
+		{"another Gateway in the same namespace", "", "gw", []string{"team-a/airlock", "infra/gw"}, false},
+		{"listed by namespace and name", "infra", "gw", []string{"infra/gw"}, true},
+		{"listed among others", "infra", "gw", []string{"a/b", "infra/gw", "other/x"}, true},
+		{"no namespace: the set's own is listed", "", "gw", []string{"team-a/gw"}, true},
+		{"no namespace: another namespace's Gateway of that name is listed", "", "gw", []string{"infra/gw"}, false},
+		{"the namespace is listed with *", "infra", "gw", []string{"infra/*"}, true},
+		{"another namespace is listed with *", "infra", "gw", []string{"team-a/*"}, false},
+		{"a name that only starts like the parent's", "infra", "gw", []string{"infra/gw-2", "infra/g"}, false},
+		{"a Gateway named like a listed namespace", "infra", "team-a", []string{"infra/x", "team-a/*"}, false},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			obj, _, ok := throughCRD(t, otherImplementations(tc.parentNamespace, tc.parent))
+			require.True(t, ok, "the CRD admits the object")
+			got := scopeOnly(t, tc.gateways...).Evaluate(obj, nil, 0)
+			require.False(t, got.Error, got.Message)
+			assert.Equal(t, tc.judged, !got.Allowed, "judged")
+		})
+	}
+
+	// The whole scoped policy: listed, the unscoped policy's entries;
+	// not listed, admitted.
+	e, err := compileScoped([]string{"infra/airlock", "edge/*"})
+	require.NoError(t, err)
+	unscoped := whole(t)
+	for _, parent := range [][2]string{{"infra", "airlock"}, {"edge", "gw"}, {"infra", "envoy"}, {"", "airlock"}} {
+		obj, typed, ok := throughCRD(t, otherImplementations(parent[0], parent[1]))
+		require.True(t, ok)
+		errs, _ := validation.Validate(typed, nil, validation.Options{})
+		require.NotEmpty(t, errs, "Airlock's rules deny it")
+		got, want := e.Evaluate(obj, nil, 0), unscoped.Evaluate(obj, nil, 0)
+		require.False(t, got.Error, got.Message)
+		if parent[1] == "envoy" || parent[0] == "" {
+			assert.True(t, got.Allowed, "%v: not listed, admitted untouched: %s", parent, got.Message)
+			continue
+		}
+		assert.False(t, got.Allowed, "%v: listed", parent)
+		assert.Equal(t, policytest.SortedEntries(want.Message), policytest.SortedEntries(got.Message), "%v: the unscoped policy's entries", parent)
+		assert.Contains(t, got.Message, `spec.listeners[0].protocol: Unsupported value: "TCP"`)
+		assert.Contains(t, got.Message, "spec.listeners[2].tls.certificateRefs: Too many: 2")
+	}
+}
+
+func compileScoped(gateways []string) (*policytest.Evaluator, error) {
+	vap, _, err := policy.Generate(policy.Options{Gateways: gateways})
+	if err != nil {
+		return nil, err
+	}
+	return policytest.Compile(vap, utilversion.MustParseGeneric("1.29"))
+}
+
+// TestScopeSameVerdict: on the examples and random objects as the CRD
+// admits them, the policy scoped to every other parent Gateway of the
+// sample gives the unscoped policy's answer (which TestSameVerdictInProcess
+// and test/policy hold to validation.Validate) for the listed ones and
+// admits the others.
+func TestScopeSameVerdict(t *testing.T) {
+	n := 300
+	if testing.Short() {
+		n = 60
+	}
+	var cases []*gwv1.ListenerSet
+	for _, ex := range examples(t) {
+		cases = append(cases, ex.ListenerSet)
+	}
+	rng := rand.New(rand.NewPCG(3, 32))
+	for range n {
+		cases = append(cases, validationtest.FuzzListenerSet(validationtest.BiasedFuzzBytes(rng)))
+	}
+	for i, ls := range cases {
+		ls = ls.DeepCopy()
+		ls.Namespace, ls.Name = "team-a", fmt.Sprintf("case-%d", i)
+		cases[i] = ls
+	}
+	listed, gateways := policytest.EveryOtherParent(cases, "team-a")
+	parentOf := func(ls *gwv1.ListenerSet) string { return policytest.ParentOf(ls, "team-a") }
+	e, err := compileScoped(gateways)
+	require.NoError(t, err)
+	unscoped := whole(t)
+	var judged, denied, admitted int
+	for i, ls := range cases {
+		obj, _, ok := throughCRD(t, ls)
+		if !ok {
+			continue
+		}
+		got := e.Evaluate(obj, nil, 0)
+		if !listed[parentOf(ls)] {
+			admitted++
+			if !got.Allowed || got.Error {
+				t.Errorf("case %d, parent %s not listed: got %+v, want admitted", i, parentOf(ls), got)
+			}
+			continue
+		}
+		want := unscoped.Evaluate(obj, nil, 0)
+		if got.Allowed != want.Allowed || got.Error != want.Error ||
+			!slices.Equal(policytest.SortedEntries(got.Message), policytest.SortedEntries(want.Message)) {
+			t.Errorf("case %d, parent %s listed: got %+v, want the unscoped policy's %+v", i, parentOf(ls), got, want)
+		}
+		judged++
+		if !want.Allowed {
+			denied++
+		}
+	}
+	t.Logf("%d Gateways listed; %d objects the CRD admits in scope (%d denied), %d out of scope (admitted)", len(gateways), judged, denied, admitted)
+	if denied == 0 || denied == judged || admitted == 0 {
+		t.Errorf("the cases reach too few verdicts: %d in scope, %d denied, %d out of scope", judged, denied, admitted)
+	}
+}
+
+// TestScopeCost: the scope's match condition costs two lookups in its list;
+// the longest list it holds (MaxGatewaysBytes, here of 270-byte entries)
+// compiles and leaves most of the match conditions' budget, which the scope
+// shares with the fast path (TestFastPathCost holds that one to half of it);
+// a longer list is an error naming the option.
+func TestScopeCost(t *testing.T) {
+	entry := func(i int) string {
+		return fmt.Sprintf("namespace-%04d%s/gateway-%s", i, strings.Repeat("n", 46), strings.Repeat("g", 200))
+	}
+	var many []string
+	for size := 2; size+len(entry(0))+4 <= policy.MaxGatewaysBytes; size += len(entry(0)) + 4 {
+		many = append(many, entry(len(many)))
+	}
+	_, _, err := policy.Generate(policy.Options{Gateways: append(slices.Clone(many), entry(len(many)))})
+	if assert.Error(t, err) {
+		assert.Contains(t, err.Error(), "gateways: Too long: may not be more than 65536 bytes")
+	}
+	obj, _, ok := throughCRD(t, otherImplementations("infra", "gw"))
+	require.True(t, ok)
+	costOf := func(gateways []string) int64 {
+		e := scopeOnly(t, gateways...)
+		if r := e.Evaluate(obj, nil, celconfig.RuntimeCELCostBudgetMatchConditions); r.Error {
+			t.Fatalf("%d entries: %s", len(gateways), r.Message)
+		}
+		cost, ok := e.Cost(obj, nil, celconfig.RuntimeCELCostBudgetMatchConditions)
+		require.True(t, ok, "over the match conditions' budget")
+		return cost
+	}
+	small, large := costOf([]string{"infra/airlock", "team-a/*"}), costOf(many)
+	t.Logf("the scope's match condition: cost %d with two entries, %d with %d entries of %d bytes, of %d",
+		small, large, len(many), len(many[0]), celconfig.RuntimeCELCostBudgetMatchConditions)
+	if large > celconfig.RuntimeCELCostBudgetMatchConditions/4 {
+		t.Errorf("%d entries cost %d, want at most a quarter of the budget", len(many), large)
+	}
+	if small > 100 {
+		t.Errorf("two entries cost %d, want at most 100", small)
+	}
+}
+
+// TestScopeCompiles: the scoped policy compiles where the unscoped one does
+// (TestCompiles).
+func TestScopeCompiles(t *testing.T) {
+	vap, _, err := policy.Generate(policy.Options{Gateways: []string{"infra/airlock", "team-a/*"}})
+	require.NoError(t, err)
+	versions := []string{"1.29", "1.36"}
+	if testing.Short() {
+		versions = versions[:1]
+	}
+	for _, v := range versions {
+		for _, err := range policytest.CompileErrors(vap, utilversion.MustParseGeneric(v)) {
+			t.Errorf("CEL %s: %v", v, err)
+		}
+	}
+}
+
+// TestScopeObjects: the scope is one match condition before the unchanged
+// fast path; without Gateways, nothing. Bad entries are errors naming the
+// entry.
+func TestScopeObjects(t *testing.T) {
+	vap, binding, err := policy.Generate(policy.Options{})
+	require.NoError(t, err)
+	require.Len(t, vap.Spec.MatchConditions, 1)
+
+	svap, sbinding, err := policy.Generate(policy.Options{Gateways: []string{"infra/airlock", "team-a/*"}})
+	require.NoError(t, err)
+	assert.Nil(t, svap.Spec.ParamKind)
+	assert.Equal(t, []string{policy.ScopeCondition, policy.FastPathCondition}, []string{svap.Spec.MatchConditions[0].Name, svap.Spec.MatchConditions[1].Name})
+	assert.Equal(t, vap.Spec.MatchConditions[0], svap.Spec.MatchConditions[1], "the fast path is unchanged")
+	svap.Spec.MatchConditions = svap.Spec.MatchConditions[1:]
+	assert.Equal(t, vap.Spec, svap.Spec, "the rest is unchanged")
+	assert.Equal(t, binding, sbinding)
+
+	for _, bad := range []struct {
+		gateways []string
+		want     string
+	}{
+		{[]string{"infra"}, `gateways[0]: Invalid value: "infra": must be namespace/name`},
+		{[]string{"Infra/gw"}, `gateways[0]: Invalid value: "Infra/gw": namespace: a lowercase RFC 1123 label`},
+		{[]string{"infra/gw", "infra/Gw_1"}, `gateways[1]: Invalid value: "infra/Gw_1": name: a lowercase RFC 1123 subdomain`},
+		{[]string{"infra/gw", "infra/gw"}, `gateways[1]: Duplicate value: "infra/gw"`},
+		{[]string{`infra/a" || true || "`}, `gateways[0]: Invalid value`},
+	} {
+		_, _, err := policy.Generate(policy.Options{Gateways: bad.gateways})
+		if assert.Error(t, err, "%q", bad.gateways) {
+			assert.Contains(t, err.Error(), bad.want)
+		}
+	}
+	assert.Empty(t, policy.ValidateGateways([]string{"infra/airlock.example", "team-a/*"}, field.NewPath("x")))
+}
