@@ -19,6 +19,7 @@ import (
 
 	"github.com/airlock/listenerset-webhook/offline/policyreport"
 	"github.com/airlock/listenerset-webhook/test/testproc"
+	"github.com/airlock/listenerset-webhook/validation"
 )
 
 // policyReportCRD is the PolicyReport CRD the audit tests apply (its source
@@ -47,6 +48,7 @@ func TestAuditWritesReports(t *testing.T) {
 	// admits its sets, and the sets' ports differ: no warning but the
 	// invalid set's error.
 	bad, good, other := listenerSet(nsA, "bad", false), auditListenerSet(nsA, "good", 8081), auditListenerSet(nsB, "other", 8080)
+	ensureAuditGatewayClass(ctx, t, c.Client)
 	for _, obj := range []*unstructured.Unstructured{auditGateway(nsA), auditGateway(nsB), bad, good, other} {
 		require.NoError(t, c.Client.Create(ctx, obj))
 	}
@@ -162,6 +164,22 @@ func TestAuditWritesReports(t *testing.T) {
 		assert.Contains(t, stderr, "0 stale deleted")
 		assert.NotNil(t, report(t, nsB), "another namespace's report is the audit of that namespace's to delete")
 	})
+}
+
+// ensureAuditGatewayClass creates the GatewayClass of auditGateway, Airlock
+// Microgateway's, unless it exists: the audit judges the ListenerSets of
+// Airlock's Gateways (a class not found would add the LS309 note).
+func ensureAuditGatewayClass(ctx context.Context, t *testing.T, c client.Client) {
+	t.Helper()
+	gc := &unstructured.Unstructured{Object: map[string]any{
+		"apiVersion": "gateway.networking.k8s.io/v1",
+		"kind":       "GatewayClass",
+		"metadata":   map[string]any{"name": "airlock"},
+		"spec":       map[string]any{"controllerName": string(validation.AirlockControllerName)},
+	}}
+	if err := c.Create(ctx, gc); err != nil && !apierrors.IsAlreadyExists(err) {
+		require.NoError(t, err)
+	}
 }
 
 // auditGateway is the Gateway gw in ns that admits the ListenerSets of ns.

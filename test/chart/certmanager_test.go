@@ -55,7 +55,10 @@ func TestCertManagerModeEndToEnd(t *testing.T) {
 
 	dep := rel.deployment(ctx, t, admin)
 	pod := dep.Spec.Template.Spec
-	require.False(t, *pod.AutomountServiceAccountToken)
+	require.True(t, *pod.AutomountServiceAccountToken, "the scope reads Gateways and GatewayClasses")
+	// The pod's token, as the kubelet mounts it: the ServiceAccount with only
+	// the chart's roles (the scope reads Gateways and GatewayClasses with it).
+	kubeconfig := serviceAccountKubeconfig(t, c, ns, pod.ServiceAccountName)
 	require.Len(t, pod.Volumes, 1)
 	mountedSecret := pod.Volumes[0].Secret.SecretName
 
@@ -76,7 +79,7 @@ func TestCertManagerModeEndToEnd(t *testing.T) {
 		dir := t.TempDir()
 		project(t, dir, secret.Data)
 		dirs = append(dirs, dir)
-		replicas = append(replicas, newReplica(t, fmt.Sprintf("r%d", i), pod.Containers[0].Args, "--cert-dir="+dir))
+		replicas = append(replicas, newReplica(t, fmt.Sprintf("r%d", i), pod.Containers[0].Args, "--cert-dir="+dir, "--kubeconfig="+kubeconfig))
 	}
 	for _, r := range replicas {
 		r.start(t)

@@ -293,7 +293,7 @@ func TestAdmissionModesServerSideDryRun(t *testing.T) {
 		args []string
 		want int
 	}{
-		{"webhook", []string{"--set", "admission.mode=webhook"}, 10},
+		{"webhook", []string{"--set", "admission.mode=webhook"}, 12},
 		{"policy", []string{"--set", "admission.mode=policy"}, 2},
 		{"policy, scoped to Airlock's Gateways", []string{"--set", "admission.mode=policy,admission.policy.gateways={infra/airlock,team-a/*}"}, 2},
 		{"policy, Warn and Audit, selectors", []string{"--set", "admission.mode=policy,admission.policy.validationActions={Warn,Audit}",

@@ -39,6 +39,7 @@ func testNodeAuditCronJob(t *testing.T, n *node.Node, c client.Client) {
 	start := time.Now()
 	ensureLabelledNamespace(ctx, t, c, appNS, nil)
 	bad := listenerSet(appNS, "bad", false)
+	ensureAuditGatewayClass(ctx, t, c)
 	for _, obj := range []*unstructured.Unstructured{auditGateway(appNS), bad} {
 		require.NoError(t, c.Create(ctx, obj))
 	}
