@@ -489,6 +489,9 @@ func TestClusterViewRBAC(t *testing.T) {
 	refusals := &errorLog{}
 	view = startView(t, scoped, clusterview.Watch{Scope: true, Cluster: true}, logr.New(refusals))
 	waitFor(t, "the view to log that listing listenersets is forbidden to the scope's rules", func() bool { return refusals.forbidden("listenersets") })
+	if _, known := view.ListenerSetsOf(gwNS, "gw"); known || view.Synced() {
+		t.Error("ListenerSets known with the scope's rules only")
+	}
 
 	withoutSecrets := as("e2e-view-base", base)
 	view = startView(t, withoutSecrets, clusterview.Watch{Scope: true, Cluster: true}, logr.Discard())
