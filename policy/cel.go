@@ -245,10 +245,11 @@ func build() (celPolicy, error) {
 	// every earlier listener (a loop in CEL, a hundred times slower).
 	add("names", `variables.idx.map(i, variables.listeners[i].name)`)
 	// a listener of a protocol Airlock does not serve holds no port
-	// (validation.servedProtocol): its port reads as -1, which no listener
-	// has, so the conflict rule never finds it
+	// (validation.servedProtocol): its port reads as "none " and its index,
+	// which no port written as a number is, so the conflict rule never finds
+	// it (a number would: an invalid port -1 is still judged by this rule)
 	add("served", `variables.idx.map(i, variables.listeners[i].protocol in `+list(rules.SupportedProtocols)+`)`)
-	add("ports", `variables.idx.map(i, variables.served[i] ? variables.listeners[i].port : -1)`)
+	add("ports", `variables.idx.map(i, variables.served[i] ? string(variables.listeners[i].port) : "none " + string(i))`)
 	add("endpoints", `variables.idx.map(i, string(variables.listeners[i].port) + "\u0000" + variables.listeners[i].protocol + "\u0000" + `+
 		`(has(variables.listeners[i].hostname) ? variables.listeners[i].hostname : ""))`)
 	add("storedNames", `variables.stored.map(o, o.name)`)
