@@ -92,7 +92,7 @@ func Judge(newLS, oldLS *gwv1.ListenerSet, opts Options) *Report {
 		}
 		return r
 	}
-	if oldLS != nil && opts.Scope.Decide(oldLS, opts.Classes).Outcome == OutcomeOther {
+	if oldLS != nil && storedScope(d, newLS, oldLS, opts) == OutcomeOther {
 		// The stored object was another implementation's, never judged by
 		// these rules: nothing of it is grandfathered, and the update
 		// that brings it to Airlock is judged as a create.
@@ -116,6 +116,16 @@ func Judge(newLS, oldLS *gwv1.ListenerSet, opts Options) *Report {
 		v.warnings = ws
 	}
 	return &Report{Errors: v.errs, Warnings: v.warnings, Scope: d}
+}
+
+// storedScope is the scope's outcome for the stored object: the new
+// object's decision d when the parentRef is unchanged (same Gateway, same
+// class), so that an update reads the Gateway and its class once.
+func storedScope(d Decision, newLS, oldLS *gwv1.ListenerSet, opts Options) Outcome {
+	if reflect.DeepEqual(newLS.Spec.ParentRef, oldLS.Spec.ParentRef) && oldLS.Namespace == newLS.Namespace {
+		return d.Outcome
+	}
+	return opts.Scope.Decide(oldLS, opts.Classes).Outcome
 }
 
 // defaulted returns ls defaulted, as a copy when defaulting changes anything.
