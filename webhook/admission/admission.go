@@ -99,6 +99,13 @@ func (v Validator) ValidateUpdate(ctx context.Context, oldLS, newLS *gwv1.Listen
 }
 
 func (v Validator) respond(ctx context.Context, ls, oldLS *gwv1.ListenerSet) (cradmission.Warnings, error) {
+	if err := ctx.Err(); err != nil {
+		// The deadline passed while the objects were decoded: the verdict
+		// would not be read (reviewGuard has answered 429), so it is not
+		// worked out, and the core goes to a request that can still be
+		// answered.
+		return nil, abandoned(err)
+	}
 	r := validation.Judge(ls, oldLS, validation.Options{Cluster: v.Cluster, Strict: v.Strict, AddedNames: v.AddedNames,
 		Scope: v.Scope, Classes: v.Classes})
 	recordScope(webhookValidating, r.Scope)
@@ -110,6 +117,12 @@ func (v Validator) respond(ctx context.Context, ls, oldLS *gwv1.ListenerSet) (cr
 		recordCodes(ctx, AuditCodesKey, r.Errors.List())
 	}
 	return cradmission.Warnings(r.Warnings.List().Strings()), verdict(ctx, ls, r)
+}
+
+// abandoned is the error of work given up at its deadline. No one reads it:
+// reviewGuard has answered the request with the limiter's 429 already.
+func abandoned(err error) error {
+	return fmt.Errorf("abandoned at the request's deadline: %w", err)
 }
 
 // ValidateDelete allows every deletion: nothing about a ListenerSet being

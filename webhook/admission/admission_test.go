@@ -1,6 +1,7 @@
 package admission_test
 
 import (
+	"context"
 	"encoding/json"
 	"net/http"
 	"net/http/httptest"
@@ -9,6 +10,7 @@ import (
 	"strings"
 	"sync"
 	"testing"
+	"time"
 
 	jsonpatch "github.com/evanphx/json-patch/v5"
 	"github.com/go-logr/logr"
@@ -17,6 +19,7 @@ import (
 	"github.com/stretchr/testify/require"
 	admissionv1 "k8s.io/api/admission/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/types"
 	logf "sigs.k8s.io/controller-runtime/pkg/log"
 	ctrlwebhook "sigs.k8s.io/controller-runtime/pkg/webhook"
@@ -417,4 +420,44 @@ func TestDenialLogIsBounded(t *testing.T) {
 	assert.Equal(t, float64(256), line["errorCount"], "the exact count")
 	assert.Len(t, line["errors"], len(resp.Result.Details.Causes), "the paths of the errors shown")
 	assert.Less(t, len(lines[0]), 16<<10, "the line's length")
+}
+
+// readCounter is a validation.Classes that counts its reads and knows no
+// Gateway: the scope's decision is the first thing a verdict reads.
+type readCounter struct{ reads int }
+
+func (c *readCounter) Gateway(string, string) (*gwv1.Gateway, bool) { c.reads++; return nil, true }
+func (c *readCounter) GatewayClass(string) (*gwv1.GatewayClass, bool) {
+	c.reads++
+	return nil, true
+}
+
+// Work whose deadline passed while its object was decoded is given up
+// before the verdict or the patch is worked out: reviewGuard has answered
+// the request already, and no one would read them.
+func TestWorkPastItsDeadlineIsNotDone(t *testing.T) {
+	obj := reviewtest.ToJSON(t, reviewtest.Minimal)
+	ls := &gwv1.ListenerSet{}
+	require.NoError(t, json.Unmarshal(obj, ls))
+	past, cancel := context.WithDeadline(context.Background(), time.Now().Add(-time.Millisecond))
+	defer cancel()
+	scope := validation.Scope{ControllerNames: []gwv1.GatewayController{validation.AirlockControllerName}}
+
+	classes := &readCounter{}
+	_, err := admission.Validator{Scope: scope, Classes: classes}.ValidateCreate(context.Background(), ls)
+	require.NoError(t, err)
+	require.NotZero(t, classes.reads, "with time left, the verdict reads the parent")
+	classes = &readCounter{}
+	warnings, err := admission.Validator{Scope: scope, Classes: classes}.ValidateCreate(past, ls)
+	require.ErrorIs(t, err, context.DeadlineExceeded)
+	assert.Empty(t, warnings)
+	assert.Zero(t, classes.reads, "the verdict was worked out after the deadline")
+
+	req := cradmission.Request{AdmissionRequest: admissionv1.AdmissionRequest{
+		UID: "u", Operation: admissionv1.Create, Object: runtime.RawExtension{Raw: obj}}}
+	mutating := admission.NewMutatingWebhookFor(scope, &readCounter{})
+	require.NotEmpty(t, mutating.Handle(context.Background(), req).Patches, "with time left, the object is defaulted")
+	late := mutating.Handle(past, req)
+	assert.False(t, late.Allowed)
+	assert.Empty(t, late.Patches, "the patch was worked out after the deadline")
 }

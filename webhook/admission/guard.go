@@ -156,7 +156,9 @@ func (g reviewGuard) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	// with the limiter's 429 (inflight.Late), which kube-apiserver's
 	// failurePolicy decides, before kube-apiserver stops waiting. The work
 	// keeps its core until it ends (done), so that no other large request
-	// starts on that core meanwhile.
+	// starts on that core meanwhile, and ends early: once the deadline has
+	// passed, the verdict and the patch are not worked out (Validator.respond,
+	// defaulting.Handle); only a decode under way finishes.
 	handedOn = true
 	verdict := make(chan admissionv1.AdmissionResponse, 1)
 	go func() {

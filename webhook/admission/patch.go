@@ -38,7 +38,7 @@ type defaulting struct {
 	classes validation.Classes
 }
 
-func (h defaulting) Handle(_ context.Context, req cradmission.Request) cradmission.Response {
+func (h defaulting) Handle(ctx context.Context, req cradmission.Request) cradmission.Response {
 	if req.Operation == admissionv1.Delete {
 		return cradmission.Response{AdmissionResponse: admissionv1.AdmissionResponse{
 			Allowed: true,
@@ -55,6 +55,10 @@ func (h defaulting) Handle(_ context.Context, req cradmission.Request) cradmissi
 		// Another implementation's ListenerSet: untouched. The note of an
 		// unknown parent is the validating webhook's to give, once.
 		return cradmission.Response{AdmissionResponse: admissionv1.AdmissionResponse{Allowed: true}}
+	}
+	if err := ctx.Err(); err != nil {
+		// As Validator.respond: past the deadline no one reads the patch.
+		return cradmission.Errored(http.StatusServiceUnavailable, abandoned(err))
 	}
 	ops, err := defaults.Patch(req.Object.Raw, ls)
 	if err != nil {
