@@ -697,3 +697,32 @@ func TestRunRefusesClusterFlagsWithoutClusterChecks(t *testing.T) {
 		assert.ErrorContains(t, err, "--cluster-checks")
 	}
 }
+
+// Go's profiles are served on their own address when one is given, and
+// never beside the metrics.
+func TestRunServesProfilesOnlyWhereAsked(t *testing.T) {
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	require.NoError(t, err)
+	addr := ln.Addr().String()
+	require.NoError(t, ln.Close())
+	opts := webhook.Options{}
+	opts.Server.PprofBindAddress = addr
+	r := start(t, opts)
+
+	get := func(url string) (int, string) {
+		resp, err := http.Get(url)
+		require.NoError(t, err)
+		defer resp.Body.Close()
+		body, err := io.ReadAll(resp.Body)
+		require.NoError(t, err)
+		return resp.StatusCode, string(body)
+	}
+	code, body := get("http://" + addr + "/debug/pprof/")
+	assert.Equal(t, http.StatusOK, code)
+	assert.Contains(t, body, "goroutine")
+	code, body = get("http://" + addr + "/debug/pprof/goroutine?debug=1")
+	assert.Equal(t, http.StatusOK, code)
+	assert.Contains(t, body, "webhook.Run", "the goroutines of this process")
+	code, _ = get(r.metrics + "/debug/pprof/")
+	assert.Equal(t, http.StatusNotFound, code, "the metrics address serves no profiles")
+}

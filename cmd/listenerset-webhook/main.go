@@ -119,6 +119,8 @@ func run(args []string, stdout, stderr io.Writer) int {
 		`address serving /healthz and /readyz ("0" disables)`)
 	fs.StringVar(&opts.Server.MetricsBindAddress, "metrics-bind-address", serving.DefaultMetricsBindAddress,
 		`address serving /metrics over plain HTTP ("0" disables)`)
+	fs.StringVar(&opts.Server.PprofBindAddress, "pprof-bind-address", "0",
+		`address serving Go's profiles under /debug/pprof/ over plain HTTP ("0", the default, disables; only for finding where the time goes)`)
 	fs.StringVar(&opts.Server.TLSMinVersion, "tls-min-version", serving.DefaultTLSMinVersion, "minimum TLS version: 1.2 or 1.3")
 	fs.BoolVar(&opts.Server.EnableHTTP2, "enable-http2", false,
 		"offer HTTP/2 (off by default: HTTP/2 Rapid Reset, CVE-2023-44487)")

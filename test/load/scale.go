@@ -16,6 +16,7 @@ import (
 	"errors"
 	"flag"
 	"fmt"
+	"io"
 	"net/http"
 	"os"
 	"path/filepath"
@@ -52,6 +53,7 @@ var (
 	scaleCreates = flag.Int("scale-creates", 500, "scale figure: measured sequential creates per size, each deleted again (and as many with no webhook registered)")
 	scaleWorkers = flag.Int("scale-workers", 32, "scale figure: parallel writes while populating")
 	scaleSettle  = flag.Duration("scale-settle", 2*time.Second, "scale figure: wait after the measured creates before reading the webhook's RSS")
+	scalePprof   = flag.Duration("scale-pprof", 0, "scale figure: write a CPU profile of the webhook over this long from the start of the measured creates to scale-<size>[-<shape>].cpu.pprof (0: none)")
 	scaleShape   = flag.String("scale-shape", shapeGateways, "scale figure: "+shapeGateways+" (the ListenerSets spread over 100 Gateways, issue 14) or "+
 		shapeOneGateway+" (every one on the first Gateway, on 443 and 80 with its own hostname: tenants sharing a Gateway, issue 20)")
 )
@@ -685,6 +687,15 @@ func (c *scaleCluster) measure(ctx context.Context, o options, n int) (scaleSize
 
 	say("scale: %d ListenerSets: starting the webhook with --cluster-checks --watch-secrets", n)
 	args := append(append([]string{"serve"}, testproc.ServeFlags()...), "--scope=class", "--cluster-checks", "--watch-secrets", "--kubeconfig="+c.lc.KubeconfigPath)
+	var pprofAddr string
+	if *scalePprof > 0 {
+		ports, err := testproc.NewPorts()
+		if err != nil {
+			return r, err
+		}
+		pprofAddr = ports.MetricsAddr()
+		args = append(args, "--pprof-bind-address="+pprofAddr)
+	}
 	start := time.Now()
 	srv, err := launchServer("ours", o.oursBin, args, c.certDir, filepath.Join(o.outDir, scaleFile(*scaleShape, fmt.Sprintf("scale-%d", n), ".log")))
 	if err != nil {
@@ -734,9 +745,20 @@ func (c *scaleCluster) measure(ctx context.Context, o options, n int) (scaleSize
 
 	say("scale: %d ListenerSets: %d measured creates through the webhook", n, *scaleCreates)
 	w0 := c.warnings.count()
+	profiled := make(chan error, 1)
+	if pprofAddr != "" {
+		go func() {
+			profiled <- cpuProfile(ctx, pprofAddr, *scalePprof, filepath.Join(o.outDir, scaleFile(*scaleShape, fmt.Sprintf("scale-%d", n), ".cpu.pprof")))
+		}()
+	}
 	samples, use, err := c.timedCreates(ctx, srv, fmt.Sprintf("m-%d", n), measuredListenerSet)
 	if err != nil {
 		return r, err
+	}
+	if pprofAddr != "" {
+		if err := <-profiled; err != nil {
+			return r, err
+		}
 	}
 	r.Creates = len(samples)
 	var sum time.Duration
@@ -1121,4 +1143,32 @@ func scaleStatus(ls *gwv1.ListenerSet) gwv1.ListenerSetStatus {
 		})
 	}
 	return st
+}
+
+// cpuProfile writes the CPU profile of the server serving profiles at addr
+// over d to path.
+func cpuProfile(ctx context.Context, addr string, d time.Duration, path string) error {
+	req, err := http.NewRequestWithContext(ctx, http.MethodGet,
+		fmt.Sprintf("http://%s/debug/pprof/profile?seconds=%d", addr, max(int(d.Seconds()), 1)), nil)
+	if err != nil {
+		return err
+	}
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		return fmt.Errorf("cpu profile: %w", err)
+	}
+	defer resp.Body.Close()
+	if resp.StatusCode != http.StatusOK {
+		return fmt.Errorf("cpu profile: %s", resp.Status)
+	}
+	f, err := os.Create(path)
+	if err != nil {
+		return err
+	}
+	if _, err := io.Copy(f, resp.Body); err != nil {
+		f.Close()
+		return err
+	}
+	say("scale: CPU profile in %s", path)
+	return f.Close()
 }

@@ -8,6 +8,7 @@ import (
 	stdlog "log"
 	"net"
 	"net/http"
+	"net/http/pprof"
 	"strconv"
 	"strings"
 	"sync"
@@ -98,6 +99,12 @@ type Options struct {
 	// listenerset_webhook_denials_total, certificate reloads, Go runtime and
 	// process metrics. "" or "0" disables it.
 	MetricsBindAddress string
+	// PprofBindAddress serves Go's profiles (net/http/pprof, under
+	// /debug/pprof/) over plain HTTP, as a controller-runtime manager's
+	// PprofBindAddress does: to find where a figure of the load tool goes.
+	// "" or "0", the default, disables it: a profile shows the program's
+	// memory and costs CPU, so it is served only where asked for.
+	PprofBindAddress string
 }
 
 // Timeouts of the servers Run owns that are not options.
@@ -173,6 +180,16 @@ func Run(ctx context.Context, opts Options, log logr.Logger, handler http.Handle
 		}
 		return fmt.Errorf("metrics: %w", err)
 	}
+	pprofLn, err := listen(opts.PprofBindAddress)
+	if err != nil {
+		tcpLn.Close()
+		for _, ln := range []net.Listener{healthLn, metricsLn} {
+			if ln != nil {
+				ln.Close()
+			}
+		}
+		return fmt.Errorf("pprof: %w", err)
+	}
 
 	ws := &webhookServer{
 		opts: opts,
@@ -201,6 +218,10 @@ func Run(ctx context.Context, opts Options, log logr.Logger, handler http.Handle
 		}
 		log.Info("Serving metrics", "address", metricsLn.Addr().String(), "path", "/metrics")
 		g.Go(func() error { return serve(gctx, metricsLn, MetricsHandler()) })
+	}
+	if pprofLn != nil {
+		log.Info("Serving profiles", "address", pprofLn.Addr().String(), "path", "/debug/pprof/")
+		g.Go(func() error { return serve(gctx, pprofLn, PprofHandler()) })
 	}
 	g.Go(func() error {
 		err := ws.serve(ctx, gctx, handler)
@@ -580,6 +601,19 @@ func MetricsHandler() http.Handler {
 	mux.Handle("/metrics", promhttp.HandlerFor(metrics.Registry, promhttp.HandlerOpts{
 		ErrorHandling: promhttp.HTTPErrorOnError,
 	}))
+	return mux
+}
+
+// PprofHandler serves net/http/pprof's index and profiles under
+// /debug/pprof/. Run serves it on PprofBindAddress. A CPU profile or trace
+// longer than the auxiliary servers' write timeout is cut off by it.
+func PprofHandler() http.Handler {
+	mux := http.NewServeMux()
+	mux.HandleFunc("/debug/pprof/", pprof.Index)
+	mux.HandleFunc("/debug/pprof/cmdline", pprof.Cmdline)
+	mux.HandleFunc("/debug/pprof/profile", pprof.Profile)
+	mux.HandleFunc("/debug/pprof/symbol", pprof.Symbol)
+	mux.HandleFunc("/debug/pprof/trace", pprof.Trace)
 	return mux
 }
 
