@@ -106,6 +106,9 @@ func (g reviewGuard) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	if r.Body != nil {
 		var err error
 		body, err = readBody(r)
+		if err != nil && inflight.BodyLate(w, r, err) {
+			return
+		}
 		if err != nil {
 			logf.FromContext(r.Context()).Error(err, "unable to read the body from the incoming request")
 			w.Header().Set("Connection", "close")

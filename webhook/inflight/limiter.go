@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"io"
 	"net/http"
+	"os"
 	"sync/atomic"
 	"time"
 
@@ -133,9 +134,11 @@ func (l *Limiter) place(contentLength int64) (*lane, int64) {
 // The waiting happens before the body is read, so that a request over the
 // limit holds no more memory than its headers, and waits no longer than
 // leaves the time its work may take (WorkCost); its weight is therefore
-// what Content-Length announces (net/http never reads more). A body that
-// arrives slowly keeps its weight until the server's read timeout ends it;
-// kube-apiserver sends its bodies at once.
+// what Content-Length announces (net/http never reads more). Once admitted,
+// the body must arrive by the deadline: the connection's read deadline is
+// set to it, so that a body still arriving then (a sender short of CPU, or
+// a slow client) ends in the limiter's 429 at the deadline (BodyLate), not
+// in a refusal written after kube-apiserver stopped waiting.
 func (l *Limiter) Handler(next http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		timeout := requestTimeout(r, l.defaultTimeout)
@@ -158,6 +161,11 @@ func (l *Limiter) Handler(next http.Handler) http.Handler {
 					max(r.ContentLength, 0), l.maxBytes, timeout, time.Since(start).Round(time.Millisecond), err))
 				return
 			}
+		}
+		if deadline, ok := ctx.Deadline(); ok {
+			// Unsupported only by writers that are not net/http's (tests'
+			// recorders): their body has arrived already.
+			_ = http.NewResponseController(w).SetReadDeadline(deadline)
 		}
 		inFlightBytes.Add(float64(n))
 		held := &weight{release: func() {
@@ -216,6 +224,18 @@ func drain(w http.ResponseWriter, r *http.Request, d time.Duration) {
 	if _, err := io.Copy(io.Discard, r.Body); err != nil {
 		w.Header().Set("Connection", "close")
 	}
+}
+
+// BodyLate answers r as refused and returns true when err, from reading
+// r's body, is the read deadline Handler set: the body had not arrived by
+// r's deadline.
+func BodyLate(w http.ResponseWriter, r *http.Request, err error) bool {
+	if !errors.Is(err, os.ErrDeadlineExceeded) {
+		return false
+	}
+	w.Header().Set("Connection", "close")
+	refuse(w, r, reasonDeadline, fmt.Errorf("the request's deadline passed before its body had arrived: %w", err))
+	return true
 }
 
 // Expired answers r as refused and returns true when r's deadline has

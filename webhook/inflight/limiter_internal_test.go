@@ -3,6 +3,7 @@ package inflight
 import (
 	"context"
 	"encoding/json"
+	"io"
 	"net/http"
 	"net/http/httptest"
 	"strings"
@@ -355,4 +356,34 @@ func TestLimiterRefusalReachesALargeSender(t *testing.T) {
 	require.NoError(t, err)
 	resp.Body.Close()
 	assert.Equal(t, http.StatusOK, resp.StatusCode, "the limit serves again")
+}
+
+// A body still arriving at the request's deadline ends there: the 429 is
+// written before kube-apiserver stops waiting, not once the sender is done.
+func TestLimiterEndsABodyThatArrivesLate(t *testing.T) {
+	srv := httptest.NewServer(newLimiter(t, limit).Handler(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if _, err := io.ReadAll(r.Body); err != nil {
+			if !BodyLate(w, r, err) {
+				t.Errorf("reading the body: %v", err)
+			}
+			return
+		}
+		w.WriteHeader(http.StatusOK)
+	})))
+	defer srv.Close()
+	before := value(refusals.WithLabelValues(reasonDeadline))
+	body, sender := io.Pipe()
+	defer sender.Close()
+	go func() { _, _ = sender.Write([]byte(strings.Repeat(" ", small/2))) }() // half, then nothing
+	req, err := http.NewRequest(http.MethodPost, srv.URL+"/validate?timeout=1s", body)
+	require.NoError(t, err)
+	req.ContentLength = small
+	// Without the read deadline the handler would wait for the rest of
+	// the body as long as the client waits for the answer.
+	client := &http.Client{Timeout: 5 * time.Second}
+	resp, err := client.Do(req)
+	require.NoError(t, err, "the server answered before the client gave up")
+	defer resp.Body.Close()
+	assert.Equal(t, http.StatusTooManyRequests, resp.StatusCode)
+	assert.Equal(t, before+1, value(refusals.WithLabelValues(reasonDeadline)))
 }
