@@ -18,7 +18,7 @@ import (
 	"os"
 	"path/filepath"
 
-	"sigs.k8s.io/yaml"
+	"go.yaml.in/yaml/v3"
 
 	"github.com/airlock/listenerset-webhook/validation"
 	"github.com/airlock/listenerset-webhook/validation/validationtest"
@@ -40,7 +40,7 @@ func main() {
 		for _, f := range []struct {
 			ext     string
 			marshal func(any) ([]byte, error)
-		}{{".yaml", yaml.Marshal}, {".json", json.Marshal}} {
+		}{{".yaml", toYAML}, {".json", json.Marshal}} {
 			data, err := f.marshal(ls)
 			path := filepath.Join(*out, s.Name+f.ext)
 			if err == nil {
@@ -53,4 +53,21 @@ func main() {
 			fmt.Printf("%s: %d bytes\n", path, len(data))
 		}
 	}
+}
+
+// toYAML is v as YAML, emitted from the decoded JSON rather than through
+// sigs.k8s.io/yaml.Marshal, whose YAML parser reads the JSON it converts:
+// it refuses a key of more than 1 024 characters in JSON's flow style and
+// a C1 control character, both of which the text shapes hold. The emitter
+// writes a long key as an explicit key ("? ") and escapes what YAML must.
+func toYAML(v any) ([]byte, error) {
+	data, err := json.Marshal(v)
+	if err != nil {
+		return nil, err
+	}
+	var obj any
+	if err := json.Unmarshal(data, &obj); err != nil {
+		return nil, err
+	}
+	return yaml.Marshal(obj)
 }
