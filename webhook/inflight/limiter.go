@@ -135,10 +135,10 @@ func (l *Limiter) place(contentLength int64) (*lane, int64) {
 // limit holds no more memory than its headers, and waits no longer than
 // leaves the time its work may take (WorkCost); its weight is therefore
 // what Content-Length announces (net/http never reads more). Once admitted,
-// the body must arrive by the deadline: the connection's read deadline is
-// set to it, so that a body still arriving then (a sender short of CPU, or
-// a slow client) ends in the limiter's 429 at the deadline (BodyLate), not
-// in a refusal written after kube-apiserver stopped waiting.
+// the body must arrive by the deadline: a read still waiting then fails, so
+// that a body still arriving (a sender short of CPU, or a slow client) ends
+// in the limiter's 429 at the deadline (BodyLate), not in a refusal written
+// after kube-apiserver stopped waiting.
 func (l *Limiter) Handler(next http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		timeout := requestTimeout(r, l.defaultTimeout)
@@ -162,11 +162,14 @@ func (l *Limiter) Handler(next http.Handler) http.Handler {
 				return
 			}
 		}
-		if deadline, ok := ctx.Deadline(); ok {
-			// Unsupported only by writers that are not net/http's (tests'
-			// recorders): their body has arrived already.
-			_ = http.NewResponseController(w).SetReadDeadline(deadline)
-		}
+		// At the deadline, a read still waiting for the body fails. Set
+		// then rather than now, so that it never lengthens the server's
+		// own read timeout when that is shorter. (Unsupported only by
+		// writers that are not net/http's, tests' recorders, whose body
+		// has arrived already.)
+		rc := http.NewResponseController(w)
+		stopCut := context.AfterFunc(ctx, func() { _ = rc.SetReadDeadline(time.Now()) })
+		defer stopCut()
 		inFlightBytes.Add(float64(n))
 		held := &weight{release: func() {
 			inFlightBytes.Sub(float64(n))
