@@ -203,7 +203,7 @@ test-e2e: k8s-binaries
 ## in about 7 minutes; results in .run/load (docs/performance.md). BENCH_FLAGS go to the load tool.
 bench: k8s-binaries
 	@mkdir -p .run/load
-	$(GO) test -run '^$$' -bench . -benchmem -benchtime 200ms ./validation ./webhook/admission ./test/load | tee .run/load/benchmarks.txt
+	$(GO) test -run '^$$' -bench . -benchmem -benchtime 200ms ./validation ./webhook/admission ./webhook/clusterview ./test/load | tee .run/load/benchmarks.txt
 	$(GO) run ./test/load $(BENCH_FLAGS)
 
 ## bench-scale: the cluster-aware checks with 0, 1 000 and 10 000 ListenerSets in the local cluster: creates
