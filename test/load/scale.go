@@ -266,6 +266,14 @@ func scaleTargets(rs []scaleSizeResult, shape string) []ratio {
 		out = append(out, ratio{fmt.Sprintf("alone Gateway: p50 at %s / at %s (for reference)", b, a), alone, "-", true})
 		aloneCPU := last.AloneCPUPerRequestUs / first.AloneCPUPerRequestUs
 		out = append(out, ratio{fmt.Sprintf("alone Gateway: CPU per request at %s / at %s (for reference)", b, a), aloneCPU, "-", true})
+		// The same server at the same time, so the machine's other work
+		// and the process's heap weigh on both: what the sets on the
+		// Gateway cost a create, without the swing between two servers
+		// minutes apart.
+		if last.AloneCPUPerRequestUs > 0 {
+			same := last.CPUPerRequestUs / last.AloneCPUPerRequestUs
+			out = append(out, ratio{fmt.Sprintf("at %s: CPU per request on the shared Gateway / on the alone Gateway, one server (for reference)", b), same, "-", true})
+		}
 	}
 	return out
 }
