@@ -15,6 +15,8 @@ type OptionCase struct {
 	Name        string
 	ListenerSet *gwv1.ListenerSet
 	Valid       bool
+	// Code is the code of the denial of an invalid one.
+	Code validation.Code
 }
 
 // OptionCases are, for every row of validation.AirlockOptions, a set per
@@ -25,12 +27,12 @@ type OptionCase struct {
 // against the table: a new option is tested in every engine by its row
 // alone.
 func OptionCases() []OptionCase {
-	one := func(name string, key gwv1.AnnotationKey, value string, valid bool) OptionCase {
+	one := func(name string, key gwv1.AnnotationKey, value string, code validation.Code) OptionCase {
 		ls := worstBase("option")
 		l := httpsListener(0)
 		l.TLS.Options[key] = gwv1.AnnotationValue(value)
 		ls.Spec.Listeners = []gwv1.ListenerEntry{l}
-		return OptionCase{Name: name, ListenerSet: ls, Valid: valid}
+		return OptionCase{Name: name, ListenerSet: ls, Valid: code == "", Code: code}
 	}
 	var cases []OptionCase
 	for _, o := range validation.AirlockOptions {
@@ -42,11 +44,11 @@ func OptionCases() []OptionCase {
 			accepted = []string{strings.Join(o.Values, ","), strings.Join(reversed, ",")}
 		}
 		for _, v := range append(slices.Clone(accepted), o.ExampleValue()) {
-			cases = append(cases, one(name+"="+v, o.Key, v, true))
+			cases = append(cases, one(name+"="+v, o.Key, v, ""))
 		}
-		cases = append(cases, one(name+"=not-a-value", o.Key, "not-a-value", false))
+		cases = append(cases, one(name+"=not-a-value", o.Key, "not-a-value", o.Code))
 		for _, r := range o.Refused {
-			cases = append(cases, one(name+" refuses "+r, o.Key, o.Values[0]+","+r, false))
+			cases = append(cases, one(name+" refuses "+r, o.Key, o.Values[0]+","+r, o.RefusedCode))
 		}
 	}
 	ls := worstBase("option")
