@@ -5,21 +5,27 @@ import (
 	"os"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"strings"
 	"testing"
 
+	gwv1 "sigs.k8s.io/gateway-api/apis/v1"
+
+	"github.com/airlock/listenerset-webhook/defaults"
 	"github.com/airlock/listenerset-webhook/test/golden"
 	"github.com/airlock/listenerset-webhook/validation"
 )
 
 // rulesPage is the hand-written page of the rules, whose TLS options rows
 // (the rows of rule 6) and list of list-valued options are generated from
-// validation.AirlockOptions.
+// validation.AirlockOptions, and whose rows that name a limit, a protocol,
+// a kind or a group (dataRows) from validation's and defaults' values.
 const rulesPage = "docs/rules.md"
 
 // TestRulesPageOptionsAreGenerated: the rows of rule 6 in docs/rules.md's
-// table, and the list-valued options its "Airlock name lists" section
-// names, are exactly what validation.AirlockOptions and the limits say. It
+// table, the list-valued options its "Airlock name lists" section names,
+// and the rows of dataRows are exactly what validation.AirlockOptions, the
+// limits, protocols, kinds and groups say. It
 // fails when an option, its values or a limit changed in Go and the page
 // was not regenerated (`make docs-generate`, or this test with -update).
 func TestRulesPageOptionsAreGenerated(t *testing.T) {
@@ -60,7 +66,15 @@ func withOptionRows(page string) (string, error) {
 	if first < 0 {
 		return "", fmt.Errorf("%s: no row starts with %q", rulesPage, optionRowPrefix)
 	}
-	out := strings.Join(lines[:first], "") + optionRows() + strings.Join(lines[last+1:], "")
+	lines = append(append(lines[:first:first], optionRows()), lines[last+1:]...)
+	for prefix, row := range dataRows() {
+		i := slices.IndexFunc(lines, func(l string) bool { return strings.HasPrefix(l, prefix) })
+		if i < 0 {
+			return "", fmt.Errorf("%s: no row starts with %q", rulesPage, prefix)
+		}
+		lines[i] = prefix + row + "\n"
+	}
+	out := strings.Join(lines, "")
 	if !listOptionNames.MatchString(out) {
 		return "", fmt.Errorf("%s: no sentence %q", rulesPage, "with `option` one of `...`")
 	}
@@ -119,4 +133,39 @@ func optionRule(o validation.AirlockOption) (rule, errs string) {
 		errs = "Unsupported value"
 	}
 	return rule, errs
+}
+
+// dataRows are the rows of the table that name a limit, a protocol, a kind
+// or a group, by the row's first two cells: the rest of the row, from the
+// values the rules use.
+func dataRows() map[string]string {
+	return map[string]string{
+		"| 1 | `spec.listeners` | ":             fmt.Sprintf("1 to %d entries | Required / Too many |", validation.MaxListeners),
+		"| 3 | `spec.listeners[i].protocol` | ": "exactly " + orList(validation.SupportedProtocols) + " | Unsupported value |",
+		"| 5 | `...certificateRefs[j].group`, `.kind`, `.name` | ": fmt.Sprintf("group `%q`, kind `%s`, name required (DNS subdomain) | Unsupported value / Required |",
+			defaults.SecretGroup, defaults.SecretKind),
+		"| 9 | `spec.listeners[i].allowedRoutes` | ": fmt.Sprintf("kinds only `%s` in group `%s`; `namespaces.from` one of %s; `%s` needs a valid `selector`, "+
+			"each of its lists (`matchLabels`, `matchExpressions`, an expression's `values`) at most %d items (the CRD sets no bound; a longer list is not judged item by item; "+
+			"choose namespaces by label) | Unsupported value / Required / Invalid / Too many |",
+			validation.HTTPRouteKind, gwv1.GroupName, quoted(validation.SupportedFrom), gwv1.NamespacesFromSelector, validation.MaxSelectorItems),
+		"| 10 | `spec.parentRef` | ": fmt.Sprintf("kind `%s`, group `%s`, name required | Unsupported value / Required |", defaults.GatewayKind, gwv1.GroupName),
+	}
+}
+
+// quoted is each value in backquotes, comma-separated.
+func quoted[T ~string](values []T) string {
+	q := make([]string, len(values))
+	for i, v := range values {
+		q[i] = "`" + string(v) + "`"
+	}
+	return strings.Join(q, ", ")
+}
+
+// orList is quoted, its last two joined by "or".
+func orList[T ~string](values []T) string {
+	q := strings.Split(quoted(values), ", ")
+	if len(q) < 2 {
+		return strings.Join(q, "")
+	}
+	return strings.Join(q[:len(q)-1], ", ") + " or " + q[len(q)-1]
 }
