@@ -12,8 +12,11 @@ import (
 // OptionCase is a ListenerSet that sets one Airlock option, and whether
 // the option's row of validation.AirlockOptions accepts its value.
 type OptionCase struct {
-	Name        string
+	Name string
+	// ListenerSet has one HTTPS listener whose options are Key: Value.
 	ListenerSet *gwv1.ListenerSet
+	Key         gwv1.AnnotationKey
+	Value       string
 	Valid       bool
 	// Code is the code of the denial of an invalid one.
 	Code validation.Code
@@ -32,7 +35,7 @@ func OptionCases() []OptionCase {
 		l := httpsListener(0)
 		l.TLS.Options[key] = gwv1.AnnotationValue(value)
 		ls.Spec.Listeners = []gwv1.ListenerEntry{l}
-		return OptionCase{Name: name, ListenerSet: ls, Valid: code == "", Code: code}
+		return OptionCase{Name: name, ListenerSet: ls, Key: key, Value: value, Valid: code == "", Code: code}
 	}
 	var cases []OptionCase
 	for _, o := range validation.AirlockOptions {
