@@ -115,9 +115,11 @@ chart-generate: chart-policy
 	$(GO) test ./test/chart -run '^TestWebhookFileIsGenerated$$' -count=1 -update
 
 ## docs-generate: regenerate docs/codes.md, the page of every diagnostic code, from the catalog in the Go
-## code (validation/codes.go, offline/judge/codes.go); test/docs' TestCodesPageIsGenerated fails while it is stale
+## code (validation/codes.go, the option table in validation/names.go, offline/judge/codes.go), and the rows of
+## rule 6 of docs/rules.md from the option table; test/docs' TestCodesPageIsGenerated and
+## TestRulesPageOptionsAreGenerated fail while they are stale
 docs-generate:
-	$(GO) test ./test/docs -run '^TestCodesPageIsGenerated$$' -count=1 -update
+	$(GO) test ./test/docs -run '^(TestCodesPageIsGenerated|TestRulesPageOptionsAreGenerated)$$' -count=1 -update
 
 ## run: a local control plane with the webhook registered; Ctrl-C stops everything (exit 0).
 ## RUN_FLAGS go to hack/run (e.g. RUN_FLAGS=-strict; RUN_FLAGS=-h lists them).

@@ -3,6 +3,7 @@ package policy
 import (
 	"fmt"
 	"regexp"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -557,20 +558,33 @@ func (w writer) optionKey(k, v, kpath string) string {
 	inv := func(x, msg string) string {
 		return w.line(kpath, field.Invalid(placeholderPath, valueHole, msg), map[string]string{valueHole: x})
 	}
-	versions := fill(`(!({v} in {versions}) ? [{ns}] : [])`, "v", v, "versions", list(rules.TLSVersions),
-		"ns", notSupported(w, v, kpath, rules.TLSVersions))
 	expr := fill(`size({v}) > {maxlen} ? [{long}] : !{k}.contains("/") ? [{unprefixed}] : !{k}.startsWith({prefix}) ? {labelkey} : `,
 		"v", v, "k", k, "maxlen", strconv.Itoa(rules.MaxOptionValueLen),
 		"long", w.line(kpath, field.TooLong(placeholderPath, "", rules.MaxOptionValueLen), nil),
 		"unprefixed", inv(k, rules.DetailUnprefixedOption),
 		"prefix", lit(rules.OptionPrefix),
 		"labelkey", w.labelKey(k, kpath))
-	for _, key := range rules.ListOptions {
-		expr += k + " == " + lit(string(key)) + " ? " + w.nameList(v, kpath, key) + " : "
+	// each of Airlock's options as its row of rules.AirlockOptions says:
+	// a list-valued one's items, or one value of a set; options of the
+	// same set (the versions) share one test
+	for _, o := range rules.AirlockOptions {
+		if o.List {
+			expr += k + " == " + lit(string(o.Key)) + " ? " + w.nameList(v, kpath, o) + " : "
+		}
 	}
-	expr += fill(`({k} == {min} || {k} == {max}) ? {versions} : [{unknown}]`,
-		"k", k, "min", lit(string(rules.OptionMinimumVersion)), "max", lit(string(rules.OptionMaximumVersion)),
-		"versions", versions, "unknown", notSupported(w, k, kpath, rules.SupportedOptions))
+	for _, set := range valueSets() {
+		keys := make([]string, len(set))
+		for i, o := range set {
+			keys[i] = k + " == " + lit(string(o.Key))
+		}
+		cond := keys[0]
+		if len(keys) > 1 {
+			cond = "(" + strings.Join(keys, " || ") + ")"
+		}
+		expr += cond + " ? " + fill(`(!({v} in {values}) ? [{ns}] : [])`, "v", v, "values", list(set[0].Values),
+			"ns", notSupported(w, v, kpath, set[0].Values)) + " : "
+	}
+	expr += "[" + notSupported(w, k, kpath, rules.SupportedOptions) + "]"
 	return "(" + expr + ")"
 }
 
@@ -579,9 +593,9 @@ func (w writer) optionKey(k, v, kpath string) string {
 // Go rule judges it, and one entry for a longer list. The names it accepts
 // are the variable AcceptedNamesVariable(key), which holds the names a
 // setting adds too.
-func (w writer) nameList(v, kpath string, key gwv1.AnnotationKey) string {
-	allowed := rules.BuiltinNames(key)
-	accepted := "variables." + AcceptedNamesVariable(key)
+func (w writer) nameList(v, kpath string, opt rules.AirlockOption) string {
+	allowed := opt.Values
+	accepted := "variables." + AcceptedNamesVariable(opt.Key)
 	// A list with more items than there are names must repeat or misspell
 	// one: its first len(allowed)+ListSlack items are judged one by one
 	// (the slack keeps short lists' every mistake), the rest summed up in
@@ -593,8 +607,8 @@ func (w writer) nameList(v, kpath string, key gwv1.AnnotationKey) string {
 	// the rest's entry: field.TooMany's, with the count of items
 	tooMany, most, _ := strings.Cut(field.TooMany(placeholderPath, int(intValueHole), n).ErrorBody(), strconv.FormatInt(intValueHole, 10))
 	explain := ""
-	if key == rules.OptionCiphers {
-		explain = fill(`it in {tls13} ? {why} : `, "tls13", list(rules.TLS13Ciphers), "why", inv("it", rules.DetailTLS13Cipher))
+	if len(opt.Refused) > 0 {
+		explain = fill(`it in {refused} ? {why} : `, "refused", list(opt.Refused), "why", inv("it", opt.RefusedDetail))
 	}
 	// The usual list, names only, each once, is told in a few steps; only
 	// another is judged item by item. (Not by a regular expression of the
@@ -613,6 +627,24 @@ func (w writer) nameList(v, kpath string, key gwv1.AnnotationKey) string {
 		"allowed", accepted, "explain", explain,
 		"ns", w.notSupportedName("it", kpath, accepted),
 		"summary", w.rawLine(kpath, lit(tooMany)+" + string(size(items)) + "+lit(most+" (each supported value once); the ListenerSet policy lists the problems of the first "+strconv.Itoa(n))))
+}
+
+// valueSets are the options that take one value of a set, those of the
+// same set (the same Values) together, in rules.AirlockOptions' order.
+func valueSets() [][]rules.AirlockOption {
+	var sets [][]rules.AirlockOption
+	for _, o := range rules.AirlockOptions {
+		if o.List {
+			continue
+		}
+		i := slices.IndexFunc(sets, func(s []rules.AirlockOption) bool { return slices.Equal(s[0].Values, o.Values) })
+		if i < 0 {
+			sets = append(sets, nil)
+			i = len(sets) - 1
+		}
+		sets[i] = append(sets[i], o)
+	}
+	return sets
 }
 
 // AcceptedNamesVariable names the policy's variable that holds the names the

@@ -7,7 +7,9 @@
 // way the webhook's cluster view does.
 //
 // It owns the CEL: the name lists, details, kinds and limits come from
-// validation and defaults, the messages from the same apimachinery
+// validation and defaults, each of Airlock's TLS options from a row of
+// validation.AirlockOptions (cel.go's option rule and fast.go's match
+// condition loop over the rows), the messages from the same apimachinery
 // validators the Go rules call, asked when the policy is built, so one
 // change in Go changes both engines. What those validators test and do not
 // export (their regular expressions, the port range, a label key's name

@@ -134,18 +134,17 @@ func plainOptions(o string, isH3 bool) string {
 		known = append(known, fill(`({k} in {o} ? 1 : 0)`, "k", lit(string(k)), "o", o))
 	}
 	values = append(values, fill(`size({o}) == `, "o", o)+strings.Join(known, " + "))
-	for _, opt := range []struct {
-		key     gwv1.AnnotationKey
-		allowed []string
-	}{
-		{rules.OptionALPNProtocols, rules.ALPNProtocols},
-		{rules.OptionCiphers, rules.Ciphers},
-		{rules.OptionECDHCurves, rules.ECDHCurves},
-		{rules.OptionSignatureAlgorithms, rules.SignatureAlgorithms},
-	} {
-		values = append(values, fill(`(!({key} in {o}) || size({o}[{key}]) <= {maxbytes} && (({o}[{key}] + ",").matches({ordered}) || `+
-			`{o}[{key}] != "" && [{o}[{key}].split(",")].all(items, size(items) <= {max} && items.all(x, x in {allowed} && items.indexOf(x) == items.lastIndexOf(x)))))`,
-			"o", o, "key", lit(string(opt.key)), "maxbytes", strconv.Itoa(plainListBytes), "ordered", lit(orderedNames(opt.allowed)), "max", strconv.Itoa(len(opt.allowed)), "allowed", list(opt.allowed)))
+	for _, opt := range rules.AirlockOptions {
+		switch {
+		case opt.List:
+			values = append(values, fill(`(!({key} in {o}) || size({o}[{key}]) <= {maxbytes} && (({o}[{key}] + ",").matches({ordered}) || `+
+				`{o}[{key}] != "" && [{o}[{key}].split(",")].all(items, size(items) <= {max} && items.all(x, x in {allowed} && items.indexOf(x) == items.lastIndexOf(x)))))`,
+				"o", o, "key", lit(string(opt.Key)), "maxbytes", strconv.Itoa(plainListBytes), "ordered", lit(orderedNames(opt.Values)), "max", strconv.Itoa(len(opt.Values)), "allowed", list(opt.Values)))
+		case opt.Key == rules.OptionMinimumVersion || opt.Key == rules.OptionMaximumVersion:
+			// versionPair judges them, and their order
+		default:
+			values = append(values, fill(`(!({key} in {o}) || {o}[{key}] in {values})`, "o", o, "key", lit(string(opt.Key)), "values", list(opt.Values)))
+		}
 	}
 	values = append(values, versionPair(o, isH3))
 	return "(" + strings.Join(values, " && ") + ")"

@@ -65,7 +65,7 @@ func (a *AddedNames) Set(setting string) error {
 		if err := checkAddedName(name); err != nil {
 			return fmt.Errorf("%q: %w", setting, err)
 		}
-		if slices.Contains(builtinNames[key], name) || slices.Contains(add, name) {
+		if slices.Contains(BuiltinNames(key), name) || slices.Contains(add, name) {
 			continue
 		}
 		if len(add) == MaxAddedNames {
@@ -121,7 +121,7 @@ func ListOptionNames() string {
 // the order a message lists them, then the added ones. It is the built-in
 // list itself when a adds none.
 func (a AddedNames) Names(key gwv1.AnnotationKey) []string {
-	builtin := builtinNames[key]
+	builtin := BuiltinNames(key)
 	if len(a[key]) == 0 {
 		return builtin
 	}

@@ -346,15 +346,33 @@ var catalog = []CodeDoc{
 		Fix:   "Nothing, if that is meant (one certificate for both, or a catch-all); otherwise use a hostname that does not overlap, or another port; the listeners command shows both listeners."},
 }
 
+// optionCodes are the catalog entries the Airlock options' rows hold
+// (AirlockOption.Doc): an option with a code of its own is described where
+// it is defined.
+func optionCodes() []CodeDoc {
+	var docs []CodeDoc
+	for _, o := range AirlockOptions {
+		if o.Doc != nil {
+			d := *o.Doc
+			d.Code, d.Kind, d.Paths = o.Code, CodeKindError, []string{optionPathPattern}
+			docs = append(docs, d)
+		}
+	}
+	return docs
+}
+
+// allCodes is catalog and the options' codes.
+var allCodes = append(slices.Clone(catalog), optionCodes()...)
+
 // Catalog is every code of this package, by code.
 func Catalog() []CodeDoc {
-	out := slices.Clone(catalog)
+	out := slices.Clone(allCodes)
 	slices.SortFunc(out, func(a, b CodeDoc) int { return strings.Compare(string(a.Code), string(b.Code)) })
 	return out
 }
 
 // kindCodes is the code of each warning kind that has one of its own.
-var kindCodes = CodesByKind(catalog)
+var kindCodes = CodesByKind(allCodes)
 
 // CodesByKind is the code of each warning kind docs give one, the map a
 // catalog's warnings are coded by.

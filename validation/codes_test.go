@@ -32,11 +32,11 @@ var indexOrKey = regexp.MustCompile(`\[[^\]]*\]`)
 func pathPattern(path string) string { return indexOrKey.ReplaceAllString(path, "[*]") }
 
 func docOf(c Code) (CodeDoc, bool) {
-	i := slices.IndexFunc(catalog, func(d CodeDoc) bool { return d.Code == c })
+	i := slices.IndexFunc(allCodes, func(d CodeDoc) bool { return d.Code == c })
 	if i < 0 {
 		return CodeDoc{}, false
 	}
-	return catalog[i], true
+	return allCodes[i], true
 }
 
 // codeProblem says what is wrong with a finding's code at path, "" when
@@ -130,7 +130,7 @@ func TestCatalog(t *testing.T) {
 	ranges := map[CodeKind]byte{CodeKindSummary: '0', CodeKindError: '1', CodeKindWarning: '2', CodeKindCluster: '3'}
 	codes := map[Code]bool{}
 	kinds := map[WarningKind]Code{}
-	for _, d := range catalog {
+	for _, d := range allCodes {
 		assert.True(t, isCode(string(d.Code)), "%s has a code's form", d.Code)
 		assert.False(t, codes[d.Code], "%s is listed twice", d.Code)
 		codes[d.Code] = true

@@ -21,7 +21,10 @@
 // values with a path and a kind (warnings.go). Every error and warning has a
 // stable diagnostic code (codes.go): a rule gives it where it builds its
 // error, a warning's kind decides its code. The name lists the rules check
-// against live in names.go, with their source.
+// against live in names.go, with their source, and so does the option table
+// (AirlockOptions): each of Airlock's TLS options, its values and its code,
+// defined once; the option rule interprets it, and the policy's CEL, the
+// codes' catalog, the docs and the fixtures derive from it.
 //
 // The package is pure: it imports gateway-api, apimachinery and defaults only,
 // and reads the cluster through the read-only Cluster interface.

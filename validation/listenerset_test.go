@@ -33,14 +33,8 @@ func validListenerSet() *gwv1.ListenerSet {
 		}
 	}
 	quic := tls("quic-cert")
-	quic.Options = map[gwv1.AnnotationKey]gwv1.AnnotationValue{
-		OptionALPNProtocols:       "h2,http/1.1",
-		OptionCiphers:             "ECDHE-ECDSA-AES128-GCM-SHA256,ECDHE-RSA-AES128-GCM-SHA256",
-		OptionECDHCurves:          "X25519MLKEM768,X25519,P-256",
-		OptionSignatureAlgorithms: "ecdsa_secp256r1_sha256,rsa_pss_rsae_sha256,ed25519",
-		OptionMinimumVersion:      "TLSv1_2",
-		OptionMaximumVersion:      "TLSv1_3",
-	}
+	// every Airlock option, each set to its example (AirlockOptions)
+	quic.Options = ExampleOptions()
 	return &gwv1.ListenerSet{
 		ObjectMeta: metav1.ObjectMeta{Namespace: "team-a", Name: "ls"},
 		Spec: gwv1.ListenerSetSpec{
@@ -56,6 +50,10 @@ func validListenerSet() *gwv1.ListenerSet {
 		},
 	}
 }
+
+// foreignPastLimit is how many options of another domain take the base's
+// http3 listener, which has every Airlock option, one past MaxOptions.
+var foreignPastLimit = MaxOptions + 1 - len(AirlockOptions)
 
 var (
 	spec      = field.NewPath("spec")
@@ -283,12 +281,12 @@ func TestValidateListenerSet(t *testing.T) {
 		{
 			rule: "options: at most 16 keys",
 			mutate: func(ls *gwv1.ListenerSet) {
-				for i := range 11 {
+				for i := range foreignPastLimit {
 					setOption(ls, 2, gwv1.AnnotationKey(fmt.Sprintf("example.com/o%02d", i)), "x")
 				}
 			},
 			want:     field.ErrorList{field.TooMany(tlsPath(2).Child("options"), 17, 16)},
-			warnings: foreignOptionWarnings(2, 11),
+			warnings: foreignOptionWarnings(2, foreignPastLimit),
 		},
 		{
 			rule:   "options: values at most 4096 bytes",

@@ -1,6 +1,10 @@
 package validation
 
-import gwv1 "sigs.k8s.io/gateway-api/apis/v1"
+import (
+	"slices"
+
+	gwv1 "sigs.k8s.io/gateway-api/apis/v1"
+)
 
 // The names Airlock Microgateway accepts in its TLS options, in one place.
 //
@@ -44,27 +48,131 @@ const (
 	OptionSignatureAlgorithms gwv1.AnnotationKey = OptionPrefix + "signatureAlgorithms"
 )
 
-// SupportedOptions lists Airlock Microgateway's TLS option keys, sorted.
-var SupportedOptions = []gwv1.AnnotationKey{
-	OptionALPNProtocols, OptionCiphers, OptionECDHCurves,
-	OptionMaximumVersion, OptionMinimumVersion, OptionSignatureAlgorithms,
+// AirlockOptions are Airlock Microgateway's TLS options: the one definition
+// of each option's key and the values it accepts. The webhook's rules
+// (options.go) interpret it; the policy's CEL and its match condition
+// (package policy), the code catalog (codes.go), the option rows of
+// docs/rules.md and docs/codes.md, and the test fixtures are derived from
+// it. Adding an option is one row here (and its code's entry in Doc when it
+// needs a code of its own); docs/development.md walks through it.
+//
+// The order is the one the option rows of docs/rules.md follow, the
+// list-valued options first.
+var AirlockOptions = []AirlockOption{
+	{Key: OptionALPNProtocols, List: true, Values: ALPNProtocols, Code: CodeUnsupportedOptionItem, Example: "h2,http/1.1"},
+	{Key: OptionCiphers, List: true, Values: Ciphers, Code: CodeUnsupportedOptionItem,
+		Refused: TLS13Ciphers, RefusedCode: CodeTLS13Cipher, RefusedDetail: DetailTLS13Cipher,
+		Example: "ECDHE-ECDSA-AES128-GCM-SHA256,ECDHE-RSA-AES128-GCM-SHA256",
+		Rule:    "comma-separated TLS 1.0–1.2 suite names BoringSSL accepts (e.g. `ECDHE-ECDSA-AES128-GCM-SHA256`); TLS 1.3 suites are rejected as not configurable"},
+	{Key: OptionECDHCurves, List: true, Values: ECDHCurves, Code: CodeUnsupportedOptionItem, Example: "X25519MLKEM768,X25519,P-256"},
+	{Key: OptionSignatureAlgorithms, List: true, Values: SignatureAlgorithms, Code: CodeUnsupportedOptionItem,
+		Example: "ecdsa_secp256r1_sha256,rsa_pss_rsae_sha256,ed25519",
+		Rule:    "comma-separated BoringSSL names (e.g. `ecdsa_secp256r1_sha256`, `rsa_pss_rsae_sha256`, `ed25519`)"},
+	{Key: OptionMinimumVersion, Values: TLSVersions, Code: CodeTLSVersion, Example: "TLSv1_2", Rule: versionsRule, Errors: versionsErrors},
+	{Key: OptionMaximumVersion, Values: TLSVersions, Code: CodeTLSVersion, Example: TLSVersionHTTP3, Rule: versionsRule, Errors: versionsErrors},
 }
+
+// The versions' row of docs/rules.md: their order, and the rules between
+// the two options and the protocol (validateVersionRange), are code.
+const (
+	versionsRule   = "`TLSv1_0`..`TLSv1_3`; minimum ≤ maximum; an http3 listener's maximum, when set, is `TLSv1_3` (QUIC needs TLS 1.3)"
+	versionsErrors = "Unsupported value / Invalid"
+)
+
+// AirlockOption is one of Airlock Microgateway's TLS options, a row of
+// AirlockOptions.
+type AirlockOption struct {
+	Key gwv1.AnnotationKey
+	// List: the value is a comma-separated list of names, each one of
+	// Values (or a name a setting adds, AddedNames), each at most once.
+	// Otherwise the value is exactly one of Values.
+	List bool
+	// Values are the names (or values) accepted, in the order a message
+	// lists them; for TLS versions, oldest first.
+	Values []string
+	// Code is the code of a value, or an item of a list, outside Values.
+	Code Code
+	// Doc, for an option whose Code is its own, is that code's entry of
+	// the catalog (Title, Cause, Fix; its code, kind and path are the
+	// option's): Code.Doc of a row describes the code once.
+	Doc *CodeDoc
+	// Refused are names Airlock knows but does not take in this option,
+	// each an error of RefusedCode with RefusedDetail rather than an
+	// unsupported value (a list-valued option only).
+	Refused       []string
+	RefusedCode   Code
+	RefusedDetail string
+	// Example is a valid value, valid for an http3 listener too, with the
+	// other options' examples: the fixtures' value (Values[0] when empty).
+	Example string
+	// Rule and Errors are the option's row of docs/rules.md (derived from
+	// Values when empty).
+	Rule, Errors string
+}
+
+// ExampleValue is o's valid value for fixtures.
+func (o AirlockOption) ExampleValue() string {
+	if o.Example != "" {
+		return o.Example
+	}
+	return o.Values[0]
+}
+
+// ExampleOptions sets every Airlock TLS option to its example: valid
+// together, on an HTTPS or an http3 listener.
+func ExampleOptions() map[gwv1.AnnotationKey]gwv1.AnnotationValue {
+	m := make(map[gwv1.AnnotationKey]gwv1.AnnotationValue, len(AirlockOptions))
+	for _, o := range AirlockOptions {
+		m[o.Key] = gwv1.AnnotationValue(o.ExampleValue())
+	}
+	return m
+}
+
+// airlockOptions finds a row by its key.
+var airlockOptions = func() map[gwv1.AnnotationKey]*AirlockOption {
+	m := make(map[gwv1.AnnotationKey]*AirlockOption, len(AirlockOptions))
+	for i := range AirlockOptions {
+		m[AirlockOptions[i].Key] = &AirlockOptions[i]
+	}
+	return m
+}()
+
+// LookupOption is the row of the Airlock option key; false for another key.
+func LookupOption(key gwv1.AnnotationKey) (AirlockOption, bool) {
+	o, ok := airlockOptions[key]
+	if !ok {
+		return AirlockOption{}, false
+	}
+	return *o, true
+}
+
+// optionKeys are the keys of the rows keep takes, sorted.
+func optionKeys(keep func(AirlockOption) bool) []gwv1.AnnotationKey {
+	var keys []gwv1.AnnotationKey
+	for _, o := range AirlockOptions {
+		if keep(o) {
+			keys = append(keys, o.Key)
+		}
+	}
+	slices.Sort(keys)
+	return keys
+}
+
+// SupportedOptions lists Airlock Microgateway's TLS option keys, sorted.
+var SupportedOptions = optionKeys(func(AirlockOption) bool { return true })
 
 // ListOptions are the list-valued options (a comma-separated list of
 // names), sorted: the ones AddedNames may add names to.
-var ListOptions = []gwv1.AnnotationKey{OptionALPNProtocols, OptionCiphers, OptionECDHCurves, OptionSignatureAlgorithms}
-
-// builtinNames are the names each list-valued option accepts.
-var builtinNames = map[gwv1.AnnotationKey][]string{
-	OptionALPNProtocols:       ALPNProtocols,
-	OptionCiphers:             Ciphers,
-	OptionECDHCurves:          ECDHCurves,
-	OptionSignatureAlgorithms: SignatureAlgorithms,
-}
+var ListOptions = optionKeys(func(o AirlockOption) bool { return o.List })
 
 // BuiltinNames are the names the list-valued option key accepts in this
 // build, in the order a message lists them (nil for another key).
-func BuiltinNames(key gwv1.AnnotationKey) []string { return builtinNames[key] }
+func BuiltinNames(key gwv1.AnnotationKey) []string {
+	if o := airlockOptions[key]; o != nil && o.List {
+		return o.Values
+	}
+	return nil
+}
 
 // ALPNProtocols are the application protocols a listener may advertise.
 var ALPNProtocols = []string{"h2", "http/1.1"}

@@ -69,49 +69,41 @@ func validateOptionEntry(key gwv1.AnnotationKey, value string, keyPath *field.Pa
 	}
 }
 
-// validateOption checks the value of one of Airlock's options; a
-// list-valued one accepts its built-in names and those added.
+// validateOption checks the value of one of Airlock's options, as its row
+// of AirlockOptions says; a list-valued one accepts its built-in names and
+// those added.
 func validateOption(key gwv1.AnnotationKey, value string, fldPath *field.Path, added AddedNames) field.ErrorList {
-	switch key {
-	case OptionCiphers:
-		return validateNameList(value, added.Names(key), fldPath, tls13Cipher)
-	case OptionALPNProtocols, OptionECDHCurves, OptionSignatureAlgorithms:
-		return validateNameList(value, added.Names(key), fldPath, nil)
-	case OptionMinimumVersion, OptionMaximumVersion:
-		if !slices.Contains(TLSVersions, value) {
-			return field.ErrorList{CodeTLSVersion.Err(field.NotSupported(fldPath, value, TLSVersions))}
-		}
-		return nil
+	opt := airlockOptions[key]
+	switch {
+	case opt == nil:
+		return field.ErrorList{CodeUnknownOption.Err(field.NotSupported(fldPath, string(key), SupportedOptions))}
+	case opt.List:
+		return validateNameList(value, added.Names(key), fldPath, opt)
+	case !slices.Contains(opt.Values, value):
+		return field.ErrorList{opt.Code.Err(field.NotSupported(fldPath, value, opt.Values))}
 	}
-	return field.ErrorList{CodeUnknownOption.Err(field.NotSupported(fldPath, string(key), SupportedOptions))}
-}
-
-// tls13Cipher explains why a TLS 1.3 suite, a real name, is still wrong here.
-func tls13Cipher(item string) string {
-	if slices.Contains(TLS13Ciphers, item) {
-		return DetailTLS13Cipher
-	}
-	return ""
+	return nil
 }
 
 // validateNameList checks a comma-separated list of names, the format of
 // every list-valued Airlock TLS option: not empty, no empty or padded items,
-// no repeats, each one of allowed. explain, when set, may return a better
-// message for an unsupported item than the list of supported values.
+// no repeats, each one of allowed. An item opt refuses (its Refused) gets
+// opt's RefusedDetail rather than the list of supported values, and an
+// unsupported one opt's Code.
 //
 // Each kind of mistake gets one error per item up to MaxShownItems items,
 // and past that one error naming the first MaxShownItems and how many there
 // are: a 4 KiB value of a thousand unknown names is one error, not a
 // thousand, each with the list of supported names. An empty item is one
 // error, whatever their number.
-func validateNameList(value string, allowed []string, fldPath *field.Path, explain func(string) string) field.ErrorList {
+func validateNameList(value string, allowed []string, fldPath *field.Path, opt *AirlockOption) field.ErrorList {
 	if value == "" {
 		return field.ErrorList{CodeOptionListFormat.Err(field.Invalid(fldPath, value, DetailEmptyNameList))}
 	}
 	var (
 		empty                         bool
 		padded, repeated, unsupported badItems
-		explained                     badItems
+		refused                       badItems
 	)
 	seen := newItemSet(value)
 	defer seen.release()
@@ -124,8 +116,8 @@ func validateNameList(value string, allowed []string, fldPath *field.Path, expla
 		case repeat:
 			repeated.add(item)
 		case slices.Contains(allowed, item):
-		case explain != nil && explain(item) != "":
-			explained.add(item)
+		case slices.Contains(opt.Refused, item):
+			refused.add(item)
 		default:
 			unsupported.add(item)
 		}
@@ -137,11 +129,11 @@ func validateNameList(value string, allowed []string, fldPath *field.Path, expla
 	}
 	errs = padded.errors(errs, func(v any) *field.Error { return CodeOptionListFormat.Err(field.Invalid(fldPath, v, DetailPaddedItem)) })
 	errs = repeated.errors(errs, func(v any) *field.Error { return CodeDuplicateOptionItem.Err(field.Duplicate(fldPath, v)) })
-	for _, item := range explained.items {
-		errs = append(errs, CodeTLS13Cipher.Err(field.Invalid(fldPath, item, explain(item))))
+	for _, item := range refused.items {
+		errs = append(errs, opt.RefusedCode.Err(field.Invalid(fldPath, item, opt.RefusedDetail)))
 	}
 	return unsupported.errors(errs, func(v any) *field.Error {
-		return CodeUnsupportedOptionItem.Err(field.NotSupported(fldPath, v, allowed))
+		return opt.Code.Err(field.NotSupported(fldPath, v, allowed))
 	})
 }
 

@@ -26,8 +26,9 @@ type Worst struct {
 // the CRD's limits (the shapes of validationtest.WorstShapes each maximise
 // one kind of error; this one has nearly every kind at once, sized by w, so
 // that test/policy can fit it into kube-apiserver's request limit): 64 listeners of 253-character names and hostnames, each
-// with 64 certificateRefs, 16 options (the four list-valued ones full of
-// names it must judge one by one, the two versions, ten of other domains),
+// with 64 certificateRefs, 16 options (every Airlock option: the
+// list-valued ones full of names it must judge one by one, the versions out
+// of order, any other none of its values; then options of other domains),
 // 8 route kinds and a selector; nearly every field an error, so that every
 // entry of the message is built.
 func WorstListenerSet(w Worst) *gwv1.ListenerSet {
@@ -70,12 +71,19 @@ func WorstListenerSet(w Worst) *gwv1.ListenerSet {
 				Name: gwv1.ObjectName(fmt.Sprintf("%02d", j) + strings.Repeat("s", w.RefNameLen-2)), Namespace: ptr.To[gwv1.Namespace]("certs"),
 			})
 		}
-		for _, k := range []gwv1.AnnotationKey{validation.OptionALPNProtocols, validation.OptionCiphers, validation.OptionECDHCurves, validation.OptionSignatureAlgorithms} {
-			l.TLS.Options[k] = list("n")
+		for _, o := range validation.AirlockOptions {
+			switch {
+			case o.List:
+				l.TLS.Options[o.Key] = list("n")
+			case o.Key == validation.OptionMinimumVersion:
+				l.TLS.Options[o.Key] = "TLSv1_3"
+			case o.Key == validation.OptionMaximumVersion:
+				l.TLS.Options[o.Key] = "TLSv1_2" // below the minimum
+			default:
+				l.TLS.Options[o.Key] = list("v") // none of its values
+			}
 		}
-		l.TLS.Options[validation.OptionMinimumVersion] = "TLSv1_3"
-		l.TLS.Options[validation.OptionMaximumVersion] = "TLSv1_2"
-		for j := range 10 {
+		for j := range validation.MaxOptions - len(validation.AirlockOptions) {
 			l.TLS.Options[gwv1.AnnotationKey(fmt.Sprintf("example.com/o%d", j))] = gwv1.AnnotationValue(strings.Repeat("v", w.ValueLen))
 		}
 		for j := range 8 {

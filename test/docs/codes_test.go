@@ -32,8 +32,8 @@ func renderCodes(codes []validation.CodeDoc) []byte {
 	var b strings.Builder
 	p := func(format string, args ...any) { fmt.Fprintf(&b, format, args...) }
 	p("# Diagnostic codes\n\n")
-	p("<!-- Generated from validation/codes.go and offline/judge/codes.go by `make docs-generate`;\n")
-	p("     test/docs' TestCodesPageIsGenerated fails while it is stale. Do not edit by hand. -->\n\n")
+	p("<!-- Generated from validation/codes.go, the option table of validation/names.go and offline/judge/codes.go\n")
+	p("     by `make docs-generate`; test/docs' TestCodesPageIsGenerated fails while it is stale. Do not edit by hand. -->\n\n")
 	p("Every error and warning the rules give has a stable code: the webhook's audit annotation, the offline\n")
 	p("commands' JSON (`code`), JUnit (the failure's `type`), GitHub annotations (the title) and SARIF (`ruleId`,\n")
 	p("with `helpUri` to its entry here) carry it. kubectl's text (the 422 message and the `Warning:` lines)\n")

@@ -6,5 +6,7 @@
 // for the same arguments, run from the repository root. Sessions that need
 // a cluster or a shell are skipped by the rule in output_test.go. The page
 // of the diagnostic codes, docs/codes.md, is generated here from the
-// catalog (codes_test.go, `make docs-generate`) and fails while stale.
+// catalog (codes_test.go, `make docs-generate`) and fails while stale; so
+// do the TLS option rows of docs/rules.md, generated from validation's
+// option table (rules_test.go).
 package docs

@@ -32,16 +32,28 @@ var (
 	fuzzModes   = []gwv1.TLSModeType{gwv1.TLSModeTerminate, gwv1.TLSModePassthrough, ""}
 	fuzzOptions = append(append([]gwv1.AnnotationKey{}, validation.SupportedOptions...),
 		"example.com/x", "minimumVersion", "microgateway.airlock.com/x", "/", "Example.com/x", "")
-	fuzzValues = []gwv1.AnnotationValue{
+	fuzzValues = withOptionValues([]gwv1.AnnotationValue{
 		"", "h2,http/1.1", "h2,,h2", "TLSv1_0", "TLSv1_2", "TLSv1_3", "X25519,P-256", "TLS_AES_128_GCM_SHA256",
 		"AES128-SHA, ed25519", "ECDHE-RSA-AES128-GCM-SHA256,AES128-SHA", "ed25519,rsa_pss_rsae_sha256",
 		gwv1.AnnotationValue(strings.Repeat("h2,", 1366)),
-	}
+	})
 	fuzzFroms       = []gwv1.FromNamespaces{"Same", "All", "Selector", "None", ""}
 	fuzzLabelKeys   = []string{"team", "example.com/team", "", "-bad", strings.Repeat("k", 64)}
 	fuzzLabelValues = []string{"a", "", "-bad", strings.Repeat("v", 64)}
 	fuzzOperators   = []metav1.LabelSelectorOperator{"In", "NotIn", "Exists", "DoesNotExist", "Bad"}
 )
+
+// withOptionValues is values and, for each Airlock option of one value
+// (validation.AirlockOptions) none of whose values it holds, that option's
+// example: so that every option can be set right.
+func withOptionValues(values []gwv1.AnnotationValue) []gwv1.AnnotationValue {
+	for _, o := range validation.AirlockOptions {
+		if !o.List && !slices.ContainsFunc(o.Values, func(v string) bool { return slices.Contains(values, gwv1.AnnotationValue(v)) }) {
+			values = append(values, gwv1.AnnotationValue(o.ExampleValue()))
+		}
+	}
+	return values
+}
 
 // fuzzBytes turns the fuzzer's input into the choices that build a
 // ListenerSet, one byte per choice (a string of the input's own takes a

@@ -90,11 +90,6 @@ func UnknownNames(n int) gwv1.AnnotationValue {
 	return gwv1.AnnotationValue(b.String())
 }
 
-// listOptions are Airlock's list-valued TLS options.
-var listOptions = []gwv1.AnnotationKey{
-	validation.OptionALPNProtocols, validation.OptionCiphers, validation.OptionECDHCurves, validation.OptionSignatureAlgorithms,
-}
-
 // MostListErrors is the object of issue 20: n HTTPS listeners, each with one
 // certificateRef and the four list-valued Airlock options set to 1 024
 // distinct unknown names: 4 096 unsupported items a listener, 262 144 at
@@ -104,12 +99,24 @@ func MostListErrors(n int) *gwv1.ListenerSet {
 	names := UnknownNames(1024)
 	for i := range n {
 		l := httpsListener(i)
-		for _, k := range listOptions {
+		for _, k := range validation.ListOptions {
 			l.TLS.Options[k] = names
 		}
 		ls.Spec.Listeners = append(ls.Spec.Listeners, l)
 	}
 	return ls
+}
+
+// everyName sets every Airlock option to every name it takes, a
+// list-valued one, or to its example.
+func everyName() map[gwv1.AnnotationKey]gwv1.AnnotationValue {
+	opts := validation.ExampleOptions()
+	for _, o := range validation.AirlockOptions {
+		if o.List {
+			opts[o.Key] = gwv1.AnnotationValue(strings.Join(o.Values, ","))
+		}
+	}
+	return opts
 }
 
 // MostRefErrors: n listeners with the CRD's 64 certificateRefs each, every
@@ -207,7 +214,8 @@ func MostWarnings(n int) *gwv1.ListenerSet {
 
 // LargestValid: n valid listeners as large as the CRD lets them be: 253
 // character names and hostnames, HTTP/3 with every Airlock option at every
-// name it takes, ten options of other domains with 4 096-byte values, 8
+// name it takes, options of other domains with 4 096-byte values up to
+// MaxOptions (ten with six Airlock options), 8
 // route kinds and a selector of 8 labels and 8 expressions of 8 values
 // (2.8 MB of JSON at 64 listeners).
 func LargestValid(n int) *gwv1.ListenerSet {
@@ -221,21 +229,14 @@ func LargestValid(n int) *gwv1.ListenerSet {
 			TLS: &gwv1.ListenerTLSConfig{
 				Mode:            ptr.To(gwv1.TLSModeTerminate),
 				CertificateRefs: []gwv1.SecretObjectReference{{Name: gwv1.ObjectName(strings.Repeat("s", 253)), Namespace: ptr.To[gwv1.Namespace]("certs")}},
-				Options: map[gwv1.AnnotationKey]gwv1.AnnotationValue{
-					validation.OptionALPNProtocols:       gwv1.AnnotationValue(strings.Join(validation.ALPNProtocols, ",")),
-					validation.OptionCiphers:             gwv1.AnnotationValue(strings.Join(validation.Ciphers, ",")),
-					validation.OptionECDHCurves:          gwv1.AnnotationValue(strings.Join(validation.ECDHCurves, ",")),
-					validation.OptionSignatureAlgorithms: gwv1.AnnotationValue(strings.Join(validation.SignatureAlgorithms, ",")),
-					validation.OptionMinimumVersion:      "TLSv1_2",
-					validation.OptionMaximumVersion:      "TLSv1_3",
-				},
+				Options:         everyName(),
 			},
 			AllowedRoutes: &gwv1.AllowedRoutes{Namespaces: &gwv1.RouteNamespaces{
 				From:     ptr.To(gwv1.NamespacesFromSelector),
 				Selector: &metav1.LabelSelector{MatchLabels: map[string]string{}},
 			}},
 		}
-		for j := range 10 {
+		for j := range validation.MaxOptions - len(validation.AirlockOptions) {
 			l.TLS.Options[gwv1.AnnotationKey(fmt.Sprintf("example.com/o%d", j))] = gwv1.AnnotationValue(strings.Repeat("v", 4096))
 		}
 		for range 8 {
