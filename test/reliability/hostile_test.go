@@ -18,6 +18,7 @@ import (
 	"time"
 
 	"github.com/airlock/listenerset-webhook/webhook/admission"
+	"github.com/airlock/listenerset-webhook/webhook/inflight"
 	"github.com/airlock/listenerset-webhook/webhook/serving"
 )
 
@@ -42,6 +43,10 @@ const (
 	// hostileCloseSlack is how late after its timeout a close may come on a
 	// busy shared machine.
 	hostileCloseSlack = 4 * time.Second
+	// hostileBodyDeadline is a request's deadline without a timeout
+	// parameter: inflight.DefaultTimeout less its margin (a tenth, at most
+	// a second), by which its body must have arrived.
+	hostileBodyDeadline = inflight.DefaultTimeout - min(inflight.DefaultTimeout/10, time.Second)
 )
 
 // hostileMaxBody is controller-runtime's cap on an AdmissionReview
@@ -554,15 +559,14 @@ func hostileCases() []hostileCase {
 			want: hostileClosed(0, 0, "")},
 
 		// Slow clients: the server hangs up on them. Headers: net/http
-		// answers 400 when ReadHeaderTimeout cuts them off. Body: reading
-		// it fails after RequestTimeout (ReadTimeout) and the webhook
-		// answers 400, but the write deadline (WriteTimeout, as long,
-		// counted from the end of the headers) passes within microseconds
-		// of it, so the answer arrives or the connection just closes.
+		// answers 400 when ReadHeaderTimeout cuts them off. Body: the
+		// read is cut at the request's deadline (no timeout parameter:
+		// the default timeout less its margin), and the limiter's 429
+		// says so, as to a request kube-apiserver has stopped waiting for.
 		{name: "slow-loris headers", perPath: true, slow: true, send: hostileSlowHeaders,
 			want: hostileWithin(hostilePlain(http.StatusBadRequest, "400 Bad Request"), hostileReadHeaderTimeout-time.Second, hostileReadHeaderTimeout+hostileCloseSlack)},
 		{name: "slow body", perPath: true, slow: true, send: hostileSlowBody,
-			want: hostileWithin(hostileDenied("", "", 400, "i/o timeout"), serving.RequestTimeout-time.Second, serving.RequestTimeout+hostileCloseSlack)},
+			want: hostileWithin(hostilePlain(http.StatusTooManyRequests, "before its body had arrived"), hostileBodyDeadline-time.Second, hostileBodyDeadline+hostileCloseSlack)},
 		{name: "slow TLS handshake", slow: true, send: hostileSlowHandshake,
 			want: hostileClosed(hostileHandshakeTimeout-time.Second, hostileHandshakeTimeout+hostileCloseSlack, "")},
 	}
