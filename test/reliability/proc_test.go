@@ -188,6 +188,15 @@ type slowReader struct {
 	chunk  int
 	pause  time.Duration
 	offset int
+	// read is how much of data the sender has taken so far.
+	read atomic.Int64
+}
+
+// midway tells whether the sender has taken part of the body, not all of
+// it: the request is on the wire, its body still arriving.
+func (s *slowReader) midway() bool {
+	n := s.read.Load()
+	return n > 0 && n < int64(len(s.data))
 }
 
 func newSlowReader(data []byte, d time.Duration, chunks int) *slowReader {
@@ -204,6 +213,7 @@ func (s *slowReader) Read(p []byte) (int, error) {
 	}
 	n := copy(p[:min(len(p), s.chunk)], s.data[s.offset:])
 	s.offset += n
+	s.read.Store(int64(s.offset))
 	return n, nil
 }
 
@@ -236,4 +246,18 @@ func (tl *tally) String() string {
 // isRefused says a dial failed because nothing listens any more.
 func isRefused(err error) bool {
 	return errors.Is(err, syscall.ECONNREFUSED)
+}
+
+// waitUntil polls cond every 10ms until it holds, and fails the test when
+// it has not within timeout: a wait for what a test needs to have happened,
+// not for a time that usually suffices.
+func waitUntil(t *testing.T, timeout time.Duration, what string, cond func() bool) {
+	t.Helper()
+	deadline := time.Now().Add(timeout)
+	for !cond() {
+		if time.Now().After(deadline) {
+			t.Fatalf("not within %v: %s", timeout, what)
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
 }

@@ -140,21 +140,33 @@ func TestShutdownUnderLoad(t *testing.T) {
 		}()
 	}
 
-	time.Sleep(2 * time.Second)
+	const settled = 50 // requests each instance answers before SIGTERM, and B after A's exit
+	waitUntil(t, 30*time.Second, "both instances serve the load", func() bool {
+		return sent[0].Load() >= settled && sent[1].Load() >= settled
+	})
 	// Slow requests to A, their bodies still arriving when SIGTERM comes:
 	// two finish during the delay, two only during the drain.
 	slowDurations := []time.Duration{time.Second, time.Second, delay + time.Second, delay + time.Second}
 	slowErrs := make([]error, len(slowDurations))
+	slowBodies := make([]*slowReader, len(slowDurations))
 	var slowWG sync.WaitGroup
 	for k, d := range slowDurations {
+		rv := mix[k%len(mix)]
+		slowBodies[k] = newSlowReader(rv.body, d, 10)
 		slowWG.Add(1)
 		go func() {
 			defer slowWG.Done()
-			rv := mix[k%len(mix)]
-			_, slowErrs[k] = send(tlsClient(ca.Pool(), false), a.addr, rv, newSlowReader(rv.body, d, 10))
+			_, slowErrs[k] = send(tlsClient(ca.Pool(), false), a.addr, rv, slowBodies[k])
 		}()
 	}
-	time.Sleep(200 * time.Millisecond)
+	waitUntil(t, 10*time.Second, "the slow requests' bodies are on their way", func() bool {
+		for _, b := range slowBodies {
+			if !b.midway() {
+				return false
+			}
+		}
+		return true
+	})
 	beforeA := sent[0].Load()
 	sigtermAt := time.Now()
 	sigterm.Store(true)
@@ -164,7 +176,8 @@ func TestShutdownUnderLoad(t *testing.T) {
 	code := a.ExitCode()
 	exitAfter := a.ExitedAt().Sub(sigtermAt)
 	slowWG.Wait()
-	time.Sleep(time.Second) // B alone
+	toB := sentToBAfter.Load()
+	waitUntil(t, 30*time.Second, "B alone serves the load", func() bool { return sentToBAfter.Load() >= toB+settled })
 	close(stop)
 	wg.Wait()
 
