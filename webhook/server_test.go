@@ -576,17 +576,23 @@ func TestRunRequestTimeout(t *testing.T) {
 		client := &http.Client{Transport: &http.Transport{TLSClientConfig: &tls.Config{RootCAs: caPool(t, r.opts.Certs.Dir)}}}
 		defer client.CloseIdleConnections()
 		var reused []bool
+		var first time.Time
 		for range 2 {
 			trace := &httptrace.ClientTrace{GotConn: func(i httptrace.GotConnInfo) { reused = append(reused, i.Reused) }}
 			req, err := http.NewRequestWithContext(httptrace.WithClientTrace(t.Context(), trace),
 				http.MethodPost, "https://"+r.addr+admission.ValidatePath, bytes.NewReader(body))
 			require.NoError(t, err)
+			if first.IsZero() {
+				first = time.Now()
+			}
 			resp, err := client.Do(req)
 			require.NoError(t, err)
 			_, _ = io.Copy(io.Discard, resp.Body)
 			resp.Body.Close()
 			assert.Equal(t, http.StatusOK, resp.StatusCode)
-			time.Sleep(1500 * time.Millisecond) // past the first request's deadlines
+			// until the first request's read deadline, counted from its
+			// start, has passed
+			time.Sleep(time.Until(first.Add(r.opts.Server.RequestTimeout + 100*time.Millisecond)))
 		}
 		assert.Equal(t, []bool{false, true}, reused, "the second request used the same connection")
 	})
