@@ -403,6 +403,19 @@ func (l *load) record(err error) {
 	l.errs = append(l.errs, time.Now().Format("15:04:05.000")+" "+err.Error())
 }
 
+// await waits until n more pairs have passed than when it was called: the
+// load has gone on through kube-apiserver in between.
+func (l *load) await(t testing.TB, n int64, timeout time.Duration) {
+	t.Helper()
+	want := l.ok.Load() + n
+	eventually(t, timeout, fmt.Sprintf("%d more request pairs through kube-apiserver", n), func() error {
+		if got := l.ok.Load(); got < want {
+			return fmt.Errorf("%d of %d", got, want)
+		}
+		return nil
+	})
+}
+
 // stop ends the load and returns the pairs that passed and the failures.
 func (l *load) stop() (int64, []string) {
 	l.cancel()
