@@ -20,7 +20,9 @@ import (
 // rejected with "failed calling webhook" and the reason, with Ignore it is
 // admitted; and once there is room again the write is judged as usual. The small requests'
 // share of the default limit (3 MiB) is held by connections that announce
-// a 256 KiB body and never send it.
+// a 256 KiB body and never send it, each with the longest timeout
+// kube-apiserver could send (30s), so that its read is cut (and its room
+// given back) only after the test.
 func TestFullLimitIsAFailedCall(t *testing.T) {
 	requireCluster(t)
 	const name = "e2e-limit-full"
@@ -52,7 +54,8 @@ func TestFullLimitIsAFailedCall(t *testing.T) {
 			t.Fatal(err)
 		}
 		conns = append(conns, c)
-		fmt.Fprintf(c, "POST %s HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nContent-Length: %d\r\n\r\n{", admission.ValidatePath, body)
+		fmt.Fprintf(c, "POST %s?timeout=%s HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nContent-Length: %d\r\n\r\n{",
+			admission.ValidatePath, inflight.MaxTimeout, body)
 	}
 	before := refusals(t)
 	start := time.Now()
@@ -74,10 +77,23 @@ func TestFullLimitIsAFailedCall(t *testing.T) {
 	// (a review that denied would have blocked it under either policy).
 	setValidatingFailurePolicy(t, "Ignore")
 	t.Cleanup(func() { setValidatingFailurePolicy(t, "Fail") })
-	time.Sleep(2 * time.Second) // kube-apiserver reads webhook configurations through an informer
+	// kube-apiserver reads webhook configurations through an informer:
+	// server-side dry runs with a short timeout (each a call the full limit
+	// refuses) until one is admitted, which only Ignore does.
+	probes := 0
+	for deadline := time.Now().Add(time.Minute); ; {
+		probes++
+		if apply(t, listenerSet(name, httpListener("web", 8080)), "--dry-run=server", "--request-timeout=3s").Err == nil {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("failurePolicy Ignore not in effect after %d dry runs", probes)
+		}
+	}
+	t.Logf("failurePolicy Ignore in effect at dry run %d", probes)
 	mustApply(t, listenerSet(name, httpListener("web", 8080)))
-	if got := refusals(t); got != before+2 {
-		t.Errorf("%s: %v, want %v", inflight.RefusalsMetric, got, before+2)
+	if got, want := refusals(t), before+1+float64(probes)+1; got != want {
+		t.Errorf("%s: %v, want %v (%d dry runs)", inflight.RefusalsMetric, got, want, probes)
 	}
 	setValidatingFailurePolicy(t, "Fail")
 	deleteLS(t, name)
