@@ -235,7 +235,8 @@ func TestLimiterGivesTheHandlerItsDeadline(t *testing.T) {
 		want    time.Duration
 	}{
 		{"10s", 9 * time.Second},
-		{"1s", 900 * time.Millisecond},
+		{"1s", 800 * time.Millisecond},
+		{"3s", 2700 * time.Millisecond},
 		{"30s", 29 * time.Second},
 		{"", DefaultTimeout - time.Second},
 		{"forever", DefaultTimeout - time.Second},

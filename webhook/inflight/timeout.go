@@ -18,8 +18,12 @@ const DefaultTimeout = 10 * time.Second
 // is ignored.
 const MaxTimeout = 30 * time.Second
 
-// maxMargin caps margin.
-const maxMargin = time.Second
+// margin's bounds: a tenth of the timeout, at least minMargin, at most
+// maxMargin.
+const (
+	minMargin = 200 * time.Millisecond
+	maxMargin = time.Second
+)
 
 // timeoutParam is the query parameter kube-apiserver adds to a webhook's
 // URL. Its value is a Go duration (client-go's rest.Request.Timeout sets it
@@ -48,9 +52,12 @@ func requestTimeout(r *http.Request, def time.Duration) time.Duration {
 }
 
 // margin is how much sooner than kube-apiserver the server gives up on a
-// request: a tenth of its timeout, at most a second, left for writing the
-// answer and for it to travel back before kube-apiserver stops waiting (an
-// answer that arrives after that is lost, and its work with it).
+// request: a tenth of its timeout, at least 200ms and at most a second, left
+// for writing the answer and for it to travel back before kube-apiserver
+// stops waiting (an answer that arrives after that is lost, and its work
+// with it). The floor is for the shortest timeouts (timeoutSeconds 1),
+// where a tenth leaves too little for the way back from a node whose cores
+// are busy (go run ./test/load -burst 16 -burst-runs 10 shows it).
 func margin(timeout time.Duration) time.Duration {
-	return min(timeout/10, maxMargin)
+	return min(max(timeout/10, minMargin), maxMargin)
 }

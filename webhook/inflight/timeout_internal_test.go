@@ -41,7 +41,8 @@ func TestRequestTimeout(t *testing.T) {
 }
 
 func TestMargin(t *testing.T) {
-	assert.Equal(t, 100*time.Millisecond, margin(time.Second))
+	assert.Equal(t, 200*time.Millisecond, margin(time.Second), "at least 200ms")
+	assert.Equal(t, 300*time.Millisecond, margin(3*time.Second))
 	assert.Equal(t, time.Second, margin(10*time.Second))
 	assert.Equal(t, time.Second, margin(30*time.Second), "at most a second")
 }
