@@ -165,6 +165,7 @@ const (
 	CodeSecretNotFound         Code = "LS306"
 	CodeMergedOverlapping      Code = "LS307"
 	CodeScopeUnknown           Code = "LS309"
+	CodeRoutesDetached         Code = "LS310"
 )
 
 // Field paths the codes are at.
@@ -344,6 +345,9 @@ var catalog = []CodeDoc{
 	{Code: CodeMergedOverlapping, Kind: CodeKindCluster, Title: "Overlapping TLS hostnames on the Gateway", Paths: []string{listenerPathPattern + ".hostname"}, WarningKind: KindMergedOverlappingHostnames,
 		Cause: "An HTTPS or HTTP/3 listener overlaps the hostname of a listener of the Gateway or of another of its ListenerSets on the same port (an exact name under a wildcard, nested wildcards, a hostname and none): both get OverlappingTLSConfig (OverlappingHostnames), and with HTTP/2 connection coalescing a request can reach the other's routes. A warning only, also under strict.",
 		Fix:   "Nothing, if that is meant (one certificate for both, or a catch-all); otherwise use a hostname that does not overlap, or another port; the listeners command shows both listeners."},
+	{Code: CodeRoutesDetached, Kind: CodeKindCluster, Title: "HTTPRoutes the change detaches", Paths: []string{"spec.listeners", listenerPathPattern}, WarningKind: KindRoutesDetached,
+		Cause: "HTTPRoutes attach to the ListenerSet through this listener (by sectionName, by port, or to the whole set) and, after the update or the deletion, would attach to none of its listeners: the listener is renamed or removed, its port or hostname changes, or its allowedRoutes no longer admits them. The routes stop serving, and their status says so only afterwards. Routes whose parent is the Gateway itself are not looked at. A warning only, also under strict.",
+		Fix:   "Nothing, if that is meant; otherwise keep the listener as it was, or change the routes' parentRefs (sectionName, port) or hostnames first."},
 }
 
 // Catalog is every code of this package, by code.
