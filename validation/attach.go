@@ -150,10 +150,16 @@ type Routes interface {
 // Attach decides route's parentRef ref, which names the Attacher's
 // ListenerSet (NamesListenerSet), against its listeners.
 func (a *Attacher) Attach(route *gwv1.HTTPRoute, ref *gwv1.ParentReference) Attachment {
+	return a.attach(route, ref, true)
+}
+
+// attach is Attach; without detail, an attachment to nothing has its
+// reason but no Detail, which costs nothing to build.
+func (a *Attacher) attach(route *gwv1.HTTPRoute, ref *gwv1.ParentReference, detail bool) Attachment {
 	listeners := a.ls.Spec.Listeners
 	var out Attachment
 	candidates, unknown, refused := 0, false, 0
-	var firstRefusal, firstHostname string
+	firstRefused, firstRefusal, firstHostname := -1, routeAdmitted, -1
 	for i := range listeners {
 		l := &listeners[i]
 		if ref.SectionName != nil && *ref.SectionName != "" && *ref.SectionName != l.Name {
@@ -163,21 +169,21 @@ func (a *Attacher) Attach(route *gwv1.HTTPRoute, ref *gwv1.ParentReference) Atta
 			continue
 		}
 		candidates++
-		allowed, known, why := a.admits(i, route.Namespace)
-		switch {
-		case !known:
+		switch r := a.admits(i, route.Namespace); r {
+		case routeAdmitted:
+		case routeUnknown:
 			unknown = true
 			continue
-		case !allowed:
+		default:
 			refused++
-			if firstRefusal == "" {
-				firstRefusal = why
+			if firstRefused < 0 {
+				firstRefused, firstRefusal = i, r
 			}
 			continue
 		}
 		if !hostnamesIntersect(l.Hostname, route.Spec.Hostnames) {
-			if firstHostname == "" {
-				firstHostname = fmt.Sprintf(DetailNoHostname, string(*l.Hostname), string(l.Name))
+			if firstHostname < 0 {
+				firstHostname = i
 			}
 			continue
 		}
@@ -189,11 +195,21 @@ func (a *Attacher) Attach(route *gwv1.HTTPRoute, ref *gwv1.ParentReference) Atta
 	case unknown:
 		// Not known to attach to any: nothing to say.
 	case candidates == 0:
-		out.Known, out.Reason, out.Detail = true, gwv1.RouteReasonNoMatchingParent, noCandidate(ref)
+		out.Known, out.Reason = true, gwv1.RouteReasonNoMatchingParent
+		if detail {
+			out.Detail = noCandidate(ref)
+		}
 	case refused == candidates:
-		out.Known, out.Reason, out.Detail = true, gwv1.RouteReasonNotAllowedByListeners, firstRefusal
+		out.Known, out.Reason = true, gwv1.RouteReasonNotAllowedByListeners
+		if detail {
+			out.Detail = a.refusal(firstRefused, firstRefusal, route.Namespace)
+		}
 	default:
-		out.Known, out.Reason, out.Detail = true, gwv1.RouteReasonNoMatchingListenerHostname, firstHostname
+		out.Known, out.Reason = true, gwv1.RouteReasonNoMatchingListenerHostname
+		if detail {
+			l := &listeners[firstHostname]
+			out.Detail = fmt.Sprintf(DetailNoHostname, string(*l.Hostname), string(l.Name))
+		}
 	}
 	return out
 }
@@ -214,43 +230,60 @@ func noCandidate(ref *gwv1.ParentReference) string {
 	}
 }
 
+// routeAdmission is what a listener's allowedRoutes makes of a route.
+type routeAdmission int
+
+const (
+	routeAdmitted routeAdmission = iota
+	routeUnknown
+	routeKindRefused
+	routeNamespaceRefused
+)
+
+// refusal is the detail of listener i's refusal r of a route of namespace.
+func (a *Attacher) refusal(i int, r routeAdmission, namespace string) string {
+	l := &a.ls.Spec.Listeners[i]
+	if r == routeKindRefused {
+		return fmt.Sprintf(DetailKindNotAllowed, string(l.Name), string(l.Protocol))
+	}
+	return fmt.Sprintf(DetailNamespaceNotAllowed, namespace, string(l.Name), string(fromOf(l)))
+}
+
+// fromOf is a listener's allowedRoutes.namespaces.from, Same when unset.
+func fromOf(l *gwv1.ListenerEntry) gwv1.FromNamespaces {
+	if ns := routeNamespaces(l); ns != nil && ns.From != nil {
+		return *ns.From
+	}
+	return gwv1.NamespacesFromSame
+}
+
 // admits applies listener i's allowedRoutes to an HTTPRoute of namespace.
-func (a *Attacher) admits(i int, namespace string) (allowed, known bool, why string) {
+func (a *Attacher) admits(i int, namespace string) routeAdmission {
 	l := &a.ls.Spec.Listeners[i]
 	if !admitsHTTPRoute(l) {
-		return false, true, fmt.Sprintf(DetailKindNotAllowed, string(l.Name), string(l.Protocol))
+		return routeKindRefused
 	}
-	from := gwv1.NamespacesFromSame
-	if ns := routeNamespaces(l); ns != nil && ns.From != nil {
-		from = *ns.From
-	}
-	refuse := func() (bool, bool, string) {
-		return false, true, fmt.Sprintf(DetailNamespaceNotAllowed, namespace, string(l.Name), string(from))
-	}
-	switch from {
+	switch fromOf(l) {
 	case gwv1.NamespacesFromAll:
-		return true, true, ""
+		return routeAdmitted
 	case gwv1.NamespacesFromSame:
 		if namespace == a.ls.Namespace {
-			return true, true, ""
+			return routeAdmitted
 		}
-		return refuse()
 	case gwv1.NamespacesFromSelector:
 		sel := a.selectors[i]
 		if sel == nil {
-			return refuse() // no selector, or an invalid one: the object's own error
+			return routeNamespaceRefused // no selector, or an invalid one: the object's own error
 		}
 		set, known := a.namespaceLabels(namespace)
 		if !known {
-			return false, false, ""
+			return routeUnknown
 		}
 		if sel.Matches(set) {
-			return true, true, ""
+			return routeAdmitted
 		}
-		return refuse()
-	default:
-		return refuse()
 	}
+	return routeNamespaceRefused
 }
 
 func (a *Attacher) namespaceLabels(namespace string) (labels.Set, bool) {

@@ -94,13 +94,13 @@ func routeAttachment(r *gwv1.HTTPRoute, ls *gwv1.ListenerSet, before, after *Att
 		if !ok || ns != ls.Namespace || name != ls.Name {
 			continue
 		}
-		for _, l := range before.Attach(r, ref).Listeners {
+		for _, l := range before.attach(r, ref, false).Listeners {
 			if !containsName(was, l) {
 				was = append(was, l)
 			}
 		}
 		if after != nil {
-			a := after.Attach(r, ref)
+			a := after.attach(r, ref, false)
 			still = still || a.Attached()
 			unknown = unknown || !a.Known
 		}
@@ -155,24 +155,23 @@ func attachmentChanged(stored, updated *gwv1.ListenerSet) bool {
 // whatever order the view answers in, in one pass.
 type detached struct {
 	n     int
-	first []string
+	first []*gwv1.HTTPRoute
 }
 
 func (d *detached) add(r *gwv1.HTTPRoute) {
 	d.n++
-	key := r.Namespace + "/" + r.Name
 	i := len(d.first)
-	for i > 0 && key < d.first[i-1] {
+	for i > 0 && compareNamespacedName(r.Namespace, r.Name, d.first[i-1].Namespace, d.first[i-1].Name) < 0 {
 		i--
 	}
 	if i >= MaxShownItems {
 		return
 	}
 	if len(d.first) < MaxShownItems {
-		d.first = append(d.first, "")
+		d.first = append(d.first, nil)
 	}
 	copy(d.first[i+1:], d.first[i:])
-	d.first[i] = key
+	d.first[i] = r
 }
 
 func (d *detached) count() string {
@@ -190,11 +189,17 @@ func (d *detached) pronoun() string {
 }
 
 func (d *detached) names() string {
-	s := strings.Join(d.first, ", ")
-	if d.n > len(d.first) {
-		s += ", ..."
+	var b strings.Builder
+	for i, r := range d.first {
+		if i > 0 {
+			b.WriteString(", ")
+		}
+		b.WriteString(r.Namespace + "/" + r.Name)
 	}
-	return s
+	if d.n > len(d.first) {
+		b.WriteString(", ...")
+	}
+	return b.String()
 }
 
 // JudgeDelete is the verdict on deleting the stored ListenerSet oldLS: never
