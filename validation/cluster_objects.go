@@ -61,6 +61,7 @@ type objectsIndex struct {
 	parent    map[string][]*gwv1.ListenerSet // by ParentKey
 	rivals    map[string][]*gwv1.ListenerSet // by RivalKeys
 	routesOf  map[string][]*gwv1.HTTPRoute   // by RouteKeys
+	byName    map[string]*gwv1.ListenerSet   // by ListenerSetKey, the first
 }
 
 // listHead identifies a list: where its elements are, and how many.
@@ -84,9 +85,12 @@ func (o *Objects) indexed() *objectsIndex {
 	// ListenerSets are appended as the offline command admits them: index
 	// the new ones, unless the indexed ones are no longer the list's start.
 	if len(o.Sets) < len(x.sets) || (len(x.sets) > 0 && unsafe.SliceData(o.Sets) != unsafe.SliceData(x.sets) && !slices.Equal(o.Sets[:len(x.sets)], x.sets)) {
-		x.sets, x.parent, x.rivals = nil, map[string][]*gwv1.ListenerSet{}, map[string][]*gwv1.ListenerSet{}
+		x.sets, x.parent, x.rivals, x.byName = nil, map[string][]*gwv1.ListenerSet{}, map[string][]*gwv1.ListenerSet{}, map[string]*gwv1.ListenerSet{}
 	}
 	for _, ls := range o.Sets[len(x.sets):] {
+		if k := ListenerSetKey(ls.Namespace, ls.Name); x.byName[k] == nil {
+			x.byName[k] = ls
+		}
 		if key, ok := ParentKey(ls); ok {
 			x.parent[key] = append(x.parent[key], ls)
 		}
@@ -106,7 +110,7 @@ func (o *Objects) buildIndex() *objectsIndex {
 		routes: headOf(o.Routes), routesOf: map[string][]*gwv1.HTTPRoute{},
 		gateway: map[string]*gwv1.Gateway{}, class: map[string]*gwv1.GatewayClass{}, namespace: map[string]*metav1.PartialObjectMetadata{},
 		grantsIn: map[string][]*gwv1.ReferenceGrant{}, secret: map[string]bool{},
-		parent: map[string][]*gwv1.ListenerSet{}, rivals: map[string][]*gwv1.ListenerSet{},
+		parent: map[string][]*gwv1.ListenerSet{}, rivals: map[string][]*gwv1.ListenerSet{}, byName: map[string]*gwv1.ListenerSet{},
 	}
 	for _, g := range o.Gateways {
 		if k := GatewayKey(g.Namespace, g.Name); x.gateway[k] == nil {
@@ -204,4 +208,10 @@ func (o *Objects) SecretExists(namespace, name string) (bool, bool) {
 func (o *Objects) RoutesOf(namespace, name string) ([]*gwv1.HTTPRoute, bool) {
 	routes := read(o, func(x *objectsIndex) []*gwv1.HTTPRoute { return capped(x.routesOf[ListenerSetKey(namespace, name)]) })
 	return routes, o.Routes != nil
+}
+
+// ListenerSet implements RouteParents from the index by ListenerSetKey.
+func (o *Objects) ListenerSet(namespace, name string) (*gwv1.ListenerSet, bool) {
+	ls := read(o, func(x *objectsIndex) *gwv1.ListenerSet { return x.byName[ListenerSetKey(namespace, name)] })
+	return ls, ls != nil || o.Sets != nil
 }
