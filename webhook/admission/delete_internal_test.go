@@ -41,6 +41,7 @@ func TestDeletionWebhookAlwaysAllows(t *testing.T) {
 		{"no oldObject", DeletePath, guardReview("admission.k8s.io/v1", "u", "DELETE", "", ""), v, nil},
 		{"oldObject does not decode", DeletePath, guardReview("admission.k8s.io/v1", "u", "DELETE", "", `{"spec":{"listeners":"x"}}`), v, nil},
 		{"oldObject not a ListenerSet", DeletePath, guardReview("admission.k8s.io/v1", "u", "DELETE", "", `{"apiVersion":"v1","kind":"Pod"}`), v, nil},
+		{"judging panics", DeletePath, guardReview("admission.k8s.io/v1", "u", "DELETE", "", guardObj), Validator{Cluster: panicking{v.Cluster.(*validation.Objects)}}, nil},
 		{"not a DELETE", DeletePath, guardReview("admission.k8s.io/v1", "u", "UPDATE", guardObj, guardObj), v, nil},
 		{"DELETE at the validating webhook", ValidatePath, guardReview("admission.k8s.io/v1", "u", "DELETE", "", guardObj), v, nil},
 	} {
@@ -62,3 +63,8 @@ func TestDeletionWebhookAlwaysAllows(t *testing.T) {
 		})
 	}
 }
+
+// panicking is a view whose routes read panics.
+type panicking struct{ *validation.Objects }
+
+func (panicking) RoutesOf(string, string) ([]*gwv1.HTTPRoute, bool) { panic("a bug") }
