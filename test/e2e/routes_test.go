@@ -3,6 +3,11 @@ package e2e
 import (
 	"strings"
 	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/airlock/listenerset-webhook/test/testproc"
 )
 
 // routeFixtures: HTTPRoutes in e2e-cl-a naming the ListenerSet shop
@@ -111,6 +116,22 @@ func TestRoutesDetached(t *testing.T) {
 		})
 	}
 
+	// The audit, on the same cluster: a route whose sectionName names no
+	// listener is reported on the route, the attached ones are not.
+	bin, err := testproc.PluginBinary()
+	require.NoError(t, err, "building cmd/kubectl-listenerset")
+	auditArgs := []string{"audit", "--kubeconfig", cluster.KubeconfigPath, "-n", teamA, "--scope=all"}
+	lost := strings.Replace(strings.SplitN(routeFixtures, "---", 2)[0], "r-section", "r-lost", 1)
+	lost = strings.Replace(lost, "sectionName: web", "sectionName: www", 1)
+	if r := kubectl(t, lost, "apply", "-f", "-"); r.Err != nil {
+		t.Fatalf("%v\n%s", r.Err, r.Output())
+	}
+	t.Cleanup(func() { kubectl(t, "", "delete", "httproute", "r-lost", "-n", teamA, "--ignore-not-found") })
+	stdout, stderr := runAudit(t, bin, 0, auditArgs...)
+	assert.Contains(t, stdout, "httproute.gateway.networking.k8s.io/e2e-cl-a/r-lost attaches to nothing through 1 parentRef\n")
+	assert.Contains(t, stderr, `Warning: spec.parentRefs[0]: attaches to no listener of ListenerSet e2e-cl-a/shop: no listener named "www" (NoMatchingParent)`)
+	assert.NotContains(t, stdout, "r-section")
+
 	t.Run("delete", func(t *testing.T) {
 		r := kubectl(t, "", "delete", "listenerset", "shop", "-n", teamA)
 		if r.Err != nil {
@@ -123,5 +144,11 @@ func TestRoutesDetached(t *testing.T) {
 		if !strings.Contains(r.Stdout, `listenerset.gateway.networking.k8s.io "shop" deleted`) {
 			t.Errorf("not deleted:\n%s", r.Output())
 		}
+		// Now every route names a ListenerSet that does not exist.
+		stdout, _ := runAudit(t, bin, 0, append(auditArgs, "-o", "jsonl")...)
+		for _, name := range []string{"r-section", "r-port", "r-whole", "r-keeps", "r-lost"} {
+			assert.Contains(t, stdout, `"namespace":"e2e-cl-a","name":"`+name+`","kind":"HTTPRoute","code":"LS311"`)
+		}
+		assert.Contains(t, stdout, `ListenerSet e2e-cl-a/shop not found (NoMatchingParent)`)
 	})
 }
