@@ -63,7 +63,7 @@ type Listener struct {
 	// the HTTPRoutes of the input or cluster attach to it
 	// (validation.Attacher); 0 on a listener that is not Accepted; null on
 	// a Gateway's own listener (routes whose parent is a Gateway are out
-	// of scope) and when no routes were read. Routes names them,
+	// of scope) and when there are no routes. Routes names them,
 	// "namespace/name", in that order.
 	AttachedRoutes *int     `json:"attachedRoutes"`
 	Routes         []string `json:"routes,omitempty"`
@@ -216,9 +216,10 @@ func rowsOf(gw *gwv1.Gateway, sets []*gwv1.ListenerSet, refused map[*gwv1.Listen
 
 // attachRoutes sets AttachedRoutes and Routes of the rows of the sets
 // (the rows after the Gateway's own, in the sets' order) from o's
-// HTTPRoutes, when o knows them.
+// HTTPRoutes, when o has any: a cluster without routes lists as its
+// manifests without them do.
 func attachRoutes(rows []Listener, sets []*gwv1.ListenerSet, refused map[*gwv1.ListenerSet][]judge.FieldError, o *validation.Objects) {
-	if o.Routes == nil {
+	if len(o.Routes) == 0 {
 		return
 	}
 	k := len(rows)
