@@ -783,7 +783,7 @@ func (c *scaleCluster) measure(ctx context.Context, o options, n int) (scaleSize
 	r.Warnings = c.warnings.count() - w0
 	if *scaleUpdates && n > 0 {
 		say("scale: %d ListenerSets, %d HTTPRoutes: %d label updates of the first set", n, c.routes, *scaleCreates)
-		samples, use, err := c.timedUpdates(ctx, srv, n)
+		samples, use, err := c.timedUpdates(ctx, srv)
 		if err != nil {
 			return r, err
 		}
@@ -844,33 +844,40 @@ func (u usage) allocKiBPerRequest() float64 {
 // timedCreates is creates of mk's ListenerSets with what the webhook spent
 // over them (the allocations include its /metrics answer, once).
 func (c *scaleCluster) timedCreates(ctx context.Context, srv *server, prefix string, mk func(string) *gwv1.ListenerSet) (samples []time.Duration, use usage, err error) {
-	read := func() (usage, error) {
-		cpu, m, v, err := cpuAndCalls(srv)
-		if err != nil {
-			return usage{}, err
-		}
-		u := usage{cpu: cpu, requests: m + v, mallocs: -1, allocB: -1}
-		if text, err := srv.metricsText(); err == nil {
-			_, _, u.mallocs, u.allocB = parseAllMetrics(text)
-		}
-		return u, nil
-	}
-	u0, err := read()
+	u0, err := readUsage(srv)
 	if err != nil {
 		return nil, usage{}, err
 	}
 	if samples, err = c.creates(ctx, prefix, *scaleCreates, mk); err != nil {
 		return nil, usage{}, err
 	}
-	u1, err := read()
+	u1, err := readUsage(srv)
 	if err != nil {
 		return nil, usage{}, err
 	}
-	use = usage{cpu: u1.cpu - u0.cpu, requests: u1.requests - u0.requests, mallocs: -1, allocB: -1}
-	if u0.mallocs >= 0 && u1.mallocs >= 0 {
-		use.mallocs, use.allocB = u1.mallocs-u0.mallocs, u1.allocB-u0.allocB
+	return samples, u1.since(u0), nil
+}
+
+// readUsage reads what the server has spent so far.
+func readUsage(srv *server) (usage, error) {
+	cpu, m, v, err := cpuAndCalls(srv)
+	if err != nil {
+		return usage{}, err
 	}
-	return samples, use, nil
+	u := usage{cpu: cpu, requests: m + v, mallocs: -1, allocB: -1}
+	if text, err := srv.metricsText(); err == nil {
+		_, _, u.mallocs, u.allocB = parseAllMetrics(text)
+	}
+	return u, nil
+}
+
+// since is what was spent between u0 and u.
+func (u usage) since(u0 usage) usage {
+	d := usage{cpu: u.cpu - u0.cpu, requests: u.requests - u0.requests, mallocs: -1, allocB: -1}
+	if u0.mallocs >= 0 && u.mallocs >= 0 {
+		d.mallocs, d.allocB = u.mallocs-u0.mallocs, u.allocB-u0.allocB
+	}
+	return d
 }
 
 // cpuAndCalls reads the server's CPU time and its mutating and validating
@@ -1191,21 +1198,10 @@ func (c *scaleCluster) populateRoutes(ctx context.Context, n, total int) (float6
 // timedUpdates times -scale-creates sequential updates of the first
 // populated set, each changing a label: an update the routes' warnings read
 // nothing for (no listener changes), whose cost must not grow with them.
-func (c *scaleCluster) timedUpdates(ctx context.Context, srv *server, n int) ([]time.Duration, usage, error) {
+func (c *scaleCluster) timedUpdates(ctx context.Context, srv *server) ([]time.Duration, usage, error) {
 	first, _ := scaleListenerSet(*scaleShape, 0)
 	key := client.ObjectKeyFromObject(first)
-	read := func() (usage, error) {
-		cpu, m, v, err := cpuAndCalls(srv)
-		if err != nil {
-			return usage{}, err
-		}
-		u := usage{cpu: cpu, requests: m + v, mallocs: -1, allocB: -1}
-		if text, err := srv.metricsText(); err == nil {
-			_, _, u.mallocs, u.allocB = parseAllMetrics(text)
-		}
-		return u, nil
-	}
-	u0, err := read()
+	u0, err := readUsage(srv)
 	if err != nil {
 		return nil, usage{}, err
 	}
@@ -1219,14 +1215,11 @@ func (c *scaleCluster) timedUpdates(ctx context.Context, srv *server, n int) ([]
 		}
 		samples = append(samples, time.Since(t))
 	}
-	u1, err := read()
+	u1, err := readUsage(srv)
 	if err != nil {
 		return nil, usage{}, err
 	}
-	use := usage{cpu: u1.cpu - u0.cpu, requests: u1.requests - u0.requests, mallocs: -1, allocB: -1}
-	if u0.mallocs >= 0 && u1.mallocs >= 0 {
-		use.mallocs, use.allocB = u1.mallocs-u0.mallocs, u1.allocB-u0.allocB
-	}
+	use := u1.since(u0)
 	slices.Sort(samples)
 	return samples, use, nil
 }

@@ -465,18 +465,24 @@ func (v *View) ListenerSetsAt(key string) ([]*gwv1.ListenerSet, bool) {
 
 // rivalsAt reads the ListenerSets filed under key in indexer's rivalIndex.
 func rivalsAt(indexer toolscache.Indexer, key string, log logr.Logger) ([]*gwv1.ListenerSet, bool) {
-	objs, err := indexer.ByIndex(rivalIndex, key)
+	return byIndex[gwv1.ListenerSet](indexer, rivalIndex, key, KindListenerSet, log)
+}
+
+// byIndex reads the objects of type *T filed under key in indexer's index:
+// the store's own objects, no copy.
+func byIndex[T any](indexer toolscache.Indexer, index, key, kind string, log logr.Logger) ([]*T, bool) {
+	objs, err := indexer.ByIndex(index, key)
 	if err != nil {
-		log.V(1).Info("Cluster view: index lookup failed; check skipped", "kind", KindListenerSet, "error", err.Error())
+		log.V(1).Info("Cluster view: index lookup failed; check skipped", "kind", kind, "error", err.Error())
 		return nil, false
 	}
-	sets := make([]*gwv1.ListenerSet, 0, len(objs))
+	out := make([]*T, 0, len(objs))
 	for _, o := range objs {
-		if ls, ok := o.(*gwv1.ListenerSet); ok {
-			sets = append(sets, ls)
+		if t, ok := o.(*T); ok {
+			out = append(out, t)
 		}
 	}
-	return sets, true
+	return out, true
 }
 
 // RoutesOf implements validation.Routes from the routeIndex: one lookup in
@@ -489,18 +495,7 @@ func (v *View) RoutesOf(namespace, name string) ([]*gwv1.HTTPRoute, bool) {
 	if k == nil || !k.synced() {
 		return nil, false
 	}
-	objs, err := k.indexer.ByIndex(routeIndex, validation.ListenerSetKey(namespace, name))
-	if err != nil {
-		v.log.V(1).Info("Cluster view: index lookup failed; check skipped", "kind", KindHTTPRoute, "error", err.Error())
-		return nil, false
-	}
-	routes := make([]*gwv1.HTTPRoute, 0, len(objs))
-	for _, o := range objs {
-		if r, ok := o.(*gwv1.HTTPRoute); ok {
-			routes = append(routes, r)
-		}
-	}
-	return routes, true
+	return byIndex[gwv1.HTTPRoute](k.indexer, routeIndex, validation.ListenerSetKey(namespace, name), KindHTTPRoute, v.log)
 }
 
 // NamespaceLabels implements validation.Cluster.
