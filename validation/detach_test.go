@@ -140,3 +140,33 @@ func TestRoutesDetachedBounded(t *testing.T) {
 	assert.LessOrEqual(t, len([]rune(ws[0])), MaxWarningRunes)
 	assert.True(t, strings.HasPrefix(ws[0], `spec.listeners[0]: 1000 HTTPRoutes attach to listener "web" (team-a/r0000-xxx`), ws[0])
 }
+
+// TestMostRoutesWithinBudgets: a set of the CRD's 64 listeners, each with
+// 100 routes of the longest names attached, deleted: one warning per
+// listener would be far over kube-apiserver's 4 096 runes; the report
+// shows what fits its budget and ends with the count of the rest.
+func TestMostRoutesWithinBudgets(t *testing.T) {
+	ls := attachSet(httpListener(""))
+	ls.Spec.Listeners = nil
+	var routes []*gwv1.HTTPRoute
+	for i := range MaxListeners {
+		name := fmt.Sprintf("l%02d-%s", i, strings.Repeat("n", 59))
+		ls.Spec.Listeners = append(ls.Spec.Listeners, gwv1.ListenerEntry{Name: gwv1.SectionName(name), Port: gwv1.PortNumber(1000 + i), Protocol: ProtocolHTTP})
+		for j := range 100 {
+			r := route("team-a")
+			r.Name = fmt.Sprintf("r%02d-%03d-%s", i, j, strings.Repeat("x", 240))
+			r.Spec.ParentRefs[0].SectionName = ptr.To(gwv1.SectionName(name))
+			routes = append(routes, r)
+		}
+	}
+	r := JudgeDelete(ls, Options{Cluster: &Objects{Routes: routes}})
+	assert.Equal(t, MaxListeners, r.Warnings.Total())
+	ws := r.Warnings.List()
+	runes := 0
+	for _, w := range ws {
+		runes += len([]rune(w.String()))
+		assert.LessOrEqual(t, len([]rune(w.String())), MaxWarningRunes)
+	}
+	assert.LessOrEqual(t, runes, MaxWarningsRunes)
+	assert.Equal(t, KindMoreWarnings, ws[len(ws)-1].Kind, "the last says how many more")
+}
