@@ -39,7 +39,7 @@ func Validate(ctx context.Context, cfg *rest.Config, paths []string, opts offlin
 	// added names and scope as the files.
 	storedOpts := judge.Options{Strict: jo.Strict, AddedNames: jo.AddedNames, Scope: jo.Scope}
 	stored := judge.Stored(snap.Objects, snap.Objects.Sets, storedOpts)
-	stored.Results = append(stored.Results, judge.Routes(snap.Objects, snap.Objects.Routes, storedOpts)...)
+	stored.Results = append(stored.Results, judge.EveryRoute(snap.Objects, snap.Objects.Routes, storedOpts)...)
 	inInput := make(map[string]bool, len(v.Results))
 	for _, r := range v.Results {
 		if r.Kind == "" {
@@ -55,7 +55,8 @@ func Validate(ctx context.Context, cfg *rest.Config, paths []string, opts offlin
 	others := judge.Stored(&v.Objects, otherSets, storedOpts)
 	// The cluster's routes against the files: those the files' sets
 	// detach, or attach again, show as introduced or fixed.
-	others.Results = append(others.Results, judge.Routes(&v.Objects, v.ClusterRoutes(), storedOpts)...)
+	others.Results = append(others.Results, judge.EveryRoute(&v.Objects, v.ClusterRoutes(), storedOpts)...)
 	judge.Compare(v, stored, others)
+	judge.DropPassingRoutes(v)
 	return offline.Report(v, opts)
 }

@@ -59,7 +59,7 @@ func writeGrouped(stdout, stderr io.Writer, r *Report) error {
 	}
 	b := r.Summary.Baseline
 	fmt.Fprintf(stdout, "%d ListenerSets judged against the cluster (%d invalid): %d introduced (%d errors), %d unchanged, %d fixed\n",
-		len(r.Results), r.Summary.Invalid, b.Introduced, b.IntroducedErrors, b.Unchanged, b.Fixed)
+		r.Summary.Valid+r.Summary.Invalid, r.Summary.Invalid, b.Introduced, b.IntroducedErrors, b.Unchanged, b.Fixed)
 	return nil
 }
 

@@ -1,6 +1,8 @@
 package e2e
 
 import (
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 
@@ -131,6 +133,18 @@ func TestRoutesDetached(t *testing.T) {
 	assert.Contains(t, stdout, "httproute.gateway.networking.k8s.io/e2e-cl-a/r-lost attaches to nothing through 1 parentRef\n")
 	assert.Contains(t, stderr, `Warning: spec.parentRefs[0]: attaches to no listener of ListenerSet e2e-cl-a/shop: no listener named "www" (NoMatchingParent)`)
 	assert.NotContains(t, stdout, "r-section")
+
+	t.Run("validate --kubeconfig", func(t *testing.T) {
+		// The file renames web to www: against the cluster, r-section's
+		// finding is introduced, r-lost's (it names www) fixed.
+		file := filepath.Join(t.TempDir(), "shop.yaml")
+		renamed := shopSet(func(web, api map[string]any) []any { web["name"] = "www"; return []any{web, api} })
+		require.NoError(t, os.WriteFile(file, []byte(toYAML(t, renamed)), 0o600))
+		stdout, _ := runAudit(t, bin, 0, "validate", "-f", file, "--kubeconfig", cluster.KubeconfigPath, "--scope=all", "-o", "jsonl")
+		assert.Contains(t, stdout, `"namespace":"e2e-cl-a","name":"r-section","kind":"HTTPRoute","code":"LS311"`)
+		assert.Contains(t, stdout, `no listener named \"web\" (NoMatchingParent)","baseline":"introduced"`)
+		assert.Contains(t, stdout, `no listener named \"www\" (NoMatchingParent)","baseline":"fixed"`)
+	})
 
 	t.Run("delete", func(t *testing.T) {
 		r := kubectl(t, "", "delete", "listenerset", "shop", "-n", teamA)
