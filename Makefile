@@ -212,10 +212,15 @@ bench: k8s-binaries
 ## through kube-apiserver (p50/p99), the webhook's CPU and allocations per request, RSS and time to ready, in a
 ## few minutes per shape; results in .run/load/scale.json (docs/performance.md). BENCH_FLAGS go to the load tool
 ## (-sizes=0,200 is quick). SCALE_SHAPES: gateways (spread over 100 Gateways, issue 14) and one-gateway (every
-## ListenerSet on one Gateway, issue 20: .run/load/scale-one-gateway.json).
+## ListenerSet on one Gateway, issue 20: .run/load/scale-one-gateway.json). Then the routes shape: 100 sets of
+## one Gateway with no HTTPRoutes and with SCALE_ROUTES attached, timing label updates of one set
+## (.run/load/routes-0 and routes-$(SCALE_ROUTES)).
 SCALE_SHAPES ?= gateways one-gateway
+SCALE_ROUTES ?= 10000
 bench-scale: k8s-binaries
-	@set -e; for shape in $(SCALE_SHAPES); do $(GO) run ./test/load -scale -scale-shape=$$shape $(BENCH_FLAGS); done
+	@set -e; for shape in $(SCALE_SHAPES); do $(GO) run ./test/load -scale -scale-shape=$$shape $(BENCH_FLAGS); done; \
+	for routes in 0 $(SCALE_ROUTES); do $(GO) run ./test/load -scale -scale-shape=one-gateway -sizes=100 -scale-routes=$$routes \
+		-scale-updates -out .run/load/routes-$$routes $(BENCH_FLAGS); done
 
 ## bench-audit: kubectl listenerset audit of the local cluster holding 1 000 and 10 000 ListenerSets in each of
 ## SCALE_SHAPES (bench-scale's shapes, populated as it populates them), timed with the lists from kube-apiserver:

@@ -103,7 +103,17 @@
 //	}
 //
 // Every key is always present: hostname and winner are null when unset,
-// reason "" and the lists [] when empty. Unattached are the ListenerSets
+// reason "" and the lists [] when empty; attachedRoutes is null where the
+// input or cluster has no HTTPRoutes and on a Gateway's own listener, and routes (the
+// attached routes' namespace/name) is left out when there are none.
+//
+// # Attached routes
+//
+// Where the manifests or the cluster have HTTPRoutes (from a cluster
+// they are listed too), the table adds ROUTES: each Accepted listener of a ListenerSet
+// with the attachedRoutes the controller will report
+// (validation.Attacher), 0 on one not Accepted. Routes whose parent is a
+// Gateway are out of scope. Unattached are the ListenerSets
 // whose parentRef names no Gateway of the input (or cluster); the table
 // output notes them on stderr.
 //

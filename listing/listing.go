@@ -58,6 +58,15 @@ type Listener struct {
 	// OverlappingTLSConfig (reason OverlappingHostnames) when its hostname
 	// overlaps another TLS listener's on its port.
 	Conditions []Condition `json:"conditions"`
+	// AttachedRoutes is the attachedRoutes the controller will report on
+	// an Accepted listener of a ListenerSet, computed ahead: how many of
+	// the HTTPRoutes of the input or cluster attach to it
+	// (validation.Attacher); 0 on a listener that is not Accepted; null on
+	// a Gateway's own listener (routes whose parent is a Gateway are out
+	// of scope) and when there are no routes. Routes names them,
+	// "namespace/name", in that order.
+	AttachedRoutes *int     `json:"attachedRoutes"`
+	Routes         []string `json:"routes,omitempty"`
 }
 
 // Condition is a listener condition as Gateway API's status has it, for
@@ -201,7 +210,56 @@ func rowsOf(gw *gwv1.Gateway, sets []*gwv1.ListenerSet, refused map[*gwv1.Listen
 	for i := range rows {
 		rows[i].Precedence = i + 1
 	}
+	attachRoutes(rows, ordered, refused, o)
 	return rows
+}
+
+// attachRoutes sets AttachedRoutes and Routes of the rows of the sets
+// (the rows after the Gateway's own, in the sets' order) from o's
+// HTTPRoutes, when o has any: a cluster without routes lists as its
+// manifests without them do.
+func attachRoutes(rows []Listener, sets []*gwv1.ListenerSet, refused map[*gwv1.ListenerSet][]judge.FieldError, o *validation.Objects) {
+	if len(o.Routes) == 0 {
+		return
+	}
+	k := len(rows)
+	for _, ls := range sets {
+		k -= len(ls.Spec.Listeners)
+	}
+	for _, ls := range sets {
+		own := rows[k : k+len(ls.Spec.Listeners)]
+		k += len(ls.Spec.Listeners)
+		byName := map[gwv1.SectionName][]string{}
+		if refused[ls] == nil {
+			routes, _ := o.RoutesOf(ls.Namespace, ls.Name)
+			a := validation.NewAttacher(ls, o.NamespaceLabels)
+			for _, r := range routes {
+				var names []gwv1.SectionName
+				for i := range r.Spec.ParentRefs {
+					ref := &r.Spec.ParentRefs[i]
+					if ns, name, ok := validation.NamesListenerSet(r.Namespace, ref); ok && ns == ls.Namespace && name == ls.Name {
+						for _, l := range a.Attach(r, ref).Listeners {
+							if !slices.Contains(names, l) {
+								names = append(names, l)
+							}
+						}
+					}
+				}
+				for _, l := range names {
+					byName[l] = append(byName[l], read.Name(r.Namespace, r.Name))
+				}
+			}
+		}
+		for i := range own {
+			n := 0
+			if own[i].State == string(validation.ListenerAccepted) {
+				own[i].Routes = byName[gwv1.SectionName(own[i].Name)]
+				slices.Sort(own[i].Routes)
+				n = len(own[i].Routes)
+			}
+			own[i].AttachedRoutes = &n
+		}
+	}
 }
 
 // unattached are the sets of o whose parentRef names no Gateway of o (only

@@ -47,6 +47,9 @@ func TestListenersGolden(t *testing.T) {
 		{"scope-json", []string{scopeInput}, "", JSON, ExitOK, airlockScope(validation.UnknownJudge)},
 		{"scope-all", []string{scopeInput}, "", Table, ExitOK, validation.Scope{}},
 		{"scope-gateway-left-out", []string{scopeInput}, "infra/envoy-gw", Table, ExitOK, airlockScope(validation.UnknownJudge)},
+		// Each listener's attachedRoutes, where the input has routes.
+		{"routes", []string{input("routes.yaml")}, "", Table, ExitOK, validation.Scope{}},
+		{"routes-json", []string{input("routes.yaml")}, "", JSON, ExitOK, validation.Scope{}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.golden, func(t *testing.T) {

@@ -26,7 +26,7 @@ func FromManifests(paths []string, stdin io.Reader, added validation.AddedNames,
 	v := judge.Run(read.Paths(paths, stdin), judge.Options{AddedNames: added, Scope: scope})
 	o := v.Objects
 	in := &Input{Scope: scope, Objects: &validation.Objects{Gateways: o.Gateways, Classes: o.Classes, Namespaces: o.Namespaces,
-		Grants: o.Grants, Secrets: o.Secrets, Sets: []*gwv1.ListenerSet{}}}
+		Grants: o.Grants, Secrets: o.Secrets, Routes: o.Routes, Sets: []*gwv1.ListenerSet{}}}
 	for i, ls := range v.Sets {
 		if ls != nil {
 			in.Objects.Sets = append(in.Objects.Sets, ls)
@@ -54,19 +54,22 @@ func RESTConfig(kubeconfig, context string) (*rest.Config, error) {
 	).ClientConfig()
 }
 
-// RBACRules are all FromCluster needs: list on Gateways, ListenerSets and
-// Namespaces, and with scoped (validation.Scope on, the command's
-// default) on GatewayClasses (no get, no watch, nothing else).
+// RBACRules are all FromCluster needs: list on Gateways, ListenerSets,
+// HTTPRoutes (each listener's attached routes) and Namespaces, and with
+// scoped (validation.Scope on, the command's default) on GatewayClasses
+// (no get, no watch, nothing else).
 func RBACRules(scoped bool) []rbacv1.PolicyRule {
-	return live.KindRules(live.Kinds{GatewayClasses: scoped})
+	return live.KindRules(listKinds(scoped))
 }
+
+func listKinds(scoped bool) live.Kinds { return live.Kinds{GatewayClasses: scoped, HTTPRoutes: true} }
 
 // FromCluster lists, read-only, what the merged lists need: every Gateway,
 // every ListenerSet and every Namespace's metadata (its labels, for
 // allowedListeners selectors), every GatewayClass when scope is on, through the audit's paginated reader
 // (offline/live.List). Nothing is watched, written or cached.
 func FromCluster(ctx context.Context, cfg *rest.Config, added validation.AddedNames, scope validation.Scope) (*Input, error) {
-	o, err := live.List(ctx, cfg, live.Kinds{GatewayClasses: scope.On()}, 0)
+	o, err := live.List(ctx, cfg, listKinds(scope.On()), 0)
 	if err != nil {
 		return nil, err
 	}

@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"slices"
 	"strconv"
 	"strings"
 	"text/tabwriter"
@@ -42,6 +43,13 @@ func Write(w io.Writer, l *Listing, f Format) error {
 	// kubectl's own tab writer settings (cli-runtime printers.GetNewTabWriter).
 	tw := tabwriter.NewWriter(w, 6, 4, 3, ' ', 0)
 	header := []string{"GATEWAY", "PRECEDENCE", "SOURCE", "LISTENER", "PORT", "PROTOCOL", "HOSTNAME", "STATE", "REASON", "CONDITIONS"}
+	// ROUTES, each listener's attachedRoutes, only where routes were read.
+	routes := slices.ContainsFunc(l.Gateways, func(g Gateway) bool {
+		return slices.ContainsFunc(g.Listeners, func(r Listener) bool { return r.AttachedRoutes != nil })
+	})
+	if routes {
+		header = append(header, "ROUTES")
+	}
 	if f == Wide {
 		header = append(header, "WINNER", "MESSAGE")
 	}
@@ -57,6 +65,13 @@ func Write(w io.Writer, l *Listing, f Format) error {
 			}
 			cells := []string{validation.Escape(name), strconv.Itoa(r.Precedence), validation.Escape(r.Source.String()), validation.Escape(r.Name),
 				strconv.Itoa(int(r.Port)), validation.Escape(r.Protocol), orNone(r.Hostname), r.State, cell(r.Reason), cell(strings.Join(conditions, ","))}
+			if routes {
+				n := none
+				if r.AttachedRoutes != nil {
+					n = strconv.Itoa(*r.AttachedRoutes)
+				}
+				cells = append(cells, n)
+			}
 			if f == Wide {
 				winner := none
 				if r.Winner != nil {

@@ -194,6 +194,7 @@ var formatCases = []struct {
 	{"valid-json", []string{"testdata/input/valid.json"}, report.ExitValid},
 	{"list", []string{"testdata/input/list.yaml"}, report.ExitInvalid},
 	{"unparsable", []string{"testdata/input/broken.yaml", "testdata/input/valid.json"}, report.ExitInputError},
+	{"routes", []string{"testdata/input/routes.yaml"}, report.ExitValid},
 }
 
 func runFormat(t *testing.T, format report.Format, paths []string) (code int, stdout, stderr string) {

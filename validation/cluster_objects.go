@@ -28,6 +28,8 @@ type Objects struct {
 	Namespaces []*metav1.PartialObjectMetadata
 	Grants     []*gwv1.ReferenceGrant
 	Secrets    []*metav1.PartialObjectMetadata
+	// Routes are the HTTPRoutes (Routes.RoutesOf); nil: unknown.
+	Routes []*gwv1.HTTPRoute
 
 	index *objectsIndex
 }
@@ -35,6 +37,7 @@ type Objects struct {
 var (
 	_ Cluster = (*Objects)(nil)
 	_ Classes = (*Objects)(nil)
+	_ Routes  = (*Objects)(nil)
 )
 
 // objectsMu guards every Objects' index. One lock for all: a mutex in
@@ -47,8 +50,8 @@ var objectsMu sync.Mutex
 // replaced or grew), and maps by key. Where a list holds the same key twice,
 // the first is kept, as a linear search would find it.
 type objectsIndex struct {
-	gateways, classes, namespaces, grants, secrets listHead
-	sets                                           []*gwv1.ListenerSet // as far as indexed
+	gateways, classes, namespaces, grants, secrets, routes listHead
+	sets                                                   []*gwv1.ListenerSet // as far as indexed
 
 	gateway   map[string]*gwv1.Gateway
 	class     map[string]*gwv1.GatewayClass
@@ -57,6 +60,8 @@ type objectsIndex struct {
 	secret    map[string]bool
 	parent    map[string][]*gwv1.ListenerSet // by ParentKey
 	rivals    map[string][]*gwv1.ListenerSet // by RivalKeys
+	routesOf  map[string][]*gwv1.HTTPRoute   // by RouteKeys
+	byName    map[string]*gwv1.ListenerSet   // by ListenerSetKey, the first
 }
 
 // listHead identifies a list: where its elements are, and how many.
@@ -74,15 +79,18 @@ func headOf[T any](list []T) listHead {
 func (o *Objects) indexed() *objectsIndex {
 	x := o.index
 	if x == nil || headOf(o.Gateways) != x.gateways || headOf(o.Classes) != x.classes || headOf(o.Namespaces) != x.namespaces ||
-		headOf(o.Grants) != x.grants || headOf(o.Secrets) != x.secrets {
+		headOf(o.Grants) != x.grants || headOf(o.Secrets) != x.secrets || headOf(o.Routes) != x.routes {
 		x = o.buildIndex()
 	}
 	// ListenerSets are appended as the offline command admits them: index
 	// the new ones, unless the indexed ones are no longer the list's start.
 	if len(o.Sets) < len(x.sets) || (len(x.sets) > 0 && unsafe.SliceData(o.Sets) != unsafe.SliceData(x.sets) && !slices.Equal(o.Sets[:len(x.sets)], x.sets)) {
-		x.sets, x.parent, x.rivals = nil, map[string][]*gwv1.ListenerSet{}, map[string][]*gwv1.ListenerSet{}
+		x.sets, x.parent, x.rivals, x.byName = nil, map[string][]*gwv1.ListenerSet{}, map[string][]*gwv1.ListenerSet{}, map[string]*gwv1.ListenerSet{}
 	}
 	for _, ls := range o.Sets[len(x.sets):] {
+		if k := ListenerSetKey(ls.Namespace, ls.Name); x.byName[k] == nil {
+			x.byName[k] = ls
+		}
 		if key, ok := ParentKey(ls); ok {
 			x.parent[key] = append(x.parent[key], ls)
 		}
@@ -99,9 +107,10 @@ func (o *Objects) indexed() *objectsIndex {
 func (o *Objects) buildIndex() *objectsIndex {
 	x := &objectsIndex{
 		gateways: headOf(o.Gateways), classes: headOf(o.Classes), namespaces: headOf(o.Namespaces), grants: headOf(o.Grants), secrets: headOf(o.Secrets),
+		routes: headOf(o.Routes), routesOf: map[string][]*gwv1.HTTPRoute{},
 		gateway: map[string]*gwv1.Gateway{}, class: map[string]*gwv1.GatewayClass{}, namespace: map[string]*metav1.PartialObjectMetadata{},
 		grantsIn: map[string][]*gwv1.ReferenceGrant{}, secret: map[string]bool{},
-		parent: map[string][]*gwv1.ListenerSet{}, rivals: map[string][]*gwv1.ListenerSet{},
+		parent: map[string][]*gwv1.ListenerSet{}, rivals: map[string][]*gwv1.ListenerSet{}, byName: map[string]*gwv1.ListenerSet{},
 	}
 	for _, g := range o.Gateways {
 		if k := GatewayKey(g.Namespace, g.Name); x.gateway[k] == nil {
@@ -123,6 +132,11 @@ func (o *Objects) buildIndex() *objectsIndex {
 	}
 	for _, s := range o.Secrets {
 		x.secret[s.Namespace+"/"+s.Name] = true
+	}
+	for _, r := range o.Routes {
+		for _, k := range RouteKeys(r) {
+			x.routesOf[k] = append(x.routesOf[k], r)
+		}
 	}
 	// A new index of the other lists starts Sets' again too: the old one
 	// may be another copy's.
@@ -187,4 +201,17 @@ func (o *Objects) ReferenceGrants(namespace string) ([]*gwv1.ReferenceGrant, boo
 func (o *Objects) SecretExists(namespace, name string) (bool, bool) {
 	exists := read(o, func(x *objectsIndex) bool { return x.secret[namespace+"/"+name] })
 	return exists, o.Secrets != nil
+}
+
+// RoutesOf implements Routes from the index by RouteKeys, in the order of
+// Routes.
+func (o *Objects) RoutesOf(namespace, name string) ([]*gwv1.HTTPRoute, bool) {
+	routes := read(o, func(x *objectsIndex) []*gwv1.HTTPRoute { return capped(x.routesOf[ListenerSetKey(namespace, name)]) })
+	return routes, o.Routes != nil
+}
+
+// ListenerSet implements RouteParents from the index by ListenerSetKey.
+func (o *Objects) ListenerSet(namespace, name string) (*gwv1.ListenerSet, bool) {
+	ls := read(o, func(x *objectsIndex) *gwv1.ListenerSet { return x.byName[ListenerSetKey(namespace, name)] })
+	return ls, ls != nil || o.Sets != nil
 }

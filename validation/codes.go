@@ -165,6 +165,10 @@ const (
 	CodeSecretNotFound         Code = "LS306"
 	CodeMergedOverlapping      Code = "LS307"
 	CodeScopeUnknown           Code = "LS309"
+	CodeRoutesDetached         Code = "LS310"
+	CodeRouteNoMatchingParent  Code = "LS311"
+	CodeRouteNotAllowed        Code = "LS312"
+	CodeRouteNoHostname        Code = "LS313"
 )
 
 // Field paths the codes are at.
@@ -344,6 +348,18 @@ var catalog = []CodeDoc{
 	{Code: CodeMergedOverlapping, Kind: CodeKindCluster, Title: "Overlapping TLS hostnames on the Gateway", Paths: []string{listenerPathPattern + ".hostname"}, WarningKind: KindMergedOverlappingHostnames,
 		Cause: "An HTTPS or HTTP/3 listener overlaps the hostname of a listener of the Gateway or of another of its ListenerSets on the same port (an exact name under a wildcard, nested wildcards, a hostname and none): both get OverlappingTLSConfig (OverlappingHostnames), and with HTTP/2 connection coalescing a request can reach the other's routes. A warning only, also under strict.",
 		Fix:   "Nothing, if that is meant (one certificate for both, or a catch-all); otherwise use a hostname that does not overlap, or another port; the listeners command shows both listeners."},
+	{Code: CodeRoutesDetached, Kind: CodeKindCluster, Title: "HTTPRoutes the change detaches", Paths: []string{"spec.listeners", listenerPathPattern}, WarningKind: KindRoutesDetached,
+		Cause: "HTTPRoutes attach to the ListenerSet through this listener (by sectionName, by port, or to the whole set) and, after the update or the deletion, would attach to none of its listeners: the listener is renamed or removed, its port or hostname changes, or its allowedRoutes no longer admits them. The routes stop serving, and their status says so only afterwards. Routes whose parent is the Gateway itself are not looked at. A warning only, also under strict.",
+		Fix:   "Nothing, if that is meant; otherwise keep the listener as it was, or change the routes' parentRefs (sectionName, port) or hostnames first."},
+	{Code: CodeRouteNoMatchingParent, Kind: CodeKindCluster, Title: "Route names no such ListenerSet or listener", Paths: []string{"spec.parentRefs[*]"}, WarningKind: KindRouteNoMatchingParent,
+		Cause: causeRouteNoMatchingParent,
+		Fix:   "Correct the parentRef's name, sectionName or port; the listeners command shows the set's listeners."},
+	{Code: CodeRouteNotAllowed, Kind: CodeKindCluster, Title: "Route not allowed by the listeners", Paths: []string{"spec.parentRefs[*]"}, WarningKind: KindRouteNotAllowedByListeners,
+		Cause: causeRouteNotAllowed,
+		Fix:   "Ask the ListenerSet's owner to admit the route's namespace, or attach to a listener that does."},
+	{Code: CodeRouteNoHostname, Kind: CodeKindCluster, Title: "No listener hostname intersects the route's", Paths: []string{"spec.parentRefs[*]"}, WarningKind: KindRouteNoMatchingListenerHostname,
+		Cause: causeRouteNoHostname,
+		Fix:   "Use a hostname the listener serves, or attach to the listener that serves the route's hostname."},
 }
 
 // optionCodes are the catalog entries the Airlock options' rows hold

@@ -17,6 +17,13 @@
 // merged from the few rivals that decide them (cluster.go, decisive), and the
 // listeners command (package listing) prints it.
 //
+// Routes attach to a ListenerSet's listeners by one decision,
+// Attacher.Attach (attach.go): an update or a deletion that would leave
+// HTTPRoutes attached to none of the set's listeners warns (detach.go,
+// never an error), and JudgeRoute says why a route attaches to nothing
+// (routeparents.go, for the audit and the offline commands). A Cluster that
+// is also Routes gives them the routes.
+//
 // Problems that do not stop Airlock from serving the object are Warnings,
 // values with a path and a kind (warnings.go). Every error and warning has a
 // stable diagnostic code (codes.go): a rule gives it where it builds its

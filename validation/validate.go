@@ -105,6 +105,9 @@ func Judge(newLS, oldLS *gwv1.ListenerSet, opts Options) *Report {
 	if opts.Cluster != nil {
 		validateInCluster(ls, opts.Cluster, opts.Strict, v)
 		v.endPhase()
+		// Warnings only, whatever the mode: a detached route is the
+		// route owner's to fix, and the change may be meant.
+		warnDetached(v.ratchet.old, ls, opts.Cluster, &v.warnings)
 	}
 	if d.Note != nil && (v.errs.Total() > 0 || v.warnings.Total() > 0) {
 		// Whose ListenerSet this is could not be told, and Airlock's

@@ -37,7 +37,10 @@ Secrets' metadata). As the webhook with --scope=class (the default), only
 the sets whose parent Gateway's GatewayClass names one of --controller-names
 are judged; the others have no findings, and a line on stderr counts them.
 kube-apiserver applied the CRD when each object was written; it is not
-applied again. The output formats are validate's.
+applied again. HTTPRoutes whose parentRef names a judged ListenerSet (or one
+that does not exist) but attach to none of its listeners are reported too,
+as warnings with the reason their status will carry (routes whose parent is
+a Gateway are not looked at). The output formats are validate's.
 With --write-reports it also writes one wgpolicyk8s.io PolicyReport per
 namespace (its only write), for policy-reporter and the like.
 

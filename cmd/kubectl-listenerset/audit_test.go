@@ -44,7 +44,7 @@ current-context: c
 		{"in the command list", []string{"help"}, exitOK, []string{"audit       Judge the ListenerSets a cluster stores"}, nil},
 		{"-h", []string{"audit", "-h"}, exitOK, []string{usage, "--kubeconfig string", "--context string", "-n, --namespace string",
 			"--gateway string", "-o, --output string", "--strict", "--secrets", "--print-rbac",
-			"list on gateways, listenersets, referencegrants, gatewayclasses (gateway.networking.k8s.io)\n  list on namespaces (core)\n",
+			"list on gateways, listenersets, referencegrants, gatewayclasses, httproutes (gateway.networking.k8s.io)\n  list on namespaces (core)\n",
 			"--scope string", "--controller-names strings", "--unknown-parent string", "Exit status: 0 all valid"}, nil},
 		{"print-rbac", []string{"audit", "--print-rbac"}, exitOK, []string{"kind: ClusterRole", "name: listenerset-audit", "- listenersets", "- gatewayclasses", "- list"}, nil},
 		{"bad scope", []string{"audit", "--scope", "mine"}, exitUsage, nil, []string{`error: invalid argument "mine" for "--scope" flag: must be "class" or "all"`, see}},

@@ -318,6 +318,7 @@ func (s *session) startWebhook(ctx context.Context, root string, logFile *os.Fil
 		BaseURL:      "https://" + addr,
 		MutatePath:   admission.MutatePath,
 		ValidatePath: admission.ValidatePath,
+		DeletePath:   admission.DeletePath,
 		CABundle:     cert.CAPEM,
 	}
 	// The probe that shows kube-apiserver calls the webhook is a dry run in

@@ -42,13 +42,13 @@ func Compare(v, live, others *Verdict) {
 	before := make(map[string]*Result, len(live.Results))
 	for i := range live.Results {
 		r := &live.Results[i]
-		before[read.Name(r.Namespace, r.Name)] = r
+		before[resultKey(r)] = r
 	}
 	for i := range v.Results {
-		compare(&v.Results[i], before[read.Name(v.Results[i].Namespace, v.Results[i].Name)])
+		compare(&v.Results[i], before[resultKey(&v.Results[i])])
 	}
 	for _, r := range others.Results {
-		if compare(&r, before[read.Name(r.Namespace, r.Name)]) {
+		if compare(&r, before[resultKey(&r)]) {
 			v.Results = append(v.Results, r)
 		}
 	}

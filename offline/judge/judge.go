@@ -46,9 +46,13 @@ type Options struct {
 	Cluster *validation.Objects
 }
 
-// Result is the verdict on one ListenerSet.
+// Result is the verdict on one ListenerSet, or the route findings of one
+// HTTPRoute (Kind).
 type Result struct {
 	read.Location
+	// Kind is KindHTTPRoute for an HTTPRoute's route findings (Routes);
+	// omitted for a ListenerSet.
+	Kind string `json:"kind,omitempty"`
 	// Namespace is metadata.namespace (omitted when unset).
 	Namespace string `json:"namespace,omitempty"`
 	// Name is metadata.name.
@@ -73,6 +77,14 @@ type Result struct {
 
 	// pos locates the fields of the object's document.
 	pos *position.Document
+}
+
+// KindName is the result's kind: ListenerSet, or Kind.
+func (r *Result) KindName() string {
+	if r.Kind == "" {
+		return "ListenerSet"
+	}
+	return r.Kind
 }
 
 // FieldError is one field.Error.
@@ -138,6 +150,11 @@ type Verdict struct {
 	// Compared is set when the findings are marked against a live
 	// cluster's (Compare).
 	Compared bool
+
+	// routes are the input's HTTPRoutes, in the order of Objects.Routes
+	// (its input ones, after the cluster's); inputRoutes how many.
+	routes      []*read.Object
+	inputRoutes int
 }
 
 // Reasons for skipping.
@@ -162,6 +179,9 @@ func Run(in *read.Input, opts Options) *Verdict {
 			v.Notes = append(v.Notes, Note{InputError: e.Error})
 		case isListenerSet(e.Object.Head):
 			sets = append(sets, e.Object)
+		case isHTTPRoute(e.Object.Head) && collect(&v.Objects, e.Object.Head, e.Object.Raw):
+			// Judged as a route (Routes), not skipped.
+			v.routes = append(v.routes, e.Object)
 		default:
 			v.Notes = append(v.Notes, Note{Skipped: v.skip(e.Object)})
 		}
@@ -170,11 +190,16 @@ func Run(in *read.Input, opts Options) *Verdict {
 		v.Objects = overlay(opts.Cluster, &v.Objects)
 	}
 	v.judgeSets(sets, opts)
+	v.judgeRoutes(opts)
 	return v
 }
 
 func isListenerSet(h read.Head) bool {
 	return h.Kind == "ListenerSet" && h.APIVersion == listenerSetAPIVersion
+}
+
+func isHTTPRoute(h read.Head) bool {
+	return h.Kind == KindHTTPRoute && h.APIVersion == listenerSetAPIVersion
 }
 
 // skip says why o is not judged, keeping it for the cluster view where the
@@ -212,6 +237,12 @@ func collect(o *validation.Objects, h read.Head, raw []byte) bool {
 			return false
 		}
 		o.Gateways = append(o.Gateways, gw)
+	case h.APIVersion == listenerSetAPIVersion && h.Kind == KindHTTPRoute:
+		r := &gwv1.HTTPRoute{}
+		if json.Unmarshal(raw, r) != nil {
+			return false
+		}
+		o.Routes = append(o.Routes, r)
 	case h.APIVersion == listenerSetAPIVersion && h.Kind == "GatewayClass":
 		gc := &gwv1.GatewayClass{}
 		if json.Unmarshal(raw, gc) != nil {

@@ -18,6 +18,7 @@ func overlay(cluster, input *validation.Objects) validation.Objects {
 		Grants:     replace(cluster.Grants, input.Grants, func(g *gwv1.ReferenceGrant) string { return read.Name(g.Namespace, g.Name) }),
 		Namespaces: replace(cluster.Namespaces, input.Namespaces, func(m *metav1.PartialObjectMetadata) string { return m.Name }),
 		Secrets:    cluster.Secrets,
+		Routes:     replace(cluster.Routes, input.Routes, func(r *gwv1.HTTPRoute) string { return read.Name(r.Namespace, r.Name) }),
 	}
 }
 

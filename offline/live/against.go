@@ -39,16 +39,24 @@ func Validate(ctx context.Context, cfg *rest.Config, paths []string, opts offlin
 	// added names and scope as the files.
 	storedOpts := judge.Options{Strict: jo.Strict, AddedNames: jo.AddedNames, Scope: jo.Scope}
 	stored := judge.Stored(snap.Objects, snap.Objects.Sets, storedOpts)
+	stored.Results = append(stored.Results, judge.EveryRoute(snap.Objects, snap.Objects.Routes, storedOpts)...)
 	inInput := make(map[string]bool, len(v.Results))
 	for _, r := range v.Results {
-		inInput[read.Name(r.Namespace, r.Name)] = true
-	}
-	var others []*gwv1.ListenerSet
-	for _, ls := range snap.Objects.Sets {
-		if !inInput[read.Name(ls.Namespace, ls.Name)] {
-			others = append(others, ls)
+		if r.Kind == "" {
+			inInput[read.Name(r.Namespace, r.Name)] = true
 		}
 	}
-	judge.Compare(v, stored, judge.Stored(&v.Objects, others, storedOpts))
+	var otherSets []*gwv1.ListenerSet
+	for _, ls := range snap.Objects.Sets {
+		if !inInput[read.Name(ls.Namespace, ls.Name)] {
+			otherSets = append(otherSets, ls)
+		}
+	}
+	others := judge.Stored(&v.Objects, otherSets, storedOpts)
+	// The cluster's routes against the files: those the files' sets
+	// detach, or attach again, show as introduced or fixed.
+	others.Results = append(others.Results, judge.EveryRoute(&v.Objects, v.ClusterRoutes(), storedOpts)...)
+	judge.Compare(v, stored, others)
+	judge.DropPassingRoutes(v)
 	return offline.Report(v, opts)
 }

@@ -6,10 +6,13 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"slices"
 	"strings"
 	"time"
 
 	rbacv1 "k8s.io/api/rbac/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/client-go/rest"
@@ -69,12 +72,16 @@ type Kinds struct {
 	// Secrets lists Secrets' metadata (RBAC has no metadata-only
 	// permission: list on secrets).
 	Secrets bool
+	// HTTPRoutes lists HTTPRoutes, for the routes that name a ListenerSet
+	// and attach to none of its listeners. A cluster without the
+	// HTTPRoute API leaves them unknown, and nothing is said of routes.
+	HTTPRoutes bool
 }
 
 // auditKinds are what Read, the audit's and validate --kubeconfig's view,
 // lists: GatewayClasses only when scoped by them.
 func auditKinds(secrets, classes bool) Kinds {
-	return Kinds{ReferenceGrants: true, GatewayClasses: classes, Secrets: secrets}
+	return Kinds{ReferenceGrants: true, GatewayClasses: classes, Secrets: secrets, HTTPRoutes: true}
 }
 
 // KindRules are all List needs for k: list on each kind it lists. No get,
@@ -86,6 +93,9 @@ func KindRules(k Kinds) []rbacv1.PolicyRule {
 	}
 	if k.GatewayClasses {
 		gatewayKinds = append(gatewayKinds, "gatewayclasses")
+	}
+	if k.HTTPRoutes {
+		gatewayKinds = append(gatewayKinds, "httproutes")
 	}
 	rules := []rbacv1.PolicyRule{
 		{APIGroups: []string{gwv1.GroupName}, Resources: gatewayKinds, Verbs: []string{"list"}},
@@ -210,6 +220,23 @@ func List(ctx context.Context, cfg *rest.Config, k Kinds, pageSize int64) (*vali
 			return nil, err
 		}
 	}
+	if k.HTTPRoutes {
+		routes := []*gwv1.HTTPRoute{}
+		err := pages(ctx, c, size, "HTTPRoutes", func() *gwv1.HTTPRouteList { return &gwv1.HTTPRouteList{} }, func(l *gwv1.HTTPRouteList) {
+			for i := range l.Items {
+				r := &l.Items[i]
+				// Attachment reads parentRefs and hostnames only.
+				r.ManagedFields, r.Annotations, r.Spec.Rules, r.Status = nil, nil, nil, gwv1.HTTPRouteStatus{}
+				routes = append(routes, r)
+			}
+		})
+		switch {
+		case err == nil:
+			o.Routes = routes
+		case !meta.IsNoMatchError(err) && !apierrors.IsNotFound(err):
+			return nil, err
+		}
+	}
 	if o.Namespaces, err = metadata(ctx, c, size, "Namespaces", "NamespaceList"); err != nil {
 		return nil, err
 	}
@@ -275,6 +302,32 @@ func selectSets(sets []*gwv1.ListenerSet, opts Options) []*gwv1.ListenerSet {
 	return out
 }
 
+// selectRoutes are the listed HTTPRoutes of opts.Namespace (all when
+// unset) and, with opts.Gateway, those naming a ListenerSet selected (or
+// one that does not exist, which may have been meant for it: it has no
+// Gateway to tell).
+func selectRoutes(snap *Snapshot, opts Options) []*gwv1.HTTPRoute {
+	selected := make(map[string]bool, len(snap.Selected))
+	for _, ls := range snap.Selected {
+		selected[validation.ListenerSetKey(ls.Namespace, ls.Name)] = true
+	}
+	var out []*gwv1.HTTPRoute
+	for _, r := range snap.Objects.Routes {
+		if opts.Namespace != "" && r.Namespace != opts.Namespace {
+			continue
+		}
+		if opts.Gateway != "" && !slices.ContainsFunc(validation.RouteKeys(r), func(k string) bool {
+			ns, name, _ := strings.Cut(k, "/")
+			ls, _ := snap.Objects.ListenerSet(ns, name)
+			return selected[k] || ls == nil
+		}) {
+			continue
+		}
+		out = append(out, r)
+	}
+	return out
+}
+
 // Audit reads the cluster cfg reaches, judges the selected sets and writes
 // the report as opts.Format says; it returns validate's exit code
 // (report.ExitValid, ExitInvalid, or ExitInputError when the cluster could
@@ -293,6 +346,7 @@ func Audit(ctx context.Context, cfg *rest.Config, opts Options) int {
 		return code
 	}
 	v := judge.Stored(snap.Objects, snap.Selected, opts.Judge)
+	v.Results = append(v.Results, judge.Routes(snap.Objects, selectRoutes(snap, opts), opts.Judge)...)
 	code := offline.Report(v, offline.Options{Format: opts.Format, Stdout: opts.Stdout, Stderr: opts.Stderr})
 	if opts.Reports {
 		code = max(code, writeReports(ctx, cfg, snap, v, opts))

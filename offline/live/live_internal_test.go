@@ -57,14 +57,14 @@ func TestRBACRules(t *testing.T) {
 			if classes {
 				want = append(want, "gatewayclasses")
 			}
-			want = append(want, "namespaces")
+			want = append(want, "httproutes", "namespaces")
 			if secrets {
 				want = append(want, "secrets")
 			}
 			assert.Equal(t, want, resources)
 		}
 	}
-	assert.Equal(t, []string{"list on gateways, listenersets, referencegrants, gatewayclasses (gateway.networking.k8s.io)", "list on namespaces (core)"},
+	assert.Equal(t, []string{"list on gateways, listenersets, referencegrants, gatewayclasses, httproutes (gateway.networking.k8s.io)", "list on namespaces (core)"},
 		DescribeRules(RBACRules(false, true)))
 	// What listeners reads: no ReferenceGrants.
 	assert.Equal(t, []string{"list on gateways, listenersets (gateway.networking.k8s.io)", "list on namespaces (core)"},

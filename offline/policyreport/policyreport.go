@@ -138,8 +138,10 @@ func Build(results []judge.Result, uids map[types.NamespacedName]types.UID, now 
 			byNamespace[res.Namespace] = b
 			order = append(order, b)
 		}
-		ref := ObjectReference{APIVersion: gwv1.GroupVersion.String(), Kind: "ListenerSet", Namespace: res.Namespace, Name: res.Name,
-			UID: uids[types.NamespacedName{Namespace: res.Namespace, Name: res.Name}]}
+		ref := ObjectReference{APIVersion: gwv1.GroupVersion.String(), Kind: res.KindName(), Namespace: res.Namespace, Name: res.Name}
+		if res.Kind == "" { // uids are the ListenerSets'
+			ref.UID = uids[types.NamespacedName{Namespace: res.Namespace, Name: res.Name}]
+		}
 		for _, e := range res.Errors {
 			b.add(ResultFail, e.Code, e.Field, e.Message, ref)
 		}

@@ -80,3 +80,22 @@ func TestBuildCapped(t *testing.T) {
 	assert.Greater(t, len(enc), MaxBytes/2, "filled up to the cap")
 	t.Logf("%d of %d results shown, %d bytes", shown, 2*sets, len(enc))
 }
+
+// TestBuildRoutes: a route's findings go to the report of the route's
+// namespace, as warn results on the HTTPRoute, without a ListenerSet's uid
+// of the same name.
+func TestBuildRoutes(t *testing.T) {
+	results := []judge.Result{
+		{Namespace: "a", Name: "shop", Valid: true},
+		{Kind: judge.KindHTTPRoute, Namespace: "b", Name: "shop", Valid: true,
+			Warnings: []read.Warning{{Field: "spec.parentRefs[0]", Code: string(validation.CodeRouteNoMatchingParent), Message: "no listener"}}},
+	}
+	rs := Build(results, map[types.NamespacedName]types.UID{{Namespace: "b", Name: "shop"}: "set-uid"}, time.Now())
+	require.Len(t, rs, 2)
+	b := rs[1]
+	assert.Equal(t, "b", b.Metadata.Namespace)
+	require.Len(t, b.Results, 1)
+	assert.Equal(t, ResultWarn, b.Results[0].Result)
+	assert.Equal(t, string(validation.CodeRouteNoMatchingParent), b.Results[0].Rule)
+	assert.Equal(t, []ObjectReference{{APIVersion: "gateway.networking.k8s.io/v1", Kind: "HTTPRoute", Namespace: "b", Name: "shop"}}, b.Results[0].Resources)
+}

@@ -31,10 +31,10 @@ type finding struct {
 	Field        string
 	Error        bool // an error, else a warning
 	Message      string
-	// Object is the ListenerSet ("ns/name"); empty for input errors.
-	// Namespace and Name are its parts.
-	Object, Namespace, Name string
-	Rule                    rule
+	// Object is the ListenerSet or HTTPRoute ("ns/name"); empty for
+	// input errors. Namespace and Name are its parts, Kind its kind.
+	Object, Namespace, Name, Kind string
+	Rule                          rule
 	// Baseline is how it stands against a live cluster's findings (empty
 	// when not compared); a Fixed one is the live object's.
 	Baseline judge.Baseline
@@ -60,11 +60,11 @@ func (r *Report) findings() []finding {
 		}
 		for _, e := range errs {
 			out = append(out, finding{File: res.File, Line: e.Line, Column: e.Column, Field: e.Field,
-				Error: true, Message: e.Message, Object: obj, Namespace: res.Namespace, Name: res.Name, Rule: ruleOf(e.Code), Baseline: e.Baseline})
+				Error: true, Message: e.Message, Object: obj, Namespace: res.Namespace, Name: res.Name, Kind: res.KindName(), Rule: ruleOf(e.Code), Baseline: e.Baseline})
 		}
 		for _, w := range warns {
 			out = append(out, finding{File: res.File, Line: w.Line, Column: w.Column, Field: w.Field,
-				Message: w.Message, Object: obj, Namespace: res.Namespace, Name: res.Name, Rule: ruleOf(w.Code), Baseline: judge.Baseline(w.Baseline)})
+				Message: w.Message, Object: obj, Namespace: res.Namespace, Name: res.Name, Kind: res.KindName(), Rule: ruleOf(w.Code), Baseline: judge.Baseline(w.Baseline)})
 		}
 	}
 	return out

@@ -19,6 +19,8 @@ type jsonLine struct {
 	Type      string `json:"type"`
 	Namespace string `json:"namespace,omitempty"`
 	Name      string `json:"name,omitempty"`
+	// Kind is the object's kind when it is not a ListenerSet (HTTPRoute).
+	Kind string `json:"kind,omitempty"`
 	// Code is the diagnostic code (docs/codes.md), Title its title.
 	Code  string `json:"code"`
 	Title string `json:"title"`
@@ -51,6 +53,9 @@ func writeJSONLines(w io.Writer, r *Report) error {
 			File: f.File, Line: f.Line, Column: f.Column}
 		if f.Error {
 			l.Severity = "error"
+		}
+		if f.Kind != "ListenerSet" {
+			l.Kind = f.Kind
 		}
 		if err := enc.Encode(l); err != nil {
 			return err

@@ -158,7 +158,7 @@ func junitAt(file string, line, col int, field, msg string) string {
 // resultCase is a ListenerSet's case: a failure per error, its warnings
 // as system-out.
 func resultCase(res judge.Result) junitCase {
-	c := junitCase{Name: read.Name(res.Namespace, res.Name), ClassName: "ListenerSet@v1",
+	c := junitCase{Name: read.Name(res.Namespace, res.Name), ClassName: res.KindName() + "@v1",
 		File: res.File, Line: res.Line, order: res.Location}
 	if c.Name == "" {
 		c.Name = where("document", res.Location)

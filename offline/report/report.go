@@ -113,6 +113,9 @@ func New(v *judge.Verdict) *Report {
 		}
 	}
 	for _, res := range r.Results {
+		if res.Kind != "" {
+			continue // a route's findings: no ListenerSet
+		}
 		if res.Valid {
 			r.Summary.Valid++
 		} else {

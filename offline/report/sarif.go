@@ -69,7 +69,7 @@ func writeSARIF(w io.Writer, r *Report, workDir string) error {
 		if f.Object != "" {
 			// The object and field, for viewers that show logical locations.
 			location.AddLogicalLocations(sarif.NewLogicalLocation().WithKind("member").
-				WithFullyQualifiedName("ListenerSet " + f.Object + " " + f.Field))
+				WithFullyQualifiedName(f.Kind + " " + f.Object + " " + f.Field))
 		}
 		res := run.CreateResultForRule(f.Rule.ID).WithLevel(level).
 			WithMessage(sarif.NewTextMessage(sarifText(f)))
@@ -92,7 +92,7 @@ func sarifText(f finding) string {
 	if f.Object == "" {
 		return f.Message
 	}
-	return "ListenerSet " + f.Object + ": " + f.Message
+	return f.Kind + " " + f.Object + ": " + f.Message
 }
 
 // artifact names file relative to workDir under %SRCROOT% when it lies

@@ -51,7 +51,7 @@ func writeGrouped(stdout, stderr io.Writer, r *Report) error {
 			if f.Error {
 				level = "error"
 			}
-			lines = append(lines, fmt.Sprintf("  %s: ListenerSet %s: %s%s", level, term(f.Object), term(f.Message), textAt(f.File, f.Line, f.Column)))
+			lines = append(lines, fmt.Sprintf("  %s: %s %s: %s%s", level, f.Kind, term(f.Object), term(f.Message), textAt(f.File, f.Line, f.Column)))
 		}
 		if len(lines) > 0 {
 			fmt.Fprintf(stdout, "%s (%d):\n%s\n", group, len(lines), strings.Join(lines, "\n"))
@@ -59,7 +59,7 @@ func writeGrouped(stdout, stderr io.Writer, r *Report) error {
 	}
 	b := r.Summary.Baseline
 	fmt.Fprintf(stdout, "%d ListenerSets judged against the cluster (%d invalid): %d introduced (%d errors), %d unchanged, %d fixed\n",
-		len(r.Results), r.Summary.Invalid, b.Introduced, b.IntroducedErrors, b.Unchanged, b.Fixed)
+		r.Summary.Valid+r.Summary.Invalid, r.Summary.Invalid, b.Introduced, b.IntroducedErrors, b.Unchanged, b.Fixed)
 	return nil
 }
 
@@ -79,6 +79,11 @@ func textResult(stdout, stderr io.Writer, r *judge.Result) {
 		fmt.Fprintf(stderr, "Warning: %s%s\n", term(w.Message), textAt(r.File, w.Line, w.Column))
 	}
 	name := read.Name(r.Namespace, r.Name)
+	if r.Kind == judge.KindHTTPRoute {
+		// Route findings are warnings only: the route is stored as it is.
+		fmt.Fprintf(stdout, "httproute.%s/%s attaches to nothing through %s\n", gwv1.GroupName, term(name), plural(len(r.Warnings), "parentRef"))
+		return
+	}
 	switch len(r.Errors) {
 	case 0:
 		fmt.Fprintf(stdout, "listenerset.%s/%s valid\n", gwv1.GroupName, term(name))
@@ -157,4 +162,12 @@ func where(prefix string, l read.Location) string {
 		s += fmt.Sprintf(" item %d", l.Item)
 	}
 	return s
+}
+
+// plural is "1 thing" or "n things".
+func plural(n int, thing string) string {
+	if n == 1 {
+		return "1 " + thing
+	}
+	return fmt.Sprintf("%d %ss", n, thing)
 }

@@ -573,3 +573,26 @@ func TestPolicyScopeEndToEnd(t *testing.T) {
 	})
 	require.NoError(t, admin.Create(ctx, other("istio-tcp", "istio"), client.DryRunAll), "a Gateway still not listed")
 }
+
+// TestRenderDeletionWebhook: with the cluster-aware checks the validating
+// configuration has the deletion webhook of admission.Registrations (DELETE
+// only, failurePolicy Ignore, a short timeout) whatever webhook.failurePolicy
+// and webhook.timeoutSeconds say; without them (it would read no routes)
+// it has none.
+func TestRenderDeletionWebhook(t *testing.T) {
+	reg := admission.Registrations().Deleting
+	for _, mode := range []string{"webhook", "both"} {
+		_, v := webhookConfigs(t, renderMode(t, mode, "--set", "clusterChecks.enabled=true,webhook.failurePolicy=Fail,webhook.timeoutSeconds=10"))
+		require.Len(t, v.Webhooks, 2, mode)
+		d := v.Webhooks[1]
+		assert.Equal(t, reg.Name, d.Name)
+		assert.Equal(t, reg.Path, *d.ClientConfig.Service.Path)
+		assert.Equal(t, reg.Rules, d.Rules)
+		assert.Equal(t, admissionv1.Ignore, *d.FailurePolicy)
+		assert.Equal(t, int32(admission.DeletionTimeoutSeconds), *d.TimeoutSeconds)
+		assert.Equal(t, v.Webhooks[0].NamespaceSelector, d.NamespaceSelector, "the same namespaces")
+		assert.Equal(t, []admissionv1.OperationType{admissionv1.Delete}, d.Rules[0].Operations)
+	}
+	_, v := webhookConfigs(t, render(t))
+	assert.Len(t, v.Webhooks, 1, "no cluster checks, no deletion webhook")
+}

@@ -148,7 +148,7 @@ func restartWebhook(t *testing.T, c webhookSettings) {
 		kinds = append(kinds, clusterview.KindGatewayClass)
 	}
 	if c.enabled {
-		kinds = append(kinds, clusterview.KindListenerSet, clusterview.KindReferenceGrant, clusterview.KindNamespace)
+		kinds = append(kinds, clusterview.KindListenerSet, clusterview.KindReferenceGrant, clusterview.KindNamespace, clusterview.KindHTTPRoute)
 	}
 	if len(kinds) == 0 {
 		return

@@ -144,6 +144,7 @@ func setup(ctx context.Context) error {
 		BaseURL:      "https://" + ports.Addr(),
 		MutatePath:   admission.MutatePath,
 		ValidatePath: admission.ValidatePath,
+		DeletePath:   admission.DeletePath,
 		CABundle:     cert.CAPEM,
 	}
 	if r := cluster.Kubectl(ctx, "", "apply", "-f", filepath.Join(root, "examples", "gateway.yaml")); r.Err != nil {

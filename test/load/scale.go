@@ -32,6 +32,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/runtime/schema"
+	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/apimachinery/pkg/watch"
 	"k8s.io/client-go/dynamic"
 	clientgoscheme "k8s.io/client-go/kubernetes/scheme"
@@ -54,6 +55,9 @@ var (
 	scaleWorkers = flag.Int("scale-workers", 32, "scale figure: parallel writes while populating")
 	scaleSettle  = flag.Duration("scale-settle", 2*time.Second, "scale figure: wait after the measured creates before reading the webhook's RSS")
 	scalePprof   = flag.Duration("scale-pprof", 0, "scale figure: write a CPU profile of the webhook over this long from the start of the measured creates to scale-<size>[-<shape>].cpu.pprof (0: none)")
+	scaleRoutes  = flag.Int("scale-routes", 0, "scale figure: HTTPRoutes attached to the populated ListenerSets, spread evenly (by sectionName http, each set's hostname); "+
+		"for -scale-updates to compare a run with 0 against")
+	scaleUpdates = flag.Bool("scale-updates", false, "scale figure: also time -scale-creates UPDATEs of the first populated set that change a label (no route is detached)")
 	scaleShape   = flag.String("scale-shape", shapeGateways, "scale figure: "+shapeGateways+" (the ListenerSets spread over 100 Gateways, issue 14) or "+
 		shapeOneGateway+" (every one on the first Gateway, on 443 and 80 with its own hostname: tenants sharing a Gateway, issue 20)")
 )
@@ -87,7 +91,8 @@ const (
 // The kinds the webhook watches with --cluster-checks --watch-secrets and
 // its default scope; ready means /readyz answers and every one's synced
 // gauge is 1.
-var scaleKinds = []string{clusterview.KindGateway, clusterview.KindGatewayClass, clusterview.KindListenerSet, clusterview.KindReferenceGrant, clusterview.KindNamespace, clusterview.KindSecret}
+var scaleKinds = []string{clusterview.KindGateway, clusterview.KindGatewayClass, clusterview.KindListenerSet, clusterview.KindReferenceGrant, clusterview.KindNamespace, clusterview.KindSecret,
+	clusterview.KindHTTPRoute}
 
 func scaleNS(i int) string { return fmt.Sprintf("scale-%02d", i%scaleNamespaces) }
 
@@ -155,8 +160,18 @@ type scaleSizeResult struct {
 	ReadyzSeconds float64 `json:"readyzSeconds"`
 	ReadySeconds  float64 `json:"readySeconds"`
 	// Warnings on the measured creates (none expected).
-	Warnings int           `json:"warnings"`
-	Probes   []probeResult `json:"probes"`
+	Warnings int `json:"warnings"`
+	// Routes are the HTTPRoutes attached to the sets (-scale-routes);
+	// Updates the timed label updates of the first set, with the webhook's
+	// CPU and allocations per request over them.
+	Routes                 int     `json:"routes"`
+	Updates                int     `json:"updates"`
+	UpdateP50Ms            float64 `json:"updateP50Ms"`
+	UpdateCPUPerRequestUs  float64 `json:"updateCpuPerRequestUs"`
+	UpdateAllocsPerRequest float64 `json:"updateAllocsPerRequest"`
+	// RoutesPopulateSeconds is how long creating the routes took.
+	RoutesPopulateSeconds float64       `json:"routesPopulateSeconds"`
+	Probes                []probeResult `json:"probes"`
 }
 
 type probeResult struct {
@@ -350,6 +365,7 @@ type scaleCluster struct {
 	ca        []byte
 	certDir   string
 	populated int
+	routes    int
 }
 
 func runScale(ctx context.Context, o options) (int, error) {
@@ -470,6 +486,12 @@ func printScale(rep scaleReport, jsonPath string) {
 		fmt.Printf("%-12d %8.1fs %12.2f ms %8.2f %8.2f %8.2f %8.0f %10.0f %10.0f %12.0f %10.2f %10.0f %8.1f %9s %9.2f %8.2f %5d/%d\n",
 			r.ListenerSets, r.PopulateSeconds, r.NoWebhookP50Ms, r.P50Ms, r.P99Ms, r.MeanMs, r.WebhookRequests, r.CPUPerRequestUs, r.AllocsPerRequest,
 			r.WatchCPUPerCreateUs, r.AloneP50Ms, r.AloneCPUPerRequestUs, r.RSSMiB, heap, r.ReadyzSeconds, r.ReadySeconds, ok, len(r.Probes))
+	}
+	for _, r := range rep.Sizes {
+		if r.Updates > 0 {
+			fmt.Printf("%d ListenerSets, %d HTTPRoutes attached (created in %.1fs): %d label updates of one set: p50 %.2f ms, CPU %.0f µs/req, %.0f allocs/req\n",
+				r.ListenerSets, r.Routes, r.RoutesPopulateSeconds, r.Updates, r.UpdateP50Ms, r.UpdateCPUPerRequestUs, r.UpdateAllocsPerRequest)
+		}
 	}
 	fmt.Println()
 	for _, r := range rep.Targets {
@@ -692,6 +714,10 @@ func (c *scaleCluster) measure(ctx context.Context, o options, n int) (scaleSize
 		return r, err
 	}
 	r.PopulateSeconds = d.Seconds()
+	if r.RoutesPopulateSeconds, err = c.populateRoutes(ctx, n, *scaleRoutes); err != nil {
+		return r, err
+	}
+	r.Routes = c.routes
 
 	say("scale: %d ListenerSets: starting the webhook with --cluster-checks --watch-secrets", n)
 	args := append(append([]string{"serve"}, testproc.ServeFlags()...), "--scope=class", "--cluster-checks", "--watch-secrets", "--kubeconfig="+c.lc.KubeconfigPath)
@@ -785,6 +811,16 @@ func (c *scaleCluster) measure(ctx context.Context, o options, n int) (scaleSize
 	r.AloneP50Ms, r.AloneP99Ms = ms(percentile(samples, 50)), ms(percentile(samples, 99))
 	r.AloneCPUPerRequestUs, r.AloneAllocsPerRequest = use.cpuPerRequestUs(), use.allocsPerRequest()
 	r.Warnings = c.warnings.count() - w0
+	if *scaleUpdates && n > 0 {
+		say("scale: %d ListenerSets, %d HTTPRoutes: %d label updates of the first set", n, c.routes, *scaleCreates)
+		samples, use, err := c.timedUpdates(ctx, srv)
+		if err != nil {
+			return r, err
+		}
+		r.Updates, r.UpdateP50Ms = len(samples), ms(percentile(samples, 50))
+		r.UpdateCPUPerRequestUs, r.UpdateAllocsPerRequest = use.cpuPerRequestUs(), use.allocsPerRequest()
+		say("scale: updates p50 %.2fms, CPU %.0fµs/req, %.0f allocs/req", r.UpdateP50Ms, r.UpdateCPUPerRequestUs, r.UpdateAllocsPerRequest)
+	}
 
 	time.Sleep(*scaleSettle)
 	rss, _, err := srv.memory()
@@ -838,33 +874,40 @@ func (u usage) allocKiBPerRequest() float64 {
 // timedCreates is creates of mk's ListenerSets with what the webhook spent
 // over them (the allocations include its /metrics answer, once).
 func (c *scaleCluster) timedCreates(ctx context.Context, srv *server, prefix string, mk func(string) *gwv1.ListenerSet) (samples []time.Duration, use usage, err error) {
-	read := func() (usage, error) {
-		cpu, m, v, err := cpuAndCalls(srv)
-		if err != nil {
-			return usage{}, err
-		}
-		u := usage{cpu: cpu, requests: m + v, mallocs: -1, allocB: -1}
-		if text, err := srv.metricsText(); err == nil {
-			_, _, u.mallocs, u.allocB = parseAllMetrics(text)
-		}
-		return u, nil
-	}
-	u0, err := read()
+	u0, err := readUsage(srv)
 	if err != nil {
 		return nil, usage{}, err
 	}
 	if samples, err = c.creates(ctx, prefix, *scaleCreates, mk); err != nil {
 		return nil, usage{}, err
 	}
-	u1, err := read()
+	u1, err := readUsage(srv)
 	if err != nil {
 		return nil, usage{}, err
 	}
-	use = usage{cpu: u1.cpu - u0.cpu, requests: u1.requests - u0.requests, mallocs: -1, allocB: -1}
-	if u0.mallocs >= 0 && u1.mallocs >= 0 {
-		use.mallocs, use.allocB = u1.mallocs-u0.mallocs, u1.allocB-u0.allocB
+	return samples, u1.since(u0), nil
+}
+
+// readUsage reads what the server has spent so far.
+func readUsage(srv *server) (usage, error) {
+	cpu, m, v, err := cpuAndCalls(srv)
+	if err != nil {
+		return usage{}, err
 	}
-	return samples, use, nil
+	u := usage{cpu: cpu, requests: m + v, mallocs: -1, allocB: -1}
+	if text, err := srv.metricsText(); err == nil {
+		_, _, u.mallocs, u.allocB = parseAllMetrics(text)
+	}
+	return u, nil
+}
+
+// since is what was spent between u0 and u.
+func (u usage) since(u0 usage) usage {
+	d := usage{cpu: u.cpu - u0.cpu, requests: u.requests - u0.requests, mallocs: -1, allocB: -1}
+	if u0.mallocs >= 0 && u.mallocs >= 0 {
+		d.mallocs, d.allocB = u.mallocs-u0.mallocs, u.allocB-u0.allocB
+	}
+	return d
 }
 
 // cpuAndCalls reads the server's CPU time and its mutating and validating
@@ -1179,4 +1222,62 @@ func cpuProfile(ctx context.Context, addr string, d time.Duration, path string) 
 	}
 	say("scale: CPU profile in %s", path)
 	return f.Close()
+}
+
+// populateRoutes creates HTTPRoutes until there are total, spread over the
+// n populated sets: route j names set j mod n by sectionName http, with
+// that set's hostname, in the set's namespace, so that each attaches.
+func (c *scaleCluster) populateRoutes(ctx context.Context, n, total int) (float64, error) {
+	if n == 0 || total <= c.routes {
+		return 0, nil
+	}
+	t0 := time.Now()
+	from := c.routes
+	err := parallel(ctx, total-from, *scaleWorkers, func(ctx context.Context, k int) error {
+		j := from + k
+		ls, _ := scaleListenerSet(*scaleShape, j%n)
+		r := &gwv1.HTTPRoute{ObjectMeta: metav1.ObjectMeta{Namespace: ls.Namespace, Name: fmt.Sprintf("route-%05d", j)}}
+		r.Spec.ParentRefs = []gwv1.ParentReference{{Kind: ptr.To[gwv1.Kind]("ListenerSet"), Name: gwv1.ObjectName(ls.Name), SectionName: ptr.To[gwv1.SectionName]("http")}}
+		r.Spec.Hostnames = []gwv1.Hostname{*ls.Spec.Listeners[0].Hostname}
+		if err := c.cl.Create(ctx, r); err != nil {
+			return fmt.Errorf("httproute %s/%s: %w", r.Namespace, r.Name, err)
+		}
+		return nil
+	})
+	if err != nil {
+		return 0, err
+	}
+	c.routes = total
+	d := time.Since(t0)
+	say("scale: created %d HTTPRoutes attached to the %d ListenerSets in %.1fs", total-from, n, d.Seconds())
+	return d.Seconds(), nil
+}
+
+// timedUpdates times -scale-creates sequential updates of the first
+// populated set, each changing a label: an update the routes' warnings read
+// nothing for (no listener changes), whose cost must not grow with them.
+func (c *scaleCluster) timedUpdates(ctx context.Context, srv *server) ([]time.Duration, usage, error) {
+	first, _ := scaleListenerSet(*scaleShape, 0)
+	key := client.ObjectKeyFromObject(first)
+	u0, err := readUsage(srv)
+	if err != nil {
+		return nil, usage{}, err
+	}
+	samples := make([]time.Duration, 0, *scaleCreates)
+	for k := range *scaleCreates {
+		patch := client.RawPatch(types.MergePatchType, []byte(fmt.Sprintf(`{"metadata":{"labels":{"scale-update":"u%d"}}}`, k)))
+		ls := &gwv1.ListenerSet{ObjectMeta: metav1.ObjectMeta{Namespace: key.Namespace, Name: key.Name}}
+		t := time.Now()
+		if err := c.cl.Patch(ctx, ls, patch); err != nil {
+			return nil, usage{}, fmt.Errorf("update %s: %w", key, err)
+		}
+		samples = append(samples, time.Since(t))
+	}
+	u1, err := readUsage(srv)
+	if err != nil {
+		return nil, usage{}, err
+	}
+	use := u1.since(u0)
+	slices.Sort(samples)
+	return samples, use, nil
 }

@@ -96,11 +96,12 @@ listenerset_webhook_cluster_view_synced{kind="ListenerSet"} 0
 listenerset_webhook_cluster_view_synced{kind="Namespace"} 1
 listenerset_webhook_cluster_view_synced{kind="ReferenceGrant"} 1
 listenerset_webhook_cluster_view_synced{kind="Secret"} 1
+listenerset_webhook_cluster_view_synced{kind="HTTPRoute"} 1
 go_memstats_heap_inuse_bytes 1.2582912e+07
 controller_runtime_webhook_requests_total{code="200",webhook="/validate"} 12
 `
 	synced, heap := parseMetrics(text)
-	if len(synced) != 6 || synced["Gateway"] != 1 || synced["ListenerSet"] != 0 {
+	if len(synced) != 7 || synced["Gateway"] != 1 || synced["ListenerSet"] != 0 {
 		t.Errorf("synced = %v", synced)
 	}
 	if heap != 12<<20 {

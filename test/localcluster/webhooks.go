@@ -40,6 +40,10 @@ type WebhookEndpoint struct {
 	// MutatePath and ValidatePath are the webhook's handler paths
 	// (admission.MutatePath, admission.ValidatePath).
 	MutatePath, ValidatePath string
+	// DeletePath, when set, registers the deletion webhook there too
+	// (admission.DeletePath), as Registrations().Deleting says: DELETE
+	// only, failurePolicy Ignore, its own short timeout.
+	DeletePath string
 	// CABundle is the PEM CA that signed the webhook's serving certificate.
 	CABundle []byte
 	// TimeoutSeconds defaults to 10.
@@ -93,6 +97,19 @@ func WebhookConfigurations(ep WebhookEndpoint) (*admissionv1.MutatingWebhookConf
 			TimeoutSeconds:          ptr.To(timeout),
 			AdmissionReviewVersions: []string{"v1"},
 		}},
+	}
+	if ep.DeletePath != "" {
+		d := reg.Deleting
+		validating.Webhooks = append(validating.Webhooks, admissionv1.ValidatingWebhook{
+			Name:                    d.Name,
+			ClientConfig:            clientConfig(ep.DeletePath),
+			Rules:                   d.Rules,
+			FailurePolicy:           ptr.To(d.FailurePolicy),
+			MatchPolicy:             ptr.To(admissionv1.Equivalent),
+			SideEffects:             ptr.To(admissionv1.SideEffectClassNone),
+			TimeoutSeconds:          ptr.To(d.TimeoutSeconds),
+			AdmissionReviewVersions: []string{"v1"},
+		})
 	}
 	return mutating, validating
 }

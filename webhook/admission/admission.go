@@ -126,7 +126,8 @@ func abandoned(err error) error {
 }
 
 // ValidateDelete allows every deletion: nothing about a ListenerSet being
-// removed can break Airlock Microgateway.
+// removed can break Airlock Microgateway. (The deletion webhook at
+// DeletePath, not this Validator, says which routes it detaches.)
 func (Validator) ValidateDelete(context.Context, *gwv1.ListenerSet) (cradmission.Warnings, error) {
 	return nil, nil
 }
@@ -236,8 +237,8 @@ func NewValidatingWebhookFor(v Validator) *cradmission.Webhook {
 	return wh
 }
 
-// Register registers both webhooks on srv at MutatePath and ValidatePath,
-// each behind reviewGuard (Run's server bounds each request, see
+// Register registers the webhooks on srv at MutatePath, ValidatePath and
+// DeletePath, each behind reviewGuard (Run's server bounds each request, see
 // Options.RequestTimeout). srv instruments them with controller-runtime's
 // webhook metrics (controller_runtime_webhook_requests_total, _latency_seconds,
 // _requests_in_flight). Tests use it with a server whose WebhookMux they serve
@@ -248,6 +249,7 @@ func Register(srv ctrlwebhook.Server) {
 
 // RegisterWith is Register with the validating webhook's Validator v.
 func RegisterWith(srv ctrlwebhook.Server, v Validator) {
-	srv.Register(MutatePath, reviewGuard{NewMutatingWebhookFor(v.Scope, v.Classes)})
-	srv.Register(ValidatePath, reviewGuard{NewValidatingWebhookFor(v)})
+	srv.Register(MutatePath, reviewGuard{next: NewMutatingWebhookFor(v.Scope, v.Classes)})
+	srv.Register(ValidatePath, reviewGuard{next: NewValidatingWebhookFor(v)})
+	srv.Register(DeletePath, reviewGuard{next: NewDeletionWebhook(v), deletions: true})
 }

@@ -17,5 +17,8 @@
 // webhooks (names, paths, rules, match conditions; the chart's
 // files/webhooks.yaml is generated from it), DenialsMetric counts which
 // rules deny, and the validating webhook's response carries the errors'
-// diagnostic codes as an audit annotation (audit.go, AuditCodesKey). Nothing here decides what is valid; it only translates.
+// diagnostic codes as an audit annotation (audit.go, AuditCodesKey). The
+// deletion webhook (delete.go, DeletePath) allows every deletion and warns
+// of the HTTPRoutes it detaches (validation.JudgeDelete). Nothing here
+// decides what is valid; it only translates.
 package admission

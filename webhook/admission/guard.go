@@ -43,14 +43,15 @@ import (
 //     into a v1 review, finds apiVersion and kind case-insensitively (so a
 //     "KIND" beside "kind" is refused), and answers a review without uid,
 //     whose answer kube-apiserver would discard anyway;
-//   - a DELETE: allowed at once, neither object decoded. DELETE is not
-//     registered, but should a configuration send one, no review may block
-//     a deletion: controller-runtime's validating webhook decodes oldObject
-//     for Validator.ValidateDelete and denied a deletion whose stored object
-//     did not decode ("json: cannot unmarshal string into Go struct field
+//   - a DELETE: allowed at once, neither object decoded, by the mutating
+//     and validating webhooks, where DELETE is not registered, but should a
+//     configuration send one, no review may block a deletion:
+//     controller-runtime's validating webhook decodes oldObject for
+//     Validator.ValidateDelete and denied a deletion whose stored object did
+//     not decode ("json: cannot unmarshal string into Go struct field
 //     ListenerSetSpec.spec.listeners"), and the object checks below would
-//     deny one whose oldObject is not a ListenerSet. Both webhooks answer
-//     so, as controller-runtime's defaulting webhook already did;
+//     deny one whose oldObject is not a ListenerSet. The deletion webhook
+//     (deletions) gets it, unchecked, and answers every one allowed;
 //   - a request.object or request.oldObject that is not a JSON object, or
 //     that names another apiVersion or kind than a gateway.networking.k8s.io/v1
 //     ListenerSet. controller-runtime's decoder refuses most of these by its
@@ -82,7 +83,12 @@ import (
 // readReview's one 25 ms (BenchmarkReadReview, largest-valid), and a worst
 // request may take 100 ms in all (issue 20; docs/performance.md, "Worst
 // objects the CRD admits").
-type reviewGuard struct{ next *cradmission.Webhook }
+type reviewGuard struct {
+	next *cradmission.Webhook
+	// deletions hands DELETE reviews on to next (the deletion webhook,
+	// which answers every one allowed) instead of allowing them here.
+	deletions bool
+}
 
 // maxRequestSize is controller-runtime's limit on an AdmissionReview's size
 // (admission.Webhook.ServeHTTP reads no more). A body of exactly this size is
@@ -145,7 +151,7 @@ func (g reviewGuard) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		refuse(w, r, tm, req.UID, http.StatusBadRequest, err)
 		return
 	}
-	if deletion {
+	if deletion && !g.deletions {
 		answer(w, r, tm, req.UID, cradmission.Allowed("").AdmissionResponse)
 		return
 	}

@@ -46,8 +46,8 @@ func guardReview(version, uid, op, object, old string) string {
 func guarded() map[string]struct{ guard, plain http.Handler } {
 	m, v := NewMutatingWebhook(), NewValidatingWebhook()
 	return map[string]struct{ guard, plain http.Handler }{
-		MutatePath:   {reviewGuard{m}, m},
-		ValidatePath: {reviewGuard{v}, v},
+		MutatePath:   {reviewGuard{next: m}, m},
+		ValidatePath: {reviewGuard{next: v}, v},
 	}
 }
 

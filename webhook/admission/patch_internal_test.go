@@ -41,7 +41,7 @@ func TestMutateNeverRemovesAFieldInAnOmittedObject(t *testing.T) {
 		req := httptest.NewRequest(http.MethodPost, MutatePath, strings.NewReader(body))
 		req.Header.Set("Content-Type", "application/json")
 		rec := httptest.NewRecorder()
-		reviewGuard{NewMutatingWebhook()}.ServeHTTP(rec, req)
+		reviewGuard{next: NewMutatingWebhook()}.ServeHTTP(rec, req)
 		var review admissionv1.AdmissionReview
 		if err := json.Unmarshal(rec.Body.Bytes(), &review); err != nil || review.Response == nil || !review.Response.Allowed {
 			t.Fatalf("spec %s: %s", spec, rec.Body.String())

@@ -12,7 +12,13 @@ import (
 const (
 	MutatingWebhookName   = "mutate.listenersets.microgateway.airlock.com"
 	ValidatingWebhookName = "validate.listenersets.microgateway.airlock.com"
+	DeletionWebhookName   = "delete.listenersets.microgateway.airlock.com"
 )
+
+// DeletionTimeoutSeconds is the deletion webhook's timeoutSeconds: short,
+// as it only warns, and with failurePolicy Ignore a late answer lets the
+// deletion through without its warnings rather than holding it up.
+const DeletionTimeoutSeconds = 3
 
 // Registration is what a webhook configuration must say of the webhooks
 // this server serves, whoever writes the configuration: the local cluster
@@ -23,9 +29,24 @@ type Registration struct {
 	Mutating   Webhook `json:"mutating"`
 	Validating Webhook `json:"validating"`
 	// Rules are both webhooks' rules, registration.Rule (the policy's
-	// too). DELETE is not registered (reviewGuard allows one should it
-	// come).
+	// too). DELETE is not registered there (reviewGuard allows one
+	// should it come).
 	Rules []admissionregistrationv1.RuleWithOperations `json:"rules"`
+	// Deleting is the deletion webhook, a webhook of the validating
+	// configuration with its own rules (DELETE only), failurePolicy
+	// Ignore and a short timeout: it warns of the HTTPRoutes a deletion
+	// detaches and allows every deletion. It reads the cluster view, so a
+	// configuration registers it where the cluster-aware checks are on.
+	Deleting DeletionWebhook `json:"deleting"`
+}
+
+// DeletionWebhook is the deletion webhook of Registration.
+type DeletionWebhook struct {
+	Name           string                                       `json:"name"`
+	Path           string                                       `json:"path"`
+	Rules          []admissionregistrationv1.RuleWithOperations `json:"rules"`
+	FailurePolicy  admissionregistrationv1.FailurePolicyType    `json:"failurePolicy"`
+	TimeoutSeconds int32                                        `json:"timeoutSeconds"`
 }
 
 // Webhook is one webhook of Registration.
@@ -45,5 +66,8 @@ func Registrations() Registration {
 		Mutating:   Webhook{Name: MutatingWebhookName, Path: MutatePath, MatchConditions: MutatingMatchConditions()},
 		Validating: Webhook{Name: ValidatingWebhookName, Path: ValidatePath},
 		Rules:      []admissionregistrationv1.RuleWithOperations{registration.Rule()},
+		Deleting: DeletionWebhook{Name: DeletionWebhookName, Path: DeletePath,
+			Rules:         []admissionregistrationv1.RuleWithOperations{registration.DeleteRule()},
+			FailurePolicy: admissionregistrationv1.Ignore, TimeoutSeconds: DeletionTimeoutSeconds},
 	}
 }

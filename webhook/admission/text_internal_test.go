@@ -57,7 +57,7 @@ func newTextServer() *textServer {
 		wh.LogConstructor = func(_ logr.Logger, req *cradmission.Request) logr.Logger {
 			return cradmission.DefaultLogConstructor(log, req)
 		}
-		s.handlers[e] = reviewGuard{wh}
+		s.handlers[e] = reviewGuard{next: wh}
 	}
 	return s
 }

@@ -81,6 +81,7 @@ const (
 	KindReferenceGrant = "ReferenceGrant"
 	KindNamespace      = "Namespace"
 	KindSecret         = "Secret"
+	KindHTTPRoute      = "HTTPRoute"
 )
 
 // View is the validation.Cluster of the server: read-only views of
@@ -111,8 +112,8 @@ type View struct {
 	cache cache.Cache
 	log   logr.Logger
 
-	gateways, classes, listenerSets, grants, namespaces, secrets *watchedKind
-	kinds                                                        []*watchedKind
+	gateways, classes, listenerSets, grants, namespaces, secrets, routes *watchedKind
+	kinds                                                                []*watchedKind
 
 	mu      sync.Mutex // guards stopped and the gauges against a late sync
 	stopped bool
@@ -121,6 +122,7 @@ type View struct {
 var (
 	_ validation.Cluster = (*View)(nil)
 	_ validation.Classes = (*View)(nil)
+	_ validation.Routes  = (*View)(nil)
 )
 
 // watchedKind is one informer of the view.
@@ -167,6 +169,24 @@ var byParent = &fieldIndex{field: parentField, extract: parentKeys}
 const rivalIndex = "listenerset-webhook.rivals"
 
 var rivalIndexers = toolscache.Indexers{rivalIndex: rivalKeys}
+
+// routeIndex indexes HTTPRoutes by validation.RouteKeys: the ListenerSets
+// their parentRefs name, the key RoutesOf asks for
+// (validation.ListenerSetKey). Like rivalIndex it is a client-go indexer
+// read from the informer's own store, without a copy: a set that 10 000
+// routes name is read on every update that changes its listeners.
+const routeIndex = "listenerset-webhook.routes"
+
+var routeIndexers = toolscache.Indexers{routeIndex: routeKeys}
+
+// routeKeys is routeIndex's IndexFunc: an HTTPRoute's RouteKeys.
+func routeKeys(obj any) ([]string, error) {
+	r, ok := obj.(*gwv1.HTTPRoute)
+	if !ok {
+		return nil, nil
+	}
+	return validation.RouteKeys(r), nil
+}
 
 // rivalKeys is rivalIndex's IndexFunc: a ListenerSet's RivalKeys.
 func rivalKeys(obj any) ([]string, error) {
@@ -217,7 +237,8 @@ type Watch struct {
 	// to tell whose ListenerSet it is.
 	Scope bool
 	// Cluster keeps what the cluster-aware checks read: Gateways,
-	// ListenerSets, ReferenceGrants and Namespaces.
+	// ListenerSets, ReferenceGrants, Namespaces and HTTPRoutes (the
+	// routes an update or a deletion detaches).
 	Cluster bool
 	// Secrets keeps Secret metadata too (with Cluster).
 	Secrets bool
@@ -246,7 +267,8 @@ func New(cfg *rest.Config, w Watch, log logr.Logger) (*View, error) {
 		v.listenerSets = &watchedKind{name: KindListenerSet, obj: &gwv1.ListenerSet{}, index: byParent, indexers: rivalIndexers}
 		v.grants = &watchedKind{name: KindReferenceGrant, obj: &gwv1.ReferenceGrant{}}
 		v.namespaces = &watchedKind{name: KindNamespace, obj: metadataOf(KindNamespace)}
-		v.kinds = append(v.kinds, v.listenerSets, v.grants, v.namespaces)
+		v.routes = &watchedKind{name: KindHTTPRoute, obj: &gwv1.HTTPRoute{}, indexers: routeIndexers}
+		v.kinds = append(v.kinds, v.listenerSets, v.grants, v.namespaces, v.routes)
 		if w.Secrets {
 			v.secrets = &watchedKind{name: KindSecret, obj: metadataOf(KindSecret)}
 			v.kinds = append(v.kinds, v.secrets)
@@ -443,18 +465,37 @@ func (v *View) ListenerSetsAt(key string) ([]*gwv1.ListenerSet, bool) {
 
 // rivalsAt reads the ListenerSets filed under key in indexer's rivalIndex.
 func rivalsAt(indexer toolscache.Indexer, key string, log logr.Logger) ([]*gwv1.ListenerSet, bool) {
-	objs, err := indexer.ByIndex(rivalIndex, key)
+	return byIndex[gwv1.ListenerSet](indexer, rivalIndex, key, KindListenerSet, log)
+}
+
+// byIndex reads the objects of type *T filed under key in indexer's index:
+// the store's own objects, no copy.
+func byIndex[T any](indexer toolscache.Indexer, index, key, kind string, log logr.Logger) ([]*T, bool) {
+	objs, err := indexer.ByIndex(index, key)
 	if err != nil {
-		log.V(1).Info("Cluster view: index lookup failed; check skipped", "kind", KindListenerSet, "error", err.Error())
+		log.V(1).Info("Cluster view: index lookup failed; check skipped", "kind", kind, "error", err.Error())
 		return nil, false
 	}
-	sets := make([]*gwv1.ListenerSet, 0, len(objs))
+	out := make([]*T, 0, len(objs))
 	for _, o := range objs {
-		if ls, ok := o.(*gwv1.ListenerSet); ok {
-			sets = append(sets, ls)
+		if t, ok := o.(*T); ok {
+			out = append(out, t)
 		}
 	}
-	return sets, true
+	return out, true
+}
+
+// RoutesOf implements validation.Routes from the routeIndex: one lookup in
+// the informer's store, the cache's own objects (no copy; the rules only
+// read). Until HTTPRoutes have synced (or where their CRD is not
+// installed, as the watch then retries) it is unknown, and no route
+// warning is given.
+func (v *View) RoutesOf(namespace, name string) ([]*gwv1.HTTPRoute, bool) {
+	k := v.routes
+	if k == nil || !k.synced() {
+		return nil, false
+	}
+	return byIndex[gwv1.HTTPRoute](k.indexer, routeIndex, validation.ListenerSetKey(namespace, name), KindHTTPRoute, v.log)
 }
 
 // NamespaceLabels implements validation.Cluster.
@@ -525,6 +566,8 @@ func transform(in any) (any, error) {
 		return keepListenerSetRead(o), nil
 	case *gwv1.ReferenceGrant:
 		return keepGrantRead(o), nil
+	case *gwv1.HTTPRoute:
+		return keepRouteRead(o), nil
 	case *metav1.PartialObjectMetadata:
 		// The view's metadata-only kinds: Namespaces (cluster-scoped) and
 		// Secrets (namespaced).
@@ -589,6 +632,16 @@ func keepGrantRead(g *gwv1.ReferenceGrant) *gwv1.ReferenceGrant {
 		Spec: gwv1.ReferenceGrantSpec{From: g.Spec.From, To: g.Spec.To}}
 }
 
+// keepRouteRead keeps what attachment reads of an HTTPRoute: its
+// identity, spec.parentRefs and spec.hostnames; its rules, the bulk of a
+// route, are dropped.
+func keepRouteRead(r *gwv1.HTTPRoute) *gwv1.HTTPRoute {
+	out := &gwv1.HTTPRoute{TypeMeta: r.TypeMeta, ObjectMeta: identity(&r.ObjectMeta)}
+	out.Spec.ParentRefs = r.Spec.ParentRefs
+	out.Spec.Hostnames = r.Spec.Hostnames
+	return out
+}
+
 // keepNamespaceLabels caches a Namespace's name and labels only.
 func keepNamespaceLabels(m *metav1.PartialObjectMetadata) *metav1.PartialObjectMetadata {
 	out := &metav1.PartialObjectMetadata{TypeMeta: m.TypeMeta, ObjectMeta: identity(&m.ObjectMeta)}
@@ -627,7 +680,7 @@ func RBACRules(w Watch) []rbacv1.PolicyRule {
 		resources = append(resources, "gatewayclasses")
 	}
 	if w.Cluster {
-		resources = append(resources, "listenersets", "referencegrants")
+		resources = append(resources, "listenersets", "referencegrants", "httproutes")
 	}
 	if resources == nil {
 		return nil

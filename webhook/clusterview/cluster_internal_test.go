@@ -127,6 +127,35 @@ func fullGrant() *gwv1.ReferenceGrant {
 	}
 }
 
+// fullRoute is an HTTPRoute with every part of its spec set; attachment
+// reads its parentRefs and hostnames.
+func fullRoute() *gwv1.HTTPRoute {
+	return &gwv1.HTTPRoute{
+		TypeMeta:   metav1.TypeMeta{APIVersion: "gateway.networking.k8s.io/v1", Kind: "HTTPRoute"},
+		ObjectMeta: fullMeta("team-a"),
+		Spec: gwv1.HTTPRouteSpec{
+			CommonRouteSpec: gwv1.CommonRouteSpec{ParentRefs: []gwv1.ParentReference{{
+				Group: ptr.To[gwv1.Group](gwv1.GroupName), Kind: ptr.To[gwv1.Kind]("ListenerSet"), Name: "ls", SectionName: ptr.To[gwv1.SectionName]("web"),
+			}}},
+			Hostnames: []gwv1.Hostname{"a.example.com"},
+			Rules:     []gwv1.HTTPRouteRule{{BackendRefs: []gwv1.HTTPBackendRef{{BackendRef: gwv1.BackendRef{BackendObjectReference: gwv1.BackendObjectReference{Name: "svc"}}}}}},
+		},
+		Status: gwv1.HTTPRouteStatus{RouteStatus: gwv1.RouteStatus{Parents: []gwv1.RouteParentStatus{{ControllerName: "c", Conditions: conditions}}}},
+	}
+}
+
+// TestRouteIndexIsTheRulesRouteKeys: routeIndex files an HTTPRoute, as the
+// cache holds it, under the ListenerSets its parentRefs name.
+func TestRouteIndexIsTheRulesRouteKeys(t *testing.T) {
+	out, err := transform(fullRoute())
+	require.NoError(t, err)
+	keys, err := routeKeys(out)
+	require.NoError(t, err)
+	assert.Equal(t, []string{validation.ListenerSetKey("team-a", "ls")}, keys)
+	keys, _ = routeKeys(fullListenerSet())
+	assert.Empty(t, keys)
+}
+
 // TestTransformKeepsOnlyWhatTheRulesRead: every kind keeps its identity
 // (namespace, name, UID, and the resourceVersion the informer needs) and
 // what the rules read, and loses everything else: managedFields, all
@@ -159,6 +188,10 @@ func TestTransformKeepsOnlyWhatTheRulesRead(t *testing.T) {
 		Status: gwv1.GatewayClassStatus{Conditions: conditions}}
 	requireAllSet(t, class.Spec)
 	wantClass := &gwv1.GatewayClass{TypeMeta: class.TypeMeta, ObjectMeta: id(""), Spec: gwv1.GatewayClassSpec{ControllerName: validation.AirlockControllerName}}
+	route := fullRoute()
+	requireAllSet(t, route.Spec)
+	wantRoute := &gwv1.HTTPRoute{TypeMeta: route.TypeMeta, ObjectMeta: id("team-a"), Spec: gwv1.HTTPRouteSpec{
+		CommonRouteSpec: gwv1.CommonRouteSpec{ParentRefs: fullRoute().Spec.ParentRefs}, Hostnames: fullRoute().Spec.Hostnames}}
 	wantGrant := &gwv1.ReferenceGrant{TypeMeta: grant.TypeMeta, ObjectMeta: id("certs"), Spec: fullGrant().Spec}
 	secret := &metav1.PartialObjectMetadata{TypeMeta: metav1.TypeMeta{APIVersion: "v1", Kind: "Secret"}, ObjectMeta: fullMeta("certs")}
 	wantSecret := &metav1.PartialObjectMetadata{TypeMeta: secret.TypeMeta, ObjectMeta: id("certs")}
@@ -174,6 +207,7 @@ func TestTransformKeepsOnlyWhatTheRulesRead(t *testing.T) {
 		{"GatewayClass", class, wantClass},
 		{"ListenerSet", ls, wantListenerSet},
 		{"ReferenceGrant", grant, wantGrant},
+		{"HTTPRoute", route, wantRoute},
 		{"Secret", secret, wantSecret},
 		{"Namespace", ns, wantNamespace},
 	} {
@@ -201,6 +235,9 @@ func TestTransformKeepsOnlyWhatTheRulesRead(t *testing.T) {
 				assert.Empty(t, o.Spec.DefaultScope, "defaultScope")
 				assert.Nil(t, o.Spec.Listeners[0].TLS, "listeners[].tls")
 				assert.Nil(t, o.Spec.Listeners[0].AllowedRoutes, "listeners[].allowedRoutes")
+			case *gwv1.HTTPRoute:
+				assert.Zero(t, o.Status, "status")
+				assert.Empty(t, o.Spec.Rules, "rules")
 			case *gwv1.ListenerSet:
 				assert.Zero(t, o.Status, "status")
 				assert.Nil(t, o.Spec.Listeners[0].TLS, "listeners[].tls")
@@ -271,7 +308,7 @@ func TestTransformKeepsTheVerdict(t *testing.T) {
 func TestEveryKindHasATransform(t *testing.T) {
 	v, err := New(&rest.Config{Host: "http://127.0.0.1:1"}, Watch{Scope: true, Cluster: true, Secrets: true}, logr.Discard())
 	require.NoError(t, err)
-	require.Len(t, v.kinds, 6)
+	require.Len(t, v.kinds, 7)
 	for _, k := range v.kinds {
 		_, err := transform(k.obj.DeepCopyObject())
 		assert.NoError(t, err, k.name)

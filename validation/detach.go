@@ -1,0 +1,223 @@
+package validation
+
+import (
+	"fmt"
+	"reflect"
+	"strings"
+
+	"k8s.io/apimachinery/pkg/util/validation/field"
+	gwv1 "sigs.k8s.io/gateway-api/apis/v1"
+)
+
+// The routes an update or a deletion detaches. A listener's attachedRoutes
+// exists for "troubleshooting Route attachment and measuring blast
+// radius/impact of changes to a Listener" (the ListenerSet reference);
+// every implementation reports a detached route afterwards, in the route's
+// status. These warnings say it before: for each listener of the stored
+// object, the HTTPRoutes attached to the set through it that would attach
+// to none of the set's listeners after the change (Attacher.Attach, the one
+// decision). A route that still attaches to another listener of the set
+// stays Accepted and is not named. A route whose attachment needs a
+// namespace's labels the view does not know is not named either: nothing is
+// guessed. They are warnings only, never errors, under every mode.
+
+// KindRoutesDetached: HTTPRoutes that an update or a deletion detaches.
+const KindRoutesDetached WarningKind = "RoutesDetached"
+
+// Texts of the detach warnings: the count, the listener, the first routes
+// (namespace/name) and, past them, "...".
+const (
+	WarnRoutesDetached        = "%s to listener %q (%s); %s no longer attach"
+	WarnRoutesDetachedRemoved = "%s to listener %q, which the update removes (%s); %s no longer attach"
+)
+
+// warnDetached adds a KindRoutesDetached warning for each listener of
+// stored through which routes attach to it and, after the change, to none
+// of updated's listeners (updated nil: a deletion). It reads routes only
+// when the listeners' attachment fields changed, so an update that leaves
+// them as stored costs one comparison.
+func warnDetached(stored, updated *gwv1.ListenerSet, c Cluster, w *WarningReport) {
+	rs, ok := c.(Routes)
+	if !ok || stored == nil || updated != nil && !attachmentChanged(stored, updated) {
+		return
+	}
+	routes, known := rs.RoutesOf(stored.Namespace, stored.Name)
+	if !known || len(routes) == 0 {
+		return
+	}
+	before := NewAttacher(stored, c.NamespaceLabels)
+	var after *Attacher
+	if updated != nil {
+		after = NewAttacher(updated, c.NamespaceLabels)
+	}
+	lost := make(map[gwv1.SectionName]*detached, len(stored.Spec.Listeners))
+	for _, r := range routes {
+		was, still, unknown := routeAttachment(r, stored, before, after)
+		if len(was) == 0 || still || unknown {
+			continue
+		}
+		for _, l := range was {
+			d := lost[l]
+			if d == nil {
+				d = &detached{}
+				lost[l] = d
+			}
+			d.add(r)
+		}
+	}
+	listenersPath := field.NewPath("spec", "listeners")
+	for i := range stored.Spec.Listeners {
+		name := stored.Spec.Listeners[i].Name
+		d := lost[name]
+		if d == nil {
+			continue
+		}
+		delete(lost, name) // a duplicate name is reported once
+		switch j := listenerIndex(updated, name); {
+		case updated == nil:
+			w.add(listenersPath.Index(i), KindRoutesDetached, WarnRoutesDetached, d.count(), string(name), d.names(), d.pronoun())
+		case j < 0:
+			w.add(listenersPath, KindRoutesDetached, WarnRoutesDetachedRemoved, d.count(), string(name), d.names(), d.pronoun())
+		default:
+			w.add(listenersPath.Index(j), KindRoutesDetached, WarnRoutesDetached, d.count(), string(name), d.names(), d.pronoun())
+		}
+	}
+}
+
+// routeAttachment is what route's parentRefs naming the set attach to
+// before (the stored object's listeners) and whether they still attach to
+// any after (nil: none, a deletion); unknown when after cannot be told.
+func routeAttachment(r *gwv1.HTTPRoute, ls *gwv1.ListenerSet, before, after *Attacher) (was []gwv1.SectionName, still, unknown bool) {
+	for i := range r.Spec.ParentRefs {
+		ref := &r.Spec.ParentRefs[i]
+		ns, name, ok := NamesListenerSet(r.Namespace, ref)
+		if !ok || ns != ls.Namespace || name != ls.Name {
+			continue
+		}
+		for _, l := range before.attach(r, ref, false).Listeners {
+			if !containsName(was, l) {
+				was = append(was, l)
+			}
+		}
+		if after != nil {
+			a := after.attach(r, ref, false)
+			still = still || a.Attached()
+			unknown = unknown || !a.Known
+		}
+	}
+	return was, still, unknown && !still
+}
+
+func containsName(names []gwv1.SectionName, n gwv1.SectionName) bool {
+	for _, m := range names {
+		if m == n {
+			return true
+		}
+	}
+	return false
+}
+
+// listenerIndex is the index of ls's listener named name; -1 when there is
+// none (or ls is nil).
+func listenerIndex(ls *gwv1.ListenerSet, name gwv1.SectionName) int {
+	if ls == nil {
+		return -1
+	}
+	for i := range ls.Spec.Listeners {
+		if ls.Spec.Listeners[i].Name == name {
+			return i
+		}
+	}
+	return -1
+}
+
+// attachmentChanged tells whether some listener of stored lost what
+// attachment reads: updated has no listener of its name, or that one has
+// another port, protocol, hostname or allowedRoutes. Listeners only added
+// detach nothing.
+func attachmentChanged(stored, updated *gwv1.ListenerSet) bool {
+	for i := range stored.Spec.Listeners {
+		o := &stored.Spec.Listeners[i]
+		j := listenerIndex(updated, o.Name)
+		if j < 0 {
+			return true
+		}
+		n := &updated.Spec.Listeners[j]
+		if o.Port != n.Port || o.Protocol != n.Protocol || !reflect.DeepEqual(o.Hostname, n.Hostname) || !reflect.DeepEqual(o.AllowedRoutes, n.AllowedRoutes) {
+			return true
+		}
+	}
+	return false
+}
+
+// detached counts one listener's detached routes and keeps the first
+// MaxShownItems by namespace/name, so that the warning is the same
+// whatever order the view answers in, in one pass.
+type detached struct {
+	n     int
+	first []*gwv1.HTTPRoute
+}
+
+func (d *detached) add(r *gwv1.HTTPRoute) {
+	d.n++
+	i := len(d.first)
+	for i > 0 && compareNamespacedName(r.Namespace, r.Name, d.first[i-1].Namespace, d.first[i-1].Name) < 0 {
+		i--
+	}
+	if i >= MaxShownItems {
+		return
+	}
+	if len(d.first) < MaxShownItems {
+		d.first = append(d.first, nil)
+	}
+	copy(d.first[i+1:], d.first[i:])
+	d.first[i] = r
+}
+
+func (d *detached) count() string {
+	if d.n == 1 {
+		return "1 HTTPRoute attaches"
+	}
+	return fmt.Sprintf("%d HTTPRoutes attach", d.n)
+}
+
+func (d *detached) pronoun() string {
+	if d.n == 1 {
+		return "it would"
+	}
+	return "they would"
+}
+
+func (d *detached) names() string {
+	var b strings.Builder
+	for i, r := range d.first {
+		if i > 0 {
+			b.WriteString(", ")
+		}
+		b.WriteString(r.Namespace + "/" + r.Name)
+	}
+	if d.n > len(d.first) {
+		b.WriteString(", ...")
+	}
+	return b.String()
+}
+
+// JudgeDelete is the verdict on deleting the stored ListenerSet oldLS: never
+// an error (a deletion is never refused), and, when opts carry a Cluster
+// that knows routes, a warning for each listener through which HTTPRoutes
+// attach to it, as an update that removed every listener would give. A
+// ListenerSet the scope does not judge gets nothing.
+func JudgeDelete(oldLS *gwv1.ListenerSet, opts Options) *Report {
+	d := opts.Scope.Decide(oldLS, opts.Classes)
+	r := &Report{Scope: d}
+	if !d.Judge || opts.Cluster == nil {
+		return r
+	}
+	var ws WarningReport
+	warnDetached(defaulted(oldLS), nil, opts.Cluster, &ws)
+	if d.Note != nil && ws.Total() > 0 {
+		r.Warnings.Add(*d.Note)
+	}
+	r.Warnings.AddReport(&ws)
+	return r
+}

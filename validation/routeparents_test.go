@@ -1,0 +1,60 @@
+package validation
+
+import (
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/utils/ptr"
+	gwv1 "sigs.k8s.io/gateway-api/apis/v1"
+)
+
+// TestJudgeRoute: a route's parentRefs to ListenerSets it attaches to none
+// of give one finding each, with the reason its status will carry; one that
+// attaches, a Gateway parent, and a set of another implementation give none.
+func TestJudgeRoute(t *testing.T) {
+	ls, _ := detachFixture() // team-a/ls: web (HTTP 80, shop.example.com), api (HTTP 8080)
+	other := attachSet(httpListener(""))
+	other.Name, other.Spec.ParentRef.Name = "foreign", "envoy"
+	c := &Objects{Sets: []*gwv1.ListenerSet{ls, other},
+		Gateways: []*gwv1.Gateway{
+			{ObjectMeta: metav1.ObjectMeta{Namespace: "team-a", Name: "gw"}, Spec: gwv1.GatewaySpec{GatewayClassName: "airlock"}},
+			{ObjectMeta: metav1.ObjectMeta{Namespace: "team-a", Name: "envoy"}, Spec: gwv1.GatewaySpec{GatewayClassName: "envoy"}}},
+		Classes: []*gwv1.GatewayClass{
+			{ObjectMeta: metav1.ObjectMeta{Name: "airlock"}, Spec: gwv1.GatewayClassSpec{ControllerName: AirlockControllerName}},
+			{ObjectMeta: metav1.ObjectMeta{Name: "envoy"}, Spec: gwv1.GatewayClassSpec{ControllerName: "gateway.envoyproxy.io/gatewayclass-controller"}}},
+	}
+	ref := func(name, section string) gwv1.ParentReference {
+		r := lsRef()
+		r.Name, r.Namespace = gwv1.ObjectName(name), ptr.To[gwv1.Namespace]("team-a")
+		if section != "" {
+			r.SectionName = ptr.To(gwv1.SectionName(section))
+		}
+		return r
+	}
+	r := route("team-b", "cart.example.com")
+	r.Spec.ParentRefs = []gwv1.ParentReference{
+		ref("ls", "www"),      // no such listener
+		ref("gone", ""),       // no such set
+		ref("ls", "web"),      // team-b not allowed (from Same)
+		{Name: "gw"},          // a Gateway: out of scope
+		ref("foreign", "www"), // another implementation's set
+	}
+	scope := Scope{ControllerNames: []gwv1.GatewayController{AirlockControllerName}}
+	got := codedWarnings(t, JudgeRoute(r, c, Options{Scope: scope, Classes: c}).List()).Strings()
+	assert.Equal(t, []string{
+		`spec.parentRefs[0]: attaches to no listener of ListenerSet team-a/ls: no listener named "www" (NoMatchingParent)`,
+		`spec.parentRefs[1]: ListenerSet team-a/gone not found (NoMatchingParent)`,
+		`spec.parentRefs[2]: attaches to no listener of ListenerSet team-a/ls: namespace "team-b" not allowed by listener "web" (allowedRoutes.namespaces.from: Same) (NotAllowedByListeners)`,
+	}, got)
+
+	same := route("team-a", "cart.example.com")
+	same.Spec.ParentRefs = []gwv1.ParentReference{ref("ls", "web"), ref("ls", "")}
+	assert.Equal(t, []string{
+		`spec.parentRefs[0]: attaches to no listener of ListenerSet team-a/ls: no hostname of the route intersects hostname shop.example.com of listener "web" (NoMatchingListenerHostname)`,
+	}, codedWarnings(t, JudgeRoute(same, c, Options{}).List()).Strings(), "the whole set attaches by api")
+
+	admit := Scope{ControllerNames: scope.ControllerNames, Unknown: UnknownAdmit}
+	assert.Len(t, JudgeRoute(r, c, Options{Scope: admit, Classes: c}).List(), 2, "a missing set is an unknown parent: admitted")
+	assert.Empty(t, JudgeRoute(r, &Objects{}, Options{}).List(), "ListenerSets unknown: nothing")
+}
