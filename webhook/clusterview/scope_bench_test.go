@@ -120,7 +120,9 @@ func (v *indexedView) ListenerSetsAt(key string) ([]*gwv1.ListenerSet, bool) {
 	return rivalsAt(v.sets, key, logr.Discard())
 }
 
-func (v *indexedView) NamespaceLabels(string) (map[string]string, bool) { return map[string]string{}, true }
+func (v *indexedView) NamespaceLabels(string) (map[string]string, bool) {
+	return map[string]string{}, true
+}
 
 func (v *indexedView) ReferenceGrants(string) ([]*gwv1.ReferenceGrant, bool) { return nil, true }
 
