@@ -42,7 +42,7 @@ func errorsOf(r judge.Result) []wantErr {
 }
 
 // TestCRDAndMetadataVerdict: what kube-apiserver refuses before any webhook
-// is asked (issue 12's cases), and that where the CRD and the webhook both
+// is asked, and that where the CRD and the webhook both
 // catch a problem the webhook's error, naming the listener, is shown.
 func TestCRDAndMetadataVerdict(t *testing.T) {
 	nineKinds := `[{name: web, protocol: HTTP, port: 8080, allowedRoutes: {kinds: [` +

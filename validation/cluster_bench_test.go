@@ -10,7 +10,7 @@ import (
 	"github.com/airlock/listenerset-webhook/validation/validationtest"
 )
 
-// BenchmarkClusterScale is issue 20's create on a Gateway that tenants
+// BenchmarkClusterScale is the create on a Gateway that tenants
 // share: a new ListenerSet (HTTP on 80, HTTPS on 443, its own hostname)
 // judged with cluster checks against 0, 1 000 and 10 000 ListenerSets, every
 // one on 443 with its own hostname. Its time and allocations at 10 000 must

@@ -11,7 +11,7 @@ import (
 	"github.com/airlock/listenerset-webhook/validation/validationtest"
 )
 
-// benchCases are the sets of issue 7: the typical two-listener set, the
+// benchCases are the benchmarked sets: the typical two-listener set, the
 // reference page's example and the largest set, 64 listeners with every TLS
 // option.
 var benchCases = []struct {

@@ -89,7 +89,7 @@ func TestRatcheting(t *testing.T) {
 			t.Errorf("stored after the edit: %+v", ls.Spec.Listeners)
 		}
 	})
-	// Errors ratchet by the value at their path (issue 23, item 5): the
+	// Errors ratchet by the value at their path: the
 	// invalid listener's other fields may change around its stored
 	// certificateRefs.
 	t.Run("edit of another field of the invalid listener is allowed", func(t *testing.T) {

@@ -35,7 +35,7 @@
 // --cluster-checks --watch-secrets against the local control plane and
 // prints the latency of creates through kube-apiserver, the webhook's CPU
 // per request, its RSS and its time from start to ready with every cache
-// synced, against issue 14's targets; results in -out/scale.json. Only the
+// synced, against its targets; results in -out/scale.json. Only the
 // scale figure runs then.
 //
 // Results go to -out as results.json and latency.svg (latency percentiles

@@ -7,7 +7,7 @@ package main
 // --watch-secrets` against it, registers it as installed and times
 // sequential creates through kube-apiserver (docs/performance.md, "Scale").
 // -scale-shape=one-gateway puts every ListenerSet on the first Gateway
-// instead, as tenants share one (issue 20; "Cluster scale (issue 20)").
+// instead, as tenants share one (docs/performance.md, "Cluster scale").
 
 import (
 	"bufio"
@@ -58,8 +58,8 @@ var (
 	scaleRoutes  = flag.Int("scale-routes", 0, "scale figure: HTTPRoutes attached to the populated ListenerSets, spread evenly (by sectionName http, each set's hostname); "+
 		"for -scale-updates to compare a run with 0 against")
 	scaleUpdates = flag.Bool("scale-updates", false, "scale figure: also time -scale-creates UPDATEs of the first populated set that change a label (no route is detached)")
-	scaleShape   = flag.String("scale-shape", shapeGateways, "scale figure: "+shapeGateways+" (the ListenerSets spread over 100 Gateways, issue 14) or "+
-		shapeOneGateway+" (every one on the first Gateway, on 443 and 80 with its own hostname: tenants sharing a Gateway, issue 20)")
+	scaleShape   = flag.String("scale-shape", shapeGateways, "scale figure: "+shapeGateways+" (the ListenerSets spread over 100 Gateways) or "+
+		shapeOneGateway+" (every one on the first Gateway, on 443 and 80 with its own hostname: tenants sharing a Gateway)")
 )
 
 // The shapes of the scale figure's cluster (-scale-shape).
@@ -96,12 +96,12 @@ var scaleKinds = []string{clusterview.KindGateway, clusterview.KindGatewayClass,
 
 func scaleNS(i int) string { return fmt.Sprintf("scale-%02d", i%scaleNamespaces) }
 
-// The targets of issue 14.
+// The targets of the scale figure (gateways shape).
 const (
 	targetP50Ratio  = 1.1  // p50 at the largest size <= 1.1 x p50 at the smallest
 	targetRSSKiB    = 10.0 // RSS growth per cached ListenerSet, KiB
 	targetReadySecs = 10.0 // process start to ready with all caches synced, at the largest size
-	// issue 20, one-gateway shape: a create's CPU and allocations in the
+	// one-gateway shape: a create's CPU and allocations in the
 	// webhook at the largest size <= 1.2 x at the smallest.
 	targetOneGatewayRatio = 1.2
 )

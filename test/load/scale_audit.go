@@ -1,7 +1,7 @@
 package main
 
 // The audit figure (make bench-audit, go run ./test/load -audit-scale,
-// issue 23): `kubectl listenerset audit` of a local kube-apiserver that
+// `kubectl listenerset audit` of a local kube-apiserver that
 // stores N ListenerSets in the scale figure's shapes (-scale-shape: spread
 // over 100 Gateways, or all on one), timed as a user runs it: wall time,
 // CPU and peak RSS of the process, the paginated lists from kube-apiserver
@@ -33,7 +33,7 @@ var (
 	auditFormat = flag.String("audit-format", "json", "audit figure: the audit's -o")
 )
 
-// The targets of issue 23 at 10 000 ListenerSets.
+// The audit's targets at 10 000 ListenerSets.
 const (
 	auditTargetSeconds = 10
 	auditTargetMiB     = 256

@@ -1,6 +1,6 @@
 package main
 
-// The offline scale figure (go run ./test/load -offline-scale, issue 20):
+// The offline scale figure (go run ./test/load -offline-scale):
 // `kubectl listenerset validate -f DIR` of one Gateway shared by N
 // ListenerSets, timed as a user runs it. The cluster-aware rules judge every
 // ListenerSet against the others of the input, so a rule that looks at every

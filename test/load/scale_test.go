@@ -33,7 +33,7 @@ func defaultSizes() []scaleSizeResult {
 	}
 }
 
-// TestScaleLastLine: the line issue 14 asks for, word for word, with two
+// TestScaleLastLine: the last line as the scale figure's readers expect it, word for word, with two
 // decimals for ms and one for MiB and s.
 func TestScaleLastLine(t *testing.T) {
 	want := "scale: p50 0/1k/10k = 3.10/3.20/3.41 ms; rss 0/1k/10k = 40.0/48.2/137.7 MiB; ready 10k = 4.3 s"
@@ -189,7 +189,7 @@ func TestScaleLayout(t *testing.T) {
 
 // TestScaleOneGatewayLayout: in the one-gateway shape every ListenerSet is
 // on the first Gateway, the measured creates' parent, on 443 with a hostname
-// of its own; the issue 20 targets are targets, not references.
+// of its own; the one-gateway targets are targets, not references.
 func TestScaleOneGatewayLayout(t *testing.T) {
 	hostnames := map[string]bool{}
 	measured := measuredListenerSet("x").Spec.ParentRef

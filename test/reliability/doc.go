@@ -1,4 +1,4 @@
-// Package reliability holds the tests of issue 6 that need the real server
+// Package reliability holds the reliability tests that need the real server
 // binary (cmd/listenerset-webhook, built with go build into a temporary
 // directory) running as its own process: hostile requests and leaks
 // (hostile_test.go), SIGTERM under load with a second instance sharing it

@@ -22,7 +22,7 @@ import (
 	"github.com/airlock/listenerset-webhook/webhook/serving"
 )
 
-// The hostile-request battery (issue 6, part 2): every input below goes to
+// The hostile-request battery: every input below goes to
 // the real server binary over the network, against both webhook paths where
 // a path applies. Each has one exact expected answer: a plain 4xx, a 200
 // AdmissionReview that denies with a 4xx code (kube-apiserver reads the

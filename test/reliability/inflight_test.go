@@ -41,7 +41,7 @@ const (
 	inflightGoMemLimit  = 256 * 1000 * 1000
 )
 
-// TestInFlightLimitUnderLargeRequests (issue 20, item 3): the server, with
+// TestInFlightLimitUnderLargeRequests: the server, with
 // the chart's default in-flight limit and GOMEMLIMIT, is flooded with large
 // valid reviews to both webhooks, more at once than the limit holds, while
 // a normal review is sent every 100ms. Every normal review is answered

@@ -57,7 +57,7 @@ var overwrite = certLayout{"plain overwrite", func(t *testing.T, dir string, cer
 	require.NoError(t, os.WriteFile(filepath.Join(dir, certs.CAFile), caPEM, 0o600))
 }}
 
-// TestRotationUnderLoad (issue 6, part 3): the serving certificate in
+// TestRotationUnderLoad: the serving certificate in
 // --cert-dir is replaced again and again while clients post AdmissionReviews
 // and verify the server against the CA, as kube-apiserver does with the
 // caBundle: half of them on kept-alive connections, half with a new

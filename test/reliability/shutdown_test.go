@@ -19,7 +19,7 @@ import (
 	"github.com/airlock/listenerset-webhook/webhook/certs"
 )
 
-// TestShutdownUnderLoad (issue 6, part 3): two instances share the load the
+// TestShutdownUnderLoad: two instances share the load the
 // way a Service spreads it: the test's client polls each /readyz every
 // 100ms, as a readiness probe feeding the endpoints would, and sends only to
 // instances that were ready at the last poll. SIGTERM to A mid-load, with

@@ -23,7 +23,7 @@ import (
 	"github.com/airlock/listenerset-webhook/webhook/admission"
 )
 
-// Bounds of issue 20 for one request of a worst object (the figures are
+// Bounds for one request of a worst object (the figures are
 // in docs/performance.md; the time is printed, not asserted).
 const (
 	// maxWorstResponse is the largest answer a worst object may get.

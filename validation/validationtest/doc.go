@@ -2,7 +2,7 @@
 // build ListenerSets for validation: the fuzz generator (FuzzListenerSet,
 // with its encoder), used by validation's fuzz target and by the policy's
 // differential test against a real kube-apiserver; and the cluster-scale
-// shapes of issue 20 (rivals.go: tenants sharing one Gateway, and the "most
+// cluster-scale shapes (rivals.go: tenants sharing one Gateway, and the "most
 // cluster rivals" worst object, MostRivals), used by validation's
 // benchmarks and clusterview's.
 package validationtest

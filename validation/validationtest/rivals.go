@@ -11,7 +11,7 @@ import (
 	"github.com/airlock/listenerset-webhook/validation"
 )
 
-// The shared Gateway of the cluster-scale shapes (issue 20): gateway-infra/shared,
+// The shared Gateway of the cluster-scale shapes: gateway-infra/shared,
 // one listener of its own (HTTP on 80), admitting ListenerSets from every namespace.
 const (
 	SharedGatewayNamespace = "gateway-infra"
@@ -112,7 +112,7 @@ const (
 // MostRivalsShapes are every MostRivalsShape.
 var MostRivalsShapes = []MostRivalsShape{RivalsHostname, RivalsProtocol, RivalsEveryPort}
 
-// MostRivals is the "most cluster rivals" worst object of issue 20: a
+// MostRivals is the "most cluster rivals" worst object: a
 // ListenerSet with the CRD's maximum of 64 listeners, each conflicting with
 // many of the n stored rivals returned with it, in the given shape. A
 // conflict is reported once per listener, naming the rival that wins by

@@ -90,7 +90,7 @@ func UnknownNames(n int) gwv1.AnnotationValue {
 	return gwv1.AnnotationValue(b.String())
 }
 
-// MostListErrors is the object of issue 20: n HTTPS listeners, each with one
+// MostListErrors is the worst object of list errors: n HTTPS listeners, each with one
 // certificateRef and the four list-valued Airlock options set to 1 024
 // distinct unknown names: 4 096 unsupported items a listener, 262 144 at
 // 64 listeners (1.07 MB of JSON).

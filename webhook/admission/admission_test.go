@@ -398,8 +398,8 @@ func metric(t *testing.T, name string) map[string]float64 {
 	return reviewtest.ByRule(t, rec.Body, name)
 }
 
-// TestDenialLogIsBounded: the log line of the worst denial (issue 20's
-// object: 256 errors of 1 024 names each, a 25 MB line before) names the
+// TestDenialLogIsBounded: the log line of the worst denial (the object of
+// 256 errors of 1 024 names each, a 25 MB line before) names the
 // errors the report shows, with the exact count, in a few kilobytes.
 func TestDenialLogIsBounded(t *testing.T) {
 	var lines []string

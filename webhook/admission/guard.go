@@ -81,7 +81,7 @@ import (
 // case-insensitive kind, each object's kind) and ServeHTTP's two (its
 // case-insensitive kind, then the review) took 105 ms of a 2.85 MB review,
 // readReview's one 25 ms (BenchmarkReadReview, largest-valid), and a worst
-// request may take 100 ms in all (issue 20; docs/performance.md, "Worst
+// request may take 100 ms in all (docs/performance.md, "Worst
 // objects the CRD admits").
 type reviewGuard struct {
 	next *cradmission.Webhook

@@ -15,7 +15,7 @@ import (
 // BenchmarkListenerSetIndexes: what the informer's indexes cost while it
 // fills its store with 10 000 ListenerSets of one Gateway (its initial list,
 // the time to ready of make bench-scale's one-gateway shape): the byParent
-// field index alone (before issue 20) and with rivalIndex.
+// field index alone (before the rival index) and with rivalIndex.
 func BenchmarkListenerSetIndexes(b *testing.B) {
 	sets := validationtest.Tenants(10000)
 	for i, ls := range sets {
