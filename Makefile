@@ -5,7 +5,7 @@ BIN := bin
 WEBHOOK := $(BIN)/listenerset-webhook
 PLUGIN := $(BIN)/kubectl-listenerset
 
-.PHONY: all build image ociimage release release-check publish cosign cyclonedx-gomod chart-score run ci-tools node-setup testsummary test test-matrix test-matrix-ends test-node test-node-stress test-unit test-e2e bench bench-scale bench-audit fuzz vet k8s-binaries helm chart-lint chart-template chart-policy chart-generate docs-generate promtool clean
+.PHONY: all build image ociimage release release-check publish cosign cyclonedx-gomod chart-score run ci-tools node-setup testsummary test test-matrix test-matrix-ends test-node test-node-stress test-unit test-e2e bench bench-scale bench-audit fuzz vet k8s-binaries helm chart-lint chart-template chart-policy chart-generate docs-generate generate verify promtool clean
 
 all: build
 
@@ -106,20 +106,31 @@ chart-template: helm
 ## $(CHART)/files/policy.yaml: `kubectl listenerset policy --gateways infra/airlock`, its defaults with the scope (the
 ## chart puts admission.policy.gateways in that list's place, or removes the scope; test/chart fails while it is stale)
 chart-policy:
-	$(GO) run ./cmd/kubectl-listenerset policy --gateways infra/airlock > $(CHART)/files/policy.yaml.tmp
-	mv $(CHART)/files/policy.yaml.tmp $(CHART)/files/policy.yaml
+	$(GO) generate ./policy
 
 ## chart-generate: regenerate every file the chart takes from the Go code: files/policy.yaml (chart-policy)
 ## and files/webhooks.yaml (the webhooks' names, paths, rules and match condition, admission.Registrations)
 chart-generate: chart-policy
-	$(GO) test ./test/chart -run '^TestWebhookFileIsGenerated$$' -count=1 -update
+	$(GO) generate ./webhook/admission
 
 ## docs-generate: regenerate docs/codes.md, the page of every diagnostic code, from the catalog in the Go
 ## code (validation/codes.go, the option table in validation/names.go, offline/judge/codes.go), and the rows of
 ## rule 6 of docs/rules.md from the option table; test/docs' TestCodesPageIsGenerated and
 ## TestRulesPageOptionsAreGenerated fail while they are stale
 docs-generate:
-	$(GO) test ./test/docs -run '^(TestCodesPageIsGenerated|TestRulesPageOptionsAreGenerated)$$' -count=1 -update
+	$(GO) generate ./validation
+
+## generate: every generated file, from the //go:generate lines beside its source (validation/doc.go:
+## docs/codes.md, rule 6 of docs/rules.md, the fuzz seeds; policy/doc.go: the chart's files/policy.yaml;
+## webhook/admission/doc.go: the chart's files/webhooks.yaml)
+generate:
+	$(GO) generate ./...
+
+## verify: make generate, then fail when a generated file differs from the committed one (or is new)
+GENERATED = docs/codes.md docs/rules.md $(CHART)/files validation/testdata/fuzz
+verify: generate
+	@if [ -n "$$(git status --porcelain -- $(GENERATED))" ]; then git status --short -- $(GENERATED); \
+		echo "verify: generated files differ from the committed ones: commit what make generate wrote"; exit 1; fi
 
 ## run: a local control plane with the webhook registered; Ctrl-C stops everything (exit 0).
 ## RUN_FLAGS go to hack/run (e.g. RUN_FLAGS=-strict; RUN_FLAGS=-h lists them).

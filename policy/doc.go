@@ -92,3 +92,7 @@
 // validator; test/policy holds its verdict and paths equal to
 // validation.Validate against a real kube-apiserver.
 package policy
+
+// The chart's copy of the policy with the scope's defaults (make generate):
+//
+//go:generate sh -c "go run ../cmd/kubectl-listenerset policy --gateways infra/airlock > ../charts/listenerset-webhook/files/policy.yaml.tmp && mv ../charts/listenerset-webhook/files/policy.yaml.tmp ../charts/listenerset-webhook/files/policy.yaml"

@@ -36,3 +36,11 @@
 // The package is pure: it imports gateway-api, apimachinery and defaults only,
 // and reads the cluster through the read-only Cluster interface.
 package validation
+
+// Generated from this package (make generate; make verify fails while any
+// is stale): docs/codes.md and rule 6 of docs/rules.md from the catalog and
+// the option table, and the fuzz seeds, which encode the option keys by
+// index.
+//
+//go:generate go test ../test/docs -run ^(TestCodesPageIsGenerated|TestRulesPageOptionsAreGenerated)$ -count=1 -update
+//go:generate env UPDATE_FUZZ_SEEDS=1 go test . -run ^TestFuzzSeedsAreExamples$ -count=1

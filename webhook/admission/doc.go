@@ -22,3 +22,7 @@
 // of the HTTPRoutes it detaches (validation.JudgeDelete). Nothing here
 // decides what is valid; it only translates.
 package admission
+
+// The chart's files/webhooks.yaml from Registrations (make generate):
+//
+//go:generate go test ../../test/chart -run ^TestWebhookFileIsGenerated$ -count=1 -update
