@@ -3,6 +3,7 @@ package validation
 import (
 	"fmt"
 	"reflect"
+	"slices"
 	"strings"
 
 	"k8s.io/apimachinery/pkg/util/validation/field"
@@ -38,7 +39,11 @@ const (
 // them as stored costs one comparison.
 func warnDetached(stored, updated *gwv1.ListenerSet, c Cluster, w *WarningReport) {
 	rs, ok := c.(Routes)
-	if !ok || stored == nil || updated != nil && !attachmentChanged(stored, updated) {
+	if !ok || stored == nil {
+		return
+	}
+	index := listenerIndexes(updated)
+	if updated != nil && !attachmentChanged(stored, updated, index) {
 		return
 	}
 	routes, known := rs.RoutesOf(stored.Namespace, stored.Name)
@@ -73,10 +78,10 @@ func warnDetached(stored, updated *gwv1.ListenerSet, c Cluster, w *WarningReport
 			continue
 		}
 		delete(lost, name) // a duplicate name is reported once
-		switch j := listenerIndex(updated, name); {
+		switch j, kept := index[name]; {
 		case updated == nil:
 			w.add(listenersPath.Index(i), KindRoutesDetached, WarnRoutesDetached, d.count(), string(name), d.names(), d.pronoun())
-		case j < 0:
+		case !kept:
 			w.add(listenersPath, KindRoutesDetached, WarnRoutesDetachedRemoved, d.count(), string(name), d.names(), d.pronoun())
 		default:
 			w.add(listenersPath.Index(j), KindRoutesDetached, WarnRoutesDetached, d.count(), string(name), d.names(), d.pronoun())
@@ -95,7 +100,7 @@ func routeAttachment(r *gwv1.HTTPRoute, ls *gwv1.ListenerSet, before, after *Att
 			continue
 		}
 		for _, l := range before.attach(r, ref, false).Listeners {
-			if !containsName(was, l) {
+			if !slices.Contains(was, l) {
 				was = append(was, l)
 			}
 		}
@@ -108,38 +113,28 @@ func routeAttachment(r *gwv1.HTTPRoute, ls *gwv1.ListenerSet, before, after *Att
 	return was, still, unknown && !still
 }
 
-func containsName(names []gwv1.SectionName, n gwv1.SectionName) bool {
-	for _, m := range names {
-		if m == n {
-			return true
-		}
-	}
-	return false
-}
-
-// listenerIndex is the index of ls's listener named name; -1 when there is
-// none (or ls is nil).
-func listenerIndex(ls *gwv1.ListenerSet, name gwv1.SectionName) int {
+// listenerIndexes is the index of each of ls's listeners by name (the
+// first of a duplicate name); nil for a nil ls.
+func listenerIndexes(ls *gwv1.ListenerSet) map[gwv1.SectionName]int {
 	if ls == nil {
-		return -1
+		return nil
 	}
-	for i := range ls.Spec.Listeners {
-		if ls.Spec.Listeners[i].Name == name {
-			return i
-		}
+	index := make(map[gwv1.SectionName]int, len(ls.Spec.Listeners))
+	for i := len(ls.Spec.Listeners) - 1; i >= 0; i-- {
+		index[ls.Spec.Listeners[i].Name] = i
 	}
-	return -1
+	return index
 }
 
 // attachmentChanged tells whether some listener of stored lost what
-// attachment reads: updated has no listener of its name, or that one has
-// another port, protocol, hostname or allowedRoutes. Listeners only added
-// detach nothing.
-func attachmentChanged(stored, updated *gwv1.ListenerSet) bool {
+// attachment reads: updated (its listeners' index by name) has no listener
+// of its name, or that one has another port, protocol, hostname or
+// allowedRoutes. Listeners only added detach nothing.
+func attachmentChanged(stored, updated *gwv1.ListenerSet, index map[gwv1.SectionName]int) bool {
 	for i := range stored.Spec.Listeners {
 		o := &stored.Spec.Listeners[i]
-		j := listenerIndex(updated, o.Name)
-		if j < 0 {
+		j, ok := index[o.Name]
+		if !ok {
 			return true
 		}
 		n := &updated.Spec.Listeners[j]
