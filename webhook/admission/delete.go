@@ -2,10 +2,8 @@ package admission
 
 import (
 	"context"
-	"encoding/json"
 
 	admissionv1 "k8s.io/api/admission/v1"
-	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	logf "sigs.k8s.io/controller-runtime/pkg/log"
 	cradmission "sigs.k8s.io/controller-runtime/pkg/webhook/admission"
 	gwv1 "sigs.k8s.io/gateway-api/apis/v1"
@@ -24,12 +22,15 @@ const DeletePath = "/delete-gateway-networking-k8s-io-v1-listenerset"
 // webhook says what a deletion detaches, and must never be why one fails.
 // Its registration adds failurePolicy Ignore and a short timeout, so that
 // neither a slow nor an absent webhook holds a deletion up.
-type deletion struct{ v Validator }
+type deletion struct {
+	v       Validator
+	decoder cradmission.Decoder
+}
 
 // NewDeletionWebhook is the deletion webhook of v (its cluster view and
 // scope): warnings only.
 func NewDeletionWebhook(v Validator) *cradmission.Webhook {
-	return &cradmission.Webhook{Handler: deletion{v}}
+	return &cradmission.Webhook{Handler: deletion{v: v, decoder: cradmission.NewDecoder(admissionScheme)}}
 }
 
 // Handle implements admission.Handler.
@@ -45,12 +46,10 @@ func (d deletion) Handle(ctx context.Context, req cradmission.Request) (resp cra
 		}
 	}()
 	var ls gwv1.ListenerSet
-	if err := json.Unmarshal(req.OldObject.Raw, &ls); err != nil {
+	if err := d.decoder.DecodeRaw(req.OldObject, &ls); err != nil {
+		// Not a ListenerSet of this scheme's version, or not an object.
 		logf.FromContext(ctx).V(1).Info("Deletion allowed without warnings: oldObject does not decode", "error", err.Error())
 		return resp
-	}
-	if ls.TypeMeta != (metav1.TypeMeta{}) && ls.TypeMeta != listenerSetTypeMeta {
-		return resp // not a ListenerSet: nothing of ours
 	}
 	r := validation.JudgeDelete(&ls, validation.Options{Cluster: d.v.Cluster, Scope: d.v.Scope, Classes: d.v.Classes})
 	if ws := r.Warnings.List(); len(ws) > 0 {
