@@ -2,9 +2,7 @@ package validation_test
 
 import (
 	"fmt"
-	"syscall"
 	"testing"
-	"time"
 
 	"github.com/airlock/listenerset-webhook/validation"
 	"github.com/airlock/listenerset-webhook/validation/validationtest"
@@ -25,7 +23,7 @@ func BenchmarkClusterScale(b *testing.B) {
 				b.Fatal(errs)
 			}
 			b.ReportAllocs()
-			defer reportCPU(b)()
+			defer validationtest.ReportCPU(b)()
 			for b.Loop() {
 				validation.Validate(ls, nil, opts)
 			}
@@ -50,7 +48,7 @@ func BenchmarkClusterScaleWildcard(b *testing.B) {
 				b.Fatal(errs, warnings)
 			}
 			b.ReportAllocs()
-			defer reportCPU(b)()
+			defer validationtest.ReportCPU(b)()
 			for b.Loop() {
 				validation.Validate(ls, nil, opts)
 			}
@@ -78,30 +76,11 @@ func BenchmarkMostClusterRivals(b *testing.B) {
 					b.Fatalf("%d errors, want one conflict per listener (%d): %v", len(errs), validationtest.MaxListeners, errs)
 				}
 				b.ReportAllocs()
-				defer reportCPU(b)()
+				defer validationtest.ReportCPU(b)()
 				for b.Loop() {
 					validation.Validate(ls, nil, opts)
 				}
 			})
 		}
 	}
-}
-
-// reportCPU reports the process's CPU time (user and system, every thread:
-// the garbage collector's too) per op, as cpu-ns/op: on a machine other
-// work shares, wall time per op grows with the load, CPU time much less
-// (docs/performance.md). Call the function it returns after the loop.
-func reportCPU(b *testing.B) func() {
-	start := processCPU()
-	return func() {
-		b.ReportMetric(float64((processCPU()-start).Nanoseconds())/float64(b.N), "cpu-ns/op")
-	}
-}
-
-func processCPU() time.Duration {
-	var ru syscall.Rusage
-	if err := syscall.Getrusage(syscall.RUSAGE_SELF, &ru); err != nil {
-		return 0
-	}
-	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
 }

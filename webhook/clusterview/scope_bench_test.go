@@ -2,9 +2,7 @@ package clusterview
 
 import (
 	"fmt"
-	"syscall"
 	"testing"
-	"time"
 
 	"github.com/go-logr/logr"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -39,11 +37,10 @@ func BenchmarkCreateAtScale(b *testing.B) {
 				b.Fatalf("scope %s, errors %v", r.Scope.Outcome, r.Errors.List())
 			}
 			b.ReportAllocs()
-			start := processCPU()
+			defer validationtest.ReportCPU(b)()
 			for b.Loop() {
 				validation.Judge(ls, nil, opts)
 			}
-			b.ReportMetric(float64((processCPU()-start).Nanoseconds())/float64(b.N), "cpu-ns/op")
 		})
 	}
 }
@@ -127,11 +124,3 @@ func (v *indexedView) NamespaceLabels(string) (map[string]string, bool) {
 func (v *indexedView) ReferenceGrants(string) ([]*gwv1.ReferenceGrant, bool) { return nil, true }
 
 func (v *indexedView) SecretExists(string, string) (bool, bool) { return true, true }
-
-func processCPU() time.Duration {
-	var ru syscall.Rusage
-	if err := syscall.Getrusage(syscall.RUSAGE_SELF, &ru); err != nil {
-		return 0
-	}
-	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
-}
