@@ -3,7 +3,7 @@
 # in each mode: any finding at WARNING or CRITICAL fails, except the checks
 # ignored below, each answered in charts/listenerset-webhook/values.yaml (its
 # comments that start "kube-score"). A new finding, or an ignored check that
-# starts failing in a render where it is not ignored, fails `make test`.
+# starts failing in a render where it is not ignored, fails `make test-all`.
 #
 # Usage: hack/chart-score.sh HELM KUBE_SCORE
 set -euo pipefail

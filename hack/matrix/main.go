@@ -1,5 +1,5 @@
 // Command matrix is the Kubernetes version matrix (`make test-matrix`; `make
-// test` runs it for the oldest supported version and the newest): for each
+// test-all` runs it for the oldest supported version and the newest): for each
 // version it builds or finds that version's kube-apiserver and kubectl
 // (KUBE_VERSION=<v> hack/k8s-binaries.sh), runs the tests whose outcome
 // depends on the server against them, and prints one row per version.
@@ -51,7 +51,7 @@ import (
 // suites are the packages and the tests of each that the matrix runs: what
 // depends on the server's version. The rest of each package (the offline
 // commands, the render tests of the chart, the cluster-aware checks' informers)
-// does not, and runs in `make test` against the default version.
+// does not, and runs in `make test-all` against the default version.
 var suites = []suite{
 	{"e2e", "./test/e2e", []string{
 		"TestValidExamples", "TestInvalidExamples", "TestInvalidExamplesRejectedBy", // create, update, --dry-run=server, kubectl's messages
@@ -100,7 +100,7 @@ func main() {
 	os.Stdout.Write(report.Bytes())
 	_ = os.WriteFile(filepath.Join(outDir, "report.txt"), report.Bytes(), 0o644)
 	// A skipped row fails too under FAIL_ON_SKIP=1, as a skipped test does in
-	// hack/testsummary (.ci/run sets it: CI runs everything).
+	// make test-all (.ci/run sets it: CI runs everything).
 	failOnSkip := os.Getenv("FAIL_ON_SKIP") == "1"
 	for _, r := range rows {
 		if r.result == "fail" || (failOnSkip && r.result == "skipped") {

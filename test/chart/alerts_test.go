@@ -43,7 +43,7 @@ func alertRules(t *testing.T) (rulesFile []byte, exprs []string) {
 
 // TestAlertRules: promtool's unit tests of every alert
 // (testdata/alerts_test.yaml): each fires on the series that mean it and
-// stays silent before. promtool comes from `make promtool` (make test builds
+// stays silent before. promtool comes from `make promtool` (make test-all builds
 // it first).
 func TestAlertRules(t *testing.T) {
 	promtool := filepath.Join(root, "bin", "promtool")

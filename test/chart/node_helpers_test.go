@@ -27,7 +27,7 @@ import (
 )
 
 // nodeSuite is NODE_TESTS=1: the suite that needs root, containerd and a
-// kubelet (make test-node, which make test runs). Without it the rest of
+// kubelet (make test-node, which make test-all runs). Without it the rest of
 // test/chart runs as fast as before.
 var nodeSuite = os.Getenv("NODE_TESTS") == "1"
 
@@ -39,7 +39,7 @@ func startNode(t *testing.T) (*node.Node, client.Client) {
 		t.Skip("needs a real node; skipped with -short")
 	}
 	if !nodeSuite {
-		t.Skip("the node suite runs with NODE_TESTS=1 (make test-node; make test runs it)")
+		t.Skip("the node suite runs with NODE_TESTS=1 (make test-node; make test-all runs it)")
 	}
 	// Not root, or Debian's containerd and the rest not installed: a test
 	// installs nothing (make test-node, as root, does).

@@ -37,7 +37,7 @@ const (
 // use, idle at the bottom of its pool (Go's transport reuses the most recent
 // first), which is what a drain must leave alone. Each phase logs a RESULT
 // line. NODE_TESTS=1 NODE_STRESS=1 (make test-node-stress); not part of
-// make test.
+// make test-all.
 func TestNodeStress(t *testing.T) {
 	if os.Getenv("NODE_STRESS") == "" {
 		t.Skip("NODE_STRESS=1 NODE_TESTS=1 runs it (make test-node-stress)")

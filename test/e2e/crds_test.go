@@ -106,7 +106,7 @@ func matrixRunFlag() string { return "^(" + strings.Join(matrixTests, "|") + ")$
 // -test.skip leave TestCRDMatrix out (top-level pattern only, as go test
 // matches top-level tests) or this process is itself one set's run.
 func startMatrix() error {
-	if os.Getenv(crdsEnv) != "" || !selected("TestCRDMatrix") {
+	if os.Getenv(crdsEnv) != "" || testing.Short() || !selected("TestCRDMatrix") {
 		return nil
 	}
 	exe, err := os.Executable()

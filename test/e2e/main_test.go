@@ -3,8 +3,8 @@
 // API's CRDs, the webhook registered like the Helm chart registers it, and
 // the real kubectl, whose printed output the tests assert on.
 //
-//	go test ./test/e2e/...            # builds the binaries first if needed (~11 min cold)
-//	go test -short ./test/e2e/...     # skips everything here
+//	go test ./test/e2e/...            # the whole suite; builds the binaries first if needed
+//	go test -short ./test/e2e/...     # make test's tier: the behaviours of quickTests only
 //
 // The whole suite runs against the v1.6.3 standard CRDs, the version of the
 // product's Go types. Meanwhile the examples' verdicts, the mutation against
@@ -30,6 +30,7 @@ import (
 	"os"
 	"os/signal"
 	"path/filepath"
+	"strings"
 	"sync"
 	"syscall"
 	"testing"
@@ -67,9 +68,6 @@ var (
 
 func TestMain(m *testing.M) {
 	flag.Parse()
-	if testing.Short() {
-		os.Exit(m.Run()) // every test skips itself in -short mode
-	}
 	os.Exit(runWithCluster(m))
 }
 
@@ -168,13 +166,23 @@ func teardown() {
 	})
 }
 
-// requireCluster skips in -short mode and fails, with the reason, when the
-// control plane could not be set up: a missing toolchain or a broken build
-// must show, not pass as a skip.
+// quickTests are the behaviours `make test` (-short) checks after every
+// change: each example's verdict through kubectl (create, update, dry run),
+// warnings, ratcheting, a stopped webhook with failurePolicy Fail and the
+// mutation against the CRD's defaulting; the same as hack/matrix runs against
+// each Kubernetes version. The rest of the suite runs in make test-all.
+var quickTests = map[string]bool{
+	"TestValidExamples": true, "TestInvalidExamples": true, "TestInvalidExamplesRejectedBy": true,
+	"TestWarnings": true, "TestRatcheting": true, "TestWebhookDown": true, "TestMutationMatchesCRD": true,
+}
+
+// requireCluster skips, in -short mode, a test that is not one of
+// quickTests, and fails, with the reason, when the control plane could not be
+// set up: a missing toolchain or a broken build must show, not pass as a skip.
 func requireCluster(t *testing.T) {
 	t.Helper()
-	if testing.Short() {
-		t.Skip("end-to-end test: needs kube-apiserver, etcd and kubectl; skipped with -short")
+	if testing.Short() && !quickTests[strings.SplitN(t.Name(), "/", 2)[0]] {
+		t.Skip("long: make test-all runs it (-short runs quickTests only)")
 	}
 	if setupErr != nil {
 		t.Fatalf("end-to-end setup failed: %v", setupErr)

@@ -20,7 +20,7 @@ import (
 // minutes.
 func TestAirlockOptionsAgainstKubeAPIServer(t *testing.T) {
 	if testing.Short() {
-		t.Skip("starts kube-apiserver")
+		t.Skip("long: make test-all runs it (-short runs the sample of TestPolicyAgainstKubeAPIServer)")
 	}
 	root, err := localcluster.RepoRoot()
 	if err != nil {

@@ -42,7 +42,7 @@ var gvr = schema.GroupVersionResource{Group: gwv1.GroupName, Version: "v1", Reso
 // kube-apiserver with the Gateway API CRDs and sends every example, every
 // object validation's own tests judge (their table rows, recorded by
 // recordTableCalls), the worst objects the CRD admits
-// (validationtest.WorstShapes, the Update shapes as updates), POLICY_DIFF_N (default 3000) random objects of the fuzz generator as
+// (validationtest.WorstShapes, the Update shapes as updates), POLICY_DIFF_N (default 3000; 300 with -short) random objects of the fuzz generator as
 // server-side dry-run creates, and updates of POLICY_DIFF_N stored random
 // objects (those the CRD stores) to changed copies, from 8 clients at once. Each answer must
 // equal validation.Validate's verdict: admitted or not, and when the policy
@@ -53,10 +53,10 @@ var gvr = schema.GroupVersionResource{Group: gwv1.GroupName, Version: "v1", Reso
 // must hold with each CRD that can serve ListenerSets. POLICY_CRDS (a
 // comma-separated list of localcluster.CRDSet) names other sets; the version
 // matrix (hack/matrix) runs one, with KUBE_VERSION naming the kube-apiserver.
+//
+// With -short (make test) it is a sample: the product's CRD set only, and
+// 300 random objects of each kind.
 func TestPolicyAgainstKubeAPIServer(t *testing.T) {
-	if testing.Short() {
-		t.Skip("starts kube-apiserver")
-	}
 	root, err := localcluster.RepoRoot()
 	if err != nil {
 		t.Fatal(err)
@@ -64,6 +64,9 @@ func TestPolicyAgainstKubeAPIServer(t *testing.T) {
 	// every object validation's own tests judge alone: the tables' rows
 	tableCalls := recordTableCalls(t, context.Background(), root)
 	sets := []localcluster.CRDSet{localcluster.CRDsV151Standard, localcluster.CRDsV163Standard, localcluster.CRDsV170Standard, localcluster.CRDsV170Experimental}
+	if testing.Short() {
+		sets = []localcluster.CRDSet{localcluster.CRDsV163Standard}
+	}
 	if s := os.Getenv("POLICY_CRDS"); s != "" {
 		// the version matrix (hack/matrix) runs the sample against one set
 		sets = nil
@@ -100,6 +103,9 @@ func againstKubeAPIServer(t *testing.T, root string, set localcluster.CRDSet, ta
 	}
 	t.Logf("validation's tests judge %d objects alone: %d creates, %d updates", len(tableCalls), len(tableCalls)-tableUpdates, tableUpdates)
 	n := 3000
+	if testing.Short() {
+		n = 300
+	}
 	if s := os.Getenv("POLICY_DIFF_N"); s != "" {
 		fmt.Sscan(s, &n)
 	}

@@ -41,7 +41,7 @@ const scopeNamespace = "policy-scope"
 //     Gateway's ListenerSets are judged.
 func TestScopedPolicyAgainstKubeAPIServer(t *testing.T) {
 	if testing.Short() {
-		t.Skip("starts kube-apiserver")
+		t.Skip("long: make test-all runs it (-short runs the sample of TestPolicyAgainstKubeAPIServer)")
 	}
 	ctx := context.Background()
 	root, err := localcluster.RepoRoot()

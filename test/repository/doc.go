@@ -2,5 +2,5 @@
 // git tracks no built binary, and the ignore rules cover what the builds
 // write (the Makefile's bin/, `go build` in a command's directory), so that
 // `git add .` cannot track one and the Dockerfile's `COPY . .` sends none.
-// Its tests run in `make test`, after make has built its tools.
+// Its tests run in `make test` and `make test-all`, after make has built their tools.
 package repository

@@ -117,7 +117,7 @@ func TestNoTrackedBinary(t *testing.T) {
 }
 
 // TestUntrackedBinariesIgnored: every executable binary in the work tree
-// that git does not track is ignored (make test has built its tools into
+// that git does not track is ignored (make has built its tools into
 // bin/ by now), so that `git add .` does not take it.
 func TestUntrackedBinariesIgnored(t *testing.T) {
 	workTree(t)
