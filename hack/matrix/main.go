@@ -45,6 +45,7 @@ import (
 	"text/tabwriter"
 	"time"
 
+	"github.com/airlock/listenerset-webhook/test/e2e"
 	"github.com/airlock/listenerset-webhook/test/localcluster"
 )
 
@@ -53,11 +54,7 @@ import (
 // commands, the render tests of the chart, the cluster-aware checks' informers)
 // does not, and runs in `make test-all` against the default version.
 var suites = []suite{
-	{"e2e", "./test/e2e", []string{
-		"TestValidExamples", "TestInvalidExamples", "TestInvalidExamplesRejectedBy", // create, update, --dry-run=server, kubectl's messages
-		"TestWarnings", "TestRatcheting", "TestWebhookDown", // warnings, ratcheting, failurePolicy Fail
-		"TestMutationMatchesCRD", // the mutating webhook's matchConditions
-	}},
+	{"e2e", "./test/e2e", e2e.QuickTests}, // create, update, --dry-run=server, kubectl's messages, warnings, ratcheting, failurePolicy Fail, matchConditions
 	{"policy", "./test/policy", []string{"TestPolicyAgainstKubeAPIServer"}},
 	{"chart", "./test/chart", []string{"TestAdmissionModesServerSideDryRun", "TestServerSideDryRun"}},
 }

@@ -4,7 +4,7 @@
 // the real kubectl, whose printed output the tests assert on.
 //
 //	go test ./test/e2e/...            # the whole suite; builds the binaries first if needed
-//	go test -short ./test/e2e/...     # make test's tier: the behaviours of quickTests only
+//	go test -short ./test/e2e/...     # make test's tier: QuickTests only
 //
 // The whole suite runs against the v1.6.3 standard CRDs, the version of the
 // product's Go types. Meanwhile the examples' verdicts, the mutation against
@@ -30,6 +30,7 @@ import (
 	"os"
 	"os/signal"
 	"path/filepath"
+	"slices"
 	"strings"
 	"sync"
 	"syscall"
@@ -166,23 +167,13 @@ func teardown() {
 	})
 }
 
-// quickTests are the behaviours `make test` (-short) checks after every
-// change: each example's verdict through kubectl (create, update, dry run),
-// warnings, ratcheting, a stopped webhook with failurePolicy Fail and the
-// mutation against the CRD's defaulting; the same as hack/matrix runs against
-// each Kubernetes version. The rest of the suite runs in make test-all.
-var quickTests = map[string]bool{
-	"TestValidExamples": true, "TestInvalidExamples": true, "TestInvalidExamplesRejectedBy": true,
-	"TestWarnings": true, "TestRatcheting": true, "TestWebhookDown": true, "TestMutationMatchesCRD": true,
-}
-
 // requireCluster skips, in -short mode, a test that is not one of
-// quickTests, and fails, with the reason, when the control plane could not be
+// QuickTests, and fails, with the reason, when the control plane could not be
 // set up: a missing toolchain or a broken build must show, not pass as a skip.
 func requireCluster(t *testing.T) {
 	t.Helper()
-	if testing.Short() && !quickTests[strings.SplitN(t.Name(), "/", 2)[0]] {
-		t.Skip("long: make test-all runs it (-short runs quickTests only)")
+	if testing.Short() && !slices.Contains(QuickTests, strings.SplitN(t.Name(), "/", 2)[0]) {
+		t.Skip("long: make test-all runs it (-short runs QuickTests only)")
 	}
 	if setupErr != nil {
 		t.Fatalf("end-to-end setup failed: %v", setupErr)
