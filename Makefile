@@ -169,7 +169,7 @@ gotestsum:
 	@GOWORK=off $(GO) build -C hack/tools/gotestsum -o $(CURDIR)/$(GOTESTSUM) gotest.tools/gotestsum
 
 # FAIL_ON_SKIP=1 (.ci/run): a skipped test fails the run, after the summary has listed each with its reason.
-SKIP_CHECK = --post-run-command "bash -c '[ $$TESTS_SKIPPED = 0 ] || { echo FAIL_ON_SKIP=1: $$TESTS_SKIPPED tests skipped; exit 1; }'"
+SKIP_CHECK = --post-run-command 'bash -c "[ $$TESTS_SKIPPED = 0 ] || { echo FAIL_ON_SKIP=1: $$TESTS_SKIPPED tests skipped; exit 1; }"'
 TESTSUM = $(GOTESTSUM) --format pkgname-and-test-fails --format-hide-empty-pkg $(if $(filter 1,$(FAIL_ON_SKIP)),$(SKIP_CHECK))
 
 ## test: what a contributor runs after a change, a few minutes warm (README.md): every package's tests
