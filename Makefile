@@ -174,7 +174,7 @@ TESTSUM = $(GOTESTSUM) --format pkgname-and-test-fails --format-hide-empty-pkg $
 
 ## test: what a contributor runs after a change, a few minutes warm (README.md): every package's tests
 ## with -short: the pure and handler tests, the chart's renders, the end-to-end behaviours against a real
-## kube-apiserver and kubectl (test/e2e quickTests) and a sample of the policy's differential test. Tests
+## kube-apiserver and kubectl (test/e2e.QuickTests) and a sample of the policy's differential test. Tests
 ## that -short leaves to make test-all skip silently; builds only kube-apiserver, kubectl, etcd and helm.
 test: k8s-binaries helm gotestsum
 	$(GOTESTSUM) --format pkgname-and-test-fails --format-hide-empty-pkg --hide-summary=skipped -- -short -count=1 -timeout 20m ./...
@@ -210,7 +210,7 @@ test-node: ociimage cosign cyclonedx-gomod node-setup gotestsum
 	NODE_TESTS=1 $(TESTSUM) --format standard-verbose -- -count=1 -timeout 30m -run '^TestNode$$' ./test/chart
 
 ## test-node-stress: test/chart TestNodeStress on the real node (NODE_STRESS=1 NODE_TESTS=1, root, not part of
-## make test): NODE_STRESS_COUNT (default 20) helm-upgrade rollouts in a row in each certificate mode, then as
+## make test-all): NODE_STRESS_COUNT (default 20) helm-upgrade rollouts in a row in each certificate mode, then as
 ## many pod deletions and evictions, all under load, 0 failed requests wanted; RESULT lines give the figures
 ## (docs/reliability.md). About an hour on the shared 2-core machine at the default count.
 NODE_STRESS_COUNT ?= 20
