@@ -4,4 +4,7 @@
 // exactly as kube-apiserver would store them.
 //
 // The package is pure: it imports gateway-api and apimachinery only.
+//
+// Where it runs: the mutating webhook (docs/serving.md) and validate
+// (docs/validate.md).
 package defaults

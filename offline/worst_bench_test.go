@@ -18,7 +18,7 @@ import (
 // object the CRD admits (validationtest.WorstShapes at 64 listeners, the
 // files hack/worst writes), as YAML and as JSON: the whole command but its
 // start (reading, kube-apiserver's part, the verdict, the text report).
-// Issue 20's target is for the binary (<= 1 s, <= 128 MiB, a text report of
+// The target is for the binary (<= 1 s, <= 128 MiB, a text report of
 // <= 256 KiB; docs/performance.md); this shows where the time and the
 // allocations go, and the report's bytes; cpu-ns/op is the process's CPU
 // time (every core, the garbage collector's too).

@@ -4,4 +4,6 @@
 // (webhook/admission.Registrations, the chart's files/webhooks.yaml) and the
 // ValidatingAdmissionPolicy (policy) match by. It is its own package so
 // that the policy generator need not link the webhook to share it.
+//
+// The webhooks it registers: docs/serving.md.
 package registration

@@ -6,4 +6,6 @@
 // binary built without them takes what the Go build recorded instead: the
 // module version of `go install ...@v1.2.3`, and the commit where the build
 // stamped VCS information.
+//
+// How a release is stamped: docs/release.md.
 package version

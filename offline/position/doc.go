@@ -12,4 +12,6 @@
 // without any of the path at the document itself.
 //
 // The package only locates; it neither decodes nor judges.
+//
+// What users see of it: docs/validate.md ("Positions").
 package position

@@ -12,4 +12,6 @@
 // given twice become warnings (kubectl sends the object in which the last one
 // has won). Lists (v1 List, ListenerSetList) are expanded into their items.
 // Empty documents are dropped.
+//
+// What users see of it: docs/validate.md ("Input").
 package read

@@ -6,4 +6,6 @@
 // each named by its diagnostic code (findings.go; Catalog is every code, of
 // which docs/codes.md is generated). It uses only offline/read and
 // offline/judge, and decides nothing.
+//
+// The formats: docs/validate.md.
 package report

@@ -3,4 +3,6 @@
 // installed (no webhook), and every example and thousands of random objects
 // of the fuzz generator are sent with server-side dry-run; each verdict and
 // each set of field paths must equal validation.Validate's.
+//
+// What it holds and how long it takes: docs/policy.md.
 package policy

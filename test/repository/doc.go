@@ -3,4 +3,6 @@
 // write (the Makefile's bin/, `go build` in a command's directory), so that
 // `git add .` cannot track one and the Dockerfile's `COPY . .` sends none.
 // Its tests run in `make test` and `make test-all`, after make has built their tools.
+//
+// The test tiers: CONTRIBUTING.md.
 package repository

@@ -5,4 +5,6 @@
 // cluster-scale shapes (rivals.go: tenants sharing one Gateway, and the "most
 // cluster rivals" worst object, MostRivals), used by validation's
 // benchmarks and clusterview's.
+//
+// The figures they give: docs/performance.md.
 package validationtest

@@ -1,26 +1,15 @@
 // Package admission adapts the pure packages defaults and validation to
 // controller-runtime's admission webhooks for gateway.networking.k8s.io/v1
-// ListenerSet, and registers them.
-//
-// Validator wraps validation.Validate, and controller-runtime's
-// WithValidator decodes the object and builds the answer: a 422 Invalid
-// status whose causes carry each error's field path, and admission
-// warnings. The mutating webhook's handler (defaulting, patch.go) decodes
-// with controller-runtime's decoder and answers with defaults.Patch, a JSON
-// patch that never removes a field, as controller-runtime's WithDefaulter
-// would (TestDefaultingAnswersAsWithDefaulter), without its copy of every
-// object. In front of both, reviewGuard
-// decodes the review in one pass and refuses what kube-apiserver never
-// sends (guard.go). MutatingMatchConditions
-// lets kube-apiserver skip the mutating webhook when there is nothing to
-// default, Registrations is what every webhook configuration says of the
-// webhooks (names, paths, rules, match conditions; the chart's
-// files/webhooks.yaml is generated from it), DenialsMetric counts which
-// rules deny, and the validating webhook's response carries the errors'
-// diagnostic codes as an audit annotation (audit.go, AuditCodesKey). The
-// deletion webhook (delete.go, DeletePath) allows every deletion and warns
-// of the HTTPRoutes it detaches (validation.JudgeDelete). Nothing here
-// decides what is valid; it only translates.
+// ListenerSet, and registers them (Registrations, of which the chart's
+// files/webhooks.yaml is generated). Validator wraps validation.Validate in
+// controller-runtime's WithValidator; the mutating handler (patch.go)
+// answers with defaults.Patch as WithDefaulter would, never removing a
+// field; the deletion webhook (delete.go) allows every deletion and warns of
+// the HTTPRoutes it detaches; reviewGuard (guard.go), in front of them all,
+// decodes the review once and refuses what kube-apiserver never sends.
+// MutatingMatchConditions lets kube-apiserver skip the mutating call when
+// there is nothing to default. Nothing here decides what is valid.
+// What users see of it: docs/serving.md and docs/reliability.md.
 package admission
 
 // The chart's files/webhooks.yaml from Registrations (make generate):

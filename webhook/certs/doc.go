@@ -9,4 +9,6 @@
 //     DynamicAuthority) signs short-lived certificates, and the caBundle of
 //     the webhook's own configurations is kept current (cabundle.go), so a
 //     rotation never shows kube-apiserver a certificate it cannot verify.
+//
+// The certificate modes as installed: docs/serving.md and docs/chart.md.
 package certs

@@ -6,4 +6,6 @@
 // whole cache. It never blocks a request: a kind whose cache has not synced is unknown,
 // and the checks that need it are skipped. RBACRules are the permissions it
 // needs, and all it needs.
+//
+// What the checks warn about: docs/rules.md; their cost at scale: docs/performance.md.
 package clusterview

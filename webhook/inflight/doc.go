@@ -8,4 +8,6 @@
 // error that kube-apiserver treats as a failed call, so that the webhook's
 // failurePolicy decides instead of a denial. It knows nothing about
 // ListenerSets or AdmissionReviews.
+//
+// Its flags: docs/serving.md; what it bounds and why: docs/reliability.md.
 package inflight

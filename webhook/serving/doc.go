@@ -5,4 +5,6 @@
 // fails, serving goes on for the shutdown delay, requests in flight drain,
 // then the components stop). It knows nothing about ListenerSets: Run serves
 // whatever handler and components it is given.
+//
+// Its flags, probes, metrics and shutdown: docs/serving.md, docs/reliability.md.
 package serving
