@@ -183,12 +183,17 @@ test: k8s-binaries helm gotestsum
 ## every Go test without -short, the node suite (test-node: the release installed from a registry) and the
 ## version matrix' ends (test-matrix-ends). The summary lists each skipped test with its reason (without
 ## root: the node suite; tools ci-tools could not install); FAIL_ON_SKIP=1 (.ci/run) fails the run on a skip.
-## What only the node suite and the matrix need (cosign, cyclonedx-gomod, the node's binaries, the oldest
-## version's kube-apiserver and kubectl) builds at nice 19 while the Go tests run, which leave a core idle
-## much of the time; its log is .run/test-all-tools.log.
-LATE_TOOLS = cosign cyclonedx-gomod node-binaries matrix-binaries
-test-all: vet verify k8s-binaries helm chart-score promtool ociimage ci-tools gotestsum
+## What only the node suite and the matrix need (cosign, cyclonedx-gomod, the oldest version's kube-apiserver
+## and kubectl, the node's binaries) builds at nice 19 from the start, in the time the rest leaves a core idle
+## (downloads, links, the tests' waits); its log is .run/test-all-tools.log. Everything is built with
+## CGO_ENABLED=0 and -trimpath, as the image and the release are, so that the tests, vet, the image, the
+## release and the load tool share one compile of the product's dependencies.
+LATE_TOOLS = cosign cyclonedx-gomod matrix-binaries node-binaries
+test-all: export CGO_ENABLED = 0
+test-all: export GOFLAGS = -trimpath
+test-all: gotestsum
 	@mkdir -p .run; nice -n 19 $(MAKE) --no-print-directory $(LATE_TOOLS) > .run/test-all-tools.log 2>&1 & tools=$$!; \
+	$(MAKE) --no-print-directory vet verify k8s-binaries helm chart-score promtool ociimage ci-tools || { kill $$tools; exit 1; }; \
 	$(TESTSUM) -- -count=1 -timeout 30m -skip '^TestNode(Stress)?$$' ./...; s=$$?; \
 	if ! wait $$tools; then tail -40 .run/test-all-tools.log; echo "test-all: building $(LATE_TOOLS) failed (.run/test-all-tools.log)"; exit 1; fi; \
 	$(MAKE) --no-print-directory node-setup || exit 1; \
@@ -199,9 +204,10 @@ test-all: vet verify k8s-binaries helm chart-score promtool ociimage ci-tools go
 node-binaries:
 	@hack/k8s-binaries.sh node
 
-## matrix-binaries: kube-apiserver and kubectl of the matrix' ends (test-matrix-ends builds them when missing)
+## matrix-binaries: kube-apiserver and kubectl of the matrix' oldest version (its newest is the default
+## version, k8s-binaries'; test-matrix-ends builds what is missing)
 matrix-binaries:
-	@for v in $$(hack/k8s-binaries.sh versions | awk '{print $$1, $$NF}'); do KUBE_VERSION=$$v hack/k8s-binaries.sh k8s || exit 1; done
+	@KUBE_VERSION=$$(hack/k8s-binaries.sh versions | awk '{print $$1}') hack/k8s-binaries.sh k8s
 
 ## test-node: the chart on a real single-node cluster (hack/node: kubelet, containerd, kube-proxy; test/chart
 ## TestNode with NODE_TESTS=1), about 2 minutes once built. Needs root on Debian: node-setup installs Debian's
