@@ -107,7 +107,7 @@ build() {
   local digest
   local image_flags
   read -ra image_flags <<<"$IMAGE_FLAGS"
-  digest=$("$OCIIMAGE" -o "$tarball" -name "localhost/$image_name:$VERSION" "${platform_flags[@]}" \
+  digest=$("$OCIIMAGE" -o "$tarball" -name "localhost/$image_name:$VERSION" -index "${platform_flags[@]}" \
     -file "/listenerset-webhook=$work/{os}-{arch}/listenerset-webhook" \
     -file "/$plugin=$dist/$plugin-$VERSION-{os}-{arch}" "${image_flags[@]}" | awk '{print $3}')
   [[ $digest == sha256:* ]] || die "ociimage printed no digest"

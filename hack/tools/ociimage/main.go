@@ -70,6 +70,7 @@ func run() error {
 	flag.Var(&entrypoint, "entrypoint", "an Entrypoint element (repeatable)")
 	flag.Var(&cmd, "cmd", "a Cmd element (repeatable)")
 	flag.Var(&expose, "expose", "an exposed port, e.g. 9443/tcp (repeatable)")
+	index := flag.Bool("index", false, "write an image index also for one platform (make release: a release is always an index)")
 	flag.Parse()
 	if *out == "" || *name == "" {
 		return errors.New("-o and -name are required")
@@ -94,10 +95,10 @@ func run() error {
 		"org.opencontainers.image.ref.name": tag,
 	})
 	// One platform: the layout names the image itself, which every
-	// importer takes. More: it names an image index of them.
+	// importer takes. More, or -index: it names an image index of them.
 	var digest v1.Hash
 	var appendTo func(layout.Path) error
-	if len(platforms) == 1 {
+	if len(platforms) == 1 && !*index {
 		img, err := spec.image(platforms[0])
 		if err != nil {
 			return err
