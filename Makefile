@@ -170,14 +170,17 @@ gotestsum:
 
 # FAIL_ON_SKIP=1 (.ci/run): a skipped test fails the run, after the summary has listed each with its reason.
 SKIP_CHECK = --post-run-command 'bash -c "[ $$TESTS_SKIPPED = 0 ] || { echo FAIL_ON_SKIP=1: $$TESTS_SKIPPED tests skipped; exit 1; }"'
-TESTSUM = $(GOTESTSUM) --format pkgname-and-test-fails --format-hide-empty-pkg $(if $(filter 1,$(FAIL_ON_SKIP)),$(SKIP_CHECK))
+GOTESTSUM_FLAGS = --format pkgname-and-test-fails --format-hide-empty-pkg
+TESTSUM = $(GOTESTSUM) $(GOTESTSUM_FLAGS) $(if $(filter 1,$(FAIL_ON_SKIP)),$(SKIP_CHECK))
+# The node suite: test/chart's TestNode on a real single-node cluster (test-node, test-all).
+NODE_SUITE = -- -count=1 -timeout 30m -run '^TestNode$$' ./test/chart
 
 ## test: what a contributor runs after a change, a few minutes warm (README.md): every package's tests
 ## with -short: the pure and handler tests, the chart's renders, the end-to-end behaviours against a real
 ## kube-apiserver and kubectl (test/e2e.QuickTests) and a sample of the policy's differential test. Tests
 ## that -short leaves to make test-all skip silently; builds only kube-apiserver, kubectl, etcd and helm.
 test: k8s-binaries helm gotestsum
-	$(GOTESTSUM) --format pkgname-and-test-fails --format-hide-empty-pkg --hide-summary=skipped -- -short -count=1 -timeout 20m ./...
+	$(GOTESTSUM) $(GOTESTSUM_FLAGS) --hide-summary=skipped -- -short -count=1 -timeout 20m ./...
 
 ## test-all: everything, what .ci/run runs: vet, staticcheck, gofmt, make verify, kube-score over the chart,
 ## every Go test without -short, the node suite (test-node: the release installed from a registry) and the
@@ -197,7 +200,7 @@ test-all: gotestsum
 	$(TESTSUM) -- -count=1 -timeout 30m -skip '^TestNode(Stress)?$$' ./...; s=$$?; \
 	if ! wait $$tools; then tail -40 .run/test-all-tools.log; echo "test-all: building $(LATE_TOOLS) failed (.run/test-all-tools.log)"; exit 1; fi; \
 	$(MAKE) --no-print-directory node-setup || exit 1; \
-	NODE_TESTS=1 $(TESTSUM) -- -count=1 -timeout 30m -run '^TestNode$$' ./test/chart || s=1; \
+	NODE_TESTS=1 $(TESTSUM) $(NODE_SUITE) || s=1; \
 	$(MAKE) --no-print-directory test-matrix-ends || s=1; exit $$s
 
 ## node-binaries: kubelet, kube-controller-manager, kube-scheduler and kube-proxy (hack/k8s-binaries.sh node)
@@ -213,7 +216,7 @@ matrix-binaries:
 ## TestNode with NODE_TESTS=1), about 2 minutes once built. Needs root on Debian: node-setup installs Debian's
 ## containerd, runc, CNI plugins, iptables and conntrack when missing and builds the node's binaries and images.
 test-node: ociimage cosign cyclonedx-gomod node-setup gotestsum
-	NODE_TESTS=1 $(TESTSUM) --format standard-verbose -- -count=1 -timeout 30m -run '^TestNode$$' ./test/chart
+	NODE_TESTS=1 $(TESTSUM) --format standard-verbose $(NODE_SUITE)
 
 ## test-node-stress: test/chart TestNodeStress on the real node (NODE_STRESS=1 NODE_TESTS=1, root, not part of
 ## make test-all): NODE_STRESS_COUNT (default 20) helm-upgrade rollouts in a row in each certificate mode, then as
