@@ -45,7 +45,7 @@ func agree(t *testing.T, paths []string) compared {
 	for _, res := range r.Results {
 		valid[read.Name(res.Namespace, res.Name)] = res.Valid
 	}
-	in, errs := listing.FromManifests(paths, nil, nil, validation.Scope{})
+	in, errs := listing.FromManifests(paths, nil, nil, validation.Scope{}, validation.Tenancy{})
 	require.Empty(t, errs)
 	l, _ := listing.Build(in, "")
 	seen := map[string]bool{}

@@ -67,6 +67,33 @@ type Listener struct {
 	// "namespace/name", in that order.
 	AttachedRoutes *int     `json:"attachedRoutes"`
 	Routes         []string `json:"routes,omitempty"`
+	// Owner owns a ListenerSet's listener: its namespace, or its
+	// namespace's tenant with --tenant-label; null on a Gateway's own
+	// listener (the platform's) and where it is unknown.
+	Owner *Owner `json:"owner"`
+	// HeldBy is the first listener before this one, on any port, of
+	// another owner whose hostname overlaps this one's: it keeps the name
+	// and the webhook's first-claim rule flags this listener.
+	// OverlappedBy is the first listener after it of another owner whose
+	// hostname overlaps this one's: this one keeps the name. null when none.
+	HeldBy       *Claim `json:"heldBy"`
+	OverlappedBy *Claim `json:"overlappedBy"`
+}
+
+// Owner is who owns a listener: Kind "namespace" or "tenant", and its name.
+type Owner struct {
+	Kind string `json:"kind"`
+	Name string `json:"name"`
+}
+
+// String is "namespace/team-a" or "tenant/acme".
+func (o *Owner) String() string { return o.Kind + "/" + o.Name }
+
+// Claim is another owner's listener whose hostname overlaps a listener's.
+type Claim struct {
+	Listener ListenerRef `json:"listener"`
+	Hostname string      `json:"hostname"`
+	Owner    Owner       `json:"owner"`
 }
 
 // Condition is a listener condition as Gateway API's status has it, for
@@ -123,6 +150,9 @@ type Input struct {
 	// Scope says whose Gateways are listed: those a ListenerSet of would
 	// be judged (validation.Scope.Decide, by Objects' GatewayClasses).
 	Scope validation.Scope
+	// Tenancy gives each ListenerSet listener its owner and its claims
+	// across owners (validation.MergeOptions.Tenancy).
+	Tenancy validation.Tenancy
 	// Objects are the Gateways, Namespaces and every ListenerSet.
 	Objects *validation.Objects
 	// Errors are, by index of Objects.Sets, what each set is refused for
@@ -158,7 +188,7 @@ func Build(in *Input, gateway string) (l *Listing, found bool) {
 			continue
 		}
 		sets, _ := o.ListenerSetsOf(gw.Namespace, gw.Name)
-		l.Gateways = append(l.Gateways, Gateway{Namespace: gw.Namespace, Name: gw.Name, Listeners: rowsOf(gw, sets, refused, o)})
+		l.Gateways = append(l.Gateways, Gateway{Namespace: gw.Namespace, Name: gw.Name, Listeners: rowsOf(gw, sets, refused, o, in.Tenancy)})
 	}
 	l.Unattached = unattached(o, gateway)
 	return l, found
@@ -185,9 +215,9 @@ func airlocks(s validation.Scope, gw *gwv1.Gateway, o *validation.Objects) (reas
 // validation.MergedListeners, and each listener of a refused set Invalid
 // where its set stands in precedence order (it takes no place), numbered
 // with the rest.
-func rowsOf(gw *gwv1.Gateway, sets []*gwv1.ListenerSet, refused map[*gwv1.ListenerSet][]judge.FieldError, o *validation.Objects) []Listener {
+func rowsOf(gw *gwv1.Gateway, sets []*gwv1.ListenerSet, refused map[*gwv1.ListenerSet][]judge.FieldError, o *validation.Objects, t validation.Tenancy) []Listener {
 	admitted := slices.DeleteFunc(slices.Clone(sets), func(ls *gwv1.ListenerSet) bool { return refused[ls] != nil })
-	merged := validation.MergedListeners(gw, admitted, validation.MergeOptions{Cluster: o})
+	merged := validation.MergedListeners(gw, admitted, validation.MergeOptions{Cluster: o, Tenancy: &t})
 	rows := make([]Listener, 0, len(merged)+len(sets)-len(admitted))
 	k := 0
 	for ; k < len(merged) && merged[k].Source.Kind == validation.SourceGateway; k++ {
@@ -314,7 +344,25 @@ func listenerOf(r validation.MergedListener) Listener {
 	for _, e := range r.Errors {
 		l.Messages = append(l.Messages, e.Error())
 	}
+	if r.Owner != nil {
+		l.Owner = ownerOf(*r.Owner)
+	}
+	l.HeldBy, l.OverlappedBy = claimOf(r.HeldBy), claimOf(r.OverlappedBy)
 	return l
+}
+
+func ownerOf(o validation.Owner) *Owner {
+	if o.Tenant {
+		return &Owner{Kind: "tenant", Name: o.Name}
+	}
+	return &Owner{Kind: "namespace", Name: o.Name}
+}
+
+func claimOf(c *validation.Claim) *Claim {
+	if c == nil {
+		return nil
+	}
+	return &Claim{Listener: ListenerRef{Source: sourceOf(c.Source), Name: string(c.Listener)}, Hostname: string(c.Hostname), Owner: *ownerOf(c.Owner)}
 }
 
 // invalidListener is the row of listener i of a set refused for errs.

@@ -81,7 +81,7 @@ func airlockScope(unknown validation.UnknownParent) validation.Scope {
 // The fixture the golden files and the end-to-end test share has a listener
 // in every state a cluster can show, and both conflict reasons.
 func TestFixtureCoversEveryState(t *testing.T) {
-	o, errs := FromManifests([]string{input("merged.yaml")}, nil, nil, validation.Scope{})
+	o, errs := FromManifests([]string{input("merged.yaml")}, nil, nil, validation.Scope{}, validation.Tenancy{})
 	require.Empty(t, errs)
 	l, found := Build(o, "lst-infra/shared")
 	require.True(t, found)
@@ -103,7 +103,7 @@ func TestFixtureCoversEveryState(t *testing.T) {
 
 // The rows are MergedListeners', one to one: the listing adds no decision.
 func TestRowsAreMergedListeners(t *testing.T) {
-	in, _ := FromManifests([]string{input("merged.yaml")}, nil, nil, validation.Scope{})
+	in, _ := FromManifests([]string{input("merged.yaml")}, nil, nil, validation.Scope{}, validation.Tenancy{})
 	l, _ := Build(in, "")
 	o := in.Objects
 	gw, _ := o.Gateway("lst-infra", "shared")

@@ -22,10 +22,14 @@ import (
 // that the two commands cannot disagree on a set: one validate finds
 // invalid is Invalid here. A set that does not decode into the Go type has
 // no listeners to show and is left out (validate reports it).
-func FromManifests(paths []string, stdin io.Reader, added validation.AddedNames, scope validation.Scope) (*Input, []read.InputError) {
-	v := judge.Run(read.Paths(paths, stdin), judge.Options{AddedNames: added, Scope: scope})
+//
+// The judge applies tenancy's rules too (a set outside its Namespace's
+// declaration is Invalid, as validate finds it), and the listing shows
+// each listener's owner and claims by it.
+func FromManifests(paths []string, stdin io.Reader, added validation.AddedNames, scope validation.Scope, tenancy validation.Tenancy) (*Input, []read.InputError) {
+	v := judge.Run(read.Paths(paths, stdin), judge.Options{AddedNames: added, Scope: scope, Tenancy: tenancy})
 	o := v.Objects
-	in := &Input{Scope: scope, Objects: &validation.Objects{Gateways: o.Gateways, Classes: o.Classes, Namespaces: o.Namespaces,
+	in := &Input{Scope: scope, Tenancy: tenancy, Objects: &validation.Objects{Gateways: o.Gateways, Classes: o.Classes, Namespaces: o.Namespaces,
 		Grants: o.Grants, Secrets: o.Secrets, Routes: o.Routes, Sets: []*gwv1.ListenerSet{}}}
 	for i, ls := range v.Sets {
 		if ls != nil {

@@ -42,7 +42,15 @@ func Write(w io.Writer, l *Listing, f Format) error {
 	}
 	// kubectl's own tab writer settings (cli-runtime printers.GetNewTabWriter).
 	tw := tabwriter.NewWriter(w, 6, 4, 3, ' ', 0)
-	header := []string{"GATEWAY", "PRECEDENCE", "SOURCE", "LISTENER", "PORT", "PROTOCOL", "HOSTNAME", "STATE", "REASON", "CONDITIONS"}
+	header := []string{"GATEWAY", "PRECEDENCE", "SOURCE", "OWNER", "LISTENER", "PORT", "PROTOCOL", "HOSTNAME", "STATE", "REASON", "CONDITIONS"}
+	// CLAIM, the other owner a listener's hostname overlaps, only where
+	// there is one.
+	claims := slices.ContainsFunc(l.Gateways, func(g Gateway) bool {
+		return slices.ContainsFunc(g.Listeners, func(r Listener) bool { return r.HeldBy != nil || r.OverlappedBy != nil })
+	})
+	if claims {
+		header = append(header, "CLAIM")
+	}
 	// ROUTES, each listener's attachedRoutes, only where routes were read.
 	routes := slices.ContainsFunc(l.Gateways, func(g Gateway) bool {
 		return slices.ContainsFunc(g.Listeners, func(r Listener) bool { return r.AttachedRoutes != nil })
@@ -63,8 +71,18 @@ func Write(w io.Writer, l *Listing, f Format) error {
 				conditions = append(conditions, c.Type+"/"+c.Reason)
 				messages = append(messages[:len(messages):len(messages)], c.Type+": "+c.Message)
 			}
-			cells := []string{validation.Escape(name), strconv.Itoa(r.Precedence), validation.Escape(r.Source.String()), validation.Escape(r.Name),
+			owner := none
+			switch {
+			case r.Owner != nil:
+				owner = validation.Escape(r.Owner.String())
+			case r.Source.Kind == validation.SourceGateway:
+				owner = platform
+			}
+			cells := []string{validation.Escape(name), strconv.Itoa(r.Precedence), validation.Escape(r.Source.String()), owner, validation.Escape(r.Name),
 				strconv.Itoa(int(r.Port)), validation.Escape(r.Protocol), orNone(r.Hostname), r.State, cell(r.Reason), cell(strings.Join(conditions, ","))}
+			if claims {
+				cells = append(cells, claimCell(r))
+			}
 			if routes {
 				n := none
 				if r.AttachedRoutes != nil {
@@ -83,6 +101,24 @@ func Write(w io.Writer, l *Listing, f Format) error {
 		}
 	}
 	return tw.Flush()
+}
+
+// platform is the OWNER of a Gateway's own listener.
+const platform = "platform"
+
+// claimCell says which other owner's listener overlaps r's hostname, and
+// who keeps the name: "held by tenant/acme (ListenerSet/team-a/a listener
+// https, *.a.example.com)" when the other came first, "holds against ..."
+// when r did.
+func claimCell(r Listener) string {
+	var parts []string
+	if c := r.HeldBy; c != nil {
+		parts = append(parts, fmt.Sprintf("held by %s (%s, %s)", c.Owner.String(), c.Listener, c.Hostname))
+	}
+	if c := r.OverlappedBy; c != nil {
+		parts = append(parts, fmt.Sprintf("holds against %s (%s, %s)", c.Owner.String(), c.Listener, c.Hostname))
+	}
+	return cell(strings.Join(parts, "; "))
 }
 
 func orNone(s *string) string {

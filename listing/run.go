@@ -39,7 +39,9 @@ type Options struct {
 	// validate would judge it with them.
 	AddedNames validation.AddedNames
 	// Scope leaves out the Gateways that are not Airlock's (Build).
-	Scope  validation.Scope
+	Scope validation.Scope
+	// Tenancy gives each listener its owner and claims (Input.Tenancy).
+	Tenancy validation.Tenancy
 	Format Format
 	Stdout io.Writer
 	Stderr io.Writer
@@ -58,9 +60,10 @@ func Run(ctx context.Context, opts Options) int {
 			fmt.Fprintf(opts.Stderr, "error: %v\n", err)
 			return ExitInputError
 		}
+		o.Tenancy = opts.Tenancy
 		l, found = Build(o, opts.Gateway)
 	} else {
-		o, inputErrs := FromManifests(opts.Paths, opts.Stdin, opts.AddedNames, opts.Scope)
+		o, inputErrs := FromManifests(opts.Paths, opts.Stdin, opts.AddedNames, opts.Scope, opts.Tenancy)
 		l, found = Build(o, opts.Gateway)
 		l.InputErrors = append(l.InputErrors, inputErrs...)
 		if len(inputErrs) > 0 {

@@ -44,6 +44,9 @@ type Cluster interface {
 	ListenerSetsAt(key string) (sets []*gwv1.ListenerSet, known bool)
 	// NamespaceLabels returns a namespace's labels (nil when it does not exist).
 	NamespaceLabels(name string) (labels map[string]string, known bool)
+	// NamespaceAnnotations returns a namespace's annotations, at least
+	// the declarations' (Tenancy.Annotation); nil when it does not exist.
+	NamespaceAnnotations(name string) (annotations map[string]string, known bool)
 	// ReferenceGrants returns the ReferenceGrants of a namespace.
 	ReferenceGrants(namespace string) (grants []*gwv1.ReferenceGrant, known bool)
 	// SecretExists tells whether a Secret exists, from its metadata only.
@@ -60,7 +63,7 @@ type Cluster interface {
 // atomic list), and are warnings otherwise. Problems that may well resolve
 // themselves (the Gateway or Secret does not exist yet, the Gateway does not
 // admit the namespace yet) are warnings only.
-func validateInCluster(ls *gwv1.ListenerSet, c Cluster, strict bool, v *verdict) {
+func validateInCluster(ls *gwv1.ListenerSet, c Cluster, strict bool, t Tenancy, v *verdict) {
 	type finding struct {
 		err      *field.Error
 		listener int
@@ -80,7 +83,9 @@ func validateInCluster(ls *gwv1.ListenerSet, c Cluster, strict bool, v *verdict)
 				warnOverlap(&v.warnings, KindMergedOverlappingHostnames, row.Index, &ls.Spec.Listeners[row.Index], *row.Overlaps, row.OverlapsHostname)
 			}
 		}
+		validateFirstClaims(ls, gw, admission, c, t, v)
 	}
+	validateDeclaredHostnames(ls, c, t, v)
 	for i := range ls.Spec.Listeners {
 		l := &ls.Spec.Listeners[i]
 		if l.TLS == nil {
@@ -134,7 +139,8 @@ func GatewayKey(namespace, name string) string { return namespace + "/" + name }
 
 // RivalKeys are the keys an index of ListenerSets files ls under, for
 // Cluster.ListenerSetsAt: for each of its listeners the PortKey of its port
-// and protocol and the EndpointKey of its port, protocol and hostname, under
+// and protocol, the EndpointKey of its port, protocol and hostname and, for a
+// listener that claims a hostname, its claimKeys (ClaimKey, UnderKey), under
 // the Gateway its parentRef names (ParentKey); none when it names no Gateway.
 // An index must compute its keys with this function, and the rules ask with
 // PortKey and EndpointKey, so the two cannot drift apart.
@@ -143,13 +149,20 @@ func RivalKeys(ls *gwv1.ListenerSet) []string {
 	if !ok {
 		return nil
 	}
-	keys := make([]string, 0, 2*len(ls.Spec.Listeners))
+	keys := make([]string, 0, 3*len(ls.Spec.Listeners))
+	seen := make(map[string]bool, 3*len(ls.Spec.Listeners))
+	add := func(k string) {
+		if !seen[k] {
+			seen[k] = true
+			keys = append(keys, k)
+		}
+	}
 	for i := range ls.Spec.Listeners {
 		l := &ls.Spec.Listeners[i]
-		for _, k := range [2]string{PortKey(ns, name, l.Port, l.Protocol), EndpointKey(ns, name, l.Port, l.Protocol, l.Hostname)} {
-			if !slices.Contains(keys, k) {
-				keys = append(keys, k)
-			}
+		add(PortKey(ns, name, l.Port, l.Protocol))
+		add(EndpointKey(ns, name, l.Port, l.Protocol, l.Hostname))
+		if claims(l) {
+			claimKeys(ns, name, string(*l.Hostname), add)
 		}
 	}
 	return keys

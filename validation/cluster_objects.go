@@ -191,6 +191,15 @@ func (o *Objects) NamespaceLabels(name string) (map[string]string, bool) {
 	return ns.Labels, true
 }
 
+// NamespaceAnnotations implements Cluster.
+func (o *Objects) NamespaceAnnotations(name string) (map[string]string, bool) {
+	ns := read(o, func(x *objectsIndex) *metav1.PartialObjectMetadata { return x.namespace[name] })
+	if ns == nil {
+		return nil, false
+	}
+	return ns.Annotations, true
+}
+
 // ReferenceGrants implements Cluster.
 func (o *Objects) ReferenceGrants(namespace string) ([]*gwv1.ReferenceGrant, bool) {
 	grants := read(o, func(x *objectsIndex) []*gwv1.ReferenceGrant { return capped(x.grantsIn[namespace]) })

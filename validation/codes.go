@@ -153,6 +153,7 @@ const (
 	CodeSelectorIgnored      Code = "LS203"
 	CodeHostnameLabelTooLong Code = "LS204"
 	CodeOverlappingHostnames Code = "LS205"
+	CodeRouteCapture         Code = "LS206"
 )
 
 // The codes of the cluster-aware findings.
@@ -169,6 +170,9 @@ const (
 	CodeRouteNoMatchingParent  Code = "LS311"
 	CodeRouteNotAllowed        Code = "LS312"
 	CodeRouteNoHostname        Code = "LS313"
+	CodeHostnameNotDeclared    Code = "LS314"
+	CodeDeclarationMalformed   Code = "LS315"
+	CodeHostnameClaimed        Code = "LS316"
 )
 
 // Field paths the codes are at.
@@ -323,6 +327,9 @@ var catalog = []CodeDoc{
 	{Code: CodeOverlappingHostnames, Kind: CodeKindWarning, Title: "Overlapping TLS hostnames within the set", Paths: []string{listenerPathPattern + ".hostname"}, WarningKind: KindOverlappingHostnames,
 		Cause: "Two HTTPS or HTTP/3 listeners of the set on one port have hostnames some name matches both (an exact name under a wildcard, nested wildcards, a hostname and none): both get OverlappingTLSConfig (OverlappingHostnames), and with HTTP/2 connection coalescing a request can reuse the other's connection and reach its routes. A warning only.",
 		Fix:   "Nothing, if the listeners share a certificate and may serve each other's names; otherwise give them hostnames that do not overlap, or different ports."},
+	{Code: CodeRouteCapture, Kind: CodeKindWarning, Title: "Listener without hostname open to other namespaces", Paths: []string{routesPathPattern + ".namespaces.from"}, WarningKind: KindRouteCapture,
+		Cause: "A ListenerSet listener has no hostname and its allowedRoutes admits HTTPRoutes of other namespaces (from: All, or a Selector): each of them can claim any hostname on it, a name another team serves included. A warning only.",
+		Fix:   "Give the listener a hostname, or admit routes of its own namespace only (from: Same)."},
 
 	{Code: CodeMergedProtocolConflict, Kind: CodeKindCluster, Title: "Protocol conflict on the Gateway", Paths: []string{listenerPathPattern + ".protocol"},
 		Cause: "A listener of the Gateway, or of a ListenerSet before this one, holds the port with another protocol; this listener would be Conflicted (ProtocolConflict). An error under strict, a warning otherwise.",
@@ -351,6 +358,15 @@ var catalog = []CodeDoc{
 	{Code: CodeRoutesDetached, Kind: CodeKindCluster, Title: "HTTPRoutes the change detaches", Paths: []string{"spec.listeners", listenerPathPattern}, WarningKind: KindRoutesDetached,
 		Cause: "HTTPRoutes attach to the ListenerSet through this listener (by sectionName, by port, or to the whole set) and, after the update or the deletion, would attach to none of its listeners: the listener is renamed or removed, its port or hostname changes, or its allowedRoutes no longer admits them. The routes stop serving, and their status says so only afterwards. Routes whose parent is the Gateway itself are not looked at. A warning only, also under strict.",
 		Fix:   "Nothing, if that is meant; otherwise keep the listener as it was, or change the routes' parentRefs (sectionName, port) or hostnames first."},
+	{Code: CodeHostnameNotDeclared, Kind: CodeKindCluster, Title: "Hostname not declared for the namespace", Paths: []string{listenerPathPattern + ".hostname"},
+		Cause: "The ListenerSet's Namespace declares the hostnames its ListenerSets may claim (the annotation " + DefaultAllowedHostnamesAnnotation + ", or the key the webhook is configured with), and the listener's hostname is not covered: an exact name must be declared or lie under a declared wildcard, a wildcard must be declared or lie under one, and a listener without a hostname needs \"*\". An error in every mode.",
+		Fix:   "Use a hostname the Namespace declares, or ask the platform team to declare it on the Namespace."},
+	{Code: CodeDeclarationMalformed, Kind: CodeKindCluster, Title: "Malformed hostname declaration", Paths: []string{"metadata.namespace"},
+		Cause: fmt.Sprintf("The Namespace's hostname declaration cannot be read: it is empty, has an empty entry or blanks around one, more than %d entries, or an entry that is not a lowercase DNS name, a wildcard \"*.\" followed by one, or \"*\" (an IP address, uppercase, \"*\" past the first label, a trailing dot). Every ListenerSet of the namespace is denied until it is fixed: closed, not open. An error in every mode.", MaxAllowedHostnames),
+		Fix:   "Ask the platform team to correct the annotation on the Namespace; the message names the entry."},
+	{Code: CodeHostnameClaimed, Kind: CodeKindCluster, Title: "Hostname held by another owner", Paths: []string{listenerPathPattern + ".hostname"},
+		Cause: "On the same Gateway, a listener of another owner's ListenerSet (another namespace, or another tenant when a tenant label is configured) holds a hostname that overlaps this one, on any port: the same name, a name under its wildcard, or a wildcard over its name. The first claim keeps it (the older ListenerSet, then namespace/name). A warning by default, an error with --first-claim=deny, nothing with off.",
+		Fix:   "Use a hostname of your own; if the name is yours, ask the holder's owner to release it; the listeners command shows each listener's owner."},
 	{Code: CodeRouteNoMatchingParent, Kind: CodeKindCluster, Title: "Route names no such ListenerSet or listener", Paths: []string{"spec.parentRefs[*]"}, WarningKind: KindRouteNoMatchingParent,
 		Cause: causeRouteNoMatchingParent,
 		Fix:   "Correct the parentRef's name, sectionName or port; the listeners command shows the set's listeners."},

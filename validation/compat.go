@@ -45,7 +45,7 @@ type claim struct {
 }
 
 // String names the listener, e.g. "gateway-ns/gw listener https".
-func (c claim) String() string { return fmt.Sprintf("%s listener %s", c.ref.Source, c.ref.Listener) }
+func (c claim) String() string { return listenerName(c.ref) }
 
 // endpoint is what two listeners must not share.
 type endpoint struct {
@@ -309,6 +309,17 @@ type MergedListener struct {
 	Overlaps *ListenerRef
 	// OverlapsHostname is that listener's hostname (nil: none).
 	OverlapsHostname *gwv1.Hostname
+	// Owner is, with MergeOptions.Tenancy, who owns a ListenerSet's
+	// listener (Tenancy.OwnerOf); nil for a Gateway's own listener (the
+	// platform's) and where the owner is unknown.
+	Owner *Owner
+	// HeldBy is, with MergeOptions.Tenancy, the first listener before this
+	// one, on any port, of another owner whose hostname overlaps this
+	// one's: the first claim keeps the name, and the webhook's first-claim
+	// rule flags this listener (validateFirstClaims). OverlappedBy is the
+	// first listener after it of another owner whose hostname overlaps:
+	// it holds the name, the other is flagged. nil when none.
+	HeldBy, OverlappedBy *Claim
 	// Errors are, for Conflicted, the error the cluster-aware rule gives the
 	// listener (with its path in its object); for Invalid, the set's own
 	// errors (Validate without a cluster); for UnsupportedProtocol, the
@@ -327,6 +338,10 @@ type MergeOptions struct {
 	// valid, as the cluster-aware rules take the stored rivals of the
 	// ListenerSet under admission (the webhook admitted them).
 	JudgeSets bool
+	// Tenancy, when set, gives each ListenerSet listener its Owner and
+	// its claims across owners (HeldBy, OverlappedBy), read from
+	// Cluster's namespace labels.
+	Tenancy *Tenancy
 }
 
 // MergedListeners is Gateway gw's merged listener list as Gateway API says
@@ -348,6 +363,9 @@ func MergedListeners(gw *gwv1.Gateway, sets []*gwv1.ListenerSet, opts MergeOptio
 		return true
 	})
 	markOverlaps(rows)
+	if opts.Tenancy != nil {
+		markClaims(rows, newOwners(*opts.Tenancy, c.NamespaceLabels))
+	}
 	return rows
 }
 

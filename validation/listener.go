@@ -107,6 +107,7 @@ func validateListener(i int, l *gwv1.ListenerEntry, namespace string, c Cluster,
 		}
 		v.check(i, hostErrs, hostnameValue)
 	}
+	warnRouteCapture(l, fldPath, &v.warnings)
 	validateListenerTLS(i, l, namespace, c, fldPath.Child("tls"), v)
 	if l.AllowedRoutes != nil {
 		validateAllowedRoutes(i, l.AllowedRoutes, fldPath.Child("allowedRoutes"), v)

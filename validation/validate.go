@@ -29,6 +29,9 @@ type Options struct {
 	// GatewayClasses too, serves both).
 	Scope   Scope
 	Classes Classes
+	// Tenancy says who owns the listeners and how claims across owners
+	// are judged (tenancy.go); its rules need the Cluster.
+	Tenancy Tenancy
 }
 
 // Validate is the verdict on a ListenerSet: every reason Airlock
@@ -103,7 +106,7 @@ func Judge(newLS, oldLS *gwv1.ListenerSet, opts Options) *Report {
 	validateSpec(ls, opts.Cluster, field.NewPath("spec"), v)
 	v.endPhase()
 	if opts.Cluster != nil {
-		validateInCluster(ls, opts.Cluster, opts.Strict, v)
+		validateInCluster(ls, opts.Cluster, opts.Strict, opts.Tenancy, v)
 		v.endPhase()
 		// Warnings only, whatever the mode: a detached route is the
 		// route owner's to fix, and the change may be meant.

@@ -76,6 +76,9 @@ const (
 	// KindClusterFinding: a cluster-aware error (a conflict with the merged
 	// listener list, RefNotPermitted) outside strict mode.
 	KindClusterFinding WarningKind = "ClusterFinding"
+	// KindRouteCapture: a listener without a hostname open to other
+	// namespaces' routes (tenancy.go).
+	KindRouteCapture WarningKind = "RouteCapture"
 	// KindScopeUnknown: whose ListenerSet it is cannot be told (its parent
 	// Gateway or GatewayClass is unknown), and Scope.Unknown decided.
 	KindScopeUnknown WarningKind = "ScopeUnknown"

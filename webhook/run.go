@@ -106,7 +106,8 @@ func newValidator(opts clusterview.Options, scope validation.Scope, log logr.Log
 	if err := opts.Check(); err != nil {
 		return admission.Validator{}, nil, err
 	}
-	w := clusterview.Watch{Scope: scope.On(), Cluster: opts.Enabled, Secrets: opts.WatchSecrets}
+	w := clusterview.Watch{Scope: scope.On(), Cluster: opts.Enabled, Secrets: opts.WatchSecrets,
+		NamespaceAnnotations: []string{opts.Tenancy.Annotation()}}
 	if !w.Scope && !w.Cluster {
 		log.Info("Scope off: every ListenerSet is judged with Airlock Microgateway's rules")
 		return admission.Validator{}, nil, nil
@@ -125,8 +126,9 @@ func newValidator(opts clusterview.Options, scope validation.Scope, log logr.Log
 		log.Info("Scope off: every ListenerSet is judged with Airlock Microgateway's rules")
 	}
 	if w.Cluster {
-		v.Cluster, v.Strict = view, opts.Strict
-		log.Info("Cluster-aware checks on; each kind's checks start once its informer has synced", "strict", opts.Strict)
+		v.Cluster, v.Strict, v.Tenancy = view, opts.Strict, opts.Tenancy
+		log.Info("Cluster-aware checks on; each kind's checks start once its informer has synced", "strict", opts.Strict,
+			"firstClaim", opts.Tenancy.Mode(), "allowedHostnamesAnnotation", opts.Tenancy.Annotation(), "tenantLabel", opts.Tenancy.TenantLabel)
 	}
 	log.Info("Cluster view", "kinds", view.Kinds())
 	return v, view, nil

@@ -24,6 +24,7 @@ func newAudit(code *int) *cobra.Command {
 		added                                          validation.AddedNames
 	)
 	var scope *validation.ScopeFlags // set below, read when the command runs
+	var tenancy *validation.Tenancy  // likewise
 	cmd := &cobra.Command{
 		Use:   "audit [--kubeconfig FILE] [flags]",
 		Short: "Judge the ListenerSets a cluster stores, each as a create of it would be judged",
@@ -70,6 +71,9 @@ unreachable or not listable, or a bad command line.`,
 			case gw != "" && reports:
 				return fmt.Errorf("--write-reports with --gateway: a namespace's report holds all of its ListenerSets")
 			}
+			if err := tenancy.Check(); err != nil {
+				return err
+			}
 			cfg, err := listing.RESTConfig(kubeconfig, kubeContext)
 			if err != nil {
 				fmt.Fprintf(cmd.ErrOrStderr(), "error: %v\n", err)
@@ -77,7 +81,7 @@ unreachable or not listable, or a bad command line.`,
 				return nil
 			}
 			*code = live.Audit(cmd.Context(), cfg, live.Options{
-				Namespace: namespace, Gateway: gw, Secrets: secrets, Reports: reports, Judge: judge.Options{Strict: strict, AddedNames: added, Scope: scope.Scope()},
+				Namespace: namespace, Gateway: gw, Secrets: secrets, Reports: reports, Judge: judge.Options{Strict: strict, AddedNames: added, Scope: scope.Scope(), Tenancy: *tenancy},
 				Format: report.Format(format), Stdout: cmd.OutOrStdout(), Stderr: cmd.ErrOrStderr(),
 			})
 			return nil
@@ -92,6 +96,7 @@ unreachable or not listable, or a bad command line.`,
 	strictFlag(cmd, &strict)
 	f.Var(&added, "add-names", validation.AddedNamesUsage)
 	scope = scopeFlags(cmd, "by the cluster's Gateways and GatewayClasses (list on gatewayclasses)")
+	tenancy = tenancyFlags(cmd)
 	f.BoolVar(&secrets, "secrets", false, "also list Secrets' metadata, to check that each certificateRef's Secret exists (needs list on secrets)")
 	f.BoolVar(&reports, "write-reports", false, "also write a "+policyreport.Group+"/"+policyreport.Version+" "+policyreport.Kind+" named "+
 		policyreport.ReportName+" in each namespace with ListenerSets and delete stale ones, when the cluster serves that API (docs/audit.md)")

@@ -16,6 +16,7 @@ func newListeners(code *int) *cobra.Command {
 		added                               validation.AddedNames
 	)
 	var scope *validation.ScopeFlags // set below, read when the command runs
+	var tenancy *validation.Tenancy  // likewise
 	cmd := &cobra.Command{
 		Use:   "listeners (-f PATH... | --kubeconfig FILE) [flags]",
 		Short: "Print each Gateway's merged listener list and each listener's state",
@@ -49,7 +50,10 @@ unreachable, or a bad command line.`,
 			case gw != "" && !listing.ValidGatewayName(gw):
 				return fmt.Errorf("--gateway %q: must be namespace/name", gw)
 			}
-			opts := listing.Options{Paths: paths, Stdin: cmd.InOrStdin(), Gateway: gw, AddedNames: added, Scope: scope.Scope(),
+			if err := tenancy.Check(); err != nil {
+				return err
+			}
+			opts := listing.Options{Paths: paths, Stdin: cmd.InOrStdin(), Gateway: gw, AddedNames: added, Scope: scope.Scope(), Tenancy: *tenancy,
 				Stdout: cmd.OutOrStdout(), Stderr: cmd.ErrOrStderr()}
 			switch f := listing.Format(format); f {
 			case listing.Table, listing.Wide, listing.JSON:
@@ -78,6 +82,7 @@ unreachable, or a bad command line.`,
 	f.StringVarP(&format, "output", "o", "", "output format: wide or json (default: a table)")
 	f.Var(&added, "add-names", validation.AddedNamesUsage)
 	scope = scopeFlags(cmd, "a Gateway of another class is left out; by the GatewayClasses of the input or cluster (list on gatewayclasses)")
+	tenancy = tenancyFlags(cmd)
 	completeValues(cmd, "output", []listing.Format{listing.Wide, listing.JSON})
 	return cmd
 }

@@ -20,3 +20,17 @@ func scopeFlags(cmd *cobra.Command, reads string) *validation.ScopeFlags {
 	completeValues(cmd, "unknown-parent", validation.UnknownParents)
 	return s
 }
+
+// tenancyFlags are the server's --tenant-label, --allowed-hostnames-annotation
+// and --first-claim on cmd, with the same names, defaults and help; the
+// command calls Check on the result before it judges.
+func tenancyFlags(cmd *cobra.Command) *validation.Tenancy {
+	t := &validation.Tenancy{}
+	f := cmd.Flags()
+	f.StringVar(&t.TenantLabel, "tenant-label", "", validation.TenantLabelUsage)
+	f.StringVar(&t.AllowedHostnamesAnnotation, "allowed-hostnames-annotation", validation.DefaultAllowedHostnamesAnnotation,
+		validation.AllowedHostnamesAnnotationUsage)
+	f.Var(&t.FirstClaim, "first-claim", validation.FirstClaimUsage)
+	completeValues(cmd, "first-claim", validation.ClaimModes)
+	return t
+}

@@ -27,6 +27,7 @@ func newValidate(code *int) *cobra.Command {
 		added                                         validation.AddedNames
 	)
 	var scope *validation.ScopeFlags // set below, read when the command runs
+	var tenancy *validation.Tenancy  // likewise
 	cmd := &cobra.Command{
 		Use:   "validate (-f PATH | PATH)... [flags]",
 		Short: "Validate ListenerSet manifests offline, as kube-apiserver and the webhook would",
@@ -68,13 +69,16 @@ unparsable, the cluster not listable, or a bad command line.`,
 			if !slices.Contains(report.Formats, report.Format(format)) {
 				return fmt.Errorf("-o %q: must be one of %s", format, report.FormatList())
 			}
+			if err := tenancy.Check(); err != nil {
+				return err
+			}
 			if !slices.Contains(judge.UnknownFieldsModes, judge.UnknownFields(unknownField)) {
 				return fmt.Errorf("--unknown-fields %q: must be error, warn or ignore", unknownField)
 			}
 			opts := offline.Options{
 				Format: report.Format(format), Stdin: cmd.InOrStdin(), Stdout: cmd.OutOrStdout(), Stderr: cmd.ErrOrStderr(),
 				Judge: judge.Options{Strict: strict, CRDs: crds, UnknownFields: judge.UnknownFields(unknownField), AddedNames: added,
-					Scope: scope.Scope()},
+					Scope: scope.Scope(), Tenancy: *tenancy},
 				AnyError: anyError,
 			}
 			if kubeconfig == "" {
@@ -104,6 +108,7 @@ unparsable, the cluster not listable, or a bad command line.`,
 		"fields the CRD does not know: error (kubectl apply's strict field validation), warn or ignore")
 	f.Var(&added, "add-names", validation.AddedNamesUsage)
 	scope = scopeFlags(cmd, "by the Gateways and GatewayClasses of the input, with --kubeconfig over the cluster's")
+	tenancy = tenancyFlags(cmd)
 	_ = cmd.MarkFlagFilename("crd", manifestExtensions...)
 	completeValues(cmd, "output", report.Formats)
 	completeValues(cmd, "unknown-fields", judge.UnknownFieldsModes)

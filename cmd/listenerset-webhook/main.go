@@ -109,6 +109,10 @@ func run(args []string, stdout, stderr io.Writer) int {
 	fs.BoolVar(&opts.Cluster.WatchSecrets, "watch-secrets", false,
 		"with --cluster-checks: warn about certificateRefs to missing Secrets (watches Secret metadata only, "+
 			"but needs list/watch on secrets in every namespace)")
+	fs.StringVar(&opts.Cluster.Tenancy.TenantLabel, "tenant-label", "", "with --cluster-checks: "+validation.TenantLabelUsage)
+	fs.StringVar(&opts.Cluster.Tenancy.AllowedHostnamesAnnotation, "allowed-hostnames-annotation", validation.DefaultAllowedHostnamesAnnotation,
+		"with --cluster-checks: "+validation.AllowedHostnamesAnnotationUsage)
+	fs.Var(&opts.Cluster.Tenancy.FirstClaim, "first-claim", "with --cluster-checks: "+validation.FirstClaimUsage+` (default "warn")`)
 	opts.Enforcement = admission.EnforcementDeny
 	fs.Var((*enforcement)(&opts.Enforcement), "enforcement",
 		`what an invalid ListenerSet gets: "deny" (a 422, as kubectl shows for built-in types) or "warn" (admitted; `+
@@ -171,6 +175,10 @@ Flags:
 	}
 
 	opts.Scope = scope.Scope()
+	if err := opts.Cluster.Tenancy.Check(); err != nil {
+		fmt.Fprintln(stderr, err)
+		return exitUsage
+	}
 
 	logf.SetLogger(zap.New(zap.UseFlagOptions(&zapOpts), zap.WriteTo(stderr)))
 	log := logf.Log.WithName("setup")

@@ -34,6 +34,9 @@ type Options struct {
 	// the webhook with the same --scope admits it. The zero Scope judges
 	// every set.
 	Scope validation.Scope
+	// Tenancy: owners, hostname declarations (the Namespaces of the input,
+	// or the cluster's) and the first claim, as the webhook's flags.
+	Tenancy validation.Tenancy
 	// Cluster, when set, is a live cluster's objects (offline/live.Read),
 	// the context of the input instead of the input's alone: the input's
 	// Gateways, GatewayClasses, ListenerSets, ReferenceGrants and

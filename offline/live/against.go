@@ -37,7 +37,7 @@ func Validate(ctx context.Context, cfg *rest.Config, paths []string, opts offlin
 	v := judge.Run(in, jo)
 	// The stored sets judged as the audit judges them: by the same rules,
 	// added names and scope as the files.
-	storedOpts := judge.Options{Strict: jo.Strict, AddedNames: jo.AddedNames, Scope: jo.Scope}
+	storedOpts := judge.Options{Strict: jo.Strict, AddedNames: jo.AddedNames, Scope: jo.Scope, Tenancy: jo.Tenancy}
 	stored := judge.Stored(snap.Objects, snap.Objects.Sets, storedOpts)
 	stored.Results = append(stored.Results, judge.EveryRoute(snap.Objects, snap.Objects.Routes, storedOpts)...)
 	inInput := make(map[string]bool, len(v.Results))

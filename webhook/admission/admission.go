@@ -57,6 +57,9 @@ type Validator struct {
 	// scope.
 	Scope   validation.Scope
 	Classes validation.Classes
+	// Tenancy: owners, hostname declarations and the first claim
+	// (validation.Options.Tenancy); needs Cluster.
+	Tenancy validation.Tenancy
 }
 
 // Enforcement is what a verdict's errors do.
@@ -107,7 +110,7 @@ func (v Validator) respond(ctx context.Context, ls, oldLS *gwv1.ListenerSet) (cr
 		return nil, abandoned(err)
 	}
 	r := validation.Judge(ls, oldLS, validation.Options{Cluster: v.Cluster, Strict: v.Strict, AddedNames: v.AddedNames,
-		Scope: v.Scope, Classes: v.Classes})
+		Scope: v.Scope, Classes: v.Classes, Tenancy: v.Tenancy})
 	recordScope(webhookValidating, r.Scope)
 	if v.Enforcement == EnforcementWarn && r.Errors.Total() > 0 {
 		wouldDeny(ctx, r)

@@ -45,6 +45,10 @@ type Options struct {
 	// certificateRef to a Secret that does not exist. It needs list and watch
 	// on secrets in every namespace, so it is off unless asked for. Needs Enabled.
 	WatchSecrets bool
+	// Tenancy says who owns the listeners and how claims across owners are
+	// judged: hostname declarations on Namespaces, the first claim, a
+	// tenant label. Needs Enabled (the rules read Namespaces and rivals).
+	Tenancy validation.Tenancy
 	// RESTConfig reaches kube-apiserver; nil means controller-runtime's
 	// config.GetConfig() (--kubeconfig, $KUBECONFIG, in-cluster, ~/.kube).
 	RESTConfig *rest.Config
@@ -242,6 +246,10 @@ type Watch struct {
 	Cluster bool
 	// Secrets keeps Secret metadata too (with Cluster).
 	Secrets bool
+	// NamespaceAnnotations are the Namespace annotations kept besides the
+	// labels (with Cluster): the hostname declarations' key
+	// (validation.Tenancy.Annotation). Every other annotation is dropped.
+	NamespaceAnnotations []string
 }
 
 // New builds the view of the kinds w names on cfg (nil:
@@ -282,7 +290,7 @@ func New(cfg *rest.Config, w Watch, log logr.Logger) (*View, error) {
 		// slow would fail or hold up the webhook's start. Without it nothing
 		// here does I/O before Start. (The field index, too, is added once
 		// the informer exists, in watch, not here.)
-		DefaultTransform: transform,
+		DefaultTransform: w.transform,
 		// Reads never create informers: the view has exactly the ones above.
 		ReaderFailOnMissingInformer: true,
 		DefaultWatchErrorHandler: func(_ context.Context, r *toolscache.Reflector, err error) {
@@ -508,6 +516,17 @@ func (v *View) NamespaceLabels(name string) (map[string]string, bool) {
 	return ns.Labels, true
 }
 
+// NamespaceAnnotations implements validation.Cluster: the annotations
+// Watch.NamespaceAnnotations keeps.
+func (v *View) NamespaceAnnotations(name string) (map[string]string, bool) {
+	ns := metadataOf(KindNamespace)
+	found, known := v.get(v.namespaces, "", name, ns)
+	if !found {
+		return nil, known
+	}
+	return ns.Annotations, true
+}
+
 // ReferenceGrants implements validation.Cluster. client.InNamespace is an
 // index lookup already, so no field index of our own: in controller-runtime
 // v0.25.2, CacheReader.List (pkg/cache/internal/cache_reader.go) answers a
@@ -556,7 +575,7 @@ func (v *View) SecretExists(namespace, name string) (bool, bool) {
 //
 // An object of a kind without a trim is an error (a kind added to the view
 // without one), which TestEveryKindHasATransform catches.
-func transform(in any) (any, error) {
+func (w Watch) transform(in any) (any, error) {
 	switch o := in.(type) {
 	case *gwv1.Gateway:
 		return keepGatewayRead(o), nil
@@ -572,7 +591,7 @@ func transform(in any) (any, error) {
 		// The view's metadata-only kinds: Namespaces (cluster-scoped) and
 		// Secrets (namespaced).
 		if o.Namespace == "" {
-			return keepNamespaceLabels(o), nil
+			return keepNamespaceRead(o, w.NamespaceAnnotations), nil
 		}
 		return keepSecretIdentity(o), nil
 	}
@@ -642,10 +661,20 @@ func keepRouteRead(r *gwv1.HTTPRoute) *gwv1.HTTPRoute {
 	return out
 }
 
-// keepNamespaceLabels caches a Namespace's name and labels only.
-func keepNamespaceLabels(m *metav1.PartialObjectMetadata) *metav1.PartialObjectMetadata {
+// keepNamespaceRead caches a Namespace's name, labels and the annotations
+// of keys only (a kubectl-applied Namespace's last-applied annotation alone
+// can be as large as the object).
+func keepNamespaceRead(m *metav1.PartialObjectMetadata, keys []string) *metav1.PartialObjectMetadata {
 	out := &metav1.PartialObjectMetadata{TypeMeta: m.TypeMeta, ObjectMeta: identity(&m.ObjectMeta)}
 	out.Labels = m.Labels
+	for _, k := range keys {
+		if v, ok := m.Annotations[k]; ok {
+			if out.Annotations == nil {
+				out.Annotations = map[string]string{}
+			}
+			out.Annotations[k] = v
+		}
+	}
 	return out
 }
 

@@ -147,7 +147,7 @@ func fullRoute() *gwv1.HTTPRoute {
 // TestRouteIndexIsTheRulesRouteKeys: routeIndex files an HTTPRoute, as the
 // cache holds it, under the ListenerSets its parentRefs name.
 func TestRouteIndexIsTheRulesRouteKeys(t *testing.T) {
-	out, err := transform(fullRoute())
+	out, err := Watch{}.transform(fullRoute())
 	require.NoError(t, err)
 	keys, err := routeKeys(out)
 	require.NoError(t, err)
@@ -212,7 +212,7 @@ func TestTransformKeepsOnlyWhatTheRulesRead(t *testing.T) {
 		{"Namespace", ns, wantNamespace},
 	} {
 		t.Run(tc.kind, func(t *testing.T) {
-			out, err := transform(tc.in)
+			out, err := Watch{}.transform(tc.in)
 			require.NoError(t, err)
 			got := out.(client.Object)
 			// What is dropped, part by part (the comparison below covers the
@@ -245,11 +245,22 @@ func TestTransformKeepsOnlyWhatTheRulesRead(t *testing.T) {
 			}
 			// What is kept, and that it is all there is.
 			assert.Equal(t, tc.want, got)
-			again, err := transform(got)
+			again, err := Watch{}.transform(got)
 			require.NoError(t, err)
 			assert.Equal(t, tc.want, again, "idempotent")
 		})
 	}
+}
+
+// TestTransformKeepsTheDeclaration: a Namespace keeps the annotations the
+// view is told to keep, the hostname declaration, and no other.
+func TestTransformKeepsTheDeclaration(t *testing.T) {
+	ns := &metav1.PartialObjectMetadata{TypeMeta: metav1.TypeMeta{APIVersion: "v1", Kind: "Namespace"}, ObjectMeta: fullMeta("")}
+	ns.Annotations = map[string]string{validation.DefaultAllowedHostnamesAnnotation: "*.a.example.com", "other": "x",
+		"kubectl.kubernetes.io/last-applied-configuration": "{}"}
+	out, err := Watch{NamespaceAnnotations: []string{validation.DefaultAllowedHostnamesAnnotation, "absent"}}.transform(ns)
+	require.NoError(t, err)
+	assert.Equal(t, map[string]string{validation.DefaultAllowedHostnamesAnnotation: "*.a.example.com"}, out.(client.Object).GetAnnotations())
 }
 
 // TestTransformKeepsTheVerdict: the rules judge a ListenerSet against
@@ -282,7 +293,7 @@ func TestTransformKeepsTheVerdict(t *testing.T) {
 	}
 
 	trim := func(o client.Object) client.Object {
-		out, err := transform(o)
+		out, err := Watch{}.transform(o)
 		require.NoError(t, err)
 		return out.(client.Object)
 	}
@@ -310,10 +321,10 @@ func TestEveryKindHasATransform(t *testing.T) {
 	require.NoError(t, err)
 	require.Len(t, v.kinds, 7)
 	for _, k := range v.kinds {
-		_, err := transform(k.obj.DeepCopyObject())
+		_, err := Watch{}.transform(k.obj.DeepCopyObject())
 		assert.NoError(t, err, k.name)
 	}
-	_, err = transform(&corev1.ConfigMap{})
+	_, err = Watch{}.transform(&corev1.ConfigMap{})
 	assert.Error(t, err)
 }
 
@@ -324,7 +335,7 @@ func TestEveryKindHasATransform(t *testing.T) {
 // the Gateway the rules judge by, for every shape of parentRef.)
 func TestParentIndexIsTheRulesParentKey(t *testing.T) {
 	ls := fullListenerSet()
-	out, err := transform(ls.DeepCopy())
+	out, err := Watch{}.transform(ls.DeepCopy())
 	require.NoError(t, err)
 	assert.Equal(t, []string{validation.GatewayKey("gw-ns", "gw")}, parentKeys(out.(*gwv1.ListenerSet)))
 
@@ -389,7 +400,7 @@ func TestRivalIndexKeepsTheVerdict(t *testing.T) {
 	indexer := toolscache.NewIndexer(toolscache.MetaNamespaceKeyFunc, rivalIndexers)
 	var trimmed []*gwv1.ListenerSet
 	for _, ls := range sets {
-		out, err := transform(ls.DeepCopy())
+		out, err := Watch{}.transform(ls.DeepCopy())
 		require.NoError(t, err)
 		require.NoError(t, indexer.Add(out))
 		trimmed = append(trimmed, out.(*gwv1.ListenerSet))

@@ -59,7 +59,7 @@ func BenchmarkRouteCache(b *testing.B) {
 		runtime.GC()
 		runtime.ReadMemStats(&before)
 		for i := range n {
-			out, err := transform(mk(i))
+			out, err := Watch{}.transform(mk(i))
 			if err != nil {
 				b.Fatal(err)
 			}

@@ -62,7 +62,7 @@ func newIndexedView(b *testing.B, sets []*gwv1.ListenerSet, classes int) *indexe
 		classes:  toolscache.NewIndexer(toolscache.MetaNamespaceKeyFunc, toolscache.Indexers{}),
 	}
 	add := func(store toolscache.Indexer, obj any) {
-		trimmed, err := transform(obj)
+		trimmed, err := Watch{}.transform(obj)
 		if err != nil {
 			b.Fatal(err)
 		}
@@ -118,6 +118,10 @@ func (v *indexedView) ListenerSetsAt(key string) ([]*gwv1.ListenerSet, bool) {
 }
 
 func (v *indexedView) NamespaceLabels(string) (map[string]string, bool) {
+	return map[string]string{}, true
+}
+
+func (v *indexedView) NamespaceAnnotations(string) (map[string]string, bool) {
 	return map[string]string{}, true
 }
 

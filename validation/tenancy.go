@@ -1,0 +1,585 @@
+package validation
+
+import (
+	"fmt"
+	"slices"
+	"strconv"
+	"strings"
+
+	"k8s.io/apimachinery/pkg/util/validation"
+	"k8s.io/apimachinery/pkg/util/validation/field"
+	gwv1 "sigs.k8s.io/gateway-api/apis/v1"
+)
+
+// Delegation with owners: a Gateway's allowedListeners lets a namespace add
+// listeners to a Gateway it does not own, and nothing in the CRD stops it
+// from claiming a hostname another team serves; a controller reports only
+// afterwards, and by precedence a squatter who came first keeps the name.
+// The webhook sees both sets before the second is stored. Three rules,
+// about the listeners of ListenerSets only (a Gateway's own listeners are
+// the platform's):
+//   - declared names (validateDeclaredHostnames): a Namespace's annotation
+//     lists the hostnames its ListenerSets may claim; an error, whatever
+//     the mode;
+//   - the first claim across owners (validateFirstClaims): on one Gateway,
+//     no listener may claim a hostname overlapping one that a listener of
+//     another owner holds, on any port; off, a warning or an error
+//     (ClaimMode);
+//   - route capture (warnRouteCapture): a listener without a hostname that
+//     admits other namespaces' routes lets them claim any hostname on it.
+// docs/tenancy.md explains them to users.
+
+// DefaultAllowedHostnamesAnnotation is the Namespace annotation that
+// declares the hostnames the namespace's ListenerSets may claim.
+const DefaultAllowedHostnamesAnnotation = "listenerset-webhook.airlock.com/allowed-hostnames"
+
+// MaxAllowedHostnames is the most entries a declaration may have; a longer
+// one is refused whole, naming the limit. It bounds what every engine
+// reads per listener (the policy's CEL compares each listener's hostname
+// with each entry).
+const MaxAllowedHostnames = 256
+
+// AllHostnames is the entry that allows every hostname, and listeners
+// without one.
+const AllHostnames = "*"
+
+// ClaimMode says what the first-claim rule does with a listener claiming a
+// hostname another owner holds.
+type ClaimMode string
+
+// Values of ClaimMode; the zero value is ClaimWarn.
+const (
+	ClaimOff  ClaimMode = "off"
+	ClaimWarn ClaimMode = "warn"
+	ClaimDeny ClaimMode = "deny"
+)
+
+// ClaimModes are ClaimMode's values, the default first.
+var ClaimModes = []ClaimMode{ClaimWarn, ClaimOff, ClaimDeny}
+
+// Tenancy says who owns a ListenerSet's listeners and how their claims are
+// judged. The zero Tenancy is the default: namespaces are the owners, the
+// declarations are read from DefaultAllowedHostnamesAnnotation, and a claim
+// on another owner's hostname is a warning.
+type Tenancy struct {
+	// TenantLabel, when set, is the Namespace label whose value names the
+	// owner (e.g. Capsule's capsule.clastix.io/tenant), so that a team's
+	// namespaces are one owner; a namespace without it owns its sets
+	// alone.
+	TenantLabel string
+	// AllowedHostnamesAnnotation is the Namespace annotation of the
+	// declarations; DefaultAllowedHostnamesAnnotation when empty.
+	AllowedHostnamesAnnotation string
+	// FirstClaim is the first-claim rule's mode; ClaimWarn when empty.
+	FirstClaim ClaimMode
+}
+
+// Annotation is the key the declarations are read from.
+func (t Tenancy) Annotation() string {
+	if t.AllowedHostnamesAnnotation == "" {
+		return DefaultAllowedHostnamesAnnotation
+	}
+	return t.AllowedHostnamesAnnotation
+}
+
+// Mode is the first-claim rule's mode.
+func (t Tenancy) Mode() ClaimMode {
+	if t.FirstClaim == "" {
+		return ClaimWarn
+	}
+	return t.FirstClaim
+}
+
+// Owner is who a ListenerSet's listeners belong to: its namespace, or the
+// tenant its namespace's tenant label names.
+type Owner struct {
+	// Tenant is true when Name is a tenant label's value, false when it is
+	// a namespace.
+	Tenant bool
+	Name   string
+}
+
+// String names the owner as messages do: namespace "team-a", tenant "acme".
+func (o Owner) String() string {
+	if o.Tenant {
+		return fmt.Sprintf("tenant %q", o.Name)
+	}
+	return fmt.Sprintf("namespace %q", o.Name)
+}
+
+// OwnerOf is the owner of namespace's ListenerSets; known=false when a
+// tenant label is configured and the namespace's labels are unknown.
+func (t Tenancy) OwnerOf(namespace string, labels NamespaceLabelsFunc) (Owner, bool) {
+	if t.TenantLabel == "" {
+		return Owner{Name: namespace}, true
+	}
+	nsLabels, known := labels(namespace)
+	if !known {
+		return Owner{}, false
+	}
+	if v := nsLabels[t.TenantLabel]; v != "" {
+		return Owner{Tenant: true, Name: v}, true
+	}
+	return Owner{Name: namespace}, true
+}
+
+// owners remembers each namespace's owner for one verdict.
+type owners struct {
+	t      Tenancy
+	labels NamespaceLabelsFunc
+	of     map[string]ownerOf
+}
+
+type ownerOf struct {
+	owner Owner
+	known bool
+}
+
+func newOwners(t Tenancy, labels NamespaceLabelsFunc) *owners {
+	return &owners{t: t, labels: labels, of: map[string]ownerOf{}}
+}
+
+func (o *owners) owner(namespace string) (Owner, bool) {
+	r, ok := o.of[namespace]
+	if !ok {
+		r.owner, r.known = o.t.OwnerOf(namespace, o.labels)
+		o.of[namespace] = r
+	}
+	return r.owner, r.known
+}
+
+// AllowedHostnames is a declaration: the hostnames a namespace's
+// ListenerSets may claim.
+type AllowedHostnames struct {
+	// All is set by the entry "*": every hostname, and none.
+	All bool
+	// names are the exact names and wildcards declared.
+	names map[string]bool
+}
+
+// Allows tells whether the declaration covers a listener's hostname (nil:
+// none): "*" covers everything; otherwise an exact name is covered by the
+// same name or a wildcard above it, a wildcard by the same wildcard or one
+// above it, and no hostname by nothing else. Linear in h's labels.
+func (a AllowedHostnames) Allows(h *gwv1.Hostname) bool {
+	if a.All {
+		return true
+	}
+	if h == nil {
+		return false
+	}
+	if a.names[string(*h)] {
+		return true
+	}
+	for _, w := range coveringHostnames(string(*h)) {
+		if w != "" && a.names[w] {
+			return true
+		}
+	}
+	return false
+}
+
+// DeclarationProblem is what is wrong with one entry of a declaration, or
+// with the whole (Entry 0).
+type DeclarationProblem struct {
+	// Entry is the entry's position, from 1; 0 for the declaration as a
+	// whole (empty, or too many entries).
+	Entry int
+	// Value is the entry as written.
+	Value  string
+	Reason string
+}
+
+// Details of malformed declarations.
+const (
+	DetailDeclarationEmpty    = "declares nothing; remove the annotation to allow every hostname, or list them, comma-separated"
+	DetailDeclarationTooMany  = "has %d entries, more than the limit of %d"
+	DetailEntryEmpty          = "empty entry"
+	DetailEntryBlanks         = "blanks around the entry; separate entries with commas only"
+	DetailDeclarationProblem  = "annotation %s of Namespace %q: %s"
+	DetailDeclarationEntry    = "entry %d %q: %s"
+	DetailHostnameNotDeclared = "hostname %q is not among the hostnames Namespace %q declares (%s: %s)"
+	DetailNoHostnameDeclared  = "Namespace %q does not declare %q (%s: %s): a listener without a hostname claims every name"
+	// DetailHostnameClaimed: the listener's hostname, the hostname it
+	// overlaps, the holder's owner, the holder's listener and its port.
+	DetailHostnameClaimed = "hostname %q overlaps %q, which %s holds (%s, port %d): the first claim keeps it"
+)
+
+// ParseAllowedHostnames reads a declaration: entries separated by commas,
+// each an exact name or a wildcard as a listener's hostname may be
+// (validateHostname: lowercase, no IP address, "*" only as the first label,
+// no trailing dot), or "*". Every entry is judged; a declaration with a
+// problem allows nothing (the rule denies, closed, not open).
+func ParseAllowedHostnames(value string) (AllowedHostnames, []DeclarationProblem) {
+	if strings.TrimSpace(value) == "" {
+		return AllowedHostnames{}, []DeclarationProblem{{Value: value, Reason: DetailDeclarationEmpty}}
+	}
+	if n := strings.Count(value, ",") + 1; n > MaxAllowedHostnames {
+		return AllowedHostnames{}, []DeclarationProblem{{Reason: fmt.Sprintf(DetailDeclarationTooMany, n, MaxAllowedHostnames)}}
+	}
+	a := AllowedHostnames{names: map[string]bool{}}
+	var problems []DeclarationProblem
+	entry := 0
+	for e := range strings.SplitSeq(value, ",") {
+		entry++
+		switch {
+		case e == "":
+			problems = append(problems, DeclarationProblem{Entry: entry, Value: e, Reason: DetailEntryEmpty})
+		case strings.TrimSpace(e) != e:
+			problems = append(problems, DeclarationProblem{Entry: entry, Value: e, Reason: DetailEntryBlanks})
+		case e == AllHostnames:
+			a.All = true
+		default:
+			if errs := validateHostname(gwv1.Hostname(e), field.NewPath("entry")); len(errs) > 0 {
+				problems = append(problems, DeclarationProblem{Entry: entry, Value: e, Reason: errs[0].Detail})
+				continue
+			}
+			a.names[e] = true
+		}
+	}
+	if len(problems) > 0 {
+		return AllowedHostnames{}, problems
+	}
+	return a, nil
+}
+
+// String is the problem as the error's detail words it after the
+// annotation and Namespace.
+func (p DeclarationProblem) String() string {
+	if p.Entry == 0 {
+		return p.Reason
+	}
+	return fmt.Sprintf(DetailDeclarationEntry, p.Entry, p.Value, p.Reason)
+}
+
+// maxQuotedDeclaration is how much of a declaration a denial quotes.
+const maxQuotedDeclaration = 200
+
+// quoteDeclaration is the declaration as a denial quotes it, cut to a
+// readable length.
+func quoteDeclaration(value string) string {
+	if len(value) > maxQuotedDeclaration {
+		cut := value[:maxQuotedDeclaration]
+		if i := strings.LastIndexByte(cut, ','); i > 0 {
+			cut = cut[:i]
+		}
+		return fmt.Sprintf("%q and %d more bytes", cut, len(value)-len(cut))
+	}
+	return fmt.Sprintf("%q", value)
+}
+
+// validateDeclaredHostnames: where ls's Namespace declares the hostnames
+// its ListenerSets may claim, every listener's hostname must be covered
+// (AllowedHostnames.Allows); an error whatever the mode, ratcheted by the
+// listener's hostname. A malformed declaration denies the set, each
+// problem at metadata.namespace, never ratcheted: the set cannot be
+// judged against it. Skipped when the Namespace's annotations are unknown.
+func validateDeclaredHostnames(ls *gwv1.ListenerSet, c Cluster, t Tenancy, v *verdict) {
+	annotations, known := c.NamespaceAnnotations(ls.Namespace)
+	if !known {
+		return
+	}
+	key := t.Annotation()
+	value, declared := annotations[key]
+	if !declared {
+		return
+	}
+	allowed, problems := ParseAllowedHostnames(value)
+	if len(problems) > 0 {
+		nsPath := field.NewPath("metadata", "namespace")
+		for _, p := range problems {
+			v.errs.Add(CodeDeclarationMalformed.Err(field.Invalid(nsPath, ls.Namespace, fmt.Sprintf(DetailDeclarationProblem, key, ls.Namespace, p))))
+		}
+		return
+	}
+	listenersPath := field.NewPath("spec", "listeners")
+	for i := range ls.Spec.Listeners {
+		l := &ls.Spec.Listeners[i]
+		if allowed.Allows(l.Hostname) {
+			continue
+		}
+		p := listenersPath.Index(i).Child("hostname")
+		var err *field.Error
+		if l.Hostname == nil {
+			err = field.Required(p, fmt.Sprintf(DetailNoHostnameDeclared, ls.Namespace, AllHostnames, key, quoteDeclaration(value)))
+		} else {
+			err = field.Forbidden(p, fmt.Sprintf(DetailHostnameNotDeclared, *l.Hostname, ls.Namespace, key, quoteDeclaration(value)))
+		}
+		v.check(i, field.ErrorList{CodeHostnameNotDeclared.Err(err)}, hostnameValue)
+	}
+}
+
+// ClaimKey is the key of Gateway namespace/name's ListenerSets with a
+// listener claiming hostname h (RivalKeys), UnderKey that of those with a
+// listener claiming a hostname under wildcard w: the first-claim rule
+// finds a hostname's overlaps, above, equal and below, by its covering
+// hostnames (coveringHostnames), in as many reads as it has labels.
+func ClaimKey(namespace, name, h string) string {
+	return "claim " + GatewayKey(namespace, name) + " " + h
+}
+
+// UnderKey: see ClaimKey.
+func UnderKey(namespace, name, w string) string {
+	return "under " + GatewayKey(namespace, name) + " " + w
+}
+
+// claimKeys are the ClaimKey and UnderKeys a listener with hostname h is
+// filed under, on Gateway namespace/name.
+func claimKeys(namespace, name, h string, add func(string)) {
+	add(ClaimKey(namespace, name, h))
+	for _, w := range coveringHostnames(h) {
+		if w != "" {
+			add(UnderKey(namespace, name, w))
+		}
+	}
+}
+
+// claims tells whether a listener claims a hostname: it has one, and a
+// protocol Airlock serves (a listener of another protocol holds nothing).
+func claims(l *gwv1.ListenerEntry) bool { return l.Hostname != nil && servedProtocol(l.Protocol) }
+
+// claimsOverlap tells whether two claimed hostnames overlap: equal, or one
+// a wildcard above the other (overlap.go's covers).
+func claimsOverlap(a, b string) bool { return a == b || covers(a, b) || covers(b, a) }
+
+// validateFirstClaims: on gw, a listener of ls must not claim a hostname
+// overlapping one that a listener of another owner's ListenerSet holds, on
+// any port. Of two such listeners the one the spec's precedence puts first
+// keeps the name (older set, then "namespace/name"); the rule flags the
+// other. A hostname ls held before the update (a listener of the stored
+// set claims it) is judged as the precedence says; one it claims anew is
+// judged against every holder, since they hold it now, whatever their age.
+// Only ListenerSets gw admits hold anything. An error under ClaimDeny
+// (ratcheted when ls held the hostname before), a warning under ClaimWarn.
+// The rivals are read by claimKeys, so a request costs what overlaps its
+// hostnames, not what its Gateway has.
+func validateFirstClaims(ls *gwv1.ListenerSet, gw *gwv1.Gateway, admission *gatewayAdmission, c Cluster, t Tenancy, v *verdict) {
+	mode := t.Mode()
+	if mode == ClaimOff {
+		return
+	}
+	who := newOwners(t, c.NamespaceLabels)
+	own, known := who.owner(ls.Namespace)
+	if !known {
+		return
+	}
+	old := v.ratchet.old
+	listenersPath := field.NewPath("spec", "listeners")
+	for i := range ls.Spec.Listeners {
+		l := &ls.Spec.Listeners[i]
+		if !claims(l) {
+			continue
+		}
+		h := string(*l.Hostname)
+		held := old != nil && hasListener(old, func(e *gwv1.ListenerEntry) bool { return claims(e) && *e.Hostname == *l.Hostname })
+		var first *gwv1.ListenerSet
+		var firstAt int
+		look := func(key string) {
+			sets, _ := c.ListenerSetsAt(key)
+			for _, o := range sets {
+				if (o.Namespace == ls.Namespace && o.Name == ls.Name) || (first != nil && ComparePrecedence(o, first) >= 0) {
+					continue
+				}
+				if (old == nil || held) && ComparePrecedence(o, ls) >= 0 {
+					continue // after ls: ls keeps the name
+				}
+				if !admitsSet(admission, o) {
+					continue
+				}
+				if owner, known := who.owner(o.Namespace); !known || owner == own {
+					continue
+				}
+				for j := range o.Spec.Listeners {
+					if e := &o.Spec.Listeners[j]; claims(e) && claimsOverlap(h, string(*e.Hostname)) {
+						first, firstAt = o, j
+						break
+					}
+				}
+			}
+		}
+		look(ClaimKey(gw.Namespace, gw.Name, h))
+		for _, w := range coveringHostnames(h) {
+			if w != "" {
+				look(ClaimKey(gw.Namespace, gw.Name, w))
+			}
+		}
+		if strings.HasPrefix(h, WildcardPrefix) {
+			look(UnderKey(gw.Namespace, gw.Name, h))
+		}
+		if first == nil {
+			continue
+		}
+		e := &first.Spec.Listeners[firstAt]
+		holder, _ := who.owner(first.Namespace)
+		err := CodeHostnameClaimed.Err(field.Forbidden(listenersPath.Index(i).Child("hostname"),
+			fmt.Sprintf(DetailHostnameClaimed, h, *e.Hostname, holder, listenerName(ListenerRef{Source: ListenerSource{Kind: SourceListenerSet, Namespace: first.Namespace, Name: first.Name}, Listener: e.Name}), e.Port)))
+		if mode == ClaimDeny {
+			v.judge(held, err)
+		} else {
+			v.warnings.Add(Warning{Path: err.Field, Kind: KindClusterFinding, Code: CodeHostnameClaimed, Message: err.Detail})
+		}
+	}
+}
+
+// listenerName names a listener as messages do: "namespace/name listener l".
+// (Not a String method: ListenerRef is embedded in MergedListener.)
+func listenerName(r ListenerRef) string { return fmt.Sprintf("%s listener %s", r.Source, r.Listener) }
+
+// WarnRouteCapture: a listener without a hostname open to other
+// namespaces' routes.
+const WarnRouteCapture = "no hostname, and from %s admits HTTPRoutes of other namespaces: each can claim any hostname on this listener; set a hostname, or from: Same"
+
+// warnRouteCapture warns about a ListenerSet listener without a hostname
+// whose allowedRoutes admits other namespaces (All, or a Selector): their
+// HTTPRoutes can claim any hostname on it. An object rule; a warning only.
+func warnRouteCapture(l *gwv1.ListenerEntry, fldPath *field.Path, w *WarningReport) {
+	if l.Hostname != nil || l.AllowedRoutes == nil || l.AllowedRoutes.Namespaces == nil || l.AllowedRoutes.Namespaces.From == nil {
+		return
+	}
+	switch from := *l.AllowedRoutes.Namespaces.From; from {
+	case gwv1.NamespacesFromAll, gwv1.NamespacesFromSelector:
+		w.add(fldPath.Child("allowedRoutes", "namespaces", "from"), KindRouteCapture, WarnRouteCapture, from)
+	}
+}
+
+// String implements flag.Value (and pflag.Value) for --first-claim.
+func (m *ClaimMode) String() string {
+	if m == nil || *m == "" {
+		return string(ClaimWarn)
+	}
+	return string(*m)
+}
+
+// Set implements flag.Value.
+func (m *ClaimMode) Set(s string) error {
+	if !slices.Contains(ClaimModes, ClaimMode(s)) {
+		return fmt.Errorf("must be one of %s", oneOf(ClaimModes))
+	}
+	*m = ClaimMode(s)
+	return nil
+}
+
+// Type implements pflag.Value.
+func (m *ClaimMode) Type() string { return "mode" }
+
+// Check refuses a Tenancy whose keys no label or annotation can have, or
+// whose mode is unknown; each problem names its flag.
+func (t Tenancy) Check() error {
+	if t.TenantLabel != "" {
+		if msgs := validation.IsQualifiedName(t.TenantLabel); len(msgs) > 0 {
+			return fmt.Errorf("--tenant-label %q: %s", t.TenantLabel, strings.Join(msgs, "; "))
+		}
+	}
+	if msgs := validation.IsQualifiedName(t.Annotation()); len(msgs) > 0 {
+		return fmt.Errorf("--allowed-hostnames-annotation %q: %s", t.Annotation(), strings.Join(msgs, "; "))
+	}
+	if t.FirstClaim != "" && !slices.Contains(ClaimModes, t.FirstClaim) {
+		return fmt.Errorf("--first-claim %q: must be one of %s", t.FirstClaim, oneOf(ClaimModes))
+	}
+	return nil
+}
+
+// oneOf is "a", "b" or "c".
+func oneOf[T ~string](values []T) string {
+	q := make([]string, len(values))
+	for i, v := range values {
+		q[i] = strconv.Quote(string(v))
+	}
+	if len(q) < 2 {
+		return strings.Join(q, "")
+	}
+	return strings.Join(q[:len(q)-1], ", ") + " or " + q[len(q)-1]
+}
+
+// Usage texts of the tenancy flags, the same in every command.
+const (
+	TenantLabelUsage = "the Namespace label whose value names the owner of a namespace's ListenerSets (e.g. Capsule's " +
+		"capsule.clastix.io/tenant), so that a team's namespaces are one owner; empty: each namespace is its own owner"
+	AllowedHostnamesAnnotationUsage = "the Namespace annotation that declares, comma-separated, the hostnames the " +
+		"namespace's ListenerSets may claim (exact names, wildcards, \"*\" for all and listeners without one)"
+	FirstClaimUsage = `a listener claiming a hostname that overlaps one another owner's listener holds on the same ` +
+		`Gateway (any port): "warn", "off" or "deny"; the older ListenerSet keeps the name`
+)
+
+// Claim is another owner's listener whose claimed hostname overlaps a
+// merged listener's.
+type Claim struct {
+	ListenerRef
+	Hostname gwv1.Hostname
+	Owner    Owner
+}
+
+// markClaims sets the Owner, HeldBy and OverlappedBy of rows, a merged
+// list in precedence order. Only listeners that take their place
+// (Accepted or Conflicted) of ListenerSets claim anything. Each claimed
+// hostname is filed under its claimKeys with the first two rows of
+// different owners there, so that a row finds the first earlier row of
+// another owner overlapping it in as many lookups as its hostname has
+// labels: linear in the rows.
+func markClaims(rows []MergedListener, who *owners) {
+	type firstTwo struct{ first, other int } // row indexes; other: the first of another owner than first's, -1
+	filed := map[string]firstTwo{}
+	owner := func(i int) Owner { return *rows[i].Owner }
+	file := func(key string, i int) {
+		f, ok := filed[key]
+		switch {
+		case !ok:
+			filed[key] = firstTwo{i, -1}
+		case f.other < 0 && owner(f.first) != owner(i):
+			f.other = i
+			filed[key] = f
+		}
+	}
+	for i := range rows {
+		r := &rows[i]
+		if r.Source.Kind != SourceListenerSet {
+			continue
+		}
+		if o, known := who.owner(r.Source.Namespace); known {
+			r.Owner = &o
+		}
+		if r.Owner == nil || r.Hostname == nil || (r.State != ListenerAccepted && r.State != ListenerConflicted) {
+			continue
+		}
+		h := string(*r.Hostname)
+		held := -1
+		look := func(key string) {
+			f, ok := filed[key]
+			if !ok {
+				return
+			}
+			j := f.first
+			if owner(j) == *r.Owner {
+				j = f.other
+			}
+			if j >= 0 && (held < 0 || j < held) {
+				held = j
+			}
+		}
+		look("=" + h)
+		for _, w := range coveringHostnames(h) {
+			if w != "" {
+				look("=" + w)
+			}
+		}
+		if strings.HasPrefix(h, WildcardPrefix) {
+			look("<" + h)
+		}
+		if held >= 0 {
+			r.HeldBy = claimOf(&rows[held])
+			if rows[held].OverlappedBy == nil {
+				rows[held].OverlappedBy = claimOf(r)
+			}
+		}
+		file("="+h, i)
+		for _, w := range coveringHostnames(h) {
+			if w != "" {
+				file("<"+w, i)
+			}
+		}
+	}
+}
+
+func claimOf(r *MergedListener) *Claim {
+	return &Claim{ListenerRef: r.ListenerRef, Hostname: *r.Hostname, Owner: *r.Owner}
+}
