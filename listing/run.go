@@ -42,9 +42,9 @@ type Options struct {
 	Scope validation.Scope
 	// Tenancy gives each listener its owner and claims (Input.Tenancy).
 	Tenancy validation.Tenancy
-	Format Format
-	Stdout io.Writer
-	Stderr io.Writer
+	Format  Format
+	Stdout  io.Writer
+	Stderr  io.Writer
 }
 
 // Run lists the merged listeners opts ask for and returns the exit code.
