@@ -195,6 +195,7 @@ var formatCases = []struct {
 	{"list", []string{"testdata/input/list.yaml"}, report.ExitInvalid},
 	{"unparsable", []string{"testdata/input/broken.yaml", "testdata/input/valid.json"}, report.ExitInputError},
 	{"routes", []string{"testdata/input/routes.yaml"}, report.ExitValid},
+	{"tenancy", []string{"testdata/input/tenancy.yaml"}, report.ExitInvalid},
 }
 
 func runFormat(t *testing.T, format report.Format, paths []string) (code int, stdout, stderr string) {
