@@ -230,7 +230,11 @@ func rowsOf(gw *gwv1.Gateway, sets []*gwv1.ListenerSet, refused map[*gwv1.Listen
 		errs := refused[ls]
 		for i := range ls.Spec.Listeners {
 			if errs != nil {
-				rows = append(rows, invalidListener(ls, i, errs))
+				row := invalidListener(ls, i, errs)
+				if owner, known := t.OwnerOf(ls.Namespace, o.NamespaceLabels); known {
+					row.Owner = ownerOf(owner)
+				}
+				rows = append(rows, row)
 				continue
 			}
 			rows = append(rows, listenerOf(merged[k]))
