@@ -13,6 +13,7 @@ import (
 	"k8s.io/apimachinery/pkg/labels"
 
 	"github.com/airlock/listenerset-webhook/offline/live"
+	"github.com/airlock/listenerset-webhook/validation"
 )
 
 // auditName is the audit's CronJob, ServiceAccount and ClusterRole.
@@ -36,6 +37,9 @@ func TestRenderAudit(t *testing.T) {
 
 	// The scope's flags, as the webhook's Deployment has them.
 	scoped := []string{"--scope=class", "--controller-names=microgateway.airlock.com/gatewayclass-controller", "--unknown-parent=judge"}
+	// The tenancy's flags, as the webhook's Deployment has them, after the scope's.
+	tenancy := []string{"--allowed-hostnames-annotation=" + validation.DefaultAllowedHostnamesAnnotation, "--first-claim=warn"}
+	scoped = append(scoped[:len(scoped):len(scoped)], tenancy...)
 	args := func(flags ...string) []string { return append([]string{"audit", "--output=jsonl"}, flags...) }
 	for _, tc := range []struct {
 		set                       string
@@ -45,9 +49,12 @@ func TestRenderAudit(t *testing.T) {
 		{set: "audit.enabled=true", args: args(scoped...), classes: true},
 		{set: "audit.enabled=true,admission.mode=policy", args: args(scoped...), classes: true},
 		{set: "audit.enabled=true,admission.mode=both,certManager.enabled=false", args: args(scoped...), classes: true},
-		{set: "audit.enabled=true,scope.enabled=false", args: args("--scope=all")},
+		{set: "audit.enabled=true,scope.enabled=false", args: args(append([]string{"--scope=all"}, tenancy...)...)},
 		{set: "audit.enabled=true,scope.controllerNames={a.example/x,b.example/y},scope.unknownParent=admit",
-			args: args("--scope=class", "--controller-names=a.example/x,b.example/y", "--unknown-parent=admit"), classes: true},
+			args: args(append([]string{"--scope=class", "--controller-names=a.example/x,b.example/y", "--unknown-parent=admit"}, tenancy...)...), classes: true},
+		{set: "audit.enabled=true,tenancy.tenantLabel=capsule.clastix.io/tenant,tenancy.allowedHostnamesAnnotation=example.com/hosts,tenancy.firstClaim=deny",
+			args: args("--scope=class", "--controller-names=microgateway.airlock.com/gatewayclass-controller", "--unknown-parent=judge",
+				"--tenant-label=capsule.clastix.io/tenant", "--allowed-hostnames-annotation=example.com/hosts", "--first-claim=deny"), classes: true},
 		{set: "audit.enabled=true,audit.reports=true,clusterChecks.strict=true,clusterChecks.secrets=true,admission.addNames.ecdhCurves[0]=X25519MLKEM1024",
 			args:    args(append([]string{"--strict", "--secrets", "--add-names=ecdhCurves=X25519MLKEM1024"}, append(scoped, "--write-reports")...)...),
 			secrets: true, reports: true, classes: true},

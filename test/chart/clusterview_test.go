@@ -61,6 +61,14 @@ func TestRenderClusterView(t *testing.T) {
 			}
 			assert.Equal(t, tc.watch.Cluster, fs["cluster-checks"] == "true")
 			assert.Equal(t, tc.watch.Secrets, fs["watch-secrets"] == "true")
+			// The tenancy's flags come with the cluster checks, which read them.
+			if tc.watch.Cluster {
+				assert.Equal(t, validation.DefaultAllowedHostnamesAnnotation, fs["allowed-hostnames-annotation"])
+				assert.Equal(t, "warn", fs["first-claim"])
+			} else {
+				assert.NotContains(t, fs, "first-claim")
+			}
+			assert.NotContains(t, fs, "tenant-label")
 			dep := typed[appsv1.Deployment](t, objs.get(t, "Deployment", fullname))
 			require.NotNil(t, dep.Spec.Template.Spec.AutomountServiceAccountToken)
 			assert.True(t, *dep.Spec.Template.Spec.AutomountServiceAccountToken, "the view reads the API")
@@ -81,6 +89,13 @@ func TestRenderClusterView(t *testing.T) {
 	dep := typed[appsv1.Deployment](t, off.get(t, "Deployment", fullname))
 	require.NotNil(t, dep.Spec.Template.Spec.AutomountServiceAccountToken)
 	assert.False(t, *dep.Spec.Template.Spec.AutomountServiceAccountToken, "nothing reads the API")
+
+	// tenancy.* become --tenant-label, --allowed-hostnames-annotation and --first-claim.
+	fs := flags(render(t, "--set", "clusterChecks.enabled=true,tenancy.tenantLabel=capsule.clastix.io/tenant,"+
+		"tenancy.allowedHostnamesAnnotation=example.com/hosts,tenancy.firstClaim=deny"))
+	assert.Equal(t, "capsule.clastix.io/tenant", fs["tenant-label"])
+	assert.Equal(t, "example.com/hosts", fs["allowed-hostnames-annotation"])
+	assert.Equal(t, "deny", fs["first-claim"])
 
 	// rbac.create=false leaves RBAC to the operator here too.
 	objs := render(t, "--set", "clusterChecks.enabled=true,rbac.create=false")

@@ -6,6 +6,7 @@ import (
 	"maps"
 	"os"
 	"path/filepath"
+	"regexp"
 	"slices"
 	"strings"
 	"testing"
@@ -79,4 +80,49 @@ func TestAddNamesSchemaIsTheListOptions(t *testing.T) {
 	require.NoError(t, err)
 	assert.Contains(t, strings.Join(strings.Fields(string(values)), " "), "per option ("+validation.ListOptionNames()+")",
 		"values.yaml: admission.addNames' comment names the list-valued options")
+}
+
+// TestTenancySchemaIsTheFlags: values.schema.json's tenancy takes exactly
+// the first-claim modes of validation.ClaimModes, and its key patterns
+// accept and refuse what the webhook's flags do (validation.Tenancy.Check),
+// values.yaml's defaults among the accepted.
+func TestTenancySchemaIsTheFlags(t *testing.T) {
+	data, err := os.ReadFile(filepath.Join(root, chartPath, "values.schema.json"))
+	require.NoError(t, err)
+	var schema struct {
+		Properties struct {
+			Tenancy struct {
+				Properties struct {
+					TenantLabel, AllowedHostnamesAnnotation struct {
+						Pattern string `json:"pattern"`
+					}
+					FirstClaim struct {
+						Enum []validation.ClaimMode `json:"enum"`
+					}
+				} `json:"properties"`
+			} `json:"tenancy"`
+		} `json:"properties"`
+	}
+	require.NoError(t, json.Unmarshal(data, &schema))
+	p := schema.Properties.Tenancy.Properties
+	assert.Equal(t, validation.ClaimModes, p.FirstClaim.Enum, "tenancy.firstClaim")
+	label, annotation := regexp.MustCompile(p.TenantLabel.Pattern), regexp.MustCompile(p.AllowedHostnamesAnnotation.Pattern)
+	for _, key := range []string{"", "tenant", "capsule.clastix.io/tenant", validation.DefaultAllowedHostnamesAnnotation, "a_b.c-d",
+		"Bad Label", "a/b/c", "-x", "x-", "example.com/", "/x", "UPPER.example.com/x", strings.Repeat("x", 64)} {
+		flagsTake := validation.Tenancy{TenantLabel: key}.Check() == nil
+		assert.Equal(t, flagsTake, label.MatchString(key), "tenancy.tenantLabel %q", key)
+		if key != "" {
+			flagsTake = validation.Tenancy{AllowedHostnamesAnnotation: key}.Check() == nil
+			assert.Equal(t, flagsTake, annotation.MatchString(key), "tenancy.allowedHostnamesAnnotation %q", key)
+		}
+	}
+	values, err := os.ReadFile(filepath.Join(root, chartPath, "values.yaml"))
+	require.NoError(t, err)
+	var v struct {
+		Tenancy validation.Tenancy `json:"tenancy"`
+	}
+	require.NoError(t, yaml.Unmarshal(values, &v))
+	assert.NoError(t, v.Tenancy.Check(), "values.yaml's tenancy defaults")
+	assert.Equal(t, validation.DefaultAllowedHostnamesAnnotation, v.Tenancy.AllowedHostnamesAnnotation, "values.yaml's tenancy.allowedHostnamesAnnotation")
+	assert.Equal(t, validation.ClaimModes[0], v.Tenancy.FirstClaim, "values.yaml's tenancy.firstClaim is the default mode")
 }

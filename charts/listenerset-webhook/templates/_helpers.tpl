@@ -94,6 +94,15 @@ app.kubernetes.io/component: audit
 {{- end }}
 {{- end }}
 
+{{/* tenancy as the webhook's and the audit's flags, one list item each. */}}
+{{- define "lsw.tenancyArgs" -}}
+{{- with .Values.tenancy.tenantLabel }}
+- --tenant-label={{ . }}
+{{- end }}
+- --allowed-hostnames-annotation={{ .Values.tenancy.allowedHostnamesAnnotation }}
+- --first-claim={{ .Values.tenancy.firstClaim }}
+{{- end }}
+
 {{- define "lsw.serviceAccountName" -}}
 {{- if .Values.serviceAccount.create }}
 {{- default (include "lsw.fullname" .) .Values.serviceAccount.name }}
