@@ -84,3 +84,28 @@ func BenchmarkMostClusterRivals(b *testing.B) {
 		}
 	}
 }
+
+// BenchmarkOwnersScale is the create on a Gateway that many owners share,
+// with their declarations (validationtest.OwnedCluster): owner 1's new set
+// judged with the tenancy rules on (declared hostnames, the first claim in
+// warn mode) against 0 and 10 000 sets of 1 000 owners. It reads its
+// owner's declaration and its hostname's claim keys, one of which holds
+// its owner's wildcard set; its cost at 10 000 must be within 1.2 times
+// that at 0 (docs/performance.md, "Owners").
+func BenchmarkOwnersScale(b *testing.B) {
+	for _, n := range []int{0, 1000, 10000} {
+		b.Run(fmt.Sprintf("sets=%d", n), func(b *testing.B) {
+			cluster := validationtest.OwnedCluster(n)
+			ls := validationtest.NewOwnedSet("new")
+			opts := validation.Options{Cluster: cluster, Strict: true, Tenancy: validation.Tenancy{FirstClaim: validation.ClaimWarn}}
+			if errs, warnings := validation.Validate(ls, nil, opts); len(errs) != 0 || len(warnings) != 0 {
+				b.Fatal(errs, warnings)
+			}
+			b.ReportAllocs()
+			defer validationtest.ReportCPU(b)()
+			for b.Loop() {
+				validation.Validate(ls, nil, opts)
+			}
+		})
+	}
+}
