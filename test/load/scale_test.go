@@ -270,7 +270,9 @@ func TestScaleOwnersLayout(t *testing.T) {
 		t.Fatalf("%d owners, %d wildcard sets; want %d of each", len(owners), wildcards, validationtest.Owners)
 	}
 	opts := validation.Options{Cluster: cluster, Strict: true}
-	judge := func(ls *gwv1.ListenerSet) (field.ErrorList, validation.Warnings) { return validation.Validate(ls, nil, opts) }
+	judge := func(ls *gwv1.ListenerSet) (field.ErrorList, validation.Warnings) {
+		return validation.Validate(ls, nil, opts)
+	}
 	for _, i := range []int{0, 1, validationtest.Owners + 1, n - 1} {
 		if errs, warnings := judge(cluster.Sets[i]); len(errs) != 0 || len(warnings) != 0 {
 			t.Errorf("stored ListenerSet %d: %v %v", i, errs, warnings)
