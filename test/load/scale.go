@@ -193,6 +193,8 @@ type scaleSizeResult struct {
 	// RoutesPopulateSeconds is how long creating the routes took.
 	RoutesPopulateSeconds float64       `json:"routesPopulateSeconds"`
 	Probes                []probeResult `json:"probes"`
+	// Worst are the worst declarations' requests (-scale-worst).
+	Worst []worstResult `json:"worst,omitempty"`
 }
 
 type probeResult struct {
@@ -450,7 +452,7 @@ func runScale(ctx context.Context, o options) (int, error) {
 		return 0, runErr
 	}
 	rep.Sizes = results
-	rep.Targets = scaleTargets(results, rep.Shape)
+	rep.Targets = append(scaleTargets(results, rep.Shape), worstTargets(results)...)
 	for _, r := range results {
 		for _, p := range r.Probes {
 			if !p.OK {
@@ -459,6 +461,11 @@ func runScale(ctx context.Context, o options) (int, error) {
 		}
 		if r.Warnings > 0 {
 			rep.Failures = append(rep.Failures, fmt.Sprintf("%d ListenerSets: %d warnings on the measured creates, want none", r.ListenerSets, r.Warnings))
+		}
+		for _, w := range r.Worst {
+			if w.Problem != "" {
+				rep.Failures = append(rep.Failures, fmt.Sprintf("%d ListenerSets: worst declaration %s: %s (message %q)", r.ListenerSets, w.Shape, w.Problem, w.Message))
+			}
 		}
 	}
 	rep.LoadAvgEnd = loadAvg()
@@ -518,6 +525,7 @@ func printScale(rep scaleReport, jsonPath string) {
 				r.ListenerSets, r.Routes, r.RoutesPopulateSeconds, r.Updates, r.UpdateP50Ms, r.UpdateCPUPerRequestUs, r.UpdateAllocsPerRequest)
 		}
 	}
+	printWorst(rep.Sizes)
 	fmt.Println()
 	for _, r := range rep.Targets {
 		printRatio(r)
@@ -874,6 +882,11 @@ func (c *scaleCluster) measure(ctx context.Context, o options, n int) (scaleSize
 	}
 	say("scale: %d ListenerSets: p50 %.2fms p99 %.2fms (no webhook: p50 %.2fms), %.0f requests, CPU %.0fµs/req, %.0f allocs/req, RSS %.1f MiB, ready %.2fs",
 		n, r.P50Ms, r.P99Ms, r.NoWebhookP50Ms, r.WebhookRequests, r.CPUPerRequestUs, r.AllocsPerRequest, r.RSSMiB, r.ReadySeconds)
+	if *scaleWorst {
+		if r.Worst, err = c.worst(ctx, srv); err != nil {
+			return r, fmt.Errorf("worst declarations: %w", err)
+		}
+	}
 
 	if err := c.lc.UnregisterWebhooks(ctx, scaleNS(1)); err != nil {
 		return r, err

@@ -5,6 +5,7 @@ import (
 	"testing"
 	"time"
 
+	admissionv1 "k8s.io/api/admission/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/util/validation/field"
 	"k8s.io/utils/ptr"
@@ -287,5 +288,39 @@ func TestScaleOwnersLayout(t *testing.T) {
 	other.Spec.Listeners[1].Hostname = ptr.To(gwv1.Hostname("x." + validationtest.OwnerDomain(scaleMeasuredOwner+1)))
 	if errs, _ := judge(other); len(errs) != 1 || validation.CodeOf(errs[0]) != validation.CodeHostnameNotDeclared {
 		t.Errorf("a create on another owner's domain: %v, want one %s", errs, validation.CodeHostnameNotDeclared)
+	}
+}
+
+// TestWorstTargetsAndProblems: the worst declarations' bounds are over
+// every request of every size, and a verdict other than the shape's is a
+// problem.
+func TestWorstTargetsAndProblems(t *testing.T) {
+	rs := []scaleSizeResult{{Worst: []worstResult{{Ms: 20, ResponseBytes: 40000, PeakRSSGrowthMiB: 3}}},
+		{Worst: []worstResult{{Ms: 120, ResponseBytes: 800, PeakRSSGrowthMiB: 1}}}}
+	got := worstTargets(rs)
+	if len(got) != 3 || got[0].Value != 120 || got[0].Met || got[1].Value != 40000 || !got[1].Met || got[2].Value != 3 || !got[2].Met {
+		t.Errorf("worstTargets = %+v; want the slowest 120 ms missed, 40000 bytes and 3 MiB met", got)
+	}
+	if worstTargets([]scaleSizeResult{{}}) != nil {
+		t.Error("targets without worst requests")
+	}
+	deny := func(msg string) *admissionv1.AdmissionResponse {
+		return &admissionv1.AdmissionResponse{Result: &metav1.Status{Message: msg}}
+	}
+	for _, tc := range []struct {
+		shape string
+		resp  *admissionv1.AdmissionResponse
+		ok    bool
+	}{
+		{"over-the-limit", deny(`... has 10000 entries, more than the limit of 256`), true},
+		{"over-the-limit", deny(`... has 10000 entries`), false},
+		{"over-the-limit", &admissionv1.AdmissionResponse{Allowed: true}, false},
+		{"hostile-entries", deny(`entry 1 "<>&\"\\\u2028\u2029\t\n\r\x00\x1b[31m\x7f"`), true},
+		{"hostile-entries", deny("entry 1 \"<>&\x1b[31m\""), false},
+		{"sixty-four-undeclared", deny(`hostname "l00..." is not among the hostnames Namespace "x" declares`), true},
+	} {
+		if got := worstProblem(tc.shape, tc.resp); (got == "") != tc.ok {
+			t.Errorf("%s, %+v: problem %q, want ok=%v", tc.shape, tc.resp.Result, got, tc.ok)
+		}
 	}
 }
