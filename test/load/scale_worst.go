@@ -20,6 +20,7 @@ import (
 	"net/http"
 	"os"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -47,17 +48,26 @@ const (
 	targetWorstRSSMiB   = 48.0
 )
 
-// worstResult is one worst declaration's request to the webhook.
+// worstRepeats is how many times each worst request is sent, one after
+// the other: on a shared machine one answer's time is mostly the others'
+// work, the median of a few much less.
+const worstRepeats = 5
+
+// worstResult is one worst declaration's requests to the webhook.
 type worstResult struct {
-	Shape            string  `json:"shape"`
-	DeclarationBytes int     `json:"declarationBytes"`
-	RequestBytes     int     `json:"requestBytes"`
-	Ms               float64 `json:"ms"`
-	CPUMs            float64 `json:"cpuMs"` // the webhook's, /proc's 10 ms ticks
-	ResponseBytes    int     `json:"responseBytes"`
-	Causes           int     `json:"causes"`
-	// PeakRSSGrowthMiB is the peak RSS during the request over the RSS
-	// before it (VmHWM reset through /proc/<pid>/clear_refs).
+	Shape            string `json:"shape"`
+	DeclarationBytes int    `json:"declarationBytes"`
+	RequestBytes     int    `json:"requestBytes"`
+	// The least, median and most time of worstRepeats requests, and the
+	// webhook's CPU per request over them.
+	MinMs         float64 `json:"minMs"`
+	Ms            float64 `json:"medianMs"`
+	MaxMs         float64 `json:"maxMs"`
+	CPUMs         float64 `json:"cpuMs"`
+	ResponseBytes int     `json:"responseBytes"`
+	Causes        int     `json:"causes"`
+	// PeakRSSGrowthMiB is the peak RSS during the requests over the RSS
+	// before them (VmHWM reset through /proc/<pid>/clear_refs).
 	PeakRSSGrowthMiB float64 `json:"peakRssGrowthMiB"`
 	// Message is the start of the denial's message.
 	Message string `json:"message"`
@@ -131,12 +141,18 @@ func (c *scaleCluster) worst(ctx context.Context, srv *server) ([]worstResult, e
 		if err != nil {
 			return nil, err
 		}
-		start := time.Now()
-		resp, size, err := postReview(hc, url, body)
-		took := time.Since(start)
-		if err != nil {
-			return nil, fmt.Errorf("%s: %w", s.Name, err)
+		var took []time.Duration
+		var resp *admissionv1.AdmissionResponse
+		var size int
+		for range worstRepeats {
+			start := time.Now()
+			resp, size, err = postReview(hc, url, body)
+			took = append(took, time.Since(start))
+			if err != nil {
+				return nil, fmt.Errorf("%s: %w", s.Name, err)
+			}
 		}
+		slices.Sort(took)
 		cpu1, err := srv.cpu()
 		if err != nil {
 			return nil, err
@@ -145,7 +161,8 @@ func (c *scaleCluster) worst(ctx context.Context, srv *server) ([]worstResult, e
 		if err != nil {
 			return nil, err
 		}
-		r := worstResult{Shape: s.Name, DeclarationBytes: len(s.Declaration), RequestBytes: len(body), Ms: ms(took), CPUMs: ms(cpu1 - cpu0),
+		r := worstResult{Shape: s.Name, DeclarationBytes: len(s.Declaration), RequestBytes: len(body),
+			MinMs: ms(took[0]), Ms: ms(took[len(took)/2]), MaxMs: ms(took[len(took)-1]), CPUMs: ms(cpu1-cpu0) / worstRepeats,
 			ResponseBytes: size, PeakRSSGrowthMiB: mib(peak - rss0)}
 		if resp.Result != nil {
 			r.Message = validation.Cut(resp.Result.Message, 300, "...")
@@ -154,7 +171,7 @@ func (c *scaleCluster) worst(ctx context.Context, srv *server) ([]worstResult, e
 			}
 		}
 		r.Problem = worstProblem(s.Name, resp)
-		say("scale: worst declaration %s: %.1f ms, answer %d bytes, peak RSS +%.1f MiB", s.Name, r.Ms, r.ResponseBytes, r.PeakRSSGrowthMiB)
+		say("scale: worst declaration %s: median %.1f ms, CPU %.0f ms, answer %d bytes, peak RSS +%.1f MiB", s.Name, r.Ms, r.CPUMs, r.ResponseBytes, r.PeakRSSGrowthMiB)
 		out = append(out, r)
 	}
 	return out, nil
@@ -226,7 +243,7 @@ func worstTargets(rs []scaleSizeResult) []ratio {
 		return nil
 	}
 	return []ratio{
-		{"worst declarations: slowest answer, ms", slowest, fmt.Sprintf("<= %.0f", targetWorstMs), slowest <= targetWorstMs},
+		{fmt.Sprintf("worst declarations: slowest median of %d answers, ms", worstRepeats), slowest, fmt.Sprintf("<= %.0f", targetWorstMs), slowest <= targetWorstMs},
 		{"worst declarations: largest answer, bytes", largest, fmt.Sprintf("<= %d", targetWorstResponse), largest <= targetWorstResponse},
 		{"worst declarations: peak RSS growth of one request, MiB", growth, fmt.Sprintf("<= %.0f", targetWorstRSSMiB), growth <= targetWorstRSSMiB},
 	}
@@ -238,10 +255,11 @@ func printWorst(rs []scaleSizeResult) {
 		if len(r.Worst) == 0 {
 			continue
 		}
-		fmt.Printf("\nworst hostname declarations at %d ListenerSets: the 64-listener set of 253-character hostnames, one request each\n", r.ListenerSets)
-		fmt.Printf("%-22s %12s %10s %8s %8s %10s %7s %12s\n", "declaration", "annotation B", "request B", "ms", "CPU ms", "answer B", "causes", "peak RSS +MiB")
+		fmt.Printf("\nworst hostname declarations at %d ListenerSets: the 64-listener set of 253-character hostnames, %d requests each\n", r.ListenerSets, worstRepeats)
+		fmt.Printf("%-22s %12s %10s %20s %8s %10s %7s %12s\n", "declaration", "annotation B", "request B", "ms min/median/max", "CPU ms", "answer B", "causes", "peak RSS +MiB")
 		for _, w := range r.Worst {
-			fmt.Printf("%-22s %12d %10d %8.1f %8.0f %10d %7d %12.1f\n", w.Shape, w.DeclarationBytes, w.RequestBytes, w.Ms, w.CPUMs, w.ResponseBytes, w.Causes, w.PeakRSSGrowthMiB)
+			fmt.Printf("%-22s %12d %10d %20s %8.1f %10d %7d %12.1f\n", w.Shape, w.DeclarationBytes, w.RequestBytes,
+				fmt.Sprintf("%.1f/%.1f/%.1f", w.MinMs, w.Ms, w.MaxMs), w.CPUMs, w.ResponseBytes, w.Causes, w.PeakRSSGrowthMiB)
 		}
 	}
 }
