@@ -117,12 +117,18 @@ func reportShown(b *testing.B, r *validation.Report) {
 // BenchmarkWorstDeclarations is the verdict on the 64-listener set of the
 // deepest hostnames against each worst hostname declaration
 // (validationtest.DeclaredShapes), with the cluster checks on: CPU time and
-// allocations per verdict, and what the report shows of it.
+// allocations per verdict, and what the report shows of it. "undeclared"
+// is the same set in a Namespace without a declaration and the first claim
+// off: what the tenancy rules add is the difference.
 func BenchmarkWorstDeclarations(b *testing.B) {
-	for _, s := range validationtest.DeclaredShapes {
+	for _, s := range append([]validationtest.DeclaredShape{{Name: "undeclared"}}, validationtest.DeclaredShapes...) {
 		b.Run(s.Name, func(b *testing.B) {
 			ls := validationtest.DeepestHostnames()
 			opts := validation.Options{Cluster: validationtest.DeclaredCluster(s)}
+			if s.Declaration == "" {
+				opts.Cluster.(*validation.Objects).Namespaces = nil
+				opts.Tenancy.FirstClaim = validation.ClaimOff
+			}
 			b.ReportAllocs()
 			defer validationtest.ReportCPU(b)()
 			var r *validation.Report
