@@ -2,6 +2,7 @@ package validation_test
 
 import (
 	"fmt"
+	"strings"
 	"testing"
 
 	"github.com/airlock/listenerset-webhook/validation"
@@ -34,8 +35,10 @@ func BenchmarkClusterScale(b *testing.B) {
 // BenchmarkClusterScaleWildcard is BenchmarkClusterScale's create with a
 // wildcard hostname, *.example.com, above every tenant's: the overlap rule
 // cannot find the names under a wildcard by key, so it reads the rivals on
-// the port (overlapRivals), and its cost grows with them, linearly. The
-// verdict: one OverlappingTLSConfig warning, naming the oldest tenant.
+// the port (overlapRivals), and the first-claim rule those filed under the
+// wildcard (UnderKey): its cost grows with them, linearly. The verdict: an
+// OverlappingTLSConfig warning and a first-claim warning, each naming the
+// oldest tenant.
 func BenchmarkClusterScaleWildcard(b *testing.B) {
 	for _, n := range []int{1000, 10000} {
 		b.Run(fmt.Sprintf("rivals=%d", n), func(b *testing.B) {
@@ -44,7 +47,8 @@ func BenchmarkClusterScaleWildcard(b *testing.B) {
 			*ls.Spec.Listeners[1].Hostname = "*.example.com"
 			opts := validation.Options{Cluster: cluster, Strict: true}
 			errs, warnings := validation.Validate(ls, nil, opts)
-			if len(errs) != 0 || len(warnings) != 1 || warnings[0].Code != validation.CodeMergedOverlapping {
+			if len(errs) != 0 || len(warnings) != 2 || warnings[0].Code != validation.CodeMergedOverlapping || warnings[1].Code != validation.CodeHostnameClaimed ||
+				!strings.Contains(warnings[1].Message, validationtest.TenantHostname(0)) {
 				b.Fatal(errs, warnings)
 			}
 			b.ReportAllocs()
