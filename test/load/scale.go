@@ -414,6 +414,9 @@ func runScale(ctx context.Context, o options) (int, error) {
 		Machine: describeMachine(root), Command: strings.Join(os.Args, " "), Shape: *scaleShape, Namespaces: scaleNamespaces,
 		Gateways: scaleNamespaces, ReferenceGrants: scaleNamespaces, CreatesPerSize: *scaleCreates,
 	}
+	if *scaleShape == shapeOwners {
+		rep.Namespaces += validationtest.Owners
+	}
 	say("scale: commit %s, load average %s; sizes %v, %d measured creates per size", rep.Machine.Commit, rep.Machine.LoadAvgStart, sizes, *scaleCreates)
 	if o.build {
 		say("scale: building %s", testproc.WebhookPackage)
@@ -492,7 +495,7 @@ func printScale(rep scaleReport, jsonPath string) {
 	case shapeOneGateway:
 		spread = fmt.Sprintf("all on the first of %d Gateways (one-gateway shape)", rep.Gateways)
 	case shapeOwners:
-		spread = fmt.Sprintf("all on the first of %d Gateways, in %d owner namespaces each declaring its domain (owners shape; the measured creates: owner %d's),",
+		spread = fmt.Sprintf("all on the first of %d Gateways, in %d owner namespaces each declaring its domain (owners shape; the measured creates: owner %d's), of",
 			rep.Gateways, validationtest.Owners, scaleMeasuredOwner)
 	}
 	fmt.Printf("\nScale: ListenerSets %s in %d namespaces, one Secret per ListenerSet, one ReferenceGrant per namespace;\n"+
