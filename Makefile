@@ -247,11 +247,12 @@ bench: k8s-binaries
 ## bench-scale: the cluster-aware checks with 0, 1 000 and 10 000 ListenerSets in the local cluster: creates
 ## through kube-apiserver (p50/p99), the webhook's CPU and allocations per request, RSS and time to ready, in a
 ## few minutes per shape; results in .run/load/scale.json (docs/performance.md). BENCH_FLAGS go to the load tool
-## (-sizes=0,200 is quick). SCALE_SHAPES: gateways (spread over 100 Gateways) and one-gateway (every
-## ListenerSet on one Gateway: .run/load/scale-one-gateway.json). Then the routes shape: 100 sets of
+## (-sizes=0,200 is quick). SCALE_SHAPES: gateways (spread over 100 Gateways), one-gateway (every
+## ListenerSet on one Gateway: .run/load/scale-one-gateway.json) and owners (one Gateway, 1 000 owner
+## namespaces declaring their hostnames: .run/load/scale-owners.json). Then the routes shape: 100 sets of
 ## one Gateway with no HTTPRoutes and with SCALE_ROUTES attached, timing label updates of one set
 ## (.run/load/routes-0 and routes-$(SCALE_ROUTES)).
-SCALE_SHAPES ?= gateways one-gateway
+SCALE_SHAPES ?= gateways one-gateway owners
 SCALE_ROUTES ?= 10000
 bench-scale: k8s-binaries
 	@set -e; for shape in $(SCALE_SHAPES); do $(GO) run ./test/load -scale -scale-shape=$$shape $(BENCH_FLAGS); done; \

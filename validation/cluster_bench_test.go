@@ -2,6 +2,7 @@ package validation_test
 
 import (
 	"fmt"
+	"strings"
 	"testing"
 
 	"github.com/airlock/listenerset-webhook/validation"
@@ -34,8 +35,10 @@ func BenchmarkClusterScale(b *testing.B) {
 // BenchmarkClusterScaleWildcard is BenchmarkClusterScale's create with a
 // wildcard hostname, *.example.com, above every tenant's: the overlap rule
 // cannot find the names under a wildcard by key, so it reads the rivals on
-// the port (overlapRivals), and its cost grows with them, linearly. The
-// verdict: one OverlappingTLSConfig warning, naming the oldest tenant.
+// the port (overlapRivals), and the first-claim rule those filed under the
+// wildcard (UnderKey): its cost grows with them, linearly. The verdict: an
+// OverlappingTLSConfig warning and a first-claim warning, each naming the
+// oldest tenant.
 func BenchmarkClusterScaleWildcard(b *testing.B) {
 	for _, n := range []int{1000, 10000} {
 		b.Run(fmt.Sprintf("rivals=%d", n), func(b *testing.B) {
@@ -44,7 +47,8 @@ func BenchmarkClusterScaleWildcard(b *testing.B) {
 			*ls.Spec.Listeners[1].Hostname = "*.example.com"
 			opts := validation.Options{Cluster: cluster, Strict: true}
 			errs, warnings := validation.Validate(ls, nil, opts)
-			if len(errs) != 0 || len(warnings) != 1 || warnings[0].Code != validation.CodeMergedOverlapping {
+			if len(errs) != 0 || len(warnings) != 2 || warnings[0].Code != validation.CodeMergedOverlapping || warnings[1].Code != validation.CodeHostnameClaimed ||
+				!strings.Contains(warnings[1].Message, validationtest.TenantHostname(0)) {
 				b.Fatal(errs, warnings)
 			}
 			b.ReportAllocs()
@@ -82,5 +86,30 @@ func BenchmarkMostClusterRivals(b *testing.B) {
 				}
 			})
 		}
+	}
+}
+
+// BenchmarkOwnersScale is the create on a Gateway that many owners share,
+// with their declarations (validationtest.OwnedCluster): owner 1's new set
+// judged with the tenancy rules on (declared hostnames, the first claim in
+// warn mode) against 0 and 10 000 sets of 1 000 owners. It reads its
+// owner's declaration and its hostname's claim keys, one of which holds
+// its owner's wildcard set; its cost at 10 000 must be within 1.2 times
+// that at 0 (docs/performance.md, "Owners").
+func BenchmarkOwnersScale(b *testing.B) {
+	for _, n := range []int{0, 1000, 10000} {
+		b.Run(fmt.Sprintf("sets=%d", n), func(b *testing.B) {
+			cluster := validationtest.OwnedCluster(n)
+			ls := validationtest.NewOwnedSet("new")
+			opts := validation.Options{Cluster: cluster, Strict: true, Tenancy: validation.Tenancy{FirstClaim: validation.ClaimWarn}}
+			if errs, warnings := validation.Validate(ls, nil, opts); len(errs) != 0 || len(warnings) != 0 {
+				b.Fatal(errs, warnings)
+			}
+			b.ReportAllocs()
+			defer validationtest.ReportCPU(b)()
+			for b.Loop() {
+				validation.Validate(ls, nil, opts)
+			}
+		})
 	}
 }

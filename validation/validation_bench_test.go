@@ -94,16 +94,66 @@ func BenchmarkWorst(b *testing.B) {
 			for b.Loop() {
 				r = validation.Judge(ls, old, validation.Options{})
 			}
-			errs, warnings := r.Errors.List(), r.Warnings.List()
-			bytes := 0
-			for _, e := range errs {
-				bytes += len(e.Error())
+			reportShown(b, r)
+		})
+	}
+}
+
+// reportShown reports what r shows of a verdict: errors and warnings
+// shown, of how many, and the bytes of the errors' text.
+func reportShown(b *testing.B, r *validation.Report) {
+	errs, warnings := r.Errors.List(), r.Warnings.List()
+	bytes := 0
+	for _, e := range errs {
+		bytes += len(e.Error())
+	}
+	b.ReportMetric(float64(r.Errors.Total()), "errors")
+	b.ReportMetric(float64(len(errs)), "errors-shown")
+	b.ReportMetric(float64(bytes), "error-bytes-shown")
+	b.ReportMetric(float64(r.Warnings.Total()), "warnings")
+	b.ReportMetric(float64(len(warnings)), "warnings-shown")
+}
+
+// BenchmarkWorstDeclarations is the verdict on the 64-listener set of the
+// deepest hostnames against each worst hostname declaration
+// (validationtest.DeclaredShapes), with the cluster checks on: CPU time and
+// allocations per verdict, and what the report shows of it. "undeclared"
+// is the same set in a Namespace without a declaration and the first claim
+// off: what the tenancy rules add is the difference.
+func BenchmarkWorstDeclarations(b *testing.B) {
+	for _, s := range append([]validationtest.DeclaredShape{{Name: "undeclared"}}, validationtest.DeclaredShapes...) {
+		b.Run(s.Name, func(b *testing.B) {
+			ls := validationtest.DeepestHostnames()
+			opts := validation.Options{Cluster: validationtest.DeclaredCluster(s)}
+			if s.Declaration == "" {
+				opts.Cluster.(*validation.Objects).Namespaces = nil
+				opts.Tenancy.FirstClaim = validation.ClaimOff
 			}
-			b.ReportMetric(float64(r.Errors.Total()), "errors")
-			b.ReportMetric(float64(len(errs)), "errors-shown")
-			b.ReportMetric(float64(bytes), "error-bytes-shown")
-			b.ReportMetric(float64(r.Warnings.Total()), "warnings")
-			b.ReportMetric(float64(len(warnings)), "warnings-shown")
+			b.ReportAllocs()
+			defer validationtest.ReportCPU(b)()
+			var r *validation.Report
+			for b.Loop() {
+				r = validation.Judge(ls, nil, opts)
+			}
+			reportShown(b, r)
+		})
+	}
+}
+
+// BenchmarkParseDeclarations is the reading of each worst hostname
+// declaration alone (validation.ParseAllowedHostnames), with the problems
+// it finds: a declaration over the limit is refused on its count, before
+// any entry is read.
+func BenchmarkParseDeclarations(b *testing.B) {
+	for _, s := range validationtest.DeclaredShapes {
+		b.Run(s.Name, func(b *testing.B) {
+			b.ReportAllocs()
+			b.SetBytes(int64(len(s.Declaration)))
+			var problems []validation.DeclarationProblem
+			for b.Loop() {
+				_, problems = validation.ParseAllowedHostnames(s.Declaration)
+			}
+			b.ReportMetric(float64(len(problems)), "problems")
 		})
 	}
 }

@@ -2,6 +2,7 @@ package validation_test
 
 import (
 	"encoding/json"
+	"fmt"
 	"runtime"
 	"runtime/debug"
 	"strings"
@@ -42,28 +43,86 @@ func TestWorstReportsAreBounded(t *testing.T) {
 			assert.Less(t, len(data), 3<<20, "over kube-apiserver's request limit")
 
 			r := validation.Judge(ls, old, validation.Options{})
-			errs, warnings := r.Errors.List(), r.Warnings.List()
-			assert.LessOrEqual(t, len(errs), validation.MaxErrors+1)
-			bytes := 0
-			for _, e := range errs {
-				bytes += len(e.Error())
-			}
-			assert.LessOrEqual(t, bytes, validation.MaxErrorBytes+200, "the summary may pass the budget by its own length")
-			runes := 0
-			for _, w := range warnings {
-				n := utf8.RuneCountInString(w.String())
-				assert.LessOrEqual(t, n, validation.MaxWarningRunes)
-				runes += n
-			}
-			assert.LessOrEqual(t, runes, validation.MaxWarningsRunes)
-			if r.Errors.Total() > len(errs) {
-				assert.True(t, validation.IsMoreErrors(errs[len(errs)-1]), "the last error says how many more")
-			}
-			if r.Warnings.Total() > len(warnings) {
-				assert.Equal(t, validation.KindMoreWarnings, warnings[len(warnings)-1].Kind)
-			}
+			bytes, runes := assertReportBounded(t, r)
 			t.Logf("%d bytes of JSON: %d errors (%d shown, %d bytes), %d warnings (%d shown, %d runes)",
-				len(data), r.Errors.Total(), len(errs), bytes, r.Warnings.Total(), len(warnings), runes)
+				len(data), r.Errors.Total(), len(r.Errors.List()), bytes, r.Warnings.Total(), len(r.Warnings.List()), runes)
+		})
+	}
+}
+
+// assertReportBounded: the report shows at most MaxErrors errors in
+// MaxErrorBytes and warnings in kube-apiserver's budget, and ends with a
+// count of the rest; it returns the bytes of errors and runes of warnings
+// shown.
+func assertReportBounded(t *testing.T, r *validation.Report) (bytes, runes int) {
+	t.Helper()
+	errs, warnings := r.Errors.List(), r.Warnings.List()
+	assert.LessOrEqual(t, len(errs), validation.MaxErrors+1)
+	for _, e := range errs {
+		bytes += len(e.Error())
+	}
+	assert.LessOrEqual(t, bytes, validation.MaxErrorBytes+200, "the summary may pass the budget by its own length")
+	for _, w := range warnings {
+		n := utf8.RuneCountInString(w.String())
+		assert.LessOrEqual(t, n, validation.MaxWarningRunes)
+		runes += n
+	}
+	assert.LessOrEqual(t, runes, validation.MaxWarningsRunes)
+	if r.Errors.Total() > len(errs) {
+		assert.True(t, validation.IsMoreErrors(errs[len(errs)-1]), "the last error says how many more")
+	}
+	if r.Warnings.Total() > len(warnings) {
+		assert.Equal(t, validation.KindMoreWarnings, warnings[len(warnings)-1].Kind)
+	}
+	return bytes, runes
+}
+
+// TestWorstDeclarationsAreBounded: each of the worst hostname declarations
+// (validationtest.DeclaredShapes), with the 64-listener set of the deepest
+// hostnames against it, gets the verdict its shape says, in a bounded
+// report: 64 undeclared hostnames; the declaration over the limit refused
+// whole, naming the annotation, the Namespace and the limit; every hostile
+// entry refused, each error naming its entry escaped, with no character a
+// terminal would interpret.
+func TestWorstDeclarationsAreBounded(t *testing.T) {
+	for _, s := range validationtest.DeclaredShapes {
+		t.Run(s.Name, func(t *testing.T) {
+			assert.LessOrEqual(t, len(validation.DefaultAllowedHostnamesAnnotation)+len(s.Declaration), validationtest.MaxAnnotationBytes,
+				"over what Kubernetes stores on a Namespace")
+			r := validation.Judge(validationtest.DeepestHostnames(), nil, validation.Options{Cluster: validationtest.DeclaredCluster(s)})
+			bytes, _ := assertReportBounded(t, r)
+			errs := r.Errors.List()
+			require.NotEmpty(t, errs)
+			codes := map[validation.Code]int{}
+			for _, e := range errs {
+				if !validation.IsMoreErrors(e) {
+					codes[validation.CodeOf(e)]++
+				}
+				assert.Equal(t, validation.Escape(e.Error()), e.Error(), "an error with a character a terminal interprets")
+			}
+			switch s.Name {
+			case "sixty-four-undeclared", "longest-entries":
+				assert.Equal(t, validationtest.MaxListeners, r.Errors.Total())
+				assert.Len(t, codes, 1, "codes shown: %v", codes)
+				assert.Positive(t, codes[validation.CodeHostnameNotDeclared], "codes shown: %v", codes)
+			case "over-the-limit":
+				require.Equal(t, 1, r.Errors.Total(), "%v", errs)
+				assert.Equal(t, validation.CodeDeclarationMalformed, validation.CodeOf(errs[0]))
+				assert.Contains(t, errs[0].Detail, fmt.Sprintf("annotation %s of Namespace %q: has 10000 entries, more than the limit of %d",
+					validation.DefaultAllowedHostnamesAnnotation, validationtest.DeclaredNamespace, validation.MaxAllowedHostnames))
+			case "hostile-entries":
+				assert.Equal(t, validation.MaxAllowedHostnames, r.Errors.Total())
+				for i, e := range errs {
+					if validation.IsMoreErrors(e) {
+						continue
+					}
+					assert.Equal(t, validation.CodeDeclarationMalformed, validation.CodeOf(e))
+					assert.Contains(t, e.Detail, fmt.Sprintf(`entry %d "<>&\"\\\u2028\u2029\t\n\r\x00\x1b[31m\x7f\u0085\u009b\u202e`, i+1))
+				}
+			default:
+				t.Fatalf("no verdict for shape %s", s.Name)
+			}
+			t.Logf("declaration of %d bytes: %d errors (%d shown, %d bytes)", len(s.Declaration), r.Errors.Total(), len(errs), bytes)
 		})
 	}
 }

@@ -7,7 +7,10 @@ package main
 // --watch-secrets` against it, registers it as installed and times
 // sequential creates through kube-apiserver (docs/performance.md, "Scale").
 // -scale-shape=one-gateway puts every ListenerSet on the first Gateway
-// instead, as tenants share one (docs/performance.md, "Cluster scale").
+// instead, as tenants share one (docs/performance.md, "Cluster scale");
+// -scale-shape=owners too, spread over 1 000 owner namespaces that each
+// declare their domain, every hostname under its owner's
+// (validationtest.OwnedSetOf; docs/performance.md, "Owners").
 
 import (
 	"bufio"
@@ -44,6 +47,7 @@ import (
 	"github.com/airlock/listenerset-webhook/test/localcluster"
 	"github.com/airlock/listenerset-webhook/test/testproc"
 	"github.com/airlock/listenerset-webhook/validation"
+	"github.com/airlock/listenerset-webhook/validation/validationtest"
 	"github.com/airlock/listenerset-webhook/webhook/admission"
 	"github.com/airlock/listenerset-webhook/webhook/clusterview"
 )
@@ -59,14 +63,31 @@ var (
 		"for -scale-updates to compare a run with 0 against")
 	scaleUpdates = flag.Bool("scale-updates", false, "scale figure: also time -scale-creates UPDATEs of the first populated set that change a label (no route is detached)")
 	scaleShape   = flag.String("scale-shape", shapeGateways, "scale figure: "+shapeGateways+" (the ListenerSets spread over 100 Gateways) or "+
-		shapeOneGateway+" (every one on the first Gateway, on 443 and 80 with its own hostname: tenants sharing a Gateway)")
+		shapeOneGateway+" (every one on the first Gateway, on 443 and 80 with its own hostname: tenants sharing a Gateway) or "+
+		shapeOwners+" (as "+shapeOneGateway+", in 1 000 owner namespaces each declaring its domain, which holds its sets' hostnames, a wildcard among them)")
 )
 
 // The shapes of the scale figure's cluster (-scale-shape).
 const (
 	shapeGateways   = "gateways"
 	shapeOneGateway = "one-gateway"
+	shapeOwners     = "owners"
 )
+
+// scaleShapes are the shapes -scale-shape takes.
+var scaleShapes = []string{shapeGateways, shapeOneGateway, shapeOwners}
+
+// checkShape refuses a -scale-shape that is not one of scaleShapes.
+func checkShape(shape string) error {
+	if !slices.Contains(scaleShapes, shape) {
+		return fmt.Errorf("-scale-shape %q: want one of %s", shape, strings.Join(scaleShapes, ", "))
+	}
+	return nil
+}
+
+// oneGateway tells whether every ListenerSet of the shape is on the first
+// Gateway, which the measured creates are made on.
+func oneGateway(shape string) bool { return shape != shapeGateways }
 
 // The shape of the cluster: scaleNamespaces namespaces, each with one
 // Gateway, one ReferenceGrant and its share of the ListenerSets and their
@@ -101,8 +122,8 @@ const (
 	targetP50Ratio  = 1.1  // p50 at the largest size <= 1.1 x p50 at the smallest
 	targetRSSKiB    = 10.0 // RSS growth per cached ListenerSet, KiB
 	targetReadySecs = 10.0 // process start to ready with all caches synced, at the largest size
-	// one-gateway shape: a create's CPU and allocations in the
-	// webhook at the largest size <= 1.2 x at the smallest.
+	// one-gateway and owners shapes: a create's CPU and allocations in
+	// the webhook at the largest size <= 1.2 x at the smallest.
 	targetOneGatewayRatio = 1.2
 )
 
@@ -172,6 +193,8 @@ type scaleSizeResult struct {
 	// RoutesPopulateSeconds is how long creating the routes took.
 	RoutesPopulateSeconds float64       `json:"routesPopulateSeconds"`
 	Probes                []probeResult `json:"probes"`
+	// Worst are the worst declarations' requests (-scale-worst).
+	Worst []worstResult `json:"worst,omitempty"`
 }
 
 type probeResult struct {
@@ -269,7 +292,7 @@ func scaleTargets(rs []scaleSizeResult, shape string) []ratio {
 		out = append(out, ratio{fmt.Sprintf("no webhook: p50 at %s / p50 at %s (for reference)", b, a), noWh, "-", true})
 		cpu := last.CPUPerRequestUs / first.CPUPerRequestUs
 		allocs := last.AllocsPerRequest / first.AllocsPerRequest
-		if shape == shapeOneGateway {
+		if oneGateway(shape) {
 			target := fmt.Sprintf("<= %.2f", targetOneGatewayRatio)
 			out = append(out, ratio{fmt.Sprintf("webhook CPU per request at %s / at %s", b, a), cpu, target, cpu <= targetOneGatewayRatio})
 			out = append(out, ratio{fmt.Sprintf("webhook allocations per request at %s / at %s", b, a), allocs, target, allocs <= targetOneGatewayRatio})
@@ -384,12 +407,15 @@ func runScale(ctx context.Context, o options) (int, error) {
 	if err := os.MkdirAll(o.outDir, 0o755); err != nil {
 		return 0, err
 	}
-	if *scaleShape != shapeGateways && *scaleShape != shapeOneGateway {
-		return 0, fmt.Errorf("-scale-shape %q: want %s or %s", *scaleShape, shapeGateways, shapeOneGateway)
+	if err := checkShape(*scaleShape); err != nil {
+		return 0, err
 	}
 	rep := scaleReport{
 		Machine: describeMachine(root), Command: strings.Join(os.Args, " "), Shape: *scaleShape, Namespaces: scaleNamespaces,
 		Gateways: scaleNamespaces, ReferenceGrants: scaleNamespaces, CreatesPerSize: *scaleCreates,
+	}
+	if *scaleShape == shapeOwners {
+		rep.Namespaces += validationtest.Owners
 	}
 	say("scale: commit %s, load average %s; sizes %v, %d measured creates per size", rep.Machine.Commit, rep.Machine.LoadAvgStart, sizes, *scaleCreates)
 	if o.build {
@@ -429,7 +455,7 @@ func runScale(ctx context.Context, o options) (int, error) {
 		return 0, runErr
 	}
 	rep.Sizes = results
-	rep.Targets = scaleTargets(results, rep.Shape)
+	rep.Targets = append(scaleTargets(results, rep.Shape), worstTargets(results)...)
 	for _, r := range results {
 		for _, p := range r.Probes {
 			if !p.OK {
@@ -438,6 +464,11 @@ func runScale(ctx context.Context, o options) (int, error) {
 		}
 		if r.Warnings > 0 {
 			rep.Failures = append(rep.Failures, fmt.Sprintf("%d ListenerSets: %d warnings on the measured creates, want none", r.ListenerSets, r.Warnings))
+		}
+		for _, w := range r.Worst {
+			if w.Problem != "" {
+				rep.Failures = append(rep.Failures, fmt.Sprintf("%d ListenerSets: worst declaration %s: %s (message %q)", r.ListenerSets, w.Shape, w.Problem, w.Message))
+			}
 		}
 	}
 	rep.LoadAvgEnd = loadAvg()
@@ -460,12 +491,16 @@ func runScale(ctx context.Context, o options) (int, error) {
 
 func printScale(rep scaleReport, jsonPath string) {
 	spread := fmt.Sprintf("spread over %d Gateways", rep.Gateways)
-	if rep.Shape == shapeOneGateway {
+	switch rep.Shape {
+	case shapeOneGateway:
 		spread = fmt.Sprintf("all on the first of %d Gateways (one-gateway shape)", rep.Gateways)
+	case shapeOwners:
+		spread = fmt.Sprintf("all on the first of %d Gateways, in %d owner namespaces each declaring its domain (owners shape; the measured creates: owner %d's), of",
+			rep.Gateways, validationtest.Owners, scaleMeasuredOwner)
 	}
 	fmt.Printf("\nScale: ListenerSets %s in %d namespaces, one Secret per ListenerSet, one ReferenceGrant per namespace;\n"+
 		"webhook serve --cluster-checks --watch-secrets, registered as installed (mutating with matchConditions);\n"+
-		"%d sequential creates per size through kube-apiserver on the first Gateway (size/100 other ListenerSets, all in one-gateway) and as many on\n"+
+		"%d sequential creates per size through kube-apiserver on the first Gateway (size/100 other ListenerSets, all in one-gateway and owners) and as many on\n"+
 		"a Gateway without ListenerSets (alone), each deleted again; watch µs/cr.: the webhook's CPU per create while not\n"+
 		"registered (its informers following the writes) (control plane up in %.1fs)\n",
 		spread, rep.Namespaces, rep.CreatesPerSize, rep.ControlPlaneStart)
@@ -493,6 +528,7 @@ func printScale(rep scaleReport, jsonPath string) {
 				r.ListenerSets, r.Routes, r.RoutesPopulateSeconds, r.Updates, r.UpdateP50Ms, r.UpdateCPUPerRequestUs, r.UpdateAllocsPerRequest)
 		}
 	}
+	printWorst(rep.Sizes)
 	fmt.Println()
 	for _, r := range rep.Targets {
 		printRatio(r)
@@ -552,6 +588,11 @@ func (c *scaleCluster) base(ctx context.Context) error {
 		objs = append(objs, &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: ns, Labels: map[string]string{scaleTeamLabel: "true"}}})
 	}
 	objs = append(objs, &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: scaleOutsider}})
+	if *scaleShape == shapeOwners {
+		for o := range validationtest.Owners {
+			objs = append(objs, scaleOwnerNamespace(o))
+		}
+	}
 	if err := c.createAll(ctx, objs); err != nil {
 		return err
 	}
@@ -567,10 +608,17 @@ func (c *scaleCluster) base(ctx context.Context) error {
 		objs = append(objs, scaleSecret(scaleNS(i), scaleSharedSecret))
 	}
 	objs = append(objs, scaleSecret(scaleOutsider, scaleSharedSecret))
+	if *scaleShape == shapeOwners {
+		objs = append(objs, scaleSecret(validationtest.OwnerNamespace(scaleMeasuredOwner), scaleSharedSecret))
+	}
 	if err := c.createAll(ctx, objs); err != nil {
 		return err
 	}
-	say("scale: %d namespaces (and %s), %d GatewayClasses, %d Gateways, %d ReferenceGrants in %.1fs", scaleNamespaces, scaleOutsider, scaleClasses, scaleNamespaces, scaleNamespaces, time.Since(t0).Seconds())
+	owners := ""
+	if *scaleShape == shapeOwners {
+		owners = fmt.Sprintf(", %d owner namespaces with declarations", validationtest.Owners)
+	}
+	say("scale: %d namespaces (and %s%s), %d GatewayClasses, %d Gateways, %d ReferenceGrants in %.1fs", scaleNamespaces, scaleOutsider, owners, scaleClasses, scaleNamespaces, scaleNamespaces, time.Since(t0).Seconds())
 	return c.warmWatches(ctx)
 }
 
@@ -751,7 +799,8 @@ func (c *scaleCluster) measure(ctx context.Context, o options, n int) (scaleSize
 	if err != nil {
 		return r, err
 	}
-	plain, err := c.creates(ctx, fmt.Sprintf("plain-%d", n), *scaleCreates, measuredListenerSet)
+	measured, alone := measuredFor(*scaleShape), aloneFor(*scaleShape)
+	plain, err := c.creates(ctx, fmt.Sprintf("plain-%d", n), *scaleCreates, measured)
 	if err != nil {
 		return r, err
 	}
@@ -773,7 +822,7 @@ func (c *scaleCluster) measure(ctx context.Context, o options, n int) (scaleSize
 	if err != nil {
 		return r, err
 	}
-	if _, err := c.creates(ctx, fmt.Sprintf("warm-%d", n), scaleWarmup, measuredListenerSet); err != nil {
+	if _, err := c.creates(ctx, fmt.Sprintf("warm-%d", n), scaleWarmup, measured); err != nil {
 		return r, err
 	}
 
@@ -785,7 +834,7 @@ func (c *scaleCluster) measure(ctx context.Context, o options, n int) (scaleSize
 			profiled <- cpuProfile(ctx, pprofAddr, *scalePprof, filepath.Join(o.outDir, scaleFile(*scaleShape, fmt.Sprintf("scale-%d", n), ".cpu.pprof")))
 		}()
 	}
-	samples, use, err := c.timedCreates(ctx, srv, fmt.Sprintf("m-%d", n), measuredListenerSet)
+	samples, use, err := c.timedCreates(ctx, srv, fmt.Sprintf("m-%d", n), measured)
 	if err != nil {
 		return r, err
 	}
@@ -804,7 +853,7 @@ func (c *scaleCluster) measure(ctx context.Context, o options, n int) (scaleSize
 	r.WebhookRequests = use.requests
 	r.CPUPerRequestUs, r.AllocsPerRequest, r.AllocKiBPerRequest = use.cpuPerRequestUs(), use.allocsPerRequest(), use.allocKiBPerRequest()
 	say("scale: %d ListenerSets: %d creates on the Gateway without ListenerSets", n, *scaleCreates)
-	samples, use, err = c.timedCreates(ctx, srv, fmt.Sprintf("a-%d", n), aloneListenerSet)
+	samples, use, err = c.timedCreates(ctx, srv, fmt.Sprintf("a-%d", n), alone)
 	if err != nil {
 		return r, err
 	}
@@ -836,6 +885,11 @@ func (c *scaleCluster) measure(ctx context.Context, o options, n int) (scaleSize
 	}
 	say("scale: %d ListenerSets: p50 %.2fms p99 %.2fms (no webhook: p50 %.2fms), %.0f requests, CPU %.0fµs/req, %.0f allocs/req, RSS %.1f MiB, ready %.2fs",
 		n, r.P50Ms, r.P99Ms, r.NoWebhookP50Ms, r.WebhookRequests, r.CPUPerRequestUs, r.AllocsPerRequest, r.RSSMiB, r.ReadySeconds)
+	if *scaleWorst {
+		if r.Worst, err = c.worst(ctx, srv); err != nil {
+			return r, fmt.Errorf("worst declarations: %w", err)
+		}
+	}
 
 	if err := c.lc.UnregisterWebhooks(ctx, scaleNS(1)); err != nil {
 		return r, err
@@ -974,12 +1028,16 @@ func (c *scaleCluster) creates(ctx context.Context, prefix string, n int, mk fun
 // can warn about, each expected to get a warning with the given text: they
 // show the checks see the cluster (a figure of a webhook that skips them
 // would measure nothing). The control probe, shaped as the measured creates,
-// must get no warning.
+// must get no warning. In the owners shape a probe outside its owner's
+// declaration must be denied, naming the hostname.
 func (c *scaleCluster) probes(ctx context.Context, n int) ([]probeResult, error) {
 	type probe struct {
 		name string
-		want []string // substrings of the warnings; none: no warning at all
+		want []string // substrings of the warnings, or of the denial; none: no warning at all
 		ls   *gwv1.ListenerSet
+		// denied: the create must be refused, with every string of want
+		// in the error.
+		denied bool
 	}
 	gwConflict := measuredListenerSet("probe-gateway")
 	gwConflict.Spec.Listeners[0].Hostname = ptr.To(gwv1.Hostname(scaleGatewayHostname(0)))
@@ -991,22 +1049,43 @@ func (c *scaleCluster) probes(ctx context.Context, n int) ([]probeResult, error)
 	outsider.Namespace = scaleOutsider
 	outsider.Spec.Listeners[1].TLS.CertificateRefs[0].Namespace = nil // its own shared-tls
 	ps := []probe{
-		{"control (as measured)", nil, measuredListenerSet("probe-control")},
-		{"Gateway's own listener", []string{"HostnameConflict", scaleNS(0) + "/" + scaleGateway}, gwConflict},
-		{"missing Secret", []string{"missing-tls", "not found"}, missing},
-		{"no ReferenceGrant", []string{"RefNotPermitted"}, grant},
-		{"namespace not selected", []string{"NotAllowed"}, outsider},
+		{name: "control (as measured)", ls: measuredFor(*scaleShape)("probe-control")},
+		{name: "Gateway's own listener", want: []string{"HostnameConflict", scaleNS(0) + "/" + scaleGateway}, ls: gwConflict},
+		{name: "missing Secret", want: []string{"missing-tls", "not found"}, ls: missing},
+		{name: "no ReferenceGrant", want: []string{"RefNotPermitted"}, ls: grant},
+		{name: "namespace not selected", want: []string{"NotAllowed"}, ls: outsider},
 	}
 	if n > 0 {
 		ls, _ := scaleListenerSet(*scaleShape, 0) // on the first Gateway
 		rival := measuredListenerSet("probe-rival")
-		rival.Spec.Listeners[0].Hostname = ptr.To(gwv1.Hostname(scaleHostname(0)))
-		ps = append(ps, probe{"rival ListenerSet", []string{"HostnameConflict", ls.Namespace + "/" + ls.Name}, rival})
+		rival.Spec.Listeners[0].Hostname = ls.Spec.Listeners[0].Hostname
+		ps = append(ps, probe{name: "rival ListenerSet", want: []string{"HostnameConflict", ls.Namespace + "/" + ls.Name}, ls: rival})
+		if *scaleShape == shapeOwners {
+			ps = append(ps, probe{name: "another owner's hostname", ls: rival,
+				want: []string{fmt.Sprintf("overlaps %q", *ls.Spec.Listeners[0].Hostname), fmt.Sprintf("namespace %q holds", ls.Namespace), "the first claim keeps it"}})
+		}
+	}
+	if *scaleShape == shapeOwners {
+		undeclared := measuredFor(*scaleShape)("probe-undeclared")
+		h := "probe." + validationtest.OwnerDomain(scaleMeasuredOwner+1)
+		undeclared.Spec.Listeners[0].Hostname = ptr.To(gwv1.Hostname(h))
+		ps = append(ps, probe{name: "undeclared hostname", ls: undeclared, denied: true,
+			want: []string{fmt.Sprintf("hostname %q is not among", h), validation.DefaultAllowedHostnamesAnnotation}})
 	}
 	var out []probeResult
 	for _, p := range ps {
 		w0 := c.warnings.count()
-		if err := c.cl.Create(ctx, p.ls, client.DryRunAll); err != nil {
+		err := c.cl.Create(ctx, p.ls, client.DryRunAll)
+		if p.denied {
+			r := probeResult{Name: p.name, Want: "denied with " + strings.Join(p.want, ", ")}
+			if err != nil {
+				r.Warnings = []string{err.Error()}
+			}
+			r.OK = err != nil && probeOK(r.Warnings, p.want)
+			out = append(out, r)
+			continue
+		}
+		if err != nil {
 			return nil, fmt.Errorf("probe %q: %w", p.name, err)
 		}
 		got := c.warnings.since(w0)
@@ -1117,16 +1196,63 @@ func scaleSecret(namespace, name string) *corev1.Secret {
 // it (with the last-applied annotation).
 //
 // In the one-gateway shape every ListenerSet is on the first Gateway, in
-// namespace i mod 100.
+// namespace i mod 100; in the owners shape on the first Gateway too, where
+// validationtest.OwnedSetOf puts it: in its owner's namespace, with a
+// hostname under its owner's domain, or its owner's wildcard on other
+// ports.
 func scaleListenerSet(shape string, i int) (*gwv1.ListenerSet, *corev1.Secret) {
 	g := i % scaleNamespaces
 	ns := scaleNS(g + i/scaleNamespaces)
-	if shape == shapeOneGateway {
+	hostname, http, https := scaleHostname(i), gwv1.PortNumber(80), gwv1.PortNumber(443)
+	switch shape {
+	case shapeOneGateway:
 		g, ns = 0, scaleNS(i)
+	case shapeOwners:
+		o, h, wildcard := validationtest.OwnedSetOf(i)
+		g, ns, hostname = 0, validationtest.OwnerNamespace(o), h
+		if wildcard {
+			http, https = validationtest.OwnerWildcardHTTPPort, validationtest.OwnerWildcardHTTPSPort
+		}
 	}
 	name := fmt.Sprintf("ls-%05d", i)
-	ls := listenerSetObject(ns, name, scaleNS(g), scaleGateway, scaleHostname(i), nil, name+"-tls")
+	ls := listenerSetOnPorts(ns, name, scaleNS(g), scaleGateway, hostname, http, https, nil, name+"-tls")
 	return ls, scaleSecret(ns, name+"-tls")
+}
+
+// scaleOwnerNamespace is owner o's namespace in the owners shape: admitted
+// by the Gateways' selector, declaring its domain.
+func scaleOwnerNamespace(o int) *corev1.Namespace {
+	return &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: validationtest.OwnerNamespace(o),
+		Labels:      map[string]string{scaleTeamLabel: "true"},
+		Annotations: map[string]string{validation.DefaultAllowedHostnamesAnnotation: validationtest.OwnerDeclaration(o)}}}
+}
+
+// scaleMeasuredOwner is the owner whose ListenerSets the owners shape's
+// measured creates are: its namespace has a Secret scaleSharedSecret.
+const scaleMeasuredOwner = 1
+
+// measuredFor is the shape's measured create: measuredListenerSet, or in
+// the owners shape validationtest.NewOwnedSet's, owner 1's set under its
+// domain, with its certificate in its own namespace. No check warns about
+// it.
+func measuredFor(shape string) func(string) *gwv1.ListenerSet {
+	if shape != shapeOwners {
+		return measuredListenerSet
+	}
+	return func(name string) *gwv1.ListenerSet {
+		own := validationtest.NewOwnedSet(name)
+		return listenerSetObject(own.Namespace, name, scaleNS(0), scaleGateway, string(*own.Spec.Listeners[0].Hostname), nil, scaleSharedSecret)
+	}
+}
+
+// aloneFor is measuredFor's create on the Gateway that has no ListenerSets.
+func aloneFor(shape string) func(string) *gwv1.ListenerSet {
+	measured := measuredFor(shape)
+	return func(name string) *gwv1.ListenerSet {
+		ls := measured(name)
+		ls.Spec.ParentRef.Name = scaleAloneGateway
+		return ls
+	}
 }
 
 // measuredListenerSet is what the figure creates and deletes: in the second
@@ -1137,24 +1263,22 @@ func measuredListenerSet(name string) *gwv1.ListenerSet {
 	return listenerSetObject(scaleNS(1), name, scaleNS(0), scaleGateway, name+".measured.example.com", ptr.To(gwv1.Namespace(scaleNS(0))), scaleSharedSecret)
 }
 
-// aloneListenerSet is measuredListenerSet on the Gateway that has no
-// ListenerSets.
-func aloneListenerSet(name string) *gwv1.ListenerSet {
-	ls := measuredListenerSet(name)
-	ls.Spec.ParentRef.Name = scaleAloneGateway
-	return ls
+func listenerSetObject(namespace, name, gatewayNamespace, gatewayName, hostname string, secretNamespace *gwv1.Namespace, secret string) *gwv1.ListenerSet {
+	return listenerSetOnPorts(namespace, name, gatewayNamespace, gatewayName, hostname, 80, 443, secretNamespace, secret)
 }
 
-func listenerSetObject(namespace, name, gatewayNamespace, gatewayName, hostname string, secretNamespace *gwv1.Namespace, secret string) *gwv1.ListenerSet {
+// listenerSetOnPorts is listenerSetObject with HTTP and HTTPS on the given
+// ports.
+func listenerSetOnPorts(namespace, name, gatewayNamespace, gatewayName, hostname string, http, https gwv1.PortNumber, secretNamespace *gwv1.Namespace, secret string) *gwv1.ListenerSet {
 	ls := &gwv1.ListenerSet{
 		TypeMeta:   metav1.TypeMeta{APIVersion: gwv1.GroupVersion.String(), Kind: "ListenerSet"},
 		ObjectMeta: metav1.ObjectMeta{Namespace: namespace, Name: name, Labels: map[string]string{"app.kubernetes.io/part-of": "scale"}},
 		Spec: gwv1.ListenerSetSpec{
 			ParentRef: gwv1.ParentGatewayReference{Name: gwv1.ObjectName(gatewayName), Namespace: ptr.To(gwv1.Namespace(gatewayNamespace))},
 			Listeners: []gwv1.ListenerEntry{
-				{Name: "http", Port: 80, Protocol: gwv1.HTTPProtocolType, Hostname: ptr.To(gwv1.Hostname(hostname))},
+				{Name: "http", Port: http, Protocol: gwv1.HTTPProtocolType, Hostname: ptr.To(gwv1.Hostname(hostname))},
 				{
-					Name: "https", Port: 443, Protocol: gwv1.HTTPSProtocolType, Hostname: ptr.To(gwv1.Hostname(hostname)),
+					Name: "https", Port: https, Protocol: gwv1.HTTPSProtocolType, Hostname: ptr.To(gwv1.Hostname(hostname)),
 					TLS: &gwv1.ListenerTLSConfig{CertificateRefs: []gwv1.SecretObjectReference{{Name: gwv1.ObjectName(secret), Namespace: secretNamespace}}},
 				},
 			},

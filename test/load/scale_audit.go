@@ -67,8 +67,8 @@ func runAuditScale(ctx context.Context, o options) (int, error) {
 	if *auditRuns < 1 || *scaleWorkers < 1 {
 		return 0, fmt.Errorf("-audit-runs and -scale-workers must be positive")
 	}
-	if *scaleShape != shapeGateways && *scaleShape != shapeOneGateway {
-		return 0, fmt.Errorf("-scale-shape %q: want %s or %s", *scaleShape, shapeGateways, shapeOneGateway)
+	if err := checkShape(*scaleShape); err != nil {
+		return 0, err
 	}
 	root, abs, err := repoPaths()
 	if err != nil {

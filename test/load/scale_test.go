@@ -3,6 +3,16 @@ package main
 import (
 	"strings"
 	"testing"
+	"time"
+
+	admissionv1 "k8s.io/api/admission/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/util/validation/field"
+	"k8s.io/utils/ptr"
+	gwv1 "sigs.k8s.io/gateway-api/apis/v1"
+
+	"github.com/airlock/listenerset-webhook/validation"
+	"github.com/airlock/listenerset-webhook/validation/validationtest"
 )
 
 func TestParseSizes(t *testing.T) {
@@ -224,5 +234,93 @@ func TestScaleOneGatewayLayout(t *testing.T) {
 	}
 	if !cpu.Met || cpu.Target != "<= 1.20" || allocs.Met || allocs.Value != 1.3 {
 		t.Errorf("CPU 320/300 µs and allocations 1300/1000 per request: got %+v, %+v; want the first met, the second missed", *cpu, *allocs)
+	}
+}
+
+// TestScaleOwnersLayout: in the owners shape the 10 000 ListenerSets are on
+// the first Gateway, spread over validationtest.Owners owner namespaces,
+// one wildcard set per owner; judged as the webhook judges them (the
+// tenancy rules on, the first claim a warning), none of them and none of
+// the measured creates earns an error or a warning against the others,
+// while a create on another owner's domain is denied.
+func TestScaleOwnersLayout(t *testing.T) {
+	const n = 10000
+	cluster := &validation.Objects{Gateways: []*gwv1.Gateway{scaleGatewayObject(0, scaleGateway), scaleGatewayObject(0, scaleAloneGateway)}}
+	owners, wildcards := map[string]bool{}, 0
+	for o := range validationtest.Owners {
+		ns := scaleOwnerNamespace(o)
+		cluster.Namespaces = append(cluster.Namespaces, &metav1.PartialObjectMetadata{ObjectMeta: ns.ObjectMeta})
+	}
+	measured := measuredFor(shapeOwners)("x")
+	for i := range n {
+		ls, secret := scaleListenerSet(shapeOwners, i)
+		if *ls.Spec.ParentRef.Namespace != *measured.Spec.ParentRef.Namespace || ls.Spec.ParentRef.Name != measured.Spec.ParentRef.Name {
+			t.Fatalf("ListenerSet %d: parent %s/%s, want the measured creates'", i, *ls.Spec.ParentRef.Namespace, ls.Spec.ParentRef.Name)
+		}
+		if secret.Namespace != ls.Namespace {
+			t.Fatalf("ListenerSet %d in %s, its Secret in %s", i, ls.Namespace, secret.Namespace)
+		}
+		owners[ls.Namespace] = true
+		if strings.HasPrefix(string(*ls.Spec.Listeners[0].Hostname), "*.") {
+			wildcards++
+		}
+		ls.CreationTimestamp = metav1.NewTime(time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC).Add(time.Duration(i) * time.Second))
+		cluster.Sets = append(cluster.Sets, ls)
+	}
+	if len(owners) != validationtest.Owners || wildcards != validationtest.Owners {
+		t.Fatalf("%d owners, %d wildcard sets; want %d of each", len(owners), wildcards, validationtest.Owners)
+	}
+	opts := validation.Options{Cluster: cluster, Strict: true}
+	judge := func(ls *gwv1.ListenerSet) (field.ErrorList, validation.Warnings) {
+		return validation.Validate(ls, nil, opts)
+	}
+	for _, i := range []int{0, 1, validationtest.Owners + 1, n - 1} {
+		if errs, warnings := judge(cluster.Sets[i]); len(errs) != 0 || len(warnings) != 0 {
+			t.Errorf("stored ListenerSet %d: %v %v", i, errs, warnings)
+		}
+	}
+	for _, mk := range []func(string) *gwv1.ListenerSet{measuredFor(shapeOwners), aloneFor(shapeOwners)} {
+		if errs, warnings := judge(mk("m-1")); len(errs) != 0 || len(warnings) != 0 {
+			t.Errorf("measured create: %v %v", errs, warnings)
+		}
+	}
+	other := measuredFor(shapeOwners)("m-2")
+	other.Spec.Listeners[1].Hostname = ptr.To(gwv1.Hostname("x." + validationtest.OwnerDomain(scaleMeasuredOwner+1)))
+	if errs, _ := judge(other); len(errs) != 1 || validation.CodeOf(errs[0]) != validation.CodeHostnameNotDeclared {
+		t.Errorf("a create on another owner's domain: %v, want one %s", errs, validation.CodeHostnameNotDeclared)
+	}
+}
+
+// TestWorstTargetsAndProblems: the worst declarations' bounds are over
+// every request of every size, and a verdict other than the shape's is a
+// problem.
+func TestWorstTargetsAndProblems(t *testing.T) {
+	rs := []scaleSizeResult{{Worst: []worstResult{{Ms: 20, ResponseBytes: 40000, PeakRSSGrowthMiB: 3}}},
+		{Worst: []worstResult{{Ms: 120, ResponseBytes: 800, PeakRSSGrowthMiB: 1}}}}
+	got := worstTargets(rs)
+	if len(got) != 3 || got[0].Value != 120 || got[0].Met || got[1].Value != 40000 || !got[1].Met || got[2].Value != 3 || !got[2].Met {
+		t.Errorf("worstTargets = %+v; want the slowest 120 ms missed, 40000 bytes and 3 MiB met", got)
+	}
+	if worstTargets([]scaleSizeResult{{}}) != nil {
+		t.Error("targets without worst requests")
+	}
+	deny := func(msg string) *admissionv1.AdmissionResponse {
+		return &admissionv1.AdmissionResponse{Result: &metav1.Status{Message: msg}}
+	}
+	for _, tc := range []struct {
+		shape string
+		resp  *admissionv1.AdmissionResponse
+		ok    bool
+	}{
+		{"over-the-limit", deny(`... has 10000 entries, more than the limit of 256`), true},
+		{"over-the-limit", deny(`... has 10000 entries`), false},
+		{"over-the-limit", &admissionv1.AdmissionResponse{Allowed: true}, false},
+		{"hostile-entries", deny(`entry 1 "<>&\"\\\u2028\u2029\t\n\r\x00\x1b[31m\x7f"`), true},
+		{"hostile-entries", deny("entry 1 \"<>&\x1b[31m\""), false},
+		{"sixty-four-undeclared", deny(`hostname "l00..." is not among the hostnames Namespace "x" declares`), true},
+	} {
+		if got := worstProblem(tc.shape, tc.resp); (got == "") != tc.ok {
+			t.Errorf("%s, %+v: problem %q, want ok=%v", tc.shape, tc.resp.Result, got, tc.ok)
+		}
 	}
 }
