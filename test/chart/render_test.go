@@ -97,6 +97,18 @@ func TestSchemaRejectsBadValues(t *testing.T) {
 		{"autoscaling.behavior.scaleDown.selectPolicy=Sometimes", "value must be one of 'Max', 'Min', 'Disabled'"},
 		{"autoscaling.behavior.scaleUp.stabilizationWindowSeconds=3601", "maximum: got 3,601, want 3,600"},
 		{"autoscaling.behavior.scaleUp.policies[0].type=Pods", "/autoscaling/behavior/scaleUp/policies/0"},
+		// A misspelt field of an object checked against Kubernetes' schema (kubeSchemas).
+		{"securityContext.readOnlyRootFileSystem=true", "/securityContext"},
+		{"securityContext.capabilities.dorp={ALL}", "/securityContext/capabilities"},
+		{"podSecurityContext.runAsNonroot=true", "/podSecurityContext"},
+		{"securityContext.privileged=yes", "/securityContext/privileged"},
+		{"podSecurityContext.seccompProfile.typ=RuntimeDefault", "/podSecurityContext/seccompProfile"},
+		{"resources.limit.memory=1Gi", "/resources"},
+		{"audit.resources.request.cpu=1", "/audit/resources"},
+		{"networkPolicy.metricsFrom[0].namespaceSelctor.matchLabels.a=b", "/networkPolicy/metricsFrom/0"},
+		{"networkPolicy.egress[0].port[0].port=443", "/networkPolicy/egress/0"},
+		{"tolerations[0].operater=Exists", "/tolerations/0"},
+		{"updateStrategy.rollingUpdate.maxSurg=1", "/updateStrategy/rollingUpdate"},
 	} {
 		t.Run(tc.set, func(t *testing.T) {
 			out, err := renderErr(t, "--set", tc.set)
