@@ -202,8 +202,8 @@ with the HPA, else replicaCount. The PodDisruptionBudget is checked at it.
 {{/*
 A warning when the cluster's Kubernetes is newer than the versions the chart
 is tested on (Chart.yaml's tested-kube-versions annotation), or nothing.
-NOTES.txt prints it, and templates/kube-version.yaml as a comment, which
-helm template shows.
+NOTES.txt prints it, and the Deployment (the policy in admission.mode policy)
+carries it as a comment, which helm template shows.
 */}}
 {{- define "lsw.untestedKubeVersion" -}}
 {{- $tested := index .Chart.Annotations "listenerset-webhook.airlock.com/tested-kube-versions" }}
