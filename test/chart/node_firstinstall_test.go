@@ -1,6 +1,7 @@
 package chart
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"strings"
@@ -78,4 +79,41 @@ func failurePolicyOf(t *testing.T, c client.Client, kind, name string) admission
 	v := &admissionv1.ValidatingWebhookConfiguration{}
 	require.NoError(t, c.Get(t.Context(), key, v))
 	return *v.Webhooks[0].FailurePolicy
+}
+
+// testNodeFirstSync measures the first-sync window on the real node: every
+// object of the self-bootstrapped render applied at once with server-side
+// apply, as a GitOps tool does, then a ListenerSet written every 50 ms
+// until one is admitted: how long, and what the writes before failed with
+// (docs/gitops.md). The image is the node's, so no pull is timed.
+func testNodeFirstSync(t *testing.T, n *node.Node, c client.Client) {
+	ctx := t.Context()
+	const name, ns, appNS, scope = "fs", "lsw-node-fs", "lsw-node-fs-apps", "node-fs"
+	ensureLabelledNamespace(ctx, t, c, appNS, map[string]string{"lsw-e2e": scope})
+	ensureNamespace(ctx, t, c, ns)
+	v, err := n.Client.Discovery().ServerVersion()
+	require.NoError(t, err)
+	out, err := runHelm(ctx, t, "", templateArgs(name, ns, []string{"--kube-version", v.GitVersion,
+		"--set", "certManager.enabled=false", "--set-string", "webhook.namespaceSelector.matchLabels.lsw-e2e=" + scope})...)
+	require.NoError(t, err)
+	objs, err := decodeObjects(out)
+	require.NoError(t, err)
+	t.Cleanup(func() {
+		for _, u := range objs {
+			_ = c.Delete(context.Background(), u.DeepCopy())
+		}
+	})
+	for _, u := range objs {
+		require.NoError(t, c.Patch(ctx, u.DeepCopy(), client.Apply, client.FieldOwner(gitopsManager), client.ForceOwnership),
+			"%s/%s", u.GetKind(), u.GetName())
+	}
+	applied := time.Now()
+	w := startWriter(c, appNS)
+	defer w.stop()
+	eventually(t, 3*time.Minute, "a ListenerSet write is admitted", w.succeeded)
+	first, kinds, failures, ok := w.window()
+	t.Logf("first sync on the node: %s from the webhooks' registration (Fail) to the first admitted write; %d writes failed, the first with %q; the errors, in order: %q",
+		ok.Sub(applied).Round(10*time.Millisecond), failures, first, kinds)
+	assert.Contains(t, first, "failed calling webhook")
+	require.NoError(t, checkAdmission(ctx, c, appNS, 0))
 }
