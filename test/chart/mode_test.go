@@ -55,6 +55,7 @@ func renderMode(t testing.TB, mode string, args ...string) objects {
 // Everything the chart can render that runs or serves, switched on.
 var everyOption = []string{
 	"--set", "networkPolicy.enabled=true,metrics.serviceMonitor.enabled=true,autoscaling.enabled=true",
+	"--set", "networkPolicy.metricsFrom[0].podSelector.matchLabels.app=prometheus",
 	"--set", "clusterChecks.enabled=true,clusterChecks.secrets=true,podDisruptionBudget.enabled=true",
 }
 
@@ -310,12 +311,12 @@ func TestAdmissionModesServerSideDryRun(t *testing.T) {
 		args []string
 		want int
 	}{
-		{"webhook", []string{"--set", "admission.mode=webhook"}, 12},
+		{"webhook", []string{"--set", "admission.mode=webhook"}, 13},
 		{"policy", []string{"--set", "admission.mode=policy"}, 2},
 		{"policy, scoped to Airlock's Gateways", []string{"--set", "admission.mode=policy,admission.policy.gateways={infra/airlock,team-a/*}"}, 2},
 		{"policy, Warn and Audit, selectors", []string{"--set", "admission.mode=policy,admission.policy.validationActions={Warn,Audit}",
 			"--set", "webhook.namespaceSelector.matchLabels.env=prod,webhook.objectSelector.matchLabels.team=edge"}, 2},
-		{"both, cert-manager", []string{"--set", "admission.mode=both"}, 14},
+		{"both, cert-manager", []string{"--set", "admission.mode=both"}, 15},
 		{"both, self-bootstrapped, every option", append([]string{"--set", "admission.mode=both,certManager.enabled=false,clusterChecks.strict=true"}, everyOption...), 18},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
