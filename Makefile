@@ -87,9 +87,9 @@ CHART := charts/listenerset-webhook
 
 ## chart-lint: helm lint --strict of the chart in both certificate modes
 chart-lint: helm
-	$(HELM) lint --strict $(CHART)
-	$(HELM) lint --strict $(CHART) --set certManager.enabled=false
-	$(HELM) lint --strict $(CHART) --set admission.mode=both --kube-version 1.30.0
+	$(HELM) lint --strict $(CHART) --set image.preloaded=true
+	$(HELM) lint --strict $(CHART) --set image.preloaded=true --set certManager.enabled=false
+	$(HELM) lint --strict $(CHART) --set image.preloaded=true --set admission.mode=both --kube-version 1.30.0
 
 ## chart-score: kube-score v1.20.0 (built from hack/tools/kube-score) over the chart's render in each mode
 ## (hack/chart-score.sh); a finding fails, but for the ignores listed there, each answered in values.yaml
@@ -97,10 +97,11 @@ chart-score: helm
 	GOWORK=off $(GO) build -C hack/tools/kube-score -o $(CURDIR)/$(BIN)/kube-score github.com/zegl/kube-score/cmd/kube-score
 	hack/chart-score.sh "$(HELM)" $(BIN)/kube-score
 
-## chart-template: render the chart (cert-manager mode; add ARGS='--set certManager.enabled=false' or
-## ARGS='--set admission.mode=policy') for Kubernetes KUBE_VERSION (the chart's kubeVersion refuses helm's v1.20.0)
+## chart-template: render the chart (cert-manager mode, the image make image builds; add ARGS='--set
+## certManager.enabled=false' or ARGS='--set admission.mode=policy') for Kubernetes KUBE_VERSION (the chart's
+## kubeVersion refuses helm's v1.20.0)
 chart-template: helm
-	@$(HELM) template listenerset-webhook $(CHART) --namespace listenerset-webhook --kube-version $(or $(KUBE_VERSION),1.37.2) $(ARGS)
+	@$(HELM) template listenerset-webhook $(CHART) --namespace listenerset-webhook --kube-version $(or $(KUBE_VERSION),1.37.2) --set image.preloaded=true $(ARGS)
 
 ## chart-policy: regenerate the chart's copy of the generated ValidatingAdmissionPolicy and binding,
 ## $(CHART)/files/policy.yaml: `kubectl listenerset policy --gateways infra/airlock`, its defaults with the scope (the
@@ -122,12 +123,13 @@ docs-generate:
 
 ## generate: every generated file, from the //go:generate lines beside its source (validation/doc.go:
 ## docs/codes.md, rule 6 of docs/rules.md, the fuzz seeds; policy/doc.go: the chart's files/policy.yaml;
-## webhook/admission/doc.go: the chart's files/webhooks.yaml)
+## webhook/admission/doc.go: the chart's files/webhooks.yaml; test/chart/main_test.go: docs/chart.md's value
+## table and values.schema.json's Kubernetes definitions)
 generate:
 	$(GO) generate ./...
 
 ## verify: make generate, then fail when a generated file differs from the committed one (or is new)
-GENERATED = docs/codes.md docs/rules.md $(CHART)/files validation/testdata/fuzz
+GENERATED = docs/codes.md docs/rules.md docs/chart.md $(CHART)/files $(CHART)/values.schema.json validation/testdata/fuzz
 verify: generate
 	@if [ -n "$$(git status --porcelain -- $(GENERATED))" ]; then git status --short -- $(GENERATED); \
 		echo "verify: generated files differ from the committed ones: commit what make generate wrote"; exit 1; fi

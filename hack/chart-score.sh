@@ -38,7 +38,7 @@ for r in "${RENDERS[@]}"; do
   args=()
   for c in $ALWAYS $ignores; do args+=(--ignore-test "$c"); done
   # shellcheck disable=SC2086 # flags are words
-  if ! out="$("$HELM" template listenerset-webhook "$CHART" --namespace listenerset-webhook --kube-version 1.37.0 $flags)"; then
+  if ! out="$("$HELM" template listenerset-webhook "$CHART" --namespace listenerset-webhook --kube-version 1.37.0 --set image.preloaded=true $flags)"; then
     echo "chart-score: $name: helm template failed" >&2; failed=1; continue
   fi
   if res="$("$KUBE_SCORE" score --output-format ci --kubernetes-version v1.37 --exit-one-on-warning "${args[@]}" - <<<"$out")"; then

@@ -94,6 +94,7 @@ func nodeInstall(ctx context.Context, root string, n *node.Node, o options) erro
 	}
 	args := []string{"upgrade", "--install", nodeRelease, filepath.Join(root, "charts", "listenerset-webhook"),
 		"--namespace", nodeNamespace, "--create-namespace", "--set", "certManager.enabled=false",
+		"--set", "image.preloaded=true", // setup.sh imported make image's image into the node's containerd
 		"--wait", "--timeout", "4m"}
 	if o.mode != modeWebhook {
 		args = append(args, "--set", "admission.mode="+o.mode.String())

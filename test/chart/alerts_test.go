@@ -2,8 +2,11 @@ package chart
 
 import (
 	"bytes"
+	"context"
 	"crypto/tls"
 	"encoding/json"
+	"errors"
+	"fmt"
 	"io"
 	"net/http"
 	"os"
@@ -18,6 +21,10 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 	admissionv1 "k8s.io/api/admission/v1"
+	admissionregv1 "k8s.io/api/admissionregistration/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/client-go/kubernetes"
+	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/yaml"
 
 	"github.com/airlock/listenerset-webhook/test/load/fixtures"
@@ -119,14 +126,15 @@ var metricName = regexp.MustCompile(`([a-zA-Z_:][a-zA-Z0-9_:]*)\{`)
 
 // TestAlertMetricsExist: every metric an alert or the dashboard reads is
 // one the server really exposes at /metrics (a histogram by its _bucket
-// series), but up, which Prometheus writes for each target.
+// series), but up, which Prometheus writes for each target, and
+// kube-apiserver's own (TestAlertAPIServerMetricsExist).
 func TestAlertMetricsExist(t *testing.T) {
 	_, exprs := alertRules(t)
 	exprs = append(exprs, dashboardQueries(t)...)
 	var wanted []string
 	for _, e := range exprs {
 		for _, m := range metricName.FindAllStringSubmatch(e, -1) {
-			if m[1] != "up" && !slices.Contains(wanted, m[1]) {
+			if m[1] != "up" && !strings.HasPrefix(m[1], apiserverMetricPrefix) && !slices.Contains(wanted, m[1]) {
 				wanted = append(wanted, m[1])
 			}
 		}
@@ -201,4 +209,87 @@ func TestRenderAlertsAndDashboard(t *testing.T) {
 	cm := render(t, "--set", on+",metrics.dashboard.namespace=monitoring").get(t, "ConfigMap", fullname+"-dashboard")
 	assert.Equal(t, "monitoring", cm.GetNamespace())
 	assert.Equal(t, "1", cm.GetLabels()["grafana_dashboard"])
+}
+
+// apiserverMetricPrefix starts the names of kube-apiserver's admission
+// metrics, which some alerts read instead of the webhook's.
+const apiserverMetricPrefix = "apiserver_admission_webhook_"
+
+// TestAlertAPIServerMetricsExist: every series of kube-apiserver an alert
+// reads exists in a real kube-apiserver's /metrics, with the labels and
+// values the alert selects, after what the alert means happened: the
+// chart's webhook names registered against a closed port of this machine,
+// the mutating one with failurePolicy Ignore (it fails open), the validating
+// one with Fail (the write is rejected for a calling error).
+func TestAlertAPIServerMetricsExist(t *testing.T) {
+	_, exprs := alertRules(t)
+	var wanted []string
+	for _, e := range exprs {
+		for _, m := range metricName.FindAllStringSubmatch(e, -1) {
+			if strings.HasPrefix(m[1], apiserverMetricPrefix) && !slices.Contains(wanted, m[1]) {
+				wanted = append(wanted, m[1])
+			}
+		}
+	}
+	require.Len(t, wanted, 3, "kube-apiserver metrics the alerts read: %v", wanted)
+
+	c := cluster(t)
+	ctx := t.Context()
+	const ns = "lsw-alert-metrics"
+	ensureLabelledNamespace(ctx, t, c.Client, ns, map[string]string{"lsw-alert-metrics": "yes"})
+	port, err := testproc.FreePort() // nothing listens there: connection refused
+	require.NoError(t, err)
+	reg := admission.Registrations()
+	url := fmt.Sprintf("https://127.0.0.1:%d/", port)
+	fail, ignore := admissionregv1.Fail, admissionregv1.Ignore
+	none := admissionregv1.SideEffectClassNone
+	hook := func(name string, policy *admissionregv1.FailurePolicyType) admissionregv1.ValidatingWebhook {
+		return admissionregv1.ValidatingWebhook{
+			Name: name, ClientConfig: admissionregv1.WebhookClientConfig{URL: &url},
+			Rules: reg.Rules, FailurePolicy: policy, SideEffects: &none, AdmissionReviewVersions: []string{"v1"},
+			NamespaceSelector: &metav1.LabelSelector{MatchLabels: map[string]string{"lsw-alert-metrics": "yes"}},
+		}
+	}
+	// Both in one validating configuration: kube-apiserver labels the
+	// series by the webhook's name, which is what the alerts select.
+	cfg := &admissionregv1.ValidatingWebhookConfiguration{
+		ObjectMeta: metav1.ObjectMeta{Name: "lsw-alert-metrics"},
+		Webhooks:   []admissionregv1.ValidatingWebhook{hook(reg.Mutating.Name, &ignore), hook(reg.Validating.Name, &fail)},
+	}
+	require.NoError(t, c.Client.Create(ctx, cfg))
+	t.Cleanup(func() { _ = c.Client.Delete(context.Background(), cfg) })
+
+	eventually(t, 30*time.Second, "kube-apiserver rejects the write for a calling error", func() error {
+		err := c.Client.Create(ctx, listenerSet(ns, "alert-metrics", true), client.DryRunAll)
+		if err == nil {
+			return errors.New("admitted")
+		}
+		if !strings.Contains(err.Error(), fmt.Sprintf("failed calling webhook %q", reg.Validating.Name)) ||
+			!strings.Contains(err.Error(), "connection refused") {
+			return err
+		}
+		return nil
+	})
+	cs, err := kubernetes.NewForConfig(c.Config)
+	require.NoError(t, err)
+	page, err := cs.CoreV1().RESTClient().Get().AbsPath("/metrics").DoRaw(ctx)
+	require.NoError(t, err)
+	var lines []string
+	for _, l := range strings.Split(string(page), "\n") {
+		if strings.HasPrefix(l, apiserverMetricPrefix) && strings.Contains(l, "listenersets.microgateway.airlock.com") {
+			lines = append(lines, l)
+		}
+	}
+	series := strings.Join(lines, "\n")
+	v, m := regexp.QuoteMeta(reg.Validating.Name), regexp.QuoteMeta(reg.Mutating.Name)
+	for _, want := range []string{
+		`apiserver_admission_webhook_rejection_count\{error_type="calling_webhook_error",name="` + v + `",operation="CREATE",rejection_code="[0-9]+",type="validating"\} [1-9]`,
+		`apiserver_admission_webhook_fail_open_count\{name="` + m + `",type="validating"\} [1-9]`,
+		`apiserver_admission_webhook_admission_duration_seconds_bucket\{name="` + v + `",operation="CREATE",rejected="true",type="validating",le="10"\} [1-9]`,
+	} {
+		assert.Regexp(t, want, series, "kube-apiserver's series of the webhooks")
+	}
+	for _, name := range wanted {
+		assert.Regexp(t, `(?m)^`+regexp.QuoteMeta(name)+`\{`, series, "kube-apiserver exposes no %s of the webhooks that an alert reads", name)
+	}
 }

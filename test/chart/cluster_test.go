@@ -191,15 +191,15 @@ func TestServerSideDryRun(t *testing.T) {
 		args []string
 		want int // objects
 	}{
-		{"cert-manager mode, defaults", nil, 12},
+		{"cert-manager mode, defaults", nil, 13},
 		{"cert-manager mode, existing ClusterIssuer, every option", append([]string{
 			"--set", "certManager.issuerRef.name=corp-ca,certManager.issuerRef.kind=ClusterIssuer"}, everything...), 11},
-		{"self-bootstrapped mode, defaults", []string{"--set", "certManager.enabled=false"}, 13},
+		{"self-bootstrapped mode, defaults", []string{"--set", "certManager.enabled=false"}, 14},
 		{"self-bootstrapped mode, the webhook creates its Secret, every option", append([]string{
 			"--set", "certManager.enabled=false,selfBootstrapped.precreateSecret=false"}, everything...), 14},
-		{"cert-manager mode, autoscaling defaults", []string{"--set", "autoscaling.enabled=true"}, 13},
-		{"cert-manager mode, the UID left to the platform", []string{"--set", "platformAssignsUID=true"}, 12},
-		{"self-bootstrapped mode, the UID left to the platform", []string{"--set", "certManager.enabled=false,platformAssignsUID=true"}, 13},
+		{"cert-manager mode, autoscaling defaults", []string{"--set", "autoscaling.enabled=true"}, 14},
+		{"cert-manager mode, the UID left to the platform", []string{"--set", "platformAssignsUID=true"}, 13},
+		{"self-bootstrapped mode, the UID left to the platform", []string{"--set", "certManager.enabled=false,platformAssignsUID=true"}, 14},
 		{"self-bootstrapped mode, autoscaling on CPU and memory with behavior, every option", append(append([]string{
 			"--set", "certManager.enabled=false,selfBootstrapped.precreateSecret=false"}, everything...), autoscaling...), 15},
 	} {
@@ -240,7 +240,8 @@ func TestServerSideDryRun(t *testing.T) {
 		ensureNamespace(ctx, t, cl, longNS)
 		for _, mode := range []string{"true", "false"} {
 			out, err := runHelm(ctx, t, "", templateArgs("release-"+strings.Repeat("r", 45), longNS, []string{"--kube-version", version,
-				"--set", "certManager.enabled=" + mode, "--set", "metrics.serviceMonitor.enabled=true"})...)
+				"--set", "certManager.enabled=" + mode, "--set", "metrics.serviceMonitor.enabled=true",
+				"--set", "networkPolicy.metricsFrom[0].podSelector.matchLabels.app=prometheus"})...)
 			require.NoError(t, err)
 			objs, err := decodeObjects(out)
 			require.NoError(t, err)

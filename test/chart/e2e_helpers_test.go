@@ -73,7 +73,7 @@ type helmRelease struct {
 func installChart(ctx context.Context, t testing.TB, c *localcluster.Cluster, name, ns string, args ...string) *helmRelease {
 	t.Helper()
 	out, err := runHelm(ctx, t, c.KubeconfigPath,
-		append([]string{"install", name, chartPath, "--namespace", ns, "--create-namespace"}, args...)...)
+		append(append([]string{"install", name, chartPath, "--namespace", ns, "--create-namespace"}, preloaded...), args...)...)
 	require.NoError(t, err, out)
 	return &helmRelease{name: name, ns: ns, kubeconfig: c.KubeconfigPath}
 }

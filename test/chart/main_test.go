@@ -19,6 +19,10 @@
 // rendering tests only.
 package chart
 
+// The files test/chart generates: docs/chart.md's value table from
+// values.yaml's comments, and values.schema.json's Kubernetes definitions.
+//go:generate go test . -run ^(TestValuesTableIsGenerated|TestSchemaKubernetesDefinitionsAreGenerated)$ -count=1 -update
+
 import (
 	"bytes"
 	"context"
@@ -150,11 +154,16 @@ func renderErr(t testing.TB, args ...string) (string, error) {
 	return runHelm(context.Background(), t, "", templateArgs(release, namespace, args)...)
 }
 
+// preloaded are the helm arguments every test install and render starts
+// with: the chart's default image (localhost/, never pulled) is accepted, as
+// on the node, which imports it (later --set arguments override it).
+var preloaded = []string{"--set", "image.preloaded=true"}
+
 // templateArgs are helm's arguments to render the chart as rel in ns with
 // args, for Kubernetes renderKubeVersion unless args name another version:
 // the chart's kubeVersion refuses helm template's own default (v1.20.0).
 func templateArgs(rel, ns string, args []string) []string {
-	a := []string{"template", rel, chartPath, "--namespace", ns}
+	a := append([]string{"template", rel, chartPath, "--namespace", ns}, preloaded...)
 	if !slices.Contains(args, "--kube-version") {
 		a = append(a, "--kube-version", renderKubeVersion)
 	}

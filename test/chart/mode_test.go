@@ -55,6 +55,7 @@ func renderMode(t testing.TB, mode string, args ...string) objects {
 // Everything the chart can render that runs or serves, switched on.
 var everyOption = []string{
 	"--set", "networkPolicy.enabled=true,metrics.serviceMonitor.enabled=true,autoscaling.enabled=true",
+	"--set", "networkPolicy.metricsFrom[0].podSelector.matchLabels.app=prometheus",
 	"--set", "clusterChecks.enabled=true,clusterChecks.secrets=true,podDisruptionBudget.enabled=true",
 }
 
@@ -201,11 +202,14 @@ func TestPolicyFileIsGenerated(t *testing.T) {
 	}
 }
 
-// TestChartKubeVersion: Chart.yaml's kubeVersion is the version matrix'
-// range (hack/k8s-binaries.sh versions, oldest minor to newest), and helm
-// refuses every other version in every mode, helm template's default
-// (v1.20.0) too. ValidatingAdmissionPolicy is GA (admissionregistration.k8s.io/v1)
-// since 1.30, the oldest, so modes policy and both need no check of their own.
+// TestChartKubeVersion: Chart.yaml's kubeVersion is a lower bound only, the
+// version matrix' oldest (hack/k8s-binaries.sh versions), and its
+// tested-kube-versions annotation is the matrix' range. helm refuses every
+// older version in every mode, helm template's default (v1.20.0) too;
+// ValidatingAdmissionPolicy is GA (admissionregistration.k8s.io/v1) since
+// 1.30, the oldest, so modes policy and both need no check of their own. A
+// version above the range renders, and says it is untested (NOTES.txt and
+// the comment helm template shows); one inside it says nothing.
 func TestChartKubeVersion(t *testing.T) {
 	out, err := exec.Command("bash", filepath.Join(root, localcluster.BinariesScript), "versions").Output()
 	require.NoError(t, err)
@@ -221,24 +225,38 @@ func TestChartKubeVersion(t *testing.T) {
 	oldest, newest := minor(versions[0]), minor(versions[len(versions)-1])
 	chart, err := os.ReadFile(filepath.Join(root, chartPath, "Chart.yaml"))
 	require.NoError(t, err)
-	want := fmt.Sprintf(`kubeVersion: ">=1.%d.0-0 <1.%d.0-0"`, oldest, newest+1)
-	assert.Contains(t, string(chart), "\n"+want+"\n", "Chart.yaml's kubeVersion is the matrix' range")
+	assert.Contains(t, string(chart), "\n"+fmt.Sprintf(`kubeVersion: ">=1.%d.0-0"`, oldest)+"\n", "Chart.yaml's kubeVersion is the matrix' oldest, no upper bound")
+	assert.Contains(t, string(chart), fmt.Sprintf(`listenerset-webhook.airlock.com/tested-kube-versions: ">=1.%d.0-0 <1.%d.0-0"`, oldest, newest+1)+"\n",
+		"Chart.yaml's tested-kube-versions is the matrix' range")
+	notes, err := os.ReadFile(filepath.Join(root, chartPath, "templates", "NOTES.txt"))
+	require.NoError(t, err)
+	assert.Contains(t, string(notes), `include "lsw.untestedKubeVersion"`, "NOTES.txt says when the version is untested")
 
+	const untested = "is outside the versions this chart is tested on"
 	for _, mode := range []string{"webhook", "policy", "both"} {
-		for _, version := range []string{fmt.Sprintf("1.%d.9", oldest-1), fmt.Sprintf("1.%d", oldest-1), "", fmt.Sprintf("1.%d.0", newest+1)} {
-			args := []string{"--set", "admission.mode=" + mode}
+		for _, version := range []string{fmt.Sprintf("1.%d.9", oldest-1), fmt.Sprintf("1.%d", oldest-1), ""} {
+			args := append([]string{"template", release, chartPath, "--namespace", namespace}, preloaded...)
+			args = append(args, "--set", "admission.mode="+mode)
 			if version != "" {
 				args = append(args, "--kube-version", version)
 			}
 			// not renderErr: it would add --kube-version
-			out, err := runHelm(t.Context(), t, "", append([]string{"template", release, chartPath, "--namespace", namespace}, args...)...)
+			out, err := runHelm(t.Context(), t, "", args...)
 			require.Error(t, err, "%s on %q rendered:\n%s", mode, version, out)
 			assert.Contains(t, err.Error(), "chart requires kubeVersion: >=1.")
 			assert.Contains(t, err.Error(), "which is incompatible with Kubernetes v")
 		}
 		for _, version := range append([]string{fmt.Sprintf("1.%d.0", oldest), fmt.Sprintf("v1.%d.2-gke.1200", oldest)}, versions...) {
-			_, err := renderErr(t, "--set", "admission.mode="+mode, "--kube-version", version)
-			assert.NoError(t, err, "%s on %s", mode, version)
+			out, err := renderErr(t, "--set", "admission.mode="+mode, "--kube-version", version)
+			if assert.NoError(t, err, "%s on %s", mode, version) {
+				assert.NotContains(t, out, untested, "%s on %s", mode, version)
+			}
+		}
+		for _, version := range []string{fmt.Sprintf("1.%d.0", newest+1), "1.40.0", fmt.Sprintf("v1.%d.1-eks.3", newest+1)} {
+			out, err := renderErr(t, "--set", "admission.mode="+mode, "--kube-version", version)
+			if assert.NoError(t, err, "%s on %s: a newer Kubernetes must not lock the chart out", mode, version) {
+				assert.Regexp(t, `(?m)^# WARNING: Kubernetes v1\.[0-9]+\.[0-9]+ `+untested, out, "%s on %s", mode, version)
+			}
 		}
 	}
 }
@@ -293,12 +311,12 @@ func TestAdmissionModesServerSideDryRun(t *testing.T) {
 		args []string
 		want int
 	}{
-		{"webhook", []string{"--set", "admission.mode=webhook"}, 12},
+		{"webhook", []string{"--set", "admission.mode=webhook"}, 13},
 		{"policy", []string{"--set", "admission.mode=policy"}, 2},
 		{"policy, scoped to Airlock's Gateways", []string{"--set", "admission.mode=policy,admission.policy.gateways={infra/airlock,team-a/*}"}, 2},
 		{"policy, Warn and Audit, selectors", []string{"--set", "admission.mode=policy,admission.policy.validationActions={Warn,Audit}",
 			"--set", "webhook.namespaceSelector.matchLabels.env=prod,webhook.objectSelector.matchLabels.team=edge"}, 2},
-		{"both, cert-manager", []string{"--set", "admission.mode=both"}, 14},
+		{"both, cert-manager", []string{"--set", "admission.mode=both"}, 15},
 		{"both, self-bootstrapped, every option", append([]string{"--set", "admission.mode=both,certManager.enabled=false,clusterChecks.strict=true"}, everyOption...), 18},
 	} {
 		t.Run(tc.name, func(t *testing.T) {

@@ -83,7 +83,7 @@ func startNode(t *testing.T) (*node.Node, client.Client) {
 func nodeRelease(ctx context.Context, t *testing.T, n *node.Node, name, ns string, args ...string) *helmRelease {
 	t.Helper()
 	out, err := runHelm(ctx, t, n.Kubeconfig,
-		append([]string{"install", name, chartPath, "--namespace", ns, "--create-namespace"}, args...)...)
+		append(append([]string{"install", name, chartPath, "--namespace", ns, "--create-namespace"}, preloaded...), args...)...)
 	require.NoError(t, err, out)
 	rel := &helmRelease{name: name, ns: ns, kubeconfig: n.Kubeconfig}
 	t.Cleanup(func() {

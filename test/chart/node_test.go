@@ -39,7 +39,10 @@ const (
 // release, published to a registry and signed there, installs with helm
 // from oci:// and the node's containerd pulls it (node_registry_test.go);
 // and the audit CronJob (audit.enabled) finds a stored invalid set, in its
-// log and its PolicyReport, and clears it after the fix (node_audit_test.go).
+// log and its PolicyReport, and clears it after the fix (node_audit_test.go);
+// and a first install in warn mode whose pods cannot start leaves
+// ListenerSet writes working, and how long a first GitOps sync blocks
+// writes (node_firstinstall_test.go).
 //
 // One simulation is kept: cert-manager's controller cannot be built here,
 // so the test issues the certificate the chart's Certificate asks for into
@@ -56,6 +59,8 @@ func TestNode(t *testing.T) {
 	t.Run("PlatformAssignsUID", func(t *testing.T) { testNodePlatformAssignsUID(t, n, c) })
 	t.Run("InstallFromRegistry", func(t *testing.T) { testNodeInstallFromRegistry(t, n, c) })
 	t.Run("AuditCronJob", func(t *testing.T) { testNodeAuditCronJob(t, n, c) })
+	t.Run("WarnModePodsCannotStart", func(t *testing.T) { testNodeWarnModePodsCannotStart(t, n, c) })
+	t.Run("FirstSync", func(t *testing.T) { testNodeFirstSync(t, n, c) })
 }
 
 // testNodeHostNetwork: with hostNetwork the pod serves on the node's own

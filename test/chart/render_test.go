@@ -97,6 +97,18 @@ func TestSchemaRejectsBadValues(t *testing.T) {
 		{"autoscaling.behavior.scaleDown.selectPolicy=Sometimes", "value must be one of 'Max', 'Min', 'Disabled'"},
 		{"autoscaling.behavior.scaleUp.stabilizationWindowSeconds=3601", "maximum: got 3,601, want 3,600"},
 		{"autoscaling.behavior.scaleUp.policies[0].type=Pods", "/autoscaling/behavior/scaleUp/policies/0"},
+		// A misspelt field of an object checked against Kubernetes' schema (kubeSchemas).
+		{"securityContext.readOnlyRootFileSystem=true", "/securityContext"},
+		{"securityContext.capabilities.dorp={ALL}", "/securityContext/capabilities"},
+		{"podSecurityContext.runAsNonroot=true", "/podSecurityContext"},
+		{"securityContext.privileged=yes", "/securityContext/privileged"},
+		{"podSecurityContext.seccompProfile.typ=RuntimeDefault", "/podSecurityContext/seccompProfile"},
+		{"resources.limit.memory=1Gi", "/resources"},
+		{"audit.resources.request.cpu=1", "/audit/resources"},
+		{"networkPolicy.metricsFrom[0].namespaceSelctor.matchLabels.a=b", "/networkPolicy/metricsFrom/0"},
+		{"networkPolicy.egress[0].port[0].port=443", "/networkPolicy/egress/0"},
+		{"tolerations[0].operater=Exists", "/tolerations/0"},
+		{"updateStrategy.rollingUpdate.maxSurg=1", "/updateStrategy/rollingUpdate"},
 	} {
 		t.Run(tc.set, func(t *testing.T) {
 			out, err := renderErr(t, "--set", tc.set)
@@ -111,12 +123,12 @@ func TestRenderCertManagerMode(t *testing.T) {
 	objs := render(t)
 	assert.ElementsMatch(t, []string{
 		"ServiceAccount/" + fullname, "Service/" + svcName, "Deployment/" + fullname,
-		"PodDisruptionBudget/" + fullname,
+		"PodDisruptionBudget/" + fullname, "NetworkPolicy/" + fullname,
 		"Issuer/" + fullname + "-selfsigned", "Certificate/" + fullname + "-ca", "Issuer/" + fullname + "-ca",
 		"Certificate/" + servingCert,
 		"ClusterRole/" + fullname + "-cluster-view", "ClusterRoleBinding/" + fullname + "-cluster-view",
 		"MutatingWebhookConfiguration/" + configName, "ValidatingWebhookConfiguration/" + configName,
-	}, objs.ids(), "no RBAC but the scope's read-only view, no Secret, NetworkPolicy or ServiceMonitor by default")
+	}, objs.ids(), "no RBAC but the scope's read-only view, no Secret or ServiceMonitor by default; the NetworkPolicy that closes the metrics port")
 
 	dep := typed[appsv1.Deployment](t, objs.get(t, "Deployment", fullname))
 	checkHardenedDeployment(t, objs, dep)
@@ -166,7 +178,7 @@ func TestRenderSelfBootstrappedMode(t *testing.T) {
 	objs := render(t, "--set", "certManager.enabled=false")
 	assert.ElementsMatch(t, []string{
 		"ServiceAccount/" + fullname, "Service/" + svcName, "Deployment/" + fullname,
-		"PodDisruptionBudget/" + fullname, "Secret/" + caSecret,
+		"PodDisruptionBudget/" + fullname, "NetworkPolicy/" + fullname, "Secret/" + caSecret,
 		"Role/" + fullname, "RoleBinding/" + fullname,
 		"ClusterRole/" + fullname + "-cabundle", "ClusterRoleBinding/" + fullname + "-cabundle",
 		"ClusterRole/" + fullname + "-cluster-view", "ClusterRoleBinding/" + fullname + "-cluster-view",
@@ -584,7 +596,8 @@ func TestRenderValues(t *testing.T) {
 	})
 
 	t.Run("ServiceMonitor", func(t *testing.T) {
-		objs := render(t, "--set", "metrics.serviceMonitor.enabled=true,metrics.serviceMonitor.labels.release=prom")
+		objs := render(t, "--set", "metrics.serviceMonitor.enabled=true,metrics.serviceMonitor.labels.release=prom",
+			"--set", "networkPolicy.metricsFrom[0].podSelector.matchLabels.app=prometheus")
 		sm := objs.get(t, "ServiceMonitor", fullname)
 		assert.Equal(t, "monitoring.coreos.com/v1", sm.GetAPIVersion())
 		assert.Equal(t, "prom", sm.GetLabels()["release"])
@@ -675,7 +688,7 @@ func TestRenderAutoscaling(t *testing.T) {
 		objs := render(t, "--set", "autoscaling.enabled=true")
 		assert.ElementsMatch(t, []string{
 			"ServiceAccount/" + fullname, "Service/" + svcName, "Deployment/" + fullname,
-			"PodDisruptionBudget/" + fullname, "HorizontalPodAutoscaler/" + fullname,
+			"PodDisruptionBudget/" + fullname, "HorizontalPodAutoscaler/" + fullname, "NetworkPolicy/" + fullname,
 			"ClusterRole/" + fullname + "-cluster-view", "ClusterRoleBinding/" + fullname + "-cluster-view",
 			"Issuer/" + fullname + "-selfsigned", "Certificate/" + fullname + "-ca", "Issuer/" + fullname + "-ca",
 			"Certificate/" + servingCert,

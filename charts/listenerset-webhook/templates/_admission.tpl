@@ -17,9 +17,17 @@ Each helper returns "true" or "" (false in a template condition).
 {{- if ne .Values.admission.mode "webhook" }}true{{ end }}
 {{- end }}
 
-{{/* What kube-apiserver does when a webhook cannot be reached: with the policy enforcing, never block. */}}
+{{/*
+What kube-apiserver does when a webhook cannot be reached: with the policy
+enforcing, never block; else webhook.failurePolicy, whose default (null)
+follows webhook.enforcement: a webhook that denies nothing (warn) blocks
+nothing when it is down either.
+*/}}
 {{- define "lsw.failurePolicy" -}}
-{{- if eq .Values.admission.mode "both" }}Ignore{{ else }}{{ .Values.webhook.failurePolicy }}{{ end }}
+{{- if eq .Values.admission.mode "both" }}Ignore
+{{- else if .Values.webhook.failurePolicy }}{{ .Values.webhook.failurePolicy }}
+{{- else if eq .Values.webhook.enforcement "warn" }}Ignore
+{{- else }}Fail{{ end }}
 {{- end }}
 
 {{/* Whether the webhook keeps a read-only view of the cluster: for the scope or the cluster-aware checks. */}}

@@ -153,7 +153,27 @@ app.kubernetes.io/component: audit
 {{- end }}
 {{- end }}
 
+{{/*
+metadata.annotations of an object, or nothing: commonAnnotations and the
+object's own (.extra), which win. Called as (dict "root" $ "extra" map).
+*/}}
+{{- define "lsw.annotations" -}}
+{{- with merge (dict) (.extra | default dict) .root.Values.commonAnnotations }}
+annotations:
+  {{- toYaml . | nindent 2 }}
+{{- end }}
+{{- end }}
+
+{{/*
+The image reference. A repository on the domain localhost (the default, the
+name `make image` gives the image) is found only on a node that imported it,
+never pulled: the chart refuses it unless image.preloaded says every node
+has it, so that no release waits for pods that cannot start.
+*/}}
 {{- define "lsw.image" -}}
+{{- if and (hasPrefix "localhost/" .Values.image.repository) (not .Values.image.preloaded) }}
+{{- fail (printf "image.repository is %s, which no node can pull (the domain localhost is only found where the image was imported, as `make image` and the node suite do). Set image.repository=<your-registry>/listenerset-webhook (a release's or your own build, docs/chart.md), or image.preloaded=true if every node has imported this image" .Values.image.repository) }}
+{{- end }}
 {{- $tag := default .Chart.AppVersion .Values.image.tag }}
 {{- if .Values.image.digest }}
 {{- printf "%s@%s" .Values.image.repository .Values.image.digest }}
@@ -177,4 +197,17 @@ with the HPA, else replicaCount. The PodDisruptionBudget is checked at it.
 {{/* "true" when a resource quantity is unset or zero (a utilization target has nothing to divide by). */}}
 {{- define "lsw.zeroQuantity" -}}
 {{- if or (kindIs "invalid" .) (regexMatch "^[+]?0*(\\.0*)?[a-zA-Z]*$" (toString .)) }}true{{ end }}
+{{- end }}
+
+{{/*
+A warning when the cluster's Kubernetes is newer than the versions the chart
+is tested on (Chart.yaml's tested-kube-versions annotation), or nothing.
+NOTES.txt prints it, and the Deployment (the policy in admission.mode policy)
+carries it as a comment, which helm template shows.
+*/}}
+{{- define "lsw.untestedKubeVersion" -}}
+{{- $tested := index .Chart.Annotations "listenerset-webhook.airlock.com/tested-kube-versions" }}
+{{- if not (semverCompare $tested .Capabilities.KubeVersion.Version) -}}
+WARNING: Kubernetes {{ .Capabilities.KubeVersion.Version }} is outside the versions this chart is tested on ({{ $tested }}). It renders so that you can keep managing it (webhook.failurePolicy, an upgrade); check docs/kubernetes-versions.md and the release notes for a release tested on it.
+{{- end }}
 {{- end }}
