@@ -156,6 +156,13 @@ func claimed(i int) string {
 		`(team-a/portal listener https, port 443): the first claim keeps it`, i)
 }
 
+// notDeclared is the error (LS314) of login's listener i when team-b
+// declares *.b.example.com.
+func notDeclared(i int) string {
+	return fmt.Sprintf(`spec.listeners[%d].hostname: Forbidden: hostname "login.a.example.com" is not among the hostnames `+
+		`Namespace "team-b" declares (listenerset-webhook.airlock.com/allowed-hostnames: "*.b.example.com")`, i)
+}
+
 const (
 	overlap443 = `spec.listeners[0].hostname: hostname "login.a.example.com" overlaps hostname "*.a.example.com" of team-a/portal listener https ` +
 		`on port 443: both get OverlappingTLSConfig (OverlappingHostnames); HTTP/2 connection coalescing may reach the other's routes`
@@ -184,10 +191,6 @@ func TestTenancy(t *testing.T) {
 
 	t.Run("a declared hostnames", func(t *testing.T) {
 		annotateNamespace(t, tenancyB, validation.DefaultAllowedHostnamesAnnotation, "*.b.example.com")
-		notDeclared := func(i int) string {
-			return fmt.Sprintf(`spec.listeners[%d].hostname: Forbidden: hostname "login.a.example.com" is not among the hostnames `+
-				`Namespace "team-b" declares (listenerset-webhook.airlock.com/allowed-hostnames: "*.b.example.com")`, i)
-		}
 		eventuallyRejects(t, login(), notDeclared(0))
 		r := mustReject(t, login(), []string{`The ListenerSet "login" is invalid:`, notDeclared(0), notDeclared(1)})
 		t.Logf("kubectl printed:\n%s", r.Stderr)
@@ -257,6 +260,7 @@ func TestFirstClaimDeny(t *testing.T) {
 	}
 	restartWebhook(t, webhookSettings{enabled: true, firstClaim: validation.ClaimDeny})
 	mustApply(t, portal())
+	const ratcheted = " (already stored; allowed because unchanged)"
 	denied := func(i int) string {
 		return strings.Replace(claimed(i), ".hostname: ", ".hostname: Forbidden: ", 1)
 	}
@@ -271,14 +275,14 @@ func TestFirstClaimDeny(t *testing.T) {
 	})
 
 	t.Run("a squatter stored while off keeps its names", func(t *testing.T) {
-		restartWebhook(t, webhookSettings{enabled: true, firstClaim: validation.ClaimOff})
+		switchWebhook(t, webhookSettings{enabled: true, firstClaim: validation.ClaimOff})
 		requireExactWarnings(t, mustApply(t, login()), overlap443)
-		restartWebhook(t, webhookSettings{enabled: true, firstClaim: validation.ClaimDeny})
+		switchWebhook(t, webhookSettings{enabled: true, firstClaim: validation.ClaimDeny})
 
 		labelled := login()
 		labelled["metadata"].(map[string]any)["labels"] = map[string]any{"team": "b"}
 		r := mustApply(t, labelled)
-		requireExactWarnings(t, r, overlap443, denied(0)+" (already stored; allowed because unchanged)", denied(1)+" (already stored; allowed because unchanged)")
+		requireExactWarnings(t, r, overlap443, denied(0)+ratcheted, denied(1)+ratcheted)
 		if !strings.Contains(r.Stdout, "listenerset.gateway.networking.k8s.io/login configured") {
 			t.Errorf("login not updated:\n%s", r.Output())
 		}
@@ -316,6 +320,22 @@ func TestFirstClaimDeny(t *testing.T) {
 		out, _ = runAudit(t, bin, report.ExitValid, plugin("audit", "-n", tenancyA, "-o", "json")...)
 		if codes := auditCodes(t, out, tenancyA, "portal"); slices.Contains(codes, "LS316") {
 			t.Errorf("audit -o json: team-a/portal, which holds the name, has %v\n%s", codes, out)
+		}
+	})
+
+	t.Run("a declaration made later", func(t *testing.T) {
+		annotateNamespace(t, tenancyB, validation.DefaultAllowedHostnamesAnnotation, "*.b.example.com")
+		// The webhook: an update that leaves the hostnames as stored passes.
+		labelled := login()
+		labelled["metadata"].(map[string]any)["labels"] = map[string]any{"team": "b", "declared": "later"}
+		eventuallyWarns(t, labelled, overlap443, denied(0)+ratcheted, denied(1)+ratcheted, notDeclared(0)+ratcheted, notDeclared(1)+ratcheted)
+		// The audit: each stored listener outside the declaration.
+		out, errOut := runAudit(t, bin, report.ExitInvalid, plugin("audit", "-n", tenancyB)...)
+		t.Logf("audit -n team-b printed:\n%s%s", out, errOut)
+		for _, want := range []string{`The ListenerSet "team-b/login" is invalid:`, "* " + notDeclared(0), "* " + notDeclared(1)} {
+			if !strings.Contains(out, want) {
+				t.Errorf("audit -n team-b lacks %q:\n%s", want, out)
+			}
 		}
 	})
 
