@@ -250,7 +250,8 @@ func TestTenancy(t *testing.T) {
 // claims (LS316), warnings by default and errors with --first-claim=deny,
 // and no claim on team-a's set; `listeners --kubeconfig` shows both owners
 // and who holds the name; with Capsule's tenant label naming one tenant
-// for both namespaces, they are one owner and nothing is claimed.
+// for both namespaces, they are one owner and nothing is claimed, in the
+// plugin's audit and listeners and in the webhook.
 func TestFirstClaimDeny(t *testing.T) {
 	requireCluster(t)
 	applyTenancyFixtures(t)
@@ -388,6 +389,14 @@ func TestFirstClaimDeny(t *testing.T) {
 		if !strings.Contains(table, "tenant/alpha") || strings.Contains(table, "held by") {
 			t.Errorf("listeners --tenant-label %s: want owner tenant/alpha and no claim:\n%s", capsuleTenant, table)
 		}
+
+		// The webhook: without --tenant-label the namespaces are two
+		// owners, with it one.
+		signup := tenancyLS(tenancyB, "signup", hostnamed(httpListener("http", 8080), "signup.a.example.com"))
+		mustReject(t, signup, []string{`The ListenerSet "signup" is invalid: spec.listeners[0].hostname: Forbidden: hostname "signup.a.example.com" ` +
+			`overlaps "*.a.example.com", which namespace "team-a" holds`}, "--dry-run=server")
+		switchWebhook(t, webhookSettings{enabled: true, firstClaim: validation.ClaimDeny, tenantLabel: capsuleTenant})
+		requireExactWarnings(t, mustApply(t, signup, "--dry-run=server"))
 	})
 }
 
