@@ -310,11 +310,16 @@ func TestClusterAwareWarnings(t *testing.T) {
 		// see when the view holds ls-a (below).
 		newer := clusterLS(teamA, "ls-a", "gw", hostnamed(httpListener("site", 8080), "app.example.com"),
 			hostnamed(httpListener("extra", 8383), "seen.example.com"))
-		want := `spec.listeners[0].hostname: same port, protocol and hostname as e2e-cl-b/ls-b listener web; ` +
-			`this listener would be Conflicted (HostnameConflict)`
-		eventuallyWarns(t, newer, want)
+		want := []string{
+			// Another namespace's hostname: the first claim across owners.
+			`spec.listeners[0].hostname: hostname "app.example.com" overlaps "app.example.com", which namespace "e2e-cl-b" holds ` +
+				`(e2e-cl-b/ls-b listener web, port 8080): the first claim keeps it`,
+			`spec.listeners[0].hostname: same port, protocol and hostname as e2e-cl-b/ls-b listener web; ` +
+				`this listener would be Conflicted (HostnameConflict)`,
+		}
+		eventuallyWarns(t, newer, want...)
 		r = mustApply(t, newer) // stored, conflict and all
-		requireExactWarnings(t, r, want)
+		requireExactWarnings(t, r, want...)
 		if !strings.Contains(r.Stdout, "listenerset.gateway.networking.k8s.io/ls-a created") {
 			t.Errorf("ls-a not created:\n%s", r.Output())
 		}

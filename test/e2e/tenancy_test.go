@@ -253,13 +253,7 @@ func TestTenancy(t *testing.T) {
 // for both namespaces, they are one owner and nothing is claimed, in the
 // plugin's audit and listeners and in the webhook.
 func TestFirstClaimDeny(t *testing.T) {
-	requireCluster(t)
-	applyTenancyFixtures(t)
-	bin, err := testproc.PluginBinary()
-	if err != nil {
-		t.Fatalf("building cmd/kubectl-listenerset: %v", err)
-	}
-	restartWebhook(t, webhookSettings{enabled: true, firstClaim: validation.ClaimDeny})
+	bin := startFirstClaimDeny(t)
 	mustApply(t, portal())
 	const ratcheted = " (already stored; allowed because unchanged)"
 	denied := func(i int) string {
@@ -400,6 +394,21 @@ func TestFirstClaimDeny(t *testing.T) {
 	})
 }
 
+// startFirstClaimDeny prepares a test of the first claim in deny mode:
+// the fixtures, the webhook with --first-claim=deny, and the plugin, whose
+// path it returns.
+func startFirstClaimDeny(t *testing.T) (plugin string) {
+	t.Helper()
+	requireCluster(t)
+	applyTenancyFixtures(t)
+	bin, err := testproc.PluginBinary()
+	if err != nil {
+		t.Fatalf("building cmd/kubectl-listenerset: %v", err)
+	}
+	restartWebhook(t, webhookSettings{enabled: true, firstClaim: validation.ClaimDeny})
+	return bin
+}
+
 // auditCodes are the codes of the errors and warnings, in that order, that
 // audit -o json reports for ns/name.
 func auditCodes(t *testing.T, out, ns, name string) []string {
@@ -512,13 +521,7 @@ func startHoldGate(t *testing.T) *holdGate {
 // is denied; `kubectl listenerset audit` finds the pair, the claim on the
 // newer of the two.
 func TestFirstClaimRace(t *testing.T) {
-	requireCluster(t)
-	applyTenancyFixtures(t)
-	bin, err := testproc.PluginBinary()
-	if err != nil {
-		t.Fatalf("building cmd/kubectl-listenerset: %v", err)
-	}
-	restartWebhook(t, webhookSettings{enabled: true, firstClaim: validation.ClaimDeny})
+	bin := startFirstClaimDeny(t)
 	gate := startHoldGate(t)
 
 	first := tenancyLS(tenancyA, "race-a", hostnamed(httpListener("http", 8081), "shop.r.example.com"))
