@@ -61,6 +61,7 @@ func TestAuditCommand(t *testing.T) {
 	const (
 		brokenErr = `The ListenerSet "aud-team-a/broken" is invalid: spec.listeners[0].allowedRoutes.kinds[0].kind: Unsupported value: "TCPRoute": supported values: "HTTPRoute"` + "\n"
 		conflict  = "Warning: spec.listeners[0].hostname: same port, protocol and hostname as aud-team-a/first listener web; this listener would be Conflicted (HostnameConflict)\n"
+		claimed   = `Warning: spec.listeners[0].hostname: hostname "a.example.com" overlaps "a.example.com", which namespace "aud-team-a" holds (aud-team-a/first listener web, port 8080): the first claim keeps it` + "\n"
 		notGrant  = `Warning: spec.listeners[0].tls.certificateRefs[0].namespace: no ReferenceGrant in namespace "aud-infra" allows ListenerSets from "aud-team-b" to use this Secret (RefNotPermitted)` + "\n"
 		closed    = "Warning: spec.parentRef: Gateway aud-infra/closed does not admit this ListenerSet (NotAllowed): allowedListeners.namespaces.from is None (the default)\n"
 		noSecret  = "Warning: spec.listeners[0].tls.certificateRefs[0].name: Secret aud-team-a/missing not found"
@@ -78,8 +79,9 @@ func TestAuditCommand(t *testing.T) {
 		assert.Equal(t, valid("aud-team-b/crossref")+valid("aud-team-b/second")+valid("aud-team-b/stranded"), out)
 		// Each set's warnings just before its result: no ReferenceGrant
 		// permits crossref's certificate, the newer of two sets on one
-		// endpoint is told of the conflict, stranded's Gateway admits none.
-		assert.Equal(t, notGrant+conflict+closed, errOut)
+		// endpoint is told of the conflict and, another namespace's, that
+		// the first claim keeps the hostname, stranded's Gateway admits none.
+		assert.Equal(t, notGrant+claimed+conflict+closed, errOut)
 
 		out, _ = audit(t, report.ExitInvalid, "-n", "aud-team-b", "--strict")
 		assert.Contains(t, out, `The ListenerSet "aud-team-b/second" is invalid: spec.listeners[0].hostname: `)

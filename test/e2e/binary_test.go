@@ -59,6 +59,12 @@ func (w *binaryWebhook) UseSettings(c webhookSettings) {
 	if c.warn {
 		w.cluster = append(w.cluster, "--enforcement=warn")
 	}
+	if c.firstClaim != "" {
+		w.cluster = append(w.cluster, "--first-claim="+string(c.firstClaim))
+	}
+	if c.tenantLabel != "" {
+		w.cluster = append(w.cluster, "--tenant-label="+c.tenantLabel)
+	}
 	for _, s := range c.addNames {
 		w.cluster = append(w.cluster, "--add-names="+s)
 	}

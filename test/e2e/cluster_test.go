@@ -120,24 +120,21 @@ func applyClusterFixtures(t *testing.T) {
 // the test ends.
 func restartWebhook(t *testing.T, c webhookSettings) {
 	t.Helper()
-	ctx := context.Background()
-	restart := func(c webhookSettings) error {
-		if err := hook.Stop(); err != nil {
-			return err
-		}
-		hook.UseSettings(c)
-		if err := hook.Start(ctx); err != nil {
-			return err
-		}
-		return cluster.WaitForWebhook(ctx, namespace, 30*time.Second)
-	}
 	t.Cleanup(func() {
-		if err := restart(webhookSettings{}); err != nil {
+		if err := restartWith(webhookSettings{}); err != nil {
 			t.Fatalf("restarting the webhook without cluster checks: %v", err) // later tests need it
 		}
 	})
+	switchWebhook(t, c)
+}
+
+// switchWebhook restarts the webhook with the settings c as restartWebhook
+// does, without restoring it at the end: for a test (or its subtest) that
+// has called restartWebhook, whose cleanup restores it once.
+func switchWebhook(t *testing.T, c webhookSettings) {
+	t.Helper()
 	start := time.Now()
-	if err := restart(c); err != nil {
+	if err := restartWith(c); err != nil {
 		t.Fatalf("restarting the webhook with %+v: %v", c, err)
 	}
 	var kinds []string
@@ -168,6 +165,20 @@ func restartWebhook(t *testing.T, c webhookSettings) {
 		time.Sleep(100 * time.Millisecond)
 	}
 	t.Logf("webhook restarted with %+v and its view synced in %s", c, time.Since(start).Round(time.Millisecond))
+}
+
+// restartWith stops the webhook, starts it with the settings c and waits
+// until kube-apiserver calls it again.
+func restartWith(c webhookSettings) error {
+	ctx := context.Background()
+	if err := hook.Stop(); err != nil {
+		return err
+	}
+	hook.UseSettings(c)
+	if err := hook.Start(ctx); err != nil {
+		return err
+	}
+	return cluster.WaitForWebhook(ctx, namespace, 30*time.Second)
 }
 
 // syncedKinds reads the kinds whose ClusterSyncedMetric is 1 from the
@@ -299,11 +310,16 @@ func TestClusterAwareWarnings(t *testing.T) {
 		// see when the view holds ls-a (below).
 		newer := clusterLS(teamA, "ls-a", "gw", hostnamed(httpListener("site", 8080), "app.example.com"),
 			hostnamed(httpListener("extra", 8383), "seen.example.com"))
-		want := `spec.listeners[0].hostname: same port, protocol and hostname as e2e-cl-b/ls-b listener web; ` +
-			`this listener would be Conflicted (HostnameConflict)`
-		eventuallyWarns(t, newer, want)
+		want := []string{
+			// Another namespace's hostname: the first claim across owners.
+			`spec.listeners[0].hostname: hostname "app.example.com" overlaps "app.example.com", which namespace "e2e-cl-b" holds ` +
+				`(e2e-cl-b/ls-b listener web, port 8080): the first claim keeps it`,
+			`spec.listeners[0].hostname: same port, protocol and hostname as e2e-cl-b/ls-b listener web; ` +
+				`this listener would be Conflicted (HostnameConflict)`,
+		}
+		eventuallyWarns(t, newer, want...)
 		r = mustApply(t, newer) // stored, conflict and all
-		requireExactWarnings(t, r, want)
+		requireExactWarnings(t, r, want...)
 		if !strings.Contains(r.Stdout, "listenerset.gateway.networking.k8s.io/ls-a created") {
 			t.Errorf("ls-a not created:\n%s", r.Output())
 		}

@@ -195,12 +195,16 @@ type webhookServer interface {
 // --watch-secrets, warn its --enforcement=warn and addNames its --add-names:
 // the settings the tests restart the webhook with.
 // scope its --scope=class with these --controller-names (none: --scope=all,
-// as the suite starts), unknownAdmit its --unknown-parent=admit.
+// as the suite starts), unknownAdmit its --unknown-parent=admit, firstClaim
+// its --first-claim (empty: the default, warn) and tenantLabel its
+// --tenant-label.
 type webhookSettings struct {
 	enabled, strict, secrets, warn bool
 	addNames                       []string
 	scope                          []gwv1.GatewayController
 	unknownAdmit                   bool
+	firstClaim                     validation.ClaimMode
+	tenantLabel                    string
 }
 
 // inProcessWebhook runs webhook.Run in this process.
@@ -229,7 +233,8 @@ func newInProcessWebhook(ports testproc.Ports, cert *localcluster.ServingCert) *
 }
 
 func (w *inProcessWebhook) UseSettings(c webhookSettings) {
-	w.opts.Cluster = clusterview.Options{Enabled: c.enabled, Strict: c.strict, WatchSecrets: c.secrets, RESTConfig: cluster.Config}
+	w.opts.Cluster = clusterview.Options{Enabled: c.enabled, Strict: c.strict, WatchSecrets: c.secrets, RESTConfig: cluster.Config,
+		Tenancy: validation.Tenancy{FirstClaim: c.firstClaim, TenantLabel: c.tenantLabel}}
 	w.opts.Scope = validation.Scope{ControllerNames: c.scope}
 	if c.unknownAdmit {
 		w.opts.Scope.Unknown = validation.UnknownAdmit

@@ -105,6 +105,9 @@ func TestRoutesDetached(t *testing.T) {
 			}
 			return []any{web, api}
 		}, []string{
+			// api has no hostname: the Selector lets other namespaces' routes claim any.
+			`spec.listeners[1].allowedRoutes.namespaces.from: no hostname, and from Selector admits HTTPRoutes of other namespaces: ` +
+				`each can claim any hostname on this listener; set a hostname, or from: Same`,
 			`spec.listeners[0]: 3 HTTPRoutes attach to listener "web" (` + a + `r-keeps, ` + a + `r-section, ` + a + `r-whole); they would no longer attach`,
 			`spec.listeners[1]: 3 HTTPRoutes attach to listener "api" (` + a + `r-keeps, ` + a + `r-port, ` + a + `r-whole); they would no longer attach`,
 		}},
