@@ -175,7 +175,7 @@ func TestValidateListenerSetInCluster(t *testing.T) {
 			want: field.ErrorList{field.Invalid(listenersPath.Index(0).Child("hostname"), "a.example.com",
 				"same port, protocol and hostname as team-z/old listener web; this listener would be Conflicted (HostnameConflict)")},
 			// and, another namespace's name, the first claim's warning
-			warnings: []string{`spec.listeners[0].hostname: hostname "a.example.com" overlaps "a.example.com", which namespace "team-z" holds (team-z/old listener web, port 8080): the first claim keeps it`},
+			warnings: []string{`spec.listeners[0].hostname: hostname "a.example.com" is held by namespace "team-z" (team-z/old listener web, port 8080): the first claim keeps it`},
 		},
 		{
 			rule: "3. a newer ListenerSet does not win",

@@ -203,6 +203,9 @@ const (
 	// DetailHostnameClaimed: the listener's hostname, the hostname it
 	// overlaps, the holder's owner, the holder's listener and its port.
 	DetailHostnameClaimed = "hostname %q overlaps %q, which %s holds (%s, port %d): the first claim keeps it"
+	// DetailHostnameHeld: the same, for the very hostname: the hostname,
+	// the holder's owner, its listener and port.
+	DetailHostnameHeld = "hostname %q is held by %s (%s, port %d): the first claim keeps it"
 )
 
 // ParseAllowedHostnames reads a declaration: entries separated by commas,
@@ -411,8 +414,12 @@ func validateFirstClaims(ls *gwv1.ListenerSet, gw *gwv1.Gateway, admission *gate
 		}
 		e := &first.Spec.Listeners[firstAt]
 		holder, _ := who.owner(first.Namespace)
-		err := CodeHostnameClaimed.Err(field.Forbidden(listenersPath.Index(i).Child("hostname"),
-			fmt.Sprintf(DetailHostnameClaimed, h, *e.Hostname, holder, listenerName(ListenerRef{Source: ListenerSource{Kind: SourceListenerSet, Namespace: first.Namespace, Name: first.Name}, Listener: e.Name}), e.Port)))
+		by := listenerName(ListenerRef{Source: ListenerSource{Kind: SourceListenerSet, Namespace: first.Namespace, Name: first.Name}, Listener: e.Name})
+		detail := fmt.Sprintf(DetailHostnameHeld, h, holder, by, e.Port)
+		if string(*e.Hostname) != h {
+			detail = fmt.Sprintf(DetailHostnameClaimed, h, *e.Hostname, holder, by, e.Port)
+		}
+		err := CodeHostnameClaimed.Err(field.Forbidden(listenersPath.Index(i).Child("hostname"), detail))
 		if mode == ClaimDeny {
 			v.judge(held, err)
 		} else {

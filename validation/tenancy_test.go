@@ -93,6 +93,9 @@ func TestTenancyRules(t *testing.T) {
 		}
 	}
 	held := func(h, by, listener string, port int) string {
+		if h == by {
+			return fmt.Sprintf(DetailHostnameHeld, h, `namespace "team-a"`, "team-a/a listener "+listener, port)
+		}
 		return fmt.Sprintf(DetailHostnameClaimed, h, by, `namespace "team-a"`, "team-a/a listener "+listener, port)
 	}
 	tests := []struct {
@@ -271,7 +274,7 @@ func TestTenancyRules(t *testing.T) {
 			}(),
 			tenancy: Tenancy{FirstClaim: ClaimDeny},
 			want: field.ErrorList{field.Forbidden(listenersPath.Index(1).Child("hostname"),
-				fmt.Sprintf(DetailHostnameClaimed, "b.example.org", "b.example.org", `namespace "team-b"`, "team-b/b listener y", 81))},
+				fmt.Sprintf(DetailHostnameHeld, "b.example.org", `namespace "team-b"`, "team-b/b listener y", 81))},
 		},
 		{
 			rule:     "route capture: no hostname and from All",

@@ -61,7 +61,7 @@ func TestAuditCommand(t *testing.T) {
 	const (
 		brokenErr = `The ListenerSet "aud-team-a/broken" is invalid: spec.listeners[0].allowedRoutes.kinds[0].kind: Unsupported value: "TCPRoute": supported values: "HTTPRoute"` + "\n"
 		conflict  = "Warning: spec.listeners[0].hostname: same port, protocol and hostname as aud-team-a/first listener web; this listener would be Conflicted (HostnameConflict)\n"
-		claimed   = `Warning: spec.listeners[0].hostname: hostname "a.example.com" overlaps "a.example.com", which namespace "aud-team-a" holds (aud-team-a/first listener web, port 8080): the first claim keeps it` + "\n"
+		claimed   = `Warning: spec.listeners[0].hostname: hostname "a.example.com" is held by namespace "aud-team-a" (aud-team-a/first listener web, port 8080): the first claim keeps it` + "\n"
 		notGrant  = `Warning: spec.listeners[0].tls.certificateRefs[0].namespace: no ReferenceGrant in namespace "aud-infra" allows ListenerSets from "aud-team-b" to use this Secret (RefNotPermitted)` + "\n"
 		closed    = "Warning: spec.parentRef: Gateway aud-infra/closed does not admit this ListenerSet (NotAllowed): allowedListeners.namespaces.from is None (the default)\n"
 		noSecret  = "Warning: spec.listeners[0].tls.certificateRefs[0].name: Secret aud-team-a/missing not found"

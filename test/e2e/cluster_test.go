@@ -312,7 +312,7 @@ func TestClusterAwareWarnings(t *testing.T) {
 			hostnamed(httpListener("extra", 8383), "seen.example.com"))
 		want := []string{
 			// Another namespace's hostname: the first claim across owners.
-			`spec.listeners[0].hostname: hostname "app.example.com" overlaps "app.example.com", which namespace "e2e-cl-b" holds ` +
+			`spec.listeners[0].hostname: hostname "app.example.com" is held by namespace "e2e-cl-b" ` +
 				`(e2e-cl-b/ls-b listener web, port 8080): the first claim keeps it`,
 			`spec.listeners[0].hostname: same port, protocol and hostname as e2e-cl-b/ls-b listener web; ` +
 				`this listener would be Conflicted (HostnameConflict)`,
