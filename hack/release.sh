@@ -64,12 +64,13 @@ sbom() {
 
 # krew_archive OUT DIR FILE...: the .tar.gz krew installs the plugin from, FILE... of DIR, packed as the
 # chart: in the order given, dated SOURCE_DATE_EPOCH, owned by root, rwxr-xr-x or rw-r--r--, gzipped
-# without a name or time, so that a build again gives the same file.
+# without a name or time, so that a build again gives the same file. gzip's default level: -9 took four
+# times as long (59 s against 15 s for a 49 MB binary under load) for 0.8 % less.
 krew_archive() {
   local out=$1 dir=$2
   shift 2
   tar --mtime="@$SOURCE_DATE_EPOCH" --owner=0 --group=0 --numeric-owner --mode=u=rwX,go=rX --format=ustar \
-    -C "$dir" -cf - "$@" | gzip -n -9 >"$out"
+    -C "$dir" -cf - "$@" | gzip -n >"$out"
 }
 
 # krew_manifest DIST FILE...: the krew plugin manifest (docs/release.md) of the plugin's archives in DIST,

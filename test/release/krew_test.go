@@ -186,6 +186,38 @@ func TestKrewInstall(t *testing.T) {
 	assert.True(t, strings.HasPrefix(version, fmt.Sprintf("%s %s, commit %s", binary, testVersion, head)), version)
 	assert.True(t, strings.HasSuffix(version, " linux/"+runtime.GOARCH+"\n"), version)
 
+	t.Run("KrewIndexCheck", func(t *testing.T) {
+		// What krew-index's CI runs on a submitted manifest: validate-krew-manifest checks its
+		// structure and platforms, installs each platform with `kubectl krew install --manifest`
+		// in a KREW_ROOT of its own (under TMPDIR), and wants a license file among what krew installed.
+		krewPlugin := filepath.Join(tmp, "kubectl-krew")
+		require.NoError(t, os.Mkdir(krewPlugin, 0o755))
+		require.NoError(t, os.Symlink(tools.krew, filepath.Join(krewPlugin, "kubectl-krew")))
+		cmd := exec.Command(tools.validate, "-manifest", filepath.Join(index, "plugins", pluginName+".yaml"))
+		cmd.Dir = tmp
+		cmd.Env = append(os.Environ(), "TMPDIR="+tmp, "PATH="+krewPlugin+string(os.PathListSeparator)+filepath.Dir(tools.kubectl))
+		out, err := cmd.CombinedOutput()
+		assert.Contains(t, string(out), "structural validation OK")
+		assert.Contains(t, string(out), "no overlapping spec.platform[].selector")
+		assert.Equal(t, []string{"GET /" + archive + " 200"}, srv.log(), "validate-krew-manifest installed from KREW_URI_BASE")
+		if _, statErr := os.Stat(filepath.Join(root, "LICENSE")); statErr == nil {
+			require.NoError(t, err, "%s", out)
+			assert.Contains(t, string(out), "all 1 spec.platforms installed fine")
+			return
+		}
+		// The repository has no LICENSE, so the archive has none: krew-index refuses the manifest for
+		// that alone (docs/release.md).
+		require.Error(t, err, "%s", out)
+		assert.Contains(t, string(out), "could not find license file among ["+binary+"]", "%s", out)
+		var said []string
+		for _, l := range strings.Split(string(out), "\n") {
+			if strings.Contains(l, " main.go:") { // klog's lines, not the stack after the fatal one
+				said = append(said, l)
+			}
+		}
+		t.Logf("validate-krew-manifest, without a LICENSE in the repository:\n%s", strings.Join(said, "\n"))
+	})
+
 	t.Run("AChangedArchiveIsRefused", func(t *testing.T) {
 		// The same index in a new krew root; the server flips the archive's last byte.
 		srv.tamper.Store(true)
@@ -205,7 +237,7 @@ func TestKrewInstall(t *testing.T) {
 
 // toolPaths are the programs the test runs beside make release.
 type toolPaths struct {
-	krew, cosign, kubectl, git string
+	krew, validate, cosign, kubectl, git string
 }
 
 // releaseTools finds what make release and the install need, or skips the
@@ -218,9 +250,10 @@ func releaseTools(t *testing.T, root string) toolPaths {
 		return strings.TrimSpace(string(out))
 	}
 	bin := filepath.Join(root, "bin")
-	tl := toolPaths{krew: filepath.Join(bin, "krew"), cosign: filepath.Join(bin, "cosign"), kubectl: filepath.Join(dir("dir"), "kubectl")}
+	tl := toolPaths{krew: filepath.Join(bin, "krew"), validate: filepath.Join(bin, "validate-krew-manifest"),
+		cosign: filepath.Join(bin, "cosign"), kubectl: filepath.Join(dir("dir"), "kubectl")}
 	var missing []string
-	for _, f := range []string{tl.krew, tl.cosign, filepath.Join(bin, "cyclonedx-gomod"), filepath.Join(bin, "ociimage"),
+	for _, f := range []string{tl.krew, tl.validate, tl.cosign, filepath.Join(bin, "cyclonedx-gomod"), filepath.Join(bin, "ociimage"),
 		filepath.Join(dir("helm-dir"), "helm"), tl.kubectl} {
 		if _, err := os.Stat(f); err != nil {
 			missing = append(missing, f)

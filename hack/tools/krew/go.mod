@@ -1,11 +1,15 @@
 // Builds krew, the kubectl plugin manager, which the release test installs the
-// release's kubectl plugin with from a local index. Kept apart from the
+// release's kubectl plugin with from a local index, and validate-krew-manifest,
+// the check krew-index runs on a submitted manifest. Kept apart from the
 // product's go.mod.
 module github.com/airlock/listenerset-webhook/hack/tools/krew
 
 go 1.26.0
 
-tool sigs.k8s.io/krew/cmd/krew
+tool (
+	sigs.k8s.io/krew/cmd/krew
+	sigs.k8s.io/krew/cmd/validate-krew-manifest
+)
 
 require (
 	github.com/fatih/color v1.12.0 // indirect
