@@ -215,7 +215,7 @@ test-all: export GOFLAGS = -trimpath
 test-all: gotestsum
 	@mkdir -p .run; nice -n 19 $(MAKE) --no-print-directory $(LATE_TOOLS) > .run/test-all-tools.log 2>&1 & tools=$$!; \
 	$(MAKE) --no-print-directory vet verify k8s-binaries helm chart-score promtool ociimage ci-tools || { kill $$tools; exit 1; }; \
-	$(TESTSUM) -- -count=1 -timeout 30m -skip '^TestNode(Stress)?$$' $$($(GO) list ./... | grep -v '/$(RELEASE_SUITE_PKG:./%=%)$$$$'); s=$$?; \
+	$(TESTSUM) -- -count=1 -timeout 30m -skip '^TestNode(Stress)?$$' $$($(GO) list ./... | grep -v '/$(RELEASE_SUITE_PKG:./%=%)$$'); s=$$?; \
 	if ! wait $$tools; then tail -40 .run/test-all-tools.log; echo "test-all: building $(LATE_TOOLS) failed (.run/test-all-tools.log)"; exit 1; fi; \
 	$(TESTSUM) $(RELEASE_SUITE) || s=1; \
 	$(MAKE) --no-print-directory node-setup || exit 1; \
