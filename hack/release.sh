@@ -159,14 +159,13 @@ build() {
   # For krew: an archive a platform, the binary and the repository's LICENSE when it has one (krew-index
   # wants one in every archive), and the manifest that names them.
   log "krew archives and manifest $krew_name.yaml (uris $KREW_URI_BASE/)"
-  local krew_files=()
-  [ -f LICENSE ] && krew_files+=(LICENSE)
-  krew_files+=("$plugin")
+  local krew_files=("$plugin")
+  if [ -f LICENSE ]; then krew_files=(LICENSE "$plugin"); fi
   for p in "${platforms_plugin[@]}"; do
     os=${p%/*} arch=${p#*/}
     mkdir -p "$work/krew/$os-$arch"
     cp "$dist/$plugin-$VERSION-$os-$arch" "$work/krew/$os-$arch/$plugin"
-    [ -f LICENSE ] && cp LICENSE "$work/krew/$os-$arch/"
+    if [ -f LICENSE ]; then cp LICENSE "$work/krew/$os-$arch/"; fi
     krew_archive "$dist/$plugin-$VERSION-$os-$arch.tar.gz" "$work/krew/$os-$arch" "${krew_files[@]}"
   done
   krew_manifest "$dist" "${krew_files[@]}" >"$dist/$krew_name.yaml"
