@@ -206,9 +206,9 @@ test: k8s-binaries helm gotestsum
 ## root: the node suite; tools ci-tools could not install); FAIL_ON_SKIP=1 (.ci/run) fails the run on a skip.
 ## What only the release and node suites and the matrix need (cosign, cyclonedx-gomod, krew, the oldest
 ## version's kube-apiserver and kubectl, the node's binaries) builds at nice 19 from the start, in the time
-## the rest leaves a core idle (downloads, links, the tests' waits); its log is .run/test-all-tools.log. Everything is built with
-## CGO_ENABLED=0 and -trimpath, as the image and the release are, so that the tests, vet, the image, the
-## release and the load tool share one compile of the product's dependencies.
+## the rest leaves a core idle (downloads, links, the tests' waits); its log is .run/test-all-tools.log.
+## Everything is built with CGO_ENABLED=0 and -trimpath, as the image and the release are, so that the
+## tests, vet, the image, the release and the load tool share one compile of the product's dependencies.
 LATE_TOOLS = cosign cyclonedx-gomod krew matrix-binaries node-binaries
 test-all: export CGO_ENABLED = 0
 test-all: export GOFLAGS = -trimpath
@@ -222,7 +222,7 @@ test-all: gotestsum
 	NODE_TESTS=1 $(TESTSUM) $(NODE_SUITE) || s=1; \
 	$(MAKE) --no-print-directory test-matrix-ends || s=1; exit $$s
 
-## test-release: the release suite alone (test/release, a few minutes warm): make release for this machine's
+## test-release: the release suite alone (test/release, 30 s warm): make release for this machine's
 ## platform with a throwaway key, its kubectl plugin installed with krew from a local index and run as
 ## `kubectl listenerset version` (docs/release.md)
 test-release: k8s-binaries $(RELEASE_TOOL_TARGETS) krew gotestsum
