@@ -8,7 +8,7 @@
 //	kubectl listenerset audit [--kubeconfig F] [flags]          judge the ListenerSets a cluster stores
 //	kubectl listenerset policy [flags]                         print the ValidatingAdmissionPolicy
 //	kubectl listenerset completion bash|zsh|fish|powershell    shell completion
-//	kubectl listenerset --version                              version, commit and Go version
+//	kubectl listenerset version (or --version)                 version, commit and Go version
 //
 // Flags are kubectl's (spf13/cobra and pflag, as kubectl uses them):
 // --flag, -f/--filename, -o/--output, --kubeconfig and --context. The server
@@ -75,6 +75,7 @@ ListenerSets on Airlock Microgateway. On PATH, kubectl runs it as
 		// --version (cobra adds the flag): the version, commit and Go version.
 		Version: version.String("kubectl-listenerset"),
 	}
+	root.AddCommand(newVersion())
 	root.SetVersionTemplate("{{.Version}}\n")
 	root.AddCommand(newValidate(code), newListeners(code), newAudit(code), newPolicy(code))
 	return root

@@ -143,17 +143,23 @@ func TestUsage(t *testing.T) {
 	}
 }
 
-// TestVersion: --version prints the version the linker set, the commit and
-// the Go version on stdout, as the server's does.
+// TestVersion: --version and the version command print the version the
+// linker set, the commit and the Go version on stdout, as the server's
+// --version does.
 func TestVersion(t *testing.T) {
 	v, c := version.Version, version.Commit
 	t.Cleanup(func() { version.Version, version.Commit = v, c })
 	version.Version, version.Commit = "v9.8.7", "0123abcd"
 	want := "kubectl-listenerset v9.8.7, commit 0123abcd, " + runtime.Version() + " " + runtime.GOOS + "/" + runtime.GOARCH + "\n"
+	for _, args := range [][]string{{"--version"}, {"version"}} {
+		var stdout, stderr bytes.Buffer
+		require.Equal(t, exitOK, run(args, strings.NewReader(""), &stdout, &stderr), stderr.String())
+		assert.Equal(t, want, stdout.String(), args)
+		assert.Empty(t, stderr.String(), args)
+	}
 	var stdout, stderr bytes.Buffer
-	require.Equal(t, exitOK, run([]string{"--version"}, strings.NewReader(""), &stdout, &stderr), stderr.String())
-	assert.Equal(t, want, stdout.String())
-	assert.Empty(t, stderr.String())
+	assert.Equal(t, exitUsage, run([]string{"version", "extra"}, strings.NewReader(""), &stdout, &stderr))
+	assert.Contains(t, stderr.String(), "unknown command \"extra\"")
 }
 
 // TestFilenamesAsKubectlTakesThem: -f takes comma-separated paths and may
