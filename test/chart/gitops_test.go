@@ -62,7 +62,7 @@ func TestGitOpsServerSideApply(t *testing.T) {
 	// last, as helm orders them), and a client writing ListenerSets from
 	// then on.
 	for _, u := range objs {
-		require.NoError(t, c.Client.Patch(ctx, u.DeepCopy(), client.Apply, client.FieldOwner(gitopsManager), client.ForceOwnership),
+		require.NoError(t, applyAs(ctx, c.Client, u.DeepCopy()),
 			"%s/%s", u.GetKind(), u.GetName())
 	}
 	applied := time.Now()
@@ -93,7 +93,7 @@ func TestGitOpsServerSideApply(t *testing.T) {
 		live := u.DeepCopy()
 		require.NoError(t, c.Client.Get(ctx, client.ObjectKeyFromObject(u), live), id)
 		dry := u.DeepCopy()
-		require.NoError(t, c.Client.Patch(ctx, dry, client.Apply, client.FieldOwner(gitopsManager), client.ForceOwnership, client.DryRunAll), id)
+		require.NoError(t, applyAs(ctx, c.Client, dry, client.DryRunAll), id)
 		for _, p := range diffPaths(stripMeta(live.Object), stripMeta(dry.Object), "") {
 			drift = append(drift, id+" "+p)
 		}
@@ -102,7 +102,7 @@ func TestGitOpsServerSideApply(t *testing.T) {
 				continue
 			}
 			var fields map[string]any
-			require.NoError(t, json.Unmarshal(mf.FieldsV1.Raw, &fields))
+			require.NoError(t, json.Unmarshal(mf.FieldsV1.GetRawBytes(), &fields))
 			for _, p := range fieldPaths(fields, "") {
 				others = append(others, fmt.Sprintf("%s %s (%s, %s)", id, p, mf.Manager, mf.Operation))
 			}
@@ -122,7 +122,7 @@ func TestGitOpsServerSideApply(t *testing.T) {
 
 	// Applied for real: the webhook keeps answering, its caBundle stays.
 	for _, u := range objs {
-		require.NoError(t, c.Client.Patch(ctx, u.DeepCopy(), client.Apply, client.FieldOwner(gitopsManager), client.ForceOwnership))
+		require.NoError(t, applyAs(ctx, c.Client, u.DeepCopy()))
 	}
 	for i := range 5 {
 		require.NoError(t, checkAdmission(ctx, c.Client, appNS, i), "after the second apply")
@@ -137,7 +137,7 @@ func TestGitOpsServerSideApply(t *testing.T) {
 	assert.Contains(t, err.Error(), "failed calling webhook")
 	setNamespaceLabel(ctx, t, c.Client, appNS, bypassLabel, "incident-1")
 	for _, u := range objs {
-		require.NoError(t, c.Client.Patch(ctx, u.DeepCopy(), client.Apply, client.FieldOwner(gitopsManager), client.ForceOwnership))
+		require.NoError(t, applyAs(ctx, c.Client, u.DeepCopy()))
 	}
 	eventually(t, 30*time.Second, "a write in the labelled namespace is admitted with the webhook down", func() error {
 		return c.Client.Create(ctx, listenerSet(appNS, "bypassed", false), client.DryRunAll)
@@ -307,4 +307,11 @@ func (w *writer) window() (first string, kinds []string, failures int, ok time.T
 func (w *writer) stop() {
 	w.cancel()
 	<-w.done
+}
+
+// applyAs applies u with server-side apply as the GitOps tool does (its
+// field manager, forcing ownership), the server's answer read into u.
+func applyAs(ctx context.Context, c client.Client, u *unstructured.Unstructured, opts ...client.ApplyOption) error {
+	return c.Apply(ctx, client.ApplyConfigurationFromUnstructured(u),
+		append([]client.ApplyOption{client.FieldOwner(gitopsManager), client.ForceOwnership}, opts...)...)
 }

@@ -104,7 +104,7 @@ func testNodeFirstSync(t *testing.T, n *node.Node, c client.Client) {
 		}
 	})
 	for _, u := range objs {
-		require.NoError(t, c.Patch(ctx, u.DeepCopy(), client.Apply, client.FieldOwner(gitopsManager), client.ForceOwnership),
+		require.NoError(t, applyAs(ctx, c, u.DeepCopy()),
 			"%s/%s", u.GetKind(), u.GetName())
 	}
 	applied := time.Now()
