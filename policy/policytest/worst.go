@@ -102,3 +102,44 @@ func WorstListenerSet(w Worst) *gwv1.ListenerSet {
 	}
 	return ls
 }
+
+// MaxAnnotationsBytes is how many bytes of annotations (keys and values)
+// kube-apiserver lets an object have (apimachinery's
+// TotalAnnotationSizeLimitB).
+const MaxAnnotationsBytes = 256 << 10
+
+// WorstDeclarations are the declarations of the hostnames a Namespace's
+// ListenerSets may claim (validation.DefaultAllowedHostnamesAnnotation)
+// that the policy's CEL costs the most on, by name: the valid ones of
+// validation.MaxAllowedHostnames entries of a hostname's whole length,
+// wildcards (each compared with every listener's hostname by a suffix
+// test) or names of digits and dots (each also matched against the IPv4
+// pattern); malformed, as many IPv6 addresses with a zone of that length
+// (each matched against the address pattern); over the limit, as many
+// entries as an annotation holds; and one entry of almost all of it.
+func WorstDeclarations() map[string]string {
+	const maxLen = 253
+	entries := func(n int, entry func(i int) string) string {
+		e := make([]string, n)
+		for i := range e {
+			e[i] = entry(i)
+		}
+		return strings.Join(e, ",")
+	}
+	pad := func(s string, c byte) string { return s + strings.Repeat(string(c), maxLen-len(s)) }
+	digits := func(i int) string {
+		s := fmt.Sprintf("%d", i)
+		for len(s)+2 <= maxLen {
+			s += ".9"
+		}
+		return s
+	}
+	room := MaxAnnotationsBytes - len(validation.DefaultAllowedHostnamesAnnotation)
+	return map[string]string{
+		"wildcards":  entries(validation.MaxAllowedHostnames, func(i int) string { return pad(fmt.Sprintf("*.w%d.", i), 'w') }),
+		"digits":     entries(validation.MaxAllowedHostnames, digits),
+		"zones":      entries(validation.MaxAllowedHostnames, func(i int) string { return pad(fmt.Sprintf("fe80::%x%%", i), 'z') }),
+		"over limit": strings.Repeat("a,", room/2-1) + "a",
+		"one entry":  "fe80::1%" + strings.Repeat("z", room-len("fe80::1%")),
+	}
+}
