@@ -67,11 +67,15 @@ func compare(t *testing.T, e *policytest.Evaluator, name string, newLS, oldLS *g
 func compareIn(t *testing.T, e *policytest.Evaluator, name string, d *validationtest.Declaration, newLS, oldLS *gwv1.ListenerSet, st *diffStats) {
 	t.Helper()
 	opts := validation.Options{}
-	evaluate := func(e *policytest.Evaluator, obj, old map[string]any) policytest.Result { return e.Evaluate(obj, old, 0) }
+	evaluate := func(e *policytest.Evaluator, obj, old map[string]any) policytest.Result {
+		return e.Evaluate(obj, old, 0)
+	}
 	if d != nil {
 		opts.Cluster = d.Cluster()
 		ns := namespaceOf(*d)
-		evaluate = func(e *policytest.Evaluator, obj, old map[string]any) policytest.Result { return e.EvaluateIn(ns, obj, old, 0) }
+		evaluate = func(e *policytest.Evaluator, obj, old map[string]any) policytest.Result {
+			return e.EvaluateIn(ns, obj, old, 0)
+		}
 	}
 	if obj, n, ok := throughCRD(t, newLS); ok {
 		var o *gwv1.ListenerSet
