@@ -48,17 +48,18 @@ func declaredVariables(add func(name, expr string), checks, details writer, chec
 	key := "variables." + AllowedHostnamesVariable
 	add(AllowedHostnamesVariable, lit(rules.DefaultAllowedHostnamesAnnotation))
 	// the ListenerSet's namespace, as the Go rule names it
-	add("namespace", `has(object.metadata.namespace) ? object.metadata.namespace : ""`)
+	add("setNamespace", `has(object.metadata.namespace) ? object.metadata.namespace : ""`)
 	add("declared", `namespaceObject != null && has(namespaceObject.metadata.annotations) && `+key+` in namespaceObject.metadata.annotations`)
 	add("declaration", `variables.declared ? namespaceObject.metadata.annotations[`+key+`] : ""`)
 	add("declaredEntries", `variables.declared && variables.declaration.trim() != "" ? variables.declaration.split(",") : []`)
 	maxLen := strconv.Itoa(validation.DNS1123SubdomainMaxLength)
 	// valid: every entry "*" or a hostname (validateHostname: within
 	// the length, the pattern, not an IPv4 address, the only address the
-	// pattern lets through; the pattern has no ":")
+	// pattern lets through, no longer than its longest; the pattern has no
+	// ":")
 	add("declarationValid", fill(`variables.declared && size(variables.declaredEntries) > 0 && size(variables.declaredEntries) <= {max} && `+
-		`variables.declaredEntries.all(e, e == {all} || size(e) <= {maxlen} && e.matches({entry}) && !(e.matches("^[0-9.]+$") && e.matches({ipv4})))`,
-		"max", strconv.Itoa(rules.MaxAllowedHostnames), "all", lit(rules.AllHostnames), "maxlen", maxLen,
+		`variables.declaredEntries.all(e, e == {all} || size(e) <= {maxlen} && e.matches({entry}) && !(size(e) <= {maxipv4} && e.matches({ipv4})))`,
+		"max", strconv.Itoa(rules.MaxAllowedHostnames), "all", lit(rules.AllHostnames), "maxlen", maxLen, "maxipv4", strconv.Itoa(len("255.255.255.255")),
 		"entry", lit(`^(`+regexp.QuoteMeta(rules.WildcardPrefix)+`)?`+dns1123SubdomainRegex+`$`), "ipv4", lit(`^`+reIPv4+`$`)))
 
 	// a malformed one, entry by entry: each problem's text ("" for none),
@@ -91,7 +92,7 @@ func declaredVariables(add func(name, expr string), checks, details writer, chec
 	nsError := func(w writer) string {
 		return `variables.declarationProblems.map(p, ` + w.line(lit("metadata.namespace"),
 			field.Invalid(placeholderPath, valueHole, fmt.Sprintf(rules.DetailDeclarationProblem, keyHole, valueHole, problemHole)),
-			map[string]string{valueHole: "variables.namespace", keyHole: key, problemHole: "p"}) + `)`
+			map[string]string{valueHole: "variables.setNamespace", keyHole: key, problemHole: "p"}) + `)`
 	}
 	add(checksName, nsError(checks))
 	add(errorsName, nsError(details))
@@ -122,7 +123,7 @@ func declaredVariables(add func(name, expr string), checks, details writer, chec
 // declaration (validateDeclaredHostnames), ratcheted by the hostname.
 func (w writer) declaredRule() string {
 	hostHole, keyHole, quotedHole := hole("hostname"), hole("key"), hole("quoted")
-	holes := map[string]string{hostHole: "l.hostname", valueHole: "variables.namespace", keyHole: "variables." + AllowedHostnamesVariable, quotedHole: "variables.quotedDeclaration"}
+	holes := map[string]string{hostHole: "l.hostname", valueHole: "variables.setNamespace", keyHole: "variables." + AllowedHostnamesVariable, quotedHole: "variables.quotedDeclaration"}
 	return fill(`size(variables.undeclared) > 0 && variables.undeclared[i] && !{samehost} ? [has(l.hostname) ? {forbidden} : {required}] : []`,
 		"samehost", same("hostname"),
 		"forbidden", w.line(`p + ".hostname"`, field.Forbidden(placeholderPath, fmt.Sprintf(rules.DetailHostnameNotDeclared, hostHole, valueHole, keyHole, quotedHole)), holes),

@@ -169,8 +169,9 @@ func TestDeclaredHostnamesFuzz(t *testing.T) {
 // TestWorstDeclarationCost: the policy decides, within kube-apiserver's
 // runtime CEL budget (each expression within its per-call limit, which the
 // evaluator enforces), the costliest objects (the policy's own worst, 64
-// listeners of the longest hostnames with nearly every field an error; the
-// usual 64-listener set, one hostname left out) in a Namespace of each of
+// listeners of the longest hostnames with nearly every field an error, as
+// a create and as an update of every value; the usual 64-listener set, one
+// hostname left out) in a Namespace of each of
 // policytest.WorstDeclarations, as validation does; the figures are
 // logged.
 func TestWorstDeclarationCost(t *testing.T) {
@@ -178,9 +179,11 @@ func TestWorstDeclarationCost(t *testing.T) {
 		t.Skip("minutes of CEL")
 	}
 	e := whole(t)
-	objects := map[string]*gwv1.ListenerSet{
-		"the policy's worst": policytest.WorstListenerSet(policytest.Worst{ValueLen: 4096, RefNameLen: 253, Selector: 8}),
-		"the usual set":      validationtest.DeclarationCases()[1].New,
+	worst := policytest.WorstListenerSet(policytest.Worst{ValueLen: 4096, RefNameLen: 253, Selector: 8})
+	requests := map[string]struct{ new, old *gwv1.ListenerSet }{
+		"the policy's worst":                        {worst, nil},
+		"the policy's worst, update of every value": {worst, everyValueChanged(worst)},
+		"the usual set":                             {validationtest.DeclarationCases()[1].New, nil},
 	}
 	declarations := policytest.WorstDeclarations()
 	names := make([]string, 0, len(declarations))
@@ -188,19 +191,24 @@ func TestWorstDeclarationCost(t *testing.T) {
 		names = append(names, name)
 	}
 	sort.Strings(names)
-	for _, object := range []string{"the policy's worst", "the usual set"} {
+	for _, request := range []string{"the policy's worst", "the policy's worst, update of every value", "the usual set"} {
 		for _, name := range names {
-			t.Run(object+" in "+name, func(t *testing.T) {
-				ls := objects[object].DeepCopy()
-				d := validationtest.Declaration{Namespace: ls.Namespace, Declared: true, Value: declarations[name]}
-				obj, typed, _ := throughCRD(t, ls)
+			t.Run(request+" in "+name, func(t *testing.T) {
+				rq := requests[request]
+				d := validationtest.Declaration{Namespace: rq.new.Namespace, Declared: true, Value: declarations[name]}
+				obj, typed, _ := throughCRD(t, rq.new)
 				if obj == nil {
 					t.Fatal("the CRD cannot decode the object")
 				}
-				errs, _ := validation.Validate(typed, nil, validation.Options{Cluster: d.Cluster()})
+				var old map[string]any
+				var oldTyped *gwv1.ListenerSet
+				if rq.old != nil {
+					old, oldTyped, _ = throughCRD(t, rq.old)
+				}
+				errs, _ := validation.Validate(typed, oldTyped, validation.Options{Cluster: d.Cluster()})
 				ns := namespaceOf(d)
 				start := time.Now()
-				r := e.EvaluateIn(ns, obj, nil, 0)
+				r := e.EvaluateIn(ns, obj, old, 0)
 				elapsed := time.Since(start)
 				switch {
 				case r.Error:
@@ -208,7 +216,7 @@ func TestWorstDeclarationCost(t *testing.T) {
 				case r.Allowed != (len(errs) == 0):
 					t.Fatalf("policy allowed=%v, validation %d errors; message %.300q", r.Allowed, len(errs), r.Message)
 				}
-				cost, ok := e.CostIn(ns, obj, nil, celconfig.RuntimeCELCostBudget)
+				cost, ok := e.CostIn(ns, obj, old, celconfig.RuntimeCELCostBudget)
 				if !ok {
 					t.Fatalf("over kube-apiserver's budget of %d", celconfig.RuntimeCELCostBudget)
 				}
