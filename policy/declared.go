@@ -4,7 +4,6 @@ import (
 	"fmt"
 	"regexp"
 	"strconv"
-	"strings"
 
 	"k8s.io/apimachinery/pkg/util/validation"
 	"k8s.io/apimachinery/pkg/util/validation/field"
@@ -23,22 +22,25 @@ import (
 // (fastPathExpression).
 //
 // Cost: the declaration holds at most rules.MaxAllowedHostnames entries (a
-// longer one is one error, told by the size of its split), each judged once,
-// an entry of more than a hostname's length by its length alone; a valid
-// declaration is told by one match per entry, and only a malformed one is
-// judged entry by entry, in chunks of DeclarationChunk entries (each
-// variable is one evaluation, limited to a million cost units). Each
-// listener's hostname is then compared with every entry: an exact entry by
-// one membership test, a wildcard by one suffix test.
+// longer one is one error, told by the size of its split); each entry is
+// told valid or not by one match (an entry of more than a hostname's length
+// by its length alone), and the message says what is wrong with the first
+// MaxDetailedEntries bad ones only. Each listener's hostname is compared
+// with every entry of a valid declaration: the exact entries by one
+// membership test, each wildcard by one suffix test. kube-apiserver
+// evaluates the validation and its message apart, each with its own
+// variables, so all of it is paid twice.
 
 // AllowedHostnamesVariable names the policy's variable that holds the key of
 // the Namespace annotation the declarations are read from
 // (Options.AllowedHostnamesAnnotation).
 const AllowedHostnamesVariable = "allowedHostnamesAnnotation"
 
-// DeclarationChunk is how many entries of a malformed declaration one
-// variable judges.
-const DeclarationChunk = 64
+// MaxDetailedEntries is how many bad entries of a malformed declaration
+// the message details; the others are counted ("; and N more"). Finding
+// the bad entries costs one match each, telling what is wrong with one up
+// to a match against the address pattern, charged by its length.
+const MaxDetailedEntries = 8
 
 // declaredVariables adds the rule's variables, in order: the declaration,
 // its problems and its errors at metadata.namespace (checksName as the
@@ -53,49 +55,49 @@ func declaredVariables(add func(name, expr string), checks, details writer, chec
 	add("declaration", `variables.declared ? namespaceObject.metadata.annotations[`+key+`] : ""`)
 	add("declaredEntries", `variables.declared && variables.declaration.trim() != "" ? variables.declaration.split(",") : []`)
 	maxLen := strconv.Itoa(validation.DNS1123SubdomainMaxLength)
-	// valid: every entry "*" or a hostname (validateHostname: within
-	// the length, the pattern, not an IPv4 address, the only address the
-	// pattern lets through, no longer than its longest; the pattern has no
-	// ":")
-	add("declarationValid", fill(`variables.declared && size(variables.declaredEntries) > 0 && size(variables.declaredEntries) <= {max} && `+
-		`variables.declaredEntries.all(e, e == {all} || size(e) <= {maxlen} && e.matches({entry}) && !(size(e) <= {maxipv4} && e.matches({ipv4})))`,
-		"max", strconv.Itoa(rules.MaxAllowedHostnames), "all", lit(rules.AllHostnames), "maxlen", maxLen, "maxipv4", strconv.Itoa(len("255.255.255.255")),
+	// the indexes of the entries that are neither "*" nor a hostname
+	// (validateHostname: within the length, the pattern, not an IPv4
+	// address, the only address the pattern lets through, no longer than
+	// its longest; the pattern has no ":"), of a declaration within the
+	// limit: each one problem
+	add("badEntries", fill(`size(variables.declaredEntries) > {max} ? [] : {idx}.filter(j, j < size(variables.declaredEntries) && `+
+		`[variables.declaredEntries[j]].all(e, !(e == {all} || size(e) <= {maxlen} && e.matches({entry}) && !(size(e) <= {maxipv4} && e.matches({ipv4})))))`,
+		"max", strconv.Itoa(rules.MaxAllowedHostnames), "idx", indexList(rules.MaxAllowedHostnames),
+		"all", lit(rules.AllHostnames), "maxlen", maxLen, "maxipv4", strconv.Itoa(len("255.255.255.255")),
 		"entry", lit(`^(`+regexp.QuoteMeta(rules.WildcardPrefix)+`)?`+dns1123SubdomainRegex+`$`), "ipv4", lit(`^`+reIPv4+`$`)))
+	add("declarationValid", fill(`variables.declared && size(variables.declaredEntries) > 0 && size(variables.declaredEntries) <= {max} && size(variables.badEntries) == 0`,
+		"max", strconv.Itoa(rules.MaxAllowedHostnames)))
+	// a problem of the whole declaration, as validation's
+	// DeclarationProblem.String words it
+	entryNumber := strconv.FormatInt(intValueHole, 10)
+	tooMany := render(fmt.Sprintf(rules.DetailDeclarationTooMany, intValueHole, rules.MaxAllowedHostnames),
+		map[string]string{entryNumber: "size(variables.declaredEntries)"})
+	add("declarationWhole", fill(`!variables.declared ? [] : variables.declaration.trim() == "" ? [{empty}] : size(variables.declaredEntries) > {max} ? [{many}] : []`,
+		"empty", lit(rules.DetailDeclarationEmpty), "max", strconv.Itoa(rules.MaxAllowedHostnames), "many", tooMany))
 
-	// a malformed one, entry by entry: each problem's text ("" for none),
-	// as validation's DeclarationProblem.String words it
-	entryNumber, reasonHole := strconv.FormatInt(intValueHole, 10), hole("reason")
+	// each problem an error at metadata.namespace: the checks write one
+	// per problem, the details the first MaxDetailedEntries bad entries'
+	// (the message counts the others), each as DeclarationProblem.String
+	// words it
+	reasonHole := hole("reason")
 	problem := func(reason string) string {
 		return render(fmt.Sprintf(rules.DetailDeclarationEntry, intValueHole, valueHole, reasonHole),
 			map[string]string{entryNumber: "j + 1", valueHole: "e", reasonHole: reason})
 	}
-	entry := fill(`[variables.declaredEntries[j]].map(e, e == "" ? {empty} : e.trim() != e ? {blanks} : e == {all} ? "" : `+
+	entry := fill(`[variables.declaredEntries[j]].map(e, e == "" ? {empty} : e.trim() != e ? {blanks} : `+
 		`size(bytes(e)) > {maxlen} ? {long} : [{hostname}].map(d, size(d) == 0 ? "" : {first})[0])[0]`,
-		"empty", problem(lit(rules.DetailEntryEmpty)), "blanks", problem(lit(rules.DetailEntryBlanks)), "all", lit(rules.AllHostnames),
+		"empty", problem(lit(rules.DetailEntryEmpty)), "blanks", problem(lit(rules.DetailEntryBlanks)),
 		"maxlen", maxLen, "long", problem(lit(validation.MaxLenError(validation.DNS1123SubdomainMaxLength))),
 		"hostname", details.hostnameDetails("e"), "first", problem("d[0]"))
-	var chunks []string
-	for lo := 0; lo < rules.MaxAllowedHostnames; lo += DeclarationChunk {
-		name := fmt.Sprintf("entryProblems%d", lo/DeclarationChunk)
-		add(name, indexRange(lo, min(lo+DeclarationChunk, rules.MaxAllowedHostnames))+
-			`.filter(j, j < size(variables.declaredEntries)).map(j, `+entry+`).filter(s, s != "")`)
-		chunks = append(chunks, fmt.Sprintf(`(size(variables.declaredEntries) > %d ? variables.%s : [])`, lo, name))
-	}
-	tooMany := render(fmt.Sprintf(rules.DetailDeclarationTooMany, intValueHole, rules.MaxAllowedHostnames),
-		map[string]string{entryNumber: "size(variables.declaredEntries)"})
-	add("declarationProblems", fill(`!variables.declared || variables.declarationValid ? [] : `+
-		`variables.declaration.trim() == "" ? [{empty}] : size(variables.declaredEntries) > {max} ? [{many}] : {chunks}`,
-		"empty", lit(rules.DetailDeclarationEmpty), "max", strconv.Itoa(rules.MaxAllowedHostnames), "many", tooMany,
-		"chunks", strings.Join(chunks, " + ")))
-	// each problem an error at metadata.namespace
 	keyHole, problemHole := hole("key"), hole("problem")
 	nsError := func(w writer) string {
-		return `variables.declarationProblems.map(p, ` + w.line(lit("metadata.namespace"),
+		return w.line(lit("metadata.namespace"),
 			field.Invalid(placeholderPath, valueHole, fmt.Sprintf(rules.DetailDeclarationProblem, keyHole, valueHole, problemHole)),
-			map[string]string{valueHole: "variables.setNamespace", keyHole: key, problemHole: "p"}) + `)`
+			map[string]string{valueHole: "variables.setNamespace", keyHole: key, problemHole: "p"})
 	}
-	add(checksName, nsError(checks))
-	add(errorsName, nsError(details))
+	add(checksName, `(variables.declarationWhole + variables.badEntries.map(j, "")).map(p, `+nsError(checks)+`)`)
+	add(errorsName, `(variables.declarationWhole + `+indexList(MaxDetailedEntries)+`.filter(k, k < size(variables.badEntries)).map(k, `+
+		`[variables.badEntries[k]].map(j, `+entry+`)[0])).map(p, `+nsError(details)+`)`)
 
 	// what a valid declaration allows: everything ("*"), the exact
 	// entries (wildcards too: a wildcard covers itself), and the names

@@ -37,7 +37,7 @@ const DefaultAllowedHostnamesAnnotation = "listenerset-webhook.airlock.com/allow
 // one is refused whole, naming the limit. It bounds what every engine
 // reads per listener (the policy's CEL compares each listener's hostname
 // with each entry).
-const MaxAllowedHostnames = 256
+const MaxAllowedHostnames = 128
 
 // AllHostnames is the entry that allows every hostname, and listeners
 // without one.

@@ -73,6 +73,7 @@ var (
 		{Namespace: "bad-trailing-dot", Declared: true, Value: "shop.example.com."},
 		{Namespace: "bad-long-entry", Declared: true, Value: "fe80::1%" + strings.Repeat("z", 300)},
 		{Namespace: "bad-several", Declared: true, Value: "ok.example.com,Bad,\t,10.0.0.1,,x.example.com."},
+		{Namespace: "bad-many-entries", Declared: true, Value: "ok.example.com" + strings.Repeat(",Bad", 12)},
 		{Namespace: "bad-over-limit", Declared: true, Value: hostnames(validation.MaxAllowedHostnames + 1)},
 		{Namespace: "bad-ten-thousand", Declared: true, Value: hostnames(10000)},
 	}
