@@ -206,20 +206,7 @@ func TestWorstDeclarationCost(t *testing.T) {
 					old, oldTyped, _ = throughCRD(t, rq.old)
 				}
 				errs, _ := validation.Validate(typed, oldTyped, validation.Options{Cluster: d.Cluster()})
-				ns := namespaceOf(d)
-				start := time.Now()
-				r := e.EvaluateIn(ns, obj, old, 0)
-				elapsed := time.Since(start)
-				switch {
-				case r.Error:
-					t.Fatalf("not decided within kube-apiserver's budget: %s", r.Message)
-				case r.Allowed != (len(errs) == 0):
-					t.Fatalf("policy allowed=%v, validation %d errors; message %.300q", r.Allowed, len(errs), r.Message)
-				}
-				cost, ok := e.CostIn(ns, obj, old, celconfig.RuntimeCELCostBudget)
-				if !ok {
-					t.Fatalf("over kube-apiserver's budget of %d", celconfig.RuntimeCELCostBudget)
-				}
+				r, cost, elapsed := decided(t, e, namespaceOf(d), obj, old, errs)
 				entries, _ := policytest.Entries(r.Message)
 				t.Logf("declaration of %d bytes, %d entries: %d errors, cost %d of %d (%.1f%%), one evaluation %v in process, %d entries shown",
 					len(d.Value), strings.Count(d.Value, ",")+1, len(errs), cost, celconfig.RuntimeCELCostBudget,
