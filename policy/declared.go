@@ -91,7 +91,7 @@ func declaredVariables(add func(name, expr string), checks, details writer, chec
 		"hostname", details.hostnameDetails("e"), "first", problem("d[0]"))
 	keyHole, problemHole := hole("key"), hole("problem")
 	nsError := func(w writer) string {
-		return w.line(lit("metadata.namespace"),
+		return w.line(lit(field.NewPath("metadata", "namespace").String()),
 			field.Invalid(placeholderPath, valueHole, fmt.Sprintf(rules.DetailDeclarationProblem, keyHole, valueHole, problemHole)),
 			map[string]string{valueHole: "variables.setNamespace", keyHole: key, problemHole: "p"})
 	}
