@@ -172,8 +172,8 @@ func TestDeclaredHostnamesFuzz(t *testing.T) {
 // listeners of the longest hostnames with nearly every field an error, as
 // a create and as an update of every value; the usual 64-listener set, one
 // hostname left out) in a Namespace of each of
-// policytest.WorstDeclarations, as validation does; the figures are
-// logged.
+// policytest.WorstDeclarations and validationtest.DeclaredShapes, as
+// validation does; the figures are logged.
 func TestWorstDeclarationCost(t *testing.T) {
 	if testing.Short() {
 		t.Skip("minutes of CEL")
@@ -186,6 +186,9 @@ func TestWorstDeclarationCost(t *testing.T) {
 		"the usual set":                             {validationtest.DeclarationCases()[1].New, nil},
 	}
 	declarations := policytest.WorstDeclarations()
+	for _, shape := range validationtest.DeclaredShapes {
+		declarations[shape.Name] = shape.Declaration
+	}
 	names := make([]string, 0, len(declarations))
 	for name := range declarations {
 		names = append(names, name)

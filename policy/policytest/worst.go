@@ -9,6 +9,7 @@ import (
 	gwv1 "sigs.k8s.io/gateway-api/apis/v1"
 
 	"github.com/airlock/listenerset-webhook/validation"
+	"github.com/airlock/listenerset-webhook/validation/validationtest"
 )
 
 // Worst sizes the costliest object for the policy's CEL.
@@ -103,14 +104,10 @@ func WorstListenerSet(w Worst) *gwv1.ListenerSet {
 	return ls
 }
 
-// MaxAnnotationsBytes is how many bytes of annotations (keys and values)
-// kube-apiserver lets an object have (apimachinery's
-// TotalAnnotationSizeLimitB).
-const MaxAnnotationsBytes = 256 << 10
-
 // WorstDeclarations are the declarations of the hostnames a Namespace's
 // ListenerSets may claim (validation.DefaultAllowedHostnamesAnnotation)
-// that the policy's CEL costs the most on, by name: the valid ones of
+// that the policy's CEL costs the most on (validationtest.DeclaredShapes
+// are the webhook's), by name: the valid ones of
 // validation.MaxAllowedHostnames entries of a hostname's whole length,
 // wildcards (each compared with every listener's hostname by a suffix
 // test) or names of digits and dots (each also matched against the IPv4
@@ -134,7 +131,7 @@ func WorstDeclarations() map[string]string {
 		}
 		return s
 	}
-	room := MaxAnnotationsBytes - len(validation.DefaultAllowedHostnamesAnnotation)
+	room := validationtest.MaxAnnotationBytes - len(validation.DefaultAllowedHostnamesAnnotation)
 	return map[string]string{
 		"wildcards":  entries(validation.MaxAllowedHostnames, func(i int) string { return pad(fmt.Sprintf("*.w%d.", i), 'w') }),
 		"digits":     entries(validation.MaxAllowedHostnames, digits),
