@@ -116,13 +116,6 @@ func WorstListenerSet(w Worst) *gwv1.ListenerSet {
 // entries as an annotation holds; and one entry of almost all of it.
 func WorstDeclarations() map[string]string {
 	const maxLen = 253
-	entries := func(n int, entry func(i int) string) string {
-		e := make([]string, n)
-		for i := range e {
-			e[i] = entry(i)
-		}
-		return strings.Join(e, ",")
-	}
 	pad := func(s string, c byte) string { return s + strings.Repeat(string(c), maxLen-len(s)) }
 	digits := func(i int) string {
 		s := fmt.Sprintf("%d", i)
@@ -133,9 +126,9 @@ func WorstDeclarations() map[string]string {
 	}
 	room := validationtest.MaxAnnotationBytes - len(validation.DefaultAllowedHostnamesAnnotation)
 	return map[string]string{
-		"wildcards":  entries(validation.MaxAllowedHostnames, func(i int) string { return pad(fmt.Sprintf("*.w%d.", i), 'w') }),
-		"digits":     entries(validation.MaxAllowedHostnames, digits),
-		"zones":      entries(validation.MaxAllowedHostnames, func(i int) string { return pad(fmt.Sprintf("fe80::%x%%", i), 'z') }),
+		"wildcards":  validationtest.DeclarationOf(validation.MaxAllowedHostnames, func(i int) string { return pad(fmt.Sprintf("*.w%d.", i), 'w') }),
+		"digits":     validationtest.DeclarationOf(validation.MaxAllowedHostnames, digits),
+		"zones":      validationtest.DeclarationOf(validation.MaxAllowedHostnames, func(i int) string { return pad(fmt.Sprintf("fe80::%x%%", i), 'z') }),
 		"over limit": strings.Repeat("a,", room/2-1) + "a",
 		"one entry":  "fe80::1%" + strings.Repeat("z", room-len("fe80::1%")),
 	}

@@ -42,12 +42,12 @@ func (d Declaration) Cluster() *validation.Objects {
 // hostnames is a declaration of n entries: exact names, the last a
 // wildcard.
 func hostnames(n int) string {
-	entries := make([]string, n)
-	for i := range entries {
-		entries[i] = fmt.Sprintf("host-%05d.example.com", i)
-	}
-	entries[n-1] = "*.b.example.com"
-	return strings.Join(entries, ",")
+	return DeclarationOf(n, func(i int) string {
+		if i == n-1 {
+			return "*.b.example.com"
+		}
+		return fmt.Sprintf("host-%05d.example.com", i)
+	})
 }
 
 // The Namespaces of DeclarationCases: none, valid declarations, and the bad
