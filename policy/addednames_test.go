@@ -16,7 +16,7 @@ import (
 )
 
 // TestAddedNames: a name the setting adds is admitted by the policy as by
-// validation, on every path (the match condition, the checks, the
+// validation, on every path (the fast path, the checks, the
 // message); an unknown name beside it is still denied, with the message
 // validation gives (which lists the added names among the supported ones).
 func TestAddedNames(t *testing.T) {

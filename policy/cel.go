@@ -40,8 +40,8 @@ const Separator = "; "
 type variable struct{ name, expression string }
 
 type celPolicy struct {
-	variables                     []variable
-	validation, message, fastPath string
+	variables           []variable
+	validation, message string
 }
 
 // fill replaces each {key} of the template s with its value (pairs of key,
@@ -322,7 +322,11 @@ func build() (celPolicy, error) {
 		`same == i || (variables.samePorts[i] && variables.samePorts[same] && variables.sameHosts[i] && variables.sameHosts[same]) ? [] : [{host}])[0])[0])[0])`,
 		"proto", protoConflict, "host", hostConflict))
 
-	// each listener's own rules (validateListener), by the builders below
+	// the hostnames the Namespace declares (declared.go)
+	declaredVariables(add, checks, details, "declarationChecks", "declarationErrors")
+
+	// each listener's own rules (validateListener), by the builders below,
+	// and the declared hostnames (validateDeclaredHostnames)
 	listenerRules := []struct {
 		name string
 		body func(writer) string
@@ -333,6 +337,7 @@ func build() (celPolicy, error) {
 		{"route", func(w writer) string {
 			return `!has(l.allowedRoutes) ? [] : [l.allowedRoutes].map(ar, ` + w.allowedRoutes("ar", `p + ".allowedRoutes"`) + `)[0]`
 		}},
+		{"declared", writer.declaredRule},
 	}
 	// a listener's own entries, as w writes them: the rules' lists, one
 	// after another
@@ -364,7 +369,7 @@ func build() (celPolicy, error) {
 	add("ownCheck", strings.Join(chunks, " + "))
 	add("listenerChecks", `variables.idx.map(i, `+listenerEntries("variables.ownCheck[i]")+`)`)
 	add("failing", `variables.idx.filter(i, size(variables.listenerChecks[i]) > 0)`)
-	add("checks", `(variables.parentRefErrors + variables.countErrors + `+joined(`variables.listenerChecks`)+`).join(`+lit(Separator)+`)`)
+	add("checks", `(variables.parentRefErrors + variables.countErrors + `+joined(`variables.listenerChecks`)+` + variables.declarationChecks).join(`+lit(Separator)+`)`)
 
 	// tier 2, the details: the first failing listeners, with messages
 	add("shown", indexList(MaxDetailedListeners)+`.filter(k, k < size(variables.failing)).map(k, variables.failing[k])`)
@@ -375,24 +380,51 @@ func build() (celPolicy, error) {
 	// refuses a message with one.
 	add("details", `(variables.parentRefErrors + variables.countErrors + `+
 		joined(indexList(MaxDetailedListeners)+`.filter(k, k < size(variables.shown)).map(k, [variables.shown[k]].map(i, `+shownEntries+`)[0])`)+
-		`).join(`+lit(Separator)+`).replace("\n", "\\n")`)
+		` + variables.declarationErrors).join(`+lit(Separator)+`).replace("\n", "\\n")`)
 
-	sepSpec := lit(Separator + "spec.")
-	// the details cut to what a message may hold, then how many entries
-	// (of the checks) the message leaves out
+	// the details cut to what a message may hold, at the last entry that
+	// fits, then how many entries (of the checks) the message leaves out
 	message := fill(`[size(bytes(variables.details)) <= {max} ? variables.details : `+
 		`[variables.details.substring(0, size(bytes(variables.details)) == size(variables.details) ? {ascii} : {other})].map(cut, `+
-		`cut.lastIndexOf({sep}) > 0 ? cut.substring(0, cut.lastIndexOf({sep})) : cut)[0]].map(kept, `+
-		`[size(variables.checks.split({sep})) - size(kept.split({sep}))].map(more, more > 0 ? kept + "; and " + string(more) + " more" : kept)[0])[0]`,
+		`[{last}].map(at, at > 0 ? cut.substring(0, at) : cut)[0])[0]].map(kept, `+
+		`[{checks} - {kept}].map(more, more > 0 ? kept + "; and " + string(more) + " more" : kept)[0])[0]`,
 		"max", strconv.Itoa(MaxMessageBytes), "ascii", strconv.Itoa(MaxMessageBytes-200), "other", strconv.Itoa((MaxMessageBytes-1000)/4),
-		"sep", sepSpec)
+		"last", lastEntryAt("cut"), "checks", entryCount("variables.checks"), "kept", entryCount("kept"))
 	if err := upstream.err(); err != nil {
 		return celPolicy{}, err
 	}
 	for i := range vars {
 		vars[i].expression = withRequired(vars[i].expression)
 	}
-	return celPolicy{variables: vars, validation: `variables.checks == ""`, message: message, fastPath: fastPathExpression()}, nil
+	// the fast path reads the CRD's required fields as present (fast.go)
+	add(FastPathVariable, fastPathExpression())
+	fast := "variables." + FastPathVariable
+	return celPolicy{variables: vars, validation: fast + ` || variables.checks == ""`, message: fast + ` ? "" : ` + message}, nil
+}
+
+// EntryStarts are how the paths of the message's entries begin; an entry
+// starts where Separator is followed by one of them. Entries of the second
+// (the declaration's, at metadata.namespace) are there only when the
+// variable declarationChecks has any.
+var EntryStarts = []string{"spec.", "metadata."}
+
+// entryCount is the CEL for the number of entries in the entries s joined
+// by Separator (1 for ""; s is never "" where it is asked). The checks of
+// the costliest object are hundreds of KiB, and a split is charged by the
+// length: the declaration's entries are counted only where there are any.
+func entryCount(s string) string {
+	return fill(`(size({s}.split({spec})) + (size(variables.declarationChecks) > 0 ? size({s}.split({meta})) - 1 : 0))`,
+		"s", s, "spec", lit(Separator+EntryStarts[0]), "meta", lit(Separator+EntryStarts[1]))
+}
+
+// lastEntryAt is the CEL for the index of the Separator before the last
+// entry of the entries s (-1 for one entry).
+func lastEntryAt(s string) string {
+	expr := s + ".lastIndexOf(" + lit(Separator+EntryStarts[0]) + ")"
+	for _, start := range EntryStarts[1:] {
+		expr = fill(`[{a}].map(a, [{s}.lastIndexOf({sep})].map(b, a > b ? a : b)[0])[0]`, "a", expr, "s", s, "sep", lit(Separator+start))
+	}
+	return expr
 }
 
 // requiredField finds the reads of fields the CRD requires.
@@ -535,9 +567,13 @@ func (w writer) optionRules() string {
 
 // hostname is validateHostname of h at path.
 func (w writer) hostname(h, path string) string {
-	inv := func(msg string) string {
-		return w.line(path, field.Invalid(placeholderPath, valueHole, msg), map[string]string{valueHole: h})
-	}
+	detailHole := hole("detail")
+	return w.hostnameDetails(h) + ".map(hd, " + w.line(path, field.Invalid(placeholderPath, valueHole, detailHole), map[string]string{valueHole: h, detailHole: "hd"}) + ")"
+}
+
+// hostnameDetails is validateHostname of h: the CEL list of its errors'
+// details.
+func (w writer) hostnameDetails(h string) string {
 	badName := only(w, "IsDNS1123Subdomain", validation.IsDNS1123Subdomain, "-")
 	// The address expression is long, and kube-apiserver charges a match by
 	// the string's length times the expression's: only a hostname of
@@ -546,11 +582,11 @@ func (w writer) hostname(h, path string) string {
 		`(size(bytes({h})) > {max} ? [{long}] : []) + `+
 		`({h}.startsWith({wildcard}) ? (!{h}.substring({after}).matches({sub}) ? [{wregex}] : []) : (!{h}.matches({sub}) ? [{regex}] : [])))`,
 		"h", h, "wildcard", lit(rules.WildcardPrefix), "after", strconv.Itoa(len(rules.WildcardPrefix)),
-		"empty", inv(rules.DetailEmptyHostname),
-		"ip", lit(reIP), "ipchars", lit(reIPChars), "isip", inv(rules.DetailHostnameIP),
-		"port", inv(rules.DetailHostnamePort),
-		"max", strconv.Itoa(validation.DNS1123SubdomainMaxLength), "long", inv(validation.MaxLenError(validation.DNS1123SubdomainMaxLength)),
-		"sub", anchored(dns1123SubdomainRegex), "wregex", inv(rules.DetailAfterWildcard+badName), "regex", inv(badName))
+		"empty", lit(rules.DetailEmptyHostname),
+		"ip", lit(reIP), "ipchars", lit(reIPChars), "isip", lit(rules.DetailHostnameIP),
+		"port", lit(rules.DetailHostnamePort),
+		"max", strconv.Itoa(validation.DNS1123SubdomainMaxLength), "long", lit(validation.MaxLenError(validation.DNS1123SubdomainMaxLength)),
+		"sub", anchored(dns1123SubdomainRegex), "wregex", lit(rules.DetailAfterWildcard+badName), "regex", lit(badName))
 }
 
 // optionKey is the entries of one option k with value v at kpath.

@@ -13,10 +13,10 @@ import (
 
 // The policy runs in kube-apiserver's validating admission, after the
 // object has been decoded with the CRD's schema (pruned, defaulted) and has
-// passed the CRD's schema and rules; its match condition leaves to the CRD
+// passed the CRD's schema and rules; its fast path leaves to the CRD
 // what the CRD enforces (fast.go). So the whole policy is judged on objects
 // as the CRD hands them over, and its rules alone (the policy without the
-// match condition) on anything.
+// fast path) on anything.
 
 var crd = sync.OnceValues(crdcheck.Default)
 

@@ -1,8 +1,10 @@
 // Package policy generates the admissionregistration.k8s.io/v1
 // ValidatingAdmissionPolicy (and its binding) that enforces inside
 // kube-apiserver, without a webhook call, every object-only rule of
-// validation.Validate, with its ratcheting; the cluster-aware rules need the
-// webhook's cluster view and are not part of it.
+// validation.Validate, with its ratcheting, and the hostnames a Namespace
+// declares, read from the request's Namespace (declared.go); the other
+// cluster-aware rules need the webhook's cluster view and are not part of
+// it.
 //
 // It owns the CEL, and only the CEL: the name lists, details, kinds and
 // limits come from validation and defaults, the messages from the

@@ -11,27 +11,33 @@ import (
 	rules "github.com/airlock/listenerset-webhook/validation"
 )
 
-// FastPathCondition names the policy's match condition.
-const FastPathCondition = "not-plainly-valid"
+// FastPathVariable names the policy's variable that tells the usual valid
+// set (fastPathExpression); the validation and its message read it first.
+const FastPathVariable = "plainlyValid"
 
-// fastPathExpression is the policy's match condition: false (the policy is
-// skipped, the object admitted) for a set of the usual shape that passes
-// every rule, told in one cheap pass; true for everything else, which the
-// policy judges in full. kube-apiserver evaluates a policy's validation and
-// its messageExpression each in full even when the object passes, so the
-// usual valid object would pay for the rules twice; this way it pays once,
-// and less.
+// fastPathExpression is true (the object admitted, the rules never
+// evaluated) for a set of the usual shape that passes every rule, told in
+// one cheap pass; false for everything else, which the policy judges in
+// full. kube-apiserver evaluates a policy's validation and its
+// messageExpression each in full even when the object passes, so the
+// usual valid object would pay for the rules twice; this way it pays for
+// this pass twice, and less.
 //
-// It may only say false of an object validation.Validate admits (the
-// differential tests hold it to that), and says true of anything unusual:
+// It is a variable, not a match condition: kube-apiserver evaluates match
+// conditions without namespaceObject (null there), and a ListenerSet whose
+// Namespace declares the hostnames its ListenerSets may claim is always
+// judged in full (the declaration and every listener's hostname are the
+// rules' to judge).
+//
+// It may only say true of an object validation.Validate admits (the
+// differential tests hold it to that), and says false of anything unusual:
 // options of other domains, selectors, route kinds other than HTTPRoute,
 // hostnames of digits and dots, several protocols on ports the first two
-// listeners do not use. It reads only the object (a match condition cannot
-// read variables).
+// listeners do not use.
 //
 // kube-apiserver runs validating admission after it has decoded the object
 // with the CRD's schema (defaults applied) and validated it with the CRD's
-// schema and rules, so the match condition reads the fields the CRD
+// schema and rules, so it reads the fields the CRD
 // defaults (allowedRoutes, tls.mode, a reference's group and kind) as
 // present, and leaves to the CRD what the CRD enforces exactly as
 // validation does: listener names (pattern, length, unique), ports
@@ -114,10 +120,10 @@ func fastPathExpression() string {
 		"listener", listener, "ports", ports)
 	parent := fill(`[object.spec.parentRef].all(r, r.group == {gw} && r.kind == {gateway} && r.name.matches({sub}))`,
 		"gw", gw, "gateway", lit(string(defaults.GatewayKind)), "sub", sub)
-	return "!(" + parent + " && " + listeners + ")"
+	return "!variables.declared && " + parent + " && " + listeners
 }
 
-// plainListBytes is the longest list-valued option the match condition
+// plainListBytes is the longest list-valued option the fast path
 // judges (a match is charged by the string's length): every list of
 // distinct names fits (the 22 ciphers are 498 bytes), a longer value goes
 // to the rules.
@@ -171,7 +177,7 @@ func versionPair(o string, isH3 bool) string {
 		"o", o, "min", minK, "max", maxK, "pairs", list(pairs))
 }
 
-// plainFrom are the values of namespaces.from the match condition admits
+// plainFrom are the values of namespaces.from the fast path admits
 // without a look at the selector.
 var plainFrom = []gwv1.FromNamespaces{gwv1.NamespacesFromSame, gwv1.NamespacesFromAll}
 

@@ -16,7 +16,7 @@ import (
 )
 
 // TestFastPathTaken: the usual valid objects skip the policy through its
-// match condition (a copy of the policy whose validation always fails
+// fast path (a copy of the policy whose validation always fails
 // admits them only so), and an invalid one does not. That the fast path
 // never admits what validation denies is TestSameVerdictInProcess's and
 // test/policy's job.
@@ -48,13 +48,14 @@ func TestFastPathTaken(t *testing.T) {
 	}
 }
 
-// TestFastPathCost: the match condition is charged against kube-apiserver's
-// budget for match conditions, and running out of it fails the request
-// (failurePolicy Fail): the object it judges in full at the greatest cost
+// TestFastPathCost: the fast path is charged against kube-apiserver's
+// budget for the validation, twice (the validation and its message each
+// evaluate it), and running out of it fails the request (failurePolicy
+// Fail): the object it judges in full at the greatest cost
 // (64 valid listeners, names and hostnames of 253 characters, every option,
 // the lists holding every name in reverse order, so that the one-match
 // test of the usual order fails and each item is compared with every
-// other) stays well within it.
+// other) costs at most an eighth of it each time.
 func TestFastPathCost(t *testing.T) {
 	e := conditionOnly(t)
 	reversed := func(names []string) gwv1.AnnotationValue {
@@ -88,14 +89,14 @@ func TestFastPathCost(t *testing.T) {
 	if r := e.Evaluate(obj, nil, 0); r.Error || !r.Allowed {
 		t.Fatalf("not on the fast path: %+v", r)
 	}
-	cost, ok := e.Cost(obj, nil, celconfig.RuntimeCELCostBudgetMatchConditions)
-	if !ok || cost > celconfig.RuntimeCELCostBudgetMatchConditions/2 {
-		t.Fatalf("the match condition costs %d (within the budget: %v), want at most half of %d", cost, ok, celconfig.RuntimeCELCostBudgetMatchConditions)
+	cost, ok := e.Cost(obj, nil, celconfig.RuntimeCELCostBudget)
+	if !ok || cost > celconfig.RuntimeCELCostBudget/8 {
+		t.Fatalf("the fast path costs %d (within the budget: %v), want at most an eighth of %d", cost, ok, celconfig.RuntimeCELCostBudget)
 	}
-	t.Logf("the match condition's costliest object: cost %d of %d", cost, celconfig.RuntimeCELCostBudgetMatchConditions)
+	t.Logf("the fast path's costliest object: cost %d of %d", cost, celconfig.RuntimeCELCostBudget)
 }
 
-// fastBase is a plain valid set of the shape the match condition admits
+// fastBase is a plain valid set of the shape the fast path admits
 // in one pass: HTTPS and http3 listeners on a port each, with the first
 // listener's options and allowedRoutes repeated, and an HTTP listener.
 func fastBase() *gwv1.ListenerSet {
@@ -123,7 +124,7 @@ func fastBase() *gwv1.ListenerSet {
 // TestFastPathLeavesNothingToTheCRD: each mutation of fastBase is one the
 // CRD admits (so kube-apiserver hands it to the policy) and validation
 // denies; the whole policy must deny it too, whichever part of the match
-// condition it slips past or fails. The match condition leaves to the CRD
+// condition it slips past or fails. The fast path leaves to the CRD
 // only what the CRD enforces, so every one of these is its own business.
 func TestFastPathLeavesNothingToTheCRD(t *testing.T) {
 	base := fastBase()

@@ -10,7 +10,7 @@ import (
 // TestAirlockOptionsSameVerdict: every row of validation.AirlockOptions
 // (validationtest.OptionCases) is judged by the policy as by
 // validation.Validate, its rules alone and the whole policy as the CRD hands
-// it the object; a valid value takes the match condition's fast path, an
+// it the object; a valid value takes the fast path, an
 // invalid one does not.
 func TestAirlockOptionsSameVerdict(t *testing.T) {
 	e := evaluator(t)
@@ -26,7 +26,7 @@ func TestAirlockOptionsSameVerdict(t *testing.T) {
 			continue
 		}
 		if r := fastOnly(t).Evaluate(obj, nil, 0); r.Error || r.Allowed != c.Valid {
-			t.Errorf("%s: the match condition admits it: %v (error %v), want %v", c.Name, r.Allowed, r.Error, c.Valid)
+			t.Errorf("%s: the fast path admits it: %v (error %v), want %v", c.Name, r.Allowed, r.Error, c.Valid)
 		}
 	}
 }

@@ -38,6 +38,11 @@ type Options struct {
 	// (ValidateGateways), in a match condition (scope.go). Empty: every
 	// ListenerSet.
 	Gateways []string
+	// AllowedHostnamesAnnotation is the Namespace annotation the
+	// declarations of the hostnames a namespace's ListenerSets may claim
+	// are read from, as the webhook's --allowed-hostnames-annotation;
+	// validation.DefaultAllowedHostnamesAnnotation when empty.
+	AllowedHostnamesAnnotation string
 }
 
 func (o Options) withDefaults() Options {
@@ -58,6 +63,10 @@ func (o Options) withDefaults() Options {
 // CEL is written for.
 func Generate(opts Options) (*admissionregistrationv1.ValidatingAdmissionPolicy, *admissionregistrationv1.ValidatingAdmissionPolicyBinding, error) {
 	opts = opts.withDefaults()
+	tenancy := rules.Tenancy{AllowedHostnamesAnnotation: opts.AllowedHostnamesAnnotation}
+	if err := tenancy.Check(); err != nil {
+		return nil, nil, err
+	}
 	e, err := expressions()
 	if err != nil {
 		return nil, nil, err
@@ -69,6 +78,9 @@ func Generate(opts Options) (*admissionregistrationv1.ValidatingAdmissionPolicy,
 			if v.name == AcceptedNamesVariable(key) && len(opts.AddedNames[key]) > 0 {
 				vars[i].Expression = list(opts.AddedNames.Names(key))
 			}
+		}
+		if v.name == AllowedHostnamesVariable {
+			vars[i].Expression = lit(tenancy.Annotation())
 		}
 	}
 	policy := &admissionregistrationv1.ValidatingAdmissionPolicy{
@@ -84,10 +96,9 @@ func Generate(opts Options) (*admissionregistrationv1.ValidatingAdmissionPolicy,
 					RuleWithOperations: registration.Rule(),
 				}},
 			},
+			Variables: vars,
 			// The usual valid object is told apart cheaply and skips the
 			// rest (fast.go).
-			MatchConditions: []admissionregistrationv1.MatchCondition{{Name: FastPathCondition, Expression: e.fastPath}},
-			Variables:       vars,
 			Validations: []admissionregistrationv1.Validation{{
 				Expression:        e.validation,
 				MessageExpression: e.message,

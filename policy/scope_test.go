@@ -231,20 +231,19 @@ func TestScopeCompiles(t *testing.T) {
 	}
 }
 
-// TestScopeObjects: the scope is one match condition before the unchanged
-// fast path; without Gateways, nothing. Bad entries are errors naming the
-// entry.
+// TestScopeObjects: the scope is the policy's one match condition; without
+// Gateways, none. Bad entries are errors naming the entry.
 func TestScopeObjects(t *testing.T) {
 	vap, binding, err := policy.Generate(policy.Options{})
 	require.NoError(t, err)
-	require.Len(t, vap.Spec.MatchConditions, 1)
+	require.Empty(t, vap.Spec.MatchConditions)
 
 	svap, sbinding, err := policy.Generate(policy.Options{Gateways: []string{"infra/airlock", "team-a/*"}})
 	require.NoError(t, err)
 	assert.Nil(t, svap.Spec.ParamKind)
-	assert.Equal(t, []string{policy.ScopeCondition, policy.FastPathCondition}, []string{svap.Spec.MatchConditions[0].Name, svap.Spec.MatchConditions[1].Name})
-	assert.Equal(t, vap.Spec.MatchConditions[0], svap.Spec.MatchConditions[1], "the fast path is unchanged")
-	svap.Spec.MatchConditions = svap.Spec.MatchConditions[1:]
+	require.Len(t, svap.Spec.MatchConditions, 1)
+	assert.Equal(t, policy.ScopeCondition, svap.Spec.MatchConditions[0].Name)
+	svap.Spec.MatchConditions = nil
 	assert.Equal(t, vap.Spec, svap.Spec, "the rest is unchanged")
 	assert.Equal(t, binding, sbinding)
 

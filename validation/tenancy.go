@@ -37,7 +37,7 @@ const DefaultAllowedHostnamesAnnotation = "listenerset-webhook.airlock.com/allow
 // one is refused whole, naming the limit. It bounds what every engine
 // reads per listener (the policy's CEL compares each listener's hostname
 // with each entry).
-const MaxAllowedHostnames = 256
+const MaxAllowedHostnames = 128
 
 // AllHostnames is the entry that allows every hostname, and listeners
 // without one.
@@ -232,6 +232,11 @@ func ParseAllowedHostnames(value string) (AllowedHostnames, []DeclarationProblem
 			problems = append(problems, DeclarationProblem{Entry: entry, Value: e, Reason: DetailEntryBlanks})
 		case e == AllHostnames:
 			a.All = true
+		case len(e) > validation.DNS1123SubdomainMaxLength:
+			// too long to be a hostname, whatever else it is: judged by
+			// its length alone, so that judging it costs no engine more
+			// than a hostname does
+			problems = append(problems, DeclarationProblem{Entry: entry, Value: e, Reason: validation.MaxLenError(validation.DNS1123SubdomainMaxLength)})
 		default:
 			if errs := validateHostname(gwv1.Hostname(e), field.NewPath("entry")); len(errs) > 0 {
 				problems = append(problems, DeclarationProblem{Entry: entry, Value: e, Reason: errs[0].Detail})
@@ -252,21 +257,26 @@ func (p DeclarationProblem) String() string {
 	if p.Entry == 0 {
 		return p.Reason
 	}
-	return fmt.Sprintf(DetailDeclarationEntry, p.Entry, p.Value, p.Reason)
+	return fmt.Sprintf(DetailDeclarationEntry, p.Entry, cutValue(p.Value), p.Reason)
 }
 
-// maxQuotedDeclaration is how much of a declaration a denial quotes.
-const maxQuotedDeclaration = 200
+// MaxQuotedDeclaration is how much of a declaration a denial quotes: a
+// longer one is cut at its last comma before, and DetailDeclarationCut
+// says how many bytes are left out.
+const MaxQuotedDeclaration = 200
+
+// DetailDeclarationCut quotes a declaration cut to MaxQuotedDeclaration.
+const DetailDeclarationCut = "%q and %d more bytes"
 
 // quoteDeclaration is the declaration as a denial quotes it, cut to a
 // readable length.
 func quoteDeclaration(value string) string {
-	if len(value) > maxQuotedDeclaration {
-		cut := value[:maxQuotedDeclaration]
+	if len(value) > MaxQuotedDeclaration {
+		cut := value[:MaxQuotedDeclaration]
 		if i := strings.LastIndexByte(cut, ','); i > 0 {
 			cut = cut[:i]
 		}
-		return fmt.Sprintf("%q and %d more bytes", cut, len(value)-len(cut))
+		return fmt.Sprintf(DetailDeclarationCut, cut, len(value)-len(cut))
 	}
 	return fmt.Sprintf("%q", value)
 }
@@ -296,7 +306,8 @@ func validateDeclaredHostnames(ls *gwv1.ListenerSet, c Cluster, t Tenancy, v *ve
 		return
 	}
 	listenersPath := field.NewPath("spec", "listeners")
-	for i := range ls.Spec.Listeners {
+	// the first MaxListeners, as every listener rule judges them
+	for i := range min(len(ls.Spec.Listeners), MaxListeners) {
 		l := &ls.Spec.Listeners[i]
 		if allowed.Allows(l.Hostname) {
 			continue

@@ -8,6 +8,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	utilvalidation "k8s.io/apimachinery/pkg/util/validation"
 	"k8s.io/apimachinery/pkg/util/validation/field"
 	"k8s.io/utils/ptr"
 	gwv1 "sigs.k8s.io/gateway-api/apis/v1"
@@ -40,6 +41,8 @@ func TestParseAllowedHostnames(t *testing.T) {
 		{"a.example.com.", []string{`entry 1 "a.example.com.": ` + dns1123}},
 		{"ok.example.com,Bad,\x1b[31m", []string{`entry 2 "Bad": ` + dns1123, `entry 3 "\x1b[31m": ` + dns1123}},
 		{strings.Repeat("a.example.com,", MaxAllowedHostnames), []string{fmt.Sprintf(DetailDeclarationTooMany, MaxAllowedHostnames+1, MaxAllowedHostnames)}},
+		// longer than a hostname: its length alone, the entry quoted cut
+		{"fe80::1%" + strings.Repeat("z", 300), []string{fmt.Sprintf(`entry 1 %q: %s`, cutValue("fe80::1%"+strings.Repeat("z", 300)), utilvalidation.MaxLenError(utilvalidation.DNS1123SubdomainMaxLength))}},
 	} {
 		t.Run(fmt.Sprintf("%q", tc.value), func(t *testing.T) {
 			_, problems := ParseAllowedHostnames(tc.value)

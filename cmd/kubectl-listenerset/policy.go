@@ -31,7 +31,9 @@ func newPolicy(code *int) *cobra.Command {
 		Long: `Prints an admissionregistration.k8s.io/v1 ValidatingAdmissionPolicy and its
 binding that enforce the webhook's object-only rules inside kube-apiserver
 (Kubernetes 1.30 or later), without a webhook call: kubectl apply -f - takes
-the output as it is. The cluster-aware checks stay with the webhook.
+the output as it is. The cluster-aware checks stay with the webhook, but
+for the hostnames a Namespace declares (--allowed-hostnames-annotation),
+which the policy reads from the request's Namespace.
 
 A policy cannot read a ListenerSet's parent Gateway or its GatewayClass: with
 --gateways it judges only the ListenerSets of the Gateways listed, Airlock's,
@@ -64,6 +66,9 @@ the output again when the list changes.`,
 			if errs := policy.ValidateGateways(opts.Gateways, field.NewPath("--gateways")); len(errs) > 0 {
 				return errs.ToAggregate()
 			}
+			if err := (validation.Tenancy{AllowedHostnamesAnnotation: opts.AllowedHostnamesAnnotation}).Check(); err != nil {
+				return err
+			}
 
 			out, err := policy.YAML(opts)
 			if err == nil {
@@ -84,6 +89,7 @@ the output again when the list changes.`,
 	f.Var(&opts.AddedNames, "add-names", validation.AddedNamesUsage)
 	f.StringVar(&nsSelector, "namespace-selector", "", `the binding applies to the namespaces this label selector selects (e.g. "team in (a,b),!legacy"); every namespace when empty`)
 	f.StringSliceVar(&opts.Gateways, "gateways", nil, `judge only the ListenerSets of these Gateways, Airlock's: "namespace/name", or "namespace/*" for every Gateway of a namespace, comma-separated; repeatable. Every ListenerSet when empty`)
+	allowedHostnamesAnnotationFlag(cmd, &opts.AllowedHostnamesAnnotation)
 	completeValues(cmd, "validation-actions", validationActions)
 	return cmd
 }

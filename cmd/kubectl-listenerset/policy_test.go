@@ -49,7 +49,17 @@ func TestPolicyCommand(t *testing.T) {
 	assert.Equal(t, policy.ScopeCondition, vap.Spec.MatchConditions[0].Name)
 	assert.Contains(t, vap.Spec.MatchConditions[0].Expression, `["infra/airlock","team-a/*","edge/gw"]`)
 
+	// --allowed-hostnames-annotation names the declarations' annotation.
+	stdout.Reset()
+	code = run([]string{"policy", "--allowed-hostnames-annotation", "example.com/hosts"}, nil, &stdout, &stderr)
+	require.Equal(t, exitOK, code, stderr.String())
+	want, err = policy.YAML(policy.Options{AllowedHostnamesAnnotation: "example.com/hosts"})
+	require.NoError(t, err)
+	require.Equal(t, string(want), stdout.String())
+	assert.Contains(t, stdout.String(), `expression: '"example.com/hosts"'`)
+
 	for _, args := range [][]string{
+		{"policy", "--allowed-hostnames-annotation", "not a key"},
 		{"policy", "--gateways", "infra"},
 		{"policy", "--gateways", "infra/a,infra/a"},
 		{"policy", "--validation-actions", "Block"},

@@ -28,9 +28,16 @@ func tenancyFlags(cmd *cobra.Command) *validation.Tenancy {
 	t := &validation.Tenancy{}
 	f := cmd.Flags()
 	f.StringVar(&t.TenantLabel, "tenant-label", "", validation.TenantLabelUsage)
-	f.StringVar(&t.AllowedHostnamesAnnotation, "allowed-hostnames-annotation", validation.DefaultAllowedHostnamesAnnotation,
-		validation.AllowedHostnamesAnnotationUsage)
+	allowedHostnamesAnnotationFlag(cmd, &t.AllowedHostnamesAnnotation)
 	f.Var(&t.FirstClaim, "first-claim", validation.FirstClaimUsage)
 	completeValues(cmd, "first-claim", validation.ClaimModes)
 	return t
+}
+
+// allowedHostnamesAnnotationFlag is the server's
+// --allowed-hostnames-annotation on cmd, into key; a Tenancy of it checks
+// it (Tenancy.Check).
+func allowedHostnamesAnnotationFlag(cmd *cobra.Command, key *string) {
+	cmd.Flags().StringVar(key, "allowed-hostnames-annotation", validation.DefaultAllowedHostnamesAnnotation,
+		validation.AllowedHostnamesAnnotationUsage)
 }

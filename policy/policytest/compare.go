@@ -24,13 +24,20 @@ func Entries(msg string) (entries []string, truncated bool) {
 	if m := moreRE.FindStringIndex(msg); m != nil {
 		msg, truncated = msg[:m[0]], true
 	}
-	for i, part := range strings.Split(msg, policy.Separator+"spec.") {
-		if i > 0 {
-			part = "spec." + part
+	start := 0
+	for i := 0; i < len(msg); i++ {
+		if !strings.HasPrefix(msg[i:], policy.Separator) {
+			continue
 		}
-		entries = append(entries, part)
+		for _, s := range policy.EntryStarts {
+			if strings.HasPrefix(msg[i+len(policy.Separator):], s) {
+				entries = append(entries, msg[start:i])
+				start = i + len(policy.Separator)
+				break
+			}
+		}
 	}
-	return entries, truncated
+	return append(entries, msg[start:]), truncated
 }
 
 // PathOf is the path of an entry.

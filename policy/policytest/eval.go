@@ -120,8 +120,16 @@ var gvr = schema.GroupVersionResource{Group: gwv1.GroupName, Version: "v1", Reso
 var gvk = schema.GroupVersionKind{Group: gwv1.GroupName, Version: "v1", Kind: "ListenerSet"}
 
 // Evaluate runs the policy on a create (old nil) or an update of obj, with
-// budget as the runtime cost budget (celconfig.RuntimeCELCostBudget when 0).
+// budget as the runtime cost budget (celconfig.RuntimeCELCostBudget when 0),
+// in a Namespace of obj's namespace without labels or annotations.
 func (e *Evaluator) Evaluate(obj, old map[string]any, budget int64) Result {
+	ns, _, _ := unstructured.NestedString(obj, "metadata", "namespace")
+	return e.EvaluateIn(&corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: ns}}, obj, old, budget)
+}
+
+// EvaluateIn is Evaluate with ns as the request's Namespace
+// (namespaceObject; nil as for a cluster-scoped request).
+func (e *Evaluator) EvaluateIn(ns *corev1.Namespace, obj, old map[string]any, budget int64) Result {
 	if budget == 0 {
 		budget = celconfig.RuntimeCELCostBudget
 	}
@@ -137,7 +145,6 @@ func (e *Evaluator) Evaluate(obj, old map[string]any, budget int64) Result {
 	if oldObj != nil {
 		va.VersionedOldObject = admission.NewLazyObject(oldObj)
 	}
-	ns := &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: newObj.GetNamespace()}}
 	res := e.validator.Validate(context.Background(), gvr, va, nil, ns, budget, nil)
 	out := Result{Allowed: true}
 	for _, d := range res.Decisions {
@@ -156,13 +163,19 @@ func (e *Evaluator) Evaluate(obj, old map[string]any, budget int64) Result {
 // the evaluation, validation and message together. It is found by
 // bisection between 1 and max; ok is false when even max is not enough.
 func (e *Evaluator) Cost(obj, old map[string]any, max int64) (cost int64, ok bool) {
-	if r := e.Evaluate(obj, old, max); r.Error {
+	ns, _, _ := unstructured.NestedString(obj, "metadata", "namespace")
+	return e.CostIn(&corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: ns}}, obj, old, max)
+}
+
+// CostIn is Cost with ns as the request's Namespace (EvaluateIn).
+func (e *Evaluator) CostIn(ns *corev1.Namespace, obj, old map[string]any, max int64) (cost int64, ok bool) {
+	if r := e.EvaluateIn(ns, obj, old, max); r.Error {
 		return 0, false
 	}
 	lo, hi := int64(0), max // lo fails (or is 0), hi decides
 	for hi-lo > 1 {
 		mid := lo + (hi-lo)/2
-		if r := e.Evaluate(obj, old, mid); r.Error {
+		if r := e.EvaluateIn(ns, obj, old, mid); r.Error {
 			lo = mid
 		} else {
 			hi = mid

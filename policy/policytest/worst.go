@@ -9,6 +9,7 @@ import (
 	gwv1 "sigs.k8s.io/gateway-api/apis/v1"
 
 	"github.com/airlock/listenerset-webhook/validation"
+	"github.com/airlock/listenerset-webhook/validation/validationtest"
 )
 
 // Worst sizes the costliest object for the policy's CEL.
@@ -101,4 +102,34 @@ func WorstListenerSet(w Worst) *gwv1.ListenerSet {
 		ls.Spec.Listeners = append(ls.Spec.Listeners, l)
 	}
 	return ls
+}
+
+// WorstDeclarations are the declarations of the hostnames a Namespace's
+// ListenerSets may claim (validation.DefaultAllowedHostnamesAnnotation)
+// that the policy's CEL costs the most on (validationtest.DeclaredShapes
+// are the webhook's), by name: the valid ones of
+// validation.MaxAllowedHostnames entries of a hostname's whole length,
+// wildcards (each compared with every listener's hostname by a suffix
+// test) or names of digits and dots (each also matched against the IPv4
+// pattern); malformed, as many IPv6 addresses with a zone of that length
+// (each matched against the address pattern); over the limit, as many
+// entries as an annotation holds; and one entry of almost all of it.
+func WorstDeclarations() map[string]string {
+	const maxLen = 253
+	pad := func(s string, c byte) string { return s + strings.Repeat(string(c), maxLen-len(s)) }
+	digits := func(i int) string {
+		s := fmt.Sprintf("%d", i)
+		for len(s)+2 <= maxLen {
+			s += ".9"
+		}
+		return s
+	}
+	room := validationtest.MaxAnnotationBytes - len(validation.DefaultAllowedHostnamesAnnotation)
+	return map[string]string{
+		"wildcards":  validationtest.DeclarationOf(validation.MaxAllowedHostnames, func(i int) string { return pad(fmt.Sprintf("*.w%d.", i), 'w') }),
+		"digits":     validationtest.DeclarationOf(validation.MaxAllowedHostnames, digits),
+		"zones":      validationtest.DeclarationOf(validation.MaxAllowedHostnames, func(i int) string { return pad(fmt.Sprintf("fe80::%x%%", i), 'z') }),
+		"over limit": strings.Repeat("a,", room/2-1) + "a",
+		"one entry":  "fe80::1%" + strings.Repeat("z", room-len("fe80::1%")),
+	}
 }

@@ -22,6 +22,7 @@ import (
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	utiljson "k8s.io/apimachinery/pkg/util/json"
 	"k8s.io/client-go/dynamic"
+	crclient "sigs.k8s.io/controller-runtime/pkg/client"
 	gwv1 "sigs.k8s.io/gateway-api/apis/v1"
 
 	"github.com/airlock/listenerset-webhook/policy"
@@ -47,6 +48,13 @@ var gvr = schema.GroupVersionResource{Group: gwv1.GroupName, Version: "v1", Reso
 // objects (those the CRD stores) to changed copies, from 8 clients at once. Each answer must
 // equal validation.Validate's verdict: admitted or not, and when the policy
 // (not the CRD's schema) denied, the same set of field paths.
+//
+// The declared hostnames: the Namespaces of validationtest.Declarations are
+// created with their declarations (none, valid ones, every bad input), and
+// the rows of validationtest.DeclarationCases, creates and updates, each get
+// its verdict; a third as many random creates and updates again, in those
+// Namespaces in turn, are held to validation.Validate with the Namespace in
+// its Cluster (validationtest.Declaration.Cluster).
 //
 // It runs once for each CRD set of the end-to-end matrix: the policy's
 // match condition leaves to the CRD what the CRD enforces, so the verdict
@@ -83,9 +91,14 @@ func againstKubeAPIServer(t *testing.T, root string, set localcluster.CRDSet, ta
 	ctx := context.Background()
 	ratcheted.Store(0)
 	c, client := startCluster(t, root, set, namespace)
+	declClients := createDeclarations(t, c)
+	declarations := validationtest.Declarations()
 
 	var cases []*gwv1.ListenerSet
 	names := []string{}
+	// the Namespace of each case: nil for namespace, without a declaration
+	// and judged without a Cluster
+	var caseIn []*validationtest.Declaration
 	examples, err := validationtest.Examples(root)
 	if err != nil {
 		t.Fatal(err)
@@ -120,6 +133,24 @@ func againstKubeAPIServer(t *testing.T, root string, set localcluster.CRDSet, ta
 			cases, names = append(cases, s.Build(validation.MaxListeners)), append(names, "worst "+s.Name)
 		}
 	}
+	caseIn = make([]*validationtest.Declaration, len(cases))
+	// the declared hostnames: the shared rows, and a third as many random
+	// objects as above in each Namespace of validationtest.Declarations in
+	// turn
+	declarationCases := validationtest.DeclarationCases()
+	// the verdict each declared-hostnames row wants, by case or stored name
+	admits := map[string]bool{}
+	for _, tc := range declarationCases {
+		if tc.Old == nil {
+			admits[tc.Name] = tc.Code == ""
+			cases, names, caseIn = append(cases, tc.New), append(names, tc.Name), append(caseIn, &tc.Declaration)
+		}
+	}
+	for i := range n / 3 {
+		d := &declarations[i%len(declarations)]
+		data := validationtest.BiasedFuzzBytes(rng)
+		cases, names, caseIn = append(cases, validationtest.FuzzListenerSet(data)), append(names, fmt.Sprintf("fuzz-%d in %s", i, d.Namespace)), append(caseIn, d)
+	}
 
 	// Updates: a stored object (created before the policy exists, so it
 	// may be invalid, as one stored before the policy was installed) and a
@@ -128,21 +159,28 @@ func againstKubeAPIServer(t *testing.T, root string, set localcluster.CRDSet, ta
 	type pair struct {
 		stored *unstructured.Unstructured
 		new    *gwv1.ListenerSet
+		in     *validationtest.Declaration
 	}
 	var pairs []pair
 	storeStart := time.Now()
-	store := func(name string, old, nls *gwv1.ListenerSet) {
+	storeIn := func(d *validationtest.Declaration, name string, old, nls *gwv1.ListenerSet) bool {
+		ns, cl := namespace, client
+		if d != nil {
+			ns, cl = d.Namespace, declClients[d.Namespace]
+		}
 		old, nls = old.DeepCopy(), nls.DeepCopy()
 		old.TypeMeta = metav1.TypeMeta{APIVersion: "gateway.networking.k8s.io/v1", Kind: "ListenerSet"}
-		old.Namespace, old.Name, old.GenerateName = namespace, name, ""
-		stored, err := create(ctx, client, old, false)
+		old.Namespace, old.Name, old.GenerateName = ns, name, ""
+		stored, err := create(ctx, cl, old, false)
 		if err != nil {
-			return // the CRD's schema refuses it: nothing to update
+			return false // the CRD's schema refuses it: nothing to update
 		}
-		nls.TypeMeta, nls.Namespace, nls.Name, nls.GenerateName = old.TypeMeta, namespace, name, ""
+		nls.TypeMeta, nls.Namespace, nls.Name, nls.GenerateName = old.TypeMeta, ns, name, ""
 		nls.ResourceVersion = stored.GetResourceVersion()
-		pairs = append(pairs, pair{stored, nls})
+		pairs = append(pairs, pair{stored, nls, d})
+		return true
 	}
+	store := func(name string, old, nls *gwv1.ListenerSet) { storeIn(nil, name, old, nls) }
 	var tablePairs int
 	for i, call := range tableCalls {
 		if call.Old != nil {
@@ -169,8 +207,29 @@ func againstKubeAPIServer(t *testing.T, root string, set localcluster.CRDSet, ta
 		}
 		store(fmt.Sprintf("stored-%d", i), validationtest.FuzzListenerSet(data), validationtest.FuzzListenerSet(changed))
 	}
-	t.Logf("stored objects for updates: %d of the tables' %d update rows and %d of %d random ones accepted by the CRD, in %v",
-		tablePairs, tableUpdates, len(pairs)-tablePairs, nPairs, time.Since(storeStart).Round(time.Millisecond))
+	randomPairs := len(pairs) - tablePairs - worstPairs
+	var declarationUpdates int
+	for i, tc := range declarationCases {
+		if tc.Old != nil {
+			declarationUpdates++
+			admits["update of "+tc.Declaration.Namespace+"/"+fmt.Sprintf("declared-%d", i)] = tc.Code == ""
+			if !storeIn(&tc.Declaration, fmt.Sprintf("declared-%d", i), tc.Old, tc.New) {
+				t.Errorf("%s: the CRD refuses the stored object", tc.Name)
+			}
+		}
+	}
+	for i := range nPairs / 3 {
+		d := &declarations[i%len(declarations)]
+		data := validationtest.BiasedFuzzBytes(rng)
+		changed := slices.Clone(data)
+		for range 1 + rng.IntN(2) {
+			changed[rng.IntN(len(changed))] = byte(rng.IntN(3))
+		}
+		storeIn(d, fmt.Sprintf("stored-%d", i), validationtest.FuzzListenerSet(data), validationtest.FuzzListenerSet(changed))
+	}
+	t.Logf("stored objects for updates: %d of the tables' %d update rows, %d of %d random ones, and in the Namespaces of validationtest.Declarations %d declared-hostnames rows and %d of %d random ones accepted by the CRD, in %v",
+		tablePairs, tableUpdates, randomPairs, nPairs, declarationUpdates, len(pairs)-tablePairs-worstPairs-randomPairs-declarationUpdates, nPairs/3,
+		time.Since(storeStart).Round(time.Millisecond))
 
 	vap, binding, err := policy.Generate(policy.Options{})
 	if err != nil {
@@ -202,15 +261,25 @@ func againstKubeAPIServer(t *testing.T, root string, set localcluster.CRDSet, ta
 				var stored *unstructured.Unstructured
 				var res result
 				name := ""
+				var in *validationtest.Declaration
 				if i < len(cases) {
+					in = caseIn[i]
+					ns, cl := namespace, client
+					if in != nil {
+						ns, cl = in.Namespace, declClients[in.Namespace]
+					}
 					ls = cases[i].DeepCopy()
 					ls.TypeMeta = metav1.TypeMeta{APIVersion: "gateway.networking.k8s.io/v1", Kind: "ListenerSet"}
-					ls.Namespace, ls.Name, ls.GenerateName = namespace, fmt.Sprintf("case-%d", i), ""
-					res, name = send(ctx, client, ls, nil), names[i]
+					ls.Namespace, ls.Name, ls.GenerateName = ns, fmt.Sprintf("case-%d", i), ""
+					res, name = send(ctx, cl, ls, nil), names[i]
 				} else {
 					p := pairs[i-len(cases)]
-					ls, stored = p.new, p.stored
-					res, name = send(ctx, client, ls, stored), "update of "+ls.Name
+					ls, stored, in = p.new, p.stored, p.in
+					cl := client
+					if in != nil {
+						cl = declClients[in.Namespace]
+					}
+					res, name = send(ctx, cl, ls, stored), "update of "+ls.Namespace+"/"+ls.Name
 				}
 				mu.Lock()
 				switch {
@@ -223,7 +292,10 @@ func againstKubeAPIServer(t *testing.T, root string, set localcluster.CRDSet, ta
 				default:
 					out.policyDenied++
 				}
-				if msg := judge(ls, stored, res); msg != "" {
+				if want, ok := admits[name]; ok && res.err == nil && (res.schema || res.allowed != want) {
+					t.Errorf("%s: kube-apiserver allowed=%v (by the CRD's schema %v), the row wants %v: %s", name, res.allowed, res.schema, want, res.message)
+				}
+				if msg := judgeIn(in, ls, stored, res); msg != "" {
 					out.mismatch++
 					t.Errorf("%s: %s", name, msg)
 				}
@@ -246,6 +318,42 @@ func againstKubeAPIServer(t *testing.T, root string, set localcluster.CRDSet, ta
 	worstObjects(t, ctx, client)
 }
 
+// clientIn is a client of ListenerSets in namespace ns, its rate limits
+// raised for thousands of requests.
+func clientIn(t *testing.T, c *localcluster.Cluster, ns string) dynamic.ResourceInterface {
+	cfg := *c.Config
+	cfg.QPS, cfg.Burst = 1000, 1000
+	dyn, err := dynamic.NewForConfig(&cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return dyn.Resource(gvr).Namespace(ns)
+}
+
+// createDeclarations creates the Namespaces of validationtest.Declarations,
+// each with its declaration, and checks that kube-apiserver stored it as
+// given; it returns a client of ListenerSets in each.
+func createDeclarations(t *testing.T, c *localcluster.Cluster) map[string]dynamic.ResourceInterface {
+	ctx := context.Background()
+	clients := map[string]dynamic.ResourceInterface{}
+	for _, d := range validationtest.Declarations() {
+		ns := &corev1.Namespace{ObjectMeta: d.Object().ObjectMeta}
+		if err := c.Client.Create(ctx, ns); err != nil {
+			t.Fatalf("Namespace %s: %v", d.Namespace, err)
+		}
+		var got corev1.Namespace
+		if err := c.Client.Get(ctx, crclient.ObjectKey{Name: d.Namespace}, &got); err != nil {
+			t.Fatal(err)
+		}
+		value, declared := got.Annotations[validation.DefaultAllowedHostnamesAnnotation]
+		if declared != d.Declared || value != d.Value {
+			t.Fatalf("Namespace %s: stored with the declaration %v %.80q, want %v %.80q", d.Namespace, declared, value, d.Declared, d.Value)
+		}
+		clients[d.Namespace] = clientIn(t, c, d.Namespace)
+	}
+	return clients
+}
+
 // startCluster starts kube-apiserver with the CRD set and the namespaces,
 // and returns it with a client of ListenerSets in the first namespace, its
 // rate limits raised for thousands of requests.
@@ -263,13 +371,7 @@ func startCluster(t *testing.T, root string, set localcluster.CRDSet, namespaces
 			t.Fatal(err)
 		}
 	}
-	cfg := *c.Config
-	cfg.QPS, cfg.Burst = 1000, 1000
-	dyn, err := dynamic.NewForConfig(&cfg)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return c, dyn.Resource(gvr).Namespace(namespaces[0])
+	return c, clientIn(t, c, namespaces[0])
 }
 
 // worstObjects: the costliest object for the policy that kube-apiserver
@@ -365,6 +467,13 @@ func unstructuredOf(ls *gwv1.ListenerSet) (*unstructured.Unstructured, error) {
 // On update, the stored object is the one kube-apiserver returned when it
 // stored it (defaulted by the CRD), which is what admission compares with.
 func judge(ls *gwv1.ListenerSet, stored *unstructured.Unstructured, res result) string {
+	return judgeIn(nil, ls, stored, res)
+}
+
+// judgeIn is judge in the Namespace d (its declaration judged as
+// validation's declared-hostnames rule judges it); nil: without a
+// Cluster.
+func judgeIn(d *validationtest.Declaration, ls *gwv1.ListenerSet, stored *unstructured.Unstructured, res result) string {
 	if res.err != nil {
 		return ""
 	}
@@ -377,7 +486,11 @@ func judge(ls *gwv1.ListenerSet, stored *unstructured.Unstructured, res result) 
 		old = &gwv1.ListenerSet{}
 		_ = json.Unmarshal(data, old)
 	}
-	errs, warnings := validation.Validate(&sent, old, validation.Options{})
+	opts := validation.Options{}
+	if d != nil {
+		opts.Cluster = d.Cluster()
+	}
+	errs, warnings := validation.Validate(&sent, old, opts)
 	for _, w := range warnings {
 		if w.Kind == validation.KindRatcheted {
 			ratcheted.Add(1)

@@ -49,16 +49,16 @@ const DeclaredNamespace = "worst-declared"
 //     annotation allows, of HostileRunes: every entry malformed, each
 //     error naming it escaped.
 var DeclaredShapes = []DeclaredShape{
-	{Name: "sixty-four-undeclared", Declaration: declaredEntries(MaxListeners, func(i int) string { return fmt.Sprintf("*.d%02d.example.org", i) }),
+	{Name: "sixty-four-undeclared", Declaration: DeclarationOf(MaxListeners, func(i int) string { return fmt.Sprintf("*.d%02d.example.org", i) }),
 		Set: DeepestHostnames},
-	{Name: "over-the-limit", Declaration: declaredEntries(10000, func(i int) string { return fmt.Sprintf("e%05d.example.org", i) }),
+	{Name: "over-the-limit", Declaration: DeclarationOf(10000, func(i int) string { return fmt.Sprintf("e%05d.example.org", i) }),
 		Set: DeepestHostnames},
-	{Name: "longest-entries", Declaration: declaredEntries(validation.MaxAllowedHostnames, longestEntry), Set: DeepestHostnames},
+	{Name: "longest-entries", Declaration: DeclarationOf(validation.MaxAllowedHostnames, longestEntry), Set: DeepestHostnames},
 	{Name: "hostile-entries", Declaration: hostileDeclaration(), Set: DeepestHostnames},
 }
 
-// declaredEntries is a declaration of n entries, entry(i) each.
-func declaredEntries(n int, entry func(i int) string) string {
+// DeclarationOf is a declaration of n entries, entry(i) each.
+func DeclarationOf(n int, entry func(i int) string) string {
 	entries := make([]string, n)
 	for i := range entries {
 		entries[i] = entry(i)
