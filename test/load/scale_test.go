@@ -1,6 +1,7 @@
 package main
 
 import (
+	"fmt"
 	"strings"
 	"testing"
 	"time"
@@ -312,7 +313,7 @@ func TestWorstTargetsAndProblems(t *testing.T) {
 		resp  *admissionv1.AdmissionResponse
 		ok    bool
 	}{
-		{"over-the-limit", deny(`... has 10000 entries, more than the limit of 256`), true},
+		{"over-the-limit", deny(fmt.Sprintf("... has 10000 entries, more than the limit of %d", validation.MaxAllowedHostnames)), true},
 		{"over-the-limit", deny(`... has 10000 entries`), false},
 		{"over-the-limit", &admissionv1.AdmissionResponse{Allowed: true}, false},
 		{"hostile-entries", deny(`entry 1 "<>&\"\\\u2028\u2029\t\n\r\x00\x1b[31m\x7f"`), true},
