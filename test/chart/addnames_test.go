@@ -9,6 +9,8 @@ import (
 	"github.com/stretchr/testify/require"
 	admissionv1 "k8s.io/api/admissionregistration/v1"
 	appsv1 "k8s.io/api/apps/v1"
+	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	utiljson "k8s.io/apimachinery/pkg/util/json"
 	utilversion "k8s.io/apimachinery/pkg/util/version"
 	"k8s.io/utils/ptr"
@@ -76,4 +78,43 @@ func TestRenderAddNames(t *testing.T) {
 	out, err = runHelm(t.Context(), t, "", "template", "x", chartPath, "--kube-version", renderKubeVersion, "--set", "admission.addNames.ciphers={a b}")
 	require.Error(t, err)
 	assert.Contains(t, out, "addNames/ciphers/0")
+}
+
+// TestRenderPolicyDeclarationKey: tenancy.allowedHostnamesAnnotation reaches
+// both engines of mode both alike: the webhook as
+// --allowed-hostnames-annotation, the policy as its variable
+// allowedHostnamesAnnotation. The rendered policy, evaluated as
+// kube-apiserver evaluates it in a Namespace declaring under that key,
+// denies an undeclared hostname as validation does with the same setting,
+// and ignores a declaration under the default key.
+func TestRenderPolicyDeclarationKey(t *testing.T) {
+	const key = "example.com/hosts"
+	objs := renderMode(t, "both", "--set", "tenancy.allowedHostnamesAnnotation="+key)
+	args := typed[appsv1.Deployment](t, objs.get(t, "Deployment", fullname)).Spec.Template.Spec.Containers[0].Args
+	assert.Contains(t, args, "--allowed-hostnames-annotation="+key, "the webhook's flag")
+	vap := typed[admissionv1.ValidatingAdmissionPolicy](t, objs.get(t, "ValidatingAdmissionPolicy", fullname))
+	e, err := policytest.Compile(vap, utilversion.MustParseGeneric("1.29"))
+	require.NoError(t, err)
+
+	ls := &gwv1.ListenerSet{Spec: gwv1.ListenerSetSpec{ParentRef: gwv1.ParentGatewayReference{Name: "gw"},
+		Listeners: []gwv1.ListenerEntry{{Name: "web", Port: 8080, Protocol: validation.ProtocolHTTP, Hostname: ptr.To[gwv1.Hostname]("login.a.example.com"),
+			AllowedRoutes: &gwv1.AllowedRoutes{Namespaces: &gwv1.RouteNamespaces{From: ptr.To(gwv1.NamespacesFromSame)}}}}}}
+	ls.Namespace, ls.Name = "team-b", "login"
+	defaults.ListenerSet(ls)
+	data, err := json.Marshal(ls)
+	require.NoError(t, err)
+	var obj map[string]any
+	require.NoError(t, utiljson.Unmarshal(data, &obj))
+	for _, annotationKey := range []string{key, validation.DefaultAllowedHostnamesAnnotation} {
+		ns := &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: "team-b", Annotations: map[string]string{annotationKey: "*.b.example.com"}}}
+		meta := &metav1.PartialObjectMetadata{ObjectMeta: ns.ObjectMeta}
+		errs, _ := validation.Validate(ls, nil, validation.Options{Cluster: &validation.Objects{Namespaces: []*metav1.PartialObjectMetadata{meta}},
+			Tenancy: validation.Tenancy{AllowedHostnamesAnnotation: key}})
+		got := e.EvaluateIn(ns, obj, nil, 0)
+		require.False(t, got.Error, "%s: %s", annotationKey, got.Message)
+		assert.Equal(t, annotationKey != key, len(errs) == 0, "validation, declared under %s: %v", annotationKey, errs)
+		if assert.Equal(t, len(errs) == 0, got.Allowed, "declared under %s: validation %v, policy %q", annotationKey, errs, got.Message) && !got.Allowed {
+			assert.Equal(t, policytest.ErrorEntries(errs), policytest.SortedEntries(got.Message), "the policy's message is validation's")
+		}
+	}
 }
