@@ -364,7 +364,7 @@ func MergedListeners(gw *gwv1.Gateway, sets []*gwv1.ListenerSet, opts MergeOptio
 	})
 	markOverlaps(rows)
 	if opts.Tenancy != nil {
-		markClaims(rows, newOwners(*opts.Tenancy, c.NamespaceLabels))
+		markClaims(gw.Namespace, gw.Name, rows, newOwners(*opts.Tenancy, c.NamespaceLabels))
 	}
 	return rows
 }

@@ -348,6 +348,23 @@ func claimKeys(namespace, name, h string, add func(string)) {
 	}
 }
 
+// overlapKeys hands read the keys under which claimKeys files the listeners
+// whose hostname overlaps h on Gateway namespace/name: h itself
+// (ClaimKey), the wildcards above it (ClaimKey of each covering hostname)
+// and, for a wildcard, the names under it (UnderKey). The first-claim rule
+// reads the index by them, markClaims its own map.
+func overlapKeys(namespace, name, h string, read func(string)) {
+	read(ClaimKey(namespace, name, h))
+	for _, w := range coveringHostnames(h) {
+		if w != "" {
+			read(ClaimKey(namespace, name, w))
+		}
+	}
+	if strings.HasPrefix(h, WildcardPrefix) {
+		read(UnderKey(namespace, name, h))
+	}
+}
+
 // claims tells whether a listener claims a hostname: it has one, and a
 // protocol Airlock serves (a listener of another protocol holds nothing).
 func claims(l *gwv1.ListenerEntry) bool { return l.Hostname != nil && servedProtocol(l.Protocol) }
@@ -411,15 +428,7 @@ func validateFirstClaims(ls *gwv1.ListenerSet, gw *gwv1.Gateway, admission *gate
 				}
 			}
 		}
-		look(ClaimKey(gw.Namespace, gw.Name, h))
-		for _, w := range coveringHostnames(h) {
-			if w != "" {
-				look(ClaimKey(gw.Namespace, gw.Name, w))
-			}
-		}
-		if strings.HasPrefix(h, WildcardPrefix) {
-			look(UnderKey(gw.Namespace, gw.Name, h))
-		}
+		overlapKeys(gw.Namespace, gw.Name, h, look)
 		if first == nil {
 			continue
 		}
@@ -527,14 +536,15 @@ type Claim struct {
 	Owner    Owner
 }
 
-// markClaims sets the Owner, HeldBy and OverlappedBy of rows, a merged
-// list in precedence order. Only listeners that take their place
-// (Accepted or Conflicted) of ListenerSets claim anything. Each claimed
-// hostname is filed under its claimKeys with the first two rows of
-// different owners there, so that a row finds the first earlier row of
-// another owner overlapping it in as many lookups as its hostname has
-// labels: linear in the rows.
-func markClaims(rows []MergedListener, who *owners) {
+// markClaims sets the Owner, HeldBy and OverlappedBy of rows, Gateway
+// gwNamespace/gwName's merged list in precedence order. Only listeners that
+// take their place (Accepted or Conflicted) of ListenerSets claim anything.
+// Each claimed hostname is filed under its claimKeys and looked up by
+// overlapKeys, as the index and the first-claim rule do, each key keeping
+// the first two rows of different owners there: a row finds the first
+// earlier row of another owner overlapping it in as many lookups as its
+// hostname has labels, linear in the rows.
+func markClaims(gwNamespace, gwName string, rows []MergedListener, who *owners) {
 	type firstTwo struct{ first, other int } // row indexes; other: the first of another owner than first's, -1
 	filed := map[string]firstTwo{}
 	owner := func(i int) Owner { return *rows[i].Owner }
@@ -574,27 +584,14 @@ func markClaims(rows []MergedListener, who *owners) {
 				held = j
 			}
 		}
-		look("=" + h)
-		for _, w := range coveringHostnames(h) {
-			if w != "" {
-				look("=" + w)
-			}
-		}
-		if strings.HasPrefix(h, WildcardPrefix) {
-			look("<" + h)
-		}
+		overlapKeys(gwNamespace, gwName, h, look)
 		if held >= 0 {
 			r.HeldBy = claimOf(&rows[held])
 			if rows[held].OverlappedBy == nil {
 				rows[held].OverlappedBy = claimOf(r)
 			}
 		}
-		file("="+h, i)
-		for _, w := range coveringHostnames(h) {
-			if w != "" {
-				file("<"+w, i)
-			}
-		}
+		claimKeys(gwNamespace, gwName, h, func(key string) { file(key, i) })
 	}
 }
 
