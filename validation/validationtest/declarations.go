@@ -5,6 +5,7 @@ import (
 	"strings"
 	"time"
 
+	apivalidation "k8s.io/apimachinery/pkg/api/validation"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	gwv1 "sigs.k8s.io/gateway-api/apis/v1"
 
@@ -21,9 +22,8 @@ import (
 // with the cluster checks against the shared Gateway.
 
 // MaxAnnotationBytes is how much Kubernetes lets an object's annotations
-// hold, keys and values together (apimachinery's
-// TotalAnnotationSizeLimitB).
-const MaxAnnotationBytes = 256 << 10
+// hold, keys and values together.
+const MaxAnnotationBytes = apivalidation.TotalAnnotationSizeLimitB
 
 // DeclaredShape is a worst declaration and the set judged against it.
 type DeclaredShape struct {
