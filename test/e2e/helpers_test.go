@@ -273,3 +273,22 @@ func grant(t *testing.T, user string, rules []rbacv1.PolicyRule) {
 	}
 	t.Cleanup(func() { _ = cluster.Client.Delete(ctx, binding); _ = cluster.Client.Delete(ctx, role) })
 }
+
+// writeStatus writes status (a gwv1 status struct, or a map) to the
+// object resource namespace/name ("" for a cluster-scoped one) through the
+// status subresource, as a controller does: a merge patch of
+// {"status": status}, so every list in status replaces the stored one.
+func writeStatus(t *testing.T, resource, namespace, name string, status any) {
+	t.Helper()
+	body, err := json.Marshal(map[string]any{"status": status})
+	if err != nil {
+		t.Fatal(err)
+	}
+	args := []string{"patch", resource, name, "--subresource=status", "--type=merge", "-p", string(body)}
+	if namespace != "" {
+		args = append(args, "-n", namespace)
+	}
+	if r := kubectl(t, "", args...); r.Err != nil {
+		t.Fatalf("writing the status of %s %s/%s: %v\n%s", resource, namespace, name, r.Err, r.Output())
+	}
+}
