@@ -182,7 +182,14 @@ func List(ctx context.Context, cfg *rest.Config, k Kinds, pageSize int64) (*vali
 	}
 	if err := pages(ctx, c, size, "Gateways", func() *gwv1.GatewayList { return &gwv1.GatewayList{} }, func(l *gwv1.GatewayList) {
 		for i := range l.Items {
-			o.Gateways = append(o.Gateways, &l.Items[i])
+			gw := &l.Items[i]
+			// The status' conditions and listeners are what the controller
+			// reported (package reported); the rest no reader looks at.
+			gw.ManagedFields, gw.Status.Addresses = nil, nil
+			for k := range gw.Status.Listeners {
+				gw.Status.Listeners[k].SupportedKinds = nil
+			}
+			o.Gateways = append(o.Gateways, gw)
 		}
 	}); err != nil {
 		return nil, err
@@ -190,8 +197,14 @@ func List(ctx context.Context, cfg *rest.Config, k Kinds, pageSize int64) (*vali
 	if err := pages(ctx, c, size, "ListenerSets", func() *gwv1.ListenerSetList { return &gwv1.ListenerSetList{} }, func(l *gwv1.ListenerSetList) {
 		for i := range l.Items {
 			ls := &l.Items[i]
-			// Most of a stored set's bytes; no rule reads them.
-			ls.ManagedFields, ls.Status = nil, gwv1.ListenerSetStatus{}
+			// Most of a stored set's bytes; no reader looks at them. The
+			// status' conditions and listeners stay: what the controller
+			// reported (package reported), bounded by the CRD (8
+			// conditions, 64 listeners).
+			ls.ManagedFields = nil
+			for k := range ls.Status.Listeners {
+				ls.Status.Listeners[k].SupportedKinds = nil
+			}
 			o.Sets = append(o.Sets, ls)
 		}
 	}); err != nil {
