@@ -358,7 +358,10 @@ func Audit(ctx context.Context, cfg *rest.Config, opts Options) int {
 		}
 		return code
 	}
-	v := judge.Stored(snap.Objects, snap.Selected, opts.Judge)
+	// What is stored has a status to compare with the prediction.
+	jo := opts.Judge
+	jo.Reported = true
+	v := judge.Stored(snap.Objects, snap.Selected, jo)
 	v.Results = append(v.Results, judge.Routes(snap.Objects, selectRoutes(snap, opts), opts.Judge)...)
 	code := offline.Report(v, offline.Options{Format: opts.Format, Stdout: opts.Stdout, Stderr: opts.Stderr})
 	if opts.Reports {
