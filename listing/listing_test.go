@@ -132,14 +132,14 @@ func TestRowsAreMergedListeners(t *testing.T) {
 func TestReportedGolden(t *testing.T) {
 	in := clusterInput(t, input("reported.yaml"))
 	for _, f := range []Format{Table, Wide, JSON} {
-		t.Run(string(f), func(t *testing.T) {
+		name := "reported"
+		if f != Table {
+			name += "-" + string(f)
+		}
+		t.Run(name, func(t *testing.T) {
 			l, _ := Build(in, "")
 			var stdout bytes.Buffer
 			require.NoError(t, Write(&stdout, l, f))
-			name := "reported"
-			if f != Table {
-				name += "-" + string(f)
-			}
 			golden.Assert(t, filepath.Join("testdata", "golden", name+".txt"), stdout.String())
 			assert.NotContains(t, stdout.String(), "\x1b", "a controller's escape sequence reaches the terminal")
 		})

@@ -83,8 +83,9 @@ func (c *statusCheck) warnings(ls *gwv1.ListenerSet) []read.Warning {
 			// The controller's own words say why, where it says anything.
 			detail += ": " + r.Message
 		}
-		// A controller's text may hold anything a terminal interprets.
-		w.Message = fmt.Sprintf("%s: listener %q %s: %s", w.Field, p.Listener, what, validation.Escape(detail))
+		// A controller's text may hold anything a terminal interprets:
+		// limitWarnings escapes it, as every warning's.
+		w.Message = fmt.Sprintf("%s: listener %q %s: %s", w.Field, p.Listener, what, detail)
 		out = append(out, w)
 	}
 	return out
