@@ -167,7 +167,9 @@ func Read(ctx context.Context, cfg *rest.Config, opts Options) (*Snapshot, error
 // List lists, read-only, every Gateway, ListenerSet and Namespace's
 // metadata of the cluster cfg reaches, and what k adds, pageSize objects a
 // request (DefaultPageSize when 0). A kind not listed stays nil in the
-// Objects: unknown, so that its rules are skipped, not failed.
+// Objects: unknown, so that its rules are skipped, not failed. Gateways and
+// ListenerSets keep their status' conditions and listener entries, what
+// the controller reported.
 func List(ctx context.Context, cfg *rest.Config, k Kinds, pageSize int64) (*validation.Objects, error) {
 	c, err := client.New(cfg, client.Options{Scheme: gwscheme.Scheme})
 	if err != nil {
