@@ -107,7 +107,7 @@ func Write(w io.Writer, l *Listing, f Format) error {
 					cells[len(cells)-1] = string(d.Kind)
 					// The controller's own message says why, where it says anything.
 					msg := string(d.Kind) + ": " + d.Detail
-					if r.Reported.Message != "" {
+					if r.Reported != nil && r.Reported.Message != "" {
 						msg += ": " + r.Reported.Message
 					}
 					messages = append(messages[:len(messages):len(messages)], msg)
