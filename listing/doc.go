@@ -10,7 +10,9 @@
 // judges files through offline/read and offline/judge exactly as validate
 // does; FromCluster lists Gateways, ListenerSets, Namespaces' metadata,
 // HTTPRoutes and (with the scope on) GatewayClasses through the audit's
-// paginated reader, offline/live.List, and needs only RBACRules.
+// paginated reader, offline/live.List, and needs only RBACRules; from a
+// cluster each row also has what its stored status reports and where that
+// differs from the prediction (package reported).
 //
 // States, conditions, routes, output and exit codes: docs/listeners.md.
 package listing

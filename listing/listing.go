@@ -12,6 +12,7 @@ import (
 
 	"github.com/airlock/listenerset-webhook/offline/judge"
 	"github.com/airlock/listenerset-webhook/offline/read"
+	"github.com/airlock/listenerset-webhook/reported"
 	"github.com/airlock/listenerset-webhook/validation"
 )
 
@@ -78,6 +79,15 @@ type Listener struct {
 	// hostname overlaps this one's: this one keeps the name. null when none.
 	HeldBy       *Claim `json:"heldBy"`
 	OverlappedBy *Claim `json:"overlappedBy"`
+	// Reported is what the stored status says of the listener (the
+	// ListenerSet's status.listeners and conditions, the Gateway's for its
+	// own listeners); null when the input has no status to compare
+	// (manifests).
+	Reported *reported.Listener `json:"reported"`
+	// Difference is where Reported parts from the prediction (State,
+	// Reason, AttachedRoutes), or that nothing was reported; null when
+	// they agree or nothing was compared.
+	Difference *reported.Difference `json:"difference"`
 }
 
 // Owner is who owns a listener: Kind "namespace" or "tenant", and its name.
@@ -158,6 +168,11 @@ type Input struct {
 	// Errors are, by index of Objects.Sets, what each set is refused for
 	// (none: it is admitted and takes its place in the merged lists).
 	Errors [][]judge.FieldError
+	// Reported says the objects carry their stored status (a cluster's):
+	// each listener gets what its status reports and where that differs
+	// from the prediction. Manifests' status is not compared: most have
+	// none, and every listener would read "nothing reported".
+	Reported bool
 }
 
 // Build lists the merged listeners of every Gateway of in (of only the
@@ -188,7 +203,7 @@ func Build(in *Input, gateway string) (l *Listing, found bool) {
 			continue
 		}
 		sets, _ := o.ListenerSetsOf(gw.Namespace, gw.Name)
-		l.Gateways = append(l.Gateways, Gateway{Namespace: gw.Namespace, Name: gw.Name, Listeners: rowsOf(gw, sets, refused, o, in.Tenancy)})
+		l.Gateways = append(l.Gateways, Gateway{Namespace: gw.Namespace, Name: gw.Name, Listeners: rowsOf(gw, sets, refused, o, in.Tenancy, in.Reported)})
 	}
 	l.Unattached = unattached(o, gateway)
 	return l, found
@@ -211,89 +226,37 @@ func airlocks(s validation.Scope, gw *gwv1.Gateway, o *validation.Objects) (reas
 	return fmt.Sprintf("GatewayClass %q is unknown, --unknown-parent=%s", class, s.Unknown), false
 }
 
-// rowsOf is gw's merged listener list: the sets not refused placed by
-// validation.MergedListeners, and each listener of a refused set Invalid
-// where its set stands in precedence order (it takes no place), numbered
-// with the rest.
-func rowsOf(gw *gwv1.Gateway, sets []*gwv1.ListenerSet, refused map[*gwv1.ListenerSet][]judge.FieldError, o *validation.Objects, t validation.Tenancy) []Listener {
-	admitted := slices.DeleteFunc(slices.Clone(sets), func(ls *gwv1.ListenerSet) bool { return refused[ls] != nil })
-	merged := validation.MergedListeners(gw, admitted, validation.MergeOptions{Cluster: o, Tenancy: &t})
-	rows := make([]Listener, 0, len(merged)+len(sets)-len(admitted))
-	k := 0
-	for ; k < len(merged) && merged[k].Source.Kind == validation.SourceGateway; k++ {
-		rows = append(rows, listenerOf(merged[k]))
-	}
-	// MergedListeners orders the admitted sets so, a listener after another.
-	ordered := slices.Clone(sets)
-	slices.SortStableFunc(ordered, validation.ComparePrecedence)
-	for _, ls := range ordered {
-		errs := refused[ls]
-		for i := range ls.Spec.Listeners {
-			if errs != nil {
-				row := invalidListener(ls, i, errs)
-				if owner, known := t.OwnerOf(ls.Namespace, o.NamespaceLabels); known {
-					row.Owner = ownerOf(owner)
-				}
-				rows = append(rows, row)
-				continue
+// rowsOf is gw's merged listener list (reported.Predict: the sets not
+// refused placed by validation.MergedListeners, each listener of a refused
+// set Invalid where its set stands), with each listener's reported status
+// beside it with withStatus.
+func rowsOf(gw *gwv1.Gateway, sets []*gwv1.ListenerSet, refused map[*gwv1.ListenerSet][]judge.FieldError, o *validation.Objects, t validation.Tenancy, withStatus bool) []Listener {
+	predicted := reported.Predict(gw, sets, func(ls *gwv1.ListenerSet) bool { return refused[ls] != nil }, o, &t)
+	rows := make([]Listener, len(predicted))
+	for i := range predicted {
+		p := &predicted[i]
+		if errs := refused[p.Set]; p.Set != nil && errs != nil {
+			rows[i] = invalidListener(p.Set, p.Index, errs)
+			if owner, known := t.OwnerOf(p.Set.Namespace, o.NamespaceLabels); known {
+				rows[i].Owner = ownerOf(owner)
 			}
-			rows = append(rows, listenerOf(merged[k]))
-			k++
+		} else {
+			rows[i] = listenerOf(p.MergedListener)
+		}
+		rows[i].Precedence, rows[i].AttachedRoutes, rows[i].Routes = p.Precedence, p.AttachedRoutes, p.Routes
+		if withStatus {
+			r := reported.OfGateway(gw, p.Listener)
+			if p.Set != nil {
+				r = reported.OfListenerSet(p.Set, p.Listener)
+			}
+			rows[i].Reported = &r
+			// The row's own State and Reason: an Invalid row's reason is
+			// the listing's, which Compare does not read.
+			rows[i].Difference = reported.Compare(reported.Prediction{State: validation.ListenerState(rows[i].State), Reason: rows[i].Reason,
+				AttachedRoutes: rows[i].AttachedRoutes}, r)
 		}
 	}
-	for i := range rows {
-		rows[i].Precedence = i + 1
-	}
-	attachRoutes(rows, ordered, refused, o)
 	return rows
-}
-
-// attachRoutes sets AttachedRoutes and Routes of the rows of the sets
-// (the rows after the Gateway's own, in the sets' order) from o's
-// HTTPRoutes, when o has any: a cluster without routes lists as its
-// manifests without them do.
-func attachRoutes(rows []Listener, sets []*gwv1.ListenerSet, refused map[*gwv1.ListenerSet][]judge.FieldError, o *validation.Objects) {
-	if len(o.Routes) == 0 {
-		return
-	}
-	k := len(rows)
-	for _, ls := range sets {
-		k -= len(ls.Spec.Listeners)
-	}
-	for _, ls := range sets {
-		own := rows[k : k+len(ls.Spec.Listeners)]
-		k += len(ls.Spec.Listeners)
-		byName := map[gwv1.SectionName][]string{}
-		if refused[ls] == nil {
-			routes, _ := o.RoutesOf(ls.Namespace, ls.Name)
-			a := validation.NewAttacher(ls, o.NamespaceLabels)
-			for _, r := range routes {
-				var names []gwv1.SectionName
-				for i := range r.Spec.ParentRefs {
-					ref := &r.Spec.ParentRefs[i]
-					if ns, name, ok := validation.NamesListenerSet(r.Namespace, ref); ok && ns == ls.Namespace && name == ls.Name {
-						for _, l := range a.Attach(r, ref).Listeners {
-							if !slices.Contains(names, l) {
-								names = append(names, l)
-							}
-						}
-					}
-				}
-				for _, l := range names {
-					byName[l] = append(byName[l], read.Name(r.Namespace, r.Name))
-				}
-			}
-		}
-		for i := range own {
-			n := 0
-			if own[i].State == string(validation.ListenerAccepted) {
-				own[i].Routes = byName[gwv1.SectionName(own[i].Name)]
-				slices.Sort(own[i].Routes)
-				n = len(own[i].Routes)
-			}
-			own[i].AttachedRoutes = &n
-		}
-	}
 }
 
 // unattached are the sets of o whose parentRef names no Gateway of o (only

@@ -5,13 +5,16 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"os"
 	"path/filepath"
 	"strings"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	gwv1 "sigs.k8s.io/gateway-api/apis/v1"
+	"sigs.k8s.io/yaml"
 
 	"github.com/airlock/listenerset-webhook/test/golden"
 	"github.com/airlock/listenerset-webhook/validation"
@@ -117,4 +120,80 @@ func TestRowsAreMergedListeners(t *testing.T) {
 		assert.Equal(t, string(r.Listener), got.Name)
 		assert.Equal(t, r.Source.Name, got.Source.Name)
 	}
+}
+
+// TestReportedGolden: from a cluster's objects, which keep their status
+// (Input.Reported, as FromCluster sets it), every row shows what its status
+// reports and marks where it parts from the prediction: agreeing, another
+// state, other attachedRoutes, nothing reported (no entry, the CRD's
+// Pending, a status of an older generation); a controller's reason and
+// message with control characters are escaped in the table. The same
+// objects as manifests (FromManifests) show no status.
+func TestReportedGolden(t *testing.T) {
+	in := clusterInput(t, input("reported.yaml"))
+	for _, f := range []Format{Table, Wide, JSON} {
+		name := "reported"
+		if f != Table {
+			name += "-" + string(f)
+		}
+		t.Run(name, func(t *testing.T) {
+			l, _ := Build(in, "")
+			var stdout bytes.Buffer
+			require.NoError(t, Write(&stdout, l, f))
+			golden.Assert(t, filepath.Join("testdata", "golden", name+".txt"), stdout.String())
+			assert.NotContains(t, stdout.String(), "\x1b", "a controller's escape sequence reaches the terminal")
+		})
+	}
+	l, _ := Build(in, "")
+	marks := map[string]string{}
+	for _, r := range l.Gateways[0].Listeners {
+		require.NotNil(t, r.Reported, "%s %s", r.Source, r.Name)
+		if r.Difference != nil {
+			marks[r.Source.Name+" "+r.Name] = string(r.Difference.Kind)
+		}
+	}
+	assert.Equal(t, map[string]string{"gw admin": "NotReported", "differs api": "Differs", "differs docs": "Differs",
+		"none web": "NotReported", "stale web": "NotReported", "hostile web": "Differs"}, marks)
+
+	offline, errs := FromManifests([]string{input("reported.yaml")}, nil, nil, validation.Scope{}, validation.Tenancy{})
+	require.Empty(t, errs)
+	lo, _ := Build(offline, "")
+	for _, r := range lo.Gateways[0].Listeners {
+		assert.Nil(t, r.Reported, "manifests: %s %s", r.Source, r.Name)
+		assert.Nil(t, r.Difference, "manifests: %s %s", r.Source, r.Name)
+	}
+	var table bytes.Buffer
+	require.NoError(t, Write(&table, lo, Table))
+	assert.NotContains(t, table.String(), "REPORTED")
+}
+
+// clusterInput is the Input FromCluster builds of the objects of path, as
+// a cluster stores them (status included).
+func clusterInput(t *testing.T, path string) *Input {
+	t.Helper()
+	data, err := os.ReadFile(path)
+	require.NoError(t, err)
+	o := &validation.Objects{Gateways: []*gwv1.Gateway{}, Sets: []*gwv1.ListenerSet{}, Routes: []*gwv1.HTTPRoute{}, Namespaces: []*metav1.PartialObjectMetadata{}}
+	for _, doc := range strings.Split(string(data), "\n---\n") {
+		var head metav1.TypeMeta
+		require.NoError(t, yaml.Unmarshal([]byte(doc), &head))
+		var obj any
+		switch head.Kind {
+		case "Gateway":
+			gw := &gwv1.Gateway{}
+			o.Gateways, obj = append(o.Gateways, gw), gw
+		case "ListenerSet":
+			ls := &gwv1.ListenerSet{}
+			o.Sets, obj = append(o.Sets, ls), ls
+		case "HTTPRoute":
+			r := &gwv1.HTTPRoute{}
+			o.Routes, obj = append(o.Routes, r), r
+		default:
+			t.Fatalf("%s: kind %q", path, head.Kind)
+		}
+		require.NoError(t, yaml.UnmarshalStrict([]byte(doc), obj))
+	}
+	in := judgedByOwnRules(o, nil)
+	in.Reported = true
+	return in
 }

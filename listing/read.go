@@ -71,14 +71,16 @@ func listKinds(scoped bool) live.Kinds { return live.Kinds{GatewayClasses: scope
 // FromCluster lists, read-only, what the merged lists need: every Gateway,
 // every ListenerSet and every Namespace's metadata (its labels, for
 // allowedListeners selectors), every GatewayClass when scope is on, through the audit's paginated reader
-// (offline/live.List). Nothing is watched, written or cached.
+// (offline/live.List). Nothing is watched, written or cached. The objects
+// keep their status: each listener's row shows what it reports
+// (Input.Reported).
 func FromCluster(ctx context.Context, cfg *rest.Config, added validation.AddedNames, scope validation.Scope) (*Input, error) {
 	o, err := live.List(ctx, cfg, listKinds(scope.On()), 0)
 	if err != nil {
 		return nil, err
 	}
 	in := judgedByOwnRules(o, added)
-	in.Scope = scope
+	in.Scope, in.Reported = scope, true
 	return in, nil
 }
 

@@ -10,6 +10,7 @@ import (
 	"text/tabwriter"
 
 	"github.com/airlock/listenerset-webhook/offline/read"
+	"github.com/airlock/listenerset-webhook/reported"
 	"github.com/airlock/listenerset-webhook/validation"
 )
 
@@ -21,7 +22,8 @@ const (
 	// Table is the default: a kubectl-like table.
 	Table Format = ""
 	// Wide adds WINNER and MESSAGE (the errors, then each condition's
-	// message), as kubectl's -o wide adds columns.
+	// message, then the difference from the reported status), as
+	// kubectl's -o wide adds columns.
 	Wide Format = "wide"
 	// JSON prints the Listing document.
 	JSON Format = "json"
@@ -58,6 +60,15 @@ func Write(w io.Writer, l *Listing, f Format) error {
 	if routes {
 		header = append(header, "ROUTES")
 	}
+	// REPORTED and DIFFERENCE, what the stored status says and where it
+	// parts from the prediction, only where status was read (a cluster):
+	// named after their JSON keys, as kubectl's columns are.
+	status := slices.ContainsFunc(l.Gateways, func(g Gateway) bool {
+		return slices.ContainsFunc(g.Listeners, func(r Listener) bool { return r.Reported != nil })
+	})
+	if status {
+		header = append(header, "REPORTED", "DIFFERENCE")
+	}
 	if f == Wide {
 		header = append(header, "WINNER", "MESSAGE")
 	}
@@ -90,6 +101,18 @@ func Write(w io.Writer, l *Listing, f Format) error {
 				}
 				cells = append(cells, n)
 			}
+			if status {
+				cells = append(cells, reportedCell(r.Reported), none)
+				if d := r.Difference; d != nil {
+					cells[len(cells)-1] = string(d.Kind)
+					// The controller's own message says why, where it says anything.
+					msg := string(d.Kind) + ": " + d.Detail
+					if r.Reported != nil && r.Reported.Message != "" {
+						msg += ": " + r.Reported.Message
+					}
+					messages = append(messages[:len(messages):len(messages)], msg)
+				}
+			}
 			if f == Wide {
 				winner := none
 				if r.Winner != nil {
@@ -119,6 +142,19 @@ func claimCell(r Listener) string {
 		parts = append(parts, fmt.Sprintf("holds against %s (%s, %s)", c.Owner.String(), c.Listener, c.Hostname))
 	}
 	return cell(strings.Join(parts, "; "))
+}
+
+// reportedCell is a reported status as "State/Reason" (the reason left
+// out where it only repeats the state), as CONDITIONS writes
+// "Type/Reason"; <none> when nothing was reported.
+func reportedCell(r *reported.Listener) string {
+	switch {
+	case r == nil || r.State == reported.None:
+		return none
+	case r.Reason == "" || r.Reason == string(r.State):
+		return cell(string(r.State))
+	}
+	return cell(string(r.State) + "/" + r.Reason)
 }
 
 func orNone(s *string) string {

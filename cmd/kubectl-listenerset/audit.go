@@ -41,7 +41,10 @@ kube-apiserver applied the CRD when each object was written; it is not
 applied again. HTTPRoutes whose parentRef names a judged ListenerSet (or one
 that does not exist) but attach to none of its listeners are reported too,
 as warnings with the reason their status will carry (routes whose parent is
-a Gateway are not looked at). The output formats are validate's.
+a Gateway are not looked at). Each listener of a judged set whose stored
+status differs from what listeners predicts is a warning LS017, each of
+which the controller reported nothing (no entry, the CRD's Pending, an older
+generation) LS018. The output formats are validate's.
 With --write-reports it also writes one wgpolicyk8s.io PolicyReport per
 namespace (its only write), for policy-reporter and the like.
 

@@ -33,7 +33,12 @@ validate reads and judges them (a set validate finds invalid is Invalid); a
 ListenerSet without creationTimestamp counts as not created yet. From a
 cluster, Gateways, ListenerSets and Namespaces are listed (read-only), and
 GatewayClasses: only Airlock Microgateway's Gateways are shown (--scope=class,
-the default, as the webhook's), and a line on stderr counts the others.
+the default, as the webhook's), and a line on stderr counts the others. From a
+cluster each listener also shows what its stored status reports (REPORTED:
+state/reason, from the ListenerSet's status, or the Gateway's for its own
+listeners) and DIFFERENCE: Differs where that is not the prediction,
+NotReported where the controller reported nothing; -o wide's MESSAGE says
+how.
 
 Exit status: 0 listed, 1 --gateway not found, 2 input unreadable, cluster
 unreachable, or a bad command line.`,

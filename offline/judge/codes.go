@@ -14,13 +14,22 @@ import (
 // CodeAPIServerError; a warning by its kind (Codes' WarningKind). Codes,
 // once given, are never given to another finding.
 const (
-	CodeInputError       validation.Code = "LS010"
-	CodeUndecodable      validation.Code = "LS011"
-	CodeUnknownField     validation.Code = "LS012"
-	CodeDuplicateField   validation.Code = "LS013"
-	CodeStrictDecoding   validation.Code = "LS014"
-	CodeAPIServerError   validation.Code = "LS015"
-	CodeAPIServerWarning validation.Code = "LS016"
+	CodeInputError        validation.Code = "LS010"
+	CodeUndecodable       validation.Code = "LS011"
+	CodeUnknownField      validation.Code = "LS012"
+	CodeDuplicateField    validation.Code = "LS013"
+	CodeStrictDecoding    validation.Code = "LS014"
+	CodeAPIServerError    validation.Code = "LS015"
+	CodeAPIServerWarning  validation.Code = "LS016"
+	CodeStatusDiffers     validation.Code = "LS017"
+	CodeStatusNotReported validation.Code = "LS018"
+)
+
+// The warning kinds of a stored listener's status against the merged
+// list's prediction (reported.Compare): the audit's (Options.Reported).
+const (
+	KindStatusDiffers     = "StatusDiffers"
+	KindStatusNotReported = "StatusNotReported"
 )
 
 // Codes describes the codes of this package, as validation.Catalog does
@@ -47,6 +56,12 @@ var Codes = []validation.CodeDoc{
 	{Code: CodeAPIServerWarning, Kind: validation.CodeKindOffline, Title: "kube-apiserver warning", WarningKind: KindAPIServer,
 		Cause: "A warning kube-apiserver itself gives on such an object (for example on a finalizer name); the object is admitted.",
 		Fix:   "Follow the message."},
+	{Code: CodeStatusDiffers, Kind: validation.CodeKindOffline, Title: "Listener status differs from the prediction", WarningKind: KindStatusDiffers,
+		Cause: "The audit found a stored ListenerSet's listener whose status (status.listeners, the set's Accepted condition) reports another state, conflict reason or attachedRoutes than the merged listener list predicts (what `kubectl listenerset listeners` shows). Either the controller or the prediction reads Gateway API's rules wrongly (someone should look), or the cluster changed (another set, a route, the Gateway) after the controller last wrote the status.",
+		Fix:   "Compare `kubectl listenerset listeners --kubeconfig FILE -o wide` (REPORTED, DIFFERENCE, MESSAGE) with the controller's logs; report the difference to whoever is wrong."},
+	{Code: CodeStatusNotReported, Kind: validation.CodeKindOffline, Title: "Listener status not reported", WarningKind: KindStatusNotReported,
+		Cause: "The audit found a stored ListenerSet's listener of which the controller reported nothing: no status.listeners entry, only the CRD's default Pending (\"Waiting for controller\"), or a status written for an older generation of the set. A controller that does not support ListenerSets, or that does not own the Gateway's GatewayClass, never writes one.",
+		Fix:   "Check that the Gateway's GatewayClass is accepted by a controller that lists ListenerSet among its supportedFeatures, and the controller's logs for the set."},
 }
 
 // kindCodes is the code of each warning kind of Codes.

@@ -37,6 +37,13 @@ type Options struct {
 	// Tenancy: owners, hostname declarations (the Namespaces of the input,
 	// or the cluster's) and the first claim, as the webhook's flags.
 	Tenancy validation.Tenancy
+	// Reported, for Stored (the audit), compares each judged set's stored
+	// status with the merged listener list's prediction
+	// (reported.Predict, reported.Compare): each listener where they
+	// differ, or of which nothing was reported, is a warning,
+	// CodeStatusDiffers or CodeStatusNotReported. Manifests carry no
+	// status worth comparing, so Run ignores it.
+	Reported bool
 	// Cluster, when set, is a live cluster's objects (offline/live.Read),
 	// the context of the input instead of the input's alone: the input's
 	// Gateways, GatewayClasses, ListenerSets, ReferenceGrants and

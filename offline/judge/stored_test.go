@@ -150,3 +150,47 @@ func TestStoredOverlaps(t *testing.T) {
 		}, overlaps, "strict=%v", strict)
 	}
 }
+
+// TestStoredReported: with Reported (the audit), each listener of a judged
+// set whose stored status differs from the merged list's prediction is a
+// warning LS017, each of which nothing was reported LS018, at the
+// listener's path and named by its name, the controller's text escaped;
+// a listener that agrees has none. Without Reported (validate
+// --kubeconfig's stored verdict) the status is not read; a set the scope
+// does not judge has no finding.
+func TestStoredReported(t *testing.T) {
+	t0 := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
+	accepted := metav1.Condition{Type: "Accepted", Status: metav1.ConditionTrue, Reason: "Accepted"}
+	set := vt.TenantSet("team-a", "shop", t0,
+		vt.Listener("agrees", 8080, gwv1.HTTPProtocolType, "a.example.com"),
+		vt.Listener("differs", 8081, gwv1.HTTPProtocolType, "a.example.com"),
+		vt.Listener("silent", 8082, gwv1.HTTPProtocolType, "a.example.com"))
+	set.Status.Conditions = []metav1.Condition{accepted}
+	set.Status.Listeners = []gwv1.ListenerEntryStatus{
+		{Name: "agrees", Conditions: []metav1.Condition{accepted}},
+		{Name: "differs", Conditions: []metav1.Condition{accepted,
+			{Type: "Conflicted", Status: metav1.ConditionTrue, Reason: "HostnameConflict", Message: "taken\x1b[2J"}}},
+	}
+	cluster := vt.SharedCluster([]*gwv1.ListenerSet{set})
+
+	v := judge.Stored(cluster, cluster.Sets, judge.Options{Reported: true})
+	require.Len(t, v.Results, 1)
+	assert.True(t, v.Results[0].Valid, "status findings are warnings")
+	var got []string
+	for _, w := range v.Results[0].Warnings {
+		got = append(got, w.Code+" "+w.Kind+" "+w.Field+" "+w.Message)
+	}
+	assert.Equal(t, []string{
+		`LS017 StatusDiffers spec.listeners[1] spec.listeners[1]: listener "differs" status differs from the prediction: predicted Accepted, reported Conflicted (HostnameConflict): taken\x1b[2J`,
+		`LS018 StatusNotReported spec.listeners[2] spec.listeners[2]: listener "silent" status not reported: nothing reported`,
+	}, got)
+
+	v = judge.Stored(cluster, cluster.Sets, judge.Options{})
+	assert.Empty(t, v.Results[0].Warnings, "without Reported the status is not read")
+
+	other := judge.Options{Reported: true, Scope: validation.Scope{ControllerNames: []gwv1.GatewayController{validation.AirlockControllerName}}}
+	cluster.Classes = []*gwv1.GatewayClass{{ObjectMeta: metav1.ObjectMeta{Name: "airlock"}, Spec: gwv1.GatewayClassSpec{ControllerName: "example.com/other"}}}
+	v = judge.Stored(cluster, cluster.Sets, other)
+	assert.Empty(t, v.Results[0].Warnings, "another implementation's set is not compared")
+	assert.Equal(t, validation.OutcomeOther, v.Results[0].Scope)
+}

@@ -167,7 +167,9 @@ func Read(ctx context.Context, cfg *rest.Config, opts Options) (*Snapshot, error
 // List lists, read-only, every Gateway, ListenerSet and Namespace's
 // metadata of the cluster cfg reaches, and what k adds, pageSize objects a
 // request (DefaultPageSize when 0). A kind not listed stays nil in the
-// Objects: unknown, so that its rules are skipped, not failed.
+// Objects: unknown, so that its rules are skipped, not failed. Gateways and
+// ListenerSets keep their status' conditions and listener entries, what
+// the controller reported.
 func List(ctx context.Context, cfg *rest.Config, k Kinds, pageSize int64) (*validation.Objects, error) {
 	c, err := client.New(cfg, client.Options{Scheme: gwscheme.Scheme})
 	if err != nil {
@@ -182,7 +184,14 @@ func List(ctx context.Context, cfg *rest.Config, k Kinds, pageSize int64) (*vali
 	}
 	if err := pages(ctx, c, size, "Gateways", func() *gwv1.GatewayList { return &gwv1.GatewayList{} }, func(l *gwv1.GatewayList) {
 		for i := range l.Items {
-			o.Gateways = append(o.Gateways, &l.Items[i])
+			gw := &l.Items[i]
+			// The status' conditions and listeners are what the controller
+			// reported (package reported); the rest no reader looks at.
+			gw.ManagedFields, gw.Status.Addresses = nil, nil
+			for k := range gw.Status.Listeners {
+				gw.Status.Listeners[k].SupportedKinds = nil
+			}
+			o.Gateways = append(o.Gateways, gw)
 		}
 	}); err != nil {
 		return nil, err
@@ -190,8 +199,14 @@ func List(ctx context.Context, cfg *rest.Config, k Kinds, pageSize int64) (*vali
 	if err := pages(ctx, c, size, "ListenerSets", func() *gwv1.ListenerSetList { return &gwv1.ListenerSetList{} }, func(l *gwv1.ListenerSetList) {
 		for i := range l.Items {
 			ls := &l.Items[i]
-			// Most of a stored set's bytes; no rule reads them.
-			ls.ManagedFields, ls.Status = nil, gwv1.ListenerSetStatus{}
+			// Most of a stored set's bytes; no reader looks at them. The
+			// status' conditions and listeners stay: what the controller
+			// reported (package reported), bounded by the CRD (8
+			// conditions, 64 listeners).
+			ls.ManagedFields = nil
+			for k := range ls.Status.Listeners {
+				ls.Status.Listeners[k].SupportedKinds = nil
+			}
 			o.Sets = append(o.Sets, ls)
 		}
 	}); err != nil {
@@ -345,7 +360,10 @@ func Audit(ctx context.Context, cfg *rest.Config, opts Options) int {
 		}
 		return code
 	}
-	v := judge.Stored(snap.Objects, snap.Selected, opts.Judge)
+	// What is stored has a status to compare with the prediction.
+	jo := opts.Judge
+	jo.Reported = true
+	v := judge.Stored(snap.Objects, snap.Selected, jo)
 	v.Results = append(v.Results, judge.Routes(snap.Objects, selectRoutes(snap, opts), opts.Judge)...)
 	code := offline.Report(v, offline.Options{Format: opts.Format, Stdout: opts.Stdout, Stderr: opts.Stderr})
 	if opts.Reports {

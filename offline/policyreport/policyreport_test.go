@@ -99,3 +99,22 @@ func TestBuildRoutes(t *testing.T) {
 	assert.Equal(t, string(validation.CodeRouteNoMatchingParent), b.Results[0].Rule)
 	assert.Equal(t, []ObjectReference{{APIVersion: "gateway.networking.k8s.io/v1", Kind: "HTTPRoute", Namespace: "b", Name: "shop"}}, b.Results[0].Resources)
 }
+
+// TestBuildStatusFindings: the audit's status findings (LS017, LS018) are
+// warn results ruled by their codes, their categories the codes' titles,
+// the listener's path as the field; the set has no pass result.
+func TestBuildStatusFindings(t *testing.T) {
+	results := []judge.Result{{Namespace: "a", Name: "shop", Valid: true, Warnings: []read.Warning{
+		{Field: "spec.listeners[0]", Kind: judge.KindStatusDiffers, Code: string(judge.CodeStatusDiffers), Message: "spec.listeners[0]: differs"},
+		{Field: "spec.listeners[1]", Kind: judge.KindStatusNotReported, Code: string(judge.CodeStatusNotReported), Message: "spec.listeners[1]: nothing"},
+	}}}
+	rs := Build(results, nil, time.Unix(1700000000, 0))
+	require.Len(t, rs, 1)
+	assert.Equal(t, Summary{Warn: 2}, rs[0].Summary)
+	var got []string
+	for _, r := range rs[0].Results {
+		got = append(got, string(r.Result)+" "+r.Rule+" "+r.Category+" "+r.Properties["field"])
+	}
+	assert.Equal(t, []string{"warn LS017 Listener status differs from the prediction spec.listeners[0]",
+		"warn LS018 Listener status not reported spec.listeners[1]"}, got)
+}

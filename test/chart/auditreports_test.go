@@ -31,9 +31,11 @@ var policyReportCRD = filepath.Join("testdata", "policyreport", "wgpolicyk8s.io_
 // `audit --print-rbac --write-reports` prints. Without the PolicyReport CRD
 // the audit reports as always and says on stderr that the reports were
 // skipped; with it, each namespace with ListenerSets gets one report with a
-// fail result for the stored invalid set (its code as the rule) and a pass
-// for the valid one; after the fix the fail is gone, and the report of a
-// namespace whose sets were deleted is deleted.
+// fail result for the stored invalid set (its code as the rule) and a warn
+// result LS018 for each set's listener (no controller writes their
+// status); after the fix the fail is gone, and the report of a namespace
+// whose sets were deleted is deleted. A set whose status agrees with the
+// prediction, as a controller would write it, has a pass result.
 func TestAuditWritesReports(t *testing.T) {
 	c := cluster(t)
 	ctx := context.Background()
@@ -130,26 +132,32 @@ func TestAuditWritesReports(t *testing.T) {
 		assert.Contains(t, stderr, "PolicyReports wgpolicyk8s.io/v1alpha2 listenerset-audit: 2 applied")
 		a := report(t, nsA)
 		require.NotNil(t, a)
-		assert.Equal(t, []string{"bad LS106 fail", "good all pass"}, results(a))
+		assert.Equal(t, []string{"bad LS106 fail", "bad LS018 warn", "good LS018 warn"}, results(a))
 		assert.Equal(t, policyreport.ManagedBy, a.GetLabels()[policyreport.ManagedByLabel])
 		fail, _, _ := unstructured.NestedInt64(a.Object, "summary", "fail")
 		assert.EqualValues(t, 1, fail)
 		b := report(t, nsB)
 		require.NotNil(t, b)
-		assert.Equal(t, []string{"other all pass"}, results(b))
+		assert.Equal(t, []string{"other LS018 warn"}, results(b))
 	})
 
 	t.Run("fixed, and a namespace emptied", func(t *testing.T) {
 		require.NoError(t, c.Client.Delete(ctx, bad))
 		require.NoError(t, c.Client.Create(ctx, listenerSet(nsA, "bad", true)))
 		require.NoError(t, c.Client.Delete(ctx, other))
+		// good's controller reports it Accepted, as predicted.
+		accepted := map[string]any{"type": "Accepted", "status": "True", "reason": "Accepted", "message": "",
+			"observedGeneration": int64(1), "lastTransitionTime": "2026-01-01T00:00:00Z"}
+		require.NoError(t, unstructured.SetNestedField(good.Object, map[string]any{"conditions": []any{accepted},
+			"listeners": []any{map[string]any{"name": "web", "attachedRoutes": int64(0), "conditions": []any{accepted}}}}, "status"))
+		require.NoError(t, c.Client.Status().Update(ctx, good))
 		lines, stderr := audit(t, 0)
-		assert.Empty(t, findings(lines))
+		assert.Equal(t, []string{nsA + "/bad LS018 warning"}, findings(lines))
 		assert.Contains(t, stderr, "1 applied")
 		assert.Contains(t, stderr, "1 stale deleted")
 		a := report(t, nsA)
 		require.NotNil(t, a)
-		assert.Equal(t, []string{"bad all pass", "good all pass"}, results(a))
+		assert.Equal(t, []string{"bad LS018 warn", "good all pass"}, results(a))
 		assert.Nil(t, report(t, nsB), "the stale report is deleted")
 	})
 

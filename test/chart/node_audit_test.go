@@ -31,8 +31,10 @@ import (
 // alone: it fails (exit 1, a finding, no retry), its pod log has the
 // finding's JSON line with its code, and the namespace's PolicyReport a
 // fail result for the set. After the fix the next Job completes, the log
-// has no finding and the report a pass for the set. Then the schedule
-// itself (every minute) starts a Job of its own, which completes.
+// has no error and the report no fail result for the set: only LS018, a
+// warning, since no controller on the node writes the set's status. Then
+// the schedule itself (every minute) starts a Job of its own, which
+// completes.
 func testNodeAuditCronJob(t *testing.T, n *node.Node, c client.Client) {
 	ctx := t.Context()
 	const ns, appNS = "lsw-node-audit", "lsw-node-audit-apps"
@@ -92,15 +94,15 @@ func testNodeAuditCronJob(t *testing.T, n *node.Node, c client.Client) {
 		log := run(t, "audit-1", true)
 		assert.Contains(t, findingLines(t, log), appNS+"/bad LS106 error")
 		assert.Contains(t, log, "PolicyReports wgpolicyk8s.io/v1alpha2 listenerset-audit: 1 applied")
-		assert.Equal(t, []string{"bad LS106 fail"}, reportResults(t))
+		assert.Equal(t, []string{"bad LS106 fail", "bad LS018 warn"}, reportResults(t))
 	})
 
 	t.Run("clears it after the fix", func(t *testing.T) {
 		require.NoError(t, c.Delete(ctx, bad))
 		require.NoError(t, c.Create(ctx, listenerSet(appNS, "bad", true)))
 		log := run(t, "audit-2", false)
-		assert.Empty(t, findingLines(t, log))
-		assert.Equal(t, []string{"bad all pass"}, reportResults(t))
+		assert.Equal(t, []string{appNS + "/bad LS018 warning"}, findingLines(t, log))
+		assert.Equal(t, []string{"bad LS018 warn"}, reportResults(t))
 	})
 
 	t.Run("runs on its schedule", func(t *testing.T) {

@@ -43,7 +43,7 @@ func renderCodes(codes []validation.CodeDoc) []byte {
 	p("dashboards may rely on it across versions. A new rule gets the next free code of its range.\n\n")
 	p("| range | kind | what |\n|---|---|---|\n")
 	p("| `LS0xx` | summary | a report's last entry, standing for the findings it does not show (it shows the first ones up to a budget) |\n")
-	p("| `LS0xx` | offline | what the offline commands find before the rules: the input, kube-apiserver's own checks |\n")
+	p("| `LS0xx` | offline | what the offline commands find besides the rules: the input, kube-apiserver's own checks, and the audit's comparison of a stored status with the prediction |\n")
 	p("| `LS1xx` | error | the object's own rules: it is denied |\n")
 	p("| `LS2xx` | warning | the object's own warnings: it is admitted |\n")
 	p("| `LS3xx` | cluster | the cluster-aware rules: a conflict or a reference no ReferenceGrant permits is an error under `--strict`, a warning otherwise; the rest are warnings |\n\n")
