@@ -189,11 +189,11 @@ func (r *reader) sets() {
 		}
 	}
 	newList := func() *gwv1.ListenerSetList { return &gwv1.ListenerSetList{} }
-	if err := pages(r.ctx, r.c, "", newList, keep); err == nil {
+	err := pages(r.ctx, r.c, "", newList, keep)
+	if err == nil {
 		return
-	} else {
-		r.unread("ListenerSets of all namespaces", err)
 	}
+	r.unread("ListenerSets of all namespaces", err)
 	r.s.SetsPartial = true
 	for _, ns := range uniq(r.s.Set.Namespace, r.s.Gateway.Namespace) {
 		if err := pages(r.ctx, r.c, ns, newList, keep); err != nil {
@@ -259,6 +259,7 @@ func (r *reader) namespaces() {
 // type only, and lists the ReferenceGrants of each namespace one points
 // into from another.
 func (r *reader) certificates() {
+	tried := map[string]bool{}
 	for _, ref := range certificateRefs(r.s.Set) {
 		k := ref.Namespace + "/" + ref.Name
 		if _, done := r.s.Secrets[k]; done {
@@ -268,9 +269,10 @@ func (r *reader) certificates() {
 		if ref.Namespace == r.s.Set.Namespace {
 			continue
 		}
-		if _, done := r.s.Grants[ref.Namespace]; done {
+		if tried[ref.Namespace] {
 			continue
 		}
+		tried[ref.Namespace] = true
 		var grants []*gwv1.ReferenceGrant
 		err := pages(r.ctx, r.c, ref.Namespace, func() *gwv1.ReferenceGrantList { return &gwv1.ReferenceGrantList{} }, func(l *gwv1.ReferenceGrantList) {
 			for i := range l.Items {

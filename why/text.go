@@ -109,7 +109,7 @@ func WriteText(w io.Writer, e *Explanation) error {
 		fmt.Fprintln(w)
 	}
 	if len(e.Unread) > 0 {
-		fmt.Fprintln(w, "Could not read (the decisions that need it say unknown)")
+		fmt.Fprintln(w, "Not read (the decisions that need it say unknown)")
 		for _, u := range e.Unread {
 			fmt.Fprintf(w, "  %s\n", esc(u.String()))
 		}
@@ -249,8 +249,11 @@ func writeListener(w io.Writer, e *Explanation, l *Listener) {
 	}
 	s := newSection(w, fmt.Sprintf("Listener %s (%s %d, hostname %s)", esc(l.Name), esc(l.Protocol), l.Port, host))
 	if e.Whose.Judged {
-		if l.Precedence > 0 {
+		switch {
+		case l.Precedence > 0:
 			s.line("Precedence", fmt.Sprintf("%d of %d in the Gateway's merged list", l.Precedence, l.Of))
+		case e.Whose.GatewayFound == FoundYes:
+			s.line("Precedence", "unknown: the Gateway's ListenerSets could not all be read")
 		}
 		predicted := esc(l.State)
 		if l.Reason != "" {

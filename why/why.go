@@ -440,9 +440,13 @@ func (e *Explanation) merged(s *Snapshot, opts Options) {
 		if r.Routes != nil {
 			out.Routes = r.Routes
 		}
-		if s.SetsPartial && out.State == string(validation.ListenerAccepted) {
-			// A set of a namespace not read may come first and win.
-			out.State, out.Reason = string(validation.ListenerUnknown), "the Gateway's ListenerSets of other namespaces could not be read"
+		if s.SetsPartial {
+			// A set of a namespace not read may come first: the place
+			// is not known, and it may win where this one is Accepted.
+			out.Precedence, out.Of = 0, 0
+			if out.State == string(validation.ListenerAccepted) {
+				out.State, out.Reason = string(validation.ListenerUnknown), "the Gateway's ListenerSets of other namespaces could not be read"
+			}
 		}
 		if s.RoutesPartial {
 			out.AttachedRoutes = nil
