@@ -118,6 +118,8 @@ func WriteText(w io.Writer, e *Explanation) error {
 	switch {
 	case !e.Whose.Judged:
 		fmt.Fprintln(w, "Not Airlock Microgateway's to judge: nothing is predicted.")
+	case len(e.Problems) == 0 && len(e.Unread) > 0:
+		fmt.Fprintln(w, "Nothing wrong in what could be read; what could not be read is above.")
 	case len(e.Problems) == 0:
 		fmt.Fprintln(w, "Nothing wrong.")
 	default:
