@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"os/exec"
+	"path/filepath"
 	"strings"
 	"testing"
 	"time"
@@ -226,6 +227,15 @@ func TestWhy(t *testing.T) {
 		}
 		if out != whyForeignWant {
 			t.Errorf("why why-a/foreign printed\n%s\nwant\n%s", out, whyForeignWant)
+		}
+	})
+
+	t.Run("docs/listeners.md shows this output", func(t *testing.T) {
+		page := listenersRead(t, filepath.Join(root, "docs", "listeners.md"))
+		for _, want := range []string{whyShopWant, whyPartialWant, whyForeignWant} {
+			if !strings.Contains(page, "```\n"+want+"```\n") {
+				t.Errorf("docs/listeners.md does not show, in a block of its own:\n%s", want)
+			}
 		}
 	})
 
