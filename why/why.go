@@ -244,6 +244,7 @@ func Explain(s *Snapshot, opts Options) *Explanation {
 		e.problem("parent Gateway %s not found: no controller programs the set's listeners", e.Whose.Gateway)
 		e.unknownState("parent Gateway not found")
 	case e.Whose.Gateway == nil:
+		e.problem("spec.parentRef names no Gateway: the set belongs to none")
 		e.unknownState("spec.parentRef names no Gateway")
 	default:
 		e.unknownState("parent Gateway could not be read")

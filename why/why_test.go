@@ -109,6 +109,12 @@ func TestWhyGolden(t *testing.T) {
 		{"pending", "team-a", "waiting", Text, nil, airlockScope, ExitWrong},
 		// The parent Gateway does not exist.
 		{"lost", "team-a", "lost", Text, nil, airlockScope, ExitWrong},
+		// The Gateway's class does not exist; a parentRef naming no
+		// Gateway.
+		{"class-not-found", "team-a", "orphan", Text, nil, airlockScope, ExitWrong},
+		{"no-gateway", "team-a", "stray", Text, nil, airlockScope, ExitWrong},
+		// Another implementation's set with every set judged.
+		{"other-scope-all", "team-a", "other", Text, nil, validation.Scope{}, ExitWrong},
 		// No such ListenerSet.
 		{"not-found", "team-a", "nope", Text, nil, airlockScope, ExitCannotRun},
 	}
