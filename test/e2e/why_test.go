@@ -162,6 +162,7 @@ func TestWhy(t *testing.T) {
 		}
 		kubectl(t, "", "delete", "gateways.gateway.networking.k8s.io", "--all", "-n", "why-infra", "--ignore-not-found")
 		kubectl(t, "", "delete", "gatewayclasses.gateway.networking.k8s.io", "why-airlock", "why-other", "--ignore-not-found")
+		kubectl(t, "", "delete", "referencegrants.gateway.networking.k8s.io,secrets", "--all", "-n", "why-certs", "--ignore-not-found")
 	})
 	if r := kubectl(t, whyFixtures, "apply", "-f", "-"); r.Err != nil {
 		t.Fatalf("%v\n%s", r.Err, r.Output())
