@@ -240,6 +240,13 @@ func TestWhy(t *testing.T) {
 		}
 	})
 
+	t.Run("NAME completes from the cluster", func(t *testing.T) {
+		out, _, code := runWhy(t, bin, append([]string{"__complete", "why"}, append(admin, "")...)...)
+		if lines := "\n" + out; code != 0 || !strings.Contains(lines, "\nwhy-b/shop\n") || !strings.Contains(lines, "\nwhy-a/foreign\n") {
+			t.Errorf("exit %d, completions:\n%s", code, out)
+		}
+	})
+
 	t.Run("no such ListenerSet", func(t *testing.T) {
 		out, errOut, code := runWhy(t, bin, append([]string{"why", "why-a/nope"}, admin...)...)
 		want := "error: ListenerSet why-a/nope not found (kubectl get listenersets -A lists them)\n"
