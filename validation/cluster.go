@@ -609,6 +609,14 @@ func validateCertificateRefInCluster(ls *gwv1.ListenerSet, ref *gwv1.SecretObjec
 // permitted tells whether a ReferenceGrant lets ListenerSets of fromNamespace
 // reference the Secret name.
 func permitted(grants []*gwv1.ReferenceGrant, fromNamespace string, name gwv1.ObjectName) bool {
+	return PermittingGrant(grants, fromNamespace, name) != nil
+}
+
+// PermittingGrant is the first of grants (a Secret's namespace's) that lets
+// ListenerSets of fromNamespace reference the Secret name, nil when none
+// does: the RefNotPermitted rule's decision, for a caller that names the
+// grant (the why command).
+func PermittingGrant(grants []*gwv1.ReferenceGrant, fromNamespace string, name gwv1.ObjectName) *gwv1.ReferenceGrant {
 	for _, g := range grants {
 		from := slices.ContainsFunc(g.Spec.From, func(f gwv1.ReferenceGrantFrom) bool {
 			return f.Group == gwv1.GroupName && f.Kind == listenerSetKind && string(f.Namespace) == fromNamespace
@@ -617,8 +625,8 @@ func permitted(grants []*gwv1.ReferenceGrant, fromNamespace string, name gwv1.Ob
 			return t.Group == defaults.SecretGroup && t.Kind == defaults.SecretKind && (t.Name == nil || *t.Name == "" || *t.Name == name)
 		})
 		if from && to {
-			return true
+			return g
 		}
 	}
-	return false
+	return nil
 }

@@ -80,7 +80,7 @@ func TestKubectlRunsThePlugin(t *testing.T) {
 	assert.Equal(t, []string{"text", "json", "junit", "sarif", "github", "jsonl", ":4"}, completionLines(stdout), stdout)
 	stdout, stderr, code = kubectlRun("__complete", "listenerset", "")
 	require.Equal(t, 0, code, stderr)
-	assert.Subset(t, completionLines(stdout), []string{"completion", "listeners", "policy", "validate"}, stdout)
+	assert.Subset(t, completionLines(stdout), []string{"completion", "listeners", "policy", "validate", "why"}, stdout)
 }
 
 // completionLines are cobra's completion candidates without their

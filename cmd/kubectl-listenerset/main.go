@@ -6,6 +6,7 @@
 //	  (with --kubeconfig F: against a live cluster, findings introduced, unchanged or fixed)
 //	kubectl listenerset listeners (-f PATH... | --kubeconfig F) each Gateway's merged listener list
 //	kubectl listenerset audit [--kubeconfig F] [flags]          judge the ListenerSets a cluster stores
+//	kubectl listenerset why NAMESPACE/NAME [--kubeconfig F]     why one ListenerSet's listeners are (not) accepted
 //	kubectl listenerset policy [flags]                         print the ValidatingAdmissionPolicy
 //	kubectl listenerset completion bash|zsh|fish|powershell    shell completion
 //	kubectl listenerset version (or --version)                 version, commit and Go version
@@ -15,7 +16,7 @@
 // is cmd/listenerset-webhook, which links none of this.
 //
 // This package is flags and wiring only: validating is offline.Validate,
-// listing is listing.Run, auditing live.Audit, the policy is policy.YAML.
+// listing is listing.Run, auditing live.Audit, explaining why.Run, the policy is policy.YAML.
 package main
 
 import (
@@ -77,6 +78,6 @@ ListenerSets on Airlock Microgateway. On PATH, kubectl runs it as
 	}
 	root.AddCommand(newVersion())
 	root.SetVersionTemplate("{{.Version}}\n")
-	root.AddCommand(newValidate(code), newListeners(code), newAudit(code), newPolicy(code))
+	root.AddCommand(newValidate(code), newListeners(code), newAudit(code), newPolicy(code), newWhy(code))
 	return root
 }

@@ -9,11 +9,11 @@ import (
 	"github.com/stretchr/testify/require"
 )
 
-// TestScopeFlagsOnEveryJudgingCommand: validate, listeners and audit take
+// TestScopeFlagsOnEveryJudgingCommand: validate, listeners, audit and why take
 // the webhook's --scope, --controller-names and --unknown-parent, refuse
 // the same bad values, and complete the values of the two enums.
 func TestScopeFlagsOnEveryJudgingCommand(t *testing.T) {
-	for _, command := range []string{"validate", "listeners", "audit"} {
+	for _, command := range []string{"validate", "listeners", "audit", "why"} {
 		t.Run(command, func(t *testing.T) {
 			var out, errOut bytes.Buffer
 			require.Equal(t, exitOK, run([]string{command, "-h"}, strings.NewReader(""), &out, &errOut))
