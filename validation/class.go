@@ -14,7 +14,7 @@ import (
 // controller will not program it: its status stays the CRD's default
 // (Accepted and Programmed Unknown, reason Pending), and nothing serves its
 // listeners.
-const classConsequence = "the ListenerSet stays Pending, none of its listeners programmed"
+const classConsequence = "the ListenerSet stays Pending and unprogrammed"
 
 // classWarnings warns, before the set is stored, when the controller of its
 // parent's GatewayClass gc will not program it (nil gc: the class is not

@@ -42,11 +42,11 @@ func TestClassWarnings(t *testing.T) {
 	ls := attached("gateway-ns", "ls", 0, entry("web", 80, gwv1.HTTPProtocolType, "app.example.com"))
 	const (
 		notAccepted = `GatewayClass "airlock" is not accepted by its controller microgateway.airlock.com/gatewayclass-controller ` +
-			`(Accepted is Unknown, reason Pending): the ListenerSet stays Pending, none of its listeners programmed`
-		refused = `GatewayClass "airlock" is refused by its controller microgateway.airlock.com/gatewayclass-controller: ` +
-			`the ListenerSet stays Pending, none of its listeners programmed; InvalidParameters: parametersRef: ConfigMap "gw-params" not found`
+			`(Accepted is Unknown, reason Pending): the ListenerSet stays Pending and unprogrammed`
+		refused = `GatewayClass "airlock" refused by its controller microgateway.airlock.com/gatewayclass-controller: ` +
+			`the ListenerSet stays Pending and unprogrammed; InvalidParameters: parametersRef: ConfigMap "gw-params" not found`
 		unsupported = `GatewayClass "airlock": its controller microgateway.airlock.com/gatewayclass-controller does not list ListenerSet ` +
-			`in status.supportedFeatures: the ListenerSet stays Pending, none of its listeners programmed`
+			`in status.supportedFeatures: the ListenerSet stays Pending and unprogrammed`
 	)
 	tests := []struct {
 		name  string
@@ -70,15 +70,15 @@ func TestClassWarnings(t *testing.T) {
 		{name: "refused without a message: its reason",
 			class: classWith("airlock", AirlockControllerName, []metav1.Condition{{Type: "Accepted", Status: metav1.ConditionFalse, Reason: "Unsupported"}}), scope: airlock,
 			want: Warnings{{Path: "spec.parentRef", Kind: KindClassNotAccepted, Code: CodeClassNotAccepted,
-				Message: `GatewayClass "airlock" is refused by its controller microgateway.airlock.com/gatewayclass-controller: the ListenerSet stays Pending, none of its listeners programmed; Unsupported`}}},
+				Message: `GatewayClass "airlock" refused by its controller microgateway.airlock.com/gatewayclass-controller: the ListenerSet stays Pending and unprogrammed; Unsupported`}}},
 		{name: "refused with a control character in its message: escaped",
 			class: classWith("airlock", AirlockControllerName, []metav1.Condition{{Type: "Accepted", Status: metav1.ConditionFalse, Reason: "Invalid", Message: "bad\x1b[31m"}}), scope: airlock,
 			want: Warnings{{Path: "spec.parentRef", Kind: KindClassNotAccepted, Code: CodeClassNotAccepted,
-				Message: `GatewayClass "airlock" is refused by its controller microgateway.airlock.com/gatewayclass-controller: the ListenerSet stays Pending, none of its listeners programmed; Invalid: bad\x1b[31m`}}},
+				Message: `GatewayClass "airlock" refused by its controller microgateway.airlock.com/gatewayclass-controller: the ListenerSet stays Pending and unprogrammed; Invalid: bad\x1b[31m`}}},
 		{name: "conditions without Accepted: not accepted",
 			class: classWith("airlock", AirlockControllerName, []metav1.Condition{{Type: "SupportedVersion", Status: metav1.ConditionTrue, Reason: "SupportedVersion"}}), scope: airlock,
 			want: Warnings{{Path: "spec.parentRef", Kind: KindClassNotAccepted, Code: CodeClassNotAccepted,
-				Message: `GatewayClass "airlock" is not accepted by its controller microgateway.airlock.com/gatewayclass-controller (no Accepted condition): the ListenerSet stays Pending, none of its listeners programmed`}}},
+				Message: `GatewayClass "airlock" is not accepted by its controller microgateway.airlock.com/gatewayclass-controller (no Accepted condition): the ListenerSet stays Pending and unprogrammed`}}},
 		{name: "no conditions at all (a manifest's class): nothing",
 			class: classWith("airlock", AirlockControllerName, nil), scope: airlock},
 		{name: "features without ListenerSet: not supported",
@@ -100,7 +100,7 @@ func TestClassWarnings(t *testing.T) {
 		{name: "scope off, class known: warned whatever its controller",
 			class: classWith("airlock", envoyController, []metav1.Condition{pendingCondition}),
 			want: Warnings{{Path: "spec.parentRef", Kind: KindClassNotAccepted, Code: CodeClassNotAccepted,
-				Message: `GatewayClass "airlock" is not accepted by its controller gateway.envoyproxy.io/gatewayclass-controller (Accepted is Unknown, reason Pending): the ListenerSet stays Pending, none of its listeners programmed`}}},
+				Message: `GatewayClass "airlock" is not accepted by its controller gateway.envoyproxy.io/gatewayclass-controller (Accepted is Unknown, reason Pending): the ListenerSet stays Pending and unprogrammed`}}},
 		{name: "scope off, no class view (the webhook's --scope=all): nothing",
 			class: classWith("airlock", AirlockControllerName, []metav1.Condition{pendingCondition}), noClasses: true},
 		{name: "cluster checks off: nothing",

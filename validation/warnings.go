@@ -122,7 +122,7 @@ const (
 	// WarnClassRefused: the class, its controller, what the user sees, and
 	// the controller's reason and message last (the message, any text, is
 	// what a cut shortens).
-	WarnClassRefused = "GatewayClass %q is refused by its controller %s: " + classConsequence + "; %s"
+	WarnClassRefused = "GatewayClass %q refused by its controller %s: " + classConsequence + "; %s"
 	// WarnListenerSetNotSupported: the class, its controller and the
 	// feature name its status.supportedFeatures lacks.
 	WarnListenerSetNotSupported = "GatewayClass %q: its controller %s does not list %s in status.supportedFeatures: " + classConsequence

@@ -6,9 +6,11 @@ package e2e
 // warnings, ratcheting, a stopped webhook with failurePolicy Fail, the
 // mutation against the CRD's defaulting, and two tenants on one Gateway
 // (a declared hostname denied, the first claim across owners warned, route
-// capture warned). The rest of the suite runs in make test-all.
+// capture warned), and the warnings of a GatewayClass no controller accepted
+// or whose controller does not list ListenerSet support. The rest of the
+// suite runs in make test-all.
 var QuickTests = []string{
 	"TestValidExamples", "TestInvalidExamples", "TestInvalidExamplesRejectedBy",
 	"TestWarnings", "TestRatcheting", "TestWebhookDown", "TestMutationMatchesCRD",
-	"TestTenancy",
+	"TestTenancy", "TestClassStatusWarnings",
 }
