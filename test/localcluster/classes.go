@@ -64,7 +64,8 @@ func AcceptClass(ctx context.Context, c client.Client, name string, supported ..
 		supported = ControllerFeatures
 	}
 	gc := &unstructured.Unstructured{}
-	gc.SetGroupVersionKind(gwv1.SchemeGroupVersion.WithKind("GatewayClass"))
+	gc.SetAPIVersion(gwv1.GroupVersion.String())
+	gc.SetKind("GatewayClass")
 	if err := c.Get(ctx, client.ObjectKey{Name: name}, gc); err != nil {
 		return err
 	}
