@@ -196,6 +196,7 @@ var formatCases = []struct {
 	{"unparsable", []string{"testdata/input/broken.yaml", "testdata/input/valid.json"}, report.ExitInputError},
 	{"routes", []string{"testdata/input/routes.yaml"}, report.ExitValid},
 	{"tenancy", []string{"testdata/input/tenancy.yaml"}, report.ExitInvalid},
+	{"class-status", []string{"testdata/input/class-status.yaml"}, report.ExitValid},
 }
 
 func runFormat(t *testing.T, format report.Format, paths []string) (code int, stdout, stderr string) {

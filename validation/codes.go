@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	"k8s.io/apimachinery/pkg/util/validation/field"
+	"sigs.k8s.io/gateway-api/pkg/features"
 )
 
 // Code is a finding's stable diagnostic code, e.g. LS104: what a CI job
@@ -173,6 +174,8 @@ const (
 	CodeHostnameNotDeclared    Code = "LS314"
 	CodeDeclarationMalformed   Code = "LS315"
 	CodeHostnameClaimed        Code = "LS316"
+	CodeClassNotAccepted       Code = "LS317"
+	CodeListenerSetUnsupported Code = "LS318"
 )
 
 // Field paths the codes are at.
@@ -367,6 +370,12 @@ var catalog = []CodeDoc{
 	{Code: CodeHostnameClaimed, Kind: CodeKindCluster, Title: "Hostname held by another owner", Paths: []string{listenerPathPattern + ".hostname"},
 		Cause: "On the same Gateway, a listener of another owner's ListenerSet (another namespace, or another tenant when a tenant label is configured) holds a hostname that overlaps this one, on any port: the same name, a name under its wildcard, or a wildcard over its name. The first claim keeps it (the older ListenerSet, then namespace/name). A warning by default, an error with --first-claim=deny, nothing with off.",
 		Fix:   "Use a hostname of your own; if the name is yours, ask the holder's owner to release it; the listeners command shows each listener's owner."},
+	{Code: CodeClassNotAccepted, Kind: CodeKindCluster, Title: "GatewayClass not accepted", Paths: []string{"spec.parentRef"}, WarningKind: KindClassNotAccepted,
+		Cause: "The parent Gateway's GatewayClass has no Accepted condition with status True: no controller has taken it yet (Accepted Unknown, reason Pending, the CRD's default), or its controller refused it (Accepted False; the message gives its reason). No controller programs the Gateway's listeners, so the ListenerSet stays Pending and none of its listeners serves. A class without any condition (written by hand, never stored) is not judged. A warning only, also under strict.",
+		Fix:   "Check that the controller the class names (spec.controllerName) runs and takes the class: for Airlock Microgateway, that its chart's operator.gatewayAPI.controllerName is the class's; if it refused the class, fix what its reason says (often the parametersRef)."},
+	{Code: CodeListenerSetUnsupported, Kind: CodeKindCluster, Title: "Controller does not support ListenerSets", Paths: []string{"spec.parentRef"}, WarningKind: KindListenerSetNotSupported,
+		Cause: "The parent Gateway's GatewayClass lists the features its controller supports (status.supportedFeatures), and " + string(features.SupportListenerSet) + " is not among them: the controller does not read ListenerSets (Airlock Microgateway before 5.1.0), so the ListenerSet stays Pending and none of its listeners serves. An empty list is not judged. A warning only, also under strict.",
+		Fix:   "Upgrade the controller to a release that supports ListenerSets (Airlock Microgateway 5.1.0 or later), or put the listeners on the Gateway itself."},
 	{Code: CodeRouteNoMatchingParent, Kind: CodeKindCluster, Title: "Route names no such ListenerSet or listener", Paths: []string{"spec.parentRefs[*]"}, WarningKind: KindRouteNoMatchingParent,
 		Cause: causeRouteNoMatchingParent,
 		Fix:   "Correct the parentRef's name, sectionName or port; the listeners command shows the set's listeners."},

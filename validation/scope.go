@@ -110,6 +110,11 @@ type Decision struct {
 	// unknown parent changed nothing), and always when the set is admitted
 	// unjudged.
 	Note *Warning
+	// Class is the parent Gateway's GatewayClass as the decision read it;
+	// nil when it read none (the class or its Gateway is unknown, or the
+	// scope is off and there is no view to read it from). Judge warns
+	// from it when a controller will not program the set (class.go).
+	Class *gwv1.GatewayClass
 }
 
 // Decide is the one decision of whose ListenerSet ls is: every engine that
@@ -119,7 +124,9 @@ type Decision struct {
 // they are now.
 func (s Scope) Decide(ls *gwv1.ListenerSet, c Classes) Decision {
 	if !s.On() {
-		return Decision{Judge: true, Outcome: OutcomeUnscoped}
+		// Every set is judged; the class, when the view has it, is still
+		// read for what its status says (classWarnings).
+		return Decision{Judge: true, Outcome: OutcomeUnscoped, Class: knownClass(ls, c)}
 	}
 	unknown := func(path *field.Path, what string) Decision {
 		if s.Unknown == UnknownAdmit {
@@ -150,9 +157,25 @@ func (s Scope) Decide(ls *gwv1.ListenerSet, c Classes) Decision {
 	case gc == nil:
 		return unknown(parentPath, fmt.Sprintf("GatewayClass %q of Gateway %s/%s is unknown (not found)", className, ns, name))
 	case slices.Contains(s.ControllerNames, gc.Spec.ControllerName):
-		return Decision{Judge: true, Outcome: OutcomeAirlock}
+		return Decision{Judge: true, Outcome: OutcomeAirlock, Class: gc}
 	}
-	return Decision{Outcome: OutcomeOther}
+	return Decision{Outcome: OutcomeOther, Class: gc}
+}
+
+// knownClass is the GatewayClass of ls's parent Gateway as c has it; nil
+// when the parentRef names no Gateway, c is nil, or c does not have the
+// Gateway or its class.
+func knownClass(ls *gwv1.ListenerSet, c Classes) *gwv1.GatewayClass {
+	ns, name, ok := parentOf(ls)
+	if !ok || c == nil {
+		return nil
+	}
+	gw, _ := c.Gateway(ns, name)
+	if gw == nil {
+		return nil
+	}
+	gc, _ := c.GatewayClass(string(gw.Spec.GatewayClassName))
+	return gc
 }
 
 // note is the warning of an unknown parent: what is unknown, what followed,

@@ -106,6 +106,10 @@ func Judge(newLS, oldLS *gwv1.ListenerSet, opts Options) *Report {
 	validateSpec(ls, opts.Cluster, field.NewPath("spec"), v)
 	v.endPhase()
 	if opts.Cluster != nil {
+		// Whether anything will program the set at all comes first: the
+		// class the scope's decision read (with the scope off, the one
+		// the view has), warnings only.
+		classWarnings(d.Class, &v.warnings)
 		validateInCluster(ls, opts.Cluster, opts.Strict, opts.Tenancy, v)
 		v.endPhase()
 		// Warnings only, whatever the mode: a detached route is the

@@ -82,6 +82,14 @@ const (
 	// KindScopeUnknown: whose ListenerSet it is cannot be told (its parent
 	// Gateway or GatewayClass is unknown), and Scope.Unknown decided.
 	KindScopeUnknown WarningKind = "ScopeUnknown"
+	// KindClassNotAccepted: the parent Gateway's GatewayClass has
+	// conditions and none says Accepted True: no controller has taken it
+	// yet, or its controller refused it (class.go).
+	KindClassNotAccepted WarningKind = "GatewayClassNotAccepted"
+	// KindListenerSetNotSupported: the parent Gateway's GatewayClass lists
+	// its controller's features, and ListenerSet support is not among
+	// them (class.go).
+	KindListenerSetNotSupported WarningKind = "ListenerSetNotSupported"
 )
 
 // Texts of warnings and details. Each is the message part of "path: message".
@@ -108,6 +116,16 @@ const (
 	// WarnScopeUnknown: what is unknown, what followed from it (judged or
 	// admitted), and Airlock's controller names.
 	WarnScopeUnknown = "%s, %s (Airlock's GatewayClasses name %s)"
+	// WarnClassNotAccepted: the class, its controller, the Accepted
+	// condition as stored, and what the user sees.
+	WarnClassNotAccepted = "GatewayClass %q is not accepted by its controller %s (%s): " + classConsequence
+	// WarnClassRefused: the class, its controller, what the user sees, and
+	// the controller's reason and message last (the message, any text, is
+	// what a cut shortens).
+	WarnClassRefused = "GatewayClass %q refused by its controller %s: " + classConsequence + "; %s"
+	// WarnListenerSetNotSupported: the class, its controller and the
+	// feature name its status.supportedFeatures lacks.
+	WarnListenerSetNotSupported = "GatewayClass %q: its controller %s does not list %s in status.supportedFeatures: " + classConsequence
 	// DetailProtocolConflict: an earlier listener holds the port with another
 	// protocol (within the set, or in the Gateway's merged listener list).
 	DetailProtocolConflict = "port %d already uses protocol %s in %s; this listener would be Conflicted (ProtocolConflict)"

@@ -35,9 +35,11 @@ type Options struct {
 	AddedNames validation.AddedNames
 	// Scope says which ListenerSets are Airlock's (their parent Gateway's
 	// GatewayClass names one of its controller names); on, the cluster
-	// view keeps Gateways and GatewayClasses for it. The zero Scope judges
-	// every ListenerSet and, without Cluster.Enabled, reads nothing from
-	// the API.
+	// view keeps Gateways and GatewayClasses for it, and with
+	// Cluster.Enabled the class warnings (LS317, LS318) read the class it
+	// decided by. The zero Scope judges every ListenerSet, watches no
+	// GatewayClass (so gives no class warning) and, without
+	// Cluster.Enabled, reads nothing from the API.
 	Scope validation.Scope
 	// Register puts the admission handlers on the webhook server; nil means
 	// admission.RegisterWith (both webhooks, the validating one with the

@@ -54,7 +54,7 @@ import (
 // commands, the render tests of the chart, the cluster-aware checks' informers)
 // does not, and runs in `make test-all` against the default version.
 var suites = []suite{
-	{"e2e", "./test/e2e", e2e.QuickTests}, // create, update, --dry-run=server, kubectl's messages, warnings, ratcheting, failurePolicy Fail, matchConditions, tenancy
+	{"e2e", "./test/e2e", e2e.QuickTests}, // create, update, --dry-run=server, kubectl's messages, warnings, ratcheting, failurePolicy Fail, matchConditions, tenancy, class status
 	{"policy", "./test/policy", []string{"TestPolicyAgainstKubeAPIServer"}},
 	{"chart", "./test/chart", []string{"TestAdmissionModesServerSideDryRun", "TestServerSideDryRun"}},
 }

@@ -209,6 +209,11 @@ func (s *session) start(ctx context.Context, root string, logFile *os.File, o op
 		if r.Err != nil {
 			return "", fmt.Errorf("applying examples/gateway.yaml: %v\n%s", r.Err, r.Output())
 		}
+		// No controller runs here: without the status one writes, the class
+		// stays Pending and every ListenerSet under it gets that warning.
+		if err := localcluster.AcceptClass(ctx, s.cluster.Client, localcluster.ExampleGatewayClass); err != nil {
+			return "", fmt.Errorf("writing the status of GatewayClass %s: %w", localcluster.ExampleGatewayClass, err)
+		}
 	} else {
 		say("creating namespace %s", demoNamespace)
 		r := s.cluster.Kubectl(ctx, "", "create", "namespace", demoNamespace)
@@ -403,7 +408,7 @@ Try (from %s):
   %s --kubeconfig %s apply -f examples/invalid/many-errors.yaml
   %s --kubeconfig %s apply --dry-run=server -f examples/invalid/protocol-conflict.yaml
   %s --kubeconfig %s get listenersets -n listenerset-demo -o yaml
-
+%s
 or, for this shell:
 
   export KUBECONFIG=%s PATH=%s:$PATH
@@ -413,8 +418,20 @@ Ctrl-C stops the webhook, kube-apiserver and etcd.
 		c.Config.Host, ep.BaseURL, ep.MutatePath, ep.ValidatePath, health, metrics, kc, kubectl, rel(logPath),
 		root,
 		kubectl, kc, kubectl, kc, kubectl, kc, kubectl, kc, kubectl, kc,
-		kubeconfig, c.BinDir)
+		classNote(examples), kubeconfig, c.BinDir)
 	if !examples {
 		fmt.Fprintln(w, "(examples/gateway.yaml was not applied; the examples need it: kubectl apply -f examples/gateway.yaml)")
 	}
+}
+
+// exampleClassNote says why the example GatewayClass looks taken.
+const exampleClassNote = "(the example GatewayClass got the status a controller would write: no controller runs here)"
+
+// classNote is exampleClassNote as a paragraph of the instructions when the
+// examples were applied, else nothing.
+func classNote(examples bool) string {
+	if !examples {
+		return ""
+	}
+	return "\n" + exampleClassNote + "\n"
 }

@@ -153,13 +153,13 @@ A denial reads "ValidatingAdmissionPolicy '%s' with binding '%s' denied request:
 followed by every error with its path; with make run's default mode (webhook)
 it reads "admission webhook ... denied the request". examples/valid/warnings.yaml
 is stored %s.
-
+%s
 or, for this shell:
 
   export KUBECONFIG=%s PATH=%s:$PATH
 
 Ctrl-C stops %s.
-`, root, k, k, k, k, policyName, policyName, policyName, warningsNote(o.mode), kubeconfig, c.BinDir, o.mode.stopping(false))
+`, root, k, k, k, k, policyName, policyName, policyName, warningsNote(o.mode), classNote(o.examples), kubeconfig, c.BinDir, o.mode.stopping(false))
 	if !o.examples {
 		b.WriteString("(examples/gateway.yaml was not applied; the examples need it: kubectl apply -f examples/gateway.yaml)\n")
 	}

@@ -7,6 +7,8 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"strconv"
+	"strings"
 	"time"
 
 	"github.com/airlock/listenerset-webhook/hack/node"
@@ -68,9 +70,9 @@ through the Service. Try:
   %[3]s -n %[4]s logs deploy/%[5]s
   %[3]s -n %[4]s delete pod -l app.kubernetes.io/name=listenerset-webhook --wait=false   # replaced, no request fails
 
-The node's logs (kubelet, containerd, ...) are in %[6]s until it stops.
+The node's logs (kubelet, containerd, ...) are in %[6]s until it stops.%[7]s
 Ctrl-C stops the node and removes its pods, mounts and network.
-`, node.NodeName, n.NodeIP, k, nodeNamespace, nodeRelease, n.Dir)
+`, node.NodeName, n.NodeIP, k, nodeNamespace, nodeRelease, n.Dir, classNote(o.examples))
 		<-ctx.Done()
 		if isTerminal(os.Stderr) {
 			fmt.Fprintln(os.Stderr)
@@ -112,6 +114,32 @@ func nodeInstall(ctx context.Context, root string, n *node.Node, o options) erro
 		if out, err := n.Kubectl(ctx, "apply", "-f", filepath.Join(root, "examples", "gateway.yaml")); err != nil {
 			return fmt.Errorf("%v\n%s", err, out)
 		}
+		// The node runs no Gateway API controller: the class gets the
+		// status one would write, or it stays Pending and every
+		// ListenerSet under it gets that warning.
+		return acceptClass(ctx, n)
+	}
+	return nil
+}
+
+// acceptClass writes the example GatewayClass the status a controller
+// would (localcluster.ClassStatusPatch) through the status subresource.
+func acceptClass(ctx context.Context, n *node.Node) error {
+	class := "gatewayclass/" + localcluster.ExampleGatewayClass
+	gen, err := n.Kubectl(ctx, "get", class, "-o", "jsonpath={.metadata.generation}")
+	if err != nil {
+		return fmt.Errorf("%v\n%s", err, gen)
+	}
+	generation, err := strconv.ParseInt(strings.TrimSpace(gen), 10, 64)
+	if err != nil {
+		return fmt.Errorf("the generation of %s: %w", class, err)
+	}
+	patch, err := localcluster.ClassStatusPatch(generation, localcluster.ControllerFeatures...)
+	if err != nil {
+		return err
+	}
+	if out, err := n.Kubectl(ctx, "patch", class, "--subresource=status", "--type=merge", "-p", string(patch)); err != nil {
+		return fmt.Errorf("%v\n%s", err, out)
 	}
 	return nil
 }

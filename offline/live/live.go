@@ -227,8 +227,9 @@ func List(ctx context.Context, cfg *rest.Config, k Kinds, pageSize int64) (*vali
 		if err := pages(ctx, c, size, "GatewayClasses", func() *gwv1.GatewayClassList { return &gwv1.GatewayClassList{} }, func(l *gwv1.GatewayClassList) {
 			for i := range l.Items {
 				gc := &l.Items[i]
-				// The scope reads spec.controllerName alone.
-				gc.ManagedFields, gc.Status = nil, gwv1.GatewayClassStatus{}
+				// The scope reads spec.controllerName, the class
+				// warnings its status (conditions, supportedFeatures).
+				gc.ManagedFields = nil
 				o.Classes = append(o.Classes, gc)
 			}
 		}); err != nil {

@@ -18,6 +18,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/envtest"
 
 	"github.com/airlock/listenerset-webhook/offline/policyreport"
+	"github.com/airlock/listenerset-webhook/test/localcluster"
 	"github.com/airlock/listenerset-webhook/test/testproc"
 	"github.com/airlock/listenerset-webhook/validation"
 )
@@ -175,8 +176,9 @@ func TestAuditWritesReports(t *testing.T) {
 }
 
 // ensureAuditGatewayClass creates the GatewayClass of auditGateway, Airlock
-// Microgateway's, unless it exists: the audit judges the ListenerSets of
-// Airlock's Gateways (a class not found would add the LS309 note).
+// Microgateway's, unless it exists, with the status a controller would write:
+// the audit judges the ListenerSets of Airlock's Gateways (a class not found
+// would add the LS309 note, a class no controller accepted LS317).
 func ensureAuditGatewayClass(ctx context.Context, t *testing.T, c client.Client) {
 	t.Helper()
 	gc := &unstructured.Unstructured{Object: map[string]any{
@@ -188,6 +190,7 @@ func ensureAuditGatewayClass(ctx context.Context, t *testing.T, c client.Client)
 	if err := c.Create(ctx, gc); err != nil && !apierrors.IsAlreadyExists(err) {
 		require.NoError(t, err)
 	}
+	require.NoError(t, localcluster.AcceptClass(ctx, c, "airlock"))
 }
 
 // auditGateway is the Gateway gw in ns that admits the ListenerSets of ns.

@@ -149,6 +149,12 @@ func setup(ctx context.Context) error {
 	if r := cluster.Kubectl(ctx, "", "apply", "-f", filepath.Join(root, "examples", "gateway.yaml")); r.Err != nil {
 		return fmt.Errorf("applying examples/gateway.yaml: %v\n%s", r.Err, r.Output())
 	}
+	// No controller runs here: the example class gets the status one
+	// would write, so that only the tests about a class nobody accepted
+	// see the warnings of one (TestClassStatusWarnings).
+	if err := localcluster.AcceptClass(ctx, cluster.Client, localcluster.ExampleGatewayClass); err != nil {
+		return fmt.Errorf("writing the status of GatewayClass %s: %w", localcluster.ExampleGatewayClass, err)
+	}
 	return cluster.RegisterWebhooks(ctx, endpoint, namespace)
 }
 

@@ -6,12 +6,12 @@ package e2e
 // warnings, ratcheting, a stopped webhook with failurePolicy Fail, the
 // mutation against the CRD's defaulting, two tenants on one Gateway
 // (a declared hostname denied, the first claim across owners warned, route
-// capture warned), and a controller's status beside the prediction (the
-// listeners command's marks, the audit's LS017 and LS018, about 2 s). The
-// rest of the suite runs in make test-all.
+// capture warned), a controller's status beside the prediction (the
+// listeners command's marks, the audit's LS017 and LS018), and the warnings
+// of a GatewayClass no controller accepted or whose controller does not
+// list ListenerSet support. The rest of the suite runs in make test-all.
 var QuickTests = []string{
 	"TestValidExamples", "TestInvalidExamples", "TestInvalidExamplesRejectedBy",
 	"TestWarnings", "TestRatcheting", "TestWebhookDown", "TestMutationMatchesCRD",
-	"TestTenancy",
-	"TestReportedStatus",
+	"TestTenancy", "TestReportedStatus", "TestClassStatusWarnings",
 }

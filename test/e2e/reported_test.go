@@ -1,6 +1,7 @@
 package e2e
 
 import (
+	"context"
 	"encoding/json"
 	"strings"
 	"testing"
@@ -10,6 +11,7 @@ import (
 
 	"github.com/airlock/listenerset-webhook/listing"
 	"github.com/airlock/listenerset-webhook/offline/report"
+	"github.com/airlock/listenerset-webhook/test/localcluster"
 	"github.com/airlock/listenerset-webhook/test/testproc"
 )
 
@@ -109,10 +111,9 @@ func TestReportedStatus(t *testing.T) {
 	require.NoError(t, r.Err, r.Output())
 
 	accepted := condition("Accepted", "True", "Accepted", "")
-	writeStatus(t, "gatewayclasses.gateway.networking.k8s.io", "", "rep-airlock", map[string]any{
-		"conditions":        []any{condition("Accepted", "True", "Accepted", "")},
-		"supportedFeatures": []any{map[string]any{"name": "Gateway"}, map[string]any{"name": "HTTPRoute"}, map[string]any{"name": "ListenerSet"}},
-	})
+	if err := localcluster.AcceptClass(context.Background(), cluster.Client, "rep-airlock"); err != nil {
+		t.Fatal(err)
+	}
 	writeStatus(t, "gateways.gateway.networking.k8s.io", "rep-infra", "gw", map[string]any{
 		"conditions": []any{accepted},
 		"listeners": []any{map[string]any{"name": "http", "attachedRoutes": 0, "supportedKinds": []any{map[string]any{"kind": "HTTPRoute"}},

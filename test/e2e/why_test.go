@@ -141,11 +141,6 @@ spec:
   parentRefs: [{group: gateway.networking.k8s.io, kind: ListenerSet, name: shop, sectionName: nope}]
 `
 
-func condition(typ, status, reason string) map[string]any {
-	return map[string]any{"type": typ, "status": status, "reason": reason, "message": "", "observedGeneration": 1,
-		"lastTransitionTime": "2026-01-01T00:00:00Z"}
-}
-
 // TestWhy: `kubectl listenerset why` on a real kube-apiserver: the whole
 // chain for a set whose status a controller wrote (agreeing, differing,
 // missing), a user who may read little of it, another implementation's set
@@ -172,17 +167,17 @@ func TestWhy(t *testing.T) {
 		t.Fatalf("%v\n%s", r.Err, r.Output())
 	}
 	writeStatus(t, "gatewayclasses.gateway.networking.k8s.io", "", "why-airlock", map[string]any{
-		"conditions":        []any{condition("Accepted", "True", "Accepted")},
+		"conditions":        []any{condition("Accepted", "True", "Accepted", "")},
 		"supportedFeatures": []any{map[string]any{"name": "Gateway"}, map[string]any{"name": "HTTPRoute"}, map[string]any{"name": "ListenerSet"}},
 	})
 	// web agrees (Conflicted), api agrees, remote differs (two routes
 	// reported where none attaches), denied has nothing reported.
 	writeStatus(t, "listenersets.gateway.networking.k8s.io", "why-b", "shop", map[string]any{
-		"conditions": []any{condition("Accepted", "True", "Accepted")},
+		"conditions": []any{condition("Accepted", "True", "Accepted", "")},
 		"listeners": []any{
-			map[string]any{"name": "web", "attachedRoutes": 0, "conditions": []any{condition("Accepted", "True", "Accepted"), condition("Conflicted", "True", "HostnameConflict")}},
-			map[string]any{"name": "api", "attachedRoutes": 1, "conditions": []any{condition("Accepted", "True", "Accepted")}},
-			map[string]any{"name": "remote", "attachedRoutes": 2, "conditions": []any{condition("Accepted", "True", "Accepted")}},
+			map[string]any{"name": "web", "attachedRoutes": 0, "conditions": []any{condition("Accepted", "True", "Accepted", ""), condition("Conflicted", "True", "HostnameConflict", "")}},
+			map[string]any{"name": "api", "attachedRoutes": 1, "conditions": []any{condition("Accepted", "True", "Accepted", "")}},
+			map[string]any{"name": "remote", "attachedRoutes": 2, "conditions": []any{condition("Accepted", "True", "Accepted", "")}},
 		},
 	})
 

@@ -106,7 +106,8 @@ const (
 //
 // The cache keeps only what the rules read (see transform): every object
 // keeps its namespace, name, UID and resourceVersion and no managedFields,
-// annotations, labels or status. Secrets are watched as
+// annotations, labels or status but a GatewayClass's (whether a controller
+// accepted it, and what it supports). Secrets are watched as
 // metav1.PartialObjectMetadata (the API server sends no data) and keep
 // nothing more: kubectl.kubernetes.io/last-applied-configuration holds a
 // Secret applied with kubectl in full, data included. Namespaces keep their
@@ -567,7 +568,7 @@ func (v *View) SecretExists(namespace, name string) (bool, bool) {
 // transform trims each object to what the rules read before it is cached,
 // so the view's memory grows with what the checks need, not with the
 // objects' size: everything else (managedFields, annotations, labels but a
-// Namespace's, status, finalizers, owner references, and the spec the rules
+// Namespace's, status but a GatewayClass's, finalizers, owner references, and the spec the rules
 // never read) is left out. What is kept is listed, not what is dropped, so a
 // field new in a later Gateway API version is not cached either. It builds
 // new objects that share only the kept parts with the decoded one, so the
@@ -621,11 +622,24 @@ func keepGatewayRead(gw *gwv1.Gateway) *gwv1.Gateway {
 	return out
 }
 
-// keepClassRead keeps what the scope reads of a GatewayClass: its
-// spec.controllerName.
+// keepClassRead keeps what the scope and the class warnings read of a
+// GatewayClass: its spec.controllerName (whose it is), its status
+// conditions' type, status, reason, message and observedGeneration (whether
+// a controller accepted it; at most 8, the CRD's limit) and
+// status.supportedFeatures (whether that controller reads ListenerSets; at
+// most 64 names, the CRD's limit).
 func keepClassRead(gc *gwv1.GatewayClass) *gwv1.GatewayClass {
-	return &gwv1.GatewayClass{TypeMeta: gc.TypeMeta, ObjectMeta: identity(&gc.ObjectMeta),
+	out := &gwv1.GatewayClass{TypeMeta: gc.TypeMeta, ObjectMeta: identity(&gc.ObjectMeta),
 		Spec: gwv1.GatewayClassSpec{ControllerName: gc.Spec.ControllerName}}
+	if len(gc.Status.Conditions) > 0 {
+		out.Status.Conditions = make([]metav1.Condition, len(gc.Status.Conditions))
+		for i, c := range gc.Status.Conditions {
+			out.Status.Conditions[i] = metav1.Condition{Type: c.Type, Status: c.Status, Reason: c.Reason, Message: c.Message,
+				ObservedGeneration: c.ObservedGeneration}
+		}
+	}
+	out.Status.SupportedFeatures = gc.Status.SupportedFeatures
+	return out
 }
 
 // keepListenerSetRead keeps what the rules read of a rival ListenerSet: its

@@ -185,9 +185,17 @@ func TestTransformKeepsOnlyWhatTheRulesRead(t *testing.T) {
 	class := &gwv1.GatewayClass{TypeMeta: metav1.TypeMeta{APIVersion: "gateway.networking.k8s.io/v1", Kind: "GatewayClass"}, ObjectMeta: fullMeta(""),
 		Spec: gwv1.GatewayClassSpec{ControllerName: validation.AirlockControllerName, Description: ptr.To("d"),
 			ParametersRef: &gwv1.ParametersReference{Group: "g", Kind: "k", Name: "n"}},
-		Status: gwv1.GatewayClassStatus{Conditions: conditions}}
+		Status: gwv1.GatewayClassStatus{Conditions: []metav1.Condition{{Type: "Accepted", Status: metav1.ConditionFalse, ObservedGeneration: 3,
+			LastTransitionTime: metav1.Now(), Reason: "InvalidParameters", Message: "m"}},
+			SupportedFeatures: []gwv1.SupportedFeature{{Name: "Gateway"}}}}
 	requireAllSet(t, class.Spec)
-	wantClass := &gwv1.GatewayClass{TypeMeta: class.TypeMeta, ObjectMeta: id(""), Spec: gwv1.GatewayClassSpec{ControllerName: validation.AirlockControllerName}}
+	requireAllSet(t, class.Status)
+	requireAllSet(t, class.Status.Conditions[0])
+	// The class warnings read the conditions (not when they last changed)
+	// and the supported features.
+	wantClass := &gwv1.GatewayClass{TypeMeta: class.TypeMeta, ObjectMeta: id(""), Spec: gwv1.GatewayClassSpec{ControllerName: validation.AirlockControllerName},
+		Status: gwv1.GatewayClassStatus{Conditions: []metav1.Condition{{Type: "Accepted", Status: metav1.ConditionFalse, ObservedGeneration: 3,
+			Reason: "InvalidParameters", Message: "m"}}, SupportedFeatures: []gwv1.SupportedFeature{{Name: "Gateway"}}}}
 	route := fullRoute()
 	requireAllSet(t, route.Spec)
 	wantRoute := &gwv1.HTTPRoute{TypeMeta: route.TypeMeta, ObjectMeta: id("team-a"), Spec: gwv1.HTTPRouteSpec{
