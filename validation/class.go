@@ -36,8 +36,18 @@ const classConsequence = "the ListenerSet stays Pending and unprogrammed"
 // Warnings only, in every mode: the class is not the ListenerSet owner's to
 // fix, and a controller may take it a moment later.
 func classWarnings(gc *gwv1.GatewayClass, w *WarningReport) {
+	for _, x := range ClassWarnings(gc) {
+		w.Add(x)
+	}
+}
+
+// ClassWarnings are classWarnings' warnings on gc, for a command that
+// explains one set rather than judging it (why): one decision, whoever
+// tells it.
+func ClassWarnings(gc *gwv1.GatewayClass) Warnings {
+	w := &WarningReport{}
 	if gc == nil {
-		return
+		return nil
 	}
 	path := field.NewPath("spec", "parentRef")
 	controller := string(gc.Spec.ControllerName)
@@ -57,6 +67,7 @@ func classWarnings(gc *gwv1.GatewayClass, w *WarningReport) {
 	if fs := gc.Status.SupportedFeatures; len(fs) > 0 && !slices.ContainsFunc(fs, supportsListenerSets) {
 		w.add(path, KindListenerSetNotSupported, WarnListenerSetNotSupported, gc.Name, controller, string(features.SupportListenerSet))
 	}
+	return w.List()
 }
 
 // supportsListenerSets: f is Gateway API's feature of ListenerSet support.

@@ -235,7 +235,7 @@ func Explain(s *Snapshot, opts Options) *Explanation {
 	if !e.Whose.Judged {
 		return e // not Airlock's: its status is shown, nothing judged
 	}
-	e.classProblems()
+	e.classProblems(s.Class)
 	switch {
 	case s.Gateway != nil:
 		e.Admission = admission(s)
@@ -339,22 +339,16 @@ func whose(s *Snapshot, scope validation.Scope) Whose {
 }
 
 // classProblems: a class no controller has accepted, or whose controller
-// says it does not support ListenerSets, leaves the set without status.
-func (e *Explanation) classProblems() {
+// says it does not support ListenerSets, leaves the set without status;
+// validation.ClassWarnings decides, as it does for the webhook's warnings.
+func (e *Explanation) classProblems(class *gwv1.GatewayClass) {
 	w := &e.Whose
-	switch {
-	case w.ClassFound == FoundNo:
+	if w.ClassFound == FoundNo {
 		e.problem("GatewayClass %q of Gateway %s not found: no controller programs the Gateway", w.GatewayClass, w.Gateway)
 		return
-	case w.ClassFound != FoundYes:
-		return
 	}
-	if c := w.ClassAccepted; c == nil || c.Status != string(metav1.ConditionTrue) {
-		e.problem("GatewayClass %q is not accepted by its controller %s: the set gets no status", w.GatewayClass, w.ControllerName)
-	}
-	if w.ListenerSetSupport == "not listed" {
-		e.problem("GatewayClass %q: its controller %s does not list ListenerSet support (status.supportedFeatures): the set gets no status",
-			w.GatewayClass, w.ControllerName)
+	for _, x := range validation.ClassWarnings(class) {
+		e.problem("%s", x.Message)
 	}
 }
 
