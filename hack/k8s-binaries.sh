@@ -43,8 +43,9 @@
 #                                  kube-scheduler, kube-proxy (the single-node cluster
 #                                  of hack/node; ~5 min with kube-apiserver's cache warm)
 #   hack/k8s-binaries.sh all       k8s and helm
-#   hack/k8s-binaries.sh TOOL...   build (or link) each Go tool into bin/: one of
+#   hack/k8s-binaries.sh TOOL      build (or link) a Go tool into bin/: one of
 #                                  `tools`, e.g. hack/k8s-binaries.sh gotestsum
+#   hack/k8s-binaries.sh SET...    each of these, in order (k8s helm gotestsum)
 #   hack/k8s-binaries.sh tools     print the Go tools' names
 #   hack/k8s-binaries.sh dir       print the k8s binaries dir (no build)
 #   hack/k8s-binaries.sh helm-dir  print the helm binary dir (no build)
@@ -217,7 +218,8 @@ stamp_of() { # header tools-dirs...
   local header="$1" d; shift
   echo "$header"
   echo "build: $BUILD_FLAGS"
-  go env GOVERSION GOOS GOARCH GOAMD64 GOARM64 GOEXPERIMENT
+  # In the (first) tools module: the toolchain its go line selects is the one that builds it.
+  go env -C "$TOOLS/$1" GOVERSION GOOS GOARCH GOAMD64 GOARM64 GOEXPERIMENT
   for d in "$@"; do
     (cd "$TOOLS" && find "$d" -type f \( -name go.mod -o -name go.sum -o \( -name '*.go' ! -name '*_test.go' \) \) |
       LC_ALL=C sort | xargs sha256sum)
@@ -448,8 +450,6 @@ clean_cache() {
 }
 
 case "${1:-k8s}" in
-  k8s | helm | node) ensure "${1:-k8s}" ;;
-  all) ensure k8s; ensure helm ;;
   dir) echo "$K8S_OUT" ;;
   versions) echo "$MATRIX_VERSIONS" ;;
   helm-dir) echo "$HELM_OUT" ;;
@@ -459,6 +459,14 @@ case "${1:-k8s}" in
   clean-cache) clean_cache ;;
   gen-mod) gen_mod ;;
   -h | --help | help) sed -n '2,/^set -euo/p' "$0" | sed '$d; s/^# \{0,1\}//' ;;
-  *) for t in "$@"; do tool_def "$t" || die "unknown argument '$t' (try --help)"; done
-    for t in "$@"; do ensure "$t"; done ;;
+  *) # the sets named (k8s, helm, node, all, tools), in order; k8s when none
+    sets=()
+    for t in "${@:-k8s}"; do
+      case "$t" in
+        k8s | helm | node) sets+=("$t") ;;
+        all) sets+=(k8s helm) ;;
+        *) tool_def "$t" || die "unknown argument '$t' (try --help)"; sets+=("$t") ;;
+      esac
+    done
+    for t in "${sets[@]}"; do ensure "$t"; done ;;
 esac
