@@ -5,7 +5,7 @@ BIN := bin
 WEBHOOK := $(BIN)/listenerset-webhook
 PLUGIN := $(BIN)/kubectl-listenerset
 
-.PHONY: all build image ociimage release release-check publish cosign cyclonedx-gomod krew chart-score run ci-tools node-setup gotestsum node-binaries matrix-binaries test test-all test-release test-matrix test-matrix-ends test-node test-node-stress bench bench-scale bench-audit fuzz vet k8s-binaries helm chart-lint chart-template chart-policy chart-generate docs-generate generate verify promtool clean
+.PHONY: all build image ociimage release release-check publish cosign cyclonedx-gomod krew chart-score run ci-tools node-setup gotestsum node-binaries matrix-binaries test test-all test-release test-matrix test-matrix-ends test-node test-node-stress bench bench-scale bench-audit fuzz vet k8s-binaries helm chart-lint chart-template chart-policy chart-generate docs-generate generate verify promtool clean clean-cache
 
 all: build
 
@@ -39,28 +39,31 @@ image: ociimage
 	$(BIN)/ociimage -o $(IMAGE) -name $(IMAGE_NAME) -file /listenerset-webhook=$(BIN)/image/listenerset-webhook \
 	  -file /kubectl-listenerset=$(BIN)/image/kubectl-listenerset $(IMAGE_FLAGS)
 
+# The tools below and the Kubernetes binaries are built once per machine, into the user cache
+# (hack/k8s-binaries.sh; CONTRIBUTING.md, "Built once per machine"); bin/ holds links to them.
+TOOL = @hack/k8s-binaries.sh
+
 ## ociimage: bin/ociimage, the image tool (hack/tools/ociimage, go-containerregistry, its own module), which
 ## also pushes an image tarball to a registry (make publish), and bin/ociregistry, go-containerregistry's
-## registry on a loopback address with TLS, which test/chart's TestNode/InstallFromRegistry publishes to
+## registry on a loopback address with TLS, which test/chart's TestNode/InstallFromRegistry publishes to (cached)
 ociimage:
-	GOWORK=off $(GO) build -C hack/tools/ociimage -o $(CURDIR)/$(BIN)/ociimage .
-	GOWORK=off $(GO) build -C hack/tools/ociimage -o $(CURDIR)/$(BIN)/ociregistry ./ociregistry
+	$(TOOL) ociimage
 
-## cosign: bin/cosign v2.6.5 from hack/tools/cosign, which make release signs with (cold: 15 minutes at load 11 to 21)
+## cosign: bin/cosign v2.6.5 from hack/tools/cosign, which make release signs with (cold: 15 minutes at load
+## 11 to 21; cached)
 cosign:
-	GOWORK=off $(GO) build -C hack/tools/cosign -o $(CURDIR)/$(BIN)/cosign github.com/sigstore/cosign/v2/cmd/cosign
+	$(TOOL) cosign
 
 ## cyclonedx-gomod: bin/cyclonedx-gomod from hack/tools/cyclonedx-gomod, which make release writes the
-## SBOMs with (cold: 71 s at load 11 to 21)
+## SBOMs with (cold: 71 s at load 11 to 21; cached)
 cyclonedx-gomod:
-	GOWORK=off $(GO) build -C hack/tools/cyclonedx-gomod -o $(CURDIR)/$(BIN)/cyclonedx-gomod github.com/CycloneDX/cyclonedx-gomod/cmd/cyclonedx-gomod
+	$(TOOL) cyclonedx-gomod
 
 ## krew: bin/krew v0.4.3 from hack/tools/krew, the kubectl plugin manager, which test/release installs the
 ## release's plugin with from a local index, and bin/validate-krew-manifest, krew-index's check of a
-## submitted manifest, from the same module (cold: 27 s at load 11, then 6 s)
+## submitted manifest, from the same module (cold: 27 s at load 11, then 6 s; cached)
 krew:
-	GOWORK=off $(GO) build -C hack/tools/krew -o $(CURDIR)/$(BIN)/krew sigs.k8s.io/krew/cmd/krew
-	GOWORK=off $(GO) build -C hack/tools/krew -o $(CURDIR)/$(BIN)/validate-krew-manifest sigs.k8s.io/krew/cmd/validate-krew-manifest
+	$(TOOL) krew
 
 ## release: dist/ for VERSION=vX.Y.Z (hack/release.sh build; docs/release.md): the image for linux/amd64
 ## and linux/arm64 (one OCI image index, an OCI tarball), the chart pinned to its digest, kubectl-listenerset
@@ -85,13 +88,14 @@ release-check: $(RELEASE_TOOL_TARGETS)
 publish: helm ociimage cosign
 	VERSION=$(VERSION) REGISTRY=$(REGISTRY) REGISTRY_CA=$(REGISTRY_CA) RELEASE_KEY=$(RELEASE_KEY) $(RELEASE_TOOLS) hack/release.sh publish
 
-## k8s-binaries: kube-apiserver, kubectl and etcd built from Go modules into bin/k8s/ (cached)
+## k8s-binaries: kube-apiserver, kubectl and etcd built from Go modules once per machine, linked into
+## bin/k8s/<version>/ (cached)
 k8s-binaries:
 	hack/k8s-binaries.sh
 
-## helm: helm v3 built from its Go module into bin/helm/ (cached)
+## helm: helm v3 built from its Go module once per machine, linked into bin/helm/<version>/ (cached)
 helm:
-	@hack/k8s-binaries.sh helm
+	$(TOOL) helm
 
 HELM = $$(hack/k8s-binaries.sh helm-dir)/helm
 CHART := charts/listenerset-webhook
@@ -102,10 +106,10 @@ chart-lint: helm
 	$(HELM) lint --strict $(CHART) --set image.preloaded=true --set certManager.enabled=false
 	$(HELM) lint --strict $(CHART) --set image.preloaded=true --set admission.mode=both --kube-version 1.30.0
 
-## chart-score: kube-score v1.20.0 (built from hack/tools/kube-score) over the chart's render in each mode
+## chart-score: kube-score v1.20.0 (built from hack/tools/kube-score, cached) over the chart's render in each mode
 ## (hack/chart-score.sh); a finding fails, but for the ignores listed there, each answered in values.yaml
 chart-score: helm
-	GOWORK=off $(GO) build -C hack/tools/kube-score -o $(CURDIR)/$(BIN)/kube-score github.com/zegl/kube-score/cmd/kube-score
+	$(TOOL) kube-score
 	hack/chart-score.sh "$(HELM)" $(BIN)/kube-score
 
 ## chart-template: render the chart (cert-manager mode, the image make image builds; add ARGS='--set
@@ -171,15 +175,15 @@ node-setup: k8s-binaries helm
 
 ## promtool: bin/promtool, built from hack/tools/promtool (Prometheus v3), which test/chart runs as
 ## `promtool test rules` over the chart's alerts. Without Prometheus' service discovery plugins
-## (remove_all_sd: `test rules` needs none): 266 s cold at load 3 to 4, where every plugin took over 20 minutes.
+## (remove_all_sd: `test rules` needs none): 266 s cold at load 3 to 4, where every plugin took over 20 minutes (cached).
 promtool:
-	GOWORK=off $(GO) build -C hack/tools/promtool -tags remove_all_sd -o $(CURDIR)/$(BIN)/promtool github.com/prometheus/prometheus/cmd/promtool
+	$(TOOL) promtool
 
 ## gotestsum: bin/gotestsum, pinned in hack/tools/gotestsum (its own module), which runs make test's and
-## make test-all's go test and prints one line a package, the failures' output and a summary
+## make test-all's go test and prints one line a package, the failures' output and a summary (cached)
 GOTESTSUM := $(BIN)/gotestsum
 gotestsum:
-	@GOWORK=off $(GO) build -C hack/tools/gotestsum -o $(CURDIR)/$(GOTESTSUM) gotest.tools/gotestsum
+	$(TOOL) gotestsum
 
 # FAIL_ON_SKIP=1 (.ci/run): a skipped test fails the run, after the summary has listed each with its reason.
 SKIP_CHECK = --post-run-command 'bash -c "[ $$TESTS_SKIPPED = 0 ] || { echo FAIL_ON_SKIP=1: $$TESTS_SKIPPED tests skipped; exit 1; }"'
@@ -291,7 +295,7 @@ bench-scale: k8s-binaries
 bench-audit: k8s-binaries
 	@set -e; for shape in $(SCALE_SHAPES); do $(GO) run ./test/load -audit-scale -scale-shape=$$shape $(BENCH_FLAGS); done
 
-## vet: go vet, staticcheck (built from hack/tools/staticcheck, its own module) and gofmt
+## vet: go vet, staticcheck (built from hack/tools/staticcheck, its own module; cached) and gofmt
 FUZZTIME ?= 60s
 FUZZ_TARGETS ?= validation:FuzzValidateListenerSet webhook/admission:FuzzAdmissionReview webhook/admission:FuzzReadReview
 
@@ -308,10 +312,16 @@ fuzz:
 
 vet:
 	$(GO) vet ./...
-	$(GO) build -C hack/tools/staticcheck -o $(CURDIR)/$(BIN)/staticcheck honnef.co/go/tools/cmd/staticcheck
+	$(TOOL) staticcheck
 	$(BIN)/staticcheck ./...
 	@unformatted=$$(gofmt -l $$(git ls-files '*.go')); \
 	  if [ -n "$$unformatted" ]; then echo "gofmt needed: $$unformatted"; exit 1; fi
 
+## clean: what the builds wrote in the clone; the Kubernetes binaries and the tools stay in the user cache
 clean:
 	rm -rf $(WEBHOOK) $(PLUGIN) $(BIN)/kubectl_complete-listenerset .run dist
+
+## clean-cache: remove the binaries every clone shares, the user cache (hack/k8s-binaries.sh cache-dir); the
+## next build builds them again (cold, CPU-bound: the Kubernetes binaries take 12 to 23 minutes on 2 cores)
+clean-cache:
+	hack/k8s-binaries.sh clean-cache

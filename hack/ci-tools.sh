@@ -1,7 +1,9 @@
 #!/usr/bin/env bash
 # The non-Go tools the offline command's tests run, pinned:
 #   sarif-multitool  Microsoft's SARIF multitool (npm package @microsoft/sarif-multitool,
-#                    SARIF_MULTITOOL_VERSION) in bin/npm/
+#                    SARIF_MULTITOOL_VERSION), installed once per machine into the user
+#                    cache the Kubernetes binaries are kept in (hack/k8s-binaries.sh
+#                    cache-dir), sarif-multitool/<version>-<os>-<arch>/
 #   pre-commit       pre-commit, from Debian's packages when not on PATH
 #
 #   hack/ci-tools.sh install TOOL...   (make ci-tools) installs each tool that is missing, when
@@ -13,16 +15,19 @@
 #                                      missing, prints why and how to get it on one line and
 #                                      exits 1. Never installs anything.
 #
-# The multitool is a self-contained .NET binary inside its npm package (about 100 MB in bin/npm/).
+# The multitool is a self-contained .NET binary inside its npm package (about 100 MB). npm installs it
+# into a temporary directory beside its place in the cache, renamed into place when complete, under a
+# lock (flock), so that clones installing it at once install it once.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
 SARIF_MULTITOOL_VERSION=5.7.0
-NPM_PREFIX=bin/npm
 case "$(uname -s)" in
 Darwin) platform=darwin ;;
 *) platform=linux ;;
 esac
+cache="$(hack/k8s-binaries.sh cache-dir)"
+NPM_PREFIX="$cache/sarif-multitool/$SARIF_MULTITOOL_VERSION-$platform-$(uname -m)"
 sarif_pkg="$NPM_PREFIX/node_modules/@microsoft/sarif-multitool-$platform"
 
 # path TOOL: the installed tool's path, or why it is missing (exit 1).
@@ -31,10 +36,10 @@ path() {
   sarif-multitool)
     if [ -x "$sarif_pkg/Sarif.Multitool" ] &&
       grep -q "\"version\": *\"$SARIF_MULTITOOL_VERSION\"" "$sarif_pkg/package.json" 2>/dev/null; then
-      echo "$PWD/$sarif_pkg/Sarif.Multitool"
+      echo "$sarif_pkg/Sarif.Multitool"
       return
     fi
-    echo "needs Microsoft's SARIF multitool $SARIF_MULTITOOL_VERSION in $NPM_PREFIX/: run make ci-tools (it installs it with npm; as root it installs Debian's npm first when missing)"
+    echo "needs Microsoft's SARIF multitool $SARIF_MULTITOOL_VERSION in $NPM_PREFIX/: run make ci-tools (it installs it there with npm, once per machine; as root it installs Debian's npm first when missing)"
     return 1
     ;;
   pre-commit)
@@ -67,17 +72,29 @@ install() {
   case "$1" in
   sarif-multitool)
     command -v npm >/dev/null || apt_install npm || return 0
-    echo "ci-tools: npm install @microsoft/sarif-multitool@$SARIF_MULTITOOL_VERSION into $NPM_PREFIX" >&2
-    # The platform package is named too, so that its version is pinned as
-    # well (the main package asks for ^$SARIF_MULTITOOL_VERSION).
-    if ! npm install --prefix "$NPM_PREFIX" --no-audit --no-fund --loglevel=error \
-      "@microsoft/sarif-multitool@$SARIF_MULTITOOL_VERSION" \
-      "@microsoft/sarif-multitool-$platform@$SARIF_MULTITOOL_VERSION" >&2; then
-      cannot sarif-multitool "npm install failed"
-      return 0
+    mkdir -p "${NPM_PREFIX%/*}"
+    exec 9>"$NPM_PREFIX.lock"
+    command -v flock >/dev/null && flock 9
+    if ! path "$1" >/dev/null; then
+      local tmp
+      tmp="$(mktemp -d "$NPM_PREFIX.tmp.XXXXXX")"
+      chmod 755 "$tmp"
+      echo "ci-tools: npm install @microsoft/sarif-multitool@$SARIF_MULTITOOL_VERSION into $NPM_PREFIX" >&2
+      # The platform package is named too, so that its version is pinned as
+      # well (the main package asks for ^$SARIF_MULTITOOL_VERSION).
+      if ! npm install --prefix "$tmp" --no-audit --no-fund --loglevel=error \
+        "@microsoft/sarif-multitool@$SARIF_MULTITOOL_VERSION" \
+        "@microsoft/sarif-multitool-$platform@$SARIF_MULTITOOL_VERSION" >&2; then
+        rm -rf "$tmp"
+        cannot sarif-multitool "npm install failed"
+        return 0
+      fi
+      # Its postinstall script only does this; newer npm skips install scripts.
+      chmod u+x "$tmp/node_modules/@microsoft/sarif-multitool-$platform/Sarif.Multitool"
+      rm -rf "$NPM_PREFIX"
+      mv -T "$tmp" "$NPM_PREFIX"
     fi
-    # Its postinstall script only does this; newer npm skips install scripts.
-    chmod u+x "$sarif_pkg/Sarif.Multitool"
+    exec 9>&-
     ;;
   pre-commit)
     apt_install pre-commit || return 0

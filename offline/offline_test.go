@@ -303,7 +303,7 @@ func TestFindingPositionFallback(t *testing.T) {
 
 // TestSARIFMultitoolValidate runs Microsoft's SARIF multitool (npm
 // @microsoft/sarif-multitool, pinned in hack/ci-tools.sh, installed into
-// bin/npm/ by make ci-tools; skipped when it is not there) on the SARIF of
+// the cache of built tools by make ci-tools; skipped when it is not there) on the SARIF of
 // every case: no error and no warning of its rules is allowed. It also
 // checks what GitHub code scanning needs of an upload: each result has a
 // ruleId, and a location relative to %SRCROOT% with a start line.

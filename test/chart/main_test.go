@@ -14,8 +14,8 @@
 // volumes, rollouts, evictions) is checked for real; without it TestNode is
 // skipped.
 //
-// helm comes from hack/k8s-binaries.sh (built from its Go module, cached in
-// bin/helm/); the control plane from test/localcluster. -short runs the
+// helm comes from hack/k8s-binaries.sh (built from its Go module, once per
+// machine, linked into bin/helm/); the control plane from test/localcluster. -short runs the
 // rendering tests only.
 package chart
 
