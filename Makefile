@@ -1,13 +1,21 @@
-# The two set-up commands are `make run` and `make test` (see README.md).
+# The two set-up commands are `make run` and `make test`; the test tiers: CONTRIBUTING.md. `make help`
+# lists every target from its `## target: text` comment.
 SHELL := /usr/bin/env bash
 GO ?= go
 BIN := bin
 WEBHOOK := $(BIN)/listenerset-webhook
 PLUGIN := $(BIN)/kubectl-listenerset
 
-.PHONY: all build image ociimage release release-check publish cosign cyclonedx-gomod krew chart-score run ci-tools node-setup gotestsum node-binaries matrix-binaries test test-all test-release test-matrix test-matrix-ends test-node test-node-stress bench bench-scale bench-audit fuzz vet k8s-binaries helm chart-lint chart-template chart-policy chart-generate docs-generate generate verify promtool clean clean-cache
+.PHONY: all help build image ociimage release release-check publish cosign cyclonedx-gomod krew chart-score run ci-tools node-setup gotestsum node-binaries matrix-binaries test test-all test-release test-matrix test-matrix-ends test-node test-node-stress bench bench-scale bench-audit fuzz vet k8s-binaries helm chart-lint chart-template chart-policy chart-generate docs-generate generate verify promtool clean clean-cache
 
 all: build
+
+## help: every .PHONY target that has a `## target: text` comment, with it, in the order of this file
+## (test/repository's TestMakeHelp holds that every such comment is listed)
+help:
+	@awk '/^\.PHONY:/ { for (i = 2; i <= NF; i++) phony[$$i] = 1 } \
+	  /^## [a-z][a-z0-9-]*: / && phony[substr($$2, 1, length($$2) - 1)] { printf "%-20s %s\n", substr($$2, 1, length($$2) - 1), substr($$0, length($$2) + 5); on = 1; next } \
+	  on && /^## / { printf "%-20s %s\n", "", substr($$0, 4); next } { on = 0 }' $(firstword $(MAKEFILE_LIST))
 
 ## build: the server, bin/listenerset-webhook, and the kubectl plugin with the offline commands,
 ## bin/kubectl-listenerset, with kubectl's completion helper for it (bin/kubectl_complete-listenerset):
@@ -196,18 +204,16 @@ NODE_SUITE = -- -count=1 -timeout 30m -run '^TestNode$$' ./test/chart
 RELEASE_SUITE_PKG = ./test/release
 RELEASE_SUITE = -- -count=1 -timeout 20m $(RELEASE_SUITE_PKG)
 
-## test: what a contributor runs after a change, a few minutes warm (README.md): every package's tests
-## with -short: the pure and handler tests, the chart's renders, the end-to-end behaviours against a real
-## kube-apiserver and kubectl (test/e2e.QuickTests) and a sample of the policy's differential test. Tests
-## that -short leaves to make test-all skip silently; builds only kube-apiserver, kubectl, etcd and helm.
+## test: what to run after a change: every package's tests with -short (what that covers and how long it
+## takes: CONTRIBUTING.md, Test tiers). Tests that -short leaves to make test-all skip silently; builds only
+## kube-apiserver, kubectl, etcd and helm.
 test: k8s-binaries helm gotestsum
 	$(GOTESTSUM) $(GOTESTSUM_FLAGS) --hide-summary=skipped -- -short -count=1 -timeout 20m ./...
 
-## test-all: everything, what .ci/run runs: vet, staticcheck, gofmt, make verify, kube-score over the chart,
-## every Go test without -short, the release suite (test-release: the kubectl plugin installed with krew),
-## the node suite (test-node: the release installed from a registry) and the version matrix' ends
-## (test-matrix-ends). The summary lists each skipped test with its reason (without
-## root: the node suite; tools ci-tools could not install); FAIL_ON_SKIP=1 (.ci/run) fails the run on a skip.
+## test-all: everything, what .ci/run runs (CONTRIBUTING.md, Test tiers), in this order: vet, verify,
+## chart-score, every Go test without -short, the release suite (test-release), the node suite (test-node),
+## test-matrix-ends. The summary lists each skipped test with its reason; FAIL_ON_SKIP=1 (.ci/run) fails
+## the run on a skip.
 ## What only the release and node suites and the matrix need (cosign, cyclonedx-gomod, krew, the oldest
 ## version's kube-apiserver and kubectl, the node's binaries) builds at nice 19 from the start, in the time
 ## the rest leaves a core idle (downloads, links, the tests' waits); its log is .run/test-all-tools.log.
@@ -256,18 +262,18 @@ test-node-stress: node-setup
 	NODE_STRESS=1 NODE_TESTS=1 NODE_STRESS_COUNT=$(NODE_STRESS_COUNT) $(GO) test -count=1 -timeout 180m -run '^TestNodeStress$$' -v ./test/chart
 
 ## test-matrix: the Kubernetes version matrix (hack/matrix), one row per version of `hack/k8s-binaries.sh versions`
-## (1.30 to 1.37): that version's kube-apiserver and kubectl (built when missing, 12 to 23 min each cold) under the
+## (1.30 to 1.37): that version's kube-apiserver and kubectl (built when missing; cost: docs/kubernetes-versions.md) under the
 ## end-to-end behaviours, the policy's differential test on a sample and the chart's server-side dry-run.
 ## MATRIX_VERSIONS='1.30.14 1.33.13' picks versions; MATRIX_FLAGS=-build=false skips those not built yet.
 test-matrix: helm
 	$(GO) run ./hack/matrix $(MATRIX_FLAGS) $(MATRIX_VERSIONS)
 
-## test-matrix-ends: test-matrix for the oldest supported version and the newest (the last step of make test)
+## test-matrix-ends: test-matrix for the oldest supported version and the newest (the last step of make test-all)
 test-matrix-ends: helm
 	$(GO) run ./hack/matrix $(MATRIX_FLAGS) $$(hack/k8s-binaries.sh versions | awk '{print $$1, $$NF}')
 
-## bench: benchmarks, the load tool (ours vs floor at 1, 8, 32 clients) and the API server figure,
-## in about 7 minutes; results in .run/load (docs/performance.md). BENCH_FLAGS go to the load tool.
+## bench: benchmarks, the load tool (ours vs floor at 1, 8, 32 clients) and the API server figure;
+## results in .run/load (docs/performance.md). BENCH_FLAGS go to the load tool.
 bench: k8s-binaries
 	@mkdir -p .run/load
 	$(GO) test -run '^$$' -bench . -benchmem -benchtime 200ms ./validation ./webhook/admission ./webhook/clusterview ./test/load | tee .run/load/benchmarks.txt

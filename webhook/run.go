@@ -42,8 +42,9 @@ type Options struct {
 	// Cluster.Enabled, reads nothing from the API.
 	Scope validation.Scope
 	// Register puts the admission handlers on the webhook server; nil means
-	// admission.RegisterWith (both webhooks, the validating one with the
-	// cluster view when Cluster.Enabled). Tests replace them.
+	// admission.RegisterWith (the mutating, the validating and the deletion
+	// webhook; the validating and the deletion one read the cluster view
+	// when Cluster.Enabled). Tests replace them.
 	Register func(ctrlwebhook.Server)
 }
 

@@ -1,6 +1,7 @@
 // Command listenerset-webhook is the admission webhook for Gateway API
-// ListenerSets on Airlock Microgateway: it serves the mutating and the
-// validating webhook over HTTPS, and does nothing else.
+// ListenerSets on Airlock Microgateway: it serves its three webhooks over
+// HTTPS (the mutating one, the validating one and the deletion webhook,
+// admission.RegisterWith), with its probes and /metrics.
 //
 //	listenerset-webhook [serve] [flags]
 //

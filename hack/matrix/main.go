@@ -11,7 +11,7 @@
 // The tests are the suites' own, run with KUBE_VERSION set (test/localcluster
 // starts kube-apiserver from bin/k8s/<v> and fails unless it reports v):
 //
-//   - test/e2e, against the product's CRD set (E2E_CRDS, no CRD matrix):
+//   - test/e2e's quickTests (make test's), against the product's CRD set (E2E_CRDS, no CRD matrix):
 //     every example created, updated and dry-run (--dry-run=server) with the
 //     messages that version's kubectl prints, warnings, ratcheting, the
 //     mutating webhook's matchConditions against the CRD's defaulting, and a
@@ -45,7 +45,6 @@ import (
 	"text/tabwriter"
 	"time"
 
-	"github.com/airlock/listenerset-webhook/test/e2e"
 	"github.com/airlock/listenerset-webhook/test/localcluster"
 )
 
@@ -54,14 +53,20 @@ import (
 // commands, the render tests of the chart, the cluster-aware checks' informers)
 // does not, and runs in `make test-all` against the default version.
 var suites = []suite{
-	{"e2e", "./test/e2e", e2e.QuickTests}, // create, update, --dry-run=server, kubectl's messages, warnings, ratcheting, failurePolicy Fail, matchConditions, tenancy, class status
-	{"policy", "./test/policy", []string{"TestPolicyAgainstKubeAPIServer"}},
-	{"chart", "./test/chart", []string{"TestAdmissionModesServerSideDryRun", "TestServerSideDryRun"}},
+	// test/e2e's quickTests, make test's: create, update, --dry-run=server, kubectl's messages, warnings,
+	// ratcheting, failurePolicy Fail, matchConditions, tenancy, class status
+	{name: "e2e", pkg: "./test/e2e", listFlag: "-quick-tests"},
+	{name: "policy", pkg: "./test/policy", tests: []string{"TestPolicyAgainstKubeAPIServer"}},
+	{name: "chart", pkg: "./test/chart", tests: []string{"TestAdmissionModesServerSideDryRun", "TestServerSideDryRun"}},
 }
 
 type suite struct {
 	name, pkg string
 	tests     []string
+	// listFlag, when set, is the flag of pkg's test binary that prints the
+	// tests to run, one a line: they are the test functions of a _test.go
+	// file, which this command cannot import (listTests).
+	listFlag string
 }
 
 func main() {
@@ -72,6 +77,13 @@ func main() {
 	root, err := localcluster.RepoRoot()
 	if err != nil {
 		fatal(err)
+	}
+	for i, s := range suites {
+		if s.listFlag != "" {
+			if suites[i].tests, err = listTests(root, s.pkg, s.listFlag); err != nil {
+				fatal(err)
+			}
+		}
 	}
 	versions := flag.Args()
 	if len(versions) == 0 {
@@ -104,6 +116,31 @@ func main() {
 			os.Exit(1)
 		}
 	}
+}
+
+// listTests builds pkg's test binary and returns the test names it prints
+// when run with listFlag.
+func listTests(root, pkg, listFlag string) ([]string, error) {
+	dir, err := os.MkdirTemp("", "matrix-list-")
+	if err != nil {
+		return nil, err
+	}
+	defer os.RemoveAll(dir)
+	bin := filepath.Join(dir, "pkg.test")
+	build := exec.Command("go", "test", "-c", "-o", bin, pkg)
+	build.Dir = root
+	if out, err := build.CombinedOutput(); err != nil {
+		return nil, fmt.Errorf("go test -c %s: %v: %s", pkg, err, out)
+	}
+	out, err := exec.Command(bin, listFlag).Output()
+	if err != nil {
+		return nil, fmt.Errorf("%s's test binary %s: %w", pkg, listFlag, err)
+	}
+	names := strings.Fields(string(out))
+	if len(names) == 0 {
+		return nil, fmt.Errorf("%s's test binary %s: no tests", pkg, listFlag)
+	}
+	return names, nil
 }
 
 // row is one version's outcome.

@@ -4,7 +4,7 @@
 //
 //	go run ./hack/run
 //
-// It builds (first time, 6 to 26 minutes on 2 cores: README, "How long they take") or finds kube-apiserver,
+// It builds (first time: its progress line says how long that takes) or finds kube-apiserver,
 // kubectl and etcd through hack/k8s-binaries.sh, starts etcd and
 // kube-apiserver, installs Gateway API's standard CRDs from the module cache,
 // starts the webhook with a freshly generated CA (in this process, or the

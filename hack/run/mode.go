@@ -15,7 +15,8 @@ import (
 type admissionMode string
 
 const (
-	// modeWebhook: the two webhooks, failurePolicy Fail (the default).
+	// modeWebhook: the mutating and the validating webhook, failurePolicy
+	// Fail (the default), and the deletion webhook (Ignore).
 	modeWebhook admissionMode = "webhook"
 	// modePolicy: the ValidatingAdmissionPolicy alone, evaluated inside
 	// kube-apiserver; no webhook process at all.

@@ -119,7 +119,7 @@ func stressRollouts(t *testing.T, n *node.Node, c client.Client, rel *helmReleas
 func underStress(t *testing.T, n *node.Node, c client.Client, rel *helmRelease, appNS, what string, count int, act func(i int)) {
 	t.Helper()
 	l := startStressLoad(c, appNS)
-	time.Sleep(time.Second)
+	l.await(t, 10, 30*time.Second) // the load goes through kube-apiserver before the first act
 	start := time.Now()
 	for i := range count {
 		act(i)
@@ -127,7 +127,7 @@ func underStress(t *testing.T, n *node.Node, c client.Client, rel *helmRelease, 
 	took := time.Since(start)
 	readyPods(t.Context(), t, n.Client, rel, 2, 3*time.Minute)
 	drained := time.Since(start) - took
-	time.Sleep(2 * time.Second)
+	l.await(t, 10, 30*time.Second) // through the pods that are left
 	ok, errs := l.stop()
 	t.Logf("RESULT stress %s: %d %s in %s, the last stopped pod gone %s later; %d request pairs sent (2 dry-run creates each), %d failed",
 		rel.name, count, what, took.Round(time.Second), drained.Round(100*time.Millisecond), ok+int64(len(errs)), len(errs))

@@ -136,7 +136,7 @@ func testNodeCertManager(t *testing.T, n *node.Node, c client.Client) {
 		})
 	}
 	took := time.Since(written)
-	time.Sleep(time.Second)
+	l.await(t, 10, 30*time.Second) // with the renewed certificate
 	ok, errs := l.stop()
 	after := readyPods(ctx, t, n.Client, rel, 2, 10*time.Second)
 	assert.Equal(t, podNames(pods), podNames(after), "the same pods")
@@ -206,7 +206,7 @@ func testNodeSelfBootstrapped(t *testing.T, n *node.Node, c client.Client) {
 			"--set-string", "podAnnotations.lsw-rollout=1", "--wait", "--timeout", "4m")
 		after := readyPods(ctx, t, n.Client, rel, 2, 2*time.Minute)
 		took := time.Since(start)
-		time.Sleep(2 * time.Second)
+		l.await(t, 10, 30*time.Second) // through the new pods
 		ok, errs := l.stop()
 		for _, p := range after {
 			assert.NotContains(t, podNames(before), p.Name, "replaced by the rollout")
@@ -232,7 +232,7 @@ func testNodeSelfBootstrapped(t *testing.T, n *node.Node, c client.Client) {
 		eventually(t, time.Minute, "the PodDisruptionBudget allows one disruption again", pdbAllows(ctx, n.Client, rel, 1))
 		require.NoError(t, evict(pods[1].Name), "the second pod once the first is back")
 		readyPods(ctx, t, n.Client, rel, 2, 2*time.Minute)
-		time.Sleep(2 * time.Second)
+		l.await(t, 10, 30*time.Second) // through the pods that replaced both
 		ok, errs := l.stop()
 		t.Logf("two evictions, one refused in between; %d request pairs, %d failed", ok, len(errs))
 		assert.Empty(t, errs, "requests failed during the evictions")
@@ -242,7 +242,7 @@ func testNodeSelfBootstrapped(t *testing.T, n *node.Node, c client.Client) {
 	t.Run("PodDeletionUnderLoad", func(t *testing.T) {
 		pods := readyPods(ctx, t, n.Client, rel, 2, time.Minute)
 		l := startLoad(c, appNS, 2)
-		time.Sleep(time.Second)
+		l.await(t, 10, 30*time.Second) // the load goes through kube-apiserver before the deletion
 		start := time.Now()
 		// The default grace period: the kubelet sends SIGTERM, the webhook
 		// fails /readyz, keeps serving for its shutdown delay while the pod
@@ -257,7 +257,7 @@ func testNodeSelfBootstrapped(t *testing.T, n *node.Node, c client.Client) {
 		})
 		gone := time.Since(start)
 		readyPods(ctx, t, n.Client, rel, 2, 2*time.Minute)
-		time.Sleep(2 * time.Second)
+		l.await(t, 10, 30*time.Second) // through the pod that replaced it
 		ok, errs := l.stop()
 		t.Logf("pod deleted (SIGTERM) and gone in %s; %d request pairs, %d failed", gone.Round(100*time.Millisecond), ok, len(errs))
 		assert.Empty(t, errs, "requests failed while the pod stopped")

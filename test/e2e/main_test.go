@@ -4,7 +4,7 @@
 // the real kubectl, whose printed output the tests assert on.
 //
 //	go test ./test/e2e/...            # the whole suite; builds the binaries first if needed
-//	go test -short ./test/e2e/...     # make test's tier: QuickTests only
+//	go test -short ./test/e2e/...     # make test's tier: quickTests only
 //
 // The whole suite runs against the v1.6.3 standard CRDs, the version of the
 // product's Go types. Meanwhile the examples' verdicts, the mutation against
@@ -69,6 +69,10 @@ var (
 
 func TestMain(m *testing.M) {
 	flag.Parse()
+	if *listQuickTests {
+		fmt.Println(strings.Join(quickTestNames, "\n"))
+		os.Exit(0)
+	}
 	os.Exit(runWithCluster(m))
 }
 
@@ -174,12 +178,12 @@ func teardown() {
 }
 
 // requireCluster skips, in -short mode, a test that is not one of
-// QuickTests, and fails, with the reason, when the control plane could not be
+// quickTests, and fails, with the reason, when the control plane could not be
 // set up: a missing toolchain or a broken build must show, not pass as a skip.
 func requireCluster(t *testing.T) {
 	t.Helper()
-	if testing.Short() && !slices.Contains(QuickTests, strings.SplitN(t.Name(), "/", 2)[0]) {
-		t.Skip("long: make test-all runs it (-short runs QuickTests only)")
+	if testing.Short() && !slices.Contains(quickTestNames, strings.SplitN(t.Name(), "/", 2)[0]) {
+		t.Skip("long: make test-all runs it (-short runs quickTests only)")
 	}
 	if setupErr != nil {
 		t.Fatalf("end-to-end setup failed: %v", setupErr)

@@ -236,3 +236,58 @@ func (a hostileAnswer) parsed() hostileAnswer {
 	}
 	return a
 }
+
+// openConnections counts the server's side of the connections to its
+// webhook and metrics ports that the server has not closed yet
+// (/proc/net/tcp and tcp6: ESTABLISHED, or CLOSE_WAIT once the client closed
+// its side). The server closes a connection as the goroutine serving it
+// returns.
+func (s *hostileServer) openConnections(t *testing.T) int {
+	t.Helper()
+	var locals []string
+	for _, addr := range []string{s.addr, s.ports.MetricsAddr()} {
+		_, port, err := net.SplitHostPort(addr)
+		if err != nil {
+			t.Fatal(err)
+		}
+		p, err := strconv.Atoi(port)
+		if err != nil {
+			t.Fatal(err)
+		}
+		locals = append(locals, fmt.Sprintf(":%04X", p))
+	}
+	n := 0
+	for _, table := range []string{"tcp", "tcp6"} {
+		b, err := os.ReadFile(fmt.Sprintf("/proc/%d/net/%s", s.Pid(), table))
+		if err != nil {
+			t.Skipf("no /proc: %v", err)
+		}
+		for line := range strings.Lines(string(b)) {
+			f := strings.Fields(line)
+			if len(f) > 3 && (f[3] == "01" || f[3] == "08") &&
+				(strings.HasSuffix(f[1], locals[0]) || strings.HasSuffix(f[1], locals[1])) {
+				n++
+			}
+		}
+	}
+	return n
+}
+
+// awaitConnectionsClosed waits until the server has closed every
+// connection (openConnections is 0), and fails when it has not within
+// timeout: the goroutines of connections the clients closed would still
+// count.
+func (s *hostileServer) awaitConnectionsClosed(t *testing.T, timeout time.Duration) {
+	t.Helper()
+	deadline := time.Now().Add(timeout)
+	for {
+		n := s.openConnections(t)
+		if n == 0 {
+			return
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("the server still holds %d connections %v after its clients closed theirs", n, timeout)
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+}

@@ -952,23 +952,26 @@ type hostileReading struct {
 	panics         float64 // handler panics controller-runtime recovered
 }
 
-// hostileSettle waits until the server has no more than maxGoroutines
-// goroutines (0: until the count stops changing), then reads the server's
-// figures. Heap in-use is the smallest of four readings, each taken right
+// hostileSettle waits until the server has closed every connection (its
+// clients have closed theirs: the goroutines serving them end with that),
+// and then, when maxGoroutines is above 0, until it has no more than
+// maxGoroutines goroutines (more 20s later is a leak, and fails), then reads
+// the server's figures. Heap in-use is the smallest of four readings, each taken right
 // after a garbage collection that valid 1 MiB requests drove (the first
 // after two, so that one ran wholly after the load): in-use also counts
 // garbage not yet collected, and the smallest reading carries the least.
 func hostileSettle(t *testing.T, s *hostileServer, maxGoroutines int) hostileReading {
 	t.Helper()
-	deadline := time.Now().Add(20 * time.Second)
-	last := -1
-	for {
+	s.awaitConnectionsClosed(t, 20*time.Second)
+	for deadline := time.Now().Add(20 * time.Second); maxGoroutines > 0; time.Sleep(50 * time.Millisecond) {
 		n := int(s.metrics(t)["go_goroutines"])
-		if (maxGoroutines > 0 && n <= maxGoroutines) || (maxGoroutines == 0 && n == last) || time.Now().After(deadline) {
+		if n <= maxGoroutines {
 			break
 		}
-		last = n
-		time.Sleep(500 * time.Millisecond)
+		if time.Now().After(deadline) {
+			t.Errorf("goroutines: %d, more than %d 20s after every connection closed: a leak", n, maxGoroutines)
+			break
+		}
 	}
 	body := hostilePadded(1 << 20)
 	c := s.client(true)
@@ -994,7 +997,7 @@ func hostileSettle(t *testing.T, s *hostileServer, maxGoroutines int) hostileRea
 		}
 	}
 	c.CloseIdleConnections()
-	time.Sleep(500 * time.Millisecond) // for the closed connection's goroutine to end
+	s.awaitConnectionsClosed(t, 20*time.Second) // the closed connection's goroutine ends with it
 	m := s.metrics(t)
 	return hostileReading{
 		goroutines: int(m["go_goroutines"]),

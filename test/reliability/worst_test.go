@@ -21,6 +21,7 @@ import (
 	"github.com/airlock/listenerset-webhook/validation"
 	"github.com/airlock/listenerset-webhook/validation/validationtest"
 	"github.com/airlock/listenerset-webhook/webhook/admission"
+	"github.com/airlock/listenerset-webhook/webhook/inflight"
 )
 
 // Bounds for one request of a worst object (the figures are
@@ -32,6 +33,18 @@ const (
 	// server's peak RSS over the idle process.
 	maxWorstRSSGrowth = 48 << 20
 )
+
+// awaitInFlight waits until the server handles a request (its in-flight
+// gauge is above 0 once a request's headers are read and its handler runs),
+// and fails when none is within timeout.
+func awaitInFlight(t *testing.T, s *hostileServer, timeout time.Duration) {
+	t.Helper()
+	for deadline := time.Now().Add(timeout); s.samples(t)[inflight.InFlightBytesMetric] <= 0; time.Sleep(5 * time.Millisecond) {
+		if time.Now().After(deadline) {
+			t.Fatalf("no request in flight (%s above 0) within %v: the usual request would not be sent meanwhile", inflight.InFlightBytesMetric, timeout)
+		}
+	}
+}
 
 // worstReview is the AdmissionReview kube-apiserver sends for a worst
 // shape at 64 listeners: a create, or an update of its stored object.
@@ -122,7 +135,7 @@ func TestWorstObjectsThroughTheServer(t *testing.T) {
 			}
 		}
 		// a usual request while they are in flight
-		time.Sleep(50 * time.Millisecond)
+		awaitInFlight(t, s, 30*time.Second)
 		usualStart := time.Now()
 		if _, err := send(s.client(false), s.addr, usual, nil); err != nil {
 			errs <- fmt.Errorf("the usual request meanwhile: %w", err)
@@ -180,7 +193,7 @@ func TestWorstBurstWithinItsDeadline(t *testing.T) {
 	}
 	start := time.Now()
 	ready.Done()
-	time.Sleep(50 * time.Millisecond)
+	awaitInFlight(t, s, 30*time.Second)
 	usualStart := time.Now()
 	_, usualErr := send(s.client(false), s.addr, reviewMix()[1], nil)
 	usualTook := time.Since(usualStart)

@@ -24,8 +24,8 @@ import (
 	"github.com/airlock/listenerset-webhook/webhook/internal/reviewtest"
 )
 
-// handlersWith serves both webhooks as Run registers them, with v as the
-// validating webhook's Validator.
+// handlersWith serves the three webhooks as Run registers them, with v as
+// the Validator of the validating and the deletion webhook.
 func handlersWith(t *testing.T, v admission.Validator) *httptest.Server {
 	t.Helper()
 	mux := http.NewServeMux()

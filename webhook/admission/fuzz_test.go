@@ -25,9 +25,9 @@ import (
 )
 
 // FuzzAdmissionReview posts the input as the body of an AdmissionReview to
-// both webhooks as RegisterWith registers them on controller-runtime's
-// webhook server (the handler stack kube-apiserver reaches, metrics
-// included). Whatever the bytes, neither panics, and each answers with a 4xx,
+// the mutating and the validating webhook as RegisterWith registers them on
+// controller-runtime's webhook server (the handler stack kube-apiserver
+// reaches, metrics included). Whatever the bytes, neither panics, and each answers with a 4xx,
 // or with a 200 whose body is an admission.k8s.io AdmissionReview with a
 // response that is not a server error (a recovered panic is one), echoing
 // the request's uid and apiVersion when the body is a review.

@@ -41,8 +41,8 @@ func guardReview(version, uid, op, object, old string) string {
 	return r + `}}`
 }
 
-// guarded are both webhooks as RegisterWith registers them, and as
-// controller-runtime serves them alone.
+// guarded are the mutating and the validating webhook as RegisterWith
+// registers them, and as controller-runtime serves them alone.
 func guarded() map[string]struct{ guard, plain http.Handler } {
 	m, v := NewMutatingWebhook(), NewValidatingWebhook()
 	return map[string]struct{ guard, plain http.Handler }{

@@ -40,6 +40,8 @@ func TestIdleConnectionOutlivesKubeAPIServerKeepAlive(t *testing.T) {
 	resp, err := c.post()
 	require.NoError(t, err)
 	require.False(t, resp.Close, "kept alive")
+	// The idle time is what is tested, not a wait for something to happen:
+	// the connection must still serve after kube-apiserver's keep-alive.
 	time.Sleep(keepAlive + keepAlive/10)
 	resp, err = c.post()
 	require.NoError(t, err, "a request on a connection idle for the client's whole keep-alive")
@@ -89,8 +91,8 @@ func TestDrainKeepsIdleConnectionsOpen(t *testing.T) {
 // drainingWithAnIdleConnection starts a server with a shutdown delay of
 // 200ms and the given ShutdownTimeout, opens a connection and sends one
 // request on it, stops the server and returns once the delay is over (the
-// listener refuses connections), with the connection idle since before the
-// stop, plus 200ms.
+// listener refuses connections) and the drain waits for the connections
+// kept alive to end, with the connection idle since before the stop.
 func drainingWithAnIdleConnection(t *testing.T, getCert func(*tls.ClientHelloInfo) (*tls.Certificate, error),
 	shutdownTimeout time.Duration) (*webhookServer, <-chan error, *rawConn) {
 	t.Helper()
@@ -113,8 +115,16 @@ func drainingWithAnIdleConnection(t *testing.T, getCert func(*tls.ClientHelloInf
 		}
 		return err != nil
 	}, 5*time.Second, 10*time.Millisecond, "the listener closes after the delay")
-	time.Sleep(200 * time.Millisecond)
+	require.Eventually(t, ws.conns.waiting, 5*time.Second, 10*time.Millisecond,
+		"the drain waits for the connection kept alive to end (it never got there, or closed the connection at once)")
 	return ws, returned, c
+}
+
+// waiting: the drain waits on allClosed for connections still open.
+func (c *connTracker) waiting() bool {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.none != nil
 }
 
 // serveOK runs ws.serve with a handler answering 200 until stop and waits
