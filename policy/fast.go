@@ -59,6 +59,11 @@ const FastPathVariable = "plainlyValid"
 // listeners, so that the usual 64-listener set costs about 11 µs per
 // listener in process (BenchmarkPolicyCreate); anything else falls back to
 // the same rules per listener.
+//
+// What it saves, through kube-apiserver (go run ./test/load -fast-path,
+// docs/performance.md): a create of the usual 2-listener set costs 1.3 x
+// what it costs with no admission, 1.7-2.3 x without the fast path; the
+// 64-listener set 1.2 x, 1.2-1.6 x without it.
 func fastPathExpression() string {
 	sub := anchored(dns1123SubdomainRegex)
 	http, https, http3 := lit(string(rules.ProtocolHTTP)), lit(string(rules.ProtocolHTTPS)), lit(string(rules.ProtocolHTTP3))

@@ -29,6 +29,11 @@
 // answered before its timeout (judged, or refused in time with a 429), the
 // usual one answered. Only that figure runs then.
 //
+// Fast path (-fast-path, fastpath.go): real creates of the 2- and
+// 64-listener sets with no admission, the generated policy, and the policy
+// with its fast path off, rotating over -api-rounds rounds. Only that
+// figure runs then.
+//
 // 3. Scale (-scale, make bench-scale; scale.go): for each of -sizes
 // ListenerSets (default 0, 1 000, 10 000) spread over 100 Gateways in 100
 // namespaces, with their Secrets and ReferenceGrants, it starts ours with
@@ -157,6 +162,13 @@ func main() {
 			os.Exit(2)
 		}
 		os.Exit(code)
+	}
+	if *fastPathMode {
+		if err := runFastPath(ctx, *creates, *fastPathSixFour, *apiRounds); err != nil {
+			fmt.Fprintln(os.Stderr, "load -fast-path:", err)
+			os.Exit(2)
+		}
+		os.Exit(0)
 	}
 	if *scaleMode {
 		code, err := runScale(ctx, options{oursBin: *oursBin, build: *build, outDir: *outDir})
