@@ -50,6 +50,9 @@ const (
 // UnknownParents are the accepted values of UnknownParent, the default first.
 var UnknownParents = []UnknownParent{UnknownJudge, UnknownAdmit}
 
+// Choices are UnknownParents (a command's flag takes one of them).
+func (UnknownParent) Choices() []UnknownParent { return UnknownParents }
+
 // Check refuses a value other than UnknownParents ("" is UnknownJudge).
 func (u UnknownParent) Check() error {
 	if u == "" || slices.Contains(UnknownParents, u) {

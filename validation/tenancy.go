@@ -57,6 +57,9 @@ const (
 // ClaimModes are ClaimMode's values, the default first.
 var ClaimModes = []ClaimMode{ClaimWarn, ClaimOff, ClaimDeny}
 
+// Choices are ClaimModes (a command's flag takes one of them).
+func (ClaimMode) Choices() []ClaimMode { return ClaimModes }
+
 // Tenancy says who owns a ListenerSet's listeners and how their claims are
 // judged. The zero Tenancy is the default: namespaces are the owners, the
 // declarations are read from DefaultAllowedHostnamesAnnotation, and a claim
@@ -469,26 +472,6 @@ func warnRouteCapture(l *gwv1.ListenerEntry, fldPath *field.Path, w *WarningRepo
 	}
 }
 
-// String implements flag.Value (and pflag.Value) for --first-claim.
-func (m *ClaimMode) String() string {
-	if m == nil || *m == "" {
-		return string(ClaimWarn)
-	}
-	return string(*m)
-}
-
-// Set implements flag.Value.
-func (m *ClaimMode) Set(s string) error {
-	if !slices.Contains(ClaimModes, ClaimMode(s)) {
-		return fmt.Errorf("must be one of %s", oneOf(ClaimModes))
-	}
-	*m = ClaimMode(s)
-	return nil
-}
-
-// Type implements pflag.Value.
-func (m *ClaimMode) Type() string { return "mode" }
-
 // Check refuses a Tenancy whose keys no label or annotation can have, or
 // whose mode is unknown; each problem names its flag.
 func (t Tenancy) Check() error {
@@ -517,16 +500,6 @@ func oneOf[T ~string](values []T) string {
 	}
 	return strings.Join(q[:len(q)-1], ", ") + " or " + q[len(q)-1]
 }
-
-// Usage texts of the tenancy flags, the same in every command.
-const (
-	TenantLabelUsage = "the Namespace label whose value names the owner of a namespace's ListenerSets (e.g. Capsule's " +
-		"capsule.clastix.io/tenant), so that a team's namespaces are one owner; empty: each namespace is its own owner"
-	AllowedHostnamesAnnotationUsage = "the Namespace annotation that declares, comma-separated, the hostnames the " +
-		"namespace's ListenerSets may claim (exact names, wildcards, \"*\" for all and listeners without one)"
-	FirstClaimUsage = `a listener claiming a hostname that overlaps one another owner's listener holds on the same ` +
-		`Gateway (any port): "warn", "off" or "deny"; the older ListenerSet keeps the name`
-)
 
 // Claim is another owner's listener whose claimed hostname overlaps a
 // merged listener's.

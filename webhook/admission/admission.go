@@ -78,6 +78,9 @@ const (
 // Enforcements are the accepted values of Enforcement, the default first.
 var Enforcements = []Enforcement{EnforcementDeny, EnforcementWarn}
 
+// Choices are Enforcements (the server's flag takes one of them).
+func (Enforcement) Choices() []Enforcement { return Enforcements }
+
 // Check refuses an Enforcement other than these ("" is deny).
 func (e Enforcement) Check() error {
 	if e == "" || slices.Contains(Enforcements, e) {
