@@ -64,10 +64,6 @@ const (
 	DetailNoHostname          = "no hostname of the route intersects hostname %s of listener %q"
 )
 
-// NamespaceLabelsFunc reads a namespace's labels, known=false when the
-// view cannot tell (Cluster.NamespaceLabels).
-type NamespaceLabelsFunc func(name string) (labels map[string]string, known bool)
-
 // Attacher decides attachments to one ListenerSet's listeners: each
 // listener's selector is parsed once and each namespace's labels read
 // once, however many routes are judged.
@@ -137,15 +133,6 @@ func RouteKeys(route *gwv1.HTTPRoute) []string {
 // ListenerSetKey is the key RouteKeys files the routes naming ListenerSet
 // namespace/name under.
 func ListenerSetKey(namespace, name string) string { return namespace + "/" + name }
-
-// Routes is the read-only view of the HTTPRoutes that name ListenerSets. A
-// Cluster that is also Routes gives the route-aware warnings.
-type Routes interface {
-	// RoutesOf returns the HTTPRoutes with a parentRef naming ListenerSet
-	// namespace/name (RouteKeys), in any order; known=false when the view
-	// cannot tell.
-	RoutesOf(namespace, name string) (routes []*gwv1.HTTPRoute, known bool)
-}
 
 // Attach decides route's parentRef ref, which names the Attacher's
 // ListenerSet (NamesListenerSet), against its listeners.

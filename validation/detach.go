@@ -37,9 +37,8 @@ const (
 // of updated's listeners (updated nil: a deletion). It reads routes only
 // when the listeners' attachment fields changed, so an update that leaves
 // them as stored costs one comparison.
-func warnDetached(stored, updated *gwv1.ListenerSet, c Cluster, w *WarningReport) {
-	rs, ok := c.(Routes)
-	if !ok || stored == nil {
+func warnDetached(stored, updated *gwv1.ListenerSet, c Cluster, rs Routes, w *WarningReport) {
+	if rs == nil || stored == nil {
 		return
 	}
 	index := listenerIndexes(updated)
@@ -199,7 +198,7 @@ func (d *detached) names() string {
 
 // JudgeDelete is the verdict on deleting the stored ListenerSet oldLS: never
 // an error (a deletion is never refused), and, when opts carry a Cluster
-// that knows routes, a warning for each listener through which HTTPRoutes
+// and Routes, a warning for each listener through which HTTPRoutes
 // attach to it, as an update that removed every listener would give. A
 // ListenerSet the scope does not judge gets nothing.
 func JudgeDelete(oldLS *gwv1.ListenerSet, opts Options) *Report {
@@ -209,7 +208,7 @@ func JudgeDelete(oldLS *gwv1.ListenerSet, opts Options) *Report {
 		return r
 	}
 	var ws WarningReport
-	warnDetached(defaulted(oldLS), nil, opts.Cluster, &ws)
+	warnDetached(defaulted(oldLS), nil, opts.Cluster, opts.Routes, &ws)
 	if d.Note != nil && ws.Total() > 0 {
 		r.Warnings.Add(*d.Note)
 	}

@@ -35,14 +35,6 @@ const (
 	WarnRouteListenerSetAbsent = "ListenerSet %s/%s not found (%s)"
 )
 
-// RouteParents is what JudgeRoute reads: the ListenerSets a route names and
-// namespaces' labels. known=false when the view cannot tell.
-type RouteParents interface {
-	// ListenerSet returns the ListenerSet, nil when it does not exist.
-	ListenerSet(namespace, name string) (ls *gwv1.ListenerSet, known bool)
-	NamespaceLabels(name string) (labels map[string]string, known bool)
-}
-
 var routeKinds = map[gwv1.RouteConditionReason]WarningKind{
 	gwv1.RouteReasonNoMatchingParent:           KindRouteNoMatchingParent,
 	gwv1.RouteReasonNotAllowedByListeners:      KindRouteNotAllowedByListeners,

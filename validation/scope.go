@@ -64,15 +64,6 @@ func (u UnknownParent) Check() error {
 // On tells whether the scope judges by class at all.
 func (s Scope) On() bool { return len(s.ControllerNames) > 0 }
 
-// Classes is the read-only view the scope decision needs: a Gateway by
-// name, a GatewayClass by name. known=false when the view cannot tell.
-type Classes interface {
-	// Gateway returns the Gateway, or nil when it does not exist.
-	Gateway(namespace, name string) (gw *gwv1.Gateway, known bool)
-	// GatewayClass returns the GatewayClass, or nil when it does not exist.
-	GatewayClass(name string) (gc *gwv1.GatewayClass, known bool)
-}
-
 // What the note of an unknown parent says followed from it.
 const (
 	ScopeJudged   = "so Airlock Microgateway's rules apply"

@@ -29,6 +29,10 @@ type Options struct {
 	// GatewayClasses too, serves both).
 	Scope   Scope
 	Classes Classes
+	// Routes are the HTTPRoutes naming ListenerSets: with them an update
+	// or a deletion is told the routes it detaches (warnings only); nil
+	// gives no such warning.
+	Routes Routes
 	// Tenancy says who owns the listeners and how claims across owners
 	// are judged (tenancy.go); its rules need the Cluster.
 	Tenancy Tenancy
@@ -114,7 +118,7 @@ func Judge(newLS, oldLS *gwv1.ListenerSet, opts Options) *Report {
 		v.endPhase()
 		// Warnings only, whatever the mode: a detached route is the
 		// route owner's to fix, and the change may be meant.
-		warnDetached(v.ratchet.old, ls, opts.Cluster, &v.warnings)
+		warnDetached(v.ratchet.old, ls, opts.Cluster, opts.Routes, &v.warnings)
 	}
 	if d.Note != nil && (v.errs.Total() > 0 || v.warnings.Total() > 0) {
 		// Whose ListenerSet this is could not be told, and Airlock's

@@ -101,7 +101,7 @@ func (v *Verdict) judge(o *read.Object, view apiserverView, opts Options) Result
 // webhookOptions are the webhook's options for opts, with o as the
 // cluster and as the scope's view.
 func webhookOptions(o *validation.Objects, opts Options) validation.Options {
-	return validation.Options{Cluster: o, Strict: opts.Strict, AddedNames: opts.AddedNames, Scope: opts.Scope, Classes: o, Tenancy: opts.Tenancy}
+	return validation.Options{Cluster: o, Strict: opts.Strict, AddedNames: opts.AddedNames, Scope: opts.Scope, Classes: o, Routes: o, Tenancy: opts.Tenancy}
 }
 
 // notJudged is d's outcome when it left the set unjudged, else "".

@@ -57,6 +57,10 @@ type Validator struct {
 	// scope.
 	Scope   validation.Scope
 	Classes validation.Classes
+	// Routes are the HTTPRoutes naming ListenerSets
+	// (validation.Options.Routes): an update or a deletion is told the
+	// routes it detaches; nil tells none.
+	Routes validation.Routes
 	// Tenancy: owners, hostname declarations and the first claim
 	// (validation.Options.Tenancy); needs Cluster.
 	Tenancy validation.Tenancy
@@ -113,7 +117,7 @@ func (v Validator) respond(ctx context.Context, ls, oldLS *gwv1.ListenerSet) (cr
 		return nil, abandoned(err)
 	}
 	r := validation.Judge(ls, oldLS, validation.Options{Cluster: v.Cluster, Strict: v.Strict, AddedNames: v.AddedNames,
-		Scope: v.Scope, Classes: v.Classes, Tenancy: v.Tenancy})
+		Scope: v.Scope, Classes: v.Classes, Routes: v.Routes, Tenancy: v.Tenancy})
 	recordScope(webhookValidating, r.Scope)
 	if v.Enforcement == EnforcementWarn && r.Errors.Total() > 0 {
 		wouldDeny(ctx, r)
