@@ -3,6 +3,10 @@
 // an older CRD, or read from files by the offline validate command, are judged
 // exactly as kube-apiserver would store them.
 //
+// Each defaulted field is one row of Defaults (table.go): ListenerSet, Needed
+// and the mutating webhook's match condition in CEL (Expression) are all
+// derived from it.
+//
 // The package is pure: it imports gateway-api and apimachinery only.
 //
 // Where it runs: the mutating webhook (docs/serving.md) and validate
