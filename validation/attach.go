@@ -115,25 +115,6 @@ func NamesListenerSet(routeNamespace string, ref *gwv1.ParentReference) (namespa
 	return namespace, string(ref.Name), true
 }
 
-// RouteKeys are the ListenerSetKeys of the ListenerSets route's parentRefs
-// name, each once: what an index of routes files a route under, so that a
-// view answers Routes.RoutesOf by it.
-func RouteKeys(route *gwv1.HTTPRoute) []string {
-	var keys []string
-	for i := range route.Spec.ParentRefs {
-		if ns, name, ok := NamesListenerSet(route.Namespace, &route.Spec.ParentRefs[i]); ok {
-			if k := ListenerSetKey(ns, name); !slices.Contains(keys, k) {
-				keys = append(keys, k)
-			}
-		}
-	}
-	return keys
-}
-
-// ListenerSetKey is the key RouteKeys files the routes naming ListenerSet
-// namespace/name under.
-func ListenerSetKey(namespace, name string) string { return namespace + "/" + name }
-
 // Attach decides route's parentRef ref, which names the Attacher's
 // ListenerSet (NamesListenerSet), against its listeners.
 func (a *Attacher) Attach(route *gwv1.HTTPRoute, ref *gwv1.ParentReference) Attachment {

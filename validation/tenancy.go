@@ -326,48 +326,6 @@ func validateDeclaredHostnames(ls *gwv1.ListenerSet, c Cluster, t Tenancy, v *ve
 	}
 }
 
-// ClaimKey is the key of Gateway namespace/name's ListenerSets with a
-// listener claiming hostname h (RivalKeys), UnderKey that of those with a
-// listener claiming a hostname under wildcard w: the first-claim rule
-// finds a hostname's overlaps, above, equal and below, by its covering
-// hostnames (coveringHostnames), in as many reads as it has labels.
-func ClaimKey(namespace, name, h string) string {
-	return "claim " + GatewayKey(namespace, name) + " " + h
-}
-
-// UnderKey: see ClaimKey.
-func UnderKey(namespace, name, w string) string {
-	return "under " + GatewayKey(namespace, name) + " " + w
-}
-
-// claimKeys are the ClaimKey and UnderKeys a listener with hostname h is
-// filed under, on Gateway namespace/name.
-func claimKeys(namespace, name, h string, add func(string)) {
-	add(ClaimKey(namespace, name, h))
-	for _, w := range coveringHostnames(h) {
-		if w != "" {
-			add(UnderKey(namespace, name, w))
-		}
-	}
-}
-
-// overlapKeys hands read the keys under which claimKeys files the listeners
-// whose hostname overlaps h on Gateway namespace/name: h itself
-// (ClaimKey), the wildcards above it (ClaimKey of each covering hostname)
-// and, for a wildcard, the names under it (UnderKey). The first-claim rule
-// reads the index by them, markClaims its own map.
-func overlapKeys(namespace, name, h string, read func(string)) {
-	read(ClaimKey(namespace, name, h))
-	for _, w := range coveringHostnames(h) {
-		if w != "" {
-			read(ClaimKey(namespace, name, w))
-		}
-	}
-	if strings.HasPrefix(h, WildcardPrefix) {
-		read(UnderKey(namespace, name, h))
-	}
-}
-
 // claims tells whether a listener claims a hostname: it has one, and a
 // protocol Airlock serves (a listener of another protocol holds nothing).
 func claims(l *gwv1.ListenerEntry) bool { return l.Hostname != nil && servedProtocol(l.Protocol) }
