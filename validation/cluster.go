@@ -11,6 +11,7 @@ import (
 	gwv1 "sigs.k8s.io/gateway-api/apis/v1"
 
 	"github.com/airlock/listenerset-webhook/defaults"
+	"github.com/airlock/listenerset-webhook/validation/findings"
 )
 
 // validateInCluster applies the cluster-aware rules: what would make a
@@ -29,7 +30,7 @@ func validateInCluster(ls *gwv1.ListenerSet, c Cluster, strict bool, t Tenancy, 
 		listener int
 		involved []value
 	}
-	var findings []finding
+	var found []finding
 	listenersPath := field.NewPath("spec", "listeners")
 	if gw, admission, ok := parentGateway(ls, c, field.NewPath("spec", "parentRef"), &v.warnings); ok {
 		self := ListenerSource{Kind: SourceListenerSet, Namespace: ls.Namespace, Name: ls.Name}
@@ -37,7 +38,7 @@ func validateInCluster(ls *gwv1.ListenerSet, c Cluster, strict bool, t Tenancy, 
 			// A conflict within the set is the object's own rule's error,
 			// an overlap within it the object's own warning.
 			if row.State == ListenerConflicted && row.Winner.Source != self {
-				findings = append(findings, finding{row.Errors[0], row.Index, conflictValues(row.Reason)})
+				found = append(found, finding{row.Errors[0], row.Index, conflictValues(row.Reason)})
 			}
 			if row.Overlaps != nil && row.Overlaps.Source != self {
 				warnOverlap(&v.warnings, KindMergedOverlappingHostnames, row.Index, &ls.Spec.Listeners[row.Index], *row.Overlaps, row.OverlapsHostname)
@@ -54,15 +55,15 @@ func validateInCluster(ls *gwv1.ListenerSet, c Cluster, strict bool, t Tenancy, 
 		refsPath := listenersPath.Index(i).Child("tls", "certificateRefs")
 		for j := range l.TLS.CertificateRefs {
 			if err := validateCertificateRefInCluster(ls, &l.TLS.CertificateRefs[j], c, refsPath.Index(j), &v.warnings); err != nil {
-				findings = append(findings, finding{err, i, []value{certificateRefsValue}})
+				found = append(found, finding{err, i, []value{certificateRefsValue}})
 			}
 		}
 	}
-	for _, f := range findings {
+	for _, f := range found {
 		if strict {
 			v.judge(v.ratchet.same(f.listener, f.involved...), f.err)
 		} else {
-			v.warnings.Add(Warning{Path: f.err.Field, Kind: KindClusterFinding, Code: CodeOf(f.err), Message: f.err.Detail})
+			v.warnings.Add(findings.Warning{Path: f.err.Field, Kind: KindClusterFinding, Code: findings.CodeOf(f.err), Message: f.err.Detail})
 		}
 	}
 }
@@ -70,7 +71,7 @@ func validateInCluster(ls *gwv1.ListenerSet, c Cluster, strict bool, t Tenancy, 
 // parentGateway returns the parent Gateway when it exists and admits ls, with
 // a warning naming the reason when it does not, and the Gateway's
 // allowedListeners for judging ls's rivals.
-func parentGateway(ls *gwv1.ListenerSet, c Cluster, fldPath *field.Path, w *WarningReport) (*gwv1.Gateway, *gatewayAdmission, bool) {
+func parentGateway(ls *gwv1.ListenerSet, c Cluster, fldPath *field.Path, w *findings.WarningReport) (*gwv1.Gateway, *gatewayAdmission, bool) {
 	ns, name, ok := parentOf(ls)
 	if !ok {
 		return nil, nil, false // not a Gateway: an error of the object's own rules
@@ -80,13 +81,13 @@ func parentGateway(ls *gwv1.ListenerSet, c Cluster, fldPath *field.Path, w *Warn
 	case !known:
 		return nil, nil, false
 	case gw == nil:
-		w.add(fldPath.Child("name"), KindGatewayNotFound, WarnGatewayNotFound, ns, name)
+		warn(w, fldPath.Child("name"), KindGatewayNotFound, WarnGatewayNotFound, ns, name)
 		return nil, nil, false
 	}
 	admission := newGatewayAdmission(gw, c)
 	allowed, known, why := admission.admits(ls.Namespace)
 	if known && !allowed {
-		w.add(fldPath, KindNotAllowed, WarnNotAllowed, ns, name, why)
+		warn(w, fldPath, KindNotAllowed, WarnNotAllowed, ns, name, why)
 	}
 	return gw, admission, known && allowed
 }
@@ -217,7 +218,7 @@ func compareNamespacedName(ans, aname, bns, bname string) int {
 // validateCertificateRefInCluster: a Secret in another namespace needs a
 // ReferenceGrant there (the returned RefNotPermitted error otherwise), and a
 // Secret that does not exist leaves the listener without a certificate.
-func validateCertificateRefInCluster(ls *gwv1.ListenerSet, ref *gwv1.SecretObjectReference, c Cluster, fldPath *field.Path, w *WarningReport) *field.Error {
+func validateCertificateRefInCluster(ls *gwv1.ListenerSet, ref *gwv1.SecretObjectReference, c Cluster, fldPath *field.Path, w *findings.WarningReport) *field.Error {
 	if !isSecretRef(ref) || ref.Name == "" {
 		return nil // not a Secret: an error of the object's own rules
 	}
@@ -229,7 +230,7 @@ func validateCertificateRefInCluster(ls *gwv1.ListenerSet, ref *gwv1.SecretObjec
 		}
 	}
 	if exists, known := c.SecretExists(ns, string(ref.Name)); known && !exists {
-		w.add(fldPath.Child("name"), KindSecretNotFound, WarnSecretNotFound, ns, ref.Name)
+		warn(w, fldPath.Child("name"), KindSecretNotFound, WarnSecretNotFound, ns, ref.Name)
 	}
 	return err
 }

@@ -10,6 +10,8 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/utils/ptr"
 	gwv1 "sigs.k8s.io/gateway-api/apis/v1"
+
+	"github.com/airlock/listenerset-webhook/validation/findings"
 )
 
 // detachFixture: team-a/ls with listeners web (HTTP 80, shop.example.com)
@@ -34,7 +36,7 @@ func detachFixture() (*gwv1.ListenerSet, []*gwv1.HTTPRoute) {
 	}
 }
 
-func routeWarnings(t *testing.T, ws Warnings) []string {
+func routeWarnings(t *testing.T, ws findings.Warnings) []string {
 	t.Helper()
 	var out []string
 	for _, w := range codedWarnings(t, ws) {
@@ -137,7 +139,7 @@ func TestRoutesDetachedBounded(t *testing.T) {
 	r := JudgeDelete(stored, withRoutes(&Objects{Routes: routes}))
 	ws := routeWarnings(t, r.Warnings.List())
 	require.Len(t, ws, 1)
-	assert.LessOrEqual(t, len([]rune(ws[0])), MaxWarningRunes)
+	assert.LessOrEqual(t, len([]rune(ws[0])), findings.MaxWarningRunes)
 	assert.True(t, strings.HasPrefix(ws[0], `spec.listeners[0]: 1000 HTTPRoutes attach to listener "web" (team-a/r0000-xxx`), ws[0])
 }
 
@@ -165,10 +167,10 @@ func TestMostRoutesWithinBudgets(t *testing.T) {
 	runes := 0
 	for _, w := range ws {
 		runes += len([]rune(w.String()))
-		assert.LessOrEqual(t, len([]rune(w.String())), MaxWarningRunes)
+		assert.LessOrEqual(t, len([]rune(w.String())), findings.MaxWarningRunes)
 	}
-	assert.LessOrEqual(t, runes, MaxWarningsRunes)
-	assert.Equal(t, KindMoreWarnings, ws[len(ws)-1].Kind, "the last says how many more")
+	assert.LessOrEqual(t, runes, findings.MaxWarningsRunes)
+	assert.Equal(t, findings.KindMoreWarnings, ws[len(ws)-1].Kind, "the last says how many more")
 }
 
 // withRoutes are the Options of a view that also answers the routes.

@@ -7,6 +7,8 @@ import (
 
 	"k8s.io/apimachinery/pkg/util/validation/field"
 	gwv1 "sigs.k8s.io/gateway-api/apis/v1"
+
+	"github.com/airlock/listenerset-webhook/validation/findings"
 )
 
 // AirlockControllerName is the controllerName of the GatewayClasses Airlock
@@ -103,7 +105,7 @@ type Decision struct {
 	// first when Airlock's rules find anything (when they find nothing, an
 	// unknown parent changed nothing), and always when the set is admitted
 	// unjudged.
-	Note *Warning
+	Note *findings.Warning
 	// Class is the parent Gateway's GatewayClass as the decision read it;
 	// nil when it read none (the class or its Gateway is unknown, or the
 	// scope is off and there is no view to read it from). Judge warns
@@ -174,11 +176,11 @@ func knownClass(ls *gwv1.ListenerSet, c Classes) *gwv1.GatewayClass {
 
 // note is the warning of an unknown parent: what is unknown, what followed,
 // and how to change that.
-func (s Scope) note(path *field.Path, what, then string) *Warning {
+func (s Scope) note(path *field.Path, what, then string) *findings.Warning {
 	names := make([]string, len(s.ControllerNames))
 	for i, n := range s.ControllerNames {
 		names[i] = string(n)
 	}
-	return &Warning{Path: path.String(), Kind: KindScopeUnknown, Code: KindCode(KindScopeUnknown),
+	return &findings.Warning{Path: path.String(), Kind: KindScopeUnknown, Code: KindCode(KindScopeUnknown),
 		Message: fmt.Sprintf(WarnScopeUnknown, what, then, strings.Join(names, ", "))}
 }

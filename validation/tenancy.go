@@ -9,6 +9,8 @@ import (
 	"k8s.io/apimachinery/pkg/util/validation"
 	"k8s.io/apimachinery/pkg/util/validation/field"
 	gwv1 "sigs.k8s.io/gateway-api/apis/v1"
+
+	"github.com/airlock/listenerset-webhook/validation/findings"
 )
 
 // Delegation with owners: a Gateway's allowedListeners lets a namespace add
@@ -260,7 +262,7 @@ func (p DeclarationProblem) String() string {
 	if p.Entry == 0 {
 		return p.Reason
 	}
-	return fmt.Sprintf(DetailDeclarationEntry, p.Entry, cutValue(p.Value), p.Reason)
+	return fmt.Sprintf(DetailDeclarationEntry, p.Entry, findings.CutValue(p.Value), p.Reason)
 }
 
 // MaxQuotedDeclaration is how much of a declaration a denial quotes: a
@@ -404,7 +406,7 @@ func validateFirstClaims(ls *gwv1.ListenerSet, gw *gwv1.Gateway, admission *gate
 		if mode == ClaimDeny {
 			v.judge(held, err)
 		} else {
-			v.warnings.Add(Warning{Path: err.Field, Kind: KindClusterFinding, Code: CodeHostnameClaimed, Message: err.Detail})
+			v.warnings.Add(findings.Warning{Path: err.Field, Kind: KindClusterFinding, Code: CodeHostnameClaimed, Message: err.Detail})
 		}
 	}
 }
@@ -420,13 +422,13 @@ const WarnRouteCapture = "no hostname, and from %s admits HTTPRoutes of other na
 // warnRouteCapture warns about a ListenerSet listener without a hostname
 // whose allowedRoutes admits other namespaces (All, or a Selector): their
 // HTTPRoutes can claim any hostname on it. An object rule; a warning only.
-func warnRouteCapture(l *gwv1.ListenerEntry, fldPath *field.Path, w *WarningReport) {
+func warnRouteCapture(l *gwv1.ListenerEntry, fldPath *field.Path, w *findings.WarningReport) {
 	if l.Hostname != nil || l.AllowedRoutes == nil || l.AllowedRoutes.Namespaces == nil || l.AllowedRoutes.Namespaces.From == nil {
 		return
 	}
 	switch from := *l.AllowedRoutes.Namespaces.From; from {
 	case gwv1.NamespacesFromAll, gwv1.NamespacesFromSelector:
-		w.add(fldPath.Child("allowedRoutes", "namespaces", "from"), KindRouteCapture, WarnRouteCapture, from)
+		warn(w, fldPath.Child("allowedRoutes", "namespaces", "from"), KindRouteCapture, WarnRouteCapture, from)
 	}
 }
 

@@ -11,6 +11,7 @@ import (
 	"github.com/airlock/listenerset-webhook/offline/crdcheck"
 	"github.com/airlock/listenerset-webhook/offline/read"
 	"github.com/airlock/listenerset-webhook/validation"
+	"github.com/airlock/listenerset-webhook/validation/findings"
 )
 
 // judgeSets gives each ListenerSet kube-apiserver's verdict on a create of
@@ -85,7 +86,7 @@ func apiserverViews(checker *crdcheck.Checker, sets []*read.Object, unknown Unkn
 func (v *Verdict) judge(o *read.Object, view apiserverView, opts Options) Result {
 	res := Result{Location: o.Location, Namespace: o.Namespace, Name: o.Name, pos: o.Pos}
 	res.Warnings = append(slices.Clone(o.Warnings), view.warnings...)
-	webhook := &validation.ErrorReport{}
+	webhook := &findings.ErrorReport{}
 	if view.ls != nil {
 		r := validation.Judge(view.ls, nil, webhookOptions(&v.Objects, opts))
 		res.Warnings = append(res.Warnings, validationWarnings(r.Warnings.List())...)
