@@ -7,7 +7,8 @@
 // and the mutating webhook's match condition in CEL (Expression) are all
 // derived from it.
 //
-// The package is pure: it imports gateway-api and apimachinery only.
+// The package is pure: it imports gateway-api and apimachinery only, and is
+// the lowest layer (validation and the webhook import it, never the reverse).
 //
 // Where it runs: the mutating webhook (docs/serving.md) and validate
 // (docs/validate.md).
