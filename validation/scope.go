@@ -60,7 +60,7 @@ func (u UnknownParent) Check() error {
 	if u == "" || slices.Contains(UnknownParents, u) {
 		return nil
 	}
-	return fmt.Errorf("unknown-parent %q: must be %q or %q", string(u), UnknownJudge, UnknownAdmit)
+	return fmt.Errorf("unknown-parent %q: %s", string(u), findings.MustBe(UnknownParents))
 }
 
 // On tells whether the scope judges by class at all.

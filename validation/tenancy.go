@@ -3,7 +3,6 @@ package validation
 import (
 	"fmt"
 	"slices"
-	"strconv"
 	"strings"
 
 	"k8s.io/apimachinery/pkg/util/validation"
@@ -444,21 +443,9 @@ func (t Tenancy) Check() error {
 		return fmt.Errorf("--allowed-hostnames-annotation %q: %s", t.Annotation(), strings.Join(msgs, "; "))
 	}
 	if t.FirstClaim != "" && !slices.Contains(ClaimModes, t.FirstClaim) {
-		return fmt.Errorf("--first-claim %q: must be one of %s", t.FirstClaim, oneOf(ClaimModes))
+		return fmt.Errorf("--first-claim %q: %s", t.FirstClaim, findings.MustBe(ClaimModes))
 	}
 	return nil
-}
-
-// oneOf is "a", "b" or "c".
-func oneOf[T ~string](values []T) string {
-	q := make([]string, len(values))
-	for i, v := range values {
-		q[i] = strconv.Quote(string(v))
-	}
-	if len(q) < 2 {
-		return strings.Join(q, "")
-	}
-	return strings.Join(q[:len(q)-1], ", ") + " or " + q[len(q)-1]
 }
 
 // Claim is another owner's listener whose claimed hostname overlaps a

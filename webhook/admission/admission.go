@@ -91,7 +91,7 @@ func (e Enforcement) Check() error {
 	if e == "" || slices.Contains(Enforcements, e) {
 		return nil
 	}
-	return fmt.Errorf("enforcement %q: must be %q or %q", string(e), EnforcementDeny, EnforcementWarn)
+	return fmt.Errorf("enforcement %q: %s", string(e), findings.MustBe(Enforcements))
 }
 
 var _ cradmission.Validator[*gwv1.ListenerSet] = Validator{}

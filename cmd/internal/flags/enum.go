@@ -3,8 +3,8 @@ package flags
 import (
 	"errors"
 	"slices"
-	"strconv"
-	"strings"
+
+	"github.com/airlock/listenerset-webhook/validation/findings"
 )
 
 // Choice is a string type whose values are a fixed list, the default
@@ -36,11 +36,12 @@ func (e *Enum[T]) String() string {
 	return string(*e.p)
 }
 
-// Set implements flag.Value: one of the Choices, or the error MustBe words.
+// Set implements flag.Value: one of the Choices, or the error
+// findings.MustBe words.
 func (e *Enum[T]) Set(s string) error {
 	var zero T
 	if !slices.Contains(zero.Choices(), T(s)) {
-		return errors.New(MustBe(zero.Choices()))
+		return errors.New(findings.MustBe(zero.Choices()))
 	}
 	*e.p = T(s)
 	return nil
@@ -48,24 +49,3 @@ func (e *Enum[T]) Set(s string) error {
 
 // Type implements pflag.Value.
 func (e *Enum[T]) Type() string { return e.typ }
-
-// MustBe is the error of a value outside values: `must be "a" or "b"`, or
-// with more than two `must be one of "a", "b" or "c"`.
-func MustBe[T ~string](values []T) string {
-	if len(values) > 2 {
-		return "must be one of " + OneOf(values)
-	}
-	return "must be " + OneOf(values)
-}
-
-// OneOf is `"a", "b" or "c"`.
-func OneOf[T ~string](values []T) string {
-	q := make([]string, len(values))
-	for i, v := range values {
-		q[i] = strconv.Quote(string(v))
-	}
-	if len(q) < 2 {
-		return strings.Join(q, "")
-	}
-	return strings.Join(q[:len(q)-1], ", ") + " or " + q[len(q)-1]
-}
