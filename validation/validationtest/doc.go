@@ -8,6 +8,6 @@
 //
 // The figures they give: docs/performance.md.
 //
-// Layering: validationtest imports validation, validation/findings and
-// defaults; only tests and the load tool import it.
+// Layering: validationtest imports validation, validation/findings,
+// defaults and test/load/fixtures; only tests and the load tool import it.
 package validationtest
