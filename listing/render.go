@@ -12,6 +12,7 @@ import (
 	"github.com/airlock/listenerset-webhook/offline/read"
 	"github.com/airlock/listenerset-webhook/reported"
 	"github.com/airlock/listenerset-webhook/validation"
+	"github.com/airlock/listenerset-webhook/validation/findings"
 )
 
 // Format is an output format of the listeners command.
@@ -85,12 +86,12 @@ func Write(w io.Writer, l *Listing, f Format) error {
 			owner := none
 			switch {
 			case r.Owner != nil:
-				owner = validation.Escape(r.Owner.String())
+				owner = findings.Escape(r.Owner.String())
 			case r.Source.Kind == validation.SourceGateway:
 				owner = platform
 			}
-			cells := []string{validation.Escape(name), strconv.Itoa(r.Precedence), validation.Escape(r.Source.String()), owner, validation.Escape(r.Name),
-				strconv.Itoa(int(r.Port)), validation.Escape(r.Protocol), orNone(r.Hostname), r.State, cell(r.Reason), cell(strings.Join(conditions, ","))}
+			cells := []string{findings.Escape(name), strconv.Itoa(r.Precedence), findings.Escape(r.Source.String()), owner, findings.Escape(r.Name),
+				strconv.Itoa(int(r.Port)), findings.Escape(r.Protocol), orNone(r.Hostname), r.State, cell(r.Reason), cell(strings.Join(conditions, ","))}
 			if claims {
 				cells = append(cells, claimCell(r))
 			}
@@ -116,7 +117,7 @@ func Write(w io.Writer, l *Listing, f Format) error {
 			if f == Wide {
 				winner := none
 				if r.Winner != nil {
-					winner = validation.Escape(r.Winner.String())
+					winner = findings.Escape(r.Winner.String())
 				}
 				cells = append(cells, winner, cell(strings.Join(messages, "; ")))
 			}
@@ -166,11 +167,11 @@ func orNone(s *string) string {
 
 // cell keeps a value on its row, and the terminal's state as it was: empty
 // becomes <none>, and what a terminal would interpret (a tab, a line break,
-// an ESC sequence) is shown escaped (validation.Escape, as the validate
+// an ESC sequence) is shown escaped (findings.Escape, as the validate
 // command's text output shows it).
 func cell(s string) string {
 	if s == "" {
 		return none
 	}
-	return validation.Escape(s)
+	return findings.Escape(s)
 }

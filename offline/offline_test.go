@@ -28,6 +28,7 @@ import (
 	"github.com/airlock/listenerset-webhook/test/golden"
 	"github.com/airlock/listenerset-webhook/test/testproc"
 	"github.com/airlock/listenerset-webhook/validation"
+	"github.com/airlock/listenerset-webhook/validation/findings"
 	"github.com/airlock/listenerset-webhook/webhook/admission"
 )
 
@@ -561,7 +562,7 @@ spec:
 			check(e.File+": "+e.Message, e.Code)
 		}
 	}
-	for _, c := range []validation.Code{judge.CodeInputError, judge.CodeUndecodable, judge.CodeUnknownField,
+	for _, c := range []findings.Code{judge.CodeInputError, judge.CodeUndecodable, judge.CodeUnknownField,
 		judge.CodeDuplicateField, judge.CodeAPIServerError, judge.CodeAPIServerWarning} {
 		assert.True(t, seen[string(c)], "no input met %s", c)
 	}

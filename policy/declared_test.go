@@ -16,6 +16,7 @@ import (
 	"github.com/airlock/listenerset-webhook/policy"
 	"github.com/airlock/listenerset-webhook/policy/policytest"
 	"github.com/airlock/listenerset-webhook/validation"
+	"github.com/airlock/listenerset-webhook/validation/findings"
 	"github.com/airlock/listenerset-webhook/validation/validationtest"
 )
 
@@ -34,12 +35,12 @@ func namespaceOf(d validationtest.Declaration) *corev1.Namespace {
 func TestDeclaredHostnamesSameVerdict(t *testing.T) {
 	e := evaluator(t)
 	var st diffStats
-	outcomes := map[validation.Code]int{}
+	outcomes := map[findings.Code]int{}
 	for _, tc := range validationtest.DeclarationCases() {
 		d := tc.Declaration
 		errs, _ := validation.Validate(tc.New, tc.Old, validation.Options{Cluster: d.Cluster()})
 		for _, err := range errs {
-			if c := validation.CodeOf(err); c != tc.Code {
+			if c := findings.CodeOf(err); c != tc.Code {
 				t.Errorf("%s: validation gives %s (%v), the case wants %q", tc.Name, c, err, tc.Code)
 			}
 		}

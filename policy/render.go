@@ -6,7 +6,7 @@ import (
 
 	"k8s.io/apimachinery/pkg/util/validation/field"
 
-	rules "github.com/airlock/listenerset-webhook/validation"
+	"github.com/airlock/listenerset-webhook/validation/findings"
 )
 
 // The policy's messages are rendered from the Go rules' own error values: an
@@ -86,13 +86,13 @@ func render(text string, holes map[string]string) string {
 }
 
 // cutCEL is the CEL of the string expr as a message quotes it: cut to
-// validation.MaxValueRunes characters with validation.CutSuffix, as every
-// engine cuts a value (validation's report.go).
+// findings.MaxValueRunes characters with findings.CutSuffix, as every
+// engine cuts a value (findings' report.go).
 func cutCEL(expr string) string {
-	before, after, _ := strings.Cut(rules.CutSuffix, "%d")
+	before, after, _ := strings.Cut(findings.CutSuffix, "%d")
 	suffix := lit(before) + ` + string(size(bytes(v))) + ` + lit(after)
 	return fill(`[string({x})].map(v, size(v) <= {max} ? v : [{suffix}].map(s, v.substring(0, {max} - size(s)) + s)[0])[0]`,
-		"x", expr, "max", strconv.Itoa(rules.MaxValueRunes), "suffix", suffix)
+		"x", expr, "max", strconv.Itoa(findings.MaxValueRunes), "suffix", suffix)
 }
 
 // placeholderPath is the path the constructors are given; the CEL has the

@@ -103,10 +103,6 @@ func checkAddedName(name string) error {
 	return nil
 }
 
-// AddedNamesUsage is the help of every command's --add-names flag.
-var AddedNamesUsage = "<option>=<name>[,<name>...]: names a list-valued TLS option (" + ListOptionNames() +
-	") accepts besides the built-in ones, for an Airlock Microgateway release newer than this build's lists; repeatable"
-
 // ListOptionNames are the list-valued options as a setting names them
 // (without their prefix), comma-separated.
 func ListOptionNames() string {

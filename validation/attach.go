@@ -64,10 +64,6 @@ const (
 	DetailNoHostname          = "no hostname of the route intersects hostname %s of listener %q"
 )
 
-// NamespaceLabelsFunc reads a namespace's labels, known=false when the
-// view cannot tell (Cluster.NamespaceLabels).
-type NamespaceLabelsFunc func(name string) (labels map[string]string, known bool)
-
 // Attacher decides attachments to one ListenerSet's listeners: each
 // listener's selector is parsed once and each namespace's labels read
 // once, however many routes are judged.
@@ -117,34 +113,6 @@ func NamesListenerSet(routeNamespace string, ref *gwv1.ParentReference) (namespa
 		namespace = string(*ref.Namespace)
 	}
 	return namespace, string(ref.Name), true
-}
-
-// RouteKeys are the ListenerSetKeys of the ListenerSets route's parentRefs
-// name, each once: what an index of routes files a route under, so that a
-// view answers Routes.RoutesOf by it.
-func RouteKeys(route *gwv1.HTTPRoute) []string {
-	var keys []string
-	for i := range route.Spec.ParentRefs {
-		if ns, name, ok := NamesListenerSet(route.Namespace, &route.Spec.ParentRefs[i]); ok {
-			if k := ListenerSetKey(ns, name); !slices.Contains(keys, k) {
-				keys = append(keys, k)
-			}
-		}
-	}
-	return keys
-}
-
-// ListenerSetKey is the key RouteKeys files the routes naming ListenerSet
-// namespace/name under.
-func ListenerSetKey(namespace, name string) string { return namespace + "/" + name }
-
-// Routes is the read-only view of the HTTPRoutes that name ListenerSets. A
-// Cluster that is also Routes gives the route-aware warnings.
-type Routes interface {
-	// RoutesOf returns the HTTPRoutes with a parentRef naming ListenerSet
-	// namespace/name (RouteKeys), in any order; known=false when the view
-	// cannot tell.
-	RoutesOf(namespace, name string) (routes []*gwv1.HTTPRoute, known bool)
 }
 
 // Attach decides route's parentRef ref, which names the Attacher's

@@ -8,6 +8,8 @@ import (
 	"k8s.io/apimachinery/pkg/util/validation/field"
 	gwv1 "sigs.k8s.io/gateway-api/apis/v1"
 	"sigs.k8s.io/gateway-api/pkg/features"
+
+	"github.com/airlock/listenerset-webhook/validation/findings"
 )
 
 // classConsequence is what a user sees of a ListenerSet whose class's
@@ -35,7 +37,7 @@ const classConsequence = "the ListenerSet stays Pending and unprogrammed"
 //
 // Warnings only, in every mode: the class is not the ListenerSet owner's to
 // fix, and a controller may take it a moment later.
-func classWarnings(gc *gwv1.GatewayClass, w *WarningReport) {
+func classWarnings(gc *gwv1.GatewayClass, w *findings.WarningReport) {
 	for _, x := range ClassWarnings(gc) {
 		w.Add(x)
 	}
@@ -44,8 +46,8 @@ func classWarnings(gc *gwv1.GatewayClass, w *WarningReport) {
 // ClassWarnings are classWarnings' warnings on gc, for a command that
 // explains one set rather than judging it (why): one decision, whoever
 // tells it.
-func ClassWarnings(gc *gwv1.GatewayClass) Warnings {
-	w := &WarningReport{}
+func ClassWarnings(gc *gwv1.GatewayClass) findings.Warnings {
+	w := &findings.WarningReport{}
 	if gc == nil {
 		return nil
 	}
@@ -55,17 +57,17 @@ func ClassWarnings(gc *gwv1.GatewayClass) Warnings {
 		accepted := meta.FindStatusCondition(conditions, string(gwv1.GatewayClassConditionStatusAccepted))
 		switch {
 		case accepted == nil:
-			w.add(path, KindClassNotAccepted, WarnClassNotAccepted, gc.Name, controller, "no Accepted condition")
+			warn(w, path, KindClassNotAccepted, WarnClassNotAccepted, gc.Name, controller, "no Accepted condition")
 		case accepted.Status == metav1.ConditionTrue:
 		case accepted.Status == metav1.ConditionFalse:
-			w.add(path, KindClassNotAccepted, WarnClassRefused, gc.Name, controller, conditionReason(accepted))
+			warn(w, path, KindClassNotAccepted, WarnClassRefused, gc.Name, controller, conditionReason(accepted))
 		default:
-			w.add(path, KindClassNotAccepted, WarnClassNotAccepted, gc.Name, controller,
+			warn(w, path, KindClassNotAccepted, WarnClassNotAccepted, gc.Name, controller,
 				"Accepted is "+string(accepted.Status)+", reason "+accepted.Reason)
 		}
 	}
 	if fs := gc.Status.SupportedFeatures; len(fs) > 0 && !slices.ContainsFunc(fs, supportsListenerSets) {
-		w.add(path, KindListenerSetNotSupported, WarnListenerSetNotSupported, gc.Name, controller, string(features.SupportListenerSet))
+		warn(w, path, KindListenerSetNotSupported, WarnListenerSetNotSupported, gc.Name, controller, string(features.SupportListenerSet))
 	}
 	return w.List()
 }

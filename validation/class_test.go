@@ -8,6 +8,8 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	gwv1 "sigs.k8s.io/gateway-api/apis/v1"
 	"sigs.k8s.io/gateway-api/pkg/features"
+
+	"github.com/airlock/listenerset-webhook/validation/findings"
 )
 
 // The conditions a GatewayClass's status holds in the cases below.
@@ -57,49 +59,49 @@ func TestClassWarnings(t *testing.T) {
 		strict    bool
 		noClasses bool
 		noCluster bool
-		want      Warnings
+		want      findings.Warnings
 	}{
 		{name: "accepted, ListenerSet supported: nothing",
 			class: classWith("airlock", AirlockControllerName, []metav1.Condition{acceptedCondition}, features.SupportGateway, features.SupportListenerSet), scope: airlock},
 		{name: "pending (the CRD's default): not accepted",
 			class: classWith("airlock", AirlockControllerName, []metav1.Condition{pendingCondition}), scope: airlock,
-			want: Warnings{{Path: "spec.parentRef", Kind: KindClassNotAccepted, Code: CodeClassNotAccepted, Message: notAccepted}}},
+			want: findings.Warnings{{Path: "spec.parentRef", Kind: KindClassNotAccepted, Code: CodeClassNotAccepted, Message: notAccepted}}},
 		{name: "refused: its reason and message",
 			class: classWith("airlock", AirlockControllerName, []metav1.Condition{refusedCondition}), scope: airlock,
-			want: Warnings{{Path: "spec.parentRef", Kind: KindClassNotAccepted, Code: CodeClassNotAccepted, Message: refused}}},
+			want: findings.Warnings{{Path: "spec.parentRef", Kind: KindClassNotAccepted, Code: CodeClassNotAccepted, Message: refused}}},
 		{name: "refused without a message: its reason",
 			class: classWith("airlock", AirlockControllerName, []metav1.Condition{{Type: "Accepted", Status: metav1.ConditionFalse, Reason: "Unsupported"}}), scope: airlock,
-			want: Warnings{{Path: "spec.parentRef", Kind: KindClassNotAccepted, Code: CodeClassNotAccepted,
+			want: findings.Warnings{{Path: "spec.parentRef", Kind: KindClassNotAccepted, Code: CodeClassNotAccepted,
 				Message: `GatewayClass "airlock" refused by its controller microgateway.airlock.com/gatewayclass-controller: the ListenerSet stays Pending and unprogrammed; Unsupported`}}},
 		{name: "refused with a control character in its message: escaped",
 			class: classWith("airlock", AirlockControllerName, []metav1.Condition{{Type: "Accepted", Status: metav1.ConditionFalse, Reason: "Invalid", Message: "bad\x1b[31m"}}), scope: airlock,
-			want: Warnings{{Path: "spec.parentRef", Kind: KindClassNotAccepted, Code: CodeClassNotAccepted,
+			want: findings.Warnings{{Path: "spec.parentRef", Kind: KindClassNotAccepted, Code: CodeClassNotAccepted,
 				Message: `GatewayClass "airlock" refused by its controller microgateway.airlock.com/gatewayclass-controller: the ListenerSet stays Pending and unprogrammed; Invalid: bad\x1b[31m`}}},
 		{name: "conditions without Accepted: not accepted",
 			class: classWith("airlock", AirlockControllerName, []metav1.Condition{{Type: "SupportedVersion", Status: metav1.ConditionTrue, Reason: "SupportedVersion"}}), scope: airlock,
-			want: Warnings{{Path: "spec.parentRef", Kind: KindClassNotAccepted, Code: CodeClassNotAccepted,
+			want: findings.Warnings{{Path: "spec.parentRef", Kind: KindClassNotAccepted, Code: CodeClassNotAccepted,
 				Message: `GatewayClass "airlock" is not accepted by its controller microgateway.airlock.com/gatewayclass-controller (no Accepted condition): the ListenerSet stays Pending and unprogrammed`}}},
 		{name: "no conditions at all (a manifest's class): nothing",
 			class: classWith("airlock", AirlockControllerName, nil), scope: airlock},
 		{name: "features without ListenerSet: not supported",
 			class: classWith("airlock", AirlockControllerName, []metav1.Condition{acceptedCondition}, features.SupportGateway, features.SupportHTTPRoute), scope: airlock,
-			want: Warnings{{Path: "spec.parentRef", Kind: KindListenerSetNotSupported, Code: CodeListenerSetUnsupported, Message: unsupported}}},
+			want: findings.Warnings{{Path: "spec.parentRef", Kind: KindListenerSetNotSupported, Code: CodeListenerSetUnsupported, Message: unsupported}}},
 		{name: "an empty feature list: nothing",
 			class: classWith("airlock", AirlockControllerName, []metav1.Condition{acceptedCondition}), scope: airlock},
 		{name: "pending and without ListenerSet: both",
 			class: classWith("airlock", AirlockControllerName, []metav1.Condition{pendingCondition}, features.SupportGateway), scope: airlock,
-			want: Warnings{
+			want: findings.Warnings{
 				{Path: "spec.parentRef", Kind: KindClassNotAccepted, Code: CodeClassNotAccepted, Message: notAccepted},
 				{Path: "spec.parentRef", Kind: KindListenerSetNotSupported, Code: CodeListenerSetUnsupported, Message: unsupported},
 			}},
 		{name: "strict: still warnings",
 			class: classWith("airlock", AirlockControllerName, []metav1.Condition{pendingCondition}), scope: airlock, strict: true,
-			want: Warnings{{Path: "spec.parentRef", Kind: KindClassNotAccepted, Code: CodeClassNotAccepted, Message: notAccepted}}},
+			want: findings.Warnings{{Path: "spec.parentRef", Kind: KindClassNotAccepted, Code: CodeClassNotAccepted, Message: notAccepted}}},
 		{name: "another implementation's class: not ours, nothing",
 			class: classWith("airlock", envoyController, []metav1.Condition{pendingCondition}, features.SupportGateway), scope: airlock},
 		{name: "scope off, class known: warned whatever its controller",
 			class: classWith("airlock", envoyController, []metav1.Condition{pendingCondition}),
-			want: Warnings{{Path: "spec.parentRef", Kind: KindClassNotAccepted, Code: CodeClassNotAccepted,
+			want: findings.Warnings{{Path: "spec.parentRef", Kind: KindClassNotAccepted, Code: CodeClassNotAccepted,
 				Message: `GatewayClass "airlock" is not accepted by its controller gateway.envoyproxy.io/gatewayclass-controller (Accepted is Unknown, reason Pending): the ListenerSet stays Pending and unprogrammed`}}},
 		{name: "scope off, no class view (the webhook's --scope=all): nothing",
 			class: classWith("airlock", AirlockControllerName, []metav1.Condition{pendingCondition}), noClasses: true},
@@ -120,7 +122,7 @@ func TestClassWarnings(t *testing.T) {
 			assert.Zero(t, r.Errors.Total(), "the class is never an error: %v", r.Errors.List())
 			assert.Equal(t, tt.want, codedWarnings(t, r.Warnings.List()))
 			for _, w := range r.Warnings.List() {
-				assert.LessOrEqual(t, len(w.String()), MaxWarningRunes)
+				assert.LessOrEqual(t, len(w.String()), findings.MaxWarningRunes)
 			}
 		})
 	}

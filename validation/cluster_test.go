@@ -13,6 +13,8 @@ import (
 	"k8s.io/apimachinery/pkg/util/validation/field"
 	"k8s.io/utils/ptr"
 	gwv1 "sigs.k8s.io/gateway-api/apis/v1"
+
+	"github.com/airlock/listenerset-webhook/validation/findings"
 )
 
 var t0 = time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
@@ -319,8 +321,8 @@ func TestClusterFindingsStrictness(t *testing.T) {
 	errs, warnings := Validate(ls, nil, Options{Cluster: cluster})
 	assert.Empty(t, errs)
 	assert.Equal(t, []string{secretMissing, conflict.Field + ": " + conflict.Detail}, codedWarnings(t, warnings).Strings())
-	assert.Equal(t, []Code{CodeSecretNotFound, CodeMergedProtocolConflict}, []Code{warnings[0].Code, warnings[1].Code})
-	assert.Equal(t, []WarningKind{KindSecretNotFound, KindClusterFinding}, []WarningKind{warnings[0].Kind, warnings[1].Kind})
+	assert.Equal(t, []findings.Code{CodeSecretNotFound, CodeMergedProtocolConflict}, []findings.Code{warnings[0].Code, warnings[1].Code})
+	assert.Equal(t, []findings.WarningKind{KindSecretNotFound, KindClusterFinding}, []findings.WarningKind{warnings[0].Kind, warnings[1].Kind})
 
 	errs, warnings = Validate(ls, nil, Options{Cluster: cluster, Strict: true})
 	assert.Equal(t, field.ErrorList{conflict}, coded(t, errs))

@@ -5,177 +5,82 @@ import (
 	"slices"
 	"strings"
 
-	"k8s.io/apimachinery/pkg/util/validation/field"
 	"sigs.k8s.io/gateway-api/pkg/features"
-)
 
-// Code is a finding's stable diagnostic code, e.g. LS104: what a CI job
-// suppresses, an alert matches and docs/codes.md explains. A rule gives its
-// code where it builds its error (an error's Origin, through Code.Err and
-// Code.Errs), and a warning's code follows from its kind (the catalog's
-// WarningKind), so a rule's code is decided in one place. A code, once
-// given, keeps its meaning and is never given to another rule, even after
-// its rule is gone.
-//
-// The ranges: LS0xx what no rule of the webhook says (a report's summary,
-// what the offline commands find before the rules: input, kube-apiserver's
-// own checks), LS1xx the object's own errors, LS2xx its warnings, LS3xx the
-// cluster-aware findings (errors under strict, warnings otherwise).
-type Code string
-
-// CodeKind says what a code stands for: the kind column of docs/codes.md.
-type CodeKind string
-
-// Kinds of codes.
-const (
-	// CodeKindError: an error of the object's own rules; it denies.
-	CodeKindError CodeKind = "error"
-	// CodeKindWarning: a warning of the object's own rules.
-	CodeKindWarning CodeKind = "warning"
-	// CodeKindCluster: a cluster-aware finding; an error under strict, a
-	// warning otherwise, or a warning only, as its cause says.
-	CodeKindCluster CodeKind = "cluster"
-	// CodeKindSummary: a report's last entry, standing for the findings it
-	// does not show.
-	CodeKindSummary CodeKind = "summary"
-	// CodeKindOffline: found by the offline commands before the rules: the
-	// input, or kube-apiserver's own checks.
-	CodeKindOffline CodeKind = "offline"
-)
-
-// CodeDoc describes a code as docs/codes.md lists it.
-type CodeDoc struct {
-	Code Code
-	Kind CodeKind
-	// Title is a few words, e.g. "Duplicate listener name": SARIF's short
-	// description and GitHub's annotation title.
-	Title string
-	// Paths are the field paths the code's findings are at, each index
-	// and map key written [*]; none for a summary, which stands at the
-	// common parent of what it counts.
-	Paths []string
-	// Cause says what is wrong, Fix what to do.
-	Cause, Fix string
-	// WarningKind, for a warning's code, is the kind it is given by.
-	WarningKind WarningKind
-	// Retired, for a code no rule gives any more, says since when and
-	// why. The entry stays, so that the code is never given again.
-	Retired string
-}
-
-// CodesPage is the page that explains every code; HelpURI points into it.
-// SARIF's helpUri takes it, so it is absolute: the repository's docs.
-const CodesPage = "https://github.com/airlock/listenerset-webhook/blob/main/docs/codes.md"
-
-// HelpURI is the code's entry of CodesPage.
-func (c Code) HelpURI() string { return CodesPage + "#" + strings.ToLower(string(c)) }
-
-// Err gives e the code c.
-func (c Code) Err(e *field.Error) *field.Error { return e.WithOrigin(string(c)) }
-
-// Errs gives every error of errs the code c (the list of a helper that
-// serves several rules, such as validateDNSSubdomain).
-func (c Code) Errs(errs field.ErrorList) field.ErrorList { return errs.WithOrigin(string(c)) }
-
-// CodeOf is the code the rule gave e; "" when e is none of this package's
-// (kube-apiserver's own errors, which the offline command shows too).
-func CodeOf(e *field.Error) Code {
-	if isCode(e.Origin) {
-		return Code(e.Origin)
-	}
-	return ""
-}
-
-// isCode tells whether s has a code's form, LS and three digits.
-func isCode(s string) bool {
-	if len(s) != 5 || !strings.HasPrefix(s, "LS") {
-		return false
-	}
-	for _, c := range s[2:] {
-		if c < '0' || c > '9' {
-			return false
-		}
-	}
-	return true
-}
-
-// The codes of the summaries (report.go).
-const (
-	CodeMoreErrors   Code = "LS001"
-	CodeMoreWarnings Code = "LS002"
+	"github.com/airlock/listenerset-webhook/validation/findings"
 )
 
 // The codes of the object's own errors.
 const (
-	CodeNoListeners             Code = "LS101"
-	CodeTooManyListeners        Code = "LS102"
-	CodeListenerName            Code = "LS103"
-	CodeDuplicateListenerName   Code = "LS104"
-	CodePort                    Code = "LS105"
-	CodeProtocol                Code = "LS106"
-	CodeHostname                Code = "LS107"
-	CodeProtocolConflict        Code = "LS108"
-	CodeHostnameConflict        Code = "LS109"
-	CodeTLSForbidden            Code = "LS110"
-	CodeTLSRequired             Code = "LS111"
-	CodeTLSMode                 Code = "LS112"
-	CodeCertificateRefRequired  Code = "LS113"
-	CodeTooManyCertificateRefs  Code = "LS114"
-	CodeCertificateRefKind      Code = "LS115"
-	CodeCertificateRefName      Code = "LS116"
-	CodeCertificateRefNamespace Code = "LS117"
-	CodeTooManyOptions          Code = "LS118"
-	CodeOptionTooLong           Code = "LS119"
-	CodeUnprefixedOption        Code = "LS120"
-	CodeOptionKey               Code = "LS121"
-	CodeUnknownOption           Code = "LS122"
-	CodeOptionListFormat        Code = "LS123"
-	CodeDuplicateOptionItem     Code = "LS124"
-	CodeUnsupportedOptionItem   Code = "LS125"
-	CodeTLS13Cipher             Code = "LS126"
-	CodeTLSVersion              Code = "LS127"
-	CodeVersionRange            Code = "LS128"
-	CodeHTTP3NeedsTLS13         Code = "LS129"
-	CodeRouteKind               Code = "LS130"
-	CodeRouteNamespacesFrom     Code = "LS131"
-	CodeRouteSelectorRequired   Code = "LS132"
-	CodeRouteSelectorTooLong    Code = "LS133"
-	CodeRouteSelectorLabel      Code = "LS134"
-	CodeRouteSelectorExpression Code = "LS135"
-	CodeParentRefKind           Code = "LS136"
-	CodeParentRefName           Code = "LS137"
-	CodeParentRefNamespace      Code = "LS138"
+	CodeNoListeners             findings.Code = "LS101"
+	CodeTooManyListeners        findings.Code = "LS102"
+	CodeListenerName            findings.Code = "LS103"
+	CodeDuplicateListenerName   findings.Code = "LS104"
+	CodePort                    findings.Code = "LS105"
+	CodeProtocol                findings.Code = "LS106"
+	CodeHostname                findings.Code = "LS107"
+	CodeProtocolConflict        findings.Code = "LS108"
+	CodeHostnameConflict        findings.Code = "LS109"
+	CodeTLSForbidden            findings.Code = "LS110"
+	CodeTLSRequired             findings.Code = "LS111"
+	CodeTLSMode                 findings.Code = "LS112"
+	CodeCertificateRefRequired  findings.Code = "LS113"
+	CodeTooManyCertificateRefs  findings.Code = "LS114"
+	CodeCertificateRefKind      findings.Code = "LS115"
+	CodeCertificateRefName      findings.Code = "LS116"
+	CodeCertificateRefNamespace findings.Code = "LS117"
+	CodeTooManyOptions          findings.Code = "LS118"
+	CodeOptionTooLong           findings.Code = "LS119"
+	CodeUnprefixedOption        findings.Code = "LS120"
+	CodeOptionKey               findings.Code = "LS121"
+	CodeUnknownOption           findings.Code = "LS122"
+	CodeOptionListFormat        findings.Code = "LS123"
+	CodeDuplicateOptionItem     findings.Code = "LS124"
+	CodeUnsupportedOptionItem   findings.Code = "LS125"
+	CodeTLS13Cipher             findings.Code = "LS126"
+	CodeTLSVersion              findings.Code = "LS127"
+	CodeVersionRange            findings.Code = "LS128"
+	CodeHTTP3NeedsTLS13         findings.Code = "LS129"
+	CodeRouteKind               findings.Code = "LS130"
+	CodeRouteNamespacesFrom     findings.Code = "LS131"
+	CodeRouteSelectorRequired   findings.Code = "LS132"
+	CodeRouteSelectorTooLong    findings.Code = "LS133"
+	CodeRouteSelectorLabel      findings.Code = "LS134"
+	CodeRouteSelectorExpression findings.Code = "LS135"
+	CodeParentRefKind           findings.Code = "LS136"
+	CodeParentRefName           findings.Code = "LS137"
+	CodeParentRefNamespace      findings.Code = "LS138"
 )
 
 // The codes of the object's own warnings, given by their kinds.
 const (
-	CodeCrossNamespaceRef    Code = "LS201"
-	CodeForeignOption        Code = "LS202"
-	CodeSelectorIgnored      Code = "LS203"
-	CodeHostnameLabelTooLong Code = "LS204"
-	CodeOverlappingHostnames Code = "LS205"
-	CodeRouteCapture         Code = "LS206"
+	CodeCrossNamespaceRef    findings.Code = "LS201"
+	CodeForeignOption        findings.Code = "LS202"
+	CodeSelectorIgnored      findings.Code = "LS203"
+	CodeHostnameLabelTooLong findings.Code = "LS204"
+	CodeOverlappingHostnames findings.Code = "LS205"
+	CodeRouteCapture         findings.Code = "LS206"
 )
 
 // The codes of the cluster-aware findings.
 const (
-	CodeMergedProtocolConflict Code = "LS301"
-	CodeMergedHostnameConflict Code = "LS302"
-	CodeRefNotPermitted        Code = "LS303"
-	CodeGatewayNotFound        Code = "LS304"
-	CodeNotAllowed             Code = "LS305"
-	CodeSecretNotFound         Code = "LS306"
-	CodeMergedOverlapping      Code = "LS307"
-	CodeScopeUnknown           Code = "LS309"
-	CodeRoutesDetached         Code = "LS310"
-	CodeRouteNoMatchingParent  Code = "LS311"
-	CodeRouteNotAllowed        Code = "LS312"
-	CodeRouteNoHostname        Code = "LS313"
-	CodeHostnameNotDeclared    Code = "LS314"
-	CodeDeclarationMalformed   Code = "LS315"
-	CodeHostnameClaimed        Code = "LS316"
-	CodeClassNotAccepted       Code = "LS317"
-	CodeListenerSetUnsupported Code = "LS318"
+	CodeMergedProtocolConflict findings.Code = "LS301"
+	CodeMergedHostnameConflict findings.Code = "LS302"
+	CodeRefNotPermitted        findings.Code = "LS303"
+	CodeGatewayNotFound        findings.Code = "LS304"
+	CodeNotAllowed             findings.Code = "LS305"
+	CodeSecretNotFound         findings.Code = "LS306"
+	CodeMergedOverlapping      findings.Code = "LS307"
+	CodeScopeUnknown           findings.Code = "LS309"
+	CodeRoutesDetached         findings.Code = "LS310"
+	CodeRouteNoMatchingParent  findings.Code = "LS311"
+	CodeRouteNotAllowed        findings.Code = "LS312"
+	CodeRouteNoHostname        findings.Code = "LS313"
+	CodeHostnameNotDeclared    findings.Code = "LS314"
+	CodeDeclarationMalformed   findings.Code = "LS315"
+	CodeHostnameClaimed        findings.Code = "LS316"
+	CodeClassNotAccepted       findings.Code = "LS317"
+	CodeListenerSetUnsupported findings.Code = "LS318"
 )
 
 // Field paths the codes are at.
@@ -191,198 +96,198 @@ const (
 // catalog describes this package's codes. The wrapping warning kinds
 // (KindRatcheted, KindWouldDeny, KindClusterFinding) have no code of their
 // own: such a warning carries the code of the error it stands for.
-var catalog = []CodeDoc{
-	{Code: CodeMoreErrors, Kind: CodeKindSummary, Title: "Errors not shown",
-		Cause: fmt.Sprintf("The report shows its first errors up to a budget (%d errors, %d KiB of text); this entry says how many more there were, at the common parent of their paths.", MaxErrors, MaxErrorBytes>>10),
+var catalog = []findings.CodeDoc{
+	{Code: findings.CodeMoreErrors, Kind: findings.CodeKindSummary, Title: "Errors not shown",
+		Cause: fmt.Sprintf("The report shows its first errors up to a budget (%d errors, %d KiB of text); this entry says how many more there were, at the common parent of their paths.", findings.MaxErrors, findings.MaxErrorBytes>>10),
 		Fix:   "Fix the errors shown and validate again; the rest are then shown."},
-	{Code: CodeMoreWarnings, Kind: CodeKindSummary, Title: "Warnings not shown", WarningKind: KindMoreWarnings,
+	{Code: findings.CodeMoreWarnings, Kind: findings.CodeKindSummary, Title: "Warnings not shown", WarningKind: findings.KindMoreWarnings,
 		Cause: "The report shows its first warnings up to kube-apiserver's budget for warnings; this entry says how many more there were.",
 		Fix:   "Fix the warnings shown and validate again; the rest are then shown."},
 
-	{Code: CodeNoListeners, Kind: CodeKindError, Title: "No listener", Paths: []string{"spec.listeners"},
+	{Code: CodeNoListeners, Kind: findings.CodeKindError, Title: "No listener", Paths: []string{"spec.listeners"},
 		Cause: "spec.listeners is empty: a ListenerSet without listeners adds nothing to its Gateway.",
 		Fix:   "Add at least one listener, or delete the ListenerSet."},
-	{Code: CodeTooManyListeners, Kind: CodeKindError, Title: "Too many listeners", Paths: []string{"spec.listeners"},
+	{Code: CodeTooManyListeners, Kind: findings.CodeKindError, Title: "Too many listeners", Paths: []string{"spec.listeners"},
 		Cause: fmt.Sprintf("More than %d listeners, the CRD's limit; only the first %[1]d are judged.", MaxListeners),
 		Fix:   "Split the listeners over several ListenerSets."},
-	{Code: CodeListenerName, Kind: CodeKindError, Title: "Invalid listener name", Paths: []string{listenerPathPattern + ".name"},
+	{Code: CodeListenerName, Kind: findings.CodeKindError, Title: "Invalid listener name", Paths: []string{listenerPathPattern + ".name"},
 		Cause: "A listener's name is missing or not a DNS subdomain (lowercase letters, digits, '-' and '.'); routes select a listener by it (sectionName).",
 		Fix:   "Give the listener a lowercase DNS subdomain name such as web or https-api."},
-	{Code: CodeDuplicateListenerName, Kind: CodeKindError, Title: "Duplicate listener name", Paths: []string{listenerPathPattern + ".name"},
+	{Code: CodeDuplicateListenerName, Kind: findings.CodeKindError, Title: "Duplicate listener name", Paths: []string{listenerPathPattern + ".name"},
 		Cause: "Two listeners of the set have the same name; a route's sectionName could not tell them apart.",
 		Fix:   "Rename one of them."},
-	{Code: CodePort, Kind: CodeKindError, Title: "Invalid port", Paths: []string{listenerPathPattern + ".port"},
+	{Code: CodePort, Kind: findings.CodeKindError, Title: "Invalid port", Paths: []string{listenerPathPattern + ".port"},
 		Cause: "The port is not between 1 and 65535.",
 		Fix:   "Set a port between 1 and 65535."},
-	{Code: CodeProtocol, Kind: CodeKindError, Title: "Unsupported protocol", Paths: []string{listenerPathPattern + ".protocol"},
+	{Code: CodeProtocol, Kind: findings.CodeKindError, Title: "Unsupported protocol", Paths: []string{listenerPathPattern + ".protocol"},
 		Cause: "The protocol is missing or one Airlock Microgateway does not serve on a ListenerSet.",
 		Fix:   "Use one of the protocols the message lists."},
-	{Code: CodeHostname, Kind: CodeKindError, Title: "Invalid hostname", Paths: []string{listenerPathPattern + ".hostname"},
+	{Code: CodeHostname, Kind: findings.CodeKindError, Title: "Invalid hostname", Paths: []string{listenerPathPattern + ".hostname"},
 		Cause: "The hostname is empty, an IP address, has a port, is longer than 253 characters, or is not a lowercase RFC 1123 name with at most a leading \"*.\".",
 		Fix:   "Write a DNS name such as app.example.com or *.example.com, or omit the field to match every hostname."},
-	{Code: CodeProtocolConflict, Kind: CodeKindError, Title: "Protocol conflict within the set", Paths: []string{listenerPathPattern + ".protocol"},
+	{Code: CodeProtocolConflict, Kind: findings.CodeKindError, Title: "Protocol conflict within the set", Paths: []string{listenerPathPattern + ".protocol"},
 		Cause: "An earlier listener of the same set holds the port with another protocol; this one would be Conflicted (ProtocolConflict).",
 		Fix:   "Use another port, or the protocol of the earlier listener."},
-	{Code: CodeHostnameConflict, Kind: CodeKindError, Title: "Hostname conflict within the set", Paths: []string{listenerPathPattern + ".hostname"},
+	{Code: CodeHostnameConflict, Kind: findings.CodeKindError, Title: "Hostname conflict within the set", Paths: []string{listenerPathPattern + ".hostname"},
 		Cause: "An earlier listener of the same set has the same port, protocol and hostname; this one would be Conflicted (HostnameConflict).",
 		Fix:   "Change the hostname or the port, or merge the two listeners."},
-	{Code: CodeTLSForbidden, Kind: CodeKindError, Title: "TLS on an HTTP listener", Paths: []string{tlsPathPattern},
+	{Code: CodeTLSForbidden, Kind: findings.CodeKindError, Title: "TLS on an HTTP listener", Paths: []string{tlsPathPattern},
 		Cause: "tls is set on a listener of protocol HTTP, which is cleartext.",
 		Fix:   "Remove tls, or use protocol HTTPS."},
-	{Code: CodeTLSRequired, Kind: CodeKindError, Title: "TLS missing", Paths: []string{tlsPathPattern},
+	{Code: CodeTLSRequired, Kind: findings.CodeKindError, Title: "TLS missing", Paths: []string{tlsPathPattern},
 		Cause: "An HTTPS or HTTP/3 listener has no tls: Airlock Microgateway terminates TLS and needs a certificate.",
 		Fix:   "Add tls with mode Terminate and one certificateRef."},
-	{Code: CodeTLSMode, Kind: CodeKindError, Title: "Unsupported TLS mode", Paths: []string{tlsPathPattern + ".mode"},
+	{Code: CodeTLSMode, Kind: findings.CodeKindError, Title: "Unsupported TLS mode", Paths: []string{tlsPathPattern + ".mode"},
 		Cause: "tls.mode is not Terminate: Airlock Microgateway terminates TLS itself and never passes it through.",
 		Fix:   "Set mode: Terminate, or omit it."},
-	{Code: CodeCertificateRefRequired, Kind: CodeKindError, Title: "Certificate missing", Paths: []string{tlsPathPattern + ".certificateRefs"},
+	{Code: CodeCertificateRefRequired, Kind: findings.CodeKindError, Title: "Certificate missing", Paths: []string{tlsPathPattern + ".certificateRefs"},
 		Cause: "tls has no certificateRefs; with mode Terminate exactly one is needed.",
 		Fix:   "Add one certificateRef naming a Secret of type kubernetes.io/tls."},
-	{Code: CodeTooManyCertificateRefs, Kind: CodeKindError, Title: "More than one certificate", Paths: []string{tlsPathPattern + ".certificateRefs"},
+	{Code: CodeTooManyCertificateRefs, Kind: findings.CodeKindError, Title: "More than one certificate", Paths: []string{tlsPathPattern + ".certificateRefs"},
 		Cause: "Airlock Microgateway serves exactly one certificate per listener.",
 		Fix:   "Keep one certificateRef; serve other names from other listeners."},
-	{Code: CodeCertificateRefKind, Kind: CodeKindError, Title: "Certificate reference not a Secret", Paths: []string{refPathPattern + ".group", refPathPattern + ".kind"},
+	{Code: CodeCertificateRefKind, Kind: findings.CodeKindError, Title: "Certificate reference not a Secret", Paths: []string{refPathPattern + ".group", refPathPattern + ".kind"},
 		Cause: "A certificateRef names another group or kind than a core Secret.",
 		Fix:   "Reference a Secret: omit group and kind, or set group \"\" and kind Secret."},
-	{Code: CodeCertificateRefName, Kind: CodeKindError, Title: "Invalid certificate Secret name", Paths: []string{refPathPattern + ".name"},
+	{Code: CodeCertificateRefName, Kind: findings.CodeKindError, Title: "Invalid certificate Secret name", Paths: []string{refPathPattern + ".name"},
 		Cause: "The Secret's name is not a DNS subdomain, so no Secret can have it.",
 		Fix:   "Name the Secret as it is stored."},
-	{Code: CodeCertificateRefNamespace, Kind: CodeKindError, Title: "Invalid certificate Secret namespace", Paths: []string{refPathPattern + ".namespace"},
+	{Code: CodeCertificateRefNamespace, Kind: findings.CodeKindError, Title: "Invalid certificate Secret namespace", Paths: []string{refPathPattern + ".namespace"},
 		Cause: "The Secret's namespace is not a DNS label, so no namespace can have it.",
 		Fix:   "Name the namespace as it is, or omit it for the ListenerSet's own."},
-	{Code: CodeTooManyOptions, Kind: CodeKindError, Title: "Too many TLS options", Paths: []string{tlsPathPattern + ".options"},
+	{Code: CodeTooManyOptions, Kind: findings.CodeKindError, Title: "Too many TLS options", Paths: []string{tlsPathPattern + ".options"},
 		Cause: fmt.Sprintf("More than %d tls.options, the CRD's limit.", MaxOptions),
 		Fix:   "Remove the options Airlock Microgateway does not use."},
-	{Code: CodeOptionTooLong, Kind: CodeKindError, Title: "TLS option value too long", Paths: []string{optionPathPattern},
+	{Code: CodeOptionTooLong, Kind: findings.CodeKindError, Title: "TLS option value too long", Paths: []string{optionPathPattern},
 		Cause: fmt.Sprintf("An option's value is longer than %d characters, the CRD's limit.", MaxOptionValueLen),
 		Fix:   "Shorten the value."},
-	{Code: CodeUnprefixedOption, Kind: CodeKindError, Title: "Un-prefixed TLS option", Paths: []string{optionPathPattern},
+	{Code: CodeUnprefixedOption, Kind: findings.CodeKindError, Title: "Un-prefixed TLS option", Paths: []string{optionPathPattern},
 		Cause: "An option name without a domain prefix: Gateway API reserves those.",
 		Fix:   "Use Airlock's name, microgateway.airlock.com/<name>."},
-	{Code: CodeOptionKey, Kind: CodeKindError, Title: "Invalid TLS option name", Paths: []string{optionPathPattern},
+	{Code: CodeOptionKey, Kind: findings.CodeKindError, Title: "Invalid TLS option name", Paths: []string{optionPathPattern},
 		Cause: "An option name of another implementation that is not a valid domain-prefixed key.",
 		Fix:   "Correct the name to prefix/name form, or remove the option."},
-	{Code: CodeUnknownOption, Kind: CodeKindError, Title: "Unknown Airlock TLS option", Paths: []string{optionPathPattern},
+	{Code: CodeUnknownOption, Kind: findings.CodeKindError, Title: "Unknown Airlock TLS option", Paths: []string{optionPathPattern},
 		Cause: "An option under microgateway.airlock.com/ that Airlock Microgateway does not have, perhaps misspelt.",
 		Fix:   "Use one of the supported options the message lists."},
-	{Code: CodeOptionListFormat, Kind: CodeKindError, Title: "Malformed list in a TLS option", Paths: []string{optionPathPattern},
+	{Code: CodeOptionListFormat, Kind: findings.CodeKindError, Title: "Malformed list in a TLS option", Paths: []string{optionPathPattern},
 		Cause: "A list-valued option is empty, has an empty item (a,,b) or an item with spaces around it (a, b).",
 		Fix:   "Write the names separated by commas only: a,b."},
-	{Code: CodeDuplicateOptionItem, Kind: CodeKindError, Title: "Repeated name in a TLS option", Paths: []string{optionPathPattern},
+	{Code: CodeDuplicateOptionItem, Kind: findings.CodeKindError, Title: "Repeated name in a TLS option", Paths: []string{optionPathPattern},
 		Cause: "A list-valued option names an item twice.",
 		Fix:   "Remove the repeat."},
-	{Code: CodeUnsupportedOptionItem, Kind: CodeKindError, Title: "Unsupported name in a TLS option", Paths: []string{optionPathPattern},
+	{Code: CodeUnsupportedOptionItem, Kind: findings.CodeKindError, Title: "Unsupported name in a TLS option", Paths: []string{optionPathPattern},
 		Cause: "A list-valued option names a cipher, curve, signature algorithm or ALPN protocol Airlock Microgateway (BoringSSL) does not accept; Envoy would refuse the whole listener.",
 		Fix:   "Use the names the message lists."},
-	{Code: CodeTLS13Cipher, Kind: CodeKindError, Title: "TLS 1.3 cipher in the ciphers option", Paths: []string{optionPathPattern},
+	{Code: CodeTLS13Cipher, Kind: findings.CodeKindError, Title: "TLS 1.3 cipher in the ciphers option", Paths: []string{optionPathPattern},
 		Cause: "The ciphers option names a TLS 1.3 suite; TLS 1.3 suites are not configurable, the option applies to TLS 1.0-1.2 only.",
 		Fix:   "Remove the TLS 1.3 suites from ciphers."},
-	{Code: CodeTLSVersion, Kind: CodeKindError, Title: "Unsupported TLS version", Paths: []string{optionPathPattern},
+	{Code: CodeTLSVersion, Kind: findings.CodeKindError, Title: "Unsupported TLS version", Paths: []string{optionPathPattern},
 		Cause: "minimumVersion or maximumVersion is not one of Airlock's version spellings.",
 		Fix:   "Use one of the versions the message lists."},
-	{Code: CodeVersionRange, Kind: CodeKindError, Title: "maximumVersion below minimumVersion", Paths: []string{optionPathPattern},
+	{Code: CodeVersionRange, Kind: findings.CodeKindError, Title: "maximumVersion below minimumVersion", Paths: []string{optionPathPattern},
 		Cause: "maximumVersion is lower than minimumVersion: no version is left.",
 		Fix:   "Raise maximumVersion or lower minimumVersion."},
-	{Code: CodeHTTP3NeedsTLS13, Kind: CodeKindError, Title: "HTTP/3 without TLS 1.3", Paths: []string{optionPathPattern},
+	{Code: CodeHTTP3NeedsTLS13, Kind: findings.CodeKindError, Title: "HTTP/3 without TLS 1.3", Paths: []string{optionPathPattern},
 		Cause: "An HTTP/3 listener's maximumVersion is below " + TLSVersionHTTP3 + "; QUIC requires TLS 1.3.",
 		Fix:   "Set maximumVersion to " + TLSVersionHTTP3 + ", or remove it."},
-	{Code: CodeRouteKind, Kind: CodeKindError, Title: "Unsupported route kind", Paths: []string{routesPathPattern + ".kinds[*].group", routesPathPattern + ".kinds[*].kind"},
+	{Code: CodeRouteKind, Kind: findings.CodeKindError, Title: "Unsupported route kind", Paths: []string{routesPathPattern + ".kinds[*].group", routesPathPattern + ".kinds[*].kind"},
 		Cause: "allowedRoutes.kinds names another kind than gateway.networking.k8s.io HTTPRoute, or no kind; Airlock Microgateway attaches HTTPRoutes only.",
 		Fix:   "Allow kind HTTPRoute, or omit kinds."},
-	{Code: CodeRouteNamespacesFrom, Kind: CodeKindError, Title: "Unsupported allowedRoutes.namespaces.from", Paths: []string{routesPathPattern + ".namespaces.from"},
+	{Code: CodeRouteNamespacesFrom, Kind: findings.CodeKindError, Title: "Unsupported allowedRoutes.namespaces.from", Paths: []string{routesPathPattern + ".namespaces.from"},
 		Cause: "from is not All, Same or Selector.",
 		Fix:   "Use one of the values the message lists."},
-	{Code: CodeRouteSelectorRequired, Kind: CodeKindError, Title: "Route selector missing", Paths: []string{selectorPathPattern},
+	{Code: CodeRouteSelectorRequired, Kind: findings.CodeKindError, Title: "Route selector missing", Paths: []string{selectorPathPattern},
 		Cause: "from is Selector, but there is no selector.",
 		Fix:   "Add a selector, or use from Same or All."},
-	{Code: CodeRouteSelectorTooLong, Kind: CodeKindError, Title: "Route selector too long",
+	{Code: CodeRouteSelectorTooLong, Kind: findings.CodeKindError, Title: "Route selector too long",
 		Paths: []string{selectorPathPattern + ".matchLabels", selectorPathPattern + ".matchExpressions", selectorPathPattern + ".matchExpressions[*].values"},
 		Cause: fmt.Sprintf("A list of the route selector (matchLabels, matchExpressions, an expression's values) has more than %d items; its items are not judged.", MaxSelectorItems),
 		Fix:   "Select the namespaces by a label they share."},
-	{Code: CodeRouteSelectorLabel, Kind: CodeKindError, Title: "Invalid route selector label", Paths: []string{selectorPathPattern + ".matchLabels"},
+	{Code: CodeRouteSelectorLabel, Kind: findings.CodeKindError, Title: "Invalid route selector label", Paths: []string{selectorPathPattern + ".matchLabels"},
 		Cause: "A matchLabels key or value is not a valid label key or value.",
 		Fix:   "Use a label as the namespaces have it."},
-	{Code: CodeRouteSelectorExpression, Kind: CodeKindError, Title: "Invalid route selector expression",
+	{Code: CodeRouteSelectorExpression, Kind: findings.CodeKindError, Title: "Invalid route selector expression",
 		Paths: []string{selectorPathPattern + ".matchExpressions[*].key", selectorPathPattern + ".matchExpressions[*].operator", selectorPathPattern + ".matchExpressions[*].values", selectorPathPattern + ".matchExpressions[*].values[*]"},
 		Cause: "A matchExpressions entry has an invalid key or operator, or values that do not fit its operator.",
 		Fix:   "Write the expression as Kubernetes label selectors do: In and NotIn with values, Exists and DoesNotExist without."},
-	{Code: CodeParentRefKind, Kind: CodeKindError, Title: "Parent not a Gateway", Paths: []string{"spec.parentRef.group", "spec.parentRef.kind"},
+	{Code: CodeParentRefKind, Kind: findings.CodeKindError, Title: "Parent not a Gateway", Paths: []string{"spec.parentRef.group", "spec.parentRef.kind"},
 		Cause: "spec.parentRef names another group or kind than gateway.networking.k8s.io Gateway; a ListenerSet attaches to a Gateway only.",
 		Fix:   "Reference a Gateway: omit group and kind, or set them to gateway.networking.k8s.io and Gateway."},
-	{Code: CodeParentRefName, Kind: CodeKindError, Title: "Invalid parent Gateway name", Paths: []string{"spec.parentRef.name"},
+	{Code: CodeParentRefName, Kind: findings.CodeKindError, Title: "Invalid parent Gateway name", Paths: []string{"spec.parentRef.name"},
 		Cause: "spec.parentRef.name is missing or not a DNS subdomain, so no Gateway can have it.",
 		Fix:   "Name the Gateway as it is stored."},
-	{Code: CodeParentRefNamespace, Kind: CodeKindError, Title: "Invalid parent Gateway namespace", Paths: []string{"spec.parentRef.namespace"},
+	{Code: CodeParentRefNamespace, Kind: findings.CodeKindError, Title: "Invalid parent Gateway namespace", Paths: []string{"spec.parentRef.namespace"},
 		Cause: "spec.parentRef.namespace is not a DNS label, so no namespace can have it.",
 		Fix:   "Name the Gateway's namespace, or omit it for the ListenerSet's own."},
-	{Code: CodeCrossNamespaceRef, Kind: CodeKindWarning, Title: "Certificate in another namespace", Paths: []string{refPathPattern + ".namespace"}, WarningKind: KindCrossNamespaceRef,
+	{Code: CodeCrossNamespaceRef, Kind: findings.CodeKindWarning, Title: "Certificate in another namespace", Paths: []string{refPathPattern + ".namespace"}, WarningKind: KindCrossNamespaceRef,
 		Cause: "A certificateRef names a Secret in another namespace, whose ReferenceGrants are not known here: it is usable only once that namespace grants the reference.",
 		Fix:   "Make sure a ReferenceGrant in the Secret's namespace allows ListenerSets from this one, or use a Secret of the ListenerSet's namespace."},
-	{Code: CodeForeignOption, Kind: CodeKindWarning, Title: "TLS option of another implementation", Paths: []string{optionPathPattern}, WarningKind: KindForeignOption,
+	{Code: CodeForeignOption, Kind: findings.CodeKindWarning, Title: "TLS option of another implementation", Paths: []string{optionPathPattern}, WarningKind: KindForeignOption,
 		Cause: "A tls.options key that is not an Airlock Microgateway option: legal Gateway API, ignored by Airlock.",
 		Fix:   "Nothing, if the option is meant for another implementation; otherwise use Airlock's option."},
-	{Code: CodeSelectorIgnored, Kind: CodeKindWarning, Title: "Route selector not used", Paths: []string{selectorPathPattern}, WarningKind: KindSelectorIgnored,
+	{Code: CodeSelectorIgnored, Kind: findings.CodeKindWarning, Title: "Route selector not used", Paths: []string{selectorPathPattern}, WarningKind: KindSelectorIgnored,
 		Cause: "allowedRoutes.namespaces.selector is set, but from is not Selector, so Gateway API ignores it.",
 		Fix:   "Set from: Selector, or remove the selector."},
-	{Code: CodeHostnameLabelTooLong, Kind: CodeKindWarning, Title: "Hostname label longer than 63 characters", Paths: []string{listenerPathPattern + ".hostname"}, WarningKind: KindHostnameLabelTooLong,
+	{Code: CodeHostnameLabelTooLong, Kind: findings.CodeKindWarning, Title: "Hostname label longer than 63 characters", Paths: []string{listenerPathPattern + ".hostname"}, WarningKind: KindHostnameLabelTooLong,
 		Cause: "A label of the hostname is longer than RFC 1123's 63 characters, which the CRD lets through; no client's SNI or Host header can match it.",
 		Fix:   "Shorten the label."},
-	{Code: CodeOverlappingHostnames, Kind: CodeKindWarning, Title: "Overlapping TLS hostnames within the set", Paths: []string{listenerPathPattern + ".hostname"}, WarningKind: KindOverlappingHostnames,
+	{Code: CodeOverlappingHostnames, Kind: findings.CodeKindWarning, Title: "Overlapping TLS hostnames within the set", Paths: []string{listenerPathPattern + ".hostname"}, WarningKind: KindOverlappingHostnames,
 		Cause: "Two HTTPS or HTTP/3 listeners of the set on one port have hostnames some name matches both (an exact name under a wildcard, nested wildcards, a hostname and none): both get OverlappingTLSConfig (OverlappingHostnames), and with HTTP/2 connection coalescing a request can reuse the other's connection and reach its routes. A warning only.",
 		Fix:   "Nothing, if the listeners share a certificate and may serve each other's names; otherwise give them hostnames that do not overlap, or different ports."},
-	{Code: CodeRouteCapture, Kind: CodeKindWarning, Title: "Listener without hostname open to other namespaces", Paths: []string{routesPathPattern + ".namespaces.from"}, WarningKind: KindRouteCapture,
+	{Code: CodeRouteCapture, Kind: findings.CodeKindWarning, Title: "Listener without hostname open to other namespaces", Paths: []string{routesPathPattern + ".namespaces.from"}, WarningKind: KindRouteCapture,
 		Cause: "A ListenerSet listener has no hostname and its allowedRoutes admits HTTPRoutes of other namespaces (from: All, or a Selector): each of them can claim any hostname on it, a name another team serves included. A warning only.",
 		Fix:   "Give the listener a hostname, or admit routes of its own namespace only (from: Same)."},
 
-	{Code: CodeMergedProtocolConflict, Kind: CodeKindCluster, Title: "Protocol conflict on the Gateway", Paths: []string{listenerPathPattern + ".protocol"},
+	{Code: CodeMergedProtocolConflict, Kind: findings.CodeKindCluster, Title: "Protocol conflict on the Gateway", Paths: []string{listenerPathPattern + ".protocol"},
 		Cause: "A listener of the Gateway, or of a ListenerSet before this one, holds the port with another protocol; this listener would be Conflicted (ProtocolConflict). An error under strict, a warning otherwise.",
 		Fix:   "Use another port, or the protocol the port has; the listeners command shows the Gateway's merged list."},
-	{Code: CodeMergedHostnameConflict, Kind: CodeKindCluster, Title: "Hostname conflict on the Gateway", Paths: []string{listenerPathPattern + ".hostname"},
+	{Code: CodeMergedHostnameConflict, Kind: findings.CodeKindCluster, Title: "Hostname conflict on the Gateway", Paths: []string{listenerPathPattern + ".hostname"},
 		Cause: "A listener of the Gateway, or of a ListenerSet before this one, has the same port, protocol and hostname; this listener would be Conflicted (HostnameConflict). An error under strict, a warning otherwise.",
 		Fix:   "Use another hostname or port; the listeners command shows who holds it."},
-	{Code: CodeRefNotPermitted, Kind: CodeKindCluster, Title: "Certificate reference not permitted", Paths: []string{refPathPattern + ".namespace"},
+	{Code: CodeRefNotPermitted, Kind: findings.CodeKindCluster, Title: "Certificate reference not permitted", Paths: []string{refPathPattern + ".namespace"},
 		Cause: "No ReferenceGrant in the Secret's namespace allows ListenerSets of this namespace to use it; the listener would have RefNotPermitted. An error under strict, a warning otherwise.",
 		Fix:   "Add a ReferenceGrant in the Secret's namespace (from: ListenerSet in this namespace, to: Secret), or use a Secret of this namespace."},
-	{Code: CodeScopeUnknown, Kind: CodeKindCluster, Title: "Parent Gateway's class unknown", Paths: []string{"spec.parentRef"}, WarningKind: KindScopeUnknown,
+	{Code: CodeScopeUnknown, Kind: findings.CodeKindCluster, Title: "Parent Gateway's class unknown", Paths: []string{"spec.parentRef"}, WarningKind: KindScopeUnknown,
 		Cause: "Airlock Microgateway serves only the Gateways whose GatewayClass names its controller, and whose ListenerSet this is cannot be told: the parent Gateway or its GatewayClass does not exist yet, or the webhook has not read them yet. The setting for an unknown parent decided: judged with Airlock's rules (the default), or admitted untouched. A warning.",
 		Fix:   "Create the Gateway and its GatewayClass first, or apply again once they exist: the ListenerSet is then judged by its Gateway's class."},
-	{Code: CodeGatewayNotFound, Kind: CodeKindCluster, Title: "Parent Gateway not found", Paths: []string{"spec.parentRef.name"}, WarningKind: KindGatewayNotFound,
+	{Code: CodeGatewayNotFound, Kind: findings.CodeKindCluster, Title: "Parent Gateway not found", Paths: []string{"spec.parentRef.name"}, WarningKind: KindGatewayNotFound,
 		Cause: "The parent Gateway does not exist (yet); the ListenerSet stays unattached until it does. A warning.",
 		Fix:   "Create the Gateway, or correct spec.parentRef."},
-	{Code: CodeNotAllowed, Kind: CodeKindCluster, Title: "Gateway does not admit the ListenerSet", Paths: []string{"spec.parentRef"}, WarningKind: KindNotAllowed,
+	{Code: CodeNotAllowed, Kind: findings.CodeKindCluster, Title: "Gateway does not admit the ListenerSet", Paths: []string{"spec.parentRef"}, WarningKind: KindNotAllowed,
 		Cause: "The parent Gateway's allowedListeners does not admit ListenerSets of this namespace; they would be NotAllowed. A warning.",
 		Fix:   "Ask the Gateway's owner to admit the namespace (allowedListeners.namespaces), or attach to another Gateway."},
-	{Code: CodeSecretNotFound, Kind: CodeKindCluster, Title: "Certificate Secret not found", Paths: []string{refPathPattern + ".name"}, WarningKind: KindSecretNotFound,
+	{Code: CodeSecretNotFound, Kind: findings.CodeKindCluster, Title: "Certificate Secret not found", Paths: []string{refPathPattern + ".name"}, WarningKind: KindSecretNotFound,
 		Cause: "The referenced Secret does not exist (yet); the listener has no certificate (InvalidCertificateRef) until it does. A warning.",
 		Fix:   "Create the Secret, or correct the reference."},
-	{Code: CodeMergedOverlapping, Kind: CodeKindCluster, Title: "Overlapping TLS hostnames on the Gateway", Paths: []string{listenerPathPattern + ".hostname"}, WarningKind: KindMergedOverlappingHostnames,
+	{Code: CodeMergedOverlapping, Kind: findings.CodeKindCluster, Title: "Overlapping TLS hostnames on the Gateway", Paths: []string{listenerPathPattern + ".hostname"}, WarningKind: KindMergedOverlappingHostnames,
 		Cause: "An HTTPS or HTTP/3 listener overlaps the hostname of a listener of the Gateway or of another of its ListenerSets on the same port (an exact name under a wildcard, nested wildcards, a hostname and none): both get OverlappingTLSConfig (OverlappingHostnames), and with HTTP/2 connection coalescing a request can reach the other's routes. A warning only, also under strict.",
 		Fix:   "Nothing, if that is meant (one certificate for both, or a catch-all); otherwise use a hostname that does not overlap, or another port; the listeners command shows both listeners."},
-	{Code: CodeRoutesDetached, Kind: CodeKindCluster, Title: "HTTPRoutes the change detaches", Paths: []string{"spec.listeners", listenerPathPattern}, WarningKind: KindRoutesDetached,
+	{Code: CodeRoutesDetached, Kind: findings.CodeKindCluster, Title: "HTTPRoutes the change detaches", Paths: []string{"spec.listeners", listenerPathPattern}, WarningKind: KindRoutesDetached,
 		Cause: "HTTPRoutes attach to the ListenerSet through this listener (by sectionName, by port, or to the whole set) and, after the update or the deletion, would attach to none of its listeners: the listener is renamed or removed, its port or hostname changes, or its allowedRoutes no longer admits them. The routes stop serving, and their status says so only afterwards. Routes whose parent is the Gateway itself are not looked at. A warning only, also under strict.",
 		Fix:   "Nothing, if that is meant; otherwise keep the listener as it was, or change the routes' parentRefs (sectionName, port) or hostnames first."},
-	{Code: CodeHostnameNotDeclared, Kind: CodeKindCluster, Title: "Hostname not declared for the namespace", Paths: []string{listenerPathPattern + ".hostname"},
+	{Code: CodeHostnameNotDeclared, Kind: findings.CodeKindCluster, Title: "Hostname not declared for the namespace", Paths: []string{listenerPathPattern + ".hostname"},
 		Cause: "The ListenerSet's Namespace declares the hostnames its ListenerSets may claim (the annotation " + DefaultAllowedHostnamesAnnotation + ", or the key the webhook is configured with), and the listener's hostname is not covered: an exact name must be declared or lie under a declared wildcard, a wildcard must be declared or lie under one, and a listener without a hostname needs \"*\". An error in every mode.",
 		Fix:   "Use a hostname the Namespace declares, or ask the platform team to declare it on the Namespace."},
-	{Code: CodeDeclarationMalformed, Kind: CodeKindCluster, Title: "Malformed hostname declaration", Paths: []string{"metadata.namespace"},
+	{Code: CodeDeclarationMalformed, Kind: findings.CodeKindCluster, Title: "Malformed hostname declaration", Paths: []string{"metadata.namespace"},
 		Cause: fmt.Sprintf("The Namespace's hostname declaration cannot be read: it is empty, has an empty entry or blanks around one, more than %d entries, or an entry that is not a lowercase DNS name, a wildcard \"*.\" followed by one, or \"*\" (an IP address, uppercase, \"*\" past the first label, a trailing dot). Every ListenerSet of the namespace is denied until it is fixed: closed, not open. An error in every mode.", MaxAllowedHostnames),
 		Fix:   "Ask the platform team to correct the annotation on the Namespace; the message names the entry."},
-	{Code: CodeHostnameClaimed, Kind: CodeKindCluster, Title: "Hostname held by another owner", Paths: []string{listenerPathPattern + ".hostname"},
+	{Code: CodeHostnameClaimed, Kind: findings.CodeKindCluster, Title: "Hostname held by another owner", Paths: []string{listenerPathPattern + ".hostname"},
 		Cause: "On the same Gateway, a listener of another owner's ListenerSet (another namespace, or another tenant when a tenant label is configured) holds a hostname that overlaps this one, on any port: the same name, a name under its wildcard, or a wildcard over its name. The first claim keeps it (the older ListenerSet, then namespace/name). A warning by default, an error with --first-claim=deny, nothing with off.",
 		Fix:   "Use a hostname of your own; if the name is yours, ask the holder's owner to release it; the listeners command shows each listener's owner."},
-	{Code: CodeClassNotAccepted, Kind: CodeKindCluster, Title: "GatewayClass not accepted", Paths: []string{"spec.parentRef"}, WarningKind: KindClassNotAccepted,
+	{Code: CodeClassNotAccepted, Kind: findings.CodeKindCluster, Title: "GatewayClass not accepted", Paths: []string{"spec.parentRef"}, WarningKind: KindClassNotAccepted,
 		Cause: "The parent Gateway's GatewayClass has no Accepted condition with status True: no controller has taken it yet (Accepted Unknown, reason Pending, the CRD's default), or its controller refused it (Accepted False; the message gives its reason). No controller programs the Gateway's listeners, so the ListenerSet stays Pending and none of its listeners serves. A class without any condition (written by hand, never stored) is not judged. A warning only, also under strict.",
 		Fix:   "Check that the controller the class names (spec.controllerName) runs and takes the class: for Airlock Microgateway, that its chart's operator.gatewayAPI.controllerName is the class's; if it refused the class, fix what its reason says (often the parametersRef)."},
-	{Code: CodeListenerSetUnsupported, Kind: CodeKindCluster, Title: "Controller does not support ListenerSets", Paths: []string{"spec.parentRef"}, WarningKind: KindListenerSetNotSupported,
+	{Code: CodeListenerSetUnsupported, Kind: findings.CodeKindCluster, Title: "Controller does not support ListenerSets", Paths: []string{"spec.parentRef"}, WarningKind: KindListenerSetNotSupported,
 		Cause: "The parent Gateway's GatewayClass lists the features its controller supports (status.supportedFeatures), and " + string(features.SupportListenerSet) + " is not among them: the controller does not read ListenerSets (Airlock Microgateway before 5.1.0), so the ListenerSet stays Pending and none of its listeners serves. An empty list is not judged. A warning only, also under strict.",
 		Fix:   "Upgrade the controller to a release that supports ListenerSets (Airlock Microgateway 5.1.0 or later), or put the listeners on the Gateway itself."},
-	{Code: CodeRouteNoMatchingParent, Kind: CodeKindCluster, Title: "Route names no such ListenerSet or listener", Paths: []string{"spec.parentRefs[*]"}, WarningKind: KindRouteNoMatchingParent,
+	{Code: CodeRouteNoMatchingParent, Kind: findings.CodeKindCluster, Title: "Route names no such ListenerSet or listener", Paths: []string{"spec.parentRefs[*]"}, WarningKind: KindRouteNoMatchingParent,
 		Cause: causeRouteNoMatchingParent,
 		Fix:   "Correct the parentRef's name, sectionName or port; the listeners command shows the set's listeners."},
-	{Code: CodeRouteNotAllowed, Kind: CodeKindCluster, Title: "Route not allowed by the listeners", Paths: []string{"spec.parentRefs[*]"}, WarningKind: KindRouteNotAllowedByListeners,
+	{Code: CodeRouteNotAllowed, Kind: findings.CodeKindCluster, Title: "Route not allowed by the listeners", Paths: []string{"spec.parentRefs[*]"}, WarningKind: KindRouteNotAllowedByListeners,
 		Cause: causeRouteNotAllowed,
 		Fix:   "Ask the ListenerSet's owner to admit the route's namespace, or attach to a listener that does."},
-	{Code: CodeRouteNoHostname, Kind: CodeKindCluster, Title: "No listener hostname intersects the route's", Paths: []string{"spec.parentRefs[*]"}, WarningKind: KindRouteNoMatchingListenerHostname,
+	{Code: CodeRouteNoHostname, Kind: findings.CodeKindCluster, Title: "No listener hostname intersects the route's", Paths: []string{"spec.parentRefs[*]"}, WarningKind: KindRouteNoMatchingListenerHostname,
 		Cause: causeRouteNoHostname,
 		Fix:   "Use a hostname the listener serves, or attach to the listener that serves the route's hostname."},
 }
@@ -390,12 +295,12 @@ var catalog = []CodeDoc{
 // optionCodes are the catalog entries the Airlock options' rows hold
 // (AirlockOption.Doc): an option with a code of its own is described where
 // it is defined.
-func optionCodes() []CodeDoc {
-	var docs []CodeDoc
+func optionCodes() []findings.CodeDoc {
+	var docs []findings.CodeDoc
 	for _, o := range AirlockOptions {
 		if o.Doc != nil {
 			d := *o.Doc
-			d.Code, d.Kind, d.Paths = o.Code, CodeKindError, []string{optionPathPattern}
+			d.Code, d.Kind, d.Paths = o.Code, findings.CodeKindError, []string{optionPathPattern}
 			docs = append(docs, d)
 		}
 	}
@@ -406,28 +311,16 @@ func optionCodes() []CodeDoc {
 var allCodes = append(slices.Clone(catalog), optionCodes()...)
 
 // Catalog is every code of this package, by code.
-func Catalog() []CodeDoc {
+func Catalog() []findings.CodeDoc {
 	out := slices.Clone(allCodes)
-	slices.SortFunc(out, func(a, b CodeDoc) int { return strings.Compare(string(a.Code), string(b.Code)) })
+	slices.SortFunc(out, func(a, b findings.CodeDoc) int { return strings.Compare(string(a.Code), string(b.Code)) })
 	return out
 }
 
 // kindCodes is the code of each warning kind that has one of its own.
-var kindCodes = CodesByKind(allCodes)
-
-// CodesByKind is the code of each warning kind docs give one, the map a
-// catalog's warnings are coded by.
-func CodesByKind(docs []CodeDoc) map[WarningKind]Code {
-	m := map[WarningKind]Code{}
-	for _, d := range docs {
-		if d.WarningKind != "" {
-			m[d.WarningKind] = d.Code
-		}
-	}
-	return m
-}
+var kindCodes = findings.CodesByKind(allCodes)
 
 // KindCode is the code of warnings of kind k; "" for a kind that wraps an
 // error (its warnings carry the error's code) or that is not this
 // package's.
-func KindCode(k WarningKind) Code { return kindCodes[k] }
+func KindCode(k findings.WarningKind) findings.Code { return kindCodes[k] }

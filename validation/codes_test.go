@@ -12,6 +12,8 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 	"k8s.io/apimachinery/pkg/util/validation/field"
+
+	"github.com/airlock/listenerset-webhook/validation/findings"
 )
 
 // The rule batteries (the tables of this package's tests, examples/, the
@@ -23,25 +25,25 @@ import (
 // the batteries never reach).
 var seen = struct {
 	sync.Mutex
-	codes map[Code]bool
-}{codes: map[Code]bool{}}
+	codes map[findings.Code]bool
+}{codes: map[findings.Code]bool{}}
 
 var indexOrKey = regexp.MustCompile(`\[[^\]]*\]`)
 
 // pathPattern is a field path with each index and key written [*].
 func pathPattern(path string) string { return indexOrKey.ReplaceAllString(path, "[*]") }
 
-func docOf(c Code) (CodeDoc, bool) {
-	i := slices.IndexFunc(allCodes, func(d CodeDoc) bool { return d.Code == c })
+func docOf(c findings.Code) (findings.CodeDoc, bool) {
+	i := slices.IndexFunc(allCodes, func(d findings.CodeDoc) bool { return d.Code == c })
 	if i < 0 {
-		return CodeDoc{}, false
+		return findings.CodeDoc{}, false
 	}
 	return allCodes[i], true
 }
 
 // codeProblem says what is wrong with a finding's code at path, "" when
 // nothing is.
-func codeProblem(c Code, path string, kinds ...CodeKind) string {
+func codeProblem(c findings.Code, path string, kinds ...findings.CodeKind) string {
 	if c == "" {
 		return "has no code"
 	}
@@ -70,11 +72,11 @@ func coded(t testing.TB, errs field.ErrorList) field.ErrorList {
 	}
 	out := make(field.ErrorList, len(errs))
 	for i, e := range errs {
-		if p := codeProblem(CodeOf(e), e.Field, CodeKindError, CodeKindCluster, CodeKindSummary); p != "" {
+		if p := codeProblem(findings.CodeOf(e), e.Field, findings.CodeKindError, findings.CodeKindCluster, findings.CodeKindSummary); p != "" {
 			t.Errorf("error %q %s", e.Error(), p)
 		}
 		c := *e
-		if !IsMoreErrors(e) {
+		if !findings.IsMoreErrors(e) {
 			c.Origin = ""
 		}
 		out[i] = &c
@@ -85,15 +87,15 @@ func coded(t testing.TB, errs field.ErrorList) field.ErrorList {
 // codedWarnings checks the codes of ws and returns ws: a warning of a kind
 // with its own code has that code; one that stands for an error, an
 // error's code.
-func codedWarnings(t testing.TB, ws Warnings) Warnings {
+func codedWarnings(t testing.TB, ws findings.Warnings) findings.Warnings {
 	t.Helper()
 	for _, w := range ws {
-		kinds := []CodeKind{CodeKindError, CodeKindCluster}
+		kinds := []findings.CodeKind{findings.CodeKindError, findings.CodeKindCluster}
 		if KindCode(w.Kind) != "" {
 			if w.Code != KindCode(w.Kind) {
 				t.Errorf("warning %q of kind %s has code %q, not its kind's %s", w.String(), w.Kind, w.Code, KindCode(w.Kind))
 			}
-			kinds = []CodeKind{CodeKindWarning, CodeKindCluster, CodeKindSummary}
+			kinds = []findings.CodeKind{findings.CodeKindWarning, findings.CodeKindCluster, findings.CodeKindSummary}
 		}
 		if p := codeProblem(w.Code, w.Path, kinds...); p != "" {
 			t.Errorf("warning %q %s", w.String(), p)
@@ -111,7 +113,7 @@ func TestMain(m *testing.M) {
 		flag.Lookup("test.fuzz").Value.String() != "" {
 		os.Exit(code)
 	}
-	var missing []Code
+	var missing []findings.Code
 	for _, d := range Catalog() {
 		if !seen.codes[d.Code] && d.Retired == "" {
 			missing = append(missing, d.Code)
@@ -127,11 +129,11 @@ func TestMain(m *testing.M) {
 // TestCatalog: every code is listed once, in its range, with its texts;
 // a warning kind has at most one code.
 func TestCatalog(t *testing.T) {
-	ranges := map[CodeKind]byte{CodeKindSummary: '0', CodeKindError: '1', CodeKindWarning: '2', CodeKindCluster: '3'}
-	codes := map[Code]bool{}
-	kinds := map[WarningKind]Code{}
+	ranges := map[findings.CodeKind]byte{findings.CodeKindSummary: '0', findings.CodeKindError: '1', findings.CodeKindWarning: '2', findings.CodeKindCluster: '3'}
+	codes := map[findings.Code]bool{}
+	kinds := map[findings.WarningKind]findings.Code{}
 	for _, d := range allCodes {
-		assert.True(t, isCode(string(d.Code)), "%s has a code's form", d.Code)
+		assert.Regexp(t, `^LS[0-9]{3}$`, string(d.Code), "%s has a code's form", d.Code)
 		assert.False(t, codes[d.Code], "%s is listed twice", d.Code)
 		codes[d.Code] = true
 		if r, ok := ranges[d.Kind]; assert.True(t, ok, "%s has kind %q", d.Code, d.Kind) {
@@ -140,7 +142,7 @@ func TestCatalog(t *testing.T) {
 		assert.NotEmpty(t, d.Title, d.Code)
 		assert.NotEmpty(t, d.Cause, d.Code)
 		assert.NotEmpty(t, d.Fix, d.Code)
-		if d.Kind != CodeKindSummary {
+		if d.Kind != findings.CodeKindSummary {
 			assert.NotEmpty(t, d.Paths, d.Code)
 		}
 		if d.WarningKind != "" {
@@ -148,21 +150,20 @@ func TestCatalog(t *testing.T) {
 			assert.False(t, dup, "kind %s has the codes %s and %s", d.WarningKind, other, d.Code)
 			kinds[d.WarningKind] = d.Code
 		}
-		if d.Kind == CodeKindWarning {
+		if d.Kind == findings.CodeKindWarning {
 			assert.NotEmpty(t, d.WarningKind, "warning code %s names its kind", d.Code)
 		}
 	}
-	for _, k := range []WarningKind{KindRatcheted, KindWouldDeny, KindClusterFinding} {
+	for _, k := range []findings.WarningKind{KindRatcheted, KindWouldDeny, KindClusterFinding} {
 		assert.Empty(t, KindCode(k), "%s carries its error's code", k)
 	}
 	require.Equal(t, "https://github.com/airlock/listenerset-webhook/blob/main/docs/codes.md#ls104", CodeDuplicateListenerName.HelpURI())
 }
 
 func TestCodeOf(t *testing.T) {
-	assert.Equal(t, CodePort, CodeOf(CodePort.Err(field.Invalid(field.NewPath("spec"), 0, ""))))
-	assert.Empty(t, CodeOf(field.Invalid(field.NewPath("spec"), 0, "").WithOrigin("format=dns-label")),
+	assert.Equal(t, CodePort, findings.CodeOf(CodePort.Err(field.Invalid(field.NewPath("spec"), 0, ""))))
+	assert.Empty(t, findings.CodeOf(field.Invalid(field.NewPath("spec"), 0, "").WithOrigin("format=dns-label")),
 		"apimachinery's origins are no codes")
-	assert.Equal(t, CodeMoreErrors, CodeOf(moreErrors("spec", 3)))
 }
 
 // TestCodesLeaveTheTextsAlone: a code is no part of what kubectl prints.

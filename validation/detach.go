@@ -8,6 +8,8 @@ import (
 
 	"k8s.io/apimachinery/pkg/util/validation/field"
 	gwv1 "sigs.k8s.io/gateway-api/apis/v1"
+
+	"github.com/airlock/listenerset-webhook/validation/findings"
 )
 
 // The routes an update or a deletion detaches. A listener's attachedRoutes
@@ -23,7 +25,7 @@ import (
 // guessed. They are warnings only, never errors, under every mode.
 
 // KindRoutesDetached: HTTPRoutes that an update or a deletion detaches.
-const KindRoutesDetached WarningKind = "RoutesDetached"
+const KindRoutesDetached findings.WarningKind = "RoutesDetached"
 
 // Texts of the detach warnings: the count, the listener, the first routes
 // (namespace/name) and, past them, "...".
@@ -37,9 +39,8 @@ const (
 // of updated's listeners (updated nil: a deletion). It reads routes only
 // when the listeners' attachment fields changed, so an update that leaves
 // them as stored costs one comparison.
-func warnDetached(stored, updated *gwv1.ListenerSet, c Cluster, w *WarningReport) {
-	rs, ok := c.(Routes)
-	if !ok || stored == nil {
+func warnDetached(stored, updated *gwv1.ListenerSet, c Cluster, rs Routes, w *findings.WarningReport) {
+	if rs == nil || stored == nil {
 		return
 	}
 	index := listenerIndexes(updated)
@@ -80,11 +81,11 @@ func warnDetached(stored, updated *gwv1.ListenerSet, c Cluster, w *WarningReport
 		delete(lost, name) // a duplicate name is reported once
 		switch j, kept := index[name]; {
 		case updated == nil:
-			w.add(listenersPath.Index(i), KindRoutesDetached, WarnRoutesDetached, d.count(), string(name), d.names(), d.pronoun())
+			warn(w, listenersPath.Index(i), KindRoutesDetached, WarnRoutesDetached, d.count(), string(name), d.names(), d.pronoun())
 		case !kept:
-			w.add(listenersPath, KindRoutesDetached, WarnRoutesDetachedRemoved, d.count(), string(name), d.names(), d.pronoun())
+			warn(w, listenersPath, KindRoutesDetached, WarnRoutesDetachedRemoved, d.count(), string(name), d.names(), d.pronoun())
 		default:
-			w.add(listenersPath.Index(j), KindRoutesDetached, WarnRoutesDetached, d.count(), string(name), d.names(), d.pronoun())
+			warn(w, listenersPath.Index(j), KindRoutesDetached, WarnRoutesDetached, d.count(), string(name), d.names(), d.pronoun())
 		}
 	}
 }
@@ -159,10 +160,10 @@ func (d *detached) add(r *gwv1.HTTPRoute) {
 	for i > 0 && compareNamespacedName(r.Namespace, r.Name, d.first[i-1].Namespace, d.first[i-1].Name) < 0 {
 		i--
 	}
-	if i >= MaxShownItems {
+	if i >= findings.MaxShownItems {
 		return
 	}
-	if len(d.first) < MaxShownItems {
+	if len(d.first) < findings.MaxShownItems {
 		d.first = append(d.first, nil)
 	}
 	copy(d.first[i+1:], d.first[i:])
@@ -199,7 +200,7 @@ func (d *detached) names() string {
 
 // JudgeDelete is the verdict on deleting the stored ListenerSet oldLS: never
 // an error (a deletion is never refused), and, when opts carry a Cluster
-// that knows routes, a warning for each listener through which HTTPRoutes
+// and Routes, a warning for each listener through which HTTPRoutes
 // attach to it, as an update that removed every listener would give. A
 // ListenerSet the scope does not judge gets nothing.
 func JudgeDelete(oldLS *gwv1.ListenerSet, opts Options) *Report {
@@ -208,8 +209,8 @@ func JudgeDelete(oldLS *gwv1.ListenerSet, opts Options) *Report {
 	if !d.Judge || opts.Cluster == nil {
 		return r
 	}
-	var ws WarningReport
-	warnDetached(defaulted(oldLS), nil, opts.Cluster, &ws)
+	var ws findings.WarningReport
+	warnDetached(defaulted(oldLS), nil, opts.Cluster, opts.Routes, &ws)
 	if d.Note != nil && ws.Total() > 0 {
 		r.Warnings.Add(*d.Note)
 	}

@@ -58,7 +58,7 @@ func BenchmarkUpdateWithRoutes(b *testing.B) {
 			if tc.routes == nil {
 				c.Routes = []*gwv1.HTTPRoute{}
 			}
-			opts := validation.Options{Cluster: c}
+			opts := validation.Options{Cluster: c, Routes: c}
 			validation.Validate(tc.update, sets[0], opts) // builds the index
 			b.ReportAllocs()
 			for b.Loop() {

@@ -10,6 +10,8 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/utils/ptr"
 	gwv1 "sigs.k8s.io/gateway-api/apis/v1"
+
+	"github.com/airlock/listenerset-webhook/validation/findings"
 )
 
 // detachFixture: team-a/ls with listeners web (HTTP 80, shop.example.com)
@@ -34,7 +36,7 @@ func detachFixture() (*gwv1.ListenerSet, []*gwv1.HTTPRoute) {
 	}
 }
 
-func routeWarnings(t *testing.T, ws Warnings) []string {
+func routeWarnings(t *testing.T, ws findings.Warnings) []string {
 	t.Helper()
 	var out []string
 	for _, w := range codedWarnings(t, ws) {
@@ -81,7 +83,7 @@ func TestRoutesDetachedByUpdate(t *testing.T) {
 			tc.change(updated)
 			c := &Objects{Routes: routes, Namespaces: []*metav1.PartialObjectMetadata{namespace("team-a", nil)}}
 			for _, strict := range []bool{false, true} {
-				errs, ws := Validate(updated, stored, Options{Cluster: c, Strict: strict})
+				errs, ws := Validate(updated, stored, Options{Cluster: c, Routes: c, Strict: strict})
 				assert.Empty(t, errs, "never an error")
 				assert.Equal(t, tc.want, routeWarnings(t, ws), "strict %v", strict)
 			}
@@ -96,17 +98,17 @@ func TestRoutesDetachedUnknown(t *testing.T) {
 		Selector: &metav1.LabelSelector{MatchLabels: map[string]string{"edge": "yes"}}}}
 	// team-a's labels unknown: whether shop and cart still attach cannot
 	// be told, so they are not named.
-	_, ws := Validate(updated, stored, Options{Cluster: &Objects{Routes: routes}})
+	_, ws := Validate(updated, stored, withRoutes(&Objects{Routes: routes}))
 	assert.Empty(t, routeWarnings(t, ws))
 	// Routes unknown: nothing either.
 	updated.Spec.Listeners[0].Name = "www"
-	_, ws = Validate(updated, stored, Options{Cluster: &Objects{}})
+	_, ws = Validate(updated, stored, withRoutes(&Objects{}))
 	assert.Empty(t, routeWarnings(t, ws))
 }
 
 func TestRoutesDetachedByDelete(t *testing.T) {
 	stored, routes := detachFixture()
-	r := JudgeDelete(stored, Options{Cluster: &Objects{Routes: routes}})
+	r := JudgeDelete(stored, withRoutes(&Objects{Routes: routes}))
 	assert.Zero(t, r.Errors.Total())
 	assert.Equal(t, []string{
 		`spec.listeners[0]: 3 HTTPRoutes attach to listener "web" (team-a/all, team-a/cart, team-a/shop); they would no longer attach`,
@@ -118,7 +120,7 @@ func TestRoutesDetachedByDelete(t *testing.T) {
 	c := &Objects{Routes: routes,
 		Gateways: []*gwv1.Gateway{{ObjectMeta: metav1.ObjectMeta{Namespace: "team-a", Name: "gw"}, Spec: gwv1.GatewaySpec{GatewayClassName: "other"}}},
 		Classes:  []*gwv1.GatewayClass{{ObjectMeta: metav1.ObjectMeta{Name: "other"}, Spec: gwv1.GatewayClassSpec{ControllerName: "example.com/other"}}}}
-	r = JudgeDelete(stored, Options{Cluster: c, Scope: scope, Classes: c})
+	r = JudgeDelete(stored, Options{Cluster: c, Routes: c, Scope: scope, Classes: c})
 	assert.Empty(t, r.Warnings.List())
 }
 
@@ -134,10 +136,10 @@ func TestRoutesDetachedBounded(t *testing.T) {
 		r.Spec.ParentRefs[0].SectionName = ptr.To[gwv1.SectionName]("web")
 		routes = append(routes, r)
 	}
-	r := JudgeDelete(stored, Options{Cluster: &Objects{Routes: routes}})
+	r := JudgeDelete(stored, withRoutes(&Objects{Routes: routes}))
 	ws := routeWarnings(t, r.Warnings.List())
 	require.Len(t, ws, 1)
-	assert.LessOrEqual(t, len([]rune(ws[0])), MaxWarningRunes)
+	assert.LessOrEqual(t, len([]rune(ws[0])), findings.MaxWarningRunes)
 	assert.True(t, strings.HasPrefix(ws[0], `spec.listeners[0]: 1000 HTTPRoutes attach to listener "web" (team-a/r0000-xxx`), ws[0])
 }
 
@@ -159,14 +161,17 @@ func TestMostRoutesWithinBudgets(t *testing.T) {
 			routes = append(routes, r)
 		}
 	}
-	r := JudgeDelete(ls, Options{Cluster: &Objects{Routes: routes}})
+	r := JudgeDelete(ls, withRoutes(&Objects{Routes: routes}))
 	assert.Equal(t, MaxListeners, r.Warnings.Total())
 	ws := r.Warnings.List()
 	runes := 0
 	for _, w := range ws {
 		runes += len([]rune(w.String()))
-		assert.LessOrEqual(t, len([]rune(w.String())), MaxWarningRunes)
+		assert.LessOrEqual(t, len([]rune(w.String())), findings.MaxWarningRunes)
 	}
-	assert.LessOrEqual(t, runes, MaxWarningsRunes)
-	assert.Equal(t, KindMoreWarnings, ws[len(ws)-1].Kind, "the last says how many more")
+	assert.LessOrEqual(t, runes, findings.MaxWarningsRunes)
+	assert.Equal(t, findings.KindMoreWarnings, ws[len(ws)-1].Kind, "the last says how many more")
 }
+
+// withRoutes are the Options of a view that also answers the routes.
+func withRoutes(o *Objects) Options { return Options{Cluster: o, Routes: o} }

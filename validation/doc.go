@@ -7,12 +7,35 @@
 // out); listeners are known by name, never by position. MergedListeners is a
 // Gateway's merged listener list with each listener's state, Attacher the
 // one decision of which routes attach where. Every error and warning has a
-// stable code (codes.go); the option table and name lists are data defined
-// once (names.go).
+// stable code (codes.go, the catalog); the option table and name lists are
+// data defined once (names.go).
 //
-// The package is pure: it imports gateway-api, apimachinery and defaults
-// only, and reads the cluster through the read-only Cluster interface. The
-// rules, as users see them: docs/rules.md and docs/codes.md.
+// Where each job lives:
+//   - the verdict and ratcheting: validate.go (Validate, Judge, Options),
+//     wouldeny.go;
+//   - the object's own rules: listenerset.go, listener.go, tls.go,
+//     options.go, routes.go (allowedRoutes), overlap.go; Airlock's data:
+//     names.go, addednames.go;
+//   - the merged view and the cluster rules: merge.go (Gateway API's
+//     listener compatibility and the merged list, MergedListeners),
+//     cluster.go (the cluster-aware rules), keys.go (the index keys),
+//     rivals.go (the rival pruning), tenancy.go, class.go, scope.go;
+//   - routes: attach.go (Attacher), routeparents.go (JudgeRoute),
+//     detach.go (the routes an update or deletion detaches);
+//   - the read views, all passed explicitly: views.go (Cluster, Classes,
+//     Routes, RouteParents, NamespaceLabelsFunc), cluster_objects.go
+//     (Objects, over plain objects);
+//   - findings and their text: the subpackage findings (codes' type,
+//     warnings, the bounded reports, escaping and cutting text); the codes
+//     this package's rules give, their warning kinds and texts, and the
+//     catalog of every code, are codes.go and warnings.go.
+//
+// Layering, one way: validation imports findings and defaults (and
+// gateway-api, apimachinery); findings imports apimachinery only;
+// validationtest (fixtures) imports validation; nothing here imports a
+// command, the webhook or the offline packages. The package is pure: no
+// I/O, no controller-runtime. The rules, as users see them: docs/rules.md
+// and docs/codes.md.
 package validation
 
 // Generated from this package (make generate; make verify fails while any

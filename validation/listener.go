@@ -9,6 +9,8 @@ import (
 	"k8s.io/apimachinery/pkg/util/validation"
 	"k8s.io/apimachinery/pkg/util/validation/field"
 	gwv1 "sigs.k8s.io/gateway-api/apis/v1"
+
+	"github.com/airlock/listenerset-webhook/validation/findings"
 )
 
 // Details of the listener rules' errors, shared with the policy package's CEL.
@@ -119,10 +121,10 @@ func validateListener(i int, l *gwv1.ListenerEntry, namespace string, c Cluster,
 // check limit only the whole name (253), but DNS limits each label to 63, so
 // such a name can never be a client's SNI or Host and the listener never
 // matches a request.
-func warnLongHostnameLabel(h gwv1.Hostname, fldPath *field.Path, w *WarningReport) {
+func warnLongHostnameLabel(h gwv1.Hostname, fldPath *field.Path, w *findings.WarningReport) {
 	for label := range strings.SplitSeq(strings.TrimPrefix(string(h), WildcardPrefix), ".") {
 		if len(label) > validation.DNS1123LabelMaxLength {
-			w.add(fldPath, KindHostnameLabelTooLong, WarnHostnameLabelTooLong, shorten(label), len(label))
+			warn(w, fldPath, KindHostnameLabelTooLong, WarnHostnameLabelTooLong, shorten(label), len(label))
 			return
 		}
 	}

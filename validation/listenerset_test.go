@@ -13,6 +13,8 @@ import (
 	"k8s.io/apimachinery/pkg/util/validation/field"
 	"k8s.io/utils/ptr"
 	gwv1 "sigs.k8s.io/gateway-api/apis/v1"
+
+	"github.com/airlock/listenerset-webhook/validation/findings"
 )
 
 // validListenerSet is the base every table row mutates: valid, defaulted as
@@ -361,7 +363,7 @@ func TestValidateListenerSet(t *testing.T) {
 			want: field.ErrorList{
 				withDetail(field.Duplicate(optionPath(1, OptionECDHCurves), []string{"X25519", "X25519", "X25519"}), "39 items, the first 3 shown"),
 				withDetail(field.NotSupported(optionPath(1, OptionECDHCurves),
-					[]string{strings.Repeat("z", MaxValueRunes-len("... (300 bytes)")) + "... (300 bytes)", "a", "b"}, ECDHCurves),
+					[]string{strings.Repeat("z", findings.MaxValueRunes-len("... (300 bytes)")) + "... (300 bytes)", "a", "b"}, ECDHCurves),
 					"5 items, the first 3 shown; supported values: "+quotedList(ECDHCurves)),
 			},
 		},

@@ -4,6 +4,8 @@ import (
 	"slices"
 
 	gwv1 "sigs.k8s.io/gateway-api/apis/v1"
+
+	"github.com/airlock/listenerset-webhook/validation/findings"
 )
 
 // The names Airlock Microgateway accepts in its TLS options, in one place.
@@ -91,16 +93,16 @@ type AirlockOption struct {
 	// lists them; for TLS versions, oldest first.
 	Values []string
 	// Code is the code of a value, or an item of a list, outside Values.
-	Code Code
+	Code findings.Code
 	// Doc, for an option whose Code is its own, is that code's entry of
 	// the catalog (Title, Cause, Fix; its code, kind and path are the
 	// option's): Code.Doc of a row describes the code once.
-	Doc *CodeDoc
+	Doc *findings.CodeDoc
 	// Refused are names Airlock knows but does not take in this option,
 	// each an error of RefusedCode with RefusedDetail rather than an
 	// unsupported value (a list-valued option only).
 	Refused       []string
-	RefusedCode   Code
+	RefusedCode   findings.Code
 	RefusedDetail string
 	// Example is a valid value, valid for an http3 listener too, with the
 	// other options' examples: the fixtures' value (Values[0] when empty).

@@ -10,6 +10,8 @@ import (
 	"k8s.io/apimachinery/pkg/util/validation"
 	"k8s.io/apimachinery/pkg/util/validation/field"
 	gwv1 "sigs.k8s.io/gateway-api/apis/v1"
+
+	"github.com/airlock/listenerset-webhook/validation/findings"
 )
 
 // Details of the option rules' errors, shared with the policy package's CEL.
@@ -49,7 +51,7 @@ func validateOptions(i int, options map[gwv1.AnnotationKey]gwv1.AnnotationValue,
 }
 
 // validateOptionEntry checks one option, its key and its value.
-func validateOptionEntry(key gwv1.AnnotationKey, value string, keyPath *field.Path, added AddedNames, w *WarningReport) field.ErrorList {
+func validateOptionEntry(key gwv1.AnnotationKey, value string, keyPath *field.Path, added AddedNames, w *findings.WarningReport) field.ErrorList {
 	// in characters, as the CRD's maxLength counts them (and the policy's
 	// CEL size()): a value of 4 096 three-byte characters is the CRD's
 	if len(value) > MaxOptionValueLen && utf8.RuneCountInString(value) > MaxOptionValueLen {
@@ -61,7 +63,7 @@ func validateOptionEntry(key gwv1.AnnotationKey, value string, keyPath *field.Pa
 	case !ours:
 		keyErrs := CodeOptionKey.Errs(validation.IsDomainPrefixedKey(keyPath, string(key)))
 		if len(keyErrs) == 0 {
-			w.add(keyPath, KindForeignOption, WarnForeignOption)
+			warn(w, keyPath, KindForeignOption, WarnForeignOption)
 		}
 		return keyErrs
 	default:
@@ -203,7 +205,7 @@ type badItems struct {
 }
 
 func (b *badItems) add(item string) {
-	if b.n++; len(b.items) < MaxShownItems {
+	if b.n++; len(b.items) < findings.MaxShownItems {
 		b.items = append(b.items, item)
 	}
 }
@@ -211,7 +213,7 @@ func (b *badItems) add(item string) {
 // errors appends the errors newErr makes for the items: one per item, or,
 // past MaxShownItems, one for the first few that says how many there are.
 func (b *badItems) errors(errs field.ErrorList, newErr func(value any) *field.Error) field.ErrorList {
-	if b.n <= MaxShownItems {
+	if b.n <= findings.MaxShownItems {
 		for _, item := range b.items {
 			errs = append(errs, newErr(item))
 		}
@@ -219,10 +221,10 @@ func (b *badItems) errors(errs field.ErrorList, newErr func(value any) *field.Er
 	}
 	shown := make([]string, len(b.items))
 	for i, item := range b.items {
-		shown[i] = cutValue(item)
+		shown[i] = findings.CutValue(item)
 	}
 	e := newErr(shown)
-	e.Detail = strings.TrimSuffix(fmt.Sprintf(DetailShownItems, b.n, len(shown))+"; "+e.Detail, "; ")
+	e.Detail = strings.TrimSuffix(fmt.Sprintf(findings.DetailShownItems, b.n, len(shown))+"; "+e.Detail, "; ")
 	return append(errs, e)
 }
 

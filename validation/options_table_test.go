@@ -8,6 +8,7 @@ import (
 	"k8s.io/apimachinery/pkg/util/validation/field"
 
 	"github.com/airlock/listenerset-webhook/validation"
+	"github.com/airlock/listenerset-webhook/validation/findings"
 	"github.com/airlock/listenerset-webhook/validation/validationtest"
 )
 
@@ -28,7 +29,7 @@ func TestAirlockOptions(t *testing.T) {
 		if !assert.True(t, ok, c.Name) || !assert.Len(t, errs, 1, c.Name) {
 			continue
 		}
-		assert.Equal(t, c.Code, validation.CodeOf(errs[0]), c.Name)
+		assert.Equal(t, c.Code, findings.CodeOf(errs[0]), c.Name)
 		path := field.NewPath("spec", "listeners").Index(0).Child("tls", "options").Key(string(c.Key))
 		want := field.NotSupported(path, c.Value, o.Values)
 		if c.Code != o.Code {
@@ -39,9 +40,9 @@ func TestAirlockOptions(t *testing.T) {
 	}
 	catalog := validation.Catalog()
 	for _, o := range validation.AirlockOptions {
-		for _, code := range []validation.Code{o.Code, o.RefusedCode} {
+		for _, code := range []findings.Code{o.Code, o.RefusedCode} {
 			if code != "" {
-				assert.True(t, slices.ContainsFunc(catalog, func(d validation.CodeDoc) bool { return d.Code == code }), "%s: %s is in the catalog", o.Key, code)
+				assert.True(t, slices.ContainsFunc(catalog, func(d findings.CodeDoc) bool { return d.Code == code }), "%s: %s is in the catalog", o.Key, code)
 			}
 		}
 	}

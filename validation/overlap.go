@@ -6,6 +6,8 @@ import (
 
 	"k8s.io/apimachinery/pkg/util/validation/field"
 	gwv1 "sigs.k8s.io/gateway-api/apis/v1"
+
+	"github.com/airlock/listenerset-webhook/validation/findings"
 )
 
 // Gateway API's OverlappingTLSConfig, reason OverlappingHostnames (the
@@ -35,8 +37,8 @@ const (
 // own rule), and between a set's listener and another object's in the
 // Gateway's merged list (cluster-aware).
 const (
-	KindOverlappingHostnames       WarningKind = "OverlappingHostnames"
-	KindMergedOverlappingHostnames WarningKind = "MergedOverlappingHostnames"
+	KindOverlappingHostnames       findings.WarningKind = "OverlappingHostnames"
+	KindMergedOverlappingHostnames findings.WarningKind = "MergedOverlappingHostnames"
 )
 
 // WarnOverlappingHostnames is both warnings' text: the listener's hostname,
@@ -149,8 +151,8 @@ func markOverlaps(rows []MergedListener) {
 }
 
 // warnOverlap gives listener i of a set the overlap warning of kind k.
-func warnOverlap(w *WarningReport, k WarningKind, i int, l *gwv1.ListenerEntry, other ListenerRef, otherHostname *gwv1.Hostname) {
-	w.add(field.NewPath("spec", "listeners").Index(i).Child("hostname"), k, WarnOverlappingHostnames,
+func warnOverlap(w *findings.WarningReport, k findings.WarningKind, i int, l *gwv1.ListenerEntry, other ListenerRef, otherHostname *gwv1.Hostname) {
+	warn(w, field.NewPath("spec", "listeners").Index(i).Child("hostname"), k, WarnOverlappingHostnames,
 		hostnameText(l.Hostname), hostnameText(otherHostname), claim{ref: other}, l.Port)
 }
 

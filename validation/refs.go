@@ -49,3 +49,17 @@ func objectName(namespace, name, generateName string) string {
 	}
 	return namespace + "/" + name
 }
+
+// parentOf names the Gateway ls's parentRef points to, ok=false when it
+// names none (another group or kind, or no name: an error of the object's
+// own rules). It is the one decision of which Gateway a ListenerSet belongs
+// to: the Gateway a ListenerSet under admission is judged against, and the
+// Gateway a ListenerSet in the cluster is a rival under (ParentKey, which
+// the cluster view's index calls), so the two cannot drift apart.
+func parentOf(ls *gwv1.ListenerSet) (namespace, name string, ok bool) {
+	ref := &ls.Spec.ParentRef
+	if !isGatewayRef(ref) || ref.Name == "" {
+		return "", "", false
+	}
+	return parentNamespace(ls), string(ref.Name), true
+}

@@ -5,6 +5,8 @@ import (
 
 	"k8s.io/apimachinery/pkg/util/validation/field"
 	gwv1 "sigs.k8s.io/gateway-api/apis/v1"
+
+	"github.com/airlock/listenerset-webhook/validation/findings"
 )
 
 // Routes that attach to nothing: what the audit and the offline commands
@@ -20,13 +22,13 @@ import (
 const (
 	// KindRouteNoMatchingParent: no such ListenerSet, or no listener of
 	// the parentRef's sectionName or port.
-	KindRouteNoMatchingParent WarningKind = "RouteNoMatchingParent"
+	KindRouteNoMatchingParent findings.WarningKind = "RouteNoMatchingParent"
 	// KindRouteNotAllowedByListeners: every listener it could attach to
 	// refuses its namespace or kind.
-	KindRouteNotAllowedByListeners WarningKind = "RouteNotAllowedByListeners"
+	KindRouteNotAllowedByListeners findings.WarningKind = "RouteNotAllowedByListeners"
 	// KindRouteNoMatchingListenerHostname: no listener's hostname
 	// intersects the route's hostnames.
-	KindRouteNoMatchingListenerHostname WarningKind = "RouteNoMatchingListenerHostname"
+	KindRouteNoMatchingListenerHostname findings.WarningKind = "RouteNoMatchingListenerHostname"
 )
 
 // Texts of the route findings: the ListenerSet, the detail and the reason.
@@ -35,15 +37,7 @@ const (
 	WarnRouteListenerSetAbsent = "ListenerSet %s/%s not found (%s)"
 )
 
-// RouteParents is what JudgeRoute reads: the ListenerSets a route names and
-// namespaces' labels. known=false when the view cannot tell.
-type RouteParents interface {
-	// ListenerSet returns the ListenerSet, nil when it does not exist.
-	ListenerSet(namespace, name string) (ls *gwv1.ListenerSet, known bool)
-	NamespaceLabels(name string) (labels map[string]string, known bool)
-}
-
-var routeKinds = map[gwv1.RouteConditionReason]WarningKind{
+var routeKinds = map[gwv1.RouteConditionReason]findings.WarningKind{
 	gwv1.RouteReasonNoMatchingParent:           KindRouteNoMatchingParent,
 	gwv1.RouteReasonNotAllowedByListeners:      KindRouteNotAllowedByListeners,
 	gwv1.RouteReasonNoMatchingListenerHostname: KindRouteNoMatchingListenerHostname,
@@ -52,8 +46,8 @@ var routeKinds = map[gwv1.RouteConditionReason]WarningKind{
 // JudgeRoute gives a warning for each parentRef of route that names a
 // ListenerSet the scope judges and attaches to none of its listeners, at
 // spec.parentRefs[i]. The report is bounded as every report is.
-func JudgeRoute(route *gwv1.HTTPRoute, c RouteParents, opts Options) *WarningReport {
-	w := &WarningReport{}
+func JudgeRoute(route *gwv1.HTTPRoute, c RouteParents, opts Options) *findings.WarningReport {
+	w := &findings.WarningReport{}
 	refsPath := field.NewPath("spec", "parentRefs")
 	attachers := map[*gwv1.ListenerSet]*Attacher{}
 	for i := range route.Spec.ParentRefs {
@@ -70,7 +64,7 @@ func JudgeRoute(route *gwv1.HTTPRoute, c RouteParents, opts Options) *WarningRep
 			if opts.Scope.On() && opts.Scope.Unknown == UnknownAdmit {
 				continue // whose it would be cannot be told
 			}
-			w.add(refsPath.Index(i), KindRouteNoMatchingParent, WarnRouteListenerSetAbsent, ns, name, gwv1.RouteReasonNoMatchingParent)
+			warn(w, refsPath.Index(i), KindRouteNoMatchingParent, WarnRouteListenerSetAbsent, ns, name, gwv1.RouteReasonNoMatchingParent)
 			continue
 		}
 		if !opts.Scope.Decide(ls, opts.Classes).Judge {
@@ -82,7 +76,7 @@ func JudgeRoute(route *gwv1.HTTPRoute, c RouteParents, opts Options) *WarningRep
 			attachers[ls] = a
 		}
 		if at := a.Attach(route, ref); !at.Attached() && at.Known {
-			w.add(refsPath.Index(i), routeKinds[at.Reason], WarnRouteNotAttached, ns, name, at.Detail, at.Reason)
+			warn(w, refsPath.Index(i), routeKinds[at.Reason], WarnRouteNotAttached, ns, name, at.Detail, at.Reason)
 		}
 	}
 	return w

@@ -67,7 +67,7 @@ func validateRouteNamespaces(i int, ns *gwv1.RouteNamespaces, fldPath *field.Pat
 		}
 	case gwv1.NamespacesFromAll, gwv1.NamespacesFromSame:
 		if ns.Selector != nil {
-			v.warnings.add(fldPath.Child("selector"), KindSelectorIgnored, WarnSelectorIgnored, from)
+			warn(&v.warnings, fldPath.Child("selector"), KindSelectorIgnored, WarnSelectorIgnored, from)
 		}
 	default:
 		v.check(i, field.ErrorList{CodeRouteNamespacesFrom.Err(field.NotSupported(fldPath.Child("from"), string(from), SupportedFrom))}, fromValue)

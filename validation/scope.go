@@ -7,6 +7,8 @@ import (
 
 	"k8s.io/apimachinery/pkg/util/validation/field"
 	gwv1 "sigs.k8s.io/gateway-api/apis/v1"
+
+	"github.com/airlock/listenerset-webhook/validation/findings"
 )
 
 // AirlockControllerName is the controllerName of the GatewayClasses Airlock
@@ -50,25 +52,19 @@ const (
 // UnknownParents are the accepted values of UnknownParent, the default first.
 var UnknownParents = []UnknownParent{UnknownJudge, UnknownAdmit}
 
+// Choices are UnknownParents (a command's flag takes one of them).
+func (UnknownParent) Choices() []UnknownParent { return UnknownParents }
+
 // Check refuses a value other than UnknownParents ("" is UnknownJudge).
 func (u UnknownParent) Check() error {
 	if u == "" || slices.Contains(UnknownParents, u) {
 		return nil
 	}
-	return fmt.Errorf("unknown-parent %q: must be %q or %q", string(u), UnknownJudge, UnknownAdmit)
+	return fmt.Errorf("unknown-parent %q: %s", string(u), findings.MustBe(UnknownParents))
 }
 
 // On tells whether the scope judges by class at all.
 func (s Scope) On() bool { return len(s.ControllerNames) > 0 }
-
-// Classes is the read-only view the scope decision needs: a Gateway by
-// name, a GatewayClass by name. known=false when the view cannot tell.
-type Classes interface {
-	// Gateway returns the Gateway, or nil when it does not exist.
-	Gateway(namespace, name string) (gw *gwv1.Gateway, known bool)
-	// GatewayClass returns the GatewayClass, or nil when it does not exist.
-	GatewayClass(name string) (gc *gwv1.GatewayClass, known bool)
-}
 
 // What the note of an unknown parent says followed from it.
 const (
@@ -109,7 +105,7 @@ type Decision struct {
 	// first when Airlock's rules find anything (when they find nothing, an
 	// unknown parent changed nothing), and always when the set is admitted
 	// unjudged.
-	Note *Warning
+	Note *findings.Warning
 	// Class is the parent Gateway's GatewayClass as the decision read it;
 	// nil when it read none (the class or its Gateway is unknown, or the
 	// scope is off and there is no view to read it from). Judge warns
@@ -180,11 +176,11 @@ func knownClass(ls *gwv1.ListenerSet, c Classes) *gwv1.GatewayClass {
 
 // note is the warning of an unknown parent: what is unknown, what followed,
 // and how to change that.
-func (s Scope) note(path *field.Path, what, then string) *Warning {
+func (s Scope) note(path *field.Path, what, then string) *findings.Warning {
 	names := make([]string, len(s.ControllerNames))
 	for i, n := range s.ControllerNames {
 		names[i] = string(n)
 	}
-	return &Warning{Path: path.String(), Kind: KindScopeUnknown, Code: KindCode(KindScopeUnknown),
+	return &findings.Warning{Path: path.String(), Kind: KindScopeUnknown, Code: KindCode(KindScopeUnknown),
 		Message: fmt.Sprintf(WarnScopeUnknown, what, then, strings.Join(names, ", "))}
 }

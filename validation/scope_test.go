@@ -8,6 +8,8 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/utils/ptr"
 	gwv1 "sigs.k8s.io/gateway-api/apis/v1"
+
+	"github.com/airlock/listenerset-webhook/validation/findings"
 )
 
 const envoyController gwv1.GatewayController = "gateway.envoyproxy.io/gatewayclass-controller"
@@ -114,9 +116,9 @@ func TestJudgeOnlyWhatIsOurs(t *testing.T) {
 	}
 
 	r := judge("airlock", nil, nil)
-	codes := map[Code]bool{}
+	codes := map[findings.Code]bool{}
 	for _, e := range r.Errors.List() {
-		codes[CodeOf(e)] = true
+		codes[findings.CodeOf(e)] = true
 	}
 	assert.True(t, codes[CodeProtocol] && codes[CodeTooManyCertificateRefs], "Airlock's class: %v", r.Errors.List())
 

@@ -3,12 +3,13 @@ package validation
 import (
 	"fmt"
 	"slices"
-	"strconv"
 	"strings"
 
 	"k8s.io/apimachinery/pkg/util/validation"
 	"k8s.io/apimachinery/pkg/util/validation/field"
 	gwv1 "sigs.k8s.io/gateway-api/apis/v1"
+
+	"github.com/airlock/listenerset-webhook/validation/findings"
 )
 
 // Delegation with owners: a Gateway's allowedListeners lets a namespace add
@@ -56,6 +57,9 @@ const (
 
 // ClaimModes are ClaimMode's values, the default first.
 var ClaimModes = []ClaimMode{ClaimWarn, ClaimOff, ClaimDeny}
+
+// Choices are ClaimModes (a command's flag takes one of them).
+func (ClaimMode) Choices() []ClaimMode { return ClaimModes }
 
 // Tenancy says who owns a ListenerSet's listeners and how their claims are
 // judged. The zero Tenancy is the default: namespaces are the owners, the
@@ -257,7 +261,7 @@ func (p DeclarationProblem) String() string {
 	if p.Entry == 0 {
 		return p.Reason
 	}
-	return fmt.Sprintf(DetailDeclarationEntry, p.Entry, cutValue(p.Value), p.Reason)
+	return fmt.Sprintf(DetailDeclarationEntry, p.Entry, findings.CutValue(p.Value), p.Reason)
 }
 
 // MaxQuotedDeclaration is how much of a declaration a denial quotes: a
@@ -320,48 +324,6 @@ func validateDeclaredHostnames(ls *gwv1.ListenerSet, c Cluster, t Tenancy, v *ve
 			err = field.Forbidden(p, fmt.Sprintf(DetailHostnameNotDeclared, *l.Hostname, ls.Namespace, key, quoteDeclaration(value)))
 		}
 		v.check(i, field.ErrorList{CodeHostnameNotDeclared.Err(err)}, hostnameValue)
-	}
-}
-
-// ClaimKey is the key of Gateway namespace/name's ListenerSets with a
-// listener claiming hostname h (RivalKeys), UnderKey that of those with a
-// listener claiming a hostname under wildcard w: the first-claim rule
-// finds a hostname's overlaps, above, equal and below, by its covering
-// hostnames (coveringHostnames), in as many reads as it has labels.
-func ClaimKey(namespace, name, h string) string {
-	return "claim " + GatewayKey(namespace, name) + " " + h
-}
-
-// UnderKey: see ClaimKey.
-func UnderKey(namespace, name, w string) string {
-	return "under " + GatewayKey(namespace, name) + " " + w
-}
-
-// claimKeys are the ClaimKey and UnderKeys a listener with hostname h is
-// filed under, on Gateway namespace/name.
-func claimKeys(namespace, name, h string, add func(string)) {
-	add(ClaimKey(namespace, name, h))
-	for _, w := range coveringHostnames(h) {
-		if w != "" {
-			add(UnderKey(namespace, name, w))
-		}
-	}
-}
-
-// overlapKeys hands read the keys under which claimKeys files the listeners
-// whose hostname overlaps h on Gateway namespace/name: h itself
-// (ClaimKey), the wildcards above it (ClaimKey of each covering hostname)
-// and, for a wildcard, the names under it (UnderKey). The first-claim rule
-// reads the index by them, markClaims its own map.
-func overlapKeys(namespace, name, h string, read func(string)) {
-	read(ClaimKey(namespace, name, h))
-	for _, w := range coveringHostnames(h) {
-		if w != "" {
-			read(ClaimKey(namespace, name, w))
-		}
-	}
-	if strings.HasPrefix(h, WildcardPrefix) {
-		read(UnderKey(namespace, name, h))
 	}
 }
 
@@ -443,7 +405,7 @@ func validateFirstClaims(ls *gwv1.ListenerSet, gw *gwv1.Gateway, admission *gate
 		if mode == ClaimDeny {
 			v.judge(held, err)
 		} else {
-			v.warnings.Add(Warning{Path: err.Field, Kind: KindClusterFinding, Code: CodeHostnameClaimed, Message: err.Detail})
+			v.warnings.Add(findings.Warning{Path: err.Field, Kind: KindClusterFinding, Code: CodeHostnameClaimed, Message: err.Detail})
 		}
 	}
 }
@@ -459,35 +421,15 @@ const WarnRouteCapture = "no hostname, and from %s admits HTTPRoutes of other na
 // warnRouteCapture warns about a ListenerSet listener without a hostname
 // whose allowedRoutes admits other namespaces (All, or a Selector): their
 // HTTPRoutes can claim any hostname on it. An object rule; a warning only.
-func warnRouteCapture(l *gwv1.ListenerEntry, fldPath *field.Path, w *WarningReport) {
+func warnRouteCapture(l *gwv1.ListenerEntry, fldPath *field.Path, w *findings.WarningReport) {
 	if l.Hostname != nil || l.AllowedRoutes == nil || l.AllowedRoutes.Namespaces == nil || l.AllowedRoutes.Namespaces.From == nil {
 		return
 	}
 	switch from := *l.AllowedRoutes.Namespaces.From; from {
 	case gwv1.NamespacesFromAll, gwv1.NamespacesFromSelector:
-		w.add(fldPath.Child("allowedRoutes", "namespaces", "from"), KindRouteCapture, WarnRouteCapture, from)
+		warn(w, fldPath.Child("allowedRoutes", "namespaces", "from"), KindRouteCapture, WarnRouteCapture, from)
 	}
 }
-
-// String implements flag.Value (and pflag.Value) for --first-claim.
-func (m *ClaimMode) String() string {
-	if m == nil || *m == "" {
-		return string(ClaimWarn)
-	}
-	return string(*m)
-}
-
-// Set implements flag.Value.
-func (m *ClaimMode) Set(s string) error {
-	if !slices.Contains(ClaimModes, ClaimMode(s)) {
-		return fmt.Errorf("must be one of %s", oneOf(ClaimModes))
-	}
-	*m = ClaimMode(s)
-	return nil
-}
-
-// Type implements pflag.Value.
-func (m *ClaimMode) Type() string { return "mode" }
 
 // Check refuses a Tenancy whose keys no label or annotation can have, or
 // whose mode is unknown; each problem names its flag.
@@ -501,32 +443,10 @@ func (t Tenancy) Check() error {
 		return fmt.Errorf("--allowed-hostnames-annotation %q: %s", t.Annotation(), strings.Join(msgs, "; "))
 	}
 	if t.FirstClaim != "" && !slices.Contains(ClaimModes, t.FirstClaim) {
-		return fmt.Errorf("--first-claim %q: must be one of %s", t.FirstClaim, oneOf(ClaimModes))
+		return fmt.Errorf("--first-claim %q: %s", t.FirstClaim, findings.MustBe(ClaimModes))
 	}
 	return nil
 }
-
-// oneOf is "a", "b" or "c".
-func oneOf[T ~string](values []T) string {
-	q := make([]string, len(values))
-	for i, v := range values {
-		q[i] = strconv.Quote(string(v))
-	}
-	if len(q) < 2 {
-		return strings.Join(q, "")
-	}
-	return strings.Join(q[:len(q)-1], ", ") + " or " + q[len(q)-1]
-}
-
-// Usage texts of the tenancy flags, the same in every command.
-const (
-	TenantLabelUsage = "the Namespace label whose value names the owner of a namespace's ListenerSets (e.g. Capsule's " +
-		"capsule.clastix.io/tenant), so that a team's namespaces are one owner; empty: each namespace is its own owner"
-	AllowedHostnamesAnnotationUsage = "the Namespace annotation that declares, comma-separated, the hostnames the " +
-		"namespace's ListenerSets may claim (exact names, wildcards, \"*\" for all and listeners without one)"
-	FirstClaimUsage = `a listener claiming a hostname that overlaps one another owner's listener holds on the same ` +
-		`Gateway (any port): "warn", "off" or "deny"; the older ListenerSet keeps the name`
-)
 
 // Claim is another owner's listener whose claimed hostname overlaps a
 // merged listener's.

@@ -12,6 +12,8 @@ import (
 	"k8s.io/apimachinery/pkg/util/validation/field"
 	"k8s.io/utils/ptr"
 	gwv1 "sigs.k8s.io/gateway-api/apis/v1"
+
+	"github.com/airlock/listenerset-webhook/validation/findings"
 )
 
 // declaring is namespace name with the hostname declaration value (and
@@ -42,7 +44,7 @@ func TestParseAllowedHostnames(t *testing.T) {
 		{"ok.example.com,Bad,\x1b[31m", []string{`entry 2 "Bad": ` + dns1123, `entry 3 "\x1b[31m": ` + dns1123}},
 		{strings.Repeat("a.example.com,", MaxAllowedHostnames), []string{fmt.Sprintf(DetailDeclarationTooMany, MaxAllowedHostnames+1, MaxAllowedHostnames)}},
 		// longer than a hostname: its length alone, the entry quoted cut
-		{"fe80::1%" + strings.Repeat("z", 300), []string{fmt.Sprintf(`entry 1 %q: %s`, cutValue("fe80::1%"+strings.Repeat("z", 300)), utilvalidation.MaxLenError(utilvalidation.DNS1123SubdomainMaxLength))}},
+		{"fe80::1%" + strings.Repeat("z", 300), []string{fmt.Sprintf(`entry 1 %q: %s`, findings.CutValue("fe80::1%"+strings.Repeat("z", 300)), utilvalidation.MaxLenError(utilvalidation.DNS1123SubdomainMaxLength))}},
 	} {
 		t.Run(fmt.Sprintf("%q", tc.value), func(t *testing.T) {
 			_, problems := ParseAllowedHostnames(tc.value)

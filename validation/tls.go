@@ -7,6 +7,7 @@ import (
 	gwv1 "sigs.k8s.io/gateway-api/apis/v1"
 
 	"github.com/airlock/listenerset-webhook/defaults"
+	"github.com/airlock/listenerset-webhook/validation/findings"
 )
 
 // Details of the TLS rules' errors, shared with the policy package's CEL.
@@ -71,7 +72,7 @@ func validateCertificateRefs(i int, refs []gwv1.SecretObjectReference, namespace
 // namespace earns a reminder that it needs a ReferenceGrant there, unless c
 // knows that namespace's grants: then the cluster-aware rule says exactly
 // whether one permits it (RefNotPermitted, or nothing).
-func validateCertificateRef(ref *gwv1.SecretObjectReference, namespace string, c Cluster, fldPath *field.Path, w *WarningReport) field.ErrorList {
+func validateCertificateRef(ref *gwv1.SecretObjectReference, namespace string, c Cluster, fldPath *field.Path, w *findings.WarningReport) field.ErrorList {
 	var errs field.ErrorList
 	if ref.Group != nil && *ref.Group != defaults.SecretGroup {
 		errs = append(errs, CodeCertificateRefKind.Err(field.NotSupported(fldPath.Child("group"), string(*ref.Group), []gwv1.Group{defaults.SecretGroup})))
@@ -84,7 +85,7 @@ func validateCertificateRef(ref *gwv1.SecretObjectReference, namespace string, c
 		nsErrs := CodeCertificateRefNamespace.Errs(validateNamespace(*ref.Namespace, fldPath.Child("namespace")))
 		errs = append(errs, nsErrs...)
 		if len(nsErrs) == 0 && string(*ref.Namespace) != namespace && !grantsKnown(c, string(*ref.Namespace)) {
-			w.add(fldPath.Child("namespace"), KindCrossNamespaceRef, WarnCrossNamespaceCertificateRef, *ref.Namespace)
+			warn(w, fldPath.Child("namespace"), KindCrossNamespaceRef, WarnCrossNamespaceCertificateRef, *ref.Namespace)
 		}
 	}
 	return errs

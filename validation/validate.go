@@ -8,6 +8,7 @@ import (
 	gwv1 "sigs.k8s.io/gateway-api/apis/v1"
 
 	"github.com/airlock/listenerset-webhook/defaults"
+	"github.com/airlock/listenerset-webhook/validation/findings"
 )
 
 // Options carry what the verdict needs besides the objects.
@@ -29,6 +30,10 @@ type Options struct {
 	// GatewayClasses too, serves both).
 	Scope   Scope
 	Classes Classes
+	// Routes are the HTTPRoutes naming ListenerSets: with them an update
+	// or a deletion is told the routes it detaches (warnings only); nil
+	// gives no such warning.
+	Routes Routes
 	// Tenancy says who owns the listeners and how claims across owners
 	// are judged (tenancy.go); its rules need the Cluster.
 	Tenancy Tenancy
@@ -65,11 +70,11 @@ type Options struct {
 // around it; changing the invalid value (or a value its error involves),
 // or renaming its listener, is judged in full.
 //
-// The lists are a bounded report (report.go): the first errors and warnings
+// The lists are a bounded report (findings.ErrorReport, findings.WarningReport): the first errors and warnings
 // that fit its budget, each value cut to a readable length, then one entry
 // that says how many more there were. Judge gives the same report with its
 // exact counts.
-func Validate(newLS, oldLS *gwv1.ListenerSet, opts Options) (field.ErrorList, Warnings) {
+func Validate(newLS, oldLS *gwv1.ListenerSet, opts Options) (field.ErrorList, findings.Warnings) {
 	r := Judge(newLS, oldLS, opts)
 	return r.Errors.List(), r.Warnings.List()
 }
@@ -77,8 +82,8 @@ func Validate(newLS, oldLS *gwv1.ListenerSet, opts Options) (field.ErrorList, Wa
 // Report is a verdict as the rules gave it: its errors and warnings, each a
 // bounded report with the exact count of everything the rules found.
 type Report struct {
-	Errors   ErrorReport
-	Warnings WarningReport
+	Errors   findings.ErrorReport
+	Warnings findings.WarningReport
 	// Scope is the scope's decision; a ListenerSet it does not judge has
 	// no errors, and no warning but the decision's note.
 	Scope Decision
@@ -114,13 +119,13 @@ func Judge(newLS, oldLS *gwv1.ListenerSet, opts Options) *Report {
 		v.endPhase()
 		// Warnings only, whatever the mode: a detached route is the
 		// route owner's to fix, and the change may be meant.
-		warnDetached(v.ratchet.old, ls, opts.Cluster, &v.warnings)
+		warnDetached(v.ratchet.old, ls, opts.Cluster, opts.Routes, &v.warnings)
 	}
 	if d.Note != nil && (v.errs.Total() > 0 || v.warnings.Total() > 0) {
 		// Whose ListenerSet this is could not be told, and Airlock's
 		// rules found something: say first why they applied. A set they
 		// find nothing in is not told (nothing it would have to act on).
-		ws := WarningReport{}
+		ws := findings.WarningReport{}
 		ws.Add(*d.Note)
 		ws.AddReport(&v.warnings)
 		v.warnings = ws
@@ -155,11 +160,11 @@ func defaulted(ls *gwv1.ListenerSet) *gwv1.ListenerSet {
 type verdict struct {
 	ratchet  ratchet
 	added    AddedNames
-	errs     ErrorReport
-	warnings WarningReport
+	errs     findings.ErrorReport
+	warnings findings.WarningReport
 	// ratcheted are the phase's let-through errors; they follow the
 	// phase's own warnings.
-	ratcheted WarningReport
+	ratcheted findings.WarningReport
 }
 
 // judge records errs: as errors, or as KindRatcheted warnings when unchanged
@@ -169,13 +174,13 @@ func (v *verdict) judge(unchanged bool, errs ...*field.Error) {
 		v.errs.Add(errs...)
 		return
 	}
-	v.ratcheted.addErrors(KindRatcheted, WarnRatcheted, errs)
+	v.ratcheted.AddErrors(KindRatcheted, WarnRatcheted, errs)
 }
 
 // endPhase puts the phase's ratcheted errors after its warnings.
 func (v *verdict) endPhase() {
 	v.warnings.AddReport(&v.ratcheted)
-	v.ratcheted = WarningReport{}
+	v.ratcheted = findings.WarningReport{}
 }
 
 // ratchet pairs an update's listeners with the stored ones by name, so that

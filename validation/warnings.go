@@ -1,95 +1,48 @@
 package validation
 
 import (
-	"fmt"
-
 	"k8s.io/apimachinery/pkg/util/validation/field"
+
+	"github.com/airlock/listenerset-webhook/validation/findings"
 )
-
-// Warning is one admission warning: the object is admitted, and kubectl
-// prints String() as a "Warning:" line. Warnings are values with a path and a
-// kind, so that a rule decides whether to give one, and no rule has to find
-// and remove another rule's warning by its text.
-type Warning struct {
-	// Path is the field the warning is about, e.g. spec.listeners[0].tls.
-	Path string
-	// Kind says which rule gave it.
-	Kind WarningKind
-	// Code is its diagnostic code: its kind's (KindCode), or, for a
-	// warning that stands for an error (ratcheted, would deny, a
-	// cluster-aware error outside strict), the error's.
-	Code Code
-	// Message is the text after the path.
-	Message string
-}
-
-// String is "path: message", the form kube-apiserver's own warnings take.
-func (w Warning) String() string { return w.Path + ": " + w.Message }
-
-// Warnings are the warnings of one verdict, in the order the rules gave them.
-type Warnings []Warning
-
-// Strings returns each warning's String, for admission responses and output.
-func (ws Warnings) Strings() []string {
-	if ws == nil {
-		return nil
-	}
-	out := make([]string, len(ws))
-	for i, w := range ws {
-		out[i] = w.String()
-	}
-	return out
-}
-
-// add records a warning of kind k on p.
-func (r *WarningReport) add(p *field.Path, k WarningKind, format string, args ...any) {
-	if r.full {
-		r.count(1) // not shown: its path and message are not built
-		return
-	}
-	r.Add(Warning{Path: p.String(), Kind: k, Code: KindCode(k), Message: fmt.Sprintf(format, args...)})
-}
-
-// WarningKind names the rule behind a warning.
-type WarningKind string
 
 // Kinds of warnings.
 const (
 	// KindCrossNamespaceRef: a Secret in another namespace is usable only
 	// once its owner grants the reference; given where the grants are unknown.
-	KindCrossNamespaceRef WarningKind = "CrossNamespaceCertificateRef"
+	KindCrossNamespaceRef findings.WarningKind = "CrossNamespaceCertificateRef"
 	// KindForeignOption: another implementation's TLS option.
-	KindForeignOption WarningKind = "ForeignOption"
+	KindForeignOption findings.WarningKind = "ForeignOption"
 	// KindSelectorIgnored: a route namespace selector that from does not use.
-	KindSelectorIgnored WarningKind = "SelectorIgnored"
+	KindSelectorIgnored findings.WarningKind = "SelectorIgnored"
 	// KindRatcheted: an error the update leaves unchanged (see Validate).
-	KindRatcheted WarningKind = "Ratcheted"
+	KindRatcheted findings.WarningKind = "Ratcheted"
 	// KindGatewayNotFound: the parent Gateway does not exist (yet).
-	KindGatewayNotFound WarningKind = "GatewayNotFound"
+	KindGatewayNotFound findings.WarningKind = "GatewayNotFound"
 	// KindNotAllowed: the Gateway's allowedListeners refuses the namespace.
-	KindNotAllowed WarningKind = "NotAllowed"
+	KindNotAllowed findings.WarningKind = "NotAllowed"
 	// KindSecretNotFound: a referenced Secret does not exist (yet).
-	KindSecretNotFound WarningKind = "SecretNotFound"
+	KindSecretNotFound findings.WarningKind = "SecretNotFound"
 	// KindHostnameLabelTooLong: a hostname label longer than RFC 1123's 63
 	// characters, which the CRD's pattern lets through.
-	KindHostnameLabelTooLong WarningKind = "HostnameLabelTooLong"
+	KindHostnameLabelTooLong findings.WarningKind = "HostnameLabelTooLong"
 	// KindClusterFinding: a cluster-aware error (a conflict with the merged
 	// listener list, RefNotPermitted) outside strict mode.
-	KindClusterFinding WarningKind = "ClusterFinding"
+	KindClusterFinding findings.WarningKind = "ClusterFinding"
 	// KindRouteCapture: a listener without a hostname open to other
 	// namespaces' routes (tenancy.go).
-	KindRouteCapture WarningKind = "RouteCapture"
+	KindRouteCapture findings.WarningKind = "RouteCapture"
 	// KindScopeUnknown: whose ListenerSet it is cannot be told (its parent
 	// Gateway or GatewayClass is unknown), and Scope.Unknown decided.
-	KindScopeUnknown WarningKind = "ScopeUnknown"
+	KindScopeUnknown findings.WarningKind = "ScopeUnknown"
 	// KindClassNotAccepted: the parent Gateway's GatewayClass has
 	// conditions and none says Accepted True: no controller has taken it
 	// yet, or its controller refused it (class.go).
-	KindClassNotAccepted WarningKind = "GatewayClassNotAccepted"
+	KindClassNotAccepted findings.WarningKind = "GatewayClassNotAccepted"
 	// KindListenerSetNotSupported: the parent Gateway's GatewayClass lists
 	// its controller's features, and ListenerSet support is not among
 	// them (class.go).
-	KindListenerSetNotSupported WarningKind = "ListenerSetNotSupported"
+	KindListenerSetNotSupported findings.WarningKind = "ListenerSetNotSupported"
 )
 
 // Texts of warnings and details. Each is the message part of "path: message".
@@ -142,3 +95,9 @@ const (
 	// allows the reference.
 	DetailRefNotPermitted = "no ReferenceGrant in namespace %q allows ListenerSets from %q to use this Secret (RefNotPermitted)"
 )
+
+// warn records a warning of kind k on p in w, with k's code from the
+// catalog (KindCode), its message format with args.
+func warn(w *findings.WarningReport, p *field.Path, k findings.WarningKind, format string, args ...any) {
+	w.Addf(p, k, KindCode(k), format, args...)
+}

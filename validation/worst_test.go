@@ -17,6 +17,7 @@ import (
 
 	"github.com/airlock/listenerset-webhook/test/load/fixtures"
 	"github.com/airlock/listenerset-webhook/validation"
+	"github.com/airlock/listenerset-webhook/validation/findings"
 	"github.com/airlock/listenerset-webhook/validation/validationtest"
 )
 
@@ -57,22 +58,22 @@ func TestWorstReportsAreBounded(t *testing.T) {
 func assertReportBounded(t *testing.T, r *validation.Report) (bytes, runes int) {
 	t.Helper()
 	errs, warnings := r.Errors.List(), r.Warnings.List()
-	assert.LessOrEqual(t, len(errs), validation.MaxErrors+1)
+	assert.LessOrEqual(t, len(errs), findings.MaxErrors+1)
 	for _, e := range errs {
 		bytes += len(e.Error())
 	}
-	assert.LessOrEqual(t, bytes, validation.MaxErrorBytes+200, "the summary may pass the budget by its own length")
+	assert.LessOrEqual(t, bytes, findings.MaxErrorBytes+200, "the summary may pass the budget by its own length")
 	for _, w := range warnings {
 		n := utf8.RuneCountInString(w.String())
-		assert.LessOrEqual(t, n, validation.MaxWarningRunes)
+		assert.LessOrEqual(t, n, findings.MaxWarningRunes)
 		runes += n
 	}
-	assert.LessOrEqual(t, runes, validation.MaxWarningsRunes)
+	assert.LessOrEqual(t, runes, findings.MaxWarningsRunes)
 	if r.Errors.Total() > len(errs) {
-		assert.True(t, validation.IsMoreErrors(errs[len(errs)-1]), "the last error says how many more")
+		assert.True(t, findings.IsMoreErrors(errs[len(errs)-1]), "the last error says how many more")
 	}
 	if r.Warnings.Total() > len(warnings) {
-		assert.Equal(t, validation.KindMoreWarnings, warnings[len(warnings)-1].Kind)
+		assert.Equal(t, findings.KindMoreWarnings, warnings[len(warnings)-1].Kind)
 	}
 	return bytes, runes
 }
@@ -93,12 +94,12 @@ func TestWorstDeclarationsAreBounded(t *testing.T) {
 			bytes, _ := assertReportBounded(t, r)
 			errs := r.Errors.List()
 			require.NotEmpty(t, errs)
-			codes := map[validation.Code]int{}
+			codes := map[findings.Code]int{}
 			for _, e := range errs {
-				if !validation.IsMoreErrors(e) {
-					codes[validation.CodeOf(e)]++
+				if !findings.IsMoreErrors(e) {
+					codes[findings.CodeOf(e)]++
 				}
-				assert.Equal(t, validation.Escape(e.Error()), e.Error(), "an error with a character a terminal interprets")
+				assert.Equal(t, findings.Escape(e.Error()), e.Error(), "an error with a character a terminal interprets")
 			}
 			switch s.Name {
 			case "sixty-four-undeclared", "longest-entries":
@@ -107,16 +108,16 @@ func TestWorstDeclarationsAreBounded(t *testing.T) {
 				assert.Positive(t, codes[validation.CodeHostnameNotDeclared], "codes shown: %v", codes)
 			case "over-the-limit":
 				require.Equal(t, 1, r.Errors.Total(), "%v", errs)
-				assert.Equal(t, validation.CodeDeclarationMalformed, validation.CodeOf(errs[0]))
+				assert.Equal(t, validation.CodeDeclarationMalformed, findings.CodeOf(errs[0]))
 				assert.Contains(t, errs[0].Detail, fmt.Sprintf("annotation %s of Namespace %q: has 10000 entries, more than the limit of %d",
 					validation.DefaultAllowedHostnamesAnnotation, validationtest.DeclaredNamespace, validation.MaxAllowedHostnames))
 			case "hostile-entries":
 				assert.Equal(t, validation.MaxAllowedHostnames, r.Errors.Total())
 				for i, e := range errs {
-					if validation.IsMoreErrors(e) {
+					if findings.IsMoreErrors(e) {
 						continue
 					}
-					assert.Equal(t, validation.CodeDeclarationMalformed, validation.CodeOf(e))
+					assert.Equal(t, validation.CodeDeclarationMalformed, findings.CodeOf(e))
 					assert.Contains(t, e.Detail, fmt.Sprintf(`entry %d "<>&\"\\\u2028\u2029\t\n\r\x00\x1b[31m\x7f\u0085\u009b\u202e`, i+1))
 				}
 			default:

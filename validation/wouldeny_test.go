@@ -7,6 +7,8 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 	"k8s.io/apimachinery/pkg/util/validation/field"
+
+	"github.com/airlock/listenerset-webhook/validation/findings"
 )
 
 // ErrorsAsWarnings: the errors come first, as WouldDeny warnings with the
@@ -15,11 +17,11 @@ import (
 func TestErrorsAsWarnings(t *testing.T) {
 	var r Report
 	r.Errors.Add(field.Invalid(listeners.Index(0).Child("port"), 0, "must be between 1 and 65535"))
-	r.Warnings.Add(Warning{Path: "spec.listeners[1].tls.options[example.com/x]", Kind: KindForeignOption, Message: WarnForeignOption})
+	r.Warnings.Add(findings.Warning{Path: "spec.listeners[1].tls.options[example.com/x]", Kind: KindForeignOption, Message: WarnForeignOption})
 	r.ErrorsAsWarnings()
 	assert.Zero(t, r.Errors.Total())
 	assert.Empty(t, r.Errors.List())
-	assert.Equal(t, Warnings{
+	assert.Equal(t, findings.Warnings{
 		{Path: "spec.listeners[0].port", Kind: KindWouldDeny,
 			Message: "would be denied (enforcement warn): Invalid value: 0: must be between 1 and 65535"},
 		{Path: "spec.listeners[1].tls.options[example.com/x]", Kind: KindForeignOption, Message: WarnForeignOption},
@@ -36,7 +38,7 @@ func TestErrorsAsWarningsKeepTheBudget(t *testing.T) {
 		r.Errors.Add(field.Invalid(listeners.Index(i%64).Child("port"), i, "must be between 1 and 65535"))
 	}
 	for range warnings {
-		r.Warnings.Add(Warning{Path: "spec.listeners[1].tls.options[example.com/x]", Kind: KindForeignOption, Message: WarnForeignOption})
+		r.Warnings.Add(findings.Warning{Path: "spec.listeners[1].tls.options[example.com/x]", Kind: KindForeignOption, Message: WarnForeignOption})
 	}
 	r.ErrorsAsWarnings()
 	assert.Equal(t, errors+warnings, r.Warnings.Total())
@@ -48,8 +50,8 @@ func TestErrorsAsWarningsKeepTheBudget(t *testing.T) {
 		runes += utf8.RuneCountInString(w.String())
 	}
 	more := list[len(list)-1]
-	assert.Equal(t, KindMoreWarnings, more.Kind)
+	assert.Equal(t, findings.KindMoreWarnings, more.Kind)
 	runes += utf8.RuneCountInString(more.String())
-	assert.LessOrEqual(t, runes, MaxWarningsRunes)
+	assert.LessOrEqual(t, runes, findings.MaxWarningsRunes)
 	assert.Contains(t, more.Message, "(1010 in all)")
 }

@@ -129,7 +129,7 @@ func newValidator(opts clusterview.Options, scope validation.Scope, log logr.Log
 		log.Info("Scope off: every ListenerSet is judged with Airlock Microgateway's rules")
 	}
 	if w.Cluster {
-		v.Cluster, v.Strict, v.Tenancy = view, opts.Strict, opts.Tenancy
+		v.Cluster, v.Routes, v.Strict, v.Tenancy = view, view, opts.Strict, opts.Tenancy
 		log.Info("Cluster-aware checks on; each kind's checks start once its informer has synced", "strict", opts.Strict,
 			"firstClaim", opts.Tenancy.Mode(), "allowedHostnamesAnnotation", opts.Tenancy.Annotation(), "tenantLabel", opts.Tenancy.TenantLabel)
 	}

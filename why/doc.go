@@ -21,6 +21,6 @@
 //
 // Explain is pure: it turns a Snapshot into an Explanation, which WriteText
 // renders for people (every user or controller text through
-// validation.Escape) and WriteJSON for machines. Output and exit codes:
+// findings.Escape) and WriteJSON for machines. Output and exit codes:
 // docs/listeners.md.
 package why

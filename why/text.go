@@ -12,6 +12,7 @@ import (
 
 	"github.com/airlock/listenerset-webhook/reported"
 	"github.com/airlock/listenerset-webhook/validation"
+	"github.com/airlock/listenerset-webhook/validation/findings"
 )
 
 // Format is an output format of the why command.
@@ -49,7 +50,7 @@ func esc(s string) string {
 	if s == "" {
 		return none
 	}
-	return validation.Escape(s)
+	return findings.Escape(s)
 }
 
 // section writes a heading and its "Key: value" lines aligned, as kubectl
@@ -239,7 +240,7 @@ func labelsText(m map[string]string) string {
 	}
 	parts := make([]string, 0, len(m))
 	for _, k := range slices.Sorted(maps.Keys(m)) {
-		parts = append(parts, esc(k)+"="+validation.Escape(m[k]))
+		parts = append(parts, esc(k)+"="+findings.Escape(m[k]))
 	}
 	return strings.Join(parts, ", ")
 }

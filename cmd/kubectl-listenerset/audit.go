@@ -9,6 +9,7 @@ import (
 	"github.com/spf13/cobra"
 	"sigs.k8s.io/yaml"
 
+	"github.com/airlock/listenerset-webhook/cmd/internal/flags"
 	"github.com/airlock/listenerset-webhook/listing"
 	"github.com/airlock/listenerset-webhook/offline/judge"
 	"github.com/airlock/listenerset-webhook/offline/live"
@@ -23,8 +24,8 @@ func newAudit(code *int) *cobra.Command {
 		strict, secrets, printRBAC, reports            bool
 		added                                          validation.AddedNames
 	)
-	var scope *validation.ScopeFlags // set below, read when the command runs
-	var tenancy *validation.Tenancy  // likewise
+	var scope *flags.ScopeFlags     // set below, read when the command runs
+	var tenancy *validation.Tenancy // likewise
 	cmd := &cobra.Command{
 		Use:   "audit [--kubeconfig FILE] [flags]",
 		Short: "Judge the ListenerSets a cluster stores, each as a create of it would be judged",
@@ -97,7 +98,7 @@ unreachable or not listable, or a bad command line.`,
 	f.StringVar(&gw, "gateway", "", "only the ListenerSets attached to this Gateway, as namespace/name")
 	f.StringVarP(&format, "output", "o", string(report.Text), "output format: "+strings.ReplaceAll(report.FormatList(), "|", ", ")+" (as validate's)")
 	strictFlag(cmd, &strict)
-	f.Var(&added, "add-names", validation.AddedNamesUsage)
+	f.Var(&added, "add-names", flags.AddedNamesUsage)
 	scope = scopeFlags(cmd, "by the cluster's Gateways and GatewayClasses (list on gatewayclasses)")
 	tenancy = tenancyFlags(cmd)
 	f.BoolVar(&secrets, "secrets", false, "also list Secrets' metadata, to check that each certificateRef's Secret exists (needs list on secrets)")

@@ -5,6 +5,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/airlock/listenerset-webhook/cmd/internal/flags"
 	"github.com/airlock/listenerset-webhook/listing"
 	"github.com/airlock/listenerset-webhook/validation"
 )
@@ -15,8 +16,8 @@ func newListeners(code *int) *cobra.Command {
 		kubeconfig, kubeContext, gw, format string
 		added                               validation.AddedNames
 	)
-	var scope *validation.ScopeFlags // set below, read when the command runs
-	var tenancy *validation.Tenancy  // likewise
+	var scope *flags.ScopeFlags     // set below, read when the command runs
+	var tenancy *validation.Tenancy // likewise
 	cmd := &cobra.Command{
 		Use:   "listeners (-f PATH... | --kubeconfig FILE) [flags]",
 		Short: "Print each Gateway's merged listener list and each listener's state",
@@ -85,7 +86,7 @@ unreachable, or a bad command line.`,
 	kubeconfigFlags(cmd, &kubeconfig, &kubeContext, "list the cluster this kubeconfig reaches instead of manifests (read-only)")
 	f.StringVar(&gw, "gateway", "", "only this Gateway, as namespace/name")
 	f.StringVarP(&format, "output", "o", "", "output format: wide or json (default: a table)")
-	f.Var(&added, "add-names", validation.AddedNamesUsage)
+	f.Var(&added, "add-names", flags.AddedNamesUsage)
 	scope = scopeFlags(cmd, "a Gateway of another class is left out; by the GatewayClasses of the input or cluster (list on gatewayclasses)")
 	tenancy = tenancyFlags(cmd)
 	completeValues(cmd, "output", []listing.Format{listing.Wide, listing.JSON})

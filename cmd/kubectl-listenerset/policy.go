@@ -10,6 +10,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/util/validation/field"
 
+	"github.com/airlock/listenerset-webhook/cmd/internal/flags"
 	"github.com/airlock/listenerset-webhook/policy"
 	"github.com/airlock/listenerset-webhook/validation"
 )
@@ -86,7 +87,7 @@ the output again when the list changes.`,
 	f.StringVar(&opts.PolicyName, "name", policy.DefaultPolicyName, "name of the ValidatingAdmissionPolicy")
 	f.StringVar(&opts.BindingName, "binding-name", policy.DefaultBindingName, "name of the ValidatingAdmissionPolicyBinding")
 	f.StringSliceVar(&actions, "validation-actions", nil, "the binding's validationActions, comma-separated: Deny, Warn, Audit (default Deny); repeatable")
-	f.Var(&opts.AddedNames, "add-names", validation.AddedNamesUsage)
+	f.Var(&opts.AddedNames, "add-names", flags.AddedNamesUsage)
 	f.StringVar(&nsSelector, "namespace-selector", "", `the binding applies to the namespaces this label selector selects (e.g. "team in (a,b),!legacy"); every namespace when empty`)
 	f.StringSliceVar(&opts.Gateways, "gateways", nil, `judge only the ListenerSets of these Gateways, Airlock's: "namespace/name", or "namespace/*" for every Gateway of a namespace, comma-separated; repeatable. Every ListenerSet when empty`)
 	allowedHostnamesAnnotationFlag(cmd, &opts.AllowedHostnamesAnnotation)

@@ -3,20 +3,21 @@ package main
 import (
 	"github.com/spf13/cobra"
 
+	"github.com/airlock/listenerset-webhook/cmd/internal/flags"
 	"github.com/airlock/listenerset-webhook/validation"
 )
 
 // scopeFlags are the server's --scope, --controller-names and
-// --unknown-parent on cmd (validation.ScopeFlags: the same names, defaults,
+// --unknown-parent on cmd (flags.ScopeFlags: the same names, defaults,
 // help and checks), their values completed; reads says where cmd finds the
 // Gateways and GatewayClasses.
-func scopeFlags(cmd *cobra.Command, reads string) *validation.ScopeFlags {
-	s := validation.NewScopeFlags()
+func scopeFlags(cmd *cobra.Command, reads string) *flags.ScopeFlags {
+	s := flags.NewScopeFlags()
 	f := cmd.Flags()
-	f.Var(s.ModeFlag(), "scope", validation.ScopeUsage(reads))
-	f.Var(s.NamesFlag(), "controller-names", validation.ControllerNamesUsage)
-	f.Var(s.UnknownFlag(), "unknown-parent", validation.UnknownParentUsage)
-	completeValues(cmd, "scope", validation.ScopeModes)
+	f.Var(s.ModeFlag(), "scope", flags.ScopeUsage(reads))
+	f.Var(s.NamesFlag(), "controller-names", flags.ControllerNamesUsage)
+	f.Var(s.UnknownFlag(), "unknown-parent", flags.UnknownParentUsage)
+	completeValues(cmd, "scope", flags.ScopeModes)
 	completeValues(cmd, "unknown-parent", validation.UnknownParents)
 	return s
 }
@@ -27,9 +28,9 @@ func scopeFlags(cmd *cobra.Command, reads string) *validation.ScopeFlags {
 func tenancyFlags(cmd *cobra.Command) *validation.Tenancy {
 	t := &validation.Tenancy{}
 	f := cmd.Flags()
-	f.StringVar(&t.TenantLabel, "tenant-label", "", validation.TenantLabelUsage)
+	f.StringVar(&t.TenantLabel, "tenant-label", "", flags.TenantLabelUsage)
 	allowedHostnamesAnnotationFlag(cmd, &t.AllowedHostnamesAnnotation)
-	f.Var(&t.FirstClaim, "first-claim", validation.FirstClaimUsage)
+	f.Var(flags.FirstClaim(t), "first-claim", flags.FirstClaimUsage)
 	completeValues(cmd, "first-claim", validation.ClaimModes)
 	return t
 }
@@ -39,5 +40,5 @@ func tenancyFlags(cmd *cobra.Command) *validation.Tenancy {
 // it (Tenancy.Check).
 func allowedHostnamesAnnotationFlag(cmd *cobra.Command, key *string) {
 	cmd.Flags().StringVar(key, "allowed-hostnames-annotation", validation.DefaultAllowedHostnamesAnnotation,
-		validation.AllowedHostnamesAnnotationUsage)
+		flags.AllowedHostnamesAnnotationUsage)
 }

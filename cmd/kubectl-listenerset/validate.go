@@ -7,6 +7,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/airlock/listenerset-webhook/cmd/internal/flags"
 	"github.com/airlock/listenerset-webhook/listing"
 	"github.com/airlock/listenerset-webhook/offline"
 	"github.com/airlock/listenerset-webhook/offline/judge"
@@ -26,8 +27,8 @@ func newValidate(code *int) *cobra.Command {
 		strict, anyError                              bool
 		added                                         validation.AddedNames
 	)
-	var scope *validation.ScopeFlags // set below, read when the command runs
-	var tenancy *validation.Tenancy  // likewise
+	var scope *flags.ScopeFlags     // set below, read when the command runs
+	var tenancy *validation.Tenancy // likewise
 	cmd := &cobra.Command{
 		Use:   "validate (-f PATH | PATH)... [flags]",
 		Short: "Validate ListenerSet manifests offline, as kube-apiserver and the webhook would",
@@ -106,7 +107,7 @@ unparsable, the cluster not listable, or a bad command line.`,
 	f.StringSliceVar(&crds, "crd", nil, "file or directory with the ListenerSet CRD to apply (the cluster's own, e.g. Gateway API v1.7.0 standard or experimental) instead of the embedded v1.6.3 standard one; repeatable")
 	f.StringVar(&unknownField, "unknown-fields", string(judge.UnknownFieldsError),
 		"fields the CRD does not know: error (kubectl apply's strict field validation), warn or ignore")
-	f.Var(&added, "add-names", validation.AddedNamesUsage)
+	f.Var(&added, "add-names", flags.AddedNamesUsage)
 	scope = scopeFlags(cmd, "by the Gateways and GatewayClasses of the input, with --kubeconfig over the cluster's")
 	tenancy = tenancyFlags(cmd)
 	_ = cmd.MarkFlagFilename("crd", manifestExtensions...)

@@ -7,6 +7,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/airlock/listenerset-webhook/cmd/internal/flags"
 	"github.com/airlock/listenerset-webhook/validation"
 	"github.com/airlock/listenerset-webhook/why"
 )
@@ -20,8 +21,8 @@ func newWhy(code *int) *cobra.Command {
 		kubeconfig, kubeContext, namespace, format string
 		added                                      validation.AddedNames
 	)
-	var scope *validation.ScopeFlags // set below, read when the command runs
-	var tenancy *validation.Tenancy  // likewise
+	var scope *flags.ScopeFlags     // set below, read when the command runs
+	var tenancy *validation.Tenancy // likewise
 	cmd := &cobra.Command{
 		Use:   "why NAMESPACE/NAME [flags]",
 		Short: "Explain why one ListenerSet's listeners are, or are not, accepted",
@@ -117,7 +118,7 @@ unreachable).`,
 	kubeconfigFlags(cmd, &kubeconfig, &kubeContext, "the kubeconfig to read the cluster with (default: as kubectl finds it); read-only")
 	f.StringVarP(&namespace, "namespace", "n", "", "the namespace of NAME (default: the kubeconfig context's)")
 	f.StringVarP(&format, "output", "o", "", "output format: json (default: text)")
-	f.Var(&added, "add-names", validation.AddedNamesUsage)
+	f.Var(&added, "add-names", flags.AddedNamesUsage)
 	scope = scopeFlags(cmd, "by the parent Gateway's GatewayClass (get on gateways and gatewayclasses)")
 	tenancy = tenancyFlags(cmd)
 	completeValues(cmd, "output", []why.Format{why.JSON})

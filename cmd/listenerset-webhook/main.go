@@ -29,6 +29,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/log/zap"
 	"sigs.k8s.io/controller-runtime/pkg/manager/signals"
 
+	"github.com/airlock/listenerset-webhook/cmd/internal/flags"
 	"github.com/airlock/listenerset-webhook/validation"
 	"github.com/airlock/listenerset-webhook/version"
 	"github.com/airlock/listenerset-webhook/webhook"
@@ -96,11 +97,11 @@ func run(args []string, stdout, stderr io.Writer) int {
 	fs.DurationVar(&b.LeafDuration, "leaf-duration", certs.DefaultLeafDuration,
 		"self-bootstrapped: validity of a serving certificate (renewed after two thirds)")
 	config.RegisterFlags(fs) // --kubeconfig, for self-bootstrapped and cluster checks outside a cluster
-	scope := validation.NewScopeFlags()
-	fs.Var(scope.ModeFlag(), "scope", validation.ScopeUsage("reads Gateways and GatewayClasses, needs the "+
+	scope := flags.NewScopeFlags()
+	fs.Var(scope.ModeFlag(), "scope", flags.ScopeUsage("reads Gateways and GatewayClasses, needs the "+
 		"Kubernetes API and get/list/watch on them; with \"all\" nothing is read from the API for it")+` (default "class")`)
-	fs.Var(scope.NamesFlag(), "controller-names", validation.ControllerNamesUsage)
-	fs.Var(scope.UnknownFlag(), "unknown-parent", validation.UnknownParentUsage+` (default "judge")`)
+	fs.Var(scope.NamesFlag(), "controller-names", flags.ControllerNamesUsage)
+	fs.Var(scope.UnknownFlag(), "unknown-parent", flags.UnknownParentUsage+` (default "judge")`)
 	fs.BoolVar(&opts.Cluster.Enabled, "cluster-checks", false,
 		"also check each ListenerSet against the cluster (parent Gateway, its allowedListeners, conflicts with its "+
 			"merged listeners, ReferenceGrants) from a read-only cache, as warnings; needs the Kubernetes API and "+
@@ -110,16 +111,16 @@ func run(args []string, stdout, stderr io.Writer) int {
 	fs.BoolVar(&opts.Cluster.WatchSecrets, "watch-secrets", false,
 		"with --cluster-checks: warn about certificateRefs to missing Secrets (watches Secret metadata only, "+
 			"but needs list/watch on secrets in every namespace)")
-	fs.StringVar(&opts.Cluster.Tenancy.TenantLabel, "tenant-label", "", "with --cluster-checks: "+validation.TenantLabelUsage)
+	fs.StringVar(&opts.Cluster.Tenancy.TenantLabel, "tenant-label", "", "with --cluster-checks: "+flags.TenantLabelUsage)
 	fs.StringVar(&opts.Cluster.Tenancy.AllowedHostnamesAnnotation, "allowed-hostnames-annotation", validation.DefaultAllowedHostnamesAnnotation,
-		"with --cluster-checks: "+validation.AllowedHostnamesAnnotationUsage)
-	fs.Var(&opts.Cluster.Tenancy.FirstClaim, "first-claim", "with --cluster-checks: "+validation.FirstClaimUsage+` (default "warn")`)
+		"with --cluster-checks: "+flags.AllowedHostnamesAnnotationUsage)
+	fs.Var(flags.FirstClaim(&opts.Cluster.Tenancy), "first-claim", "with --cluster-checks: "+flags.FirstClaimUsage+` (default "warn")`)
 	opts.Enforcement = admission.EnforcementDeny
-	fs.Var((*enforcement)(&opts.Enforcement), "enforcement",
+	fs.Var(flags.NewEnum(&opts.Enforcement, "string"), "enforcement",
 		`what an invalid ListenerSet gets: "deny" (a 422, as kubectl shows for built-in types) or "warn" (admitted; `+
 			`each error a warning beginning "would be denied", counted in `+admission.WouldDenyMetric+`), to see what `+
-			`deny would refuse before it does`)
-	fs.Var(&opts.AddedNames, "add-names", validation.AddedNamesUsage)
+			`deny would refuse before it does (default deny)`)
+	fs.Var(&opts.AddedNames, "add-names", flags.AddedNamesUsage)
 	fs.StringVar(&opts.Server.HealthProbeBindAddress, "health-probe-bind-address", serving.DefaultHealthProbeBindAddress,
 		`address serving /healthz and /readyz ("0" disables)`)
 	fs.StringVar(&opts.Server.MetricsBindAddress, "metrics-bind-address", serving.DefaultMetricsBindAddress,
@@ -195,21 +196,6 @@ Flags:
 		return exitError
 	}
 	return exitOK
-}
-
-// enforcement is the --enforcement flag: one of admission.Enforcements.
-type enforcement admission.Enforcement
-
-// String implements flag.Value.
-func (e *enforcement) String() string { return string(*e) }
-
-// Set implements flag.Value.
-func (e *enforcement) Set(s string) error {
-	if err := admission.Enforcement(s).Check(); err != nil || s == "" {
-		return fmt.Errorf("must be %q or %q", admission.EnforcementDeny, admission.EnforcementWarn)
-	}
-	*e = enforcement(s)
-	return nil
 }
 
 // byteQuantity is a flag of a number of bytes, given as a Kubernetes

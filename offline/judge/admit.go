@@ -16,7 +16,7 @@ import (
 	"github.com/airlock/listenerset-webhook/defaults"
 	"github.com/airlock/listenerset-webhook/offline/crdcheck"
 	"github.com/airlock/listenerset-webhook/offline/read"
-	"github.com/airlock/listenerset-webhook/validation"
+	"github.com/airlock/listenerset-webhook/validation/findings"
 )
 
 // UnknownFields says what a field the CRD does not know makes of an object:
@@ -217,7 +217,7 @@ func fieldPath(s string) *field.Path {
 // The list is shown as every engine shows a verdict (validation's report):
 // kube-apiserver's errors and the webhook's report go into one report with
 // its budget, and what does not fit is counted in its last entry.
-func merge(api apiserverView, webhook *validation.ErrorReport) []FieldError {
+func merge(api apiserverView, webhook *findings.ErrorReport) []FieldError {
 	shownWebhook := webhook.List()
 	uncovered := 0
 	for _, e := range api.errors {
@@ -225,7 +225,7 @@ func merge(api apiserverView, webhook *validation.ErrorReport) []FieldError {
 			uncovered++
 		}
 	}
-	var r validation.ErrorReport
+	var r findings.ErrorReport
 	// messages[k] is the wording of the k-th error added, when kube-apiserver's is its own
 	var messages []string
 	for i, e := range api.errors {
@@ -242,7 +242,7 @@ func merge(api apiserverView, webhook *validation.ErrorReport) []FieldError {
 		if k < len(messages) && messages[k] != "" {
 			// kube-apiserver's wording quotes the field as written: cut as
 			// the report cuts a path and a detail
-			fe.Message = validation.Cut(messages[k], validation.MaxPathBytes+validation.MaxDetailBytes, validation.CutSuffix)
+			fe.Message = findings.Cut(messages[k], findings.MaxPathBytes+findings.MaxDetailBytes, findings.CutSuffix)
 		}
 		out = append(out, fe)
 	}

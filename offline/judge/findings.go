@@ -10,7 +10,7 @@ import (
 	sigsjson "sigs.k8s.io/json"
 
 	"github.com/airlock/listenerset-webhook/offline/read"
-	"github.com/airlock/listenerset-webhook/validation"
+	"github.com/airlock/listenerset-webhook/validation/findings"
 )
 
 // KindUnknownField is the warning kind of a field the ListenerSet type does
@@ -47,7 +47,7 @@ func jsonValue(v any) any {
 }
 
 // validationWarnings converts the verdict's warnings, keeping path and kind.
-func validationWarnings(ws validation.Warnings) []read.Warning {
+func validationWarnings(ws findings.Warnings) []read.Warning {
 	out := make([]read.Warning, 0, len(ws))
 	for _, w := range ws {
 		out = append(out, read.Warning{Field: w.Path, Kind: string(w.Kind), Code: string(w.Code), Message: w.String()})
@@ -60,15 +60,15 @@ func validationWarnings(ws validation.Warnings) []read.Warning {
 // length, then one that says how many more there were. The strict decode's
 // warnings (one per unknown field) are as many as a document makes them.
 func limitWarnings(ws []read.Warning) []read.Warning {
-	var r validation.WarningReport
+	var r findings.WarningReport
 	for _, w := range ws {
-		r.Add(validation.Warning{Kind: validation.WarningKind(w.Kind), Message: w.Message})
+		r.Add(findings.Warning{Kind: findings.WarningKind(w.Kind), Message: w.Message})
 	}
 	shown := r.Shown()
 	out := make([]read.Warning, len(shown), len(shown)+1)
 	for k, s := range shown {
 		out[k] = ws[k]
-		out[k].Field = validation.Cut(out[k].Field, validation.MaxPathBytes, validation.CutPathSuffix)
+		out[k].Field = findings.Cut(out[k].Field, findings.MaxPathBytes, findings.CutPathSuffix)
 		out[k].Message = s.Message
 		if out[k].Code == "" {
 			out[k].Code = string(warningCode(out[k].Kind))

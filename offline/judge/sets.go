@@ -11,6 +11,7 @@ import (
 	"github.com/airlock/listenerset-webhook/offline/crdcheck"
 	"github.com/airlock/listenerset-webhook/offline/read"
 	"github.com/airlock/listenerset-webhook/validation"
+	"github.com/airlock/listenerset-webhook/validation/findings"
 )
 
 // judgeSets gives each ListenerSet kube-apiserver's verdict on a create of
@@ -85,7 +86,7 @@ func apiserverViews(checker *crdcheck.Checker, sets []*read.Object, unknown Unkn
 func (v *Verdict) judge(o *read.Object, view apiserverView, opts Options) Result {
 	res := Result{Location: o.Location, Namespace: o.Namespace, Name: o.Name, pos: o.Pos}
 	res.Warnings = append(slices.Clone(o.Warnings), view.warnings...)
-	webhook := &validation.ErrorReport{}
+	webhook := &findings.ErrorReport{}
 	if view.ls != nil {
 		r := validation.Judge(view.ls, nil, webhookOptions(&v.Objects, opts))
 		res.Warnings = append(res.Warnings, validationWarnings(r.Warnings.List())...)
@@ -101,7 +102,7 @@ func (v *Verdict) judge(o *read.Object, view apiserverView, opts Options) Result
 // webhookOptions are the webhook's options for opts, with o as the
 // cluster and as the scope's view.
 func webhookOptions(o *validation.Objects, opts Options) validation.Options {
-	return validation.Options{Cluster: o, Strict: opts.Strict, AddedNames: opts.AddedNames, Scope: opts.Scope, Classes: o, Tenancy: opts.Tenancy}
+	return validation.Options{Cluster: o, Strict: opts.Strict, AddedNames: opts.AddedNames, Scope: opts.Scope, Classes: o, Routes: o, Tenancy: opts.Tenancy}
 }
 
 // notJudged is d's outcome when it left the set unjudged, else "".

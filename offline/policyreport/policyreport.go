@@ -12,7 +12,7 @@ import (
 
 	"github.com/airlock/listenerset-webhook/offline/judge"
 	"github.com/airlock/listenerset-webhook/offline/report"
-	"github.com/airlock/listenerset-webhook/validation"
+	"github.com/airlock/listenerset-webhook/validation/findings"
 )
 
 // The report's API: the PolicyReport of the Kubernetes policy working
@@ -185,7 +185,7 @@ func (b *builder) add(outcome, code, field, message string, ref ObjectReference)
 		Timestamp: b.stamp, Resources: []ObjectReference{ref}}
 	if outcome != ResultPass {
 		res.Category = report.CodeTitle(code)
-		res.Properties = map[string]string{"help": validation.Code(code).HelpURI()}
+		res.Properties = map[string]string{"help": findings.Code(code).HelpURI()}
 		if field != "" {
 			res.Properties["field"] = field
 		}
@@ -218,9 +218,9 @@ func (b *builder) finish() *Report {
 	if left == 0 {
 		return b.r
 	}
-	code, outcome := validation.CodeMoreWarnings, ResultWarn
+	code, outcome := findings.CodeMoreWarnings, ResultWarn
 	if b.leftFail > 0 {
-		code, outcome = validation.CodeMoreErrors, ResultFail
+		code, outcome = findings.CodeMoreErrors, ResultFail
 	}
 	b.r.Results = append(b.r.Results, Result{Source: ManagedBy, Policy: Policy, Rule: string(code), Category: report.CodeTitle(string(code)),
 		Result: outcome, Scored: false, Timestamp: b.stamp,

@@ -13,6 +13,7 @@ import (
 	"github.com/airlock/listenerset-webhook/offline/judge"
 	"github.com/airlock/listenerset-webhook/offline/read"
 	"github.com/airlock/listenerset-webhook/validation"
+	"github.com/airlock/listenerset-webhook/validation/findings"
 )
 
 // TestBuild: one report per namespace, also when the results do not come
@@ -41,7 +42,7 @@ func TestBuild(t *testing.T) {
 	assert.Equal(t, "Duplicate listener name", fail.Category)
 	assert.Equal(t, "dup", fail.Message)
 	assert.Equal(t, "spec.listeners[1].name", fail.Properties["field"])
-	assert.Equal(t, validation.Code("LS104").HelpURI(), fail.Properties["help"])
+	assert.Equal(t, findings.Code("LS104").HelpURI(), fail.Properties["help"])
 	assert.Equal(t, []ObjectReference{{APIVersion: "gateway.networking.k8s.io/v1", Kind: "ListenerSet", Namespace: "a", Name: "bad", UID: "uid-1"}}, fail.Resources)
 	assert.Equal(t, Timestamp{Seconds: 1700000000, Nanos: 5}, fail.Timestamp)
 	assert.Equal(t, ResultWarn, a.Results[1].Result)
@@ -69,7 +70,7 @@ func TestBuildCapped(t *testing.T) {
 	r := rs[0]
 	assert.Equal(t, Summary{Fail: sets, Warn: sets}, r.Summary)
 	last := r.Results[len(r.Results)-1]
-	assert.Equal(t, string(validation.CodeMoreErrors), last.Rule)
+	assert.Equal(t, string(findings.CodeMoreErrors), last.Rule)
 	assert.Equal(t, ResultFail, last.Result)
 	shown := len(r.Results) - 1
 	assert.Contains(t, last.Message, "more results")

@@ -62,7 +62,7 @@ type Warning struct {
 	// Field is the path the warning is about; empty when it has none (a
 	// duplicate YAML key is known by its line).
 	Field string `json:"field,omitempty"`
-	// Kind names the rule: a validation.WarningKind, KindDuplicateField,
+	// Kind names the rule: a findings.WarningKind, KindDuplicateField,
 	// or the verdict's own kinds.
 	Kind string `json:"kind"`
 	// Message is the whole warning as kubectl prints it after "Warning: ".

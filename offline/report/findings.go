@@ -8,6 +8,7 @@ import (
 	"github.com/airlock/listenerset-webhook/offline/judge"
 	"github.com/airlock/listenerset-webhook/offline/read"
 	"github.com/airlock/listenerset-webhook/validation"
+	"github.com/airlock/listenerset-webhook/validation/findings"
 )
 
 // ruleInputError is the JUnit class of input that cannot be read or parsed.
@@ -73,9 +74,9 @@ func (r *Report) findings() []finding {
 // Catalog is every code a report can carry, by code: the rules'
 // (validation.Catalog) and the offline commands' own (judge.Codes).
 // docs/codes.md is generated from it.
-func Catalog() []validation.CodeDoc {
+func Catalog() []findings.CodeDoc {
 	all := append(validation.Catalog(), judge.Codes...)
-	slices.SortFunc(all, func(a, b validation.CodeDoc) int { return strings.Compare(string(a.Code), string(b.Code)) })
+	slices.SortFunc(all, func(a, b findings.CodeDoc) int { return strings.Compare(string(a.Code), string(b.Code)) })
 	return all
 }
 
@@ -94,7 +95,7 @@ func ruleOf(code string) rule {
 	if r, ok := rules[code]; ok {
 		return r
 	}
-	return rule{ID: code, Short: code, Help: "See the message.", HelpURI: validation.CodesPage}
+	return rule{ID: code, Short: code, Help: "See the message.", HelpURI: findings.CodesPage}
 }
 
 // CodeTitle is code's title in the catalog (the code itself when the

@@ -15,6 +15,7 @@ import (
 	"github.com/airlock/listenerset-webhook/offline/judge"
 	"github.com/airlock/listenerset-webhook/offline/read"
 	"github.com/airlock/listenerset-webhook/validation"
+	"github.com/airlock/listenerset-webhook/validation/findings"
 )
 
 func TestGitHubEscaping(t *testing.T) {
@@ -27,15 +28,15 @@ func TestGitHubEscaping(t *testing.T) {
 // kind is noticed here) and of the offline commands has its code, but for
 // the kinds that stand for an error and carry its code.
 func TestCatalogCodes(t *testing.T) {
-	codes := map[validation.Code]bool{}
+	codes := map[findings.Code]bool{}
 	for _, d := range Catalog() {
 		assert.False(t, codes[d.Code], "%s is listed twice", d.Code)
 		codes[d.Code] = true
 		assert.Equal(t, ruleOf(string(d.Code)).HelpURI, d.Code.HelpURI())
 	}
-	wrappers := []validation.WarningKind{validation.KindRatcheted, validation.KindWouldDeny, validation.KindClusterFinding}
+	wrappers := []findings.WarningKind{validation.KindRatcheted, validation.KindWouldDeny, validation.KindClusterFinding}
 	found := 0
-	for _, file := range []string{"warnings.go", "report.go", "wouldeny.go"} {
+	for _, file := range []string{"warnings.go", filepath.Join("findings", "report.go"), "wouldeny.go"} {
 		f, err := parser.ParseFile(token.NewFileSet(), filepath.Join("..", "..", "validation", file), nil, 0)
 		require.NoError(t, err)
 		ast.Inspect(f, func(n ast.Node) bool {
@@ -43,15 +44,15 @@ func TestCatalogCodes(t *testing.T) {
 			if !ok || spec.Type == nil || len(spec.Values) != 1 {
 				return true
 			}
-			if id, ok := spec.Type.(*ast.Ident); !ok || id.Name != "WarningKind" {
+			if !isWarningKind(spec.Type) {
 				return true
 			}
 			lit, ok := spec.Values[0].(*ast.BasicLit)
 			require.True(t, ok)
 			kind, err := strconv.Unquote(lit.Value)
 			require.NoError(t, err)
-			if !slices.Contains(wrappers, validation.WarningKind(kind)) {
-				assert.NotEmpty(t, validation.KindCode(validation.WarningKind(kind)), "no code for warning kind %s", kind)
+			if !slices.Contains(wrappers, findings.WarningKind(kind)) {
+				assert.NotEmpty(t, validation.KindCode(findings.WarningKind(kind)), "no code for warning kind %s", kind)
 			}
 			found++
 			return true
@@ -59,7 +60,7 @@ func TestCatalogCodes(t *testing.T) {
 	}
 	assert.Greater(t, found, 10, "the WarningKind constants were found")
 	for _, kind := range []string{judge.KindUnknownField, judge.KindAPIServer, read.KindDuplicateField, read.KindStrictDecoding} {
-		assert.True(t, slices.ContainsFunc(judge.Codes, func(d validation.CodeDoc) bool { return string(d.WarningKind) == kind }), "no code for %s", kind)
+		assert.True(t, slices.ContainsFunc(judge.Codes, func(d findings.CodeDoc) bool { return string(d.WarningKind) == kind }), "no code for %s", kind)
 	}
 }
 
@@ -83,4 +84,17 @@ func TestSARIFArtifact(t *testing.T) {
 		}
 	}
 	assert.Equal(t, "file:///repo/", dirURI("/repo"))
+}
+
+// isWarningKind: t is findings.WarningKind, as validation names it, or
+// WarningKind, as findings does.
+func isWarningKind(t ast.Expr) bool {
+	switch t := t.(type) {
+	case *ast.Ident:
+		return t.Name == "WarningKind"
+	case *ast.SelectorExpr:
+		pkg, ok := t.X.(*ast.Ident)
+		return ok && pkg.Name == "findings" && t.Sel.Name == "WarningKind"
+	}
+	return false
 }

@@ -9,14 +9,14 @@ import (
 
 	"github.com/airlock/listenerset-webhook/offline/judge"
 	"github.com/airlock/listenerset-webhook/offline/read"
-	"github.com/airlock/listenerset-webhook/validation"
+	"github.com/airlock/listenerset-webhook/validation/findings"
 )
 
 // The text formats are read in a terminal: every text they take from the
 // input (messages, names, reasons, file names) is written through term,
 // which shows what a terminal would interpret (a newline, an ESC sequence)
 // as Go's %q does. The machine formats write the same text losslessly.
-var term = validation.Escape
+var term = findings.Escape
 
 // writeText writes r as kubectl would: the notes (skipped objects, input
 // errors) on stderr as met, then each result on stdout with its warnings on

@@ -9,7 +9,7 @@ import (
 	"k8s.io/apimachinery/pkg/util/validation/field"
 
 	"github.com/airlock/listenerset-webhook/policy"
-	"github.com/airlock/listenerset-webhook/validation"
+	"github.com/airlock/listenerset-webhook/validation/findings"
 )
 
 var moreRE = regexp.MustCompile(`; and (\d+) more$`)
@@ -124,9 +124,9 @@ func celQuote(s string) string {
 }
 
 // Cut tells whether validation's report errs is cut: it ends with the
-// summary of the errors it does not show (validation.IsMoreErrors).
+// summary of the errors it does not show (findings.IsMoreErrors).
 func Cut(errs field.ErrorList) bool {
-	return len(errs) > 0 && validation.IsMoreErrors(errs[len(errs)-1])
+	return len(errs) > 0 && findings.IsMoreErrors(errs[len(errs)-1])
 }
 
 // NotCovered is the first of the policy's paths that validation's report

@@ -10,6 +10,7 @@ import (
 	"github.com/airlock/listenerset-webhook/offline/report"
 	"github.com/airlock/listenerset-webhook/test/golden"
 	"github.com/airlock/listenerset-webhook/validation"
+	"github.com/airlock/listenerset-webhook/validation/findings"
 	"github.com/airlock/listenerset-webhook/webhook/admission"
 )
 
@@ -28,7 +29,7 @@ func TestCodesPageIsGenerated(t *testing.T) {
 		"`make docs-generate` (go test ./test/docs -run TestCodesPageIsGenerated -update)")
 }
 
-func renderCodes(codes []validation.CodeDoc) []byte {
+func renderCodes(codes []findings.CodeDoc) []byte {
 	var b strings.Builder
 	p := func(format string, args ...any) { fmt.Fprintf(&b, format, args...) }
 	p("# Diagnostic codes\n\n")

@@ -13,6 +13,7 @@ import (
 	gwv1 "sigs.k8s.io/gateway-api/apis/v1"
 
 	"github.com/airlock/listenerset-webhook/validation"
+	"github.com/airlock/listenerset-webhook/validation/findings"
 	"github.com/airlock/listenerset-webhook/validation/validationtest"
 )
 
@@ -272,7 +273,7 @@ func TestScaleOwnersLayout(t *testing.T) {
 		t.Fatalf("%d owners, %d wildcard sets; want %d of each", len(owners), wildcards, validationtest.Owners)
 	}
 	opts := validation.Options{Cluster: cluster, Strict: true}
-	judge := func(ls *gwv1.ListenerSet) (field.ErrorList, validation.Warnings) {
+	judge := func(ls *gwv1.ListenerSet) (field.ErrorList, findings.Warnings) {
 		return validation.Validate(ls, nil, opts)
 	}
 	for _, i := range []int{0, 1, validationtest.Owners + 1, n - 1} {
@@ -287,7 +288,7 @@ func TestScaleOwnersLayout(t *testing.T) {
 	}
 	other := measuredFor(shapeOwners)("m-2")
 	other.Spec.Listeners[1].Hostname = ptr.To(gwv1.Hostname("x." + validationtest.OwnerDomain(scaleMeasuredOwner+1)))
-	if errs, _ := judge(other); len(errs) != 1 || validation.CodeOf(errs[0]) != validation.CodeHostnameNotDeclared {
+	if errs, _ := judge(other); len(errs) != 1 || findings.CodeOf(errs[0]) != validation.CodeHostnameNotDeclared {
 		t.Errorf("a create on another owner's domain: %v, want one %s", errs, validation.CodeHostnameNotDeclared)
 	}
 }

@@ -34,6 +34,7 @@ import (
 
 	"github.com/airlock/listenerset-webhook/test/load/fixtures"
 	"github.com/airlock/listenerset-webhook/validation"
+	"github.com/airlock/listenerset-webhook/validation/findings"
 	"github.com/airlock/listenerset-webhook/validation/validationtest"
 	"github.com/airlock/listenerset-webhook/webhook/admission"
 )
@@ -165,7 +166,7 @@ func (c *scaleCluster) worst(ctx context.Context, srv *server) ([]worstResult, e
 			MinMs: ms(took[0]), Ms: ms(took[len(took)/2]), MaxMs: ms(took[len(took)-1]), CPUMs: ms(cpu1-cpu0) / worstRepeats,
 			ResponseBytes: size, PeakRSSGrowthMiB: mib(peak - rss0)}
 		if resp.Result != nil {
-			r.Message = validation.Cut(resp.Result.Message, 300, "...")
+			r.Message = findings.Cut(resp.Result.Message, 300, "...")
 			if resp.Result.Details != nil {
 				r.Causes = len(resp.Result.Details.Causes)
 			}
@@ -185,7 +186,7 @@ func worstProblem(shape string, resp *admissionv1.AdmissionResponse) string {
 		return "allowed, want a denial"
 	}
 	msg := resp.Result.Message
-	if validation.Escape(msg) != msg {
+	if findings.Escape(msg) != msg {
 		return "a character a terminal interprets in the message"
 	}
 	var want string

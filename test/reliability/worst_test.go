@@ -19,6 +19,7 @@ import (
 
 	"github.com/airlock/listenerset-webhook/test/load/fixtures"
 	"github.com/airlock/listenerset-webhook/validation"
+	"github.com/airlock/listenerset-webhook/validation/findings"
 	"github.com/airlock/listenerset-webhook/validation/validationtest"
 	"github.com/airlock/listenerset-webhook/webhook/admission"
 	"github.com/airlock/listenerset-webhook/webhook/inflight"
@@ -98,7 +99,7 @@ func TestWorstObjectsThroughTheServer(t *testing.T) {
 					shape.Name, hostileShortPath(path), len(body), elapsed.Round(time.Millisecond), resp.Allowed, causes, len(resp.Warnings), size,
 					hostileMiB(float64(peak)), hostileMiB(float64(peak-idle)), hostileMiB(float64(idle)))
 				assert.LessOrEqual(t, size, maxWorstResponse, "%s: response size", path)
-				assert.LessOrEqual(t, causes, validation.MaxErrors+1, "%s: causes", path)
+				assert.LessOrEqual(t, causes, findings.MaxErrors+1, "%s: causes", path)
 				assert.LessOrEqual(t, peak-idle, int64(maxWorstRSSGrowth), "%s: peak RSS growth over the idle server", path)
 				if path == admission.MutatePath {
 					assert.True(t, resp.Allowed, "the mutating webhook allows")

@@ -9,6 +9,7 @@ import (
 	gwv1 "sigs.k8s.io/gateway-api/apis/v1"
 
 	"github.com/airlock/listenerset-webhook/validation"
+	"github.com/airlock/listenerset-webhook/validation/findings"
 )
 
 // Declaration is a Namespace of the declared-hostnames cases: its name and
@@ -91,7 +92,7 @@ type DeclarationCase struct {
 	Name        string
 	Declaration Declaration
 	New, Old    *gwv1.ListenerSet
-	Code        validation.Code
+	Code        findings.Code
 }
 
 // declaredSet is a ListenerSet in ns with HTTP listeners on their own ports,
@@ -141,7 +142,7 @@ func DeclarationCases() []DeclarationCase {
 		uncovered = "login.a.example.com"
 	)
 	notDeclared, malformed := validation.CodeHostnameNotDeclared, validation.CodeDeclarationMalformed
-	create := func(name string, d Declaration, code validation.Code, hosts ...string) DeclarationCase {
+	create := func(name string, d Declaration, code findings.Code, hosts ...string) DeclarationCase {
 		return DeclarationCase{Name: d.Namespace + ": " + name, Declaration: d, New: declaredSet(d.Namespace, hosts...), Code: code}
 	}
 	cases := []DeclarationCase{
@@ -163,7 +164,7 @@ func DeclarationCases() []DeclarationCase {
 	for _, d := range BadDeclarations {
 		cases = append(cases, create("a covered hostname", d, malformed, exact))
 	}
-	update := func(name string, d Declaration, code validation.Code, old, new *gwv1.ListenerSet) DeclarationCase {
+	update := func(name string, d Declaration, code findings.Code, old, new *gwv1.ListenerSet) DeclarationCase {
 		return DeclarationCase{Name: d.Namespace + ": update, " + name, Declaration: d, New: new, Old: old, Code: code}
 	}
 	renamed := declaredSet(DeclaredNames.Namespace, uncovered)

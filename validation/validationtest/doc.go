@@ -7,4 +7,7 @@
 // benchmarks and clusterview's.
 //
 // The figures they give: docs/performance.md.
+//
+// Layering: validationtest imports validation, validation/findings,
+// defaults and test/load/fixtures; only tests and the load tool import it.
 package validationtest

@@ -7,6 +7,7 @@ import (
 	gwv1 "sigs.k8s.io/gateway-api/apis/v1"
 
 	"github.com/airlock/listenerset-webhook/validation"
+	"github.com/airlock/listenerset-webhook/validation/findings"
 )
 
 // OptionCase is a ListenerSet that sets one Airlock option, and whether
@@ -19,7 +20,7 @@ type OptionCase struct {
 	Value       string
 	Valid       bool
 	// Code is the code of the denial of an invalid one.
-	Code validation.Code
+	Code findings.Code
 }
 
 // OptionCases are, for every row of validation.AirlockOptions, a set per
@@ -30,7 +31,7 @@ type OptionCase struct {
 // against the table: a new option is tested in every engine by its row
 // alone.
 func OptionCases() []OptionCase {
-	one := func(name string, key gwv1.AnnotationKey, value string, code validation.Code) OptionCase {
+	one := func(name string, key gwv1.AnnotationKey, value string, code findings.Code) OptionCase {
 		ls := worstBase("option")
 		l := httpsListener(0)
 		l.TLS.Options[key] = gwv1.AnnotationValue(value)

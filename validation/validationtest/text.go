@@ -7,6 +7,7 @@ import (
 	gwv1 "sigs.k8s.io/gateway-api/apis/v1"
 
 	"github.com/airlock/listenerset-webhook/validation"
+	"github.com/airlock/listenerset-webhook/validation/findings"
 )
 
 // The worst objects built from text rather than from counts: ListenerSets
@@ -48,7 +49,7 @@ var TextShapes = []Shape{
 // repeatTo is s repeated until JSON would write the result in about
 // budget bytes.
 func repeatTo(s string, budget int) string {
-	return strings.Repeat(s, max(1, budget/validation.JSONLen(s)))
+	return strings.Repeat(s, max(1, budget/findings.JSONLen(s)))
 }
 
 // LongestKey: n listeners, each with one un-prefixed option key (the CRD
@@ -108,7 +109,7 @@ func HostileSecretNames(n int) *gwv1.ListenerSet {
 			for k := range name {
 				name[k] = runes[(i+j+k)%len(runes)]
 			}
-			if used += validation.JSONLen(string(name)) + 64; used > textBudget/n {
+			if used += findings.JSONLen(string(name)) + 64; used > textBudget/n {
 				break
 			}
 			ns := gwv1.Namespace("certs")
@@ -132,7 +133,7 @@ func MultibyteValues(n int) *gwv1.ListenerSet {
 		l := httpsListener(i)
 		for j, used := 0, 0; j < validation.MaxOptions; j++ {
 			v := strings.Repeat(values[j%len(values)], validation.MaxOptionValueLen)
-			if used += validation.JSONLen(v); used > per {
+			if used += findings.JSONLen(v); used > per {
 				break
 			}
 			l.TLS.Options[gwv1.AnnotationKey(fmt.Sprintf("example.com/o%02d", j))] = gwv1.AnnotationValue(v)

@@ -14,6 +14,7 @@ import (
 	gwv1 "sigs.k8s.io/gateway-api/apis/v1"
 
 	"github.com/airlock/listenerset-webhook/validation"
+	"github.com/airlock/listenerset-webhook/validation/findings"
 )
 
 // Paths the webhooks are served at. They follow controller-runtime's
@@ -57,6 +58,10 @@ type Validator struct {
 	// scope.
 	Scope   validation.Scope
 	Classes validation.Classes
+	// Routes are the HTTPRoutes naming ListenerSets
+	// (validation.Options.Routes): an update or a deletion is told the
+	// routes it detaches; nil tells none.
+	Routes validation.Routes
 	// Tenancy: owners, hostname declarations and the first claim
 	// (validation.Options.Tenancy); needs Cluster.
 	Tenancy validation.Tenancy
@@ -78,12 +83,15 @@ const (
 // Enforcements are the accepted values of Enforcement, the default first.
 var Enforcements = []Enforcement{EnforcementDeny, EnforcementWarn}
 
+// Choices are Enforcements (the server's flag takes one of them).
+func (Enforcement) Choices() []Enforcement { return Enforcements }
+
 // Check refuses an Enforcement other than these ("" is deny).
 func (e Enforcement) Check() error {
 	if e == "" || slices.Contains(Enforcements, e) {
 		return nil
 	}
-	return fmt.Errorf("enforcement %q: must be %q or %q", string(e), EnforcementDeny, EnforcementWarn)
+	return fmt.Errorf("enforcement %q: %s", string(e), findings.MustBe(Enforcements))
 }
 
 var _ cradmission.Validator[*gwv1.ListenerSet] = Validator{}
@@ -110,7 +118,7 @@ func (v Validator) respond(ctx context.Context, ls, oldLS *gwv1.ListenerSet) (cr
 		return nil, abandoned(err)
 	}
 	r := validation.Judge(ls, oldLS, validation.Options{Cluster: v.Cluster, Strict: v.Strict, AddedNames: v.AddedNames,
-		Scope: v.Scope, Classes: v.Classes, Tenancy: v.Tenancy})
+		Scope: v.Scope, Classes: v.Classes, Routes: v.Routes, Tenancy: v.Tenancy})
 	recordScope(webhookValidating, r.Scope)
 	if v.Enforcement == EnforcementWarn && r.Errors.Total() > 0 {
 		wouldDeny(ctx, r)
@@ -138,7 +146,7 @@ func (Validator) ValidateDelete(context.Context, *gwv1.ListenerSet) (cradmission
 // verdict turns r's errors into the 422 Invalid status kube-apiserver
 // itself returns for invalid objects, counts each error shown in
 // listenerset_webhook_denials_total and logs the denial. It returns nil when
-// there are no errors. The report is bounded (validation's report.go), so
+// there are no errors. The report is bounded (validation/findings' report.go), so
 // are the status and the log line: the counts are exact, the paths those of
 // the errors shown.
 //
@@ -170,9 +178,9 @@ func wouldDeny(ctx context.Context, r *validation.Report) {
 }
 
 // maxLoggedBytes bounds what a log line lists of its errors, as its JSON
-// encoder writes them (validation.JSONLen), so that with the rest of the
+// encoder writes them (findings.JSONLen), so that with the rest of the
 // line (the request's object, user and counts) it stays under 16 KiB. The
-// report has cut each path to validation.MaxPathBytes already; this
+// report has cut each path to findings.MaxPathBytes already; this
 // bounds how many of them one line names.
 const maxLoggedBytes = 8 << 10
 
@@ -183,7 +191,7 @@ func fieldTypes(errs field.ErrorList) []string {
 	n := 0
 	for i, e := range errs {
 		s := e.Field + " (" + string(e.Type) + ")"
-		if n += validation.JSONLen(s) + len(`"",`); n > maxLoggedBytes {
+		if n += findings.JSONLen(s) + len(`"",`); n > maxLoggedBytes {
 			return append(out, fmt.Sprintf(loggedMore, len(errs)-i))
 		}
 		out = append(out, s)

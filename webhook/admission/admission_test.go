@@ -29,6 +29,7 @@ import (
 
 	"github.com/airlock/listenerset-webhook/test/load/fixtures"
 	"github.com/airlock/listenerset-webhook/validation"
+	"github.com/airlock/listenerset-webhook/validation/findings"
 	"github.com/airlock/listenerset-webhook/validation/validationtest"
 	"github.com/airlock/listenerset-webhook/webhook/admission"
 	"github.com/airlock/listenerset-webhook/webhook/internal/reviewtest"
@@ -217,7 +218,7 @@ func TestAuditCodesAreBounded(t *testing.T) {
 	resp := reviewtest.Post(t, srv.Client(), srv.URL+admission.ValidatePath, reviewtest.Worst(validationtest.WorstShapes[0]))
 	require.False(t, resp.Allowed)
 	codes := strings.Split(resp.AuditAnnotations[admission.AuditCodesKey], ",")
-	assert.Contains(t, codes, string(validation.CodeMoreErrors), "the summary says more were not shown")
+	assert.Contains(t, codes, string(findings.CodeMoreErrors), "the summary says more were not shown")
 	assert.True(t, slices.IsSorted(codes), codes)
 	assert.Len(t, slices.Compact(slices.Clone(codes)), len(codes), "each code once")
 	assert.Less(t, len(resp.AuditAnnotations[admission.AuditCodesKey]), 100)

@@ -8,7 +8,7 @@ import (
 	"k8s.io/apimachinery/pkg/util/validation/field"
 	cradmission "sigs.k8s.io/controller-runtime/pkg/webhook/admission"
 
-	"github.com/airlock/listenerset-webhook/validation"
+	"github.com/airlock/listenerset-webhook/validation/findings"
 )
 
 // Keys of the audit annotations the validating webhook returns.
@@ -64,7 +64,7 @@ func recordCodes(ctx context.Context, key string, errs field.ErrorList) {
 func codeList(errs field.ErrorList) string {
 	var codes []string
 	for _, e := range errs {
-		if c := string(validation.CodeOf(e)); c != "" && !slices.Contains(codes, c) {
+		if c := string(findings.CodeOf(e)); c != "" && !slices.Contains(codes, c) {
 			codes = append(codes, c)
 		}
 	}

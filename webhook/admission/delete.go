@@ -51,7 +51,7 @@ func (d deletion) Handle(ctx context.Context, req cradmission.Request) (resp cra
 		logf.FromContext(ctx).V(1).Info("Deletion allowed without warnings: oldObject does not decode", "error", err.Error())
 		return resp
 	}
-	r := validation.JudgeDelete(&ls, validation.Options{Cluster: d.v.Cluster, Scope: d.v.Scope, Classes: d.v.Classes})
+	r := validation.JudgeDelete(&ls, validation.Options{Cluster: d.v.Cluster, Routes: d.v.Routes, Scope: d.v.Scope, Classes: d.v.Classes})
 	if ws := r.Warnings.List(); len(ws) > 0 {
 		resp.Warnings = ws.Strings()
 		logf.FromContext(ctx).V(1).Info("Deletion allowed with warnings", "warningCount", r.Warnings.Total())

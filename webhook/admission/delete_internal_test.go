@@ -29,7 +29,8 @@ func TestDeletionWebhookAlwaysAllows(t *testing.T) {
 	logf.SetLogger(logr.Discard())
 	route := &gwv1.HTTPRoute{ObjectMeta: metav1.ObjectMeta{Namespace: "n", Name: "shop"}}
 	route.Spec.ParentRefs = []gwv1.ParentReference{{Kind: ptr.To[gwv1.Kind]("ListenerSet"), Name: "a", SectionName: ptr.To[gwv1.SectionName]("web")}}
-	v := Validator{Cluster: &validation.Objects{Routes: []*gwv1.HTTPRoute{route}}}
+	view := &validation.Objects{Routes: []*gwv1.HTTPRoute{route}}
+	v := Validator{Cluster: view, Routes: view}
 	const warning = `spec.listeners[0]: 1 HTTPRoute attaches to listener "web" (n/shop); it would no longer attach`
 	for _, tc := range []struct {
 		name, path, body string
@@ -41,7 +42,7 @@ func TestDeletionWebhookAlwaysAllows(t *testing.T) {
 		{"no oldObject", DeletePath, guardReview("admission.k8s.io/v1", "u", "DELETE", "", ""), v, nil},
 		{"oldObject does not decode", DeletePath, guardReview("admission.k8s.io/v1", "u", "DELETE", "", `{"spec":{"listeners":"x"}}`), v, nil},
 		{"oldObject not a ListenerSet", DeletePath, guardReview("admission.k8s.io/v1", "u", "DELETE", "", `{"apiVersion":"v1","kind":"Pod"}`), v, nil},
-		{"judging panics", DeletePath, guardReview("admission.k8s.io/v1", "u", "DELETE", "", guardObj), Validator{Cluster: panicking{v.Cluster.(*validation.Objects)}}, nil},
+		{"judging panics", DeletePath, guardReview("admission.k8s.io/v1", "u", "DELETE", "", guardObj), Validator{Cluster: view, Routes: panicking{view}}, nil},
 		{"not a DELETE", DeletePath, guardReview("admission.k8s.io/v1", "u", "UPDATE", guardObj, guardObj), v, nil},
 		{"DELETE at the validating webhook", ValidatePath, guardReview("admission.k8s.io/v1", "u", "DELETE", "", guardObj), v, nil},
 	} {

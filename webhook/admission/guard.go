@@ -20,7 +20,7 @@ import (
 	gwv1 "sigs.k8s.io/gateway-api/apis/v1"
 	kjson "sigs.k8s.io/json"
 
-	"github.com/airlock/listenerset-webhook/validation"
+	"github.com/airlock/listenerset-webhook/validation/findings"
 	"github.com/airlock/listenerset-webhook/webhook/inflight"
 )
 
@@ -542,7 +542,7 @@ const maxRefusalBytes = 4 << 10
 func answer(w http.ResponseWriter, r *http.Request, tm metav1.TypeMeta, uid types.UID, resp admissionv1.AdmissionResponse) {
 	resp.UID = uid
 	if s := resp.Result; s != nil && s.Details == nil {
-		s.Message = validation.Cut(s.Message, maxRefusalBytes, validation.CutSuffix)
+		s.Message = findings.Cut(s.Message, maxRefusalBytes, findings.CutSuffix)
 	}
 	if err := json.NewEncoder(w).Encode(admissionv1.AdmissionReview{TypeMeta: tm, Response: &resp}); err != nil {
 		logf.FromContext(r.Context()).Error(err, "unable to encode and write the response")

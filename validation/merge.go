@@ -7,6 +7,8 @@ import (
 
 	"k8s.io/apimachinery/pkg/util/validation/field"
 	gwv1 "sigs.k8s.io/gateway-api/apis/v1"
+
+	"github.com/airlock/listenerset-webhook/validation/findings"
 )
 
 // Gateway API's listener compatibility, the one rule for both the listeners
@@ -134,7 +136,7 @@ func (m *mergedListeners) conflict(port gwv1.PortNumber, protocol gwv1.ProtocolT
 // conflictCodes are the codes of a conflict by its reason: one rule, whose
 // findings within a set are the object's own errors and those with the
 // Gateway's merged list cluster-aware.
-type conflictCodes struct{ protocol, hostname Code }
+type conflictCodes struct{ protocol, hostname findings.Code }
 
 var (
 	inSetConflicts  = conflictCodes{CodeProtocolConflict, CodeHostnameConflict}

@@ -1,49 +1,56 @@
-package validation
+package flags
 
 import (
 	"errors"
-	"fmt"
 	"strings"
 
 	gwv1 "sigs.k8s.io/gateway-api/apis/v1"
+
+	"github.com/airlock/listenerset-webhook/validation"
 )
 
-// ScopeFlags are a Scope as every command that judges takes it on its
-// command line: --scope, --controller-names and --unknown-parent, with the
-// same defaults and checks in the webhook server (flag) and the kubectl
-// plugin (pflag). Each of ModeFlag, NamesFlag and UnknownFlag is one flag's
-// value (flag.Value and pflag.Value); Scope is what they set.
+// ScopeFlags are a validation.Scope as every command that judges takes it
+// on its command line: --scope, --controller-names and --unknown-parent,
+// with the same defaults and checks in the webhook server (flag) and the
+// kubectl plugin (pflag). Each of ModeFlag, NamesFlag and UnknownFlag is one
+// flag's value (flag.Value and pflag.Value); Scope is what they set.
 //
 // The zero ScopeFlags is not the default: use NewScopeFlags.
 type ScopeFlags struct {
-	all     bool
+	mode    ScopeMode
 	names   []gwv1.GatewayController
 	given   bool // --controller-names was given: its first value replaces the default
-	unknown UnknownParent
+	unknown validation.UnknownParent
 }
 
 // NewScopeFlags is the default: "class", Airlock's controller name, an
 // unknown parent judged.
 func NewScopeFlags() *ScopeFlags {
-	return &ScopeFlags{names: []gwv1.GatewayController{AirlockControllerName}, unknown: UnknownJudge}
+	return &ScopeFlags{names: []gwv1.GatewayController{validation.AirlockControllerName}, unknown: validation.UnknownJudge}
 }
 
 // Scope is the Scope the flags set: off with --scope=all.
-func (f *ScopeFlags) Scope() Scope {
-	if f.all {
-		return Scope{Unknown: f.unknown}
+func (f *ScopeFlags) Scope() validation.Scope {
+	if f.mode == ScopeAll {
+		return validation.Scope{Unknown: f.unknown}
 	}
-	return Scope{ControllerNames: append([]gwv1.GatewayController(nil), f.names...), Unknown: f.unknown}
+	return validation.Scope{ControllerNames: append([]gwv1.GatewayController(nil), f.names...), Unknown: f.unknown}
 }
+
+// ScopeMode is --scope's value.
+type ScopeMode string
 
 // Values of --scope.
 const (
-	ScopeClass = "class"
-	ScopeAll   = "all"
+	ScopeClass ScopeMode = "class"
+	ScopeAll   ScopeMode = "all"
 )
 
 // ScopeModes are --scope's values, the default first.
-var ScopeModes = []string{ScopeClass, ScopeAll}
+var ScopeModes = []ScopeMode{ScopeClass, ScopeAll}
+
+// Choices implements Choice.
+func (ScopeMode) Choices() []ScopeMode { return ScopeModes }
 
 // Usage texts. Each command adds where its Gateways and GatewayClasses come
 // from (ScopeUsage's reads) and how it shows a default.
@@ -63,38 +70,17 @@ func ScopeUsage(reads string) string {
 		`as when the cluster runs one Gateway implementation)`
 }
 
-// ModeFlag is the value of --scope.
-func (f *ScopeFlags) ModeFlag() *ScopeModeFlag { return &ScopeModeFlag{f} }
+// ModeFlag is the value of --scope: "class" or "all".
+func (f *ScopeFlags) ModeFlag() *Enum[ScopeMode] { return NewEnum(&f.mode, "string") }
 
 // NamesFlag is the value of --controller-names.
 func (f *ScopeFlags) NamesFlag() *ControllerNamesFlag { return &ControllerNamesFlag{f} }
 
-// UnknownFlag is the value of --unknown-parent.
-func (f *ScopeFlags) UnknownFlag() *UnknownParentFlag { return &UnknownParentFlag{f} }
-
-// ScopeModeFlag is --scope: "class" or "all".
-type ScopeModeFlag struct{ f *ScopeFlags }
-
-// String implements flag.Value.
-func (m *ScopeModeFlag) String() string {
-	if m != nil && m.f != nil && m.f.all {
-		return ScopeAll
-	}
-	return ScopeClass
+// UnknownFlag is the value of --unknown-parent: one of
+// validation.UnknownParents.
+func (f *ScopeFlags) UnknownFlag() *Enum[validation.UnknownParent] {
+	return NewEnum(&f.unknown, "string")
 }
-
-// Set implements flag.Value.
-func (m *ScopeModeFlag) Set(v string) error {
-	switch v {
-	case ScopeClass, ScopeAll:
-		m.f.all = v == ScopeAll
-		return nil
-	}
-	return fmt.Errorf("must be %q or %q", ScopeClass, ScopeAll)
-}
-
-// Type implements pflag.Value.
-func (*ScopeModeFlag) Type() string { return "string" }
 
 // ControllerNamesFlag is --controller-names: repeatable, comma-separated;
 // the first value given replaces the default.
@@ -131,25 +117,21 @@ func (c *ControllerNamesFlag) Set(v string) error {
 // Type implements pflag.Value.
 func (*ControllerNamesFlag) Type() string { return "strings" }
 
-// UnknownParentFlag is --unknown-parent: one of UnknownParents.
-type UnknownParentFlag struct{ f *ScopeFlags }
+// Usage texts of the tenancy flags, the same in every command.
+const (
+	TenantLabelUsage = "the Namespace label whose value names the owner of a namespace's ListenerSets (e.g. Capsule's " +
+		"capsule.clastix.io/tenant), so that a team's namespaces are one owner; empty: each namespace is its own owner"
+	AllowedHostnamesAnnotationUsage = "the Namespace annotation that declares, comma-separated, the hostnames the " +
+		"namespace's ListenerSets may claim (exact names, wildcards, \"*\" for all and listeners without one)"
+	FirstClaimUsage = `a listener claiming a hostname that overlaps one another owner's listener holds on the same ` +
+		`Gateway (any port): "warn", "off" or "deny"; the older ListenerSet keeps the name`
+)
 
-// String implements flag.Value.
-func (u *UnknownParentFlag) String() string {
-	if u == nil || u.f == nil || u.f.unknown == "" {
-		return string(UnknownJudge)
-	}
-	return string(u.f.unknown)
+// FirstClaim is the value of --first-claim: one of validation.ClaimModes.
+func FirstClaim(t *validation.Tenancy) *Enum[validation.ClaimMode] {
+	return NewEnum(&t.FirstClaim, "mode")
 }
 
-// Set implements flag.Value.
-func (u *UnknownParentFlag) Set(s string) error {
-	if err := UnknownParent(s).Check(); err != nil || s == "" {
-		return fmt.Errorf("must be %q or %q", UnknownJudge, UnknownAdmit)
-	}
-	u.f.unknown = UnknownParent(s)
-	return nil
-}
-
-// Type implements pflag.Value.
-func (*UnknownParentFlag) Type() string { return "string" }
+// AddedNamesUsage is the help of every command's --add-names flag.
+var AddedNamesUsage = "<option>=<name>[,<name>...]: names a list-valued TLS option (" + validation.ListOptionNames() +
+	") accepts besides the built-in ones, for an Airlock Microgateway release newer than this build's lists; repeatable"

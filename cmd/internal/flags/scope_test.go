@@ -1,4 +1,4 @@
-package validation_test
+package flags_test
 
 import (
 	"flag"
@@ -8,6 +8,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	gwv1 "sigs.k8s.io/gateway-api/apis/v1"
 
+	"github.com/airlock/listenerset-webhook/cmd/internal/flags"
 	"github.com/airlock/listenerset-webhook/validation"
 )
 
@@ -34,12 +35,12 @@ func TestScopeFlags(t *testing.T) {
 			`invalid value "," for flag -controller-names: names no controller: to judge every ListenerSet, use --scope=all`},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			s := validation.NewScopeFlags()
+			s := flags.NewScopeFlags()
 			fs := flag.NewFlagSet("t", flag.ContinueOnError)
 			fs.SetOutput(io.Discard)
-			fs.Var(s.ModeFlag(), "scope", validation.ScopeUsage("reads"))
-			fs.Var(s.NamesFlag(), "controller-names", validation.ControllerNamesUsage)
-			fs.Var(s.UnknownFlag(), "unknown-parent", validation.UnknownParentUsage)
+			fs.Var(s.ModeFlag(), "scope", flags.ScopeUsage("reads"))
+			fs.Var(s.NamesFlag(), "controller-names", flags.ControllerNamesUsage)
+			fs.Var(s.UnknownFlag(), "unknown-parent", flags.UnknownParentUsage)
 			err := fs.Parse(tc.args)
 			if tc.err != "" {
 				assert.EqualError(t, err, tc.err)
@@ -49,4 +50,19 @@ func TestScopeFlags(t *testing.T) {
 			assert.Equal(t, tc.want, s.Scope())
 		})
 	}
+}
+
+// TestEnumFlags: every enum flag takes one of its type's choices, shows the
+// default when unset, and words a refusal from the list.
+func TestEnumFlags(t *testing.T) {
+	var tenancy validation.Tenancy
+	first := flags.FirstClaim(&tenancy)
+	assert.Equal(t, "warn", first.String())
+	assert.EqualError(t, first.Set("maybe"), `must be one of "warn", "off" or "deny"`)
+	assert.EqualError(t, first.Set(""), `must be one of "warn", "off" or "deny"`)
+	assert.NoError(t, first.Set("deny"))
+	assert.Equal(t, validation.ClaimDeny, tenancy.FirstClaim)
+	assert.Equal(t, "mode", first.Type())
+	var zero flags.Enum[validation.UnknownParent]
+	assert.Equal(t, "judge", zero.String(), "the zero value shows the default, so that package flag prints none of its own")
 }

@@ -1,4 +1,4 @@
-package validation
+package findings
 
 import (
 	"fmt"
@@ -79,7 +79,7 @@ func TestErrorReportKeepsRulesCounts(t *testing.T) {
 func TestWarningReportFitsKubeAPIServersBudget(t *testing.T) {
 	var r WarningReport
 	for i := range 500 {
-		r.Add(Warning{Path: listeners.Index(i).Child("tls").String(), Kind: KindForeignOption, Message: strings.Repeat("é", 300)})
+		r.Add(Warning{Path: listeners.Index(i).Child("tls").String(), Kind: WarningKind("ForeignOption"), Message: strings.Repeat("é", 300)})
 	}
 	list := r.List()
 	runes := 0
@@ -96,16 +96,16 @@ func TestWarningReportFitsKubeAPIServersBudget(t *testing.T) {
 }
 
 func TestCutValue(t *testing.T) {
-	assert.Equal(t, "short", cutValue("short"))
+	assert.Equal(t, "short", CutValue("short"))
 	exact := strings.Repeat("a", MaxValueRunes)
-	assert.Equal(t, exact, cutValue(exact))
+	assert.Equal(t, exact, CutValue(exact))
 	long := strings.Repeat("é", 1000) // two bytes a rune
-	cut := cutValue(long)
+	cut := CutValue(long)
 	assert.Equal(t, MaxValueRunes, utf8.RuneCountInString(cut))
 	assert.True(t, utf8.ValidString(cut), "cut at a rune boundary")
-	assert.Equal(t, strings.Repeat("é", 200), cutValue(strings.Repeat("é", 200)), "256 characters are not cut, whatever their bytes")
+	assert.Equal(t, strings.Repeat("é", 200), CutValue(strings.Repeat("é", 200)), "256 characters are not cut, whatever their bytes")
 	assert.True(t, strings.HasSuffix(cut, "... (2000 bytes)"))
-	assert.Equal(t, cut, cutValue(cut), "a cut value is not cut again")
+	assert.Equal(t, cut, CutValue(cut), "a cut value is not cut again")
 }
 
 func TestCommonParent(t *testing.T) {
@@ -154,11 +154,22 @@ func TestErrorReportCutsLongPaths(t *testing.T) {
 func TestWarningReportEscapes(t *testing.T) {
 	var r WarningReport
 	key := "a\tb\x1b[31m\u0085" + strings.Repeat("\u2028", 500)
-	r.Add(Warning{Path: "spec.listeners[0].tls.options[" + key + "]", Kind: KindRatcheted, Message: "x: " + key})
+	r.Add(Warning{Path: "spec.listeners[0].tls.options[" + key + "]", Kind: WarningKind("Ratcheted"), Message: "x: " + key})
 	w := r.List()[0]
 	assert.True(t, strings.HasPrefix(w.Path, `spec.listeners[0].tls.options[a\tb\x1b[31m\u0085\u2028`), w.Path)
 	assert.True(t, strings.HasSuffix(w.Path, fmt.Sprintf(CutPathSuffix, len("spec.listeners[0].tls.options[")+len(key)+1)), w.Path)
 	assert.True(t, strings.HasSuffix(w.Message, fmt.Sprintf(CutSuffix, len(key)+3)), w.Message)
 	assert.LessOrEqual(t, utf8.RuneCountInString(w.String()), MaxWarningRunes)
 	assert.NotContains(t, w.String(), "\u2028")
+}
+
+// spec and listeners are the paths the tests' errors are under.
+var (
+	spec      = field.NewPath("spec")
+	listeners = spec.Child("listeners")
+)
+
+// A summary carries the summaries' code.
+func TestMoreErrorsCode(t *testing.T) {
+	assert.Equal(t, CodeMoreErrors, CodeOf(moreErrors("spec", 3)))
 }

@@ -1,4 +1,4 @@
-package validation
+package findings
 
 import (
 	"fmt"
@@ -233,7 +233,7 @@ func (r *WarningReport) More() (w Warning, ok bool) {
 	if !r.full {
 		return Warning{}, false
 	}
-	return Warning{Path: "spec", Kind: KindMoreWarnings, Code: KindCode(KindMoreWarnings),
+	return Warning{Path: "spec", Kind: KindMoreWarnings, Code: CodeMoreWarnings,
 		Message: fmt.Sprintf(WarnMoreWarnings, r.total-len(r.shown), r.total)}, true
 }
 
@@ -268,7 +268,7 @@ func cutError(e *field.Error) *field.Error {
 	s, isString := e.BadValue.(string)
 	value := s
 	if isString {
-		value = cutValue(s)
+		value = CutValue(s)
 	}
 	if path == e.Field && detail == e.Detail && value == s {
 		return e
@@ -281,11 +281,11 @@ func cutError(e *field.Error) *field.Error {
 	return &e2
 }
 
-// cutValue cuts s to MaxValueRunes characters, saying how long it was in
+// CutValue cuts s to MaxValueRunes characters, saying how long it was in
 // bytes: "aaaa... (4096 bytes)", the suffix counted in the MaxValueRunes. A
 // cut value is not cut again. The policy's CEL cuts the same way
 // (policy.cutCEL).
-func cutValue(s string) string {
+func CutValue(s string) string {
 	if len(s) <= MaxValueRunes || utf8.RuneCountInString(s) <= MaxValueRunes {
 		return s
 	}
