@@ -46,7 +46,7 @@ func runFastPath(ctx context.Context, perRound, sixtyFour, rounds int) error {
 	if err != nil {
 		return err
 	}
-	load0 := loadAverage()
+	load0 := loadAvg()
 	lc, err := localcluster.Start(ctx, localcluster.Options{Root: root, Progress: os.Stderr})
 	if err != nil {
 		return err
@@ -166,7 +166,7 @@ func runFastPath(ctx context.Context, perRound, sixtyFour, rounds int) error {
 		}
 		say("fast-path figure: round %d of %d: %s", round, rounds, strings.Join(line, ", "))
 	}
-	fmt.Printf("\nFast path: real creates through kube-apiserver, %d rounds (load average %s before, %s after)\n", rounds, load0, loadAverage())
+	fmt.Printf("\nFast path: real creates through kube-apiserver, %d rounds (load average %s before, %s after)\n", rounds, load0, loadAvg())
 	fmt.Printf("%-14s %-26s %7s %8s %8s   %s\n", "object", "state", "creates", "p50 ms", "mean ms", "p50 / no admission's, per round: min median max")
 	for _, o := range objects {
 		for _, s := range fastPathStates {
@@ -185,17 +185,4 @@ func runFastPath(ctx context.Context, perRound, sixtyFour, rounds int) error {
 		}
 	}
 	return nil
-}
-
-// loadAverage is /proc/loadavg's first three fields.
-func loadAverage() string {
-	b, err := os.ReadFile("/proc/loadavg")
-	if err != nil {
-		return "?"
-	}
-	f := strings.Fields(string(b))
-	if len(f) < 3 {
-		return "?"
-	}
-	return strings.Join(f[:3], " ")
 }
