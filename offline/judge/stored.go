@@ -2,6 +2,7 @@ package judge
 
 import (
 	"fmt"
+	"strings"
 
 	"k8s.io/apimachinery/pkg/util/validation/field"
 	gwv1 "sigs.k8s.io/gateway-api/apis/v1"
@@ -62,7 +63,7 @@ func (c *statusCheck) warnings(ls *gwv1.ListenerSet) []read.Warning {
 	}
 	predicted, seen := c.gateways[key]
 	if !seen {
-		predicted = c.predict(ls.Spec.ParentRef, ls.Namespace)
+		predicted = c.predict(key)
 		c.gateways[key] = predicted
 	}
 	var out []read.Warning
@@ -92,15 +93,13 @@ func (c *statusCheck) warnings(ls *gwv1.ListenerSet) []read.Warning {
 }
 
 // predict is the prediction for every listener of the sets of the Gateway
-// ref names (from a set of namespace), by set; nil when the Gateway does
-// not exist. A set its own rules refuse (with the added names) is Invalid,
-// as listeners shows it.
-func (c *statusCheck) predict(ref gwv1.ParentGatewayReference, namespace string) map[*gwv1.ListenerSet][]reported.Predicted {
-	ns := namespace
-	if ref.Namespace != nil {
-		ns = string(*ref.Namespace)
-	}
-	gw, _ := c.cluster.Gateway(ns, string(ref.Name))
+// whose GatewayKey is key (validation.ParentKey: the one decision of which
+// Gateway a set belongs to), by set; nil when the Gateway does not exist.
+// A set its own rules refuse (with the added names) is Invalid, as
+// listeners shows it.
+func (c *statusCheck) predict(key string) map[*gwv1.ListenerSet][]reported.Predicted {
+	ns, name, _ := strings.Cut(key, "/")
+	gw, _ := c.cluster.Gateway(ns, name)
 	if gw == nil {
 		return nil
 	}
