@@ -18,6 +18,7 @@ import (
 	gwv1 "sigs.k8s.io/gateway-api/apis/v1"
 
 	"github.com/airlock/listenerset-webhook/defaults"
+	"github.com/airlock/listenerset-webhook/offline/live"
 	"github.com/airlock/listenerset-webhook/validation"
 )
 
@@ -29,9 +30,6 @@ func Scheme() *runtime.Scheme {
 	_ = gwv1.Install(s)
 	return s
 }
-
-// pageSize is the Limit of each list request: kubectl's chunk size.
-const pageSize = 500
 
 // ErrNotFound is Read's error when the ListenerSet does not exist.
 var ErrNotFound = errors.New("not found")
@@ -340,24 +338,14 @@ func certificateRefs(ls *gwv1.ListenerSet) []certRef {
 	return out
 }
 
-// pages lists one kind (in namespace, "" for all) with Limit and Continue,
-// handing each page to page.
+// pages lists one kind (in namespace, "" for all) a page at a time, as
+// the audit does (live.Pages).
 func pages[L client.ObjectList](ctx context.Context, c client.Reader, namespace string, newList func() L, page func(L)) error {
-	cont := ""
-	for {
-		l := newList()
-		opts := []client.ListOption{client.Limit(pageSize), client.Continue(cont)}
-		if namespace != "" {
-			opts = append(opts, client.InNamespace(namespace))
-		}
-		if err := c.List(ctx, l, opts...); err != nil {
-			return err
-		}
-		page(l)
-		if cont = l.GetContinue(); cont == "" {
-			return nil
-		}
+	var opts []client.ListOption
+	if namespace != "" {
+		opts = append(opts, client.InNamespace(namespace))
 	}
+	return live.Pages(ctx, c, live.DefaultPageSize, newList, page, opts...)
 }
 
 // uniq is names without repeats, in first-seen order.

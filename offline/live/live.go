@@ -264,15 +264,26 @@ func List(ctx context.Context, cfg *rest.Config, k Kinds, pageSize int64) (*vali
 	return o, nil
 }
 
-// pages lists one kind with Limit and Continue, handing each page to page.
-// Every page decodes into a new list: decoding into the last one would
-// reuse the array whose items page kept.
+// pages lists one kind with Limit and Continue, handing each page to page;
+// what names the kind in the error.
 func pages[L client.ObjectList](ctx context.Context, c client.Reader, size int64, what string, newList func() L, page func(L)) error {
+	if err := Pages(ctx, c, size, newList, page); err != nil {
+		return fmt.Errorf("listing %s: %w", what, err)
+	}
+	return nil
+}
+
+// Pages lists one kind, size objects a request, with Limit and Continue
+// (and opts, such as client.InNamespace), handing each page to page; the
+// list's error as the client returns it. Every page decodes into a new
+// list: decoding into the last one would reuse the array whose items page
+// kept.
+func Pages[L client.ObjectList](ctx context.Context, c client.Reader, size int64, newList func() L, page func(L), opts ...client.ListOption) error {
 	cont := ""
 	for {
 		l := newList()
-		if err := c.List(ctx, l, client.Limit(size), client.Continue(cont)); err != nil {
-			return fmt.Errorf("listing %s: %w", what, err)
+		if err := c.List(ctx, l, append([]client.ListOption{client.Limit(size), client.Continue(cont)}, opts...)...); err != nil {
+			return err
 		}
 		page(l)
 		if cont = l.GetContinue(); cont == "" {
