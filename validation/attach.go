@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"slices"
 
+	"github.com/airlock/listenerset-webhook/validation/views"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/labels"
 	gwv1 "sigs.k8s.io/gateway-api/apis/v1"
@@ -69,7 +70,7 @@ const (
 // once, however many routes are judged.
 type Attacher struct {
 	ls        *gwv1.ListenerSet
-	labels    NamespaceLabelsFunc
+	labels    views.NamespaceLabelsFunc
 	selectors []labels.Selector // per listener; nil when not from Selector or invalid
 	nsLabels  map[string]nsLabels
 }
@@ -81,7 +82,7 @@ type nsLabels struct {
 
 // NewAttacher is the Attacher of ls, judged as defaults.ListenerSet
 // defaults it; nsLabels answers for from: Selector (nil: unknown).
-func NewAttacher(ls *gwv1.ListenerSet, nsLabels NamespaceLabelsFunc) *Attacher {
+func NewAttacher(ls *gwv1.ListenerSet, nsLabels views.NamespaceLabelsFunc) *Attacher {
 	ls = defaulted(ls)
 	a := &Attacher{ls: ls, labels: nsLabels, selectors: make([]labels.Selector, len(ls.Spec.Listeners))}
 	for i := range ls.Spec.Listeners {

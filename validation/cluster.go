@@ -12,6 +12,7 @@ import (
 
 	"github.com/airlock/listenerset-webhook/defaults"
 	"github.com/airlock/listenerset-webhook/validation/findings"
+	"github.com/airlock/listenerset-webhook/validation/views"
 )
 
 // validateInCluster applies the cluster-aware rules: what would make a
@@ -24,7 +25,7 @@ import (
 // atomic list), and are warnings otherwise. Problems that may well resolve
 // themselves (the Gateway or Secret does not exist yet, the Gateway does not
 // admit the namespace yet) are warnings only.
-func validateInCluster(ls *gwv1.ListenerSet, c Cluster, strict bool, t Tenancy, v *verdict) {
+func validateInCluster(ls *gwv1.ListenerSet, c views.Cluster, strict bool, t Tenancy, v *verdict) {
 	type finding struct {
 		err      *field.Error
 		listener int
@@ -71,7 +72,7 @@ func validateInCluster(ls *gwv1.ListenerSet, c Cluster, strict bool, t Tenancy, 
 // parentGateway returns the parent Gateway when it exists and admits ls, with
 // a warning naming the reason when it does not, and the Gateway's
 // allowedListeners for judging ls's rivals.
-func parentGateway(ls *gwv1.ListenerSet, c Cluster, fldPath *field.Path, w *findings.WarningReport) (*gwv1.Gateway, *gatewayAdmission, bool) {
+func parentGateway(ls *gwv1.ListenerSet, c views.Cluster, fldPath *field.Path, w *findings.WarningReport) (*gwv1.Gateway, *gatewayAdmission, bool) {
 	ns, name, ok := parentOf(ls)
 	if !ok {
 		return nil, nil, false // not a Gateway: an error of the object's own rules
@@ -99,7 +100,7 @@ func parentGateway(ls *gwv1.ListenerSet, c Cluster, fldPath *field.Path, w *find
 // rivals (make bench-scale, docs/performance.md).
 type gatewayAdmission struct {
 	gw   *gwv1.Gateway
-	c    Cluster
+	c    views.Cluster
 	from gwv1.FromNamespaces
 	// selector is the parsed allowedListeners.namespaces.selector; nil when
 	// it is unset or does not parse (Selector then admits nothing known).
@@ -115,7 +116,7 @@ type admitted struct {
 	why, setting string
 }
 
-func newGatewayAdmission(gw *gwv1.Gateway, c Cluster) *gatewayAdmission {
+func newGatewayAdmission(gw *gwv1.Gateway, c views.Cluster) *gatewayAdmission {
 	a := &gatewayAdmission{gw: gw, c: c, from: gwv1.NamespacesFromNone, judged: map[string]admitted{}}
 	if al := gw.Spec.AllowedListeners; al != nil && al.Namespaces != nil {
 		if al.Namespaces.From != nil {
@@ -218,7 +219,7 @@ func compareNamespacedName(ans, aname, bns, bname string) int {
 // validateCertificateRefInCluster: a Secret in another namespace needs a
 // ReferenceGrant there (the returned RefNotPermitted error otherwise), and a
 // Secret that does not exist leaves the listener without a certificate.
-func validateCertificateRefInCluster(ls *gwv1.ListenerSet, ref *gwv1.SecretObjectReference, c Cluster, fldPath *field.Path, w *findings.WarningReport) *field.Error {
+func validateCertificateRefInCluster(ls *gwv1.ListenerSet, ref *gwv1.SecretObjectReference, c views.Cluster, fldPath *field.Path, w *findings.WarningReport) *field.Error {
 	if !isSecretRef(ref) || ref.Name == "" {
 		return nil // not a Secret: an error of the object's own rules
 	}

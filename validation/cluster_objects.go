@@ -5,6 +5,7 @@ import (
 	"sync"
 	"unsafe"
 
+	"github.com/airlock/listenerset-webhook/validation/views"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	gwv1 "sigs.k8s.io/gateway-api/apis/v1"
 )
@@ -35,9 +36,9 @@ type Objects struct {
 }
 
 var (
-	_ Cluster = (*Objects)(nil)
-	_ Classes = (*Objects)(nil)
-	_ Routes  = (*Objects)(nil)
+	_ views.Cluster = (*Objects)(nil)
+	_ views.Classes = (*Objects)(nil)
+	_ views.Routes  = (*Objects)(nil)
 )
 
 // objectsMu guards every Objects' index. One lock for all: a mutex in

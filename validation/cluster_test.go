@@ -15,6 +15,7 @@ import (
 	gwv1 "sigs.k8s.io/gateway-api/apis/v1"
 
 	"github.com/airlock/listenerset-webhook/validation/findings"
+	"github.com/airlock/listenerset-webhook/validation/views"
 )
 
 var t0 = time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
@@ -340,7 +341,7 @@ func TestCrossNamespaceReminderGivesWayToGrants(t *testing.T) {
 	require.Equal(t, []string{reminder}, warnings.Strings())
 
 	for name, tc := range map[string]struct {
-		cluster Cluster
+		cluster views.Cluster
 		want    []string
 	}{
 		"grants unknown":     {&Objects{}, []string{reminder}},

@@ -10,6 +10,7 @@ import (
 	gwv1 "sigs.k8s.io/gateway-api/apis/v1"
 
 	"github.com/airlock/listenerset-webhook/validation/findings"
+	"github.com/airlock/listenerset-webhook/validation/views"
 )
 
 // The routes an update or a deletion detaches. A listener's attachedRoutes
@@ -39,7 +40,7 @@ const (
 // of updated's listeners (updated nil: a deletion). It reads routes only
 // when the listeners' attachment fields changed, so an update that leaves
 // them as stored costs one comparison.
-func warnDetached(stored, updated *gwv1.ListenerSet, c Cluster, rs Routes, w *findings.WarningReport) {
+func warnDetached(stored, updated *gwv1.ListenerSet, c views.Cluster, rs views.Routes, w *findings.WarningReport) {
 	if rs == nil || stored == nil {
 		return
 	}

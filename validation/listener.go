@@ -11,6 +11,7 @@ import (
 	gwv1 "sigs.k8s.io/gateway-api/apis/v1"
 
 	"github.com/airlock/listenerset-webhook/validation/findings"
+	"github.com/airlock/listenerset-webhook/validation/views"
 )
 
 // Details of the listener rules' errors, shared with the policy package's CEL.
@@ -36,7 +37,7 @@ const WildcardPrefix = "*."
 // rules between listeners of the set. Each error is judged unchanged (see
 // Validate) by the values it involves, each listener paired with its stored
 // one by name.
-func validateListeners(ls *gwv1.ListenerSet, c Cluster, fldPath *field.Path, v *verdict) {
+func validateListeners(ls *gwv1.ListenerSet, c views.Cluster, fldPath *field.Path, v *verdict) {
 	listeners := ls.Spec.Listeners
 	switch {
 	case len(listeners) == 0:
@@ -96,7 +97,7 @@ func conflictValues(reason string) []value {
 // values it involves: by default the value at its own path. The name is
 // the key listeners are paired by, so its errors ratchet whenever the
 // listener is paired.
-func validateListener(i int, l *gwv1.ListenerEntry, namespace string, c Cluster, fldPath *field.Path, v *verdict) {
+func validateListener(i int, l *gwv1.ListenerEntry, namespace string, c views.Cluster, fldPath *field.Path, v *verdict) {
 	// Routes pick a listener by name (sectionName); the CRD gives it the DNS
 	// subdomain pattern.
 	v.check(i, CodeListenerName.Errs(validateDNSSubdomain(l.Name, fldPath.Child("name"))))

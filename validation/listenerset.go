@@ -6,12 +6,13 @@ import (
 	gwv1 "sigs.k8s.io/gateway-api/apis/v1"
 
 	"github.com/airlock/listenerset-webhook/defaults"
+	"github.com/airlock/listenerset-webhook/validation/views"
 )
 
 // validateSpec applies the object's own rules. c, when not nil, only tells
 // the cross-namespace reminder whether the cluster-aware rules will judge a
 // reference exactly (see validateCertificateRef).
-func validateSpec(ls *gwv1.ListenerSet, c Cluster, fldPath *field.Path, v *verdict) {
+func validateSpec(ls *gwv1.ListenerSet, c views.Cluster, fldPath *field.Path, v *verdict) {
 	validateParentRef(&ls.Spec.ParentRef, fldPath.Child("parentRef"), v)
 	validateListeners(ls, c, fldPath.Child("listeners"), v)
 }

@@ -9,6 +9,7 @@ import (
 	gwv1 "sigs.k8s.io/gateway-api/apis/v1"
 
 	"github.com/airlock/listenerset-webhook/validation/findings"
+	"github.com/airlock/listenerset-webhook/validation/views"
 )
 
 // Gateway API's listener compatibility, the one rule for both the listeners
@@ -333,7 +334,7 @@ type MergedListener struct {
 type MergeOptions struct {
 	// Cluster answers namespace labels for allowedListeners.namespaces.from
 	// Selector; nil knows none.
-	Cluster Cluster
+	Cluster views.Cluster
 	// JudgeSets marks the ListenerSets that fail their own rules (Validate
 	// without a cluster) Invalid; they take no place in the list, since the
 	// webhook would never store them. Without it every set is taken as

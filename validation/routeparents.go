@@ -7,6 +7,7 @@ import (
 	gwv1 "sigs.k8s.io/gateway-api/apis/v1"
 
 	"github.com/airlock/listenerset-webhook/validation/findings"
+	"github.com/airlock/listenerset-webhook/validation/views"
 )
 
 // Routes that attach to nothing: what the audit and the offline commands
@@ -46,7 +47,7 @@ var routeKinds = map[gwv1.RouteConditionReason]findings.WarningKind{
 // JudgeRoute gives a warning for each parentRef of route that names a
 // ListenerSet the scope judges and attaches to none of its listeners, at
 // spec.parentRefs[i]. The report is bounded as every report is.
-func JudgeRoute(route *gwv1.HTTPRoute, c RouteParents, opts Options) *findings.WarningReport {
+func JudgeRoute(route *gwv1.HTTPRoute, c views.RouteParents, opts Options) *findings.WarningReport {
 	w := &findings.WarningReport{}
 	refsPath := field.NewPath("spec", "parentRefs")
 	attachers := map[*gwv1.ListenerSet]*Attacher{}

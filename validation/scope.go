@@ -9,6 +9,7 @@ import (
 	gwv1 "sigs.k8s.io/gateway-api/apis/v1"
 
 	"github.com/airlock/listenerset-webhook/validation/findings"
+	"github.com/airlock/listenerset-webhook/validation/views"
 )
 
 // AirlockControllerName is the controllerName of the GatewayClasses Airlock
@@ -118,7 +119,7 @@ type Decision struct {
 // and one GatewayClass, by name. On update the current parent decides:
 // ls is the new object, its parentRef as sent, the Gateway and class as
 // they are now.
-func (s Scope) Decide(ls *gwv1.ListenerSet, c Classes) Decision {
+func (s Scope) Decide(ls *gwv1.ListenerSet, c views.Classes) Decision {
 	if !s.On() {
 		// Every set is judged; the class, when the view has it, is still
 		// read for what its status says (classWarnings).
@@ -161,7 +162,7 @@ func (s Scope) Decide(ls *gwv1.ListenerSet, c Classes) Decision {
 // knownClass is the GatewayClass of ls's parent Gateway as c has it; nil
 // when the parentRef names no Gateway, c is nil, or c does not have the
 // Gateway or its class.
-func knownClass(ls *gwv1.ListenerSet, c Classes) *gwv1.GatewayClass {
+func knownClass(ls *gwv1.ListenerSet, c views.Classes) *gwv1.GatewayClass {
 	ns, name, ok := parentOf(ls)
 	if !ok || c == nil {
 		return nil

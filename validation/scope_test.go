@@ -10,6 +10,7 @@ import (
 	gwv1 "sigs.k8s.io/gateway-api/apis/v1"
 
 	"github.com/airlock/listenerset-webhook/validation/findings"
+	"github.com/airlock/listenerset-webhook/validation/views"
 )
 
 const envoyController gwv1.GatewayController = "gateway.envoyproxy.io/gatewayclass-controller"
@@ -49,7 +50,7 @@ func TestScopeDecide(t *testing.T) {
 	tests := []struct {
 		name    string
 		scope   Scope
-		classes Classes
+		classes views.Classes
 		ls      *gwv1.ListenerSet
 		want    Outcome
 		judge   bool

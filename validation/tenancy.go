@@ -10,6 +10,7 @@ import (
 	gwv1 "sigs.k8s.io/gateway-api/apis/v1"
 
 	"github.com/airlock/listenerset-webhook/validation/findings"
+	"github.com/airlock/listenerset-webhook/validation/views"
 )
 
 // Delegation with owners: a Gateway's allowedListeners lets a namespace add
@@ -113,7 +114,7 @@ func (o Owner) String() string {
 
 // OwnerOf is the owner of namespace's ListenerSets; known=false when a
 // tenant label is configured and the namespace's labels are unknown.
-func (t Tenancy) OwnerOf(namespace string, labels NamespaceLabelsFunc) (Owner, bool) {
+func (t Tenancy) OwnerOf(namespace string, labels views.NamespaceLabelsFunc) (Owner, bool) {
 	if t.TenantLabel == "" {
 		return Owner{Name: namespace}, true
 	}
@@ -130,7 +131,7 @@ func (t Tenancy) OwnerOf(namespace string, labels NamespaceLabelsFunc) (Owner, b
 // owners remembers each namespace's owner for one verdict.
 type owners struct {
 	t      Tenancy
-	labels NamespaceLabelsFunc
+	labels views.NamespaceLabelsFunc
 	of     map[string]ownerOf
 }
 
@@ -139,7 +140,7 @@ type ownerOf struct {
 	known bool
 }
 
-func newOwners(t Tenancy, labels NamespaceLabelsFunc) *owners {
+func newOwners(t Tenancy, labels views.NamespaceLabelsFunc) *owners {
 	return &owners{t: t, labels: labels, of: map[string]ownerOf{}}
 }
 
@@ -291,7 +292,7 @@ func quoteDeclaration(value string) string {
 // listener's hostname. A malformed declaration denies the set, each
 // problem at metadata.namespace, never ratcheted: the set cannot be
 // judged against it. Skipped when the Namespace's annotations are unknown.
-func validateDeclaredHostnames(ls *gwv1.ListenerSet, c Cluster, t Tenancy, v *verdict) {
+func validateDeclaredHostnames(ls *gwv1.ListenerSet, c views.Cluster, t Tenancy, v *verdict) {
 	annotations, known := c.NamespaceAnnotations(ls.Namespace)
 	if !known {
 		return
@@ -346,7 +347,7 @@ func claimsOverlap(a, b string) bool { return a == b || covers(a, b) || covers(b
 // (ratcheted when ls held the hostname before), a warning under ClaimWarn.
 // The rivals are read by claimKeys, so a request costs what overlaps its
 // hostnames, not what its Gateway has.
-func validateFirstClaims(ls *gwv1.ListenerSet, gw *gwv1.Gateway, admission *gatewayAdmission, c Cluster, t Tenancy, v *verdict) {
+func validateFirstClaims(ls *gwv1.ListenerSet, gw *gwv1.Gateway, admission *gatewayAdmission, c views.Cluster, t Tenancy, v *verdict) {
 	mode := t.Mode()
 	if mode == ClaimOff {
 		return

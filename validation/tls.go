@@ -8,6 +8,7 @@ import (
 
 	"github.com/airlock/listenerset-webhook/defaults"
 	"github.com/airlock/listenerset-webhook/validation/findings"
+	"github.com/airlock/listenerset-webhook/validation/views"
 )
 
 // Details of the TLS rules' errors, shared with the policy package's CEL.
@@ -24,7 +25,7 @@ const (
 // never passes it through, so those protocols need a Terminate configuration
 // with exactly one certificate, and HTTP must not carry one. Whether tls may
 // or must be set involves the protocol and tls.
-func validateListenerTLS(i int, l *gwv1.ListenerEntry, namespace string, c Cluster, fldPath *field.Path, v *verdict) {
+func validateListenerTLS(i int, l *gwv1.ListenerEntry, namespace string, c views.Cluster, fldPath *field.Path, v *verdict) {
 	tls := l.TLS
 	switch {
 	case l.Protocol == ProtocolHTTP:
@@ -53,7 +54,7 @@ func validateListenerTLS(i int, l *gwv1.ListenerEntry, namespace string, c Clust
 // value, which Kubernetes correlates through its parent: it ratchets by the
 // whole tls (so also as the CRD's own rule there, "certificateRefs or
 // options must be specified when mode is Terminate", does).
-func validateCertificateRefs(i int, refs []gwv1.SecretObjectReference, namespace string, c Cluster, fldPath *field.Path, v *verdict) {
+func validateCertificateRefs(i int, refs []gwv1.SecretObjectReference, namespace string, c views.Cluster, fldPath *field.Path, v *verdict) {
 	if len(refs) == 0 {
 		v.check(i, field.ErrorList{CodeCertificateRefRequired.Err(field.Required(fldPath, DetailNoCertificateRef))}, tlsValue)
 		return
@@ -72,7 +73,7 @@ func validateCertificateRefs(i int, refs []gwv1.SecretObjectReference, namespace
 // namespace earns a reminder that it needs a ReferenceGrant there, unless c
 // knows that namespace's grants: then the cluster-aware rule says exactly
 // whether one permits it (RefNotPermitted, or nothing).
-func validateCertificateRef(ref *gwv1.SecretObjectReference, namespace string, c Cluster, fldPath *field.Path, w *findings.WarningReport) field.ErrorList {
+func validateCertificateRef(ref *gwv1.SecretObjectReference, namespace string, c views.Cluster, fldPath *field.Path, w *findings.WarningReport) field.ErrorList {
 	var errs field.ErrorList
 	if ref.Group != nil && *ref.Group != defaults.SecretGroup {
 		errs = append(errs, CodeCertificateRefKind.Err(field.NotSupported(fldPath.Child("group"), string(*ref.Group), []gwv1.Group{defaults.SecretGroup})))
@@ -92,7 +93,7 @@ func validateCertificateRef(ref *gwv1.SecretObjectReference, namespace string, c
 }
 
 // grantsKnown tells whether c knows the ReferenceGrants of namespace.
-func grantsKnown(c Cluster, namespace string) bool {
+func grantsKnown(c views.Cluster, namespace string) bool {
 	if c == nil {
 		return false
 	}

@@ -9,6 +9,7 @@ import (
 
 	"github.com/airlock/listenerset-webhook/defaults"
 	"github.com/airlock/listenerset-webhook/validation/findings"
+	"github.com/airlock/listenerset-webhook/validation/views"
 )
 
 // Options carry what the verdict needs besides the objects.
@@ -16,7 +17,7 @@ type Options struct {
 	// Cluster is the view of the objects around the ListenerSet (the
 	// webhook's caches, or the other documents of an offline input); nil
 	// judges the object alone.
-	Cluster Cluster
+	Cluster views.Cluster
 	// Strict makes the cluster-aware errors (conflicts with the merged
 	// listener list, references no ReferenceGrant permits) deny; otherwise
 	// they are warnings.
@@ -29,11 +30,11 @@ type Options struct {
 	// every one. Classes answers its reads (the Cluster, when it has
 	// GatewayClasses too, serves both).
 	Scope   Scope
-	Classes Classes
+	Classes views.Classes
 	// Routes are the HTTPRoutes naming ListenerSets: with them an update
 	// or a deletion is told the routes it detaches (warnings only); nil
 	// gives no such warning.
-	Routes Routes
+	Routes views.Routes
 	// Tenancy says who owns the listeners and how claims across owners
 	// are judged (tenancy.go); its rules need the Cluster.
 	Tenancy Tenancy

@@ -15,6 +15,7 @@ import (
 
 	"github.com/airlock/listenerset-webhook/validation"
 	"github.com/airlock/listenerset-webhook/validation/findings"
+	"github.com/airlock/listenerset-webhook/validation/views"
 )
 
 // Paths the webhooks are served at. They follow controller-runtime's
@@ -43,7 +44,7 @@ var listenerSetGK = schema.GroupKind{Group: gwv1.GroupName, Kind: "ListenerSet"}
 type Validator struct {
 	// Cluster is the view of the objects around the ListenerSet; nil skips
 	// the cluster-aware checks.
-	Cluster validation.Cluster
+	Cluster views.Cluster
 	// Strict turns the cluster-aware errors into denials.
 	Strict bool
 	// Enforcement says what the errors do: deny (the zero value and
@@ -57,11 +58,11 @@ type Validator struct {
 	// registered beside this Validator (RegisterWith) follows the same
 	// scope.
 	Scope   validation.Scope
-	Classes validation.Classes
+	Classes views.Classes
 	// Routes are the HTTPRoutes naming ListenerSets
 	// (validation.Options.Routes): an update or a deletion is told the
 	// routes it detaches; nil tells none.
-	Routes validation.Routes
+	Routes views.Routes
 	// Tenancy: owners, hostname declarations and the first claim
 	// (validation.Options.Tenancy); needs Cluster.
 	Tenancy validation.Tenancy
@@ -223,7 +224,7 @@ func NewMutatingWebhook() *cradmission.Webhook {
 // default and never removes anything, so that a newer CRD's fields survive,
 // for the ListenerSets scope judges (read through classes); every other one
 // is admitted without a patch.
-func NewMutatingWebhookFor(scope validation.Scope, classes validation.Classes) *cradmission.Webhook {
+func NewMutatingWebhookFor(scope validation.Scope, classes views.Classes) *cradmission.Webhook {
 	return &cradmission.Webhook{Handler: defaulting{decoder: cradmission.NewDecoder(admissionScheme), scope: scope, classes: classes}}
 }
 

@@ -12,6 +12,7 @@ import (
 
 	"github.com/airlock/listenerset-webhook/defaults"
 	"github.com/airlock/listenerset-webhook/validation"
+	"github.com/airlock/listenerset-webhook/validation/views"
 )
 
 // admissionScheme is what controller-runtime's admission decoder decodes
@@ -35,7 +36,7 @@ var admissionScheme = gwscheme.Scheme
 type defaulting struct {
 	decoder cradmission.Decoder
 	scope   validation.Scope
-	classes validation.Classes
+	classes views.Classes
 }
 
 func (h defaulting) Handle(ctx context.Context, req cradmission.Request) cradmission.Response {

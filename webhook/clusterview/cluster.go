@@ -25,6 +25,7 @@ import (
 	gwscheme "sigs.k8s.io/gateway-api/pkg/client/clientset/versioned/scheme"
 
 	"github.com/airlock/listenerset-webhook/validation"
+	"github.com/airlock/listenerset-webhook/validation/views"
 )
 
 // Options configure the cluster-aware checks (the serve command's
@@ -125,9 +126,9 @@ type View struct {
 }
 
 var (
-	_ validation.Cluster = (*View)(nil)
-	_ validation.Classes = (*View)(nil)
-	_ validation.Routes  = (*View)(nil)
+	_ views.Cluster = (*View)(nil)
+	_ views.Classes = (*View)(nil)
+	_ views.Routes  = (*View)(nil)
 )
 
 // watchedKind is one informer of the view.
