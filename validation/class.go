@@ -57,17 +57,17 @@ func ClassWarnings(gc *gwv1.GatewayClass) findings.Warnings {
 		accepted := meta.FindStatusCondition(conditions, string(gwv1.GatewayClassConditionStatusAccepted))
 		switch {
 		case accepted == nil:
-			warn(w, path, KindClassNotAccepted, WarnClassNotAccepted, gc.Name, controller, "no Accepted condition")
+			clusterWarn(w, path, KindClassNotAccepted, WarnClassNotAccepted, gc.Name, controller, "no Accepted condition")
 		case accepted.Status == metav1.ConditionTrue:
 		case accepted.Status == metav1.ConditionFalse:
-			warn(w, path, KindClassNotAccepted, WarnClassRefused, gc.Name, controller, conditionReason(accepted))
+			clusterWarn(w, path, KindClassNotAccepted, WarnClassRefused, gc.Name, controller, conditionReason(accepted))
 		default:
-			warn(w, path, KindClassNotAccepted, WarnClassNotAccepted, gc.Name, controller,
+			clusterWarn(w, path, KindClassNotAccepted, WarnClassNotAccepted, gc.Name, controller,
 				"Accepted is "+string(accepted.Status)+", reason "+accepted.Reason)
 		}
 	}
 	if fs := gc.Status.SupportedFeatures; len(fs) > 0 && !slices.ContainsFunc(fs, supportsListenerSets) {
-		warn(w, path, KindListenerSetNotSupported, WarnListenerSetNotSupported, gc.Name, controller, string(features.SupportListenerSet))
+		clusterWarn(w, path, KindListenerSetNotSupported, WarnListenerSetNotSupported, gc.Name, controller, string(features.SupportListenerSet))
 	}
 	return w.List()
 }

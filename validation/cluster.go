@@ -82,13 +82,13 @@ func parentGateway(ls *gwv1.ListenerSet, c views.Cluster, fldPath *field.Path, w
 	case !known:
 		return nil, nil, false
 	case gw == nil:
-		warn(w, fldPath.Child("name"), KindGatewayNotFound, WarnGatewayNotFound, ns, name)
+		clusterWarn(w, fldPath.Child("name"), KindGatewayNotFound, WarnGatewayNotFound, ns, name)
 		return nil, nil, false
 	}
 	admission := newGatewayAdmission(gw, c)
 	allowed, known, why := admission.admits(ls.Namespace)
 	if known && !allowed {
-		warn(w, fldPath, KindNotAllowed, WarnNotAllowed, ns, name, why)
+		clusterWarn(w, fldPath, KindNotAllowed, WarnNotAllowed, ns, name, why)
 	}
 	return gw, admission, known && allowed
 }
@@ -231,7 +231,7 @@ func validateCertificateRefInCluster(ls *gwv1.ListenerSet, ref *gwv1.SecretObjec
 		}
 	}
 	if exists, known := c.SecretExists(ns, string(ref.Name)); known && !exists {
-		warn(w, fldPath.Child("name"), KindSecretNotFound, WarnSecretNotFound, ns, ref.Name)
+		clusterWarn(w, fldPath.Child("name"), KindSecretNotFound, WarnSecretNotFound, ns, ref.Name)
 	}
 	return err
 }

@@ -82,11 +82,11 @@ func warnDetached(stored, updated *gwv1.ListenerSet, c views.Cluster, rs views.R
 		delete(lost, name) // a duplicate name is reported once
 		switch j, kept := index[name]; {
 		case updated == nil:
-			warn(w, listenersPath.Index(i), KindRoutesDetached, WarnRoutesDetached, d.count(), string(name), d.names(), d.pronoun())
+			clusterWarn(w, listenersPath.Index(i), KindRoutesDetached, WarnRoutesDetached, d.count(), string(name), d.names(), d.pronoun())
 		case !kept:
-			warn(w, listenersPath, KindRoutesDetached, WarnRoutesDetachedRemoved, d.count(), string(name), d.names(), d.pronoun())
+			clusterWarn(w, listenersPath, KindRoutesDetached, WarnRoutesDetachedRemoved, d.count(), string(name), d.names(), d.pronoun())
 		default:
-			warn(w, listenersPath.Index(j), KindRoutesDetached, WarnRoutesDetached, d.count(), string(name), d.names(), d.pronoun())
+			clusterWarn(w, listenersPath.Index(j), KindRoutesDetached, WarnRoutesDetached, d.count(), string(name), d.names(), d.pronoun())
 		}
 	}
 }

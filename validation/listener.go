@@ -52,7 +52,7 @@ func validateListeners(ls *gwv1.ListenerSet, c views.Cluster, fldPath *field.Pat
 	// An object created with generateName may not have its name yet.
 	owner := ListenerSource{Kind: SourceListenerSet, Namespace: ls.Namespace, Name: cmp.Or(ls.Name, ls.GenerateName)}
 	names := make(map[gwv1.SectionName]int, len(listeners))
-	var merged mergedListeners
+	var merged Merge
 	// held: the listeners that hold their place in the set, whose
 	// hostnames may overlap (validateOverlaps)
 	held := make([]bool, len(listeners))
@@ -78,7 +78,7 @@ func validateListeners(ls *gwv1.ListenerSet, c views.Cluster, fldPath *field.Pat
 		} else {
 			held[i] = true
 		}
-		merged.take(l.Port, l.Protocol, l.Hostname, claim{ref: ListenerRef{Source: owner, Listener: l.Name}, index: i})
+		merged.take(l.Port, l.Protocol, l.Hostname, Place{ref: ListenerRef{Source: owner, Listener: l.Name}, index: i})
 	}
 	validateOverlaps(owner, listeners, held, v)
 }
@@ -190,4 +190,21 @@ func validateHostname(h gwv1.Hostname, fldPath *field.Path) field.ErrorList {
 		errs = append(errs, field.Invalid(fldPath, host, msg))
 	}
 	return errs
+}
+
+// WarnRouteCapture: a listener without a hostname open to other
+// namespaces' routes.
+const WarnRouteCapture = "no hostname, and from %s admits HTTPRoutes of other namespaces: each can claim any hostname on this listener; set a hostname, or from: Same"
+
+// warnRouteCapture warns about a ListenerSet listener without a hostname
+// whose allowedRoutes admits other namespaces (All, or a Selector): their
+// HTTPRoutes can claim any hostname on it. An object rule; a warning only.
+func warnRouteCapture(l *gwv1.ListenerEntry, fldPath *field.Path, w *findings.WarningReport) {
+	if l.Hostname != nil || l.AllowedRoutes == nil || l.AllowedRoutes.Namespaces == nil || l.AllowedRoutes.Namespaces.From == nil {
+		return
+	}
+	switch from := *l.AllowedRoutes.Namespaces.From; from {
+	case gwv1.NamespacesFromAll, gwv1.NamespacesFromSelector:
+		warn(w, fldPath.Child("allowedRoutes", "namespaces", "from"), KindRouteCapture, WarnRouteCapture, from)
+	}
 }

@@ -9,7 +9,6 @@ import (
 	gwv1 "sigs.k8s.io/gateway-api/apis/v1"
 
 	"github.com/airlock/listenerset-webhook/validation/findings"
-	"github.com/airlock/listenerset-webhook/validation/views"
 )
 
 // Gateway API's listener compatibility, the one rule for both the listeners
@@ -36,8 +35,8 @@ const (
 	ReasonHostnameConflict = "HostnameConflict"
 )
 
-// claim is a listener that holds its place in a merged list.
-type claim struct {
+// Place is a listener that holds its place in a merged list.
+type Place struct {
 	protocol gwv1.ProtocolType
 	// ref names the listener's object and name; messages name it by
 	// owner ("namespace/name") and listener name.
@@ -48,7 +47,7 @@ type claim struct {
 }
 
 // String names the listener, e.g. "gateway-ns/gw listener https".
-func (c claim) String() string { return listenerName(c.ref) }
+func (c Place) String() string { return listenerName(c.ref) }
 
 // endpoint is what two listeners must not share.
 type endpoint struct {
@@ -71,23 +70,23 @@ func endpointOf(port gwv1.PortNumber, protocol gwv1.ProtocolType, hostname *gwv1
 // merged list.
 func servedProtocol(p gwv1.ProtocolType) bool { return slices.Contains(SupportedProtocols, p) }
 
-// mergedListeners are the listeners taken so far, in precedence order. The
+// Merge is the listeners taken so far, in precedence order. The
 // zero value is empty and ready to use.
-type mergedListeners struct {
-	onPort map[gwv1.PortNumber]claim
-	at     map[endpoint]claim
+type Merge struct {
+	onPort map[gwv1.PortNumber]Place
+	at     map[endpoint]Place
 	// otherOnPort is, on a port where the Gateway's own listeners have
 	// more than one protocol, the first of them whose protocol is not
 	// onPort's (holdIndistinct): every later listener on the port is
 	// indistinct from one of the two.
-	otherOnPort map[gwv1.PortNumber]claim
+	otherOnPort map[gwv1.PortNumber]Place
 }
 
 // take appends a listener to the list; the first claim of a port, and of an
 // endpoint, is the one kept.
-func (m *mergedListeners) take(port gwv1.PortNumber, protocol gwv1.ProtocolType, hostname *gwv1.Hostname, c claim) {
+func (m *Merge) take(port gwv1.PortNumber, protocol gwv1.ProtocolType, hostname *gwv1.Hostname, c Place) {
 	if m.onPort == nil {
-		m.onPort, m.at = map[gwv1.PortNumber]claim{}, map[endpoint]claim{}
+		m.onPort, m.at = map[gwv1.PortNumber]Place{}, map[endpoint]Place{}
 	}
 	c.protocol = protocol
 	if _, taken := m.onPort[port]; !taken {
@@ -103,11 +102,11 @@ func (m *mergedListeners) take(port gwv1.PortNumber, protocol gwv1.ProtocolType,
 // against the ListenerSets whether or not it is Conflicted with another of
 // the Gateway's: take, and, on a port the Gateway's listeners give two
 // protocols, remember the first of the second one.
-func (m *mergedListeners) holdIndistinct(port gwv1.PortNumber, protocol gwv1.ProtocolType, hostname *gwv1.Hostname, c claim) {
+func (m *Merge) holdIndistinct(port gwv1.PortNumber, protocol gwv1.ProtocolType, hostname *gwv1.Hostname, c Place) {
 	m.take(port, protocol, hostname, c)
 	if first := m.onPort[port]; first.protocol != protocol {
 		if m.otherOnPort == nil {
-			m.otherOnPort = map[gwv1.PortNumber]claim{}
+			m.otherOnPort = map[gwv1.PortNumber]Place{}
 		}
 		if _, taken := m.otherOnPort[port]; !taken {
 			c.protocol = protocol
@@ -120,11 +119,11 @@ func (m *mergedListeners) holdIndistinct(port gwv1.PortNumber, protocol gwv1.Pro
 // the listeners taken, its reason (ReasonProtocolConflict or
 // ReasonHostnameConflict) and the listener it loses to; nil when it is
 // compatible.
-func (m *mergedListeners) conflict(port gwv1.PortNumber, protocol gwv1.ProtocolType, hostname *gwv1.Hostname, fldPath *field.Path, codes conflictCodes) (*field.Error, string, claim) {
+func (m *Merge) conflict(port gwv1.PortNumber, protocol gwv1.ProtocolType, hostname *gwv1.Hostname, fldPath *field.Path, codes conflictCodes) (*field.Error, string, Place) {
 	reason, winner, lost := m.loses(port, protocol, hostname)
 	switch {
 	case !lost:
-		return nil, "", claim{}
+		return nil, "", Place{}
 	case reason == ReasonProtocolConflict:
 		return codes.protocol.Err(field.Invalid(fldPath.Child("protocol"), string(protocol),
 			fmt.Sprintf(DetailProtocolConflict, port, winner.protocol, winner))), reason, winner
@@ -146,10 +145,10 @@ var (
 
 // loses is conflict's decision without the error, which costs a path and a
 // message: whether a listener loses to one taken, why, and to which.
-func (m *mergedListeners) loses(port gwv1.PortNumber, protocol gwv1.ProtocolType, hostname *gwv1.Hostname) (reason string, winner claim, lost bool) {
+func (m *Merge) loses(port gwv1.PortNumber, protocol gwv1.ProtocolType, hostname *gwv1.Hostname) (reason string, winner Place, lost bool) {
 	first, taken := m.onPort[port]
 	if !taken {
-		return "", claim{}, false
+		return "", Place{}, false
 	}
 	if first.protocol != protocol {
 		return ReasonProtocolConflict, first, true
@@ -163,7 +162,7 @@ func (m *mergedListeners) loses(port gwv1.PortNumber, protocol gwv1.ProtocolType
 	if other, mixed := m.otherOnPort[port]; mixed {
 		return ReasonProtocolConflict, other, true
 	}
-	return "", claim{}, false
+	return "", Place{}, false
 }
 
 // gatewayConflicts are, for each of gw's own listeners, the reason it is
@@ -330,157 +329,31 @@ type MergedListener struct {
 	Errors field.ErrorList
 }
 
-// MergeOptions say what MergedListeners may look at besides the objects.
-type MergeOptions struct {
-	// Cluster answers namespace labels for allowedListeners.namespaces.from
-	// Selector; nil knows none.
-	Cluster views.Cluster
-	// JudgeSets marks the ListenerSets that fail their own rules (Validate
-	// without a cluster) Invalid; they take no place in the list, since the
-	// webhook would never store them. Without it every set is taken as
-	// valid, as the cluster-aware rules take the stored rivals of the
-	// ListenerSet under admission (the webhook admitted them).
-	JudgeSets bool
-	// Tenancy, when set, gives each ListenerSet listener its Owner and
-	// its claims across owners (HeldBy, OverlappedBy), read from
-	// Cluster's namespace labels.
-	Tenancy *Tenancy
+// Owner is who a ListenerSet's listeners belong to: its namespace, or the
+// tenant its namespace's tenant label names.
+type Owner struct {
+	// Tenant is true when Name is a tenant label's value, false when it is
+	// a namespace.
+	Tenant bool
+	Name   string
 }
 
-// MergedListeners is Gateway gw's merged listener list as Gateway API says
-// an implementation must build it, each listener with its state: gw's own
-// listeners, then the listeners of sets (gw's ListenerSets, those whose
-// ParentKey is gw's GatewayKey; any order) oldest first, then by
-// "namespace/name"; a set without a creation time (not created yet) comes
-// after every created one. The cluster-aware rules judge a ListenerSet
-// under admission by its rows of the same list, so the listing and the
-// verdict cannot differ.
-func MergedListeners(gw *gwv1.Gateway, sets []*gwv1.ListenerSet, opts MergeOptions) []MergedListener {
-	c := opts.Cluster
-	if c == nil {
-		c = &Objects{}
+// String names the owner as messages do: namespace "team-a", tenant "acme".
+func (o Owner) String() string {
+	if o.Tenant {
+		return fmt.Sprintf("tenant %q", o.Name)
 	}
-	var rows []MergedListener
-	mergeListeners(gw, sets, newGatewayAdmission(gw, c), opts.JudgeSets, func(row MergedListener, _ *gwv1.ListenerSet) bool {
-		rows = append(rows, row)
-		return true
-	})
-	markOverlaps(rows)
-	if opts.Tenancy != nil {
-		markClaims(gw.Namespace, gw.Name, rows, newOwners(*opts.Tenancy, c.NamespaceLabels))
-	}
-	return rows
+	return fmt.Sprintf("namespace %q", o.Name)
 }
 
-// mergeListeners builds gw's merged list and hands each row, with the set
-// it comes from (nil for the Gateway's own), to emit in precedence order,
-// until emit returns false.
-func mergeListeners(gw *gwv1.Gateway, sets []*gwv1.ListenerSet, admission *gatewayAdmission, judge bool,
-	emit func(MergedListener, *gwv1.ListenerSet) bool) {
-	// Sized once for every listener there is: growing them listener by
-	// listener was 63 of the 146 KB a request with 100 rivals allocated
-	// (BenchmarkValidateInCluster).
-	size := len(gw.Spec.Listeners)
-	for _, ls := range sets {
-		size += len(ls.Spec.Listeners)
-	}
-	m := mergedListeners{onPort: make(map[gwv1.PortNumber]claim, size), at: make(map[endpoint]claim, size)}
-	n := 0
-	listenersPath := field.NewPath("spec", "listeners")
-	// place judges one listener against the list so far and, when it is
-	// compatible, appends it.
-	place := func(row MergedListener) MergedListener {
-		if !servedProtocol(row.Protocol) {
-			return unsupported(row, listenersPath)
-		}
-		// Most listeners are compatible: the path and the error are built
-		// only for one that is not.
-		if _, _, lost := m.loses(row.Port, row.Protocol, row.Hostname); lost {
-			err, reason, winner := m.conflict(row.Port, row.Protocol, row.Hostname, listenersPath.Index(row.Index), mergedConflicts)
-			row.State, row.Reason, row.Errors = ListenerConflicted, reason, field.ErrorList{err}
-			row.Winner = &winner.ref
-			return row
-		}
-		m.take(row.Port, row.Protocol, row.Hostname, claim{ref: row.ListenerRef, index: -1})
-		row.State = ListenerAccepted
-		return row
-	}
-	src := ListenerSource{Kind: SourceGateway, Namespace: gw.Namespace, Name: gw.Name}
-	reasons, rivals := gatewayConflicts(gw)
-	for i := range gw.Spec.Listeners {
-		l := &gw.Spec.Listeners[i]
-		n++
-		row := MergedListener{Precedence: n, ListenerRef: ListenerRef{Source: src, Listener: l.Name}, Index: i,
-			Port: l.Port, Protocol: l.Protocol, Hostname: l.Hostname}
-		switch {
-		case !servedProtocol(l.Protocol):
-			row = unsupported(row, listenersPath)
-		case reasons[i] != "":
-			rival := &gw.Spec.Listeners[rivals[i]]
-			row.State, row.Reason = ListenerConflicted, reasons[i]
-			row.Errors = field.ErrorList{indistinctError(l, rival, reasons[i], claim{ref: ListenerRef{Source: src, Listener: rival.Name}}, listenersPath.Index(i))}
-			m.holdIndistinct(l.Port, l.Protocol, l.Hostname, claim{ref: row.ListenerRef, index: -1})
-		default:
-			row.State = ListenerAccepted
-			m.holdIndistinct(l.Port, l.Protocol, l.Hostname, claim{ref: row.ListenerRef, index: -1})
-		}
-		if !emit(row, nil) {
-			return
-		}
-	}
-	ordered := slices.Clone(sets)
-	slices.SortStableFunc(ordered, ComparePrecedence)
-	for _, ls := range ordered {
-		src := ListenerSource{Kind: SourceListenerSet, Namespace: ls.Namespace, Name: ls.Name}
-		// What keeps the whole set out of the list, if anything.
-		var state ListenerState
-		var reason string
-		var errs field.ErrorList
-		if judge {
-			if errs, _ = Validate(ls, nil, Options{}); len(errs) > 0 {
-				state = ListenerInvalid
-			}
-		}
-		if state == "" {
-			switch allowed, known, setting := admission.admitsSetting(ls.Namespace); {
-			case !known:
-				state, reason = ListenerUnknown, setting
-			case !allowed:
-				state, reason = ListenerNotAllowed, setting
-			}
-		}
-		for i := range ls.Spec.Listeners {
-			l := &ls.Spec.Listeners[i]
-			n++
-			row := MergedListener{Precedence: n, ListenerRef: ListenerRef{Source: src, Listener: l.Name}, Index: i,
-				Port: l.Port, Protocol: l.Protocol, Hostname: l.Hostname}
-			if state != "" {
-				row.State, row.Reason, row.Errors = state, reason, errs
-			} else {
-				row = place(row)
-			}
-			if !emit(row, ls) {
-				return
-			}
-		}
-	}
+// Claim is another owner's listener whose claimed hostname overlaps a
+// merged listener's.
+type Claim struct {
+	ListenerRef
+	Hostname gwv1.Hostname
+	Owner    Owner
 }
 
-// unsupported is row of a listener whose protocol Airlock does not serve:
-// UnsupportedProtocol, with the protocol's error at its path in its object.
-func unsupported(row MergedListener, listenersPath *field.Path) MergedListener {
-	row.State, row.Reason = ListenerUnsupportedProtocol, ReasonServedProtocols
-	row.Errors = validateProtocol(row.Protocol, listenersPath.Index(row.Index).Child("protocol"))
-	return row
-}
-
-// indistinctError is the error of a Gateway's own listener l (at fldPath)
-// indistinct from another of the Gateway's, rival (named by c), for reason.
-func indistinctError(l, rival *gwv1.Listener, reason string, c claim, fldPath *field.Path) *field.Error {
-	if reason == ReasonProtocolConflict {
-		return mergedConflicts.protocol.Err(field.Invalid(fldPath.Child("protocol"), string(l.Protocol),
-			fmt.Sprintf(DetailIndistinctProtocol, l.Port, rival.Protocol, c)))
-	}
-	return mergedConflicts.hostname.Err(field.Invalid(fldPath.Child("hostname"), string(endpointOf(l.Port, l.Protocol, l.Hostname).hostname),
-		fmt.Sprintf(DetailIndistinctHostname, c)))
-}
+// listenerName names a listener as messages do: "namespace/name listener l".
+// (Not a String method: ListenerRef is embedded in MergedListener.)
+func listenerName(r ListenerRef) string { return fmt.Sprintf("%s listener %s", r.Source, r.Listener) }

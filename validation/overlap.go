@@ -153,7 +153,7 @@ func markOverlaps(rows []MergedListener) {
 // warnOverlap gives listener i of a set the overlap warning of kind k.
 func warnOverlap(w *findings.WarningReport, k findings.WarningKind, i int, l *gwv1.ListenerEntry, other ListenerRef, otherHostname *gwv1.Hostname) {
 	warn(w, field.NewPath("spec", "listeners").Index(i).Child("hostname"), k, WarnOverlappingHostnames,
-		hostnameText(l.Hostname), hostnameText(otherHostname), claim{ref: other}, l.Port)
+		hostnameText(l.Hostname), hostnameText(otherHostname), Place{ref: other}, l.Port)
 }
 
 // OverlapMessage is the warnings' text for a listener with hostname on

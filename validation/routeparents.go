@@ -65,7 +65,7 @@ func JudgeRoute(route *gwv1.HTTPRoute, c views.RouteParents, opts Options) *find
 			if opts.Scope.On() && opts.Scope.Unknown == UnknownAdmit {
 				continue // whose it would be cannot be told
 			}
-			warn(w, refsPath.Index(i), KindRouteNoMatchingParent, WarnRouteListenerSetAbsent, ns, name, gwv1.RouteReasonNoMatchingParent)
+			clusterWarn(w, refsPath.Index(i), KindRouteNoMatchingParent, WarnRouteListenerSetAbsent, ns, name, gwv1.RouteReasonNoMatchingParent)
 			continue
 		}
 		if !opts.Scope.Decide(ls, opts.Classes).Judge {
@@ -77,7 +77,7 @@ func JudgeRoute(route *gwv1.HTTPRoute, c views.RouteParents, opts Options) *find
 			attachers[ls] = a
 		}
 		if at := a.Attach(route, ref); !at.Attached() && at.Known {
-			warn(w, refsPath.Index(i), routeKinds[at.Reason], WarnRouteNotAttached, ns, name, at.Detail, at.Reason)
+			clusterWarn(w, refsPath.Index(i), routeKinds[at.Reason], WarnRouteNotAttached, ns, name, at.Detail, at.Reason)
 		}
 	}
 	return w

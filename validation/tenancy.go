@@ -95,23 +95,6 @@ func (t Tenancy) Mode() ClaimMode {
 	return t.FirstClaim
 }
 
-// Owner is who a ListenerSet's listeners belong to: its namespace, or the
-// tenant its namespace's tenant label names.
-type Owner struct {
-	// Tenant is true when Name is a tenant label's value, false when it is
-	// a namespace.
-	Tenant bool
-	Name   string
-}
-
-// String names the owner as messages do: namespace "team-a", tenant "acme".
-func (o Owner) String() string {
-	if o.Tenant {
-		return fmt.Sprintf("tenant %q", o.Name)
-	}
-	return fmt.Sprintf("namespace %q", o.Name)
-}
-
 // OwnerOf is the owner of namespace's ListenerSets; known=false when a
 // tenant label is configured and the namespace's labels are unknown.
 func (t Tenancy) OwnerOf(namespace string, labels views.NamespaceLabelsFunc) (Owner, bool) {
@@ -411,27 +394,6 @@ func validateFirstClaims(ls *gwv1.ListenerSet, gw *gwv1.Gateway, admission *gate
 	}
 }
 
-// listenerName names a listener as messages do: "namespace/name listener l".
-// (Not a String method: ListenerRef is embedded in MergedListener.)
-func listenerName(r ListenerRef) string { return fmt.Sprintf("%s listener %s", r.Source, r.Listener) }
-
-// WarnRouteCapture: a listener without a hostname open to other
-// namespaces' routes.
-const WarnRouteCapture = "no hostname, and from %s admits HTTPRoutes of other namespaces: each can claim any hostname on this listener; set a hostname, or from: Same"
-
-// warnRouteCapture warns about a ListenerSet listener without a hostname
-// whose allowedRoutes admits other namespaces (All, or a Selector): their
-// HTTPRoutes can claim any hostname on it. An object rule; a warning only.
-func warnRouteCapture(l *gwv1.ListenerEntry, fldPath *field.Path, w *findings.WarningReport) {
-	if l.Hostname != nil || l.AllowedRoutes == nil || l.AllowedRoutes.Namespaces == nil || l.AllowedRoutes.Namespaces.From == nil {
-		return
-	}
-	switch from := *l.AllowedRoutes.Namespaces.From; from {
-	case gwv1.NamespacesFromAll, gwv1.NamespacesFromSelector:
-		warn(w, fldPath.Child("allowedRoutes", "namespaces", "from"), KindRouteCapture, WarnRouteCapture, from)
-	}
-}
-
 // Check refuses a Tenancy whose keys no label or annotation can have, or
 // whose mode is unknown; each problem names its flag.
 func (t Tenancy) Check() error {
@@ -447,14 +409,6 @@ func (t Tenancy) Check() error {
 		return fmt.Errorf("--first-claim %q: %s", t.FirstClaim, findings.MustBe(ClaimModes))
 	}
 	return nil
-}
-
-// Claim is another owner's listener whose claimed hostname overlaps a
-// merged listener's.
-type Claim struct {
-	ListenerRef
-	Hostname gwv1.Hostname
-	Owner    Owner
 }
 
 // markClaims sets the Owner, HeldBy and OverlappedBy of rows, Gateway
