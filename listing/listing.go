@@ -14,6 +14,7 @@ import (
 	"github.com/airlock/listenerset-webhook/offline/read"
 	"github.com/airlock/listenerset-webhook/reported"
 	"github.com/airlock/listenerset-webhook/validation"
+	"github.com/airlock/listenerset-webhook/validation/object"
 )
 
 // Listing is the listeners command's result: the -o json document.
@@ -252,7 +253,7 @@ func rowsOf(gw *gwv1.Gateway, sets []*gwv1.ListenerSet, refused map[*gwv1.Listen
 			rows[i].Reported = &r
 			// The row's own State and Reason: an Invalid row's reason is
 			// the listing's, which Compare does not read.
-			rows[i].Difference = reported.Compare(reported.Prediction{State: validation.ListenerState(rows[i].State), Reason: rows[i].Reason,
+			rows[i].Difference = reported.Compare(reported.Prediction{State: object.ListenerState(rows[i].State), Reason: rows[i].Reason,
 				AttachedRoutes: rows[i].AttachedRoutes}, r)
 		}
 	}
@@ -283,7 +284,7 @@ func unattached(o *validation.Objects, gateway string) []Unattached {
 	return out
 }
 
-func listenerOf(r validation.MergedListener) Listener {
+func listenerOf(r object.MergedListener) Listener {
 	l := Listener{
 		Precedence: r.Precedence,
 		Source:     sourceOf(r.Source),
@@ -304,8 +305,8 @@ func listenerOf(r validation.MergedListener) Listener {
 	}
 	if r.Overlaps != nil {
 		with := ListenerRef{Source: sourceOf(r.Overlaps.Source), Name: string(r.Overlaps.Listener)}
-		l.Conditions = append(l.Conditions, Condition{Type: validation.ConditionOverlappingTLSConfig, Reason: validation.ReasonOverlappingHostnames,
-			Message: validation.OverlapMessage(r.Hostname, r.Overlaps.Source.String()+" listener "+string(r.Overlaps.Listener), r.OverlapsHostname, r.Port),
+		l.Conditions = append(l.Conditions, Condition{Type: object.ConditionOverlappingTLSConfig, Reason: object.ReasonOverlappingHostnames,
+			Message: object.OverlapMessage(r.Hostname, r.Overlaps.Source.String()+" listener "+string(r.Overlaps.Listener), r.OverlapsHostname, r.Port),
 			With:    with})
 	}
 	for _, e := range r.Errors {
@@ -318,14 +319,14 @@ func listenerOf(r validation.MergedListener) Listener {
 	return l
 }
 
-func ownerOf(o validation.Owner) *Owner {
+func ownerOf(o object.Owner) *Owner {
 	if o.Tenant {
 		return &Owner{Kind: "tenant", Name: o.Name}
 	}
 	return &Owner{Kind: "namespace", Name: o.Name}
 }
 
-func claimOf(c *validation.Claim) *Claim {
+func claimOf(c *object.Claim) *Claim {
 	if c == nil {
 		return nil
 	}
@@ -338,9 +339,9 @@ func claimOf(c *validation.Claim) *Claim {
 // error.
 func invalidListener(ls *gwv1.ListenerSet, i int, errs []judge.FieldError) Listener {
 	le := &ls.Spec.Listeners[i]
-	l := Listener{Source: Source{Kind: validation.SourceListenerSet, Namespace: ls.Namespace, Name: ls.Name},
+	l := Listener{Source: Source{Kind: object.SourceListenerSet, Namespace: ls.Namespace, Name: ls.Name},
 		Name: string(le.Name), Port: int32(le.Port), Protocol: string(le.Protocol),
-		State: string(validation.ListenerInvalid), Messages: make([]string, 0, len(errs)), Conditions: []Condition{}}
+		State: string(object.ListenerInvalid), Messages: make([]string, 0, len(errs)), Conditions: []Condition{}}
 	if le.Hostname != nil {
 		h := string(*le.Hostname)
 		l.Hostname = &h
@@ -367,6 +368,6 @@ func firstErrorOn(errs []judge.FieldError, p *field.Path) judge.FieldError {
 	return errs[0]
 }
 
-func sourceOf(s validation.ListenerSource) Source {
+func sourceOf(s object.ListenerSource) Source {
 	return Source{Kind: s.Kind, Namespace: s.Namespace, Name: s.Name}
 }

@@ -18,6 +18,7 @@ import (
 
 	"github.com/airlock/listenerset-webhook/test/golden"
 	"github.com/airlock/listenerset-webhook/validation"
+	"github.com/airlock/listenerset-webhook/validation/object"
 )
 
 func input(name string) string { return filepath.Join("testdata", name) }
@@ -94,11 +95,11 @@ func TestFixtureCoversEveryState(t *testing.T) {
 		seen[r.State+" "+r.Reason] = true
 		seen[r.State] = true
 	}
-	for _, want := range []validation.ListenerState{validation.ListenerAccepted, validation.ListenerConflicted,
-		validation.ListenerNotAllowed, validation.ListenerInvalid, validation.ListenerUnsupportedProtocol} {
+	for _, want := range []object.ListenerState{object.ListenerAccepted, object.ListenerConflicted,
+		object.ListenerNotAllowed, object.ListenerInvalid, object.ListenerUnsupportedProtocol} {
 		assert.True(t, seen[string(want)], "no %s listener", want)
 	}
-	for _, reason := range []string{validation.ReasonHostnameConflict, validation.ReasonProtocolConflict} {
+	for _, reason := range []string{object.ReasonHostnameConflict, object.ReasonProtocolConflict} {
 		assert.True(t, seen["Conflicted "+reason], "no %s", reason)
 	}
 	assert.True(t, seen["NotAllowed allowedListeners.namespaces.selector: gateway-access=yes"])

@@ -10,6 +10,7 @@ import (
 
 	"github.com/airlock/listenerset-webhook/offline/read"
 	"github.com/airlock/listenerset-webhook/validation"
+	"github.com/airlock/listenerset-webhook/validation/object"
 )
 
 // Exit codes of Run.
@@ -37,7 +38,7 @@ type Options struct {
 	// AddedNames are names the list-valued TLS options accept besides the
 	// built-in ones, as validate's --add-names: a set is Invalid as
 	// validate would judge it with them.
-	AddedNames validation.AddedNames
+	AddedNames object.AddedNames
 	// Scope leaves out the Gateways that are not Airlock's (Build).
 	Scope validation.Scope
 	// Tenancy gives each listener its owner and claims (Input.Tenancy).

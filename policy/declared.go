@@ -9,6 +9,7 @@ import (
 	"k8s.io/apimachinery/pkg/util/validation/field"
 
 	rules "github.com/airlock/listenerset-webhook/validation"
+	"github.com/airlock/listenerset-webhook/validation/object"
 )
 
 // The declared hostnames (validation's validateDeclaredHostnames): where
@@ -64,7 +65,7 @@ func declaredVariables(add func(name, expr string), checks, details writer, chec
 		`[variables.declaredEntries[j]].all(e, !(e == {all} || size(e) <= {maxlen} && e.matches({entry}) && !(size(e) <= {maxipv4} && e.matches({ipv4})))))`,
 		"max", strconv.Itoa(rules.MaxAllowedHostnames), "idx", indexList(rules.MaxAllowedHostnames),
 		"all", lit(rules.AllHostnames), "maxlen", maxLen, "maxipv4", strconv.Itoa(len("255.255.255.255")),
-		"entry", lit(`^(`+regexp.QuoteMeta(rules.WildcardPrefix)+`)?`+dns1123SubdomainRegex+`$`), "ipv4", lit(`^`+reIPv4+`$`)))
+		"entry", lit(`^(`+regexp.QuoteMeta(object.WildcardPrefix)+`)?`+dns1123SubdomainRegex+`$`), "ipv4", lit(`^`+reIPv4+`$`)))
 	add("declarationValid", fill(`variables.declared && size(variables.declaredEntries) > 0 && size(variables.declaredEntries) <= {max} && size(variables.badEntries) == 0`,
 		"max", strconv.Itoa(rules.MaxAllowedHostnames)))
 	// a problem of the whole declaration, as validation's
@@ -106,7 +107,7 @@ func declaredVariables(add func(name, expr string), checks, details writer, chec
 	add("declaredAll", `variables.declarationValid && `+lit(rules.AllHostnames)+` in variables.declaredEntries`)
 	add("declaredNames", `variables.declarationValid ? variables.declaredEntries.filter(e, e != `+lit(rules.AllHostnames)+`) : []`)
 	add("declaredSuffixes", fill(`variables.declarationValid ? variables.declaredEntries.filter(e, e.startsWith({w})).map(e, e.substring({n})) : []`,
-		"w", lit(rules.WildcardPrefix), "n", strconv.Itoa(len(rules.WildcardPrefix)-1)))
+		"w", lit(object.WildcardPrefix), "n", strconv.Itoa(len(object.WildcardPrefix)-1)))
 	// per listener, whether the declaration leaves its hostname out (AllowedHostnames.Allows);
 	// [] when it covers every hostname or there is none
 	add("undeclared", `!variables.declarationValid || variables.declaredAll ? [] : variables.idx.map(i, [variables.listeners[i]].all(l, `+

@@ -17,6 +17,7 @@ import (
 	"github.com/airlock/listenerset-webhook/policy/policytest"
 	"github.com/airlock/listenerset-webhook/validation"
 	"github.com/airlock/listenerset-webhook/validation/findings"
+	"github.com/airlock/listenerset-webhook/validation/object"
 	"github.com/airlock/listenerset-webhook/validation/validationtest"
 )
 
@@ -53,7 +54,7 @@ func TestDeclaredHostnamesSameVerdict(t *testing.T) {
 	// the fast path: the usual set in a Namespace without a
 	// declaration only
 	for _, tc := range validationtest.DeclarationCases() {
-		if tc.Old != nil || len(tc.New.Spec.Listeners) != validation.MaxListeners {
+		if tc.Old != nil || len(tc.New.Spec.Listeners) != object.MaxListeners {
 			continue
 		}
 		obj := crdDefaulted(t, tc.New)

@@ -6,6 +6,7 @@ import (
 	gwv1 "sigs.k8s.io/gateway-api/apis/v1"
 
 	"github.com/airlock/listenerset-webhook/validation"
+	"github.com/airlock/listenerset-webhook/validation/object"
 )
 
 // Predicted is one listener of a Gateway's merged list with what the
@@ -13,7 +14,7 @@ import (
 // what the audit compares a stored status with, so that the two cannot
 // differ.
 type Predicted struct {
-	validation.MergedListener
+	object.MergedListener
 	// Set is the ListenerSet the listener comes from; nil for a Gateway's
 	// own listener.
 	Set *gwv1.ListenerSet
@@ -44,7 +45,7 @@ func Predict(gw *gwv1.Gateway, sets []*gwv1.ListenerSet, refused func(*gwv1.List
 	merged := validation.MergedListeners(gw, admitted, validation.MergeOptions{Cluster: o, Tenancy: tenancy})
 	out := make([]Predicted, 0, len(merged)+len(sets)-len(admitted))
 	k := 0
-	for ; k < len(merged) && merged[k].Source.Kind == validation.SourceGateway; k++ {
+	for ; k < len(merged) && merged[k].Source.Kind == object.SourceGateway; k++ {
 		out = append(out, Predicted{MergedListener: merged[k]})
 	}
 	// MergedListeners orders the admitted sets so, a listener after another.
@@ -58,12 +59,12 @@ func Predict(gw *gwv1.Gateway, sets []*gwv1.ListenerSet, refused func(*gwv1.List
 			}
 			continue
 		}
-		src := validation.ListenerSource{Kind: validation.SourceListenerSet, Namespace: ls.Namespace, Name: ls.Name}
+		src := object.ListenerSource{Kind: object.SourceListenerSet, Namespace: ls.Namespace, Name: ls.Name}
 		for i := range ls.Spec.Listeners {
 			le := &ls.Spec.Listeners[i]
-			out = append(out, Predicted{Set: ls, MergedListener: validation.MergedListener{
-				ListenerRef: validation.ListenerRef{Source: src, Listener: le.Name}, Index: i,
-				Port: le.Port, Protocol: le.Protocol, Hostname: le.Hostname, State: validation.ListenerInvalid}})
+			out = append(out, Predicted{Set: ls, MergedListener: object.MergedListener{
+				ListenerRef: object.ListenerRef{Source: src, Listener: le.Name}, Index: i,
+				Port: le.Port, Protocol: le.Protocol, Hostname: le.Hostname, State: object.ListenerInvalid}})
 		}
 	}
 	for i := range out {
@@ -111,7 +112,7 @@ func attachRoutes(out []Predicted, sets []*gwv1.ListenerSet, refused func(*gwv1.
 		}
 		for i := range own {
 			n := 0
-			if own[i].State == validation.ListenerAccepted {
+			if own[i].State == object.ListenerAccepted {
 				own[i].Routes = byName[own[i].Listener]
 				slices.Sort(own[i].Routes)
 				n = len(own[i].Routes)

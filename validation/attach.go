@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"slices"
 
+	"github.com/airlock/listenerset-webhook/validation/object"
 	"github.com/airlock/listenerset-webhook/validation/views"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/labels"
@@ -83,7 +84,7 @@ type nsLabels struct {
 // NewAttacher is the Attacher of ls, judged as defaults.ListenerSet
 // defaults it; nsLabels answers for from: Selector (nil: unknown).
 func NewAttacher(ls *gwv1.ListenerSet, nsLabels views.NamespaceLabelsFunc) *Attacher {
-	ls = defaulted(ls)
+	ls = object.Defaulted(ls)
 	a := &Attacher{ls: ls, labels: nsLabels, selectors: make([]labels.Selector, len(ls.Spec.Listeners))}
 	for i := range ls.Spec.Listeners {
 		if ns := routeNamespaces(&ls.Spec.Listeners[i]); ns != nil && ns.From != nil && *ns.From == gwv1.NamespacesFromSelector && ns.Selector != nil {
@@ -106,7 +107,7 @@ func routeNamespaces(l *gwv1.ListenerEntry) *gwv1.RouteNamespaces {
 // namespace routeNamespace, names a ListenerSet, and which. Group and kind
 // are read as the CRD defaults them (gateway.networking.k8s.io, Gateway).
 func NamesListenerSet(routeNamespace string, ref *gwv1.ParentReference) (namespace, name string, ok bool) {
-	if ref.Group != nil && *ref.Group != gwv1.GroupName || ref.Kind == nil || *ref.Kind != listenerSetKind || ref.Name == "" {
+	if ref.Group != nil && *ref.Group != gwv1.GroupName || ref.Kind == nil || *ref.Kind != object.ListenerSetKind || ref.Name == "" {
 		return "", "", false
 	}
 	namespace = routeNamespace
@@ -278,10 +279,10 @@ func (a *Attacher) namespaceLabels(namespace string) (labels.Set, bool) {
 // HTTPS and Airlock's HTTP/3 take HTTPRoutes, no other protocol does.
 func admitsHTTPRoute(l *gwv1.ListenerEntry) bool {
 	if l.AllowedRoutes == nil || len(l.AllowedRoutes.Kinds) == 0 {
-		return servedProtocol(l.Protocol)
+		return object.ServedProtocol(l.Protocol)
 	}
 	return slices.ContainsFunc(l.AllowedRoutes.Kinds, func(k gwv1.RouteGroupKind) bool {
-		return (k.Group == nil || *k.Group == gwv1.GroupName) && k.Kind == HTTPRouteKind
+		return (k.Group == nil || *k.Group == gwv1.GroupName) && k.Kind == object.HTTPRouteKind
 	})
 }
 
@@ -297,7 +298,7 @@ func hostnamesIntersect(listener *gwv1.Hostname, route []gwv1.Hostname) bool {
 	lh := string(*listener)
 	for _, h := range route {
 		rh := string(h)
-		if rh == lh || rh != "" && (covers(lh, rh) || covers(rh, lh)) {
+		if rh == lh || rh != "" && (object.Covers(lh, rh) || object.Covers(rh, lh)) {
 			return true
 		}
 	}

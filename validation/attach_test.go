@@ -3,6 +3,7 @@ package validation
 import (
 	"testing"
 
+	"github.com/airlock/listenerset-webhook/validation/object"
 	"github.com/stretchr/testify/assert"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/utils/ptr"
@@ -21,7 +22,7 @@ func attachSet(l gwv1.ListenerEntry) *gwv1.ListenerSet {
 }
 
 func httpListener(hostname string) gwv1.ListenerEntry {
-	l := gwv1.ListenerEntry{Name: "web", Port: 80, Protocol: ProtocolHTTP}
+	l := gwv1.ListenerEntry{Name: "web", Port: 80, Protocol: object.ProtocolHTTP}
 	if hostname != "" {
 		l.Hostname = ptr.To(gwv1.Hostname(hostname))
 	}
@@ -107,7 +108,7 @@ func TestAttach(t *testing.T) {
 	}
 	twoListeners := func() *gwv1.ListenerSet {
 		ls := attachSet(httpListener("a.example.com"))
-		ls.Spec.Listeners = append(ls.Spec.Listeners, gwv1.ListenerEntry{Name: "api", Port: 8080, Protocol: ProtocolHTTP})
+		ls.Spec.Listeners = append(ls.Spec.Listeners, gwv1.ListenerEntry{Name: "api", Port: 8080, Protocol: object.ProtocolHTTP})
 		return ls
 	}
 	fromSelector := func() *gwv1.ListenerSet {
@@ -164,7 +165,7 @@ func TestAttach(t *testing.T) {
 		}(), route: route("team-a"), known: true, reason: gwv1.RouteReasonNotAllowedByListeners, detail: `kind HTTPRoute not allowed by listener "web" (allowedRoutes.kinds, protocol HTTP)`},
 		{name: "a protocol without HTTPRoutes", ls: attachSet(gwv1.ListenerEntry{Name: "tcp", Port: 9000, Protocol: gwv1.TCPProtocolType}), route: route("team-a"),
 			known: true, reason: gwv1.RouteReasonNotAllowedByListeners, detail: `kind HTTPRoute not allowed by listener "tcp" (allowedRoutes.kinds, protocol TCP)`},
-		{name: "HTTP/3 takes HTTPRoutes", ls: attachSet(gwv1.ListenerEntry{Name: "quic", Port: 443, Protocol: ProtocolHTTP3}), route: route("team-a"),
+		{name: "HTTP/3 takes HTTPRoutes", ls: attachSet(gwv1.ListenerEntry{Name: "quic", Port: 443, Protocol: object.ProtocolHTTP3}), route: route("team-a"),
 			listeners: []gwv1.SectionName{"quic"}, known: true},
 	} {
 		t.Run(tc.name, func(t *testing.T) {

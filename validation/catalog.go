@@ -8,6 +8,7 @@ import (
 	"sigs.k8s.io/gateway-api/pkg/features"
 
 	"github.com/airlock/listenerset-webhook/validation/findings"
+	"github.com/airlock/listenerset-webhook/validation/object"
 )
 
 // The codes of the cluster-aware findings (those of the merged list's
@@ -40,7 +41,7 @@ var catalog = []findings.CodeDoc{
 	{Code: findings.CodeMoreWarnings, Kind: findings.CodeKindSummary, Title: "Warnings not shown", WarningKind: findings.KindMoreWarnings,
 		Cause: "The report shows its first warnings up to kube-apiserver's budget for warnings; this entry says how many more there were.",
 		Fix:   "Fix the warnings shown and validate again; the rest are then shown."},
-	{Code: CodeRefNotPermitted, Kind: findings.CodeKindCluster, Title: "Certificate reference not permitted", Paths: []string{refPathPattern + ".namespace"},
+	{Code: CodeRefNotPermitted, Kind: findings.CodeKindCluster, Title: "Certificate reference not permitted", Paths: []string{object.RefPathPattern + ".namespace"},
 		Cause: "No ReferenceGrant in the Secret's namespace allows ListenerSets of this namespace to use it; the listener would have RefNotPermitted. An error under strict, a warning otherwise.",
 		Fix:   "Add a ReferenceGrant in the Secret's namespace (from: ListenerSet in this namespace, to: Secret), or use a Secret of this namespace."},
 	{Code: CodeScopeUnknown, Kind: findings.CodeKindCluster, Title: "Parent Gateway's class unknown", Paths: []string{"spec.parentRef"}, WarningKind: KindScopeUnknown,
@@ -52,19 +53,19 @@ var catalog = []findings.CodeDoc{
 	{Code: CodeNotAllowed, Kind: findings.CodeKindCluster, Title: "Gateway does not admit the ListenerSet", Paths: []string{"spec.parentRef"}, WarningKind: KindNotAllowed,
 		Cause: "The parent Gateway's allowedListeners does not admit ListenerSets of this namespace; they would be NotAllowed. A warning.",
 		Fix:   "Ask the Gateway's owner to admit the namespace (allowedListeners.namespaces), or attach to another Gateway."},
-	{Code: CodeSecretNotFound, Kind: findings.CodeKindCluster, Title: "Certificate Secret not found", Paths: []string{refPathPattern + ".name"}, WarningKind: KindSecretNotFound,
+	{Code: CodeSecretNotFound, Kind: findings.CodeKindCluster, Title: "Certificate Secret not found", Paths: []string{object.RefPathPattern + ".name"}, WarningKind: KindSecretNotFound,
 		Cause: "The referenced Secret does not exist (yet); the listener has no certificate (InvalidCertificateRef) until it does. A warning.",
 		Fix:   "Create the Secret, or correct the reference."},
-	{Code: CodeRoutesDetached, Kind: findings.CodeKindCluster, Title: "HTTPRoutes the change detaches", Paths: []string{"spec.listeners", listenerPathPattern}, WarningKind: KindRoutesDetached,
+	{Code: CodeRoutesDetached, Kind: findings.CodeKindCluster, Title: "HTTPRoutes the change detaches", Paths: []string{"spec.listeners", object.ListenerPathPattern}, WarningKind: KindRoutesDetached,
 		Cause: "HTTPRoutes attach to the ListenerSet through this listener (by sectionName, by port, or to the whole set) and, after the update or the deletion, would attach to none of its listeners: the listener is renamed or removed, its port or hostname changes, or its allowedRoutes no longer admits them. The routes stop serving, and their status says so only afterwards. Routes whose parent is the Gateway itself are not looked at. A warning only, also under strict.",
 		Fix:   "Nothing, if that is meant; otherwise keep the listener as it was, or change the routes' parentRefs (sectionName, port) or hostnames first."},
-	{Code: CodeHostnameNotDeclared, Kind: findings.CodeKindCluster, Title: "Hostname not declared for the namespace", Paths: []string{listenerPathPattern + ".hostname"},
+	{Code: CodeHostnameNotDeclared, Kind: findings.CodeKindCluster, Title: "Hostname not declared for the namespace", Paths: []string{object.ListenerPathPattern + ".hostname"},
 		Cause: "The ListenerSet's Namespace declares the hostnames its ListenerSets may claim (the annotation " + DefaultAllowedHostnamesAnnotation + ", or the key the webhook is configured with), and the listener's hostname is not covered: an exact name must be declared or lie under a declared wildcard, a wildcard must be declared or lie under one, and a listener without a hostname needs \"*\". An error in every mode.",
 		Fix:   "Use a hostname the Namespace declares, or ask the platform team to declare it on the Namespace."},
 	{Code: CodeDeclarationMalformed, Kind: findings.CodeKindCluster, Title: "Malformed hostname declaration", Paths: []string{"metadata.namespace"},
 		Cause: fmt.Sprintf("The Namespace's hostname declaration cannot be read: it is empty, has an empty entry or blanks around one, more than %d entries, or an entry that is not a lowercase DNS name, a wildcard \"*.\" followed by one, or \"*\" (an IP address, uppercase, \"*\" past the first label, a trailing dot). Every ListenerSet of the namespace is denied until it is fixed: closed, not open. An error in every mode.", MaxAllowedHostnames),
 		Fix:   "Ask the platform team to correct the annotation on the Namespace; the message names the entry."},
-	{Code: CodeHostnameClaimed, Kind: findings.CodeKindCluster, Title: "Hostname held by another owner", Paths: []string{listenerPathPattern + ".hostname"},
+	{Code: CodeHostnameClaimed, Kind: findings.CodeKindCluster, Title: "Hostname held by another owner", Paths: []string{object.ListenerPathPattern + ".hostname"},
 		Cause: "On the same Gateway, a listener of another owner's ListenerSet (another namespace, or another tenant when a tenant label is configured) holds a hostname that overlaps this one, on any port: the same name, a name under its wildcard, or a wildcard over its name. The first claim keeps it (the older ListenerSet, then namespace/name). A warning by default, an error with --first-claim=deny, nothing with off.",
 		Fix:   "Use a hostname of your own; if the name is yours, ask the holder's owner to release it; the listeners command shows each listener's owner."},
 	{Code: CodeClassNotAccepted, Kind: findings.CodeKindCluster, Title: "GatewayClass not accepted", Paths: []string{"spec.parentRef"}, WarningKind: KindClassNotAccepted,
@@ -85,7 +86,7 @@ var catalog = []findings.CodeDoc{
 }
 
 // allCodes is catalog and the object rules' codes.
-var allCodes = append(slices.Clone(catalog), Codes()...)
+var allCodes = append(slices.Clone(catalog), object.Codes()...)
 
 // Catalog is every code, by code: the object rules', the cluster-aware
 // rules', the routes' and the reports' summaries.

@@ -12,6 +12,7 @@ import (
 
 	"github.com/airlock/listenerset-webhook/defaults"
 	"github.com/airlock/listenerset-webhook/validation/findings"
+	"github.com/airlock/listenerset-webhook/validation/object"
 	"github.com/airlock/listenerset-webhook/validation/views"
 )
 
@@ -25,24 +26,24 @@ import (
 // atomic list), and are warnings otherwise. Problems that may well resolve
 // themselves (the Gateway or Secret does not exist yet, the Gateway does not
 // admit the namespace yet) are warnings only.
-func validateInCluster(ls *gwv1.ListenerSet, c views.Cluster, strict bool, t Tenancy, v *verdict) {
+func validateInCluster(ls *gwv1.ListenerSet, c views.Cluster, strict bool, t Tenancy, v *object.Verdict) {
 	type finding struct {
 		err      *field.Error
 		listener int
-		involved []value
+		involved []object.Value
 	}
 	var found []finding
 	listenersPath := field.NewPath("spec", "listeners")
-	if gw, admission, ok := parentGateway(ls, c, field.NewPath("spec", "parentRef"), &v.warnings); ok {
-		self := ListenerSource{Kind: SourceListenerSet, Namespace: ls.Namespace, Name: ls.Name}
+	if gw, admission, ok := parentGateway(ls, c, field.NewPath("spec", "parentRef"), &v.Warnings); ok {
+		self := object.ListenerSource{Kind: object.SourceListenerSet, Namespace: ls.Namespace, Name: ls.Name}
 		for _, row := range listenersInMerge(ls, gw, admission, c) {
 			// A conflict within the set is the object's own rule's error,
 			// an overlap within it the object's own warning.
-			if row.State == ListenerConflicted && row.Winner.Source != self {
-				found = append(found, finding{row.Errors[0], row.Index, conflictValues(row.Reason)})
+			if row.State == object.ListenerConflicted && row.Winner.Source != self {
+				found = append(found, finding{row.Errors[0], row.Index, object.ConflictValues(row.Reason)})
 			}
 			if row.Overlaps != nil && row.Overlaps.Source != self {
-				warnOverlap(&v.warnings, KindMergedOverlappingHostnames, row.Index, &ls.Spec.Listeners[row.Index], *row.Overlaps, row.OverlapsHostname)
+				object.WarnOverlap(&v.Warnings, object.KindMergedOverlappingHostnames, row.Index, &ls.Spec.Listeners[row.Index], *row.Overlaps, row.OverlapsHostname)
 			}
 		}
 		validateFirstClaims(ls, gw, admission, c, t, v)
@@ -55,16 +56,16 @@ func validateInCluster(ls *gwv1.ListenerSet, c views.Cluster, strict bool, t Ten
 		}
 		refsPath := listenersPath.Index(i).Child("tls", "certificateRefs")
 		for j := range l.TLS.CertificateRefs {
-			if err := validateCertificateRefInCluster(ls, &l.TLS.CertificateRefs[j], c, refsPath.Index(j), &v.warnings); err != nil {
-				found = append(found, finding{err, i, []value{certificateRefsValue}})
+			if err := validateCertificateRefInCluster(ls, &l.TLS.CertificateRefs[j], c, refsPath.Index(j), &v.Warnings); err != nil {
+				found = append(found, finding{err, i, []object.Value{object.CertificateRefsValue}})
 			}
 		}
 	}
 	for _, f := range found {
 		if strict {
-			v.judge(v.ratchet.same(f.listener, f.involved...), f.err)
+			v.Judge(v.Ratchet.Same(f.listener, f.involved...), f.err)
 		} else {
-			v.warnings.Add(findings.Warning{Path: f.err.Field, Kind: KindClusterFinding, Code: findings.CodeOf(f.err), Message: f.err.Detail})
+			v.Warnings.Add(findings.Warning{Path: f.err.Field, Kind: KindClusterFinding, Code: findings.CodeOf(f.err), Message: f.err.Detail})
 		}
 	}
 }
@@ -73,7 +74,7 @@ func validateInCluster(ls *gwv1.ListenerSet, c views.Cluster, strict bool, t Ten
 // a warning naming the reason when it does not, and the Gateway's
 // allowedListeners for judging ls's rivals.
 func parentGateway(ls *gwv1.ListenerSet, c views.Cluster, fldPath *field.Path, w *findings.WarningReport) (*gwv1.Gateway, *gatewayAdmission, bool) {
-	ns, name, ok := parentOf(ls)
+	ns, name, ok := object.ParentOf(ls)
 	if !ok {
 		return nil, nil, false // not a Gateway: an error of the object's own rules
 	}
@@ -220,10 +221,10 @@ func compareNamespacedName(ans, aname, bns, bname string) int {
 // ReferenceGrant there (the returned RefNotPermitted error otherwise), and a
 // Secret that does not exist leaves the listener without a certificate.
 func validateCertificateRefInCluster(ls *gwv1.ListenerSet, ref *gwv1.SecretObjectReference, c views.Cluster, fldPath *field.Path, w *findings.WarningReport) *field.Error {
-	if !isSecretRef(ref) || ref.Name == "" {
+	if !object.IsSecretRef(ref) || ref.Name == "" {
 		return nil // not a Secret: an error of the object's own rules
 	}
-	ns := secretNamespace(ls, ref)
+	ns := object.SecretNamespace(ls, ref)
 	var err *field.Error
 	if ns != ls.Namespace {
 		if grants, known := c.ReferenceGrants(ns); known && !permitted(grants, ls.Namespace, ref.Name) {
@@ -249,7 +250,7 @@ func permitted(grants []*gwv1.ReferenceGrant, fromNamespace string, name gwv1.Ob
 func PermittingGrant(grants []*gwv1.ReferenceGrant, fromNamespace string, name gwv1.ObjectName) *gwv1.ReferenceGrant {
 	for _, g := range grants {
 		from := slices.ContainsFunc(g.Spec.From, func(f gwv1.ReferenceGrantFrom) bool {
-			return f.Group == gwv1.GroupName && f.Kind == listenerSetKind && string(f.Namespace) == fromNamespace
+			return f.Group == gwv1.GroupName && f.Kind == object.ListenerSetKind && string(f.Namespace) == fromNamespace
 		})
 		to := slices.ContainsFunc(g.Spec.To, func(t gwv1.ReferenceGrantTo) bool {
 			return t.Group == defaults.SecretGroup && t.Kind == defaults.SecretKind && (t.Name == nil || *t.Name == "" || *t.Name == name)

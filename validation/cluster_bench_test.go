@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"github.com/airlock/listenerset-webhook/validation"
+	"github.com/airlock/listenerset-webhook/validation/object"
 	"github.com/airlock/listenerset-webhook/validation/validationtest"
 )
 
@@ -47,7 +48,7 @@ func BenchmarkClusterScaleWildcard(b *testing.B) {
 			*ls.Spec.Listeners[1].Hostname = "*.example.com"
 			opts := validation.Options{Cluster: cluster, Strict: true}
 			errs, warnings := validation.Validate(ls, nil, opts)
-			if len(errs) != 0 || len(warnings) != 2 || warnings[0].Code != validation.CodeMergedOverlapping || warnings[1].Code != validation.CodeHostnameClaimed ||
+			if len(errs) != 0 || len(warnings) != 2 || warnings[0].Code != object.CodeMergedOverlapping || warnings[1].Code != validation.CodeHostnameClaimed ||
 				!strings.Contains(warnings[1].Message, validationtest.TenantHostname(0)) {
 				b.Fatal(errs, warnings)
 			}

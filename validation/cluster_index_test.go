@@ -7,6 +7,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/airlock/listenerset-webhook/validation/object"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -23,7 +24,7 @@ import (
 // of them.
 func randomCluster(r *rand.Rand) (*gwv1.Gateway, *Objects, *gwv1.ListenerSet) {
 	ports := []gwv1.PortNumber{80, 443, 8443}
-	protocols := []gwv1.ProtocolType{"HTTP", "HTTPS", ProtocolHTTP3, "TCP", "example.com/custom", "example.com/other"}
+	protocols := []gwv1.ProtocolType{"HTTP", "HTTPS", object.ProtocolHTTP3, "TCP", "example.com/custom", "example.com/other"}
 	// exact names, wildcards above them (nested: *.a.example.com under
 	// *.example.com) and none, so that hostnames overlap in every way
 	hostnames := []*gwv1.Hostname{nil, ptr.To[gwv1.Hostname]("a.example.com"), ptr.To[gwv1.Hostname]("b.example.com"), ptr.To[gwv1.Hostname]("*.example.com")}
@@ -108,12 +109,12 @@ func randomCluster(r *rand.Rand) (*gwv1.Gateway, *Objects, *gwv1.ListenerSet) {
 // fullMerge is ls's rows of the merged list of every ListenerSet of gw in
 // o and ls (MergedListeners, as the listeners command builds it), with
 // Precedence cleared: the reference listenersInMerge must equal.
-func fullMerge(gw *gwv1.Gateway, o *Objects, ls *gwv1.ListenerSet) []MergedListener {
+func fullMerge(gw *gwv1.Gateway, o *Objects, ls *gwv1.ListenerSet) []object.MergedListener {
 	children, _ := o.ListenerSetsOf(gw.Namespace, gw.Name)
 	sets := slices.DeleteFunc(slices.Clone(children), func(s *gwv1.ListenerSet) bool { return s.Namespace == ls.Namespace && s.Name == ls.Name })
-	var mine []MergedListener
+	var mine []object.MergedListener
 	for _, row := range MergedListeners(gw, append(sets, ls), MergeOptions{Cluster: o}) {
-		if row.Source.Kind == SourceListenerSet && row.Source.Namespace == ls.Namespace && row.Source.Name == ls.Name {
+		if row.Source.Kind == object.SourceListenerSet && row.Source.Namespace == ls.Namespace && row.Source.Name == ls.Name {
 			row.Precedence = 0
 			mine = append(mine, row)
 		}
@@ -144,16 +145,16 @@ func TestDecisiveRivalsAreTheFullMerge(t *testing.T) {
 		picked += len(decisive(ls, gw, newGatewayAdmission(gw, o), o))
 
 		wantErrs := []*field.Error{}
-		self := ListenerSource{Kind: SourceListenerSet, Namespace: ls.Namespace, Name: ls.Name}
+		self := object.ListenerSource{Kind: object.SourceListenerSet, Namespace: ls.Namespace, Name: ls.Name}
 		if allowed, known, _ := newGatewayAdmission(gw, o).admits(ls.Namespace); allowed && known {
 			for _, row := range want {
 				if row.Overlaps != nil && row.Overlaps.Source != self {
 					overlaps++
 				}
-				if row.State == ListenerConflicted && row.Winner.Source != self {
+				if row.State == object.ListenerConflicted && row.Winner.Source != self {
 					wantErrs = append(wantErrs, row.Errors...)
 					conflicts++
-					if row.Reason == ReasonProtocolConflict {
+					if row.Reason == object.ReasonProtocolConflict {
 						protocolConflicts++
 					}
 				}

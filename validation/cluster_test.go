@@ -15,6 +15,7 @@ import (
 	gwv1 "sigs.k8s.io/gateway-api/apis/v1"
 
 	"github.com/airlock/listenerset-webhook/validation/findings"
+	"github.com/airlock/listenerset-webhook/validation/object"
 	"github.com/airlock/listenerset-webhook/validation/views"
 )
 
@@ -322,7 +323,7 @@ func TestClusterFindingsStrictness(t *testing.T) {
 	errs, warnings := Validate(ls, nil, Options{Cluster: cluster})
 	assert.Empty(t, errs)
 	assert.Equal(t, []string{secretMissing, conflict.Field + ": " + conflict.Detail}, codedWarnings(t, warnings).Strings())
-	assert.Equal(t, []findings.Code{CodeSecretNotFound, CodeMergedProtocolConflict}, []findings.Code{warnings[0].Code, warnings[1].Code})
+	assert.Equal(t, []findings.Code{CodeSecretNotFound, object.CodeMergedProtocolConflict}, []findings.Code{warnings[0].Code, warnings[1].Code})
 	assert.Equal(t, []findings.WarningKind{KindSecretNotFound, KindClusterFinding}, []findings.WarningKind{warnings[0].Kind, warnings[1].Kind})
 
 	errs, warnings = Validate(ls, nil, Options{Cluster: cluster, Strict: true})
@@ -478,31 +479,31 @@ func TestMergedListeners(t *testing.T) {
 	gw, sets, objects := mergeFixture()
 	rows := MergedListeners(gw, sets, MergeOptions{Cluster: objects, JudgeSets: true})
 
-	gwSrc := ListenerSource{Kind: SourceGateway, Namespace: "gateway-ns", Name: "gw"}
-	set := func(ns, name string) ListenerSource {
-		return ListenerSource{Kind: SourceListenerSet, Namespace: ns, Name: name}
+	gwSrc := object.ListenerSource{Kind: object.SourceGateway, Namespace: "gateway-ns", Name: "gw"}
+	set := func(ns, name string) object.ListenerSource {
+		return object.ListenerSource{Kind: object.SourceListenerSet, Namespace: ns, Name: name}
 	}
 	type row struct {
 		source   string
 		listener gwv1.SectionName
-		state    ListenerState
+		state    object.ListenerState
 		reason   string
 		winner   string
 	}
 	want := []row{
-		{"gateway-ns/gw", "http", ListenerAccepted, "", ""},
-		{"gateway-ns/gw", "https", ListenerConflicted, ReasonProtocolConflict, ""},
-		{"gateway-ns/gw", "plain-443", ListenerConflicted, ReasonProtocolConflict, ""},
-		{"team-a/oldest", "shop", ListenerConflicted, ReasonHostnameConflict, "gateway-ns/gw https"},
-		{"team-a/oldest", "tls", ListenerConflicted, ReasonProtocolConflict, "gateway-ns/gw http"},
-		{"team-a/oldest", "mail", ListenerAccepted, "", ""},
-		{"team-a/bad-routes", "grpc", ListenerInvalid, "", ""},
-		{"team-x/outsider", "web", ListenerNotAllowed, "allowedListeners.namespaces.selector: gateway-access=yes", ""},
-		{"team-u/unknown-ns", "web", ListenerUnknown, `labels of namespace "team-u" unknown (allowedListeners.namespaces.selector: gateway-access=yes)`, ""},
-		{"team-a/same-time", "web", ListenerAccepted, "", ""},
-		{"team-b/same-time", "api", ListenerAccepted, "", ""},
-		{"team-b/dup-www", "www", ListenerConflicted, ReasonHostnameConflict, "team-a/same-time web"},
-		{"team-a/aaa-new", "late", ListenerAccepted, "", ""},
+		{"gateway-ns/gw", "http", object.ListenerAccepted, "", ""},
+		{"gateway-ns/gw", "https", object.ListenerConflicted, object.ReasonProtocolConflict, ""},
+		{"gateway-ns/gw", "plain-443", object.ListenerConflicted, object.ReasonProtocolConflict, ""},
+		{"team-a/oldest", "shop", object.ListenerConflicted, object.ReasonHostnameConflict, "gateway-ns/gw https"},
+		{"team-a/oldest", "tls", object.ListenerConflicted, object.ReasonProtocolConflict, "gateway-ns/gw http"},
+		{"team-a/oldest", "mail", object.ListenerAccepted, "", ""},
+		{"team-a/bad-routes", "grpc", object.ListenerInvalid, "", ""},
+		{"team-x/outsider", "web", object.ListenerNotAllowed, "allowedListeners.namespaces.selector: gateway-access=yes", ""},
+		{"team-u/unknown-ns", "web", object.ListenerUnknown, `labels of namespace "team-u" unknown (allowedListeners.namespaces.selector: gateway-access=yes)`, ""},
+		{"team-a/same-time", "web", object.ListenerAccepted, "", ""},
+		{"team-b/same-time", "api", object.ListenerAccepted, "", ""},
+		{"team-b/dup-www", "www", object.ListenerConflicted, object.ReasonHostnameConflict, "team-a/same-time web"},
+		{"team-a/aaa-new", "late", object.ListenerAccepted, "", ""},
 	}
 	var got []row
 	for i, r := range rows {
@@ -528,7 +529,7 @@ func TestMergedListeners(t *testing.T) {
 	// Without JudgeSets (the cluster-aware rules' view of stored sets) the
 	// invalid set takes its place like any other.
 	unjudged := MergedListeners(gw, sets, MergeOptions{Cluster: objects})
-	assert.Equal(t, ListenerAccepted, unjudged[6].State)
+	assert.Equal(t, object.ListenerAccepted, unjudged[6].State)
 
 	// The input's order does not matter.
 	reversed := slices.Clone(sets)
@@ -556,7 +557,7 @@ func TestMergedListenersAreTheVerdict(t *testing.T) {
 	for _, ls := range stored {
 		var want field.ErrorList
 		for _, r := range rows {
-			if r.Source.Namespace == ls.Namespace && r.Source.Name == ls.Name && r.State == ListenerConflicted {
+			if r.Source.Namespace == ls.Namespace && r.Source.Name == ls.Name && r.State == object.ListenerConflicted {
 				want = append(want, r.Errors...)
 			}
 		}
@@ -610,15 +611,15 @@ func TestMergedListenersNotAllowedSetting(t *testing.T) {
 		{Key: "tier", Operator: metav1.LabelSelectorOpIn, Values: []string{"edge", "web"}}}
 	for name, tc := range map[string]struct {
 		gw     *gwv1.Gateway
-		state  ListenerState
+		state  object.ListenerState
 		reason string
 	}{
 		"allowedListeners unset": {&gwv1.Gateway{ObjectMeta: metav1.ObjectMeta{Namespace: "gateway-ns", Name: "gw"}},
-			ListenerNotAllowed, "allowedListeners.namespaces.from: None"},
-		"None":     {gateway(gwv1.NamespacesFromNone), ListenerNotAllowed, "allowedListeners.namespaces.from: None"},
-		"Same":     {gateway(gwv1.NamespacesFromSame), ListenerNotAllowed, "allowedListeners.namespaces.from: Same"},
-		"Selector": {selector, ListenerNotAllowed, "allowedListeners.namespaces.selector: gateway-access=yes,tier in (edge,web)"},
-		"All":      {gateway(gwv1.NamespacesFromAll), ListenerAccepted, ""},
+			object.ListenerNotAllowed, "allowedListeners.namespaces.from: None"},
+		"None":     {gateway(gwv1.NamespacesFromNone), object.ListenerNotAllowed, "allowedListeners.namespaces.from: None"},
+		"Same":     {gateway(gwv1.NamespacesFromSame), object.ListenerNotAllowed, "allowedListeners.namespaces.from: Same"},
+		"Selector": {selector, object.ListenerNotAllowed, "allowedListeners.namespaces.selector: gateway-access=yes,tier in (edge,web)"},
+		"All":      {gateway(gwv1.NamespacesFromAll), object.ListenerAccepted, ""},
 	} {
 		objects := &Objects{Namespaces: []*metav1.PartialObjectMetadata{namespace("team-a", map[string]string{"gateway-access": "yes"})}}
 		rows := MergedListeners(tc.gw, []*gwv1.ListenerSet{set}, MergeOptions{Cluster: objects, JudgeSets: true})

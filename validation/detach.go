@@ -10,6 +10,7 @@ import (
 	gwv1 "sigs.k8s.io/gateway-api/apis/v1"
 
 	"github.com/airlock/listenerset-webhook/validation/findings"
+	"github.com/airlock/listenerset-webhook/validation/object"
 	"github.com/airlock/listenerset-webhook/validation/views"
 )
 
@@ -211,7 +212,7 @@ func JudgeDelete(oldLS *gwv1.ListenerSet, opts Options) *Report {
 		return r
 	}
 	var ws findings.WarningReport
-	warnDetached(defaulted(oldLS), nil, opts.Cluster, opts.Routes, &ws)
+	warnDetached(object.Defaulted(oldLS), nil, opts.Cluster, opts.Routes, &ws)
 	if d.Note != nil && ws.Total() > 0 {
 		r.Warnings.Add(*d.Note)
 	}

@@ -12,6 +12,7 @@ import (
 	gwv1 "sigs.k8s.io/gateway-api/apis/v1"
 
 	"github.com/airlock/listenerset-webhook/validation/findings"
+	"github.com/airlock/listenerset-webhook/validation/object"
 )
 
 // detachFixture: team-a/ls with listeners web (HTTP 80, shop.example.com)
@@ -19,7 +20,7 @@ import (
 // web (shop, cart), by port 8080 (orders) and to the whole set (all).
 func detachFixture() (*gwv1.ListenerSet, []*gwv1.HTTPRoute) {
 	ls := attachSet(httpListener("shop.example.com"))
-	ls.Spec.Listeners = append(ls.Spec.Listeners, gwv1.ListenerEntry{Name: "api", Port: 8080, Protocol: ProtocolHTTP})
+	ls.Spec.Listeners = append(ls.Spec.Listeners, gwv1.ListenerEntry{Name: "api", Port: 8080, Protocol: object.ProtocolHTTP})
 	named := func(name string, f func(*gwv1.ParentReference), hostnames ...gwv1.Hostname) *gwv1.HTTPRoute {
 		r := route("team-a", hostnames...)
 		r.Name = name
@@ -55,7 +56,7 @@ func TestRoutesDetachedByUpdate(t *testing.T) {
 	}{
 		{"unchanged listeners: nothing read, nothing said", func(ls *gwv1.ListenerSet) { ls.Labels = map[string]string{"x": "y"} }, nil},
 		{"a listener added", func(ls *gwv1.ListenerSet) {
-			ls.Spec.Listeners = append(ls.Spec.Listeners, gwv1.ListenerEntry{Name: "more", Port: 9090, Protocol: ProtocolHTTP})
+			ls.Spec.Listeners = append(ls.Spec.Listeners, gwv1.ListenerEntry{Name: "more", Port: 9090, Protocol: object.ProtocolHTTP})
 		}, nil},
 		{"rename web to www", func(ls *gwv1.ListenerSet) { ls.Spec.Listeners[0].Name = "www" },
 			// all moves to www (no sectionName): it keeps attaching.
@@ -151,9 +152,9 @@ func TestMostRoutesWithinBudgets(t *testing.T) {
 	ls := attachSet(httpListener(""))
 	ls.Spec.Listeners = nil
 	var routes []*gwv1.HTTPRoute
-	for i := range MaxListeners {
+	for i := range object.MaxListeners {
 		name := fmt.Sprintf("l%02d-%s", i, strings.Repeat("n", 59))
-		ls.Spec.Listeners = append(ls.Spec.Listeners, gwv1.ListenerEntry{Name: gwv1.SectionName(name), Port: gwv1.PortNumber(1000 + i), Protocol: ProtocolHTTP})
+		ls.Spec.Listeners = append(ls.Spec.Listeners, gwv1.ListenerEntry{Name: gwv1.SectionName(name), Port: gwv1.PortNumber(1000 + i), Protocol: object.ProtocolHTTP})
 		for j := range 100 {
 			r := route("team-a")
 			r.Name = fmt.Sprintf("r%02d-%03d-%s", i, j, strings.Repeat("x", 240))
@@ -162,7 +163,7 @@ func TestMostRoutesWithinBudgets(t *testing.T) {
 		}
 	}
 	r := JudgeDelete(ls, withRoutes(&Objects{Routes: routes}))
-	assert.Equal(t, MaxListeners, r.Warnings.Total())
+	assert.Equal(t, object.MaxListeners, r.Warnings.Total())
 	ws := r.Warnings.List()
 	runes := 0
 	for _, w := range ws {

@@ -12,6 +12,7 @@ import (
 
 	"github.com/airlock/listenerset-webhook/defaults"
 	"github.com/airlock/listenerset-webhook/validation"
+	"github.com/airlock/listenerset-webhook/validation/object"
 	"github.com/airlock/listenerset-webhook/validation/validationtest"
 	"k8s.io/apimachinery/pkg/api/equality"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -52,7 +53,7 @@ func FuzzValidateListenerSet(f *testing.F) {
 		if blocking, _ := validation.Validate(ls, input, validation.Options{}); len(blocking) > 0 {
 			t.Fatalf("an unchanged update was blocked: %v", blocking)
 		}
-		if !distinctNames(ls.Spec.Listeners) || len(ls.Spec.Listeners) > validation.MaxListeners {
+		if !distinctNames(ls.Spec.Listeners) || len(ls.Spec.Listeners) > object.MaxListeners {
 			return
 		}
 		reordered := ls.DeepCopy()
@@ -150,7 +151,7 @@ func selectorOrderRegression() *gwv1.ListenerSet {
 	return &gwv1.ListenerSet{Spec: gwv1.ListenerSetSpec{
 		ParentRef: gwv1.ParentGatewayReference{Name: "gw"},
 		Listeners: []gwv1.ListenerEntry{{
-			Name: "web", Port: 80, Protocol: validation.ProtocolHTTP,
+			Name: "web", Port: 80, Protocol: object.ProtocolHTTP,
 			AllowedRoutes: &gwv1.AllowedRoutes{Namespaces: &gwv1.RouteNamespaces{
 				From: new(gwv1.NamespacesFromSelector),
 				Selector: &metav1.LabelSelector{

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"slices"
 
+	"github.com/airlock/listenerset-webhook/validation/object"
 	"github.com/airlock/listenerset-webhook/validation/views"
 	"k8s.io/apimachinery/pkg/util/validation/field"
 	gwv1 "sigs.k8s.io/gateway-api/apis/v1"
@@ -34,17 +35,17 @@ type MergeOptions struct {
 // after every created one. The cluster-aware rules judge a ListenerSet
 // under admission by its rows of the same list, so the listing and the
 // verdict cannot differ.
-func MergedListeners(gw *gwv1.Gateway, sets []*gwv1.ListenerSet, opts MergeOptions) []MergedListener {
+func MergedListeners(gw *gwv1.Gateway, sets []*gwv1.ListenerSet, opts MergeOptions) []object.MergedListener {
 	c := opts.Cluster
 	if c == nil {
 		c = &Objects{}
 	}
-	var rows []MergedListener
-	mergeListeners(gw, sets, newGatewayAdmission(gw, c), opts.JudgeSets, func(row MergedListener, _ *gwv1.ListenerSet) bool {
+	var rows []object.MergedListener
+	mergeListeners(gw, sets, newGatewayAdmission(gw, c), opts.JudgeSets, func(row object.MergedListener, _ *gwv1.ListenerSet) bool {
 		rows = append(rows, row)
 		return true
 	})
-	markOverlaps(rows)
+	object.MarkOverlaps(rows)
 	if opts.Tenancy != nil {
 		markClaims(gw.Namespace, gw.Name, rows, newOwners(*opts.Tenancy, c.NamespaceLabels))
 	}
@@ -55,7 +56,7 @@ func MergedListeners(gw *gwv1.Gateway, sets []*gwv1.ListenerSet, opts MergeOptio
 // it comes from (nil for the Gateway's own), to emit in precedence order,
 // until emit returns false.
 func mergeListeners(gw *gwv1.Gateway, sets []*gwv1.ListenerSet, admission *gatewayAdmission, judge bool,
-	emit func(MergedListener, *gwv1.ListenerSet) bool) {
+	emit func(object.MergedListener, *gwv1.ListenerSet) bool) {
 	// Sized once for every listener there is: growing them listener by
 	// listener was 63 of the 146 KB a request with 100 rivals allocated
 	// (BenchmarkValidateInCluster).
@@ -63,45 +64,45 @@ func mergeListeners(gw *gwv1.Gateway, sets []*gwv1.ListenerSet, admission *gatew
 	for _, ls := range sets {
 		size += len(ls.Spec.Listeners)
 	}
-	m := Merge{onPort: make(map[gwv1.PortNumber]Place, size), at: make(map[endpoint]Place, size)}
+	m := object.Merge{OnPort: make(map[gwv1.PortNumber]object.Place, size), At: make(map[object.Endpoint]object.Place, size)}
 	n := 0
 	listenersPath := field.NewPath("spec", "listeners")
 	// place judges one listener against the list so far and, when it is
 	// compatible, appends it.
-	place := func(row MergedListener) MergedListener {
-		if !servedProtocol(row.Protocol) {
+	place := func(row object.MergedListener) object.MergedListener {
+		if !object.ServedProtocol(row.Protocol) {
 			return unsupported(row, listenersPath)
 		}
 		// Most listeners are compatible: the path and the error are built
 		// only for one that is not.
-		if _, _, lost := m.loses(row.Port, row.Protocol, row.Hostname); lost {
-			err, reason, winner := m.conflict(row.Port, row.Protocol, row.Hostname, listenersPath.Index(row.Index), mergedConflicts)
-			row.State, row.Reason, row.Errors = ListenerConflicted, reason, field.ErrorList{err}
-			row.Winner = &winner.ref
+		if _, _, lost := m.Loses(row.Port, row.Protocol, row.Hostname); lost {
+			err, reason, winner := m.Conflict(row.Port, row.Protocol, row.Hostname, listenersPath.Index(row.Index), object.MergedConflicts)
+			row.State, row.Reason, row.Errors = object.ListenerConflicted, reason, field.ErrorList{err}
+			row.Winner = &winner.Ref
 			return row
 		}
-		m.take(row.Port, row.Protocol, row.Hostname, Place{ref: row.ListenerRef, index: -1})
-		row.State = ListenerAccepted
+		m.Take(row.Port, row.Protocol, row.Hostname, object.Place{Ref: row.ListenerRef, Index: -1})
+		row.State = object.ListenerAccepted
 		return row
 	}
-	src := ListenerSource{Kind: SourceGateway, Namespace: gw.Namespace, Name: gw.Name}
-	reasons, rivals := gatewayConflicts(gw)
+	src := object.ListenerSource{Kind: object.SourceGateway, Namespace: gw.Namespace, Name: gw.Name}
+	reasons, rivals := object.GatewayConflicts(gw)
 	for i := range gw.Spec.Listeners {
 		l := &gw.Spec.Listeners[i]
 		n++
-		row := MergedListener{Precedence: n, ListenerRef: ListenerRef{Source: src, Listener: l.Name}, Index: i,
+		row := object.MergedListener{Precedence: n, ListenerRef: object.ListenerRef{Source: src, Listener: l.Name}, Index: i,
 			Port: l.Port, Protocol: l.Protocol, Hostname: l.Hostname}
 		switch {
-		case !servedProtocol(l.Protocol):
+		case !object.ServedProtocol(l.Protocol):
 			row = unsupported(row, listenersPath)
 		case reasons[i] != "":
 			rival := &gw.Spec.Listeners[rivals[i]]
-			row.State, row.Reason = ListenerConflicted, reasons[i]
-			row.Errors = field.ErrorList{indistinctError(l, rival, reasons[i], Place{ref: ListenerRef{Source: src, Listener: rival.Name}}, listenersPath.Index(i))}
-			m.holdIndistinct(l.Port, l.Protocol, l.Hostname, Place{ref: row.ListenerRef, index: -1})
+			row.State, row.Reason = object.ListenerConflicted, reasons[i]
+			row.Errors = field.ErrorList{indistinctError(l, rival, reasons[i], object.Place{Ref: object.ListenerRef{Source: src, Listener: rival.Name}}, listenersPath.Index(i))}
+			m.HoldIndistinct(l.Port, l.Protocol, l.Hostname, object.Place{Ref: row.ListenerRef, Index: -1})
 		default:
-			row.State = ListenerAccepted
-			m.holdIndistinct(l.Port, l.Protocol, l.Hostname, Place{ref: row.ListenerRef, index: -1})
+			row.State = object.ListenerAccepted
+			m.HoldIndistinct(l.Port, l.Protocol, l.Hostname, object.Place{Ref: row.ListenerRef, Index: -1})
 		}
 		if !emit(row, nil) {
 			return
@@ -110,28 +111,28 @@ func mergeListeners(gw *gwv1.Gateway, sets []*gwv1.ListenerSet, admission *gatew
 	ordered := slices.Clone(sets)
 	slices.SortStableFunc(ordered, ComparePrecedence)
 	for _, ls := range ordered {
-		src := ListenerSource{Kind: SourceListenerSet, Namespace: ls.Namespace, Name: ls.Name}
+		src := object.ListenerSource{Kind: object.SourceListenerSet, Namespace: ls.Namespace, Name: ls.Name}
 		// What keeps the whole set out of the list, if anything.
-		var state ListenerState
+		var state object.ListenerState
 		var reason string
 		var errs field.ErrorList
 		if judge {
 			if errs, _ = Validate(ls, nil, Options{}); len(errs) > 0 {
-				state = ListenerInvalid
+				state = object.ListenerInvalid
 			}
 		}
 		if state == "" {
 			switch allowed, known, setting := admission.admitsSetting(ls.Namespace); {
 			case !known:
-				state, reason = ListenerUnknown, setting
+				state, reason = object.ListenerUnknown, setting
 			case !allowed:
-				state, reason = ListenerNotAllowed, setting
+				state, reason = object.ListenerNotAllowed, setting
 			}
 		}
 		for i := range ls.Spec.Listeners {
 			l := &ls.Spec.Listeners[i]
 			n++
-			row := MergedListener{Precedence: n, ListenerRef: ListenerRef{Source: src, Listener: l.Name}, Index: i,
+			row := object.MergedListener{Precedence: n, ListenerRef: object.ListenerRef{Source: src, Listener: l.Name}, Index: i,
 				Port: l.Port, Protocol: l.Protocol, Hostname: l.Hostname}
 			if state != "" {
 				row.State, row.Reason, row.Errors = state, reason, errs
@@ -147,19 +148,19 @@ func mergeListeners(gw *gwv1.Gateway, sets []*gwv1.ListenerSet, admission *gatew
 
 // unsupported is row of a listener whose protocol Airlock does not serve:
 // UnsupportedProtocol, with the protocol's error at its path in its object.
-func unsupported(row MergedListener, listenersPath *field.Path) MergedListener {
-	row.State, row.Reason = ListenerUnsupportedProtocol, ReasonServedProtocols
-	row.Errors = validateProtocol(row.Protocol, listenersPath.Index(row.Index).Child("protocol"))
+func unsupported(row object.MergedListener, listenersPath *field.Path) object.MergedListener {
+	row.State, row.Reason = object.ListenerUnsupportedProtocol, object.ReasonServedProtocols
+	row.Errors = object.ValidateProtocol(row.Protocol, listenersPath.Index(row.Index).Child("protocol"))
 	return row
 }
 
 // indistinctError is the error of a Gateway's own listener l (at fldPath)
 // indistinct from another of the Gateway's, rival (named by c), for reason.
-func indistinctError(l, rival *gwv1.Listener, reason string, c Place, fldPath *field.Path) *field.Error {
-	if reason == ReasonProtocolConflict {
-		return mergedConflicts.protocol.Err(field.Invalid(fldPath.Child("protocol"), string(l.Protocol),
+func indistinctError(l, rival *gwv1.Listener, reason string, c object.Place, fldPath *field.Path) *field.Error {
+	if reason == object.ReasonProtocolConflict {
+		return object.MergedConflicts.Protocol.Err(field.Invalid(fldPath.Child("protocol"), string(l.Protocol),
 			fmt.Sprintf(DetailIndistinctProtocol, l.Port, rival.Protocol, c)))
 	}
-	return mergedConflicts.hostname.Err(field.Invalid(fldPath.Child("hostname"), string(endpointOf(l.Port, l.Protocol, l.Hostname).hostname),
+	return object.MergedConflicts.Hostname.Err(field.Invalid(fldPath.Child("hostname"), string(object.EndpointOf(l.Port, l.Protocol, l.Hostname).Hostname),
 		fmt.Sprintf(DetailIndistinctHostname, c)))
 }

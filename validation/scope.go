@@ -9,6 +9,7 @@ import (
 	gwv1 "sigs.k8s.io/gateway-api/apis/v1"
 
 	"github.com/airlock/listenerset-webhook/validation/findings"
+	"github.com/airlock/listenerset-webhook/validation/object"
 	"github.com/airlock/listenerset-webhook/validation/views"
 )
 
@@ -132,7 +133,7 @@ func (s Scope) Decide(ls *gwv1.ListenerSet, c views.Classes) Decision {
 		return Decision{Judge: true, Outcome: OutcomeUnknownJudged, Note: s.note(path, what, ScopeJudged)}
 	}
 	parentPath := field.NewPath("spec", "parentRef")
-	ns, name, ok := parentOf(ls)
+	ns, name, ok := object.ParentOf(ls)
 	if !ok {
 		return unknown(parentPath, "the parentRef names no Gateway")
 	}
@@ -163,7 +164,7 @@ func (s Scope) Decide(ls *gwv1.ListenerSet, c views.Classes) Decision {
 // when the parentRef names no Gateway, c is nil, or c does not have the
 // Gateway or its class.
 func knownClass(ls *gwv1.ListenerSet, c views.Classes) *gwv1.GatewayClass {
-	ns, name, ok := parentOf(ls)
+	ns, name, ok := object.ParentOf(ls)
 	if !ok || c == nil {
 		return nil
 	}

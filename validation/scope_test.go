@@ -10,6 +10,7 @@ import (
 	gwv1 "sigs.k8s.io/gateway-api/apis/v1"
 
 	"github.com/airlock/listenerset-webhook/validation/findings"
+	"github.com/airlock/listenerset-webhook/validation/object"
 	"github.com/airlock/listenerset-webhook/validation/views"
 )
 
@@ -121,7 +122,7 @@ func TestJudgeOnlyWhatIsOurs(t *testing.T) {
 	for _, e := range r.Errors.List() {
 		codes[findings.CodeOf(e)] = true
 	}
-	assert.True(t, codes[CodeProtocol] && codes[CodeTooManyCertificateRefs], "Airlock's class: %v", r.Errors.List())
+	assert.True(t, codes[object.CodeProtocol] && codes[object.CodeTooManyCertificateRefs], "Airlock's class: %v", r.Errors.List())
 
 	r = judge("", nil, &Objects{Gateways: []*gwv1.Gateway{}, Classes: classes})
 	assert.Equal(t, OutcomeUnknownJudged, r.Scope.Outcome)

@@ -10,6 +10,7 @@ import (
 	gwv1 "sigs.k8s.io/gateway-api/apis/v1"
 
 	"github.com/airlock/listenerset-webhook/validation/findings"
+	"github.com/airlock/listenerset-webhook/validation/object"
 	"github.com/airlock/listenerset-webhook/validation/views"
 )
 
@@ -97,18 +98,18 @@ func (t Tenancy) Mode() ClaimMode {
 
 // OwnerOf is the owner of namespace's ListenerSets; known=false when a
 // tenant label is configured and the namespace's labels are unknown.
-func (t Tenancy) OwnerOf(namespace string, labels views.NamespaceLabelsFunc) (Owner, bool) {
+func (t Tenancy) OwnerOf(namespace string, labels views.NamespaceLabelsFunc) (object.Owner, bool) {
 	if t.TenantLabel == "" {
-		return Owner{Name: namespace}, true
+		return object.Owner{Name: namespace}, true
 	}
 	nsLabels, known := labels(namespace)
 	if !known {
-		return Owner{}, false
+		return object.Owner{}, false
 	}
 	if v := nsLabels[t.TenantLabel]; v != "" {
-		return Owner{Tenant: true, Name: v}, true
+		return object.Owner{Tenant: true, Name: v}, true
 	}
-	return Owner{Name: namespace}, true
+	return object.Owner{Name: namespace}, true
 }
 
 // owners remembers each namespace's owner for one verdict.
@@ -119,7 +120,7 @@ type owners struct {
 }
 
 type ownerOf struct {
-	owner Owner
+	owner object.Owner
 	known bool
 }
 
@@ -127,7 +128,7 @@ func newOwners(t Tenancy, labels views.NamespaceLabelsFunc) *owners {
 	return &owners{t: t, labels: labels, of: map[string]ownerOf{}}
 }
 
-func (o *owners) owner(namespace string) (Owner, bool) {
+func (o *owners) owner(namespace string) (object.Owner, bool) {
 	r, ok := o.of[namespace]
 	if !ok {
 		r.owner, r.known = o.t.OwnerOf(namespace, o.labels)
@@ -159,7 +160,7 @@ func (a AllowedHostnames) Allows(h *gwv1.Hostname) bool {
 	if a.names[string(*h)] {
 		return true
 	}
-	for _, w := range coveringHostnames(string(*h)) {
+	for _, w := range object.CoveringHostnames(string(*h)) {
 		if w != "" && a.names[w] {
 			return true
 		}
@@ -226,7 +227,7 @@ func ParseAllowedHostnames(value string) (AllowedHostnames, []DeclarationProblem
 			// than a hostname does
 			problems = append(problems, DeclarationProblem{Entry: entry, Value: e, Reason: validation.MaxLenError(validation.DNS1123SubdomainMaxLength)})
 		default:
-			if errs := validateHostname(gwv1.Hostname(e), field.NewPath("entry")); len(errs) > 0 {
+			if errs := object.ValidateHostname(gwv1.Hostname(e), field.NewPath("entry")); len(errs) > 0 {
 				problems = append(problems, DeclarationProblem{Entry: entry, Value: e, Reason: errs[0].Detail})
 				continue
 			}
@@ -275,7 +276,7 @@ func quoteDeclaration(value string) string {
 // listener's hostname. A malformed declaration denies the set, each
 // problem at metadata.namespace, never ratcheted: the set cannot be
 // judged against it. Skipped when the Namespace's annotations are unknown.
-func validateDeclaredHostnames(ls *gwv1.ListenerSet, c views.Cluster, t Tenancy, v *verdict) {
+func validateDeclaredHostnames(ls *gwv1.ListenerSet, c views.Cluster, t Tenancy, v *object.Verdict) {
 	annotations, known := c.NamespaceAnnotations(ls.Namespace)
 	if !known {
 		return
@@ -289,13 +290,13 @@ func validateDeclaredHostnames(ls *gwv1.ListenerSet, c views.Cluster, t Tenancy,
 	if len(problems) > 0 {
 		nsPath := field.NewPath("metadata", "namespace")
 		for _, p := range problems {
-			v.errs.Add(CodeDeclarationMalformed.Err(field.Invalid(nsPath, ls.Namespace, fmt.Sprintf(DetailDeclarationProblem, key, ls.Namespace, p))))
+			v.Errs.Add(CodeDeclarationMalformed.Err(field.Invalid(nsPath, ls.Namespace, fmt.Sprintf(DetailDeclarationProblem, key, ls.Namespace, p))))
 		}
 		return
 	}
 	listenersPath := field.NewPath("spec", "listeners")
 	// the first MaxListeners, as every listener rule judges them
-	for i := range min(len(ls.Spec.Listeners), MaxListeners) {
+	for i := range min(len(ls.Spec.Listeners), object.MaxListeners) {
 		l := &ls.Spec.Listeners[i]
 		if allowed.Allows(l.Hostname) {
 			continue
@@ -307,17 +308,19 @@ func validateDeclaredHostnames(ls *gwv1.ListenerSet, c views.Cluster, t Tenancy,
 		} else {
 			err = field.Forbidden(p, fmt.Sprintf(DetailHostnameNotDeclared, *l.Hostname, ls.Namespace, key, quoteDeclaration(value)))
 		}
-		v.check(i, field.ErrorList{CodeHostnameNotDeclared.Err(err)}, hostnameValue)
+		v.Check(i, field.ErrorList{CodeHostnameNotDeclared.Err(err)}, object.HostnameValue)
 	}
 }
 
 // claims tells whether a listener claims a hostname: it has one, and a
 // protocol Airlock serves (a listener of another protocol holds nothing).
-func claims(l *gwv1.ListenerEntry) bool { return l.Hostname != nil && servedProtocol(l.Protocol) }
+func claims(l *gwv1.ListenerEntry) bool {
+	return l.Hostname != nil && object.ServedProtocol(l.Protocol)
+}
 
 // claimsOverlap tells whether two claimed hostnames overlap: equal, or one
 // a wildcard above the other (overlap.go's covers).
-func claimsOverlap(a, b string) bool { return a == b || covers(a, b) || covers(b, a) }
+func claimsOverlap(a, b string) bool { return a == b || object.Covers(a, b) || object.Covers(b, a) }
 
 // validateFirstClaims: on gw, a listener of ls must not claim a hostname
 // overlapping one that a listener of another owner's ListenerSet holds, on
@@ -330,7 +333,7 @@ func claimsOverlap(a, b string) bool { return a == b || covers(a, b) || covers(b
 // (ratcheted when ls held the hostname before), a warning under ClaimWarn.
 // The rivals are read by claimKeys, so a request costs what overlaps its
 // hostnames, not what its Gateway has.
-func validateFirstClaims(ls *gwv1.ListenerSet, gw *gwv1.Gateway, admission *gatewayAdmission, c views.Cluster, t Tenancy, v *verdict) {
+func validateFirstClaims(ls *gwv1.ListenerSet, gw *gwv1.Gateway, admission *gatewayAdmission, c views.Cluster, t Tenancy, v *object.Verdict) {
 	mode := t.Mode()
 	if mode == ClaimOff {
 		return
@@ -340,7 +343,7 @@ func validateFirstClaims(ls *gwv1.ListenerSet, gw *gwv1.Gateway, admission *gate
 	if !known {
 		return
 	}
-	old := v.ratchet.old
+	old := v.Ratchet.Old
 	listenersPath := field.NewPath("spec", "listeners")
 	for i := range ls.Spec.Listeners {
 		l := &ls.Spec.Listeners[i]
@@ -380,16 +383,16 @@ func validateFirstClaims(ls *gwv1.ListenerSet, gw *gwv1.Gateway, admission *gate
 		}
 		e := &first.Spec.Listeners[firstAt]
 		holder, _ := who.owner(first.Namespace)
-		by := listenerName(ListenerRef{Source: ListenerSource{Kind: SourceListenerSet, Namespace: first.Namespace, Name: first.Name}, Listener: e.Name})
+		by := object.ListenerName(object.ListenerRef{Source: object.ListenerSource{Kind: object.SourceListenerSet, Namespace: first.Namespace, Name: first.Name}, Listener: e.Name})
 		detail := fmt.Sprintf(DetailHostnameHeld, h, holder, by, e.Port)
 		if string(*e.Hostname) != h {
 			detail = fmt.Sprintf(DetailHostnameClaimed, h, *e.Hostname, holder, by, e.Port)
 		}
 		err := CodeHostnameClaimed.Err(field.Forbidden(listenersPath.Index(i).Child("hostname"), detail))
 		if mode == ClaimDeny {
-			v.judge(held, err)
+			v.Judge(held, err)
 		} else {
-			v.warnings.Add(findings.Warning{Path: err.Field, Kind: KindClusterFinding, Code: CodeHostnameClaimed, Message: err.Detail})
+			v.Warnings.Add(findings.Warning{Path: err.Field, Kind: KindClusterFinding, Code: CodeHostnameClaimed, Message: err.Detail})
 		}
 	}
 }
@@ -419,10 +422,10 @@ func (t Tenancy) Check() error {
 // the first two rows of different owners there: a row finds the first
 // earlier row of another owner overlapping it in as many lookups as its
 // hostname has labels, linear in the rows.
-func markClaims(gwNamespace, gwName string, rows []MergedListener, who *owners) {
+func markClaims(gwNamespace, gwName string, rows []object.MergedListener, who *owners) {
 	type firstTwo struct{ first, other int } // row indexes; other: the first of another owner than first's, -1
 	filed := map[string]firstTwo{}
-	owner := func(i int) Owner { return *rows[i].Owner }
+	owner := func(i int) object.Owner { return *rows[i].Owner }
 	file := func(key string, i int) {
 		f, ok := filed[key]
 		switch {
@@ -435,13 +438,13 @@ func markClaims(gwNamespace, gwName string, rows []MergedListener, who *owners) 
 	}
 	for i := range rows {
 		r := &rows[i]
-		if r.Source.Kind != SourceListenerSet {
+		if r.Source.Kind != object.SourceListenerSet {
 			continue
 		}
 		if o, known := who.owner(r.Source.Namespace); known {
 			r.Owner = &o
 		}
-		if r.Owner == nil || r.Hostname == nil || (r.State != ListenerAccepted && r.State != ListenerConflicted) {
+		if r.Owner == nil || r.Hostname == nil || (r.State != object.ListenerAccepted && r.State != object.ListenerConflicted) {
 			continue
 		}
 		h := string(*r.Hostname)
@@ -470,6 +473,6 @@ func markClaims(gwNamespace, gwName string, rows []MergedListener, who *owners) 
 	}
 }
 
-func claimOf(r *MergedListener) *Claim {
-	return &Claim{ListenerRef: r.ListenerRef, Hostname: *r.Hostname, Owner: *r.Owner}
+func claimOf(r *object.MergedListener) *object.Claim {
+	return &object.Claim{ListenerRef: r.ListenerRef, Hostname: *r.Hostname, Owner: *r.Owner}
 }

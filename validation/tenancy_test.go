@@ -14,6 +14,7 @@ import (
 	gwv1 "sigs.k8s.io/gateway-api/apis/v1"
 
 	"github.com/airlock/listenerset-webhook/validation/findings"
+	"github.com/airlock/listenerset-webhook/validation/object"
 )
 
 // declaring is namespace name with the hostname declaration value (and
@@ -36,8 +37,8 @@ func TestParseAllowedHostnames(t *testing.T) {
 		{"a.example.com,,b.example.com", []string{`entry 2 "": empty entry`}},
 		{"a.example.com, b.example.com", []string{`entry 2 " b.example.com": ` + DetailEntryBlanks}},
 		{"A.example.com", []string{`entry 1 "A.example.com": ` + dns1123}},
-		{"10.0.0.1", []string{`entry 1 "10.0.0.1": ` + DetailHostnameIP}},
-		{"[::1]", []string{`entry 1 "[::1]": ` + DetailHostnameIP}},
+		{"10.0.0.1", []string{`entry 1 "10.0.0.1": ` + object.DetailHostnameIP}},
+		{"[::1]", []string{`entry 1 "[::1]": ` + object.DetailHostnameIP}},
 		{"a.*.example.com", []string{`entry 1 "a.*.example.com": ` + dns1123}},
 		{"*a.example.com", []string{`entry 1 "*a.example.com": ` + dns1123}},
 		{"a.example.com.", []string{`entry 1 "a.example.com.": ` + dns1123}},
@@ -157,7 +158,7 @@ func TestTenancyRules(t *testing.T) {
 			ls:      mine(entry("a", 80, "HTTP", "login.a.example.com"), entry("b", 81, "HTTP", "new.b.example.com")),
 			old:     mine(entry("a", 80, "HTTP", "login.a.example.com")),
 			cluster: &Objects{Namespaces: []*metav1.PartialObjectMetadata{declaring("team-b", "*.b.example.com", nil)}},
-			warnings: []string{"spec.listeners[0].hostname: Forbidden: " + fmt.Sprintf(WarnRatcheted,
+			warnings: []string{"spec.listeners[0].hostname: Forbidden: " + fmt.Sprintf(object.WarnRatcheted,
 				fmt.Sprintf(DetailHostnameNotDeclared, "login.a.example.com", "team-b", key, `"*.b.example.com"`))},
 		},
 		{
@@ -166,7 +167,7 @@ func TestTenancyRules(t *testing.T) {
 			cluster: &Objects{Namespaces: []*metav1.PartialObjectMetadata{declaring("team-b", "*.b.example.com,,10.0.0.1", nil)}},
 			want: field.ErrorList{
 				field.Invalid(nsPath, "team-b", fmt.Sprintf(DetailDeclarationProblem, key, "team-b", `entry 2 "": empty entry`)),
-				field.Invalid(nsPath, "team-b", fmt.Sprintf(DetailDeclarationProblem, key, "team-b", `entry 3 "10.0.0.1": `+DetailHostnameIP)),
+				field.Invalid(nsPath, "team-b", fmt.Sprintf(DetailDeclarationProblem, key, "team-b", `entry 3 "10.0.0.1": `+object.DetailHostnameIP)),
 			},
 		},
 		{
@@ -266,7 +267,7 @@ func TestTenancyRules(t *testing.T) {
 				return o
 			}(),
 			tenancy:  Tenancy{FirstClaim: ClaimDeny},
-			warnings: []string{"spec.listeners[0].hostname: Forbidden: " + fmt.Sprintf(WarnRatcheted, held("login.a.example.com", "*.a.example.com", "https", 443))},
+			warnings: []string{"spec.listeners[0].hostname: Forbidden: " + fmt.Sprintf(object.WarnRatcheted, held("login.a.example.com", "*.a.example.com", "https", 443))},
 		},
 		{
 			rule: "first claim: an older set taking a newer owner's name anew is judged against it",
@@ -284,7 +285,7 @@ func TestTenancyRules(t *testing.T) {
 		{
 			rule:     "route capture: no hostname and from All",
 			ls:       mine(withFrom(entry("open", 9090, "HTTP", ""), gwv1.NamespacesFromAll)),
-			warnings: []string{"spec.listeners[0].allowedRoutes.namespaces.from: " + fmt.Sprintf(WarnRouteCapture, "All")},
+			warnings: []string{"spec.listeners[0].allowedRoutes.namespaces.from: " + fmt.Sprintf(object.WarnRouteCapture, "All")},
 		},
 		{
 			rule: "route capture: a hostname, or from Same, is no capture",
@@ -321,11 +322,11 @@ func TestMergedListenersClaims(t *testing.T) {
 	rows := MergedListeners(gw, []*gwv1.ListenerSet{c, b, a}, MergeOptions{Cluster: o, Tenancy: &Tenancy{TenantLabel: "t"}})
 	require.Len(t, rows, 5)
 	assert.Nil(t, rows[0].Owner, "the Gateway's own listener is the platform's")
-	assert.Equal(t, &Owner{Tenant: true, Name: "acme"}, rows[1].Owner)
-	assert.Equal(t, &Owner{Name: "team-b"}, rows[2].Owner)
+	assert.Equal(t, &object.Owner{Tenant: true, Name: "acme"}, rows[1].Owner)
+	assert.Equal(t, &object.Owner{Name: "team-b"}, rows[2].Owner)
 	assert.Nil(t, rows[1].HeldBy)
-	assert.Equal(t, &Claim{ListenerRef: rows[2].ListenerRef, Hostname: "login.a.example.com", Owner: Owner{Name: "team-b"}}, rows[1].OverlappedBy)
-	assert.Equal(t, &Claim{ListenerRef: rows[1].ListenerRef, Hostname: "*.a.example.com", Owner: Owner{Tenant: true, Name: "acme"}}, rows[2].HeldBy)
+	assert.Equal(t, &object.Claim{ListenerRef: rows[2].ListenerRef, Hostname: "login.a.example.com", Owner: object.Owner{Name: "team-b"}}, rows[1].OverlappedBy)
+	assert.Equal(t, &object.Claim{ListenerRef: rows[1].ListenerRef, Hostname: "*.a.example.com", Owner: object.Owner{Tenant: true, Name: "acme"}}, rows[2].HeldBy)
 	assert.Nil(t, rows[3].HeldBy, "b.example.org overlaps nothing")
 	assert.Nil(t, rows[4].HeldBy, "team-c is acme too")
 	// The rule flags the one the listing says is held.

@@ -7,6 +7,7 @@ import (
 	gwv1 "sigs.k8s.io/gateway-api/apis/v1"
 
 	"github.com/airlock/listenerset-webhook/validation/findings"
+	"github.com/airlock/listenerset-webhook/validation/object"
 	"github.com/airlock/listenerset-webhook/validation/views"
 )
 
@@ -23,7 +24,7 @@ type Options struct {
 	// AddedNames are names the list-valued options accept besides the
 	// built-in ones (an Airlock Microgateway release newer than this
 	// build's lists); nil adds none.
-	AddedNames AddedNames
+	AddedNames object.AddedNames
 	// Scope says which ListenerSets are Airlock's; the zero Scope judges
 	// every one. Classes answers its reads (the Cluster, when it has
 	// GatewayClasses too, serves both).
@@ -105,31 +106,31 @@ func Judge(newLS, oldLS *gwv1.ListenerSet, opts Options) *Report {
 		// that brings it to Airlock is judged as a create.
 		oldLS = nil
 	}
-	v := &verdict{ratchet: newRatchet(defaulted(newLS), defaulted(oldLS)), added: opts.AddedNames}
-	ls := v.ratchet.new
-	validateSpec(ls, opts.Cluster, field.NewPath("spec"), v)
-	v.endPhase()
+	v := &object.Verdict{Ratchet: object.NewRatchet(object.Defaulted(newLS), object.Defaulted(oldLS)), Added: opts.AddedNames}
+	ls := v.Ratchet.New
+	object.ValidateSpec(ls, opts.Cluster, field.NewPath("spec"), v)
+	v.EndPhase()
 	if opts.Cluster != nil {
 		// Whether anything will program the set at all comes first: the
 		// class the scope's decision read (with the scope off, the one
 		// the view has), warnings only.
-		classWarnings(d.Class, &v.warnings)
+		classWarnings(d.Class, &v.Warnings)
 		validateInCluster(ls, opts.Cluster, opts.Strict, opts.Tenancy, v)
-		v.endPhase()
+		v.EndPhase()
 		// Warnings only, whatever the mode: a detached route is the
 		// route owner's to fix, and the change may be meant.
-		warnDetached(v.ratchet.old, ls, opts.Cluster, opts.Routes, &v.warnings)
+		warnDetached(v.Ratchet.Old, ls, opts.Cluster, opts.Routes, &v.Warnings)
 	}
-	if d.Note != nil && (v.errs.Total() > 0 || v.warnings.Total() > 0) {
+	if d.Note != nil && (v.Errs.Total() > 0 || v.Warnings.Total() > 0) {
 		// Whose ListenerSet this is could not be told, and Airlock's
 		// rules found something: say first why they applied. A set they
 		// find nothing in is not told (nothing it would have to act on).
 		ws := findings.WarningReport{}
 		ws.Add(*d.Note)
-		ws.AddReport(&v.warnings)
-		v.warnings = ws
+		ws.AddReport(&v.Warnings)
+		v.Warnings = ws
 	}
-	return &Report{Errors: v.errs, Warnings: v.warnings, Scope: d}
+	return &Report{Errors: v.Errs, Warnings: v.Warnings, Scope: d}
 }
 
 // storedScope is the scope's outcome for the stored object: the new

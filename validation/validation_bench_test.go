@@ -8,6 +8,7 @@ import (
 	"github.com/airlock/listenerset-webhook/defaults"
 	"github.com/airlock/listenerset-webhook/test/load/fixtures"
 	"github.com/airlock/listenerset-webhook/validation"
+	"github.com/airlock/listenerset-webhook/validation/object"
 	"github.com/airlock/listenerset-webhook/validation/validationtest"
 )
 
@@ -84,10 +85,10 @@ func BenchmarkValidateInvalid(b *testing.B) {
 func BenchmarkWorst(b *testing.B) {
 	for _, s := range validationtest.WorstShapes {
 		b.Run(s.Name, func(b *testing.B) {
-			ls := fixtures.Defaulted(s.Build(validation.MaxListeners))
+			ls := fixtures.Defaulted(s.Build(object.MaxListeners))
 			var old *gwv1.ListenerSet
 			if s.Update != nil {
-				old = fixtures.Defaulted(s.Update(validation.MaxListeners))
+				old = fixtures.Defaulted(s.Update(object.MaxListeners))
 			}
 			b.ReportAllocs()
 			var r *validation.Report

@@ -18,6 +18,7 @@ import (
 	"github.com/airlock/listenerset-webhook/test/load/fixtures"
 	"github.com/airlock/listenerset-webhook/validation"
 	"github.com/airlock/listenerset-webhook/validation/findings"
+	"github.com/airlock/listenerset-webhook/validation/object"
 	"github.com/airlock/listenerset-webhook/validation/validationtest"
 )
 
@@ -38,7 +39,7 @@ func worstCase(s validationtest.Shape, n int) (ls, old *gwv1.ListenerSet) {
 func TestWorstReportsAreBounded(t *testing.T) {
 	for _, s := range append(validationtest.TextShapes, validationtest.WorstShapes...) {
 		t.Run(s.Name, func(t *testing.T) {
-			ls, old := worstCase(s, validation.MaxListeners)
+			ls, old := worstCase(s, object.MaxListeners)
 			data, err := json.Marshal(ls)
 			require.NoError(t, err)
 			assert.Less(t, len(data), 3<<20, "over kube-apiserver's request limit")

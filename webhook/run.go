@@ -9,6 +9,7 @@ import (
 	ctrlwebhook "sigs.k8s.io/controller-runtime/pkg/webhook"
 
 	"github.com/airlock/listenerset-webhook/validation"
+	"github.com/airlock/listenerset-webhook/validation/object"
 	"github.com/airlock/listenerset-webhook/webhook/admission"
 	"github.com/airlock/listenerset-webhook/webhook/certs"
 	"github.com/airlock/listenerset-webhook/webhook/clusterview"
@@ -32,7 +33,7 @@ type Options struct {
 	Enforcement admission.Enforcement
 	// AddedNames are names the list-valued TLS options accept besides the
 	// built-in ones.
-	AddedNames validation.AddedNames
+	AddedNames object.AddedNames
 	// Scope says which ListenerSets are Airlock's (their parent Gateway's
 	// GatewayClass names one of its controller names); on, the cluster
 	// view keeps Gateways and GatewayClasses for it, and with

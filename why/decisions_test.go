@@ -11,6 +11,7 @@ import (
 	gwv1 "sigs.k8s.io/gateway-api/apis/v1"
 
 	"github.com/airlock/listenerset-webhook/validation"
+	"github.com/airlock/listenerset-webhook/validation/object"
 )
 
 // The decisions on plain objects (validation.Objects), without a reader:
@@ -64,7 +65,7 @@ func TestAdmissionUnknownWithoutTheNamespace(t *testing.T) {
 	require.NotNil(t, e.Admission)
 	assert.Equal(t, "unknown", e.Admission.Admitted)
 	assert.Nil(t, e.Admission.NamespaceLabels)
-	assert.Equal(t, string(validation.ListenerUnknown), e.Listeners[0].State)
+	assert.Equal(t, string(object.ListenerUnknown), e.Listeners[0].State)
 	assert.Nil(t, e.Listeners[0].Difference, "an unknown prediction is compared with nothing")
 	assert.Empty(t, e.Problems)
 }
@@ -154,7 +155,7 @@ func TestPartialSetsLeaveAcceptedUnknown(t *testing.T) {
 	s := snapshot(gateway(gwv1.NamespacesFromAll), set(gwv1.ListenerEntry{Name: "web", Port: 80, Protocol: gwv1.HTTPProtocolType}))
 	s.SetsPartial = true
 	e := Explain(s, Options{})
-	assert.Equal(t, string(validation.ListenerUnknown), e.Listeners[0].State)
+	assert.Equal(t, string(object.ListenerUnknown), e.Listeners[0].State)
 	assert.Zero(t, e.Listeners[0].Precedence)
 	assert.Empty(t, e.Problems)
 }

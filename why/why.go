@@ -16,6 +16,7 @@ import (
 	"github.com/airlock/listenerset-webhook/offline/judge"
 	"github.com/airlock/listenerset-webhook/reported"
 	"github.com/airlock/listenerset-webhook/validation"
+	"github.com/airlock/listenerset-webhook/validation/object"
 )
 
 // Options say how to judge, as the other commands' flags do.
@@ -26,7 +27,7 @@ type Options struct {
 	Tenancy validation.Tenancy
 	// AddedNames are names the list-valued TLS options accept besides the
 	// built-in ones: a set is Invalid as the webhook with them judges it.
-	AddedNames validation.AddedNames
+	AddedNames object.AddedNames
 }
 
 // Explanation is the why command's result: the -o json document. Every key
@@ -253,8 +254,8 @@ func Explain(s *Snapshot, opts Options) *Explanation {
 	e.routes(s)
 	for i := range e.Listeners {
 		l := &e.Listeners[i]
-		switch validation.ListenerState(l.State) {
-		case validation.ListenerAccepted, validation.ListenerUnknown:
+		switch object.ListenerState(l.State) {
+		case object.ListenerAccepted, object.ListenerUnknown:
 		default:
 			e.problem("listener %s is predicted %s%s", l.Name, l.State, paren(l.Reason))
 		}
@@ -279,7 +280,7 @@ func paren(s string) string {
 // unknownState marks every listener Unknown for reason: no merged list.
 func (e *Explanation) unknownState(reason string) {
 	for i := range e.Listeners {
-		e.Listeners[i].State, e.Listeners[i].Reason = string(validation.ListenerUnknown), reason
+		e.Listeners[i].State, e.Listeners[i].Reason = string(object.ListenerUnknown), reason
 	}
 }
 
@@ -384,9 +385,9 @@ func admission(s *Snapshot) *Admission {
 	gwOnly.Spec.Listeners = nil
 	rows := validation.MergedListeners(gwOnly, []*gwv1.ListenerSet{alone}, validation.MergeOptions{Cluster: s.Objects})
 	switch r := rows[len(rows)-1]; r.State {
-	case validation.ListenerNotAllowed:
+	case object.ListenerNotAllowed:
 		a.Admitted, a.Reason = "no", r.Reason
-	case validation.ListenerUnknown:
+	case object.ListenerUnknown:
 		a.Admitted, a.Reason = "unknown", r.Reason
 	}
 	return a
@@ -410,7 +411,7 @@ func (e *Explanation) merged(s *Snapshot, opts Options) {
 	rows := l.Gateways[0].Listeners
 	k := 0
 	for _, r := range rows {
-		if r.Source.Kind != validation.SourceListenerSet || r.Source.Namespace != s.Set.Namespace || r.Source.Name != s.Set.Name {
+		if r.Source.Kind != object.SourceListenerSet || r.Source.Namespace != s.Set.Namespace || r.Source.Name != s.Set.Name {
 			continue
 		}
 		if k >= len(e.Listeners) {
@@ -423,7 +424,7 @@ func (e *Explanation) merged(s *Snapshot, opts Options) {
 		out.Winner = refOf(r.Winner)
 		out.Messages = append(out.Messages, r.Messages...)
 		for _, c := range r.Conditions {
-			if c.Type == validation.ConditionOverlappingTLSConfig {
+			if c.Type == object.ConditionOverlappingTLSConfig {
 				out.Overlaps = refOf(&c.With)
 			}
 		}
@@ -439,14 +440,14 @@ func (e *Explanation) merged(s *Snapshot, opts Options) {
 			// A set of a namespace not read may come first: the place
 			// is not known, and it may win where this one is Accepted.
 			out.Precedence, out.Of = 0, 0
-			if out.State == string(validation.ListenerAccepted) {
-				out.State, out.Reason = string(validation.ListenerUnknown), "the Gateway's ListenerSets of other namespaces could not be read"
+			if out.State == string(object.ListenerAccepted) {
+				out.State, out.Reason = string(object.ListenerUnknown), "the Gateway's ListenerSets of other namespaces could not be read"
 			}
 		}
 		if s.RoutesPartial {
 			out.AttachedRoutes = nil
 		}
-		out.Difference = reported.Compare(reported.Prediction{State: validation.ListenerState(out.State), Reason: out.Reason,
+		out.Difference = reported.Compare(reported.Prediction{State: object.ListenerState(out.State), Reason: out.Reason,
 			AttachedRoutes: out.AttachedRoutes}, out.Reported)
 	}
 }

@@ -16,13 +16,14 @@ import (
 	"github.com/airlock/listenerset-webhook/offline/policyreport"
 	"github.com/airlock/listenerset-webhook/offline/report"
 	"github.com/airlock/listenerset-webhook/validation"
+	"github.com/airlock/listenerset-webhook/validation/object"
 )
 
 func newAudit(code *int) *cobra.Command {
 	var (
 		kubeconfig, kubeContext, namespace, gw, format string
 		strict, secrets, printRBAC, reports            bool
-		added                                          validation.AddedNames
+		added                                          object.AddedNames
 	)
 	var scope *flags.ScopeFlags     // set below, read when the command runs
 	var tenancy *validation.Tenancy // likewise

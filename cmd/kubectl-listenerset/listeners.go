@@ -8,13 +8,14 @@ import (
 	"github.com/airlock/listenerset-webhook/cmd/internal/flags"
 	"github.com/airlock/listenerset-webhook/listing"
 	"github.com/airlock/listenerset-webhook/validation"
+	"github.com/airlock/listenerset-webhook/validation/object"
 )
 
 func newListeners(code *int) *cobra.Command {
 	var (
 		paths                               []string
 		kubeconfig, kubeContext, gw, format string
-		added                               validation.AddedNames
+		added                               object.AddedNames
 	)
 	var scope *flags.ScopeFlags     // set below, read when the command runs
 	var tenancy *validation.Tenancy // likewise

@@ -14,6 +14,7 @@ import (
 	"github.com/airlock/listenerset-webhook/offline/live"
 	"github.com/airlock/listenerset-webhook/offline/report"
 	"github.com/airlock/listenerset-webhook/validation"
+	"github.com/airlock/listenerset-webhook/validation/object"
 )
 
 // manifestExtensions are what a directory PATH is searched for, and what
@@ -25,7 +26,7 @@ func newValidate(code *int) *cobra.Command {
 		paths, crds                                   []string
 		format, unknownField, kubeconfig, kubeContext string
 		strict, anyError                              bool
-		added                                         validation.AddedNames
+		added                                         object.AddedNames
 	)
 	var scope *flags.ScopeFlags     // set below, read when the command runs
 	var tenancy *validation.Tenancy // likewise

@@ -9,6 +9,7 @@ import (
 
 	"github.com/airlock/listenerset-webhook/cmd/internal/flags"
 	"github.com/airlock/listenerset-webhook/validation"
+	"github.com/airlock/listenerset-webhook/validation/object"
 	"github.com/airlock/listenerset-webhook/why"
 )
 
@@ -19,7 +20,7 @@ const completionTimeout = 5 * time.Second
 func newWhy(code *int) *cobra.Command {
 	var (
 		kubeconfig, kubeContext, namespace, format string
-		added                                      validation.AddedNames
+		added                                      object.AddedNames
 	)
 	var scope *flags.ScopeFlags     // set below, read when the command runs
 	var tenancy *validation.Tenancy // likewise

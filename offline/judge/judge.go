@@ -10,6 +10,7 @@ import (
 	"github.com/airlock/listenerset-webhook/offline/position"
 	"github.com/airlock/listenerset-webhook/offline/read"
 	"github.com/airlock/listenerset-webhook/validation"
+	"github.com/airlock/listenerset-webhook/validation/object"
 )
 
 // Options say how strictly to judge.
@@ -26,7 +27,7 @@ type Options struct {
 	UnknownFields UnknownFields
 	// AddedNames are names the list-valued TLS options accept besides the
 	// built-in ones, as the webhook's --add-names.
-	AddedNames validation.AddedNames
+	AddedNames object.AddedNames
 	// Scope says which ListenerSets are Airlock's, by the Gateways and
 	// GatewayClasses of the input (over Cluster's): one of another
 	// implementation's Gateway gets kube-apiserver's own checks (the CRD,

@@ -10,6 +10,7 @@ import (
 	"github.com/airlock/listenerset-webhook/offline/read"
 	"github.com/airlock/listenerset-webhook/reported"
 	"github.com/airlock/listenerset-webhook/validation"
+	"github.com/airlock/listenerset-webhook/validation/object"
 )
 
 // Stored judges sets, ListenerSets a cluster stores, each as a create of it
@@ -47,7 +48,7 @@ func Stored(cluster *validation.Objects, sets []*gwv1.ListenerSet, opts Options)
 // Gateway's list built once for all its sets.
 type statusCheck struct {
 	cluster *validation.Objects
-	added   validation.AddedNames
+	added   object.AddedNames
 	// gateways are the predictions of each Gateway's sets' listeners, by
 	// GatewayKey and set, in spec order.
 	gateways map[string]map[*gwv1.ListenerSet][]reported.Predicted

@@ -17,6 +17,7 @@ import (
 
 	"github.com/airlock/listenerset-webhook/test/golden"
 	"github.com/airlock/listenerset-webhook/validation"
+	"github.com/airlock/listenerset-webhook/validation/object"
 	"github.com/airlock/listenerset-webhook/webhook/admission"
 )
 
@@ -67,18 +68,18 @@ func TestAddNamesSchemaIsTheListOptions(t *testing.T) {
 	require.NoError(t, json.Unmarshal(data, &schema))
 	props := schema.Properties.Admission.Properties.AddNames.Properties
 	var want []string
-	for _, k := range validation.ListOptions {
-		name := strings.TrimPrefix(string(k), validation.OptionPrefix)
+	for _, k := range object.ListOptions {
+		name := strings.TrimPrefix(string(k), object.OptionPrefix)
 		want = append(want, name)
 		if p, ok := props[name]; assert.True(t, ok, "values.schema.json: admission.addNames has no %s", name) {
-			assert.Equal(t, validation.MaxAddedNames, p.MaxItems, name)
-			assert.Equal(t, fmt.Sprintf("^[A-Za-z0-9._/+-]{1,%d}$", validation.MaxAddedNameLen), p.Items.Pattern, name)
+			assert.Equal(t, object.MaxAddedNames, p.MaxItems, name)
+			assert.Equal(t, fmt.Sprintf("^[A-Za-z0-9._/+-]{1,%d}$", object.MaxAddedNameLen), p.Items.Pattern, name)
 		}
 	}
 	assert.ElementsMatch(t, want, slices.Collect(maps.Keys(props)), "values.schema.json: admission.addNames' options")
 	values, err := os.ReadFile(filepath.Join(root, chartPath, "values.yaml"))
 	require.NoError(t, err)
-	assert.Contains(t, strings.Join(strings.Fields(string(values)), " "), "per option ("+validation.ListOptionNames()+")",
+	assert.Contains(t, strings.Join(strings.Fields(string(values)), " "), "per option ("+object.ListOptionNames()+")",
 		"values.yaml: admission.addNames' comment names the list-valued options")
 }
 

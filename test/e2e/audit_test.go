@@ -22,6 +22,7 @@ import (
 	"github.com/airlock/listenerset-webhook/offline/report"
 	"github.com/airlock/listenerset-webhook/test/testproc"
 	"github.com/airlock/listenerset-webhook/validation"
+	"github.com/airlock/listenerset-webhook/validation/object"
 )
 
 // auditNamespaces are testdata/audit.yaml's (kept after the test: without
@@ -196,7 +197,7 @@ func TestAuditCommand(t *testing.T) {
 			return r.RuleID == string(judge.CodeStatusNotReported)
 		})
 		require.Len(t, log.Runs[0].Results, 1)
-		assert.Equal(t, string(validation.CodeRouteKind), log.Runs[0].Results[0].RuleID)
+		assert.Equal(t, string(object.CodeRouteKind), log.Runs[0].Results[0].RuleID)
 		assert.Equal(t, "error", log.Runs[0].Results[0].Level)
 
 		out, _ = audit(t, report.ExitInvalid, append(args, "github")...)

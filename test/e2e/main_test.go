@@ -40,6 +40,7 @@ import (
 	"github.com/airlock/listenerset-webhook/test/localcluster"
 	"github.com/airlock/listenerset-webhook/test/testproc"
 	"github.com/airlock/listenerset-webhook/validation"
+	"github.com/airlock/listenerset-webhook/validation/object"
 	"github.com/airlock/listenerset-webhook/webhook"
 	"github.com/airlock/listenerset-webhook/webhook/admission"
 	"github.com/airlock/listenerset-webhook/webhook/certs"
@@ -261,7 +262,7 @@ func (w *inProcessWebhook) MetricsURL() string {
 }
 
 func (w *inProcessWebhook) Start(ctx context.Context) error {
-	added, err := validation.ParseAddedNames(w.addNames)
+	added, err := object.ParseAddedNames(w.addNames)
 	if err != nil {
 		return err
 	}

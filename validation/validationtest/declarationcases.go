@@ -10,6 +10,7 @@ import (
 
 	"github.com/airlock/listenerset-webhook/validation"
 	"github.com/airlock/listenerset-webhook/validation/findings"
+	"github.com/airlock/listenerset-webhook/validation/object"
 )
 
 // Declaration is a Namespace of the declared-hostnames cases: its name and
@@ -117,7 +118,7 @@ func declaredSet(ns string, hosts ...string) *gwv1.ListenerSet {
 func plainSet(ns, other string) *gwv1.ListenerSet {
 	ls := worstBase("plain")
 	ls.Namespace = ns
-	for i := range validation.MaxListeners {
+	for i := range object.MaxListeners {
 		l := httpsListener(i)
 		l.Hostname = ptr.To(gwv1.Hostname(fmt.Sprintf("l%02d.b.example.com", i)))
 		ls.Spec.Listeners = append(ls.Spec.Listeners, l)

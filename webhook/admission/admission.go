@@ -15,6 +15,7 @@ import (
 
 	"github.com/airlock/listenerset-webhook/validation"
 	"github.com/airlock/listenerset-webhook/validation/findings"
+	"github.com/airlock/listenerset-webhook/validation/object"
 	"github.com/airlock/listenerset-webhook/validation/views"
 )
 
@@ -52,7 +53,7 @@ type Validator struct {
 	Enforcement Enforcement
 	// AddedNames are names the list-valued TLS options accept besides the
 	// built-in ones (validation.Options.AddedNames).
-	AddedNames validation.AddedNames
+	AddedNames object.AddedNames
 	// Scope says which ListenerSets are Airlock's; the zero Scope judges
 	// every one. Classes answers its reads. The mutating webhook
 	// registered beside this Validator (RegisterWith) follows the same

@@ -19,6 +19,7 @@ import (
 	gwv1 "sigs.k8s.io/gateway-api/apis/v1"
 
 	"github.com/airlock/listenerset-webhook/validation"
+	"github.com/airlock/listenerset-webhook/validation/object"
 	"github.com/airlock/listenerset-webhook/webhook/admission"
 	"github.com/airlock/listenerset-webhook/webhook/clusterview"
 	"github.com/airlock/listenerset-webhook/webhook/internal/reviewtest"
@@ -177,7 +178,7 @@ func TestAnswersBeforeTheCacheSyncs(t *testing.T) {
 			assert.Empty(t, resp.Warnings)
 			resp = reviewtest.Post(t, srv.Client(), srv.URL+admission.ValidatePath, reviewtest.Request(t, admissionv1.Create, reviewtest.ToJSON(t, reviewtest.WithForeignOption), nil))
 			assert.True(t, resp.Allowed)
-			assert.Equal(t, []string{"spec.listeners[0].tls.options[example.com/x]: " + validation.WarnForeignOption}, resp.Warnings)
+			assert.Equal(t, []string{"spec.listeners[0].tls.options[example.com/x]: " + object.WarnForeignOption}, resp.Warnings)
 			resp = reviewtest.Post(t, srv.Client(), srv.URL+admission.ValidatePath, reviewtest.Request(t, admissionv1.Create, reviewtest.ToJSON(t, reviewtest.Invalid), nil))
 			assert.False(t, resp.Allowed)
 			assert.Len(t, resp.Result.Details.Causes, 2)

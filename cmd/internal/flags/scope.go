@@ -7,6 +7,7 @@ import (
 	gwv1 "sigs.k8s.io/gateway-api/apis/v1"
 
 	"github.com/airlock/listenerset-webhook/validation"
+	"github.com/airlock/listenerset-webhook/validation/object"
 )
 
 // ScopeFlags are a validation.Scope as every command that judges takes it
@@ -133,5 +134,5 @@ func FirstClaim(t *validation.Tenancy) *Enum[validation.ClaimMode] {
 }
 
 // AddedNamesUsage is the help of every command's --add-names flag.
-var AddedNamesUsage = "<option>=<name>[,<name>...]: names a list-valued TLS option (" + validation.ListOptionNames() +
+var AddedNamesUsage = "<option>=<name>[,<name>...]: names a list-valued TLS option (" + object.ListOptionNames() +
 	") accepts besides the built-in ones, for an Airlock Microgateway release newer than this build's lists; repeatable"

@@ -1,4 +1,4 @@
-package validation
+package object
 
 import (
 	"fmt"
@@ -70,11 +70,11 @@ const (
 
 // Field paths the codes are at.
 const (
-	listenerPathPattern = "spec.listeners[*]"
-	tlsPathPattern      = listenerPathPattern + ".tls"
+	ListenerPathPattern = "spec.listeners[*]"
+	tlsPathPattern      = ListenerPathPattern + ".tls"
 	optionPathPattern   = tlsPathPattern + ".options[*]"
-	refPathPattern      = tlsPathPattern + ".certificateRefs[*]"
-	routesPathPattern   = listenerPathPattern + ".allowedRoutes"
+	RefPathPattern      = tlsPathPattern + ".certificateRefs[*]"
+	routesPathPattern   = ListenerPathPattern + ".allowedRoutes"
 	selectorPathPattern = routesPathPattern + ".namespaces.selector"
 )
 
@@ -88,25 +88,25 @@ var codeDocs = []findings.CodeDoc{
 	{Code: CodeTooManyListeners, Kind: findings.CodeKindError, Title: "Too many listeners", Paths: []string{"spec.listeners"},
 		Cause: fmt.Sprintf("More than %d listeners, the CRD's limit; only the first %[1]d are judged.", MaxListeners),
 		Fix:   "Split the listeners over several ListenerSets."},
-	{Code: CodeListenerName, Kind: findings.CodeKindError, Title: "Invalid listener name", Paths: []string{listenerPathPattern + ".name"},
+	{Code: CodeListenerName, Kind: findings.CodeKindError, Title: "Invalid listener name", Paths: []string{ListenerPathPattern + ".name"},
 		Cause: "A listener's name is missing or not a DNS subdomain (lowercase letters, digits, '-' and '.'); routes select a listener by it (sectionName).",
 		Fix:   "Give the listener a lowercase DNS subdomain name such as web or https-api."},
-	{Code: CodeDuplicateListenerName, Kind: findings.CodeKindError, Title: "Duplicate listener name", Paths: []string{listenerPathPattern + ".name"},
+	{Code: CodeDuplicateListenerName, Kind: findings.CodeKindError, Title: "Duplicate listener name", Paths: []string{ListenerPathPattern + ".name"},
 		Cause: "Two listeners of the set have the same name; a route's sectionName could not tell them apart.",
 		Fix:   "Rename one of them."},
-	{Code: CodePort, Kind: findings.CodeKindError, Title: "Invalid port", Paths: []string{listenerPathPattern + ".port"},
+	{Code: CodePort, Kind: findings.CodeKindError, Title: "Invalid port", Paths: []string{ListenerPathPattern + ".port"},
 		Cause: "The port is not between 1 and 65535.",
 		Fix:   "Set a port between 1 and 65535."},
-	{Code: CodeProtocol, Kind: findings.CodeKindError, Title: "Unsupported protocol", Paths: []string{listenerPathPattern + ".protocol"},
+	{Code: CodeProtocol, Kind: findings.CodeKindError, Title: "Unsupported protocol", Paths: []string{ListenerPathPattern + ".protocol"},
 		Cause: "The protocol is missing or one Airlock Microgateway does not serve on a ListenerSet.",
 		Fix:   "Use one of the protocols the message lists."},
-	{Code: CodeHostname, Kind: findings.CodeKindError, Title: "Invalid hostname", Paths: []string{listenerPathPattern + ".hostname"},
+	{Code: CodeHostname, Kind: findings.CodeKindError, Title: "Invalid hostname", Paths: []string{ListenerPathPattern + ".hostname"},
 		Cause: "The hostname is empty, an IP address, has a port, is longer than 253 characters, or is not a lowercase RFC 1123 name with at most a leading \"*.\".",
 		Fix:   "Write a DNS name such as app.example.com or *.example.com, or omit the field to match every hostname."},
-	{Code: CodeProtocolConflict, Kind: findings.CodeKindError, Title: "Protocol conflict within the set", Paths: []string{listenerPathPattern + ".protocol"},
+	{Code: CodeProtocolConflict, Kind: findings.CodeKindError, Title: "Protocol conflict within the set", Paths: []string{ListenerPathPattern + ".protocol"},
 		Cause: "An earlier listener of the same set holds the port with another protocol; this one would be Conflicted (ProtocolConflict).",
 		Fix:   "Use another port, or the protocol of the earlier listener."},
-	{Code: CodeHostnameConflict, Kind: findings.CodeKindError, Title: "Hostname conflict within the set", Paths: []string{listenerPathPattern + ".hostname"},
+	{Code: CodeHostnameConflict, Kind: findings.CodeKindError, Title: "Hostname conflict within the set", Paths: []string{ListenerPathPattern + ".hostname"},
 		Cause: "An earlier listener of the same set has the same port, protocol and hostname; this one would be Conflicted (HostnameConflict).",
 		Fix:   "Change the hostname or the port, or merge the two listeners."},
 	{Code: CodeTLSForbidden, Kind: findings.CodeKindError, Title: "TLS on an HTTP listener", Paths: []string{tlsPathPattern},
@@ -124,13 +124,13 @@ var codeDocs = []findings.CodeDoc{
 	{Code: CodeTooManyCertificateRefs, Kind: findings.CodeKindError, Title: "More than one certificate", Paths: []string{tlsPathPattern + ".certificateRefs"},
 		Cause: "Airlock Microgateway serves exactly one certificate per listener.",
 		Fix:   "Keep one certificateRef; serve other names from other listeners."},
-	{Code: CodeCertificateRefKind, Kind: findings.CodeKindError, Title: "Certificate reference not a Secret", Paths: []string{refPathPattern + ".group", refPathPattern + ".kind"},
+	{Code: CodeCertificateRefKind, Kind: findings.CodeKindError, Title: "Certificate reference not a Secret", Paths: []string{RefPathPattern + ".group", RefPathPattern + ".kind"},
 		Cause: "A certificateRef names another group or kind than a core Secret.",
 		Fix:   "Reference a Secret: omit group and kind, or set group \"\" and kind Secret."},
-	{Code: CodeCertificateRefName, Kind: findings.CodeKindError, Title: "Invalid certificate Secret name", Paths: []string{refPathPattern + ".name"},
+	{Code: CodeCertificateRefName, Kind: findings.CodeKindError, Title: "Invalid certificate Secret name", Paths: []string{RefPathPattern + ".name"},
 		Cause: "The Secret's name is not a DNS subdomain, so no Secret can have it.",
 		Fix:   "Name the Secret as it is stored."},
-	{Code: CodeCertificateRefNamespace, Kind: findings.CodeKindError, Title: "Invalid certificate Secret namespace", Paths: []string{refPathPattern + ".namespace"},
+	{Code: CodeCertificateRefNamespace, Kind: findings.CodeKindError, Title: "Invalid certificate Secret namespace", Paths: []string{RefPathPattern + ".namespace"},
 		Cause: "The Secret's namespace is not a DNS label, so no namespace can have it.",
 		Fix:   "Name the namespace as it is, or omit it for the ListenerSet's own."},
 	{Code: CodeTooManyOptions, Kind: findings.CodeKindError, Title: "Too many TLS options", Paths: []string{tlsPathPattern + ".options"},
@@ -198,7 +198,7 @@ var codeDocs = []findings.CodeDoc{
 	{Code: CodeParentRefNamespace, Kind: findings.CodeKindError, Title: "Invalid parent Gateway namespace", Paths: []string{"spec.parentRef.namespace"},
 		Cause: "spec.parentRef.namespace is not a DNS label, so no namespace can have it.",
 		Fix:   "Name the Gateway's namespace, or omit it for the ListenerSet's own."},
-	{Code: CodeCrossNamespaceRef, Kind: findings.CodeKindWarning, Title: "Certificate in another namespace", Paths: []string{refPathPattern + ".namespace"}, WarningKind: KindCrossNamespaceRef,
+	{Code: CodeCrossNamespaceRef, Kind: findings.CodeKindWarning, Title: "Certificate in another namespace", Paths: []string{RefPathPattern + ".namespace"}, WarningKind: KindCrossNamespaceRef,
 		Cause: "A certificateRef names a Secret in another namespace, whose ReferenceGrants are not known here: it is usable only once that namespace grants the reference.",
 		Fix:   "Make sure a ReferenceGrant in the Secret's namespace allows ListenerSets from this one, or use a Secret of the ListenerSet's namespace."},
 	{Code: CodeForeignOption, Kind: findings.CodeKindWarning, Title: "TLS option of another implementation", Paths: []string{optionPathPattern}, WarningKind: KindForeignOption,
@@ -207,22 +207,22 @@ var codeDocs = []findings.CodeDoc{
 	{Code: CodeSelectorIgnored, Kind: findings.CodeKindWarning, Title: "Route selector not used", Paths: []string{selectorPathPattern}, WarningKind: KindSelectorIgnored,
 		Cause: "allowedRoutes.namespaces.selector is set, but from is not Selector, so Gateway API ignores it.",
 		Fix:   "Set from: Selector, or remove the selector."},
-	{Code: CodeHostnameLabelTooLong, Kind: findings.CodeKindWarning, Title: "Hostname label longer than 63 characters", Paths: []string{listenerPathPattern + ".hostname"}, WarningKind: KindHostnameLabelTooLong,
+	{Code: CodeHostnameLabelTooLong, Kind: findings.CodeKindWarning, Title: "Hostname label longer than 63 characters", Paths: []string{ListenerPathPattern + ".hostname"}, WarningKind: KindHostnameLabelTooLong,
 		Cause: "A label of the hostname is longer than RFC 1123's 63 characters, which the CRD lets through; no client's SNI or Host header can match it.",
 		Fix:   "Shorten the label."},
-	{Code: CodeOverlappingHostnames, Kind: findings.CodeKindWarning, Title: "Overlapping TLS hostnames within the set", Paths: []string{listenerPathPattern + ".hostname"}, WarningKind: KindOverlappingHostnames,
+	{Code: CodeOverlappingHostnames, Kind: findings.CodeKindWarning, Title: "Overlapping TLS hostnames within the set", Paths: []string{ListenerPathPattern + ".hostname"}, WarningKind: KindOverlappingHostnames,
 		Cause: "Two HTTPS or HTTP/3 listeners of the set on one port have hostnames some name matches both (an exact name under a wildcard, nested wildcards, a hostname and none): both get OverlappingTLSConfig (OverlappingHostnames), and with HTTP/2 connection coalescing a request can reuse the other's connection and reach its routes. A warning only.",
 		Fix:   "Nothing, if the listeners share a certificate and may serve each other's names; otherwise give them hostnames that do not overlap, or different ports."},
 	{Code: CodeRouteCapture, Kind: findings.CodeKindWarning, Title: "Listener without hostname open to other namespaces", Paths: []string{routesPathPattern + ".namespaces.from"}, WarningKind: KindRouteCapture,
 		Cause: "A ListenerSet listener has no hostname and its allowedRoutes admits HTTPRoutes of other namespaces (from: All, or a Selector): each of them can claim any hostname on it, a name another team serves included. A warning only.",
 		Fix:   "Give the listener a hostname, or admit routes of its own namespace only (from: Same)."},
-	{Code: CodeMergedProtocolConflict, Kind: findings.CodeKindCluster, Title: "Protocol conflict on the Gateway", Paths: []string{listenerPathPattern + ".protocol"},
+	{Code: CodeMergedProtocolConflict, Kind: findings.CodeKindCluster, Title: "Protocol conflict on the Gateway", Paths: []string{ListenerPathPattern + ".protocol"},
 		Cause: "A listener of the Gateway, or of a ListenerSet before this one, holds the port with another protocol; this listener would be Conflicted (ProtocolConflict). An error under strict, a warning otherwise.",
 		Fix:   "Use another port, or the protocol the port has; the listeners command shows the Gateway's merged list."},
-	{Code: CodeMergedHostnameConflict, Kind: findings.CodeKindCluster, Title: "Hostname conflict on the Gateway", Paths: []string{listenerPathPattern + ".hostname"},
+	{Code: CodeMergedHostnameConflict, Kind: findings.CodeKindCluster, Title: "Hostname conflict on the Gateway", Paths: []string{ListenerPathPattern + ".hostname"},
 		Cause: "A listener of the Gateway, or of a ListenerSet before this one, has the same port, protocol and hostname; this listener would be Conflicted (HostnameConflict). An error under strict, a warning otherwise.",
 		Fix:   "Use another hostname or port; the listeners command shows who holds it."},
-	{Code: CodeMergedOverlapping, Kind: findings.CodeKindCluster, Title: "Overlapping TLS hostnames on the Gateway", Paths: []string{listenerPathPattern + ".hostname"}, WarningKind: KindMergedOverlappingHostnames,
+	{Code: CodeMergedOverlapping, Kind: findings.CodeKindCluster, Title: "Overlapping TLS hostnames on the Gateway", Paths: []string{ListenerPathPattern + ".hostname"}, WarningKind: KindMergedOverlappingHostnames,
 		Cause: "An HTTPS or HTTP/3 listener overlaps the hostname of a listener of the Gateway or of another of its ListenerSets on the same port (an exact name under a wildcard, nested wildcards, a hostname and none): both get OverlappingTLSConfig (OverlappingHostnames), and with HTTP/2 connection coalescing a request can reach the other's routes. A warning only, also under strict.",
 		Fix:   "Nothing, if that is meant (one certificate for both, or a catch-all); otherwise use a hostname that does not overlap, or another port; the listeners command shows both listeners."},
 }

@@ -1,4 +1,4 @@
-package validation
+package object
 
 import (
 	"fmt"
@@ -38,43 +38,43 @@ const (
 // Place is a listener that holds its place in a merged list.
 type Place struct {
 	protocol gwv1.ProtocolType
-	// ref names the listener's object and name; messages name it by
+	// Ref names the listener's object and name; messages name it by
 	// owner ("namespace/name") and listener name.
-	ref ListenerRef
-	// index is the listener's position in the ListenerSet under validation,
+	Ref ListenerRef
+	// Index is the listener's position in the ListenerSet under validation,
 	// -1 for another object's listener.
-	index int
+	Index int
 }
 
 // String names the listener, e.g. "gateway-ns/gw listener https".
-func (c Place) String() string { return listenerName(c.ref) }
+func (c Place) String() string { return ListenerName(c.Ref) }
 
-// endpoint is what two listeners must not share.
-type endpoint struct {
+// Endpoint is what two listeners must not share.
+type Endpoint struct {
 	port     gwv1.PortNumber
-	protocol gwv1.ProtocolType
-	hostname gwv1.Hostname
+	Protocol gwv1.ProtocolType
+	Hostname gwv1.Hostname
 }
 
-func endpointOf(port gwv1.PortNumber, protocol gwv1.ProtocolType, hostname *gwv1.Hostname) endpoint {
-	e := endpoint{port: port, protocol: protocol}
+func EndpointOf(port gwv1.PortNumber, protocol gwv1.ProtocolType, hostname *gwv1.Hostname) Endpoint {
+	e := Endpoint{port: port, Protocol: protocol}
 	if hostname != nil {
-		e.hostname = *hostname
+		e.Hostname = *hostname
 	}
 	return e
 }
 
-// servedProtocol tells whether Airlock Microgateway serves protocol p on a
+// ServedProtocol tells whether Airlock Microgateway serves protocol p on a
 // listener: one of SupportedProtocols. A listener of another protocol
 // (TCP, UDP, TLS, another implementation's, or none) takes no place in a
 // merged list.
-func servedProtocol(p gwv1.ProtocolType) bool { return slices.Contains(SupportedProtocols, p) }
+func ServedProtocol(p gwv1.ProtocolType) bool { return slices.Contains(SupportedProtocols, p) }
 
 // Merge is the listeners taken so far, in precedence order. The
 // zero value is empty and ready to use.
 type Merge struct {
-	onPort map[gwv1.PortNumber]Place
-	at     map[endpoint]Place
+	OnPort map[gwv1.PortNumber]Place
+	At     map[Endpoint]Place
 	// otherOnPort is, on a port where the Gateway's own listeners have
 	// more than one protocol, the first of them whose protocol is not
 	// onPort's (holdIndistinct): every later listener on the port is
@@ -82,29 +82,29 @@ type Merge struct {
 	otherOnPort map[gwv1.PortNumber]Place
 }
 
-// take appends a listener to the list; the first claim of a port, and of an
+// Take appends a listener to the list; the first claim of a port, and of an
 // endpoint, is the one kept.
-func (m *Merge) take(port gwv1.PortNumber, protocol gwv1.ProtocolType, hostname *gwv1.Hostname, c Place) {
-	if m.onPort == nil {
-		m.onPort, m.at = map[gwv1.PortNumber]Place{}, map[endpoint]Place{}
+func (m *Merge) Take(port gwv1.PortNumber, protocol gwv1.ProtocolType, hostname *gwv1.Hostname, c Place) {
+	if m.OnPort == nil {
+		m.OnPort, m.At = map[gwv1.PortNumber]Place{}, map[Endpoint]Place{}
 	}
 	c.protocol = protocol
-	if _, taken := m.onPort[port]; !taken {
-		m.onPort[port] = c
+	if _, taken := m.OnPort[port]; !taken {
+		m.OnPort[port] = c
 	}
-	e := endpointOf(port, protocol, hostname)
-	if _, taken := m.at[e]; !taken {
-		m.at[e] = c
+	e := EndpointOf(port, protocol, hostname)
+	if _, taken := m.At[e]; !taken {
+		m.At[e] = c
 	}
 }
 
-// holdIndistinct appends a Gateway's own listener that holds its place
+// HoldIndistinct appends a Gateway's own listener that holds its place
 // against the ListenerSets whether or not it is Conflicted with another of
 // the Gateway's: take, and, on a port the Gateway's listeners give two
 // protocols, remember the first of the second one.
-func (m *Merge) holdIndistinct(port gwv1.PortNumber, protocol gwv1.ProtocolType, hostname *gwv1.Hostname, c Place) {
-	m.take(port, protocol, hostname, c)
-	if first := m.onPort[port]; first.protocol != protocol {
+func (m *Merge) HoldIndistinct(port gwv1.PortNumber, protocol gwv1.ProtocolType, hostname *gwv1.Hostname, c Place) {
+	m.Take(port, protocol, hostname, c)
+	if first := m.OnPort[port]; first.protocol != protocol {
 		if m.otherOnPort == nil {
 			m.otherOnPort = map[gwv1.PortNumber]Place{}
 		}
@@ -115,20 +115,20 @@ func (m *Merge) holdIndistinct(port gwv1.PortNumber, protocol gwv1.ProtocolType,
 	}
 }
 
-// conflict returns the error a listener (at fldPath) gets for coming after
+// Conflict returns the error a listener (at fldPath) gets for coming after
 // the listeners taken, its reason (ReasonProtocolConflict or
 // ReasonHostnameConflict) and the listener it loses to; nil when it is
 // compatible.
-func (m *Merge) conflict(port gwv1.PortNumber, protocol gwv1.ProtocolType, hostname *gwv1.Hostname, fldPath *field.Path, codes conflictCodes) (*field.Error, string, Place) {
-	reason, winner, lost := m.loses(port, protocol, hostname)
+func (m *Merge) Conflict(port gwv1.PortNumber, protocol gwv1.ProtocolType, hostname *gwv1.Hostname, fldPath *field.Path, codes conflictCodes) (*field.Error, string, Place) {
+	reason, winner, lost := m.Loses(port, protocol, hostname)
 	switch {
 	case !lost:
 		return nil, "", Place{}
 	case reason == ReasonProtocolConflict:
-		return codes.protocol.Err(field.Invalid(fldPath.Child("protocol"), string(protocol),
+		return codes.Protocol.Err(field.Invalid(fldPath.Child("protocol"), string(protocol),
 			fmt.Sprintf(DetailProtocolConflict, port, winner.protocol, winner))), reason, winner
 	default:
-		return codes.hostname.Err(field.Invalid(fldPath.Child("hostname"), string(endpointOf(port, protocol, hostname).hostname),
+		return codes.Hostname.Err(field.Invalid(fldPath.Child("hostname"), string(EndpointOf(port, protocol, hostname).Hostname),
 			fmt.Sprintf(DetailHostnameConflict, winner))), reason, winner
 	}
 }
@@ -136,24 +136,24 @@ func (m *Merge) conflict(port gwv1.PortNumber, protocol gwv1.ProtocolType, hostn
 // conflictCodes are the codes of a conflict by its reason: one rule, whose
 // findings within a set are the object's own errors and those with the
 // Gateway's merged list cluster-aware.
-type conflictCodes struct{ protocol, hostname findings.Code }
+type conflictCodes struct{ Protocol, Hostname findings.Code }
 
 var (
 	inSetConflicts  = conflictCodes{CodeProtocolConflict, CodeHostnameConflict}
-	mergedConflicts = conflictCodes{CodeMergedProtocolConflict, CodeMergedHostnameConflict}
+	MergedConflicts = conflictCodes{CodeMergedProtocolConflict, CodeMergedHostnameConflict}
 )
 
-// loses is conflict's decision without the error, which costs a path and a
+// Loses is conflict's decision without the error, which costs a path and a
 // message: whether a listener loses to one taken, why, and to which.
-func (m *Merge) loses(port gwv1.PortNumber, protocol gwv1.ProtocolType, hostname *gwv1.Hostname) (reason string, winner Place, lost bool) {
-	first, taken := m.onPort[port]
+func (m *Merge) Loses(port gwv1.PortNumber, protocol gwv1.ProtocolType, hostname *gwv1.Hostname) (reason string, winner Place, lost bool) {
+	first, taken := m.OnPort[port]
 	if !taken {
 		return "", Place{}, false
 	}
 	if first.protocol != protocol {
 		return ReasonProtocolConflict, first, true
 	}
-	if winner, dup := m.at[endpointOf(port, protocol, hostname)]; dup {
+	if winner, dup := m.At[EndpointOf(port, protocol, hostname)]; dup {
 		return ReasonHostnameConflict, winner, true
 	}
 	// Checked last, so that a listener the first ones decide keeps its
@@ -165,22 +165,22 @@ func (m *Merge) loses(port gwv1.PortNumber, protocol gwv1.ProtocolType, hostname
 	return "", Place{}, false
 }
 
-// gatewayConflicts are, for each of gw's own listeners, the reason it is
+// GatewayConflicts are, for each of gw's own listeners, the reason it is
 // indistinct from another of gw's (ReasonProtocolConflict: another protocol
 // on its port; ReasonHostnameConflict: the same port, protocol and
 // hostname) and the index of that other one (the first on the port with
 // another protocol; else the first other at its endpoint); "" and -1 when
 // it is distinct. Conflicts are mutual: none of them wins. Listeners of a
 // protocol Airlock does not serve take no part. Linear in gw's listeners.
-func gatewayConflicts(gw *gwv1.Gateway) (reasons []string, rivals []int) {
+func GatewayConflicts(gw *gwv1.Gateway) (reasons []string, rivals []int) {
 	ls := gw.Spec.Listeners
 	reasons, rivals = make([]string, len(ls)), make([]int, len(ls))
 	first, other := map[gwv1.PortNumber]int{}, map[gwv1.PortNumber]int{}
-	at := map[endpoint][]int{} // the first two at each endpoint
+	at := map[Endpoint][]int{} // the first two at each endpoint
 	for i := range ls {
 		l := &ls[i]
 		rivals[i] = -1
-		if !servedProtocol(l.Protocol) {
+		if !ServedProtocol(l.Protocol) {
 			continue
 		}
 		if f, ok := first[l.Port]; !ok {
@@ -188,18 +188,18 @@ func gatewayConflicts(gw *gwv1.Gateway) (reasons []string, rivals []int) {
 		} else if _, ok := other[l.Port]; !ok && ls[f].Protocol != l.Protocol {
 			other[l.Port] = i
 		}
-		if e := endpointOf(l.Port, l.Protocol, l.Hostname); len(at[e]) < 2 {
+		if e := EndpointOf(l.Port, l.Protocol, l.Hostname); len(at[e]) < 2 {
 			at[e] = append(at[e], i)
 		}
 	}
 	for i := range ls {
 		l := &ls[i]
-		if !servedProtocol(l.Protocol) {
+		if !ServedProtocol(l.Protocol) {
 			continue
 		}
 		f := first[l.Port]
 		o, mixed := other[l.Port]
-		switch same := at[endpointOf(l.Port, l.Protocol, l.Hostname)]; {
+		switch same := at[EndpointOf(l.Port, l.Protocol, l.Hostname)]; {
 		case ls[f].Protocol != l.Protocol:
 			reasons[i], rivals[i] = ReasonProtocolConflict, f
 		case mixed:
@@ -255,7 +255,7 @@ var ReasonServedProtocols = func() string {
 // Kinds of the objects a merged listener comes from.
 const (
 	SourceGateway     = "Gateway"
-	SourceListenerSet = listenerSetKind
+	SourceListenerSet = ListenerSetKind
 )
 
 // ListenerSource is the object a merged listener comes from.
@@ -354,6 +354,6 @@ type Claim struct {
 	Owner    Owner
 }
 
-// listenerName names a listener as messages do: "namespace/name listener l".
+// ListenerName names a listener as messages do: "namespace/name listener l".
 // (Not a String method: ListenerRef is embedded in MergedListener.)
-func listenerName(r ListenerRef) string { return fmt.Sprintf("%s listener %s", r.Source, r.Listener) }
+func ListenerName(r ListenerRef) string { return fmt.Sprintf("%s listener %s", r.Source, r.Listener) }

@@ -1,4 +1,4 @@
-package validation
+package object
 
 import (
 	"fmt"
@@ -25,22 +25,22 @@ const (
 // never passes it through, so those protocols need a Terminate configuration
 // with exactly one certificate, and HTTP must not carry one. Whether tls may
 // or must be set involves the protocol and tls.
-func validateListenerTLS(i int, l *gwv1.ListenerEntry, namespace string, c views.Cluster, fldPath *field.Path, v *verdict) {
+func validateListenerTLS(i int, l *gwv1.ListenerEntry, namespace string, c views.Cluster, fldPath *field.Path, v *Verdict) {
 	tls := l.TLS
 	switch {
 	case l.Protocol == ProtocolHTTP:
 		if tls != nil {
-			v.check(i, field.ErrorList{CodeTLSForbidden.Err(field.Forbidden(fldPath, DetailTLSForbidden))}, protocolValue, tlsValue)
+			v.Check(i, field.ErrorList{CodeTLSForbidden.Err(field.Forbidden(fldPath, DetailTLSForbidden))}, protocolValue, tlsValue)
 		}
 		return
 	case tls == nil:
 		if l.Protocol == ProtocolHTTPS || l.Protocol == ProtocolHTTP3 {
-			v.check(i, field.ErrorList{CodeTLSRequired.Err(field.Required(fldPath, fmt.Sprintf(DetailTLSRequired, l.Protocol)))}, protocolValue, tlsValue)
+			v.Check(i, field.ErrorList{CodeTLSRequired.Err(field.Required(fldPath, fmt.Sprintf(DetailTLSRequired, l.Protocol)))}, protocolValue, tlsValue)
 		}
 		return
 	}
 	if tls.Mode != nil && *tls.Mode != gwv1.TLSModeTerminate {
-		v.check(i, field.ErrorList{CodeTLSMode.Err(field.NotSupported(fldPath.Child("mode"), string(*tls.Mode), []gwv1.TLSModeType{gwv1.TLSModeTerminate}))}, modeValue)
+		v.Check(i, field.ErrorList{CodeTLSMode.Err(field.NotSupported(fldPath.Child("mode"), string(*tls.Mode), []gwv1.TLSModeType{gwv1.TLSModeTerminate}))}, modeValue)
 	} else {
 		validateCertificateRefs(i, tls.CertificateRefs, namespace, c, fldPath.Child("certificateRefs"), v)
 	}
@@ -54,9 +54,9 @@ func validateListenerTLS(i int, l *gwv1.ListenerEntry, namespace string, c views
 // value, which Kubernetes correlates through its parent: it ratchets by the
 // whole tls (so also as the CRD's own rule there, "certificateRefs or
 // options must be specified when mode is Terminate", does).
-func validateCertificateRefs(i int, refs []gwv1.SecretObjectReference, namespace string, c views.Cluster, fldPath *field.Path, v *verdict) {
+func validateCertificateRefs(i int, refs []gwv1.SecretObjectReference, namespace string, c views.Cluster, fldPath *field.Path, v *Verdict) {
 	if len(refs) == 0 {
-		v.check(i, field.ErrorList{CodeCertificateRefRequired.Err(field.Required(fldPath, DetailNoCertificateRef))}, tlsValue)
+		v.Check(i, field.ErrorList{CodeCertificateRefRequired.Err(field.Required(fldPath, DetailNoCertificateRef))}, tlsValue)
 		return
 	}
 	var errs field.ErrorList
@@ -64,9 +64,9 @@ func validateCertificateRefs(i int, refs []gwv1.SecretObjectReference, namespace
 		errs = append(errs, CodeTooManyCertificateRefs.Err(field.TooMany(fldPath, len(refs), 1)))
 	}
 	for j := range refs {
-		errs = append(errs, validateCertificateRef(&refs[j], namespace, c, fldPath.Index(j), &v.warnings)...)
+		errs = append(errs, validateCertificateRef(&refs[j], namespace, c, fldPath.Index(j), &v.Warnings)...)
 	}
-	v.check(i, errs, certificateRefsValue)
+	v.Check(i, errs, CertificateRefsValue)
 }
 
 // validateCertificateRef checks one reference. A reference into another

@@ -1,4 +1,4 @@
-package validation
+package object
 
 import (
 	"reflect"
@@ -10,10 +10,10 @@ import (
 	gwv1 "sigs.k8s.io/gateway-api/apis/v1"
 )
 
-// defaulted returns ls defaulted, as a copy when defaulting changes anything.
+// Defaulted returns ls defaulted, as a copy when defaulting changes anything.
 // Objects from kube-apiserver come defaulted by the CRD, so usually nothing
 // is copied.
-func defaulted(ls *gwv1.ListenerSet) *gwv1.ListenerSet {
+func Defaulted(ls *gwv1.ListenerSet) *gwv1.ListenerSet {
 	if ls == nil || !defaults.Needed(ls) {
 		return ls
 	}
@@ -22,49 +22,49 @@ func defaulted(ls *gwv1.ListenerSet) *gwv1.ListenerSet {
 	return ls
 }
 
-// verdict collects what the rules find. Rules that may ratchet hand their
+// Verdict collects what the rules find. Rules that may ratchet hand their
 // errors to judge with whether what the errors involve is unchanged.
-type verdict struct {
-	ratchet  ratchet
-	added    AddedNames
-	errs     findings.ErrorReport
-	warnings findings.WarningReport
+type Verdict struct {
+	Ratchet  ratchet
+	Added    AddedNames
+	Errs     findings.ErrorReport
+	Warnings findings.WarningReport
 	// ratcheted are the phase's let-through errors; they follow the
 	// phase's own warnings.
 	ratcheted findings.WarningReport
 }
 
-// judge records errs: as errors, or as KindRatcheted warnings when unchanged
+// Judge records errs: as errors, or as KindRatcheted warnings when unchanged
 // says the update leaves everything they involve as stored.
-func (v *verdict) judge(unchanged bool, errs ...*field.Error) {
+func (v *Verdict) Judge(unchanged bool, errs ...*field.Error) {
 	if !unchanged {
-		v.errs.Add(errs...)
+		v.Errs.Add(errs...)
 		return
 	}
 	v.ratcheted.AddErrors(KindRatcheted, WarnRatcheted, errs)
 }
 
-// endPhase puts the phase's ratcheted errors after its warnings.
-func (v *verdict) endPhase() {
-	v.warnings.AddReport(&v.ratcheted)
+// EndPhase puts the phase's ratcheted errors after its warnings.
+func (v *Verdict) EndPhase() {
+	v.Warnings.AddReport(&v.ratcheted)
 	v.ratcheted = findings.WarningReport{}
 }
 
-// ratchet pairs an update's listeners with the stored ones by name, so that
+// Ratchet pairs an update's listeners with the stored ones by name, so that
 // each error is judged by the values it involves.
 type ratchet struct {
-	new, old *gwv1.ListenerSet
+	New, Old *gwv1.ListenerSet
 	// stored[i] is the stored listener new listener i is paired with; nil
 	// when it has none (a create, or a name the stored object lacks).
 	stored []*gwv1.ListenerEntry
 }
 
-// newRatchet pairs the k-th listener named n of newLS with the k-th listener
+// NewRatchet pairs the k-th listener named n of newLS with the k-th listener
 // named n of oldLS: names are unique in a valid set, and counting keeps a
 // copy of a stored listener from passing as unchanged twice. On create
 // (oldLS nil) nothing is paired.
-func newRatchet(newLS, oldLS *gwv1.ListenerSet) ratchet {
-	r := ratchet{new: newLS, old: oldLS}
+func NewRatchet(newLS, oldLS *gwv1.ListenerSet) ratchet {
+	r := ratchet{New: newLS, Old: oldLS}
 	if oldLS == nil {
 		return r
 	}
@@ -87,7 +87,7 @@ func newRatchet(newLS, oldLS *gwv1.ListenerSet) ratchet {
 // A value reads, from a listener (the new one or its stored pair), one of
 // the values an error involves: by default the value at the error's own
 // path. Absent parts read as nil.
-type value = func(*gwv1.ListenerEntry) any
+type Value = func(*gwv1.ListenerEntry) any
 
 // unchanged reports whether newV and oldV (nil: nothing stored) hold equal
 // values, read by each of values: what Kubernetes' CRD validation
@@ -108,31 +108,31 @@ func unchanged[T any](newV, oldV *T, values ...func(*T) any) bool {
 	return true
 }
 
-// same reports whether new listener i has a stored pair holding the values
+// Same reports whether new listener i has a stored pair holding the values
 // it holds. With no values it reports whether i is paired: its name, the
 // key it is paired by, is as stored.
-func (r ratchet) same(i int, values ...value) bool {
+func (r ratchet) Same(i int, values ...Value) bool {
 	if i >= len(r.stored) {
 		return false
 	}
-	return unchanged(&r.new.Spec.Listeners[i], r.stored[i], values...)
+	return unchanged(&r.New.Spec.Listeners[i], r.stored[i], values...)
 }
 
-// check records errs of new listener i, ratcheted when its stored pair holds
+// Check records errs of new listener i, ratcheted when its stored pair holds
 // every value they involve. Nothing is compared when there is no error.
-func (v *verdict) check(i int, errs field.ErrorList, values ...value) {
+func (v *Verdict) Check(i int, errs field.ErrorList, values ...Value) {
 	if len(errs) > 0 {
-		v.judge(v.ratchet.same(i, values...), errs...)
+		v.Judge(v.Ratchet.Same(i, values...), errs...)
 	}
 }
 
 // parentRef reports whether the update leaves the values of spec.parentRef
 // as stored.
 func (r ratchet) parentRef(values ...func(*gwv1.ParentGatewayReference) any) bool {
-	if r.old == nil {
+	if r.Old == nil {
 		return false
 	}
-	return unchanged(&r.new.Spec.ParentRef, &r.old.Spec.ParentRef, values...)
+	return unchanged(&r.New.Spec.ParentRef, &r.Old.Spec.ParentRef, values...)
 }
 
 // listenerList reports whether the update leaves spec.listeners as stored,
@@ -140,11 +140,11 @@ func (r ratchet) parentRef(values ...func(*gwv1.ParentGatewayReference) any) boo
 // to the stored item of its key, in any order. A count error is about the
 // list.
 func (r ratchet) listenerList() bool {
-	if r.old == nil || len(r.new.Spec.Listeners) != len(r.old.Spec.Listeners) {
+	if r.Old == nil || len(r.New.Spec.Listeners) != len(r.Old.Spec.Listeners) {
 		return false
 	}
-	for i := range r.new.Spec.Listeners {
-		if !r.same(i, listenerValue) {
+	for i := range r.New.Spec.Listeners {
+		if !r.Same(i, listenerValue) {
 			return false
 		}
 	}
@@ -153,13 +153,13 @@ func (r ratchet) listenerList() bool {
 
 // The values the rules' errors involve, read from a listener.
 var (
-	listenerValue        value = func(l *gwv1.ListenerEntry) any { return l }
-	portValue            value = func(l *gwv1.ListenerEntry) any { return l.Port }
-	protocolValue        value = func(l *gwv1.ListenerEntry) any { return l.Protocol }
-	hostnameValue        value = func(l *gwv1.ListenerEntry) any { return l.Hostname }
-	tlsValue             value = func(l *gwv1.ListenerEntry) any { return l.TLS }
+	listenerValue        Value = func(l *gwv1.ListenerEntry) any { return l }
+	portValue            Value = func(l *gwv1.ListenerEntry) any { return l.Port }
+	protocolValue        Value = func(l *gwv1.ListenerEntry) any { return l.Protocol }
+	HostnameValue        Value = func(l *gwv1.ListenerEntry) any { return l.Hostname }
+	tlsValue             Value = func(l *gwv1.ListenerEntry) any { return l.TLS }
 	modeValue                  = inTLS(func(t *gwv1.ListenerTLSConfig) any { return t.Mode })
-	certificateRefsValue       = inTLS(func(t *gwv1.ListenerTLSConfig) any { return t.CertificateRefs })
+	CertificateRefsValue       = inTLS(func(t *gwv1.ListenerTLSConfig) any { return t.CertificateRefs })
 	optionsValue               = inTLS(func(t *gwv1.ListenerTLSConfig) any { return t.Options })
 	kindsValue                 = inRoutes(func(ar *gwv1.AllowedRoutes) any { return ar.Kinds })
 	fromValue                  = inNamespaces(func(ns *gwv1.RouteNamespaces) any { return ns.From })
@@ -174,12 +174,12 @@ var (
 
 // optionValue is the value of tls.options[key], nil when absent: map
 // entries are correlated by key.
-func optionValue(key gwv1.AnnotationKey) value {
+func optionValue(key gwv1.AnnotationKey) Value {
 	return inTLS(func(t *gwv1.ListenerTLSConfig) any { return mapEntry(t.Options, key) })
 }
 
 // matchLabelValue is the value of a route selector's matchLabels[key].
-func matchLabelValue(key string) value {
+func matchLabelValue(key string) Value {
 	return inSelector(func(s *metav1.LabelSelector) any { return mapEntry(s.MatchLabels, key) })
 }
 
@@ -193,7 +193,7 @@ func mapEntry[K comparable, V any](m map[K]V, key K) any {
 
 // inTLS, inRoutes, inNamespaces and inSelector read a value within a part
 // of the listener, nil when the part is absent.
-func inTLS(part func(*gwv1.ListenerTLSConfig) any) value {
+func inTLS(part func(*gwv1.ListenerTLSConfig) any) Value {
 	return func(l *gwv1.ListenerEntry) any {
 		if l.TLS == nil {
 			return nil
@@ -202,7 +202,7 @@ func inTLS(part func(*gwv1.ListenerTLSConfig) any) value {
 	}
 }
 
-func inRoutes(part func(*gwv1.AllowedRoutes) any) value {
+func inRoutes(part func(*gwv1.AllowedRoutes) any) Value {
 	return func(l *gwv1.ListenerEntry) any {
 		if l.AllowedRoutes == nil {
 			return nil
@@ -211,7 +211,7 @@ func inRoutes(part func(*gwv1.AllowedRoutes) any) value {
 	}
 }
 
-func inNamespaces(part func(*gwv1.RouteNamespaces) any) value {
+func inNamespaces(part func(*gwv1.RouteNamespaces) any) Value {
 	return inRoutes(func(ar *gwv1.AllowedRoutes) any {
 		if ar.Namespaces == nil {
 			return nil
@@ -220,7 +220,7 @@ func inNamespaces(part func(*gwv1.RouteNamespaces) any) value {
 	})
 }
 
-func inSelector(part func(*metav1.LabelSelector) any) value {
+func inSelector(part func(*metav1.LabelSelector) any) Value {
 	return inNamespaces(func(ns *gwv1.RouteNamespaces) any {
 		if ns.Selector == nil {
 			return nil
