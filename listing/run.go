@@ -9,7 +9,7 @@ import (
 	"k8s.io/client-go/rest"
 
 	"github.com/airlock/listenerset-webhook/offline/read"
-	"github.com/airlock/listenerset-webhook/validation"
+	"github.com/airlock/listenerset-webhook/validation/merged"
 	"github.com/airlock/listenerset-webhook/validation/object"
 )
 
@@ -40,9 +40,9 @@ type Options struct {
 	// validate would judge it with them.
 	AddedNames object.AddedNames
 	// Scope leaves out the Gateways that are not Airlock's (Build).
-	Scope validation.Scope
+	Scope merged.Scope
 	// Tenancy gives each listener its owner and claims (Input.Tenancy).
-	Tenancy validation.Tenancy
+	Tenancy merged.Tenancy
 	Format  Format
 	Stdout  io.Writer
 	Stderr  io.Writer

@@ -10,7 +10,7 @@ import (
 	"sigs.k8s.io/yaml"
 
 	"github.com/airlock/listenerset-webhook/registration"
-	rules "github.com/airlock/listenerset-webhook/validation"
+	"github.com/airlock/listenerset-webhook/validation/merged"
 	"github.com/airlock/listenerset-webhook/validation/object"
 )
 
@@ -64,7 +64,7 @@ func (o Options) withDefaults() Options {
 // CEL is written for.
 func Generate(opts Options) (*admissionregistrationv1.ValidatingAdmissionPolicy, *admissionregistrationv1.ValidatingAdmissionPolicyBinding, error) {
 	opts = opts.withDefaults()
-	tenancy := rules.Tenancy{AllowedHostnamesAnnotation: opts.AllowedHostnamesAnnotation}
+	tenancy := merged.Tenancy{AllowedHostnamesAnnotation: opts.AllowedHostnamesAnnotation}
 	if err := tenancy.Check(); err != nil {
 		return nil, nil, err
 	}

@@ -7,7 +7,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	gwv1 "sigs.k8s.io/gateway-api/apis/v1"
 
-	"github.com/airlock/listenerset-webhook/validation"
+	"github.com/airlock/listenerset-webhook/validation/merged"
 	"github.com/airlock/listenerset-webhook/validation/object"
 )
 
@@ -31,7 +31,7 @@ func TestPredict(t *testing.T) {
 	route := &gwv1.HTTPRoute{ObjectMeta: metav1.ObjectMeta{Namespace: "team", Name: "r"},
 		Spec: gwv1.HTTPRouteSpec{CommonRouteSpec: gwv1.CommonRouteSpec{ParentRefs: []gwv1.ParentReference{
 			{Kind: new(gwv1.Kind("ListenerSet")), Name: "newer"}, {Kind: new(gwv1.Kind("ListenerSet")), Name: "refused"}}}}}
-	o := &validation.Objects{Gateways: []*gwv1.Gateway{gw}, Sets: []*gwv1.ListenerSet{newer, refusedSet}, Routes: []*gwv1.HTTPRoute{route}}
+	o := &merged.Objects{Gateways: []*gwv1.Gateway{gw}, Sets: []*gwv1.ListenerSet{newer, refusedSet}, Routes: []*gwv1.HTTPRoute{route}}
 	got := Predict(gw, o.Sets, func(ls *gwv1.ListenerSet) bool { return ls == refusedSet }, o, nil)
 	type row struct {
 		precedence int

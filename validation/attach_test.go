@@ -3,7 +3,9 @@ package validation
 import (
 	"testing"
 
+	"github.com/airlock/listenerset-webhook/validation/merged"
 	"github.com/airlock/listenerset-webhook/validation/object"
+	"github.com/airlock/listenerset-webhook/validation/routes"
 	"github.com/stretchr/testify/assert"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/utils/ptr"
@@ -84,7 +86,7 @@ func TestHostnameIntersection(t *testing.T) {
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			r := route("team-a", tc.route...)
-			a := NewAttacher(attachSet(httpListener(tc.listener)), nil).Attach(r, &r.Spec.ParentRefs[0])
+			a := routes.NewAttacher(attachSet(httpListener(tc.listener)), nil).Attach(r, &r.Spec.ParentRefs[0])
 			assert.Equal(t, tc.attaches, a.Attached(), "%+v", a)
 			assert.True(t, a.Known)
 			if !tc.attaches {
@@ -169,7 +171,7 @@ func TestAttach(t *testing.T) {
 			listeners: []gwv1.SectionName{"quic"}, known: true},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			a := NewAttacher(tc.ls, labels).Attach(tc.route, &tc.route.Spec.ParentRefs[0])
+			a := routes.NewAttacher(tc.ls, labels).Attach(tc.route, &tc.route.Spec.ParentRefs[0])
 			assert.Equal(t, tc.listeners, a.Listeners)
 			assert.Equal(t, tc.known, a.Known)
 			assert.Equal(t, tc.reason, a.Reason)
@@ -180,21 +182,21 @@ func TestAttach(t *testing.T) {
 
 func TestNamesListenerSet(t *testing.T) {
 	ref := lsRef()
-	ns, name, ok := NamesListenerSet("team-a", &ref)
+	ns, name, ok := merged.NamesListenerSet("team-a", &ref)
 	assert.True(t, ok)
 	assert.Equal(t, "team-a/ls", ns+"/"+name)
 	ref.Namespace = ptr.To[gwv1.Namespace]("other")
-	ns, _, _ = NamesListenerSet("team-a", &ref)
+	ns, _, _ = merged.NamesListenerSet("team-a", &ref)
 	assert.Equal(t, "other", ns)
 	gw := gwv1.ParentReference{Name: "gw"} // kind defaults to Gateway
-	_, _, ok = NamesListenerSet("team-a", &gw)
+	_, _, ok = merged.NamesListenerSet("team-a", &gw)
 	assert.False(t, ok, "a Gateway parent is out of scope")
 	svc := lsRef()
 	svc.Group = ptr.To[gwv1.Group]("")
-	_, _, ok = NamesListenerSet("team-a", &svc)
+	_, _, ok = merged.NamesListenerSet("team-a", &svc)
 	assert.False(t, ok)
 
 	r := route("team-a")
 	r.Spec.ParentRefs = append(r.Spec.ParentRefs, lsRef(), gw)
-	assert.Equal(t, []string{"team-a/ls"}, RouteKeys(r), "each set once, Gateways not at all")
+	assert.Equal(t, []string{"team-a/ls"}, merged.RouteKeys(r), "each set once, Gateways not at all")
 }

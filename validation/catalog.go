@@ -5,35 +5,15 @@ import (
 	"slices"
 	"strings"
 
-	"sigs.k8s.io/gateway-api/pkg/features"
-
 	"github.com/airlock/listenerset-webhook/validation/findings"
+	"github.com/airlock/listenerset-webhook/validation/merged"
 	"github.com/airlock/listenerset-webhook/validation/object"
+	"github.com/airlock/listenerset-webhook/validation/routes"
 )
 
-// The codes of the cluster-aware findings (those of the merged list's
-// conflicts and overlaps are the object package's, whose rules give them).
-const (
-	CodeRefNotPermitted        findings.Code = "LS303"
-	CodeGatewayNotFound        findings.Code = "LS304"
-	CodeNotAllowed             findings.Code = "LS305"
-	CodeSecretNotFound         findings.Code = "LS306"
-	CodeScopeUnknown           findings.Code = "LS309"
-	CodeRoutesDetached         findings.Code = "LS310"
-	CodeRouteNoMatchingParent  findings.Code = "LS311"
-	CodeRouteNotAllowed        findings.Code = "LS312"
-	CodeRouteNoHostname        findings.Code = "LS313"
-	CodeHostnameNotDeclared    findings.Code = "LS314"
-	CodeDeclarationMalformed   findings.Code = "LS315"
-	CodeHostnameClaimed        findings.Code = "LS316"
-	CodeClassNotAccepted       findings.Code = "LS317"
-	CodeListenerSetUnsupported findings.Code = "LS318"
-)
-
-// catalog describes the codes of this package's rules and the reports'
-// summaries. The wrapping warning kinds (KindRatcheted, KindWouldDeny,
-// KindClusterFinding) have no code of their own: such a warning carries the
-// code of the error it stands for.
+// catalog describes the reports' summaries. The wrapping warning kind
+// KindWouldDeny has no code of its own: such a warning carries the code of
+// the error it stands for.
 var catalog = []findings.CodeDoc{
 	{Code: findings.CodeMoreErrors, Kind: findings.CodeKindSummary, Title: "Errors not shown",
 		Cause: fmt.Sprintf("The report shows its first errors up to a budget (%d errors, %d KiB of text); this entry says how many more there were, at the common parent of their paths.", findings.MaxErrors, findings.MaxErrorBytes>>10),
@@ -41,52 +21,11 @@ var catalog = []findings.CodeDoc{
 	{Code: findings.CodeMoreWarnings, Kind: findings.CodeKindSummary, Title: "Warnings not shown", WarningKind: findings.KindMoreWarnings,
 		Cause: "The report shows its first warnings up to kube-apiserver's budget for warnings; this entry says how many more there were.",
 		Fix:   "Fix the warnings shown and validate again; the rest are then shown."},
-	{Code: CodeRefNotPermitted, Kind: findings.CodeKindCluster, Title: "Certificate reference not permitted", Paths: []string{object.RefPathPattern + ".namespace"},
-		Cause: "No ReferenceGrant in the Secret's namespace allows ListenerSets of this namespace to use it; the listener would have RefNotPermitted. An error under strict, a warning otherwise.",
-		Fix:   "Add a ReferenceGrant in the Secret's namespace (from: ListenerSet in this namespace, to: Secret), or use a Secret of this namespace."},
-	{Code: CodeScopeUnknown, Kind: findings.CodeKindCluster, Title: "Parent Gateway's class unknown", Paths: []string{"spec.parentRef"}, WarningKind: KindScopeUnknown,
-		Cause: "Airlock Microgateway serves only the Gateways whose GatewayClass names its controller, and whose ListenerSet this is cannot be told: the parent Gateway or its GatewayClass does not exist yet, or the webhook has not read them yet. The setting for an unknown parent decided: judged with Airlock's rules (the default), or admitted untouched. A warning.",
-		Fix:   "Create the Gateway and its GatewayClass first, or apply again once they exist: the ListenerSet is then judged by its Gateway's class."},
-	{Code: CodeGatewayNotFound, Kind: findings.CodeKindCluster, Title: "Parent Gateway not found", Paths: []string{"spec.parentRef.name"}, WarningKind: KindGatewayNotFound,
-		Cause: "The parent Gateway does not exist (yet); the ListenerSet stays unattached until it does. A warning.",
-		Fix:   "Create the Gateway, or correct spec.parentRef."},
-	{Code: CodeNotAllowed, Kind: findings.CodeKindCluster, Title: "Gateway does not admit the ListenerSet", Paths: []string{"spec.parentRef"}, WarningKind: KindNotAllowed,
-		Cause: "The parent Gateway's allowedListeners does not admit ListenerSets of this namespace; they would be NotAllowed. A warning.",
-		Fix:   "Ask the Gateway's owner to admit the namespace (allowedListeners.namespaces), or attach to another Gateway."},
-	{Code: CodeSecretNotFound, Kind: findings.CodeKindCluster, Title: "Certificate Secret not found", Paths: []string{object.RefPathPattern + ".name"}, WarningKind: KindSecretNotFound,
-		Cause: "The referenced Secret does not exist (yet); the listener has no certificate (InvalidCertificateRef) until it does. A warning.",
-		Fix:   "Create the Secret, or correct the reference."},
-	{Code: CodeRoutesDetached, Kind: findings.CodeKindCluster, Title: "HTTPRoutes the change detaches", Paths: []string{"spec.listeners", object.ListenerPathPattern}, WarningKind: KindRoutesDetached,
-		Cause: "HTTPRoutes attach to the ListenerSet through this listener (by sectionName, by port, or to the whole set) and, after the update or the deletion, would attach to none of its listeners: the listener is renamed or removed, its port or hostname changes, or its allowedRoutes no longer admits them. The routes stop serving, and their status says so only afterwards. Routes whose parent is the Gateway itself are not looked at. A warning only, also under strict.",
-		Fix:   "Nothing, if that is meant; otherwise keep the listener as it was, or change the routes' parentRefs (sectionName, port) or hostnames first."},
-	{Code: CodeHostnameNotDeclared, Kind: findings.CodeKindCluster, Title: "Hostname not declared for the namespace", Paths: []string{object.ListenerPathPattern + ".hostname"},
-		Cause: "The ListenerSet's Namespace declares the hostnames its ListenerSets may claim (the annotation " + DefaultAllowedHostnamesAnnotation + ", or the key the webhook is configured with), and the listener's hostname is not covered: an exact name must be declared or lie under a declared wildcard, a wildcard must be declared or lie under one, and a listener without a hostname needs \"*\". An error in every mode.",
-		Fix:   "Use a hostname the Namespace declares, or ask the platform team to declare it on the Namespace."},
-	{Code: CodeDeclarationMalformed, Kind: findings.CodeKindCluster, Title: "Malformed hostname declaration", Paths: []string{"metadata.namespace"},
-		Cause: fmt.Sprintf("The Namespace's hostname declaration cannot be read: it is empty, has an empty entry or blanks around one, more than %d entries, or an entry that is not a lowercase DNS name, a wildcard \"*.\" followed by one, or \"*\" (an IP address, uppercase, \"*\" past the first label, a trailing dot). Every ListenerSet of the namespace is denied until it is fixed: closed, not open. An error in every mode.", MaxAllowedHostnames),
-		Fix:   "Ask the platform team to correct the annotation on the Namespace; the message names the entry."},
-	{Code: CodeHostnameClaimed, Kind: findings.CodeKindCluster, Title: "Hostname held by another owner", Paths: []string{object.ListenerPathPattern + ".hostname"},
-		Cause: "On the same Gateway, a listener of another owner's ListenerSet (another namespace, or another tenant when a tenant label is configured) holds a hostname that overlaps this one, on any port: the same name, a name under its wildcard, or a wildcard over its name. The first claim keeps it (the older ListenerSet, then namespace/name). A warning by default, an error with --first-claim=deny, nothing with off.",
-		Fix:   "Use a hostname of your own; if the name is yours, ask the holder's owner to release it; the listeners command shows each listener's owner."},
-	{Code: CodeClassNotAccepted, Kind: findings.CodeKindCluster, Title: "GatewayClass not accepted", Paths: []string{"spec.parentRef"}, WarningKind: KindClassNotAccepted,
-		Cause: "The parent Gateway's GatewayClass has no Accepted condition with status True: no controller has taken it yet (Accepted Unknown, reason Pending, the CRD's default), or its controller refused it (Accepted False; the message gives its reason). No controller programs the Gateway's listeners, so the ListenerSet stays Pending and none of its listeners serves. A class without any condition (written by hand, never stored) is not judged. A warning only, also under strict.",
-		Fix:   "Check that the controller the class names (spec.controllerName) runs and takes the class: for Airlock Microgateway, that its chart's operator.gatewayAPI.controllerName is the class's; if it refused the class, fix what its reason says (often the parametersRef)."},
-	{Code: CodeListenerSetUnsupported, Kind: findings.CodeKindCluster, Title: "Controller does not support ListenerSets", Paths: []string{"spec.parentRef"}, WarningKind: KindListenerSetNotSupported,
-		Cause: "The parent Gateway's GatewayClass lists the features its controller supports (status.supportedFeatures), and " + string(features.SupportListenerSet) + " is not among them: the controller does not read ListenerSets (Airlock Microgateway before 5.1.0), so the ListenerSet stays Pending and none of its listeners serves. An empty list is not judged. A warning only, also under strict.",
-		Fix:   "Upgrade the controller to a release that supports ListenerSets (Airlock Microgateway 5.1.0 or later), or put the listeners on the Gateway itself."},
-	{Code: CodeRouteNoMatchingParent, Kind: findings.CodeKindCluster, Title: "Route names no such ListenerSet or listener", Paths: []string{"spec.parentRefs[*]"}, WarningKind: KindRouteNoMatchingParent,
-		Cause: causeRouteNoMatchingParent,
-		Fix:   "Correct the parentRef's name, sectionName or port; the listeners command shows the set's listeners."},
-	{Code: CodeRouteNotAllowed, Kind: findings.CodeKindCluster, Title: "Route not allowed by the listeners", Paths: []string{"spec.parentRefs[*]"}, WarningKind: KindRouteNotAllowedByListeners,
-		Cause: causeRouteNotAllowed,
-		Fix:   "Ask the ListenerSet's owner to admit the route's namespace, or attach to a listener that does."},
-	{Code: CodeRouteNoHostname, Kind: findings.CodeKindCluster, Title: "No listener hostname intersects the route's", Paths: []string{"spec.parentRefs[*]"}, WarningKind: KindRouteNoMatchingListenerHostname,
-		Cause: causeRouteNoHostname,
-		Fix:   "Use a hostname the listener serves, or attach to the listener that serves the route's hostname."},
 }
 
-// allCodes is catalog and the object rules' codes.
-var allCodes = append(slices.Clone(catalog), object.Codes()...)
+// allCodes is catalog and the codes of every rule: the object's, the
+// cluster-aware ones' and the routes'.
+var allCodes = slices.Concat(catalog, object.Codes(), merged.ClusterCodes(), routes.RouteCodes())
 
 // Catalog is every code, by code: the object rules', the cluster-aware
 // rules', the routes' and the reports' summaries.

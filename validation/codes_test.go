@@ -14,6 +14,7 @@ import (
 	"k8s.io/apimachinery/pkg/util/validation/field"
 
 	"github.com/airlock/listenerset-webhook/validation/findings"
+	"github.com/airlock/listenerset-webhook/validation/merged"
 	"github.com/airlock/listenerset-webhook/validation/object"
 )
 
@@ -155,7 +156,7 @@ func TestCatalog(t *testing.T) {
 			assert.NotEmpty(t, d.WarningKind, "warning code %s names its kind", d.Code)
 		}
 	}
-	for _, k := range []findings.WarningKind{object.KindRatcheted, KindWouldDeny, KindClusterFinding} {
+	for _, k := range []findings.WarningKind{object.KindRatcheted, KindWouldDeny, merged.KindClusterFinding} {
 		assert.Empty(t, KindCode(k), "%s carries its error's code", k)
 	}
 	require.Equal(t, "https://github.com/airlock/listenerset-webhook/blob/main/docs/codes.md#ls104", object.CodeDuplicateListenerName.HelpURI())

@@ -3,6 +3,7 @@ package validation
 import (
 	"testing"
 
+	"github.com/airlock/listenerset-webhook/validation/merged"
 	"github.com/airlock/listenerset-webhook/validation/object"
 	"github.com/stretchr/testify/assert"
 	"k8s.io/apimachinery/pkg/util/validation/field"
@@ -131,8 +132,8 @@ func TestMergedListSpecExamples(t *testing.T) {
 	}} {
 		t.Run(tc.name, func(t *testing.T) {
 			g := gateway(gwv1.NamespacesFromAll, tc.gw...)
-			o := &Objects{Gateways: []*gwv1.Gateway{g}, Sets: tc.sets}
-			rows := MergedListeners(g, tc.sets, MergeOptions{Cluster: o})
+			o := &merged.Objects{Gateways: []*gwv1.Gateway{g}, Sets: tc.sets}
+			rows := merged.MergedListeners(g, tc.sets, merged.MergeOptions{Cluster: o})
 			assert.Equal(t, tc.want, mergedRowsOf(rows))
 
 			// The webhook's verdict on each set is its rows' conflicts

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"testing"
 
+	"github.com/airlock/listenerset-webhook/validation/merged"
 	"github.com/airlock/listenerset-webhook/validation/object"
 	"github.com/stretchr/testify/assert"
 	"k8s.io/utils/ptr"
@@ -184,9 +185,9 @@ func TestOverlapsInMergedList(t *testing.T) {
 	}} {
 		t.Run(tc.name, func(t *testing.T) {
 			g := gateway(gwv1.NamespacesFromAll, tc.gw...)
-			o := &Objects{Gateways: []*gwv1.Gateway{g}, Sets: tc.sets}
+			o := &merged.Objects{Gateways: []*gwv1.Gateway{g}, Sets: tc.sets}
 			var got []overlapRow
-			for _, r := range MergedListeners(g, tc.sets, MergeOptions{Cluster: o}) {
+			for _, r := range merged.MergedListeners(g, tc.sets, merged.MergeOptions{Cluster: o}) {
 				row := overlapRow{listener: r.Source.String() + " " + string(r.Listener)}
 				if r.Overlaps != nil {
 					row.overlaps = r.Overlaps.Source.String() + " " + string(r.Overlaps.Listener)

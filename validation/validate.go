@@ -7,7 +7,9 @@ import (
 	gwv1 "sigs.k8s.io/gateway-api/apis/v1"
 
 	"github.com/airlock/listenerset-webhook/validation/findings"
+	"github.com/airlock/listenerset-webhook/validation/merged"
 	"github.com/airlock/listenerset-webhook/validation/object"
+	"github.com/airlock/listenerset-webhook/validation/routes"
 	"github.com/airlock/listenerset-webhook/validation/views"
 )
 
@@ -28,7 +30,7 @@ type Options struct {
 	// Scope says which ListenerSets are Airlock's; the zero Scope judges
 	// every one. Classes answers its reads (the Cluster, when it has
 	// GatewayClasses too, serves both).
-	Scope   Scope
+	Scope   merged.Scope
 	Classes views.Classes
 	// Routes are the HTTPRoutes naming ListenerSets: with them an update
 	// or a deletion is told the routes it detaches (warnings only); nil
@@ -36,7 +38,7 @@ type Options struct {
 	Routes views.Routes
 	// Tenancy says who owns the listeners and how claims across owners
 	// are judged (tenancy.go); its rules need the Cluster.
-	Tenancy Tenancy
+	Tenancy merged.Tenancy
 }
 
 // Validate is the verdict on a ListenerSet: every reason Airlock
@@ -86,7 +88,7 @@ type Report struct {
 	Warnings findings.WarningReport
 	// Scope is the scope's decision; a ListenerSet it does not judge has
 	// no errors, and no warning but the decision's note.
-	Scope Decision
+	Scope merged.Decision
 }
 
 // Judge is Validate's verdict as a Report, for a caller that needs the
@@ -100,7 +102,7 @@ func Judge(newLS, oldLS *gwv1.ListenerSet, opts Options) *Report {
 		}
 		return r
 	}
-	if oldLS != nil && storedScope(d, newLS, oldLS, opts) == OutcomeOther {
+	if oldLS != nil && storedScope(d, newLS, oldLS, opts) == merged.OutcomeOther {
 		// The stored object was another implementation's, never judged by
 		// these rules: nothing of it is grandfathered, and the update
 		// that brings it to Airlock is judged as a create.
@@ -114,12 +116,12 @@ func Judge(newLS, oldLS *gwv1.ListenerSet, opts Options) *Report {
 		// Whether anything will program the set at all comes first: the
 		// class the scope's decision read (with the scope off, the one
 		// the view has), warnings only.
-		classWarnings(d.Class, &v.Warnings)
-		validateInCluster(ls, opts.Cluster, opts.Strict, opts.Tenancy, v)
+		merged.WarnClass(d.Class, &v.Warnings)
+		merged.ValidateInCluster(ls, opts.Cluster, opts.Strict, opts.Tenancy, v)
 		v.EndPhase()
 		// Warnings only, whatever the mode: a detached route is the
 		// route owner's to fix, and the change may be meant.
-		warnDetached(v.Ratchet.Old, ls, opts.Cluster, opts.Routes, &v.Warnings)
+		routes.WarnDetached(v.Ratchet.Old, ls, opts.Cluster, opts.Routes, &v.Warnings)
 	}
 	if d.Note != nil && (v.Errs.Total() > 0 || v.Warnings.Total() > 0) {
 		// Whose ListenerSet this is could not be told, and Airlock's
@@ -136,9 +138,36 @@ func Judge(newLS, oldLS *gwv1.ListenerSet, opts Options) *Report {
 // storedScope is the scope's outcome for the stored object: the new
 // object's decision d when the parentRef is unchanged (same Gateway, same
 // class), so that an update reads the Gateway and its class once.
-func storedScope(d Decision, newLS, oldLS *gwv1.ListenerSet, opts Options) Outcome {
+func storedScope(d merged.Decision, newLS, oldLS *gwv1.ListenerSet, opts Options) merged.Outcome {
 	if reflect.DeepEqual(newLS.Spec.ParentRef, oldLS.Spec.ParentRef) && oldLS.Namespace == newLS.Namespace {
 		return d.Outcome
 	}
 	return opts.Scope.Decide(oldLS, opts.Classes).Outcome
+}
+
+// JudgeDelete is the verdict on deleting the stored ListenerSet oldLS: never
+// an error (a deletion is never refused), and, when opts carry a Cluster
+// and Routes, a warning for each listener through which HTTPRoutes
+// attach to it, as an update that removed every listener would give. A
+// ListenerSet the scope does not judge gets nothing.
+func JudgeDelete(oldLS *gwv1.ListenerSet, opts Options) *Report {
+	d := opts.Scope.Decide(oldLS, opts.Classes)
+	r := &Report{Scope: d}
+	if !d.Judge || opts.Cluster == nil {
+		return r
+	}
+	var ws findings.WarningReport
+	routes.WarnDetached(object.Defaulted(oldLS), nil, opts.Cluster, opts.Routes, &ws)
+	if d.Note != nil && ws.Total() > 0 {
+		r.Warnings.Add(*d.Note)
+	}
+	r.Warnings.AddReport(&ws)
+	return r
+}
+
+// JudgeRoute gives a warning for each parentRef of route that names a
+// ListenerSet the scope judges and attaches to none of its listeners, at
+// spec.parentRefs[i]. The report is bounded as every report is.
+func JudgeRoute(route *gwv1.HTTPRoute, c views.RouteParents, opts Options) *findings.WarningReport {
+	return routes.JudgeParents(route, c, opts.Scope, opts.Classes)
 }

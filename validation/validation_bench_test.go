@@ -8,6 +8,7 @@ import (
 	"github.com/airlock/listenerset-webhook/defaults"
 	"github.com/airlock/listenerset-webhook/test/load/fixtures"
 	"github.com/airlock/listenerset-webhook/validation"
+	"github.com/airlock/listenerset-webhook/validation/merged"
 	"github.com/airlock/listenerset-webhook/validation/object"
 	"github.com/airlock/listenerset-webhook/validation/validationtest"
 )
@@ -127,8 +128,8 @@ func BenchmarkWorstDeclarations(b *testing.B) {
 			ls := validationtest.DeepestHostnames()
 			opts := validation.Options{Cluster: validationtest.DeclaredCluster(s)}
 			if s.Declaration == "" {
-				opts.Cluster.(*validation.Objects).Namespaces = nil
-				opts.Tenancy.FirstClaim = validation.ClaimOff
+				opts.Cluster.(*merged.Objects).Namespaces = nil
+				opts.Tenancy.FirstClaim = merged.ClaimOff
 			}
 			b.ReportAllocs()
 			defer validationtest.ReportCPU(b)()
@@ -150,9 +151,9 @@ func BenchmarkParseDeclarations(b *testing.B) {
 		b.Run(s.Name, func(b *testing.B) {
 			b.ReportAllocs()
 			b.SetBytes(int64(len(s.Declaration)))
-			var problems []validation.DeclarationProblem
+			var problems []merged.DeclarationProblem
 			for b.Loop() {
-				_, problems = validation.ParseAllowedHostnames(s.Declaration)
+				_, problems = merged.ParseAllowedHostnames(s.Declaration)
 			}
 			b.ReportMetric(float64(len(problems)), "problems")
 		})

@@ -10,7 +10,7 @@ import (
 	"k8s.io/utils/ptr"
 	gwv1 "sigs.k8s.io/gateway-api/apis/v1"
 
-	"github.com/airlock/listenerset-webhook/validation"
+	"github.com/airlock/listenerset-webhook/validation/merged"
 	"github.com/airlock/listenerset-webhook/validation/object"
 )
 
@@ -19,7 +19,7 @@ import (
 // wrong is one.
 
 func class() *gwv1.GatewayClass {
-	gc := &gwv1.GatewayClass{ObjectMeta: metav1.ObjectMeta{Name: "airlock"}, Spec: gwv1.GatewayClassSpec{ControllerName: validation.AirlockControllerName}}
+	gc := &gwv1.GatewayClass{ObjectMeta: metav1.ObjectMeta{Name: "airlock"}, Spec: gwv1.GatewayClassSpec{ControllerName: merged.AirlockControllerName}}
 	gc.Status.Conditions = []metav1.Condition{{Type: "Accepted", Status: metav1.ConditionTrue, Reason: "Accepted"}}
 	return gc
 }
@@ -51,7 +51,7 @@ func httpsTo(ns, name string) gwv1.ListenerEntry {
 func snapshot(gw *gwv1.Gateway, ls *gwv1.ListenerSet, namespaces ...*metav1.PartialObjectMetadata) *Snapshot {
 	gc := class()
 	return &Snapshot{Set: ls, Gateway: gw, GatewayKnown: true, Class: gc, ClassKnown: true,
-		Objects: &validation.Objects{Gateways: []*gwv1.Gateway{gw}, Classes: []*gwv1.GatewayClass{gc}, Sets: []*gwv1.ListenerSet{ls},
+		Objects: &merged.Objects{Gateways: []*gwv1.Gateway{gw}, Classes: []*gwv1.GatewayClass{gc}, Sets: []*gwv1.ListenerSet{ls},
 			Namespaces: append([]*metav1.PartialObjectMetadata{}, namespaces...)},
 		Grants: map[string][]*gwv1.ReferenceGrant{}, Secrets: map[string]Secret{}}
 }

@@ -15,7 +15,7 @@ import (
 	"github.com/airlock/listenerset-webhook/offline/live"
 	"github.com/airlock/listenerset-webhook/offline/policyreport"
 	"github.com/airlock/listenerset-webhook/offline/report"
-	"github.com/airlock/listenerset-webhook/validation"
+	"github.com/airlock/listenerset-webhook/validation/merged"
 	"github.com/airlock/listenerset-webhook/validation/object"
 )
 
@@ -25,8 +25,8 @@ func newAudit(code *int) *cobra.Command {
 		strict, secrets, printRBAC, reports            bool
 		added                                          object.AddedNames
 	)
-	var scope *flags.ScopeFlags     // set below, read when the command runs
-	var tenancy *validation.Tenancy // likewise
+	var scope *flags.ScopeFlags // set below, read when the command runs
+	var tenancy *merged.Tenancy // likewise
 	cmd := &cobra.Command{
 		Use:   "audit [--kubeconfig FILE] [flags]",
 		Short: "Judge the ListenerSets a cluster stores, each as a create of it would be judged",

@@ -8,7 +8,7 @@ import (
 	"k8s.io/utils/ptr"
 	gwv1 "sigs.k8s.io/gateway-api/apis/v1"
 
-	"github.com/airlock/listenerset-webhook/validation"
+	"github.com/airlock/listenerset-webhook/validation/merged"
 	"github.com/airlock/listenerset-webhook/validation/object"
 	"github.com/airlock/listenerset-webhook/validation/validationtest"
 )
@@ -125,11 +125,11 @@ func WorstDeclarations() map[string]string {
 		}
 		return s
 	}
-	room := validationtest.MaxAnnotationBytes - len(validation.DefaultAllowedHostnamesAnnotation)
+	room := validationtest.MaxAnnotationBytes - len(merged.DefaultAllowedHostnamesAnnotation)
 	return map[string]string{
-		"wildcards":  validationtest.DeclarationOf(validation.MaxAllowedHostnames, func(i int) string { return pad(fmt.Sprintf("*.w%d.", i), 'w') }),
-		"digits":     validationtest.DeclarationOf(validation.MaxAllowedHostnames, digits),
-		"zones":      validationtest.DeclarationOf(validation.MaxAllowedHostnames, func(i int) string { return pad(fmt.Sprintf("fe80::%x%%", i), 'z') }),
+		"wildcards":  validationtest.DeclarationOf(merged.MaxAllowedHostnames, func(i int) string { return pad(fmt.Sprintf("*.w%d.", i), 'w') }),
+		"digits":     validationtest.DeclarationOf(merged.MaxAllowedHostnames, digits),
+		"zones":      validationtest.DeclarationOf(merged.MaxAllowedHostnames, func(i int) string { return pad(fmt.Sprintf("fe80::%x%%", i), 'z') }),
 		"over limit": strings.Repeat("a,", room/2-1) + "a",
 		"one entry":  "fe80::1%" + strings.Repeat("z", room-len("fe80::1%")),
 	}

@@ -19,6 +19,7 @@ import (
 	"github.com/airlock/listenerset-webhook/defaults"
 	"github.com/airlock/listenerset-webhook/policy/policytest"
 	"github.com/airlock/listenerset-webhook/validation"
+	"github.com/airlock/listenerset-webhook/validation/merged"
 	"github.com/airlock/listenerset-webhook/validation/object"
 )
 
@@ -106,11 +107,11 @@ func TestRenderPolicyDeclarationKey(t *testing.T) {
 	require.NoError(t, err)
 	var obj map[string]any
 	require.NoError(t, utiljson.Unmarshal(data, &obj))
-	for _, annotationKey := range []string{key, validation.DefaultAllowedHostnamesAnnotation} {
+	for _, annotationKey := range []string{key, merged.DefaultAllowedHostnamesAnnotation} {
 		ns := &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: "team-b", Annotations: map[string]string{annotationKey: "*.b.example.com"}}}
 		meta := &metav1.PartialObjectMetadata{ObjectMeta: ns.ObjectMeta}
-		errs, _ := validation.Validate(ls, nil, validation.Options{Cluster: &validation.Objects{Namespaces: []*metav1.PartialObjectMetadata{meta}},
-			Tenancy: validation.Tenancy{AllowedHostnamesAnnotation: key}})
+		errs, _ := validation.Validate(ls, nil, validation.Options{Cluster: &merged.Objects{Namespaces: []*metav1.PartialObjectMetadata{meta}},
+			Tenancy: merged.Tenancy{AllowedHostnamesAnnotation: key}})
 		got := e.EvaluateIn(ns, obj, nil, 0)
 		require.False(t, got.Error, "%s: %s", annotationKey, got.Message)
 		assert.Equal(t, annotationKey != key, len(errs) == 0, "validation, declared under %s: %v", annotationKey, errs)

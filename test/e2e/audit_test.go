@@ -21,7 +21,7 @@ import (
 	"github.com/airlock/listenerset-webhook/offline/live"
 	"github.com/airlock/listenerset-webhook/offline/report"
 	"github.com/airlock/listenerset-webhook/test/testproc"
-	"github.com/airlock/listenerset-webhook/validation"
+	"github.com/airlock/listenerset-webhook/validation/merged"
 	"github.com/airlock/listenerset-webhook/validation/object"
 )
 
@@ -122,7 +122,7 @@ func TestAuditCommand(t *testing.T) {
 	})
 
 	t.Run("pages: one object a request lists what one request does", func(t *testing.T) {
-		names := func(o *validation.Objects) (sets, gateways, grants []string) {
+		names := func(o *merged.Objects) (sets, gateways, grants []string) {
 			for _, ls := range o.Sets {
 				sets = append(sets, ls.Namespace+"/"+ls.Name)
 			}

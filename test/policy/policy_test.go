@@ -29,6 +29,7 @@ import (
 	"github.com/airlock/listenerset-webhook/policy/policytest"
 	"github.com/airlock/listenerset-webhook/test/localcluster"
 	"github.com/airlock/listenerset-webhook/validation"
+	"github.com/airlock/listenerset-webhook/validation/merged"
 	"github.com/airlock/listenerset-webhook/validation/object"
 	"github.com/airlock/listenerset-webhook/validation/validationtest"
 )
@@ -346,7 +347,7 @@ func createDeclarations(t *testing.T, c *localcluster.Cluster) map[string]dynami
 		if err := c.Client.Get(ctx, crclient.ObjectKey{Name: d.Namespace}, &got); err != nil {
 			t.Fatal(err)
 		}
-		value, declared := got.Annotations[validation.DefaultAllowedHostnamesAnnotation]
+		value, declared := got.Annotations[merged.DefaultAllowedHostnamesAnnotation]
 		if declared != d.Declared || value != d.Value {
 			t.Fatalf("Namespace %s: stored with the declaration %v %.80q, want %v %.80q", d.Namespace, declared, value, d.Declared, d.Value)
 		}

@@ -15,6 +15,7 @@ import (
 
 	"github.com/airlock/listenerset-webhook/validation"
 	"github.com/airlock/listenerset-webhook/validation/findings"
+	"github.com/airlock/listenerset-webhook/validation/merged"
 	"github.com/airlock/listenerset-webhook/validation/object"
 	"github.com/airlock/listenerset-webhook/validation/views"
 )
@@ -58,7 +59,7 @@ type Validator struct {
 	// every one. Classes answers its reads. The mutating webhook
 	// registered beside this Validator (RegisterWith) follows the same
 	// scope.
-	Scope   validation.Scope
+	Scope   merged.Scope
 	Classes views.Classes
 	// Routes are the HTTPRoutes naming ListenerSets
 	// (validation.Options.Routes): an update or a deletion is told the
@@ -66,7 +67,7 @@ type Validator struct {
 	Routes views.Routes
 	// Tenancy: owners, hostname declarations and the first claim
 	// (validation.Options.Tenancy); needs Cluster.
-	Tenancy validation.Tenancy
+	Tenancy merged.Tenancy
 }
 
 // Enforcement is what a verdict's errors do.
@@ -217,7 +218,7 @@ func displayName(ls *gwv1.ListenerSet) string {
 // NewMutatingWebhook returns the defaulting webhook for every ListenerSet
 // (the zero scope).
 func NewMutatingWebhook() *cradmission.Webhook {
-	return NewMutatingWebhookFor(validation.Scope{}, nil)
+	return NewMutatingWebhookFor(merged.Scope{}, nil)
 }
 
 // NewMutatingWebhookFor returns the defaulting webhook: the defaulting
@@ -225,7 +226,7 @@ func NewMutatingWebhook() *cradmission.Webhook {
 // default and never removes anything, so that a newer CRD's fields survive,
 // for the ListenerSets scope judges (read through classes); every other one
 // is admitted without a patch.
-func NewMutatingWebhookFor(scope validation.Scope, classes views.Classes) *cradmission.Webhook {
+func NewMutatingWebhookFor(scope merged.Scope, classes views.Classes) *cradmission.Webhook {
 	return &cradmission.Webhook{Handler: defaulting{decoder: cradmission.NewDecoder(admissionScheme), scope: scope, classes: classes}}
 }
 

@@ -28,8 +28,8 @@ import (
 	"sigs.k8s.io/yaml"
 
 	"github.com/airlock/listenerset-webhook/test/load/fixtures"
-	"github.com/airlock/listenerset-webhook/validation"
 	"github.com/airlock/listenerset-webhook/validation/findings"
+	"github.com/airlock/listenerset-webhook/validation/merged"
 	"github.com/airlock/listenerset-webhook/validation/object"
 	"github.com/airlock/listenerset-webhook/validation/validationtest"
 	"github.com/airlock/listenerset-webhook/webhook/admission"
@@ -443,7 +443,7 @@ func TestWorkPastItsDeadlineIsNotDone(t *testing.T) {
 	require.NoError(t, json.Unmarshal(obj, ls))
 	past, cancel := context.WithDeadline(context.Background(), time.Now().Add(-time.Millisecond))
 	defer cancel()
-	scope := validation.Scope{ControllerNames: []gwv1.GatewayController{validation.AirlockControllerName}}
+	scope := merged.Scope{ControllerNames: []gwv1.GatewayController{merged.AirlockControllerName}}
 
 	classes := &readCounter{}
 	_, err := admission.Validator{Scope: scope, Classes: classes}.ValidateCreate(context.Background(), ls)

@@ -11,7 +11,7 @@ import (
 	gwscheme "sigs.k8s.io/gateway-api/pkg/client/clientset/versioned/scheme"
 
 	"github.com/airlock/listenerset-webhook/defaults"
-	"github.com/airlock/listenerset-webhook/validation"
+	"github.com/airlock/listenerset-webhook/validation/merged"
 	"github.com/airlock/listenerset-webhook/validation/views"
 )
 
@@ -35,7 +35,7 @@ var admissionScheme = gwscheme.Scheme
 // (defaults.WithoutRemovals).
 type defaulting struct {
 	decoder cradmission.Decoder
-	scope   validation.Scope
+	scope   merged.Scope
 	classes views.Classes
 }
 

@@ -1,4 +1,4 @@
-package validation
+package merged
 
 import (
 	"slices"
@@ -166,3 +166,17 @@ func RouteKeys(route *gwv1.HTTPRoute) []string {
 // ListenerSetKey is the key RouteKeys files the routes naming ListenerSet
 // namespace/name under.
 func ListenerSetKey(namespace, name string) string { return namespace + "/" + name }
+
+// NamesListenerSet tells whether ref, a parentRef of an HTTPRoute in
+// namespace routeNamespace, names a ListenerSet, and which. Group and kind
+// are read as the CRD defaults them (gateway.networking.k8s.io, Gateway).
+func NamesListenerSet(routeNamespace string, ref *gwv1.ParentReference) (namespace, name string, ok bool) {
+	if ref.Group != nil && *ref.Group != gwv1.GroupName || ref.Kind == nil || *ref.Kind != object.ListenerSetKind || ref.Name == "" {
+		return "", "", false
+	}
+	namespace = routeNamespace
+	if ref.Namespace != nil && *ref.Namespace != "" {
+		namespace = string(*ref.Namespace)
+	}
+	return namespace, string(ref.Name), true
+}

@@ -1,4 +1,4 @@
-package validation
+package merged
 
 import (
 	"slices"
@@ -18,7 +18,7 @@ import (
 // that a request costs what shares its ports and hostnames, not what its
 // Gateway has.
 
-// listenersInMerge returns ls's rows of gw's merged list (MergedListeners):
+// ListenersInMerge returns ls's rows of gw's merged list (MergedListeners):
 // the list built from gw's own listeners, gw's ListenerSets in the cluster
 // and ls in the place its creation time gives it (a new object, without
 // one, comes last). The stored ListenerSets are taken as valid (the webhook
@@ -28,8 +28,8 @@ import (
 // and the first rival each of ls's listeners overlaps with
 // (overlapRivals), not from every ListenerSet of gw: the rows are the full
 // list's in all but Precedence, which counts only the listeners merged.
-func listenersInMerge(ls *gwv1.ListenerSet, gw *gwv1.Gateway, admission *gatewayAdmission, c views.Cluster) []object.MergedListener {
-	sets := decisive(ls, gw, admission, c)
+func ListenersInMerge(ls *gwv1.ListenerSet, gw *gwv1.Gateway, admission *gatewayAdmission, c views.Cluster) []object.MergedListener {
+	sets := Decisive(ls, gw, admission, c)
 	for _, o := range overlapRivals(ls, gw, admission, c) {
 		if !slices.Contains(sets, o) {
 			sets = append(sets, o)
@@ -130,7 +130,7 @@ func admitsSet(admission *gatewayAdmission, o *gwv1.ListenerSet) bool {
 	return allowed && known
 }
 
-// decisive returns the stored ListenerSets of gw that decide ls's rows of
+// Decisive returns the stored ListenerSets of gw that decide ls's rows of
 // gw's merged list, found through Cluster.ListenerSetsAt, so that a request
 // costs what shares ls's ports, not what its Gateway has.
 //
@@ -156,7 +156,7 @@ func admitsSet(admission *gatewayAdmission, o *gwv1.ListenerSet) bool {
 //
 // Merging gw, those rivals and ls gives ls's listeners the states, reasons
 // and winners the full merge gives them (TestDecisiveRivalsAreTheFullMerge).
-func decisive(ls *gwv1.ListenerSet, gw *gwv1.Gateway, admission *gatewayAdmission, c views.Cluster) []*gwv1.ListenerSet {
+func Decisive(ls *gwv1.ListenerSet, gw *gwv1.Gateway, admission *gatewayAdmission, c views.Cluster) []*gwv1.ListenerSet {
 	gwNS, gwName := gw.Namespace, gw.Name
 	before := func(o *gwv1.ListenerSet) bool {
 		if o.Namespace == ls.Namespace && o.Name == ls.Name {

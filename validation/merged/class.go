@@ -1,4 +1,4 @@
-package validation
+package merged
 
 import (
 	"slices"
@@ -18,7 +18,7 @@ import (
 // listeners.
 const classConsequence = "the ListenerSet stays Pending and unprogrammed"
 
-// classWarnings warns, before the set is stored, when the controller of its
+// WarnClass warns, before the set is stored, when the controller of its
 // parent's GatewayClass gc will not program it (nil gc: the class is not
 // known, which the scope's note says when it matters; no warning here):
 //
@@ -37,13 +37,13 @@ const classConsequence = "the ListenerSet stays Pending and unprogrammed"
 //
 // Warnings only, in every mode: the class is not the ListenerSet owner's to
 // fix, and a controller may take it a moment later.
-func classWarnings(gc *gwv1.GatewayClass, w *findings.WarningReport) {
+func WarnClass(gc *gwv1.GatewayClass, w *findings.WarningReport) {
 	for _, x := range ClassWarnings(gc) {
 		w.Add(x)
 	}
 }
 
-// ClassWarnings are classWarnings' warnings on gc, for a command that
+// ClassWarnings are WarnClass' warnings on gc, for a command that
 // explains one set rather than judging it (why): one decision, whoever
 // tells it.
 func ClassWarnings(gc *gwv1.GatewayClass) findings.Warnings {

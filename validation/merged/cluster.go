@@ -1,4 +1,4 @@
-package validation
+package merged
 
 import (
 	"cmp"
@@ -16,7 +16,7 @@ import (
 	"github.com/airlock/listenerset-webhook/validation/views"
 )
 
-// validateInCluster applies the cluster-aware rules: what would make a
+// ValidateInCluster applies the cluster-aware rules: what would make a
 // controller mark ls NotAllowed, Conflicted or RefNotPermitted later, told at
 // apply time instead. Listener conflicts with the merged listener list
 // (ProtocolConflict, HostnameConflict) and references no ReferenceGrant
@@ -26,7 +26,7 @@ import (
 // atomic list), and are warnings otherwise. Problems that may well resolve
 // themselves (the Gateway or Secret does not exist yet, the Gateway does not
 // admit the namespace yet) are warnings only.
-func validateInCluster(ls *gwv1.ListenerSet, c views.Cluster, strict bool, t Tenancy, v *object.Verdict) {
+func ValidateInCluster(ls *gwv1.ListenerSet, c views.Cluster, strict bool, t Tenancy, v *object.Verdict) {
 	type finding struct {
 		err      *field.Error
 		listener int
@@ -36,7 +36,7 @@ func validateInCluster(ls *gwv1.ListenerSet, c views.Cluster, strict bool, t Ten
 	listenersPath := field.NewPath("spec", "listeners")
 	if gw, admission, ok := parentGateway(ls, c, field.NewPath("spec", "parentRef"), &v.Warnings); ok {
 		self := object.ListenerSource{Kind: object.SourceListenerSet, Namespace: ls.Namespace, Name: ls.Name}
-		for _, row := range listenersInMerge(ls, gw, admission, c) {
+		for _, row := range ListenersInMerge(ls, gw, admission, c) {
 			// A conflict within the set is the object's own rule's error,
 			// an overlap within it the object's own warning.
 			if row.State == object.ListenerConflicted && row.Winner.Source != self {
@@ -86,8 +86,8 @@ func parentGateway(ls *gwv1.ListenerSet, c views.Cluster, fldPath *field.Path, w
 		clusterWarn(w, fldPath.Child("name"), KindGatewayNotFound, WarnGatewayNotFound, ns, name)
 		return nil, nil, false
 	}
-	admission := newGatewayAdmission(gw, c)
-	allowed, known, why := admission.admits(ls.Namespace)
+	admission := NewGatewayAdmission(gw, c)
+	allowed, known, why := admission.Admits(ls.Namespace)
 	if known && !allowed {
 		clusterWarn(w, fldPath, KindNotAllowed, WarnNotAllowed, ns, name, why)
 	}
@@ -117,7 +117,7 @@ type admitted struct {
 	why, setting string
 }
 
-func newGatewayAdmission(gw *gwv1.Gateway, c views.Cluster) *gatewayAdmission {
+func NewGatewayAdmission(gw *gwv1.Gateway, c views.Cluster) *gatewayAdmission {
 	a := &gatewayAdmission{gw: gw, c: c, from: gwv1.NamespacesFromNone, judged: map[string]admitted{}}
 	if al := gw.Spec.AllowedListeners; al != nil && al.Namespaces != nil {
 		if al.Namespaces.From != nil {
@@ -132,10 +132,10 @@ func newGatewayAdmission(gw *gwv1.Gateway, c views.Cluster) *gatewayAdmission {
 	return a
 }
 
-// admits tells whether the Gateway admits ListenerSets of namespace; why
+// Admits tells whether the Gateway admits ListenerSets of namespace; why
 // names the setting that refuses it. known is false when the namespace's
 // labels are needed and unknown, or the selector is unset or invalid.
-func (a *gatewayAdmission) admits(namespace string) (allowed, known bool, why string) {
+func (a *gatewayAdmission) Admits(namespace string) (allowed, known bool, why string) {
 	r := a.judge(namespace)
 	return r.allowed, r.known, r.why
 }
@@ -196,12 +196,12 @@ func ComparePrecedence(a, b *gwv1.ListenerSet) int {
 	case !ta.Equal(&tb):
 		return ta.Time.Compare(tb.Time)
 	}
-	return compareNamespacedName(a.Namespace, a.Name, b.Namespace, b.Name)
+	return CompareNamespacedName(a.Namespace, a.Name, b.Namespace, b.Name)
 }
 
-// compareNamespacedName compares "ans/aname" with "bns/bname" as strings,
+// CompareNamespacedName compares "ans/aname" with "bns/bname" as strings,
 // without building them: the sort runs on every request.
-func compareNamespacedName(ans, aname, bns, bname string) int {
+func CompareNamespacedName(ans, aname, bns, bname string) int {
 	if ans == bns {
 		return cmp.Compare(aname, bname)
 	}

@@ -1,4 +1,4 @@
-package validation
+package merged
 
 import (
 	"fmt"
@@ -41,7 +41,7 @@ func MergedListeners(gw *gwv1.Gateway, sets []*gwv1.ListenerSet, opts MergeOptio
 		c = &Objects{}
 	}
 	var rows []object.MergedListener
-	mergeListeners(gw, sets, newGatewayAdmission(gw, c), opts.JudgeSets, func(row object.MergedListener, _ *gwv1.ListenerSet) bool {
+	mergeListeners(gw, sets, NewGatewayAdmission(gw, c), opts.JudgeSets, func(row object.MergedListener, _ *gwv1.ListenerSet) bool {
 		rows = append(rows, row)
 		return true
 	})
@@ -117,7 +117,7 @@ func mergeListeners(gw *gwv1.Gateway, sets []*gwv1.ListenerSet, admission *gatew
 		var reason string
 		var errs field.ErrorList
 		if judge {
-			if errs, _ = Validate(ls, nil, Options{}); len(errs) > 0 {
+			if errs = objectErrors(ls); len(errs) > 0 {
 				state = object.ListenerInvalid
 			}
 		}
@@ -163,4 +163,14 @@ func indistinctError(l, rival *gwv1.Listener, reason string, c object.Place, fld
 	}
 	return object.MergedConflicts.Hostname.Err(field.Invalid(fldPath.Child("hostname"), string(object.EndpointOf(l.Port, l.Protocol, l.Hostname).Hostname),
 		fmt.Sprintf(DetailIndistinctHostname, c)))
+}
+
+// objectErrors are ls's errors under its own rules alone, as Validate gives
+// them without a cluster: a set the webhook would never store takes no
+// place in the merged list.
+func objectErrors(ls *gwv1.ListenerSet) field.ErrorList {
+	v := &object.Verdict{Ratchet: object.NewRatchet(object.Defaulted(ls), nil)}
+	object.ValidateSpec(v.Ratchet.New, nil, field.NewPath("spec"), v)
+	v.EndPhase()
+	return v.Errs.List()
 }

@@ -1,4 +1,4 @@
-package validation
+package merged
 
 import (
 	"k8s.io/apimachinery/pkg/util/validation/field"
@@ -63,8 +63,8 @@ const (
 	DetailRefNotPermitted = "no ReferenceGrant in namespace %q allows ListenerSets from %q to use this Secret (RefNotPermitted)"
 )
 
-// clusterWarn records a warning of kind k on p in w, with k's code from the
-// catalog (KindCode), its message format with args.
+// clusterWarn records a warning of kind k on p in w, with k's code
+// (clusterKindCode), its message format with args.
 func clusterWarn(w *findings.WarningReport, p *field.Path, k findings.WarningKind, format string, args ...any) {
-	w.Addf(p, k, KindCode(k), format, args...)
+	w.Addf(p, k, clusterKindCode(k), format, args...)
 }

@@ -1,4 +1,4 @@
-package validation
+package routes
 
 import (
 	"fmt"
@@ -101,20 +101,6 @@ func routeNamespaces(l *gwv1.ListenerEntry) *gwv1.RouteNamespaces {
 		return nil
 	}
 	return l.AllowedRoutes.Namespaces
-}
-
-// NamesListenerSet tells whether ref, a parentRef of an HTTPRoute in
-// namespace routeNamespace, names a ListenerSet, and which. Group and kind
-// are read as the CRD defaults them (gateway.networking.k8s.io, Gateway).
-func NamesListenerSet(routeNamespace string, ref *gwv1.ParentReference) (namespace, name string, ok bool) {
-	if ref.Group != nil && *ref.Group != gwv1.GroupName || ref.Kind == nil || *ref.Kind != object.ListenerSetKind || ref.Name == "" {
-		return "", "", false
-	}
-	namespace = routeNamespace
-	if ref.Namespace != nil && *ref.Namespace != "" {
-		namespace = string(*ref.Namespace)
-	}
-	return namespace, string(ref.Name), true
 }
 
 // Attach decides route's parentRef ref, which names the Attacher's
@@ -227,7 +213,7 @@ func fromOf(l *gwv1.ListenerEntry) gwv1.FromNamespaces {
 	return gwv1.NamespacesFromSame
 }
 
-// admits applies listener i's allowedRoutes to an HTTPRoute of namespace.
+// Admits applies listener i's allowedRoutes to an HTTPRoute of namespace.
 func (a *Attacher) admits(i int, namespace string) routeAdmission {
 	l := &a.ls.Spec.Listeners[i]
 	if !admitsHTTPRoute(l) {

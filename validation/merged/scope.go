@@ -1,4 +1,4 @@
-package validation
+package merged
 
 import (
 	"fmt"
@@ -123,7 +123,7 @@ type Decision struct {
 func (s Scope) Decide(ls *gwv1.ListenerSet, c views.Classes) Decision {
 	if !s.On() {
 		// Every set is judged; the class, when the view has it, is still
-		// read for what its status says (classWarnings).
+		// read for what its status says (warnClass).
 		return Decision{Judge: true, Outcome: OutcomeUnscoped, Class: knownClass(ls, c)}
 	}
 	unknown := func(path *field.Path, what string) Decision {
@@ -183,6 +183,6 @@ func (s Scope) note(path *field.Path, what, then string) *findings.Warning {
 	for i, n := range s.ControllerNames {
 		names[i] = string(n)
 	}
-	return &findings.Warning{Path: path.String(), Kind: KindScopeUnknown, Code: KindCode(KindScopeUnknown),
+	return &findings.Warning{Path: path.String(), Kind: KindScopeUnknown, Code: clusterKindCode(KindScopeUnknown),
 		Message: fmt.Sprintf(WarnScopeUnknown, what, then, strings.Join(names, ", "))}
 }
