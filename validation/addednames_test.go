@@ -5,8 +5,9 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/airlock/listenerset-webhook/validation/object"
 	"k8s.io/apimachinery/pkg/util/validation/field"
+
+	"github.com/airlock/listenerset-webhook/validation/object"
 )
 
 func TestParseAddedNames(t *testing.T) {

@@ -3,10 +3,11 @@ package validation
 import (
 	"testing"
 
-	"github.com/airlock/listenerset-webhook/validation/merged"
 	"github.com/stretchr/testify/assert"
 	"k8s.io/apimachinery/pkg/util/validation/field"
 	gwv1 "sigs.k8s.io/gateway-api/apis/v1"
+
+	"github.com/airlock/listenerset-webhook/validation/merged"
 )
 
 func TestValidateListenerSetUpdateInCluster(t *testing.T) {

@@ -3,11 +3,12 @@ package validation
 import (
 	"testing"
 
-	"github.com/airlock/listenerset-webhook/validation/merged"
 	"github.com/stretchr/testify/assert"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/utils/ptr"
 	gwv1 "sigs.k8s.io/gateway-api/apis/v1"
+
+	"github.com/airlock/listenerset-webhook/validation/merged"
 )
 
 // TestJudgeRoute: a route's parentRefs to ListenerSets it attaches to none

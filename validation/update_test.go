@@ -6,13 +6,14 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/airlock/listenerset-webhook/validation/object"
 	"github.com/stretchr/testify/assert"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	metav1validation "k8s.io/apimachinery/pkg/apis/meta/v1/validation"
 	"k8s.io/apimachinery/pkg/util/validation/field"
 	"k8s.io/utils/ptr"
 	gwv1 "sigs.k8s.io/gateway-api/apis/v1"
+
+	"github.com/airlock/listenerset-webhook/validation/object"
 )
 
 func TestValidateListenerSetUpdate(t *testing.T) {

@@ -5,9 +5,10 @@ import (
 	"sync"
 	"unsafe"
 
-	"github.com/airlock/listenerset-webhook/validation/views"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	gwv1 "sigs.k8s.io/gateway-api/apis/v1"
+
+	"github.com/airlock/listenerset-webhook/validation/views"
 )
 
 // Objects is a Cluster made of plain objects, such as the documents the

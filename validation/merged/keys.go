@@ -5,8 +5,9 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/airlock/listenerset-webhook/validation/object"
 	gwv1 "sigs.k8s.io/gateway-api/apis/v1"
+
+	"github.com/airlock/listenerset-webhook/validation/object"
 )
 
 // The index keys: what a view of the cluster (Objects, the webhook's

@@ -82,9 +82,9 @@ func Covers(w, h string) bool {
 	return w == "" || (strings.HasPrefix(w, WildcardPrefix) && strings.HasSuffix(h, w[1:]))
 }
 
-// HostnamesOverlap tells whether some name matches both hostnames (nil: no
+// hostnamesOverlap tells whether some name matches both hostnames (nil: no
 // hostname, every name).
-func HostnamesOverlap(a, b *gwv1.Hostname) bool {
+func hostnamesOverlap(a, b *gwv1.Hostname) bool {
 	ha, hb := EndpointOf(0, "", a).Hostname, EndpointOf(0, "", b).Hostname
 	return ha != hb && (Covers(string(ha), string(hb)) || Covers(string(hb), string(ha)))
 }
