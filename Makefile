@@ -138,9 +138,9 @@ chart-generate: chart-policy
 	$(GO) generate ./webhook/admission
 
 ## docs-generate: regenerate docs/codes.md, the page of every diagnostic code, from the catalog in the Go
-## code (validation/codes.go, the option table in validation/names.go, offline/judge/codes.go), and the rows of
-## rule 6 of docs/rules.md from the option table; test/docs' TestCodesPageIsGenerated and
-## TestRulesPageOptionsAreGenerated fail while they are stale
+## code (validation/catalog.go and the codes.go of validation/object, merged and routes, the option table in
+## validation/object/names.go, offline/judge/codes.go), and the rows of rule 6 of docs/rules.md from the option table; test/docs'
+## TestCodesPageIsGenerated and TestRulesPageOptionsAreGenerated fail while they are stale
 docs-generate:
 	$(GO) generate ./validation
 

@@ -13,7 +13,8 @@ import (
 	"github.com/airlock/listenerset-webhook/offline/judge"
 	"github.com/airlock/listenerset-webhook/offline/read"
 	"github.com/airlock/listenerset-webhook/reported"
-	"github.com/airlock/listenerset-webhook/validation"
+	"github.com/airlock/listenerset-webhook/validation/merged"
+	"github.com/airlock/listenerset-webhook/validation/object"
 )
 
 // Listing is the listeners command's result: the -o json document.
@@ -159,12 +160,12 @@ type LeftOut struct {
 type Input struct {
 	// Scope says whose Gateways are listed: those a ListenerSet of would
 	// be judged (validation.Scope.Decide, by Objects' GatewayClasses).
-	Scope validation.Scope
+	Scope merged.Scope
 	// Tenancy gives each ListenerSet listener its owner and its claims
 	// across owners (validation.MergeOptions.Tenancy).
-	Tenancy validation.Tenancy
+	Tenancy merged.Tenancy
 	// Objects are the Gateways, Namespaces and every ListenerSet.
-	Objects *validation.Objects
+	Objects *merged.Objects
 	// Errors are, by index of Objects.Sets, what each set is refused for
 	// (none: it is admitted and takes its place in the merged lists).
 	Errors [][]judge.FieldError
@@ -194,7 +195,7 @@ func Build(in *Input, gateway string) (l *Listing, found bool) {
 		return cmp.Or(cmp.Compare(a.Namespace, b.Namespace), cmp.Compare(a.Name, b.Name))
 	})
 	for _, gw := range gateways {
-		if gateway != "" && validation.GatewayKey(gw.Namespace, gw.Name) != gateway {
+		if gateway != "" && merged.GatewayKey(gw.Namespace, gw.Name) != gateway {
 			continue
 		}
 		found = true
@@ -213,7 +214,7 @@ func Build(in *Input, gateway string) (l *Listing, found bool) {
 // ListenerSet attached to it would be judged. The scope decides a
 // ListenerSet by its parent Gateway's class; asking it about such a set
 // keeps the one decision (validation.Scope.Decide) in one place.
-func airlocks(s validation.Scope, gw *gwv1.Gateway, o *validation.Objects) (reason string, ours bool) {
+func airlocks(s merged.Scope, gw *gwv1.Gateway, o *merged.Objects) (reason string, ours bool) {
 	probe := &gwv1.ListenerSet{ObjectMeta: metav1.ObjectMeta{Namespace: gw.Namespace},
 		Spec: gwv1.ListenerSetSpec{ParentRef: gwv1.ParentGatewayReference{Name: gwv1.ObjectName(gw.Name)}}}
 	if s.Decide(probe, o).Judge {
@@ -230,7 +231,7 @@ func airlocks(s validation.Scope, gw *gwv1.Gateway, o *validation.Objects) (reas
 // refused placed by validation.MergedListeners, each listener of a refused
 // set Invalid where its set stands), with each listener's reported status
 // beside it with withStatus.
-func rowsOf(gw *gwv1.Gateway, sets []*gwv1.ListenerSet, refused map[*gwv1.ListenerSet][]judge.FieldError, o *validation.Objects, t validation.Tenancy, withStatus bool) []Listener {
+func rowsOf(gw *gwv1.Gateway, sets []*gwv1.ListenerSet, refused map[*gwv1.ListenerSet][]judge.FieldError, o *merged.Objects, t merged.Tenancy, withStatus bool) []Listener {
 	predicted := reported.Predict(gw, sets, func(ls *gwv1.ListenerSet) bool { return refused[ls] != nil }, o, &t)
 	rows := make([]Listener, len(predicted))
 	for i := range predicted {
@@ -252,7 +253,7 @@ func rowsOf(gw *gwv1.Gateway, sets []*gwv1.ListenerSet, refused map[*gwv1.Listen
 			rows[i].Reported = &r
 			// The row's own State and Reason: an Invalid row's reason is
 			// the listing's, which Compare does not read.
-			rows[i].Difference = reported.Compare(reported.Prediction{State: validation.ListenerState(rows[i].State), Reason: rows[i].Reason,
+			rows[i].Difference = reported.Compare(reported.Prediction{State: object.ListenerState(rows[i].State), Reason: rows[i].Reason,
 				AttachedRoutes: rows[i].AttachedRoutes}, r)
 		}
 	}
@@ -261,11 +262,11 @@ func rowsOf(gw *gwv1.Gateway, sets []*gwv1.ListenerSet, refused map[*gwv1.Listen
 
 // unattached are the sets of o whose parentRef names no Gateway of o (only
 // those naming gateway, when set).
-func unattached(o *validation.Objects, gateway string) []Unattached {
+func unattached(o *merged.Objects, gateway string) []Unattached {
 	out := []Unattached{}
 	for _, ls := range o.Sets {
 		u := Unattached{Namespace: ls.Namespace, Name: ls.Name}
-		key, ok := validation.ParentKey(ls)
+		key, ok := merged.ParentKey(ls)
 		switch {
 		case gateway != "" && key != gateway:
 			continue // another Gateway's, or (!ok) nobody's
@@ -283,7 +284,7 @@ func unattached(o *validation.Objects, gateway string) []Unattached {
 	return out
 }
 
-func listenerOf(r validation.MergedListener) Listener {
+func listenerOf(r object.MergedListener) Listener {
 	l := Listener{
 		Precedence: r.Precedence,
 		Source:     sourceOf(r.Source),
@@ -304,8 +305,8 @@ func listenerOf(r validation.MergedListener) Listener {
 	}
 	if r.Overlaps != nil {
 		with := ListenerRef{Source: sourceOf(r.Overlaps.Source), Name: string(r.Overlaps.Listener)}
-		l.Conditions = append(l.Conditions, Condition{Type: validation.ConditionOverlappingTLSConfig, Reason: validation.ReasonOverlappingHostnames,
-			Message: validation.OverlapMessage(r.Hostname, r.Overlaps.Source.String()+" listener "+string(r.Overlaps.Listener), r.OverlapsHostname, r.Port),
+		l.Conditions = append(l.Conditions, Condition{Type: object.ConditionOverlappingTLSConfig, Reason: object.ReasonOverlappingHostnames,
+			Message: object.OverlapMessage(r.Hostname, r.Overlaps.Source.String()+" listener "+string(r.Overlaps.Listener), r.OverlapsHostname, r.Port),
 			With:    with})
 	}
 	for _, e := range r.Errors {
@@ -318,14 +319,14 @@ func listenerOf(r validation.MergedListener) Listener {
 	return l
 }
 
-func ownerOf(o validation.Owner) *Owner {
+func ownerOf(o object.Owner) *Owner {
 	if o.Tenant {
 		return &Owner{Kind: "tenant", Name: o.Name}
 	}
 	return &Owner{Kind: "namespace", Name: o.Name}
 }
 
-func claimOf(c *validation.Claim) *Claim {
+func claimOf(c *object.Claim) *Claim {
 	if c == nil {
 		return nil
 	}
@@ -338,9 +339,9 @@ func claimOf(c *validation.Claim) *Claim {
 // error.
 func invalidListener(ls *gwv1.ListenerSet, i int, errs []judge.FieldError) Listener {
 	le := &ls.Spec.Listeners[i]
-	l := Listener{Source: Source{Kind: validation.SourceListenerSet, Namespace: ls.Namespace, Name: ls.Name},
+	l := Listener{Source: Source{Kind: object.SourceListenerSet, Namespace: ls.Namespace, Name: ls.Name},
 		Name: string(le.Name), Port: int32(le.Port), Protocol: string(le.Protocol),
-		State: string(validation.ListenerInvalid), Messages: make([]string, 0, len(errs)), Conditions: []Condition{}}
+		State: string(object.ListenerInvalid), Messages: make([]string, 0, len(errs)), Conditions: []Condition{}}
 	if le.Hostname != nil {
 		h := string(*le.Hostname)
 		l.Hostname = &h
@@ -367,6 +368,6 @@ func firstErrorOn(errs []judge.FieldError, p *field.Path) judge.FieldError {
 	return errs[0]
 }
 
-func sourceOf(s validation.ListenerSource) Source {
+func sourceOf(s object.ListenerSource) Source {
 	return Source{Kind: s.Kind, Namespace: s.Namespace, Name: s.Name}
 }

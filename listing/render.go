@@ -11,8 +11,8 @@ import (
 
 	"github.com/airlock/listenerset-webhook/offline/read"
 	"github.com/airlock/listenerset-webhook/reported"
-	"github.com/airlock/listenerset-webhook/validation"
 	"github.com/airlock/listenerset-webhook/validation/findings"
+	"github.com/airlock/listenerset-webhook/validation/object"
 )
 
 // Format is an output format of the listeners command.
@@ -87,7 +87,7 @@ func Write(w io.Writer, l *Listing, f Format) error {
 			switch {
 			case r.Owner != nil:
 				owner = findings.Escape(r.Owner.String())
-			case r.Source.Kind == validation.SourceGateway:
+			case r.Source.Kind == object.SourceGateway:
 				owner = platform
 			}
 			cells := []string{findings.Escape(name), strconv.Itoa(r.Precedence), findings.Escape(r.Source.String()), owner, findings.Escape(r.Name),

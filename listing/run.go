@@ -9,7 +9,8 @@ import (
 	"k8s.io/client-go/rest"
 
 	"github.com/airlock/listenerset-webhook/offline/read"
-	"github.com/airlock/listenerset-webhook/validation"
+	"github.com/airlock/listenerset-webhook/validation/merged"
+	"github.com/airlock/listenerset-webhook/validation/object"
 )
 
 // Exit codes of Run.
@@ -37,11 +38,11 @@ type Options struct {
 	// AddedNames are names the list-valued TLS options accept besides the
 	// built-in ones, as validate's --add-names: a set is Invalid as
 	// validate would judge it with them.
-	AddedNames validation.AddedNames
+	AddedNames object.AddedNames
 	// Scope leaves out the Gateways that are not Airlock's (Build).
-	Scope validation.Scope
+	Scope merged.Scope
 	// Tenancy gives each listener its owner and claims (Input.Tenancy).
-	Tenancy validation.Tenancy
+	Tenancy merged.Tenancy
 	Format  Format
 	Stdout  io.Writer
 	Stderr  io.Writer

@@ -14,7 +14,7 @@ import (
 	"github.com/airlock/listenerset-webhook/offline"
 	"github.com/airlock/listenerset-webhook/offline/read"
 	"github.com/airlock/listenerset-webhook/offline/report"
-	"github.com/airlock/listenerset-webhook/validation"
+	"github.com/airlock/listenerset-webhook/validation/object"
 	"github.com/airlock/listenerset-webhook/validation/validationtest"
 )
 
@@ -33,7 +33,7 @@ func TestWorstTextReportsAreBounded(t *testing.T) {
 		if s.Update != nil {
 			continue // the offline command judges creates
 		}
-		for _, n := range []int{1, validation.MaxListeners} {
+		for _, n := range []int{1, object.MaxListeners} {
 			data, err := json.Marshal(s.Build(n))
 			if err != nil {
 				t.Fatal(err)

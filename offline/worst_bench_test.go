@@ -10,7 +10,7 @@ import (
 
 	"github.com/airlock/listenerset-webhook/offline"
 	"github.com/airlock/listenerset-webhook/test/testproc"
-	"github.com/airlock/listenerset-webhook/validation"
+	"github.com/airlock/listenerset-webhook/validation/object"
 	"github.com/airlock/listenerset-webhook/validation/validationtest"
 )
 
@@ -28,7 +28,7 @@ func BenchmarkValidateWorst(b *testing.B) {
 		if s.Update != nil {
 			continue // an update needs a stored object: the webhook's figure
 		}
-		ls := s.Build(validation.MaxListeners)
+		ls := s.Build(object.MaxListeners)
 		for _, f := range []struct {
 			ext     string
 			marshal func(any) ([]byte, error)

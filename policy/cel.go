@@ -14,7 +14,7 @@ import (
 	gwv1 "sigs.k8s.io/gateway-api/apis/v1"
 
 	"github.com/airlock/listenerset-webhook/defaults"
-	rules "github.com/airlock/listenerset-webhook/validation"
+	"github.com/airlock/listenerset-webhook/validation/object"
 )
 
 // The CEL uses only what kube-apiserver 1.30 accepts in a new policy
@@ -27,7 +27,7 @@ import (
 
 // MaxIndex is the size of the index lists: the CRD's largest maxItems (64
 // listeners, 64 certificateRefs).
-const MaxIndex = rules.MaxListeners
+const MaxIndex = object.MaxListeners
 
 // MaxMessageBytes is where the message is cut (kube-apiserver drops a
 // messageExpression result over 5 KiB); the entries cut are counted.
@@ -224,8 +224,8 @@ func build() (celPolicy, error) {
 
 	// the names each list-valued option accepts: the built-in ones here;
 	// Generate (and the chart) replace a list when a setting adds names
-	for _, key := range rules.ListOptions {
-		add(AcceptedNamesVariable(key), list(rules.BuiltinNames(key)))
+	for _, key := range object.ListOptions {
+		add(AcceptedNamesVariable(key), list(object.BuiltinNames(key)))
 	}
 	// absent parts read as empty: the CRD requires them, the policy need not
 	add("spec", `has(object.spec) ? object.spec : {}`)
@@ -249,7 +249,7 @@ func build() (celPolicy, error) {
 	// (validation.servedProtocol): its port reads as "none " and its index,
 	// which no port written as a number is, so the conflict rule never finds
 	// it (a number would: an invalid port -1 is still judged by this rule)
-	add("served", `variables.idx.map(i, variables.listeners[i].protocol in `+list(rules.SupportedProtocols)+`)`)
+	add("served", `variables.idx.map(i, variables.listeners[i].protocol in `+list(object.SupportedProtocols)+`)`)
 	add("ports", `variables.idx.map(i, variables.served[i] ? string(variables.listeners[i].port) : "none " + string(i))`)
 	add("endpoints", `variables.idx.map(i, string(variables.listeners[i].port) + "\u0000" + variables.listeners[i].protocol + "\u0000" + `+
 		`(has(variables.listeners[i].hostname) ? variables.listeners[i].hostname : ""))`)
@@ -290,11 +290,11 @@ func build() (celPolicy, error) {
 		`(size(variables.listeners) > {max} ? variables.stored == variables.listeners : `+
 		`variables.idx.all(i, variables.pair[i] >= 0 && variables.stored[variables.pair[i]] == variables.listeners[i])))`,
 		"max", strconv.Itoa(MaxIndex))
-	add("countErrors", `(size(variables.listeners) == 0 || size(variables.listeners) > `+strconv.Itoa(rules.MaxListeners)+`) && `+unchangedList+` ? [] : `+
+	add("countErrors", `(size(variables.listeners) == 0 || size(variables.listeners) > `+strconv.Itoa(object.MaxListeners)+`) && `+unchangedList+` ? [] : `+
 		fill(`size(variables.listeners) == 0 ? [{req}] : size(variables.listeners) > {max} ? [{many}] : []`,
-			"req", details.line(`"spec.listeners"`, field.Required(placeholderPath, rules.DetailNoListeners), nil),
-			"max", strconv.Itoa(rules.MaxListeners),
-			"many", details.tooMany(`"spec.listeners"`, "size(variables.listeners)", rules.MaxListeners)))
+			"req", details.line(`"spec.listeners"`, field.Required(placeholderPath, object.DetailNoListeners), nil),
+			"max", strconv.Itoa(object.MaxListeners),
+			"many", details.tooMany(`"spec.listeners"`, "size(variables.listeners)", object.MaxListeners)))
 
 	// the rules between listeners: names, then conflicts (validateListeners,
 	// mergedListeners.conflict), each ratcheted by the listeners involved;
@@ -307,10 +307,10 @@ func build() (celPolicy, error) {
 	// protocol and port
 	holderHole, holderProtocolHole, portHole := hole("holder"), hole("holderProtocol"), hole("port")
 	protoConflict := details.line(`"spec.listeners[" + string(i) + "].protocol"`,
-		field.Invalid(placeholderPath, valueHole, fmt.Sprintf(strings.Replace(rules.DetailProtocolConflict, "%d", "%s", 1), portHole, holderProtocolHole, holderHole)),
+		field.Invalid(placeholderPath, valueHole, fmt.Sprintf(strings.Replace(object.DetailProtocolConflict, "%d", "%s", 1), portHole, holderProtocolHole, holderHole)),
 		map[string]string{valueHole: "l.protocol", portHole: "string(l.port)", holderProtocolHole: "variables.listeners[f].protocol", holderHole: claim("f")})
 	hostConflict := details.line(`"spec.listeners[" + string(i) + "].hostname"`,
-		field.Invalid(placeholderPath, valueHole, fmt.Sprintf(rules.DetailHostnameConflict, holderHole)),
+		field.Invalid(placeholderPath, valueHole, fmt.Sprintf(object.DetailHostnameConflict, holderHole)),
 		map[string]string{valueHole: `(has(l.hostname) ? l.hostname : "")`, holderHole: claim("same")})
 	// the first listener on the port holds it: another protocol conflicts;
 	// the same protocol conflicts with the first of the same endpoint; a
@@ -516,8 +516,8 @@ func (w writer) basicRules() string {
 		"port", w.line(`p + ".port"`, field.Invalid(placeholderPath, intValueHole, only(w, "IsValidPortNum", validation.IsValidPortNum, 0)),
 			map[string]string{strconv.FormatInt(intValueHole, 10): "l.port"}),
 		"preq", w.line(`p + ".protocol"`, field.Required(placeholderPath, ""), nil),
-		"protocols", list(rules.SupportedProtocols),
-		"pns", notSupported(w, "l.protocol", `p + ".protocol"`, rules.SupportedProtocols),
+		"protocols", list(object.SupportedProtocols),
+		"pns", notSupported(w, "l.protocol", `p + ".protocol"`, object.SupportedProtocols),
 		"host", w.hostname("l.hostname", `p + ".hostname"`))
 }
 
@@ -541,13 +541,13 @@ func (w writer) tlsRules() string {
 		`size({refs}) == 0 ? ({sametls} ? [] : [{norefs}]) : {samerefs} ? [] : (size({refs}) > 1 ? [{manyrefs}] : []) + `+
 		joined(indexList(MaxCertificateRefs)+`.filter(j, j < size({refs})).map(j, {ref})`),
 		"sameprototls", same("protocol", "tls"), "sametls", same("tls"), "samemode", same("tls.mode"), "samerefs", same("tls.certificateRefs"),
-		"http", lit(string(rules.ProtocolHTTP)), "https", lit(string(rules.ProtocolHTTPS)), "http3", lit(string(rules.ProtocolHTTP3)),
-		"forbidden", w.line(`p + ".tls"`, field.Forbidden(placeholderPath, rules.DetailTLSForbidden), nil),
-		"required", w.line(`p + ".tls"`, field.Required(placeholderPath, fmt.Sprintf(rules.DetailTLSRequired, protocolHole)), map[string]string{protocolHole: "l.protocol"}),
+		"http", lit(string(object.ProtocolHTTP)), "https", lit(string(object.ProtocolHTTPS)), "http3", lit(string(object.ProtocolHTTP3)),
+		"forbidden", w.line(`p + ".tls"`, field.Forbidden(placeholderPath, object.DetailTLSForbidden), nil),
+		"required", w.line(`p + ".tls"`, field.Required(placeholderPath, fmt.Sprintf(object.DetailTLSRequired, protocolHole)), map[string]string{protocolHole: "l.protocol"}),
 		"terminate", lit(string(gwv1.TLSModeTerminate)),
 		"mode", notSupported(w, "l.tls.mode", `p + ".tls.mode"`, []gwv1.TLSModeType{gwv1.TLSModeTerminate}),
 		"refs", refs,
-		"norefs", w.line(`p + ".tls.certificateRefs"`, field.Required(placeholderPath, rules.DetailNoCertificateRef), nil),
+		"norefs", w.line(`p + ".tls.certificateRefs"`, field.Required(placeholderPath, object.DetailNoCertificateRef), nil),
 		"manyrefs", w.tooMany(`p + ".tls.certificateRefs"`, "size("+refs+")", 1),
 		"ref", refBody)
 }
@@ -558,9 +558,9 @@ func (w writer) optionRules() string {
 		`[l.tls.options].map(o, (size(o) > {maxopts} && !{sameopts} ? [{manyopts}] : []) + `+
 		joined(`o.map(k, {samekey} ? [] : [p + ".tls.options[" + k + "]"].map(kp, {key})[0])`)+` + {range})[0]`,
 		"sameopts", same("tls.options"), "samekey", same("tls.options[k]"),
-		"http", lit(string(rules.ProtocolHTTP)),
-		"maxopts", strconv.Itoa(rules.MaxOptions),
-		"manyopts", w.tooMany(`p + ".tls.options"`, "size(o)", rules.MaxOptions),
+		"http", lit(string(object.ProtocolHTTP)),
+		"maxopts", strconv.Itoa(object.MaxOptions),
+		"manyopts", w.tooMany(`p + ".tls.options"`, "size(o)", object.MaxOptions),
 		"key", w.optionKey("k", "o[k]", "kp"),
 		"range", w.versionRange("o"))
 }
@@ -581,12 +581,12 @@ func (w writer) hostnameDetails(h string) string {
 	return fill(`({h} == "" ? [{empty}] : ({h}.matches({ipchars}) && {h}.matches({ip})) ? [{isip}] : {h}.contains(":") ? [{port}] : `+
 		`(size(bytes({h})) > {max} ? [{long}] : []) + `+
 		`({h}.startsWith({wildcard}) ? (!{h}.substring({after}).matches({sub}) ? [{wregex}] : []) : (!{h}.matches({sub}) ? [{regex}] : [])))`,
-		"h", h, "wildcard", lit(rules.WildcardPrefix), "after", strconv.Itoa(len(rules.WildcardPrefix)),
-		"empty", lit(rules.DetailEmptyHostname),
-		"ip", lit(reIP), "ipchars", lit(reIPChars), "isip", lit(rules.DetailHostnameIP),
-		"port", lit(rules.DetailHostnamePort),
+		"h", h, "wildcard", lit(object.WildcardPrefix), "after", strconv.Itoa(len(object.WildcardPrefix)),
+		"empty", lit(object.DetailEmptyHostname),
+		"ip", lit(reIP), "ipchars", lit(reIPChars), "isip", lit(object.DetailHostnameIP),
+		"port", lit(object.DetailHostnamePort),
 		"max", strconv.Itoa(validation.DNS1123SubdomainMaxLength), "long", lit(validation.MaxLenError(validation.DNS1123SubdomainMaxLength)),
-		"sub", anchored(dns1123SubdomainRegex), "wregex", lit(rules.DetailAfterWildcard+badName), "regex", lit(badName))
+		"sub", anchored(dns1123SubdomainRegex), "wregex", lit(object.DetailAfterWildcard+badName), "regex", lit(badName))
 }
 
 // optionKey is the entries of one option k with value v at kpath.
@@ -595,15 +595,15 @@ func (w writer) optionKey(k, v, kpath string) string {
 		return w.line(kpath, field.Invalid(placeholderPath, valueHole, msg), map[string]string{valueHole: x})
 	}
 	expr := fill(`size({v}) > {maxlen} ? [{long}] : !{k}.contains("/") ? [{unprefixed}] : !{k}.startsWith({prefix}) ? {labelkey} : `,
-		"v", v, "k", k, "maxlen", strconv.Itoa(rules.MaxOptionValueLen),
-		"long", w.line(kpath, field.TooLong(placeholderPath, "", rules.MaxOptionValueLen), nil),
-		"unprefixed", inv(k, rules.DetailUnprefixedOption),
-		"prefix", lit(rules.OptionPrefix),
+		"v", v, "k", k, "maxlen", strconv.Itoa(object.MaxOptionValueLen),
+		"long", w.line(kpath, field.TooLong(placeholderPath, "", object.MaxOptionValueLen), nil),
+		"unprefixed", inv(k, object.DetailUnprefixedOption),
+		"prefix", lit(object.OptionPrefix),
 		"labelkey", w.labelKey(k, kpath))
 	// each of Airlock's options as its row of rules.AirlockOptions says:
 	// a list-valued one's items, or one value of a set; options of the
 	// same set (the versions) share one test
-	for _, o := range rules.AirlockOptions {
+	for _, o := range object.AirlockOptions {
 		if o.List {
 			expr += k + " == " + lit(string(o.Key)) + " ? " + w.nameList(v, kpath, o) + " : "
 		}
@@ -620,7 +620,7 @@ func (w writer) optionKey(k, v, kpath string) string {
 		expr += cond + " ? " + fill(`(!({v} in {values}) ? [{ns}] : [])`, "v", v, "values", list(set[0].Values),
 			"ns", notSupported(w, v, kpath, set[0].Values)) + " : "
 	}
-	expr += "[" + notSupported(w, k, kpath, rules.SupportedOptions) + "]"
+	expr += "[" + notSupported(w, k, kpath, object.SupportedOptions) + "]"
 	return "(" + expr + ")"
 }
 
@@ -629,7 +629,7 @@ func (w writer) optionKey(k, v, kpath string) string {
 // Go rule judges it, and one entry for a longer list. The names it accepts
 // are the variable AcceptedNamesVariable(key), which holds the names a
 // setting adds too.
-func (w writer) nameList(v, kpath string, opt rules.AirlockOption) string {
+func (w writer) nameList(v, kpath string, opt object.AirlockOption) string {
 	allowed := opt.Values
 	accepted := "variables." + AcceptedNamesVariable(opt.Key)
 	// A list with more items than there are names must repeat or misspell
@@ -656,9 +656,9 @@ func (w writer) nameList(v, kpath string, opt rules.AirlockOption) string {
 		`{idx}.filter(j, j < size(items)).map(j, [items[j]].map(it, it == "" ? {emptyitem} : it.trim() != it ? {padded} : `+
 		`{idx}.exists(m, m < j && items[m] == it) ? {dup} : it in {allowed} ? "" : {explain}{ns})[0]).filter(s, s != "") + `+
 		`(size(items) > {n} ? [{summary}] : []))[0])`,
-		"v", v, "empty", inv(v, rules.DetailEmptyNameList), "valid", valid,
+		"v", v, "empty", inv(v, object.DetailEmptyNameList), "valid", valid,
 		"idx", indexList(n), "n", strconv.Itoa(n),
-		"emptyitem", inv(v, rules.DetailEmptyItem), "padded", inv("it", rules.DetailPaddedItem),
+		"emptyitem", inv(v, object.DetailEmptyItem), "padded", inv("it", object.DetailPaddedItem),
 		"dup", w.line(kpath, field.Duplicate(placeholderPath, valueHole), map[string]string{valueHole: "it"}),
 		"allowed", accepted, "explain", explain,
 		"ns", w.notSupportedName("it", kpath, accepted),
@@ -667,13 +667,13 @@ func (w writer) nameList(v, kpath string, opt rules.AirlockOption) string {
 
 // valueSets are the options that take one value of a set, those of the
 // same set (the same Values) together, in rules.AirlockOptions' order.
-func valueSets() [][]rules.AirlockOption {
-	var sets [][]rules.AirlockOption
-	for _, o := range rules.AirlockOptions {
+func valueSets() [][]object.AirlockOption {
+	var sets [][]object.AirlockOption
+	for _, o := range object.AirlockOptions {
 		if o.List {
 			continue
 		}
-		i := slices.IndexFunc(sets, func(s []rules.AirlockOption) bool { return slices.Equal(s[0].Values, o.Values) })
+		i := slices.IndexFunc(sets, func(s []object.AirlockOption) bool { return slices.Equal(s[0].Values, o.Values) })
 		if i < 0 {
 			sets = append(sets, nil)
 			i = len(sets) - 1
@@ -688,7 +688,7 @@ func valueSets() [][]rules.AirlockOption {
 // and those a setting adds (Options.AddedNames; the chart's airlock.addNames
 // appends to it).
 func AcceptedNamesVariable(key gwv1.AnnotationKey) string {
-	return "accepted_" + strings.ReplaceAll(strings.TrimPrefix(string(key), rules.OptionPrefix), "-", "_")
+	return "accepted_" + strings.ReplaceAll(strings.TrimPrefix(string(key), object.OptionPrefix), "-", "_")
 }
 
 // notSupportedName is notSupported of the item x of a list-valued option,
@@ -703,27 +703,27 @@ func (w writer) notSupportedName(x, path, accepted string) string {
 
 // versionRange is validateVersionRange of the options o of listener l.
 func (w writer) versionRange(o string) string {
-	minK, maxK := lit(string(rules.OptionMinimumVersion)), lit(string(rules.OptionMaximumVersion))
+	minK, maxK := lit(string(object.OptionMinimumVersion)), lit(string(object.OptionMaximumVersion))
 	maxPath := `p + ".tls.options[" + ` + maxK + ` + "]"`
 	minimumHole := hole("minimum")
-	below := fmt.Sprintf(rules.DetailVersionBelowMinimum, minimumHole)
+	below := fmt.Sprintf(object.DetailVersionBelowMinimum, minimumHole)
 	return fill(`(({min} in {o}) && ({max} in {o}) && {o}[{min}] in {versions} && {o}[{max}] in {versions} && {versions}.indexOf({o}[{min}]) > {versions}.indexOf({o}[{max}]) && !{samerange} ? [{below}] : []) + `+
 		`(l.protocol == {http3} && ({max} in {o}) && {o}[{max}] in {versions} && {o}[{max}] != {v13} && !{samehttp3} ? [{http3msg}] : [])`,
-		"o", o, "min", minK, "max", maxK, "versions", list(rules.TLSVersions),
+		"o", o, "min", minK, "max", maxK, "versions", list(object.TLSVersions),
 		"samerange", same("tls.options["+minK+"]", "tls.options["+maxK+"]"), "samehttp3", same("protocol", "tls.options["+maxK+"]"),
 		"below", w.line(maxPath, field.Invalid(placeholderPath, valueHole, below), map[string]string{valueHole: o + "[" + maxK + "]", minimumHole: o + "[" + minK + "]"}),
-		"http3", lit(string(rules.ProtocolHTTP3)), "v13", lit(rules.TLSVersionHTTP3),
-		"http3msg", w.line(maxPath, field.Invalid(placeholderPath, valueHole, rules.DetailHTTP3NeedsTLS13), map[string]string{valueHole: o + "[" + maxK + "]"}))
+		"http3", lit(string(object.ProtocolHTTP3)), "v13", lit(object.TLSVersionHTTP3),
+		"http3msg", w.line(maxPath, field.Invalid(placeholderPath, valueHole, object.DetailHTTP3NeedsTLS13), map[string]string{valueHole: o + "[" + maxK + "]"}))
 }
 
 // allowedRoutes is validateAllowedRoutes of ar at path.
 func (w writer) allowedRoutes(ar, path string) string {
 	kinds := `(has(` + ar + `.kinds) ? ` + ar + `.kinds : [])`
 	kind := fill(`[{kinds}[j]].map(k, (has(k.group) && k.group != {gw} ? [{group}] : []) + (k.kind != {httproute} ? (k.kind == "" ? [{req}] : [{ns}]) : []))[0]`,
-		"kinds", kinds, "gw", lit(gwv1.GroupName), "httproute", lit(string(rules.HTTPRouteKind)),
+		"kinds", kinds, "gw", lit(gwv1.GroupName), "httproute", lit(string(object.HTTPRouteKind)),
 		"group", notSupported(w, "k.group", path+` + ".kinds[" + string(j) + "].group"`, []string{gwv1.GroupName}),
 		"req", w.line(path+` + ".kinds[" + string(j) + "].kind"`, field.Required(placeholderPath, ""), nil),
-		"ns", notSupported(w, "k.kind", path+` + ".kinds[" + string(j) + "].kind"`, []gwv1.Kind{rules.HTTPRouteKind}))
+		"ns", notSupported(w, "k.kind", path+` + ".kinds[" + string(j) + "].kind"`, []gwv1.Kind{object.HTTPRouteKind}))
 	nsPath := path + ` + ".namespaces"`
 	from := `(has(ns.from) ? ns.from : ` + lit(string(gwv1.NamespacesFromSame)) + `)`
 	namespaces := fill(`[{ar}.namespaces].map(ns, {from} == {selectorfrom} ? (has(ns.selector) ? {selector} : {samesel} ? [] : [{req}]) : ({from} == {all} || {from} == {same}) || {samefrom} ? [] : [{ns}])[0]`,
@@ -731,8 +731,8 @@ func (w writer) allowedRoutes(ar, path string) string {
 		"all", lit(string(gwv1.NamespacesFromAll)), "same", lit(string(gwv1.NamespacesFromSame)),
 		"samesel", same("allowedRoutes.namespaces.from", "allowedRoutes.namespaces.selector"), "samefrom", same("allowedRoutes.namespaces.from"),
 		"selector", w.selector("ns.selector", nsPath+` + ".selector"`),
-		"req", w.line(nsPath+` + ".selector"`, field.Required(placeholderPath, rules.DetailSelectorRequired), nil),
-		"ns", notSupported(w, from, nsPath+` + ".from"`, rules.SupportedFrom))
+		"req", w.line(nsPath+` + ".selector"`, field.Required(placeholderPath, object.DetailSelectorRequired), nil),
+		"ns", notSupported(w, from, nsPath+` + ".from"`, object.SupportedFrom))
 	// kinds is an atomic list: ratcheted whole
 	return `(` + same("allowedRoutes.kinds") + ` ? [] : ` + joined(indexed(kinds, "j", kind, MaxRouteKinds)) + `)` +
 		` + (has(` + ar + `.namespaces) ? ` + namespaces + ` : [])`
@@ -755,9 +755,9 @@ func (w writer) selector(s, path string) string {
 	forbidden := w.selectorDetail(metav1.LabelSelectorRequirement{Key: "a", Operator: metav1.LabelSelectorOpExists, Values: []string{"a"}}, "values", field.ErrorTypeForbidden)
 	badOperator := w.selectorDetail(metav1.LabelSelectorRequirement{Key: "a", Operator: "-"}, "operator", field.ErrorTypeInvalid)
 	expr := fill(`[{exprs}[j]].map(e, size({vals}) > {max} ? [{manyvals}] : (e.operator in {inout} ? (size({vals}) == 0 ? [{req}] : []) : e.operator in {exists} ? (size({vals}) > 0 ? [{forb}] : []) : [{badop}]) + `+
-		`{key} + `+joined(indexed(vals, "m", w.labelValue(vals+"[m]", ePath+` + ".values[" + string(m) + "]"`), rules.MaxSelectorItems))+`)[0]`,
-		"exprs", exprs, "vals", vals, "max", strconv.Itoa(rules.MaxSelectorItems),
-		"manyvals", w.tooMany(ePath+` + ".values"`, "size("+vals+")", rules.MaxSelectorItems),
+		`{key} + `+joined(indexed(vals, "m", w.labelValue(vals+"[m]", ePath+` + ".values[" + string(m) + "]"`), object.MaxSelectorItems))+`)[0]`,
+		"exprs", exprs, "vals", vals, "max", strconv.Itoa(object.MaxSelectorItems),
+		"manyvals", w.tooMany(ePath+` + ".values"`, "size("+vals+")", object.MaxSelectorItems),
 		"inout", operators(metav1.LabelSelectorOpIn, metav1.LabelSelectorOpNotIn),
 		"exists", operators(metav1.LabelSelectorOpExists, metav1.LabelSelectorOpDoesNotExist),
 		"req", w.line(ePath+` + ".values"`, field.Required(placeholderPath, required), nil),
@@ -769,11 +769,11 @@ func (w writer) selector(s, path string) string {
 	return fill(`((has({labels}) ? (size({labels}) > {max} ? ({samelabels} ? [] : [{manylabels}]) : {walklabels}) : []) + `+
 		`({sameexprs} ? [] : size({exprs}) > {max} ? [{manyexprs}] : {walkexprs}))`,
 		"samelabels", same(sel+".matchLabels"), "sameexprs", same(sel+".matchExpressions"),
-		"labels", labels, "exprs", exprs, "max", strconv.Itoa(rules.MaxSelectorItems),
-		"manylabels", w.tooMany(labelsPath, "size("+labels+")", rules.MaxSelectorItems),
+		"labels", labels, "exprs", exprs, "max", strconv.Itoa(object.MaxSelectorItems),
+		"manylabels", w.tooMany(labelsPath, "size("+labels+")", object.MaxSelectorItems),
 		"walklabels", joined(labels+`.map(k, `+same(sel+".matchLabels[k]")+` ? [] : `+w.labelKey("k", labelsPath)+` + `+w.labelValue(labels+"[k]", labelsPath)+`)`),
-		"manyexprs", w.tooMany(path+` + ".matchExpressions"`, "size("+exprs+")", rules.MaxSelectorItems),
-		"walkexprs", joined(indexed(exprs, "j", expr, rules.MaxSelectorItems)))
+		"manyexprs", w.tooMany(path+` + ".matchExpressions"`, "size("+exprs+")", object.MaxSelectorItems),
+		"walkexprs", joined(indexed(exprs, "j", expr, object.MaxSelectorItems)))
 }
 
 // tooMany is the entry field.TooMany gives at path when the CEL int size

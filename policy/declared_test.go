@@ -17,6 +17,8 @@ import (
 	"github.com/airlock/listenerset-webhook/policy/policytest"
 	"github.com/airlock/listenerset-webhook/validation"
 	"github.com/airlock/listenerset-webhook/validation/findings"
+	"github.com/airlock/listenerset-webhook/validation/merged"
+	"github.com/airlock/listenerset-webhook/validation/object"
 	"github.com/airlock/listenerset-webhook/validation/validationtest"
 )
 
@@ -53,7 +55,7 @@ func TestDeclaredHostnamesSameVerdict(t *testing.T) {
 	// the fast path: the usual set in a Namespace without a
 	// declaration only
 	for _, tc := range validationtest.DeclarationCases() {
-		if tc.Old != nil || len(tc.New.Spec.Listeners) != validation.MaxListeners {
+		if tc.Old != nil || len(tc.New.Spec.Listeners) != object.MaxListeners {
 			continue
 		}
 		obj := crdDefaulted(t, tc.New)
@@ -63,7 +65,7 @@ func TestDeclaredHostnamesSameVerdict(t *testing.T) {
 		}
 	}
 	t.Logf("%d requests (%v by code), %d denied, %d messages cut, %d with other details", st.cases, outcomes, st.denied, st.truncated, st.detailDiffs)
-	if outcomes[""] == 0 || outcomes[validation.CodeHostnameNotDeclared] == 0 || outcomes[validation.CodeDeclarationMalformed] == 0 {
+	if outcomes[""] == 0 || outcomes[merged.CodeHostnameNotDeclared] == 0 || outcomes[merged.CodeDeclarationMalformed] == 0 {
 		t.Errorf("the cases reach neither verdict: %v", outcomes)
 	}
 }

@@ -17,6 +17,7 @@ import (
 	"github.com/airlock/listenerset-webhook/policy"
 	"github.com/airlock/listenerset-webhook/policy/policytest"
 	"github.com/airlock/listenerset-webhook/validation"
+	"github.com/airlock/listenerset-webhook/validation/object"
 	"github.com/airlock/listenerset-webhook/validation/validationtest"
 )
 
@@ -279,9 +280,9 @@ func TestSameVerdictInProcess(t *testing.T) {
 		for _, s := range validationtest.WorstShapes {
 			var old *gwv1.ListenerSet
 			if s.Update != nil {
-				old = s.Update(validation.MaxListeners)
+				old = s.Update(object.MaxListeners)
 			}
-			compare(t, e, "worst "+s.Name, s.Build(validation.MaxListeners), old, &st)
+			compare(t, e, "worst "+s.Name, s.Build(object.MaxListeners), old, &st)
 		}
 	}
 	t.Logf("%d requests, %d denied, %d messages cut, %d with other details; %d admitted by the CRD and judged by the whole policy too: %d valid, %d of them by the fast path alone",

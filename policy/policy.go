@@ -10,7 +10,8 @@ import (
 	"sigs.k8s.io/yaml"
 
 	"github.com/airlock/listenerset-webhook/registration"
-	rules "github.com/airlock/listenerset-webhook/validation"
+	"github.com/airlock/listenerset-webhook/validation/merged"
+	"github.com/airlock/listenerset-webhook/validation/object"
 )
 
 // Default names of the generated objects.
@@ -32,7 +33,7 @@ type Options struct {
 	// AddedNames are names the list-valued TLS options accept besides the
 	// built-in ones, as the webhook's --add-names: each option's
 	// AcceptedNamesVariable holds them.
-	AddedNames rules.AddedNames
+	AddedNames object.AddedNames
 	// Gateways, when not empty, scope the policy to the ListenerSets of
 	// these Gateways, Airlock's: "namespace/name" or "namespace/*"
 	// (ValidateGateways), in a match condition (scope.go). Empty: every
@@ -63,7 +64,7 @@ func (o Options) withDefaults() Options {
 // CEL is written for.
 func Generate(opts Options) (*admissionregistrationv1.ValidatingAdmissionPolicy, *admissionregistrationv1.ValidatingAdmissionPolicyBinding, error) {
 	opts = opts.withDefaults()
-	tenancy := rules.Tenancy{AllowedHostnamesAnnotation: opts.AllowedHostnamesAnnotation}
+	tenancy := merged.Tenancy{AllowedHostnamesAnnotation: opts.AllowedHostnamesAnnotation}
 	if err := tenancy.Check(); err != nil {
 		return nil, nil, err
 	}
@@ -74,7 +75,7 @@ func Generate(opts Options) (*admissionregistrationv1.ValidatingAdmissionPolicy,
 	vars := make([]admissionregistrationv1.Variable, len(e.variables))
 	for i, v := range e.variables {
 		vars[i] = admissionregistrationv1.Variable{Name: v.name, Expression: v.expression}
-		for _, key := range rules.ListOptions {
+		for _, key := range object.ListOptions {
 			if v.name == AcceptedNamesVariable(key) && len(opts.AddedNames[key]) > 0 {
 				vars[i].Expression = list(opts.AddedNames.Names(key))
 			}

@@ -6,31 +6,33 @@ import (
 	"testing"
 
 	"k8s.io/apimachinery/pkg/util/validation/field"
+
+	"github.com/airlock/listenerset-webhook/validation/object"
 )
 
 func TestParseAddedNames(t *testing.T) {
-	added, err := ParseAddedNames([]string{
-		"ecdhCurves=SecP256r1MLKEM768,X25519",      // X25519 is built in: accepted once
-		OptionPrefix + "ecdhCurves=X25519Kyber768", // the full key
+	added, err := object.ParseAddedNames([]string{
+		"ecdhCurves=SecP256r1MLKEM768,X25519",             // X25519 is built in: accepted once
+		object.OptionPrefix + "ecdhCurves=X25519Kyber768", // the full key
 		"ciphers=ECDHE-RSA-AES128-CCM",
 		"ecdhCurves=SecP256r1MLKEM768", // repeated: once
 	})
 	if err != nil {
 		t.Fatal(err)
 	}
-	if got, want := added[OptionECDHCurves], []string{"SecP256r1MLKEM768", "X25519Kyber768"}; !slices.Equal(got, want) {
+	if got, want := added[object.OptionECDHCurves], []string{"SecP256r1MLKEM768", "X25519Kyber768"}; !slices.Equal(got, want) {
 		t.Errorf("ecdhCurves added %q, want %q", got, want)
 	}
-	if got, want := added.Names(OptionECDHCurves), append(slices.Clone(ECDHCurves), "SecP256r1MLKEM768", "X25519Kyber768"); !slices.Equal(got, want) {
+	if got, want := added.Names(object.OptionECDHCurves), append(slices.Clone(object.ECDHCurves), "SecP256r1MLKEM768", "X25519Kyber768"); !slices.Equal(got, want) {
 		t.Errorf("ecdhCurves accepts %q, want %q", got, want)
 	}
-	if got := added.Names(OptionALPNProtocols); !slices.Equal(got, ALPNProtocols) {
-		t.Errorf("alpn-protocols accepts %q, want the built-in %q", got, ALPNProtocols)
+	if got := added.Names(object.OptionALPNProtocols); !slices.Equal(got, object.ALPNProtocols) {
+		t.Errorf("alpn-protocols accepts %q, want the built-in %q", got, object.ALPNProtocols)
 	}
 	// what one engine passes to the next reads back the same
-	again, err := ParseAddedNames(added.Settings())
-	if err != nil || len(again) != len(added) || !slices.Equal(again[OptionECDHCurves], added[OptionECDHCurves]) ||
-		!slices.Equal(again[OptionCiphers], added[OptionCiphers]) {
+	again, err := object.ParseAddedNames(added.Settings())
+	if err != nil || len(again) != len(added) || !slices.Equal(again[object.OptionECDHCurves], added[object.OptionECDHCurves]) ||
+		!slices.Equal(again[object.OptionCiphers], added[object.OptionCiphers]) {
 		t.Errorf("Settings %q read back as %v (%v), want %v", added.Settings(), again, err, added)
 	}
 
@@ -41,15 +43,15 @@ func TestParseAddedNames(t *testing.T) {
 		{"ecdhCurves=", "empty name"},
 		{"ecdhCurves=a,,b", "empty name"},
 		{"ecdhCurves=a b", `name "a b" may only hold letters, digits and "-_./+"`},
-		{"ciphers=" + strings.Repeat("A", MaxAddedNameLen+1), "longer than 64 bytes"},
-		{"ciphers=" + manyNames(MaxAddedNames+1), "more than 16 names added to ciphers"},
+		{"ciphers=" + strings.Repeat("A", object.MaxAddedNameLen+1), "longer than 64 bytes"},
+		{"ciphers=" + manyNames(object.MaxAddedNames+1), "more than 16 names added to ciphers"},
 	} {
-		if _, err := ParseAddedNames([]string{tc.setting}); err == nil || !strings.Contains(err.Error(), tc.want) {
+		if _, err := object.ParseAddedNames([]string{tc.setting}); err == nil || !strings.Contains(err.Error(), tc.want) {
 			t.Errorf("ParseAddedNames(%.40q) = %v, want an error containing %q", tc.setting, err, tc.want)
 		}
 	}
-	if _, err := ParseAddedNames([]string{"ciphers=" + manyNames(MaxAddedNames)}); err != nil {
-		t.Errorf("%d names: %v", MaxAddedNames, err)
+	if _, err := object.ParseAddedNames([]string{"ciphers=" + manyNames(object.MaxAddedNames)}); err != nil {
+		t.Errorf("%d names: %v", object.MaxAddedNames, err)
 	}
 }
 
@@ -64,29 +66,29 @@ func manyNames(n int) string {
 // An added name is accepted by the rules; an unknown one is still an error,
 // whose message lists the added names among the supported ones.
 func TestAddedNamesAreAccepted(t *testing.T) {
-	added, err := ParseAddedNames([]string{"ecdhCurves=SecP256r1MLKEM768", "signatureAlgorithms=mldsa65"})
+	added, err := object.ParseAddedNames([]string{"ecdhCurves=SecP256r1MLKEM768", "signatureAlgorithms=mldsa65"})
 	if err != nil {
 		t.Fatal(err)
 	}
 	ls := validListenerSet()
-	setOption(ls, 2, OptionECDHCurves, "SecP256r1MLKEM768,X25519")
-	setOption(ls, 1, OptionSignatureAlgorithms, "mldsa65,ed25519")
+	setOption(ls, 2, object.OptionECDHCurves, "SecP256r1MLKEM768,X25519")
+	setOption(ls, 1, object.OptionSignatureAlgorithms, "mldsa65,ed25519")
 	if errs, _ := Validate(ls, nil, Options{AddedNames: added}); len(errs) != 0 {
 		t.Errorf("added names: %v, want none", errs)
 	}
 	errs, _ := Validate(ls, nil, Options{})
 	want := field.ErrorList{
-		field.NotSupported(optionPath(1, OptionSignatureAlgorithms), "mldsa65", SignatureAlgorithms),
-		field.NotSupported(optionPath(2, OptionECDHCurves), "SecP256r1MLKEM768", ECDHCurves),
+		field.NotSupported(optionPath(1, object.OptionSignatureAlgorithms), "mldsa65", object.SignatureAlgorithms),
+		field.NotSupported(optionPath(2, object.OptionECDHCurves), "SecP256r1MLKEM768", object.ECDHCurves),
 	}
 	if errs.ToAggregate().Error() != want.ToAggregate().Error() {
 		t.Errorf("without the setting:\n got %v\nwant %v", errs, want)
 	}
 
-	setOption(ls, 2, OptionECDHCurves, "SecP256r1MLKEM768,X25519Kyber768")
+	setOption(ls, 2, object.OptionECDHCurves, "SecP256r1MLKEM768,X25519Kyber768")
 	errs, _ = Validate(ls, nil, Options{AddedNames: added})
-	want = field.ErrorList{field.NotSupported(optionPath(2, OptionECDHCurves), "X25519Kyber768",
-		append(slices.Clone(ECDHCurves), "SecP256r1MLKEM768"))}
+	want = field.ErrorList{field.NotSupported(optionPath(2, object.OptionECDHCurves), "X25519Kyber768",
+		append(slices.Clone(object.ECDHCurves), "SecP256r1MLKEM768"))}
 	if errs.ToAggregate().Error() != want.ToAggregate().Error() {
 		t.Errorf("an unknown curve beside an added one:\n got %v\nwant %v", errs, want)
 	}

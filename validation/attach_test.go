@@ -7,6 +7,10 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/utils/ptr"
 	gwv1 "sigs.k8s.io/gateway-api/apis/v1"
+
+	"github.com/airlock/listenerset-webhook/validation/merged"
+	"github.com/airlock/listenerset-webhook/validation/object"
+	"github.com/airlock/listenerset-webhook/validation/routes"
 )
 
 // attachSet is a ListenerSet in team-a with one listener l.
@@ -21,7 +25,7 @@ func attachSet(l gwv1.ListenerEntry) *gwv1.ListenerSet {
 }
 
 func httpListener(hostname string) gwv1.ListenerEntry {
-	l := gwv1.ListenerEntry{Name: "web", Port: 80, Protocol: ProtocolHTTP}
+	l := gwv1.ListenerEntry{Name: "web", Port: 80, Protocol: object.ProtocolHTTP}
 	if hostname != "" {
 		l.Hostname = ptr.To(gwv1.Hostname(hostname))
 	}
@@ -83,7 +87,7 @@ func TestHostnameIntersection(t *testing.T) {
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			r := route("team-a", tc.route...)
-			a := NewAttacher(attachSet(httpListener(tc.listener)), nil).Attach(r, &r.Spec.ParentRefs[0])
+			a := routes.NewAttacher(attachSet(httpListener(tc.listener)), nil).Attach(r, &r.Spec.ParentRefs[0])
 			assert.Equal(t, tc.attaches, a.Attached(), "%+v", a)
 			assert.True(t, a.Known)
 			if !tc.attaches {
@@ -107,7 +111,7 @@ func TestAttach(t *testing.T) {
 	}
 	twoListeners := func() *gwv1.ListenerSet {
 		ls := attachSet(httpListener("a.example.com"))
-		ls.Spec.Listeners = append(ls.Spec.Listeners, gwv1.ListenerEntry{Name: "api", Port: 8080, Protocol: ProtocolHTTP})
+		ls.Spec.Listeners = append(ls.Spec.Listeners, gwv1.ListenerEntry{Name: "api", Port: 8080, Protocol: object.ProtocolHTTP})
 		return ls
 	}
 	fromSelector := func() *gwv1.ListenerSet {
@@ -164,11 +168,11 @@ func TestAttach(t *testing.T) {
 		}(), route: route("team-a"), known: true, reason: gwv1.RouteReasonNotAllowedByListeners, detail: `kind HTTPRoute not allowed by listener "web" (allowedRoutes.kinds, protocol HTTP)`},
 		{name: "a protocol without HTTPRoutes", ls: attachSet(gwv1.ListenerEntry{Name: "tcp", Port: 9000, Protocol: gwv1.TCPProtocolType}), route: route("team-a"),
 			known: true, reason: gwv1.RouteReasonNotAllowedByListeners, detail: `kind HTTPRoute not allowed by listener "tcp" (allowedRoutes.kinds, protocol TCP)`},
-		{name: "HTTP/3 takes HTTPRoutes", ls: attachSet(gwv1.ListenerEntry{Name: "quic", Port: 443, Protocol: ProtocolHTTP3}), route: route("team-a"),
+		{name: "HTTP/3 takes HTTPRoutes", ls: attachSet(gwv1.ListenerEntry{Name: "quic", Port: 443, Protocol: object.ProtocolHTTP3}), route: route("team-a"),
 			listeners: []gwv1.SectionName{"quic"}, known: true},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			a := NewAttacher(tc.ls, labels).Attach(tc.route, &tc.route.Spec.ParentRefs[0])
+			a := routes.NewAttacher(tc.ls, labels).Attach(tc.route, &tc.route.Spec.ParentRefs[0])
 			assert.Equal(t, tc.listeners, a.Listeners)
 			assert.Equal(t, tc.known, a.Known)
 			assert.Equal(t, tc.reason, a.Reason)
@@ -179,21 +183,21 @@ func TestAttach(t *testing.T) {
 
 func TestNamesListenerSet(t *testing.T) {
 	ref := lsRef()
-	ns, name, ok := NamesListenerSet("team-a", &ref)
+	ns, name, ok := merged.NamesListenerSet("team-a", &ref)
 	assert.True(t, ok)
 	assert.Equal(t, "team-a/ls", ns+"/"+name)
 	ref.Namespace = ptr.To[gwv1.Namespace]("other")
-	ns, _, _ = NamesListenerSet("team-a", &ref)
+	ns, _, _ = merged.NamesListenerSet("team-a", &ref)
 	assert.Equal(t, "other", ns)
 	gw := gwv1.ParentReference{Name: "gw"} // kind defaults to Gateway
-	_, _, ok = NamesListenerSet("team-a", &gw)
+	_, _, ok = merged.NamesListenerSet("team-a", &gw)
 	assert.False(t, ok, "a Gateway parent is out of scope")
 	svc := lsRef()
 	svc.Group = ptr.To[gwv1.Group]("")
-	_, _, ok = NamesListenerSet("team-a", &svc)
+	_, _, ok = merged.NamesListenerSet("team-a", &svc)
 	assert.False(t, ok)
 
 	r := route("team-a")
 	r.Spec.ParentRefs = append(r.Spec.ParentRefs, lsRef(), gw)
-	assert.Equal(t, []string{"team-a/ls"}, RouteKeys(r), "each set once, Gateways not at all")
+	assert.Equal(t, []string{"team-a/ls"}, merged.RouteKeys(r), "each set once, Gateways not at all")
 }

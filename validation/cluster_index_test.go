@@ -13,6 +13,9 @@ import (
 	"k8s.io/apimachinery/pkg/util/validation/field"
 	"k8s.io/utils/ptr"
 	gwv1 "sigs.k8s.io/gateway-api/apis/v1"
+
+	"github.com/airlock/listenerset-webhook/validation/merged"
+	"github.com/airlock/listenerset-webhook/validation/object"
 )
 
 // randomCluster is a Gateway with random ListenerSets around it, drawn from
@@ -21,9 +24,9 @@ import (
 // namespace/name, sets the Gateway does not admit and sets of another
 // Gateway are frequent; and a ListenerSet to judge, new or an update of one
 // of them.
-func randomCluster(r *rand.Rand) (*gwv1.Gateway, *Objects, *gwv1.ListenerSet) {
+func randomCluster(r *rand.Rand) (*gwv1.Gateway, *merged.Objects, *gwv1.ListenerSet) {
 	ports := []gwv1.PortNumber{80, 443, 8443}
-	protocols := []gwv1.ProtocolType{"HTTP", "HTTPS", ProtocolHTTP3, "TCP", "example.com/custom", "example.com/other"}
+	protocols := []gwv1.ProtocolType{"HTTP", "HTTPS", object.ProtocolHTTP3, "TCP", "example.com/custom", "example.com/other"}
 	// exact names, wildcards above them (nested: *.a.example.com under
 	// *.example.com) and none, so that hostnames overlap in every way
 	hostnames := []*gwv1.Hostname{nil, ptr.To[gwv1.Hostname]("a.example.com"), ptr.To[gwv1.Hostname]("b.example.com"), ptr.To[gwv1.Hostname]("*.example.com")}
@@ -67,7 +70,7 @@ func randomCluster(r *rand.Rand) (*gwv1.Gateway, *Objects, *gwv1.ListenerSet) {
 		}
 		return ls
 	}
-	o := &Objects{Gateways: []*gwv1.Gateway{gw}, Sets: []*gwv1.ListenerSet{}}
+	o := &merged.Objects{Gateways: []*gwv1.Gateway{gw}, Sets: []*gwv1.ListenerSet{}}
 	for _, ns := range namespaces[:3] {
 		switch r.IntN(3) {
 		case 0:
@@ -108,12 +111,12 @@ func randomCluster(r *rand.Rand) (*gwv1.Gateway, *Objects, *gwv1.ListenerSet) {
 // fullMerge is ls's rows of the merged list of every ListenerSet of gw in
 // o and ls (MergedListeners, as the listeners command builds it), with
 // Precedence cleared: the reference listenersInMerge must equal.
-func fullMerge(gw *gwv1.Gateway, o *Objects, ls *gwv1.ListenerSet) []MergedListener {
+func fullMerge(gw *gwv1.Gateway, o *merged.Objects, ls *gwv1.ListenerSet) []object.MergedListener {
 	children, _ := o.ListenerSetsOf(gw.Namespace, gw.Name)
 	sets := slices.DeleteFunc(slices.Clone(children), func(s *gwv1.ListenerSet) bool { return s.Namespace == ls.Namespace && s.Name == ls.Name })
-	var mine []MergedListener
-	for _, row := range MergedListeners(gw, append(sets, ls), MergeOptions{Cluster: o}) {
-		if row.Source.Kind == SourceListenerSet && row.Source.Namespace == ls.Namespace && row.Source.Name == ls.Name {
+	var mine []object.MergedListener
+	for _, row := range merged.MergedListeners(gw, append(sets, ls), merged.MergeOptions{Cluster: o}) {
+		if row.Source.Kind == object.SourceListenerSet && row.Source.Namespace == ls.Namespace && row.Source.Name == ls.Name {
 			row.Precedence = 0
 			mine = append(mine, row)
 		}
@@ -133,7 +136,7 @@ func TestDecisiveRivalsAreTheFullMerge(t *testing.T) {
 	for round := range rounds {
 		gw, o, ls := randomCluster(r)
 		want := fullMerge(gw, o, ls)
-		rows := listenersInMerge(ls, gw, newGatewayAdmission(gw, o), o)
+		rows := merged.ListenersInMerge(ls, gw, merged.NewGatewayAdmission(gw, o), o)
 		for i := range rows {
 			rows[i].Precedence = 0
 		}
@@ -141,19 +144,19 @@ func TestDecisiveRivalsAreTheFullMerge(t *testing.T) {
 			t.Logf("gateway %+v\nsets %s\nls %s", gw.Spec, describeSets(o.Sets), describeSets([]*gwv1.ListenerSet{ls}))
 			return
 		}
-		picked += len(decisive(ls, gw, newGatewayAdmission(gw, o), o))
+		picked += len(merged.Decisive(ls, gw, merged.NewGatewayAdmission(gw, o), o))
 
 		wantErrs := []*field.Error{}
-		self := ListenerSource{Kind: SourceListenerSet, Namespace: ls.Namespace, Name: ls.Name}
-		if allowed, known, _ := newGatewayAdmission(gw, o).admits(ls.Namespace); allowed && known {
+		self := object.ListenerSource{Kind: object.SourceListenerSet, Namespace: ls.Namespace, Name: ls.Name}
+		if allowed, known, _ := merged.NewGatewayAdmission(gw, o).Admits(ls.Namespace); allowed && known {
 			for _, row := range want {
 				if row.Overlaps != nil && row.Overlaps.Source != self {
 					overlaps++
 				}
-				if row.State == ListenerConflicted && row.Winner.Source != self {
+				if row.State == object.ListenerConflicted && row.Winner.Source != self {
 					wantErrs = append(wantErrs, row.Errors...)
 					conflicts++
-					if row.Reason == ReasonProtocolConflict {
+					if row.Reason == object.ReasonProtocolConflict {
 						protocolConflicts++
 					}
 				}
@@ -194,8 +197,8 @@ func TestObjectsIndexFollowsTheLists(t *testing.T) {
 	gw := gateway(gwv1.NamespacesFromAll)
 	a := attached("team-a", "a", 1, entry("web", 443, "HTTPS", "a.example.com"))
 	b := attached("team-b", "b", 2, entry("web", 443, "HTTPS", "a.example.com"))
-	key := EndpointKey(gw.Namespace, gw.Name, 443, "HTTPS", ptr.To[gwv1.Hostname]("a.example.com"))
-	o := &Objects{Gateways: []*gwv1.Gateway{gw}, Sets: make([]*gwv1.ListenerSet, 0, 1)}
+	key := merged.EndpointKey(gw.Namespace, gw.Name, 443, "HTTPS", ptr.To[gwv1.Hostname]("a.example.com"))
+	o := &merged.Objects{Gateways: []*gwv1.Gateway{gw}, Sets: make([]*gwv1.ListenerSet, 0, 1)}
 	sets, known := o.ListenerSetsAt(key)
 	assert.True(t, known)
 	assert.Empty(t, sets)

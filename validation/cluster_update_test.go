@@ -6,12 +6,14 @@ import (
 	"github.com/stretchr/testify/assert"
 	"k8s.io/apimachinery/pkg/util/validation/field"
 	gwv1 "sigs.k8s.io/gateway-api/apis/v1"
+
+	"github.com/airlock/listenerset-webhook/validation/merged"
 )
 
 func TestValidateListenerSetUpdateInCluster(t *testing.T) {
 	listenersPath := field.NewPath("spec", "listeners")
 	// The Gateway holds HTTPS on 443; the stored team-a/mine was created at t0+10m.
-	cluster := &Objects{
+	cluster := &merged.Objects{
 		Gateways: []*gwv1.Gateway{gateway(gwv1.NamespacesFromAll, gwListener("https", 443, "HTTPS", ""))},
 		Grants:   []*gwv1.ReferenceGrant{},
 	}

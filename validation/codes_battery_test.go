@@ -11,6 +11,7 @@ import (
 	gwv1 "sigs.k8s.io/gateway-api/apis/v1"
 
 	"github.com/airlock/listenerset-webhook/validation"
+	"github.com/airlock/listenerset-webhook/validation/object"
 	"github.com/airlock/listenerset-webhook/validation/validationtest"
 )
 
@@ -20,17 +21,17 @@ import (
 // with enforcement warn (would deny); the tables of the other tests check
 // theirs the same way.
 func TestEveryFindingHasACode(t *testing.T) {
-	type object struct {
+	type input struct {
 		name string
 		ls   *gwv1.ListenerSet
 		old  *gwv1.ListenerSet
 		opts validation.Options
 	}
-	var objects []object
+	var objects []input
 	examples, err := validationtest.Examples("..")
 	require.NoError(t, err)
 	for _, e := range examples {
-		objects = append(objects, object{name: e.Path, ls: e.ListenerSet})
+		objects = append(objects, input{name: e.Path, ls: e.ListenerSet})
 	}
 	seeds, err := filepath.Glob(filepath.Join("testdata", "fuzz", "FuzzValidateListenerSet", "*"))
 	require.NoError(t, err)
@@ -42,16 +43,16 @@ func TestEveryFindingHasACode(t *testing.T) {
 		require.True(t, ok, f)
 		seed, err := strconv.Unquote(strings.TrimSuffix(quoted, ")"))
 		require.NoError(t, err, f)
-		objects = append(objects, object{name: f, ls: validationtest.FuzzListenerSet([]byte(seed))})
+		objects = append(objects, input{name: f, ls: validationtest.FuzzListenerSet([]byte(seed))})
 	}
 	for _, s := range validationtest.WorstShapes {
-		ls, old := worstCase(s, validation.MaxListeners)
-		objects = append(objects, object{name: s.Name, ls: ls, old: old})
+		ls, old := worstCase(s, object.MaxListeners)
+		objects = append(objects, input{name: s.Name, ls: ls, old: old})
 	}
 	for _, shape := range validationtest.MostRivalsShapes {
 		ls, rivals := validationtest.MostRivals(shape, 100)
 		for _, strict := range []bool{false, true} {
-			objects = append(objects, object{name: string(shape), ls: ls,
+			objects = append(objects, input{name: string(shape), ls: ls,
 				opts: validation.Options{Cluster: validationtest.SharedCluster(rivals), Strict: strict}})
 		}
 	}

@@ -14,6 +14,8 @@ import (
 	"k8s.io/apimachinery/pkg/util/validation/field"
 
 	"github.com/airlock/listenerset-webhook/validation/findings"
+	"github.com/airlock/listenerset-webhook/validation/merged"
+	"github.com/airlock/listenerset-webhook/validation/object"
 )
 
 // The rule batteries (the tables of this package's tests, examples/, the
@@ -154,14 +156,14 @@ func TestCatalog(t *testing.T) {
 			assert.NotEmpty(t, d.WarningKind, "warning code %s names its kind", d.Code)
 		}
 	}
-	for _, k := range []findings.WarningKind{KindRatcheted, KindWouldDeny, KindClusterFinding} {
+	for _, k := range []findings.WarningKind{object.KindRatcheted, KindWouldDeny, merged.KindClusterFinding} {
 		assert.Empty(t, KindCode(k), "%s carries its error's code", k)
 	}
-	require.Equal(t, "https://github.com/airlock/listenerset-webhook/blob/main/docs/codes.md#ls104", CodeDuplicateListenerName.HelpURI())
+	require.Equal(t, "https://github.com/airlock/listenerset-webhook/blob/main/docs/codes.md#ls104", object.CodeDuplicateListenerName.HelpURI())
 }
 
 func TestCodeOf(t *testing.T) {
-	assert.Equal(t, CodePort, findings.CodeOf(CodePort.Err(field.Invalid(field.NewPath("spec"), 0, ""))))
+	assert.Equal(t, object.CodePort, findings.CodeOf(object.CodePort.Err(field.Invalid(field.NewPath("spec"), 0, ""))))
 	assert.Empty(t, findings.CodeOf(field.Invalid(field.NewPath("spec"), 0, "").WithOrigin("format=dns-label")),
 		"apimachinery's origins are no codes")
 }
@@ -169,5 +171,5 @@ func TestCodeOf(t *testing.T) {
 // TestCodesLeaveTheTextsAlone: a code is no part of what kubectl prints.
 func TestCodesLeaveTheTextsAlone(t *testing.T) {
 	e := field.Duplicate(field.NewPath("spec", "listeners").Index(1).Child("name"), "web")
-	assert.Equal(t, e.Error(), CodeDuplicateListenerName.Err(field.Duplicate(field.NewPath("spec", "listeners").Index(1).Child("name"), "web")).Error())
+	assert.Equal(t, e.Error(), object.CodeDuplicateListenerName.Err(field.Duplicate(field.NewPath("spec", "listeners").Index(1).Child("name"), "web")).Error())
 }

@@ -9,6 +9,7 @@ import (
 	gwv1 "sigs.k8s.io/gateway-api/apis/v1"
 
 	"github.com/airlock/listenerset-webhook/validation"
+	"github.com/airlock/listenerset-webhook/validation/routes"
 	"github.com/airlock/listenerset-webhook/validation/validationtest"
 )
 
@@ -36,7 +37,7 @@ func routesOf(sets []*gwv1.ListenerSet, perSet int) []*gwv1.HTTPRoute {
 // listener's hostname changed) judges those 100 and gives one warning.
 func BenchmarkUpdateWithRoutes(b *testing.B) {
 	sets := validationtest.Tenants(100)
-	routes := routesOf(sets, 100)
+	all := routesOf(sets, 100)
 	labelled := sets[0].DeepCopy()
 	labelled.Labels = map[string]string{"team": "a"}
 	moved := sets[0].DeepCopy()
@@ -48,9 +49,9 @@ func BenchmarkUpdateWithRoutes(b *testing.B) {
 		warnings int
 	}{
 		{"no-routes/label", nil, labelled, 0},
-		{"10000-routes/label", routes, labelled, 0},
+		{"10000-routes/label", all, labelled, 0},
 		{"no-routes/hostname", nil, moved, 0},
-		{"10000-routes/hostname", routes, moved, 1},
+		{"10000-routes/hostname", all, moved, 1},
 	} {
 		b.Run(tc.name, func(b *testing.B) {
 			c := validationtest.SharedCluster(sets)
@@ -65,7 +66,7 @@ func BenchmarkUpdateWithRoutes(b *testing.B) {
 				errs, ws := validation.Validate(tc.update, sets[0], opts)
 				n := 0
 				for _, w := range ws {
-					if w.Kind == validation.KindRoutesDetached {
+					if w.Kind == routes.KindRoutesDetached {
 						n++
 					}
 				}

@@ -12,6 +12,9 @@ import (
 	gwv1 "sigs.k8s.io/gateway-api/apis/v1"
 
 	"github.com/airlock/listenerset-webhook/validation/findings"
+	"github.com/airlock/listenerset-webhook/validation/merged"
+	"github.com/airlock/listenerset-webhook/validation/object"
+	"github.com/airlock/listenerset-webhook/validation/routes"
 )
 
 // detachFixture: team-a/ls with listeners web (HTTP 80, shop.example.com)
@@ -19,7 +22,7 @@ import (
 // web (shop, cart), by port 8080 (orders) and to the whole set (all).
 func detachFixture() (*gwv1.ListenerSet, []*gwv1.HTTPRoute) {
 	ls := attachSet(httpListener("shop.example.com"))
-	ls.Spec.Listeners = append(ls.Spec.Listeners, gwv1.ListenerEntry{Name: "api", Port: 8080, Protocol: ProtocolHTTP})
+	ls.Spec.Listeners = append(ls.Spec.Listeners, gwv1.ListenerEntry{Name: "api", Port: 8080, Protocol: object.ProtocolHTTP})
 	named := func(name string, f func(*gwv1.ParentReference), hostnames ...gwv1.Hostname) *gwv1.HTTPRoute {
 		r := route("team-a", hostnames...)
 		r.Name = name
@@ -40,7 +43,7 @@ func routeWarnings(t *testing.T, ws findings.Warnings) []string {
 	t.Helper()
 	var out []string
 	for _, w := range codedWarnings(t, ws) {
-		if w.Kind == KindRoutesDetached {
+		if w.Kind == routes.KindRoutesDetached {
 			out = append(out, w.String())
 		}
 	}
@@ -55,7 +58,7 @@ func TestRoutesDetachedByUpdate(t *testing.T) {
 	}{
 		{"unchanged listeners: nothing read, nothing said", func(ls *gwv1.ListenerSet) { ls.Labels = map[string]string{"x": "y"} }, nil},
 		{"a listener added", func(ls *gwv1.ListenerSet) {
-			ls.Spec.Listeners = append(ls.Spec.Listeners, gwv1.ListenerEntry{Name: "more", Port: 9090, Protocol: ProtocolHTTP})
+			ls.Spec.Listeners = append(ls.Spec.Listeners, gwv1.ListenerEntry{Name: "more", Port: 9090, Protocol: object.ProtocolHTTP})
 		}, nil},
 		{"rename web to www", func(ls *gwv1.ListenerSet) { ls.Spec.Listeners[0].Name = "www" },
 			// all moves to www (no sectionName): it keeps attaching.
@@ -81,7 +84,7 @@ func TestRoutesDetachedByUpdate(t *testing.T) {
 			stored, routes := detachFixture()
 			updated := stored.DeepCopy()
 			tc.change(updated)
-			c := &Objects{Routes: routes, Namespaces: []*metav1.PartialObjectMetadata{namespace("team-a", nil)}}
+			c := &merged.Objects{Routes: routes, Namespaces: []*metav1.PartialObjectMetadata{namespace("team-a", nil)}}
 			for _, strict := range []bool{false, true} {
 				errs, ws := Validate(updated, stored, Options{Cluster: c, Routes: c, Strict: strict})
 				assert.Empty(t, errs, "never an error")
@@ -98,17 +101,17 @@ func TestRoutesDetachedUnknown(t *testing.T) {
 		Selector: &metav1.LabelSelector{MatchLabels: map[string]string{"edge": "yes"}}}}
 	// team-a's labels unknown: whether shop and cart still attach cannot
 	// be told, so they are not named.
-	_, ws := Validate(updated, stored, withRoutes(&Objects{Routes: routes}))
+	_, ws := Validate(updated, stored, withRoutes(&merged.Objects{Routes: routes}))
 	assert.Empty(t, routeWarnings(t, ws))
 	// Routes unknown: nothing either.
 	updated.Spec.Listeners[0].Name = "www"
-	_, ws = Validate(updated, stored, withRoutes(&Objects{}))
+	_, ws = Validate(updated, stored, withRoutes(&merged.Objects{}))
 	assert.Empty(t, routeWarnings(t, ws))
 }
 
 func TestRoutesDetachedByDelete(t *testing.T) {
 	stored, routes := detachFixture()
-	r := JudgeDelete(stored, withRoutes(&Objects{Routes: routes}))
+	r := JudgeDelete(stored, withRoutes(&merged.Objects{Routes: routes}))
 	assert.Zero(t, r.Errors.Total())
 	assert.Equal(t, []string{
 		`spec.listeners[0]: 3 HTTPRoutes attach to listener "web" (team-a/all, team-a/cart, team-a/shop); they would no longer attach`,
@@ -116,8 +119,8 @@ func TestRoutesDetachedByDelete(t *testing.T) {
 	}, routeWarnings(t, r.Warnings.List()))
 
 	// Another implementation's ListenerSet: nothing.
-	scope := Scope{ControllerNames: []gwv1.GatewayController{AirlockControllerName}}
-	c := &Objects{Routes: routes,
+	scope := merged.Scope{ControllerNames: []gwv1.GatewayController{merged.AirlockControllerName}}
+	c := &merged.Objects{Routes: routes,
 		Gateways: []*gwv1.Gateway{{ObjectMeta: metav1.ObjectMeta{Namespace: "team-a", Name: "gw"}, Spec: gwv1.GatewaySpec{GatewayClassName: "other"}}},
 		Classes:  []*gwv1.GatewayClass{{ObjectMeta: metav1.ObjectMeta{Name: "other"}, Spec: gwv1.GatewayClassSpec{ControllerName: "example.com/other"}}}}
 	r = JudgeDelete(stored, Options{Cluster: c, Routes: c, Scope: scope, Classes: c})
@@ -136,7 +139,7 @@ func TestRoutesDetachedBounded(t *testing.T) {
 		r.Spec.ParentRefs[0].SectionName = ptr.To[gwv1.SectionName]("web")
 		routes = append(routes, r)
 	}
-	r := JudgeDelete(stored, withRoutes(&Objects{Routes: routes}))
+	r := JudgeDelete(stored, withRoutes(&merged.Objects{Routes: routes}))
 	ws := routeWarnings(t, r.Warnings.List())
 	require.Len(t, ws, 1)
 	assert.LessOrEqual(t, len([]rune(ws[0])), findings.MaxWarningRunes)
@@ -151,9 +154,9 @@ func TestMostRoutesWithinBudgets(t *testing.T) {
 	ls := attachSet(httpListener(""))
 	ls.Spec.Listeners = nil
 	var routes []*gwv1.HTTPRoute
-	for i := range MaxListeners {
+	for i := range object.MaxListeners {
 		name := fmt.Sprintf("l%02d-%s", i, strings.Repeat("n", 59))
-		ls.Spec.Listeners = append(ls.Spec.Listeners, gwv1.ListenerEntry{Name: gwv1.SectionName(name), Port: gwv1.PortNumber(1000 + i), Protocol: ProtocolHTTP})
+		ls.Spec.Listeners = append(ls.Spec.Listeners, gwv1.ListenerEntry{Name: gwv1.SectionName(name), Port: gwv1.PortNumber(1000 + i), Protocol: object.ProtocolHTTP})
 		for j := range 100 {
 			r := route("team-a")
 			r.Name = fmt.Sprintf("r%02d-%03d-%s", i, j, strings.Repeat("x", 240))
@@ -161,8 +164,8 @@ func TestMostRoutesWithinBudgets(t *testing.T) {
 			routes = append(routes, r)
 		}
 	}
-	r := JudgeDelete(ls, withRoutes(&Objects{Routes: routes}))
-	assert.Equal(t, MaxListeners, r.Warnings.Total())
+	r := JudgeDelete(ls, withRoutes(&merged.Objects{Routes: routes}))
+	assert.Equal(t, object.MaxListeners, r.Warnings.Total())
 	ws := r.Warnings.List()
 	runes := 0
 	for _, w := range ws {
@@ -174,4 +177,4 @@ func TestMostRoutesWithinBudgets(t *testing.T) {
 }
 
 // withRoutes are the Options of a view that also answers the routes.
-func withRoutes(o *Objects) Options { return Options{Cluster: o, Routes: o} }
+func withRoutes(o *merged.Objects) Options { return Options{Cluster: o, Routes: o} }

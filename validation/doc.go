@@ -7,33 +7,36 @@
 // out); listeners are known by name, never by position. MergedListeners is a
 // Gateway's merged listener list with each listener's state, Attacher the
 // one decision of which routes attach where. Every error and warning has a
-// stable code (codes.go, the catalog); the option table and name lists are
-// data defined once (names.go).
+// stable code (catalog.go, the catalog); the option table and name lists are
+// data defined once (object/names.go).
 //
 // Where each job lives:
-//   - the verdict and ratcheting: validate.go (Validate, Judge, Options),
-//     wouldeny.go;
-//   - the object's own rules: listenerset.go, listener.go, tls.go,
-//     options.go, routes.go (allowedRoutes), overlap.go; Airlock's data:
-//     names.go, addednames.go;
-//   - the merged view and the cluster rules: merge.go (Gateway API's
-//     listener compatibility and the merged list, MergedListeners),
-//     cluster.go (the cluster-aware rules), keys.go (the index keys),
-//     rivals.go (the rival pruning), tenancy.go, class.go, scope.go;
-//   - routes: attach.go (Attacher), routeparents.go (JudgeRoute),
-//     detach.go (the routes an update or deletion detaches);
-//   - the read views, all passed explicitly: views.go (Cluster, Classes,
-//     Routes, RouteParents, NamespaceLabelsFunc), cluster_objects.go
-//     (Objects, over plain objects);
+//   - the verdict and ratcheting composed: validate.go (Validate, Judge,
+//     JudgeDelete, JudgeRoute, Options), wouldeny.go; the catalog of every
+//     code: catalog.go;
+//   - the object's own rules: the subpackage object (listenerset.go,
+//     listener.go, tls.go, options.go, routes.go for allowedRoutes,
+//     overlap.go), with Airlock's data (names.go, addednames.go), the
+//     ratcheting verdict they share with the cluster rules (verdict.go) and
+//     Gateway API's listener compatibility (merge.go);
+//   - the merged view and the cluster rules: the subpackage merged
+//     (mergedlist.go, MergedListeners; cluster.go; keys.go, the index keys;
+//     rivals.go, the rival pruning; tenancy.go, class.go, scope.go;
+//     cluster_objects.go, Objects over plain objects);
+//   - routes: the subpackage routes (attach.go, Attacher; routeparents.go;
+//     detach.go, the routes an update or deletion detaches);
+//   - the read views, all passed explicitly: the subpackage views
+//     (Cluster, Classes, Routes, RouteParents, NamespaceLabelsFunc);
 //   - findings and their text: the subpackage findings (codes' type,
-//     warnings, the bounded reports, escaping and cutting text); the codes
-//     this package's rules give, their warning kinds and texts, and the
-//     catalog of every code, are codes.go and warnings.go.
+//     warnings, the bounded reports, escaping and cutting text); each rule
+//     package's codes, warning kinds and texts are its codes.go and
+//     warnings.go, and catalog.go here assembles them.
 //
-// Layering, one way: validation imports findings and defaults (and
-// gateway-api, apimachinery); findings imports apimachinery only;
-// validationtest (fixtures) imports validation; nothing here imports a
-// command, the webhook or the offline packages. The package is pure: no
+// Layering, one way: findings and views import no package of this module;
+// object imports findings, views and defaults; merged imports object;
+// routes imports merged; validation imports them all and composes them;
+// validationtest (fixtures) imports what it needs; nothing here imports a
+// command, the webhook or the offline packages. The packages are pure: no
 // I/O, no controller-runtime. The rules, as users see them: docs/rules.md
 // and docs/codes.md.
 package validation

@@ -10,14 +10,16 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/airlock/listenerset-webhook/defaults"
-	"github.com/airlock/listenerset-webhook/validation"
-	"github.com/airlock/listenerset-webhook/validation/validationtest"
 	"k8s.io/apimachinery/pkg/api/equality"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/util/validation/field"
 	gwv1 "sigs.k8s.io/gateway-api/apis/v1"
 	"sigs.k8s.io/yaml"
+
+	"github.com/airlock/listenerset-webhook/defaults"
+	"github.com/airlock/listenerset-webhook/validation"
+	"github.com/airlock/listenerset-webhook/validation/object"
+	"github.com/airlock/listenerset-webhook/validation/validationtest"
 )
 
 // FuzzValidateListenerSet: validation never panics and leaves its input as
@@ -52,7 +54,7 @@ func FuzzValidateListenerSet(f *testing.F) {
 		if blocking, _ := validation.Validate(ls, input, validation.Options{}); len(blocking) > 0 {
 			t.Fatalf("an unchanged update was blocked: %v", blocking)
 		}
-		if !distinctNames(ls.Spec.Listeners) || len(ls.Spec.Listeners) > validation.MaxListeners {
+		if !distinctNames(ls.Spec.Listeners) || len(ls.Spec.Listeners) > object.MaxListeners {
 			return
 		}
 		reordered := ls.DeepCopy()
@@ -150,7 +152,7 @@ func selectorOrderRegression() *gwv1.ListenerSet {
 	return &gwv1.ListenerSet{Spec: gwv1.ListenerSetSpec{
 		ParentRef: gwv1.ParentGatewayReference{Name: "gw"},
 		Listeners: []gwv1.ListenerEntry{{
-			Name: "web", Port: 80, Protocol: validation.ProtocolHTTP,
+			Name: "web", Port: 80, Protocol: object.ProtocolHTTP,
 			AllowedRoutes: &gwv1.AllowedRoutes{Namespaces: &gwv1.RouteNamespaces{
 				From: new(gwv1.NamespacesFromSelector),
 				Selector: &metav1.LabelSelector{

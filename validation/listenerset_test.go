@@ -15,6 +15,7 @@ import (
 	gwv1 "sigs.k8s.io/gateway-api/apis/v1"
 
 	"github.com/airlock/listenerset-webhook/validation/findings"
+	"github.com/airlock/listenerset-webhook/validation/object"
 )
 
 // validListenerSet is the base every table row mutates: valid, defaulted as
@@ -36,7 +37,7 @@ func validListenerSet() *gwv1.ListenerSet {
 	}
 	quic := tls("quic-cert")
 	// every Airlock option, each set to its example (AirlockOptions)
-	quic.Options = ExampleOptions()
+	quic.Options = object.ExampleOptions()
 	return &gwv1.ListenerSet{
 		ObjectMeta: metav1.ObjectMeta{Namespace: "team-a", Name: "ls"},
 		Spec: gwv1.ListenerSetSpec{
@@ -47,7 +48,7 @@ func validListenerSet() *gwv1.ListenerSet {
 			Listeners: []gwv1.ListenerEntry{
 				{Name: "web", Port: 80, Protocol: "HTTP", Hostname: ptr.To[gwv1.Hostname]("example.com"), AllowedRoutes: routes()},
 				{Name: "secure", Port: 443, Protocol: "HTTPS", Hostname: ptr.To[gwv1.Hostname]("*.example.com"), TLS: tls("cert"), AllowedRoutes: routes()},
-				{Name: "quic.v3", Port: 8443, Protocol: ProtocolHTTP3, TLS: quic, AllowedRoutes: routes()},
+				{Name: "quic.v3", Port: 8443, Protocol: object.ProtocolHTTP3, TLS: quic, AllowedRoutes: routes()},
 			},
 		},
 	}
@@ -55,7 +56,7 @@ func validListenerSet() *gwv1.ListenerSet {
 
 // foreignPastLimit is how many options of another domain take the base's
 // http3 listener, which has every Airlock option, one past MaxOptions.
-var foreignPastLimit = MaxOptions + 1 - len(AirlockOptions)
+var foreignPastLimit = object.MaxOptions + 1 - len(object.AirlockOptions)
 
 var (
 	spec      = field.NewPath("spec")
@@ -180,12 +181,12 @@ func TestValidateListenerSet(t *testing.T) {
 			mutate: func(ls *gwv1.ListenerSet) {
 				ls.Spec.Listeners[0].Protocol = "TCP"
 			},
-			want: field.ErrorList{field.NotSupported(listenerPath(0).Child("protocol"), "TCP", SupportedProtocols)},
+			want: field.ErrorList{field.NotSupported(listenerPath(0).Child("protocol"), "TCP", object.SupportedProtocols)},
 		},
 		{
 			rule:   "protocol: exact spelling",
 			mutate: func(ls *gwv1.ListenerSet) { ls.Spec.Listeners[1].Protocol = "https" },
-			want:   field.ErrorList{field.NotSupported(listenerPath(1).Child("protocol"), "https", SupportedProtocols)},
+			want:   field.ErrorList{field.NotSupported(listenerPath(1).Child("protocol"), "https", object.SupportedProtocols)},
 		},
 		{
 			rule:   "protocol: required",
@@ -305,7 +306,7 @@ func TestValidateListenerSet(t *testing.T) {
 			rule:   "options: unknown Airlock key names the supported ones",
 			mutate: func(ls *gwv1.ListenerSet) { setOption(ls, 1, "microgateway.airlock.com/cipher", "AES128-SHA") },
 			want: field.ErrorList{field.NotSupported(optionPath(1, "microgateway.airlock.com/cipher"),
-				"microgateway.airlock.com/cipher", SupportedOptions)},
+				"microgateway.airlock.com/cipher", object.SupportedOptions)},
 		},
 		{
 			rule:     "options: another domain's key is allowed with a warning",
@@ -320,135 +321,137 @@ func TestValidateListenerSet(t *testing.T) {
 		},
 		{
 			rule:   "alpn-protocols: not empty",
-			mutate: func(ls *gwv1.ListenerSet) { setOption(ls, 2, OptionALPNProtocols, "") },
-			want: field.ErrorList{field.Invalid(optionPath(2, OptionALPNProtocols), "",
+			mutate: func(ls *gwv1.ListenerSet) { setOption(ls, 2, object.OptionALPNProtocols, "") },
+			want: field.ErrorList{field.Invalid(optionPath(2, object.OptionALPNProtocols), "",
 				"must be a comma-separated list of names, not empty")},
 		},
 		{
 			rule:   "alpn-protocols: no empty items",
-			mutate: func(ls *gwv1.ListenerSet) { setOption(ls, 2, OptionALPNProtocols, "h2,,http/1.1") },
-			want: field.ErrorList{field.Invalid(optionPath(2, OptionALPNProtocols), "h2,,http/1.1",
+			mutate: func(ls *gwv1.ListenerSet) { setOption(ls, 2, object.OptionALPNProtocols, "h2,,http/1.1") },
+			want: field.ErrorList{field.Invalid(optionPath(2, object.OptionALPNProtocols), "h2,,http/1.1",
 				"must not contain empty items")},
 		},
 		{
 			rule:   "alpn-protocols: no duplicates",
-			mutate: func(ls *gwv1.ListenerSet) { setOption(ls, 2, OptionALPNProtocols, "h2,http/1.1,h2") },
-			want:   field.ErrorList{field.Duplicate(optionPath(2, OptionALPNProtocols), "h2")},
+			mutate: func(ls *gwv1.ListenerSet) { setOption(ls, 2, object.OptionALPNProtocols, "h2,http/1.1,h2") },
+			want:   field.ErrorList{field.Duplicate(optionPath(2, object.OptionALPNProtocols), "h2")},
 		},
 		{
 			rule:   "alpn-protocols: only h2 and http/1.1, every bad item reported",
-			mutate: func(ls *gwv1.ListenerSet) { setOption(ls, 2, OptionALPNProtocols, "h3,http/1.1,spdy/3") },
+			mutate: func(ls *gwv1.ListenerSet) { setOption(ls, 2, object.OptionALPNProtocols, "h3,http/1.1,spdy/3") },
 			want: field.ErrorList{
-				field.NotSupported(optionPath(2, OptionALPNProtocols), "h3", ALPNProtocols),
-				field.NotSupported(optionPath(2, OptionALPNProtocols), "spdy/3", ALPNProtocols),
+				field.NotSupported(optionPath(2, object.OptionALPNProtocols), "h3", object.ALPNProtocols),
+				field.NotSupported(optionPath(2, object.OptionALPNProtocols), "spdy/3", object.ALPNProtocols),
 			},
 		},
 		{
 			rule: "name lists: past MaxShownItems bad items of a kind, one error names the first few and their number",
 			mutate: func(ls *gwv1.ListenerSet) {
-				setOption(ls, 1, OptionCiphers, "AES128-SHA,x1,x2,AES128-SHA,x3,x4,x5")
+				setOption(ls, 1, object.OptionCiphers, "AES128-SHA,x1,x2,AES128-SHA,x3,x4,x5")
 			},
 			want: field.ErrorList{
-				field.Duplicate(optionPath(1, OptionCiphers), "AES128-SHA"),
-				withDetail(field.NotSupported(optionPath(1, OptionCiphers), []string{"x1", "x2", "x3"}, Ciphers),
-					"5 items, the first 3 shown; supported values: "+quotedList(Ciphers)),
+				field.Duplicate(optionPath(1, object.OptionCiphers), "AES128-SHA"),
+				withDetail(field.NotSupported(optionPath(1, object.OptionCiphers), []string{"x1", "x2", "x3"}, object.Ciphers),
+					"5 items, the first 3 shown; supported values: "+quotedList(object.Ciphers)),
 			},
 		},
 		{
 			rule: "name lists: a long list (a map, not a scan) still finds every repeat, and cuts long items",
 			mutate: func(ls *gwv1.ListenerSet) {
 				long := strings.Repeat("z", 300)
-				setOption(ls, 1, OptionECDHCurves, strings.Repeat("X25519,", 40)+long+",a,b,c,d")
+				setOption(ls, 1, object.OptionECDHCurves, strings.Repeat("X25519,", 40)+long+",a,b,c,d")
 			},
 			want: field.ErrorList{
-				withDetail(field.Duplicate(optionPath(1, OptionECDHCurves), []string{"X25519", "X25519", "X25519"}), "39 items, the first 3 shown"),
-				withDetail(field.NotSupported(optionPath(1, OptionECDHCurves),
-					[]string{strings.Repeat("z", findings.MaxValueRunes-len("... (300 bytes)")) + "... (300 bytes)", "a", "b"}, ECDHCurves),
-					"5 items, the first 3 shown; supported values: "+quotedList(ECDHCurves)),
+				withDetail(field.Duplicate(optionPath(1, object.OptionECDHCurves), []string{"X25519", "X25519", "X25519"}), "39 items, the first 3 shown"),
+				withDetail(field.NotSupported(optionPath(1, object.OptionECDHCurves),
+					[]string{strings.Repeat("z", findings.MaxValueRunes-len("... (300 bytes)")) + "... (300 bytes)", "a", "b"}, object.ECDHCurves),
+					"5 items, the first 3 shown; supported values: "+quotedList(object.ECDHCurves)),
 			},
 		},
 		{
 			rule:   "name lists: every empty item is one error",
-			mutate: func(ls *gwv1.ListenerSet) { setOption(ls, 2, OptionALPNProtocols, "h2,,,,http/1.1,") },
-			want: field.ErrorList{field.Invalid(optionPath(2, OptionALPNProtocols), "h2,,,,http/1.1,",
+			mutate: func(ls *gwv1.ListenerSet) { setOption(ls, 2, object.OptionALPNProtocols, "h2,,,,http/1.1,") },
+			want: field.ErrorList{field.Invalid(optionPath(2, object.OptionALPNProtocols), "h2,,,,http/1.1,",
 				"must not contain empty items")},
 		},
 		{
 			rule:   "alpn-protocols: no padding around items",
-			mutate: func(ls *gwv1.ListenerSet) { setOption(ls, 2, OptionALPNProtocols, "h2, http/1.1") },
-			want: field.ErrorList{field.Invalid(optionPath(2, OptionALPNProtocols), " http/1.1",
+			mutate: func(ls *gwv1.ListenerSet) { setOption(ls, 2, object.OptionALPNProtocols, "h2, http/1.1") },
+			want: field.ErrorList{field.Invalid(optionPath(2, object.OptionALPNProtocols), " http/1.1",
 				"items must not have surrounding spaces")},
 		},
 		{
 			rule:   "alpn-protocols: a single protocol is fine",
-			mutate: func(ls *gwv1.ListenerSet) { setOption(ls, 2, OptionALPNProtocols, "http/1.1") },
+			mutate: func(ls *gwv1.ListenerSet) { setOption(ls, 2, object.OptionALPNProtocols, "http/1.1") },
 		},
 		{
 			rule: "ciphers: BoringSSL names only",
 			mutate: func(ls *gwv1.ListenerSet) {
-				setOption(ls, 1, OptionCiphers, "ECDHE-RSA-AES128-GCM-SHA256,TLS_RSA_WITH_AES_128_GCM_SHA256")
+				setOption(ls, 1, object.OptionCiphers, "ECDHE-RSA-AES128-GCM-SHA256,TLS_RSA_WITH_AES_128_GCM_SHA256")
 			},
-			want: field.ErrorList{field.NotSupported(optionPath(1, OptionCiphers), "TLS_RSA_WITH_AES_128_GCM_SHA256", Ciphers)},
+			want: field.ErrorList{field.NotSupported(optionPath(1, object.OptionCiphers), "TLS_RSA_WITH_AES_128_GCM_SHA256", object.Ciphers)},
 		},
 		{
-			rule:   "ciphers: TLS 1.3 suites are not configurable",
-			mutate: func(ls *gwv1.ListenerSet) { setOption(ls, 1, OptionCiphers, "TLS_AES_128_GCM_SHA256,AES128-SHA") },
-			want:   field.ErrorList{field.Invalid(optionPath(1, OptionCiphers), "TLS_AES_128_GCM_SHA256", tls13)},
+			rule: "ciphers: TLS 1.3 suites are not configurable",
+			mutate: func(ls *gwv1.ListenerSet) {
+				setOption(ls, 1, object.OptionCiphers, "TLS_AES_128_GCM_SHA256,AES128-SHA")
+			},
+			want: field.ErrorList{field.Invalid(optionPath(1, object.OptionCiphers), "TLS_AES_128_GCM_SHA256", tls13)},
 		},
 		{
 			rule:   "ciphers: every listed suite is accepted",
-			mutate: func(ls *gwv1.ListenerSet) { setOption(ls, 1, OptionCiphers, strings.Join(Ciphers, ",")) },
+			mutate: func(ls *gwv1.ListenerSet) { setOption(ls, 1, object.OptionCiphers, strings.Join(object.Ciphers, ",")) },
 		},
 		{
 			rule:   "ecdhCurves: known curves only",
-			mutate: func(ls *gwv1.ListenerSet) { setOption(ls, 2, OptionECDHCurves, "X25519,secp256r1") },
-			want:   field.ErrorList{field.NotSupported(optionPath(2, OptionECDHCurves), "secp256r1", ECDHCurves)},
+			mutate: func(ls *gwv1.ListenerSet) { setOption(ls, 2, object.OptionECDHCurves, "X25519,secp256r1") },
+			want:   field.ErrorList{field.NotSupported(optionPath(2, object.OptionECDHCurves), "secp256r1", object.ECDHCurves)},
 		},
 		{
 			rule:   "ecdhCurves: names are case sensitive",
-			mutate: func(ls *gwv1.ListenerSet) { setOption(ls, 2, OptionECDHCurves, "x25519") },
-			want:   field.ErrorList{field.NotSupported(optionPath(2, OptionECDHCurves), "x25519", ECDHCurves)},
+			mutate: func(ls *gwv1.ListenerSet) { setOption(ls, 2, object.OptionECDHCurves, "x25519") },
+			want:   field.ErrorList{field.NotSupported(optionPath(2, object.OptionECDHCurves), "x25519", object.ECDHCurves)},
 		},
 		{
 			rule:   "signatureAlgorithms: BoringSSL names only",
-			mutate: func(ls *gwv1.ListenerSet) { setOption(ls, 2, OptionSignatureAlgorithms, "ed25519,ECDSA+SHA256") },
-			want:   field.ErrorList{field.NotSupported(optionPath(2, OptionSignatureAlgorithms), "ECDSA+SHA256", SignatureAlgorithms)},
+			mutate: func(ls *gwv1.ListenerSet) { setOption(ls, 2, object.OptionSignatureAlgorithms, "ed25519,ECDSA+SHA256") },
+			want:   field.ErrorList{field.NotSupported(optionPath(2, object.OptionSignatureAlgorithms), "ECDSA+SHA256", object.SignatureAlgorithms)},
 		},
 		{
 			rule: "minimumVersion/maximumVersion: Airlock spelling",
 			mutate: func(ls *gwv1.ListenerSet) {
-				setOption(ls, 1, OptionMinimumVersion, "TLS1.2")
-				setOption(ls, 1, OptionMaximumVersion, "TLSv1_4")
+				setOption(ls, 1, object.OptionMinimumVersion, "TLS1.2")
+				setOption(ls, 1, object.OptionMaximumVersion, "TLSv1_4")
 			},
 			want: field.ErrorList{
-				field.NotSupported(optionPath(1, OptionMaximumVersion), "TLSv1_4", TLSVersions),
-				field.NotSupported(optionPath(1, OptionMinimumVersion), "TLS1.2", TLSVersions),
+				field.NotSupported(optionPath(1, object.OptionMaximumVersion), "TLSv1_4", object.TLSVersions),
+				field.NotSupported(optionPath(1, object.OptionMinimumVersion), "TLS1.2", object.TLSVersions),
 			},
 		},
 		{
 			rule: "minimumVersion <= maximumVersion",
 			mutate: func(ls *gwv1.ListenerSet) {
-				setOption(ls, 1, OptionMinimumVersion, "TLSv1_3")
-				setOption(ls, 1, OptionMaximumVersion, "TLSv1_2")
+				setOption(ls, 1, object.OptionMinimumVersion, "TLSv1_3")
+				setOption(ls, 1, object.OptionMaximumVersion, "TLSv1_2")
 			},
-			want: field.ErrorList{field.Invalid(optionPath(1, OptionMaximumVersion), "TLSv1_2", "must not be lower than minimumVersion (TLSv1_3)")},
+			want: field.ErrorList{field.Invalid(optionPath(1, object.OptionMaximumVersion), "TLSv1_2", "must not be lower than minimumVersion (TLSv1_3)")},
 		},
 		{
 			rule: "minimumVersion == maximumVersion is fine",
 			mutate: func(ls *gwv1.ListenerSet) {
-				setOption(ls, 1, OptionMinimumVersion, "TLSv1_2")
-				setOption(ls, 1, OptionMaximumVersion, "TLSv1_2")
+				setOption(ls, 1, object.OptionMinimumVersion, "TLSv1_2")
+				setOption(ls, 1, object.OptionMaximumVersion, "TLSv1_2")
 			},
 		},
 		{
 			rule:   "http3: maximumVersion must allow TLS 1.3",
-			mutate: func(ls *gwv1.ListenerSet) { setOption(ls, 2, OptionMaximumVersion, "TLSv1_2") },
-			want: field.ErrorList{field.Invalid(optionPath(2, OptionMaximumVersion), "TLSv1_2",
+			mutate: func(ls *gwv1.ListenerSet) { setOption(ls, 2, object.OptionMaximumVersion, "TLSv1_2") },
+			want: field.ErrorList{field.Invalid(optionPath(2, object.OptionMaximumVersion), "TLSv1_2",
 				"must be TLSv1_3 for protocol microgateway.airlock.com/http3: HTTP/3 runs over QUIC, which requires TLS 1.3")},
 		},
 		{
 			rule:   "http3: minimumVersion below 1.3 stays allowed for the TCP fallback",
-			mutate: func(ls *gwv1.ListenerSet) { setOption(ls, 2, OptionMinimumVersion, "TLSv1_0") },
+			mutate: func(ls *gwv1.ListenerSet) { setOption(ls, 2, object.OptionMinimumVersion, "TLSv1_0") },
 		},
 
 		// 7. hostname
@@ -522,7 +525,7 @@ func TestValidateListenerSet(t *testing.T) {
 				ls.Spec.Listeners[2].Hostname = ptr.To[gwv1.Hostname]("*.example.com")
 			},
 			want: field.ErrorList{field.Invalid(listenerPath(2).Child("hostname"), "*.example.com",
-				fmt.Sprintf(DetailHostnameConflict, "team-a/ls listener secure"))},
+				fmt.Sprintf(object.DetailHostnameConflict, "team-a/ls listener secure"))},
 		},
 		{
 			rule: "conflict: two listeners without hostname on one port",
@@ -532,7 +535,7 @@ func TestValidateListenerSet(t *testing.T) {
 				ls.Spec.Listeners[3].Name = "web2"
 			},
 			want: field.ErrorList{field.Invalid(listenerPath(3).Child("hostname"), "",
-				fmt.Sprintf(DetailHostnameConflict, "team-a/ls listener web"))},
+				fmt.Sprintf(object.DetailHostnameConflict, "team-a/ls listener web"))},
 		},
 		{
 			rule: "conflict: same port and protocol, other hostname is fine",
@@ -545,8 +548,8 @@ func TestValidateListenerSet(t *testing.T) {
 		{
 			rule:   "conflict: two protocols on one port, reported on the later listener",
 			mutate: func(ls *gwv1.ListenerSet) { ls.Spec.Listeners[2].Port = 443 },
-			want: field.ErrorList{field.Invalid(listenerPath(2).Child("protocol"), string(ProtocolHTTP3),
-				fmt.Sprintf(DetailProtocolConflict, 443, "HTTPS", "team-a/ls listener secure"))},
+			want: field.ErrorList{field.Invalid(listenerPath(2).Child("protocol"), string(object.ProtocolHTTP3),
+				fmt.Sprintf(object.DetailProtocolConflict, 443, "HTTPS", "team-a/ls listener secure"))},
 		},
 
 		// 9. allowedRoutes
@@ -597,19 +600,19 @@ func TestValidateListenerSet(t *testing.T) {
 				ns := ls.Spec.Listeners[0].AllowedRoutes.Namespaces
 				ns.From = ptr.To(gwv1.NamespacesFromSelector)
 				ns.Selector = &metav1.LabelSelector{MatchLabels: map[string]string{}}
-				for j := range MaxSelectorItems + 1 {
+				for j := range object.MaxSelectorItems + 1 {
 					ns.Selector.MatchLabels[fmt.Sprintf("-%d", j)] = "-"
 				}
 				bad := metav1.LabelSelectorRequirement{Key: "-", Operator: "In"}
-				for range MaxSelectorItems + 1 {
+				for range object.MaxSelectorItems + 1 {
 					bad.Values = append(bad.Values, "-")
 				}
 				ns.Selector.MatchExpressions = []metav1.LabelSelectorRequirement{{Key: "team", Operator: "In", Values: []string{"-"}}, bad}
 			},
-			want: append(field.ErrorList{field.TooMany(listenerPath(0).Child("allowedRoutes", "namespaces", "selector", "matchLabels"), MaxSelectorItems+1, MaxSelectorItems)},
+			want: append(field.ErrorList{field.TooMany(listenerPath(0).Child("allowedRoutes", "namespaces", "selector", "matchLabels"), object.MaxSelectorItems+1, object.MaxSelectorItems)},
 				append(metav1validation.ValidateLabelSelectorRequirement(metav1.LabelSelectorRequirement{Key: "team", Operator: "In", Values: []string{"-"}},
 					metav1validation.LabelSelectorValidationOptions{}, listenerPath(0).Child("allowedRoutes", "namespaces", "selector", "matchExpressions").Index(0)).WithOrigin(""),
-					field.TooMany(listenerPath(0).Child("allowedRoutes", "namespaces", "selector", "matchExpressions").Index(1).Child("values"), MaxSelectorItems+1, MaxSelectorItems))...),
+					field.TooMany(listenerPath(0).Child("allowedRoutes", "namespaces", "selector", "matchExpressions").Index(1).Child("values"), object.MaxSelectorItems+1, object.MaxSelectorItems))...),
 		},
 		{
 			rule: "allowedRoutes.namespaces: matchExpressions over the bound",
@@ -617,12 +620,12 @@ func TestValidateListenerSet(t *testing.T) {
 				ns := ls.Spec.Listeners[0].AllowedRoutes.Namespaces
 				ns.From = ptr.To(gwv1.NamespacesFromSelector)
 				ns.Selector = &metav1.LabelSelector{MatchLabels: map[string]string{"-": "a"}}
-				for range MaxSelectorItems + 1 {
+				for range object.MaxSelectorItems + 1 {
 					ns.Selector.MatchExpressions = append(ns.Selector.MatchExpressions, metav1.LabelSelectorRequirement{Key: "-", Operator: "Bad"})
 				}
 			},
 			want: append(metav1validation.ValidateLabels(map[string]string{"-": "a"}, listenerPath(0).Child("allowedRoutes", "namespaces", "selector", "matchLabels")).WithOrigin(""),
-				field.TooMany(listenerPath(0).Child("allowedRoutes", "namespaces", "selector", "matchExpressions"), MaxSelectorItems+1, MaxSelectorItems)),
+				field.TooMany(listenerPath(0).Child("allowedRoutes", "namespaces", "selector", "matchExpressions"), object.MaxSelectorItems+1, object.MaxSelectorItems)),
 		},
 		{
 			rule: "allowedRoutes.namespaces: a selector at its bounds is fine",
@@ -630,10 +633,10 @@ func TestValidateListenerSet(t *testing.T) {
 				ns := ls.Spec.Listeners[0].AllowedRoutes.Namespaces
 				ns.From = ptr.To(gwv1.NamespacesFromSelector)
 				ns.Selector = &metav1.LabelSelector{MatchLabels: map[string]string{}}
-				for j := range MaxSelectorItems {
+				for j := range object.MaxSelectorItems {
 					ns.Selector.MatchLabels[fmt.Sprintf("k%d", j)] = "v"
 					e := metav1.LabelSelectorRequirement{Key: fmt.Sprintf("e%d", j), Operator: "NotIn"}
-					for m := range MaxSelectorItems {
+					for m := range object.MaxSelectorItems {
 						e.Values = append(e.Values, fmt.Sprintf("v%d", m))
 					}
 					ns.Selector.MatchExpressions = append(ns.Selector.MatchExpressions, e)
@@ -691,7 +694,7 @@ func TestValidateListenerSet(t *testing.T) {
 				ls.Spec.ParentRef.Name = ""
 				ls.Spec.Listeners[0].Port = 0
 				ls.Spec.Listeners[1].TLS.CertificateRefs[0].Kind = ptr.To[gwv1.Kind]("ConfigMap")
-				setOption(ls, 2, OptionCiphers, "TLS_AES_256_GCM_SHA384")
+				setOption(ls, 2, object.OptionCiphers, "TLS_AES_256_GCM_SHA384")
 				ls.Spec.Listeners[2].Port = 443
 				ls.Spec.Listeners = append(ls.Spec.Listeners, gwv1.ListenerEntry{Name: "web", Port: 80, Protocol: "HTTP"})
 			},
@@ -700,8 +703,8 @@ func TestValidateListenerSet(t *testing.T) {
 				field.Required(parentRef.Child("name"), ""),
 				field.Invalid(listenerPath(0).Child("port"), int32(0), "must be between 1 and 65535, inclusive"),
 				field.NotSupported(tlsPath(1).Child("certificateRefs").Index(0).Child("kind"), "ConfigMap", []string{"Secret"}),
-				field.Invalid(optionPath(2, OptionCiphers), "TLS_AES_256_GCM_SHA384", tls13),
-				field.Invalid(listenerPath(2).Child("protocol"), string(ProtocolHTTP3), fmt.Sprintf(DetailProtocolConflict, 443, "HTTPS", "team-a/ls listener secure")),
+				field.Invalid(optionPath(2, object.OptionCiphers), "TLS_AES_256_GCM_SHA384", tls13),
+				field.Invalid(listenerPath(2).Child("protocol"), string(object.ProtocolHTTP3), fmt.Sprintf(object.DetailProtocolConflict, 443, "HTTPS", "team-a/ls listener secure")),
 				field.Duplicate(listenerPath(3).Child("name"), "web"),
 			},
 		},
@@ -731,7 +734,7 @@ func manyListeners(n int) []gwv1.ListenerEntry {
 func foreignOptionWarnings(listener, n int) []string {
 	var w []string
 	for i := range n {
-		w = append(w, fmt.Sprintf("spec.listeners[%d].tls.options[example.com/o%02d]: %s", listener, i, WarnForeignOption))
+		w = append(w, fmt.Sprintf("spec.listeners[%d].tls.options[example.com/o%02d]: %s", listener, i, object.WarnForeignOption))
 	}
 	return w
 }
@@ -745,7 +748,7 @@ func longHostname(n int) string {
 func TestErrorPathsReadLikeTheIssue(t *testing.T) {
 	ls := validListenerSet()
 	ls.Spec.Listeners[1].TLS.CertificateRefs[0].Kind = ptr.To[gwv1.Kind]("ConfigMap")
-	setOption(ls, 2, OptionCiphers, "nope")
+	setOption(ls, 2, object.OptionCiphers, "nope")
 	errs, _ := Validate(ls, nil, Options{})
 	require.Len(t, errs, 2)
 	assert.Equal(t, "spec.listeners[1].tls.certificateRefs[0].kind", errs[0].Field)

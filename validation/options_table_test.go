@@ -9,6 +9,7 @@ import (
 
 	"github.com/airlock/listenerset-webhook/validation"
 	"github.com/airlock/listenerset-webhook/validation/findings"
+	"github.com/airlock/listenerset-webhook/validation/object"
 	"github.com/airlock/listenerset-webhook/validation/validationtest"
 )
 
@@ -25,7 +26,7 @@ func TestAirlockOptions(t *testing.T) {
 			assert.Empty(t, errs, c.Name)
 			continue
 		}
-		o, ok := validation.LookupOption(c.Key)
+		o, ok := object.LookupOption(c.Key)
 		if !assert.True(t, ok, c.Name) || !assert.Len(t, errs, 1, c.Name) {
 			continue
 		}
@@ -39,13 +40,13 @@ func TestAirlockOptions(t *testing.T) {
 		assert.Equal(t, field.ErrorList{want}, validation.Coded(t, errs), c.Name)
 	}
 	catalog := validation.Catalog()
-	for _, o := range validation.AirlockOptions {
+	for _, o := range object.AirlockOptions {
 		for _, code := range []findings.Code{o.Code, o.RefusedCode} {
 			if code != "" {
 				assert.True(t, slices.ContainsFunc(catalog, func(d findings.CodeDoc) bool { return d.Code == code }), "%s: %s is in the catalog", o.Key, code)
 			}
 		}
 	}
-	assert.True(t, slices.IsSorted(validation.SupportedOptions))
-	assert.Len(t, validation.SupportedOptions, len(validation.AirlockOptions), "one row per key")
+	assert.True(t, slices.IsSorted(object.SupportedOptions))
+	assert.Len(t, object.SupportedOptions, len(object.AirlockOptions), "one row per key")
 }

@@ -5,48 +5,16 @@ import (
 	"testing"
 
 	"github.com/stretchr/testify/assert"
-	"k8s.io/utils/ptr"
 	gwv1 "sigs.k8s.io/gateway-api/apis/v1"
-)
 
-// The hostname rule of OverlappingTLSConfig, with the reference's example
-// (A foo.example.com, B foo.example.org, C *.example.com: "Listeners A and
-// C would have overlapping hostnames ..., but not B") and Gateway API's
-// wildcard matching ("*.example.com" matches foo.bar.example.com and
-// bar.example.com, not example.com).
-func TestHostnamesOverlap(t *testing.T) {
-	for _, tc := range []struct {
-		a, b string // "" for no hostname
-		want bool
-	}{
-		{"foo.example.com", "*.example.com", true},    // A and C
-		{"foo.example.org", "*.example.com", false},   // B and C
-		{"foo.example.com", "foo.example.org", false}, // A and B
-		{"foo.bar.example.com", "*.example.com", true},
-		{"bar.example.com", "*.example.com", true},
-		{"example.com", "*.example.com", false},
-		{"*.foo.example.com", "*.example.com", true}, // nested wildcards
-		{"*.example.com", "*.example.org", false},
-		{"*.example.com", "", true}, // a wildcard and no hostname
-		{"foo.example.com", "", true},
-		{"fooexample.com", "*.example.com", false},
-		{"foo.example.com", "foo.example.com", false}, // equal: a HostnameConflict, not an overlap
-	} {
-		host := func(s string) *gwv1.Hostname {
-			if s == "" {
-				return nil
-			}
-			return ptr.To(gwv1.Hostname(s))
-		}
-		assert.Equal(t, tc.want, hostnamesOverlap(host(tc.a), host(tc.b)), "%q %q", tc.a, tc.b)
-		assert.Equal(t, tc.want, hostnamesOverlap(host(tc.b), host(tc.a)), "%q %q", tc.b, tc.a)
-	}
-}
+	"github.com/airlock/listenerset-webhook/validation/merged"
+	"github.com/airlock/listenerset-webhook/validation/object"
+)
 
 // overlapWarning is the warning of listener i (cluster_test.go has one
 // written out).
 func overlapWarning(i int, host, otherHost, other string, port int) string {
-	return fmt.Sprintf("spec.listeners[%d].hostname: "+WarnOverlappingHostnames, i, host, otherHost, other, port)
+	return fmt.Sprintf("spec.listeners[%d].hostname: "+object.WarnOverlappingHostnames, i, host, otherHost, other, port)
 }
 
 // TestOverlapsWithinSet: the set's own rule (LS205, no cluster) warns on
@@ -81,8 +49,8 @@ func TestOverlapsWithinSet(t *testing.T) {
 	}, {
 		name: "a wildcard and no hostname, HTTP/3",
 		listeners: []gwv1.ListenerEntry{
-			withCert(entry("any", 443, ProtocolHTTP3, ""), "", "cert"),
-			withCert(entry("wild", 443, ProtocolHTTP3, "*.example.com"), "", "cert"),
+			withCert(entry("any", 443, object.ProtocolHTTP3, ""), "", "cert"),
+			withCert(entry("wild", 443, object.ProtocolHTTP3, "*.example.com"), "", "cert"),
 		},
 		want: []string{
 			overlapWarning(0, "(none)", `"*.example.com"`, "team-a/set listener wild", 443),
@@ -103,14 +71,14 @@ func TestOverlapsWithinSet(t *testing.T) {
 			errs, warnings := Validate(ls, nil, Options{})
 			var got []string
 			for _, w := range codedWarnings(t, warnings) {
-				if w.Kind == KindOverlappingHostnames {
-					assert.Equal(t, CodeOverlappingHostnames, w.Code)
+				if w.Kind == object.KindOverlappingHostnames {
+					assert.Equal(t, object.CodeOverlappingHostnames, w.Code)
 					got = append(got, w.String())
 				}
 			}
 			assert.Equal(t, tc.want, got)
 			for _, e := range errs {
-				assert.NotContains(t, e.Error(), ConditionOverlappingTLSConfig, "an overlap is never an error")
+				assert.NotContains(t, e.Error(), object.ConditionOverlappingTLSConfig, "an overlap is never an error")
 			}
 		})
 	}
@@ -176,16 +144,16 @@ func TestOverlapsInMergedList(t *testing.T) {
 			attached("team-b", "old", 1, withCert(entry("foo", 443, "HTTPS", "foo.example.com"), "", "cert")),
 			attached("team-x", "new", 2,
 				entry("web", 80, "HTTP", "foo.example.com"),
-				withCert(entry("h3", 443, ProtocolHTTP3, "*.example.com"), "", "cert"), // ProtocolConflict
+				withCert(entry("h3", 443, object.ProtocolHTTP3, "*.example.com"), "", "cert"), // ProtocolConflict
 				withCert(entry("alt", 8443, "HTTPS", "*.example.com"), "", "cert")),
 		},
 		want: []overlapRow{{gwName + "plain", ""}, {"team-b/old foo", ""}, {"team-x/new web", ""}, {"team-x/new h3", ""}, {"team-x/new alt", ""}},
 	}} {
 		t.Run(tc.name, func(t *testing.T) {
 			g := gateway(gwv1.NamespacesFromAll, tc.gw...)
-			o := &Objects{Gateways: []*gwv1.Gateway{g}, Sets: tc.sets}
+			o := &merged.Objects{Gateways: []*gwv1.Gateway{g}, Sets: tc.sets}
 			var got []overlapRow
-			for _, r := range MergedListeners(g, tc.sets, MergeOptions{Cluster: o}) {
+			for _, r := range merged.MergedListeners(g, tc.sets, merged.MergeOptions{Cluster: o}) {
 				row := overlapRow{listener: r.Source.String() + " " + string(r.Listener)}
 				if r.Overlaps != nil {
 					row.overlaps = r.Overlaps.Source.String() + " " + string(r.Overlaps.Listener)
@@ -202,12 +170,12 @@ func TestOverlapsInMergedList(t *testing.T) {
 			}
 			errs, warnings := Validate(ls, nil, Options{Cluster: o, Strict: true})
 			for _, e := range errs {
-				assert.NotContains(t, e.Error(), ConditionOverlappingTLSConfig, "an overlap is never an error, not even under strict")
+				assert.NotContains(t, e.Error(), object.ConditionOverlappingTLSConfig, "an overlap is never an error, not even under strict")
 			}
 			var overlaps []string
 			for _, w := range codedWarnings(t, warnings) {
 				switch w.Kind {
-				case KindOverlappingHostnames, KindMergedOverlappingHostnames:
+				case object.KindOverlappingHostnames, object.KindMergedOverlappingHostnames:
 					overlaps = append(overlaps, w.String())
 				}
 			}

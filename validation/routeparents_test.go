@@ -7,6 +7,8 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/utils/ptr"
 	gwv1 "sigs.k8s.io/gateway-api/apis/v1"
+
+	"github.com/airlock/listenerset-webhook/validation/merged"
 )
 
 // TestJudgeRoute: a route's parentRefs to ListenerSets it attaches to none
@@ -16,12 +18,12 @@ func TestJudgeRoute(t *testing.T) {
 	ls, _ := detachFixture() // team-a/ls: web (HTTP 80, shop.example.com), api (HTTP 8080)
 	other := attachSet(httpListener(""))
 	other.Name, other.Spec.ParentRef.Name = "foreign", "envoy"
-	c := &Objects{Sets: []*gwv1.ListenerSet{ls, other},
+	c := &merged.Objects{Sets: []*gwv1.ListenerSet{ls, other},
 		Gateways: []*gwv1.Gateway{
 			{ObjectMeta: metav1.ObjectMeta{Namespace: "team-a", Name: "gw"}, Spec: gwv1.GatewaySpec{GatewayClassName: "airlock"}},
 			{ObjectMeta: metav1.ObjectMeta{Namespace: "team-a", Name: "envoy"}, Spec: gwv1.GatewaySpec{GatewayClassName: "envoy"}}},
 		Classes: []*gwv1.GatewayClass{
-			{ObjectMeta: metav1.ObjectMeta{Name: "airlock"}, Spec: gwv1.GatewayClassSpec{ControllerName: AirlockControllerName}},
+			{ObjectMeta: metav1.ObjectMeta{Name: "airlock"}, Spec: gwv1.GatewayClassSpec{ControllerName: merged.AirlockControllerName}},
 			{ObjectMeta: metav1.ObjectMeta{Name: "envoy"}, Spec: gwv1.GatewayClassSpec{ControllerName: "gateway.envoyproxy.io/gatewayclass-controller"}}},
 	}
 	ref := func(name, section string) gwv1.ParentReference {
@@ -40,7 +42,7 @@ func TestJudgeRoute(t *testing.T) {
 		{Name: "gw"},          // a Gateway: out of scope
 		ref("foreign", "www"), // another implementation's set
 	}
-	scope := Scope{ControllerNames: []gwv1.GatewayController{AirlockControllerName}}
+	scope := merged.Scope{ControllerNames: []gwv1.GatewayController{merged.AirlockControllerName}}
 	got := codedWarnings(t, JudgeRoute(r, c, Options{Scope: scope, Classes: c}).List()).Strings()
 	assert.Equal(t, []string{
 		`spec.parentRefs[0]: attaches to no listener of ListenerSet team-a/ls: no listener named "www" (NoMatchingParent)`,
@@ -54,7 +56,7 @@ func TestJudgeRoute(t *testing.T) {
 		`spec.parentRefs[0]: attaches to no listener of ListenerSet team-a/ls: no hostname of the route intersects hostname shop.example.com of listener "web" (NoMatchingListenerHostname)`,
 	}, codedWarnings(t, JudgeRoute(same, c, Options{}).List()).Strings(), "the whole set attaches by api")
 
-	admit := Scope{ControllerNames: scope.ControllerNames, Unknown: UnknownAdmit}
+	admit := merged.Scope{ControllerNames: scope.ControllerNames, Unknown: merged.UnknownAdmit}
 	assert.Len(t, JudgeRoute(r, c, Options{Scope: admit, Classes: c}).List(), 2, "a missing set is an unknown parent: admitted")
-	assert.Empty(t, JudgeRoute(r, &Objects{}, Options{}).List(), "ListenerSets unknown: nothing")
+	assert.Empty(t, JudgeRoute(r, &merged.Objects{}, Options{}).List(), "ListenerSets unknown: nothing")
 }

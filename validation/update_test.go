@@ -12,11 +12,13 @@ import (
 	"k8s.io/apimachinery/pkg/util/validation/field"
 	"k8s.io/utils/ptr"
 	gwv1 "sigs.k8s.io/gateway-api/apis/v1"
+
+	"github.com/airlock/listenerset-webhook/validation/object"
 )
 
 func TestValidateListenerSetUpdate(t *testing.T) {
 	badPort := field.Invalid(listenerPath(0).Child("port"), int32(0), "must be between 1 and 65535, inclusive")
-	badCipher := field.NotSupported(optionPath(2, OptionCiphers), "RC4-MD5", Ciphers)
+	badCipher := field.NotSupported(optionPath(2, object.OptionCiphers), "RC4-MD5", object.Ciphers)
 
 	tests := []struct {
 		rule     string
@@ -45,7 +47,7 @@ func TestValidateListenerSetUpdate(t *testing.T) {
 			old:  func(ls *gwv1.ListenerSet) { ls.Spec.Listeners[0].Port = 0 },
 			new: func(ls *gwv1.ListenerSet) {
 				ls.Spec.Listeners[0].Port = 0
-				setOption(ls, 2, OptionCiphers, "RC4-MD5")
+				setOption(ls, 2, object.OptionCiphers, "RC4-MD5")
 			},
 			want:     field.ErrorList{badCipher},
 			warnings: []string{badPort.Error() + " (already stored; allowed because unchanged)"},
@@ -72,7 +74,7 @@ func TestValidateListenerSetUpdate(t *testing.T) {
 			old:  func(*gwv1.ListenerSet) {},
 			new:  func(ls *gwv1.ListenerSet) { setOption(ls, 1, "example.com/x", "y") },
 			warnings: []string{
-				"spec.listeners[1].tls.options[example.com/x]: " + WarnForeignOption,
+				"spec.listeners[1].tls.options[example.com/x]: " + object.WarnForeignOption,
 			},
 		},
 
@@ -81,24 +83,24 @@ func TestValidateListenerSetUpdate(t *testing.T) {
 		// option by key (Kubernetes' CRD validation ratcheting).
 		{
 			rule: "by value: a stored invalid option does not block changing another option of its listener",
-			old:  func(ls *gwv1.ListenerSet) { setOption(ls, 2, OptionCiphers, "TLS_AES_128_GCM_SHA256") },
+			old:  func(ls *gwv1.ListenerSet) { setOption(ls, 2, object.OptionCiphers, "TLS_AES_128_GCM_SHA256") },
 			new: func(ls *gwv1.ListenerSet) {
-				setOption(ls, 2, OptionCiphers, "TLS_AES_128_GCM_SHA256")
-				setOption(ls, 2, OptionMinimumVersion, "TLSv1_3")
+				setOption(ls, 2, object.OptionCiphers, "TLS_AES_128_GCM_SHA256")
+				setOption(ls, 2, object.OptionMinimumVersion, "TLSv1_3")
 			},
-			warnings: []string{ratcheted(field.Invalid(optionPath(2, OptionCiphers), "TLS_AES_128_GCM_SHA256", DetailTLS13Cipher))},
+			warnings: []string{ratcheted(field.Invalid(optionPath(2, object.OptionCiphers), "TLS_AES_128_GCM_SHA256", object.DetailTLS13Cipher))},
 		},
 		{
 			rule: "by value: changing the invalid option itself is judged",
-			old:  func(ls *gwv1.ListenerSet) { setOption(ls, 2, OptionCiphers, "RC4-MD5") },
-			new:  func(ls *gwv1.ListenerSet) { setOption(ls, 2, OptionCiphers, "RC4-MD5,AES128-SHA") },
+			old:  func(ls *gwv1.ListenerSet) { setOption(ls, 2, object.OptionCiphers, "RC4-MD5") },
+			new:  func(ls *gwv1.ListenerSet) { setOption(ls, 2, object.OptionCiphers, "RC4-MD5,AES128-SHA") },
 			want: field.ErrorList{badCipher},
 		},
 		{
 			rule: "by value: renaming the listener of a stored invalid option makes it a new one",
-			old:  func(ls *gwv1.ListenerSet) { setOption(ls, 2, OptionCiphers, "RC4-MD5") },
+			old:  func(ls *gwv1.ListenerSet) { setOption(ls, 2, object.OptionCiphers, "RC4-MD5") },
 			new: func(ls *gwv1.ListenerSet) {
-				setOption(ls, 2, OptionCiphers, "RC4-MD5")
+				setOption(ls, 2, object.OptionCiphers, "RC4-MD5")
 				ls.Spec.Listeners[2].Name = "quic.v4"
 			},
 			want: field.ErrorList{badCipher},
@@ -108,37 +110,37 @@ func TestValidateListenerSetUpdate(t *testing.T) {
 			// max; the http3 error (protocol and max) stays as stored.
 			rule: "by value: min <= max with only minimumVersion changed is judged",
 			old: func(ls *gwv1.ListenerSet) {
-				setOption(ls, 2, OptionMinimumVersion, "TLSv1_3")
-				setOption(ls, 2, OptionMaximumVersion, "TLSv1_1")
+				setOption(ls, 2, object.OptionMinimumVersion, "TLSv1_3")
+				setOption(ls, 2, object.OptionMaximumVersion, "TLSv1_1")
 			},
 			new: func(ls *gwv1.ListenerSet) {
-				setOption(ls, 2, OptionMinimumVersion, "TLSv1_2")
-				setOption(ls, 2, OptionMaximumVersion, "TLSv1_1")
+				setOption(ls, 2, object.OptionMinimumVersion, "TLSv1_2")
+				setOption(ls, 2, object.OptionMaximumVersion, "TLSv1_1")
 			},
-			want:     field.ErrorList{field.Invalid(optionPath(2, OptionMaximumVersion), "TLSv1_1", fmt.Sprintf(DetailVersionBelowMinimum, "TLSv1_2"))},
-			warnings: []string{ratcheted(field.Invalid(optionPath(2, OptionMaximumVersion), "TLSv1_1", DetailHTTP3NeedsTLS13))},
+			want:     field.ErrorList{field.Invalid(optionPath(2, object.OptionMaximumVersion), "TLSv1_1", fmt.Sprintf(object.DetailVersionBelowMinimum, "TLSv1_2"))},
+			warnings: []string{ratcheted(field.Invalid(optionPath(2, object.OptionMaximumVersion), "TLSv1_1", object.DetailHTTP3NeedsTLS13))},
 		},
 		{
 			rule: "by value: min <= max with both versions as stored does not block another option",
 			old: func(ls *gwv1.ListenerSet) {
-				setOption(ls, 1, OptionMinimumVersion, "TLSv1_3")
-				setOption(ls, 1, OptionMaximumVersion, "TLSv1_2")
+				setOption(ls, 1, object.OptionMinimumVersion, "TLSv1_3")
+				setOption(ls, 1, object.OptionMaximumVersion, "TLSv1_2")
 			},
 			new: func(ls *gwv1.ListenerSet) {
-				setOption(ls, 1, OptionMinimumVersion, "TLSv1_3")
-				setOption(ls, 1, OptionMaximumVersion, "TLSv1_2")
-				setOption(ls, 1, OptionALPNProtocols, "h2")
+				setOption(ls, 1, object.OptionMinimumVersion, "TLSv1_3")
+				setOption(ls, 1, object.OptionMaximumVersion, "TLSv1_2")
+				setOption(ls, 1, object.OptionALPNProtocols, "h2")
 			},
-			warnings: []string{ratcheted(field.Invalid(optionPath(1, OptionMaximumVersion), "TLSv1_2", fmt.Sprintf(DetailVersionBelowMinimum, "TLSv1_3")))},
+			warnings: []string{ratcheted(field.Invalid(optionPath(1, object.OptionMaximumVersion), "TLSv1_2", fmt.Sprintf(object.DetailVersionBelowMinimum, "TLSv1_3")))},
 		},
 		{
 			rule: "by value: http3's TLS 1.3 involves the protocol: turning a listener into HTTP/3 is judged",
-			old:  func(ls *gwv1.ListenerSet) { setOption(ls, 1, OptionMaximumVersion, "TLSv1_2") },
+			old:  func(ls *gwv1.ListenerSet) { setOption(ls, 1, object.OptionMaximumVersion, "TLSv1_2") },
 			new: func(ls *gwv1.ListenerSet) {
-				setOption(ls, 1, OptionMaximumVersion, "TLSv1_2")
-				ls.Spec.Listeners[1].Protocol = ProtocolHTTP3
+				setOption(ls, 1, object.OptionMaximumVersion, "TLSv1_2")
+				ls.Spec.Listeners[1].Protocol = object.ProtocolHTTP3
 			},
-			want: field.ErrorList{field.Invalid(optionPath(1, OptionMaximumVersion), "TLSv1_2", DetailHTTP3NeedsTLS13)},
+			want: field.ErrorList{field.Invalid(optionPath(1, object.OptionMaximumVersion), "TLSv1_2", object.DetailHTTP3NeedsTLS13)},
 		},
 		{
 			rule: "by value: tls required involves protocol and tls: another field's change does not block",
@@ -154,9 +156,9 @@ func TestValidateListenerSetUpdate(t *testing.T) {
 			old:  func(ls *gwv1.ListenerSet) { ls.Spec.Listeners[1].TLS = nil },
 			new: func(ls *gwv1.ListenerSet) {
 				ls.Spec.Listeners[1].TLS = nil
-				ls.Spec.Listeners[1].Protocol = ProtocolHTTP3
+				ls.Spec.Listeners[1].Protocol = object.ProtocolHTTP3
 			},
-			want: field.ErrorList{field.Required(tlsPath(1), "required for protocol "+string(ProtocolHTTP3))},
+			want: field.ErrorList{field.Required(tlsPath(1), "required for protocol "+string(object.ProtocolHTTP3))},
 		},
 		{
 			rule: "by value: a required value's error ratchets by its parent: another listener field's change does not block",
@@ -172,7 +174,7 @@ func TestValidateListenerSetUpdate(t *testing.T) {
 			old:  noCertificateRefs,
 			new: func(ls *gwv1.ListenerSet) {
 				noCertificateRefs(ls)
-				setOption(ls, 2, OptionMinimumVersion, "TLSv1_3")
+				setOption(ls, 2, object.OptionMinimumVersion, "TLSv1_3")
 			},
 			want: field.ErrorList{field.Required(tlsPath(2).Child("certificateRefs"), "exactly one certificateRef is required when mode is Terminate")},
 		},
@@ -205,7 +207,7 @@ func TestValidateListenerSetUpdate(t *testing.T) {
 			old:  twoCertificateRefs,
 			new: func(ls *gwv1.ListenerSet) {
 				twoCertificateRefs(ls)
-				insertListener(ls, 0, gwv1.ListenerEntry{Name: "extra", Port: 8080, Protocol: ProtocolHTTP})
+				insertListener(ls, 0, gwv1.ListenerEntry{Name: "extra", Port: 8080, Protocol: object.ProtocolHTTP})
 			},
 			warnings: []string{ratcheted(field.TooMany(tlsPath(2).Child("certificateRefs"), 2, 1))},
 		},
@@ -278,10 +280,10 @@ func TestValidateListenerSetUpdate(t *testing.T) {
 			old:  protocolConflict,
 			new: func(ls *gwv1.ListenerSet) {
 				protocolConflict(ls)
-				insertListener(ls, 0, gwv1.ListenerEntry{Name: "extra", Port: 8080, Protocol: ProtocolHTTP})
+				insertListener(ls, 0, gwv1.ListenerEntry{Name: "extra", Port: 8080, Protocol: object.ProtocolHTTP})
 			},
-			warnings: []string{ratcheted(field.Invalid(listenerPath(3).Child("protocol"), string(ProtocolHTTP3),
-				fmt.Sprintf(DetailProtocolConflict, 443, "HTTPS", "team-a/ls listener secure")))},
+			warnings: []string{ratcheted(field.Invalid(listenerPath(3).Child("protocol"), string(object.ProtocolHTTP3),
+				fmt.Sprintf(object.DetailProtocolConflict, 443, "HTTPS", "team-a/ls listener secure")))},
 		},
 		{
 			rule: "set-level: a stored conflict reported on the other listener after a reorder does not block",
@@ -291,7 +293,7 @@ func TestValidateListenerSetUpdate(t *testing.T) {
 				slices.Reverse(ls.Spec.Listeners)
 			},
 			warnings: []string{ratcheted(field.Invalid(listenerPath(1).Child("protocol"), "HTTPS",
-				fmt.Sprintf(DetailProtocolConflict, 443, ProtocolHTTP3, "team-a/ls listener quic.v3")))},
+				fmt.Sprintf(object.DetailProtocolConflict, 443, object.ProtocolHTTP3, "team-a/ls listener quic.v3")))},
 		},
 		{
 			// A ProtocolConflict involves the port and protocol of both
@@ -306,15 +308,15 @@ func TestValidateListenerSetUpdate(t *testing.T) {
 				protocolConflict(ls)
 				ls.Spec.Listeners[1].Hostname = ptr.To[gwv1.Hostname]("other.example.com")
 			},
-			warnings: []string{ratcheted(field.Invalid(listenerPath(2).Child("protocol"), string(ProtocolHTTP3),
-				fmt.Sprintf(DetailProtocolConflict, 443, "HTTPS", "team-a/ls listener secure")))},
+			warnings: []string{ratcheted(field.Invalid(listenerPath(2).Child("protocol"), string(object.ProtocolHTTP3),
+				fmt.Sprintf(object.DetailProtocolConflict, 443, "HTTPS", "team-a/ls listener secure")))},
 		},
 		{
 			rule: "set-level: changing the loser's protocol is judged again",
 			old:  protocolConflict,
 			new: func(ls *gwv1.ListenerSet) {
 				protocolConflict(ls)
-				ls.Spec.Listeners[2].Protocol = ProtocolHTTP
+				ls.Spec.Listeners[2].Protocol = object.ProtocolHTTP
 			},
 			wantFields: []string{"spec.listeners[2].tls", "spec.listeners[2].protocol"},
 		},
@@ -323,11 +325,11 @@ func TestValidateListenerSetUpdate(t *testing.T) {
 			old:  protocolConflict,
 			new: func(ls *gwv1.ListenerSet) {
 				protocolConflict(ls)
-				insertListener(ls, 0, gwv1.ListenerEntry{Name: "extra", Port: 443, Protocol: ProtocolHTTP})
+				insertListener(ls, 0, gwv1.ListenerEntry{Name: "extra", Port: 443, Protocol: object.ProtocolHTTP})
 			},
 			want: field.ErrorList{
-				field.Invalid(listenerPath(2).Child("protocol"), "HTTPS", fmt.Sprintf(DetailProtocolConflict, 443, ProtocolHTTP, "team-a/ls listener extra")),
-				field.Invalid(listenerPath(3).Child("protocol"), string(ProtocolHTTP3), fmt.Sprintf(DetailProtocolConflict, 443, ProtocolHTTP, "team-a/ls listener extra")),
+				field.Invalid(listenerPath(2).Child("protocol"), "HTTPS", fmt.Sprintf(object.DetailProtocolConflict, 443, object.ProtocolHTTP, "team-a/ls listener extra")),
+				field.Invalid(listenerPath(3).Child("protocol"), string(object.ProtocolHTTP3), fmt.Sprintf(object.DetailProtocolConflict, 443, object.ProtocolHTTP, "team-a/ls listener extra")),
 			},
 		},
 		{

@@ -8,6 +8,8 @@ import (
 	"github.com/airlock/listenerset-webhook/defaults"
 	"github.com/airlock/listenerset-webhook/test/load/fixtures"
 	"github.com/airlock/listenerset-webhook/validation"
+	"github.com/airlock/listenerset-webhook/validation/merged"
+	"github.com/airlock/listenerset-webhook/validation/object"
 	"github.com/airlock/listenerset-webhook/validation/validationtest"
 )
 
@@ -84,10 +86,10 @@ func BenchmarkValidateInvalid(b *testing.B) {
 func BenchmarkWorst(b *testing.B) {
 	for _, s := range validationtest.WorstShapes {
 		b.Run(s.Name, func(b *testing.B) {
-			ls := fixtures.Defaulted(s.Build(validation.MaxListeners))
+			ls := fixtures.Defaulted(s.Build(object.MaxListeners))
 			var old *gwv1.ListenerSet
 			if s.Update != nil {
-				old = fixtures.Defaulted(s.Update(validation.MaxListeners))
+				old = fixtures.Defaulted(s.Update(object.MaxListeners))
 			}
 			b.ReportAllocs()
 			var r *validation.Report
@@ -126,8 +128,8 @@ func BenchmarkWorstDeclarations(b *testing.B) {
 			ls := validationtest.DeepestHostnames()
 			opts := validation.Options{Cluster: validationtest.DeclaredCluster(s)}
 			if s.Declaration == "" {
-				opts.Cluster.(*validation.Objects).Namespaces = nil
-				opts.Tenancy.FirstClaim = validation.ClaimOff
+				opts.Cluster.(*merged.Objects).Namespaces = nil
+				opts.Tenancy.FirstClaim = merged.ClaimOff
 			}
 			b.ReportAllocs()
 			defer validationtest.ReportCPU(b)()
@@ -149,9 +151,9 @@ func BenchmarkParseDeclarations(b *testing.B) {
 		b.Run(s.Name, func(b *testing.B) {
 			b.ReportAllocs()
 			b.SetBytes(int64(len(s.Declaration)))
-			var problems []validation.DeclarationProblem
+			var problems []merged.DeclarationProblem
 			for b.Loop() {
-				_, problems = validation.ParseAllowedHostnames(s.Declaration)
+				_, problems = merged.ParseAllowedHostnames(s.Declaration)
 			}
 			b.ReportMetric(float64(len(problems)), "problems")
 		})

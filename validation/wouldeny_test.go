@@ -9,6 +9,7 @@ import (
 	"k8s.io/apimachinery/pkg/util/validation/field"
 
 	"github.com/airlock/listenerset-webhook/validation/findings"
+	"github.com/airlock/listenerset-webhook/validation/object"
 )
 
 // ErrorsAsWarnings: the errors come first, as WouldDeny warnings with the
@@ -17,14 +18,14 @@ import (
 func TestErrorsAsWarnings(t *testing.T) {
 	var r Report
 	r.Errors.Add(field.Invalid(listeners.Index(0).Child("port"), 0, "must be between 1 and 65535"))
-	r.Warnings.Add(findings.Warning{Path: "spec.listeners[1].tls.options[example.com/x]", Kind: KindForeignOption, Message: WarnForeignOption})
+	r.Warnings.Add(findings.Warning{Path: "spec.listeners[1].tls.options[example.com/x]", Kind: object.KindForeignOption, Message: object.WarnForeignOption})
 	r.ErrorsAsWarnings()
 	assert.Zero(t, r.Errors.Total())
 	assert.Empty(t, r.Errors.List())
 	assert.Equal(t, findings.Warnings{
 		{Path: "spec.listeners[0].port", Kind: KindWouldDeny,
 			Message: "would be denied (enforcement warn): Invalid value: 0: must be between 1 and 65535"},
-		{Path: "spec.listeners[1].tls.options[example.com/x]", Kind: KindForeignOption, Message: WarnForeignOption},
+		{Path: "spec.listeners[1].tls.options[example.com/x]", Kind: object.KindForeignOption, Message: object.WarnForeignOption},
 	}, r.Warnings.List())
 }
 
@@ -38,7 +39,7 @@ func TestErrorsAsWarningsKeepTheBudget(t *testing.T) {
 		r.Errors.Add(field.Invalid(listeners.Index(i%64).Child("port"), i, "must be between 1 and 65535"))
 	}
 	for range warnings {
-		r.Warnings.Add(findings.Warning{Path: "spec.listeners[1].tls.options[example.com/x]", Kind: KindForeignOption, Message: WarnForeignOption})
+		r.Warnings.Add(findings.Warning{Path: "spec.listeners[1].tls.options[example.com/x]", Kind: object.KindForeignOption, Message: object.WarnForeignOption})
 	}
 	r.ErrorsAsWarnings()
 	assert.Equal(t, errors+warnings, r.Warnings.Total())

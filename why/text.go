@@ -11,8 +11,8 @@ import (
 	"text/tabwriter"
 
 	"github.com/airlock/listenerset-webhook/reported"
-	"github.com/airlock/listenerset-webhook/validation"
 	"github.com/airlock/listenerset-webhook/validation/findings"
+	"github.com/airlock/listenerset-webhook/validation/merged"
 )
 
 // Format is an output format of the why command.
@@ -174,13 +174,13 @@ func found(f Found) string {
 func scopeText(wh *Whose) string {
 	var t string
 	switch wh.Outcome {
-	case validation.OutcomeAirlock:
+	case merged.OutcomeAirlock:
 		t = "Airlock Microgateway's: its class names an Airlock controller"
-	case validation.OutcomeOther:
+	case merged.OutcomeOther:
 		t = "another implementation's: its class names another controller, so it is not Airlock Microgateway's to judge"
-	case validation.OutcomeUnknownJudged:
+	case merged.OutcomeUnknownJudged:
 		t = "unknown, judged as Airlock Microgateway's (--unknown-parent=judge)"
-	case validation.OutcomeUnknownAdmitted:
+	case merged.OutcomeUnknownAdmitted:
 		t = "unknown, not judged (--unknown-parent=admit)"
 	default:
 		t = "every ListenerSet is judged (--scope=all)"

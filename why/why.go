@@ -16,17 +16,20 @@ import (
 	"github.com/airlock/listenerset-webhook/offline/judge"
 	"github.com/airlock/listenerset-webhook/reported"
 	"github.com/airlock/listenerset-webhook/validation"
+	"github.com/airlock/listenerset-webhook/validation/merged"
+	"github.com/airlock/listenerset-webhook/validation/object"
+	"github.com/airlock/listenerset-webhook/validation/routes"
 )
 
 // Options say how to judge, as the other commands' flags do.
 type Options struct {
 	// Scope decides whose the set is (validation.Scope.Decide).
-	Scope validation.Scope
+	Scope merged.Scope
 	// Tenancy gives each listener its owner and claims.
-	Tenancy validation.Tenancy
+	Tenancy merged.Tenancy
 	// AddedNames are names the list-valued TLS options accept besides the
 	// built-in ones: a set is Invalid as the webhook with them judges it.
-	AddedNames validation.AddedNames
+	AddedNames object.AddedNames
 }
 
 // Explanation is the why command's result: the -o json document. Every key
@@ -84,8 +87,8 @@ type Whose struct {
 	ControllerName string `json:"controllerName"`
 	// Outcome is validation.Scope's: airlock, other, unknown-judged,
 	// unknown-admitted or unscoped. Judged says Airlock's rules apply.
-	Outcome validation.Outcome `json:"outcome"`
-	Judged  bool               `json:"judged"`
+	Outcome merged.Outcome `json:"outcome"`
+	Judged  bool           `json:"judged"`
 	// Note says what was unknown when the parent or its class was.
 	Note string `json:"note"`
 	// ClassAccepted is the class's Accepted condition; null when the class
@@ -253,8 +256,8 @@ func Explain(s *Snapshot, opts Options) *Explanation {
 	e.routes(s)
 	for i := range e.Listeners {
 		l := &e.Listeners[i]
-		switch validation.ListenerState(l.State) {
-		case validation.ListenerAccepted, validation.ListenerUnknown:
+		switch object.ListenerState(l.State) {
+		case object.ListenerAccepted, object.ListenerUnknown:
 		default:
 			e.problem("listener %s is predicted %s%s", l.Name, l.State, paren(l.Reason))
 		}
@@ -279,7 +282,7 @@ func paren(s string) string {
 // unknownState marks every listener Unknown for reason: no merged list.
 func (e *Explanation) unknownState(reason string) {
 	for i := range e.Listeners {
-		e.Listeners[i].State, e.Listeners[i].Reason = string(validation.ListenerUnknown), reason
+		e.Listeners[i].State, e.Listeners[i].Reason = string(object.ListenerUnknown), reason
 	}
 }
 
@@ -297,9 +300,9 @@ func conditionOf(c metav1.Condition) Condition {
 
 // whose asks validation.Scope whose the set is, from the Gateway and class
 // read, and reads the class's status.
-func whose(s *Snapshot, scope validation.Scope) Whose {
+func whose(s *Snapshot, scope merged.Scope) Whose {
 	w := Whose{GatewayFound: FoundUnknown, ClassFound: FoundUnknown, ListenerSetSupport: "unknown"}
-	if key, ok := validation.ParentKey(s.Set); ok {
+	if key, ok := merged.ParentKey(s.Set); ok {
 		ns, name, _ := strings.Cut(key, "/")
 		w.Gateway = &Object{ns, name}
 	}
@@ -347,7 +350,7 @@ func (e *Explanation) classProblems(class *gwv1.GatewayClass) {
 		e.problem("GatewayClass %q of Gateway %s not found: no controller programs the Gateway", w.GatewayClass, w.Gateway)
 		return
 	}
-	for _, x := range validation.ClassWarnings(class) {
+	for _, x := range merged.ClassWarnings(class) {
 		e.problem("%s", x.Message)
 	}
 }
@@ -382,11 +385,11 @@ func admission(s *Snapshot) *Admission {
 		Listeners: []gwv1.ListenerEntry{{Name: "probe", Port: 1, Protocol: gwv1.HTTPProtocolType}}}}
 	gwOnly := gw.DeepCopy()
 	gwOnly.Spec.Listeners = nil
-	rows := validation.MergedListeners(gwOnly, []*gwv1.ListenerSet{alone}, validation.MergeOptions{Cluster: s.Objects})
+	rows := merged.MergedListeners(gwOnly, []*gwv1.ListenerSet{alone}, merged.MergeOptions{Cluster: s.Objects})
 	switch r := rows[len(rows)-1]; r.State {
-	case validation.ListenerNotAllowed:
+	case object.ListenerNotAllowed:
 		a.Admitted, a.Reason = "no", r.Reason
-	case validation.ListenerUnknown:
+	case object.ListenerUnknown:
 		a.Admitted, a.Reason = "unknown", r.Reason
 	}
 	return a
@@ -402,7 +405,7 @@ func (e *Explanation) merged(s *Snapshot, opts Options) {
 		errs, _ := validation.Validate(ls, nil, validation.Options{AddedNames: opts.AddedNames})
 		in.Errors = append(in.Errors, judge.FieldErrors(errs))
 	}
-	l, _ := listing.Build(in, validation.GatewayKey(s.Gateway.Namespace, s.Gateway.Name))
+	l, _ := listing.Build(in, merged.GatewayKey(s.Gateway.Namespace, s.Gateway.Name))
 	if len(l.Gateways) != 1 {
 		e.unknownState("the merged list could not be built")
 		return
@@ -410,7 +413,7 @@ func (e *Explanation) merged(s *Snapshot, opts Options) {
 	rows := l.Gateways[0].Listeners
 	k := 0
 	for _, r := range rows {
-		if r.Source.Kind != validation.SourceListenerSet || r.Source.Namespace != s.Set.Namespace || r.Source.Name != s.Set.Name {
+		if r.Source.Kind != object.SourceListenerSet || r.Source.Namespace != s.Set.Namespace || r.Source.Name != s.Set.Name {
 			continue
 		}
 		if k >= len(e.Listeners) {
@@ -423,7 +426,7 @@ func (e *Explanation) merged(s *Snapshot, opts Options) {
 		out.Winner = refOf(r.Winner)
 		out.Messages = append(out.Messages, r.Messages...)
 		for _, c := range r.Conditions {
-			if c.Type == validation.ConditionOverlappingTLSConfig {
+			if c.Type == object.ConditionOverlappingTLSConfig {
 				out.Overlaps = refOf(&c.With)
 			}
 		}
@@ -439,14 +442,14 @@ func (e *Explanation) merged(s *Snapshot, opts Options) {
 			// A set of a namespace not read may come first: the place
 			// is not known, and it may win where this one is Accepted.
 			out.Precedence, out.Of = 0, 0
-			if out.State == string(validation.ListenerAccepted) {
-				out.State, out.Reason = string(validation.ListenerUnknown), "the Gateway's ListenerSets of other namespaces could not be read"
+			if out.State == string(object.ListenerAccepted) {
+				out.State, out.Reason = string(object.ListenerUnknown), "the Gateway's ListenerSets of other namespaces could not be read"
 			}
 		}
 		if s.RoutesPartial {
 			out.AttachedRoutes = nil
 		}
-		out.Difference = reported.Compare(reported.Prediction{State: validation.ListenerState(out.State), Reason: out.Reason,
+		out.Difference = reported.Compare(reported.Prediction{State: object.ListenerState(out.State), Reason: out.Reason,
 			AttachedRoutes: out.AttachedRoutes}, out.Reported)
 	}
 }
@@ -487,7 +490,7 @@ func (e *Explanation) certificates(s *Snapshot) {
 		if ref.Namespace != s.Set.Namespace {
 			c.CrossNamespace = true
 			grants, known := s.Grants[ref.Namespace]
-			switch g := validation.PermittingGrant(grants, s.Set.Namespace, gwv1.ObjectName(ref.Name)); {
+			switch g := merged.PermittingGrant(grants, s.Set.Namespace, gwv1.ObjectName(ref.Name)); {
 			case !known:
 				c.Permitted = "unknown"
 			case g == nil:
@@ -505,19 +508,19 @@ func (e *Explanation) certificates(s *Snapshot) {
 // routes finds the HTTPRoutes that name the set and attach to none of its
 // listeners, by validation.Attacher.
 func (e *Explanation) routes(s *Snapshot) {
-	routes, known := s.Objects.RoutesOf(s.Set.Namespace, s.Set.Name)
+	rs, known := s.Objects.RoutesOf(s.Set.Namespace, s.Set.Name)
 	if !known {
 		return
 	}
-	routes = slices.Clone(routes)
-	sort.SliceStable(routes, func(i, j int) bool {
-		return routes[i].Namespace+"/"+routes[i].Name < routes[j].Namespace+"/"+routes[j].Name
+	rs = slices.Clone(rs)
+	sort.SliceStable(rs, func(i, j int) bool {
+		return rs[i].Namespace+"/"+rs[i].Name < rs[j].Namespace+"/"+rs[j].Name
 	})
-	a := validation.NewAttacher(s.Set, s.Objects.NamespaceLabels)
-	for _, r := range routes {
+	a := routes.NewAttacher(s.Set, s.Objects.NamespaceLabels)
+	for _, r := range rs {
 		for i := range r.Spec.ParentRefs {
 			ref := &r.Spec.ParentRefs[i]
-			if ns, name, ok := validation.NamesListenerSet(r.Namespace, ref); !ok || ns != s.Set.Namespace || name != s.Set.Name {
+			if ns, name, ok := merged.NamesListenerSet(r.Namespace, ref); !ok || ns != s.Set.Namespace || name != s.Set.Name {
 				continue
 			}
 			att := a.Attach(r, ref)

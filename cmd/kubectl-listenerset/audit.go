@@ -15,17 +15,18 @@ import (
 	"github.com/airlock/listenerset-webhook/offline/live"
 	"github.com/airlock/listenerset-webhook/offline/policyreport"
 	"github.com/airlock/listenerset-webhook/offline/report"
-	"github.com/airlock/listenerset-webhook/validation"
+	"github.com/airlock/listenerset-webhook/validation/merged"
+	"github.com/airlock/listenerset-webhook/validation/object"
 )
 
 func newAudit(code *int) *cobra.Command {
 	var (
 		kubeconfig, kubeContext, namespace, gw, format string
 		strict, secrets, printRBAC, reports            bool
-		added                                          validation.AddedNames
+		added                                          object.AddedNames
 	)
-	var scope *flags.ScopeFlags     // set below, read when the command runs
-	var tenancy *validation.Tenancy // likewise
+	var scope *flags.ScopeFlags // set below, read when the command runs
+	var tenancy *merged.Tenancy // likewise
 	cmd := &cobra.Command{
 		Use:   "audit [--kubeconfig FILE] [flags]",
 		Short: "Judge the ListenerSets a cluster stores, each as a create of it would be judged",

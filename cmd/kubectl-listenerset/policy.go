@@ -12,7 +12,7 @@ import (
 
 	"github.com/airlock/listenerset-webhook/cmd/internal/flags"
 	"github.com/airlock/listenerset-webhook/policy"
-	"github.com/airlock/listenerset-webhook/validation"
+	"github.com/airlock/listenerset-webhook/validation/merged"
 )
 
 // validationActions are the binding's possible validationActions.
@@ -67,7 +67,7 @@ the output again when the list changes.`,
 			if errs := policy.ValidateGateways(opts.Gateways, field.NewPath("--gateways")); len(errs) > 0 {
 				return errs.ToAggregate()
 			}
-			if err := (validation.Tenancy{AllowedHostnamesAnnotation: opts.AllowedHostnamesAnnotation}).Check(); err != nil {
+			if err := (merged.Tenancy{AllowedHostnamesAnnotation: opts.AllowedHostnamesAnnotation}).Check(); err != nil {
 				return err
 			}
 

@@ -13,7 +13,8 @@ import (
 	"github.com/airlock/listenerset-webhook/offline/judge"
 	"github.com/airlock/listenerset-webhook/offline/live"
 	"github.com/airlock/listenerset-webhook/offline/report"
-	"github.com/airlock/listenerset-webhook/validation"
+	"github.com/airlock/listenerset-webhook/validation/merged"
+	"github.com/airlock/listenerset-webhook/validation/object"
 )
 
 // manifestExtensions are what a directory PATH is searched for, and what
@@ -25,10 +26,10 @@ func newValidate(code *int) *cobra.Command {
 		paths, crds                                   []string
 		format, unknownField, kubeconfig, kubeContext string
 		strict, anyError                              bool
-		added                                         validation.AddedNames
+		added                                         object.AddedNames
 	)
-	var scope *flags.ScopeFlags     // set below, read when the command runs
-	var tenancy *validation.Tenancy // likewise
+	var scope *flags.ScopeFlags // set below, read when the command runs
+	var tenancy *merged.Tenancy // likewise
 	cmd := &cobra.Command{
 		Use:   "validate (-f PATH | PATH)... [flags]",
 		Short: "Validate ListenerSet manifests offline, as kube-apiserver and the webhook would",

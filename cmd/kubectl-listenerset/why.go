@@ -8,7 +8,8 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/airlock/listenerset-webhook/cmd/internal/flags"
-	"github.com/airlock/listenerset-webhook/validation"
+	"github.com/airlock/listenerset-webhook/validation/merged"
+	"github.com/airlock/listenerset-webhook/validation/object"
 	"github.com/airlock/listenerset-webhook/why"
 )
 
@@ -19,10 +20,10 @@ const completionTimeout = 5 * time.Second
 func newWhy(code *int) *cobra.Command {
 	var (
 		kubeconfig, kubeContext, namespace, format string
-		added                                      validation.AddedNames
+		added                                      object.AddedNames
 	)
-	var scope *flags.ScopeFlags     // set below, read when the command runs
-	var tenancy *validation.Tenancy // likewise
+	var scope *flags.ScopeFlags // set below, read when the command runs
+	var tenancy *merged.Tenancy // likewise
 	cmd := &cobra.Command{
 		Use:   "why NAMESPACE/NAME [flags]",
 		Short: "Explain why one ListenerSet's listeners are, or are not, accepted",

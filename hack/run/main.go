@@ -45,7 +45,7 @@ import (
 
 	"github.com/airlock/listenerset-webhook/test/localcluster"
 	"github.com/airlock/listenerset-webhook/test/testproc"
-	"github.com/airlock/listenerset-webhook/validation"
+	"github.com/airlock/listenerset-webhook/validation/merged"
 	"github.com/airlock/listenerset-webhook/webhook"
 	"github.com/airlock/listenerset-webhook/webhook/admission"
 	"github.com/airlock/listenerset-webhook/webhook/certs"
@@ -303,7 +303,7 @@ func (s *session) startWebhook(ctx context.Context, root string, logFile *os.Fil
 				Certs:   certs.Options{Dir: cert.Dir},
 				Cluster: checks,
 				// As installed: Airlock's ListenerSets only.
-				Scope: validation.Scope{ControllerNames: []gwv1.GatewayController{validation.AirlockControllerName}},
+				Scope: merged.Scope{ControllerNames: []gwv1.GatewayController{merged.AirlockControllerName}},
 			})
 		}()
 	}

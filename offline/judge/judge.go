@@ -9,7 +9,8 @@ import (
 
 	"github.com/airlock/listenerset-webhook/offline/position"
 	"github.com/airlock/listenerset-webhook/offline/read"
-	"github.com/airlock/listenerset-webhook/validation"
+	"github.com/airlock/listenerset-webhook/validation/merged"
+	"github.com/airlock/listenerset-webhook/validation/object"
 )
 
 // Options say how strictly to judge.
@@ -26,17 +27,17 @@ type Options struct {
 	UnknownFields UnknownFields
 	// AddedNames are names the list-valued TLS options accept besides the
 	// built-in ones, as the webhook's --add-names.
-	AddedNames validation.AddedNames
+	AddedNames object.AddedNames
 	// Scope says which ListenerSets are Airlock's, by the Gateways and
 	// GatewayClasses of the input (over Cluster's): one of another
 	// implementation's Gateway gets kube-apiserver's own checks (the CRD,
 	// object metadata) but neither the webhook's patch nor its rules, as
 	// the webhook with the same --scope admits it. The zero Scope judges
 	// every set.
-	Scope validation.Scope
+	Scope merged.Scope
 	// Tenancy: owners, hostname declarations (the Namespaces of the input,
 	// or the cluster's) and the first claim, as the webhook's flags.
-	Tenancy validation.Tenancy
+	Tenancy merged.Tenancy
 	// Reported, for Stored (the audit), compares each judged set's stored
 	// status with the merged listener list's prediction
 	// (reported.Predict, reported.Compare): each listener where they
@@ -53,7 +54,7 @@ type Options struct {
 	// creationTimestamp that replaces a stored one has the stored one's, as
 	// an update keeps it. Secrets are the cluster's only (unknown when it
 	// has none listed), since the input cannot hold all of them.
-	Cluster *validation.Objects
+	Cluster *merged.Objects
 }
 
 // Result is the verdict on one ListenerSet, or the route findings of one
@@ -79,7 +80,7 @@ type Result struct {
 	// Scope is the scope's outcome for a set it left unjudged (another
 	// implementation's, or one of an unknown parent under UnknownAdmit):
 	// only kube-apiserver's own checks applied. Omitted for a set judged.
-	Scope validation.Outcome `json:"scope,omitempty"`
+	Scope merged.Outcome `json:"scope,omitempty"`
 	// Fixed are the live set's findings this one no longer has, when
 	// compared with a live cluster (Compare); omitted otherwise or when
 	// none.
@@ -156,7 +157,7 @@ type Verdict struct {
 	// Objects is the cluster view built from the input (over
 	// Options.Cluster when set); its Sets are the ListenerSets found
 	// valid, in precedence order (after the cluster's).
-	Objects validation.Objects
+	Objects merged.Objects
 	// Compared is set when the findings are marked against a live
 	// cluster's (Compare).
 	Compared bool
@@ -239,7 +240,7 @@ func (v *Verdict) skip(o *read.Object) *Skipped {
 // Gateways, GatewayClasses, ReferenceGrants, Namespaces and Secrets
 // (metadata only; their data is never kept). It reports whether the object
 // is one of them.
-func collect(o *validation.Objects, h read.Head, raw []byte) bool {
+func collect(o *merged.Objects, h read.Head, raw []byte) bool {
 	switch {
 	case h.APIVersion == listenerSetAPIVersion && h.Kind == "Gateway":
 		gw := &gwv1.Gateway{}

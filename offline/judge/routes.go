@@ -7,6 +7,7 @@ import (
 
 	"github.com/airlock/listenerset-webhook/offline/read"
 	"github.com/airlock/listenerset-webhook/validation"
+	"github.com/airlock/listenerset-webhook/validation/merged"
 )
 
 // KindHTTPRoute is Result.Kind of an HTTPRoute's route findings.
@@ -17,18 +18,18 @@ const KindHTTPRoute = "HTTPRoute"
 // listeners), a Result for each route that has any, in the order of
 // routes. They are warnings: a route that attaches to nothing is the
 // route's own status, and admits nothing wrong.
-func Routes(o *validation.Objects, routes []*gwv1.HTTPRoute, opts Options) []Result {
+func Routes(o *merged.Objects, routes []*gwv1.HTTPRoute, opts Options) []Result {
 	return routeResults(o, routes, opts, false)
 }
 
 // EveryRoute is Routes with a Result for every route that names a
 // ListenerSet, findings or not: what Compare needs to tell a finding
 // fixed. DropPassingRoutes takes the ones without findings out again.
-func EveryRoute(o *validation.Objects, routes []*gwv1.HTTPRoute, opts Options) []Result {
+func EveryRoute(o *merged.Objects, routes []*gwv1.HTTPRoute, opts Options) []Result {
 	return routeResults(o, routes, opts, true)
 }
 
-func routeResults(o *validation.Objects, routes []*gwv1.HTTPRoute, opts Options, every bool) []Result {
+func routeResults(o *merged.Objects, routes []*gwv1.HTTPRoute, opts Options, every bool) []Result {
 	var out []Result
 	for _, r := range routes {
 		if res, ok := routeResult(o, r, opts, every); ok {
@@ -46,9 +47,9 @@ func DropPassingRoutes(v *Verdict) {
 	})
 }
 
-func routeResult(o *validation.Objects, r *gwv1.HTTPRoute, opts Options, every bool) (Result, bool) {
+func routeResult(o *merged.Objects, r *gwv1.HTTPRoute, opts Options, every bool) (Result, bool) {
 	ws := validation.JudgeRoute(r, o, webhookOptions(o, opts)).List()
-	if len(ws) == 0 && (!every || len(validation.RouteKeys(r)) == 0) {
+	if len(ws) == 0 && (!every || len(merged.RouteKeys(r)) == 0) {
 		return Result{}, false
 	}
 	return Result{Kind: KindHTTPRoute, Namespace: r.Namespace, Name: r.Name, Valid: true, Errors: []FieldError{},

@@ -12,6 +12,7 @@ import (
 	"github.com/airlock/listenerset-webhook/offline/read"
 	"github.com/airlock/listenerset-webhook/validation"
 	"github.com/airlock/listenerset-webhook/validation/findings"
+	"github.com/airlock/listenerset-webhook/validation/merged"
 )
 
 // judgeSets gives each ListenerSet kube-apiserver's verdict on a create of
@@ -101,12 +102,12 @@ func (v *Verdict) judge(o *read.Object, view apiserverView, opts Options) Result
 
 // webhookOptions are the webhook's options for opts, with o as the
 // cluster and as the scope's view.
-func webhookOptions(o *validation.Objects, opts Options) validation.Options {
+func webhookOptions(o *merged.Objects, opts Options) validation.Options {
 	return validation.Options{Cluster: o, Strict: opts.Strict, AddedNames: opts.AddedNames, Scope: opts.Scope, Classes: o, Routes: o, Tenancy: opts.Tenancy}
 }
 
 // notJudged is d's outcome when it left the set unjudged, else "".
-func notJudged(d validation.Decision) validation.Outcome {
+func notJudged(d merged.Decision) merged.Outcome {
 	if d.Judge {
 		return ""
 	}
@@ -119,7 +120,7 @@ func comparePrecedence(a, b *gwv1.ListenerSet) int {
 	if a == nil || b == nil {
 		return cmp.Compare(boolInt(a == nil), boolInt(b == nil))
 	}
-	return validation.ComparePrecedence(a, b)
+	return merged.ComparePrecedence(a, b)
 }
 
 func boolInt(b bool) int {

@@ -25,7 +25,7 @@ import (
 	"github.com/airlock/listenerset-webhook/offline/policyreport"
 	"github.com/airlock/listenerset-webhook/offline/read"
 	"github.com/airlock/listenerset-webhook/offline/report"
-	"github.com/airlock/listenerset-webhook/validation"
+	"github.com/airlock/listenerset-webhook/validation/merged"
 )
 
 // DefaultPageSize is how many objects one list request asks for: kubectl's
@@ -148,7 +148,7 @@ type Snapshot struct {
 	// Objects is the whole cluster's view: every Gateway, ListenerSet,
 	// ReferenceGrant and Namespace (GatewayClasses and Secrets only when
 	// listed; nil, an unknown kind, otherwise).
-	Objects *validation.Objects
+	Objects *merged.Objects
 	// Selected are the ListenerSets the options select, in list order
 	// (namespace, then name).
 	Selected []*gwv1.ListenerSet
@@ -170,7 +170,7 @@ func Read(ctx context.Context, cfg *rest.Config, opts Options) (*Snapshot, error
 // Objects: unknown, so that its rules are skipped, not failed. Gateways and
 // ListenerSets keep their status' conditions and listener entries, what
 // the controller reported.
-func List(ctx context.Context, cfg *rest.Config, k Kinds, pageSize int64) (*validation.Objects, error) {
+func List(ctx context.Context, cfg *rest.Config, k Kinds, pageSize int64) (*merged.Objects, error) {
 	c, err := client.New(cfg, client.Options{Scheme: gwscheme.Scheme})
 	if err != nil {
 		return nil, err
@@ -179,7 +179,7 @@ func List(ctx context.Context, cfg *rest.Config, k Kinds, pageSize int64) (*vali
 	if size <= 0 {
 		size = DefaultPageSize
 	}
-	o := &validation.Objects{
+	o := &merged.Objects{
 		Gateways: []*gwv1.Gateway{}, Sets: []*gwv1.ListenerSet{}, Namespaces: []*metav1.PartialObjectMetadata{},
 	}
 	if err := pages(ctx, c, size, "Gateways", func() *gwv1.GatewayList { return &gwv1.GatewayList{} }, func(l *gwv1.GatewayList) {
@@ -312,7 +312,7 @@ func metadata(ctx context.Context, c client.Reader, size int64, what, listKind s
 func selectSets(sets []*gwv1.ListenerSet, opts Options) []*gwv1.ListenerSet {
 	var parent string
 	if ns, name, ok := strings.Cut(opts.Gateway, "/"); ok {
-		parent = validation.GatewayKey(ns, name)
+		parent = merged.GatewayKey(ns, name)
 	}
 	out := []*gwv1.ListenerSet{}
 	for _, ls := range sets {
@@ -320,7 +320,7 @@ func selectSets(sets []*gwv1.ListenerSet, opts Options) []*gwv1.ListenerSet {
 			continue
 		}
 		if parent != "" {
-			if key, ok := validation.ParentKey(ls); !ok || key != parent {
+			if key, ok := merged.ParentKey(ls); !ok || key != parent {
 				continue
 			}
 		}
@@ -336,14 +336,14 @@ func selectSets(sets []*gwv1.ListenerSet, opts Options) []*gwv1.ListenerSet {
 func selectRoutes(snap *Snapshot, opts Options) []*gwv1.HTTPRoute {
 	selected := make(map[string]bool, len(snap.Selected))
 	for _, ls := range snap.Selected {
-		selected[validation.ListenerSetKey(ls.Namespace, ls.Name)] = true
+		selected[merged.ListenerSetKey(ls.Namespace, ls.Name)] = true
 	}
 	var out []*gwv1.HTTPRoute
 	for _, r := range snap.Objects.Routes {
 		if opts.Namespace != "" && r.Namespace != opts.Namespace {
 			continue
 		}
-		if opts.Gateway != "" && !slices.ContainsFunc(validation.RouteKeys(r), func(k string) bool {
+		if opts.Gateway != "" && !slices.ContainsFunc(merged.RouteKeys(r), func(k string) bool {
 			ns, name, _ := strings.Cut(k, "/")
 			ls, _ := snap.Objects.ListenerSet(ns, name)
 			return selected[k] || ls == nil

@@ -16,6 +16,8 @@ import (
 	"github.com/airlock/listenerset-webhook/offline/read"
 	"github.com/airlock/listenerset-webhook/validation"
 	"github.com/airlock/listenerset-webhook/validation/findings"
+	"github.com/airlock/listenerset-webhook/validation/merged"
+	"github.com/airlock/listenerset-webhook/validation/object"
 )
 
 func TestGitHubEscaping(t *testing.T) {
@@ -34,9 +36,9 @@ func TestCatalogCodes(t *testing.T) {
 		codes[d.Code] = true
 		assert.Equal(t, ruleOf(string(d.Code)).HelpURI, d.Code.HelpURI())
 	}
-	wrappers := []findings.WarningKind{validation.KindRatcheted, validation.KindWouldDeny, validation.KindClusterFinding}
+	wrappers := []findings.WarningKind{object.KindRatcheted, validation.KindWouldDeny, merged.KindClusterFinding}
 	found := 0
-	for _, file := range []string{"warnings.go", filepath.Join("findings", "report.go"), "wouldeny.go"} {
+	for _, file := range []string{filepath.Join("object", "warnings.go"), filepath.Join("merged", "warnings.go"), filepath.Join("findings", "report.go"), "wouldeny.go"} {
 		f, err := parser.ParseFile(token.NewFileSet(), filepath.Join("..", "..", "validation", file), nil, 0)
 		require.NoError(t, err)
 		ast.Inspect(f, func(n ast.Node) bool {

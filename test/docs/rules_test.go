@@ -13,7 +13,7 @@ import (
 
 	"github.com/airlock/listenerset-webhook/defaults"
 	"github.com/airlock/listenerset-webhook/test/golden"
-	"github.com/airlock/listenerset-webhook/validation"
+	"github.com/airlock/listenerset-webhook/validation/object"
 )
 
 // rulesPage is the hand-written page of the rules, whose TLS options rows
@@ -78,9 +78,9 @@ func withOptionRows(page string) (string, error) {
 	if !listOptionNames.MatchString(out) {
 		return "", fmt.Errorf("%s: no sentence %q", rulesPage, "with `option` one of `...`")
 	}
-	names := make([]string, len(validation.ListOptions))
-	for i, k := range validation.ListOptions {
-		names[i] = "`" + strings.TrimPrefix(string(k), validation.OptionPrefix) + "`"
+	names := make([]string, len(object.ListOptions))
+	for i, k := range object.ListOptions {
+		names[i] = "`" + strings.TrimPrefix(string(k), object.OptionPrefix) + "`"
 	}
 	return listOptionNames.ReplaceAllLiteralString(out, "with `option` one of "+strings.Join(names, ", ")), nil
 }
@@ -91,8 +91,8 @@ func withOptionRows(page string) (string, error) {
 func optionRows() string {
 	var b strings.Builder
 	fmt.Fprintf(&b, "%s`spec.listeners[i].tls.options` | ≤ %d keys, values ≤ %d bytes; keys domain-prefixed (un-prefixed names are reserved by Gateway API); unknown `%s` keys rejected, naming the supported ones | Too many / Too long / Invalid / Unsupported value |\n",
-		optionRowPrefix, validation.MaxOptions, validation.MaxOptionValueLen, validation.OptionPrefix)
-	opts := validation.AirlockOptions
+		optionRowPrefix, object.MaxOptions, object.MaxOptionValueLen, object.OptionPrefix)
+	opts := object.AirlockOptions
 	for i := 0; i < len(opts); {
 		rule, errs := optionRule(opts[i])
 		keys := []string{"`options[" + string(opts[i].Key) + "]`"}
@@ -101,7 +101,7 @@ func optionRows() string {
 			if r, e := optionRule(opts[j]); r != rule || e != errs {
 				break
 			}
-			keys = append(keys, "`"+strings.TrimPrefix(string(opts[j].Key), validation.OptionPrefix)+"`")
+			keys = append(keys, "`"+strings.TrimPrefix(string(opts[j].Key), object.OptionPrefix)+"`")
 		}
 		fmt.Fprintf(&b, "%s%s | %s | %s |\n", optionRowPrefix, strings.Join(keys, ", "), rule, errs)
 		i = j
@@ -111,7 +111,7 @@ func optionRows() string {
 
 // optionRule is an option's rule and errors columns: its own, or what its
 // values say.
-func optionRule(o validation.AirlockOption) (rule, errs string) {
+func optionRule(o object.AirlockOption) (rule, errs string) {
 	values := make([]string, len(o.Values))
 	for i, v := range o.Values {
 		values[i] = "`" + v + "`"
@@ -140,14 +140,14 @@ func optionRule(o validation.AirlockOption) (rule, errs string) {
 // values the rules use.
 func dataRows() map[string]string {
 	return map[string]string{
-		"| 1 | `spec.listeners` | ":             fmt.Sprintf("1 to %d entries | Required / Too many |", validation.MaxListeners),
-		"| 3 | `spec.listeners[i].protocol` | ": "exactly " + orList(validation.SupportedProtocols) + " | Unsupported value |",
+		"| 1 | `spec.listeners` | ":             fmt.Sprintf("1 to %d entries | Required / Too many |", object.MaxListeners),
+		"| 3 | `spec.listeners[i].protocol` | ": "exactly " + orList(object.SupportedProtocols) + " | Unsupported value |",
 		"| 5 | `...certificateRefs[j].group`, `.kind`, `.name` | ": fmt.Sprintf("group `%q`, kind `%s`, name required (DNS subdomain) | Unsupported value / Required |",
 			defaults.SecretGroup, defaults.SecretKind),
 		"| 9 | `spec.listeners[i].allowedRoutes` | ": fmt.Sprintf("kinds only `%s` in group `%s`; `namespaces.from` one of %s; `%s` needs a valid `selector`, "+
 			"each of its lists (`matchLabels`, `matchExpressions`, an expression's `values`) at most %d items (the CRD sets no bound; a longer list is not judged item by item; "+
 			"choose namespaces by label) | Unsupported value / Required / Invalid / Too many |",
-			validation.HTTPRouteKind, gwv1.GroupName, quoted(validation.SupportedFrom), gwv1.NamespacesFromSelector, validation.MaxSelectorItems),
+			object.HTTPRouteKind, gwv1.GroupName, quoted(object.SupportedFrom), gwv1.NamespacesFromSelector, object.MaxSelectorItems),
 		"| 10 | `spec.parentRef` | ": fmt.Sprintf("kind `%s`, group `%s`, name required | Unsupported value / Required |", defaults.GatewayKind, gwv1.GroupName),
 	}
 }

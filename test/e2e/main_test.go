@@ -39,7 +39,8 @@ import (
 
 	"github.com/airlock/listenerset-webhook/test/localcluster"
 	"github.com/airlock/listenerset-webhook/test/testproc"
-	"github.com/airlock/listenerset-webhook/validation"
+	"github.com/airlock/listenerset-webhook/validation/merged"
+	"github.com/airlock/listenerset-webhook/validation/object"
 	"github.com/airlock/listenerset-webhook/webhook"
 	"github.com/airlock/listenerset-webhook/webhook/admission"
 	"github.com/airlock/listenerset-webhook/webhook/certs"
@@ -213,7 +214,7 @@ type webhookSettings struct {
 	addNames                       []string
 	scope                          []gwv1.GatewayController
 	unknownAdmit                   bool
-	firstClaim                     validation.ClaimMode
+	firstClaim                     merged.ClaimMode
 	tenantLabel                    string
 }
 
@@ -244,10 +245,10 @@ func newInProcessWebhook(ports testproc.Ports, cert *localcluster.ServingCert) *
 
 func (w *inProcessWebhook) UseSettings(c webhookSettings) {
 	w.opts.Cluster = clusterview.Options{Enabled: c.enabled, Strict: c.strict, WatchSecrets: c.secrets, RESTConfig: cluster.Config,
-		Tenancy: validation.Tenancy{FirstClaim: c.firstClaim, TenantLabel: c.tenantLabel}}
-	w.opts.Scope = validation.Scope{ControllerNames: c.scope}
+		Tenancy: merged.Tenancy{FirstClaim: c.firstClaim, TenantLabel: c.tenantLabel}}
+	w.opts.Scope = merged.Scope{ControllerNames: c.scope}
 	if c.unknownAdmit {
-		w.opts.Scope.Unknown = validation.UnknownAdmit
+		w.opts.Scope.Unknown = merged.UnknownAdmit
 	}
 	w.opts.Enforcement = ""
 	if c.warn {
@@ -261,7 +262,7 @@ func (w *inProcessWebhook) MetricsURL() string {
 }
 
 func (w *inProcessWebhook) Start(ctx context.Context) error {
-	added, err := validation.ParseAddedNames(w.addNames)
+	added, err := object.ParseAddedNames(w.addNames)
 	if err != nil {
 		return err
 	}

@@ -26,7 +26,7 @@ import (
 	"github.com/airlock/listenerset-webhook/offline/read"
 	"github.com/airlock/listenerset-webhook/offline/report"
 	"github.com/airlock/listenerset-webhook/test/localcluster"
-	lsvalidation "github.com/airlock/listenerset-webhook/validation"
+	"github.com/airlock/listenerset-webhook/validation/object"
 	"github.com/airlock/listenerset-webhook/validation/validationtest"
 )
 
@@ -265,7 +265,7 @@ func worstCases(t *testing.T) []apiserverCase {
 		if s.Update != nil {
 			continue
 		}
-		c := objectCase(t, "worst/"+s.Name, s.Build(lsvalidation.MaxListeners))
+		c := objectCase(t, "worst/"+s.Name, s.Build(object.MaxListeners))
 		c.Create = true
 		out = append(out, c)
 	}

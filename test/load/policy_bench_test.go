@@ -10,7 +10,7 @@ import (
 	"github.com/airlock/listenerset-webhook/policy"
 	"github.com/airlock/listenerset-webhook/policy/policytest"
 	"github.com/airlock/listenerset-webhook/test/load/fixtures"
-	"github.com/airlock/listenerset-webhook/validation"
+	"github.com/airlock/listenerset-webhook/validation/object"
 	"github.com/airlock/listenerset-webhook/validation/validationtest"
 )
 
@@ -38,7 +38,7 @@ func BenchmarkPolicyCreate(b *testing.B) {
 	}{
 		{"two-listeners", fixtures.TwoListeners, true},
 		{"sixty-four-tls", fixtures.SixtyFour, true},
-		{"largest-valid", func() *gwv1.ListenerSet { return validationtest.LargestValid(validation.MaxListeners) }, true},
+		{"largest-valid", func() *gwv1.ListenerSet { return validationtest.LargestValid(object.MaxListeners) }, true},
 		{"every-list-full-invalid", fixtures.Largest, false},
 	} {
 		b.Run(c.name, func(b *testing.B) {

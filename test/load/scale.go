@@ -46,7 +46,7 @@ import (
 
 	"github.com/airlock/listenerset-webhook/test/localcluster"
 	"github.com/airlock/listenerset-webhook/test/testproc"
-	"github.com/airlock/listenerset-webhook/validation"
+	"github.com/airlock/listenerset-webhook/validation/merged"
 	"github.com/airlock/listenerset-webhook/validation/validationtest"
 	"github.com/airlock/listenerset-webhook/webhook/admission"
 	"github.com/airlock/listenerset-webhook/webhook/clusterview"
@@ -1075,7 +1075,7 @@ func (c *scaleCluster) probes(ctx context.Context, n int) ([]probeResult, error)
 		h := "probe." + validationtest.OwnerDomain(scaleMeasuredOwner+1)
 		undeclared.Spec.Listeners[0].Hostname = ptr.To(gwv1.Hostname(h))
 		ps = append(ps, probe{name: "undeclared hostname", ls: undeclared, denied: true,
-			want: []string{fmt.Sprintf("hostname %q is not among", h), validation.DefaultAllowedHostnamesAnnotation}})
+			want: []string{fmt.Sprintf("hostname %q is not among", h), merged.DefaultAllowedHostnamesAnnotation}})
 	}
 	var out []probeResult
 	for _, p := range ps {
@@ -1142,7 +1142,7 @@ const (
 func scaleClass(i int) *gwv1.GatewayClass {
 	if i == 0 {
 		return &gwv1.GatewayClass{ObjectMeta: metav1.ObjectMeta{Name: scaleGatewayClass},
-			Spec: gwv1.GatewayClassSpec{ControllerName: validation.AirlockControllerName}}
+			Spec: gwv1.GatewayClassSpec{ControllerName: merged.AirlockControllerName}}
 	}
 	return &gwv1.GatewayClass{ObjectMeta: metav1.ObjectMeta{Name: fmt.Sprintf("other-%02d", i)},
 		Spec: gwv1.GatewayClassSpec{ControllerName: gwv1.GatewayController(fmt.Sprintf("example.com/other-%02d", i))}}
@@ -1229,7 +1229,7 @@ func scaleListenerSet(shape string, i int) (*gwv1.ListenerSet, *corev1.Secret) {
 func scaleOwnerNamespace(o int) *corev1.Namespace {
 	return &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: validationtest.OwnerNamespace(o),
 		Labels:      map[string]string{scaleTeamLabel: "true"},
-		Annotations: map[string]string{validation.DefaultAllowedHostnamesAnnotation: validationtest.OwnerDeclaration(o)}}}
+		Annotations: map[string]string{merged.DefaultAllowedHostnamesAnnotation: validationtest.OwnerDeclaration(o)}}}
 }
 
 // scaleMeasuredOwner is the owner whose ListenerSets the owners shape's

@@ -14,6 +14,7 @@ import (
 
 	"github.com/airlock/listenerset-webhook/validation"
 	"github.com/airlock/listenerset-webhook/validation/findings"
+	"github.com/airlock/listenerset-webhook/validation/merged"
 	"github.com/airlock/listenerset-webhook/validation/validationtest"
 )
 
@@ -247,7 +248,7 @@ func TestScaleOneGatewayLayout(t *testing.T) {
 // while a create on another owner's domain is denied.
 func TestScaleOwnersLayout(t *testing.T) {
 	const n = 10000
-	cluster := &validation.Objects{Gateways: []*gwv1.Gateway{scaleGatewayObject(0, scaleGateway), scaleGatewayObject(0, scaleAloneGateway)}}
+	cluster := &merged.Objects{Gateways: []*gwv1.Gateway{scaleGatewayObject(0, scaleGateway), scaleGatewayObject(0, scaleAloneGateway)}}
 	owners, wildcards := map[string]bool{}, 0
 	for o := range validationtest.Owners {
 		ns := scaleOwnerNamespace(o)
@@ -288,8 +289,8 @@ func TestScaleOwnersLayout(t *testing.T) {
 	}
 	other := measuredFor(shapeOwners)("m-2")
 	other.Spec.Listeners[1].Hostname = ptr.To(gwv1.Hostname("x." + validationtest.OwnerDomain(scaleMeasuredOwner+1)))
-	if errs, _ := judge(other); len(errs) != 1 || findings.CodeOf(errs[0]) != validation.CodeHostnameNotDeclared {
-		t.Errorf("a create on another owner's domain: %v, want one %s", errs, validation.CodeHostnameNotDeclared)
+	if errs, _ := judge(other); len(errs) != 1 || findings.CodeOf(errs[0]) != merged.CodeHostnameNotDeclared {
+		t.Errorf("a create on another owner's domain: %v, want one %s", errs, merged.CodeHostnameNotDeclared)
 	}
 }
 
@@ -314,7 +315,7 @@ func TestWorstTargetsAndProblems(t *testing.T) {
 		resp  *admissionv1.AdmissionResponse
 		ok    bool
 	}{
-		{"over-the-limit", deny(fmt.Sprintf("... has 10000 entries, more than the limit of %d", validation.MaxAllowedHostnames)), true},
+		{"over-the-limit", deny(fmt.Sprintf("... has 10000 entries, more than the limit of %d", merged.MaxAllowedHostnames)), true},
 		{"over-the-limit", deny(`... has 10000 entries`), false},
 		{"over-the-limit", &admissionv1.AdmissionResponse{Allowed: true}, false},
 		{"hostile-entries", deny(`entry 1 "<>&\"\\\u2028\u2029\t\n\r\x00\x1b[31m\x7f"`), true},

@@ -29,6 +29,8 @@ import (
 	"github.com/airlock/listenerset-webhook/policy/policytest"
 	"github.com/airlock/listenerset-webhook/test/localcluster"
 	"github.com/airlock/listenerset-webhook/validation"
+	"github.com/airlock/listenerset-webhook/validation/merged"
+	"github.com/airlock/listenerset-webhook/validation/object"
 	"github.com/airlock/listenerset-webhook/validation/validationtest"
 )
 
@@ -130,7 +132,7 @@ func againstKubeAPIServer(t *testing.T, root string, set localcluster.CRDSet, ta
 	// the worst objects the CRD admits (their Update shapes below)
 	for _, s := range validationtest.WorstShapes {
 		if s.Update == nil {
-			cases, names = append(cases, s.Build(validation.MaxListeners)), append(names, "worst "+s.Name)
+			cases, names = append(cases, s.Build(object.MaxListeners)), append(names, "worst "+s.Name)
 		}
 	}
 	caseIn = make([]*validationtest.Declaration, len(cases))
@@ -191,7 +193,7 @@ func againstKubeAPIServer(t *testing.T, root string, set localcluster.CRDSet, ta
 	var worstPairs int
 	for _, s := range validationtest.WorstShapes {
 		if s.Update != nil {
-			store("worst-"+s.Name, s.Update(validation.MaxListeners), s.Build(validation.MaxListeners))
+			store("worst-"+s.Name, s.Update(object.MaxListeners), s.Build(object.MaxListeners))
 			worstPairs++
 		}
 	}
@@ -345,7 +347,7 @@ func createDeclarations(t *testing.T, c *localcluster.Cluster) map[string]dynami
 		if err := c.Client.Get(ctx, crclient.ObjectKey{Name: d.Namespace}, &got); err != nil {
 			t.Fatal(err)
 		}
-		value, declared := got.Annotations[validation.DefaultAllowedHostnamesAnnotation]
+		value, declared := got.Annotations[merged.DefaultAllowedHostnamesAnnotation]
 		if declared != d.Declared || value != d.Value {
 			t.Fatalf("Namespace %s: stored with the declaration %v %.80q, want %v %.80q", d.Namespace, declared, value, d.Declared, d.Value)
 		}
@@ -492,7 +494,7 @@ func judgeIn(d *validationtest.Declaration, ls *gwv1.ListenerSet, stored *unstru
 	}
 	errs, warnings := validation.Validate(&sent, old, opts)
 	for _, w := range warnings {
-		if w.Kind == validation.KindRatcheted {
+		if w.Kind == object.KindRatcheted {
 			ratcheted.Add(1)
 			break
 		}

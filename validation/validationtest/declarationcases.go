@@ -8,8 +8,9 @@ import (
 	"k8s.io/utils/ptr"
 	gwv1 "sigs.k8s.io/gateway-api/apis/v1"
 
-	"github.com/airlock/listenerset-webhook/validation"
 	"github.com/airlock/listenerset-webhook/validation/findings"
+	"github.com/airlock/listenerset-webhook/validation/merged"
+	"github.com/airlock/listenerset-webhook/validation/object"
 )
 
 // Declaration is a Namespace of the declared-hostnames cases: its name and
@@ -28,7 +29,7 @@ func (d Declaration) Object() *metav1.PartialObjectMetadata {
 		ObjectMeta: metav1.ObjectMeta{Name: d.Namespace},
 	}
 	if d.Declared {
-		ns.Annotations = map[string]string{validation.DefaultAllowedHostnamesAnnotation: d.Value}
+		ns.Annotations = map[string]string{merged.DefaultAllowedHostnamesAnnotation: d.Value}
 	}
 	return ns
 }
@@ -36,8 +37,8 @@ func (d Declaration) Object() *metav1.PartialObjectMetadata {
 // Cluster is the view of the Namespace alone: validation.Judge applies the
 // declared-hostnames rule and no other cluster rule (their kinds are
 // unknown).
-func (d Declaration) Cluster() *validation.Objects {
-	return &validation.Objects{Namespaces: []*metav1.PartialObjectMetadata{d.Object()}}
+func (d Declaration) Cluster() *merged.Objects {
+	return &merged.Objects{Namespaces: []*metav1.PartialObjectMetadata{d.Object()}}
 }
 
 // hostnames is a declaration of n entries: exact names, the last a
@@ -58,7 +59,7 @@ var (
 	DeclaredNames   = Declaration{Namespace: "decl-names", Declared: true, Value: "shop.example.com,*.b.example.com"}
 	DeclaredAll     = Declaration{Namespace: "decl-all", Declared: true, Value: "*"}
 	DeclaredLong    = Declaration{Namespace: "decl-long", Declared: true, Value: hostnames(30)}
-	DeclaredMost    = Declaration{Namespace: "decl-most", Declared: true, Value: hostnames(validation.MaxAllowedHostnames)}
+	DeclaredMost    = Declaration{Namespace: "decl-most", Declared: true, Value: hostnames(merged.MaxAllowedHostnames)}
 	BadDeclarations = []Declaration{
 		{Namespace: "bad-empty", Declared: true, Value: ""},
 		{Namespace: "bad-blank", Declared: true, Value: " "},
@@ -75,7 +76,7 @@ var (
 		{Namespace: "bad-long-entry", Declared: true, Value: "fe80::1%" + strings.Repeat("z", 300)},
 		{Namespace: "bad-several", Declared: true, Value: "ok.example.com,Bad,\t,10.0.0.1,,x.example.com."},
 		{Namespace: "bad-many-entries", Declared: true, Value: "ok.example.com" + strings.Repeat(",Bad", 12)},
-		{Namespace: "bad-over-limit", Declared: true, Value: hostnames(validation.MaxAllowedHostnames + 1)},
+		{Namespace: "bad-over-limit", Declared: true, Value: hostnames(merged.MaxAllowedHostnames + 1)},
 		{Namespace: "bad-ten-thousand", Declared: true, Value: hostnames(10000)},
 	}
 )
@@ -117,7 +118,7 @@ func declaredSet(ns string, hosts ...string) *gwv1.ListenerSet {
 func plainSet(ns, other string) *gwv1.ListenerSet {
 	ls := worstBase("plain")
 	ls.Namespace = ns
-	for i := range validation.MaxListeners {
+	for i := range object.MaxListeners {
 		l := httpsListener(i)
 		l.Hostname = ptr.To(gwv1.Hostname(fmt.Sprintf("l%02d.b.example.com", i)))
 		ls.Spec.Listeners = append(ls.Spec.Listeners, l)
@@ -141,7 +142,7 @@ func DeclarationCases() []DeclarationCase {
 		exact     = "shop.example.com"
 		uncovered = "login.a.example.com"
 	)
-	notDeclared, malformed := validation.CodeHostnameNotDeclared, validation.CodeDeclarationMalformed
+	notDeclared, malformed := merged.CodeHostnameNotDeclared, merged.CodeDeclarationMalformed
 	create := func(name string, d Declaration, code findings.Code, hosts ...string) DeclarationCase {
 		return DeclarationCase{Name: d.Namespace + ": " + name, Declaration: d, New: declaredSet(d.Namespace, hosts...), Code: code}
 	}

@@ -11,7 +11,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	gwv1 "sigs.k8s.io/gateway-api/apis/v1"
 
-	"github.com/airlock/listenerset-webhook/validation"
+	"github.com/airlock/listenerset-webhook/validation/object"
 )
 
 // The values a fuzzed ListenerSet picks from. Random bytes almost never spell
@@ -23,14 +23,14 @@ var (
 	fuzzGroups     = []gwv1.Group{"", "gateway.networking.k8s.io", "core", "example.com"}
 	fuzzKinds      = []gwv1.Kind{"Gateway", "Secret", "HTTPRoute", "GRPCRoute", "", "ConfigMap"}
 	fuzzNames      = []string{"web", "gw", "web-tls", "a", "", "Web", "-web", "a.b", strings.Repeat("a", 254)}
-	fuzzProtocols  = []gwv1.ProtocolType{"HTTP", "HTTPS", validation.ProtocolHTTP3, "TLS", "", "http"}
+	fuzzProtocols  = []gwv1.ProtocolType{"HTTP", "HTTPS", object.ProtocolHTTP3, "TLS", "", "http"}
 	fuzzHostnames  = []gwv1.Hostname{
 		"example.com", "*.example.com", "10.0.0.1", "", "a:1", "*", "Example.com", "::1", "*.*.example.com",
 		gwv1.Hostname(strings.Repeat("a", 254)), gwv1.Hostname("*." + strings.Repeat("a", 252)),
 	}
 	fuzzPorts   = []gwv1.PortNumber{80, 443, 8080, 0, 65535, 65536, -1}
 	fuzzModes   = []gwv1.TLSModeType{gwv1.TLSModeTerminate, gwv1.TLSModePassthrough, ""}
-	fuzzOptions = append(append([]gwv1.AnnotationKey{}, validation.SupportedOptions...),
+	fuzzOptions = append(append([]gwv1.AnnotationKey{}, object.SupportedOptions...),
 		"example.com/x", "minimumVersion", "microgateway.airlock.com/x", "/", "Example.com/x", "")
 	fuzzValues = withOptionValues([]gwv1.AnnotationValue{
 		"", "h2,http/1.1", "h2,,h2", "TLSv1_0", "TLSv1_2", "TLSv1_3", "X25519,P-256", "TLS_AES_128_GCM_SHA256",
@@ -47,7 +47,7 @@ var (
 // (validation.AirlockOptions) none of whose values it holds, that option's
 // example: so that every option can be set right.
 func withOptionValues(values []gwv1.AnnotationValue) []gwv1.AnnotationValue {
-	for _, o := range validation.AirlockOptions {
+	for _, o := range object.AirlockOptions {
 		if !o.List && !slices.ContainsFunc(o.Values, func(v string) bool { return slices.Contains(values, gwv1.AnnotationValue(v)) }) {
 			values = append(values, gwv1.AnnotationValue(o.ExampleValue()))
 		}
@@ -112,7 +112,7 @@ func FuzzListenerSet(data []byte) *gwv1.ListenerSet {
 	ref.Namespace = fuzzPtr(b, func() gwv1.Namespace { return gwv1.Namespace(fuzzString(b, fuzzNamespaces)) })
 	n := int(b.next())
 	if n == 0xff {
-		n = validation.MaxListeners + 1 // past the limit, where validation judges only the first 64
+		n = object.MaxListeners + 1 // past the limit, where validation judges only the first 64
 	} else {
 		n %= 7
 	}
@@ -128,7 +128,7 @@ func FuzzListenerSet(data []byte) *gwv1.ListenerSet {
 			// hundred times more than valid ones, and 65 listeners built
 			// from the input made an execution cost milliseconds (the
 			// campaign's rate fell tenfold as such inputs filled the corpus).
-			*l = gwv1.ListenerEntry{Name: gwv1.SectionName("l" + strconv.Itoa(i)), Port: gwv1.PortNumber(1024 + i), Protocol: validation.ProtocolHTTP}
+			*l = gwv1.ListenerEntry{Name: gwv1.SectionName("l" + strconv.Itoa(i)), Port: gwv1.PortNumber(1024 + i), Protocol: object.ProtocolHTTP}
 			continue
 		}
 		l.Name = gwv1.SectionName(fuzzString(b, fuzzNames))
@@ -161,7 +161,7 @@ func fuzzTLS(b *fuzzBytes) gwv1.ListenerTLSConfig {
 		ref.Name = gwv1.ObjectName(fuzzString(b, fuzzNames))
 		ref.Namespace = fuzzPtr(b, func() gwv1.Namespace { return gwv1.Namespace(fuzzString(b, fuzzNamespaces)) })
 	}
-	if n := b.intn(validation.MaxOptions + 4); n > 0 { // up to a few past the limit
+	if n := b.intn(object.MaxOptions + 4); n > 0 { // up to a few past the limit
 		tls.Options = make(map[gwv1.AnnotationKey]gwv1.AnnotationValue, n)
 		for range n {
 			tls.Options[fuzzString(b, fuzzOptions)] = fuzzString(b, fuzzValues)
@@ -276,7 +276,7 @@ func EncodeFuzzListenerSet(ls *gwv1.ListenerSet) ([]byte, error) {
 				encodeString(e, fuzzNames, string(ref.Name))
 				encodePtr(e, ref.Namespace, func(ns gwv1.Namespace) { encodeString(e, fuzzNamespaces, string(ns)) })
 			}
-			e.count(len(tls.Options), validation.MaxOptions+4)
+			e.count(len(tls.Options), object.MaxOptions+4)
 			for _, k := range slices.Sorted(maps.Keys(tls.Options)) {
 				encodeString(e, fuzzOptions, k)
 				encodeString(e, fuzzValues, tls.Options[k])

@@ -6,8 +6,8 @@ import (
 
 	gwv1 "sigs.k8s.io/gateway-api/apis/v1"
 
-	"github.com/airlock/listenerset-webhook/validation"
 	"github.com/airlock/listenerset-webhook/validation/findings"
+	"github.com/airlock/listenerset-webhook/validation/object"
 )
 
 // OptionCase is a ListenerSet that sets one Airlock option, and whether
@@ -39,8 +39,8 @@ func OptionCases() []OptionCase {
 		return OptionCase{Name: name, ListenerSet: ls, Key: key, Value: value, Valid: code == "", Code: code}
 	}
 	var cases []OptionCase
-	for _, o := range validation.AirlockOptions {
-		name := strings.TrimPrefix(string(o.Key), validation.OptionPrefix)
+	for _, o := range object.AirlockOptions {
+		name := strings.TrimPrefix(string(o.Key), object.OptionPrefix)
 		accepted := o.Values
 		if o.List {
 			reversed := slices.Clone(o.Values)
@@ -57,8 +57,8 @@ func OptionCases() []OptionCase {
 	}
 	ls := worstBase("option")
 	l := httpsListener(0)
-	l.Protocol = validation.ProtocolHTTP3
-	l.TLS.Options = validation.ExampleOptions()
+	l.Protocol = object.ProtocolHTTP3
+	l.TLS.Options = object.ExampleOptions()
 	ls.Spec.Listeners = []gwv1.ListenerEntry{l}
 	return append(cases, OptionCase{Name: "every example on http3", ListenerSet: ls, Valid: true})
 }

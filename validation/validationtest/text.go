@@ -6,8 +6,8 @@ import (
 
 	gwv1 "sigs.k8s.io/gateway-api/apis/v1"
 
-	"github.com/airlock/listenerset-webhook/validation"
 	"github.com/airlock/listenerset-webhook/validation/findings"
+	"github.com/airlock/listenerset-webhook/validation/object"
 )
 
 // The worst objects built from text rather than from counts: ListenerSets
@@ -83,10 +83,10 @@ func ControlKeys(n int) *gwv1.ListenerSet {
 // followed by text repeated to fill the request.
 func textKeys(name string, n int, text string) *gwv1.ListenerSet {
 	ls := worstBase(name)
-	per := textBudget / (n * validation.MaxOptions)
+	per := textBudget / (n * object.MaxOptions)
 	for i := range n {
 		l := httpsListener(i)
-		for j := range validation.MaxOptions {
+		for j := range object.MaxOptions {
 			l.TLS.Options[gwv1.AnnotationKey(fmt.Sprintf("%02d%02d", i, j)+repeatTo(text, per)+"/x")] = "x"
 		}
 		ls.Spec.Listeners = append(ls.Spec.Listeners, l)
@@ -131,8 +131,8 @@ func MultibyteValues(n int) *gwv1.ListenerSet {
 	per := textBudget / n
 	for i := range n {
 		l := httpsListener(i)
-		for j, used := 0, 0; j < validation.MaxOptions; j++ {
-			v := strings.Repeat(values[j%len(values)], validation.MaxOptionValueLen)
+		for j, used := 0, 0; j < object.MaxOptions; j++ {
+			v := strings.Repeat(values[j%len(values)], object.MaxOptionValueLen)
 			if used += findings.JSONLen(v); used > per {
 				break
 			}

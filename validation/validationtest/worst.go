@@ -9,7 +9,7 @@ import (
 	gwv1 "sigs.k8s.io/gateway-api/apis/v1"
 
 	"github.com/airlock/listenerset-webhook/test/load/fixtures"
-	"github.com/airlock/listenerset-webhook/validation"
+	"github.com/airlock/listenerset-webhook/validation/object"
 )
 
 // The worst objects: ListenerSets the Gateway API CRD admits (its schema and
@@ -99,7 +99,7 @@ func MostListErrors(n int) *gwv1.ListenerSet {
 	names := UnknownNames(1024)
 	for i := range n {
 		l := httpsListener(i)
-		for _, k := range validation.ListOptions {
+		for _, k := range object.ListOptions {
 			l.TLS.Options[k] = names
 		}
 		ls.Spec.Listeners = append(ls.Spec.Listeners, l)
@@ -110,8 +110,8 @@ func MostListErrors(n int) *gwv1.ListenerSet {
 // everyName sets every Airlock option to every name it takes, a
 // list-valued one, or to its example.
 func everyName() map[gwv1.AnnotationKey]gwv1.AnnotationValue {
-	opts := validation.ExampleOptions()
-	for _, o := range validation.AirlockOptions {
+	opts := object.ExampleOptions()
+	for _, o := range object.AirlockOptions {
 		if o.List {
 			opts[o.Key] = gwv1.AnnotationValue(strings.Join(o.Values, ","))
 		}
@@ -150,10 +150,10 @@ func MostSelectorErrors(n int) *gwv1.ListenerSet {
 	for i := range n {
 		l := httpsListener(i)
 		sel := &metav1.LabelSelector{MatchLabels: map[string]string{}}
-		for j := range validation.MaxSelectorItems {
+		for j := range object.MaxSelectorItems {
 			sel.MatchLabels[fmt.Sprintf("-%d", j)] = "-"
 			e := metav1.LabelSelectorRequirement{Key: fmt.Sprintf("-%d", j), Operator: metav1.LabelSelectorOpIn}
-			for m := range validation.MaxSelectorItems {
+			for m := range object.MaxSelectorItems {
 				e.Values = append(e.Values, fmt.Sprintf("-%d", m))
 			}
 			sel.MatchExpressions = append(sel.MatchExpressions, e)
@@ -201,7 +201,7 @@ func MostWarnings(n int) *gwv1.ListenerSet {
 		l := httpsListener(i)
 		l.Hostname = ptr.To(gwv1.Hostname(fmt.Sprintf("l%02d", i) + strings.Repeat("h", 80) + ".example.com"))
 		l.TLS.CertificateRefs[0].Namespace = ptr.To[gwv1.Namespace]("certs")
-		for j := range validation.MaxOptions {
+		for j := range object.MaxOptions {
 			l.TLS.Options[gwv1.AnnotationKey(fmt.Sprintf("example.com/o%02d", j))] = "x"
 		}
 		l.AllowedRoutes = &gwv1.AllowedRoutes{Namespaces: &gwv1.RouteNamespaces{
@@ -224,7 +224,7 @@ func LargestValid(n int) *gwv1.ListenerSet {
 	for i := range n {
 		name := fmt.Sprintf("%03d", i) + strings.Repeat("l", 250)
 		l := gwv1.ListenerEntry{
-			Name: gwv1.SectionName(name), Port: gwv1.PortNumber(1000 + i), Protocol: validation.ProtocolHTTP3,
+			Name: gwv1.SectionName(name), Port: gwv1.PortNumber(1000 + i), Protocol: object.ProtocolHTTP3,
 			Hostname: ptr.To(gwv1.Hostname(name[:63] + "." + name[64:])),
 			TLS: &gwv1.ListenerTLSConfig{
 				Mode:            ptr.To(gwv1.TLSModeTerminate),
@@ -236,7 +236,7 @@ func LargestValid(n int) *gwv1.ListenerSet {
 				Selector: &metav1.LabelSelector{MatchLabels: map[string]string{}},
 			}},
 		}
-		for j := range validation.MaxOptions - len(validation.AirlockOptions) {
+		for j := range object.MaxOptions - len(object.AirlockOptions) {
 			l.TLS.Options[gwv1.AnnotationKey(fmt.Sprintf("example.com/o%d", j))] = gwv1.AnnotationValue(strings.Repeat("v", 4096))
 		}
 		for range 8 {

@@ -15,6 +15,9 @@ import (
 
 	"github.com/airlock/listenerset-webhook/validation"
 	"github.com/airlock/listenerset-webhook/validation/findings"
+	"github.com/airlock/listenerset-webhook/validation/merged"
+	"github.com/airlock/listenerset-webhook/validation/object"
+	"github.com/airlock/listenerset-webhook/validation/views"
 )
 
 // Paths the webhooks are served at. They follow controller-runtime's
@@ -43,7 +46,7 @@ var listenerSetGK = schema.GroupKind{Group: gwv1.GroupName, Kind: "ListenerSet"}
 type Validator struct {
 	// Cluster is the view of the objects around the ListenerSet; nil skips
 	// the cluster-aware checks.
-	Cluster validation.Cluster
+	Cluster views.Cluster
 	// Strict turns the cluster-aware errors into denials.
 	Strict bool
 	// Enforcement says what the errors do: deny (the zero value and
@@ -51,20 +54,20 @@ type Validator struct {
 	Enforcement Enforcement
 	// AddedNames are names the list-valued TLS options accept besides the
 	// built-in ones (validation.Options.AddedNames).
-	AddedNames validation.AddedNames
+	AddedNames object.AddedNames
 	// Scope says which ListenerSets are Airlock's; the zero Scope judges
 	// every one. Classes answers its reads. The mutating webhook
 	// registered beside this Validator (RegisterWith) follows the same
 	// scope.
-	Scope   validation.Scope
-	Classes validation.Classes
+	Scope   merged.Scope
+	Classes views.Classes
 	// Routes are the HTTPRoutes naming ListenerSets
 	// (validation.Options.Routes): an update or a deletion is told the
 	// routes it detaches; nil tells none.
-	Routes validation.Routes
+	Routes views.Routes
 	// Tenancy: owners, hostname declarations and the first claim
 	// (validation.Options.Tenancy); needs Cluster.
-	Tenancy validation.Tenancy
+	Tenancy merged.Tenancy
 }
 
 // Enforcement is what a verdict's errors do.
@@ -215,7 +218,7 @@ func displayName(ls *gwv1.ListenerSet) string {
 // NewMutatingWebhook returns the defaulting webhook for every ListenerSet
 // (the zero scope).
 func NewMutatingWebhook() *cradmission.Webhook {
-	return NewMutatingWebhookFor(validation.Scope{}, nil)
+	return NewMutatingWebhookFor(merged.Scope{}, nil)
 }
 
 // NewMutatingWebhookFor returns the defaulting webhook: the defaulting
@@ -223,7 +226,7 @@ func NewMutatingWebhook() *cradmission.Webhook {
 // default and never removes anything, so that a newer CRD's fields survive,
 // for the ListenerSets scope judges (read through classes); every other one
 // is admitted without a patch.
-func NewMutatingWebhookFor(scope validation.Scope, classes validation.Classes) *cradmission.Webhook {
+func NewMutatingWebhookFor(scope merged.Scope, classes views.Classes) *cradmission.Webhook {
 	return &cradmission.Webhook{Handler: defaulting{decoder: cradmission.NewDecoder(admissionScheme), scope: scope, classes: classes}}
 }
 

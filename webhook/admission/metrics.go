@@ -9,7 +9,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/metrics"
 	gwv1 "sigs.k8s.io/gateway-api/apis/v1"
 
-	"github.com/airlock/listenerset-webhook/validation"
+	"github.com/airlock/listenerset-webhook/validation/merged"
 )
 
 // DenialsMetric is the name of the counter of validation errors in denied
@@ -63,14 +63,14 @@ func init() {
 	// the same registry, so one /metrics handler serves both.
 	metrics.Registry.MustRegister(denials, wouldDenials, scoped)
 	for _, wh := range []string{webhookMutating, webhookValidating} {
-		for _, o := range validation.Outcomes {
+		for _, o := range merged.Outcomes {
 			scoped.WithLabelValues(wh, string(o)) // every series from the start, at 0
 		}
 	}
 }
 
 // recordScope counts one request's scope decision.
-func recordScope(webhook string, d validation.Decision) {
+func recordScope(webhook string, d merged.Decision) {
 	scoped.WithLabelValues(webhook, string(d.Outcome)).Inc()
 }
 

@@ -11,7 +11,8 @@ import (
 	gwscheme "sigs.k8s.io/gateway-api/pkg/client/clientset/versioned/scheme"
 
 	"github.com/airlock/listenerset-webhook/defaults"
-	"github.com/airlock/listenerset-webhook/validation"
+	"github.com/airlock/listenerset-webhook/validation/merged"
+	"github.com/airlock/listenerset-webhook/validation/views"
 )
 
 // admissionScheme is what controller-runtime's admission decoder decodes
@@ -34,8 +35,8 @@ var admissionScheme = gwscheme.Scheme
 // (defaults.WithoutRemovals).
 type defaulting struct {
 	decoder cradmission.Decoder
-	scope   validation.Scope
-	classes validation.Classes
+	scope   merged.Scope
+	classes views.Classes
 }
 
 func (h defaulting) Handle(ctx context.Context, req cradmission.Request) cradmission.Response {

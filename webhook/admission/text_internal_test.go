@@ -22,7 +22,7 @@ import (
 	gwv1 "sigs.k8s.io/gateway-api/apis/v1"
 
 	"github.com/airlock/listenerset-webhook/test/load/fixtures"
-	"github.com/airlock/listenerset-webhook/validation"
+	"github.com/airlock/listenerset-webhook/validation/object"
 	"github.com/airlock/listenerset-webhook/validation/validationtest"
 )
 
@@ -138,7 +138,7 @@ func TestWorstTextIsBounded(t *testing.T) {
 	}
 	s := newTextServer()
 	for _, shape := range append(validationtest.TextShapes, validationtest.WorstShapes...) {
-		for _, n := range []int{1, validation.MaxListeners} {
+		for _, n := range []int{1, object.MaxListeners} {
 			review := textReview(shape, n)
 			for _, e := range Enforcements {
 				s.check(t, fmt.Sprintf("%s at %d listeners", shape.Name, n), e, review)
@@ -201,13 +201,13 @@ func randomText(rng *rand.Rand) string {
 func randomTextObject(rng *rand.Rand) *gwv1.ListenerSet {
 	n := 1 + rng.IntN(8)
 	if rng.IntN(10) == 0 {
-		n = validation.MaxListeners
+		n = object.MaxListeners
 	}
 	ls := validationtest.MostWarnings(n)
 	for i := range ls.Spec.Listeners {
 		l := &ls.Spec.Listeners[i]
 		l.TLS.Options = map[gwv1.AnnotationKey]gwv1.AnnotationValue{}
-		for range rng.IntN(validation.MaxOptions + 1) {
+		for range rng.IntN(object.MaxOptions + 1) {
 			key := randomText(rng)
 			if rng.IntN(2) == 0 {
 				key = "example.com/" + key

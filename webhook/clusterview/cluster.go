@@ -24,7 +24,8 @@ import (
 	gwv1 "sigs.k8s.io/gateway-api/apis/v1"
 	gwscheme "sigs.k8s.io/gateway-api/pkg/client/clientset/versioned/scheme"
 
-	"github.com/airlock/listenerset-webhook/validation"
+	"github.com/airlock/listenerset-webhook/validation/merged"
+	"github.com/airlock/listenerset-webhook/validation/views"
 )
 
 // Options configure the cluster-aware checks (the serve command's
@@ -48,7 +49,7 @@ type Options struct {
 	// Tenancy says who owns the listeners and how claims across owners are
 	// judged: hostname declarations on Namespaces, the first claim, a
 	// tenant label. Needs Enabled (the rules read Namespaces and rivals).
-	Tenancy validation.Tenancy
+	Tenancy merged.Tenancy
 	// RESTConfig reaches kube-apiserver; nil means controller-runtime's
 	// config.GetConfig() (--kubeconfig, $KUBECONFIG, in-cluster, ~/.kube).
 	RESTConfig *rest.Config
@@ -125,9 +126,9 @@ type View struct {
 }
 
 var (
-	_ validation.Cluster = (*View)(nil)
-	_ validation.Classes = (*View)(nil)
-	_ validation.Routes  = (*View)(nil)
+	_ views.Cluster = (*View)(nil)
+	_ views.Classes = (*View)(nil)
+	_ views.Routes  = (*View)(nil)
 )
 
 // watchedKind is one informer of the view.
@@ -190,7 +191,7 @@ func routeKeys(obj any) ([]string, error) {
 	if !ok {
 		return nil, nil
 	}
-	return validation.RouteKeys(r), nil
+	return merged.RouteKeys(r), nil
 }
 
 // rivalKeys is rivalIndex's IndexFunc: a ListenerSet's RivalKeys.
@@ -199,7 +200,7 @@ func rivalKeys(obj any) ([]string, error) {
 	if !ok {
 		return nil, nil
 	}
-	return validation.RivalKeys(ls), nil
+	return merged.RivalKeys(ls), nil
 }
 
 // parentKeys is byParent's IndexerFunc: a ListenerSet's ParentKey, none when
@@ -209,7 +210,7 @@ func parentKeys(obj client.Object) []string {
 	if !ok {
 		return nil
 	}
-	if key, ok := validation.ParentKey(ls); ok {
+	if key, ok := merged.ParentKey(ls); ok {
 		return []string{key}
 	}
 	return nil
@@ -458,7 +459,7 @@ func (v *View) GatewayClass(name string) (*gwv1.GatewayClass, bool) {
 // ListenerSet's parent may be in another one), one index lookup.
 func (v *View) ListenerSetsOf(gatewayNamespace, gatewayName string) ([]*gwv1.ListenerSet, bool) {
 	return list(v, v.listenerSets, &gwv1.ListenerSetList{}, func(l *gwv1.ListenerSetList) []gwv1.ListenerSet { return l.Items },
-		client.MatchingFields{parentField: validation.GatewayKey(gatewayNamespace, gatewayName)})
+		client.MatchingFields{parentField: merged.GatewayKey(gatewayNamespace, gatewayName)})
 }
 
 // ListenerSetsAt implements validation.Cluster from the rivalIndex: one
@@ -504,7 +505,7 @@ func (v *View) RoutesOf(namespace, name string) ([]*gwv1.HTTPRoute, bool) {
 	if k == nil || !k.synced() {
 		return nil, false
 	}
-	return byIndex[gwv1.HTTPRoute](k.indexer, routeIndex, validation.ListenerSetKey(namespace, name), KindHTTPRoute, v.log)
+	return byIndex[gwv1.HTTPRoute](k.indexer, routeIndex, merged.ListenerSetKey(namespace, name), KindHTTPRoute, v.log)
 }
 
 // NamespaceLabels implements validation.Cluster.

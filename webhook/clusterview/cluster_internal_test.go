@@ -24,6 +24,7 @@ import (
 	gwv1 "sigs.k8s.io/gateway-api/apis/v1"
 
 	"github.com/airlock/listenerset-webhook/validation"
+	"github.com/airlock/listenerset-webhook/validation/merged"
 )
 
 // fullMeta sets every field of ObjectMeta, so that whatever the transform
@@ -151,7 +152,7 @@ func TestRouteIndexIsTheRulesRouteKeys(t *testing.T) {
 	require.NoError(t, err)
 	keys, err := routeKeys(out)
 	require.NoError(t, err)
-	assert.Equal(t, []string{validation.ListenerSetKey("team-a", "ls")}, keys)
+	assert.Equal(t, []string{merged.ListenerSetKey("team-a", "ls")}, keys)
 	keys, _ = routeKeys(fullListenerSet())
 	assert.Empty(t, keys)
 }
@@ -183,7 +184,7 @@ func TestTransformKeepsOnlyWhatTheRulesRead(t *testing.T) {
 	}}
 	wantListenerSet.CreationTimestamp = ls.CreationTimestamp
 	class := &gwv1.GatewayClass{TypeMeta: metav1.TypeMeta{APIVersion: "gateway.networking.k8s.io/v1", Kind: "GatewayClass"}, ObjectMeta: fullMeta(""),
-		Spec: gwv1.GatewayClassSpec{ControllerName: validation.AirlockControllerName, Description: ptr.To("d"),
+		Spec: gwv1.GatewayClassSpec{ControllerName: merged.AirlockControllerName, Description: ptr.To("d"),
 			ParametersRef: &gwv1.ParametersReference{Group: "g", Kind: "k", Name: "n"}},
 		Status: gwv1.GatewayClassStatus{Conditions: []metav1.Condition{{Type: "Accepted", Status: metav1.ConditionFalse, ObservedGeneration: 3,
 			LastTransitionTime: metav1.Now(), Reason: "InvalidParameters", Message: "m"}},
@@ -193,7 +194,7 @@ func TestTransformKeepsOnlyWhatTheRulesRead(t *testing.T) {
 	requireAllSet(t, class.Status.Conditions[0])
 	// The class warnings read the conditions (not when they last changed)
 	// and the supported features.
-	wantClass := &gwv1.GatewayClass{TypeMeta: class.TypeMeta, ObjectMeta: id(""), Spec: gwv1.GatewayClassSpec{ControllerName: validation.AirlockControllerName},
+	wantClass := &gwv1.GatewayClass{TypeMeta: class.TypeMeta, ObjectMeta: id(""), Spec: gwv1.GatewayClassSpec{ControllerName: merged.AirlockControllerName},
 		Status: gwv1.GatewayClassStatus{Conditions: []metav1.Condition{{Type: "Accepted", Status: metav1.ConditionFalse, ObservedGeneration: 3,
 			Reason: "InvalidParameters", Message: "m"}}, SupportedFeatures: []gwv1.SupportedFeature{{Name: "Gateway"}}}}
 	route := fullRoute()
@@ -264,11 +265,11 @@ func TestTransformKeepsOnlyWhatTheRulesRead(t *testing.T) {
 // view is told to keep, the hostname declaration, and no other.
 func TestTransformKeepsTheDeclaration(t *testing.T) {
 	ns := &metav1.PartialObjectMetadata{TypeMeta: metav1.TypeMeta{APIVersion: "v1", Kind: "Namespace"}, ObjectMeta: fullMeta("")}
-	ns.Annotations = map[string]string{validation.DefaultAllowedHostnamesAnnotation: "*.a.example.com", "other": "x",
+	ns.Annotations = map[string]string{merged.DefaultAllowedHostnamesAnnotation: "*.a.example.com", "other": "x",
 		"kubectl.kubernetes.io/last-applied-configuration": "{}"}
-	out, err := Watch{NamespaceAnnotations: []string{validation.DefaultAllowedHostnamesAnnotation, "absent"}}.transform(ns)
+	out, err := Watch{NamespaceAnnotations: []string{merged.DefaultAllowedHostnamesAnnotation, "absent"}}.transform(ns)
 	require.NoError(t, err)
-	assert.Equal(t, map[string]string{validation.DefaultAllowedHostnamesAnnotation: "*.a.example.com"}, out.(client.Object).GetAnnotations())
+	assert.Equal(t, map[string]string{merged.DefaultAllowedHostnamesAnnotation: "*.a.example.com"}, out.(client.Object).GetAnnotations())
 }
 
 // TestTransformKeepsTheVerdict: the rules judge a ListenerSet against
@@ -305,11 +306,11 @@ func TestTransformKeepsTheVerdict(t *testing.T) {
 		require.NoError(t, err)
 		return out.(client.Object)
 	}
-	whole := &validation.Objects{
+	whole := &merged.Objects{
 		Gateways: []*gwv1.Gateway{gw}, Sets: []*gwv1.ListenerSet{rival},
 		Namespaces: []*metav1.PartialObjectMetadata{ns}, Grants: []*gwv1.ReferenceGrant{grant},
 	}
-	trimmed := &validation.Objects{
+	trimmed := &merged.Objects{
 		Gateways: []*gwv1.Gateway{trim(gw.DeepCopy()).(*gwv1.Gateway)}, Sets: []*gwv1.ListenerSet{trim(rival.DeepCopy()).(*gwv1.ListenerSet)},
 		Namespaces: []*metav1.PartialObjectMetadata{trim(ns.DeepCopy()).(*metav1.PartialObjectMetadata)},
 		Grants:     []*gwv1.ReferenceGrant{trim(grant.DeepCopy()).(*gwv1.ReferenceGrant)},
@@ -345,10 +346,10 @@ func TestParentIndexIsTheRulesParentKey(t *testing.T) {
 	ls := fullListenerSet()
 	out, err := Watch{}.transform(ls.DeepCopy())
 	require.NoError(t, err)
-	assert.Equal(t, []string{validation.GatewayKey("gw-ns", "gw")}, parentKeys(out.(*gwv1.ListenerSet)))
+	assert.Equal(t, []string{merged.GatewayKey("gw-ns", "gw")}, parentKeys(out.(*gwv1.ListenerSet)))
 
 	ls.Spec.ParentRef.Namespace = nil
-	assert.Equal(t, []string{validation.GatewayKey("team-a", "gw")}, parentKeys(ls))
+	assert.Equal(t, []string{merged.GatewayKey("team-a", "gw")}, parentKeys(ls))
 	ls.Spec.ParentRef.Kind = ptr.To[gwv1.Kind]("ListenerSet")
 	assert.Empty(t, parentKeys(ls))
 	assert.Empty(t, parentKeys(fullGateway()))
@@ -375,7 +376,7 @@ func TestWatchErrorsThatMatter(t *testing.T) {
 // indexedCluster is a validation.Objects whose ListenerSetsAt reads a
 // client-go indexer with the view's rivalIndex, as View.ListenerSetsAt does.
 type indexedCluster struct {
-	*validation.Objects
+	*merged.Objects
 	indexer toolscache.Indexer
 }
 
@@ -421,10 +422,10 @@ func TestRivalIndexKeepsTheVerdict(t *testing.T) {
 		{Name: "free", Port: 443, Protocol: gwv1.HTTPSProtocolType, Hostname: ptr.To[gwv1.Hostname]("free.example.com"), TLS: tls},
 		{Name: "mixed", Port: 8443, Protocol: gwv1.HTTPProtocolType, Hostname: ptr.To[gwv1.Hostname]("z.example.com")},
 	}
-	whole := &validation.Objects{Gateways: []*gwv1.Gateway{gw}, Sets: sets}
+	whole := &merged.Objects{Gateways: []*gwv1.Gateway{gw}, Sets: sets}
 	wantErrs, wantWarnings := validation.Validate(ls, nil, validation.Options{Cluster: whole, Strict: true})
 	require.Len(t, wantErrs, 2, "a hostname conflict at 443 and a protocol conflict at 8443: %v", wantErrs)
-	view := indexedCluster{Objects: &validation.Objects{Gateways: []*gwv1.Gateway{gw}, Sets: trimmed}, indexer: indexer}
+	view := indexedCluster{Objects: &merged.Objects{Gateways: []*gwv1.Gateway{gw}, Sets: trimmed}, indexer: indexer}
 	errs, warnings := validation.Validate(ls, nil, validation.Options{Cluster: view, Strict: true})
 	assert.Equal(t, wantErrs, errs)
 	assert.Equal(t, wantWarnings, warnings)
@@ -432,6 +433,6 @@ func TestRivalIndexKeepsTheVerdict(t *testing.T) {
 	// The index files a trimmed ListenerSet under validation.RivalKeys.
 	keys, err := rivalKeys(trimmed[0])
 	require.NoError(t, err)
-	assert.Equal(t, validation.RivalKeys(sets[0]), keys)
+	assert.Equal(t, merged.RivalKeys(sets[0]), keys)
 	assert.NotEmpty(t, keys)
 }

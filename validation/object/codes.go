@@ -1,11 +1,9 @@
-package validation
+package object
 
 import (
 	"fmt"
 	"slices"
 	"strings"
-
-	"sigs.k8s.io/gateway-api/pkg/features"
 
 	"github.com/airlock/listenerset-webhook/validation/findings"
 )
@@ -62,73 +60,53 @@ const (
 	CodeRouteCapture         findings.Code = "LS206"
 )
 
-// The codes of the cluster-aware findings.
+// The codes of the findings Gateway API's listener compatibility and the
+// overlap rule give on the merged listener list (merge.go, overlap.go).
 const (
 	CodeMergedProtocolConflict findings.Code = "LS301"
 	CodeMergedHostnameConflict findings.Code = "LS302"
-	CodeRefNotPermitted        findings.Code = "LS303"
-	CodeGatewayNotFound        findings.Code = "LS304"
-	CodeNotAllowed             findings.Code = "LS305"
-	CodeSecretNotFound         findings.Code = "LS306"
 	CodeMergedOverlapping      findings.Code = "LS307"
-	CodeScopeUnknown           findings.Code = "LS309"
-	CodeRoutesDetached         findings.Code = "LS310"
-	CodeRouteNoMatchingParent  findings.Code = "LS311"
-	CodeRouteNotAllowed        findings.Code = "LS312"
-	CodeRouteNoHostname        findings.Code = "LS313"
-	CodeHostnameNotDeclared    findings.Code = "LS314"
-	CodeDeclarationMalformed   findings.Code = "LS315"
-	CodeHostnameClaimed        findings.Code = "LS316"
-	CodeClassNotAccepted       findings.Code = "LS317"
-	CodeListenerSetUnsupported findings.Code = "LS318"
 )
 
 // Field paths the codes are at.
 const (
-	listenerPathPattern = "spec.listeners[*]"
-	tlsPathPattern      = listenerPathPattern + ".tls"
+	ListenerPathPattern = "spec.listeners[*]"
+	tlsPathPattern      = ListenerPathPattern + ".tls"
 	optionPathPattern   = tlsPathPattern + ".options[*]"
-	refPathPattern      = tlsPathPattern + ".certificateRefs[*]"
-	routesPathPattern   = listenerPathPattern + ".allowedRoutes"
+	RefPathPattern      = tlsPathPattern + ".certificateRefs[*]"
+	routesPathPattern   = ListenerPathPattern + ".allowedRoutes"
 	selectorPathPattern = routesPathPattern + ".namespaces.selector"
 )
 
-// catalog describes this package's codes. The wrapping warning kinds
-// (KindRatcheted, KindWouldDeny, KindClusterFinding) have no code of their
-// own: such a warning carries the code of the error it stands for.
-var catalog = []findings.CodeDoc{
-	{Code: findings.CodeMoreErrors, Kind: findings.CodeKindSummary, Title: "Errors not shown",
-		Cause: fmt.Sprintf("The report shows its first errors up to a budget (%d errors, %d KiB of text); this entry says how many more there were, at the common parent of their paths.", findings.MaxErrors, findings.MaxErrorBytes>>10),
-		Fix:   "Fix the errors shown and validate again; the rest are then shown."},
-	{Code: findings.CodeMoreWarnings, Kind: findings.CodeKindSummary, Title: "Warnings not shown", WarningKind: findings.KindMoreWarnings,
-		Cause: "The report shows its first warnings up to kube-apiserver's budget for warnings; this entry says how many more there were.",
-		Fix:   "Fix the warnings shown and validate again; the rest are then shown."},
-
+// codeDocs describes the codes this package's rules give. The wrapping
+// warning kind KindRatcheted has no code of its own: such a warning carries
+// the code of the error it stands for.
+var codeDocs = []findings.CodeDoc{
 	{Code: CodeNoListeners, Kind: findings.CodeKindError, Title: "No listener", Paths: []string{"spec.listeners"},
 		Cause: "spec.listeners is empty: a ListenerSet without listeners adds nothing to its Gateway.",
 		Fix:   "Add at least one listener, or delete the ListenerSet."},
 	{Code: CodeTooManyListeners, Kind: findings.CodeKindError, Title: "Too many listeners", Paths: []string{"spec.listeners"},
 		Cause: fmt.Sprintf("More than %d listeners, the CRD's limit; only the first %[1]d are judged.", MaxListeners),
 		Fix:   "Split the listeners over several ListenerSets."},
-	{Code: CodeListenerName, Kind: findings.CodeKindError, Title: "Invalid listener name", Paths: []string{listenerPathPattern + ".name"},
+	{Code: CodeListenerName, Kind: findings.CodeKindError, Title: "Invalid listener name", Paths: []string{ListenerPathPattern + ".name"},
 		Cause: "A listener's name is missing or not a DNS subdomain (lowercase letters, digits, '-' and '.'); routes select a listener by it (sectionName).",
 		Fix:   "Give the listener a lowercase DNS subdomain name such as web or https-api."},
-	{Code: CodeDuplicateListenerName, Kind: findings.CodeKindError, Title: "Duplicate listener name", Paths: []string{listenerPathPattern + ".name"},
+	{Code: CodeDuplicateListenerName, Kind: findings.CodeKindError, Title: "Duplicate listener name", Paths: []string{ListenerPathPattern + ".name"},
 		Cause: "Two listeners of the set have the same name; a route's sectionName could not tell them apart.",
 		Fix:   "Rename one of them."},
-	{Code: CodePort, Kind: findings.CodeKindError, Title: "Invalid port", Paths: []string{listenerPathPattern + ".port"},
+	{Code: CodePort, Kind: findings.CodeKindError, Title: "Invalid port", Paths: []string{ListenerPathPattern + ".port"},
 		Cause: "The port is not between 1 and 65535.",
 		Fix:   "Set a port between 1 and 65535."},
-	{Code: CodeProtocol, Kind: findings.CodeKindError, Title: "Unsupported protocol", Paths: []string{listenerPathPattern + ".protocol"},
+	{Code: CodeProtocol, Kind: findings.CodeKindError, Title: "Unsupported protocol", Paths: []string{ListenerPathPattern + ".protocol"},
 		Cause: "The protocol is missing or one Airlock Microgateway does not serve on a ListenerSet.",
 		Fix:   "Use one of the protocols the message lists."},
-	{Code: CodeHostname, Kind: findings.CodeKindError, Title: "Invalid hostname", Paths: []string{listenerPathPattern + ".hostname"},
+	{Code: CodeHostname, Kind: findings.CodeKindError, Title: "Invalid hostname", Paths: []string{ListenerPathPattern + ".hostname"},
 		Cause: "The hostname is empty, an IP address, has a port, is longer than 253 characters, or is not a lowercase RFC 1123 name with at most a leading \"*.\".",
 		Fix:   "Write a DNS name such as app.example.com or *.example.com, or omit the field to match every hostname."},
-	{Code: CodeProtocolConflict, Kind: findings.CodeKindError, Title: "Protocol conflict within the set", Paths: []string{listenerPathPattern + ".protocol"},
+	{Code: CodeProtocolConflict, Kind: findings.CodeKindError, Title: "Protocol conflict within the set", Paths: []string{ListenerPathPattern + ".protocol"},
 		Cause: "An earlier listener of the same set holds the port with another protocol; this one would be Conflicted (ProtocolConflict).",
 		Fix:   "Use another port, or the protocol of the earlier listener."},
-	{Code: CodeHostnameConflict, Kind: findings.CodeKindError, Title: "Hostname conflict within the set", Paths: []string{listenerPathPattern + ".hostname"},
+	{Code: CodeHostnameConflict, Kind: findings.CodeKindError, Title: "Hostname conflict within the set", Paths: []string{ListenerPathPattern + ".hostname"},
 		Cause: "An earlier listener of the same set has the same port, protocol and hostname; this one would be Conflicted (HostnameConflict).",
 		Fix:   "Change the hostname or the port, or merge the two listeners."},
 	{Code: CodeTLSForbidden, Kind: findings.CodeKindError, Title: "TLS on an HTTP listener", Paths: []string{tlsPathPattern},
@@ -146,13 +124,13 @@ var catalog = []findings.CodeDoc{
 	{Code: CodeTooManyCertificateRefs, Kind: findings.CodeKindError, Title: "More than one certificate", Paths: []string{tlsPathPattern + ".certificateRefs"},
 		Cause: "Airlock Microgateway serves exactly one certificate per listener.",
 		Fix:   "Keep one certificateRef; serve other names from other listeners."},
-	{Code: CodeCertificateRefKind, Kind: findings.CodeKindError, Title: "Certificate reference not a Secret", Paths: []string{refPathPattern + ".group", refPathPattern + ".kind"},
+	{Code: CodeCertificateRefKind, Kind: findings.CodeKindError, Title: "Certificate reference not a Secret", Paths: []string{RefPathPattern + ".group", RefPathPattern + ".kind"},
 		Cause: "A certificateRef names another group or kind than a core Secret.",
 		Fix:   "Reference a Secret: omit group and kind, or set group \"\" and kind Secret."},
-	{Code: CodeCertificateRefName, Kind: findings.CodeKindError, Title: "Invalid certificate Secret name", Paths: []string{refPathPattern + ".name"},
+	{Code: CodeCertificateRefName, Kind: findings.CodeKindError, Title: "Invalid certificate Secret name", Paths: []string{RefPathPattern + ".name"},
 		Cause: "The Secret's name is not a DNS subdomain, so no Secret can have it.",
 		Fix:   "Name the Secret as it is stored."},
-	{Code: CodeCertificateRefNamespace, Kind: findings.CodeKindError, Title: "Invalid certificate Secret namespace", Paths: []string{refPathPattern + ".namespace"},
+	{Code: CodeCertificateRefNamespace, Kind: findings.CodeKindError, Title: "Invalid certificate Secret namespace", Paths: []string{RefPathPattern + ".namespace"},
 		Cause: "The Secret's namespace is not a DNS label, so no namespace can have it.",
 		Fix:   "Name the namespace as it is, or omit it for the ListenerSet's own."},
 	{Code: CodeTooManyOptions, Kind: findings.CodeKindError, Title: "Too many TLS options", Paths: []string{tlsPathPattern + ".options"},
@@ -220,7 +198,7 @@ var catalog = []findings.CodeDoc{
 	{Code: CodeParentRefNamespace, Kind: findings.CodeKindError, Title: "Invalid parent Gateway namespace", Paths: []string{"spec.parentRef.namespace"},
 		Cause: "spec.parentRef.namespace is not a DNS label, so no namespace can have it.",
 		Fix:   "Name the Gateway's namespace, or omit it for the ListenerSet's own."},
-	{Code: CodeCrossNamespaceRef, Kind: findings.CodeKindWarning, Title: "Certificate in another namespace", Paths: []string{refPathPattern + ".namespace"}, WarningKind: KindCrossNamespaceRef,
+	{Code: CodeCrossNamespaceRef, Kind: findings.CodeKindWarning, Title: "Certificate in another namespace", Paths: []string{RefPathPattern + ".namespace"}, WarningKind: KindCrossNamespaceRef,
 		Cause: "A certificateRef names a Secret in another namespace, whose ReferenceGrants are not known here: it is usable only once that namespace grants the reference.",
 		Fix:   "Make sure a ReferenceGrant in the Secret's namespace allows ListenerSets from this one, or use a Secret of the ListenerSet's namespace."},
 	{Code: CodeForeignOption, Kind: findings.CodeKindWarning, Title: "TLS option of another implementation", Paths: []string{optionPathPattern}, WarningKind: KindForeignOption,
@@ -229,67 +207,24 @@ var catalog = []findings.CodeDoc{
 	{Code: CodeSelectorIgnored, Kind: findings.CodeKindWarning, Title: "Route selector not used", Paths: []string{selectorPathPattern}, WarningKind: KindSelectorIgnored,
 		Cause: "allowedRoutes.namespaces.selector is set, but from is not Selector, so Gateway API ignores it.",
 		Fix:   "Set from: Selector, or remove the selector."},
-	{Code: CodeHostnameLabelTooLong, Kind: findings.CodeKindWarning, Title: "Hostname label longer than 63 characters", Paths: []string{listenerPathPattern + ".hostname"}, WarningKind: KindHostnameLabelTooLong,
+	{Code: CodeHostnameLabelTooLong, Kind: findings.CodeKindWarning, Title: "Hostname label longer than 63 characters", Paths: []string{ListenerPathPattern + ".hostname"}, WarningKind: KindHostnameLabelTooLong,
 		Cause: "A label of the hostname is longer than RFC 1123's 63 characters, which the CRD lets through; no client's SNI or Host header can match it.",
 		Fix:   "Shorten the label."},
-	{Code: CodeOverlappingHostnames, Kind: findings.CodeKindWarning, Title: "Overlapping TLS hostnames within the set", Paths: []string{listenerPathPattern + ".hostname"}, WarningKind: KindOverlappingHostnames,
+	{Code: CodeOverlappingHostnames, Kind: findings.CodeKindWarning, Title: "Overlapping TLS hostnames within the set", Paths: []string{ListenerPathPattern + ".hostname"}, WarningKind: KindOverlappingHostnames,
 		Cause: "Two HTTPS or HTTP/3 listeners of the set on one port have hostnames some name matches both (an exact name under a wildcard, nested wildcards, a hostname and none): both get OverlappingTLSConfig (OverlappingHostnames), and with HTTP/2 connection coalescing a request can reuse the other's connection and reach its routes. A warning only.",
 		Fix:   "Nothing, if the listeners share a certificate and may serve each other's names; otherwise give them hostnames that do not overlap, or different ports."},
 	{Code: CodeRouteCapture, Kind: findings.CodeKindWarning, Title: "Listener without hostname open to other namespaces", Paths: []string{routesPathPattern + ".namespaces.from"}, WarningKind: KindRouteCapture,
 		Cause: "A ListenerSet listener has no hostname and its allowedRoutes admits HTTPRoutes of other namespaces (from: All, or a Selector): each of them can claim any hostname on it, a name another team serves included. A warning only.",
 		Fix:   "Give the listener a hostname, or admit routes of its own namespace only (from: Same)."},
-
-	{Code: CodeMergedProtocolConflict, Kind: findings.CodeKindCluster, Title: "Protocol conflict on the Gateway", Paths: []string{listenerPathPattern + ".protocol"},
+	{Code: CodeMergedProtocolConflict, Kind: findings.CodeKindCluster, Title: "Protocol conflict on the Gateway", Paths: []string{ListenerPathPattern + ".protocol"},
 		Cause: "A listener of the Gateway, or of a ListenerSet before this one, holds the port with another protocol; this listener would be Conflicted (ProtocolConflict). An error under strict, a warning otherwise.",
 		Fix:   "Use another port, or the protocol the port has; the listeners command shows the Gateway's merged list."},
-	{Code: CodeMergedHostnameConflict, Kind: findings.CodeKindCluster, Title: "Hostname conflict on the Gateway", Paths: []string{listenerPathPattern + ".hostname"},
+	{Code: CodeMergedHostnameConflict, Kind: findings.CodeKindCluster, Title: "Hostname conflict on the Gateway", Paths: []string{ListenerPathPattern + ".hostname"},
 		Cause: "A listener of the Gateway, or of a ListenerSet before this one, has the same port, protocol and hostname; this listener would be Conflicted (HostnameConflict). An error under strict, a warning otherwise.",
 		Fix:   "Use another hostname or port; the listeners command shows who holds it."},
-	{Code: CodeRefNotPermitted, Kind: findings.CodeKindCluster, Title: "Certificate reference not permitted", Paths: []string{refPathPattern + ".namespace"},
-		Cause: "No ReferenceGrant in the Secret's namespace allows ListenerSets of this namespace to use it; the listener would have RefNotPermitted. An error under strict, a warning otherwise.",
-		Fix:   "Add a ReferenceGrant in the Secret's namespace (from: ListenerSet in this namespace, to: Secret), or use a Secret of this namespace."},
-	{Code: CodeScopeUnknown, Kind: findings.CodeKindCluster, Title: "Parent Gateway's class unknown", Paths: []string{"spec.parentRef"}, WarningKind: KindScopeUnknown,
-		Cause: "Airlock Microgateway serves only the Gateways whose GatewayClass names its controller, and whose ListenerSet this is cannot be told: the parent Gateway or its GatewayClass does not exist yet, or the webhook has not read them yet. The setting for an unknown parent decided: judged with Airlock's rules (the default), or admitted untouched. A warning.",
-		Fix:   "Create the Gateway and its GatewayClass first, or apply again once they exist: the ListenerSet is then judged by its Gateway's class."},
-	{Code: CodeGatewayNotFound, Kind: findings.CodeKindCluster, Title: "Parent Gateway not found", Paths: []string{"spec.parentRef.name"}, WarningKind: KindGatewayNotFound,
-		Cause: "The parent Gateway does not exist (yet); the ListenerSet stays unattached until it does. A warning.",
-		Fix:   "Create the Gateway, or correct spec.parentRef."},
-	{Code: CodeNotAllowed, Kind: findings.CodeKindCluster, Title: "Gateway does not admit the ListenerSet", Paths: []string{"spec.parentRef"}, WarningKind: KindNotAllowed,
-		Cause: "The parent Gateway's allowedListeners does not admit ListenerSets of this namespace; they would be NotAllowed. A warning.",
-		Fix:   "Ask the Gateway's owner to admit the namespace (allowedListeners.namespaces), or attach to another Gateway."},
-	{Code: CodeSecretNotFound, Kind: findings.CodeKindCluster, Title: "Certificate Secret not found", Paths: []string{refPathPattern + ".name"}, WarningKind: KindSecretNotFound,
-		Cause: "The referenced Secret does not exist (yet); the listener has no certificate (InvalidCertificateRef) until it does. A warning.",
-		Fix:   "Create the Secret, or correct the reference."},
-	{Code: CodeMergedOverlapping, Kind: findings.CodeKindCluster, Title: "Overlapping TLS hostnames on the Gateway", Paths: []string{listenerPathPattern + ".hostname"}, WarningKind: KindMergedOverlappingHostnames,
+	{Code: CodeMergedOverlapping, Kind: findings.CodeKindCluster, Title: "Overlapping TLS hostnames on the Gateway", Paths: []string{ListenerPathPattern + ".hostname"}, WarningKind: KindMergedOverlappingHostnames,
 		Cause: "An HTTPS or HTTP/3 listener overlaps the hostname of a listener of the Gateway or of another of its ListenerSets on the same port (an exact name under a wildcard, nested wildcards, a hostname and none): both get OverlappingTLSConfig (OverlappingHostnames), and with HTTP/2 connection coalescing a request can reach the other's routes. A warning only, also under strict.",
 		Fix:   "Nothing, if that is meant (one certificate for both, or a catch-all); otherwise use a hostname that does not overlap, or another port; the listeners command shows both listeners."},
-	{Code: CodeRoutesDetached, Kind: findings.CodeKindCluster, Title: "HTTPRoutes the change detaches", Paths: []string{"spec.listeners", listenerPathPattern}, WarningKind: KindRoutesDetached,
-		Cause: "HTTPRoutes attach to the ListenerSet through this listener (by sectionName, by port, or to the whole set) and, after the update or the deletion, would attach to none of its listeners: the listener is renamed or removed, its port or hostname changes, or its allowedRoutes no longer admits them. The routes stop serving, and their status says so only afterwards. Routes whose parent is the Gateway itself are not looked at. A warning only, also under strict.",
-		Fix:   "Nothing, if that is meant; otherwise keep the listener as it was, or change the routes' parentRefs (sectionName, port) or hostnames first."},
-	{Code: CodeHostnameNotDeclared, Kind: findings.CodeKindCluster, Title: "Hostname not declared for the namespace", Paths: []string{listenerPathPattern + ".hostname"},
-		Cause: "The ListenerSet's Namespace declares the hostnames its ListenerSets may claim (the annotation " + DefaultAllowedHostnamesAnnotation + ", or the key the webhook is configured with), and the listener's hostname is not covered: an exact name must be declared or lie under a declared wildcard, a wildcard must be declared or lie under one, and a listener without a hostname needs \"*\". An error in every mode.",
-		Fix:   "Use a hostname the Namespace declares, or ask the platform team to declare it on the Namespace."},
-	{Code: CodeDeclarationMalformed, Kind: findings.CodeKindCluster, Title: "Malformed hostname declaration", Paths: []string{"metadata.namespace"},
-		Cause: fmt.Sprintf("The Namespace's hostname declaration cannot be read: it is empty, has an empty entry or blanks around one, more than %d entries, or an entry that is not a lowercase DNS name, a wildcard \"*.\" followed by one, or \"*\" (an IP address, uppercase, \"*\" past the first label, a trailing dot). Every ListenerSet of the namespace is denied until it is fixed: closed, not open. An error in every mode.", MaxAllowedHostnames),
-		Fix:   "Ask the platform team to correct the annotation on the Namespace; the message names the entry."},
-	{Code: CodeHostnameClaimed, Kind: findings.CodeKindCluster, Title: "Hostname held by another owner", Paths: []string{listenerPathPattern + ".hostname"},
-		Cause: "On the same Gateway, a listener of another owner's ListenerSet (another namespace, or another tenant when a tenant label is configured) holds a hostname that overlaps this one, on any port: the same name, a name under its wildcard, or a wildcard over its name. The first claim keeps it (the older ListenerSet, then namespace/name). A warning by default, an error with --first-claim=deny, nothing with off.",
-		Fix:   "Use a hostname of your own; if the name is yours, ask the holder's owner to release it; the listeners command shows each listener's owner."},
-	{Code: CodeClassNotAccepted, Kind: findings.CodeKindCluster, Title: "GatewayClass not accepted", Paths: []string{"spec.parentRef"}, WarningKind: KindClassNotAccepted,
-		Cause: "The parent Gateway's GatewayClass has no Accepted condition with status True: no controller has taken it yet (Accepted Unknown, reason Pending, the CRD's default), or its controller refused it (Accepted False; the message gives its reason). No controller programs the Gateway's listeners, so the ListenerSet stays Pending and none of its listeners serves. A class without any condition (written by hand, never stored) is not judged. A warning only, also under strict.",
-		Fix:   "Check that the controller the class names (spec.controllerName) runs and takes the class: for Airlock Microgateway, that its chart's operator.gatewayAPI.controllerName is the class's; if it refused the class, fix what its reason says (often the parametersRef)."},
-	{Code: CodeListenerSetUnsupported, Kind: findings.CodeKindCluster, Title: "Controller does not support ListenerSets", Paths: []string{"spec.parentRef"}, WarningKind: KindListenerSetNotSupported,
-		Cause: "The parent Gateway's GatewayClass lists the features its controller supports (status.supportedFeatures), and " + string(features.SupportListenerSet) + " is not among them: the controller does not read ListenerSets (Airlock Microgateway before 5.1.0), so the ListenerSet stays Pending and none of its listeners serves. An empty list is not judged. A warning only, also under strict.",
-		Fix:   "Upgrade the controller to a release that supports ListenerSets (Airlock Microgateway 5.1.0 or later), or put the listeners on the Gateway itself."},
-	{Code: CodeRouteNoMatchingParent, Kind: findings.CodeKindCluster, Title: "Route names no such ListenerSet or listener", Paths: []string{"spec.parentRefs[*]"}, WarningKind: KindRouteNoMatchingParent,
-		Cause: causeRouteNoMatchingParent,
-		Fix:   "Correct the parentRef's name, sectionName or port; the listeners command shows the set's listeners."},
-	{Code: CodeRouteNotAllowed, Kind: findings.CodeKindCluster, Title: "Route not allowed by the listeners", Paths: []string{"spec.parentRefs[*]"}, WarningKind: KindRouteNotAllowedByListeners,
-		Cause: causeRouteNotAllowed,
-		Fix:   "Ask the ListenerSet's owner to admit the route's namespace, or attach to a listener that does."},
-	{Code: CodeRouteNoHostname, Kind: findings.CodeKindCluster, Title: "No listener hostname intersects the route's", Paths: []string{"spec.parentRefs[*]"}, WarningKind: KindRouteNoMatchingListenerHostname,
-		Cause: causeRouteNoHostname,
-		Fix:   "Use a hostname the listener serves, or attach to the listener that serves the route's hostname."},
 }
 
 // optionCodes are the catalog entries the Airlock options' rows hold
@@ -307,20 +242,21 @@ func optionCodes() []findings.CodeDoc {
 	return docs
 }
 
-// allCodes is catalog and the options' codes.
-var allCodes = append(slices.Clone(catalog), optionCodes()...)
+// ownCodes is codeDocs and the options' codes.
+var ownCodes = append(slices.Clone(codeDocs), optionCodes()...)
 
-// Catalog is every code of this package, by code.
-func Catalog() []findings.CodeDoc {
-	out := slices.Clone(allCodes)
+// Codes is every code this package's rules give, by code; package
+// validation's catalog holds them with every other code.
+func Codes() []findings.CodeDoc {
+	out := slices.Clone(ownCodes)
 	slices.SortFunc(out, func(a, b findings.CodeDoc) int { return strings.Compare(string(a.Code), string(b.Code)) })
 	return out
 }
 
-// kindCodes is the code of each warning kind that has one of its own.
-var kindCodes = findings.CodesByKind(allCodes)
+// ownKindCodes is the code of each warning kind of this package that has
+// one of its own.
+var ownKindCodes = findings.CodesByKind(ownCodes)
 
-// KindCode is the code of warnings of kind k; "" for a kind that wraps an
-// error (its warnings carry the error's code) or that is not this
-// package's.
-func KindCode(k findings.WarningKind) findings.Code { return kindCodes[k] }
+// kindCode is the code of warnings of kind k; "" for a kind that wraps an
+// error (its warnings carry the error's code).
+func kindCode(k findings.WarningKind) findings.Code { return ownKindCodes[k] }

@@ -1,4 +1,4 @@
-package validation
+package merged
 
 import (
 	"slices"
@@ -6,6 +6,8 @@ import (
 	"strings"
 
 	gwv1 "sigs.k8s.io/gateway-api/apis/v1"
+
+	"github.com/airlock/listenerset-webhook/validation/object"
 )
 
 // The index keys: what a view of the cluster (Objects, the webhook's
@@ -22,7 +24,7 @@ import (
 // when it names no Gateway. An index of ListenerSets by parent must compute
 // its keys with this function, not a copy of the decision.
 func ParentKey(ls *gwv1.ListenerSet) (key string, ok bool) {
-	ns, name, ok := parentOf(ls)
+	ns, name, ok := object.ParentOf(ls)
 	if !ok {
 		return "", false
 	}
@@ -41,7 +43,7 @@ func GatewayKey(namespace, name string) string { return namespace + "/" + name }
 // An index must compute its keys with this function, and the rules ask with
 // PortKey and EndpointKey, so the two cannot drift apart.
 func RivalKeys(ls *gwv1.ListenerSet) []string {
-	ns, name, ok := parentOf(ls)
+	ns, name, ok := object.ParentOf(ls)
 	if !ok {
 		return nil
 	}
@@ -69,7 +71,7 @@ func RivalKeys(ls *gwv1.ListenerSet) []string {
 // filed under otherProtocols, so that the rules can ask for "every protocol
 // but these" with a fixed number of keys.
 var keyedProtocols = []gwv1.ProtocolType{
-	gwv1.HTTPProtocolType, gwv1.HTTPSProtocolType, gwv1.TLSProtocolType, gwv1.TCPProtocolType, gwv1.UDPProtocolType, ProtocolHTTP3,
+	gwv1.HTTPProtocolType, gwv1.HTTPSProtocolType, gwv1.TLSProtocolType, gwv1.TCPProtocolType, gwv1.UDPProtocolType, object.ProtocolHTTP3,
 }
 
 // otherProtocols is PortKey's name for the protocols keyedProtocols does not list.
@@ -88,8 +90,8 @@ func PortKey(namespace, name string, port gwv1.PortNumber, protocol gwv1.Protoco
 // EndpointKey is the key of Gateway namespace/name's ListenerSets with a
 // listener on port with protocol and hostname (nil: none) (RivalKeys).
 func EndpointKey(namespace, name string, port gwv1.PortNumber, protocol gwv1.ProtocolType, hostname *gwv1.Hostname) string {
-	e := endpointOf(port, protocol, hostname)
-	return "endpoint " + GatewayKey(namespace, name) + " " + strconv.Itoa(int(port)) + " " + string(e.protocol) + " " + string(e.hostname)
+	e := object.EndpointOf(port, protocol, hostname)
+	return "endpoint " + GatewayKey(namespace, name) + " " + strconv.Itoa(int(port)) + " " + string(e.Protocol) + " " + string(e.Hostname)
 }
 
 // portKeys are the PortKeys on port of the protocols Airlock serves other
@@ -97,7 +99,7 @@ func EndpointKey(namespace, name string, port gwv1.PortNumber, protocol gwv1.Pro
 // another protocol holds no port, so its key is never read.
 func portKeys(namespace, name string, port gwv1.PortNumber, protocols []gwv1.ProtocolType, same bool) []string {
 	var keys []string
-	for _, p := range SupportedProtocols {
+	for _, p := range object.SupportedProtocols {
 		if slices.Contains(protocols, p) == same {
 			keys = append(keys, PortKey(namespace, name, port, p))
 		}
@@ -123,7 +125,7 @@ func UnderKey(namespace, name, w string) string {
 // filed under, on Gateway namespace/name.
 func claimKeys(namespace, name, h string, add func(string)) {
 	add(ClaimKey(namespace, name, h))
-	for _, w := range coveringHostnames(h) {
+	for _, w := range object.CoveringHostnames(h) {
 		if w != "" {
 			add(UnderKey(namespace, name, w))
 		}
@@ -137,12 +139,12 @@ func claimKeys(namespace, name, h string, add func(string)) {
 // reads the index by them, markClaims its own map.
 func overlapKeys(namespace, name, h string, read func(string)) {
 	read(ClaimKey(namespace, name, h))
-	for _, w := range coveringHostnames(h) {
+	for _, w := range object.CoveringHostnames(h) {
 		if w != "" {
 			read(ClaimKey(namespace, name, w))
 		}
 	}
-	if strings.HasPrefix(h, WildcardPrefix) {
+	if strings.HasPrefix(h, object.WildcardPrefix) {
 		read(UnderKey(namespace, name, h))
 	}
 }
@@ -165,3 +167,17 @@ func RouteKeys(route *gwv1.HTTPRoute) []string {
 // ListenerSetKey is the key RouteKeys files the routes naming ListenerSet
 // namespace/name under.
 func ListenerSetKey(namespace, name string) string { return namespace + "/" + name }
+
+// NamesListenerSet tells whether ref, a parentRef of an HTTPRoute in
+// namespace routeNamespace, names a ListenerSet, and which. Group and kind
+// are read as the CRD defaults them (gateway.networking.k8s.io, Gateway).
+func NamesListenerSet(routeNamespace string, ref *gwv1.ParentReference) (namespace, name string, ok bool) {
+	if ref.Group != nil && *ref.Group != gwv1.GroupName || ref.Kind == nil || *ref.Kind != object.ListenerSetKind || ref.Name == "" {
+		return "", "", false
+	}
+	namespace = routeNamespace
+	if ref.Namespace != nil && *ref.Namespace != "" {
+		namespace = string(*ref.Namespace)
+	}
+	return namespace, string(ref.Name), true
+}

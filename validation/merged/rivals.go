@@ -1,4 +1,4 @@
-package validation
+package merged
 
 import (
 	"slices"
@@ -6,6 +6,9 @@ import (
 
 	"k8s.io/utils/ptr"
 	gwv1 "sigs.k8s.io/gateway-api/apis/v1"
+
+	"github.com/airlock/listenerset-webhook/validation/object"
+	"github.com/airlock/listenerset-webhook/validation/views"
 )
 
 // Rival pruning: the cluster-aware rules judge a ListenerSet by its rows of
@@ -16,7 +19,7 @@ import (
 // that a request costs what shares its ports and hostnames, not what its
 // Gateway has.
 
-// listenersInMerge returns ls's rows of gw's merged list (MergedListeners):
+// ListenersInMerge returns ls's rows of gw's merged list (MergedListeners):
 // the list built from gw's own listeners, gw's ListenerSets in the cluster
 // and ls in the place its creation time gives it (a new object, without
 // one, comes last). The stored ListenerSets are taken as valid (the webhook
@@ -26,17 +29,17 @@ import (
 // and the first rival each of ls's listeners overlaps with
 // (overlapRivals), not from every ListenerSet of gw: the rows are the full
 // list's in all but Precedence, which counts only the listeners merged.
-func listenersInMerge(ls *gwv1.ListenerSet, gw *gwv1.Gateway, admission *gatewayAdmission, c Cluster) []MergedListener {
-	sets := decisive(ls, gw, admission, c)
+func ListenersInMerge(ls *gwv1.ListenerSet, gw *gwv1.Gateway, admission *gatewayAdmission, c views.Cluster) []object.MergedListener {
+	sets := Decisive(ls, gw, admission, c)
 	for _, o := range overlapRivals(ls, gw, admission, c) {
 		if !slices.Contains(sets, o) {
 			sets = append(sets, o)
 		}
 	}
 	sets = append(sets, ls)
-	var rows []MergedListener
+	var rows []object.MergedListener
 	first := -1
-	mergeListeners(gw, sets, admission, false, func(row MergedListener, from *gwv1.ListenerSet) bool {
+	mergeListeners(gw, sets, admission, false, func(row object.MergedListener, from *gwv1.ListenerSet) bool {
 		if from == ls && first < 0 {
 			first = len(rows)
 		}
@@ -46,7 +49,7 @@ func listenersInMerge(ls *gwv1.ListenerSet, gw *gwv1.Gateway, admission *gateway
 	if first < 0 {
 		return nil // ls has no listeners
 	}
-	markOverlaps(rows)
+	object.MarkOverlaps(rows)
 	return rows[first : first+len(ls.Spec.Listeners)]
 }
 
@@ -67,33 +70,33 @@ func listenersInMerge(ls *gwv1.ListenerSet, gw *gwv1.Gateway, admission *gateway
 // read, so the cost is bounded by the rivals on that port, as a
 // ProtocolConflict on a port is (decisive); a listener with an exact
 // hostname, the usual tenant's, reads only its covering keys.
-func overlapRivals(ls *gwv1.ListenerSet, gw *gwv1.Gateway, admission *gatewayAdmission, c Cluster) []*gwv1.ListenerSet {
+func overlapRivals(ls *gwv1.ListenerSet, gw *gwv1.Gateway, admission *gatewayAdmission, c views.Cluster) []*gwv1.ListenerSet {
 	var picked []*gwv1.ListenerSet
 	// The endpoints gw or ls has a listener at: a rival's listener there
 	// is not the first there; the one that is, gw's, ls's or the rival
 	// decisive finds there, is merged anyway.
-	held := make(map[endpoint]bool, len(gw.Spec.Listeners)+len(ls.Spec.Listeners))
+	held := make(map[object.Endpoint]bool, len(gw.Spec.Listeners)+len(ls.Spec.Listeners))
 	for i := range gw.Spec.Listeners {
 		l := &gw.Spec.Listeners[i]
-		held[endpointOf(l.Port, l.Protocol, l.Hostname)] = true
+		held[object.EndpointOf(l.Port, l.Protocol, l.Hostname)] = true
 	}
 	for i := range ls.Spec.Listeners {
 		l := &ls.Spec.Listeners[i]
-		held[endpointOf(l.Port, l.Protocol, l.Hostname)] = true
+		held[object.EndpointOf(l.Port, l.Protocol, l.Hostname)] = true
 	}
 	for i := range ls.Spec.Listeners {
 		l := &ls.Spec.Listeners[i]
-		if !terminatesTLS(l.Protocol) {
+		if !object.TerminatesTLS(l.Protocol) {
 			continue
 		}
-		own := string(endpointOf(l.Port, l.Protocol, l.Hostname).hostname)
+		own := string(object.EndpointOf(l.Port, l.Protocol, l.Hostname).Hostname)
 		overlaps := func(e *gwv1.ListenerEntry) bool {
-			at := endpointOf(e.Port, e.Protocol, e.Hostname)
+			at := object.EndpointOf(e.Port, e.Protocol, e.Hostname)
 			return e.Port == l.Port && e.Protocol == l.Protocol && !held[at] &&
-				(covers(string(at.hostname), own) || covers(own, string(at.hostname)))
+				(object.Covers(string(at.Hostname), own) || object.Covers(own, string(at.Hostname)))
 		}
 		var lists [][]*gwv1.ListenerSet
-		for _, h := range coveringHostnames(own) {
+		for _, h := range object.CoveringHostnames(own) {
 			var hostname *gwv1.Hostname
 			if h != "" {
 				hostname = ptr.To(gwv1.Hostname(h))
@@ -102,7 +105,7 @@ func overlapRivals(ls *gwv1.ListenerSet, gw *gwv1.Gateway, admission *gatewayAdm
 				lists = append(lists, sets)
 			}
 		}
-		if own == "" || strings.HasPrefix(own, WildcardPrefix) {
+		if own == "" || strings.HasPrefix(own, object.WildcardPrefix) {
 			sets, _ := c.ListenerSetsAt(PortKey(gw.Namespace, gw.Name, l.Port, l.Protocol))
 			lists = append(lists, sets)
 		}
@@ -128,7 +131,7 @@ func admitsSet(admission *gatewayAdmission, o *gwv1.ListenerSet) bool {
 	return allowed && known
 }
 
-// decisive returns the stored ListenerSets of gw that decide ls's rows of
+// Decisive returns the stored ListenerSets of gw that decide ls's rows of
 // gw's merged list, found through Cluster.ListenerSetsAt, so that a request
 // costs what shares ls's ports, not what its Gateway has.
 //
@@ -154,7 +157,7 @@ func admitsSet(admission *gatewayAdmission, o *gwv1.ListenerSet) bool {
 //
 // Merging gw, those rivals and ls gives ls's listeners the states, reasons
 // and winners the full merge gives them (TestDecisiveRivalsAreTheFullMerge).
-func decisive(ls *gwv1.ListenerSet, gw *gwv1.Gateway, admission *gatewayAdmission, c Cluster) []*gwv1.ListenerSet {
+func Decisive(ls *gwv1.ListenerSet, gw *gwv1.Gateway, admission *gatewayAdmission, c views.Cluster) []*gwv1.ListenerSet {
 	gwNS, gwName := gw.Namespace, gw.Name
 	before := func(o *gwv1.ListenerSet) bool {
 		if o.Namespace == ls.Namespace && o.Name == ls.Name {
@@ -184,18 +187,18 @@ func decisive(ls *gwv1.ListenerSet, gw *gwv1.Gateway, admission *gatewayAdmissio
 	listeners := ls.Spec.Listeners
 	for i := range listeners {
 		l := &listeners[i]
-		if !servedProtocol(l.Protocol) {
+		if !object.ServedProtocol(l.Protocol) {
 			continue // holds no port and conflicts with nothing
 		}
-		at := endpointOf(l.Port, l.Protocol, l.Hostname)
-		if slices.ContainsFunc(listeners[:i], func(e gwv1.ListenerEntry) bool { return endpointOf(e.Port, e.Protocol, e.Hostname) == at }) {
+		at := object.EndpointOf(l.Port, l.Protocol, l.Hostname)
+		if slices.ContainsFunc(listeners[:i], func(e gwv1.ListenerEntry) bool { return object.EndpointOf(e.Port, e.Protocol, e.Hostname) == at }) {
 			continue // judged with the earlier listener there
 		}
 		sets, _ := c.ListenerSetsAt(EndpointKey(gwNS, gwName, l.Port, l.Protocol, l.Hostname))
-		pick([][]*gwv1.ListenerSet{sets}, func(e *gwv1.ListenerEntry) bool { return endpointOf(e.Port, e.Protocol, e.Hostname) == at })
+		pick([][]*gwv1.ListenerSet{sets}, func(e *gwv1.ListenerEntry) bool { return object.EndpointOf(e.Port, e.Protocol, e.Hostname) == at })
 	}
 	// Only listeners of protocols Airlock serves hold a port.
-	served := func(e gwv1.ListenerEntry) bool { return servedProtocol(e.Protocol) }
+	served := func(e gwv1.ListenerEntry) bool { return object.ServedProtocol(e.Protocol) }
 	for i := range listeners {
 		port := listeners[i].Port
 		if !served(listeners[i]) {
@@ -204,7 +207,7 @@ func decisive(ls *gwv1.ListenerSet, gw *gwv1.Gateway, admission *gatewayAdmissio
 		if slices.ContainsFunc(listeners[:i], func(e gwv1.ListenerEntry) bool { return e.Port == port && served(e) }) {
 			continue // judged with the earlier listener on the port
 		}
-		if slices.ContainsFunc(gw.Spec.Listeners, func(l gwv1.Listener) bool { return l.Port == port && servedProtocol(l.Protocol) }) {
+		if slices.ContainsFunc(gw.Spec.Listeners, func(l gwv1.Listener) bool { return l.Port == port && object.ServedProtocol(l.Protocol) }) {
 			continue // gw's own listeners fix the port's protocol
 		}
 		var protocols []gwv1.ProtocolType // ls's on the port

@@ -1,4 +1,4 @@
-package validation
+package object
 
 import (
 	"fmt"
@@ -35,78 +35,78 @@ const (
 	ReasonHostnameConflict = "HostnameConflict"
 )
 
-// claim is a listener that holds its place in a merged list.
-type claim struct {
+// Place is a listener that holds its place in a merged list.
+type Place struct {
 	protocol gwv1.ProtocolType
-	// ref names the listener's object and name; messages name it by
+	// Ref names the listener's object and name; messages name it by
 	// owner ("namespace/name") and listener name.
-	ref ListenerRef
-	// index is the listener's position in the ListenerSet under validation,
+	Ref ListenerRef
+	// Index is the listener's position in the ListenerSet under validation,
 	// -1 for another object's listener.
-	index int
+	Index int
 }
 
 // String names the listener, e.g. "gateway-ns/gw listener https".
-func (c claim) String() string { return listenerName(c.ref) }
+func (c Place) String() string { return ListenerName(c.Ref) }
 
-// endpoint is what two listeners must not share.
-type endpoint struct {
+// Endpoint is what two listeners must not share.
+type Endpoint struct {
 	port     gwv1.PortNumber
-	protocol gwv1.ProtocolType
-	hostname gwv1.Hostname
+	Protocol gwv1.ProtocolType
+	Hostname gwv1.Hostname
 }
 
-func endpointOf(port gwv1.PortNumber, protocol gwv1.ProtocolType, hostname *gwv1.Hostname) endpoint {
-	e := endpoint{port: port, protocol: protocol}
+func EndpointOf(port gwv1.PortNumber, protocol gwv1.ProtocolType, hostname *gwv1.Hostname) Endpoint {
+	e := Endpoint{port: port, Protocol: protocol}
 	if hostname != nil {
-		e.hostname = *hostname
+		e.Hostname = *hostname
 	}
 	return e
 }
 
-// servedProtocol tells whether Airlock Microgateway serves protocol p on a
+// ServedProtocol tells whether Airlock Microgateway serves protocol p on a
 // listener: one of SupportedProtocols. A listener of another protocol
 // (TCP, UDP, TLS, another implementation's, or none) takes no place in a
 // merged list.
-func servedProtocol(p gwv1.ProtocolType) bool { return slices.Contains(SupportedProtocols, p) }
+func ServedProtocol(p gwv1.ProtocolType) bool { return slices.Contains(SupportedProtocols, p) }
 
-// mergedListeners are the listeners taken so far, in precedence order. The
+// Merge is the listeners taken so far, in precedence order. The
 // zero value is empty and ready to use.
-type mergedListeners struct {
-	onPort map[gwv1.PortNumber]claim
-	at     map[endpoint]claim
+type Merge struct {
+	OnPort map[gwv1.PortNumber]Place
+	At     map[Endpoint]Place
 	// otherOnPort is, on a port where the Gateway's own listeners have
 	// more than one protocol, the first of them whose protocol is not
 	// onPort's (holdIndistinct): every later listener on the port is
 	// indistinct from one of the two.
-	otherOnPort map[gwv1.PortNumber]claim
+	otherOnPort map[gwv1.PortNumber]Place
 }
 
-// take appends a listener to the list; the first claim of a port, and of an
+// Take appends a listener to the list; the first claim of a port, and of an
 // endpoint, is the one kept.
-func (m *mergedListeners) take(port gwv1.PortNumber, protocol gwv1.ProtocolType, hostname *gwv1.Hostname, c claim) {
-	if m.onPort == nil {
-		m.onPort, m.at = map[gwv1.PortNumber]claim{}, map[endpoint]claim{}
+func (m *Merge) Take(port gwv1.PortNumber, protocol gwv1.ProtocolType, hostname *gwv1.Hostname, c Place) {
+	if m.OnPort == nil {
+		m.OnPort, m.At = map[gwv1.PortNumber]Place{}, map[Endpoint]Place{}
 	}
 	c.protocol = protocol
-	if _, taken := m.onPort[port]; !taken {
-		m.onPort[port] = c
+	if _, taken := m.OnPort[port]; !taken {
+		m.OnPort[port] = c
 	}
-	e := endpointOf(port, protocol, hostname)
-	if _, taken := m.at[e]; !taken {
-		m.at[e] = c
+	e := EndpointOf(port, protocol, hostname)
+	if _, taken := m.At[e]; !taken {
+		m.At[e] = c
 	}
 }
 
-// holdIndistinct appends a Gateway's own listener that holds its place
+// HoldIndistinct appends a Gateway's own listener that holds its place
 // against the ListenerSets whether or not it is Conflicted with another of
 // the Gateway's: take, and, on a port the Gateway's listeners give two
 // protocols, remember the first of the second one.
-func (m *mergedListeners) holdIndistinct(port gwv1.PortNumber, protocol gwv1.ProtocolType, hostname *gwv1.Hostname, c claim) {
-	m.take(port, protocol, hostname, c)
-	if first := m.onPort[port]; first.protocol != protocol {
+func (m *Merge) HoldIndistinct(port gwv1.PortNumber, protocol gwv1.ProtocolType, hostname *gwv1.Hostname, c Place) {
+	m.Take(port, protocol, hostname, c)
+	if first := m.OnPort[port]; first.protocol != protocol {
 		if m.otherOnPort == nil {
-			m.otherOnPort = map[gwv1.PortNumber]claim{}
+			m.otherOnPort = map[gwv1.PortNumber]Place{}
 		}
 		if _, taken := m.otherOnPort[port]; !taken {
 			c.protocol = protocol
@@ -115,20 +115,20 @@ func (m *mergedListeners) holdIndistinct(port gwv1.PortNumber, protocol gwv1.Pro
 	}
 }
 
-// conflict returns the error a listener (at fldPath) gets for coming after
+// Conflict returns the error a listener (at fldPath) gets for coming after
 // the listeners taken, its reason (ReasonProtocolConflict or
 // ReasonHostnameConflict) and the listener it loses to; nil when it is
 // compatible.
-func (m *mergedListeners) conflict(port gwv1.PortNumber, protocol gwv1.ProtocolType, hostname *gwv1.Hostname, fldPath *field.Path, codes conflictCodes) (*field.Error, string, claim) {
-	reason, winner, lost := m.loses(port, protocol, hostname)
+func (m *Merge) Conflict(port gwv1.PortNumber, protocol gwv1.ProtocolType, hostname *gwv1.Hostname, fldPath *field.Path, codes conflictCodes) (*field.Error, string, Place) {
+	reason, winner, lost := m.Loses(port, protocol, hostname)
 	switch {
 	case !lost:
-		return nil, "", claim{}
+		return nil, "", Place{}
 	case reason == ReasonProtocolConflict:
-		return codes.protocol.Err(field.Invalid(fldPath.Child("protocol"), string(protocol),
+		return codes.Protocol.Err(field.Invalid(fldPath.Child("protocol"), string(protocol),
 			fmt.Sprintf(DetailProtocolConflict, port, winner.protocol, winner))), reason, winner
 	default:
-		return codes.hostname.Err(field.Invalid(fldPath.Child("hostname"), string(endpointOf(port, protocol, hostname).hostname),
+		return codes.Hostname.Err(field.Invalid(fldPath.Child("hostname"), string(EndpointOf(port, protocol, hostname).Hostname),
 			fmt.Sprintf(DetailHostnameConflict, winner))), reason, winner
 	}
 }
@@ -136,24 +136,24 @@ func (m *mergedListeners) conflict(port gwv1.PortNumber, protocol gwv1.ProtocolT
 // conflictCodes are the codes of a conflict by its reason: one rule, whose
 // findings within a set are the object's own errors and those with the
 // Gateway's merged list cluster-aware.
-type conflictCodes struct{ protocol, hostname findings.Code }
+type conflictCodes struct{ Protocol, Hostname findings.Code }
 
 var (
 	inSetConflicts  = conflictCodes{CodeProtocolConflict, CodeHostnameConflict}
-	mergedConflicts = conflictCodes{CodeMergedProtocolConflict, CodeMergedHostnameConflict}
+	MergedConflicts = conflictCodes{CodeMergedProtocolConflict, CodeMergedHostnameConflict}
 )
 
-// loses is conflict's decision without the error, which costs a path and a
+// Loses is conflict's decision without the error, which costs a path and a
 // message: whether a listener loses to one taken, why, and to which.
-func (m *mergedListeners) loses(port gwv1.PortNumber, protocol gwv1.ProtocolType, hostname *gwv1.Hostname) (reason string, winner claim, lost bool) {
-	first, taken := m.onPort[port]
+func (m *Merge) Loses(port gwv1.PortNumber, protocol gwv1.ProtocolType, hostname *gwv1.Hostname) (reason string, winner Place, lost bool) {
+	first, taken := m.OnPort[port]
 	if !taken {
-		return "", claim{}, false
+		return "", Place{}, false
 	}
 	if first.protocol != protocol {
 		return ReasonProtocolConflict, first, true
 	}
-	if winner, dup := m.at[endpointOf(port, protocol, hostname)]; dup {
+	if winner, dup := m.At[EndpointOf(port, protocol, hostname)]; dup {
 		return ReasonHostnameConflict, winner, true
 	}
 	// Checked last, so that a listener the first ones decide keeps its
@@ -162,25 +162,25 @@ func (m *mergedListeners) loses(port gwv1.PortNumber, protocol gwv1.ProtocolType
 	if other, mixed := m.otherOnPort[port]; mixed {
 		return ReasonProtocolConflict, other, true
 	}
-	return "", claim{}, false
+	return "", Place{}, false
 }
 
-// gatewayConflicts are, for each of gw's own listeners, the reason it is
+// GatewayConflicts are, for each of gw's own listeners, the reason it is
 // indistinct from another of gw's (ReasonProtocolConflict: another protocol
 // on its port; ReasonHostnameConflict: the same port, protocol and
 // hostname) and the index of that other one (the first on the port with
 // another protocol; else the first other at its endpoint); "" and -1 when
 // it is distinct. Conflicts are mutual: none of them wins. Listeners of a
 // protocol Airlock does not serve take no part. Linear in gw's listeners.
-func gatewayConflicts(gw *gwv1.Gateway) (reasons []string, rivals []int) {
+func GatewayConflicts(gw *gwv1.Gateway) (reasons []string, rivals []int) {
 	ls := gw.Spec.Listeners
 	reasons, rivals = make([]string, len(ls)), make([]int, len(ls))
 	first, other := map[gwv1.PortNumber]int{}, map[gwv1.PortNumber]int{}
-	at := map[endpoint][]int{} // the first two at each endpoint
+	at := map[Endpoint][]int{} // the first two at each endpoint
 	for i := range ls {
 		l := &ls[i]
 		rivals[i] = -1
-		if !servedProtocol(l.Protocol) {
+		if !ServedProtocol(l.Protocol) {
 			continue
 		}
 		if f, ok := first[l.Port]; !ok {
@@ -188,18 +188,18 @@ func gatewayConflicts(gw *gwv1.Gateway) (reasons []string, rivals []int) {
 		} else if _, ok := other[l.Port]; !ok && ls[f].Protocol != l.Protocol {
 			other[l.Port] = i
 		}
-		if e := endpointOf(l.Port, l.Protocol, l.Hostname); len(at[e]) < 2 {
+		if e := EndpointOf(l.Port, l.Protocol, l.Hostname); len(at[e]) < 2 {
 			at[e] = append(at[e], i)
 		}
 	}
 	for i := range ls {
 		l := &ls[i]
-		if !servedProtocol(l.Protocol) {
+		if !ServedProtocol(l.Protocol) {
 			continue
 		}
 		f := first[l.Port]
 		o, mixed := other[l.Port]
-		switch same := at[endpointOf(l.Port, l.Protocol, l.Hostname)]; {
+		switch same := at[EndpointOf(l.Port, l.Protocol, l.Hostname)]; {
 		case ls[f].Protocol != l.Protocol:
 			reasons[i], rivals[i] = ReasonProtocolConflict, f
 		case mixed:
@@ -255,7 +255,7 @@ var ReasonServedProtocols = func() string {
 // Kinds of the objects a merged listener comes from.
 const (
 	SourceGateway     = "Gateway"
-	SourceListenerSet = listenerSetKind
+	SourceListenerSet = ListenerSetKind
 )
 
 // ListenerSource is the object a merged listener comes from.
@@ -329,157 +329,31 @@ type MergedListener struct {
 	Errors field.ErrorList
 }
 
-// MergeOptions say what MergedListeners may look at besides the objects.
-type MergeOptions struct {
-	// Cluster answers namespace labels for allowedListeners.namespaces.from
-	// Selector; nil knows none.
-	Cluster Cluster
-	// JudgeSets marks the ListenerSets that fail their own rules (Validate
-	// without a cluster) Invalid; they take no place in the list, since the
-	// webhook would never store them. Without it every set is taken as
-	// valid, as the cluster-aware rules take the stored rivals of the
-	// ListenerSet under admission (the webhook admitted them).
-	JudgeSets bool
-	// Tenancy, when set, gives each ListenerSet listener its Owner and
-	// its claims across owners (HeldBy, OverlappedBy), read from
-	// Cluster's namespace labels.
-	Tenancy *Tenancy
+// Owner is who a ListenerSet's listeners belong to: its namespace, or the
+// tenant its namespace's tenant label names.
+type Owner struct {
+	// Tenant is true when Name is a tenant label's value, false when it is
+	// a namespace.
+	Tenant bool
+	Name   string
 }
 
-// MergedListeners is Gateway gw's merged listener list as Gateway API says
-// an implementation must build it, each listener with its state: gw's own
-// listeners, then the listeners of sets (gw's ListenerSets, those whose
-// ParentKey is gw's GatewayKey; any order) oldest first, then by
-// "namespace/name"; a set without a creation time (not created yet) comes
-// after every created one. The cluster-aware rules judge a ListenerSet
-// under admission by its rows of the same list, so the listing and the
-// verdict cannot differ.
-func MergedListeners(gw *gwv1.Gateway, sets []*gwv1.ListenerSet, opts MergeOptions) []MergedListener {
-	c := opts.Cluster
-	if c == nil {
-		c = &Objects{}
+// String names the owner as messages do: namespace "team-a", tenant "acme".
+func (o Owner) String() string {
+	if o.Tenant {
+		return fmt.Sprintf("tenant %q", o.Name)
 	}
-	var rows []MergedListener
-	mergeListeners(gw, sets, newGatewayAdmission(gw, c), opts.JudgeSets, func(row MergedListener, _ *gwv1.ListenerSet) bool {
-		rows = append(rows, row)
-		return true
-	})
-	markOverlaps(rows)
-	if opts.Tenancy != nil {
-		markClaims(gw.Namespace, gw.Name, rows, newOwners(*opts.Tenancy, c.NamespaceLabels))
-	}
-	return rows
+	return fmt.Sprintf("namespace %q", o.Name)
 }
 
-// mergeListeners builds gw's merged list and hands each row, with the set
-// it comes from (nil for the Gateway's own), to emit in precedence order,
-// until emit returns false.
-func mergeListeners(gw *gwv1.Gateway, sets []*gwv1.ListenerSet, admission *gatewayAdmission, judge bool,
-	emit func(MergedListener, *gwv1.ListenerSet) bool) {
-	// Sized once for every listener there is: growing them listener by
-	// listener was 63 of the 146 KB a request with 100 rivals allocated
-	// (BenchmarkValidateInCluster).
-	size := len(gw.Spec.Listeners)
-	for _, ls := range sets {
-		size += len(ls.Spec.Listeners)
-	}
-	m := mergedListeners{onPort: make(map[gwv1.PortNumber]claim, size), at: make(map[endpoint]claim, size)}
-	n := 0
-	listenersPath := field.NewPath("spec", "listeners")
-	// place judges one listener against the list so far and, when it is
-	// compatible, appends it.
-	place := func(row MergedListener) MergedListener {
-		if !servedProtocol(row.Protocol) {
-			return unsupported(row, listenersPath)
-		}
-		// Most listeners are compatible: the path and the error are built
-		// only for one that is not.
-		if _, _, lost := m.loses(row.Port, row.Protocol, row.Hostname); lost {
-			err, reason, winner := m.conflict(row.Port, row.Protocol, row.Hostname, listenersPath.Index(row.Index), mergedConflicts)
-			row.State, row.Reason, row.Errors = ListenerConflicted, reason, field.ErrorList{err}
-			row.Winner = &winner.ref
-			return row
-		}
-		m.take(row.Port, row.Protocol, row.Hostname, claim{ref: row.ListenerRef, index: -1})
-		row.State = ListenerAccepted
-		return row
-	}
-	src := ListenerSource{Kind: SourceGateway, Namespace: gw.Namespace, Name: gw.Name}
-	reasons, rivals := gatewayConflicts(gw)
-	for i := range gw.Spec.Listeners {
-		l := &gw.Spec.Listeners[i]
-		n++
-		row := MergedListener{Precedence: n, ListenerRef: ListenerRef{Source: src, Listener: l.Name}, Index: i,
-			Port: l.Port, Protocol: l.Protocol, Hostname: l.Hostname}
-		switch {
-		case !servedProtocol(l.Protocol):
-			row = unsupported(row, listenersPath)
-		case reasons[i] != "":
-			rival := &gw.Spec.Listeners[rivals[i]]
-			row.State, row.Reason = ListenerConflicted, reasons[i]
-			row.Errors = field.ErrorList{indistinctError(l, rival, reasons[i], claim{ref: ListenerRef{Source: src, Listener: rival.Name}}, listenersPath.Index(i))}
-			m.holdIndistinct(l.Port, l.Protocol, l.Hostname, claim{ref: row.ListenerRef, index: -1})
-		default:
-			row.State = ListenerAccepted
-			m.holdIndistinct(l.Port, l.Protocol, l.Hostname, claim{ref: row.ListenerRef, index: -1})
-		}
-		if !emit(row, nil) {
-			return
-		}
-	}
-	ordered := slices.Clone(sets)
-	slices.SortStableFunc(ordered, ComparePrecedence)
-	for _, ls := range ordered {
-		src := ListenerSource{Kind: SourceListenerSet, Namespace: ls.Namespace, Name: ls.Name}
-		// What keeps the whole set out of the list, if anything.
-		var state ListenerState
-		var reason string
-		var errs field.ErrorList
-		if judge {
-			if errs, _ = Validate(ls, nil, Options{}); len(errs) > 0 {
-				state = ListenerInvalid
-			}
-		}
-		if state == "" {
-			switch allowed, known, setting := admission.admitsSetting(ls.Namespace); {
-			case !known:
-				state, reason = ListenerUnknown, setting
-			case !allowed:
-				state, reason = ListenerNotAllowed, setting
-			}
-		}
-		for i := range ls.Spec.Listeners {
-			l := &ls.Spec.Listeners[i]
-			n++
-			row := MergedListener{Precedence: n, ListenerRef: ListenerRef{Source: src, Listener: l.Name}, Index: i,
-				Port: l.Port, Protocol: l.Protocol, Hostname: l.Hostname}
-			if state != "" {
-				row.State, row.Reason, row.Errors = state, reason, errs
-			} else {
-				row = place(row)
-			}
-			if !emit(row, ls) {
-				return
-			}
-		}
-	}
+// Claim is another owner's listener whose claimed hostname overlaps a
+// merged listener's.
+type Claim struct {
+	ListenerRef
+	Hostname gwv1.Hostname
+	Owner    Owner
 }
 
-// unsupported is row of a listener whose protocol Airlock does not serve:
-// UnsupportedProtocol, with the protocol's error at its path in its object.
-func unsupported(row MergedListener, listenersPath *field.Path) MergedListener {
-	row.State, row.Reason = ListenerUnsupportedProtocol, ReasonServedProtocols
-	row.Errors = validateProtocol(row.Protocol, listenersPath.Index(row.Index).Child("protocol"))
-	return row
-}
-
-// indistinctError is the error of a Gateway's own listener l (at fldPath)
-// indistinct from another of the Gateway's, rival (named by c), for reason.
-func indistinctError(l, rival *gwv1.Listener, reason string, c claim, fldPath *field.Path) *field.Error {
-	if reason == ReasonProtocolConflict {
-		return mergedConflicts.protocol.Err(field.Invalid(fldPath.Child("protocol"), string(l.Protocol),
-			fmt.Sprintf(DetailIndistinctProtocol, l.Port, rival.Protocol, c)))
-	}
-	return mergedConflicts.hostname.Err(field.Invalid(fldPath.Child("hostname"), string(endpointOf(l.Port, l.Protocol, l.Hostname).hostname),
-		fmt.Sprintf(DetailIndistinctHostname, c)))
-}
+// ListenerName names a listener as messages do: "namespace/name listener l".
+// (Not a String method: ListenerRef is embedded in MergedListener.)
+func ListenerName(r ListenerRef) string { return fmt.Sprintf("%s listener %s", r.Source, r.Listener) }

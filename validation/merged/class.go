@@ -1,4 +1,4 @@
-package validation
+package merged
 
 import (
 	"slices"
@@ -18,7 +18,7 @@ import (
 // listeners.
 const classConsequence = "the ListenerSet stays Pending and unprogrammed"
 
-// classWarnings warns, before the set is stored, when the controller of its
+// WarnClass warns, before the set is stored, when the controller of its
 // parent's GatewayClass gc will not program it (nil gc: the class is not
 // known, which the scope's note says when it matters; no warning here):
 //
@@ -37,13 +37,13 @@ const classConsequence = "the ListenerSet stays Pending and unprogrammed"
 //
 // Warnings only, in every mode: the class is not the ListenerSet owner's to
 // fix, and a controller may take it a moment later.
-func classWarnings(gc *gwv1.GatewayClass, w *findings.WarningReport) {
+func WarnClass(gc *gwv1.GatewayClass, w *findings.WarningReport) {
 	for _, x := range ClassWarnings(gc) {
 		w.Add(x)
 	}
 }
 
-// ClassWarnings are classWarnings' warnings on gc, for a command that
+// ClassWarnings are WarnClass' warnings on gc, for a command that
 // explains one set rather than judging it (why): one decision, whoever
 // tells it.
 func ClassWarnings(gc *gwv1.GatewayClass) findings.Warnings {
@@ -57,17 +57,17 @@ func ClassWarnings(gc *gwv1.GatewayClass) findings.Warnings {
 		accepted := meta.FindStatusCondition(conditions, string(gwv1.GatewayClassConditionStatusAccepted))
 		switch {
 		case accepted == nil:
-			warn(w, path, KindClassNotAccepted, WarnClassNotAccepted, gc.Name, controller, "no Accepted condition")
+			clusterWarn(w, path, KindClassNotAccepted, WarnClassNotAccepted, gc.Name, controller, "no Accepted condition")
 		case accepted.Status == metav1.ConditionTrue:
 		case accepted.Status == metav1.ConditionFalse:
-			warn(w, path, KindClassNotAccepted, WarnClassRefused, gc.Name, controller, conditionReason(accepted))
+			clusterWarn(w, path, KindClassNotAccepted, WarnClassRefused, gc.Name, controller, conditionReason(accepted))
 		default:
-			warn(w, path, KindClassNotAccepted, WarnClassNotAccepted, gc.Name, controller,
+			clusterWarn(w, path, KindClassNotAccepted, WarnClassNotAccepted, gc.Name, controller,
 				"Accepted is "+string(accepted.Status)+", reason "+accepted.Reason)
 		}
 	}
 	if fs := gc.Status.SupportedFeatures; len(fs) > 0 && !slices.ContainsFunc(fs, supportsListenerSets) {
-		warn(w, path, KindListenerSetNotSupported, WarnListenerSetNotSupported, gc.Name, controller, string(features.SupportListenerSet))
+		clusterWarn(w, path, KindListenerSetNotSupported, WarnListenerSetNotSupported, gc.Name, controller, string(features.SupportListenerSet))
 	}
 	return w.List()
 }

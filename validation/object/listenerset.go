@@ -1,4 +1,4 @@
-package validation
+package object
 
 import (
 	"k8s.io/apimachinery/pkg/util/validation"
@@ -6,22 +6,23 @@ import (
 	gwv1 "sigs.k8s.io/gateway-api/apis/v1"
 
 	"github.com/airlock/listenerset-webhook/defaults"
+	"github.com/airlock/listenerset-webhook/validation/views"
 )
 
-// validateSpec applies the object's own rules. c, when not nil, only tells
+// ValidateSpec applies the object's own rules. c, when not nil, only tells
 // the cross-namespace reminder whether the cluster-aware rules will judge a
 // reference exactly (see validateCertificateRef).
-func validateSpec(ls *gwv1.ListenerSet, c Cluster, fldPath *field.Path, v *verdict) {
+func ValidateSpec(ls *gwv1.ListenerSet, c views.Cluster, fldPath *field.Path, v *Verdict) {
 	validateParentRef(&ls.Spec.ParentRef, fldPath.Child("parentRef"), v)
 	validateListeners(ls, c, fldPath.Child("listeners"), v)
 }
 
 // validateParentRef: a ListenerSet attaches to a Gateway and nothing else.
 // Each field's error ratchets by that field.
-func validateParentRef(ref *gwv1.ParentGatewayReference, fldPath *field.Path, v *verdict) {
+func validateParentRef(ref *gwv1.ParentGatewayReference, fldPath *field.Path, v *Verdict) {
 	judge := func(value func(*gwv1.ParentGatewayReference) any, errs ...*field.Error) {
 		if len(errs) > 0 {
-			v.judge(v.ratchet.parentRef(value), errs...)
+			v.Judge(v.Ratchet.parentRef(value), errs...)
 		}
 	}
 	if ref.Group != nil && *ref.Group != gwv1.GroupName {

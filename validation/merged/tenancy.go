@@ -1,4 +1,4 @@
-package validation
+package merged
 
 import (
 	"fmt"
@@ -10,6 +10,8 @@ import (
 	gwv1 "sigs.k8s.io/gateway-api/apis/v1"
 
 	"github.com/airlock/listenerset-webhook/validation/findings"
+	"github.com/airlock/listenerset-webhook/validation/object"
+	"github.com/airlock/listenerset-webhook/validation/views"
 )
 
 // Delegation with owners: a Gateway's allowedListeners lets a namespace add
@@ -94,56 +96,39 @@ func (t Tenancy) Mode() ClaimMode {
 	return t.FirstClaim
 }
 
-// Owner is who a ListenerSet's listeners belong to: its namespace, or the
-// tenant its namespace's tenant label names.
-type Owner struct {
-	// Tenant is true when Name is a tenant label's value, false when it is
-	// a namespace.
-	Tenant bool
-	Name   string
-}
-
-// String names the owner as messages do: namespace "team-a", tenant "acme".
-func (o Owner) String() string {
-	if o.Tenant {
-		return fmt.Sprintf("tenant %q", o.Name)
-	}
-	return fmt.Sprintf("namespace %q", o.Name)
-}
-
 // OwnerOf is the owner of namespace's ListenerSets; known=false when a
 // tenant label is configured and the namespace's labels are unknown.
-func (t Tenancy) OwnerOf(namespace string, labels NamespaceLabelsFunc) (Owner, bool) {
+func (t Tenancy) OwnerOf(namespace string, labels views.NamespaceLabelsFunc) (object.Owner, bool) {
 	if t.TenantLabel == "" {
-		return Owner{Name: namespace}, true
+		return object.Owner{Name: namespace}, true
 	}
 	nsLabels, known := labels(namespace)
 	if !known {
-		return Owner{}, false
+		return object.Owner{}, false
 	}
 	if v := nsLabels[t.TenantLabel]; v != "" {
-		return Owner{Tenant: true, Name: v}, true
+		return object.Owner{Tenant: true, Name: v}, true
 	}
-	return Owner{Name: namespace}, true
+	return object.Owner{Name: namespace}, true
 }
 
 // owners remembers each namespace's owner for one verdict.
 type owners struct {
 	t      Tenancy
-	labels NamespaceLabelsFunc
+	labels views.NamespaceLabelsFunc
 	of     map[string]ownerOf
 }
 
 type ownerOf struct {
-	owner Owner
+	owner object.Owner
 	known bool
 }
 
-func newOwners(t Tenancy, labels NamespaceLabelsFunc) *owners {
+func newOwners(t Tenancy, labels views.NamespaceLabelsFunc) *owners {
 	return &owners{t: t, labels: labels, of: map[string]ownerOf{}}
 }
 
-func (o *owners) owner(namespace string) (Owner, bool) {
+func (o *owners) owner(namespace string) (object.Owner, bool) {
 	r, ok := o.of[namespace]
 	if !ok {
 		r.owner, r.known = o.t.OwnerOf(namespace, o.labels)
@@ -175,7 +160,7 @@ func (a AllowedHostnames) Allows(h *gwv1.Hostname) bool {
 	if a.names[string(*h)] {
 		return true
 	}
-	for _, w := range coveringHostnames(string(*h)) {
+	for _, w := range object.CoveringHostnames(string(*h)) {
 		if w != "" && a.names[w] {
 			return true
 		}
@@ -242,7 +227,7 @@ func ParseAllowedHostnames(value string) (AllowedHostnames, []DeclarationProblem
 			// than a hostname does
 			problems = append(problems, DeclarationProblem{Entry: entry, Value: e, Reason: validation.MaxLenError(validation.DNS1123SubdomainMaxLength)})
 		default:
-			if errs := validateHostname(gwv1.Hostname(e), field.NewPath("entry")); len(errs) > 0 {
+			if errs := object.ValidateHostname(gwv1.Hostname(e), field.NewPath("entry")); len(errs) > 0 {
 				problems = append(problems, DeclarationProblem{Entry: entry, Value: e, Reason: errs[0].Detail})
 				continue
 			}
@@ -291,7 +276,7 @@ func quoteDeclaration(value string) string {
 // listener's hostname. A malformed declaration denies the set, each
 // problem at metadata.namespace, never ratcheted: the set cannot be
 // judged against it. Skipped when the Namespace's annotations are unknown.
-func validateDeclaredHostnames(ls *gwv1.ListenerSet, c Cluster, t Tenancy, v *verdict) {
+func validateDeclaredHostnames(ls *gwv1.ListenerSet, c views.Cluster, t Tenancy, v *object.Verdict) {
 	annotations, known := c.NamespaceAnnotations(ls.Namespace)
 	if !known {
 		return
@@ -305,13 +290,13 @@ func validateDeclaredHostnames(ls *gwv1.ListenerSet, c Cluster, t Tenancy, v *ve
 	if len(problems) > 0 {
 		nsPath := field.NewPath("metadata", "namespace")
 		for _, p := range problems {
-			v.errs.Add(CodeDeclarationMalformed.Err(field.Invalid(nsPath, ls.Namespace, fmt.Sprintf(DetailDeclarationProblem, key, ls.Namespace, p))))
+			v.Errs.Add(CodeDeclarationMalformed.Err(field.Invalid(nsPath, ls.Namespace, fmt.Sprintf(DetailDeclarationProblem, key, ls.Namespace, p))))
 		}
 		return
 	}
 	listenersPath := field.NewPath("spec", "listeners")
 	// the first MaxListeners, as every listener rule judges them
-	for i := range min(len(ls.Spec.Listeners), MaxListeners) {
+	for i := range min(len(ls.Spec.Listeners), object.MaxListeners) {
 		l := &ls.Spec.Listeners[i]
 		if allowed.Allows(l.Hostname) {
 			continue
@@ -323,17 +308,19 @@ func validateDeclaredHostnames(ls *gwv1.ListenerSet, c Cluster, t Tenancy, v *ve
 		} else {
 			err = field.Forbidden(p, fmt.Sprintf(DetailHostnameNotDeclared, *l.Hostname, ls.Namespace, key, quoteDeclaration(value)))
 		}
-		v.check(i, field.ErrorList{CodeHostnameNotDeclared.Err(err)}, hostnameValue)
+		v.Check(i, field.ErrorList{CodeHostnameNotDeclared.Err(err)}, object.HostnameValue)
 	}
 }
 
 // claims tells whether a listener claims a hostname: it has one, and a
 // protocol Airlock serves (a listener of another protocol holds nothing).
-func claims(l *gwv1.ListenerEntry) bool { return l.Hostname != nil && servedProtocol(l.Protocol) }
+func claims(l *gwv1.ListenerEntry) bool {
+	return l.Hostname != nil && object.ServedProtocol(l.Protocol)
+}
 
 // claimsOverlap tells whether two claimed hostnames overlap: equal, or one
 // a wildcard above the other (overlap.go's covers).
-func claimsOverlap(a, b string) bool { return a == b || covers(a, b) || covers(b, a) }
+func claimsOverlap(a, b string) bool { return a == b || object.Covers(a, b) || object.Covers(b, a) }
 
 // validateFirstClaims: on gw, a listener of ls must not claim a hostname
 // overlapping one that a listener of another owner's ListenerSet holds, on
@@ -346,7 +333,7 @@ func claimsOverlap(a, b string) bool { return a == b || covers(a, b) || covers(b
 // (ratcheted when ls held the hostname before), a warning under ClaimWarn.
 // The rivals are read by claimKeys, so a request costs what overlaps its
 // hostnames, not what its Gateway has.
-func validateFirstClaims(ls *gwv1.ListenerSet, gw *gwv1.Gateway, admission *gatewayAdmission, c Cluster, t Tenancy, v *verdict) {
+func validateFirstClaims(ls *gwv1.ListenerSet, gw *gwv1.Gateway, admission *gatewayAdmission, c views.Cluster, t Tenancy, v *object.Verdict) {
 	mode := t.Mode()
 	if mode == ClaimOff {
 		return
@@ -356,7 +343,7 @@ func validateFirstClaims(ls *gwv1.ListenerSet, gw *gwv1.Gateway, admission *gate
 	if !known {
 		return
 	}
-	old := v.ratchet.old
+	old := v.Ratchet.Old
 	listenersPath := field.NewPath("spec", "listeners")
 	for i := range ls.Spec.Listeners {
 		l := &ls.Spec.Listeners[i]
@@ -396,38 +383,17 @@ func validateFirstClaims(ls *gwv1.ListenerSet, gw *gwv1.Gateway, admission *gate
 		}
 		e := &first.Spec.Listeners[firstAt]
 		holder, _ := who.owner(first.Namespace)
-		by := listenerName(ListenerRef{Source: ListenerSource{Kind: SourceListenerSet, Namespace: first.Namespace, Name: first.Name}, Listener: e.Name})
+		by := object.ListenerName(object.ListenerRef{Source: object.ListenerSource{Kind: object.SourceListenerSet, Namespace: first.Namespace, Name: first.Name}, Listener: e.Name})
 		detail := fmt.Sprintf(DetailHostnameHeld, h, holder, by, e.Port)
 		if string(*e.Hostname) != h {
 			detail = fmt.Sprintf(DetailHostnameClaimed, h, *e.Hostname, holder, by, e.Port)
 		}
 		err := CodeHostnameClaimed.Err(field.Forbidden(listenersPath.Index(i).Child("hostname"), detail))
 		if mode == ClaimDeny {
-			v.judge(held, err)
+			v.Judge(held, err)
 		} else {
-			v.warnings.Add(findings.Warning{Path: err.Field, Kind: KindClusterFinding, Code: CodeHostnameClaimed, Message: err.Detail})
+			v.Warnings.Add(findings.Warning{Path: err.Field, Kind: KindClusterFinding, Code: CodeHostnameClaimed, Message: err.Detail})
 		}
-	}
-}
-
-// listenerName names a listener as messages do: "namespace/name listener l".
-// (Not a String method: ListenerRef is embedded in MergedListener.)
-func listenerName(r ListenerRef) string { return fmt.Sprintf("%s listener %s", r.Source, r.Listener) }
-
-// WarnRouteCapture: a listener without a hostname open to other
-// namespaces' routes.
-const WarnRouteCapture = "no hostname, and from %s admits HTTPRoutes of other namespaces: each can claim any hostname on this listener; set a hostname, or from: Same"
-
-// warnRouteCapture warns about a ListenerSet listener without a hostname
-// whose allowedRoutes admits other namespaces (All, or a Selector): their
-// HTTPRoutes can claim any hostname on it. An object rule; a warning only.
-func warnRouteCapture(l *gwv1.ListenerEntry, fldPath *field.Path, w *findings.WarningReport) {
-	if l.Hostname != nil || l.AllowedRoutes == nil || l.AllowedRoutes.Namespaces == nil || l.AllowedRoutes.Namespaces.From == nil {
-		return
-	}
-	switch from := *l.AllowedRoutes.Namespaces.From; from {
-	case gwv1.NamespacesFromAll, gwv1.NamespacesFromSelector:
-		warn(w, fldPath.Child("allowedRoutes", "namespaces", "from"), KindRouteCapture, WarnRouteCapture, from)
 	}
 }
 
@@ -448,14 +414,6 @@ func (t Tenancy) Check() error {
 	return nil
 }
 
-// Claim is another owner's listener whose claimed hostname overlaps a
-// merged listener's.
-type Claim struct {
-	ListenerRef
-	Hostname gwv1.Hostname
-	Owner    Owner
-}
-
 // markClaims sets the Owner, HeldBy and OverlappedBy of rows, Gateway
 // gwNamespace/gwName's merged list in precedence order. Only listeners that
 // take their place (Accepted or Conflicted) of ListenerSets claim anything.
@@ -464,10 +422,10 @@ type Claim struct {
 // the first two rows of different owners there: a row finds the first
 // earlier row of another owner overlapping it in as many lookups as its
 // hostname has labels, linear in the rows.
-func markClaims(gwNamespace, gwName string, rows []MergedListener, who *owners) {
+func markClaims(gwNamespace, gwName string, rows []object.MergedListener, who *owners) {
 	type firstTwo struct{ first, other int } // row indexes; other: the first of another owner than first's, -1
 	filed := map[string]firstTwo{}
-	owner := func(i int) Owner { return *rows[i].Owner }
+	owner := func(i int) object.Owner { return *rows[i].Owner }
 	file := func(key string, i int) {
 		f, ok := filed[key]
 		switch {
@@ -480,13 +438,13 @@ func markClaims(gwNamespace, gwName string, rows []MergedListener, who *owners) 
 	}
 	for i := range rows {
 		r := &rows[i]
-		if r.Source.Kind != SourceListenerSet {
+		if r.Source.Kind != object.SourceListenerSet {
 			continue
 		}
 		if o, known := who.owner(r.Source.Namespace); known {
 			r.Owner = &o
 		}
-		if r.Owner == nil || r.Hostname == nil || (r.State != ListenerAccepted && r.State != ListenerConflicted) {
+		if r.Owner == nil || r.Hostname == nil || (r.State != object.ListenerAccepted && r.State != object.ListenerConflicted) {
 			continue
 		}
 		h := string(*r.Hostname)
@@ -515,6 +473,6 @@ func markClaims(gwNamespace, gwName string, rows []MergedListener, who *owners) 
 	}
 }
 
-func claimOf(r *MergedListener) *Claim {
-	return &Claim{ListenerRef: r.ListenerRef, Hostname: *r.Hostname, Owner: *r.Owner}
+func claimOf(r *object.MergedListener) *object.Claim {
+	return &object.Claim{ListenerRef: r.ListenerRef, Hostname: *r.Hostname, Owner: *r.Owner}
 }

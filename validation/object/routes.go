@@ -1,4 +1,4 @@
-package validation
+package object
 
 import (
 	"maps"
@@ -24,12 +24,12 @@ var SupportedFrom = []gwv1.FromNamespaces{gwv1.NamespacesFromAll, gwv1.Namespace
 // validateAllowedRoutes: kinds is an atomic list (its errors ratchet by
 // the whole list), namespaces an object whose fields ratchet by their own
 // values.
-func validateAllowedRoutes(i int, ar *gwv1.AllowedRoutes, fldPath *field.Path, v *verdict) {
+func validateAllowedRoutes(i int, ar *gwv1.AllowedRoutes, fldPath *field.Path, v *Verdict) {
 	var errs field.ErrorList
 	for j := range ar.Kinds {
 		errs = append(errs, validateRouteKind(&ar.Kinds[j], fldPath.Child("kinds").Index(j))...)
 	}
-	v.check(i, errs, kindsValue)
+	v.Check(i, errs, kindsValue)
 	if ar.Namespaces != nil {
 		validateRouteNamespaces(i, ar.Namespaces, fldPath.Child("namespaces"), v)
 	}
@@ -53,7 +53,7 @@ func validateRouteKind(k *gwv1.RouteGroupKind, fldPath *field.Path) field.ErrorL
 
 // validateRouteNamespaces: "selector required when from is Selector"
 // involves both fields.
-func validateRouteNamespaces(i int, ns *gwv1.RouteNamespaces, fldPath *field.Path, v *verdict) {
+func validateRouteNamespaces(i int, ns *gwv1.RouteNamespaces, fldPath *field.Path, v *Verdict) {
 	from := gwv1.NamespacesFromSame
 	if ns.From != nil {
 		from = *ns.From
@@ -61,16 +61,16 @@ func validateRouteNamespaces(i int, ns *gwv1.RouteNamespaces, fldPath *field.Pat
 	switch from {
 	case gwv1.NamespacesFromSelector:
 		if ns.Selector == nil {
-			v.check(i, field.ErrorList{CodeRouteSelectorRequired.Err(field.Required(fldPath.Child("selector"), DetailSelectorRequired))}, fromValue, selectorValue)
+			v.Check(i, field.ErrorList{CodeRouteSelectorRequired.Err(field.Required(fldPath.Child("selector"), DetailSelectorRequired))}, fromValue, selectorValue)
 		} else {
 			validateLabelSelector(i, ns.Selector, fldPath.Child("selector"), v)
 		}
 	case gwv1.NamespacesFromAll, gwv1.NamespacesFromSame:
 		if ns.Selector != nil {
-			warn(&v.warnings, fldPath.Child("selector"), KindSelectorIgnored, WarnSelectorIgnored, from)
+			warn(&v.Warnings, fldPath.Child("selector"), KindSelectorIgnored, WarnSelectorIgnored, from)
 		}
 	default:
-		v.check(i, field.ErrorList{CodeRouteNamespacesFrom.Err(field.NotSupported(fldPath.Child("from"), string(from), SupportedFrom))}, fromValue)
+		v.Check(i, field.ErrorList{CodeRouteNamespacesFrom.Err(field.NotSupported(fldPath.Child("from"), string(from), SupportedFrom))}, fromValue)
 	}
 }
 
@@ -91,18 +91,18 @@ const MaxSelectorItems = 8
 // always gets the same answer (apimachinery's is in map order; found by
 // FuzzValidateListenerSet). matchLabels is a map, each label's errors
 // ratcheted by its value; matchExpressions an atomic list, ratcheted whole.
-func validateLabelSelector(i int, sel *metav1.LabelSelector, fldPath *field.Path, v *verdict) {
+func validateLabelSelector(i int, sel *metav1.LabelSelector, fldPath *field.Path, v *Verdict) {
 	labelsPath := fldPath.Child("matchLabels")
 	if n := len(sel.MatchLabels); n > MaxSelectorItems {
-		v.check(i, field.ErrorList{CodeRouteSelectorTooLong.Err(field.TooMany(labelsPath, n, MaxSelectorItems))}, matchLabelsValue)
+		v.Check(i, field.ErrorList{CodeRouteSelectorTooLong.Err(field.TooMany(labelsPath, n, MaxSelectorItems))}, matchLabelsValue)
 	} else {
 		for _, k := range slices.Sorted(maps.Keys(sel.MatchLabels)) {
-			v.check(i, CodeRouteSelectorLabel.Errs(metav1validation.ValidateLabels(map[string]string{k: sel.MatchLabels[k]}, labelsPath)), matchLabelValue(k))
+			v.Check(i, CodeRouteSelectorLabel.Errs(metav1validation.ValidateLabels(map[string]string{k: sel.MatchLabels[k]}, labelsPath)), matchLabelValue(k))
 		}
 	}
 	exprPath := fldPath.Child("matchExpressions")
 	if n := len(sel.MatchExpressions); n > MaxSelectorItems {
-		v.check(i, field.ErrorList{CodeRouteSelectorTooLong.Err(field.TooMany(exprPath, n, MaxSelectorItems))}, matchExpressionsValue)
+		v.Check(i, field.ErrorList{CodeRouteSelectorTooLong.Err(field.TooMany(exprPath, n, MaxSelectorItems))}, matchExpressionsValue)
 		return
 	}
 	var errs field.ErrorList
@@ -113,5 +113,5 @@ func validateLabelSelector(i int, sel *metav1.LabelSelector, fldPath *field.Path
 		}
 		errs = append(errs, CodeRouteSelectorExpression.Errs(metav1validation.ValidateLabelSelectorRequirement(expr, metav1validation.LabelSelectorValidationOptions{}, exprPath.Index(j)))...)
 	}
-	v.check(i, errs, matchExpressionsValue)
+	v.Check(i, errs, matchExpressionsValue)
 }

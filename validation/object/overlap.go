@@ -1,4 +1,4 @@
-package validation
+package object
 
 import (
 	"fmt"
@@ -46,17 +46,17 @@ const (
 const WarnOverlappingHostnames = "hostname %s overlaps hostname %s of %s on port %d: both get " +
 	ConditionOverlappingTLSConfig + " (" + ReasonOverlappingHostnames + "); HTTP/2 connection coalescing may reach the other's routes"
 
-// terminatesTLS tells whether a listener of protocol p has TLS
+// TerminatesTLS tells whether a listener of protocol p has TLS
 // configuration that may overlap another's: HTTPS and HTTP/3. (TLS
 // passthrough is not served: such a listener holds no port.)
-func terminatesTLS(p gwv1.ProtocolType) bool { return p == ProtocolHTTPS || p == ProtocolHTTP3 }
+func TerminatesTLS(p gwv1.ProtocolType) bool { return p == ProtocolHTTPS || p == ProtocolHTTP3 }
 
-// coveringHostnames are the hostnames, as endpoint.hostname writes them
+// CoveringHostnames are the hostnames, as endpoint.hostname writes them
 // ("" for none), that match every name h matches, other than h: the
 // wildcards of h's parent domains, then no hostname. There are as many as
 // h has labels; a wildcard and the names under it are found from the
 // names' side, so overlaps are found in linear time.
-func coveringHostnames(h string) []string {
+func CoveringHostnames(h string) []string {
 	if h == "" {
 		return nil
 	}
@@ -73,9 +73,9 @@ func coveringHostnames(h string) []string {
 	return append(covering, "")
 }
 
-// covers tells whether hostname w ("" for none) matches every name h
+// Covers tells whether hostname w ("" for none) matches every name h
 // matches and w is not h: w is absent, or a wildcard above h.
-func covers(w, h string) bool {
+func Covers(w, h string) bool {
 	if w == h {
 		return false
 	}
@@ -85,8 +85,8 @@ func covers(w, h string) bool {
 // hostnamesOverlap tells whether some name matches both hostnames (nil: no
 // hostname, every name).
 func hostnamesOverlap(a, b *gwv1.Hostname) bool {
-	ha, hb := endpointOf(0, "", a).hostname, endpointOf(0, "", b).hostname
-	return ha != hb && (covers(string(ha), string(hb)) || covers(string(hb), string(ha)))
+	ha, hb := EndpointOf(0, "", a).Hostname, EndpointOf(0, "", b).Hostname
+	return ha != hb && (Covers(string(ha), string(hb)) || Covers(string(hb), string(ha)))
 }
 
 // firstOverlaps returns, for each of n listeners in precedence order, the
@@ -96,9 +96,9 @@ func hostnamesOverlap(a, b *gwv1.Hostname) bool {
 // hold its place, or does not terminate TLS. Each listener's covering
 // hostnames are looked up among the others by endpoint, so the cost is the
 // listeners times their labels, not their pairs.
-func firstOverlaps(n int, at func(i int) (e endpoint, ok bool), keep func(i, j int) bool) []int {
+func firstOverlaps(n int, at func(i int) (e Endpoint, ok bool), keep func(i, j int) bool) []int {
 	first := make([]int, n)
-	byEndpoint := make(map[endpoint]int, n)
+	byEndpoint := make(map[Endpoint]int, n)
 	for i := range n {
 		first[i] = -1
 		if e, ok := at(i); ok {
@@ -117,8 +117,8 @@ func firstOverlaps(n int, at func(i int) (e endpoint, ok bool), keep func(i, j i
 		if !ok {
 			continue
 		}
-		for _, h := range coveringHostnames(string(e.hostname)) {
-			if j, found := byEndpoint[endpoint{port: e.port, protocol: e.protocol, hostname: gwv1.Hostname(h)}]; found {
+		for _, h := range CoveringHostnames(string(e.Hostname)) {
+			if j, found := byEndpoint[Endpoint{port: e.port, Protocol: e.Protocol, Hostname: gwv1.Hostname(h)}]; found {
 				better(i, j)
 				better(j, i)
 			}
@@ -127,13 +127,13 @@ func firstOverlaps(n int, at func(i int) (e endpoint, ok bool), keep func(i, j i
 	return first
 }
 
-// markOverlaps sets each Accepted TLS row's Overlaps: the first listener of
+// MarkOverlaps sets each Accepted TLS row's Overlaps: the first listener of
 // another object whose hostname overlaps its own on its port, else the
 // first of its own object.
-func markOverlaps(rows []MergedListener) {
-	at := func(i int) (endpoint, bool) {
+func MarkOverlaps(rows []MergedListener) {
+	at := func(i int) (Endpoint, bool) {
 		r := &rows[i]
-		return endpointOf(r.Port, r.Protocol, r.Hostname), r.State == ListenerAccepted && terminatesTLS(r.Protocol)
+		return EndpointOf(r.Port, r.Protocol, r.Hostname), r.State == ListenerAccepted && TerminatesTLS(r.Protocol)
 	}
 	other := firstOverlaps(len(rows), at, func(i, j int) bool { return rows[i].Source != rows[j].Source })
 	own := firstOverlaps(len(rows), at, func(i, j int) bool { return rows[i].Source == rows[j].Source })
@@ -150,10 +150,10 @@ func markOverlaps(rows []MergedListener) {
 	}
 }
 
-// warnOverlap gives listener i of a set the overlap warning of kind k.
-func warnOverlap(w *findings.WarningReport, k findings.WarningKind, i int, l *gwv1.ListenerEntry, other ListenerRef, otherHostname *gwv1.Hostname) {
+// WarnOverlap gives listener i of a set the overlap warning of kind k.
+func WarnOverlap(w *findings.WarningReport, k findings.WarningKind, i int, l *gwv1.ListenerEntry, other ListenerRef, otherHostname *gwv1.Hostname) {
 	warn(w, field.NewPath("spec", "listeners").Index(i).Child("hostname"), k, WarnOverlappingHostnames,
-		hostnameText(l.Hostname), hostnameText(otherHostname), claim{ref: other}, l.Port)
+		hostnameText(l.Hostname), hostnameText(otherHostname), Place{Ref: other}, l.Port)
 }
 
 // OverlapMessage is the warnings' text for a listener with hostname on
@@ -176,14 +176,14 @@ func hostnameText(h *gwv1.Hostname) string {
 // validateOverlaps gives the listeners of one set that hold their place in
 // it (held) and terminate TLS the set's own overlap warning, naming the
 // first other listener of the set whose hostname overlaps.
-func validateOverlaps(owner ListenerSource, listeners []gwv1.ListenerEntry, held []bool, v *verdict) {
-	at := func(i int) (endpoint, bool) {
+func validateOverlaps(owner ListenerSource, listeners []gwv1.ListenerEntry, held []bool, v *Verdict) {
+	at := func(i int) (Endpoint, bool) {
 		l := &listeners[i]
-		return endpointOf(l.Port, l.Protocol, l.Hostname), held[i] && terminatesTLS(l.Protocol)
+		return EndpointOf(l.Port, l.Protocol, l.Hostname), held[i] && TerminatesTLS(l.Protocol)
 	}
 	for i, j := range firstOverlaps(len(listeners), at, func(i, j int) bool { return true }) {
 		if j >= 0 {
-			warnOverlap(&v.warnings, KindOverlappingHostnames, i, &listeners[i], ListenerRef{Source: owner, Listener: listeners[j].Name}, listeners[j].Hostname)
+			WarnOverlap(&v.Warnings, KindOverlappingHostnames, i, &listeners[i], ListenerRef{Source: owner, Listener: listeners[j].Name}, listeners[j].Hostname)
 		}
 	}
 }

@@ -1,4 +1,4 @@
-package validation
+package views
 
 import (
 	gwv1 "sigs.k8s.io/gateway-api/apis/v1"
@@ -9,7 +9,7 @@ import (
 // parents, a NamespaceLabelsFunc). Every method says known=false when the
 // view cannot tell (a cache that has not synced, an offline input without
 // objects of that kind); the rule that needs the answer is then skipped,
-// never guessed. Objects (cluster_objects.go) implements them all over plain
+// never guessed. merged.Objects implements them all over plain
 // objects, the webhook's clusterview over its informer caches.
 
 // Cluster is a read-only view of the objects around a ListenerSet: its parent

@@ -1,4 +1,4 @@
-package validation
+package routes
 
 import (
 	"fmt"
@@ -10,6 +10,8 @@ import (
 	gwv1 "sigs.k8s.io/gateway-api/apis/v1"
 
 	"github.com/airlock/listenerset-webhook/validation/findings"
+	"github.com/airlock/listenerset-webhook/validation/merged"
+	"github.com/airlock/listenerset-webhook/validation/views"
 )
 
 // The routes an update or a deletion detaches. A listener's attachedRoutes
@@ -34,12 +36,12 @@ const (
 	WarnRoutesDetachedRemoved = "%s to listener %q, which the update removes (%s); %s no longer attach"
 )
 
-// warnDetached adds a KindRoutesDetached warning for each listener of
+// WarnDetached adds a KindRoutesDetached warning for each listener of
 // stored through which routes attach to it and, after the change, to none
 // of updated's listeners (updated nil: a deletion). It reads routes only
 // when the listeners' attachment fields changed, so an update that leaves
 // them as stored costs one comparison.
-func warnDetached(stored, updated *gwv1.ListenerSet, c Cluster, rs Routes, w *findings.WarningReport) {
+func WarnDetached(stored, updated *gwv1.ListenerSet, c views.Cluster, rs views.Routes, w *findings.WarningReport) {
 	if rs == nil || stored == nil {
 		return
 	}
@@ -81,11 +83,11 @@ func warnDetached(stored, updated *gwv1.ListenerSet, c Cluster, rs Routes, w *fi
 		delete(lost, name) // a duplicate name is reported once
 		switch j, kept := index[name]; {
 		case updated == nil:
-			warn(w, listenersPath.Index(i), KindRoutesDetached, WarnRoutesDetached, d.count(), string(name), d.names(), d.pronoun())
+			routeWarn(w, listenersPath.Index(i), KindRoutesDetached, WarnRoutesDetached, d.count(), string(name), d.names(), d.pronoun())
 		case !kept:
-			warn(w, listenersPath, KindRoutesDetached, WarnRoutesDetachedRemoved, d.count(), string(name), d.names(), d.pronoun())
+			routeWarn(w, listenersPath, KindRoutesDetached, WarnRoutesDetachedRemoved, d.count(), string(name), d.names(), d.pronoun())
 		default:
-			warn(w, listenersPath.Index(j), KindRoutesDetached, WarnRoutesDetached, d.count(), string(name), d.names(), d.pronoun())
+			routeWarn(w, listenersPath.Index(j), KindRoutesDetached, WarnRoutesDetached, d.count(), string(name), d.names(), d.pronoun())
 		}
 	}
 }
@@ -96,7 +98,7 @@ func warnDetached(stored, updated *gwv1.ListenerSet, c Cluster, rs Routes, w *fi
 func routeAttachment(r *gwv1.HTTPRoute, ls *gwv1.ListenerSet, before, after *Attacher) (was []gwv1.SectionName, still, unknown bool) {
 	for i := range r.Spec.ParentRefs {
 		ref := &r.Spec.ParentRefs[i]
-		ns, name, ok := NamesListenerSet(r.Namespace, ref)
+		ns, name, ok := merged.NamesListenerSet(r.Namespace, ref)
 		if !ok || ns != ls.Namespace || name != ls.Name {
 			continue
 		}
@@ -157,7 +159,7 @@ type detached struct {
 func (d *detached) add(r *gwv1.HTTPRoute) {
 	d.n++
 	i := len(d.first)
-	for i > 0 && compareNamespacedName(r.Namespace, r.Name, d.first[i-1].Namespace, d.first[i-1].Name) < 0 {
+	for i > 0 && merged.CompareNamespacedName(r.Namespace, r.Name, d.first[i-1].Namespace, d.first[i-1].Name) < 0 {
 		i--
 	}
 	if i >= findings.MaxShownItems {
@@ -196,24 +198,4 @@ func (d *detached) names() string {
 		b.WriteString(", ...")
 	}
 	return b.String()
-}
-
-// JudgeDelete is the verdict on deleting the stored ListenerSet oldLS: never
-// an error (a deletion is never refused), and, when opts carry a Cluster
-// and Routes, a warning for each listener through which HTTPRoutes
-// attach to it, as an update that removed every listener would give. A
-// ListenerSet the scope does not judge gets nothing.
-func JudgeDelete(oldLS *gwv1.ListenerSet, opts Options) *Report {
-	d := opts.Scope.Decide(oldLS, opts.Classes)
-	r := &Report{Scope: d}
-	if !d.Judge || opts.Cluster == nil {
-		return r
-	}
-	var ws findings.WarningReport
-	warnDetached(defaulted(oldLS), nil, opts.Cluster, opts.Routes, &ws)
-	if d.Note != nil && ws.Total() > 0 {
-		r.Warnings.Add(*d.Note)
-	}
-	r.Warnings.AddReport(&ws)
-	return r
 }

@@ -1,4 +1,4 @@
-package validation
+package object
 
 import (
 	"cmp"
@@ -11,6 +11,7 @@ import (
 	gwv1 "sigs.k8s.io/gateway-api/apis/v1"
 
 	"github.com/airlock/listenerset-webhook/validation/findings"
+	"github.com/airlock/listenerset-webhook/validation/views"
 )
 
 // Details of the listener rules' errors, shared with the policy package's CEL.
@@ -36,13 +37,13 @@ const WildcardPrefix = "*."
 // rules between listeners of the set. Each error is judged unchanged (see
 // Validate) by the values it involves, each listener paired with its stored
 // one by name.
-func validateListeners(ls *gwv1.ListenerSet, c Cluster, fldPath *field.Path, v *verdict) {
+func validateListeners(ls *gwv1.ListenerSet, c views.Cluster, fldPath *field.Path, v *Verdict) {
 	listeners := ls.Spec.Listeners
 	switch {
 	case len(listeners) == 0:
-		v.judge(v.ratchet.listenerList(), CodeNoListeners.Err(field.Required(fldPath, DetailNoListeners)))
+		v.Judge(v.Ratchet.listenerList(), CodeNoListeners.Err(field.Required(fldPath, DetailNoListeners)))
 	case len(listeners) > MaxListeners:
-		v.judge(v.ratchet.listenerList(), CodeTooManyListeners.Err(field.TooMany(fldPath, len(listeners), MaxListeners)))
+		v.Judge(v.Ratchet.listenerList(), CodeTooManyListeners.Err(field.TooMany(fldPath, len(listeners), MaxListeners)))
 		// The object is rejected anyway; judging only the first
 		// MaxListeners keeps an 8 MiB request of 200 000 listeners from
 		// costing what a real set never does.
@@ -51,7 +52,7 @@ func validateListeners(ls *gwv1.ListenerSet, c Cluster, fldPath *field.Path, v *
 	// An object created with generateName may not have its name yet.
 	owner := ListenerSource{Kind: SourceListenerSet, Namespace: ls.Namespace, Name: cmp.Or(ls.Name, ls.GenerateName)}
 	names := make(map[gwv1.SectionName]int, len(listeners))
-	var merged mergedListeners
+	var merged Merge
 	// held: the listeners that hold their place in the set, whose
 	// hostnames may overlap (validateOverlaps)
 	held := make([]bool, len(listeners))
@@ -62,54 +63,54 @@ func validateListeners(ls *gwv1.ListenerSet, c Cluster, fldPath *field.Path, v *
 		// two listeners sharing one is the duplicate. Both names are as
 		// stored when both listeners are paired (names are the key).
 		if first, dup := names[l.Name]; dup && l.Name != "" {
-			v.judge(v.ratchet.same(i) && v.ratchet.same(first), CodeDuplicateListenerName.Err(field.Duplicate(lPath.Child("name"), string(l.Name))))
+			v.Judge(v.Ratchet.Same(i) && v.Ratchet.Same(first), CodeDuplicateListenerName.Err(field.Duplicate(lPath.Child("name"), string(l.Name))))
 		} else {
 			names[l.Name] = i
 		}
 		// A listener of a protocol Airlock does not serve (its own
 		// error) holds no port: the others are judged without it.
-		if !servedProtocol(l.Protocol) {
+		if !ServedProtocol(l.Protocol) {
 			continue
 		}
-		if err, reason, winner := merged.conflict(l.Port, l.Protocol, l.Hostname, lPath, inSetConflicts); err != nil {
-			involved := conflictValues(reason)
-			v.judge(v.ratchet.same(i, involved...) && v.ratchet.same(winner.index, involved...), err)
+		if err, reason, winner := merged.Conflict(l.Port, l.Protocol, l.Hostname, lPath, inSetConflicts); err != nil {
+			involved := ConflictValues(reason)
+			v.Judge(v.Ratchet.Same(i, involved...) && v.Ratchet.Same(winner.Index, involved...), err)
 		} else {
 			held[i] = true
 		}
-		merged.take(l.Port, l.Protocol, l.Hostname, claim{ref: ListenerRef{Source: owner, Listener: l.Name}, index: i})
+		merged.Take(l.Port, l.Protocol, l.Hostname, Place{Ref: ListenerRef{Source: owner, Listener: l.Name}, Index: i})
 	}
 	validateOverlaps(owner, listeners, held, v)
 }
 
-// conflictValues are the values of each listener a conflict of reason
+// ConflictValues are the values of each listener a conflict of reason
 // involves: a ProtocolConflict the port and protocol, a HostnameConflict
 // the hostname too. Other fields of the two listeners may change.
-func conflictValues(reason string) []value {
+func ConflictValues(reason string) []Value {
 	if reason == ReasonProtocolConflict {
-		return []value{portValue, protocolValue}
+		return []Value{portValue, protocolValue}
 	}
-	return []value{portValue, protocolValue, hostnameValue}
+	return []Value{portValue, protocolValue, HostnameValue}
 }
 
 // validateListener applies listener i's own rules, each error judged by the
 // values it involves: by default the value at its own path. The name is
 // the key listeners are paired by, so its errors ratchet whenever the
 // listener is paired.
-func validateListener(i int, l *gwv1.ListenerEntry, namespace string, c Cluster, fldPath *field.Path, v *verdict) {
+func validateListener(i int, l *gwv1.ListenerEntry, namespace string, c views.Cluster, fldPath *field.Path, v *Verdict) {
 	// Routes pick a listener by name (sectionName); the CRD gives it the DNS
 	// subdomain pattern.
-	v.check(i, CodeListenerName.Errs(validateDNSSubdomain(l.Name, fldPath.Child("name"))))
-	v.check(i, validatePort(l.Port, fldPath.Child("port")), portValue)
-	v.check(i, validateProtocol(l.Protocol, fldPath.Child("protocol")), protocolValue)
+	v.Check(i, CodeListenerName.Errs(validateDNSSubdomain(l.Name, fldPath.Child("name"))))
+	v.Check(i, validatePort(l.Port, fldPath.Child("port")), portValue)
+	v.Check(i, ValidateProtocol(l.Protocol, fldPath.Child("protocol")), protocolValue)
 	if l.Hostname != nil {
-		hostErrs := CodeHostname.Errs(validateHostname(*l.Hostname, fldPath.Child("hostname")))
+		hostErrs := CodeHostname.Errs(ValidateHostname(*l.Hostname, fldPath.Child("hostname")))
 		if len(hostErrs) == 0 {
-			warnLongHostnameLabel(*l.Hostname, fldPath.Child("hostname"), &v.warnings)
+			warnLongHostnameLabel(*l.Hostname, fldPath.Child("hostname"), &v.Warnings)
 		}
-		v.check(i, hostErrs, hostnameValue)
+		v.Check(i, hostErrs, HostnameValue)
 	}
-	warnRouteCapture(l, fldPath, &v.warnings)
+	warnRouteCapture(l, fldPath, &v.Warnings)
 	validateListenerTLS(i, l, namespace, c, fldPath.Child("tls"), v)
 	if l.AllowedRoutes != nil {
 		validateAllowedRoutes(i, l.AllowedRoutes, fldPath.Child("allowedRoutes"), v)
@@ -147,7 +148,7 @@ func validatePort(port gwv1.PortNumber, fldPath *field.Path) field.ErrorList {
 	return errs
 }
 
-func validateProtocol(p gwv1.ProtocolType, fldPath *field.Path) field.ErrorList {
+func ValidateProtocol(p gwv1.ProtocolType, fldPath *field.Path) field.ErrorList {
 	if p == "" {
 		return field.ErrorList{CodeProtocol.Err(field.Required(fldPath, ""))}
 	}
@@ -157,10 +158,10 @@ func validateProtocol(p gwv1.ProtocolType, fldPath *field.Path) field.ErrorList 
 	return nil
 }
 
-// validateHostname follows Gateway API's Hostname: a lowercase RFC 1123 name
+// ValidateHostname follows Gateway API's Hostname: a lowercase RFC 1123 name
 // with at most one leading "*." label, never an IP address or a port. The
 // regular expressions of apimachinery accept dotted quads, hence the IP check.
-func validateHostname(h gwv1.Hostname, fldPath *field.Path) field.ErrorList {
+func ValidateHostname(h gwv1.Hostname, fldPath *field.Path) field.ErrorList {
 	host := string(h)
 	if host == "" {
 		return field.ErrorList{field.Invalid(fldPath, host, DetailEmptyHostname)}
@@ -189,4 +190,21 @@ func validateHostname(h gwv1.Hostname, fldPath *field.Path) field.ErrorList {
 		errs = append(errs, field.Invalid(fldPath, host, msg))
 	}
 	return errs
+}
+
+// WarnRouteCapture: a listener without a hostname open to other
+// namespaces' routes.
+const WarnRouteCapture = "no hostname, and from %s admits HTTPRoutes of other namespaces: each can claim any hostname on this listener; set a hostname, or from: Same"
+
+// warnRouteCapture warns about a ListenerSet listener without a hostname
+// whose allowedRoutes admits other namespaces (All, or a Selector): their
+// HTTPRoutes can claim any hostname on it. An object rule; a warning only.
+func warnRouteCapture(l *gwv1.ListenerEntry, fldPath *field.Path, w *findings.WarningReport) {
+	if l.Hostname != nil || l.AllowedRoutes == nil || l.AllowedRoutes.Namespaces == nil || l.AllowedRoutes.Namespaces.From == nil {
+		return
+	}
+	switch from := *l.AllowedRoutes.Namespaces.From; from {
+	case gwv1.NamespacesFromAll, gwv1.NamespacesFromSelector:
+		warn(w, fldPath.Child("allowedRoutes", "namespaces", "from"), KindRouteCapture, WarnRouteCapture, from)
+	}
 }

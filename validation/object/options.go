@@ -1,4 +1,4 @@
-package validation
+package object
 
 import (
 	"fmt"
@@ -38,13 +38,13 @@ const (
 // stored. Keys are visited in sorted order so the errors are stable. Options
 // are a map, correlated by key: an option's errors ratchet by its value,
 // the count by the whole map.
-func validateOptions(i int, options map[gwv1.AnnotationKey]gwv1.AnnotationValue, protocol gwv1.ProtocolType, fldPath *field.Path, v *verdict) {
+func validateOptions(i int, options map[gwv1.AnnotationKey]gwv1.AnnotationValue, protocol gwv1.ProtocolType, fldPath *field.Path, v *Verdict) {
 	if len(options) > MaxOptions {
-		v.check(i, field.ErrorList{CodeTooManyOptions.Err(field.TooMany(fldPath, len(options), MaxOptions))}, optionsValue)
+		v.Check(i, field.ErrorList{CodeTooManyOptions.Err(field.TooMany(fldPath, len(options), MaxOptions))}, optionsValue)
 	}
 	for _, key := range sortedKeys(options, make([]gwv1.AnnotationKey, 0, MaxOptions)) {
-		if errs := validateOptionEntry(key, string(options[key]), fldPath.Key(string(key)), v.added, &v.warnings); len(errs) > 0 {
-			v.check(i, errs, optionValue(key))
+		if errs := validateOptionEntry(key, string(options[key]), fldPath.Key(string(key)), v.Added, &v.Warnings); len(errs) > 0 {
+			v.Check(i, errs, optionValue(key))
 		}
 	}
 	validateVersionRange(i, options, protocol, fldPath, v)
@@ -242,15 +242,15 @@ func sortedKeys(options map[gwv1.AnnotationKey]gwv1.AnnotationValue, buf []gwv1.
 // validateVersionRange: the versions must form a range, and HTTP/3 runs over
 // QUIC, which needs TLS 1.3, so an http3 listener must allow it. Each error
 // involves two values: both versions, or the protocol and maximumVersion.
-func validateVersionRange(i int, options map[gwv1.AnnotationKey]gwv1.AnnotationValue, protocol gwv1.ProtocolType, fldPath *field.Path, v *verdict) {
+func validateVersionRange(i int, options map[gwv1.AnnotationKey]gwv1.AnnotationValue, protocol gwv1.ProtocolType, fldPath *field.Path, v *Verdict) {
 	minV, maxV := string(options[OptionMinimumVersion]), string(options[OptionMaximumVersion])
 	lo, hi := slices.Index(TLSVersions, minV), slices.Index(TLSVersions, maxV)
 	maxPath := fldPath.Key(string(OptionMaximumVersion))
 	if lo >= 0 && hi >= 0 && lo > hi {
-		v.check(i, field.ErrorList{CodeVersionRange.Err(field.Invalid(maxPath, maxV, fmt.Sprintf(DetailVersionBelowMinimum, minV)))},
+		v.Check(i, field.ErrorList{CodeVersionRange.Err(field.Invalid(maxPath, maxV, fmt.Sprintf(DetailVersionBelowMinimum, minV)))},
 			optionValue(OptionMinimumVersion), optionValue(OptionMaximumVersion))
 	}
 	if protocol == ProtocolHTTP3 && hi >= 0 && maxV != TLSVersionHTTP3 {
-		v.check(i, field.ErrorList{CodeHTTP3NeedsTLS13.Err(field.Invalid(maxPath, maxV, DetailHTTP3NeedsTLS13))}, protocolValue, optionValue(OptionMaximumVersion))
+		v.Check(i, field.ErrorList{CodeHTTP3NeedsTLS13.Err(field.Invalid(maxPath, maxV, DetailHTTP3NeedsTLS13))}, protocolValue, optionValue(OptionMaximumVersion))
 	}
 }

@@ -1,4 +1,4 @@
-package validation
+package routes
 
 import (
 	"fmt"
@@ -7,6 +7,9 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/labels"
 	gwv1 "sigs.k8s.io/gateway-api/apis/v1"
+
+	"github.com/airlock/listenerset-webhook/validation/object"
+	"github.com/airlock/listenerset-webhook/validation/views"
 )
 
 // Route attachment: the one decision of whether an HTTPRoute's parentRef
@@ -69,7 +72,7 @@ const (
 // once, however many routes are judged.
 type Attacher struct {
 	ls        *gwv1.ListenerSet
-	labels    NamespaceLabelsFunc
+	labels    views.NamespaceLabelsFunc
 	selectors []labels.Selector // per listener; nil when not from Selector or invalid
 	nsLabels  map[string]nsLabels
 }
@@ -81,8 +84,8 @@ type nsLabels struct {
 
 // NewAttacher is the Attacher of ls, judged as defaults.ListenerSet
 // defaults it; nsLabels answers for from: Selector (nil: unknown).
-func NewAttacher(ls *gwv1.ListenerSet, nsLabels NamespaceLabelsFunc) *Attacher {
-	ls = defaulted(ls)
+func NewAttacher(ls *gwv1.ListenerSet, nsLabels views.NamespaceLabelsFunc) *Attacher {
+	ls = object.Defaulted(ls)
 	a := &Attacher{ls: ls, labels: nsLabels, selectors: make([]labels.Selector, len(ls.Spec.Listeners))}
 	for i := range ls.Spec.Listeners {
 		if ns := routeNamespaces(&ls.Spec.Listeners[i]); ns != nil && ns.From != nil && *ns.From == gwv1.NamespacesFromSelector && ns.Selector != nil {
@@ -99,20 +102,6 @@ func routeNamespaces(l *gwv1.ListenerEntry) *gwv1.RouteNamespaces {
 		return nil
 	}
 	return l.AllowedRoutes.Namespaces
-}
-
-// NamesListenerSet tells whether ref, a parentRef of an HTTPRoute in
-// namespace routeNamespace, names a ListenerSet, and which. Group and kind
-// are read as the CRD defaults them (gateway.networking.k8s.io, Gateway).
-func NamesListenerSet(routeNamespace string, ref *gwv1.ParentReference) (namespace, name string, ok bool) {
-	if ref.Group != nil && *ref.Group != gwv1.GroupName || ref.Kind == nil || *ref.Kind != listenerSetKind || ref.Name == "" {
-		return "", "", false
-	}
-	namespace = routeNamespace
-	if ref.Namespace != nil && *ref.Namespace != "" {
-		namespace = string(*ref.Namespace)
-	}
-	return namespace, string(ref.Name), true
 }
 
 // Attach decides route's parentRef ref, which names the Attacher's
@@ -225,7 +214,7 @@ func fromOf(l *gwv1.ListenerEntry) gwv1.FromNamespaces {
 	return gwv1.NamespacesFromSame
 }
 
-// admits applies listener i's allowedRoutes to an HTTPRoute of namespace.
+// Admits applies listener i's allowedRoutes to an HTTPRoute of namespace.
 func (a *Attacher) admits(i int, namespace string) routeAdmission {
 	l := &a.ls.Spec.Listeners[i]
 	if !admitsHTTPRoute(l) {
@@ -277,10 +266,10 @@ func (a *Attacher) namespaceLabels(namespace string) (labels.Set, bool) {
 // HTTPS and Airlock's HTTP/3 take HTTPRoutes, no other protocol does.
 func admitsHTTPRoute(l *gwv1.ListenerEntry) bool {
 	if l.AllowedRoutes == nil || len(l.AllowedRoutes.Kinds) == 0 {
-		return servedProtocol(l.Protocol)
+		return object.ServedProtocol(l.Protocol)
 	}
 	return slices.ContainsFunc(l.AllowedRoutes.Kinds, func(k gwv1.RouteGroupKind) bool {
-		return (k.Group == nil || *k.Group == gwv1.GroupName) && k.Kind == HTTPRouteKind
+		return (k.Group == nil || *k.Group == gwv1.GroupName) && k.Kind == object.HTTPRouteKind
 	})
 }
 
@@ -296,7 +285,7 @@ func hostnamesIntersect(listener *gwv1.Hostname, route []gwv1.Hostname) bool {
 	lh := string(*listener)
 	for _, h := range route {
 		rh := string(h)
-		if rh == lh || rh != "" && (covers(lh, rh) || covers(rh, lh)) {
+		if rh == lh || rh != "" && (object.Covers(lh, rh) || object.Covers(rh, lh)) {
 			return true
 		}
 	}

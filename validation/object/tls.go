@@ -1,4 +1,4 @@
-package validation
+package object
 
 import (
 	"fmt"
@@ -8,6 +8,7 @@ import (
 
 	"github.com/airlock/listenerset-webhook/defaults"
 	"github.com/airlock/listenerset-webhook/validation/findings"
+	"github.com/airlock/listenerset-webhook/validation/views"
 )
 
 // Details of the TLS rules' errors, shared with the policy package's CEL.
@@ -24,22 +25,22 @@ const (
 // never passes it through, so those protocols need a Terminate configuration
 // with exactly one certificate, and HTTP must not carry one. Whether tls may
 // or must be set involves the protocol and tls.
-func validateListenerTLS(i int, l *gwv1.ListenerEntry, namespace string, c Cluster, fldPath *field.Path, v *verdict) {
+func validateListenerTLS(i int, l *gwv1.ListenerEntry, namespace string, c views.Cluster, fldPath *field.Path, v *Verdict) {
 	tls := l.TLS
 	switch {
 	case l.Protocol == ProtocolHTTP:
 		if tls != nil {
-			v.check(i, field.ErrorList{CodeTLSForbidden.Err(field.Forbidden(fldPath, DetailTLSForbidden))}, protocolValue, tlsValue)
+			v.Check(i, field.ErrorList{CodeTLSForbidden.Err(field.Forbidden(fldPath, DetailTLSForbidden))}, protocolValue, tlsValue)
 		}
 		return
 	case tls == nil:
 		if l.Protocol == ProtocolHTTPS || l.Protocol == ProtocolHTTP3 {
-			v.check(i, field.ErrorList{CodeTLSRequired.Err(field.Required(fldPath, fmt.Sprintf(DetailTLSRequired, l.Protocol)))}, protocolValue, tlsValue)
+			v.Check(i, field.ErrorList{CodeTLSRequired.Err(field.Required(fldPath, fmt.Sprintf(DetailTLSRequired, l.Protocol)))}, protocolValue, tlsValue)
 		}
 		return
 	}
 	if tls.Mode != nil && *tls.Mode != gwv1.TLSModeTerminate {
-		v.check(i, field.ErrorList{CodeTLSMode.Err(field.NotSupported(fldPath.Child("mode"), string(*tls.Mode), []gwv1.TLSModeType{gwv1.TLSModeTerminate}))}, modeValue)
+		v.Check(i, field.ErrorList{CodeTLSMode.Err(field.NotSupported(fldPath.Child("mode"), string(*tls.Mode), []gwv1.TLSModeType{gwv1.TLSModeTerminate}))}, modeValue)
 	} else {
 		validateCertificateRefs(i, tls.CertificateRefs, namespace, c, fldPath.Child("certificateRefs"), v)
 	}
@@ -53,9 +54,9 @@ func validateListenerTLS(i int, l *gwv1.ListenerEntry, namespace string, c Clust
 // value, which Kubernetes correlates through its parent: it ratchets by the
 // whole tls (so also as the CRD's own rule there, "certificateRefs or
 // options must be specified when mode is Terminate", does).
-func validateCertificateRefs(i int, refs []gwv1.SecretObjectReference, namespace string, c Cluster, fldPath *field.Path, v *verdict) {
+func validateCertificateRefs(i int, refs []gwv1.SecretObjectReference, namespace string, c views.Cluster, fldPath *field.Path, v *Verdict) {
 	if len(refs) == 0 {
-		v.check(i, field.ErrorList{CodeCertificateRefRequired.Err(field.Required(fldPath, DetailNoCertificateRef))}, tlsValue)
+		v.Check(i, field.ErrorList{CodeCertificateRefRequired.Err(field.Required(fldPath, DetailNoCertificateRef))}, tlsValue)
 		return
 	}
 	var errs field.ErrorList
@@ -63,16 +64,16 @@ func validateCertificateRefs(i int, refs []gwv1.SecretObjectReference, namespace
 		errs = append(errs, CodeTooManyCertificateRefs.Err(field.TooMany(fldPath, len(refs), 1)))
 	}
 	for j := range refs {
-		errs = append(errs, validateCertificateRef(&refs[j], namespace, c, fldPath.Index(j), &v.warnings)...)
+		errs = append(errs, validateCertificateRef(&refs[j], namespace, c, fldPath.Index(j), &v.Warnings)...)
 	}
-	v.check(i, errs, certificateRefsValue)
+	v.Check(i, errs, CertificateRefsValue)
 }
 
 // validateCertificateRef checks one reference. A reference into another
 // namespace earns a reminder that it needs a ReferenceGrant there, unless c
 // knows that namespace's grants: then the cluster-aware rule says exactly
 // whether one permits it (RefNotPermitted, or nothing).
-func validateCertificateRef(ref *gwv1.SecretObjectReference, namespace string, c Cluster, fldPath *field.Path, w *findings.WarningReport) field.ErrorList {
+func validateCertificateRef(ref *gwv1.SecretObjectReference, namespace string, c views.Cluster, fldPath *field.Path, w *findings.WarningReport) field.ErrorList {
 	var errs field.ErrorList
 	if ref.Group != nil && *ref.Group != defaults.SecretGroup {
 		errs = append(errs, CodeCertificateRefKind.Err(field.NotSupported(fldPath.Child("group"), string(*ref.Group), []gwv1.Group{defaults.SecretGroup})))
@@ -92,7 +93,7 @@ func validateCertificateRef(ref *gwv1.SecretObjectReference, namespace string, c
 }
 
 // grantsKnown tells whether c knows the ReferenceGrants of namespace.
-func grantsKnown(c Cluster, namespace string) bool {
+func grantsKnown(c views.Cluster, namespace string) bool {
 	if c == nil {
 		return false
 	}

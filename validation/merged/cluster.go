@@ -1,4 +1,4 @@
-package validation
+package merged
 
 import (
 	"cmp"
@@ -12,9 +12,11 @@ import (
 
 	"github.com/airlock/listenerset-webhook/defaults"
 	"github.com/airlock/listenerset-webhook/validation/findings"
+	"github.com/airlock/listenerset-webhook/validation/object"
+	"github.com/airlock/listenerset-webhook/validation/views"
 )
 
-// validateInCluster applies the cluster-aware rules: what would make a
+// ValidateInCluster applies the cluster-aware rules: what would make a
 // controller mark ls NotAllowed, Conflicted or RefNotPermitted later, told at
 // apply time instead. Listener conflicts with the merged listener list
 // (ProtocolConflict, HostnameConflict) and references no ReferenceGrant
@@ -24,24 +26,24 @@ import (
 // atomic list), and are warnings otherwise. Problems that may well resolve
 // themselves (the Gateway or Secret does not exist yet, the Gateway does not
 // admit the namespace yet) are warnings only.
-func validateInCluster(ls *gwv1.ListenerSet, c Cluster, strict bool, t Tenancy, v *verdict) {
+func ValidateInCluster(ls *gwv1.ListenerSet, c views.Cluster, strict bool, t Tenancy, v *object.Verdict) {
 	type finding struct {
 		err      *field.Error
 		listener int
-		involved []value
+		involved []object.Value
 	}
 	var found []finding
 	listenersPath := field.NewPath("spec", "listeners")
-	if gw, admission, ok := parentGateway(ls, c, field.NewPath("spec", "parentRef"), &v.warnings); ok {
-		self := ListenerSource{Kind: SourceListenerSet, Namespace: ls.Namespace, Name: ls.Name}
-		for _, row := range listenersInMerge(ls, gw, admission, c) {
+	if gw, admission, ok := parentGateway(ls, c, field.NewPath("spec", "parentRef"), &v.Warnings); ok {
+		self := object.ListenerSource{Kind: object.SourceListenerSet, Namespace: ls.Namespace, Name: ls.Name}
+		for _, row := range ListenersInMerge(ls, gw, admission, c) {
 			// A conflict within the set is the object's own rule's error,
 			// an overlap within it the object's own warning.
-			if row.State == ListenerConflicted && row.Winner.Source != self {
-				found = append(found, finding{row.Errors[0], row.Index, conflictValues(row.Reason)})
+			if row.State == object.ListenerConflicted && row.Winner.Source != self {
+				found = append(found, finding{row.Errors[0], row.Index, object.ConflictValues(row.Reason)})
 			}
 			if row.Overlaps != nil && row.Overlaps.Source != self {
-				warnOverlap(&v.warnings, KindMergedOverlappingHostnames, row.Index, &ls.Spec.Listeners[row.Index], *row.Overlaps, row.OverlapsHostname)
+				object.WarnOverlap(&v.Warnings, object.KindMergedOverlappingHostnames, row.Index, &ls.Spec.Listeners[row.Index], *row.Overlaps, row.OverlapsHostname)
 			}
 		}
 		validateFirstClaims(ls, gw, admission, c, t, v)
@@ -54,16 +56,16 @@ func validateInCluster(ls *gwv1.ListenerSet, c Cluster, strict bool, t Tenancy, 
 		}
 		refsPath := listenersPath.Index(i).Child("tls", "certificateRefs")
 		for j := range l.TLS.CertificateRefs {
-			if err := validateCertificateRefInCluster(ls, &l.TLS.CertificateRefs[j], c, refsPath.Index(j), &v.warnings); err != nil {
-				found = append(found, finding{err, i, []value{certificateRefsValue}})
+			if err := validateCertificateRefInCluster(ls, &l.TLS.CertificateRefs[j], c, refsPath.Index(j), &v.Warnings); err != nil {
+				found = append(found, finding{err, i, []object.Value{object.CertificateRefsValue}})
 			}
 		}
 	}
 	for _, f := range found {
 		if strict {
-			v.judge(v.ratchet.same(f.listener, f.involved...), f.err)
+			v.Judge(v.Ratchet.Same(f.listener, f.involved...), f.err)
 		} else {
-			v.warnings.Add(findings.Warning{Path: f.err.Field, Kind: KindClusterFinding, Code: findings.CodeOf(f.err), Message: f.err.Detail})
+			v.Warnings.Add(findings.Warning{Path: f.err.Field, Kind: KindClusterFinding, Code: findings.CodeOf(f.err), Message: f.err.Detail})
 		}
 	}
 }
@@ -71,8 +73,8 @@ func validateInCluster(ls *gwv1.ListenerSet, c Cluster, strict bool, t Tenancy, 
 // parentGateway returns the parent Gateway when it exists and admits ls, with
 // a warning naming the reason when it does not, and the Gateway's
 // allowedListeners for judging ls's rivals.
-func parentGateway(ls *gwv1.ListenerSet, c Cluster, fldPath *field.Path, w *findings.WarningReport) (*gwv1.Gateway, *gatewayAdmission, bool) {
-	ns, name, ok := parentOf(ls)
+func parentGateway(ls *gwv1.ListenerSet, c views.Cluster, fldPath *field.Path, w *findings.WarningReport) (*gwv1.Gateway, *gatewayAdmission, bool) {
+	ns, name, ok := object.ParentOf(ls)
 	if !ok {
 		return nil, nil, false // not a Gateway: an error of the object's own rules
 	}
@@ -81,13 +83,13 @@ func parentGateway(ls *gwv1.ListenerSet, c Cluster, fldPath *field.Path, w *find
 	case !known:
 		return nil, nil, false
 	case gw == nil:
-		warn(w, fldPath.Child("name"), KindGatewayNotFound, WarnGatewayNotFound, ns, name)
+		clusterWarn(w, fldPath.Child("name"), KindGatewayNotFound, WarnGatewayNotFound, ns, name)
 		return nil, nil, false
 	}
-	admission := newGatewayAdmission(gw, c)
-	allowed, known, why := admission.admits(ls.Namespace)
+	admission := NewGatewayAdmission(gw, c)
+	allowed, known, why := admission.Admits(ls.Namespace)
 	if known && !allowed {
-		warn(w, fldPath, KindNotAllowed, WarnNotAllowed, ns, name, why)
+		clusterWarn(w, fldPath, KindNotAllowed, WarnNotAllowed, ns, name, why)
 	}
 	return gw, admission, known && allowed
 }
@@ -99,7 +101,7 @@ func parentGateway(ls *gwv1.ListenerSet, c Cluster, fldPath *field.Path, w *find
 // rivals (make bench-scale, docs/performance.md).
 type gatewayAdmission struct {
 	gw   *gwv1.Gateway
-	c    Cluster
+	c    views.Cluster
 	from gwv1.FromNamespaces
 	// selector is the parsed allowedListeners.namespaces.selector; nil when
 	// it is unset or does not parse (Selector then admits nothing known).
@@ -115,7 +117,7 @@ type admitted struct {
 	why, setting string
 }
 
-func newGatewayAdmission(gw *gwv1.Gateway, c Cluster) *gatewayAdmission {
+func NewGatewayAdmission(gw *gwv1.Gateway, c views.Cluster) *gatewayAdmission {
 	a := &gatewayAdmission{gw: gw, c: c, from: gwv1.NamespacesFromNone, judged: map[string]admitted{}}
 	if al := gw.Spec.AllowedListeners; al != nil && al.Namespaces != nil {
 		if al.Namespaces.From != nil {
@@ -130,10 +132,10 @@ func newGatewayAdmission(gw *gwv1.Gateway, c Cluster) *gatewayAdmission {
 	return a
 }
 
-// admits tells whether the Gateway admits ListenerSets of namespace; why
+// Admits tells whether the Gateway admits ListenerSets of namespace; why
 // names the setting that refuses it. known is false when the namespace's
 // labels are needed and unknown, or the selector is unset or invalid.
-func (a *gatewayAdmission) admits(namespace string) (allowed, known bool, why string) {
+func (a *gatewayAdmission) Admits(namespace string) (allowed, known bool, why string) {
 	r := a.judge(namespace)
 	return r.allowed, r.known, r.why
 }
@@ -194,12 +196,12 @@ func ComparePrecedence(a, b *gwv1.ListenerSet) int {
 	case !ta.Equal(&tb):
 		return ta.Time.Compare(tb.Time)
 	}
-	return compareNamespacedName(a.Namespace, a.Name, b.Namespace, b.Name)
+	return CompareNamespacedName(a.Namespace, a.Name, b.Namespace, b.Name)
 }
 
-// compareNamespacedName compares "ans/aname" with "bns/bname" as strings,
+// CompareNamespacedName compares "ans/aname" with "bns/bname" as strings,
 // without building them: the sort runs on every request.
-func compareNamespacedName(ans, aname, bns, bname string) int {
+func CompareNamespacedName(ans, aname, bns, bname string) int {
 	if ans == bns {
 		return cmp.Compare(aname, bname)
 	}
@@ -218,11 +220,11 @@ func compareNamespacedName(ans, aname, bns, bname string) int {
 // validateCertificateRefInCluster: a Secret in another namespace needs a
 // ReferenceGrant there (the returned RefNotPermitted error otherwise), and a
 // Secret that does not exist leaves the listener without a certificate.
-func validateCertificateRefInCluster(ls *gwv1.ListenerSet, ref *gwv1.SecretObjectReference, c Cluster, fldPath *field.Path, w *findings.WarningReport) *field.Error {
-	if !isSecretRef(ref) || ref.Name == "" {
+func validateCertificateRefInCluster(ls *gwv1.ListenerSet, ref *gwv1.SecretObjectReference, c views.Cluster, fldPath *field.Path, w *findings.WarningReport) *field.Error {
+	if !object.IsSecretRef(ref) || ref.Name == "" {
 		return nil // not a Secret: an error of the object's own rules
 	}
-	ns := secretNamespace(ls, ref)
+	ns := object.SecretNamespace(ls, ref)
 	var err *field.Error
 	if ns != ls.Namespace {
 		if grants, known := c.ReferenceGrants(ns); known && !permitted(grants, ls.Namespace, ref.Name) {
@@ -230,7 +232,7 @@ func validateCertificateRefInCluster(ls *gwv1.ListenerSet, ref *gwv1.SecretObjec
 		}
 	}
 	if exists, known := c.SecretExists(ns, string(ref.Name)); known && !exists {
-		warn(w, fldPath.Child("name"), KindSecretNotFound, WarnSecretNotFound, ns, ref.Name)
+		clusterWarn(w, fldPath.Child("name"), KindSecretNotFound, WarnSecretNotFound, ns, ref.Name)
 	}
 	return err
 }
@@ -248,7 +250,7 @@ func permitted(grants []*gwv1.ReferenceGrant, fromNamespace string, name gwv1.Ob
 func PermittingGrant(grants []*gwv1.ReferenceGrant, fromNamespace string, name gwv1.ObjectName) *gwv1.ReferenceGrant {
 	for _, g := range grants {
 		from := slices.ContainsFunc(g.Spec.From, func(f gwv1.ReferenceGrantFrom) bool {
-			return f.Group == gwv1.GroupName && f.Kind == listenerSetKind && string(f.Namespace) == fromNamespace
+			return f.Group == gwv1.GroupName && f.Kind == object.ListenerSetKind && string(f.Namespace) == fromNamespace
 		})
 		to := slices.ContainsFunc(g.Spec.To, func(t gwv1.ReferenceGrantTo) bool {
 			return t.Group == defaults.SecretGroup && t.Kind == defaults.SecretKind && (t.Name == nil || *t.Name == "" || *t.Name == name)

@@ -1,4 +1,4 @@
-package validation
+package object
 
 import (
 	gwv1 "sigs.k8s.io/gateway-api/apis/v1"
@@ -6,7 +6,7 @@ import (
 	"github.com/airlock/listenerset-webhook/defaults"
 )
 
-const listenerSetKind = "ListenerSet"
+const ListenerSetKind = "ListenerSet"
 
 // isGatewayRef tells whether a parentRef names a Gateway (unset group and
 // kind are their defaults). Decided here only: the object rules reject
@@ -15,9 +15,9 @@ func isGatewayRef(ref *gwv1.ParentGatewayReference) bool {
 	return (ref.Group == nil || *ref.Group == gwv1.GroupName) && (ref.Kind == nil || *ref.Kind == defaults.GatewayKind)
 }
 
-// isSecretRef tells whether a certificateRef names a core Secret (unset
+// IsSecretRef tells whether a certificateRef names a core Secret (unset
 // group and kind are their defaults). Decided here only, as isGatewayRef.
-func isSecretRef(ref *gwv1.SecretObjectReference) bool {
+func IsSecretRef(ref *gwv1.SecretObjectReference) bool {
 	return (ref.Group == nil || *ref.Group == defaults.SecretGroup) && (ref.Kind == nil || *ref.Kind == defaults.SecretKind)
 }
 
@@ -30,8 +30,8 @@ func parentNamespace(ls *gwv1.ListenerSet) string {
 	return ls.Namespace
 }
 
-// secretNamespace is the namespace of a certificateRef's Secret.
-func secretNamespace(ls *gwv1.ListenerSet, ref *gwv1.SecretObjectReference) string {
+// SecretNamespace is the namespace of a certificateRef's Secret.
+func SecretNamespace(ls *gwv1.ListenerSet, ref *gwv1.SecretObjectReference) string {
 	if ref.Namespace != nil && *ref.Namespace != "" {
 		return string(*ref.Namespace)
 	}
@@ -50,13 +50,13 @@ func objectName(namespace, name, generateName string) string {
 	return namespace + "/" + name
 }
 
-// parentOf names the Gateway ls's parentRef points to, ok=false when it
+// ParentOf names the Gateway ls's parentRef points to, ok=false when it
 // names none (another group or kind, or no name: an error of the object's
 // own rules). It is the one decision of which Gateway a ListenerSet belongs
 // to: the Gateway a ListenerSet under admission is judged against, and the
 // Gateway a ListenerSet in the cluster is a rival under (ParentKey, which
 // the cluster view's index calls), so the two cannot drift apart.
-func parentOf(ls *gwv1.ListenerSet) (namespace, name string, ok bool) {
+func ParentOf(ls *gwv1.ListenerSet) (namespace, name string, ok bool) {
 	ref := &ls.Spec.ParentRef
 	if !isGatewayRef(ref) || ref.Name == "" {
 		return "", "", false

@@ -1,4 +1,4 @@
-package validation
+package merged
 
 import (
 	"slices"
@@ -7,6 +7,8 @@ import (
 
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	gwv1 "sigs.k8s.io/gateway-api/apis/v1"
+
+	"github.com/airlock/listenerset-webhook/validation/views"
 )
 
 // Objects is a Cluster made of plain objects, such as the documents the
@@ -35,9 +37,9 @@ type Objects struct {
 }
 
 var (
-	_ Cluster = (*Objects)(nil)
-	_ Classes = (*Objects)(nil)
-	_ Routes  = (*Objects)(nil)
+	_ views.Cluster = (*Objects)(nil)
+	_ views.Classes = (*Objects)(nil)
+	_ views.Routes  = (*Objects)(nil)
 )
 
 // objectsMu guards every Objects' index. One lock for all: a mutex in

@@ -1,4 +1,4 @@
-package validation
+package merged
 
 import (
 	"fmt"
@@ -9,6 +9,8 @@ import (
 	gwv1 "sigs.k8s.io/gateway-api/apis/v1"
 
 	"github.com/airlock/listenerset-webhook/validation/findings"
+	"github.com/airlock/listenerset-webhook/validation/object"
+	"github.com/airlock/listenerset-webhook/validation/views"
 )
 
 // AirlockControllerName is the controllerName of the GatewayClasses Airlock
@@ -118,10 +120,10 @@ type Decision struct {
 // and one GatewayClass, by name. On update the current parent decides:
 // ls is the new object, its parentRef as sent, the Gateway and class as
 // they are now.
-func (s Scope) Decide(ls *gwv1.ListenerSet, c Classes) Decision {
+func (s Scope) Decide(ls *gwv1.ListenerSet, c views.Classes) Decision {
 	if !s.On() {
 		// Every set is judged; the class, when the view has it, is still
-		// read for what its status says (classWarnings).
+		// read for what its status says (warnClass).
 		return Decision{Judge: true, Outcome: OutcomeUnscoped, Class: knownClass(ls, c)}
 	}
 	unknown := func(path *field.Path, what string) Decision {
@@ -131,7 +133,7 @@ func (s Scope) Decide(ls *gwv1.ListenerSet, c Classes) Decision {
 		return Decision{Judge: true, Outcome: OutcomeUnknownJudged, Note: s.note(path, what, ScopeJudged)}
 	}
 	parentPath := field.NewPath("spec", "parentRef")
-	ns, name, ok := parentOf(ls)
+	ns, name, ok := object.ParentOf(ls)
 	if !ok {
 		return unknown(parentPath, "the parentRef names no Gateway")
 	}
@@ -161,8 +163,8 @@ func (s Scope) Decide(ls *gwv1.ListenerSet, c Classes) Decision {
 // knownClass is the GatewayClass of ls's parent Gateway as c has it; nil
 // when the parentRef names no Gateway, c is nil, or c does not have the
 // Gateway or its class.
-func knownClass(ls *gwv1.ListenerSet, c Classes) *gwv1.GatewayClass {
-	ns, name, ok := parentOf(ls)
+func knownClass(ls *gwv1.ListenerSet, c views.Classes) *gwv1.GatewayClass {
+	ns, name, ok := object.ParentOf(ls)
 	if !ok || c == nil {
 		return nil
 	}
@@ -181,6 +183,6 @@ func (s Scope) note(path *field.Path, what, then string) *findings.Warning {
 	for i, n := range s.ControllerNames {
 		names[i] = string(n)
 	}
-	return &findings.Warning{Path: path.String(), Kind: KindScopeUnknown, Code: KindCode(KindScopeUnknown),
+	return &findings.Warning{Path: path.String(), Kind: KindScopeUnknown, Code: clusterKindCode(KindScopeUnknown),
 		Message: fmt.Sprintf(WarnScopeUnknown, what, then, strings.Join(names, ", "))}
 }

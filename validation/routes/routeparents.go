@@ -1,4 +1,4 @@
-package validation
+package routes
 
 import (
 	"fmt"
@@ -7,6 +7,8 @@ import (
 	gwv1 "sigs.k8s.io/gateway-api/apis/v1"
 
 	"github.com/airlock/listenerset-webhook/validation/findings"
+	"github.com/airlock/listenerset-webhook/validation/merged"
+	"github.com/airlock/listenerset-webhook/validation/views"
 )
 
 // Routes that attach to nothing: what the audit and the offline commands
@@ -43,16 +45,17 @@ var routeKinds = map[gwv1.RouteConditionReason]findings.WarningKind{
 	gwv1.RouteReasonNoMatchingListenerHostname: KindRouteNoMatchingListenerHostname,
 }
 
-// JudgeRoute gives a warning for each parentRef of route that names a
-// ListenerSet the scope judges and attaches to none of its listeners, at
-// spec.parentRefs[i]. The report is bounded as every report is.
-func JudgeRoute(route *gwv1.HTTPRoute, c RouteParents, opts Options) *findings.WarningReport {
+// JudgeParents gives a warning for each parentRef of route that names a
+// ListenerSet scope judges (reading classes) and attaches to none of its
+// listeners, at spec.parentRefs[i]. The report is bounded as every report
+// is.
+func JudgeParents(route *gwv1.HTTPRoute, c views.RouteParents, scope merged.Scope, classes views.Classes) *findings.WarningReport {
 	w := &findings.WarningReport{}
 	refsPath := field.NewPath("spec", "parentRefs")
 	attachers := map[*gwv1.ListenerSet]*Attacher{}
 	for i := range route.Spec.ParentRefs {
 		ref := &route.Spec.ParentRefs[i]
-		ns, name, ok := NamesListenerSet(route.Namespace, ref)
+		ns, name, ok := merged.NamesListenerSet(route.Namespace, ref)
 		if !ok {
 			continue
 		}
@@ -61,13 +64,13 @@ func JudgeRoute(route *gwv1.HTTPRoute, c RouteParents, opts Options) *findings.W
 		case !known:
 			continue
 		case ls == nil:
-			if opts.Scope.On() && opts.Scope.Unknown == UnknownAdmit {
+			if scope.On() && scope.Unknown == merged.UnknownAdmit {
 				continue // whose it would be cannot be told
 			}
-			warn(w, refsPath.Index(i), KindRouteNoMatchingParent, WarnRouteListenerSetAbsent, ns, name, gwv1.RouteReasonNoMatchingParent)
+			routeWarn(w, refsPath.Index(i), KindRouteNoMatchingParent, WarnRouteListenerSetAbsent, ns, name, gwv1.RouteReasonNoMatchingParent)
 			continue
 		}
-		if !opts.Scope.Decide(ls, opts.Classes).Judge {
+		if !scope.Decide(ls, classes).Judge {
 			continue
 		}
 		a := attachers[ls]
@@ -76,7 +79,7 @@ func JudgeRoute(route *gwv1.HTTPRoute, c RouteParents, opts Options) *findings.W
 			attachers[ls] = a
 		}
 		if at := a.Attach(route, ref); !at.Attached() && at.Known {
-			warn(w, refsPath.Index(i), routeKinds[at.Reason], WarnRouteNotAttached, ns, name, at.Detail, at.Reason)
+			routeWarn(w, refsPath.Index(i), routeKinds[at.Reason], WarnRouteNotAttached, ns, name, at.Detail, at.Reason)
 		}
 	}
 	return w

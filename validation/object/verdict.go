@@ -1,0 +1,231 @@
+package object
+
+import (
+	"reflect"
+
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/util/validation/field"
+	gwv1 "sigs.k8s.io/gateway-api/apis/v1"
+
+	"github.com/airlock/listenerset-webhook/defaults"
+	"github.com/airlock/listenerset-webhook/validation/findings"
+)
+
+// Defaulted returns ls defaulted, as a copy when defaulting changes anything.
+// Objects from kube-apiserver come defaulted by the CRD, so usually nothing
+// is copied.
+func Defaulted(ls *gwv1.ListenerSet) *gwv1.ListenerSet {
+	if ls == nil || !defaults.Needed(ls) {
+		return ls
+	}
+	ls = ls.DeepCopy()
+	defaults.ListenerSet(ls)
+	return ls
+}
+
+// Verdict collects what the rules find. Rules that may ratchet hand their
+// errors to judge with whether what the errors involve is unchanged.
+type Verdict struct {
+	Ratchet  ratchet
+	Added    AddedNames
+	Errs     findings.ErrorReport
+	Warnings findings.WarningReport
+	// ratcheted are the phase's let-through errors; they follow the
+	// phase's own warnings.
+	ratcheted findings.WarningReport
+}
+
+// Judge records errs: as errors, or as KindRatcheted warnings when unchanged
+// says the update leaves everything they involve as stored.
+func (v *Verdict) Judge(unchanged bool, errs ...*field.Error) {
+	if !unchanged {
+		v.Errs.Add(errs...)
+		return
+	}
+	v.ratcheted.AddErrors(KindRatcheted, WarnRatcheted, errs)
+}
+
+// EndPhase puts the phase's ratcheted errors after its warnings.
+func (v *Verdict) EndPhase() {
+	v.Warnings.AddReport(&v.ratcheted)
+	v.ratcheted = findings.WarningReport{}
+}
+
+// Ratchet pairs an update's listeners with the stored ones by name, so that
+// each error is judged by the values it involves.
+type ratchet struct {
+	New, Old *gwv1.ListenerSet
+	// stored[i] is the stored listener new listener i is paired with; nil
+	// when it has none (a create, or a name the stored object lacks).
+	stored []*gwv1.ListenerEntry
+}
+
+// NewRatchet pairs the k-th listener named n of newLS with the k-th listener
+// named n of oldLS: names are unique in a valid set, and counting keeps a
+// copy of a stored listener from passing as unchanged twice. On create
+// (oldLS nil) nothing is paired.
+func NewRatchet(newLS, oldLS *gwv1.ListenerSet) ratchet {
+	r := ratchet{New: newLS, Old: oldLS}
+	if oldLS == nil {
+		return r
+	}
+	r.stored = make([]*gwv1.ListenerEntry, len(newLS.Spec.Listeners))
+	stored := make(map[gwv1.SectionName][]int, len(oldLS.Spec.Listeners))
+	for i, l := range oldLS.Spec.Listeners {
+		stored[l.Name] = append(stored[l.Name], i)
+	}
+	for i := range newLS.Spec.Listeners {
+		candidates := stored[newLS.Spec.Listeners[i].Name]
+		if len(candidates) == 0 {
+			continue
+		}
+		stored[newLS.Spec.Listeners[i].Name] = candidates[1:]
+		r.stored[i] = &oldLS.Spec.Listeners[candidates[0]]
+	}
+	return r
+}
+
+// A value reads, from a listener (the new one or its stored pair), one of
+// the values an error involves: by default the value at the error's own
+// path. Absent parts read as nil.
+type Value = func(*gwv1.ListenerEntry) any
+
+// unchanged reports whether newV and oldV (nil: nothing stored) hold equal
+// values, read by each of values: what Kubernetes' CRD validation
+// ratcheting asks of the value at an error's path (apiextensions'
+// ratcheting.go, CorrelatedObject.CachedDeepEqual). As there, an absent
+// field differs from an empty one (CorrelatedObject does not correlate a
+// field absent on one side; decoding keeps nil and empty apart), as it
+// does in the policy's CEL.
+func unchanged[T any](newV, oldV *T, values ...func(*T) any) bool {
+	if oldV == nil {
+		return false
+	}
+	for _, value := range values {
+		if !reflect.DeepEqual(value(newV), value(oldV)) {
+			return false
+		}
+	}
+	return true
+}
+
+// Same reports whether new listener i has a stored pair holding the values
+// it holds. With no values it reports whether i is paired: its name, the
+// key it is paired by, is as stored.
+func (r ratchet) Same(i int, values ...Value) bool {
+	if i >= len(r.stored) {
+		return false
+	}
+	return unchanged(&r.New.Spec.Listeners[i], r.stored[i], values...)
+}
+
+// Check records errs of new listener i, ratcheted when its stored pair holds
+// every value they involve. Nothing is compared when there is no error.
+func (v *Verdict) Check(i int, errs field.ErrorList, values ...Value) {
+	if len(errs) > 0 {
+		v.Judge(v.Ratchet.Same(i, values...), errs...)
+	}
+}
+
+// parentRef reports whether the update leaves the values of spec.parentRef
+// as stored.
+func (r ratchet) parentRef(values ...func(*gwv1.ParentGatewayReference) any) bool {
+	if r.Old == nil {
+		return false
+	}
+	return unchanged(&r.New.Spec.ParentRef, &r.Old.Spec.ParentRef, values...)
+}
+
+// listenerList reports whether the update leaves spec.listeners as stored,
+// as Kubernetes compares a map list: the same number of items, each equal
+// to the stored item of its key, in any order. A count error is about the
+// list.
+func (r ratchet) listenerList() bool {
+	if r.Old == nil || len(r.New.Spec.Listeners) != len(r.Old.Spec.Listeners) {
+		return false
+	}
+	for i := range r.New.Spec.Listeners {
+		if !r.Same(i, listenerValue) {
+			return false
+		}
+	}
+	return true
+}
+
+// The values the rules' errors involve, read from a listener.
+var (
+	listenerValue        Value = func(l *gwv1.ListenerEntry) any { return l }
+	portValue            Value = func(l *gwv1.ListenerEntry) any { return l.Port }
+	protocolValue        Value = func(l *gwv1.ListenerEntry) any { return l.Protocol }
+	HostnameValue        Value = func(l *gwv1.ListenerEntry) any { return l.Hostname }
+	tlsValue             Value = func(l *gwv1.ListenerEntry) any { return l.TLS }
+	modeValue                  = inTLS(func(t *gwv1.ListenerTLSConfig) any { return t.Mode })
+	CertificateRefsValue       = inTLS(func(t *gwv1.ListenerTLSConfig) any { return t.CertificateRefs })
+	optionsValue               = inTLS(func(t *gwv1.ListenerTLSConfig) any { return t.Options })
+	kindsValue                 = inRoutes(func(ar *gwv1.AllowedRoutes) any { return ar.Kinds })
+	fromValue                  = inNamespaces(func(ns *gwv1.RouteNamespaces) any { return ns.From })
+	selectorValue              = inNamespaces(func(ns *gwv1.RouteNamespaces) any { return ns.Selector })
+	matchLabelsValue           = inSelector(func(s *metav1.LabelSelector) any { return s.MatchLabels })
+	// matchExpressions is an atomic list (the CRD's x-kubernetes-list-type),
+	// as are certificateRefs and kinds: Kubernetes does not correlate their
+	// items, so an error in one ratchets only when the whole list is as
+	// stored.
+	matchExpressionsValue = inSelector(func(s *metav1.LabelSelector) any { return s.MatchExpressions })
+)
+
+// optionValue is the value of tls.options[key], nil when absent: map
+// entries are correlated by key.
+func optionValue(key gwv1.AnnotationKey) Value {
+	return inTLS(func(t *gwv1.ListenerTLSConfig) any { return mapEntry(t.Options, key) })
+}
+
+// matchLabelValue is the value of a route selector's matchLabels[key].
+func matchLabelValue(key string) Value {
+	return inSelector(func(s *metav1.LabelSelector) any { return mapEntry(s.MatchLabels, key) })
+}
+
+// mapEntry is m[key], nil when absent.
+func mapEntry[K comparable, V any](m map[K]V, key K) any {
+	if v, ok := m[key]; ok {
+		return v
+	}
+	return nil
+}
+
+// inTLS, inRoutes, inNamespaces and inSelector read a value within a part
+// of the listener, nil when the part is absent.
+func inTLS(part func(*gwv1.ListenerTLSConfig) any) Value {
+	return func(l *gwv1.ListenerEntry) any {
+		if l.TLS == nil {
+			return nil
+		}
+		return part(l.TLS)
+	}
+}
+
+func inRoutes(part func(*gwv1.AllowedRoutes) any) Value {
+	return func(l *gwv1.ListenerEntry) any {
+		if l.AllowedRoutes == nil {
+			return nil
+		}
+		return part(l.AllowedRoutes)
+	}
+}
+
+func inNamespaces(part func(*gwv1.RouteNamespaces) any) Value {
+	return inRoutes(func(ar *gwv1.AllowedRoutes) any {
+		if ar.Namespaces == nil {
+			return nil
+		}
+		return part(ar.Namespaces)
+	})
+}
+
+func inSelector(part func(*metav1.LabelSelector) any) Value {
+	return inNamespaces(func(ns *gwv1.RouteNamespaces) any {
+		if ns.Selector == nil {
+			return nil
+		}
+		return part(ns.Selector)
+	})
+}
