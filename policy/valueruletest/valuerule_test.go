@@ -23,20 +23,21 @@ import (
 	"github.com/airlock/listenerset-webhook/validation/validationtest"
 )
 
-// notLocal is the rule this test adds: a hostname must not end in .local,
-// the names of multicast DNS.
-var notLocal = validation.ListenerValueRule{
-	Rule: validation.Rule{Number: 7, Field: "`spec.listeners[i].hostname`", Summary: "not under `.local`", Errors: "Invalid",
+// added is the rule this test adds: a hostname must not end in a
+// suffix no real rule names, so that a real rule of the same shape (a
+// .suffixed rule, say) does not meet it here.
+var added = validation.ListenerValueRule{
+	Rule: validation.Rule{Number: 7, Field: "`spec.listeners[i].hostname`", Summary: "not under `.valueruletest`", Errors: "Invalid",
 		Codes:   []findings.Code{validation.CodeHostname},
 		Valid:   validation.Example{At: "spec.listeners[1].hostname", Value: "shop.example.com"},
-		Invalid: validation.Example{At: "spec.listeners[1].hostname", Value: "shop.local"}},
-	Name: "hostname-not-local", Path: "hostname", Detail: "must not end in .local",
-	Allows: func(h string) bool { return !strings.HasSuffix(h, ".local") },
+		Invalid: validation.Example{At: "spec.listeners[1].hostname", Value: "shop.valueruletest"}},
+	Name: "hostname-not-valueruletest", Path: "hostname", Detail: "must not end in .valueruletest",
+	Allows: func(h string) bool { return !strings.HasSuffix(h, ".valueruletest") },
 }
 
 func TestMain(m *testing.M) {
-	validation.ListenerValueRules = append(validation.ListenerValueRules, notLocal)
-	policy.ValueRuleCEL[notLocal.Name] = `!x.endsWith(".local")`
+	validation.ListenerValueRules = append(validation.ListenerValueRules, added)
+	policy.ValueRuleCEL[added.Name] = `!x.endsWith(".valueruletest")`
 	os.Exit(m.Run())
 }
 
@@ -116,19 +117,19 @@ func sameVerdict(t *testing.T, e *policytest.Evaluator, name string, n, o *gwv1.
 	return len(errs) > 0
 }
 
-// TestValueRule: the added rule denies shop.local in Go and in the policy
+// TestValueRule: the added rule denies shop.valueruletest in Go and in the policy
 // with one and the same entry, at the hostname, with its code; an update
 // that leaves it as stored is admitted by both; the fast path never
 // admits it, and still admits the valid example.
 func TestValueRule(t *testing.T) {
 	rules := compiled(t, "rules")
-	invalid, err := validationtest.Apply(notLocal.Invalid)
+	invalid, err := validationtest.Apply(added.Invalid)
 	if err != nil {
 		t.Fatal(err)
 	}
-	valid, _ := validationtest.Apply(notLocal.Valid)
+	valid, _ := validationtest.Apply(added.Valid)
 	errs, warns := validation.Validate(invalid, nil, validation.Options{})
-	if len(errs) != 1 || errs[0].Field != "spec.listeners[1].hostname" || errs[0].Detail != notLocal.Detail || findings.CodeOf(errs[0]) != validation.CodeHostname {
+	if len(errs) != 1 || errs[0].Field != "spec.listeners[1].hostname" || errs[0].Detail != added.Detail || findings.CodeOf(errs[0]) != validation.CodeHostname {
 		t.Fatalf("validation: %v", errs)
 	}
 	if !sameVerdict(t, rules, "create", invalid, nil) {
@@ -172,7 +173,7 @@ func TestValueRule(t *testing.T) {
 func TestValueRuleFuzzed(t *testing.T) {
 	rules := compiled(t, "rules")
 	rng := rand.New(rand.NewPCG(3, 4))
-	local, denied := 0, 0
+	suffixed, denied := 0, 0
 	for range 400 {
 		data := make([]byte, 16+rng.IntN(200))
 		for j := range data {
@@ -181,8 +182,8 @@ func TestValueRuleFuzzed(t *testing.T) {
 		ls := validationtest.FuzzListenerSet(data)
 		ls.Name = "fuzz"
 		errs, _ := validation.Validate(ls, nil, validation.Options{})
-		if slices.ContainsFunc(errs, func(e *field.Error) bool { return e.Detail == notLocal.Detail }) {
-			local++
+		if slices.ContainsFunc(errs, func(e *field.Error) bool { return e.Detail == added.Detail }) {
+			suffixed++
 		}
 		if sameVerdict(t, rules, "fuzz", ls, nil) {
 			denied++
@@ -191,8 +192,8 @@ func TestValueRuleFuzzed(t *testing.T) {
 			break
 		}
 	}
-	t.Logf("400 random objects: %d denied, %d of them for a hostname under .local", denied, local)
-	if local < 10 {
-		t.Errorf("%d of 400 random objects are denied for a hostname under .local: the generator does not take the rule's examples", local)
+	t.Logf("400 random objects: %d denied, %d of them for a hostname under .valueruletest", denied, suffixed)
+	if suffixed < 10 {
+		t.Errorf("%d of 400 random objects are denied for a hostname under .valueruletest: the generator does not take the rule's examples", suffixed)
 	}
 }
