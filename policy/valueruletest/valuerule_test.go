@@ -25,7 +25,7 @@ import (
 
 // added is the rule this test adds: a hostname must not end in a
 // suffix no real rule names, so that a real rule of the same shape (a
-// .suffixed rule, say) does not meet it here.
+// .local rule, say) does not meet it here.
 var added = validation.ListenerValueRule{
 	Rule: validation.Rule{Number: 7, Field: "`spec.listeners[i].hostname`", Summary: "not under `.valueruletest`", Errors: "Invalid",
 		Codes:   []findings.Code{validation.CodeHostname},
