@@ -20,23 +20,24 @@ import (
 	"github.com/airlock/listenerset-webhook/policy/policytest"
 	"github.com/airlock/listenerset-webhook/validation"
 	"github.com/airlock/listenerset-webhook/validation/findings"
+	"github.com/airlock/listenerset-webhook/validation/object"
 	"github.com/airlock/listenerset-webhook/validation/validationtest"
 )
 
 // added is the rule this test adds: a hostname must not end in a
 // suffix no real rule names, so that a real rule of the same shape (a
 // .local rule, say) does not meet it here.
-var added = validation.ListenerValueRule{
-	Rule: validation.Rule{Number: 7, Field: "`spec.listeners[i].hostname`", Summary: "not under `.valueruletest`", Errors: "Invalid",
-		Codes:   []findings.Code{validation.CodeHostname},
-		Valid:   validation.Example{At: "spec.listeners[1].hostname", Value: "shop.example.com"},
-		Invalid: validation.Example{At: "spec.listeners[1].hostname", Value: "shop.valueruletest"}},
+var added = object.ListenerValueRule{
+	Rule: object.Rule{Number: 7, Field: "`spec.listeners[i].hostname`", Summary: "not under `.valueruletest`", Errors: "Invalid",
+		Codes:   []findings.Code{object.CodeHostname},
+		Valid:   object.Example{At: "spec.listeners[1].hostname", Value: "shop.example.com"},
+		Invalid: object.Example{At: "spec.listeners[1].hostname", Value: "shop.valueruletest"}},
 	Name: "hostname-not-valueruletest", Path: "hostname", Detail: "must not end in .valueruletest",
 	Allows: func(h string) bool { return !strings.HasSuffix(h, ".valueruletest") },
 }
 
 func TestMain(m *testing.M) {
-	validation.ListenerValueRules = append(validation.ListenerValueRules, added)
+	object.ListenerValueRules = append(object.ListenerValueRules, added)
 	policy.ValueRuleCEL[added.Name] = `!x.endsWith(".valueruletest")`
 	os.Exit(m.Run())
 }
@@ -73,9 +74,9 @@ func compiled(t *testing.T, validationExpr string) *policytest.Evaluator {
 // compiledBy are the policies compiled so far (a compile takes seconds).
 var compiledBy = map[string]*policytest.Evaluator{}
 
-// object is ls as admission receives it, JSON (invalid UTF-8 replaced),
+// admitted is ls as admission receives it, JSON (invalid UTF-8 replaced),
 // typed and unstructured.
-func object(t *testing.T, ls *gwv1.ListenerSet) (*gwv1.ListenerSet, map[string]any) {
+func admitted(t *testing.T, ls *gwv1.ListenerSet) (*gwv1.ListenerSet, map[string]any) {
 	t.Helper()
 	if ls == nil {
 		return nil, nil
@@ -98,8 +99,8 @@ func object(t *testing.T, ls *gwv1.ListenerSet) (*gwv1.ListenerSet, map[string]a
 // sameVerdict: the policy's rules give exactly validation's errors.
 func sameVerdict(t *testing.T, e *policytest.Evaluator, name string, n, o *gwv1.ListenerSet) (denied bool) {
 	t.Helper()
-	n, nObj := object(t, n)
-	o, oObj := object(t, o)
+	n, nObj := admitted(t, n)
+	o, oObj := admitted(t, o)
 	errs, _ := validation.Validate(n, o, validation.Options{})
 	got := e.Evaluate(nObj, oObj, 0)
 	if got.Error || got.Allowed != (len(errs) == 0) {
@@ -129,7 +130,7 @@ func TestValueRule(t *testing.T) {
 	}
 	valid, _ := validationtest.Apply(added.Valid)
 	errs, warns := validation.Validate(invalid, nil, validation.Options{})
-	if len(errs) != 1 || errs[0].Field != "spec.listeners[1].hostname" || errs[0].Detail != added.Detail || findings.CodeOf(errs[0]) != validation.CodeHostname {
+	if len(errs) != 1 || errs[0].Field != "spec.listeners[1].hostname" || errs[0].Detail != added.Detail || findings.CodeOf(errs[0]) != object.CodeHostname {
 		t.Fatalf("validation: %v", errs)
 	}
 	if !sameVerdict(t, rules, "create", invalid, nil) {

@@ -8,7 +8,7 @@ import (
 
 	"github.com/airlock/listenerset-webhook/policy"
 	"github.com/airlock/listenerset-webhook/test/localcluster"
-	"github.com/airlock/listenerset-webhook/validation"
+	"github.com/airlock/listenerset-webhook/validation/object"
 	"github.com/airlock/listenerset-webhook/validation/validationtest"
 )
 
@@ -44,8 +44,8 @@ func TestRuleExamplesAgainstKubeAPIServer(t *testing.T) {
 		t.Skip("long: make test-all runs it (-short runs the sample of TestPolicyAgainstKubeAPIServer)")
 	}
 	var cases []policyCase
-	for _, r := range validation.Rules() {
-		for _, ex := range []validation.Example{r.Valid, r.Invalid} {
+	for _, r := range object.Rules() {
+		for _, ex := range []object.Example{r.Valid, r.Invalid} {
 			ls, err := validationtest.Apply(ex)
 			if err != nil {
 				t.Fatal(err)

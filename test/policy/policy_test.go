@@ -299,7 +299,7 @@ func againstKubeAPIServer(t *testing.T, root string, set localcluster.CRDSet, ta
 				default:
 					out.policyDenied++
 				}
-				for _, r := range validation.ListenerValueRules {
+				for _, r := range object.ListenerValueRules {
 					if !res.allowed && !res.schema && strings.Contains(res.message, r.Detail) {
 						out.byValueRule[r.Name]++
 					}
@@ -326,7 +326,7 @@ func againstKubeAPIServer(t *testing.T, root string, set localcluster.CRDSet, ta
 		total, len(cases), len(pairs), ratcheted.Load(), elapsed.Round(time.Millisecond), float64(total)/elapsed.Seconds(), out.allowed, out.policyDenied, out.schemaDenied, out.mismatch)
 	// each rule of one value (validation.ListenerValueRule) met: the
 	// generator takes its examples
-	for _, r := range validation.ListenerValueRules {
+	for _, r := range object.ListenerValueRules {
 		t.Logf("denied by the ListenerValueRule %s: %d requests", r.Name, out.byValueRule[r.Name])
 		if out.byValueRule[r.Name] == 0 {
 			t.Errorf("no request met the ListenerValueRule %s: the fuzz generator does not take its examples", r.Name)
