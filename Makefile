@@ -139,13 +139,14 @@ chart-generate: chart-policy
 
 ## docs-generate: regenerate docs/codes.md, the page of every diagnostic code, from the catalog in the Go
 ## code (validation/catalog.go and the codes.go of validation/object, merged and routes, the option table in
-## validation/object/names.go, offline/judge/codes.go), and the rows of rule 6 of docs/rules.md from the option table; test/docs'
-## TestCodesPageIsGenerated and TestRulesPageOptionsAreGenerated fail while they are stale
+## validation/object/names.go, offline/judge/codes.go, each code's rules), and the table of docs/rules.md from the
+## rules' definitions (object.Rules); test/docs' TestCodesPageIsGenerated and TestRulesTableIsGenerated fail
+## while they are stale
 docs-generate:
 	$(GO) generate ./validation
 
 ## generate: every generated file, from the //go:generate lines beside its source (validation/doc.go:
-## docs/codes.md, rule 6 of docs/rules.md, the fuzz seeds; policy/doc.go: the chart's files/policy.yaml;
+## docs/codes.md, the table of docs/rules.md, the fuzz seeds; policy/doc.go: the chart's files/policy.yaml;
 ## webhook/admission/doc.go: the chart's files/webhooks.yaml; test/chart/main_test.go: docs/chart.md's value
 ## table and values.schema.json's Kubernetes definitions)
 generate:

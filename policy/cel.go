@@ -210,6 +210,9 @@ const MaxDetailedListeners = 4
 // details'. It fails when apimachinery's validators no longer give the
 // messages the CEL is written for (drift).
 func build() (celPolicy, error) {
+	if err := valueRulesChecked(); err != nil {
+		return celPolicy{}, err
+	}
 	var upstream drift
 	checks, details := writer{pathsOnly: true, drift: &upstream}, writer{drift: &upstream}
 	var vars []variable
@@ -518,7 +521,16 @@ func (w writer) basicRules() string {
 		"preq", w.line(`p + ".protocol"`, field.Required(placeholderPath, ""), nil),
 		"protocols", list(object.SupportedProtocols),
 		"pns", notSupported(w, "l.protocol", `p + ".protocol"`, object.SupportedProtocols),
-		"host", w.hostname("l.hostname", `p + ".hostname"`))
+		"host", w.hostname("l.hostname", `p + ".hostname"`)) + valueRulesAfter(w)
+}
+
+// valueRulesAfter is the ListenerValueRules' entries after the basic
+// rules' (validateListener judges them after the hostname).
+func valueRulesAfter(w writer) string {
+	if len(object.ListenerValueRules) == 0 {
+		return ""
+	}
+	return " + " + w.valueRules()
 }
 
 // tlsRules: tls presence, mode, certificateRefs (validateListenerTLS).

@@ -10,6 +10,7 @@ import (
 
 	admissionregistrationv1 "k8s.io/api/admissionregistration/v1"
 	utiljson "k8s.io/apimachinery/pkg/util/json"
+	"k8s.io/apimachinery/pkg/util/validation/field"
 	utilversion "k8s.io/apimachinery/pkg/util/version"
 	gwv1 "sigs.k8s.io/gateway-api/apis/v1"
 
@@ -48,6 +49,9 @@ func roundTrip(t testing.TB, ls *gwv1.ListenerSet) (*gwv1.ListenerSet, map[strin
 
 type diffStats struct {
 	cases, denied, truncated, detailDiffs int
+	// byValueRule: requests validation denied, by each ListenerValueRule
+	// whose error it gave
+	byValueRule map[string]int
 	// requests the CRD admits, judged by the whole policy too; of those,
 	// the ones validation admits and the ones the fast path admits
 	throughCRD, validThroughCRD, fastPath int
@@ -115,6 +119,14 @@ func compareIn(t *testing.T, e *policytest.Evaluator, name string, d *validation
 	errs, _ := validation.Validate(n, o, opts)
 	got := evaluate(e, obj, old)
 	st.cases++
+	for _, r := range object.ListenerValueRules {
+		if slices.ContainsFunc(errs, func(e *field.Error) bool { return e.Detail == r.Detail }) {
+			if st.byValueRule == nil {
+				st.byValueRule = map[string]int{}
+			}
+			st.byValueRule[r.Name]++
+		}
+	}
 	if got.Error {
 		t.Errorf("%s: the policy failed to evaluate: %s", name, got.Message)
 		return
@@ -287,6 +299,12 @@ func TestSameVerdictInProcess(t *testing.T) {
 	}
 	t.Logf("%d requests, %d denied, %d messages cut, %d with other details; %d admitted by the CRD and judged by the whole policy too: %d valid, %d of them by the fast path alone",
 		st.cases, st.denied, st.truncated, st.detailDiffs, st.throughCRD, st.validThroughCRD, st.fastPath)
+	for _, r := range object.ListenerValueRules {
+		t.Logf("denied by the ListenerValueRule %s: %d requests", r.Name, st.byValueRule[r.Name])
+		if st.byValueRule[r.Name] == 0 {
+			t.Errorf("no request met the ListenerValueRule %s: the fuzz generator does not take its examples", r.Name)
+		}
+	}
 	if least := n / 30; st.validThroughCRD < least || st.throughCRD-st.validThroughCRD < least || st.fastPath < least {
 		t.Errorf("want at least %d requests the CRD admits and validation admits, as many it denies, and as many the fast path admits", least)
 	}

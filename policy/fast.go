@@ -95,7 +95,8 @@ func fastPathExpression() string {
 		return fill(`{refs} && (l.tls.?options.orValue(o0) == o0{same} || has(l.tls.options) && {opts})`,
 			"refs", refs, "same", same, "opts", plainOptions("l.tls.options", isH3))
 	}
-	host := `!l.?hostname.orValue("").matches("^[0-9.]+$")`
+	// the hostname not an address, and every ListenerValueRule passes
+	host := `!l.?hostname.orValue("").matches("^[0-9.]+$")` + valueRulesPlain("l")
 	// 1: plain, on its protocol's port (pp); 2: plain, on another port; 0:
 	// not plain. HTTPS with tls has mode Terminate (the CRD's default and
 	// rule), HTTP no tls (the CRD's rule); an http3 listener's mode is read.

@@ -16,7 +16,10 @@
 //     code: catalog.go;
 //   - the object's own rules: the subpackage object (listenerset.go,
 //     listener.go, tls.go, options.go, routes.go for allowedRoutes,
-//     overlap.go), with Airlock's data (names.go, addednames.go), the
+//     overlap.go), each rule defined beside its Go function (Rule, rule.go:
+//     the docs' row, the codes, the examples every engine is tested with),
+//     the rules on one listener value (ListenerValueRules, whose CEL the
+//     policy holds), with Airlock's data (names.go, addednames.go), the
 //     ratcheting verdict they share with the cluster rules (verdict.go) and
 //     Gateway API's listener compatibility (merge.go);
 //   - the merged view and the cluster rules: the subpackage merged
@@ -42,9 +45,9 @@
 package validation
 
 // Generated from this package (make generate; make verify fails while any
-// is stale): docs/codes.md and rule 6 of docs/rules.md from the catalog and
-// the option table, and the fuzz seeds, which encode the option keys by
-// index.
+// is stale): docs/codes.md from the catalog, the table of docs/rules.md
+// from the rules' definitions (object.Rules), and the fuzz seeds, which
+// encode the generator's choices by index.
 //
-//go:generate go test ../test/docs -run ^(TestCodesPageIsGenerated|TestRulesPageOptionsAreGenerated)$ -count=1 -update
+//go:generate go test ../test/docs -run ^(TestCodesPageIsGenerated|TestRulesTableIsGenerated)$ -count=1 -update
 //go:generate env UPDATE_FUZZ_SEEDS=1 go test . -run ^TestFuzzSeedsAreExamples$ -count=1

@@ -74,6 +74,9 @@ func renderCodes(codes []findings.CodeDoc) []byte {
 			}
 			p("- Path: %s\n", strings.Join(paths, ", "))
 		}
+		for _, r := range d.Rules {
+			p("- Rule: %s\n", r)
+		}
 		if d.Retired != "" {
 			p("- Retired: %s\n", d.Retired)
 		}

@@ -4,8 +4,11 @@ import (
 	"context"
 	"testing"
 
+	gwv1 "sigs.k8s.io/gateway-api/apis/v1"
+
 	"github.com/airlock/listenerset-webhook/policy"
 	"github.com/airlock/listenerset-webhook/test/localcluster"
+	"github.com/airlock/listenerset-webhook/validation/object"
 	"github.com/airlock/listenerset-webhook/validation/validationtest"
 )
 
@@ -22,6 +25,49 @@ func TestAirlockOptionsAgainstKubeAPIServer(t *testing.T) {
 	if testing.Short() {
 		t.Skip("long: make test-all runs it (-short runs the sample of TestPolicyAgainstKubeAPIServer)")
 	}
+	var cases []policyCase
+	for _, tc := range validationtest.OptionCases() {
+		cases = append(cases, policyCase{name: tc.Name, ls: tc.ListenerSet, valid: tc.Valid})
+	}
+	againstPolicy(t, cases)
+}
+
+// TestRuleExamplesAgainstKubeAPIServer installs only the policy into a
+// real kube-apiserver (the v1.6.3 standard CRDs) and creates, as
+// server-side dry-runs, each rule's valid and invalid example
+// (validation.Rules): kube-apiserver admits the valid one, denies the
+// invalid one (the policy, or the CRD before it where the CRD enforces the
+// rule too), and each answer equals validation.Validate's. A new rule is
+// proved in a real kube-apiserver by its definition here.
+func TestRuleExamplesAgainstKubeAPIServer(t *testing.T) {
+	if testing.Short() {
+		t.Skip("long: make test-all runs it (-short runs the sample of TestPolicyAgainstKubeAPIServer)")
+	}
+	var cases []policyCase
+	for _, r := range object.Rules() {
+		for _, ex := range []object.Example{r.Valid, r.Invalid} {
+			ls, err := validationtest.Apply(ex)
+			if err != nil {
+				t.Fatal(err)
+			}
+			cases = append(cases, policyCase{name: r.Field + " " + ex.String(), ls: ls, valid: ex == r.Valid, crdMay: ex == r.Invalid})
+		}
+	}
+	againstPolicy(t, cases)
+}
+
+// policyCase is an object sent to kube-apiserver: valid or not, and
+// whether the CRD may deny it before the policy sees it.
+type policyCase struct {
+	name   string
+	ls     *gwv1.ListenerSet
+	valid  bool
+	crdMay bool
+}
+
+// againstPolicy starts kube-apiserver with the CRDs and the policy alone
+// and sends each case as a server-side dry-run create.
+func againstPolicy(t *testing.T, cases []policyCase) {
 	root, err := localcluster.RepoRoot()
 	if err != nil {
 		t.Fatal(err)
@@ -39,28 +85,32 @@ func TestAirlockOptionsAgainstKubeAPIServer(t *testing.T) {
 		t.Fatal(err)
 	}
 	waitForPolicy(t, client)
-	var admitted, denied int
-	for _, tc := range validationtest.OptionCases() {
-		ls := tc.ListenerSet.DeepCopy()
+	var admitted, denied, crd int
+	for _, tc := range cases {
+		ls := tc.ls.DeepCopy()
 		ls.Namespace = namespace
 		res := send(ctx, client, ls, nil)
 		switch {
 		case res.err != nil:
-			t.Errorf("%s: %v", tc.Name, res.err)
+			t.Errorf("%s: %v", tc.name, res.err)
+		case res.schema && tc.crdMay:
+			crd++
+			t.Logf("%s: the CRD denies it: %s", tc.name, res.message)
+			continue
 		case res.schema:
-			t.Errorf("%s: the CRD denies it, the policy never saw it: %s", tc.Name, res.message)
-		case res.allowed != tc.Valid:
-			t.Errorf("%s: kube-apiserver allowed=%v, want %v: %s", tc.Name, res.allowed, tc.Valid, res.message)
+			t.Errorf("%s: the CRD denies it, the policy never saw it: %s", tc.name, res.message)
+		case res.allowed != tc.valid:
+			t.Errorf("%s: kube-apiserver allowed=%v, want %v: %s", tc.name, res.allowed, tc.valid, res.message)
 		}
 		if d := judge(ls, nil, res); d != "" {
-			t.Errorf("%s: %s", tc.Name, d)
+			t.Errorf("%s: %s", tc.name, d)
 		}
 		if res.allowed {
 			admitted++
 		} else {
 			denied++
-			t.Logf("%s: %s", tc.Name, res.message)
+			t.Logf("%s: %s", tc.name, res.message)
 		}
 	}
-	t.Logf("kube-apiserver with the policy: %d admitted, %d denied", admitted, denied)
+	t.Logf("kube-apiserver with the policy: %d admitted, %d denied by the policy, %d by the CRD", admitted, denied, crd)
 }

@@ -248,9 +248,14 @@ func againstKubeAPIServer(t *testing.T, root string, set localcluster.CRDSet, ta
 	waitForPolicy(t, client)
 	t.Logf("policy created in %v (kube-apiserver compiles it to validate it), enforced %v after the create", created.Round(time.Millisecond), time.Since(installStart).Round(time.Millisecond))
 
-	type outcome struct{ policyDenied, schemaDenied, allowed, mismatch int }
+	type outcome struct {
+		policyDenied, schemaDenied, allowed, mismatch int
+		// byValueRule: requests the policy denied, by each
+		// ListenerValueRule whose error the message holds
+		byValueRule map[string]int
+	}
 	var mu sync.Mutex
-	var out outcome
+	out := outcome{byValueRule: map[string]int{}}
 	work := make(chan int)
 	var wg sync.WaitGroup
 	sendStart := time.Now()
@@ -294,6 +299,11 @@ func againstKubeAPIServer(t *testing.T, root string, set localcluster.CRDSet, ta
 				default:
 					out.policyDenied++
 				}
+				for _, r := range object.ListenerValueRules {
+					if !res.allowed && !res.schema && strings.Contains(res.message, r.Detail) {
+						out.byValueRule[r.Name]++
+					}
+				}
 				if want, ok := admits[name]; ok && res.err == nil && (res.schema || res.allowed != want) {
 					t.Errorf("%s: kube-apiserver allowed=%v (by the CRD's schema %v), the row wants %v: %s", name, res.allowed, res.schema, want, res.message)
 				}
@@ -314,6 +324,14 @@ func againstKubeAPIServer(t *testing.T, root string, set localcluster.CRDSet, ta
 	total := len(cases) + len(pairs)
 	t.Logf("%d dry-run requests (%d creates, %d updates, %d of them with a ratcheted error) in %v (%.0f/s, 8 clients): %d admitted, %d denied by the policy, %d denied by the CRD's schema first, %d differences",
 		total, len(cases), len(pairs), ratcheted.Load(), elapsed.Round(time.Millisecond), float64(total)/elapsed.Seconds(), out.allowed, out.policyDenied, out.schemaDenied, out.mismatch)
+	// each rule of one value (validation.ListenerValueRule) met: the
+	// generator takes its examples
+	for _, r := range object.ListenerValueRules {
+		t.Logf("denied by the ListenerValueRule %s: %d requests", r.Name, out.byValueRule[r.Name])
+		if out.byValueRule[r.Name] == 0 {
+			t.Errorf("no request met the ListenerValueRule %s: the fuzz generator does not take its examples", r.Name)
+		}
+	}
 	if out.policyDenied == 0 || out.allowed == 0 {
 		t.Errorf("the cases reach neither verdict of the policy: %+v", out)
 	}

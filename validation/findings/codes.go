@@ -55,6 +55,9 @@ type CodeDoc struct {
 	Cause, Fix string
 	// WarningKind, for a warning's code, is the kind it is given by.
 	WarningKind WarningKind
+	// Rules are the object rules whose errors carry the code, "field:
+	// rule" each (validation.Rule): the codes page lists them.
+	Rules []string
 	// Retired, for a code no rule gives any more, says since when and
 	// why. The entry stays, so that the code is never given again.
 	Retired string

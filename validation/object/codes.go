@@ -249,6 +249,10 @@ var ownCodes = append(slices.Clone(codeDocs), optionCodes()...)
 // validation's catalog holds them with every other code.
 func Codes() []findings.CodeDoc {
 	out := slices.Clone(ownCodes)
+	rules := codeRules()
+	for i := range out {
+		out[i].Rules = rules[out[i].Code]
+	}
 	slices.SortFunc(out, func(a, b findings.CodeDoc) int { return strings.Compare(string(a.Code), string(b.Code)) })
 	return out
 }

@@ -1,7 +1,11 @@
 // Package object holds a ListenerSet's own rules: what Airlock Microgateway
 // can serve judged from the object alone (listenerset.go, listener.go,
-// tls.go, options.go, routes.go for allowedRoutes, overlap.go), the codes
-// they give and their catalog entries (codes.go, warnings.go), and
+// tls.go, options.go, routes.go for allowedRoutes, overlap.go), each
+// defined beside its Go function as a Rule (rule.go: docs/rules.md's row,
+// its codes, a valid and an invalid example every engine is tested with),
+// the rules on one listener value (ListenerValueRules, whose CEL the
+// policy holds in policy.ValueRuleCEL), the codes they give and their
+// catalog entries (codes.go, warnings.go), and
 // Airlock's data they read, defined once (names.go, the option table and
 // name lists; addednames.go, names a newer release adds).
 //

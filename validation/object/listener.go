@@ -2,6 +2,7 @@ package object
 
 import (
 	"cmp"
+	"fmt"
 	"net/netip"
 	"slices"
 	"strings"
@@ -28,6 +29,40 @@ const (
 	// hostname's name after WildcardPrefix.
 	DetailAfterWildcard = "after the leading '" + WildcardPrefix + "': "
 )
+
+// listenerRules define the rules of this file (Rule).
+var listenerRules = []Rule{
+	{Number: 1, Field: "`spec.listeners`", Summary: fmt.Sprintf("1 to %d entries", MaxListeners), Errors: "Required / Too many",
+		Codes:   []findings.Code{CodeNoListeners, CodeTooManyListeners},
+		Valid:   Example{At: "spec.listeners", Value: "[{name: web, port: 80, protocol: HTTP}]"},
+		Invalid: Example{At: "spec.listeners", Value: "[]"}},
+	{Number: 1, Field: "`spec.listeners[i].name`", Summary: "required, lowercase DNS subdomain (≤ 253), unique in the set (reported on the later entry)",
+		Errors: "Required / Invalid / Duplicate", Codes: []findings.Code{CodeListenerName, CodeDuplicateListenerName},
+		Valid:   Example{At: "spec.listeners[1].name", Value: "websecure.v2"},
+		Invalid: Example{At: "spec.listeners[1].name", Value: "web"}},
+	{Number: 2, Field: "`spec.listeners[i].port`", Summary: "1..65535", Errors: "Invalid", Codes: []findings.Code{CodePort},
+		Valid:   Example{At: "spec.listeners[0].port", Value: "8080"},
+		Invalid: Example{At: "spec.listeners[0].port", Value: "0"}},
+	{Number: 3, Field: "`spec.listeners[i].protocol`", Summary: "exactly " + orList(SupportedProtocols), Errors: "Unsupported value",
+		Codes:   []findings.Code{CodeProtocol},
+		Valid:   Example{At: "spec.listeners[1].protocol", Value: string(ProtocolHTTP3)},
+		Invalid: Example{At: "spec.listeners[0].protocol", Value: "TCP"}},
+	{Number: 7, Field: "`spec.listeners[i].hostname`", Summary: "lowercase RFC 1123 name, optional single leading `*.`, ≤ 253, not an IP address, no port",
+		Errors: "Invalid", Codes: []findings.Code{CodeHostname},
+		Valid:   Example{At: "spec.listeners[1].hostname", Value: "'*.shop.example.com'"},
+		Invalid: Example{At: "spec.listeners[1].hostname", Value: "192.0.2.1"}},
+	{Number: 8, Field: "`spec.listeners[i].hostname` / `.protocol`",
+		Summary: "within the set: no two listeners with the same port, protocol and hostname; no two protocols on one port (reported on the later listener)",
+		Errors:  "Invalid", Codes: []findings.Code{CodeProtocolConflict, CodeHostnameConflict},
+		Valid:   Example{At: "spec.listeners[1].port", Value: "8443"},
+		Invalid: Example{At: "spec.listeners[1].port", Value: "80"}},
+}
+
+// ListenerValueRules are the rules on one string field of a listener that
+// its value alone decides (ListenerValueRule): a new rule of that shape is
+// an entry here, its CEL in the policy (policy/valuerules.go), a test row
+// and a line of CHANGELOG.md.
+var ListenerValueRules = []ListenerValueRule{}
 
 // WildcardPrefix is the one leading label a hostname may have in place of a
 // name: it matches every name of one more label.
@@ -110,6 +145,7 @@ func validateListener(i int, l *gwv1.ListenerEntry, namespace string, c views.Cl
 		}
 		v.Check(i, hostErrs, HostnameValue)
 	}
+	validateValueRules(i, l, fldPath, v)
 	warnRouteCapture(l, fldPath, &v.Warnings)
 	validateListenerTLS(i, l, namespace, c, fldPath.Child("tls"), v)
 	if l.AllowedRoutes != nil {

@@ -1,13 +1,24 @@
 package object
 
 import (
+	"fmt"
+
 	"k8s.io/apimachinery/pkg/util/validation"
 	"k8s.io/apimachinery/pkg/util/validation/field"
 	gwv1 "sigs.k8s.io/gateway-api/apis/v1"
 
 	"github.com/airlock/listenerset-webhook/defaults"
+	"github.com/airlock/listenerset-webhook/validation/findings"
 	"github.com/airlock/listenerset-webhook/validation/views"
 )
+
+// parentRefRules define the rules of spec.parentRef (Rule).
+var parentRefRules = []Rule{
+	{Number: 10, Field: "`spec.parentRef`", Summary: fmt.Sprintf("kind `%s`, group `%s`, name required, namespace a DNS label", defaults.GatewayKind, gwv1.GroupName),
+		Errors: "Unsupported value / Required / Invalid", Codes: []findings.Code{CodeParentRefKind, CodeParentRefName, CodeParentRefNamespace},
+		Valid:   Example{At: "spec.parentRef.namespace", Value: "infra"},
+		Invalid: Example{At: "spec.parentRef.kind", Value: "Service"}},
+}
 
 // ValidateSpec applies the object's own rules. c, when not nil, only tells
 // the cross-namespace reminder whether the cluster-aware rules will judge a

@@ -1,6 +1,7 @@
 package object
 
 import (
+	"fmt"
 	"maps"
 	"slices"
 
@@ -8,6 +9,8 @@ import (
 	metav1validation "k8s.io/apimachinery/pkg/apis/meta/v1/validation"
 	"k8s.io/apimachinery/pkg/util/validation/field"
 	gwv1 "sigs.k8s.io/gateway-api/apis/v1"
+
+	"github.com/airlock/listenerset-webhook/validation/findings"
 )
 
 // HTTPRouteKind is the one route kind Airlock Microgateway attaches.
@@ -20,6 +23,19 @@ const DetailSelectorRequired = "required when from is " + string(gwv1.Namespaces
 // error messages name them. It excludes None: Gateway API defines it for
 // allowedListeners, not for routes.
 var SupportedFrom = []gwv1.FromNamespaces{gwv1.NamespacesFromAll, gwv1.NamespacesFromSame, gwv1.NamespacesFromSelector}
+
+// routeRules define the rules of this file (Rule).
+var routeRules = []Rule{
+	{Number: 9, Field: "`spec.listeners[i].allowedRoutes`",
+		Summary: fmt.Sprintf("kinds only `%s` in group `%s`; `namespaces.from` one of %s; `%s` needs a valid `selector`, "+
+			"each of its lists (`matchLabels`, `matchExpressions`, an expression's `values`) at most %d items (the CRD sets no bound; a longer list is not judged item by item; "+
+			"choose namespaces by label)", HTTPRouteKind, gwv1.GroupName, quoted(SupportedFrom), gwv1.NamespacesFromSelector, MaxSelectorItems),
+		Errors: "Unsupported value / Required / Invalid / Too many",
+		Codes: []findings.Code{CodeRouteKind, CodeRouteNamespacesFrom, CodeRouteSelectorRequired, CodeRouteSelectorTooLong,
+			CodeRouteSelectorLabel, CodeRouteSelectorExpression},
+		Valid:   Example{At: "spec.listeners[0].allowedRoutes.kinds", Value: "[{kind: HTTPRoute}]"},
+		Invalid: Example{At: "spec.listeners[0].allowedRoutes.kinds", Value: "[{kind: GRPCRoute}]"}},
+}
 
 // validateAllowedRoutes: kinds is an atomic list (its errors ratchet by
 // the whole list), namespaces an object whose fields ratchet by their own

@@ -21,6 +21,27 @@ const (
 	DetailNoCertificateRef = "exactly one certificateRef is required when mode is " + string(gwv1.TLSModeTerminate)
 )
 
+// tlsRules define the rules of this file (Rule).
+var tlsRules = []Rule{
+	{Number: 4, Field: "`spec.listeners[i].tls`", Summary: "required for HTTPS and http3, forbidden for HTTP", Errors: "Required / Forbidden",
+		Codes:   []findings.Code{CodeTLSForbidden, CodeTLSRequired},
+		Valid:   Example{At: "spec.listeners[0].tls", Value: "null"},
+		Invalid: Example{At: "spec.listeners[1].tls", Value: "null"}},
+	{Number: 4, Field: "`spec.listeners[i].tls.mode`", Summary: "`Terminate` (unset means Terminate); Passthrough is not supported", Errors: "Unsupported value",
+		Codes:   []findings.Code{CodeTLSMode},
+		Valid:   Example{At: "spec.listeners[1].tls.mode", Value: "Terminate"},
+		Invalid: Example{At: "spec.listeners[1].tls.mode", Value: "Passthrough"}},
+	{Number: 5, Field: "`spec.listeners[i].tls.certificateRefs`", Summary: "exactly one (none is Required even when options are set)", Errors: "Required / Too many",
+		Codes:   []findings.Code{CodeCertificateRefRequired, CodeTooManyCertificateRefs},
+		Valid:   Example{At: "spec.listeners[1].tls.certificateRefs", Value: "[{name: shop-tls-2026}]"},
+		Invalid: Example{At: "spec.listeners[1].tls.certificateRefs", Value: "[{name: shop-tls}, {name: shop-tls-2026}]"}},
+	{Number: 5, Field: "`...certificateRefs[j].group`, `.kind`, `.name`, `.namespace`",
+		Summary: fmt.Sprintf("group `%q`, kind `%s`, name required (DNS subdomain), namespace a DNS label", defaults.SecretGroup, defaults.SecretKind),
+		Errors:  "Unsupported value / Required / Invalid", Codes: []findings.Code{CodeCertificateRefKind, CodeCertificateRefName, CodeCertificateRefNamespace},
+		Valid:   Example{At: "spec.listeners[1].tls.certificateRefs[0].kind", Value: "Secret"},
+		Invalid: Example{At: "spec.listeners[1].tls.certificateRefs[0].kind", Value: "ConfigMap"}},
+}
+
 // validateListenerTLS: Airlock terminates TLS itself for HTTPS and HTTP/3 and
 // never passes it through, so those protocols need a Terminate configuration
 // with exactly one certificate, and HTTP must not carry one. Whether tls may

@@ -10,6 +10,7 @@ import (
 
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	gwv1 "sigs.k8s.io/gateway-api/apis/v1"
+	"sigs.k8s.io/yaml"
 
 	"github.com/airlock/listenerset-webhook/validation/object"
 )
@@ -42,6 +43,25 @@ var (
 	fuzzLabelValues = []string{"a", "", "-bad", strings.Repeat("v", 64)}
 	fuzzOperators   = []metav1.LabelSelectorOperator{"In", "NotIn", "Exists", "DoesNotExist", "Bad"}
 )
+
+// withRuleExamples is pool and, after it, the values of the examples of
+// each ListenerValueRule on the listener's field path (read when called:
+// a test may add a rule), so that the differential tests build values each
+// rule allows and denies.
+func withRuleExamples[T ~string](pool []T, path string) []T {
+	for _, r := range object.ListenerValueRules {
+		if r.Path != path {
+			continue
+		}
+		for _, e := range []object.Example{r.Valid, r.Invalid} {
+			var v string
+			if err := yaml.Unmarshal([]byte(e.Value), &v); err == nil && !slices.Contains(pool, T(v)) {
+				pool = append(pool[:len(pool):len(pool)], T(v))
+			}
+		}
+	}
+	return pool
+}
 
 // withOptionValues is values and, for each Airlock option of one value
 // (validation.AirlockOptions) none of whose values it holds, that option's
@@ -131,10 +151,10 @@ func FuzzListenerSet(data []byte) *gwv1.ListenerSet {
 			*l = gwv1.ListenerEntry{Name: gwv1.SectionName("l" + strconv.Itoa(i)), Port: gwv1.PortNumber(1024 + i), Protocol: object.ProtocolHTTP}
 			continue
 		}
-		l.Name = gwv1.SectionName(fuzzString(b, fuzzNames))
-		l.Hostname = fuzzPtr(b, func() gwv1.Hostname { return fuzzString(b, fuzzHostnames) })
+		l.Name = gwv1.SectionName(fuzzString(b, withRuleExamples(fuzzNames, "name")))
+		l.Hostname = fuzzPtr(b, func() gwv1.Hostname { return fuzzString(b, withRuleExamples(fuzzHostnames, "hostname")) })
 		l.Port = fuzzPort(b)
-		l.Protocol = fuzzString(b, fuzzProtocols)
+		l.Protocol = fuzzString(b, withRuleExamples(fuzzProtocols, "protocol"))
 		l.TLS = fuzzPtr(b, func() gwv1.ListenerTLSConfig { return fuzzTLS(b) })
 		l.AllowedRoutes = fuzzPtr(b, func() gwv1.AllowedRoutes { return fuzzAllowedRoutes(b) })
 	}
@@ -259,14 +279,14 @@ func EncodeFuzzListenerSet(ls *gwv1.ListenerSet) ([]byte, error) {
 	encodePtr(e, ref.Namespace, func(ns gwv1.Namespace) { encodeString(e, fuzzNamespaces, string(ns)) })
 	e.count(len(ls.Spec.Listeners), 7)
 	for _, l := range ls.Spec.Listeners {
-		encodeString(e, fuzzNames, string(l.Name))
-		encodePtr(e, l.Hostname, func(h gwv1.Hostname) { encodeString(e, fuzzHostnames, h) })
+		encodeString(e, withRuleExamples(fuzzNames, "name"), string(l.Name))
+		encodePtr(e, l.Hostname, func(h gwv1.Hostname) { encodeString(e, withRuleExamples(fuzzHostnames, "hostname"), h) })
 		if i := slices.Index(fuzzPorts, l.Port); i >= 0 {
 			e.put(byte(i))
 		} else {
 			e.put(byte(len(fuzzPorts)), byte(l.Port>>24), byte(l.Port>>16), byte(l.Port>>8), byte(l.Port))
 		}
-		encodeString(e, fuzzProtocols, l.Protocol)
+		encodeString(e, withRuleExamples(fuzzProtocols, "protocol"), l.Protocol)
 		encodePtr(e, l.TLS, func(tls gwv1.ListenerTLSConfig) {
 			encodePtr(e, tls.Mode, func(m gwv1.TLSModeType) { encodeString(e, fuzzModes, m) })
 			e.count(len(tls.CertificateRefs), 4)

@@ -1,0 +1,200 @@
+package valueruletest
+
+import (
+	"context"
+	"encoding/json"
+	"math/rand/v2"
+	"os"
+	"slices"
+	"strings"
+	"testing"
+
+	admissionregistrationv1 "k8s.io/api/admissionregistration/v1"
+	utiljson "k8s.io/apimachinery/pkg/util/json"
+	"k8s.io/apimachinery/pkg/util/validation/field"
+	utilversion "k8s.io/apimachinery/pkg/util/version"
+	gwv1 "sigs.k8s.io/gateway-api/apis/v1"
+
+	"github.com/airlock/listenerset-webhook/offline/crdcheck"
+	"github.com/airlock/listenerset-webhook/policy"
+	"github.com/airlock/listenerset-webhook/policy/policytest"
+	"github.com/airlock/listenerset-webhook/validation"
+	"github.com/airlock/listenerset-webhook/validation/findings"
+	"github.com/airlock/listenerset-webhook/validation/object"
+	"github.com/airlock/listenerset-webhook/validation/validationtest"
+)
+
+// added is the rule this test adds: a hostname must not end in a
+// suffix no real rule names, so that a real rule of the same shape (a
+// .local rule, say) does not meet it here.
+var added = object.ListenerValueRule{
+	Rule: object.Rule{Number: 7, Field: "`spec.listeners[i].hostname`", Summary: "not under `.valueruletest`", Errors: "Invalid",
+		Codes:   []findings.Code{object.CodeHostname},
+		Valid:   object.Example{At: "spec.listeners[1].hostname", Value: "shop.example.com"},
+		Invalid: object.Example{At: "spec.listeners[1].hostname", Value: "shop.valueruletest"}},
+	Name: "hostname-not-valueruletest", Path: "hostname", Detail: "must not end in .valueruletest",
+	Allows: func(h string) bool { return !strings.HasSuffix(h, ".valueruletest") },
+}
+
+func TestMain(m *testing.M) {
+	object.ListenerValueRules = append(object.ListenerValueRules, added)
+	policy.ValueRuleCEL[added.Name] = `!x.endsWith(".valueruletest")`
+	os.Exit(m.Run())
+}
+
+// compiled is the generated policy compiled: "rules", its rules alone (the
+// fast path false); "fast", the fast path alone as its validation.
+func compiled(t *testing.T, validationExpr string) *policytest.Evaluator {
+	t.Helper()
+	if e, ok := compiledBy[validationExpr]; ok {
+		return e
+	}
+	vap, _, err := policy.Generate(policy.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	switch validationExpr {
+	case "rules":
+		for i := range vap.Spec.Variables {
+			if vap.Spec.Variables[i].Name == policy.FastPathVariable {
+				vap.Spec.Variables[i].Expression = "false"
+			}
+		}
+	case "fast":
+		vap.Spec.Validations = []admissionregistrationv1.Validation{{Expression: "variables." + policy.FastPathVariable}}
+	}
+	e, err := policytest.Compile(vap, utilversion.MustParseGeneric("1.29"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	compiledBy[validationExpr] = e
+	return e
+}
+
+// compiledBy are the policies compiled so far (a compile takes seconds).
+var compiledBy = map[string]*policytest.Evaluator{}
+
+// admitted is ls as admission receives it, JSON (invalid UTF-8 replaced),
+// typed and unstructured.
+func admitted(t *testing.T, ls *gwv1.ListenerSet) (*gwv1.ListenerSet, map[string]any) {
+	t.Helper()
+	if ls == nil {
+		return nil, nil
+	}
+	data, err := json.Marshal(ls)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var typed gwv1.ListenerSet
+	var obj map[string]any
+	if err := json.Unmarshal(data, &typed); err != nil {
+		t.Fatal(err)
+	}
+	if err := utiljson.Unmarshal(data, &obj); err != nil {
+		t.Fatal(err)
+	}
+	return &typed, obj
+}
+
+// sameVerdict: the policy's rules give exactly validation's errors.
+func sameVerdict(t *testing.T, e *policytest.Evaluator, name string, n, o *gwv1.ListenerSet) (denied bool) {
+	t.Helper()
+	n, nObj := admitted(t, n)
+	o, oObj := admitted(t, o)
+	errs, _ := validation.Validate(n, o, validation.Options{})
+	got := e.Evaluate(nObj, oObj, 0)
+	if got.Error || got.Allowed != (len(errs) == 0) {
+		t.Errorf("%s: policy allowed=%v (error %v), validation %v; %q", name, got.Allowed, got.Error, errs, got.Message)
+		return len(errs) > 0
+	}
+	if lines, truncated := policytest.Entries(got.Message); !got.Allowed && !truncated && !policytest.Cut(errs) {
+		slices.Sort(lines)
+		want := policytest.ErrorEntries(errs)
+		slices.Sort(want)
+		if !slices.Equal(lines, want) {
+			t.Errorf("%s: policy %q, validation %q", name, lines, want)
+		}
+	}
+	return len(errs) > 0
+}
+
+// TestValueRule: the added rule denies shop.valueruletest in Go and in the policy
+// with one and the same entry, at the hostname, with its code; an update
+// that leaves it as stored is admitted by both; the fast path never
+// admits it, and still admits the valid example.
+func TestValueRule(t *testing.T) {
+	rules := compiled(t, "rules")
+	invalid, err := validationtest.Apply(added.Invalid)
+	if err != nil {
+		t.Fatal(err)
+	}
+	valid, _ := validationtest.Apply(added.Valid)
+	errs, warns := validation.Validate(invalid, nil, validation.Options{})
+	if len(errs) != 1 || errs[0].Field != "spec.listeners[1].hostname" || errs[0].Detail != added.Detail || findings.CodeOf(errs[0]) != object.CodeHostname {
+		t.Fatalf("validation: %v", errs)
+	}
+	if !sameVerdict(t, rules, "create", invalid, nil) {
+		t.Error("create: admitted")
+	}
+	if sameVerdict(t, rules, "update as stored", invalid, invalid) {
+		t.Error("update that leaves it as stored: denied")
+	}
+	if _, warns = validation.Validate(invalid, invalid, validation.Options{}); len(warns) == 0 {
+		t.Error("update as stored: no ratcheting warning")
+	}
+	if !sameVerdict(t, rules, "update to it", invalid, valid) {
+		t.Error("update to it: admitted")
+	}
+	crd, err := crdcheck.Default()
+	if err != nil {
+		t.Fatal(err)
+	}
+	fast := compiled(t, "fast")
+	for _, c := range []struct {
+		ls   *gwv1.ListenerSet
+		want bool
+	}{{invalid, false}, {valid, true}} {
+		raw, _ := json.Marshal(c.ls)
+		d, err := crd.DecodeCreate(raw)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if errs, _ := crd.ValidateCreate(context.Background(), d.Object); len(errs) > 0 {
+			t.Fatalf("the CRD refuses %s: %v", *c.ls.Spec.Listeners[1].Hostname, errs)
+		}
+		if r := fast.Evaluate(d.Object.Object, nil, 0); r.Allowed != c.want || r.Error {
+			t.Errorf("%s: fast path %+v, want %v", *c.ls.Spec.Listeners[1].Hostname, r, c.want)
+		}
+	}
+}
+
+// TestValueRuleFuzzed: the fuzz generator builds hostnames of the rule's
+// examples, and on random objects (uniformly random inputs: every choice
+// of the generator as likely) the policy's rules and validation agree.
+func TestValueRuleFuzzed(t *testing.T) {
+	rules := compiled(t, "rules")
+	rng := rand.New(rand.NewPCG(3, 4))
+	suffixed, denied := 0, 0
+	for range 400 {
+		data := make([]byte, 16+rng.IntN(200))
+		for j := range data {
+			data[j] = byte(rng.UintN(256))
+		}
+		ls := validationtest.FuzzListenerSet(data)
+		ls.Name = "fuzz"
+		errs, _ := validation.Validate(ls, nil, validation.Options{})
+		if slices.ContainsFunc(errs, func(e *field.Error) bool { return e.Detail == added.Detail }) {
+			suffixed++
+		}
+		if sameVerdict(t, rules, "fuzz", ls, nil) {
+			denied++
+		}
+		if t.Failed() {
+			break
+		}
+	}
+	t.Logf("400 random objects: %d denied, %d of them for a hostname under .valueruletest", denied, suffixed)
+	if suffixed < 10 {
+		t.Errorf("%d of 400 random objects are denied for a hostname under .valueruletest: the generator does not take the rule's examples", suffixed)
+	}
+}
