@@ -212,26 +212,44 @@ test: k8s-binaries helm gotestsum
 	$(GOTESTSUM) $(GOTESTSUM_FLAGS) --hide-summary=skipped -- -short -count=1 -timeout 20m ./...
 
 ## test-all: everything, what .ci/run runs (CONTRIBUTING.md, Test tiers), in this order: vet, verify,
-## chart-score, every Go test without -short, the release suite (test-release), the node suite (test-node),
-## test-matrix-ends. The summary lists each skipped test with its reason; FAIL_ON_SKIP=1 (.ci/run) fails
-## the run on a skip.
+## chart-score, every Go test without -short (the longest packages first), the release suite (test-release),
+## the node suite (test-node) and, beside it, test-matrix-ends but for the default Kubernetes version (its
+## newest end), which every one of those Go tests has just run against (the node suite mostly waits for its
+## pods; the matrix' output is .run/test-all-matrix.log, printed after it). The summary lists each skipped
+## test with its reason; FAIL_ON_SKIP=1 (.ci/run) fails the run on a skip.
 ## What only the release and node suites and the matrix need (cosign, cyclonedx-gomod, krew, the oldest
 ## version's kube-apiserver and kubectl, the node's binaries) builds at nice 19 from the start, in the time
 ## the rest leaves a core idle (downloads, links, the tests' waits); its log is .run/test-all-tools.log.
 ## Everything is built with CGO_ENABLED=0 and -trimpath, as the image and the release are, so that the
 ## tests, vet, the image, the release and the load tool share one compile of the product's dependencies.
 LATE_TOOLS = cosign cyclonedx-gomod krew matrix-binaries node-binaries
+# go test runs two packages at a time here (-p, the cores), in the order given: the longest first, in the
+# order of their elapsed time in a warm make test-all (gotestsum --jsonfile), so that the packages that
+# start last are short ones and no long one runs alone at the end. The rest follow in go list order; a
+# name that go list no longer lists is left out.
+LONG_TEST_PKGS = policy test/e2e test/policy test/chart test/localcluster test/reliability webhook/admission \
+  cmd/kubectl-listenerset test/image offline webhook test/docs
+# test-all's go test packages: every package but the release suite's, LONG_TEST_PKGS first
+TEST_ALL_PKGS = $$($(GO) list ./... | grep -v '/$(RELEASE_SUITE_PKG:./%=%)$$' | \
+  awk -v mod=$$($(GO) list -m) -v long='$(LONG_TEST_PKGS)' '{ pkg[NR] = $$0 } END { n = split(long, l, " "); \
+  for (i = 1; i <= n; i++) for (j = 1; j <= NR; j++) if (pkg[j] == mod "/" l[i]) { print pkg[j]; pkg[j] = "" } \
+  for (j = 1; j <= NR; j++) if (pkg[j] != "") print pkg[j] }')
+# test-all's matrix: test-matrix-ends' versions but the default one (hack/k8s-binaries.sh default-version,
+# the newest end), whose row (test/e2e's quickTests, test/policy's differential test on a sample of one
+# CRD set, test/chart's server-side dry runs) is a part of test-all's go test, which ran against it whole.
+TEST_ALL_MATRIX = $$(hack/k8s-binaries.sh versions | \
+  awk -v d=$$(hack/k8s-binaries.sh default-version) '{ if ($$1 != d) print $$1; if ($$NF != d) print $$NF }')
 test-all: export CGO_ENABLED = 0
 test-all: export GOFLAGS = -trimpath
 test-all: gotestsum
 	@mkdir -p .run; nice -n 19 $(MAKE) --no-print-directory $(LATE_TOOLS) > .run/test-all-tools.log 2>&1 & tools=$$!; \
 	$(MAKE) --no-print-directory vet verify k8s-binaries helm chart-score promtool ociimage ci-tools || { kill $$tools; exit 1; }; \
-	$(TESTSUM) -- -count=1 -timeout 30m -skip '^TestNode(Stress)?$$' $$($(GO) list ./... | grep -v '/$(RELEASE_SUITE_PKG:./%=%)$$'); s=$$?; \
+	$(TESTSUM) -- -count=1 -timeout 30m -skip '^TestNode(Stress)?$$' $(TEST_ALL_PKGS); s=$$?; \
 	if ! wait $$tools; then tail -40 .run/test-all-tools.log; echo "test-all: building $(LATE_TOOLS) failed (.run/test-all-tools.log)"; exit 1; fi; \
 	$(TESTSUM) $(RELEASE_SUITE) || s=1; \
-	$(MAKE) --no-print-directory node-setup || exit 1; \
-	NODE_TESTS=1 $(TESTSUM) $(NODE_SUITE) || s=1; \
-	$(MAKE) --no-print-directory test-matrix-ends || s=1; exit $$s
+	$(GO) run ./hack/matrix $(MATRIX_FLAGS) $(TEST_ALL_MATRIX) > .run/test-all-matrix.log 2>&1 & matrix=$$!; \
+	$(MAKE) --no-print-directory node-setup && NODE_TESTS=1 $(TESTSUM) $(NODE_SUITE) || s=1; \
+	wait $$matrix || s=1; cat .run/test-all-matrix.log; exit $$s
 
 ## test-release: the release suite alone (test/release, 30 s warm): make release for this machine's
 ## platform with a throwaway key, its kubectl plugin installed with krew from a local index and run as
@@ -269,7 +287,8 @@ test-node-stress: node-setup
 test-matrix: helm
 	$(GO) run ./hack/matrix $(MATRIX_FLAGS) $(MATRIX_VERSIONS)
 
-## test-matrix-ends: test-matrix for the oldest supported version and the newest (the last step of make test-all)
+## test-matrix-ends: test-matrix for the oldest supported version and the newest (make test-all runs the
+## ends but the default version, the newest, which its other tests run against)
 test-matrix-ends: helm
 	$(GO) run ./hack/matrix $(MATRIX_FLAGS) $$(hack/k8s-binaries.sh versions | awk '{print $$1, $$NF}')
 

@@ -58,6 +58,8 @@
 #                                  from its go.mod in the module cache); with
 #                                  KUBE_VERSION, that version's module only
 #   hack/k8s-binaries.sh versions  print the version matrix (MATRIX_VERSIONS)
+#   hack/k8s-binaries.sh default-version  print DEFAULT_KUBE_VERSION, the version every
+#                                  test runs against unless KUBE_VERSION names another
 #
 # Idempotent: when the set's cache directory exists, the script links it and
 # returns in ~0.1s ("up to date"). Measured on the shared 2-core machine (docs/kubernetes-versions.md):
@@ -452,6 +454,7 @@ clean_cache() {
 case "${1:-k8s}" in
   dir) echo "$K8S_OUT" ;;
   versions) echo "$MATRIX_VERSIONS" ;;
+  default-version) echo "$DEFAULT_KUBE_VERSION" ;;
   helm-dir) echo "$HELM_OUT" ;;
   tools) echo "$TOOL_NAMES" ;;
   cache-dir) echo "$CACHE" ;;

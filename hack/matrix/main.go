@@ -1,5 +1,7 @@
 // Command matrix is the Kubernetes version matrix (`make test-matrix`; `make
-// test-all` runs it for the oldest supported version and the newest): for each
+// test-matrix-ends` runs it for the oldest supported version and the newest,
+// `make test-all` for the oldest, the newest being the default version its
+// other tests run against): for each
 // version it builds or finds that version's kube-apiserver and kubectl
 // (KUBE_VERSION=<v> hack/k8s-binaries.sh), runs the tests whose outcome
 // depends on the server against them, and prints one row per version.

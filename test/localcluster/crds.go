@@ -11,6 +11,9 @@ import (
 	"path/filepath"
 	"regexp"
 	"strings"
+
+	apiextensionsv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
+	"sigs.k8s.io/yaml"
 )
 
 // CRDSet names the Gateway API CRDs a local cluster installs:
@@ -275,4 +278,25 @@ func escapeModulePath(s string) string {
 		b.WriteRune(r)
 	}
 	return b.String()
+}
+
+// ListenerSetCRD reads set's ListenerSet CRD from its directory
+// (GatewayAPICRDs), as a cluster started with set installs it.
+func ListenerSetCRD(ctx context.Context, root string, set CRDSet) (*apiextensionsv1.CustomResourceDefinition, error) {
+	dir, resolved, err := GatewayAPICRDs(ctx, root, set)
+	if err != nil {
+		return nil, err
+	}
+	data, err := os.ReadFile(filepath.Join(dir, listenerSetCRDFile))
+	if err != nil {
+		return nil, err
+	}
+	crd := &apiextensionsv1.CustomResourceDefinition{}
+	if err := yaml.Unmarshal(data, crd); err != nil {
+		return nil, fmt.Errorf("%s: %s: %w", resolved, listenerSetCRDFile, err)
+	}
+	if crd.Name != "listenersets.gateway.networking.k8s.io" {
+		return nil, fmt.Errorf("%s: %s holds %s, not the ListenerSet CRD", resolved, listenerSetCRDFile, crd.Name)
+	}
+	return crd, nil
 }
