@@ -3,6 +3,7 @@ package policytest
 import (
 	"context"
 	"fmt"
+	"math"
 
 	admissionregistrationv1 "k8s.io/api/admissionregistration/v1"
 	corev1 "k8s.io/api/core/v1"
@@ -160,21 +161,30 @@ func (e *Evaluator) EvaluateIn(ns *corev1.Namespace, obj, old map[string]any, bu
 
 // Cost is the least runtime cost budget with which the policy decides
 // obj (old on update) without running out: the cost kube-apiserver charges
-// the evaluation, validation and message together. It is found by
-// bisection between 1 and max; ok is false when even max is not enough.
+// the evaluation, validation and message together, to within 0.1 % from
+// above (the tests give it to a tenth of a percent); ok is false when even
+// max is not enough.
 func (e *Evaluator) Cost(obj, old map[string]any, max int64) (cost int64, ok bool) {
 	ns, _, _ := unstructured.NestedString(obj, "metadata", "namespace")
 	return e.CostIn(&corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: ns}}, obj, old, max)
 }
 
-// CostIn is Cost with ns as the request's Namespace (EvaluateIn).
-func (e *Evaluator) CostIn(ns *corev1.Namespace, obj, old map[string]any, max int64) (cost int64, ok bool) {
-	if r := e.EvaluateIn(ns, obj, old, max); r.Error {
+// CostIn is Cost with ns as the request's Namespace (EvaluateIn). Each step
+// is a whole evaluation (seconds for the worst objects), so the bracket
+// narrows by the geometric mean while its ends are more than a factor 2
+// apart (a cost of 10^4 in a budget of 10^7 takes 5 steps, not 10), then
+// by halves until it is within 0.1 %: about 15 evaluations, where
+// bisection to the unit took 24.
+func (e *Evaluator) CostIn(ns *corev1.Namespace, obj, old map[string]any, limit int64) (cost int64, ok bool) {
+	if r := e.EvaluateIn(ns, obj, old, limit); r.Error {
 		return 0, false
 	}
-	lo, hi := int64(0), max // lo fails (or is 0), hi decides
-	for hi-lo > 1 {
+	lo, hi := int64(0), limit // lo fails (or is 0), hi decides
+	for hi-lo > 1 && hi-lo > hi/1000 {
 		mid := lo + (hi-lo)/2
+		if hi > 2*max(lo, 1) {
+			mid = int64(math.Sqrt(float64(max(lo, 1)) * float64(hi)))
+		}
 		if r := e.EvaluateIn(ns, obj, old, mid); r.Error {
 			lo = mid
 		} else {
