@@ -129,7 +129,7 @@ func TestValueRule(t *testing.T) {
 		t.Fatal(err)
 	}
 	valid, _ := validationtest.Apply(added.Valid)
-	errs, warns := validation.Validate(invalid, nil, validation.Options{})
+	errs, _ := validation.Validate(invalid, nil, validation.Options{})
 	if len(errs) != 1 || errs[0].Field != "spec.listeners[1].hostname" || errs[0].Detail != added.Detail || findings.CodeOf(errs[0]) != object.CodeHostname {
 		t.Fatalf("validation: %v", errs)
 	}
@@ -139,7 +139,7 @@ func TestValueRule(t *testing.T) {
 	if sameVerdict(t, rules, "update as stored", invalid, invalid) {
 		t.Error("update that leaves it as stored: denied")
 	}
-	if _, warns = validation.Validate(invalid, invalid, validation.Options{}); len(warns) == 0 {
+	if _, warns := validation.Validate(invalid, invalid, validation.Options{}); len(warns) == 0 {
 		t.Error("update as stored: no ratcheting warning")
 	}
 	if !sameVerdict(t, rules, "update to it", invalid, valid) {
