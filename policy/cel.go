@@ -249,7 +249,7 @@ func build() (celPolicy, error) {
 	// every earlier listener (a loop in CEL, a hundred times slower).
 	add("names", `variables.idx.map(i, variables.listeners[i].name)`)
 	// a listener of a protocol Airlock does not serve holds no port
-	// (validation.servedProtocol): its port reads as "none " and its index,
+	// (object.ServedProtocol): its port reads as "none " and its index,
 	// which no port written as a number is, so the conflict rule never finds
 	// it (a number would: an invalid port -1 is still judged by this rule)
 	add("served", `variables.idx.map(i, variables.listeners[i].protocol in `+list(object.SupportedProtocols)+`)`)
@@ -259,7 +259,7 @@ func build() (celPolicy, error) {
 	add("storedNames", `variables.stored.map(o, o.name)`)
 	// pair[i]: the index of the stored listener listener i is paired with,
 	// -1 for none: the k-th listener of a name with the k-th stored one of
-	// that name (validation's newRatchet); k is 0 unless names repeat.
+	// that name (object.NewRatchet); k is 0 unless names repeat.
 	add("pair", `variables.idx.map(i, !variables.update ? -1 : `+
 		`variables.names.indexOf(variables.names[i]) == i ? variables.storedNames.indexOf(variables.names[i]) : `+
 		`[size(variables.idx.filter(j, j < i && variables.names[j] == variables.names[i]))].map(k, `+
@@ -300,7 +300,7 @@ func build() (celPolicy, error) {
 			"many", details.tooMany(`"spec.listeners"`, "size(variables.listeners)", object.MaxListeners)))
 
 	// the rules between listeners: names, then conflicts (validateListeners,
-	// mergedListeners.conflict), each ratcheted by the listeners involved;
+	// object.Merge.Conflict), each ratcheted by the listeners involved;
 	// cheap, written with their messages for both tiers
 	add("duplicateErrors", `variables.idx.map(i, [variables.names.indexOf(variables.names[i])].map(d, `+
 		`d < i && variables.names[i] != "" && !(variables.pair[i] >= 0 && variables.pair[d] >= 0) ? [`+
@@ -461,7 +461,7 @@ func withRequired(expr string) string {
 }
 
 // same is the CEL condition under which listener i's errors that involve
-// the values at paths ratchet (validation's ratchet.same): i has a stored
+// the values at paths ratchet (object's ratchet.Same): i has a stored
 // pair sl, and sl holds what l holds at each path. A path is a chain of
 // fields from the listener, optionally ending in a map key ("[k]", k a CEL
 // expression); absent equals absent only. With no paths: i is paired (its

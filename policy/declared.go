@@ -12,7 +12,7 @@ import (
 	"github.com/airlock/listenerset-webhook/validation/object"
 )
 
-// The declared hostnames (validation's validateDeclaredHostnames): where
+// The declared hostnames (merged's validateDeclaredHostnames): where
 // the ListenerSet's Namespace declares, in an annotation, the hostnames its
 // ListenerSets may claim, every listener's hostname must be covered. The
 // policy reads the declaration from namespaceObject, the Namespace
