@@ -9,7 +9,6 @@ import (
 	"testing"
 
 	admissionregistrationv1 "k8s.io/api/admissionregistration/v1"
-	utiljson "k8s.io/apimachinery/pkg/util/json"
 	"k8s.io/apimachinery/pkg/util/validation/field"
 	utilversion "k8s.io/apimachinery/pkg/util/version"
 	gwv1 "sigs.k8s.io/gateway-api/apis/v1"
@@ -26,25 +25,6 @@ func defaulted(ls *gwv1.ListenerSet) *gwv1.ListenerSet {
 	ls = ls.DeepCopy()
 	defaults.ListenerSet(ls)
 	return ls
-}
-
-// roundTrip is ls as kube-apiserver hands it to admission: JSON (invalid
-// UTF-8 replaced), decoded both ways.
-func roundTrip(t testing.TB, ls *gwv1.ListenerSet) (*gwv1.ListenerSet, map[string]any) {
-	data, err := json.Marshal(ls)
-	if err != nil {
-		t.Fatal(err)
-	}
-	var typed gwv1.ListenerSet
-	var obj map[string]any
-	if err := json.Unmarshal(data, &typed); err != nil {
-		t.Fatal(err)
-	}
-	// as unstructured objects hold numbers: int64, not float64
-	if err := utiljson.Unmarshal(data, &obj); err != nil {
-		t.Fatal(err)
-	}
-	return &typed, obj
 }
 
 type diffStats struct {
@@ -110,11 +90,11 @@ func compareIn(t *testing.T, e *policytest.Evaluator, name string, d *validation
 	if oldLS != nil {
 		newLS, oldLS = defaulted(newLS), defaulted(oldLS)
 	}
-	n, obj := roundTrip(t, newLS)
+	n, obj := policytest.RoundTrip(t, newLS)
 	var o *gwv1.ListenerSet
 	var old map[string]any
 	if oldLS != nil {
-		o, old = roundTrip(t, oldLS)
+		o, old = policytest.RoundTrip(t, oldLS)
 	}
 	errs, _ := validation.Validate(n, o, opts)
 	got := evaluate(e, obj, old)

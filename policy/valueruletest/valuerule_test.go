@@ -10,7 +10,6 @@ import (
 	"testing"
 
 	admissionregistrationv1 "k8s.io/api/admissionregistration/v1"
-	utiljson "k8s.io/apimachinery/pkg/util/json"
 	"k8s.io/apimachinery/pkg/util/validation/field"
 	utilversion "k8s.io/apimachinery/pkg/util/version"
 	gwv1 "sigs.k8s.io/gateway-api/apis/v1"
@@ -74,33 +73,11 @@ func compiled(t *testing.T, validationExpr string) *policytest.Evaluator {
 // compiledBy are the policies compiled so far (a compile takes seconds).
 var compiledBy = map[string]*policytest.Evaluator{}
 
-// admitted is ls as admission receives it, JSON (invalid UTF-8 replaced),
-// typed and unstructured.
-func admitted(t *testing.T, ls *gwv1.ListenerSet) (*gwv1.ListenerSet, map[string]any) {
-	t.Helper()
-	if ls == nil {
-		return nil, nil
-	}
-	data, err := json.Marshal(ls)
-	if err != nil {
-		t.Fatal(err)
-	}
-	var typed gwv1.ListenerSet
-	var obj map[string]any
-	if err := json.Unmarshal(data, &typed); err != nil {
-		t.Fatal(err)
-	}
-	if err := utiljson.Unmarshal(data, &obj); err != nil {
-		t.Fatal(err)
-	}
-	return &typed, obj
-}
-
 // sameVerdict: the policy's rules give exactly validation's errors.
 func sameVerdict(t *testing.T, e *policytest.Evaluator, name string, n, o *gwv1.ListenerSet) (denied bool) {
 	t.Helper()
-	n, nObj := admitted(t, n)
-	o, oObj := admitted(t, o)
+	n, nObj := policytest.RoundTrip(t, n)
+	o, oObj := policytest.RoundTrip(t, o)
 	errs, _ := validation.Validate(n, o, validation.Options{})
 	got := e.Evaluate(nObj, oObj, 0)
 	if got.Error || got.Allowed != (len(errs) == 0) {
