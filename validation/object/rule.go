@@ -71,7 +71,8 @@ type ListenerValueRule struct {
 	Name string
 	// Path is the field below the listener, a key of ListenerStrings.
 	Path string
-	// Detail is the error's detail (field.Invalid).
+	// Detail is the error's detail (field.Invalid at the field, with the
+	// code Codes[0]).
 	Detail string
 	// Allows is the rule: true when the value (present) passes.
 	Allows func(value string) bool
