@@ -7,6 +7,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"sync"
 
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	gwv1 "sigs.k8s.io/gateway-api/apis/v1"
@@ -44,10 +45,19 @@ var (
 	fuzzOperators   = []metav1.LabelSelectorOperator{"In", "NotIn", "Exists", "DoesNotExist", "Bad"}
 )
 
+// The pools of the listener's strings with the ListenerValueRules'
+// examples, built on first use (after a test's TestMain may have added a
+// rule), not per listener: parsing the examples each time would cost the
+// fuzzer more than the object it builds.
+var (
+	listenerNames     = sync.OnceValue(func() []string { return withRuleExamples(fuzzNames, "name") })
+	listenerHostnames = sync.OnceValue(func() []gwv1.Hostname { return withRuleExamples(fuzzHostnames, "hostname") })
+	listenerProtocols = sync.OnceValue(func() []gwv1.ProtocolType { return withRuleExamples(fuzzProtocols, "protocol") })
+)
+
 // withRuleExamples is pool and, after it, the values of the examples of
-// each ListenerValueRule on the listener's field path (read when called:
-// a test may add a rule), so that the differential tests build values each
-// rule allows and denies.
+// each ListenerValueRule on the listener's field path, so that the
+// differential tests build values each rule allows and denies.
 func withRuleExamples[T ~string](pool []T, path string) []T {
 	for _, r := range object.ListenerValueRules {
 		if r.Path != path {
@@ -151,10 +161,10 @@ func FuzzListenerSet(data []byte) *gwv1.ListenerSet {
 			*l = gwv1.ListenerEntry{Name: gwv1.SectionName("l" + strconv.Itoa(i)), Port: gwv1.PortNumber(1024 + i), Protocol: object.ProtocolHTTP}
 			continue
 		}
-		l.Name = gwv1.SectionName(fuzzString(b, withRuleExamples(fuzzNames, "name")))
-		l.Hostname = fuzzPtr(b, func() gwv1.Hostname { return fuzzString(b, withRuleExamples(fuzzHostnames, "hostname")) })
+		l.Name = gwv1.SectionName(fuzzString(b, listenerNames()))
+		l.Hostname = fuzzPtr(b, func() gwv1.Hostname { return fuzzString(b, listenerHostnames()) })
 		l.Port = fuzzPort(b)
-		l.Protocol = fuzzString(b, withRuleExamples(fuzzProtocols, "protocol"))
+		l.Protocol = fuzzString(b, listenerProtocols())
 		l.TLS = fuzzPtr(b, func() gwv1.ListenerTLSConfig { return fuzzTLS(b) })
 		l.AllowedRoutes = fuzzPtr(b, func() gwv1.AllowedRoutes { return fuzzAllowedRoutes(b) })
 	}
@@ -279,14 +289,14 @@ func EncodeFuzzListenerSet(ls *gwv1.ListenerSet) ([]byte, error) {
 	encodePtr(e, ref.Namespace, func(ns gwv1.Namespace) { encodeString(e, fuzzNamespaces, string(ns)) })
 	e.count(len(ls.Spec.Listeners), 7)
 	for _, l := range ls.Spec.Listeners {
-		encodeString(e, withRuleExamples(fuzzNames, "name"), string(l.Name))
-		encodePtr(e, l.Hostname, func(h gwv1.Hostname) { encodeString(e, withRuleExamples(fuzzHostnames, "hostname"), h) })
+		encodeString(e, listenerNames(), string(l.Name))
+		encodePtr(e, l.Hostname, func(h gwv1.Hostname) { encodeString(e, listenerHostnames(), h) })
 		if i := slices.Index(fuzzPorts, l.Port); i >= 0 {
 			e.put(byte(i))
 		} else {
 			e.put(byte(len(fuzzPorts)), byte(l.Port>>24), byte(l.Port>>16), byte(l.Port>>8), byte(l.Port))
 		}
-		encodeString(e, withRuleExamples(fuzzProtocols, "protocol"), l.Protocol)
+		encodeString(e, listenerProtocols(), l.Protocol)
 		encodePtr(e, l.TLS, func(tls gwv1.ListenerTLSConfig) {
 			encodePtr(e, tls.Mode, func(m gwv1.TLSModeType) { encodeString(e, fuzzModes, m) })
 			e.count(len(tls.CertificateRefs), 4)
