@@ -70,20 +70,39 @@ func TestCABundleFenceEndToEnd(t *testing.T) {
 	}
 	// The policy takes effect once kube-apiserver has read it.
 	require.NoError(t, wait.PollUntilContextTimeout(ctx, 200*time.Millisecond, 30*time.Second, true, func(context.Context) (bool, error) {
-		err := updateAs(sa, func(v *admissionregv1.ValidatingWebhookConfiguration) { v.Webhooks[0].Rules[0].Resources = []string{"*"} })
+		err := updateAs(sa, func(v *admissionregv1.ValidatingWebhookConfiguration) {
+			v.Webhooks[0].Rules[0].Resources = []string{"*"}
+		})
 		return err != nil && strings.Contains(err.Error(), "cabundle-only"), nil
 	}), "the ServiceAccount's widened rules are denied")
 
 	for what, change := range map[string]func(*admissionregv1.ValidatingWebhookConfiguration){
-		"rules":          func(v *admissionregv1.ValidatingWebhookConfiguration) { v.Webhooks[0].Rules[0].Operations = []admissionregv1.OperationType{"*"} },
-		"failurePolicy":  func(v *admissionregv1.ValidatingWebhookConfiguration) { p := admissionregv1.Ignore; v.Webhooks[0].FailurePolicy = &p },
-		"service":        func(v *admissionregv1.ValidatingWebhookConfiguration) { v.Webhooks[0].ClientConfig.Service.Name = "elsewhere" },
-		"url":            func(v *admissionregv1.ValidatingWebhookConfiguration) { u := "https://attacker.example/"; v.Webhooks[0].ClientConfig.Service, v.Webhooks[0].ClientConfig.URL = nil, &u },
-		"namespaces":     func(v *admissionregv1.ValidatingWebhookConfiguration) { v.Webhooks[0].NamespaceSelector = nil },
-		"timeout":        func(v *admissionregv1.ValidatingWebhookConfiguration) { s := int32(1); v.Webhooks[0].TimeoutSeconds = &s },
-		"a webhook more": func(v *admissionregv1.ValidatingWebhookConfiguration) { w := v.Webhooks[0]; w.Name = "more." + w.Name; v.Webhooks = append(v.Webhooks, w) },
-		"a label":        func(v *admissionregv1.ValidatingWebhookConfiguration) { v.Labels["x"] = "y" },
-		"an annotation":  func(v *admissionregv1.ValidatingWebhookConfiguration) { v.Annotations = map[string]string{"x": "y"} },
+		"rules": func(v *admissionregv1.ValidatingWebhookConfiguration) {
+			v.Webhooks[0].Rules[0].Operations = []admissionregv1.OperationType{"*"}
+		},
+		"failurePolicy": func(v *admissionregv1.ValidatingWebhookConfiguration) {
+			p := admissionregv1.Ignore
+			v.Webhooks[0].FailurePolicy = &p
+		},
+		"service": func(v *admissionregv1.ValidatingWebhookConfiguration) {
+			v.Webhooks[0].ClientConfig.Service.Name = "elsewhere"
+		},
+		"url": func(v *admissionregv1.ValidatingWebhookConfiguration) {
+			u := "https://attacker.example/"
+			v.Webhooks[0].ClientConfig.Service, v.Webhooks[0].ClientConfig.URL = nil, &u
+		},
+		"namespaces": func(v *admissionregv1.ValidatingWebhookConfiguration) { v.Webhooks[0].NamespaceSelector = nil },
+		"timeout": func(v *admissionregv1.ValidatingWebhookConfiguration) {
+			s := int32(1)
+			v.Webhooks[0].TimeoutSeconds = &s
+		},
+		"a webhook more": func(v *admissionregv1.ValidatingWebhookConfiguration) {
+			w := v.Webhooks[0]
+			w.Name = "more." + w.Name
+			v.Webhooks = append(v.Webhooks, w)
+		},
+		"a label":       func(v *admissionregv1.ValidatingWebhookConfiguration) { v.Labels["x"] = "y" },
+		"an annotation": func(v *admissionregv1.ValidatingWebhookConfiguration) { v.Annotations = map[string]string{"x": "y"} },
 	} {
 		t.Run("denied: "+what, func(t *testing.T) { denied(t, updateAs(sa, change)) })
 	}
