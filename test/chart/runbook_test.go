@@ -93,6 +93,19 @@ type runbookRunner struct {
 	dir    string
 }
 
+// newRunbookRunner runs blocks against the cluster of kubeconfig, with the
+// kubectl of kubectlDir, the tests' helm and the built kubectl plugin.
+func newRunbookRunner(t *testing.T, blocks []runbookBlock, kubeconfig, kubectlDir string) *runbookRunner {
+	t.Helper()
+	plugin, err := testproc.PluginBinary()
+	require.NoError(t, err)
+	return &runbookRunner{t: t, blocks: blocks, ran: map[int]bool{}, dir: t.TempDir(), env: []string{
+		"PATH=" + strings.Join([]string{kubectlDir, filepath.Dir(helm(t)), filepath.Dir(plugin), "/usr/bin", "/bin"}, string(os.PathListSeparator)),
+		"HOME=" + t.TempDir(), "KUBECONFIG=" + kubeconfig,
+		"HELM_CACHE_HOME=" + t.TempDir(), "HELM_CONFIG_HOME=" + t.TempDir(), "HELM_DATA_HOME=" + t.TempDir(),
+	}}
+}
+
 // run runs the index-th block under the heading that starts with heading,
 // with NS and RELEASE set, in bash with -e and pipefail; it fails the test
 // when the block fails or kubectl or helm print an error.
@@ -147,13 +160,7 @@ func TestRunbookCommands(t *testing.T) {
 	const appNS = "team-a" // the page's own example namespace
 	require.Contains(t, name, "listenerset-webhook", "the page's RELEASE names its objects")
 
-	plugin, err := testproc.PluginBinary()
-	require.NoError(t, err)
-	r := &runbookRunner{t: t, blocks: blocks, ran: map[int]bool{}, dir: t.TempDir(), env: []string{
-		"PATH=" + strings.Join([]string{filepath.Dir(c.KubectlPath), filepath.Dir(helm(t)), filepath.Dir(plugin), "/usr/bin", "/bin"}, string(os.PathListSeparator)),
-		"HOME=" + t.TempDir(), "KUBECONFIG=" + c.KubeconfigPath,
-		"HELM_CACHE_HOME=" + t.TempDir(), "HELM_CONFIG_HOME=" + t.TempDir(), "HELM_DATA_HOME=" + t.TempDir(),
-	}}
+	r := newRunbookRunner(t, blocks, c.KubeconfigPath, filepath.Dir(c.KubectlPath))
 	r.run("", 0, ns, name)
 
 	ensureLabelledNamespace(ctx, t, c.Client, appNS, map[string]string{"lsw-e2e": "runbook"})
