@@ -55,12 +55,14 @@ func TestCABundleFenceEndToEnd(t *testing.T) {
 	name := client.ObjectKey{Name: rel.fullname()}
 	bundle := []byte("-----BEGIN CERTIFICATE-----\nnot checked here\n-----END CERTIFICATE-----\n")
 
-	// updateAs reads the validating configuration, changes it and updates it as cl.
-	updateAs := func(cl client.Client, change func(*admissionregv1.ValidatingWebhookConfiguration)) error {
+	// updateAs reads the validating configuration, changes it and updates it
+	// as cl (opts: client.DryRunAll for the changes that must be denied, so
+	// that one let through cannot make the next a no-op).
+	updateAs := func(cl client.Client, change func(*admissionregv1.ValidatingWebhookConfiguration), opts ...client.UpdateOption) error {
 		v := &admissionregv1.ValidatingWebhookConfiguration{}
 		require.NoError(t, cl.Get(ctx, name, v))
 		change(v)
-		return cl.Update(ctx, v)
+		return cl.Update(ctx, v, opts...)
 	}
 	denied := func(t *testing.T, err error) {
 		t.Helper()
@@ -69,12 +71,13 @@ func TestCABundleFenceEndToEnd(t *testing.T) {
 		assert.Contains(t, err.Error(), "the webhook's ServiceAccount may change")
 	}
 	// The policy takes effect once kube-apiserver has read it.
+	var last error
 	require.NoError(t, wait.PollUntilContextTimeout(ctx, 200*time.Millisecond, 30*time.Second, true, func(context.Context) (bool, error) {
-		err := updateAs(sa, func(v *admissionregv1.ValidatingWebhookConfiguration) {
+		last = updateAs(sa, func(v *admissionregv1.ValidatingWebhookConfiguration) {
 			v.Webhooks[0].Rules[0].Resources = []string{"*"}
-		})
-		return err != nil && strings.Contains(err.Error(), "cabundle-only"), nil
-	}), "the ServiceAccount's widened rules are denied")
+		}, client.DryRunAll)
+		return last != nil && strings.Contains(last.Error(), "cabundle-only"), nil
+	}), "the ServiceAccount's widened rules are denied; last: %v", last)
 
 	for what, change := range map[string]func(*admissionregv1.ValidatingWebhookConfiguration){
 		"rules": func(v *admissionregv1.ValidatingWebhookConfiguration) {
@@ -104,7 +107,7 @@ func TestCABundleFenceEndToEnd(t *testing.T) {
 		"a label":       func(v *admissionregv1.ValidatingWebhookConfiguration) { v.Labels["x"] = "y" },
 		"an annotation": func(v *admissionregv1.ValidatingWebhookConfiguration) { v.Annotations = map[string]string{"x": "y"} },
 	} {
-		t.Run("denied: "+what, func(t *testing.T) { denied(t, updateAs(sa, change)) })
+		t.Run("denied: "+what, func(t *testing.T) { denied(t, updateAs(sa, change, client.DryRunAll)) })
 	}
 	t.Run("allowed: the caBundle and the rotation's annotation", func(t *testing.T) {
 		require.NoError(t, updateAs(sa, func(v *admissionregv1.ValidatingWebhookConfiguration) {
@@ -126,7 +129,7 @@ func TestCABundleFenceEndToEnd(t *testing.T) {
 		require.NoError(t, sa.Get(ctx, name, m))
 		p := admissionregv1.IfNeededReinvocationPolicy
 		m.Webhooks[0].ReinvocationPolicy = &p
-		denied(t, sa.Update(ctx, m))
+		denied(t, sa.Update(ctx, m, client.DryRunAll))
 	})
 	t.Run("allowed: an administrator's change", func(t *testing.T) {
 		require.NoError(t, updateAs(c.Client, func(v *admissionregv1.ValidatingWebhookConfiguration) { v.Labels["changed-by"] = "admin" }))
