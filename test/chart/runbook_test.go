@@ -235,10 +235,14 @@ func TestRunbookCommands(t *testing.T) {
 	})
 
 	t.Run("diagnostics", func(t *testing.T) {
-		assert.Contains(t, r.run("`x509", 0, ns, name), "subject=CN=listenerset-webhook-ca")
+		subjects := regexp.MustCompile(`(?m)^subject=.*$`).FindAllString(r.run("`x509", 0, ns, name), -1)
+		require.Len(t, subjects, 2, "the caBundle's CA and the Secret's")
+		assert.Equal(t, subjects[0], subjects[1])
+		assert.Contains(t, subjects[0], "listenerset-webhook-ca")
 		r.run("ListenerSetWebhookCallsNearTimeout", 0, ns, name)
 		assert.Contains(t, r.run("ListenerSetWebhookClusterViewNotSynced", 0, ns, name), "yes")
-		assert.Contains(t, r.run("ListenerSetWebhookDown", 0, ns, name), "namespaceSelector", "the NetworkPolicy's peers")
+		// Without networkPolicy.metricsFrom only the webhook port is open: no one scrapes.
+		assert.Equal(t, `[{"ports":[{"port":"webhook","protocol":"TCP"}]}]`, r.run("ListenerSetWebhookDown", 0, ns, name), "the NetworkPolicy's ingress")
 		r.run("ListenerSetWebhookShedding", 0, ns, name)
 		r.run("ListenerSetWebhookCertificateNotRenewed", 0, ns, name)
 		r.run("ListenerSetWebhookCertificateNotRenewed", 1, ns, name)
