@@ -319,7 +319,7 @@ func TestAdmissionModesServerSideDryRun(t *testing.T) {
 		{"policy, Warn and Audit, selectors", []string{"--set", "admission.mode=policy,admission.policy.validationActions={Warn,Audit}",
 			"--set", "webhook.namespaceSelector.matchLabels.env=prod,webhook.objectSelector.matchLabels.team=edge"}, 2},
 		{"both, cert-manager", []string{"--set", "admission.mode=both"}, 15},
-		{"both, self-bootstrapped, every option", append([]string{"--set", "admission.mode=both,certManager.enabled=false,clusterChecks.strict=true"}, everyOption...), 18},
+		{"both, self-bootstrapped, every option", append([]string{"--set", "admission.mode=both,certManager.enabled=false,clusterChecks.strict=true"}, everyOption...), 20}, // with the caBundle fence and its binding
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			objs := render(t, append([]string{"--kube-version", version}, tc.args...)...)
