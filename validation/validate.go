@@ -1,7 +1,6 @@
 package validation
 
 import (
-	"reflect"
 
 	"k8s.io/apimachinery/pkg/util/validation/field"
 	gwv1 "sigs.k8s.io/gateway-api/apis/v1"
@@ -39,6 +38,11 @@ type Options struct {
 	// Tenancy says who owns the listeners and how claims across owners
 	// are judged (tenancy.go); its rules need the Cluster.
 	Tenancy merged.Tenancy
+	// AsStored judges a ListenerSet as it is stored (the audit), not as a
+	// request: nothing is ratcheted, as on a create, but its hostnames
+	// are ordered against other owners' by when each set came to the
+	// Gateway (merged.ArrivalOf), not claimed anew.
+	AsStored bool
 }
 
 // Validate is the verdict on a ListenerSet: every reason Airlock
@@ -72,6 +76,11 @@ type Options struct {
 // around it; changing the invalid value (or a value its error involves),
 // or renaming its listener, is judged in full.
 //
+// Ratcheting keeps only what the stored object held on the same Gateway:
+// an update whose parentRef names another Gateway, or of an object last
+// written before its Gateway was created, is judged as a create, and its
+// hostnames are new claims there (arrives; attaching is claiming).
+//
 // The lists are a bounded report (findings.ErrorReport, findings.WarningReport): the first errors and warnings
 // that fit its budget, each value cut to a readable length, then one entry
 // that says how many more there were. Judge gives the same report with its
@@ -102,11 +111,19 @@ func Judge(newLS, oldLS *gwv1.ListenerSet, opts Options) *Report {
 		}
 		return r
 	}
-	if oldLS != nil && storedScope(d, newLS, oldLS, opts) == merged.OutcomeOther {
-		// The stored object was another implementation's, never judged by
-		// these rules: nothing of it is grandfathered, and the update
-		// that brings it to Airlock is judged as a create.
+	how := merged.Arriving
+	switch {
+	case oldLS == nil:
+		if opts.AsStored {
+			how = merged.AsStored
+		}
+	case arrives(newLS, oldLS, opts.Cluster):
+		// Attaching is claiming: nothing the stored object held
+		// elsewhere, or before this Gateway existed, is grandfathered
+		// here; the update is judged as a create.
 		oldLS = nil
+	default:
+		how = merged.Staying
 	}
 	v := &object.Verdict{Ratchet: object.NewRatchet(object.Defaulted(newLS), object.Defaulted(oldLS)), Added: opts.AddedNames}
 	ls := v.Ratchet.New
@@ -117,7 +134,7 @@ func Judge(newLS, oldLS *gwv1.ListenerSet, opts Options) *Report {
 		// class the scope's decision read (with the scope off, the one
 		// the view has), warnings only.
 		merged.WarnClass(d.Class, &v.Warnings)
-		merged.ValidateInCluster(ls, opts.Cluster, opts.Strict, opts.Tenancy, v)
+		merged.ValidateInCluster(ls, opts.Cluster, opts.Strict, opts.Tenancy, how, v)
 		v.EndPhase()
 		// Warnings only, whatever the mode: a detached route is the
 		// route owner's to fix, and the change may be meant.
@@ -135,14 +152,27 @@ func Judge(newLS, oldLS *gwv1.ListenerSet, opts Options) *Report {
 	return &Report{Errors: v.Errs, Warnings: v.Warnings, Scope: d}
 }
 
-// storedScope is the scope's outcome for the stored object: the new
-// object's decision d when the parentRef is unchanged (same Gateway, same
-// class), so that an update reads the Gateway and its class once.
-func storedScope(d merged.Decision, newLS, oldLS *gwv1.ListenerSet, opts Options) merged.Outcome {
-	if reflect.DeepEqual(newLS.Spec.ParentRef, oldLS.Spec.ParentRef) && oldLS.Namespace == newLS.Namespace {
-		return d.Outcome
+// arrives tells whether the update of oldLS to newLS makes the set its
+// Gateway's anew, decided from the two objects (and, for the last case,
+// the Gateway's creation time): its parentRef names another Gateway than
+// the stored one's (from a missing Gateway, another implementation's,
+// another of Airlock's, or one that did not admit it: whichever, nothing
+// of it was judged on this Gateway), or the stored object was last
+// written before this Gateway was created (parked on it while it was
+// missing, or on a former Gateway of the same name, perhaps another
+// implementation's, whose verdicts do not carry over).
+func arrives(newLS, oldLS *gwv1.ListenerSet, c views.Cluster) bool {
+	newKey, newOK := merged.ParentKey(newLS)
+	oldKey, oldOK := merged.ParentKey(oldLS)
+	if newKey != oldKey || newOK != oldOK {
+		return true
 	}
-	return opts.Scope.Decide(oldLS, opts.Classes).Outcome
+	if c == nil || !newOK {
+		return false
+	}
+	ns, name, _ := object.ParentOf(newLS)
+	gw, known := c.Gateway(ns, name)
+	return known && merged.StoredBefore(oldLS, gw)
 }
 
 // JudgeDelete is the verdict on deleting the stored ListenerSet oldLS: never

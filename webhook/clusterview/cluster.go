@@ -607,11 +607,13 @@ func identity(m *metav1.ObjectMeta) metav1.ObjectMeta {
 }
 
 // keepGatewayRead keeps what the scope and the rules read of a Gateway:
+// its creation time (a set stored before it was never judged on it),
 // spec.gatewayClassName (whose it is), its listeners' name, port, protocol
 // and hostname (the merged listener list) and spec.allowedListeners (which
 // namespaces it admits).
 func keepGatewayRead(gw *gwv1.Gateway) *gwv1.Gateway {
 	out := &gwv1.Gateway{TypeMeta: gw.TypeMeta, ObjectMeta: identity(&gw.ObjectMeta)}
+	out.CreationTimestamp = gw.CreationTimestamp
 	out.Spec.GatewayClassName = gw.Spec.GatewayClassName
 	out.Spec.AllowedListeners = gw.Spec.AllowedListeners
 	if len(gw.Spec.Listeners) > 0 {
@@ -644,11 +646,14 @@ func keepClassRead(gc *gwv1.GatewayClass) *gwv1.GatewayClass {
 }
 
 // keepListenerSetRead keeps what the rules read of a rival ListenerSet: its
-// creation time (precedence), spec.parentRef (its Gateway, and the byParent
-// index) and its listeners' name, port, protocol and hostname.
+// creation time (precedence), when it came to its Gateway (at most two
+// managedFields entries, merged.TrimmedManagedFields), spec.parentRef (its
+// Gateway, and the byParent index) and its listeners' name, port, protocol
+// and hostname.
 func keepListenerSetRead(ls *gwv1.ListenerSet) *gwv1.ListenerSet {
 	out := &gwv1.ListenerSet{TypeMeta: ls.TypeMeta, ObjectMeta: identity(&ls.ObjectMeta)}
 	out.CreationTimestamp = ls.CreationTimestamp
+	out.ManagedFields = merged.TrimmedManagedFields(ls)
 	out.Spec.ParentRef = ls.Spec.ParentRef
 	if len(ls.Spec.Listeners) > 0 {
 		out.Spec.Listeners = make([]gwv1.ListenerEntry, len(ls.Spec.Listeners))

@@ -159,7 +159,8 @@ func TestRouteIndexIsTheRulesRouteKeys(t *testing.T) {
 
 // TestTransformKeepsOnlyWhatTheRulesRead: every kind keeps its identity
 // (namespace, name, UID, and the resourceVersion the informer needs) and
-// what the rules read, and loses everything else: managedFields, all
+// what the rules read, and loses everything else: managedFields (but a
+// ListenerSet's arrival, merged.TrimmedManagedFields), all
 // annotations (kubectl's last-applied one holds a Secret's data), labels but
 // a Namespace's, status, and the spec the rules never read. The fixtures set
 // every field, so a part the transform kept by mistake would show.
@@ -178,11 +179,15 @@ func TestTransformKeepsOnlyWhatTheRulesRead(t *testing.T) {
 		Listeners:        []gwv1.Listener{{Name: "https", Hostname: hostname, Port: 443, Protocol: gwv1.HTTPSProtocolType}},
 		AllowedListeners: fullGateway().Spec.AllowedListeners,
 	}}
+	wantGateway.CreationTimestamp = gw.CreationTimestamp
 	wantListenerSet := &gwv1.ListenerSet{TypeMeta: ls.TypeMeta, ObjectMeta: id("team-a"), Spec: gwv1.ListenerSetSpec{
 		ParentRef: fullListenerSet().Spec.ParentRef,
 		Listeners: []gwv1.ListenerEntry{{Name: "web", Hostname: hostname, Port: 443, Protocol: gwv1.HTTPSProtocolType}},
 	}}
 	wantListenerSet.CreationTimestamp = ls.CreationTimestamp
+	// when it came to its Gateway, what the first-claim rule orders by
+	wantListenerSet.ManagedFields = merged.TrimmedManagedFields(ls)
+	require.Len(t, wantListenerSet.ManagedFields, 1)
 	class := &gwv1.GatewayClass{TypeMeta: metav1.TypeMeta{APIVersion: "gateway.networking.k8s.io/v1", Kind: "GatewayClass"}, ObjectMeta: fullMeta(""),
 		Spec: gwv1.GatewayClassSpec{ControllerName: merged.AirlockControllerName, Description: ptr.To("d"),
 			ParametersRef: &gwv1.ParametersReference{Group: "g", Kind: "k", Name: "n"}},
@@ -226,7 +231,9 @@ func TestTransformKeepsOnlyWhatTheRulesRead(t *testing.T) {
 			got := out.(client.Object)
 			// What is dropped, part by part (the comparison below covers the
 			// rest, down to the last field).
-			assert.Empty(t, got.GetManagedFields(), "managedFields")
+			if tc.kind != "ListenerSet" {
+				assert.Empty(t, got.GetManagedFields(), "managedFields")
+			}
 			assert.Empty(t, got.GetAnnotations(), "annotations, all of them")
 			assert.Empty(t, got.GetFinalizers(), "finalizers")
 			assert.Empty(t, got.GetOwnerReferences(), "ownerReferences")

@@ -1,0 +1,202 @@
+package merged
+
+import (
+	"bytes"
+	"encoding/json"
+	"time"
+
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	gwv1 "sigs.k8s.io/gateway-api/apis/v1"
+)
+
+// Attaching is claiming: a hostname becomes a set's claim on a Gateway at
+// the request that first makes the set that Gateway's, not when the set
+// was created. A set parked on a missing Gateway (or on another
+// implementation's) and moved later is as new on its Gateway as a create,
+// whatever its creation time; ordering claims by creation time alone let
+// it take, by age, a name another owner held first (docs/tenancy.md).
+
+// Claiming says how the set under judgment stands on its Gateway for the
+// first-claim rule (validateFirstClaims).
+type Claiming int
+
+const (
+	// Arriving: the request makes the set this Gateway's (a create, an
+	// update whose parentRef names another Gateway than the stored one, or
+	// one of a set stored before this Gateway existed): every hostname is
+	// a new claim, judged against every other owner's set that holds an
+	// overlapping one, whatever its age.
+	Arriving Claiming = iota
+	// Staying: an update of a set that was this Gateway's already: a
+	// hostname the stored object claimed is judged against the sets that
+	// came to the Gateway before it (ArrivalOf), one it claims anew
+	// against every holder.
+	Staying
+	// AsStored: a stored set judged as it stands (the audit): every
+	// hostname against the sets that came to the Gateway before it, and
+	// nothing ratcheted.
+	AsStored
+)
+
+// Arrival is when a stored ListenerSet came to its Gateway, as far as its
+// metadata tells: not before From, not after To (both at the second, as
+// kube-apiserver writes them).
+type Arrival struct{ From, To time.Time }
+
+// unknownTo is the To of a set whose metadata cannot bound its arrival.
+var unknownTo = time.Unix(1<<40, 0)
+
+// parentRefField is how a managedFields entry (FieldsV1) owns
+// spec.parentRef; no other field of a ListenerSet is named parentRef.
+var parentRefField = []byte(`"f:parentRef"`)
+
+// ArrivalOf bounds when ls came to gw (nil: gw does not exist), from
+// metadata.managedFields, whose entries (of the main resource, not status)
+// say which manager owns which fields and when it last changed any of
+// them. To is the time of the latest entry that owns spec.parentRef: the
+// move, or a later change of another field of the same manager, so a
+// bound. When that entry owns spec.parentRef and nothing else (a
+// `kubectl patch` or `edit` of the parentRef alone), its time is the move:
+// From is it too. Otherwise From is the creation. Without any entry (a
+// manifest, an object whose managedFields were cleared) both are the
+// creation: nothing says the set moved. With entries but none owning
+// spec.parentRef, To is unknown (far in the future), and ArrivedBefore
+// cannot order the set. A set parked before gw was created came with it:
+// neither bound is before gw's creation.
+func ArrivalOf(ls *gwv1.ListenerSet, gw *gwv1.Gateway) Arrival {
+	a := Arrival{From: ls.CreationTimestamp.Time, To: ls.CreationTimestamp.Time}
+	w := parentRefWritten(ls.ManagedFields)
+	switch {
+	case w.owned && w.alone:
+		a.From, a.To = later(a.From, w.at), later(a.To, w.at)
+	case w.owned:
+		a.To = later(a.To, w.at)
+	case w.any:
+		a.To = unknownTo
+	}
+	if gw != nil {
+		a.From, a.To = later(a.From, gw.CreationTimestamp.Time), later(a.To, gw.CreationTimestamp.Time)
+	}
+	return a
+}
+
+// written is what managedFields say of spec.parentRef: the time of the
+// latest entry that owns it (owned), whether that entry owns nothing else
+// (alone), and whether the main resource has entries at all (any).
+type written struct {
+	at                time.Time
+	owned, alone, any bool
+}
+
+func parentRefWritten(entries []metav1.ManagedFieldsEntry) written {
+	var w written
+	for i := range entries {
+		e := &entries[i]
+		if e.Subresource != "" {
+			continue
+		}
+		w.any = true
+		if e.Time == nil || e.FieldsV1 == nil || !bytes.Contains(e.FieldsV1.Raw, parentRefField) {
+			continue
+		}
+		if !w.owned || e.Time.After(w.at) {
+			w.at, w.owned, w.alone = e.Time.Time, true, ownsParentRefAlone(e.FieldsV1.Raw)
+		} else if e.Time.Equal(&metav1.Time{Time: w.at}) {
+			w.alone = w.alone && ownsParentRefAlone(e.FieldsV1.Raw)
+		}
+	}
+	return w
+}
+
+// ownsParentRefAlone tells whether a FieldsV1 set holds spec.parentRef
+// and nothing else ("." marks a map's own presence, owned by whoever set
+// any field in it).
+func ownsParentRefAlone(raw []byte) bool {
+	var top map[string]json.RawMessage
+	if json.Unmarshal(raw, &top) != nil {
+		return false
+	}
+	var spec map[string]json.RawMessage
+	if len(top) != 1 || top["f:spec"] == nil || json.Unmarshal(top["f:spec"], &spec) != nil {
+		return false
+	}
+	for k := range spec {
+		if k != "f:parentRef" && k != "." {
+			return false
+		}
+	}
+	return true
+}
+
+// lastWritten is the latest time anything of ls's main resource was
+// written: its managedFields' latest entry, or its creation without any.
+func lastWritten(ls *gwv1.ListenerSet) time.Time {
+	t := ls.CreationTimestamp.Time
+	for i := range ls.ManagedFields {
+		if e := &ls.ManagedFields[i]; e.Subresource == "" && e.Time != nil {
+			t = later(t, e.Time.Time)
+		}
+	}
+	return t
+}
+
+func later(a, b time.Time) time.Time {
+	if b.After(a) {
+		return b
+	}
+	return a
+}
+
+// ArrivedBefore tells whether set a (arrived aa) came to its Gateway
+// before set b (arrived ab); known=false when the bounds cannot tell. Of
+// two sets whose bounds meet at one second, the one Gateway API's
+// precedence puts first by namespace/name came first, as the spec orders
+// sets created in the same second.
+func ArrivedBefore(a, b *gwv1.ListenerSet, aa, ab Arrival) (before, known bool) {
+	names := CompareNamespacedName(a.Namespace, a.Name, b.Namespace, b.Name)
+	switch {
+	case aa.To.Before(ab.From), aa.To.Equal(ab.From) && names < 0:
+		return true, true
+	case ab.To.Before(aa.From), ab.To.Equal(aa.From) && names > 0:
+		return false, true
+	}
+	return false, false
+}
+
+// StoredBefore tells whether the stored object old was written before gw
+// existed (its last write before gw's creation): a set parked on a missing
+// Gateway, or on a former Gateway of the same name (another
+// implementation's, perhaps), was never judged on this one, and an update
+// of it is Arriving. A write in the same second as gw's creation counts as
+// judged on it.
+func StoredBefore(old *gwv1.ListenerSet, gw *gwv1.Gateway) bool {
+	return gw != nil && lastWritten(old).Before(gw.CreationTimestamp.Time)
+}
+
+// TrimmedManagedFields are the managedFields entries ArrivalOf and
+// StoredBefore read, at most two: a cache keeps them instead of the
+// object's (which can be most of its size), and ArrivalOf and StoredBefore
+// give the same answers from them.
+func TrimmedManagedFields(ls *gwv1.ListenerSet) []metav1.ManagedFieldsEntry {
+	w := parentRefWritten(ls.ManagedFields)
+	if !w.any {
+		return nil
+	}
+	entry := func(t time.Time, fields string) metav1.ManagedFieldsEntry {
+		at := metav1.NewTime(t)
+		return metav1.ManagedFieldsEntry{Operation: metav1.ManagedFieldsOperationUpdate, Time: &at,
+			FieldsType: "FieldsV1", FieldsV1: &metav1.FieldsV1{Raw: []byte(fields)}}
+	}
+	last := lastWritten(ls)
+	var entries []metav1.ManagedFieldsEntry
+	switch {
+	case w.owned && w.alone:
+		entries = append(entries, entry(w.at, `{"f:spec":{"f:parentRef":{}}}`))
+	case w.owned:
+		entries = append(entries, entry(w.at, `{"f:spec":{"f:listeners":{},"f:parentRef":{}}}`))
+	}
+	if !w.owned || last.After(w.at) {
+		entries = append(entries, entry(last, `{}`))
+	}
+	return entries
+}
