@@ -247,4 +247,3 @@ func TestTrimmedManagedFieldsKeepTheArrival(t *testing.T) {
 		assert.Equal(t, merged.ArrivalOf(ls, gw), merged.ArrivalOf(status, gw), ls.Name+" with status")
 	}
 }
-

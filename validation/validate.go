@@ -1,7 +1,6 @@
 package validation
 
 import (
-
 	"k8s.io/apimachinery/pkg/util/validation/field"
 	gwv1 "sigs.k8s.io/gateway-api/apis/v1"
 
