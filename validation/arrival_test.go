@@ -184,6 +184,18 @@ func TestAttachingIsClaiming(t *testing.T) {
 		claimWarnings: []string{hostPath(0) + ": " + fmt.Sprintf(merged.DetailHostnameContested, "login.a.example.com", "*.a.example.com",
 			`namespace "team-a"`, "team-a/portal listener https", 443)},
 	}, {
+		name: "audit: a set whose spec never changed (generation 1) came with its creation",
+		ls:   portal(),
+		cluster: shared(func() *gwv1.ListenerSet {
+			ls := written(squat("login.a.example.com"), 30, true)
+			ls.Generation = 1
+			return ls
+		}()),
+		asStored: true,
+		tenancy:  deny,
+		want: []string{hostPath(0) + ": " + fmt.Sprintf(merged.DetailHostnameClaimed, "*.a.example.com", "login.a.example.com",
+			`namespace "team-b"`, "team-b/squat listener login", 8080)},
+	}, {
 		name: "audit: managedFields owning no parentRef cannot tell either",
 		ls:   portal(),
 		cluster: shared(written(func() *gwv1.ListenerSet {

@@ -55,7 +55,8 @@ var parentRefField = []byte(`"f:parentRef"`)
 // say which manager owns which fields and when it last changed any of
 // them. To is the time of the latest entry that owns spec.parentRef: the
 // move, or a later change of another field of the same manager, so a
-// bound. When that entry owns spec.parentRef and nothing else (a
+// bound. A set whose metadata.generation is 1 never had its spec changed,
+// parentRef included: it came with its creation. When that entry owns spec.parentRef and nothing else (a
 // `kubectl patch` or `edit` of the parentRef alone), its time is the move:
 // From is it too. Otherwise From is the creation. Without any entry (a
 // manifest, an object whose managedFields were cleared) both are the
@@ -67,6 +68,9 @@ func ArrivalOf(ls *gwv1.ListenerSet, gw *gwv1.Gateway) Arrival {
 	a := Arrival{From: ls.CreationTimestamp.Time, To: ls.CreationTimestamp.Time}
 	w := parentRefWritten(ls.ManagedFields)
 	switch {
+	case ls.Generation == 1:
+		// the spec never changed since the set was created: nor did
+		// its parentRef
 	case w.owned && w.alone:
 		a.From, a.To = later(a.From, w.at), later(a.To, w.at)
 	case w.owned:

@@ -646,14 +646,16 @@ func keepClassRead(gc *gwv1.GatewayClass) *gwv1.GatewayClass {
 }
 
 // keepListenerSetRead keeps what the rules read of a rival ListenerSet: its
-// creation time (precedence), when it came to its Gateway (at most two
-// managedFields entries, merged.TrimmedManagedFields), spec.parentRef (its
+// creation time (precedence), when it came to its Gateway (its generation
+// and at most two managedFields entries, merged.TrimmedManagedFields),
+// spec.parentRef (its
 // Gateway, and the byParent index) and its listeners' name, port, protocol
 // and hostname.
 func keepListenerSetRead(ls *gwv1.ListenerSet) *gwv1.ListenerSet {
 	out := &gwv1.ListenerSet{TypeMeta: ls.TypeMeta, ObjectMeta: identity(&ls.ObjectMeta)}
 	out.CreationTimestamp = ls.CreationTimestamp
 	out.ManagedFields = merged.TrimmedManagedFields(ls)
+	out.Generation = ls.Generation
 	out.Spec.ParentRef = ls.Spec.ParentRef
 	if len(ls.Spec.Listeners) > 0 {
 		out.Spec.Listeners = make([]gwv1.ListenerEntry, len(ls.Spec.Listeners))
