@@ -8,31 +8,6 @@ import (
 	"github.com/airlock/listenerset-webhook/offline/report"
 )
 
-// namespacedInput is a ListenerSet without a namespace, its Gateway
-// without one, and Namespace team-b declaring *.b.example.com: judged in
-// team-b, its hostname login.a.example.com is refused; in default, whose
-// Namespace the input does not hold, it is valid.
-const namespacedInput = `apiVersion: v1
-kind: Namespace
-metadata:
-  name: team-b
-  annotations: {listenerset-webhook.airlock.com/allowed-hostnames: "*.b.example.com"}
----
-apiVersion: gateway.networking.k8s.io/v1
-kind: Gateway
-metadata: {name: gw}
-spec:
-  gatewayClassName: airlock
-  allowedListeners: {namespaces: {from: Same}}
-  listeners: [{name: http, port: 80, protocol: HTTP}]
----
-apiVersion: gateway.networking.k8s.io/v1
-kind: ListenerSet
-metadata: {name: squat}
-spec:
-  parentRef: {name: gw}
-  listeners: [{name: web, port: 8080, protocol: HTTP, hostname: login.a.example.com}]
-`
 
 // TestValidateNamespace: validate puts a manifest without a namespace
 // where kubectl apply would: -n, else the kubeconfig context's namespace
@@ -40,10 +15,7 @@ spec:
 // A bad -n is refused naming the flag.
 func TestValidateNamespace(t *testing.T) {
 	dir := t.TempDir()
-	manifest := filepath.Join(dir, "squat.yaml")
-	if err := os.WriteFile(manifest, []byte(namespacedInput), 0o600); err != nil {
-		t.Fatal(err)
-	}
+	manifest := filepath.Join("..", "..", "offline", "judge", "testdata", "no-namespace.yaml")
 	refused := []string{`Namespace "team-b" declares`}
 	// The Gateway without a namespace is in the set's: the scope's note
 	// on the refused set names it there (a valid set's warnings are not

@@ -1,6 +1,8 @@
 package judge_test
 
 import (
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 	"time"
@@ -66,27 +68,9 @@ func TestCreateTimestamp(t *testing.T) {
 // Namespace's declaration applies, and its parentRef without a namespace
 // finds a Gateway without one.
 func TestCreateNamespace(t *testing.T) {
-	const input = `apiVersion: v1
-kind: Namespace
-metadata:
-  name: team-b
-  annotations: {listenerset-webhook.airlock.com/allowed-hostnames: "*.b.example.com"}
----
-apiVersion: gateway.networking.k8s.io/v1
-kind: Gateway
-metadata: {name: gw}
-spec:
-  gatewayClassName: airlock
-  allowedListeners: {namespaces: {from: Same}}
-  listeners: [{name: http, port: 80, protocol: HTTP}]
----
-apiVersion: gateway.networking.k8s.io/v1
-kind: ListenerSet
-metadata: {name: squat}
-spec:
-  parentRef: {name: gw}
-  listeners: [{name: web, port: 8080, protocol: HTTP, hostname: login.a.example.com}]
-`
+	raw, err := os.ReadFile(filepath.Join("testdata", "no-namespace.yaml"))
+	require.NoError(t, err)
+	input := string(raw)
 	v := judge.Run(readString(t, input), judge.Options{Namespace: "team-b"})
 	require.Len(t, v.Results, 1)
 	require.NotNil(t, v.Sets[0])
