@@ -8,7 +8,6 @@ import (
 	"github.com/airlock/listenerset-webhook/offline/report"
 )
 
-
 // TestValidateNamespace: validate puts a manifest without a namespace
 // where kubectl apply would: -n, else the kubeconfig context's namespace
 // (here $KUBECONFIG's, as kubectl's loading rules find it), else default.
