@@ -14,6 +14,7 @@ import (
 	"github.com/airlock/listenerset-webhook/validation/findings"
 	"github.com/airlock/listenerset-webhook/validation/merged"
 	"github.com/airlock/listenerset-webhook/validation/object"
+	"github.com/airlock/listenerset-webhook/webhook/inflight"
 )
 
 // A limit the pages state, by the Go constant that is the limit: each
@@ -29,7 +30,7 @@ type statedLimit struct {
 
 // num is a number as the pages write it: digits grouped by spaces, and
 // an optional unit.
-const num = `(\d+(?: \d{3})*(?: KiB| MiB)?)`
+const num = `(\d+(?: \d{3})*(?: KiB| MiB|Ki|Mi)?)`
 
 var statedLimits = []statedLimit{
 	{"merged.MaxAllowedHostnames", merged.MaxAllowedHostnames, "docs/tenancy.md", `nothing else between them, at most ` + num},
@@ -53,6 +54,11 @@ var statedLimits = []statedLimit{
 	{"findings.MaxPathBytes", findings.MaxPathBytes, "docs/rules.md", `a field path up to ` + num + ` bytes`},
 	{"findings.MaxDetailBytes", findings.MaxDetailBytes, "docs/rules.md", `a detail up to ` + num + `\.`},
 	{"policyreport.MaxBytes", policyreport.MaxBytes, "docs/audit.md", `A report's results are capped at ` + num},
+	{"object.MaxListeners", object.MaxListeners, "docs/audit.md", `bounded by the CRD \(8 conditions,\s+` + num + ` listeners\)`},
+	{"inflight.DefaultMaxBytes", inflight.DefaultMaxBytes, "docs/serving.md", "`--max-in-flight-bytes` \\| `" + num + "`"},
+	{"inflight.DefaultMaxBytes", inflight.DefaultMaxBytes, "docs/reliability.md", "`webhook.maxInFlightBytes`, default " + num},
+	{"inflight.MinMaxBytes", inflight.MinMaxBytes, "docs/serving.md", "at least `" + num + "`"},
+	{"inflight.RequestOverhead", inflight.RequestOverhead, "docs/reliability.md", `weighs its Content-Length plus ` + num},
 }
 
 // TestStatedLimits: every limit the pages state is the code's. A page
@@ -106,14 +112,15 @@ func TestStatedLimits(t *testing.T) {
 	}
 }
 
-// pageNumber reads a number as the pages write it: "3 072", "40 KiB".
+// pageNumber reads a number as the pages write it: "3 072", "40 KiB", a
+// quantity ("24Mi").
 func pageNumber(s string) (int, error) {
 	mult := 1
-	switch {
-	case strings.HasSuffix(s, " KiB"):
-		mult, s = 1<<10, strings.TrimSuffix(s, " KiB")
-	case strings.HasSuffix(s, " MiB"):
-		mult, s = 1<<20, strings.TrimSuffix(s, " MiB")
+	for suffix, m := range map[string]int{" KiB": 1 << 10, " MiB": 1 << 20, "Ki": 1 << 10, "Mi": 1 << 20} {
+		if rest, ok := strings.CutSuffix(s, suffix); ok {
+			mult, s = m, rest
+			break
+		}
 	}
 	n, err := strconv.Atoi(strings.ReplaceAll(strings.TrimSpace(s), " ", ""))
 	return n * mult, err
