@@ -42,9 +42,10 @@ func replace[T any](base, over []*T, key func(*T) string) []*T {
 }
 
 // storedRivals are the stored sets the input does not replace, the first
-// rivals of the input's sets. An input set that replaces a stored one and
-// has no creationTimestamp takes the stored one's: an update keeps it, and
-// with it the set's place in the merged listener list.
+// rivals of the input's sets. An input set that replaces a stored one
+// takes the stored one's creationTimestamp, whatever its manifest says: an
+// update keeps it (kube-apiserver restores it), and with it the set's place
+// in the merged listener list.
 func storedRivals(stored []*gwv1.ListenerSet, views []apiserverView) []*gwv1.ListenerSet {
 	byName := make(map[string]*gwv1.ListenerSet, len(stored))
 	for _, ls := range stored {
@@ -56,9 +57,7 @@ func storedRivals(stored []*gwv1.ListenerSet, views []apiserverView) []*gwv1.Lis
 		}
 		k := read.Name(view.ls.Namespace, view.ls.Name)
 		if old, ok := byName[k]; ok {
-			if view.ls.CreationTimestamp.IsZero() {
-				view.ls.CreationTimestamp = old.CreationTimestamp
-			}
+			view.ls.CreationTimestamp = old.CreationTimestamp
 			delete(byName, k)
 		}
 	}
