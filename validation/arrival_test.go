@@ -25,7 +25,7 @@ func written(ls *gwv1.ListenerSet, minutes int, parentRef bool) *gwv1.ListenerSe
 	}
 	at := metav1.NewTime(t0.Add(time.Duration(minutes) * time.Minute))
 	ls.ManagedFields = append(ls.ManagedFields, metav1.ManagedFieldsEntry{Manager: "kubectl", Operation: metav1.ManagedFieldsOperationUpdate,
-		Time: &at, FieldsType: "FieldsV1", FieldsV1: &metav1.FieldsV1{Raw: []byte(fields)}})
+		Time: &at, FieldsType: "FieldsV1", FieldsV1: metav1.NewFieldsV1(fields)})
 	return ls
 }
 
@@ -34,7 +34,7 @@ func written(ls *gwv1.ListenerSet, minutes int, parentRef bool) *gwv1.ListenerSe
 func moved(ls *gwv1.ListenerSet, minutes int) *gwv1.ListenerSet {
 	at := metav1.NewTime(t0.Add(time.Duration(minutes) * time.Minute))
 	ls.ManagedFields = append(ls.ManagedFields, metav1.ManagedFieldsEntry{Manager: "kubectl-patch", Operation: metav1.ManagedFieldsOperationUpdate,
-		Time: &at, FieldsType: "FieldsV1", FieldsV1: &metav1.FieldsV1{Raw: []byte(`{"f:spec":{"f:parentRef":{"f:name":{}}}}`)}})
+		Time: &at, FieldsType: "FieldsV1", FieldsV1: metav1.NewFieldsV1(`{"f:spec":{"f:parentRef":{"f:name":{}}}}`)})
 	return ls
 }
 
@@ -255,7 +255,7 @@ func TestTrimmedManagedFieldsKeepTheArrival(t *testing.T) {
 		status := ls.DeepCopy()
 		at := metav1.NewTime(t0.Add(time.Hour))
 		status.ManagedFields = append(status.ManagedFields, metav1.ManagedFieldsEntry{Subresource: "status", Time: &at,
-			FieldsV1: &metav1.FieldsV1{Raw: []byte(`{"f:spec":{"f:parentRef":{}}}`)}})
+			FieldsV1: metav1.NewFieldsV1(`{"f:spec":{"f:parentRef":{}}}`)})
 		assert.Equal(t, merged.ArrivalOf(ls, gw), merged.ArrivalOf(status, gw), ls.Name+" with status")
 	}
 }

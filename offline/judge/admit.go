@@ -64,6 +64,9 @@ type apiserverView struct {
 	// by the CRD and the mutating webhook); nil when it does not decode into
 	// the Go type.
 	ls *gwv1.ListenerSet
+	// old is the stored set ls replaces (an update), nil for a create
+	// (storedRivals).
+	old *gwv1.ListenerSet
 }
 
 // asAPIServer takes raw through kube-apiserver's create path for the

@@ -84,3 +84,46 @@ func TestCreateNamespace(t *testing.T) {
 	assert.True(t, v.Results[0].Valid, "Namespace default declares nothing: %+v", v.Results[0])
 	assert.Empty(t, v.Results[0].Warnings)
 }
+
+// TestUpdateOverCluster: an input set that replaces a stored one is judged
+// as the webhook judges the update: a hostname its Namespace's declaration
+// (made after it was stored) leaves out is ratcheted while the set stays on
+// its Gateway, and denied when the input moves it there from another
+// Gateway (attaching is claiming: nothing held elsewhere is grandfathered);
+// a squatter's stored claim over an older owner is ratcheted under deny,
+// and the older owner's unchanged set is not blamed for it.
+func TestUpdateOverCluster(t *testing.T) {
+	t0 := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
+	declared := &metav1.PartialObjectMetadata{ObjectMeta: metav1.ObjectMeta{Name: "team-b",
+		Annotations: map[string]string{merged.DefaultAllowedHostnamesAnnotation: "*.b.example.com"}}}
+	cluster := func(storedB *gwv1.ListenerSet) *merged.Objects {
+		return &merged.Objects{Gateways: []*gwv1.Gateway{vt.SharedGateway()},
+			Sets: []*gwv1.ListenerSet{
+				vt.TenantSet("team-a", "app", t0, vt.Listener("web", 8080, gwv1.HTTPProtocolType, "*.a.example.com")), storedB},
+			Namespaces: []*metav1.PartialObjectMetadata{{ObjectMeta: metav1.ObjectMeta{Name: "team-a"}}, declared}, Grants: []*gwv1.ReferenceGrant{}}
+	}
+	squat := vt.TenantSet("team-b", "squat", t0.Add(time.Minute), vt.Listener("web", 8080, gwv1.HTTPProtocolType, "login.a.example.com"))
+	opts := func(c *merged.Objects) judge.Options {
+		return judge.Options{Cluster: c, Tenancy: merged.Tenancy{FirstClaim: merged.ClaimDeny}}
+	}
+
+	v := judge.Run(readString(t, setYAML("team-b", "squat", 8080, "login.a.example.com")), opts(cluster(squat)))
+	require.Len(t, v.Results, 1, "%+v", v.Notes)
+	assert.True(t, v.Results[0].Valid, "staying: ratcheted: %+v", v.Results[0])
+
+	elsewhere := squat.DeepCopy()
+	elsewhere.Spec.ParentRef.Name = "parked"
+	v = judge.Run(readString(t, setYAML("team-b", "squat", 8080, "login.a.example.com")), opts(cluster(elsewhere)))
+	require.Len(t, v.Results, 1)
+	assert.False(t, v.Results[0].Valid, "moved here: judged as a create")
+	var codes []string
+	for _, e := range v.Results[0].Errors {
+		codes = append(codes, e.Code)
+	}
+	assert.ElementsMatch(t, []string{string(merged.CodeHostnameNotDeclared), string(merged.CodeHostnameClaimed)}, codes, "%+v", v.Results[0])
+
+	v = judge.Run(readString(t, setYAML("team-a", "app", 8080, `"*.a.example.com"`)), opts(cluster(squat)))
+	require.Len(t, v.Results, 1)
+	assert.True(t, v.Results[0].Valid, "the older owner is not blamed: %+v", v.Results[0])
+	assert.Empty(t, v.Results[0].Warnings, "%+v", v.Results[0])
+}

@@ -100,7 +100,7 @@ func (v *Verdict) judge(o *read.Object, view apiserverView, opts Options) Result
 	res.Warnings = append(slices.Clone(o.Warnings), view.warnings...)
 	webhook := &findings.ErrorReport{}
 	if view.ls != nil {
-		r := validation.Judge(view.ls, nil, webhookOptions(&v.Objects, opts))
+		r := validation.Judge(view.ls, view.old, webhookOptions(&v.Objects, opts))
 		res.Warnings = append(res.Warnings, validationWarnings(r.Warnings.List())...)
 		webhook = &r.Errors
 		res.Scope = notJudged(r.Scope)

@@ -1,8 +1,8 @@
 package merged
 
 import (
-	"bytes"
 	"encoding/json"
+	"strings"
 	"time"
 
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -48,7 +48,7 @@ var unknownTo = time.Unix(1<<40, 0)
 
 // parentRefField is how a managedFields entry (FieldsV1) owns
 // spec.parentRef; no other field of a ListenerSet is named parentRef.
-var parentRefField = []byte(`"f:parentRef"`)
+const parentRefField = `"f:parentRef"`
 
 // ArrivalOf bounds when ls came to gw (nil: gw does not exist), from
 // metadata.managedFields, whose entries (of the main resource, not status)
@@ -100,13 +100,13 @@ func parentRefWritten(entries []metav1.ManagedFieldsEntry) written {
 			continue
 		}
 		w.any = true
-		if e.Time == nil || e.FieldsV1 == nil || !bytes.Contains(e.FieldsV1.Raw, parentRefField) {
+		if e.Time == nil || e.FieldsV1 == nil || !strings.Contains(e.FieldsV1.GetRawString(), parentRefField) {
 			continue
 		}
 		if !w.owned || e.Time.After(w.at) {
-			w.at, w.owned, w.alone = e.Time.Time, true, ownsParentRefAlone(e.FieldsV1.Raw)
+			w.at, w.owned, w.alone = e.Time.Time, true, ownsParentRefAlone(e.FieldsV1.GetRawBytes())
 		} else if e.Time.Equal(&metav1.Time{Time: w.at}) {
-			w.alone = w.alone && ownsParentRefAlone(e.FieldsV1.Raw)
+			w.alone = w.alone && ownsParentRefAlone(e.FieldsV1.GetRawBytes())
 		}
 	}
 	return w
@@ -189,7 +189,7 @@ func TrimmedManagedFields(ls *gwv1.ListenerSet) []metav1.ManagedFieldsEntry {
 	entry := func(t time.Time, fields string) metav1.ManagedFieldsEntry {
 		at := metav1.NewTime(t)
 		return metav1.ManagedFieldsEntry{Operation: metav1.ManagedFieldsOperationUpdate, Time: &at,
-			FieldsType: "FieldsV1", FieldsV1: &metav1.FieldsV1{Raw: []byte(fields)}}
+			FieldsType: "FieldsV1", FieldsV1: metav1.NewFieldsV1(fields)}
 	}
 	last := lastWritten(ls)
 	var entries []metav1.ManagedFieldsEntry
