@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/util/validation/field"
 	"k8s.io/utils/ptr"
@@ -257,5 +258,44 @@ func TestTrimmedManagedFieldsKeepTheArrival(t *testing.T) {
 		status.ManagedFields = append(status.ManagedFields, metav1.ManagedFieldsEntry{Subresource: "status", Time: &at,
 			FieldsV1: metav1.NewFieldsV1(`{"f:spec":{"f:parentRef":{}}}`)})
 		assert.Equal(t, merged.ArrivalOf(ls, gw), merged.ArrivalOf(status, gw), ls.Name+" with status")
+	}
+}
+
+// TestMergedListenersClaimsByArrival: the listing's claims follow the
+// order sets came to the Gateway, as the audit's verdict does: team-b's
+// set, older but moved here by a patch of its parentRef after team-a's
+// came, is held by team-a's, not the other way round; without the move
+// it is the holder, by the spec's precedence.
+func TestMergedListenersClaimsByArrival(t *testing.T) {
+	gw := gateway(gwv1.NamespacesFromAll)
+	a := attached("team-a", "a", 5, entry("https", 443, "HTTP", "*.a.example.com"))
+	o := &merged.Objects{Namespaces: []*metav1.PartialObjectMetadata{namespace("team-a", nil), namespace("team-b", nil)}}
+	for _, tc := range []struct {
+		name    string
+		b       *gwv1.ListenerSet
+		bHeld   bool
+		verdict []string
+	}{
+		{"moved here later", moved(attached("team-b", "b", 1, entry("login", 8080, "HTTP", "login.a.example.com")), 30), true, []string{"team-b"}},
+		{"created here first", attached("team-b", "b", 1, entry("login", 8080, "HTTP", "login.a.example.com")), false, []string{"team-a"}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			rows := merged.MergedListeners(gw, []*gwv1.ListenerSet{a, tc.b}, merged.MergeOptions{Cluster: o, Tenancy: &merged.Tenancy{}})
+			require.Len(t, rows, 2)
+			// rows in precedence order: b (older) first
+			assert.Equal(t, tc.bHeld, rows[0].HeldBy != nil, "b held: %+v", rows[0].HeldBy)
+			assert.Equal(t, !tc.bHeld, rows[1].HeldBy != nil, "a held: %+v", rows[1].HeldBy)
+			// the audit flags the same side
+			var flagged []string
+			for _, ls := range []*gwv1.ListenerSet{a, tc.b} {
+				r := Judge(ls, nil, Options{Cluster: &merged.Objects{Gateways: []*gwv1.Gateway{gw}, Sets: []*gwv1.ListenerSet{a, tc.b}, Namespaces: o.Namespaces}, AsStored: true})
+				for _, w := range r.Warnings.List() {
+					if w.Code == merged.CodeHostnameClaimed {
+						flagged = append(flagged, ls.Namespace)
+					}
+				}
+			}
+			assert.Equal(t, tc.verdict, flagged)
+		})
 	}
 }

@@ -452,14 +452,16 @@ func (t Tenancy) Check() error {
 }
 
 // markClaims sets the Owner, HeldBy and OverlappedBy of rows, Gateway
-// gwNamespace/gwName's merged list in precedence order. Only listeners that
+// gwNamespace/gwName's merged list in precedence order, taking them in
+// order, the order their sets came to the Gateway (arrivalOrder): of two
+// overlapping rows of different owners the one taken first holds. Only listeners that
 // take their place (Accepted or Conflicted) of ListenerSets claim anything.
 // Each claimed hostname is filed under its claimKeys and looked up by
 // overlapKeys, as the index and the first-claim rule do, each key keeping
 // the first two rows of different owners there: a row finds the first
 // earlier row of another owner overlapping it in as many lookups as its
 // hostname has labels, linear in the rows.
-func markClaims(gwNamespace, gwName string, rows []object.MergedListener, who *owners) {
+func markClaims(gwNamespace, gwName string, rows []object.MergedListener, order []int, who *owners) {
 	type firstTwo struct{ first, other int } // row indexes; other: the first of another owner than first's, -1
 	filed := map[string]firstTwo{}
 	owner := func(i int) object.Owner { return *rows[i].Owner }
@@ -473,7 +475,11 @@ func markClaims(gwNamespace, gwName string, rows []object.MergedListener, who *o
 			filed[key] = f
 		}
 	}
-	for i := range rows {
+	rank := make([]int, len(rows))
+	for k, i := range order {
+		rank[i] = k
+	}
+	for _, i := range order {
 		r := &rows[i]
 		if r.Source.Kind != object.SourceListenerSet {
 			continue
@@ -495,7 +501,7 @@ func markClaims(gwNamespace, gwName string, rows []object.MergedListener, who *o
 			if owner(j) == *r.Owner {
 				j = f.other
 			}
-			if j >= 0 && (held < 0 || j < held) {
+			if j >= 0 && (held < 0 || rank[j] < rank[held]) {
 				held = j
 			}
 		}
