@@ -78,7 +78,9 @@ type Options struct {
 // Ratcheting keeps only what the stored object held on the same Gateway:
 // an update whose parentRef names another Gateway, or of an object last
 // written before its Gateway was created, is judged as a create, and its
-// hostnames are new claims there (arrives; attaching is claiming).
+// hostnames are new claims there (arrives; attaching is claiming). While
+// the Gateway does not exist nothing is ratcheted either, but the set's
+// claims keep their place.
 //
 // The lists are a bounded report (findings.ErrorReport, findings.WarningReport): the first errors and warnings
 // that fit its budget, each value cut to a readable length, then one entry
@@ -110,7 +112,7 @@ func Judge(newLS, oldLS *gwv1.ListenerSet, opts Options) *Report {
 		}
 		return r
 	}
-	how := merged.Arriving
+	how, stored := merged.Arriving, (*gwv1.ListenerSet)(nil)
 	switch {
 	case oldLS == nil:
 		if opts.AsStored {
@@ -122,7 +124,14 @@ func Judge(newLS, oldLS *gwv1.ListenerSet, opts Options) *Report {
 		// here; the update is judged as a create.
 		oldLS = nil
 	default:
-		how = merged.Staying
+		how, stored = merged.Staying, object.Defaulted(oldLS)
+		if parentMissing(newLS, opts.Cluster) {
+			// Nothing is grandfathered on a Gateway that is not there:
+			// the stored object may never have been judged (its Gateway
+			// was another implementation's, since deleted), and nothing
+			// it holds is served; its claims keep their order.
+			oldLS = nil
+		}
 	}
 	v := &object.Verdict{Ratchet: object.NewRatchet(object.Defaulted(newLS), object.Defaulted(oldLS)), Added: opts.AddedNames}
 	ls := v.Ratchet.New
@@ -133,7 +142,7 @@ func Judge(newLS, oldLS *gwv1.ListenerSet, opts Options) *Report {
 		// class the scope's decision read (with the scope off, the one
 		// the view has), warnings only.
 		merged.WarnClass(d.Class, &v.Warnings)
-		merged.ValidateInCluster(ls, opts.Cluster, opts.Strict, opts.Tenancy, how, v)
+		merged.ValidateInCluster(ls, opts.Cluster, opts.Strict, opts.Tenancy, how, stored, v)
 		v.EndPhase()
 		// Warnings only, whatever the mode: a detached route is the
 		// route owner's to fix, and the change may be meant.
@@ -172,6 +181,17 @@ func arrives(newLS, oldLS *gwv1.ListenerSet, c views.Cluster) bool {
 	ns, name, _ := object.ParentOf(newLS)
 	gw, known := c.Gateway(ns, name)
 	return known && merged.StoredBefore(oldLS, gw)
+}
+
+// parentMissing tells whether the Gateway ls's parentRef names is known
+// not to exist.
+func parentMissing(ls *gwv1.ListenerSet, c views.Cluster) bool {
+	ns, name, ok := object.ParentOf(ls)
+	if !ok || c == nil {
+		return false
+	}
+	gw, known := c.Gateway(ns, name)
+	return known && gw == nil
 }
 
 // JudgeDelete is the verdict on deleting the stored ListenerSet oldLS: never

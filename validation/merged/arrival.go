@@ -50,21 +50,24 @@ var unknownTo = time.Unix(1<<40, 0)
 // spec.parentRef; no other field of a ListenerSet is named parentRef.
 const parentRefField = `"f:parentRef"`
 
-// ArrivalOf bounds when ls came to gw (nil: gw does not exist), from
-// metadata.managedFields, whose entries (of the main resource, not status)
-// say which manager owns which fields and when it last changed any of
-// them. To is the time of the latest entry that owns spec.parentRef: the
-// move, or a later change of another field of the same manager, so a
-// bound. A set whose metadata.generation is 1 never had its spec changed,
-// parentRef included: it came with its creation. When that entry owns spec.parentRef and nothing else (a
-// `kubectl patch` or `edit` of the parentRef alone), its time is the move:
-// From is it too. Otherwise From is the creation. Without any entry (a
-// manifest, an object whose managedFields were cleared) both are the
-// creation: nothing says the set moved. With entries but none owning
-// spec.parentRef, To is unknown (far in the future), and ArrivedBefore
-// cannot order the set. A set parked before gw was created came with it:
-// neither bound is before gw's creation.
-func ArrivalOf(ls *gwv1.ListenerSet, gw *gwv1.Gateway) Arrival {
+// ArrivalOf bounds when ls came to the Gateway its parentRef names, from
+// metadata.generation and metadata.managedFields, whose entries (of the
+// main resource, not status) say which manager owns which fields and when
+// it last changed any of them. A set of generation 1 never had its spec
+// changed, parentRef included: it came with its creation. Otherwise To is
+// the time of the latest entry that owns spec.parentRef: the move, or a
+// later change of another field of the same manager, so a bound. When
+// that entry owns spec.parentRef and nothing else (a `kubectl patch` or
+// `edit` of the parentRef alone), its time is the move: From is it too.
+// Otherwise From is the creation. Without any entry (a manifest, an
+// object whose managedFields were cleared) both are the creation: nothing
+// says the set moved. With entries but none owning spec.parentRef, To is
+// unknown (far in the future), and ArrivedBefore cannot order the set.
+//
+// Claims are by the Gateway's key (validateFirstClaims judges them while
+// the Gateway is missing too), so a set parked on the key before the
+// Gateway was created came when it was parked, not with the Gateway.
+func ArrivalOf(ls *gwv1.ListenerSet) Arrival {
 	a := Arrival{From: ls.CreationTimestamp.Time, To: ls.CreationTimestamp.Time}
 	w := parentRefWritten(ls.ManagedFields)
 	switch {
@@ -77,9 +80,6 @@ func ArrivalOf(ls *gwv1.ListenerSet, gw *gwv1.Gateway) Arrival {
 		a.To = later(a.To, w.at)
 	case w.any:
 		a.To = unknownTo
-	}
-	if gw != nil {
-		a.From, a.To = later(a.From, gw.CreationTimestamp.Time), later(a.To, gw.CreationTimestamp.Time)
 	}
 	return a
 }

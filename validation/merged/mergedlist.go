@@ -67,7 +67,7 @@ func arrivalOrder(gw *gwv1.Gateway, rows []object.MergedListener, from []*gwv1.L
 	for i := range rows {
 		order[i] = i
 		if from[i] != nil {
-			at[i] = ArrivalOf(from[i], gw).From
+			at[i] = ArrivalOf(from[i]).From
 		}
 	}
 	slices.SortStableFunc(order, func(a, b int) int { return at[a].Compare(at[b]) })

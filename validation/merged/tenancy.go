@@ -338,14 +338,16 @@ func claimsOverlap(a, b string) bool { return a == b || object.Covers(a, b) || o
 // against the other as a pair (DetailHostnameContested). A new hostname of
 // a Staying set is judged against every holder, since they hold it now.
 //
-// The claims are judged by the Gateway's key, so also while gw is nil
-// (missing: every set parked on the key is a rival, as once it exists) or
-// does not admit ls (its claims wait for it); only sets admission admits
-// hold anything on an existing Gateway. An error under ClaimDeny
-// (ratcheted when a Staying ls held the hostname before), a warning under
+// The claims are judged by the Gateway's key, so also while the Gateway is
+// missing (admission nil: every set parked on the key is a rival, as once
+// it exists) or does not admit ls (its claims wait for it); only sets
+// admission admits hold anything on an existing Gateway. stored is the
+// stored object of a Staying update. An error under ClaimDeny (ratcheted
+// when a Staying ls held the hostname before and the update ratchets), a
+// warning under
 // ClaimWarn. The rivals are read by claimKeys, so a request costs what
 // overlaps its hostnames, not what its Gateway has.
-func validateFirstClaims(ls *gwv1.ListenerSet, gwNamespace, gwName string, gw *gwv1.Gateway, admission *gatewayAdmission, c views.Cluster, t Tenancy, how Claiming, v *object.Verdict) {
+func validateFirstClaims(ls *gwv1.ListenerSet, gwNamespace, gwName string, admission *gatewayAdmission, c views.Cluster, t Tenancy, how Claiming, stored *gwv1.ListenerSet, v *object.Verdict) {
 	mode := t.Mode()
 	if mode == ClaimOff {
 		return
@@ -355,13 +357,12 @@ func validateFirstClaims(ls *gwv1.ListenerSet, gwNamespace, gwName string, gw *g
 	if !known {
 		return
 	}
-	old := v.Ratchet.Old
 	var arrived Arrival
 	switch how {
 	case Staying:
-		arrived = ArrivalOf(old, gw)
+		arrived = ArrivalOf(stored)
 	case AsStored:
-		arrived = ArrivalOf(ls, gw)
+		arrived = ArrivalOf(ls)
 	}
 	listenersPath := field.NewPath("spec", "listeners")
 	for i := range ls.Spec.Listeners {
@@ -371,7 +372,7 @@ func validateFirstClaims(ls *gwv1.ListenerSet, gwNamespace, gwName string, gw *g
 		}
 		h := string(*l.Hostname)
 		held := how == AsStored ||
-			how == Staying && old != nil && hasListener(old, func(e *gwv1.ListenerEntry) bool { return claims(e) && *e.Hostname == *l.Hostname })
+			how == Staying && stored != nil && hasListener(stored, func(e *gwv1.ListenerEntry) bool { return claims(e) && *e.Hostname == *l.Hostname })
 		// first: the holder that surely came before ls; contested: one
 		// that may have (held only); each the first by precedence
 		var first, contested *gwv1.ListenerSet
@@ -390,7 +391,7 @@ func validateFirstClaims(ls *gwv1.ListenerSet, gwNamespace, gwName string, gw *g
 				}
 				sure := true
 				if held {
-					before, known := ArrivedBefore(o, ls, ArrivalOf(o, gw), arrived)
+					before, known := ArrivedBefore(o, ls, ArrivalOf(o), arrived)
 					if known && !before {
 						continue // after ls: ls keeps the name
 					}
@@ -427,7 +428,7 @@ func validateFirstClaims(ls *gwv1.ListenerSet, gwNamespace, gwName string, gw *g
 		}
 		err := CodeHostnameClaimed.Err(field.Forbidden(listenersPath.Index(i).Child("hostname"), detail))
 		if mode == ClaimDeny {
-			v.Judge(held && how == Staying, err)
+			v.Judge(held && how == Staying && v.Ratchet.Old != nil, err)
 		} else {
 			v.Warnings.Add(findings.Warning{Path: err.Field, Kind: KindClusterFinding, Code: CodeHostnameClaimed, Message: err.Detail})
 		}
