@@ -82,6 +82,7 @@ func TestRouteClaims(t *testing.T) {
 			`(listenerset-webhook.airlock.com/allowed-hostnames: "*.b.example.com")`
 		eventuallyRejects(t, claimingRoute("steal3", "login.a.example.com"), notDeclared)
 		r := mustReject(t, claimingRoute("steal3", "login.a.example.com"), []string{`The HTTPRoute "steal3" is invalid: ` + notDeclared})
+		requireExactWarnings(t, r, routeHeld)
 		t.Logf("kubectl printed:\n%s", r.Output())
 		requireExactWarnings(t, mustApply(t, claimingRoute("own", "shop.b.example.com"), "--dry-run=server"))
 	})
