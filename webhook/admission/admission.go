@@ -266,5 +266,5 @@ func RegisterWith(srv ctrlwebhook.Server, v Validator) {
 	srv.Register(MutatePath, reviewGuard{next: NewMutatingWebhookFor(v.Scope, v.Classes)})
 	srv.Register(ValidatePath, reviewGuard{next: NewValidatingWebhookFor(v)})
 	srv.Register(DeletePath, reviewGuard{next: NewDeletionWebhook(v), deletions: true})
-	srv.Register(ValidateRoutePath, reviewGuard{next: NewRouteWebhook(v)})
+	srv.Register(ValidateRoutePath, reviewGuard{next: NewRouteWebhook(v), object: httpRouteTypeMeta})
 }

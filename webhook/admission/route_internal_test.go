@@ -2,6 +2,9 @@ package admission
 
 import (
 	"context"
+	"net/http"
+	"net/http/httptest"
+	"strings"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
@@ -47,4 +50,29 @@ func TestRouteValidator(t *testing.T) {
 	ws, err = routeValidator{v: Validator{}}.ValidateCreate(context.Background(), route)
 	assert.NoError(t, err, "no cluster view: nothing judged")
 	assert.Empty(t, ws)
+}
+
+// TestGuardHandsOnHTTPRoutes: the HTTPRoute webhook's guard hands an
+// HTTPRoute review on (the ListenerSet webhooks' refuse one), and refuses
+// a ListenerSet sent to it; found by TestRouteClaims through
+// kube-apiserver, where the guard answered every route with "expected a
+// ListenerSet".
+func TestGuardHandsOnHTTPRoutes(t *testing.T) {
+	route := `{"apiVersion":"gateway.networking.k8s.io/v1","kind":"HTTPRoute","metadata":{"name":"r","namespace":"n"},` +
+		`"spec":{"parentRefs":[{"kind":"ListenerSet","name":"side"}],"hostnames":["a.example.com"]}}`
+	answer := func(h http.Handler, object string) (int, string) {
+		req := httptest.NewRequest(http.MethodPost, ValidateRoutePath, strings.NewReader(guardReview("admission.k8s.io/v1", "u-1", "CREATE", object, "")))
+		req.Header.Set("Content-Type", "application/json")
+		rec := httptest.NewRecorder()
+		h.ServeHTTP(rec, req)
+		return rec.Code, rec.Body.String()
+	}
+	guard := reviewGuard{next: NewRouteWebhook(Validator{}), object: httpRouteTypeMeta}
+	code, body := answer(guard, route)
+	assert.Equal(t, http.StatusOK, code)
+	assert.Contains(t, body, `"allowed":true`)
+	_, body = answer(guard, guardObj)
+	assert.Contains(t, body, "expected a HTTPRoute of gateway.networking.k8s.io/v1")
+	_, body = answer(reviewGuard{next: NewValidatingWebhook()}, route)
+	assert.Contains(t, body, "expected a ListenerSet of gateway.networking.k8s.io/v1")
 }
