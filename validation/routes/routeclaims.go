@@ -135,18 +135,29 @@ func (k *claimer) claims(route *gwv1.HTTPRoute) []Claim {
 		return cs
 	}
 	var out []Claim
-	seen := map[string]bool{}
-	emit := func(cl Claim) {
-		key := cl.gatewayKey() + " "
-		if cl.Hostname != nil {
-			key += string(*cl.Hostname)
-		}
-		if !seen[key] {
-			seen[key] = true
+	// each (Gateway, hostname) once: a route of 64 parentRefs to sets of
+	// one Gateway, each of 64 listeners, claims its 16 names once, and a
+	// parentRef to a Gateway whose every name is claimed is not attached
+	// again
+	type claimID struct {
+		gateway string
+		host    int
+	}
+	seen := map[claimID]bool{}
+	full := map[string]bool{}
+	hostnames := route.Spec.Hostnames
+	names := max(len(hostnames), 1)
+	perGateway := map[string]int{}
+	emit := func(gk string, cl Claim) {
+		id := claimID{gk, cl.Host}
+		if !seen[id] {
+			seen[id] = true
 			out = append(out, cl)
+			if perGateway[gk]++; perGateway[gk] == names {
+				full[gk] = true
+			}
 		}
 	}
-	hostnames := route.Spec.Hostnames
 	for i := range route.Spec.ParentRefs {
 		ref := &route.Spec.ParentRefs[i]
 		ns, name, ok := merged.NamesListenerSet(route.Namespace, ref)
@@ -161,11 +172,15 @@ func (k *claimer) claims(route *gwv1.HTTPRoute) []Claim {
 		if !ok {
 			continue
 		}
+		gk := merged.GatewayKey(gwNs, gwName)
 		s := k.set(ls)
 		if !s.judged {
 			continue
 		}
 		k.judgedAny = true
+		if full[gk] {
+			continue
+		}
 		for _, lname := range s.attacher.attach(route, ref, false).Listeners {
 			l := s.listeners[lname]
 			if !object.ServedProtocol(l.Protocol) {
@@ -175,17 +190,17 @@ func (k *claimer) claims(route *gwv1.HTTPRoute) []Claim {
 			switch {
 			case l.Hostname == nil || *l.Hostname == "":
 				if len(hostnames) == 0 {
-					emit(cl)
+					emit(gk, cl)
 				}
 				for j := range hostnames {
 					cl.Hostname, cl.Host = &hostnames[j], j
-					emit(cl)
+					emit(gk, cl)
 				}
 			case strings.HasPrefix(string(*l.Hostname), object.WildcardPrefix):
 				for j := range hostnames {
 					if object.Covers(string(*l.Hostname), string(hostnames[j])) {
 						cl.Hostname, cl.Host = &hostnames[j], j
-						emit(cl)
+						emit(gk, cl)
 					}
 				}
 			}
