@@ -413,9 +413,25 @@ func ValidateRouteClaims(route, old *gwv1.HTTPRoute, o ClaimOptions, v *object.V
 	if mode == merged.ClaimOff {
 		return true
 	}
+	firstClaims(route, old, k, o, claims, isHeld, func(cl *Claim, x *holder, sure bool) {
+		err := CodeRouteHostnameClaimed.Err(field.Forbidden(pathOf(cl), x.detail(string(*cl.Hostname), sure)))
+		if mode == merged.ClaimDeny {
+			v.Judge(!o.AsStored && isHeld(cl), err)
+		} else {
+			v.Warnings.Add(findings.Warning{Path: err.Field, Kind: merged.KindClusterFinding, Code: CodeRouteHostnameClaimed, Message: err.Detail})
+		}
+	})
+	v.EndPhase()
+	return true
+}
+
+// firstClaims hands found each of claims (route's, hostnames only, each
+// hostname once) that another owner's listener or route holds first on
+// its Gateway: x, sure or contested (holder.detail).
+func firstClaims(route, old *gwv1.HTTPRoute, k *claimer, o ClaimOptions, claims []Claim, isHeld func(*Claim) bool, found func(cl *Claim, x *holder, sure bool)) {
 	own, known := k.owner(route.Namespace)
 	if !known {
-		return true
+		return
 	}
 	done := map[int]bool{}
 	for i := range claims {
@@ -432,21 +448,36 @@ func ValidateRouteClaims(route, old *gwv1.HTTPRoute, o ClaimOptions, v *object.V
 				who.arrived = merged.RouteArrivalOf(old, g.gw)
 			}
 		}
-		h := string(*cl.Hostname)
-		x, sure := k.search(who, cl.GatewayNamespace, cl.GatewayName, h, o.Routes, true)
+		x, sure := k.search(who, cl.GatewayNamespace, cl.GatewayName, string(*cl.Hostname), o.Routes, true)
 		if x == nil {
 			continue
 		}
 		done[cl.Host] = true
-		err := CodeRouteHostnameClaimed.Err(field.Forbidden(pathOf(cl), x.detail(h, sure)))
-		if mode == merged.ClaimDeny {
-			v.Judge(!o.AsStored && isHeld(cl), err)
-		} else {
-			v.Warnings.Add(findings.Warning{Path: err.Field, Kind: merged.KindClusterFinding, Code: CodeRouteHostnameClaimed, Message: err.Detail})
-		}
+		found(cl, x, sure)
 	}
-	v.EndPhase()
-	return true
+}
+
+// HeldClaim is a stored route's claim that another owner holds first on
+// its Gateway (the first claim's finding, LS320), for the listeners
+// command: the claim and the finding's detail.
+type HeldClaim struct {
+	Claim  Claim
+	Detail string
+}
+
+// StoredClaimsHeld are route's claims, judged as stored (AsStored), that
+// another owner's listener or route holds first; nil with the rule off.
+func StoredClaimsHeld(route *gwv1.HTTPRoute, o ClaimOptions) []HeldClaim {
+	if o.Cluster == nil || o.Tenancy.Mode() == merged.ClaimOff {
+		return nil
+	}
+	o.AsStored = true
+	k := newClaimer(o.Cluster, o.Scope, o.Classes, o.Tenancy)
+	var out []HeldClaim
+	firstClaims(route, nil, k, o, k.claims(route), func(*Claim) bool { return true }, func(cl *Claim, x *holder, sure bool) {
+		out = append(out, HeldClaim{Claim: *cl, Detail: x.detail(string(*cl.Hostname), sure)})
+	})
+	return out
 }
 
 // claimKey identifies a claim on a Gateway for heldClaims.
