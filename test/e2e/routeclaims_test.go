@@ -4,6 +4,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/airlock/listenerset-webhook/offline/report"
+	"github.com/airlock/listenerset-webhook/test/testproc"
 	"github.com/airlock/listenerset-webhook/validation/merged"
 )
 
@@ -38,7 +40,8 @@ const routeHeld = `spec.hostnames[0]: hostname "login.a.example.com" overlaps "*
 // another port: warned with the default --first-claim=warn, and stored;
 // denied with --first-claim=deny; with team-b declaring *.b.example.com,
 // denied in every mode, naming the field, the hostname and the
-// declaration, while a route with a declared name passes.
+// declaration, while a route with a declared name passes; `kubectl
+// listenerset audit -n team-b` reports the stored route's claim (LS320).
 func TestRouteClaims(t *testing.T) {
 	requireCluster(t)
 	applyTenancyFixtures(t)
@@ -85,5 +88,20 @@ func TestRouteClaims(t *testing.T) {
 		requireExactWarnings(t, r, routeHeld)
 		t.Logf("kubectl printed:\n%s", r.Output())
 		requireExactWarnings(t, mustApply(t, claimingRoute("own", "shop.b.example.com"), "--dry-run=server"))
+	})
+
+	t.Run("d audit", func(t *testing.T) {
+		bin, err := testproc.PluginBinary()
+		if err != nil {
+			t.Fatalf("building cmd/kubectl-listenerset: %v", err)
+		}
+		out, errOut := runAudit(t, bin, report.ExitValid, "audit", "-n", tenancyB, "--kubeconfig", cluster.KubeconfigPath)
+		t.Logf("audit -n team-b printed:\n%s%s", out, errOut)
+		if want := "httproute.gateway.networking.k8s.io/team-b/steal valid\n"; !strings.Contains(out, want) {
+			t.Errorf("audit -n team-b printed\n%s\nwithout %q", out, want)
+		}
+		if want := "Warning: " + routeHeld + "\n"; !strings.Contains(errOut, want) {
+			t.Errorf("audit -n team-b's warnings:\n%s\nwithout %q", errOut, want)
+		}
 	})
 }
