@@ -101,9 +101,22 @@ func BenchmarkRouteClaimsScale(b *testing.B) {
 			}
 		})
 	}
+	c, worst := worstRoute()
+	opts := validation.Options{Cluster: c, Routes: c}
+	b.Run("worst", func(b *testing.B) {
+		for b.Loop() {
+			validation.JudgeRoute(worst, nil, opts)
+		}
+	})
+}
+
+// worstRoute is the worst route the CRD admits for the route claims: 16
+// hostnames by 64 parentRefs, each a set of owner 1 with 64 listeners
+// without a hostname, on routedCluster(0).
+func worstRoute() (*merged.Objects, *gwv1.HTTPRoute) {
 	c := routedCluster(0)
 	worst := newRoute()
-	worst.Spec.ParentRefs = nil
+	worst.Spec.ParentRefs, worst.Spec.Hostnames = nil, nil
 	for i := range 64 {
 		listeners := make([]gwv1.ListenerEntry, 64)
 		for j := range listeners {
@@ -116,10 +129,24 @@ func BenchmarkRouteClaimsScale(b *testing.B) {
 	for k := range 16 {
 		worst.Spec.Hostnames = append(worst.Spec.Hostnames, gwv1.Hostname(fmt.Sprintf("w%02d.a.b.c.d.e.f.%s", k, validationtest.OwnerDomain(1))))
 	}
-	opts := validation.Options{Cluster: c, Routes: c}
-	b.Run("worst", func(b *testing.B) {
-		for b.Loop() {
-			validation.JudgeRoute(worst, nil, opts)
+	return c, worst
+}
+
+// TestWorstRouteIsBounded: the worst route, every hostname outside its
+// Namespace's declaration and under another owner's wildcard, gets one
+// LS319 error and one LS320 warning per hostname (not per parentRef or
+// listener), in a bounded report.
+func TestWorstRouteIsBounded(t *testing.T) {
+	c, worst := worstRoute()
+	for _, ns := range c.Namespaces {
+		if ns.Name == validationtest.OwnerNamespace(1) {
+			ns.Annotations = map[string]string{merged.DefaultAllowedHostnamesAnnotation: "other.example.com"}
 		}
-	})
+	}
+	c.Sets = append(c.Sets, validationtest.TenantSet(validationtest.OwnerNamespace(2), "wild", time.Date(2025, 1, 1, 0, 0, 0, 0, time.UTC),
+		validationtest.Listener("http", 80, gwv1.HTTPProtocolType, "*."+validationtest.OwnerDomain(1))))
+	r := validation.JudgeRoute(worst, nil, validation.Options{Cluster: c, Routes: c})
+	assert.Equal(t, 16, r.Errors.Total(), "one LS319 per hostname: %v", r.Errors.List())
+	assert.Equal(t, 16, r.Warnings.Total(), "one LS320 per hostname")
+	assertReportBounded(t, r)
 }
