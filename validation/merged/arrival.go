@@ -106,10 +106,6 @@ type written struct {
 	owned, alone, any bool
 }
 
-func parentRefWritten(entries []metav1.ManagedFieldsEntry) written {
-	return fieldWritten(entries, parentRefField)
-}
-
 // fieldWritten is what managedFields say of the spec field f.
 func fieldWritten(entries []metav1.ManagedFieldsEntry, f []byte) written {
 	var w written
@@ -119,13 +115,17 @@ func fieldWritten(entries []metav1.ManagedFieldsEntry, f []byte) written {
 			continue
 		}
 		w.any = true
-		if e.Time == nil || e.FieldsV1 == nil || !bytes.Contains(e.FieldsV1.Raw, f) {
+		if e.Time == nil || e.FieldsV1 == nil {
+			continue
+		}
+		raw := e.FieldsV1.GetRawBytes()
+		if !bytes.Contains(raw, f) {
 			continue
 		}
 		if !w.owned || e.Time.After(w.at) {
-			w.at, w.owned, w.alone = e.Time.Time, true, ownsAlone(e.FieldsV1.Raw, f)
+			w.at, w.owned, w.alone = e.Time.Time, true, ownsAlone(raw, f)
 		} else if e.Time.Equal(&metav1.Time{Time: w.at}) {
-			w.alone = w.alone && ownsAlone(e.FieldsV1.Raw, f)
+			w.alone = w.alone && ownsAlone(raw, f)
 		}
 	}
 	return w
@@ -227,7 +227,7 @@ func trimmedManagedFields(m *metav1.ObjectMeta, f []byte) []metav1.ManagedFields
 	entry := func(t time.Time, fields string) metav1.ManagedFieldsEntry {
 		at := metav1.NewTime(t)
 		return metav1.ManagedFieldsEntry{Operation: metav1.ManagedFieldsOperationUpdate, Time: &at,
-			FieldsType: "FieldsV1", FieldsV1: &metav1.FieldsV1{Raw: []byte(fields)}}
+			FieldsType: "FieldsV1", FieldsV1: metav1.NewFieldsV1(fields)}
 	}
 	last := lastWritten(m)
 	var entries []metav1.ManagedFieldsEntry

@@ -62,7 +62,6 @@ type claimer struct {
 	owners    map[string]ownerOf
 	tenancy   merged.Tenancy
 	gateways  map[string]gatewayOf
-	arrivals  map[*gwv1.HTTPRoute]map[string]merged.Arrival
 	claimsOf  map[*gwv1.HTTPRoute][]Claim
 	judgedAny bool
 }
