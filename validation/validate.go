@@ -143,6 +143,9 @@ func Judge(newLS, oldLS *gwv1.ListenerSet, opts Options) *Report {
 		// the view has), warnings only.
 		merged.WarnClass(d.Class, &v.Warnings)
 		merged.ValidateInCluster(ls, opts.Cluster, opts.Strict, opts.Tenancy, how, stored, v)
+		// The first claim sees the names routes hold too.
+		routes.WarnListenerClaimsOnRoutes(ls, routes.ClaimOptions{Cluster: opts.Cluster, Routes: opts.Routes, Scope: opts.Scope,
+			Classes: opts.Classes, Tenancy: opts.Tenancy}, how, stored, v)
 		v.EndPhase()
 		// Warnings only, whatever the mode: a detached route is the
 		// route owner's to fix, and the change may be meant.
@@ -214,9 +217,32 @@ func JudgeDelete(oldLS *gwv1.ListenerSet, opts Options) *Report {
 	return r
 }
 
-// JudgeRoute gives a warning for each parentRef of route that names a
-// ListenerSet the scope judges and attaches to none of its listeners, at
-// spec.parentRefs[i]. The report is bounded as every report is.
-func JudgeRoute(route *gwv1.HTTPRoute, c views.RouteParents, opts Options) *findings.WarningReport {
-	return routes.JudgeParents(route, c, opts.Scope, opts.Classes)
+// JudgeRoute is the verdict on an HTTPRoute (oldRoute: the stored one on
+// update, nil on create), the one every engine gives: the webhook's
+// HTTPRoute handler, the offline commands, the model-based tests. Routes
+// are claims (routes/routeclaims.go): a hostname the route serves through
+// a listener of an Airlock ListenerSet without a hostname, or a wildcard,
+// must be covered by the route's Namespace's declaration (an error in
+// every mode, LS319) and is judged by the first claim across owners
+// against other owners' listeners and routes on that Gateway
+// (opts.Tenancy's mode, LS320); on update a name the stored route held on
+// the same Gateway is ratcheted, AsStored orders every claim by arrival.
+// Then a warning for each parentRef that names a ListenerSet the scope
+// judges and attaches to none of its listeners, at spec.parentRefs[i].
+// Routes of other implementations' Gateways get nothing (the scope's
+// decision on each parent set). Without opts.Cluster nothing is judged;
+// opts.Routes are the other routes (nil: none is a holder).
+func JudgeRoute(route, oldRoute *gwv1.HTTPRoute, opts Options) *Report {
+	r := &Report{}
+	if opts.Cluster == nil {
+		return r
+	}
+	v := &object.Verdict{}
+	r.Scope.Judge = routes.ValidateRouteClaims(route, oldRoute, routes.ClaimOptions{Cluster: opts.Cluster, Routes: opts.Routes,
+		Scope: opts.Scope, Classes: opts.Classes, Tenancy: opts.Tenancy, AsStored: opts.AsStored}, v)
+	parents := routes.JudgeParents(route, opts.Cluster, opts.Scope, opts.Classes)
+	r.Errors = v.Errs
+	r.Warnings.AddReport(parents)
+	r.Warnings.AddReport(&v.Warnings)
+	return r
 }

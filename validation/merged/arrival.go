@@ -50,6 +50,10 @@ var unknownTo = time.Unix(1<<40, 0)
 // spec.parentRef; no other field of a ListenerSet is named parentRef.
 const parentRefField = `"f:parentRef"`
 
+// parentRefsField is how a managedFields entry owns an HTTPRoute's
+// spec.parentRefs; the quotes keep it from matching parentRef.
+const parentRefsField = `"f:parentRefs"`
+
 // ArrivalOf bounds when ls came to the Gateway its parentRef names, from
 // metadata.generation and metadata.managedFields, whose entries (of the
 // main resource, not status) say which manager owns which fields and when
@@ -68,12 +72,26 @@ const parentRefField = `"f:parentRef"`
 // the Gateway is missing too), so a set parked on the key before the
 // Gateway was created came when it was parked, not with the Gateway.
 func ArrivalOf(ls *gwv1.ListenerSet) Arrival {
-	a := Arrival{From: ls.CreationTimestamp.Time, To: ls.CreationTimestamp.Time}
-	w := parentRefWritten(ls.ManagedFields)
+	return arrivalOf(&ls.ObjectMeta, parentRefField)
+}
+
+// RouteArrivalOf is ArrivalOf for an HTTPRoute: when route came to its
+// Gateways, from its generation, creation and the managedFields entries
+// that own spec.parentRefs (where a route names its parents); routes are
+// claims there (package routes, routeclaims.go).
+func RouteArrivalOf(route *gwv1.HTTPRoute) Arrival {
+	return arrivalOf(&route.ObjectMeta, parentRefsField)
+}
+
+// arrivalOf is ArrivalOf of an object whose parents are the field f
+// (FieldsV1's "f:name") of its spec.
+func arrivalOf(m *metav1.ObjectMeta, f string) Arrival {
+	a := Arrival{From: m.CreationTimestamp.Time, To: m.CreationTimestamp.Time}
+	w := fieldWritten(m.ManagedFields, f)
 	switch {
-	case ls.Generation == 1:
-		// the spec never changed since the set was created: nor did
-		// its parentRef
+	case m.Generation == 1:
+		// the spec never changed since the object was created: nor did
+		// its parents
 	case w.owned && w.alone:
 		a.From, a.To = later(a.From, w.at), later(a.To, w.at)
 	case w.owned:
@@ -84,7 +102,7 @@ func ArrivalOf(ls *gwv1.ListenerSet) Arrival {
 	return a
 }
 
-// written is what managedFields say of spec.parentRef: the time of the
+// written is what managedFields say of a spec field: the time of the
 // latest entry that owns it (owned), whether that entry owns nothing else
 // (alone), and whether the main resource has entries at all (any).
 type written struct {
@@ -92,7 +110,8 @@ type written struct {
 	owned, alone, any bool
 }
 
-func parentRefWritten(entries []metav1.ManagedFieldsEntry) written {
+// fieldWritten is what managedFields say of the spec field f.
+func fieldWritten(entries []metav1.ManagedFieldsEntry, f string) written {
 	var w written
 	for i := range entries {
 		e := &entries[i]
@@ -100,22 +119,27 @@ func parentRefWritten(entries []metav1.ManagedFieldsEntry) written {
 			continue
 		}
 		w.any = true
-		if e.Time == nil || e.FieldsV1 == nil || !strings.Contains(e.FieldsV1.GetRawString(), parentRefField) {
+		if e.Time == nil || e.FieldsV1 == nil {
+			continue
+		}
+		raw := e.FieldsV1.GetRawString()
+		if !strings.Contains(raw, f) {
 			continue
 		}
 		if !w.owned || e.Time.After(w.at) {
-			w.at, w.owned, w.alone = e.Time.Time, true, ownsParentRefAlone(e.FieldsV1.GetRawBytes())
+			w.at, w.owned, w.alone = e.Time.Time, true, ownsAlone([]byte(raw), f)
 		} else if e.Time.Equal(&metav1.Time{Time: w.at}) {
-			w.alone = w.alone && ownsParentRefAlone(e.FieldsV1.GetRawBytes())
+			w.alone = w.alone && ownsAlone([]byte(raw), f)
 		}
 	}
 	return w
 }
 
-// ownsParentRefAlone tells whether a FieldsV1 set holds spec.parentRef
-// and nothing else ("." marks a map's own presence, owned by whoever set
-// any field in it).
-func ownsParentRefAlone(raw []byte) bool {
+// ownsAlone tells whether a FieldsV1 set holds the spec field f and
+// nothing else ("." marks a map's own presence, owned by whoever set any
+// field in it).
+func ownsAlone(raw []byte, f string) bool {
+	key := f[1 : len(f)-1]
 	var top map[string]json.RawMessage
 	if json.Unmarshal(raw, &top) != nil {
 		return false
@@ -125,7 +149,7 @@ func ownsParentRefAlone(raw []byte) bool {
 		return false
 	}
 	for k := range spec {
-		if k != "f:parentRef" && k != "." {
+		if k != key && k != "." {
 			return false
 		}
 	}
@@ -134,10 +158,10 @@ func ownsParentRefAlone(raw []byte) bool {
 
 // lastWritten is the latest time anything of ls's main resource was
 // written: its managedFields' latest entry, or its creation without any.
-func lastWritten(ls *gwv1.ListenerSet) time.Time {
-	t := ls.CreationTimestamp.Time
-	for i := range ls.ManagedFields {
-		if e := &ls.ManagedFields[i]; e.Subresource == "" && e.Time != nil {
+func lastWritten(m *metav1.ObjectMeta) time.Time {
+	t := m.CreationTimestamp.Time
+	for i := range m.ManagedFields {
+		if e := &m.ManagedFields[i]; e.Subresource == "" && e.Time != nil {
 			t = later(t, e.Time.Time)
 		}
 	}
@@ -157,7 +181,13 @@ func later(a, b time.Time) time.Time {
 // precedence puts first by namespace/name came first, as the spec orders
 // sets created in the same second.
 func ArrivedBefore(a, b *gwv1.ListenerSet, aa, ab Arrival) (before, known bool) {
-	names := CompareNamespacedName(a.Namespace, a.Name, b.Namespace, b.Name)
+	return ArrivedBeforeByName(a.Namespace, a.Name, b.Namespace, b.Name, aa, ab)
+}
+
+// ArrivedBeforeByName is ArrivedBefore of any two claimants named by
+// namespace and name (a ListenerSet, an HTTPRoute).
+func ArrivedBeforeByName(ans, aname, bns, bname string, aa, ab Arrival) (before, known bool) {
+	names := CompareNamespacedName(ans, aname, bns, bname)
 	switch {
 	case aa.To.Before(ab.From), aa.To.Equal(ab.From) && names < 0:
 		return true, true
@@ -174,7 +204,7 @@ func ArrivedBefore(a, b *gwv1.ListenerSet, aa, ab Arrival) (before, known bool) 
 // of it is Arriving. A write in the same second as gw's creation counts as
 // judged on it.
 func StoredBefore(old *gwv1.ListenerSet, gw *gwv1.Gateway) bool {
-	return gw != nil && lastWritten(old).Before(gw.CreationTimestamp.Time)
+	return gw != nil && lastWritten(&old.ObjectMeta).Before(gw.CreationTimestamp.Time)
 }
 
 // TrimmedManagedFields are the managedFields entries ArrivalOf and
@@ -182,7 +212,19 @@ func StoredBefore(old *gwv1.ListenerSet, gw *gwv1.Gateway) bool {
 // object's (which can be most of its size), and ArrivalOf and StoredBefore
 // give the same answers from them.
 func TrimmedManagedFields(ls *gwv1.ListenerSet) []metav1.ManagedFieldsEntry {
-	w := parentRefWritten(ls.ManagedFields)
+	return trimmedManagedFields(&ls.ObjectMeta, parentRefField)
+}
+
+// TrimmedRouteManagedFields is TrimmedManagedFields of an HTTPRoute, for
+// RouteArrivalOf.
+func TrimmedRouteManagedFields(route *gwv1.HTTPRoute) []metav1.ManagedFieldsEntry {
+	return trimmedManagedFields(&route.ObjectMeta, parentRefsField)
+}
+
+// trimmedManagedFields keeps of m's managedFields what arrivalOf and
+// lastWritten read of the parents' field f.
+func trimmedManagedFields(m *metav1.ObjectMeta, f string) []metav1.ManagedFieldsEntry {
+	w := fieldWritten(m.ManagedFields, f)
 	if !w.any {
 		return nil
 	}
@@ -191,13 +233,14 @@ func TrimmedManagedFields(ls *gwv1.ListenerSet) []metav1.ManagedFieldsEntry {
 		return metav1.ManagedFieldsEntry{Operation: metav1.ManagedFieldsOperationUpdate, Time: &at,
 			FieldsType: "FieldsV1", FieldsV1: metav1.NewFieldsV1(fields)}
 	}
-	last := lastWritten(ls)
+	last := lastWritten(m)
 	var entries []metav1.ManagedFieldsEntry
 	switch {
 	case w.owned && w.alone:
-		entries = append(entries, entry(w.at, `{"f:spec":{"f:parentRef":{}}}`))
+		entries = append(entries, entry(w.at, `{"f:spec":{`+f+`:{}}}`))
 	case w.owned:
-		entries = append(entries, entry(w.at, `{"f:spec":{"f:listeners":{},"f:parentRef":{}}}`))
+		// another field beside f: not the move alone
+		entries = append(entries, entry(w.at, `{"f:spec":{"f:other":{},`+f+`:{}}}`))
 	}
 	if !w.owned || last.After(w.at) {
 		entries = append(entries, entry(last, `{}`))

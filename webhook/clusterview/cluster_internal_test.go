@@ -155,12 +155,17 @@ func TestRouteIndexIsTheRulesRouteKeys(t *testing.T) {
 	assert.Equal(t, []string{merged.ListenerSetKey("team-a", "ls")}, keys)
 	keys, _ = routeKeys(fullListenerSet())
 	assert.Empty(t, keys)
+	keys, err = routeClaimKeys(out)
+	require.NoError(t, err)
+	assert.Equal(t, merged.RouteClaimKeys(fullRoute()), keys, "the route claims' index")
+	assert.NotEmpty(t, keys)
 }
 
 // TestTransformKeepsOnlyWhatTheRulesRead: every kind keeps its identity
 // (namespace, name, UID, and the resourceVersion the informer needs) and
 // what the rules read, and loses everything else: managedFields (but a
-// ListenerSet's arrival, merged.TrimmedManagedFields), all
+// ListenerSet's and an HTTPRoute's arrival, merged.TrimmedManagedFields,
+// TrimmedRouteManagedFields), all
 // annotations (kubectl's last-applied one holds a Secret's data), labels but
 // a Namespace's, status, and the spec the rules never read. The fixtures set
 // every field, so a part the transform kept by mistake would show.
@@ -182,7 +187,9 @@ func TestTransformKeepsOnlyWhatTheRulesRead(t *testing.T) {
 	wantGateway.CreationTimestamp = gw.CreationTimestamp
 	wantListenerSet := &gwv1.ListenerSet{TypeMeta: ls.TypeMeta, ObjectMeta: id("team-a"), Spec: gwv1.ListenerSetSpec{
 		ParentRef: fullListenerSet().Spec.ParentRef,
-		Listeners: []gwv1.ListenerEntry{{Name: "web", Hostname: hostname, Port: 443, Protocol: gwv1.HTTPSProtocolType}},
+		// allowedRoutes: which routes attach, and claim names (routes are claims)
+		Listeners: []gwv1.ListenerEntry{{Name: "web", Hostname: hostname, Port: 443, Protocol: gwv1.HTTPSProtocolType,
+			AllowedRoutes: fullListenerSet().Spec.Listeners[0].AllowedRoutes}},
 	}}
 	wantListenerSet.CreationTimestamp = ls.CreationTimestamp
 	// when it came to its Gateway, what the first-claim rule orders by
@@ -207,6 +214,9 @@ func TestTransformKeepsOnlyWhatTheRulesRead(t *testing.T) {
 	requireAllSet(t, route.Spec)
 	wantRoute := &gwv1.HTTPRoute{TypeMeta: route.TypeMeta, ObjectMeta: id("team-a"), Spec: gwv1.HTTPRouteSpec{
 		CommonRouteSpec: gwv1.CommonRouteSpec{ParentRefs: fullRoute().Spec.ParentRefs}, Hostnames: fullRoute().Spec.Hostnames}}
+	// when it came to its Gateways: routes are claims there
+	wantRoute.CreationTimestamp = route.CreationTimestamp
+	wantRoute.ManagedFields = merged.TrimmedRouteManagedFields(route)
 	wantGrant := &gwv1.ReferenceGrant{TypeMeta: grant.TypeMeta, ObjectMeta: id("certs"), Spec: fullGrant().Spec}
 	secret := &metav1.PartialObjectMetadata{TypeMeta: metav1.TypeMeta{APIVersion: "v1", Kind: "Secret"}, ObjectMeta: fullMeta("certs")}
 	wantSecret := &metav1.PartialObjectMetadata{TypeMeta: secret.TypeMeta, ObjectMeta: id("certs")}
@@ -232,7 +242,7 @@ func TestTransformKeepsOnlyWhatTheRulesRead(t *testing.T) {
 			got := out.(client.Object)
 			// What is dropped, part by part (the comparison below covers the
 			// rest, down to the last field).
-			if tc.kind != "ListenerSet" {
+			if tc.kind != "ListenerSet" && tc.kind != "HTTPRoute" { // their arrival is kept
 				assert.Empty(t, got.GetManagedFields(), "managedFields")
 			}
 			assert.Empty(t, got.GetAnnotations(), "annotations, all of them")
@@ -260,7 +270,6 @@ func TestTransformKeepsOnlyWhatTheRulesRead(t *testing.T) {
 			case *gwv1.ListenerSet:
 				assert.Zero(t, o.Status, "status")
 				assert.Nil(t, o.Spec.Listeners[0].TLS, "listeners[].tls")
-				assert.Nil(t, o.Spec.Listeners[0].AllowedRoutes, "listeners[].allowedRoutes")
 			}
 			// What is kept, and that it is all there is.
 			assert.Equal(t, tc.want, got)
