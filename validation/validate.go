@@ -78,9 +78,8 @@ type Options struct {
 // Ratcheting keeps only what the stored object held on the same Gateway:
 // an update whose parentRef names another Gateway, or of an object last
 // written before its Gateway was created, is judged as a create, and its
-// hostnames are new claims there (arrives; attaching is claiming). While
-// the Gateway does not exist nothing is ratcheted either, but the set's
-// claims keep their place.
+// hostnames are new claims there (arrives; attaching is claiming); so is
+// an update while the Gateway does not exist.
 //
 // The lists are a bounded report (findings.ErrorReport, findings.WarningReport): the first errors and warnings
 // that fit its budget, each value cut to a readable length, then one entry
@@ -125,13 +124,6 @@ func Judge(newLS, oldLS *gwv1.ListenerSet, opts Options) *Report {
 		oldLS = nil
 	default:
 		how, stored = merged.Staying, object.Defaulted(oldLS)
-		if parentMissing(newLS, opts.Cluster) {
-			// Nothing is grandfathered on a Gateway that is not there:
-			// the stored object may never have been judged (its Gateway
-			// was another implementation's, since deleted), and nothing
-			// it holds is served; its claims keep their order.
-			oldLS = nil
-		}
 	}
 	v := &object.Verdict{Ratchet: object.NewRatchet(object.Defaulted(newLS), object.Defaulted(oldLS)), Added: opts.AddedNames}
 	ls := v.Ratchet.New
@@ -168,10 +160,10 @@ func Judge(newLS, oldLS *gwv1.ListenerSet, opts Options) *Report {
 // the Gateway's creation time): its parentRef names another Gateway than
 // the stored one's (from a missing Gateway, another implementation's,
 // another of Airlock's, or one that did not admit it: whichever, nothing
-// of it was judged on this Gateway), or the stored object was last
-// written before this Gateway was created (parked on it while it was
-// missing, or on a former Gateway of the same name, perhaps another
-// implementation's, whose verdicts do not carry over).
+// of it was judged on this Gateway), the Gateway does not exist, or the
+// stored object was last written before this Gateway was created (parked
+// on it while it was missing, or on a former Gateway of the same name,
+// perhaps another implementation's, whose verdicts do not carry over).
 func arrives(newLS, oldLS *gwv1.ListenerSet, c views.Cluster) bool {
 	newKey, newOK := merged.ParentKey(newLS)
 	oldKey, oldOK := merged.ParentKey(oldLS)
@@ -183,18 +175,11 @@ func arrives(newLS, oldLS *gwv1.ListenerSet, c views.Cluster) bool {
 	}
 	ns, name, _ := object.ParentOf(newLS)
 	gw, known := c.Gateway(ns, name)
-	return known && merged.StoredBefore(oldLS, gw)
-}
-
-// parentMissing tells whether the Gateway ls's parentRef names is known
-// not to exist.
-func parentMissing(ls *gwv1.ListenerSet, c views.Cluster) bool {
-	ns, name, ok := object.ParentOf(ls)
-	if !ok || c == nil {
-		return false
-	}
-	gw, known := c.Gateway(ns, name)
-	return known && gw == nil
+	// A Gateway that does not exist: whether the stored object was ever
+	// judged (parked while it was missing) or not (its Gateway was
+	// another implementation's, since deleted) the objects cannot tell,
+	// and nothing it holds is served; it is judged as it comes.
+	return known && (gw == nil || merged.StoredBefore(oldLS, gw))
 }
 
 // JudgeDelete is the verdict on deleting the stored ListenerSet oldLS: never
