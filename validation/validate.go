@@ -165,15 +165,13 @@ func Judge(newLS, oldLS *gwv1.ListenerSet, opts Options) *Report {
 // on it while it was missing, or on a former Gateway of the same name,
 // perhaps another implementation's, whose verdicts do not carry over).
 func arrives(newLS, oldLS *gwv1.ListenerSet, c views.Cluster) bool {
-	newKey, newOK := merged.ParentKey(newLS)
-	oldKey, oldOK := merged.ParentKey(oldLS)
-	if newKey != oldKey || newOK != oldOK {
+	if !SameGateway(newLS, oldLS) {
 		return true
 	}
-	if c == nil || !newOK {
+	ns, name, ok := object.ParentOf(newLS)
+	if c == nil || !ok {
 		return false
 	}
-	ns, name, _ := object.ParentOf(newLS)
 	gw, known := c.Gateway(ns, name)
 	// A Gateway that does not exist: whether the stored object was ever
 	// judged (parked while it was missing) or not (its Gateway was
@@ -230,4 +228,13 @@ func JudgeRoute(route, oldRoute *gwv1.HTTPRoute, opts Options) *Report {
 	r.Warnings.AddReport(parents)
 	r.Warnings.AddReport(&v.Warnings)
 	return r
+}
+
+// SameGateway tells whether two versions of a ListenerSet name the same
+// Gateway in their parentRef (or both none): an update that does not is a
+// move, judged as a create (attaching is claiming).
+func SameGateway(a, b *gwv1.ListenerSet) bool {
+	aKey, aOK := merged.ParentKey(a)
+	bKey, bOK := merged.ParentKey(b)
+	return aKey == bKey && aOK == bOK
 }

@@ -72,6 +72,13 @@ type Options struct {
 	// (the listeners command's -f, which lists what kubectl get printed):
 	// each set keeps its manifest's creationTimestamp.
 	KeepCreationTimestamps bool
+	// ReplacementsAsStored judges an input set that replaces a stored one
+	// on the same Gateway as the audit judges the stored one (nothing
+	// ratcheted, its claims in the order the sets came: validation's
+	// AsStored), not as the update of it, so that its findings compare
+	// with the stored one's (validate --against); one the input moves to
+	// another Gateway is a create there, as the webhook judges it.
+	ReplacementsAsStored bool
 }
 
 // namespace is the namespace of an input object without one.

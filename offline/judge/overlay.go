@@ -60,7 +60,9 @@ func storedRivals(stored []*gwv1.ListenerSet, views []apiserverView) []*gwv1.Lis
 		}
 		k := read.Name(view.ls.Namespace, view.ls.Name)
 		if old, ok := byName[k]; ok {
-			view.ls.CreationTimestamp = old.CreationTimestamp
+			// kube-apiserver keeps the stored metadata on update: when
+			// the set came to its Gateway (validation's arrival) too
+			view.ls.CreationTimestamp, view.ls.ManagedFields, view.ls.Generation = old.CreationTimestamp, old.ManagedFields, old.Generation
 			view.old = old
 			delete(byName, k)
 		}

@@ -100,7 +100,11 @@ func (v *Verdict) judge(o *read.Object, view apiserverView, opts Options) Result
 	res.Warnings = append(slices.Clone(o.Warnings), view.warnings...)
 	webhook := &findings.ErrorReport{}
 	if view.ls != nil {
-		r := validation.Judge(view.ls, view.old, webhookOptions(&v.Objects, opts))
+		o, old := webhookOptions(&v.Objects, opts), view.old
+		if opts.ReplacementsAsStored && old != nil {
+			o.AsStored, old = validation.SameGateway(view.ls, old), nil
+		}
+		r := validation.Judge(view.ls, old, o)
 		res.Warnings = append(res.Warnings, validationWarnings(r.Warnings.List())...)
 		webhook = &r.Errors
 		res.Scope = notJudged(r.Scope)
