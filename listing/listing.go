@@ -15,6 +15,7 @@ import (
 	"github.com/airlock/listenerset-webhook/reported"
 	"github.com/airlock/listenerset-webhook/validation/merged"
 	"github.com/airlock/listenerset-webhook/validation/object"
+	"github.com/airlock/listenerset-webhook/validation/routes"
 )
 
 // Listing is the listeners command's result: the -o json document.
@@ -80,6 +81,12 @@ type Listener struct {
 	// hostname overlaps this one's: this one keeps the name. null when none.
 	HeldBy       *Claim `json:"heldBy"`
 	OverlappedBy *Claim `json:"overlappedBy"`
+	// RouteClaims are the names the HTTPRoutes attached through this
+	// listener (a listener without a hostname, or a wildcard) claim on the
+	// Gateway that another owner's listener or route holds first (routes
+	// are claims: LS320), each "HTTPRoute namespace/name: " and the
+	// finding; absent when none.
+	RouteClaims []string `json:"routeClaims,omitempty"`
 	// Reported is what the stored status says of the listener (the
 	// ListenerSet's status.listeners and conditions, the Gateway's for its
 	// own listeners); null when the input has no status to compare
@@ -234,6 +241,7 @@ func airlocks(s merged.Scope, gw *gwv1.Gateway, o *merged.Objects) (reason strin
 func rowsOf(gw *gwv1.Gateway, sets []*gwv1.ListenerSet, refused map[*gwv1.ListenerSet][]judge.FieldError, o *merged.Objects, t merged.Tenancy, withStatus bool) []Listener {
 	predicted := reported.Predict(gw, sets, func(ls *gwv1.ListenerSet) bool { return refused[ls] != nil }, o, &t)
 	rows := make([]Listener, len(predicted))
+	held := routeClaims{o: o, opts: routes.ClaimOptions{Cluster: o, Routes: o, Classes: o, Tenancy: t}}
 	for i := range predicted {
 		p := &predicted[i]
 		if errs := refused[p.Set]; p.Set != nil && errs != nil {
@@ -245,6 +253,9 @@ func rowsOf(gw *gwv1.Gateway, sets []*gwv1.ListenerSet, refused map[*gwv1.Listen
 			rows[i] = listenerOf(p.MergedListener)
 		}
 		rows[i].Precedence, rows[i].AttachedRoutes, rows[i].Routes = p.Precedence, p.AttachedRoutes, p.Routes
+		if p.Set != nil && len(p.Routes) > 0 {
+			rows[i].RouteClaims = held.of(p.Set, p.Listener, p.Routes)
+		}
 		if withStatus {
 			r := reported.OfGateway(gw, p.Listener)
 			if p.Set != nil {
@@ -258,6 +269,47 @@ func rowsOf(gw *gwv1.Gateway, sets []*gwv1.ListenerSet, refused map[*gwv1.Listen
 		}
 	}
 	return rows
+}
+
+// routeClaims finds the names routes claim through a listener that
+// another owner holds first (routes.StoredClaimsHeld), each route judged
+// once however many listeners it attaches to.
+type routeClaims struct {
+	o      *merged.Objects
+	opts   routes.ClaimOptions
+	byName map[string]*gwv1.HTTPRoute
+	held   map[*gwv1.HTTPRoute][]routes.HeldClaim
+}
+
+// of are the findings of the routes named ("namespace/name") attached
+// through listener of ls.
+func (r *routeClaims) of(ls *gwv1.ListenerSet, listener gwv1.SectionName, names []string) []string {
+	if r.byName == nil {
+		r.byName, r.held = map[string]*gwv1.HTTPRoute{}, map[*gwv1.HTTPRoute][]routes.HeldClaim{}
+		for _, route := range r.o.Routes {
+			if k := route.Namespace + "/" + route.Name; r.byName[k] == nil {
+				r.byName[k] = route
+			}
+		}
+	}
+	var out []string
+	for _, name := range names {
+		route := r.byName[name]
+		if route == nil {
+			continue
+		}
+		hs, ok := r.held[route]
+		if !ok {
+			hs = routes.StoredClaimsHeld(route, r.opts)
+			r.held[route] = hs
+		}
+		for _, h := range hs {
+			if h.Claim.Set.Namespace == ls.Namespace && h.Claim.Set.Name == ls.Name && h.Claim.Listener == listener {
+				out = append(out, "HTTPRoute "+name+": "+h.Detail)
+			}
+		}
+	}
+	return out
 }
 
 // unattached are the sets of o whose parentRef names no Gateway of o (only

@@ -29,7 +29,7 @@ import (
 // declaration is Invalid, as validate finds it), and the listing shows
 // each listener's owner and claims by it.
 func FromManifests(paths []string, stdin io.Reader, added object.AddedNames, scope merged.Scope, tenancy merged.Tenancy) (*Input, []read.InputError) {
-	v := judge.Run(read.Paths(paths, stdin), judge.Options{AddedNames: added, Scope: scope, Tenancy: tenancy})
+	v := judge.Run(read.Paths(paths, stdin), judge.Options{AddedNames: added, Scope: scope, Tenancy: tenancy, KeepCreationTimestamps: true})
 	o := v.Objects
 	in := &Input{Scope: scope, Tenancy: tenancy, Objects: &merged.Objects{Gateways: o.Gateways, Classes: o.Classes, Namespaces: o.Namespaces,
 		Grants: o.Grants, Secrets: o.Secrets, Routes: o.Routes, Sets: []*gwv1.ListenerSet{}}}

@@ -49,7 +49,7 @@ func Write(w io.Writer, l *Listing, f Format) error {
 	// CLAIM, the other owner a listener's hostname overlaps, only where
 	// there is one.
 	claims := slices.ContainsFunc(l.Gateways, func(g Gateway) bool {
-		return slices.ContainsFunc(g.Listeners, func(r Listener) bool { return r.HeldBy != nil || r.OverlappedBy != nil })
+		return slices.ContainsFunc(g.Listeners, func(r Listener) bool { return r.HeldBy != nil || r.OverlappedBy != nil || len(r.RouteClaims) > 0 })
 	})
 	if claims {
 		header = append(header, "CLAIM")
@@ -142,6 +142,7 @@ func claimCell(r Listener) string {
 	if c := r.OverlappedBy; c != nil {
 		parts = append(parts, fmt.Sprintf("holds against %s (%s, %s)", c.Owner.String(), c.Listener, c.Hostname))
 	}
+	parts = append(parts, r.RouteClaims...)
 	return cell(strings.Join(parts, "; "))
 }
 

@@ -164,7 +164,8 @@ func TestCRDFlag(t *testing.T) {
 
 // TestStrictPrecedence: under --strict a ListenerSet the server would deny
 // is never stored, so it is no rival for the sets after it in precedence
-// order (creation time first, then namespace/name); results stay in input
+// order (creation time first, then namespace/name: every set of the input
+// is a create, created now, so namespace/name); results stay in input
 // order.
 func TestStrictPrecedence(t *testing.T) {
 	const input = `apiVersion: gateway.networking.k8s.io/v1
@@ -175,19 +176,19 @@ spec:
   allowedListeners: {namespaces: {from: Same}}
   listeners: [{name: http, port: 80, protocol: HTTP}]
 ---
-# newer (no creationTimestamp), but first in the input and first by name
+# first in the input, second by name
 apiVersion: gateway.networking.k8s.io/v1
 kind: ListenerSet
-metadata: {name: a-new, namespace: ns}
+metadata: {name: z-new, namespace: ns}
 spec:
   parentRef: {name: gw}
   listeners: [{name: web, port: 8080, protocol: HTTP, hostname: shop.example.com}]
 ---
-# older: takes 8080 first, but its second listener conflicts with the
-# Gateway's port 80, which --strict denies
+# first by name: takes 8080 first, but its second listener conflicts with
+# the Gateway's port 80, which --strict denies
 apiVersion: gateway.networking.k8s.io/v1
 kind: ListenerSet
-metadata: {name: z-old, namespace: ns, creationTimestamp: "2020-01-01T00:00:00Z"}
+metadata: {name: a-old, namespace: ns}
 spec:
   parentRef: {name: gw}
   listeners:
@@ -202,17 +203,17 @@ spec:
 		return out
 	}
 	lenient := checkWith(t, input, offline.Options{})
-	require.Equal(t, []string{"a-new", "z-old"}, names(lenient), "input order")
+	require.Equal(t, []string{"z-new", "a-old"}, names(lenient), "input order")
 	assert.True(t, lenient.Results[0].Valid)
 	assert.True(t, lenient.Results[1].Valid)
-	assert.True(t, hasWarning(lenient.Results[0], "ns/z-old listener web"),
-		"without --strict z-old is stored, and a-new's listener loses to it: %+v", lenient.Results[0].Warnings)
+	assert.True(t, hasWarning(lenient.Results[0], "ns/a-old listener web"),
+		"without --strict a-old is stored, and z-new's listener loses to it: %+v", lenient.Results[0].Warnings)
 
 	strict := checkWith(t, input, offline.Options{Judge: judge.Options{Strict: true}})
-	require.Equal(t, []string{"a-new", "z-old"}, names(strict), "input order")
-	assert.False(t, strict.Results[1].Valid, "z-old conflicts with the Gateway's listener")
-	assert.True(t, strict.Results[0].Valid, "z-old is denied, so a-new has no rival: %+v", strict.Results[0].Errors)
-	assert.False(t, hasWarning(strict.Results[0], "z-old"), "%+v", strict.Results[0].Warnings)
+	require.Equal(t, []string{"z-new", "a-old"}, names(strict), "input order")
+	assert.False(t, strict.Results[1].Valid, "a-old conflicts with the Gateway's listener")
+	assert.True(t, strict.Results[0].Valid, "a-old is denied, so z-new has no rival: %+v", strict.Results[0].Errors)
+	assert.False(t, hasWarning(strict.Results[0], "a-old"), "%+v", strict.Results[0].Warnings)
 }
 
 func hasWarning(r judge.Result, s string) bool {

@@ -239,7 +239,12 @@ func build() (celPolicy, error) {
 	add("idx", chunked(func(lo, hi int) string {
 		return indexRange(lo, hi) + `.filter(i, i < size(variables.listeners))`
 	}))
-	add("update", `request.operation == "UPDATE" && oldObject != null`)
+	// an update ratchets only on the Gateway the stored object was on
+	// (validation's arrives): one whose parentRef names another Gateway
+	// is judged as a create; the Gateway's key as object.ParentOf makes it
+	add("update", `request.operation == "UPDATE" && oldObject != null && `+
+		gatewayKey(`variables.parentRef`, `object`)+` == `+
+		gatewayKey(`(has(oldObject.spec) && has(oldObject.spec.parentRef) ? oldObject.spec.parentRef : {})`, `oldObject`))
 	add("stored", `variables.update && has(oldObject.spec) && has(oldObject.spec.listeners) ? oldObject.spec.listeners : []`)
 	add("storedParentRef", `variables.update && has(oldObject.spec) && has(oldObject.spec.parentRef) ? oldObject.spec.parentRef : {}`)
 	add("owner", `(has(object.metadata.namespace) && object.metadata.namespace != "" ? object.metadata.namespace + "/" : "") + `+
@@ -805,4 +810,14 @@ const MaxRouteKinds = 8
 func indexed(x, v, body string, n int) string {
 	return fill(`(size({x}) == 0 ? [] : {idx}.filter({v}, {v} < size({x})).map({v}, {body}))`,
 		"idx", indexList(n), "x", x, "v", v, "body", body)
+}
+
+// gatewayKey is the CEL of the key of the Gateway a parentRef ref of the
+// ListenerSet obj names, "" when it names none: "namespace/name" as
+// validation's ParentKey makes it (an unset or empty namespace is the
+// set's own; a group or kind other than Gateway's, or no name, names none).
+func gatewayKey(ref, obj string) string {
+	return fill(`[{r}].map(r, (!has(r.group) || r.group == {group}) && (!has(r.kind) || r.kind == {kind}) && has(r.name) && r.name != "" ? `+
+		`(has(r.namespace) && r.namespace != "" ? r.namespace : (has({o}.metadata.namespace) ? {o}.metadata.namespace : "")) + "/" + r.name : "")[0]`,
+		"r", ref, "o", obj, "group", lit(gwv1.GroupName), "kind", lit(string(defaults.GatewayKind)))
 }

@@ -10,6 +10,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 	admissionregistrationv1 "k8s.io/api/admissionregistration/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/util/validation/field"
 	utilversion "k8s.io/apimachinery/pkg/util/version"
 	celconfig "k8s.io/apiserver/pkg/apis/cel"
@@ -19,6 +20,7 @@ import (
 	"github.com/airlock/listenerset-webhook/policy"
 	"github.com/airlock/listenerset-webhook/policy/policytest"
 	"github.com/airlock/listenerset-webhook/validation"
+	"github.com/airlock/listenerset-webhook/validation/merged"
 	"github.com/airlock/listenerset-webhook/validation/validationtest"
 )
 
@@ -263,4 +265,68 @@ func TestScopeObjects(t *testing.T) {
 		}
 	}
 	assert.Empty(t, policy.ValidateGateways([]string{"infra/airlock.example", "team-a/*"}, field.NewPath("x")))
+}
+
+// TestScopeMovesSameVerdict: the moves of a hostile tenant's story, judged
+// by the policy scoped to Airlock's Gateways (--gateways) and by validation
+// with the scope reading Gateways and classes as the webhook does: a set in
+// a Namespace that declares *.c.example.com, with a hostname outside it,
+// stored on a Gateway of another implementation (the decoy), on a missing
+// one, on another of Airlock's or on the shared one, and moved to the
+// shared one. Only a set already on the shared Gateway keeps its hostname
+// (ratcheted); every move is a create there, in both engines, whether the
+// decoy still exists or not.
+func TestScopeMovesSameVerdict(t *testing.T) {
+	ns := validationtest.Declaration{Namespace: "team-c", Declared: true, Value: "*.c.example.com"}
+	set := func(gwNamespace, gw string, hostnames ...string) *gwv1.ListenerSet {
+		ls := &gwv1.ListenerSet{TypeMeta: metav1.TypeMeta{APIVersion: gwv1.GroupVersion.String(), Kind: "ListenerSet"},
+			ObjectMeta: metav1.ObjectMeta{Namespace: "team-c", Name: "c"},
+			Spec:       gwv1.ListenerSetSpec{ParentRef: gwv1.ParentGatewayReference{Name: gwv1.ObjectName(gw), Namespace: ptr.To(gwv1.Namespace(gwNamespace))}}}
+		for i, h := range hostnames {
+			ls.Spec.Listeners = append(ls.Spec.Listeners, gwv1.ListenerEntry{Name: gwv1.SectionName(fmt.Sprintf("l%d", i)),
+				Port: gwv1.PortNumber(8080 + i), Protocol: gwv1.HTTPProtocolType, Hostname: ptr.To(gwv1.Hostname(h))})
+		}
+		return ls
+	}
+	gateway := func(namespace, name, class string) *gwv1.Gateway {
+		return &gwv1.Gateway{ObjectMeta: metav1.ObjectMeta{Namespace: namespace, Name: name}, Spec: gwv1.GatewaySpec{GatewayClassName: gwv1.ObjectName(class)}}
+	}
+	classes := []*gwv1.GatewayClass{
+		{ObjectMeta: metav1.ObjectMeta{Name: "airlock"}, Spec: gwv1.GatewayClassSpec{ControllerName: merged.AirlockControllerName}},
+		{ObjectMeta: metav1.ObjectMeta{Name: "other"}, Spec: gwv1.GatewayClassSpec{ControllerName: "example.com/other"}},
+	}
+	e, err := compileScoped([]string{"infra/shared", "infra/second"})
+	require.NoError(t, err)
+	const outside, inside = "login.z2.example.com", "x.c.example.com"
+	for _, tc := range []struct {
+		name     string
+		old      *gwv1.ListenerSet
+		gateways []*gwv1.Gateway
+		denied   bool
+	}{
+		{"stays on the shared Gateway: ratcheted", set("infra", "shared", outside), nil, false},
+		{"from the decoy, which exists", set("team-c", "decoy", outside), []*gwv1.Gateway{gateway("team-c", "decoy", "other")}, true},
+		{"from the decoy, deleted", set("team-c", "decoy", outside), nil, true},
+		{"from a missing Gateway", set("infra", "next", outside), nil, true},
+		{"from another of Airlock's Gateways", set("infra", "second", outside), []*gwv1.Gateway{gateway("infra", "second", "airlock")}, true},
+		{"from the decoy, within the declaration", set("team-c", "decoy", inside), []*gwv1.Gateway{gateway("team-c", "decoy", "other")}, false},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			newLS := set("infra", "shared", outside)
+			if tc.name == "from the decoy, within the declaration" {
+				newLS = set("infra", "shared", inside)
+			}
+			cluster := ns.Cluster()
+			cluster.Gateways = append([]*gwv1.Gateway{gateway("infra", "shared", "airlock")}, tc.gateways...)
+			cluster.Classes = classes
+			r := validation.Judge(newLS, tc.old, validation.Options{Cluster: cluster, Classes: cluster,
+				Scope: merged.Scope{ControllerNames: []gwv1.GatewayController{merged.AirlockControllerName}}})
+			goDenied := r.Errors.Total() > 0
+			obj, old := crdDefaulted(t, newLS), crdDefaulted(t, tc.old)
+			got := e.EvaluateIn(namespaceOf(ns), obj, old, 0)
+			require.False(t, got.Error, "policy error: %s", got.Message)
+			assert.Equal(t, tc.denied, goDenied, "validation: %v", r.Errors.List())
+			assert.Equal(t, tc.denied, !got.Allowed, "policy: %s", got.Message)
+		})
+	}
 }

@@ -38,3 +38,22 @@ func listenerSets() admissionregistrationv1.Rule {
 		Scope:       ptr.To(admissionregistrationv1.NamespacedScope),
 	}
 }
+
+// RouteResource is the resource the HTTPRoute webhook judges: routes are
+// claims on the names of Airlock's listeners.
+const RouteResource = "httproutes"
+
+// RouteRule is the HTTPRoute webhook's rule: creates and updates of
+// gateway.networking.k8s.io/v1 httproutes (the main resource: a
+// controller's status writes are never judged).
+func RouteRule() admissionregistrationv1.RuleWithOperations {
+	return admissionregistrationv1.RuleWithOperations{
+		Operations: []admissionregistrationv1.OperationType{admissionregistrationv1.Create, admissionregistrationv1.Update},
+		Rule: admissionregistrationv1.Rule{
+			APIGroups:   []string{gwv1.GroupName},
+			APIVersions: []string{gwv1.GroupVersion.Version},
+			Resources:   []string{RouteResource},
+			Scope:       ptr.To(admissionregistrationv1.NamespacedScope),
+		},
+	}
+}

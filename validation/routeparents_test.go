@@ -43,7 +43,7 @@ func TestJudgeRoute(t *testing.T) {
 		ref("foreign", "www"), // another implementation's set
 	}
 	scope := merged.Scope{ControllerNames: []gwv1.GatewayController{merged.AirlockControllerName}}
-	got := codedWarnings(t, JudgeRoute(r, c, Options{Scope: scope, Classes: c}).List()).Strings()
+	got := codedWarnings(t, JudgeRoute(r, nil, Options{Cluster: c, Scope: scope, Classes: c}).Warnings.List()).Strings()
 	assert.Equal(t, []string{
 		`spec.parentRefs[0]: attaches to no listener of ListenerSet team-a/ls: no listener named "www" (NoMatchingParent)`,
 		`spec.parentRefs[1]: ListenerSet team-a/gone not found (NoMatchingParent)`,
@@ -54,9 +54,9 @@ func TestJudgeRoute(t *testing.T) {
 	same.Spec.ParentRefs = []gwv1.ParentReference{ref("ls", "web"), ref("ls", "")}
 	assert.Equal(t, []string{
 		`spec.parentRefs[0]: attaches to no listener of ListenerSet team-a/ls: no hostname of the route intersects hostname shop.example.com of listener "web" (NoMatchingListenerHostname)`,
-	}, codedWarnings(t, JudgeRoute(same, c, Options{}).List()).Strings(), "the whole set attaches by api")
+	}, codedWarnings(t, JudgeRoute(same, nil, Options{Cluster: c}).Warnings.List()).Strings(), "the whole set attaches by api")
 
 	admit := merged.Scope{ControllerNames: scope.ControllerNames, Unknown: merged.UnknownAdmit}
-	assert.Len(t, JudgeRoute(r, c, Options{Scope: admit, Classes: c}).List(), 2, "a missing set is an unknown parent: admitted")
-	assert.Empty(t, JudgeRoute(r, &merged.Objects{}, Options{}).List(), "ListenerSets unknown: nothing")
+	assert.Len(t, JudgeRoute(r, nil, Options{Cluster: c, Scope: admit, Classes: c}).Warnings.List(), 2, "a missing set is an unknown parent: admitted")
+	assert.Empty(t, JudgeRoute(r, nil, Options{Cluster: &merged.Objects{}}).Warnings.List(), "ListenerSets unknown: nothing")
 }

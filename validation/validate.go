@@ -1,8 +1,6 @@
 package validation
 
 import (
-	"reflect"
-
 	"k8s.io/apimachinery/pkg/util/validation/field"
 	gwv1 "sigs.k8s.io/gateway-api/apis/v1"
 
@@ -39,6 +37,11 @@ type Options struct {
 	// Tenancy says who owns the listeners and how claims across owners
 	// are judged (tenancy.go); its rules need the Cluster.
 	Tenancy merged.Tenancy
+	// AsStored judges a ListenerSet as it is stored (the audit), not as a
+	// request: nothing is ratcheted, as on a create, but its hostnames
+	// are ordered against other owners' by when each set came to the
+	// Gateway (merged.ArrivalOf), not claimed anew.
+	AsStored bool
 }
 
 // Validate is the verdict on a ListenerSet: every reason Airlock
@@ -72,6 +75,12 @@ type Options struct {
 // around it; changing the invalid value (or a value its error involves),
 // or renaming its listener, is judged in full.
 //
+// Ratcheting keeps only what the stored object held on the same Gateway:
+// an update whose parentRef names another Gateway, or of an object last
+// written before its Gateway was created, is judged as a create, and its
+// hostnames are new claims there (arrives; attaching is claiming); so is
+// an update while the Gateway does not exist.
+//
 // The lists are a bounded report (findings.ErrorReport, findings.WarningReport): the first errors and warnings
 // that fit its budget, each value cut to a readable length, then one entry
 // that says how many more there were. Judge gives the same report with its
@@ -102,11 +111,19 @@ func Judge(newLS, oldLS *gwv1.ListenerSet, opts Options) *Report {
 		}
 		return r
 	}
-	if oldLS != nil && storedScope(d, newLS, oldLS, opts) == merged.OutcomeOther {
-		// The stored object was another implementation's, never judged by
-		// these rules: nothing of it is grandfathered, and the update
-		// that brings it to Airlock is judged as a create.
+	how, stored := merged.Arriving, (*gwv1.ListenerSet)(nil)
+	switch {
+	case oldLS == nil:
+		if opts.AsStored {
+			how = merged.AsStored
+		}
+	case arrives(newLS, oldLS, opts.Cluster):
+		// Attaching is claiming: nothing the stored object held
+		// elsewhere, or before this Gateway existed, is grandfathered
+		// here; the update is judged as a create.
 		oldLS = nil
+	default:
+		how, stored = merged.Staying, object.Defaulted(oldLS)
 	}
 	v := &object.Verdict{Ratchet: object.NewRatchet(object.Defaulted(newLS), object.Defaulted(oldLS)), Added: opts.AddedNames}
 	ls := v.Ratchet.New
@@ -117,7 +134,10 @@ func Judge(newLS, oldLS *gwv1.ListenerSet, opts Options) *Report {
 		// class the scope's decision read (with the scope off, the one
 		// the view has), warnings only.
 		merged.WarnClass(d.Class, &v.Warnings)
-		merged.ValidateInCluster(ls, opts.Cluster, opts.Strict, opts.Tenancy, v)
+		merged.ValidateInCluster(ls, opts.Cluster, opts.Strict, opts.Tenancy, how, stored, v)
+		// The first claim sees the names routes hold too.
+		routes.WarnListenerClaimsOnRoutes(ls, routes.ClaimOptions{Cluster: opts.Cluster, Routes: opts.Routes, Scope: opts.Scope,
+			Classes: opts.Classes, Tenancy: opts.Tenancy}, how, stored, v)
 		v.EndPhase()
 		// Warnings only, whatever the mode: a detached route is the
 		// route owner's to fix, and the change may be meant.
@@ -135,14 +155,29 @@ func Judge(newLS, oldLS *gwv1.ListenerSet, opts Options) *Report {
 	return &Report{Errors: v.Errs, Warnings: v.Warnings, Scope: d}
 }
 
-// storedScope is the scope's outcome for the stored object: the new
-// object's decision d when the parentRef is unchanged (same Gateway, same
-// class), so that an update reads the Gateway and its class once.
-func storedScope(d merged.Decision, newLS, oldLS *gwv1.ListenerSet, opts Options) merged.Outcome {
-	if reflect.DeepEqual(newLS.Spec.ParentRef, oldLS.Spec.ParentRef) && oldLS.Namespace == newLS.Namespace {
-		return d.Outcome
+// arrives tells whether the update of oldLS to newLS makes the set its
+// Gateway's anew, decided from the two objects (and, for the last case,
+// the Gateway's creation time): its parentRef names another Gateway than
+// the stored one's (from a missing Gateway, another implementation's,
+// another of Airlock's, or one that did not admit it: whichever, nothing
+// of it was judged on this Gateway), the Gateway does not exist, or the
+// stored object was last written before this Gateway was created (parked
+// on it while it was missing, or on a former Gateway of the same name,
+// perhaps another implementation's, whose verdicts do not carry over).
+func arrives(newLS, oldLS *gwv1.ListenerSet, c views.Cluster) bool {
+	if !SameGateway(newLS, oldLS) {
+		return true
 	}
-	return opts.Scope.Decide(oldLS, opts.Classes).Outcome
+	ns, name, ok := object.ParentOf(newLS)
+	if c == nil || !ok {
+		return false
+	}
+	gw, known := c.Gateway(ns, name)
+	// A Gateway that does not exist: whether the stored object was ever
+	// judged (parked while it was missing) or not (its Gateway was
+	// another implementation's, since deleted) the objects cannot tell,
+	// and nothing it holds is served; it is judged as it comes.
+	return known && (gw == nil || merged.StoredBefore(oldLS, gw))
 }
 
 // JudgeDelete is the verdict on deleting the stored ListenerSet oldLS: never
@@ -165,9 +200,41 @@ func JudgeDelete(oldLS *gwv1.ListenerSet, opts Options) *Report {
 	return r
 }
 
-// JudgeRoute gives a warning for each parentRef of route that names a
-// ListenerSet the scope judges and attaches to none of its listeners, at
-// spec.parentRefs[i]. The report is bounded as every report is.
-func JudgeRoute(route *gwv1.HTTPRoute, c views.RouteParents, opts Options) *findings.WarningReport {
-	return routes.JudgeParents(route, c, opts.Scope, opts.Classes)
+// JudgeRoute is the verdict on an HTTPRoute (oldRoute: the stored one on
+// update, nil on create), the one every engine gives: the webhook's
+// HTTPRoute handler, the offline commands, the model-based tests. Routes
+// are claims (routes/routeclaims.go): a hostname the route serves through
+// a listener of an Airlock ListenerSet without a hostname, or a wildcard,
+// must be covered by the route's Namespace's declaration (an error in
+// every mode, LS319) and is judged by the first claim across owners
+// against other owners' listeners and routes on that Gateway
+// (opts.Tenancy's mode, LS320); on update a name the stored route held on
+// the same Gateway is ratcheted, AsStored orders every claim by arrival.
+// Then a warning for each parentRef that names a ListenerSet the scope
+// judges and attaches to none of its listeners, at spec.parentRefs[i].
+// Routes of other implementations' Gateways get nothing (the scope's
+// decision on each parent set). Without opts.Cluster nothing is judged;
+// opts.Routes are the other routes (nil: none is a holder).
+func JudgeRoute(route, oldRoute *gwv1.HTTPRoute, opts Options) *Report {
+	r := &Report{}
+	if opts.Cluster == nil {
+		return r
+	}
+	v := &object.Verdict{}
+	r.Scope.Judge = routes.ValidateRouteClaims(route, oldRoute, routes.ClaimOptions{Cluster: opts.Cluster, Routes: opts.Routes,
+		Scope: opts.Scope, Classes: opts.Classes, Tenancy: opts.Tenancy, AsStored: opts.AsStored}, v)
+	parents := routes.JudgeParents(route, opts.Cluster, opts.Scope, opts.Classes)
+	r.Errors = v.Errs
+	r.Warnings.AddReport(parents)
+	r.Warnings.AddReport(&v.Warnings)
+	return r
+}
+
+// SameGateway tells whether two versions of a ListenerSet name the same
+// Gateway in their parentRef (or both none): an update that does not is a
+// move, judged as a create (attaching is claiming).
+func SameGateway(a, b *gwv1.ListenerSet) bool {
+	aKey, aOK := merged.ParentKey(a)
+	bKey, bOK := merged.ParentKey(b)
+	return aKey == bKey && aOK == bOK
 }

@@ -22,7 +22,16 @@ import (
 )
 
 func TestMain(m *testing.M) {
+	// validate reads the kubeconfig's namespace as kubectl does: the tests
+	// see none, whatever the machine's (a missing file is an empty config),
+	// unless a test sets its own.
+	dir, err := os.MkdirTemp("", "kubectl-listenerset-test")
+	if err != nil {
+		panic(err)
+	}
+	os.Setenv("KUBECONFIG", filepath.Join(dir, "none"))
 	code := m.Run()
+	os.RemoveAll(dir)
 	testproc.RemoveBinaries()
 	os.Exit(code)
 }

@@ -6,15 +6,19 @@ import (
 	"strings"
 
 	"github.com/spf13/cobra"
+	"k8s.io/apimachinery/pkg/util/validation"
+	"k8s.io/client-go/tools/clientcmd"
 
 	"github.com/airlock/listenerset-webhook/cmd/internal/flags"
 	"github.com/airlock/listenerset-webhook/listing"
 	"github.com/airlock/listenerset-webhook/offline"
+	"github.com/airlock/listenerset-webhook/offline/crdcheck"
 	"github.com/airlock/listenerset-webhook/offline/judge"
 	"github.com/airlock/listenerset-webhook/offline/live"
 	"github.com/airlock/listenerset-webhook/offline/report"
 	"github.com/airlock/listenerset-webhook/validation/merged"
 	"github.com/airlock/listenerset-webhook/validation/object"
+	"github.com/airlock/listenerset-webhook/why"
 )
 
 // manifestExtensions are what a directory PATH is searched for, and what
@@ -25,6 +29,7 @@ func newValidate(code *int) *cobra.Command {
 	var (
 		paths, crds                                   []string
 		format, unknownField, kubeconfig, kubeContext string
+		namespace                                     string
 		strict, anyError                              bool
 		added                                         object.AddedNames
 	)
@@ -77,10 +82,16 @@ unparsable, the cluster not listable, or a bad command line.`,
 			if !slices.Contains(judge.UnknownFieldsModes, judge.UnknownFields(unknownField)) {
 				return fmt.Errorf("--unknown-fields %q: must be error, warn or ignore", unknownField)
 			}
+			ns, err := manifestNamespace(namespace, kubeconfig, kubeContext)
+			if err != nil {
+				fmt.Fprintf(cmd.ErrOrStderr(), "error: %v\n", err)
+				*code = report.ExitInputError
+				return nil
+			}
 			opts := offline.Options{
 				Format: report.Format(format), Stdin: cmd.InOrStdin(), Stdout: cmd.OutOrStdout(), Stderr: cmd.ErrOrStderr(),
 				Judge: judge.Options{Strict: strict, CRDs: crds, UnknownFields: judge.UnknownFields(unknownField), AddedNames: added,
-					Scope: scope.Scope(), Tenancy: *tenancy},
+					Scope: scope.Scope(), Tenancy: *tenancy, Namespace: ns},
 				AnyError: anyError,
 			}
 			if kubeconfig == "" {
@@ -104,6 +115,7 @@ unparsable, the cluster not listable, or a bad command line.`,
 		" (junit: a testsuite per file; sarif: SARIF 2.1.0 for code scanning; github: Actions workflow commands)")
 	strictFlag(cmd, &strict)
 	kubeconfigFlags(cmd, &kubeconfig, &kubeContext, "judge the files against the live cluster this kubeconfig reaches (read-only), marking findings introduced, unchanged or fixed")
+	f.StringVarP(&namespace, "namespace", "n", "", "the namespace of the objects without one, as kubectl apply -n (default: the kubeconfig context's, else default)")
 	f.BoolVar(&anyError, "any-error", false, "with --kubeconfig: exit 1 for any error, not only for introduced ones")
 	f.StringSliceVar(&crds, "crd", nil, "file or directory with the ListenerSet CRD to apply (the cluster's own, e.g. Gateway API v1.7.0 standard or experimental) instead of the embedded v1.6.3 standard one; repeatable")
 	f.StringVar(&unknownField, "unknown-fields", string(judge.UnknownFieldsError),
@@ -115,6 +127,27 @@ unparsable, the cluster not listable, or a bad command line.`,
 	completeValues(cmd, "output", report.Formats)
 	completeValues(cmd, "unknown-fields", judge.UnknownFieldsModes)
 	return cmd
+}
+
+// manifestNamespace is the namespace kubectl would create an object
+// without one in: -n, else the kubeconfig context's (the --kubeconfig
+// file, else the one kubectl's loading rules find: $KUBECONFIG,
+// ~/.kube/config), else "default" when there is no kubeconfig at all.
+func manifestNamespace(flag, kubeconfig, kubeContext string) (string, error) {
+	if flag != "" {
+		if errs := validation.IsDNS1123Label(flag); len(errs) > 0 {
+			return "", fmt.Errorf("-n %q: %s", flag, strings.Join(errs, "; "))
+		}
+		return flag, nil
+	}
+	ns, err := why.Kubeconfig{Path: kubeconfig, Context: kubeContext}.Namespace()
+	if clientcmd.IsEmptyConfig(err) {
+		return crdcheck.DefaultNamespace, nil
+	}
+	if err != nil {
+		return "", fmt.Errorf("the namespace of objects without one (-n, else the kubeconfig context's): %w", err)
+	}
+	return ns, nil
 }
 
 // filenameFlag is kubectl's -f/--filename: repeatable, comma-separated

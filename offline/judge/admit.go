@@ -64,13 +64,18 @@ type apiserverView struct {
 	// by the CRD and the mutating webhook); nil when it does not decode into
 	// the Go type.
 	ls *gwv1.ListenerSet
+	// old is the stored set ls replaces (an update), nil for a create
+	// (storedRivals).
+	old *gwv1.ListenerSet
 }
 
 // asAPIServer takes raw through kube-apiserver's create path for the
-// CRD of c: decode (pruning, defaulting), the mutating webhook (the
+// CRD of c: decode (pruning, defaulting), the request's namespace ns for
+// an object without one (the handler sets it before admission), the
+// mutating webhook (the
 // defaults the CRD did not set, for a set ours says is Airlock's; every set
 // when ours is nil), then the registry's validation.
-func asAPIServer(c *crdcheck.Checker, raw []byte, unknown UnknownFields, ours func(*gwv1.ListenerSet) bool) apiserverView {
+func asAPIServer(c *crdcheck.Checker, raw []byte, unknown UnknownFields, ns string, ours func(*gwv1.ListenerSet) bool) apiserverView {
 	var view apiserverView
 	d, err := c.DecodeCreate(raw)
 	if err != nil {
@@ -78,6 +83,9 @@ func asAPIServer(c *crdcheck.Checker, raw []byte, unknown UnknownFields, ours fu
 		view.messages = map[int]string{0: fmt.Sprintf("%s in version %q cannot be handled as a %s: %v",
 			crdcheck.Kind, crdcheck.Version, crdcheck.Kind, err)}
 		return view
+	}
+	if c.NamespaceScoped() && d.Object.GetNamespace() == "" && ns != "" {
+		d.Object.SetNamespace(ns)
 	}
 	for _, p := range d.UnknownFields {
 		msg := fmt.Sprintf("unknown field %q", p)

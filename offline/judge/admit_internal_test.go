@@ -62,7 +62,7 @@ spec:
 	require.NotEmpty(t, unpatched)
 	assert.Contains(t, unpatched.ToAggregate().Error(), "no such key: mode")
 
-	view := asAPIServer(c, raw, UnknownFieldsError, nil)
+	view := asAPIServer(c, raw, UnknownFieldsError, "", nil)
 	assert.Empty(t, view.errors)
 	require.NotNil(t, view.ls)
 	l := view.ls.Spec.Listeners[0]
@@ -87,7 +87,7 @@ spec:
 `))
 	require.NoError(t, err)
 	asked := 0
-	view := asAPIServer(c, raw, UnknownFieldsError, func(ls *gwv1.ListenerSet) bool {
+	view := asAPIServer(c, raw, UnknownFieldsError, "", func(ls *gwv1.ListenerSet) bool {
 		asked++
 		assert.Equal(t, "gw", string(ls.Spec.ParentRef.Name), "the scope decides by the set as sent")
 		return false

@@ -3,10 +3,12 @@ package judge
 import (
 	"encoding/json"
 	"strings"
+	"time"
 
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	gwv1 "sigs.k8s.io/gateway-api/apis/v1"
 
+	"github.com/airlock/listenerset-webhook/offline/crdcheck"
 	"github.com/airlock/listenerset-webhook/offline/position"
 	"github.com/airlock/listenerset-webhook/offline/read"
 	"github.com/airlock/listenerset-webhook/validation/merged"
@@ -50,11 +52,50 @@ type Options struct {
 	// Gateways, GatewayClasses, ListenerSets, ReferenceGrants and
 	// Namespaces replace the
 	// cluster's of the same namespace and name, and the cluster's other
-	// ListenerSets are rivals. An input ListenerSet without
-	// creationTimestamp that replaces a stored one has the stored one's, as
-	// an update keeps it. Secrets are the cluster's only (unknown when it
-	// has none listed), since the input cannot hold all of them.
+	// ListenerSets are rivals. An input ListenerSet that replaces a stored
+	// one is an update and has the stored one's creationTimestamp, as
+	// kube-apiserver keeps it, whatever its manifest says. Secrets are the
+	// cluster's only (unknown when it has none listed), since the input
+	// cannot hold all of them.
 	Cluster *merged.Objects
+	// Namespace is the namespace of the input's namespaced objects that
+	// have none (ListenerSets, Gateways, HTTPRoutes, ReferenceGrants,
+	// Secrets), as kubectl sends them to its -n or its context's
+	// namespace; crdcheck.DefaultNamespace when empty.
+	Namespace string
+	// Now is kube-apiserver's clock: a ListenerSet of the input judged as
+	// a create has creationTimestamp Now (to the second, as stored), not
+	// its manifest's, which kube-apiserver overwrites on create. time.Now
+	// when nil; tests set it.
+	Now func() time.Time
+	// KeepCreationTimestamps: the input is stored objects, not creates
+	// (the listeners command's -f, which lists what kubectl get printed):
+	// each set keeps its manifest's creationTimestamp.
+	KeepCreationTimestamps bool
+	// ReplacementsAsStored judges an input set that replaces a stored one
+	// on the same Gateway as the audit judges the stored one (nothing
+	// ratcheted, its claims in the order the sets came: validation's
+	// AsStored), not as the update of it, so that its findings compare
+	// with the stored one's (validate --against); one the input moves to
+	// another Gateway is a create there, as the webhook judges it.
+	ReplacementsAsStored bool
+}
+
+// namespace is the namespace of an input object without one.
+func (o *Options) namespace() string {
+	if o.Namespace == "" {
+		return crdcheck.DefaultNamespace
+	}
+	return o.Namespace
+}
+
+// created is the creationTimestamp kube-apiserver gives a create now.
+func (o *Options) created() metav1.Time {
+	now := time.Now
+	if o.Now != nil {
+		now = o.Now
+	}
+	return metav1.NewTime(now().Truncate(time.Second))
 }
 
 // Result is the verdict on one ListenerSet, or the route findings of one
@@ -166,6 +207,9 @@ type Verdict struct {
 	// (its input ones, after the cluster's); inputRoutes how many.
 	routes      []*read.Object
 	inputRoutes int
+	// namespace is that of the input's objects without one
+	// (Options.Namespace).
+	namespace string
 }
 
 // Reasons for skipping.
@@ -181,7 +225,7 @@ var listenerSetAPIVersion = gwv1.GroupVersion.String()
 
 // Run judges every ListenerSet of in against the other objects of in.
 func Run(in *read.Input, opts Options) *Verdict {
-	v := &Verdict{Files: in.Files}
+	v := &Verdict{Files: in.Files, namespace: opts.namespace()}
 	var sets []*read.Object
 	for _, e := range in.Entries {
 		switch {
@@ -190,7 +234,7 @@ func Run(in *read.Input, opts Options) *Verdict {
 			v.Notes = append(v.Notes, Note{InputError: e.Error})
 		case isListenerSet(e.Object.Head):
 			sets = append(sets, e.Object)
-		case isHTTPRoute(e.Object.Head) && collect(&v.Objects, e.Object.Head, e.Object.Raw):
+		case isHTTPRoute(e.Object.Head) && collect(&v.Objects, e.Object.Head, e.Object.Raw, v.namespace):
 			// Judged as a route (Routes), not skipped.
 			v.routes = append(v.routes, e.Object)
 		default:
@@ -226,7 +270,7 @@ func (v *Verdict) skip(o *read.Object) *Skipped {
 	default:
 		s.Reason = reasonOtherVersion
 	}
-	if collect(&v.Objects, h, o.Raw) {
+	if collect(&v.Objects, h, o.Raw, v.namespace) {
 		if h.Kind == "GatewayClass" {
 			s.Reason += reasonScope
 		} else {
@@ -238,21 +282,28 @@ func (v *Verdict) skip(o *read.Object) *Skipped {
 
 // collect keeps the objects the cluster-aware rules and the scope look at:
 // Gateways, GatewayClasses, ReferenceGrants, Namespaces and Secrets
-// (metadata only; their data is never kept). It reports whether the object
-// is one of them.
-func collect(o *merged.Objects, h read.Head, raw []byte) bool {
+// (metadata only; their data is never kept), a namespaced one without a
+// namespace in ns. It reports whether the object is one of them.
+func collect(o *merged.Objects, h read.Head, raw []byte, ns string) bool {
+	in := func(m *metav1.ObjectMeta) {
+		if m.Namespace == "" {
+			m.Namespace = ns
+		}
+	}
 	switch {
 	case h.APIVersion == listenerSetAPIVersion && h.Kind == "Gateway":
 		gw := &gwv1.Gateway{}
 		if json.Unmarshal(raw, gw) != nil {
 			return false
 		}
+		in(&gw.ObjectMeta)
 		o.Gateways = append(o.Gateways, gw)
 	case h.APIVersion == listenerSetAPIVersion && h.Kind == KindHTTPRoute:
 		r := &gwv1.HTTPRoute{}
 		if json.Unmarshal(raw, r) != nil {
 			return false
 		}
+		in(&r.ObjectMeta)
 		o.Routes = append(o.Routes, r)
 	case h.APIVersion == listenerSetAPIVersion && h.Kind == "GatewayClass":
 		gc := &gwv1.GatewayClass{}
@@ -266,6 +317,7 @@ func collect(o *merged.Objects, h read.Head, raw []byte) bool {
 		if json.Unmarshal(raw, g) != nil {
 			return false
 		}
+		in(&g.ObjectMeta)
 		o.Grants = append(o.Grants, g)
 	case h.APIVersion == "v1" && (h.Kind == "Namespace" || h.Kind == "Secret"):
 		m := &metav1.PartialObjectMetadata{}
@@ -275,6 +327,7 @@ func collect(o *merged.Objects, h read.Head, raw []byte) bool {
 		if h.Kind == "Namespace" {
 			o.Namespaces = append(o.Namespaces, m)
 		} else {
+			in(&m.ObjectMeta)
 			o.Secrets = append(o.Secrets, m)
 		}
 	default:

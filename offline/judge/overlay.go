@@ -42,23 +42,28 @@ func replace[T any](base, over []*T, key func(*T) string) []*T {
 }
 
 // storedRivals are the stored sets the input does not replace, the first
-// rivals of the input's sets. An input set that replaces a stored one and
-// has no creationTimestamp takes the stored one's: an update keeps it, and
-// with it the set's place in the merged listener list.
+// rivals of the input's sets. An input set that replaces a stored one is
+// an update of it: it takes the stored one's creationTimestamp, whatever
+// its manifest says (kube-apiserver restores it), and with it the set's
+// place in the merged listener list, and is judged with the stored one as
+// the old object (ratcheting, and whether the update moves it to another
+// Gateway), as the webhook judges the update.
 func storedRivals(stored []*gwv1.ListenerSet, views []apiserverView) []*gwv1.ListenerSet {
 	byName := make(map[string]*gwv1.ListenerSet, len(stored))
 	for _, ls := range stored {
 		byName[read.Name(ls.Namespace, ls.Name)] = ls
 	}
-	for _, view := range views {
+	for i := range views {
+		view := &views[i]
 		if view.ls == nil {
 			continue
 		}
 		k := read.Name(view.ls.Namespace, view.ls.Name)
 		if old, ok := byName[k]; ok {
-			if view.ls.CreationTimestamp.IsZero() {
-				view.ls.CreationTimestamp = old.CreationTimestamp
-			}
+			// kube-apiserver keeps the stored metadata on update: when
+			// the set came to its Gateway (validation's arrival) too
+			view.ls.CreationTimestamp, view.ls.ManagedFields, view.ls.Generation = old.CreationTimestamp, old.ManagedFields, old.Generation
+			view.old = old
 			delete(byName, k)
 		}
 	}

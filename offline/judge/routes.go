@@ -13,11 +13,14 @@ import (
 // KindHTTPRoute is Result.Kind of an HTTPRoute's route findings.
 const KindHTTPRoute = "HTTPRoute"
 
-// Routes are the route findings of routes against o (validation.JudgeRoute:
+// Routes are the route findings of routes, stored ones, against o
+// (validation.JudgeRoute, AsStored: the claims a route makes through
+// Airlock's listeners, ordered by when each came to its Gateway;
 // parentRefs naming a ListenerSet of Airlock's that attach to none of its
 // listeners), a Result for each route that has any, in the order of
-// routes. They are warnings: a route that attaches to nothing is the
-// route's own status, and admits nothing wrong.
+// routes. A route that attaches to nothing is the route's own status, a
+// warning; a claim outside its Namespace's declaration is an error, as is
+// one on another owner's name under --first-claim=deny.
 func Routes(o *merged.Objects, routes []*gwv1.HTTPRoute, opts Options) []Result {
 	return routeResults(o, routes, opts, false)
 }
@@ -29,16 +32,6 @@ func EveryRoute(o *merged.Objects, routes []*gwv1.HTTPRoute, opts Options) []Res
 	return routeResults(o, routes, opts, true)
 }
 
-func routeResults(o *merged.Objects, routes []*gwv1.HTTPRoute, opts Options, every bool) []Result {
-	var out []Result
-	for _, r := range routes {
-		if res, ok := routeResult(o, r, opts, every); ok {
-			out = append(out, res)
-		}
-	}
-	return out
-}
-
 // DropPassingRoutes removes the route results of v that have no finding,
 // none introduced, unchanged or fixed.
 func DropPassingRoutes(v *Verdict) {
@@ -47,12 +40,26 @@ func DropPassingRoutes(v *Verdict) {
 	})
 }
 
-func routeResult(o *merged.Objects, r *gwv1.HTTPRoute, opts Options, every bool) (Result, bool) {
-	ws := validation.JudgeRoute(r, o, webhookOptions(o, opts)).List()
-	if len(ws) == 0 && (!every || len(merged.RouteKeys(r)) == 0) {
+func routeResults(o *merged.Objects, routes []*gwv1.HTTPRoute, opts Options, every bool) []Result {
+	var out []Result
+	for _, r := range routes {
+		if res, ok := routeResult(o, r, opts, every, true); ok {
+			out = append(out, res)
+		}
+	}
+	return out
+}
+
+// routeResult judges r, stored (the audit) or as a create (the input's).
+func routeResult(o *merged.Objects, r *gwv1.HTTPRoute, opts Options, every, stored bool) (Result, bool) {
+	wo := webhookOptions(o, opts)
+	wo.AsStored = stored
+	v := validation.JudgeRoute(r, nil, wo)
+	errs, ws := FieldErrors(v.Errors.List()), v.Warnings.List()
+	if len(errs) == 0 && len(ws) == 0 && (!every || len(merged.RouteKeys(r)) == 0) {
 		return Result{}, false
 	}
-	return Result{Kind: KindHTTPRoute, Namespace: r.Namespace, Name: r.Name, Valid: true, Errors: []FieldError{},
+	return Result{Kind: KindHTTPRoute, Namespace: r.Namespace, Name: r.Name, Valid: len(errs) == 0, Errors: errs,
 		Warnings: validationWarnings(ws)}, true
 }
 
@@ -64,7 +71,7 @@ func (v *Verdict) judgeRoutes(opts Options) {
 	for i, r := range input {
 		// Against a cluster every route gets a result, so that Compare can
 		// tell its stored findings fixed (DropPassingRoutes).
-		res, ok := routeResult(&v.Objects, r, opts, opts.Cluster != nil)
+		res, ok := routeResult(&v.Objects, r, opts, opts.Cluster != nil, false)
 		if !ok {
 			continue
 		}

@@ -39,7 +39,18 @@ func (v *Verdict) judgeSets(sets []*read.Object, opts Options) {
 	// sets judged do not change: the webhook's patch is applied to
 	// Airlock's sets only, as the mutating webhook does.
 	ours := func(ls *gwv1.ListenerSet) bool { return opts.Scope.Decide(ls, &v.Objects).Judge }
-	views := apiserverViews(checker, sets, opts.UnknownFields, ours)
+	views := apiserverViews(checker, sets, opts.UnknownFields, v.namespace, ours)
+	if !opts.KeepCreationTimestamps {
+		// kube-apiserver sets a create's creationTimestamp before the
+		// validating webhooks see it; an update's is the stored one's
+		// (storedRivals).
+		created := opts.created()
+		for _, view := range views {
+			if view.ls != nil {
+				view.ls.CreationTimestamp = created
+			}
+		}
+	}
 	v.Objects.Sets = []*gwv1.ListenerSet{}
 	if opts.Cluster != nil {
 		v.Objects.Sets = storedRivals(opts.Cluster.Sets, views)
@@ -64,7 +75,7 @@ func (v *Verdict) judgeSets(sets []*read.Object, opts Options) {
 // and CEL rules, some 2-3 ms a ListenerSet, most of the command's time). It
 // depends on nothing but the object, so it runs on every core; the
 // webhook's verdict depends on the sets admitted before and runs in order.
-func apiserverViews(checker *crdcheck.Checker, sets []*read.Object, unknown UnknownFields, ours func(*gwv1.ListenerSet) bool) []apiserverView {
+func apiserverViews(checker *crdcheck.Checker, sets []*read.Object, unknown UnknownFields, ns string, ours func(*gwv1.ListenerSet) bool) []apiserverView {
 	if unknown == "" {
 		unknown = UnknownFieldsError
 	}
@@ -73,7 +84,7 @@ func apiserverViews(checker *crdcheck.Checker, sets []*read.Object, unknown Unkn
 	g.SetLimit(runtime.GOMAXPROCS(0))
 	for i, o := range sets {
 		g.Go(func() error {
-			views[i] = asAPIServer(checker, o.Raw, unknown, ours)
+			views[i] = asAPIServer(checker, o.Raw, unknown, ns, ours)
 			o.Raw = nil // read once; the view is what is left of it
 			return nil
 		})
@@ -89,7 +100,11 @@ func (v *Verdict) judge(o *read.Object, view apiserverView, opts Options) Result
 	res.Warnings = append(slices.Clone(o.Warnings), view.warnings...)
 	webhook := &findings.ErrorReport{}
 	if view.ls != nil {
-		r := validation.Judge(view.ls, nil, webhookOptions(&v.Objects, opts))
+		o, old := webhookOptions(&v.Objects, opts), view.old
+		if opts.ReplacementsAsStored && old != nil {
+			o.AsStored, old = validation.SameGateway(view.ls, old), nil
+		}
+		r := validation.Judge(view.ls, old, o)
 		res.Warnings = append(res.Warnings, validationWarnings(r.Warnings.List())...)
 		webhook = &r.Errors
 		res.Scope = notJudged(r.Scope)

@@ -15,7 +15,9 @@ import (
 )
 
 // Stored judges sets, ListenerSets a cluster stores, each as a create of it
-// would be judged (no old object, so no error is ratcheted), by the
+// would be judged (no old object, so no error is ratcheted) but for the
+// order of claims, which is when each set came to its Gateway
+// (validation.Options.AsStored), by the
 // webhook's rules with cluster as the view around them: validation.Judge.
 // Every stored set is in cluster and is a rival of the others, valid or
 // not, as in the webhook's live view; each keeps its creation time and
@@ -32,7 +34,9 @@ func Stored(cluster *merged.Objects, sets []*gwv1.ListenerSet, opts Options) *Ve
 		status = &statusCheck{cluster: cluster, added: opts.AddedNames, gateways: map[string]map[*gwv1.ListenerSet][]reported.Predicted{}}
 	}
 	for i, ls := range sets {
-		r := validation.Judge(ls, nil, webhookOptions(cluster, opts))
+		o := webhookOptions(cluster, opts)
+		o.AsStored = true
+		r := validation.Judge(ls, nil, o)
 		errs := FieldErrors(r.Errors.List())
 		ws := validationWarnings(r.Warnings.List())
 		if status != nil && r.Scope.Judge {

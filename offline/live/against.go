@@ -34,6 +34,7 @@ func Validate(ctx context.Context, cfg *rest.Config, paths []string, opts offlin
 	}
 	jo := opts.Judge
 	jo.Cluster = snap.Objects
+	jo.ReplacementsAsStored = true
 	v := judge.Run(in, jo)
 	// The stored sets judged as the audit judges them: by the same rules,
 	// added names and scope as the files.

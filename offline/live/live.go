@@ -245,8 +245,9 @@ func List(ctx context.Context, cfg *rest.Config, k Kinds, pageSize int64) (*merg
 		err := pages(ctx, c, size, "HTTPRoutes", func() *gwv1.HTTPRouteList { return &gwv1.HTTPRouteList{} }, func(l *gwv1.HTTPRouteList) {
 			for i := range l.Items {
 				r := &l.Items[i]
-				// Attachment reads parentRefs and hostnames only.
-				r.ManagedFields, r.Annotations, r.Spec.Rules, r.Status = nil, nil, nil, gwv1.HTTPRouteStatus{}
+				// Attachment reads parentRefs and hostnames only, the
+				// route claims when it came to its Gateway too.
+				r.ManagedFields, r.Annotations, r.Spec.Rules, r.Status = merged.TrimmedRouteManagedFields(r), nil, nil, gwv1.HTTPRouteStatus{}
 				routes = append(routes, r)
 			}
 		})

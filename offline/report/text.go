@@ -10,6 +10,7 @@ import (
 	"github.com/airlock/listenerset-webhook/offline/judge"
 	"github.com/airlock/listenerset-webhook/offline/read"
 	"github.com/airlock/listenerset-webhook/validation/findings"
+	"github.com/airlock/listenerset-webhook/validation/routes"
 )
 
 // The text formats are read in a terminal: every text they take from the
@@ -74,24 +75,42 @@ func writeNotes(stderr io.Writer, r *Report) {
 	}
 }
 
+// unattachedRefs counts a route's warnings that say a parentRef attaches
+// to nothing (routes.JudgeParents).
+func unattachedRefs(ws []read.Warning) int {
+	n := 0
+	for _, w := range ws {
+		switch findings.WarningKind(w.Kind) {
+		case routes.KindRouteNoMatchingParent, routes.KindRouteNotAllowedByListeners, routes.KindRouteNoMatchingListenerHostname:
+			n++
+		}
+	}
+	return n
+}
+
 func textResult(stdout, stderr io.Writer, r *judge.Result) {
 	for _, w := range r.Warnings {
 		fmt.Fprintf(stderr, "Warning: %s%s\n", term(w.Message), textAt(r.File, w.Line, w.Column))
 	}
 	name := read.Name(r.Namespace, r.Name)
+	kind, resource := "ListenerSet", "listenerset"
 	if r.Kind == judge.KindHTTPRoute {
-		// Route findings are warnings only: the route is stored as it is.
-		fmt.Fprintf(stdout, "httproute.%s/%s attaches to nothing through %s\n", gwv1.GroupName, term(name), plural(len(r.Warnings), "parentRef"))
-		return
+		kind, resource = "HTTPRoute", "httproute"
+		// A route's parentRefs that attach to nothing are its own status,
+		// warnings; its claims (routes are claims) may be errors.
+		if n := unattachedRefs(r.Warnings); len(r.Errors) == 0 && n > 0 {
+			fmt.Fprintf(stdout, "httproute.%s/%s attaches to nothing through %s\n", gwv1.GroupName, term(name), plural(n, "parentRef"))
+			return
+		}
 	}
 	switch len(r.Errors) {
 	case 0:
-		fmt.Fprintf(stdout, "listenerset.%s/%s valid\n", gwv1.GroupName, term(name))
+		fmt.Fprintf(stdout, "%s.%s/%s valid\n", resource, gwv1.GroupName, term(name))
 	case 1:
 		e := r.Errors[0]
-		fmt.Fprintf(stdout, "The ListenerSet %q is invalid: %s%s\n", name, term(e.Message), textAt(r.File, e.Line, e.Column))
+		fmt.Fprintf(stdout, "The %s %q is invalid: %s%s\n", kind, name, term(e.Message), textAt(r.File, e.Line, e.Column))
 	default:
-		fmt.Fprintf(stdout, "The ListenerSet %q is invalid:\n", name)
+		fmt.Fprintf(stdout, "The %s %q is invalid:\n", kind, name)
 		for _, e := range r.Errors {
 			fmt.Fprintf(stdout, "* %s%s\n", term(e.Message), textAt(r.File, e.Line, e.Column))
 		}

@@ -603,7 +603,7 @@ func TestRenderDeletionWebhook(t *testing.T) {
 	reg := admission.Registrations().Deleting
 	for _, mode := range []string{"webhook", "both"} {
 		_, v := webhookConfigs(t, renderMode(t, mode, "--set", "clusterChecks.enabled=true,webhook.failurePolicy=Fail,webhook.timeoutSeconds=10"))
-		require.Len(t, v.Webhooks, 2, mode)
+		require.Len(t, v.Webhooks, 3, mode)
 		d := v.Webhooks[1]
 		assert.Equal(t, reg.Name, d.Name)
 		assert.Equal(t, reg.Path, *d.ClientConfig.Service.Path)
@@ -615,4 +615,33 @@ func TestRenderDeletionWebhook(t *testing.T) {
 	}
 	_, v := webhookConfigs(t, render(t))
 	assert.Len(t, v.Webhooks, 1, "no cluster checks, no deletion webhook")
+}
+
+// TestRenderRouteWebhook: with the cluster-aware checks, in every mode that
+// runs the webhook, the validating configuration has the HTTPRoute webhook
+// of admission.Registrations (creates and updates of httproutes, called
+// for routes naming a ListenerSet), with the validating webhook's
+// failurePolicy: Fail in mode webhook, open (Ignore) with enforcement
+// warn and in mode both; without them it has none.
+func TestRenderRouteWebhook(t *testing.T) {
+	reg := admission.Registrations().Routes
+	for _, tc := range []struct {
+		mode, set string
+		policy    admissionv1.FailurePolicyType
+	}{
+		{"webhook", "clusterChecks.enabled=true", admissionv1.Fail},
+		{"webhook", "clusterChecks.enabled=true,webhook.enforcement=warn", admissionv1.Ignore},
+		{"both", "clusterChecks.enabled=true", admissionv1.Ignore},
+	} {
+		_, v := webhookConfigs(t, renderMode(t, tc.mode, "--set", tc.set))
+		require.Len(t, v.Webhooks, 3, tc.mode)
+		r := v.Webhooks[2]
+		assert.Equal(t, reg.Name, r.Name)
+		assert.Equal(t, reg.Path, *r.ClientConfig.Service.Path)
+		assert.Equal(t, reg.Rules, r.Rules)
+		assert.Equal(t, reg.MatchConditions, r.MatchConditions)
+		assert.Equal(t, tc.policy, *r.FailurePolicy, "%s %s", tc.mode, tc.set)
+		assert.Equal(t, v.Webhooks[0].FailurePolicy, r.FailurePolicy, "the validating webhook's")
+		assert.Equal(t, v.Webhooks[0].NamespaceSelector, r.NamespaceSelector, "the same namespaces")
+	}
 }

@@ -149,6 +149,7 @@ func setup(ctx context.Context) error {
 		MutatePath:   admission.MutatePath,
 		ValidatePath: admission.ValidatePath,
 		DeletePath:   admission.DeletePath,
+		RoutePath:    admission.ValidateRoutePath,
 		CABundle:     cert.CAPEM,
 	}
 	if r := cluster.Kubectl(ctx, "", "apply", "-f", filepath.Join(root, "examples", "gateway.yaml")); r.Err != nil {

@@ -2,6 +2,7 @@ package main
 
 import (
 	"fmt"
+	"regexp"
 	"strings"
 	"testing"
 	"time"
@@ -150,6 +151,27 @@ func TestProbeOK(t *testing.T) {
 	} {
 		if got := probeOK(c.got, c.want); got != c.ok {
 			t.Errorf("probeOK(%q, %q) = %v, want %v", c.got, c.want, got, c.ok)
+		}
+	}
+}
+
+// TestClaimPattern: the owners probe's patterns, made from merged's two
+// wordings of the first-claim warning, match each wording written for the
+// probe's hostname (the one the main of issue 49 gives, "is held by",
+// included), and not a warning about another hostname.
+func TestClaimPattern(t *testing.T) {
+	const h, holder, by = "ls-00000.o0000.example.com", `namespace "ls-00000"`, "ListenerSet/ls-00000/ls-00000 listener http"
+	held := fmt.Sprintf("spec.listeners[0].hostname: "+merged.DetailHostnameHeld, h, holder, by, 80)
+	claimed := fmt.Sprintf("spec.listeners[0].hostname: "+merged.DetailHostnameClaimed, h, "*.o0000.example.com", holder, by, 80)
+	other := fmt.Sprintf("spec.listeners[0].hostname: "+merged.DetailHostnameHeld, "x"+h, holder, by, 80)
+	pats := []*regexp.Regexp{claimPattern(merged.DetailHostnameHeld, h), claimPattern(merged.DetailHostnameClaimed, h)}
+	want := []string{`"ls-00000"`}
+	for _, c := range []struct {
+		got string
+		ok  bool
+	}{{held, true}, {claimed, true}, {other, false}} {
+		if got := probeOK([]string{c.got}, want, pats...); got != c.ok {
+			t.Errorf("probeOK(%q) = %v, want %v", c.got, got, c.ok)
 		}
 	}
 }

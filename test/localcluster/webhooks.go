@@ -45,6 +45,10 @@ type WebhookEndpoint struct {
 	// (admission.DeletePath), as Registrations().Deleting says: DELETE
 	// only, failurePolicy Ignore, its own short timeout.
 	DeletePath string
+	// RoutePath, when set, registers the HTTPRoute webhook there too
+	// (admission.ValidateRoutePath), as Registrations().Routes says:
+	// creates and updates of httproutes that name a ListenerSet.
+	RoutePath string
 	// CABundle is the PEM CA that signed the webhook's serving certificate.
 	CABundle []byte
 	// TimeoutSeconds defaults to 10.
@@ -110,6 +114,20 @@ func WebhookConfigurations(ep WebhookEndpoint) (*admissionv1.MutatingWebhookConf
 			SideEffects:             ptr.To(admissionv1.SideEffectClassNone),
 			TimeoutSeconds:          ptr.To(d.TimeoutSeconds),
 			AdmissionReviewVersions: []string{"v1"},
+		})
+	}
+	if ep.RoutePath != "" {
+		r := reg.Routes
+		validating.Webhooks = append(validating.Webhooks, admissionv1.ValidatingWebhook{
+			Name:                    r.Name,
+			ClientConfig:            clientConfig(ep.RoutePath),
+			Rules:                   r.Rules,
+			FailurePolicy:           ptr.To(admissionv1.Fail),
+			MatchPolicy:             ptr.To(admissionv1.Equivalent),
+			SideEffects:             ptr.To(admissionv1.SideEffectClassNone),
+			TimeoutSeconds:          ptr.To(timeout),
+			AdmissionReviewVersions: []string{"v1"},
+			MatchConditions:         r.MatchConditions,
 		})
 	}
 	return mutating, validating

@@ -26,7 +26,10 @@ import (
 // atomic list), and are warnings otherwise. Problems that may well resolve
 // themselves (the Gateway or Secret does not exist yet, the Gateway does not
 // admit the namespace yet) are warnings only.
-func ValidateInCluster(ls *gwv1.ListenerSet, c views.Cluster, strict bool, t Tenancy, v *object.Verdict) {
+//
+// how says how ls stands on its Gateway for the first-claim rule (Claiming),
+// stored is the stored object of a Staying update (ratcheted or not).
+func ValidateInCluster(ls *gwv1.ListenerSet, c views.Cluster, strict bool, t Tenancy, how Claiming, stored *gwv1.ListenerSet, v *object.Verdict) {
 	type finding struct {
 		err      *field.Error
 		listener int
@@ -34,7 +37,8 @@ func ValidateInCluster(ls *gwv1.ListenerSet, c views.Cluster, strict bool, t Ten
 	}
 	var found []finding
 	listenersPath := field.NewPath("spec", "listeners")
-	if gw, admission, ok := parentGateway(ls, c, field.NewPath("spec", "parentRef"), &v.Warnings); ok {
+	gw, admission, ok, known := parentGateway(ls, c, field.NewPath("spec", "parentRef"), &v.Warnings)
+	if ok {
 		self := object.ListenerSource{Kind: object.SourceListenerSet, Namespace: ls.Namespace, Name: ls.Name}
 		for _, row := range ListenersInMerge(ls, gw, admission, c) {
 			// A conflict within the set is the object's own rule's error,
@@ -46,7 +50,9 @@ func ValidateInCluster(ls *gwv1.ListenerSet, c views.Cluster, strict bool, t Ten
 				object.WarnOverlap(&v.Warnings, object.KindMergedOverlappingHostnames, row.Index, &ls.Spec.Listeners[row.Index], *row.Overlaps, row.OverlapsHostname)
 			}
 		}
-		validateFirstClaims(ls, gw, admission, c, t, v)
+	}
+	if ns, name, named := object.ParentOf(ls); named && known {
+		validateFirstClaims(ls, ns, name, admission, c, t, how, stored, v)
 	}
 	validateDeclaredHostnames(ls, c, t, v)
 	for i := range ls.Spec.Listeners {
@@ -70,28 +76,29 @@ func ValidateInCluster(ls *gwv1.ListenerSet, c views.Cluster, strict bool, t Ten
 	}
 }
 
-// parentGateway returns the parent Gateway when it exists and admits ls, with
-// a warning naming the reason when it does not, and the Gateway's
-// allowedListeners for judging ls's rivals.
-func parentGateway(ls *gwv1.ListenerSet, c views.Cluster, fldPath *field.Path, w *findings.WarningReport) (*gwv1.Gateway, *gatewayAdmission, bool) {
-	ns, name, ok := object.ParentOf(ls)
-	if !ok {
-		return nil, nil, false // not a Gateway: an error of the object's own rules
+// parentGateway returns the parent Gateway (nil when it does not exist)
+// and its allowedListeners for judging ls's rivals, ok when it exists and
+// admits ls, with a warning naming the reason when it does not; known is
+// false when the parentRef names no Gateway or the view cannot tell.
+func parentGateway(ls *gwv1.ListenerSet, c views.Cluster, fldPath *field.Path, w *findings.WarningReport) (gw *gwv1.Gateway, admission *gatewayAdmission, ok, known bool) {
+	ns, name, named := object.ParentOf(ls)
+	if !named {
+		return nil, nil, false, false // not a Gateway: an error of the object's own rules
 	}
-	gw, known := c.Gateway(ns, name)
+	gw, known = c.Gateway(ns, name)
 	switch {
 	case !known:
-		return nil, nil, false
+		return nil, nil, false, false
 	case gw == nil:
 		clusterWarn(w, fldPath.Child("name"), KindGatewayNotFound, WarnGatewayNotFound, ns, name)
-		return nil, nil, false
+		return nil, nil, false, true
 	}
-	admission := NewGatewayAdmission(gw, c)
-	allowed, known, why := admission.Admits(ls.Namespace)
-	if known && !allowed {
+	admission = NewGatewayAdmission(gw, c)
+	allowed, admissionKnown, why := admission.Admits(ls.Namespace)
+	if admissionKnown && !allowed {
 		clusterWarn(w, fldPath, KindNotAllowed, WarnNotAllowed, ns, name, why)
 	}
-	return gw, admission, known && allowed
+	return gw, admission, admissionKnown && allowed, true
 }
 
 // gatewayAdmission applies a Gateway's spec.allowedListeners to ListenerSet

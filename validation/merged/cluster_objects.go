@@ -63,6 +63,7 @@ type objectsIndex struct {
 	parent    map[string][]*gwv1.ListenerSet // by ParentKey
 	rivals    map[string][]*gwv1.ListenerSet // by RivalKeys
 	routesOf  map[string][]*gwv1.HTTPRoute   // by RouteKeys
+	routesAt  map[string][]*gwv1.HTTPRoute   // by RouteClaimKeys
 	byName    map[string]*gwv1.ListenerSet   // by ListenerSetKey, the first
 }
 
@@ -109,7 +110,7 @@ func (o *Objects) indexed() *objectsIndex {
 func (o *Objects) buildIndex() *objectsIndex {
 	x := &objectsIndex{
 		gateways: headOf(o.Gateways), classes: headOf(o.Classes), namespaces: headOf(o.Namespaces), grants: headOf(o.Grants), secrets: headOf(o.Secrets),
-		routes: headOf(o.Routes), routesOf: map[string][]*gwv1.HTTPRoute{},
+		routes: headOf(o.Routes), routesOf: map[string][]*gwv1.HTTPRoute{}, routesAt: map[string][]*gwv1.HTTPRoute{},
 		gateway: map[string]*gwv1.Gateway{}, class: map[string]*gwv1.GatewayClass{}, namespace: map[string]*metav1.PartialObjectMetadata{},
 		grantsIn: map[string][]*gwv1.ReferenceGrant{}, secret: map[string]bool{},
 		parent: map[string][]*gwv1.ListenerSet{}, rivals: map[string][]*gwv1.ListenerSet{}, byName: map[string]*gwv1.ListenerSet{},
@@ -138,6 +139,9 @@ func (o *Objects) buildIndex() *objectsIndex {
 	for _, r := range o.Routes {
 		for _, k := range RouteKeys(r) {
 			x.routesOf[k] = append(x.routesOf[k], r)
+		}
+		for _, k := range RouteClaimKeys(r) {
+			x.routesAt[k] = append(x.routesAt[k], r)
 		}
 	}
 	// A new index of the other lists starts Sets' again too: the old one
@@ -221,7 +225,14 @@ func (o *Objects) RoutesOf(namespace, name string) ([]*gwv1.HTTPRoute, bool) {
 	return routes, o.Routes != nil
 }
 
-// ListenerSet implements RouteParents from the index by ListenerSetKey.
+// RoutesAt implements Routes from the index by RouteClaimKeys, in the
+// order of Routes.
+func (o *Objects) RoutesAt(key string) ([]*gwv1.HTTPRoute, bool) {
+	routes := read(o, func(x *objectsIndex) []*gwv1.HTTPRoute { return capped(x.routesAt[key]) })
+	return routes, o.Routes != nil
+}
+
+// ListenerSet implements Cluster and RouteParents from the index by ListenerSetKey.
 func (o *Objects) ListenerSet(namespace, name string) (*gwv1.ListenerSet, bool) {
 	ls := read(o, func(x *objectsIndex) *gwv1.ListenerSet { return x.byName[ListenerSetKey(namespace, name)] })
 	return ls, ls != nil || o.Sets != nil

@@ -181,3 +181,24 @@ func NamesListenerSet(routeNamespace string, ref *gwv1.ParentReference) (namespa
 	}
 	return namespace, string(ref.Name), true
 }
+
+// RouteClaimKeys are the keys an index of HTTPRoutes files route under,
+// for Routes.RoutesAt: the claimKeys of each of its hostnames, under no
+// Gateway (a route names ListenerSets, and which Gateway each is on can
+// change without the route: the claim rules read the parents anew). A
+// route without hostnames claims no name of its own.
+func RouteClaimKeys(route *gwv1.HTTPRoute) []string {
+	var keys []string
+	for _, h := range route.Spec.Hostnames {
+		claimKeys("", "", string(h), func(k string) {
+			if !slices.Contains(keys, k) {
+				keys = append(keys, k)
+			}
+		})
+	}
+	return keys
+}
+
+// RouteOverlapKeys hands read the keys under which RouteClaimKeys files
+// the routes with a hostname overlapping h (overlapKeys).
+func RouteOverlapKeys(h string, read func(string)) { overlapKeys("", "", h, read) }

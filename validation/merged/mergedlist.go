@@ -3,6 +3,7 @@ package merged
 import (
 	"fmt"
 	"slices"
+	"time"
 
 	"k8s.io/apimachinery/pkg/util/validation/field"
 	gwv1 "sigs.k8s.io/gateway-api/apis/v1"
@@ -42,15 +43,35 @@ func MergedListeners(gw *gwv1.Gateway, sets []*gwv1.ListenerSet, opts MergeOptio
 		c = &Objects{}
 	}
 	var rows []object.MergedListener
-	mergeListeners(gw, sets, NewGatewayAdmission(gw, c), opts.JudgeSets, func(row object.MergedListener, _ *gwv1.ListenerSet) bool {
+	var from []*gwv1.ListenerSet // each row's set, nil for the Gateway's own
+	mergeListeners(gw, sets, NewGatewayAdmission(gw, c), opts.JudgeSets, func(row object.MergedListener, ls *gwv1.ListenerSet) bool {
 		rows = append(rows, row)
+		from = append(from, ls)
 		return true
 	})
 	object.MarkOverlaps(rows)
 	if opts.Tenancy != nil {
-		markClaims(gw.Namespace, gw.Name, rows, newOwners(*opts.Tenancy, c.NamespaceLabels))
+		markClaims(gw.Namespace, gw.Name, rows, arrivalOrder(gw, rows, from), newOwners(*opts.Tenancy, c.NamespaceLabels))
 	}
 	return rows
+}
+
+// arrivalOrder is the order in which the rows' sets came to gw, as far as
+// their metadata tells (ArrivalOf's From: a set moved here later by a
+// `kubectl patch` of its parentRef comes after the sets that were here),
+// then the merged list's (precedence): the order claims are held in, as
+// the first-claim rule judges them.
+func arrivalOrder(gw *gwv1.Gateway, rows []object.MergedListener, from []*gwv1.ListenerSet) []int {
+	order := make([]int, len(rows))
+	at := make([]time.Time, len(rows))
+	for i := range rows {
+		order[i] = i
+		if from[i] != nil {
+			at[i] = ArrivalOf(from[i]).From
+		}
+	}
+	slices.SortStableFunc(order, func(a, b int) int { return at[a].Compare(at[b]) })
+	return order
 }
 
 // mergeListeners builds gw's merged list and hands each row, with the set

@@ -195,6 +195,10 @@ const (
 	// DetailHostnameHeld: the same, for the very hostname: the hostname,
 	// the holder's owner, its listener and port.
 	DetailHostnameHeld = "hostname %q is held by %s (%s, port %d): the first claim keeps it"
+	// DetailHostnameContested: as DetailHostnameClaimed, when the stored
+	// objects cannot tell which of the two sets came to the Gateway first
+	// (ArrivedBefore); each of them is told of the other.
+	DetailHostnameContested = "hostname %q overlaps %q, which %s holds (%s, port %d): which of the two came to this Gateway first, and keeps it, the stored objects cannot tell"
 )
 
 // ParseAllowedHostnames reads a declaration: entries separated by commas,
@@ -322,18 +326,28 @@ func claims(l *gwv1.ListenerEntry) bool {
 // a wildcard above the other (overlap.go's covers).
 func claimsOverlap(a, b string) bool { return a == b || object.Covers(a, b) || object.Covers(b, a) }
 
-// validateFirstClaims: on gw, a listener of ls must not claim a hostname
-// overlapping one that a listener of another owner's ListenerSet holds, on
-// any port. Of two such listeners the one the spec's precedence puts first
-// keeps the name (older set, then "namespace/name"); the rule flags the
-// other. A hostname ls held before the update (a listener of the stored
-// set claims it) is judged as the precedence says; one it claims anew is
-// judged against every holder, since they hold it now, whatever their age.
-// Only ListenerSets gw admits hold anything. An error under ClaimDeny
-// (ratcheted when ls held the hostname before), a warning under ClaimWarn.
-// The rivals are read by claimKeys, so a request costs what overlaps its
-// hostnames, not what its Gateway has.
-func validateFirstClaims(ls *gwv1.ListenerSet, gw *gwv1.Gateway, admission *gatewayAdmission, c views.Cluster, t Tenancy, v *object.Verdict) {
+// validateFirstClaims: on Gateway gwNamespace/gwName, a listener of ls
+// must not claim a hostname overlapping one that a listener of another
+// owner's ListenerSet holds, on any port. Of two such listeners the one
+// that came to the Gateway first keeps the name (arrival.go): a set
+// Arriving (a create, a move, a set stored before its Gateway existed)
+// claims every hostname anew and is judged against every holder, whatever
+// its age; a Staying set's hostname the stored object held, and every
+// hostname of a set judged AsStored, against the sets that came before it
+// (ArrivedBefore), or, when the stored objects cannot tell who came first,
+// against the other as a pair (DetailHostnameContested). A new hostname of
+// a Staying set is judged against every holder, since they hold it now.
+//
+// The claims are judged by the Gateway's key, so also while the Gateway is
+// missing (admission nil: every set parked on the key is a rival, as once
+// it exists) or does not admit ls (its claims wait for it); only sets
+// admission admits hold anything on an existing Gateway. stored is the
+// stored object of a Staying update. An error under ClaimDeny (ratcheted
+// when a Staying ls held the hostname before and the update ratchets), a
+// warning under
+// ClaimWarn. The rivals are read by claimKeys, so a request costs what
+// overlaps its hostnames, not what its Gateway has.
+func validateFirstClaims(ls *gwv1.ListenerSet, gwNamespace, gwName string, admission *gatewayAdmission, c views.Cluster, t Tenancy, how Claiming, stored *gwv1.ListenerSet, v *object.Verdict) {
 	mode := t.Mode()
 	if mode == ClaimOff {
 		return
@@ -343,7 +357,13 @@ func validateFirstClaims(ls *gwv1.ListenerSet, gw *gwv1.Gateway, admission *gate
 	if !known {
 		return
 	}
-	old := v.Ratchet.Old
+	var arrived Arrival
+	switch how {
+	case Staying:
+		arrived = ArrivalOf(stored)
+	case AsStored:
+		arrived = ArrivalOf(ls)
+	}
 	listenersPath := field.NewPath("spec", "listeners")
 	for i := range ls.Spec.Listeners {
 		l := &ls.Spec.Listeners[i]
@@ -351,46 +371,64 @@ func validateFirstClaims(ls *gwv1.ListenerSet, gw *gwv1.Gateway, admission *gate
 			continue
 		}
 		h := string(*l.Hostname)
-		held := old != nil && hasListener(old, func(e *gwv1.ListenerEntry) bool { return claims(e) && *e.Hostname == *l.Hostname })
-		var first *gwv1.ListenerSet
-		var firstAt int
+		held := how == AsStored ||
+			how == Staying && stored != nil && hasListener(stored, func(e *gwv1.ListenerEntry) bool { return claims(e) && *e.Hostname == *l.Hostname })
+		// first: the holder that surely came before ls; contested: one
+		// that may have (held only); each the first by precedence
+		var first, contested *gwv1.ListenerSet
+		var firstAt, contestedAt int
 		look := func(key string) {
 			sets, _ := c.ListenerSetsAt(key)
 			for _, o := range sets {
 				if (o.Namespace == ls.Namespace && o.Name == ls.Name) || (first != nil && ComparePrecedence(o, first) >= 0) {
 					continue
 				}
-				if (old == nil || held) && ComparePrecedence(o, ls) >= 0 {
-					continue // after ls: ls keeps the name
-				}
-				if !admitsSet(admission, o) {
+				if admission != nil && !admitsSet(admission, o) {
 					continue
 				}
 				if owner, known := who.owner(o.Namespace); !known || owner == own {
 					continue
 				}
+				sure := true
+				if held {
+					before, known := ArrivedBefore(o, ls, ArrivalOf(o), arrived)
+					if known && !before {
+						continue // after ls: ls keeps the name
+					}
+					if sure = known; !sure && contested != nil && ComparePrecedence(o, contested) >= 0 {
+						continue
+					}
+				}
 				for j := range o.Spec.Listeners {
 					if e := &o.Spec.Listeners[j]; claims(e) && claimsOverlap(h, string(*e.Hostname)) {
-						first, firstAt = o, j
+						if sure {
+							first, firstAt = o, j
+						} else {
+							contested, contestedAt = o, j
+						}
 						break
 					}
 				}
 			}
 		}
-		overlapKeys(gw.Namespace, gw.Name, h, look)
+		overlapKeys(gwNamespace, gwName, h, look)
+		format := DetailHostnameClaimed
 		if first == nil {
-			continue
+			if contested == nil {
+				continue
+			}
+			first, firstAt, format = contested, contestedAt, DetailHostnameContested
 		}
 		e := &first.Spec.Listeners[firstAt]
 		holder, _ := who.owner(first.Namespace)
 		by := object.ListenerName(object.ListenerRef{Source: object.ListenerSource{Kind: object.SourceListenerSet, Namespace: first.Namespace, Name: first.Name}, Listener: e.Name})
-		detail := fmt.Sprintf(DetailHostnameHeld, h, holder, by, e.Port)
-		if string(*e.Hostname) != h {
-			detail = fmt.Sprintf(DetailHostnameClaimed, h, *e.Hostname, holder, by, e.Port)
+		detail := fmt.Sprintf(format, h, *e.Hostname, holder, by, e.Port)
+		if format == DetailHostnameClaimed && string(*e.Hostname) == h {
+			detail = fmt.Sprintf(DetailHostnameHeld, h, holder, by, e.Port)
 		}
 		err := CodeHostnameClaimed.Err(field.Forbidden(listenersPath.Index(i).Child("hostname"), detail))
 		if mode == ClaimDeny {
-			v.Judge(held, err)
+			v.Judge(held && how == Staying && v.Ratchet.Old != nil, err)
 		} else {
 			v.Warnings.Add(findings.Warning{Path: err.Field, Kind: KindClusterFinding, Code: CodeHostnameClaimed, Message: err.Detail})
 		}
@@ -415,14 +453,16 @@ func (t Tenancy) Check() error {
 }
 
 // markClaims sets the Owner, HeldBy and OverlappedBy of rows, Gateway
-// gwNamespace/gwName's merged list in precedence order. Only listeners that
+// gwNamespace/gwName's merged list in precedence order, taking them in
+// order, the order their sets came to the Gateway (arrivalOrder): of two
+// overlapping rows of different owners the one taken first holds. Only listeners that
 // take their place (Accepted or Conflicted) of ListenerSets claim anything.
 // Each claimed hostname is filed under its claimKeys and looked up by
 // overlapKeys, as the index and the first-claim rule do, each key keeping
 // the first two rows of different owners there: a row finds the first
 // earlier row of another owner overlapping it in as many lookups as its
 // hostname has labels, linear in the rows.
-func markClaims(gwNamespace, gwName string, rows []object.MergedListener, who *owners) {
+func markClaims(gwNamespace, gwName string, rows []object.MergedListener, order []int, who *owners) {
 	type firstTwo struct{ first, other int } // row indexes; other: the first of another owner than first's, -1
 	filed := map[string]firstTwo{}
 	owner := func(i int) object.Owner { return *rows[i].Owner }
@@ -436,7 +476,11 @@ func markClaims(gwNamespace, gwName string, rows []object.MergedListener, who *o
 			filed[key] = f
 		}
 	}
-	for i := range rows {
+	rank := make([]int, len(rows))
+	for k, i := range order {
+		rank[i] = k
+	}
+	for _, i := range order {
 		r := &rows[i]
 		if r.Source.Kind != object.SourceListenerSet {
 			continue
@@ -458,7 +502,7 @@ func markClaims(gwNamespace, gwName string, rows []object.MergedListener, who *o
 			if owner(j) == *r.Owner {
 				j = f.other
 			}
-			if j >= 0 && (held < 0 || j < held) {
+			if j >= 0 && (held < 0 || rank[j] < rank[held]) {
 				held = j
 			}
 		}

@@ -7,6 +7,8 @@ import (
 	"slices"
 	"strings"
 
+	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/util/validation"
 	"k8s.io/apimachinery/pkg/util/validation/field"
 	gwv1 "sigs.k8s.io/gateway-api/apis/v1"
@@ -146,7 +148,7 @@ func validateListener(i int, l *gwv1.ListenerEntry, namespace string, c views.Cl
 		v.Check(i, hostErrs, HostnameValue)
 	}
 	validateValueRules(i, l, fldPath, v)
-	warnRouteCapture(l, fldPath, &v.Warnings)
+	warnRouteCapture(l, namespace, fldPath, &v.Warnings)
 	validateListenerTLS(i, l, namespace, c, fldPath.Child("tls"), v)
 	if l.AllowedRoutes != nil {
 		validateAllowedRoutes(i, l.AllowedRoutes, fldPath.Child("allowedRoutes"), v)
@@ -233,14 +235,43 @@ func ValidateHostname(h gwv1.Hostname, fldPath *field.Path) field.ErrorList {
 const WarnRouteCapture = "no hostname, and from %s admits HTTPRoutes of other namespaces: each can claim any hostname on this listener; set a hostname, or from: Same"
 
 // warnRouteCapture warns about a ListenerSet listener without a hostname
-// whose allowedRoutes admits other namespaces (All, or a Selector): their
-// HTTPRoutes can claim any hostname on it. An object rule; a warning only.
-func warnRouteCapture(l *gwv1.ListenerEntry, fldPath *field.Path, w *findings.WarningReport) {
+// whose allowedRoutes admits other namespaces (All, or a Selector another
+// namespace can match): their HTTPRoutes can claim any hostname on it. A
+// Selector that pins kubernetes.io/metadata.name to the set's own
+// namespace admits only it (SelectsOnlyNamespace). An object rule; a
+// warning only.
+func warnRouteCapture(l *gwv1.ListenerEntry, namespace string, fldPath *field.Path, w *findings.WarningReport) {
 	if l.Hostname != nil || l.AllowedRoutes == nil || l.AllowedRoutes.Namespaces == nil || l.AllowedRoutes.Namespaces.From == nil {
 		return
 	}
 	switch from := *l.AllowedRoutes.Namespaces.From; from {
-	case gwv1.NamespacesFromAll, gwv1.NamespacesFromSelector:
+	case gwv1.NamespacesFromSelector:
+		if SelectsOnlyNamespace(l.AllowedRoutes.Namespaces.Selector, namespace) {
+			return
+		}
+		fallthrough
+	case gwv1.NamespacesFromAll:
 		warn(w, fldPath.Child("allowedRoutes", "namespaces", "from"), KindRouteCapture, WarnRouteCapture, from)
 	}
+}
+
+// SelectsOnlyNamespace: no Namespace but namespace can match sel, because
+// one of its requirements pins the label kubernetes.io/metadata.name to
+// namespace (matchLabels, or matchExpressions In with that value alone).
+// kube-apiserver sets that label to every Namespace's own name and refuses
+// another value, and the requirements of a selector all hold at once, so
+// no other key alongside can widen it. Any other selector (another value,
+// NotIn, Exists, no pin at all, an empty one) may match other namespaces;
+// so may any selector when namespace is unknown ("").
+func SelectsOnlyNamespace(sel *metav1.LabelSelector, namespace string) bool {
+	if sel == nil || namespace == "" {
+		return false
+	}
+	if v, ok := sel.MatchLabels[corev1.LabelMetadataName]; ok && v == namespace {
+		return true
+	}
+	return slices.ContainsFunc(sel.MatchExpressions, func(r metav1.LabelSelectorRequirement) bool {
+		return r.Key == corev1.LabelMetadataName && r.Operator == metav1.LabelSelectorOpIn && len(r.Values) > 0 &&
+			!slices.ContainsFunc(r.Values, func(v string) bool { return v != namespace })
+	})
 }

@@ -6,6 +6,7 @@ import (
 	"k8s.io/apimachinery/pkg/util/validation/field"
 
 	"github.com/airlock/listenerset-webhook/validation/findings"
+	"github.com/airlock/listenerset-webhook/validation/merged"
 	"github.com/airlock/listenerset-webhook/validation/object"
 )
 
@@ -15,6 +16,9 @@ const (
 	CodeRouteNoMatchingParent findings.Code = "LS311"
 	CodeRouteNotAllowed       findings.Code = "LS312"
 	CodeRouteNoHostname       findings.Code = "LS313"
+	// The route claims (routeclaims.go).
+	CodeRouteHostnameNotDeclared findings.Code = "LS319"
+	CodeRouteHostnameClaimed     findings.Code = "LS320"
 )
 
 // routeCodeDocs describes the codes of the findings about routes.
@@ -31,6 +35,12 @@ var routeCodeDocs = []findings.CodeDoc{
 	{Code: CodeRouteNoHostname, Kind: findings.CodeKindCluster, Title: "No listener hostname intersects the route's", Paths: []string{"spec.parentRefs[*]"}, WarningKind: KindRouteNoMatchingListenerHostname,
 		Cause: causeRouteNoHostname,
 		Fix:   "Use a hostname the listener serves, or attach to the listener that serves the route's hostname."},
+	{Code: CodeRouteHostnameNotDeclared, Kind: findings.CodeKindCluster, Title: "Route hostname not declared for the namespace", Paths: []string{"spec.hostnames", "spec.hostnames[*]"},
+		Cause: "The HTTPRoute attaches to a listener of an Airlock ListenerSet that has no hostname, or a wildcard, so it claims the names of its spec.hostnames on that listener's Gateway (on another port too: cookies are shared across the ports of a host, RFC 6265 §8.5). Its Namespace declares the hostnames it may claim (the annotation " + merged.DefaultAllowedHostnamesAnnotation + ", or the key the webhook is configured with), as for its ListenerSets, and this hostname is not covered; a route without hostnames on a listener without one claims every name and needs \"*\". An error in every mode, judged when the route is created or updated; a hostname the stored route had on the same Gateway is ratcheted.",
+		Fix:   "Use a hostname the Namespace declares, or ask the platform team to declare it on the Namespace."},
+	{Code: CodeRouteHostnameClaimed, Kind: findings.CodeKindCluster, Title: "Route hostname held by another owner", Paths: []string{"spec.hostnames[*]"},
+		Cause: "The HTTPRoute claims a name on a Gateway through a listener without a hostname, or a wildcard (as LS319 says), and on the same Gateway another owner's listener or HTTPRoute holds an overlapping name, on any port: the first claim keeps it (who came to the Gateway first: a route's creation, or when its parentRefs were written). A warning by default, an error with --first-claim=deny, nothing with off.",
+		Fix:   "Use a hostname of your own; if the name is yours, ask the holder's owner to release it; the listeners command shows who holds what."},
 }
 
 // routeKindCodes is the code of each warning kind about routes.

@@ -135,7 +135,8 @@ func plainSet(ns, other string) *gwv1.ListenerSet {
 // validation.MaxAllowedHostnames entries, each bad input, the usual set
 // the policy's match condition admits without a declaration, and updates
 // (a hostname left as stored is ratcheted, a changed or renamed one is
-// not, a malformed declaration denies an unchanged set).
+// not, nor one of a set moved from another Gateway, a malformed
+// declaration denies an unchanged set).
 func DeclarationCases() []DeclarationCase {
 	const (
 		covered   = "x.b.example.com"
@@ -170,6 +171,32 @@ func DeclarationCases() []DeclarationCase {
 	}
 	renamed := declaredSet(DeclaredNames.Namespace, uncovered)
 	renamed.Spec.Listeners[0].Name = "renamed"
+	// parentRef moves: an update that names another Gateway is judged as
+	// a create (attaching is claiming), one that names the same Gateway
+	// otherwise spelled ratchets as before
+	on := func(ls *gwv1.ListenerSet, namespace, name string) *gwv1.ListenerSet {
+		ls.Spec.ParentRef.Name = gwv1.ObjectName(name)
+		if namespace != "" {
+			ls.Spec.ParentRef.Namespace = ptr.To(gwv1.Namespace(namespace))
+		}
+		return ls
+	}
+	cases = append(cases,
+		update("moved to another Gateway, a hostname left out as stored: a create there", DeclaredNames, notDeclared,
+			on(declaredSet(DeclaredNames.Namespace, uncovered), "", "decoy"), declaredSet(DeclaredNames.Namespace, uncovered, covered)),
+		update("moved from another namespace's Gateway, a hostname left out as stored", DeclaredNames, notDeclared,
+			on(declaredSet(DeclaredNames.Namespace, uncovered), "infra", "gw"), declaredSet(DeclaredNames.Namespace, uncovered)),
+		update("moved to another namespace's Gateway, a hostname left out as stored", DeclaredNames, notDeclared,
+			declaredSet(DeclaredNames.Namespace, uncovered), on(declaredSet(DeclaredNames.Namespace, uncovered), "infra", "gw")),
+		update("the same Gateway, its namespace spelled out: ratcheted as stored", DeclaredNames, "",
+			declaredSet(DeclaredNames.Namespace, uncovered), on(declaredSet(DeclaredNames.Namespace, uncovered), DeclaredNames.Namespace, "gw")),
+		update("moved from a parentRef of another kind, a hostname left out as stored", DeclaredNames, notDeclared,
+			func() *gwv1.ListenerSet {
+				ls := declaredSet(DeclaredNames.Namespace, uncovered)
+				ls.Spec.ParentRef.Kind = ptr.To(gwv1.Kind("Other"))
+				return ls
+			}(), declaredSet(DeclaredNames.Namespace, uncovered)),
+	)
 	return append(cases,
 		update("a hostname left out as stored, a covered one added", DeclaredNames, "",
 			declaredSet(DeclaredNames.Namespace, uncovered), declaredSet(DeclaredNames.Namespace, uncovered, covered)),

@@ -40,6 +40,9 @@ type Cluster interface {
 	ListenerSetsAt(key string) (sets []*gwv1.ListenerSet, known bool)
 	// NamespaceLabels returns a namespace's labels (nil when it does not exist).
 	NamespaceLabels(name string) (labels map[string]string, known bool)
+	// ListenerSet returns a ListenerSet by name, nil when it does not
+	// exist: the parent an HTTPRoute names (RouteParents).
+	ListenerSet(namespace, name string) (ls *gwv1.ListenerSet, known bool)
 	// NamespaceAnnotations returns a namespace's annotations, at least
 	// the declarations' (Tenancy.Annotation); nil when it does not exist.
 	NamespaceAnnotations(name string) (annotations map[string]string, known bool)
@@ -66,6 +69,12 @@ type Routes interface {
 	// namespace/name (RouteKeys), in any order; known=false when the view
 	// cannot tell.
 	RoutesOf(namespace, name string) (routes []*gwv1.HTTPRoute, known bool)
+	// RoutesAt returns the HTTPRoutes RouteClaimKeys files under key, in
+	// any order: the routes with a hostname key overlaps, whichever
+	// Gateway they reach (the claim rules filter them by their parents),
+	// so that a claim reads the routes whose names may overlap it, not
+	// every route of its Gateway. It may return more, never fewer.
+	RoutesAt(key string) (routes []*gwv1.HTTPRoute, known bool)
 }
 
 // RouteParents is what JudgeRoute reads: the ListenerSets a route names and

@@ -251,8 +251,8 @@ func NewValidatingWebhookFor(v Validator) *cradmission.Webhook {
 	return wh
 }
 
-// Register registers the webhooks on srv at MutatePath, ValidatePath and
-// DeletePath, each behind reviewGuard (Run's server bounds each request, see
+// Register registers the webhooks on srv at MutatePath, ValidatePath,
+// DeletePath and ValidateRoutePath, each behind reviewGuard (Run's server bounds each request, see
 // Options.RequestTimeout). srv instruments them with controller-runtime's
 // webhook metrics (controller_runtime_webhook_requests_total, _latency_seconds,
 // _requests_in_flight). Tests use it with a server whose WebhookMux they serve
@@ -266,4 +266,5 @@ func RegisterWith(srv ctrlwebhook.Server, v Validator) {
 	srv.Register(MutatePath, reviewGuard{next: NewMutatingWebhookFor(v.Scope, v.Classes)})
 	srv.Register(ValidatePath, reviewGuard{next: NewValidatingWebhookFor(v)})
 	srv.Register(DeletePath, reviewGuard{next: NewDeletionWebhook(v), deletions: true})
+	srv.Register(ValidateRoutePath, reviewGuard{next: NewRouteWebhook(v), object: httpRouteTypeMeta})
 }

@@ -88,7 +88,14 @@ type reviewGuard struct {
 	// deletions hands DELETE reviews on to next (the deletion webhook,
 	// which answers every one allowed) instead of allowing them here.
 	deletions bool
+	// object is the kind request.object and oldObject may name; the zero
+	// value is a ListenerSet (listenerSetTypeMeta), the HTTPRoute
+	// webhook's httpRouteTypeMeta.
+	object metav1.TypeMeta
 }
+
+// httpRouteTypeMeta is what the HTTPRoute webhook's objects may name.
+var httpRouteTypeMeta = metav1.TypeMeta{APIVersion: gwv1.GroupVersion.String(), Kind: httpRouteGK.Kind}
 
 // maxRequestSize is controller-runtime's limit on an AdmissionReview's size
 // (admission.Webhook.ServeHTTP reads no more). A body of exactly this size is
@@ -146,7 +153,11 @@ func (g reviewGuard) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 			done()
 		}
 	}()
-	tm, req, deletion, err := checkReview(body)
+	want := g.object
+	if want == (metav1.TypeMeta{}) {
+		want = listenerSetTypeMeta
+	}
+	tm, req, deletion, err := checkReview(body, want)
 	if err != nil {
 		refuse(w, r, tm, req.UID, http.StatusBadRequest, err)
 		return
@@ -209,8 +220,9 @@ func readBody(r *http.Request) ([]byte, error) {
 // checkReview decodes body (readReview) and returns why it is not a review
 // the guard hands on, with the review's type to answer with when it is a
 // review; nil when it can be handed on as req. deletion says the review is
-// of a DELETE, whose objects it does not look at.
-func checkReview(body []byte) (tm metav1.TypeMeta, req cradmission.Request, deletion bool, err error) {
+// of a DELETE, whose objects it does not look at; want is the kind its
+// objects may name.
+func checkReview(body []byte, want metav1.TypeMeta) (tm metav1.TypeMeta, req cradmission.Request, deletion bool, err error) {
 	tm, req, objects, err := readReview(body)
 	if err != nil {
 		return metav1.TypeMeta{}, cradmission.Request{}, false, err
@@ -238,9 +250,9 @@ func checkReview(body []byte) (tm metav1.TypeMeta, req cradmission.Request, dele
 		if o.err != nil {
 			return tm, req, false, fmt.Errorf("request.%s is not a JSON object: %w", field, o.err)
 		}
-		if o.tm != (metav1.TypeMeta{}) && o.tm != listenerSetTypeMeta {
-			return tm, req, false, fmt.Errorf("request.%s: expected a ListenerSet of %s, got apiVersion %q kind %q",
-				field, listenerSetTypeMeta.APIVersion, o.tm.APIVersion, o.tm.Kind)
+		if o.tm != (metav1.TypeMeta{}) && o.tm != want {
+			return tm, req, false, fmt.Errorf("request.%s: expected a %s of %s, got apiVersion %q kind %q",
+				field, want.Kind, want.APIVersion, o.tm.APIVersion, o.tm.Kind)
 		}
 	}
 	return tm, req, false, nil

@@ -13,6 +13,7 @@ const (
 	MutatingWebhookName   = "mutate.listenersets.microgateway.airlock.com"
 	ValidatingWebhookName = "validate.listenersets.microgateway.airlock.com"
 	DeletionWebhookName   = "delete.listenersets.microgateway.airlock.com"
+	RouteWebhookName      = "validate.httproutes.microgateway.airlock.com"
 )
 
 // DeletionTimeoutSeconds is the deletion webhook's timeoutSeconds: short,
@@ -38,7 +39,25 @@ type Registration struct {
 	// detaches and allows every deletion. It reads the cluster view, so a
 	// configuration registers it where the cluster-aware checks are on.
 	Deleting DeletionWebhook `json:"deleting"`
+	// Routes is the HTTPRoute webhook, a webhook of the validating
+	// configuration with its own rules (creates and updates of
+	// httproutes), called only for routes that name a ListenerSet (its
+	// matchConditions): routes are claims. It reads the cluster view, so
+	// a configuration registers it where the cluster-aware checks are on,
+	// with the validating webhook's failurePolicy (open in warn).
+	Routes RouteWebhook `json:"routes"`
 }
+
+// RouteWebhook is the HTTPRoute webhook of Registration.
+type RouteWebhook struct {
+	Webhook `json:",inline"`
+	Rules   []admissionregistrationv1.RuleWithOperations `json:"rules"`
+}
+
+// RouteMatchExpression calls the HTTPRoute webhook only for a route with
+// a parentRef of kind ListenerSet: every other route (a Gateway's, another
+// implementation's) costs no round trip.
+const RouteMatchExpression = `has(object.spec) && has(object.spec.parentRefs) && object.spec.parentRefs.exists(p, has(p.kind) && p.kind == 'ListenerSet')`
 
 // DeletionWebhook is the deletion webhook of Registration.
 type DeletionWebhook struct {
@@ -69,5 +88,8 @@ func Registrations() Registration {
 		Deleting: DeletionWebhook{Name: DeletionWebhookName, Path: DeletePath,
 			Rules:         []admissionregistrationv1.RuleWithOperations{registration.DeleteRule()},
 			FailurePolicy: admissionregistrationv1.Ignore, TimeoutSeconds: DeletionTimeoutSeconds},
+		Routes: RouteWebhook{Webhook: Webhook{Name: RouteWebhookName, Path: ValidateRoutePath,
+			MatchConditions: []admissionregistrationv1.MatchCondition{{Name: "names-listenerset", Expression: RouteMatchExpression}}},
+			Rules: []admissionregistrationv1.RuleWithOperations{registration.RouteRule()}},
 	}
 }

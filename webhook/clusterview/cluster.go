@@ -183,7 +183,22 @@ var rivalIndexers = toolscache.Indexers{rivalIndex: rivalKeys}
 // routes name is read on every update that changes its listeners.
 const routeIndex = "listenerset-webhook.routes"
 
-var routeIndexers = toolscache.Indexers{routeIndex: routeKeys}
+// routeClaimIndex indexes HTTPRoutes by validation.RouteClaimKeys: the
+// hostnames they claim, the keys RoutesAt asks for, so that a claim reads
+// the routes whose names may overlap it, not every route.
+const routeClaimIndex = "listenerset-webhook.routeClaims"
+
+var routeIndexers = toolscache.Indexers{routeIndex: routeKeys, routeClaimIndex: routeClaimKeys}
+
+// routeClaimKeys is routeClaimIndex's IndexFunc: an HTTPRoute's
+// RouteClaimKeys.
+func routeClaimKeys(obj any) ([]string, error) {
+	r, ok := obj.(*gwv1.HTTPRoute)
+	if !ok {
+		return nil, nil
+	}
+	return merged.RouteClaimKeys(r), nil
+}
 
 // routeKeys is routeIndex's IndexFunc: an HTTPRoute's RouteKeys.
 func routeKeys(obj any) ([]string, error) {
@@ -508,6 +523,34 @@ func (v *View) RoutesOf(namespace, name string) ([]*gwv1.HTTPRoute, bool) {
 	return byIndex[gwv1.HTTPRoute](k.indexer, routeIndex, merged.ListenerSetKey(namespace, name), KindHTTPRoute, v.log)
 }
 
+// RoutesAt implements validation.Routes from the routeClaimIndex, as
+// RoutesOf from its index.
+func (v *View) RoutesAt(key string) ([]*gwv1.HTTPRoute, bool) {
+	k := v.routes
+	if k == nil || !k.synced() {
+		return nil, false
+	}
+	return byIndex[gwv1.HTTPRoute](k.indexer, routeClaimIndex, key, KindHTTPRoute, v.log)
+}
+
+// ListenerSet implements validation.Cluster: one read of the informer's
+// store, the cache's own object (no copy; the rules only read).
+func (v *View) ListenerSet(namespace, name string) (*gwv1.ListenerSet, bool) {
+	k := v.listenerSets
+	if k == nil || !k.synced() {
+		return nil, false
+	}
+	obj, exists, err := k.indexer.GetByKey(namespace + "/" + name)
+	if err != nil {
+		return nil, false
+	}
+	ls, ok := obj.(*gwv1.ListenerSet)
+	if !exists || !ok {
+		return nil, true
+	}
+	return ls, true
+}
+
 // NamespaceLabels implements validation.Cluster.
 func (v *View) NamespaceLabels(name string) (map[string]string, bool) {
 	ns := metadataOf(KindNamespace)
@@ -607,11 +650,13 @@ func identity(m *metav1.ObjectMeta) metav1.ObjectMeta {
 }
 
 // keepGatewayRead keeps what the scope and the rules read of a Gateway:
+// its creation time (a set stored before it was never judged on it),
 // spec.gatewayClassName (whose it is), its listeners' name, port, protocol
 // and hostname (the merged listener list) and spec.allowedListeners (which
 // namespaces it admits).
 func keepGatewayRead(gw *gwv1.Gateway) *gwv1.Gateway {
 	out := &gwv1.Gateway{TypeMeta: gw.TypeMeta, ObjectMeta: identity(&gw.ObjectMeta)}
+	out.CreationTimestamp = gw.CreationTimestamp
 	out.Spec.GatewayClassName = gw.Spec.GatewayClassName
 	out.Spec.AllowedListeners = gw.Spec.AllowedListeners
 	if len(gw.Spec.Listeners) > 0 {
@@ -644,16 +689,22 @@ func keepClassRead(gc *gwv1.GatewayClass) *gwv1.GatewayClass {
 }
 
 // keepListenerSetRead keeps what the rules read of a rival ListenerSet: its
-// creation time (precedence), spec.parentRef (its Gateway, and the byParent
-// index) and its listeners' name, port, protocol and hostname.
+// creation time (precedence), when it came to its Gateway (its generation
+// and at most two managedFields entries, merged.TrimmedManagedFields),
+// spec.parentRef (its Gateway, and the byParent index) and its listeners'
+// name, port, protocol, hostname and allowedRoutes (which HTTPRoutes
+// attach: routes claim names through it, package routes' routeclaims.go).
 func keepListenerSetRead(ls *gwv1.ListenerSet) *gwv1.ListenerSet {
 	out := &gwv1.ListenerSet{TypeMeta: ls.TypeMeta, ObjectMeta: identity(&ls.ObjectMeta)}
 	out.CreationTimestamp = ls.CreationTimestamp
+	out.ManagedFields = merged.TrimmedManagedFields(ls)
+	out.Generation = ls.Generation
 	out.Spec.ParentRef = ls.Spec.ParentRef
 	if len(ls.Spec.Listeners) > 0 {
 		out.Spec.Listeners = make([]gwv1.ListenerEntry, len(ls.Spec.Listeners))
 		for i, l := range ls.Spec.Listeners {
-			out.Spec.Listeners[i] = gwv1.ListenerEntry{Name: l.Name, Hostname: l.Hostname, Port: l.Port, Protocol: l.Protocol}
+			out.Spec.Listeners[i] = gwv1.ListenerEntry{Name: l.Name, Hostname: l.Hostname, Port: l.Port, Protocol: l.Protocol,
+				AllowedRoutes: l.AllowedRoutes}
 		}
 	}
 	return out
@@ -666,11 +717,15 @@ func keepGrantRead(g *gwv1.ReferenceGrant) *gwv1.ReferenceGrant {
 		Spec: gwv1.ReferenceGrantSpec{From: g.Spec.From, To: g.Spec.To}}
 }
 
-// keepRouteRead keeps what attachment reads of an HTTPRoute: its
-// identity, spec.parentRefs and spec.hostnames; its rules, the bulk of a
-// route, are dropped.
+// keepRouteRead keeps what attachment and the route claims read of an
+// HTTPRoute: its identity, creation time and when its parentRefs were
+// written (merged.TrimmedRouteManagedFields: when it came to a Gateway),
+// spec.parentRefs and spec.hostnames; its rules, the bulk of a route, are
+// dropped.
 func keepRouteRead(r *gwv1.HTTPRoute) *gwv1.HTTPRoute {
 	out := &gwv1.HTTPRoute{TypeMeta: r.TypeMeta, ObjectMeta: identity(&r.ObjectMeta)}
+	out.CreationTimestamp = r.CreationTimestamp
+	out.ManagedFields = merged.TrimmedRouteManagedFields(r)
 	out.Spec.ParentRefs = r.Spec.ParentRefs
 	out.Spec.Hostnames = r.Spec.Hostnames
 	return out

@@ -155,11 +155,17 @@ func TestRouteIndexIsTheRulesRouteKeys(t *testing.T) {
 	assert.Equal(t, []string{merged.ListenerSetKey("team-a", "ls")}, keys)
 	keys, _ = routeKeys(fullListenerSet())
 	assert.Empty(t, keys)
+	keys, err = routeClaimKeys(out)
+	require.NoError(t, err)
+	assert.Equal(t, merged.RouteClaimKeys(fullRoute()), keys, "the route claims' index")
+	assert.NotEmpty(t, keys)
 }
 
 // TestTransformKeepsOnlyWhatTheRulesRead: every kind keeps its identity
 // (namespace, name, UID, and the resourceVersion the informer needs) and
-// what the rules read, and loses everything else: managedFields, all
+// what the rules read, and loses everything else: managedFields (but a
+// ListenerSet's and an HTTPRoute's arrival, merged.TrimmedManagedFields,
+// TrimmedRouteManagedFields), all
 // annotations (kubectl's last-applied one holds a Secret's data), labels but
 // a Namespace's, status, and the spec the rules never read. The fixtures set
 // every field, so a part the transform kept by mistake would show.
@@ -178,11 +184,18 @@ func TestTransformKeepsOnlyWhatTheRulesRead(t *testing.T) {
 		Listeners:        []gwv1.Listener{{Name: "https", Hostname: hostname, Port: 443, Protocol: gwv1.HTTPSProtocolType}},
 		AllowedListeners: fullGateway().Spec.AllowedListeners,
 	}}
+	wantGateway.CreationTimestamp = gw.CreationTimestamp
 	wantListenerSet := &gwv1.ListenerSet{TypeMeta: ls.TypeMeta, ObjectMeta: id("team-a"), Spec: gwv1.ListenerSetSpec{
 		ParentRef: fullListenerSet().Spec.ParentRef,
-		Listeners: []gwv1.ListenerEntry{{Name: "web", Hostname: hostname, Port: 443, Protocol: gwv1.HTTPSProtocolType}},
+		// allowedRoutes: which routes attach, and claim names (routes are claims)
+		Listeners: []gwv1.ListenerEntry{{Name: "web", Hostname: hostname, Port: 443, Protocol: gwv1.HTTPSProtocolType,
+			AllowedRoutes: fullListenerSet().Spec.Listeners[0].AllowedRoutes}},
 	}}
 	wantListenerSet.CreationTimestamp = ls.CreationTimestamp
+	// when it came to its Gateway, what the first-claim rule orders by
+	wantListenerSet.ManagedFields = merged.TrimmedManagedFields(ls)
+	wantListenerSet.Generation = ls.Generation
+	require.Len(t, wantListenerSet.ManagedFields, 1)
 	class := &gwv1.GatewayClass{TypeMeta: metav1.TypeMeta{APIVersion: "gateway.networking.k8s.io/v1", Kind: "GatewayClass"}, ObjectMeta: fullMeta(""),
 		Spec: gwv1.GatewayClassSpec{ControllerName: merged.AirlockControllerName, Description: ptr.To("d"),
 			ParametersRef: &gwv1.ParametersReference{Group: "g", Kind: "k", Name: "n"}},
@@ -201,6 +214,9 @@ func TestTransformKeepsOnlyWhatTheRulesRead(t *testing.T) {
 	requireAllSet(t, route.Spec)
 	wantRoute := &gwv1.HTTPRoute{TypeMeta: route.TypeMeta, ObjectMeta: id("team-a"), Spec: gwv1.HTTPRouteSpec{
 		CommonRouteSpec: gwv1.CommonRouteSpec{ParentRefs: fullRoute().Spec.ParentRefs}, Hostnames: fullRoute().Spec.Hostnames}}
+	// when it came to its Gateways: routes are claims there
+	wantRoute.CreationTimestamp = route.CreationTimestamp
+	wantRoute.ManagedFields = merged.TrimmedRouteManagedFields(route)
 	wantGrant := &gwv1.ReferenceGrant{TypeMeta: grant.TypeMeta, ObjectMeta: id("certs"), Spec: fullGrant().Spec}
 	secret := &metav1.PartialObjectMetadata{TypeMeta: metav1.TypeMeta{APIVersion: "v1", Kind: "Secret"}, ObjectMeta: fullMeta("certs")}
 	wantSecret := &metav1.PartialObjectMetadata{TypeMeta: secret.TypeMeta, ObjectMeta: id("certs")}
@@ -226,11 +242,15 @@ func TestTransformKeepsOnlyWhatTheRulesRead(t *testing.T) {
 			got := out.(client.Object)
 			// What is dropped, part by part (the comparison below covers the
 			// rest, down to the last field).
-			assert.Empty(t, got.GetManagedFields(), "managedFields")
+			if tc.kind != "ListenerSet" && tc.kind != "HTTPRoute" { // their arrival is kept
+				assert.Empty(t, got.GetManagedFields(), "managedFields")
+			}
 			assert.Empty(t, got.GetAnnotations(), "annotations, all of them")
 			assert.Empty(t, got.GetFinalizers(), "finalizers")
 			assert.Empty(t, got.GetOwnerReferences(), "ownerReferences")
-			assert.Zero(t, got.GetGeneration(), "generation")
+			if tc.kind != "ListenerSet" {
+				assert.Zero(t, got.GetGeneration(), "generation")
+			}
 			assert.Nil(t, got.GetDeletionTimestamp(), "deletionTimestamp")
 			if tc.kind != "Namespace" {
 				assert.Empty(t, got.GetLabels(), "labels")
@@ -250,7 +270,6 @@ func TestTransformKeepsOnlyWhatTheRulesRead(t *testing.T) {
 			case *gwv1.ListenerSet:
 				assert.Zero(t, o.Status, "status")
 				assert.Nil(t, o.Spec.Listeners[0].TLS, "listeners[].tls")
-				assert.Nil(t, o.Spec.Listeners[0].AllowedRoutes, "listeners[].allowedRoutes")
 			}
 			// What is kept, and that it is all there is.
 			assert.Equal(t, tc.want, got)

@@ -118,6 +118,14 @@ func (v *indexedView) ListenerSetsAt(key string) ([]*gwv1.ListenerSet, bool) {
 	return rivalsAt(v.sets, key, logr.Discard())
 }
 
+func (v *indexedView) ListenerSet(namespace, name string) (*gwv1.ListenerSet, bool) {
+	obj, exists, err := v.sets.GetByKey(namespace + "/" + name)
+	if err != nil || !exists {
+		return nil, err == nil
+	}
+	return obj.(*gwv1.ListenerSet), true
+}
+
 func (v *indexedView) NamespaceLabels(string) (map[string]string, bool) {
 	return map[string]string{}, true
 }

@@ -1,0 +1,152 @@
+package validation_test
+
+import (
+	"fmt"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/utils/ptr"
+	gwv1 "sigs.k8s.io/gateway-api/apis/v1"
+
+	"github.com/airlock/listenerset-webhook/validation"
+	"github.com/airlock/listenerset-webhook/validation/merged"
+	"github.com/airlock/listenerset-webhook/validation/validationtest"
+)
+
+// routeTo is an HTTPRoute namespace/name attached to ListenerSet
+// namespace/set with hostnames.
+func routeTo(namespace, name, set string, hostnames ...gwv1.Hostname) *gwv1.HTTPRoute {
+	return &gwv1.HTTPRoute{ObjectMeta: metav1.ObjectMeta{Namespace: namespace, Name: name},
+		Spec: gwv1.HTTPRouteSpec{CommonRouteSpec: gwv1.CommonRouteSpec{ParentRefs: []gwv1.ParentReference{{
+			Group: ptr.To[gwv1.Group](gwv1.GroupName), Kind: ptr.To[gwv1.Kind]("ListenerSet"), Name: gwv1.ObjectName(set)}}},
+			Hostnames: hostnames}}
+}
+
+// routedCluster is OwnedCluster(n) with owner 1's set "side" (a listener
+// without a hostname, where routes claim names) and n routes, route j of
+// owner j mod Owners attached to that owner's wildcard set (when there
+// is one), each claiming its own name under the owner's domain.
+func routedCluster(n int) *merged.Objects {
+	c := validationtest.OwnedCluster(n)
+	side := validationtest.TenantSet(validationtest.OwnerNamespace(1), "side", time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC),
+		gwv1.ListenerEntry{Name: "open", Port: 9090, Protocol: gwv1.HTTPProtocolType})
+	c.Sets = append(c.Sets, side)
+	c.Routes = make([]*gwv1.HTTPRoute, 0, n)
+	for j := range n {
+		o := j % validationtest.Owners
+		c.Routes = append(c.Routes, routeTo(validationtest.OwnerNamespace(o), fmt.Sprintf("r-%05d", j), fmt.Sprintf("ls-%05d", validationtest.Owners+o),
+			gwv1.Hostname(fmt.Sprintf("r-%05d.%s", j, validationtest.OwnerDomain(o)))))
+	}
+	return c
+}
+
+// newRoute is owner 1's route being created on "side", with a name its
+// declaration covers.
+func newRoute() *gwv1.HTTPRoute {
+	return routeTo(validationtest.OwnerNamespace(1), "new", "side", gwv1.Hostname("new."+validationtest.OwnerDomain(1)))
+}
+
+// routeReadCounter counts what a route's verdict reads: the sets' and
+// the routes' index reads and what they return.
+type routeReadCounter struct {
+	readCounter
+	routeReads, routes int
+}
+
+func (c *routeReadCounter) RoutesAt(key string) ([]*gwv1.HTTPRoute, bool) {
+	rs, known := c.Objects.RoutesAt(key)
+	c.routeReads++
+	c.routes += len(rs)
+	return rs, known
+}
+
+// TestRouteCreateReadsAreFlat: owner 1's route create makes the same
+// index reads on a Gateway of 10 000 sets and 10 000 routes as on one
+// with none, reads no Gateway whole and none of the 10 000 routes (none
+// overlaps its name): its cost does not grow with the sets and routes
+// (issue 49's item 8; BenchmarkRouteClaimsScale has the figures).
+func TestRouteCreateReadsAreFlat(t *testing.T) {
+	var reads, routeReads [2]int
+	for k, n := range []int{0, 10000} {
+		c := &routeReadCounter{readCounter: readCounter{Objects: routedCluster(n)}}
+		r := validation.JudgeRoute(newRoute(), nil, validation.Options{Cluster: c, Routes: c})
+		require.Zero(t, r.Errors.Total())
+		require.Zero(t, r.Warnings.Total(), "%v", r.Warnings.List())
+		assert.True(t, r.Scope.Judge)
+		assert.Zero(t, c.whole, "%d: a Gateway's sets read whole", n)
+		assert.Zero(t, c.routes, "%d: routes read", n)
+		assert.LessOrEqual(t, c.sets, 1, "%d: sets read (the owner's own wildcard set)", n)
+		reads[k], routeReads[k] = c.reads, c.routeReads
+		t.Logf("%d sets and routes: %d set index reads (%d sets), %d route index reads", n, c.reads, c.sets, c.routeReads)
+	}
+	assert.Equal(t, reads[0], reads[1], "set index reads at 0 and 10 000")
+	assert.Equal(t, routeReads[0], routeReads[1], "route index reads at 0 and 10 000")
+	assert.NotZero(t, routeReads[0], "the routes are read")
+}
+
+// BenchmarkRouteClaimsScale: a route create on a Gateway of 0 and 10 000
+// sets and routes (TestRouteCreateReadsAreFlat), and the worst route: 16
+// hostnames by 64 parentRefs, each a set of 64 listeners without a
+// hostname.
+func BenchmarkRouteClaimsScale(b *testing.B) {
+	for _, n := range []int{0, 10000} {
+		c := routedCluster(n)
+		opts := validation.Options{Cluster: c, Routes: c}
+		b.Run(fmt.Sprintf("routes=%d", n), func(b *testing.B) {
+			for b.Loop() {
+				validation.JudgeRoute(newRoute(), nil, opts)
+			}
+		})
+	}
+	c, worst := worstRoute()
+	opts := validation.Options{Cluster: c, Routes: c}
+	b.Run("worst", func(b *testing.B) {
+		for b.Loop() {
+			validation.JudgeRoute(worst, nil, opts)
+		}
+	})
+}
+
+// worstRoute is the worst route the CRD admits for the route claims: 16
+// hostnames by 64 parentRefs, each a set of owner 1 with 64 listeners
+// without a hostname, on routedCluster(0).
+func worstRoute() (*merged.Objects, *gwv1.HTTPRoute) {
+	c := routedCluster(0)
+	worst := newRoute()
+	worst.Spec.ParentRefs, worst.Spec.Hostnames = nil, nil
+	for i := range 64 {
+		listeners := make([]gwv1.ListenerEntry, 64)
+		for j := range listeners {
+			listeners[j] = gwv1.ListenerEntry{Name: gwv1.SectionName(fmt.Sprintf("l%02d", j)), Port: gwv1.PortNumber(9000 + j), Protocol: gwv1.HTTPProtocolType}
+		}
+		name := fmt.Sprintf("worst-%02d", i)
+		c.Sets = append(c.Sets, validationtest.TenantSet(validationtest.OwnerNamespace(1), name, time.Time{}, listeners...))
+		worst.Spec.ParentRefs = append(worst.Spec.ParentRefs, routeTo("", "", name).Spec.ParentRefs[0])
+	}
+	for k := range 16 {
+		worst.Spec.Hostnames = append(worst.Spec.Hostnames, gwv1.Hostname(fmt.Sprintf("w%02d.a.b.c.d.e.f.%s", k, validationtest.OwnerDomain(1))))
+	}
+	return c, worst
+}
+
+// TestWorstRouteIsBounded: the worst route, every hostname outside its
+// Namespace's declaration and under another owner's wildcard, gets one
+// LS319 error and one LS320 warning per hostname (not per parentRef or
+// listener), in a bounded report.
+func TestWorstRouteIsBounded(t *testing.T) {
+	c, worst := worstRoute()
+	for _, ns := range c.Namespaces {
+		if ns.Name == validationtest.OwnerNamespace(1) {
+			ns.Annotations = map[string]string{merged.DefaultAllowedHostnamesAnnotation: "other.example.com"}
+		}
+	}
+	c.Sets = append(c.Sets, validationtest.TenantSet(validationtest.OwnerNamespace(2), "wild", time.Date(2025, 1, 1, 0, 0, 0, 0, time.UTC),
+		validationtest.Listener("http", 80, gwv1.HTTPProtocolType, "*."+validationtest.OwnerDomain(1))))
+	r := validation.JudgeRoute(worst, nil, validation.Options{Cluster: c, Routes: c})
+	assert.Equal(t, 16, r.Errors.Total(), "one LS319 per hostname: %v", r.Errors.List())
+	assert.Equal(t, 16, r.Warnings.Total(), "one LS320 per hostname")
+	assertReportBounded(t, r)
+}
