@@ -198,11 +198,11 @@ func GenerateSequence(seed uint64) []Step {
 }
 
 type seqGen struct {
-	rng       *rand.Rand
-	manifests map[string]*Manifest // the tenants' manifests, by namespace/name
-	gateways  map[string]string    // what the platform believes: key → class, absent when missing
-	steps     []Step
-	patternName  string
+	rng         *rand.Rand
+	manifests   map[string]*Manifest // the tenants' manifests, by namespace/name
+	gateways    map[string]string    // what the platform believes: key → class, absent when missing
+	steps       []Step
+	patternName string
 }
 
 func (g *seqGen) add(s Step) {

@@ -65,10 +65,10 @@ type Model struct {
 	// never judged (written on another implementation's Gateway, since
 	// deleted) ratchets as any other; false: it arrives.
 	RatchetUnjudged bool
-	step   int
-	epochs map[string][]seqEpoch
-	decl   map[string]string
-	sets   map[string]*modelSet
+	step            int
+	epochs          map[string][]seqEpoch
+	decl            map[string]string
+	sets            map[string]*modelSet
 }
 
 // seqEpoch: from step from on, the key's Gateway is of class ("": missing).
@@ -133,7 +133,9 @@ func seqCovers(d, h string) bool {
 
 // seqOverlap tells whether two hostnames (not "") match a name in common.
 func seqOverlap(a, b string) bool {
-	under := func(w, h string) bool { return strings.HasPrefix(w, "*.") && strings.HasSuffix(h, w[1:]) && len(h) > len(w)-1 }
+	under := func(w, h string) bool {
+		return strings.HasPrefix(w, "*.") && strings.HasSuffix(h, w[1:]) && len(h) > len(w)-1
+	}
 	return a == b || under(a, b) || under(b, a)
 }
 
@@ -182,7 +184,9 @@ type Expectation struct {
 	heldMust  map[int]bool
 }
 
-func hostPath(i int) string { return field.NewPath("spec", "listeners").Index(i).Child("hostname").String() }
+func hostPath(i int) string {
+	return field.NewPath("spec", "listeners").Index(i).Child("hostname").String()
+}
 
 func setKey(ns, name string) string { return ns + "/" + name }
 
