@@ -226,7 +226,17 @@ func (g *seqGen) parent() string {
 	return SeqDecoy
 }
 
-func (g *seqGen) hostname() string { return g.pick(seqHostnames) }
+// hostname is a listener's hostname for a set of ns: half the time one of
+// its own domain (the initial declarations cover them), else any.
+func (g *seqGen) hostname(ns string) string {
+	if own := seqOwnHostnames[ns]; g.rng.IntN(2) == 0 {
+		return g.pick(own)
+	}
+	return g.pick(seqHostnames)
+}
+
+var seqOwnHostnames = map[string][]string{"team-a": {"*.a.example.com", "login.a.example.com"},
+	"team-b": {"*.b.example.com", "shop.b.example.com"}, "team-c": {"*.c.example.com", "login.c.example.com"}}
 
 // apply applies m as ns/name's manifest.
 func (g *seqGen) apply(ns, name string, m Manifest) {
@@ -234,10 +244,10 @@ func (g *seqGen) apply(ns, name string, m Manifest) {
 	g.add(Step{Op: OpApply, Namespace: ns, Name: name, Manifest: m.clone()})
 }
 
-func (g *seqGen) newManifest(parent string) Manifest {
+func (g *seqGen) newManifest(ns, parent string) Manifest {
 	m := Manifest{Parent: parent, Rev: 1}
 	for _, l := range seqListenerNames[:1+g.rng.IntN(2)] {
-		m.Listeners = append(m.Listeners, SeqListener{Name: l, Hostname: g.hostname()})
+		m.Listeners = append(m.Listeners, SeqListener{Name: l, Hostname: g.hostname(ns)})
 	}
 	return m
 }
@@ -264,7 +274,7 @@ func (g *seqGen) random() {
 	switch r := g.rng.IntN(100); {
 	case r < 34:
 		if m == nil {
-			g.apply(ns, name, g.newManifest(g.parent()))
+			g.apply(ns, name, g.newManifest(ns, g.parent()))
 			return
 		}
 		n := m.clone()
@@ -272,12 +282,12 @@ func (g *seqGen) random() {
 		case 0:
 			n.Rev++
 		case 1:
-			n.Listeners[g.rng.IntN(len(n.Listeners))].Hostname = g.hostname()
+			n.Listeners[g.rng.IntN(len(n.Listeners))].Hostname = g.hostname(ns)
 		case 2:
 			if len(n.Listeners) < len(seqListenerNames) {
 				for _, l := range seqListenerNames {
 					if !slices.ContainsFunc(n.Listeners, func(e SeqListener) bool { return e.Name == l }) {
-						n.Listeners = append(n.Listeners, SeqListener{Name: l, Hostname: g.hostname()})
+						n.Listeners = append(n.Listeners, SeqListener{Name: l, Hostname: g.hostname(ns)})
 						break
 					}
 				}
@@ -357,7 +367,7 @@ func (g *seqGen) pattern() {
 	default: // parked where a Gateway is then created, Airlock's
 		g.patternName = "parked, then the Gateway created"
 		gw := g.pick([]string{SeqMissing, SeqDecoy})
-		g.apply(squatter, name, Manifest{Parent: gw, Rev: 1, Listeners: []SeqListener{{Name: "l1", Hostname: g.hostname()}}})
+		g.apply(squatter, name, Manifest{Parent: gw, Rev: 1, Listeners: []SeqListener{{Name: "l1", Hostname: g.hostname(victim)}}})
 		between()
 		g.add(Step{Op: OpDeleteGateway, Gateway: gw})
 		g.add(Step{Op: OpCreateGateway, Gateway: gw, Class: SeqAirlockClass})

@@ -69,6 +69,9 @@ type Model struct {
 	epochs          map[string][]seqEpoch
 	decl            map[string]string
 	sets            map[string]*modelSet
+	// Stats counts what the steps reached, for the test to log and to
+	// hold the generator to its space.
+	Stats map[string]int
 }
 
 // seqEpoch: from step from on, the key's Gateway is of class ("": missing).
@@ -106,7 +109,7 @@ type listenerRecord struct {
 
 // NewModel is the model at the start of a sequence (NewSim's state).
 func NewModel(mode merged.ClaimMode) *Model {
-	m := &Model{Mode: mode, epochs: map[string][]seqEpoch{}, decl: map[string]string{}, sets: map[string]*modelSet{}}
+	m := &Model{Mode: mode, epochs: map[string][]seqEpoch{}, decl: map[string]string{}, sets: map[string]*modelSet{}, Stats: map[string]int{}}
 	for _, k := range SeqGatewayKeys {
 		m.epochs[k] = []seqEpoch{{0, SeqInitialClasses[k]}}
 	}
@@ -280,6 +283,7 @@ func (m *Model) Check(x Expectation, out Outcome) []string {
 	var bad []string
 	if out.Write {
 		bad = m.checkVerdict(x, out)
+		m.count(x, out)
 	}
 	m.record(x, out)
 	return bad
@@ -338,6 +342,30 @@ func (m *Model) checkVerdict(x Expectation, out Outcome) []string {
 		}
 	}
 	return bad
+}
+
+// count adds a judged write to Stats: by why it was judged so, and what
+// the tenancy rules said to it.
+func (m *Model) count(x Expectation, out Outcome) {
+	if !x.Judged {
+		m.Stats["not judged (another implementation's)"]++
+		return
+	}
+	why, _, _ := strings.Cut(x.why, " (")
+	why, _, _ = strings.Cut(why, " at step")
+	m.Stats[why]++
+	codes := map[string]bool{}
+	for _, f := range append(slices.Clone(out.Verdict.Errors), out.Verdict.Warnings...) {
+		if f.Code == merged.CodeHostnameClaimed || f.Code == merged.CodeHostnameNotDeclared {
+			codes[string(f.Code)] = true
+		}
+	}
+	for c := range codes {
+		m.Stats[why+", "+c]++
+		if out.Step.Pattern != "" && x.Arriving {
+			m.Stats["pattern "+out.Step.Pattern+", arriving, "+c]++
+		}
+	}
 }
 
 func firstOf(fs ...*Finding) string {
