@@ -177,7 +177,10 @@ func (m *Model) effective(key string, step int) int {
 // Expectation is what the model says a step must get.
 type Expectation struct {
 	Judged, Arriving bool
-	why              string
+	// Why says why the write arrives or stays ("arriving: a create",
+	// "arriving: moved from <key>", "arriving: the Gateway created ...",
+	// "arriving: the stored object ... not apply", "staying").
+	Why string
 	// per listener index of the new object: LS314 as an error, as a
 	// ratcheted warning
 	notDeclared, ratchetedUndeclared map[int]bool
@@ -221,17 +224,17 @@ func (m *Model) Expect(step Step) Expectation {
 	}
 	switch {
 	case old == nil:
-		x.why = "arriving: a create"
+		x.Why = "arriving: a create"
 	case old.parent != parent:
-		x.why = "arriving: moved from " + old.parent
+		x.Why = "arriving: moved from " + old.parent
 	case m.created(parent) > old.lastWrite:
-		x.why = fmt.Sprintf("arriving: the Gateway created at step %d, after the set's last write (step %d)", m.created(parent), old.lastWrite)
+		x.Why = fmt.Sprintf("arriving: the Gateway created at step %d, after the set's last write (step %d)", m.created(parent), old.lastWrite)
 	case !old.judged && !m.RatchetUnjudged:
-		x.why = fmt.Sprintf("arriving: the stored object (step %d) was written where the rules did not apply", old.lastWrite)
+		x.Why = fmt.Sprintf("arriving: the stored object (step %d) was written where the rules did not apply", old.lastWrite)
 	default:
-		x.why = "staying"
+		x.Why = "staying"
 	}
-	x.Arriving = x.why != "staying"
+	x.Arriving = x.Why != "staying"
 	x.notDeclared, x.ratchetedUndeclared, x.newClaims, x.heldMust = map[int]bool{}, map[int]bool{}, map[int]bool{}, map[int]bool{}
 	stored := func(l SeqListener) bool {
 		return old != nil && slices.ContainsFunc(old.listeners, func(o SeqListener) bool { return o.Name == l.Name && o.Hostname == l.Hostname })
@@ -316,7 +319,7 @@ func (m *Model) checkVerdict(x Expectation, out Outcome) []string {
 			bad = append(bad, fmt.Sprintf("an error the sequences do not provoke: %s %s: %s", e.Code, e.Path, e.Message))
 		}
 	}
-	how := x.why
+	how := x.Why
 	for i := range 3 {
 		_, listed := x.notDeclared[i]
 		got := found(v.Errors, string(merged.CodeHostnameNotDeclared), i) != nil
@@ -351,7 +354,7 @@ func (m *Model) count(x Expectation, out Outcome) {
 		m.Stats["not judged (another implementation's)"]++
 		return
 	}
-	why, _, _ := strings.Cut(x.why, " (")
+	why, _, _ := strings.Cut(x.Why, " (")
 	why, _, _ = strings.Cut(why, " at step")
 	m.Stats[why]++
 	codes := map[string]bool{}

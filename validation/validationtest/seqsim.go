@@ -118,6 +118,9 @@ func (s *Sim) Cluster() *merged.Objects {
 // Sets are the stored ListenerSets, in creation order.
 func (s *Sim) Sets() []*gwv1.ListenerSet { return s.Cluster().Sets }
 
+// Namespace is the stored Namespace name.
+func (s *Sim) Namespace(name string) *metav1.PartialObjectMetadata { return s.namespaces[name] }
+
 // Gateway is the stored Gateway of key, nil when missing.
 func (s *Sim) Gateway(key string) *gwv1.Gateway { return s.gateways[key] }
 
