@@ -110,7 +110,7 @@ func runSequence(seed uint64, mode merged.ClaimMode, stats map[string]int) (trac
 		x := model.Expect(step)
 		out := sim.Do(step, judge)
 		trace = append(trace, fmt.Sprintf("%2d %s%s", i+1, step, validationtest.Describe(out)))
-		for _, b := range append(model.Check(x, out), model.Invariants(sim)...) {
+		for _, b := range append(model.Check(x, out), model.Invariants(sim.Sets())...) {
 			bad = append(bad, fmt.Sprintf("step %d: %s", i+1, b))
 		}
 		if len(bad) > 0 {
@@ -120,7 +120,7 @@ func runSequence(seed uint64, mode merged.ClaimMode, stats map[string]int) (trac
 	for k, n := range model.Stats {
 		stats[k] += n
 	}
-	return trace, model.Audit(sim, audit)
+	return trace, model.Audit(sim.Cluster(), audit)
 }
 
 // regressionSeeds reads seedsFile.

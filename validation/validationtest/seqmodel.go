@@ -440,13 +440,12 @@ func (m *Model) record(x Expectation, out Outcome) {
 	}
 }
 
-// Invariants holds the stored state of sim to the history: the model's
+// Invariants holds the stored ListenerSets to the history: the model's
 // copy is what is stored, no owner holds a name another claimed first on an
 // Airlock Gateway unless excused, no listener lies outside its declaration
 // unless ratcheting rightly kept it.
-func (m *Model) Invariants(sim *Sim) []string {
+func (m *Model) Invariants(stored []*gwv1.ListenerSet) []string {
 	var bad []string
-	stored := sim.Sets()
 	if len(stored) != len(m.sets) {
 		bad = append(bad, fmt.Sprintf("the model has %d sets, the cluster %d", len(m.sets), len(stored)))
 	}
@@ -537,9 +536,8 @@ type AuditFunc func(ls *gwv1.ListenerSet, c *merged.Objects) Verdict
 // newcomer of each pair the model orders and never the first as a
 // newcomer, at least one of each pair it cannot order, and every listener
 // outside its declaration (LS314).
-func (m *Model) Audit(sim *Sim, audit AuditFunc) []string {
+func (m *Model) Audit(c *merged.Objects, audit AuditFunc) []string {
 	var bad []string
-	c := sim.Cluster()
 	verdicts := map[string]Verdict{}
 	for _, ls := range c.Sets {
 		verdicts[setKey(ls.Namespace, ls.Name)] = audit(ls, c)
@@ -583,7 +581,7 @@ func (m *Model) Audit(sim *Sim, audit AuditFunc) []string {
 	}
 	for _, ls := range c.Sets {
 		s := m.sets[setKey(ls.Namespace, ls.Name)]
-		if m.class(s.parent) == SeqOtherClass {
+		if s == nil || m.class(s.parent) == SeqOtherClass {
 			continue
 		}
 		d := m.decl[s.ns]

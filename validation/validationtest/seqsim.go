@@ -427,3 +427,17 @@ func Describe(out Outcome) string {
 	}
 	return b.String()
 }
+
+// CodeOfMessage is the tenancy code of a message as the webhook's response
+// words it (warnings and a denial's causes carry no code): LS316 for a
+// first claim, LS314 for an undeclared hostname, "" for any other.
+func CodeOfMessage(msg string) findings.Code {
+	tail := func(format string) string { return format[strings.LastIndex(format, "%")+2:] }
+	switch {
+	case strings.Contains(msg, tail(merged.DetailHostnameClaimed)), strings.Contains(msg, tail(merged.DetailHostnameContested)):
+		return merged.CodeHostnameClaimed
+	case strings.Contains(msg, "is not among the hostnames Namespace"), strings.Contains(msg, tail(merged.DetailNoHostnameDeclared)):
+		return merged.CodeHostnameNotDeclared
+	}
+	return ""
+}
