@@ -20,7 +20,7 @@ import (
 // a create, as validation does (issue 49's "one verdict on moves"): until
 // it does, the steps that move a set are compared and their disagreements
 // logged, not failed.
-const policyMovesAsCreates = false
+const policyMovesAsCreates = true
 
 // TestSequencesDeclarationsSameVerdict: the policy mode on the declaration
 // part of validation's TestSequences. Each write of validationtest's

@@ -187,7 +187,7 @@ type Expectation struct {
 	// newClaims: listener index → LS316 expected (true) or not (false);
 	// heldMust: a held hostname another owner had before the set
 	newClaims map[int]bool
-	heldMust  map[int]bool
+	heldMust  map[int]string // what came first, and when
 }
 
 func hostPath(i int) string {
@@ -235,7 +235,7 @@ func (m *Model) Expect(step Step) Expectation {
 		x.Why = "staying"
 	}
 	x.Arriving = x.Why != "staying"
-	x.notDeclared, x.ratchetedUndeclared, x.newClaims, x.heldMust = map[int]bool{}, map[int]bool{}, map[int]bool{}, map[int]bool{}
+	x.notDeclared, x.ratchetedUndeclared, x.newClaims, x.heldMust = map[int]bool{}, map[int]bool{}, map[int]bool{}, map[int]string{}
 	stored := func(l SeqListener) bool {
 		return old != nil && slices.ContainsFunc(old.listeners, func(o SeqListener) bool { return o.Name == l.Name && o.Hostname == l.Hostname })
 	}
@@ -257,8 +257,11 @@ func (m *Model) Expect(step Step) Expectation {
 		}
 		mine := m.effective(parent, old.arrived)
 		for _, h := range holders {
-			if m.effective(parent, h.arrived) < mine {
-				x.heldMust[i] = true
+			if theirs := m.effective(parent, h.arrived); theirs < mine {
+				x.heldMust[i] = fmt.Sprintf("%s/%s came at step %d (in effect %d), this set at step %d (in effect %d)", h.ns, h.name, h.arrived, theirs, old.arrived, mine)
+				if c := m.created(parent); c > h.arrived && c > old.arrived {
+					x.heldMust[i] += fmt.Sprintf(", both before the Gateway was created (step %d)", c)
+				}
 			}
 		}
 	}
@@ -340,8 +343,9 @@ func (m *Model) checkVerdict(x Expectation, out Outcome) []string {
 				bad = append(bad, fmt.Sprintf("%s (%s, a new claim, %s): LS316 %v (%v), the model wants %v", hostPath(i), how, m.Mode, got != nil, firstOf(got, other), want))
 			}
 		}
-		if x.heldMust[i] && (inWarnings == nil || inErrors != nil) {
-			bad = append(bad, fmt.Sprintf("%s (%s, held, %s): another owner came to the Gateway first, yet LS316 warning %v, error %v", hostPath(i), how, m.Mode, inWarnings != nil, inErrors != nil))
+		if first := x.heldMust[i]; first != "" && (inWarnings == nil || inErrors != nil) {
+			bad = append(bad, fmt.Sprintf("%s (%s, held, %s): another owner came to the Gateway first (%s), yet LS316 warning %v, error %v",
+				hostPath(i), how, m.Mode, first, inWarnings != nil, inErrors != nil))
 		}
 	}
 	return bad

@@ -19,7 +19,8 @@ import (
 
 // Sim is kube-apiserver for the sequences, as far as the rules read it: it
 // stores what admission admits, stamps creationTimestamp with its clock on
-// a create, and keeps metadata.managedFields as server-side apply and
+// a create, counts metadata.generation (1 on a create, one more for each
+// change of the spec), and keeps metadata.managedFields as server-side apply and
 // updates keep them (k8s.io/apiserver's managedfields): per field manager
 // the fields it owns, and the time of its last operation that changed the
 // object. An apply (OpApply, force) makes "kubectl" own exactly its
@@ -221,7 +222,7 @@ func (s *Sim) write(step Step, stored *simSet) (w simWrite, ok bool) {
 	}
 	var next *gwv1.ListenerSet
 	if stored == nil {
-		next = &gwv1.ListenerSet{ObjectMeta: metav1.ObjectMeta{Namespace: step.Namespace, Name: step.Name, CreationTimestamp: metav1.NewTime(s.Now)}}
+		next = &gwv1.ListenerSet{ObjectMeta: metav1.ObjectMeta{Namespace: step.Namespace, Name: step.Name, CreationTimestamp: metav1.NewTime(s.Now), Generation: 1}}
 		stored = &simSet{managers: map[string]*simManager{}}
 	} else {
 		next = stored.ls.DeepCopy()
@@ -278,6 +279,9 @@ func (s *Sim) write(step Step, stored *simSet) (w simWrite, ok bool) {
 		update(managers, "kubectl-patch", changed, s.Now)
 	}
 	next.ManagedFields = managedFields(managers)
+	if stored.ls != nil && (changed["listeners"] || changed["parentRef/name"] || changed["parentRef/namespace"]) {
+		next.Generation++ // a change of the spec, as kube-apiserver counts a custom resource's
+	}
 	return simWrite{set: &simSet{ls: next, managers: managers}, ls: next, noop: len(changed) == 0 && stored.ls != nil}, true
 }
 
