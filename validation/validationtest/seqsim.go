@@ -347,7 +347,7 @@ func managedFields(managers map[string]*simManager) []metav1.ManagedFieldsEntry 
 		}
 		at := metav1.NewTime(m.at)
 		entries = append(entries, metav1.ManagedFieldsEntry{Manager: name, Operation: op, APIVersion: gwv1.GroupVersion.String(),
-			Time: &at, FieldsType: "FieldsV1", FieldsV1: &metav1.FieldsV1{Raw: raw}})
+			Time: &at, FieldsType: "FieldsV1", FieldsV1: metav1.NewFieldsV1(string(raw))})
 	}
 	return entries
 }
