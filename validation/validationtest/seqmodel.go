@@ -35,9 +35,11 @@ import (
 // was last judged in full under a declaration that covered it (narrowed
 // since), or never judged (stored where the rules did not apply).
 //
-// Claims: a set's claim of a hostname on a Gateway key starts at the step
-// that brought the hostname there with the set (a create, a move, a new
-// hostname); one started while the key was another implementation's takes
+// Claims are by Gateway key: they outlive the Gateway's deletion and are
+// judged while it is missing. A set's claim of a hostname on a key starts
+// at the step that brought the hostname there with the set (a create, a
+// move, a new hostname) and lasts while the set keeps a listener of that
+// hostname there; one started while the key was another implementation's takes
 // effect when the key stops being so (deleted, or re-created as Airlock's),
 // as all such claims at once: the model knows no order among them. A new
 // claim gets LS316 (under deny: is refused) exactly when another owner's
@@ -47,7 +49,8 @@ import (
 // owner holds a name another owner claimed there first only when its claim
 // was warned when last judged as new (under deny: never, it was refused),
 // or was never judged (made on another implementation's Gateway, its set
-// not written since the key became Airlock's: only the audit finds it).
+// not written since the key became Airlock's: only the audit finds it, and
+// the set's next write, judged as new).
 //
 // The audit (AsStored) names the newcomer of every overlapping pair of
 // owners whose claims the model orders, and never names the first as a
@@ -55,10 +58,19 @@ import (
 // tell, the model does not ask); of a pair it cannot order it names at least
 // one.
 //
+// The model asks nothing the stored objects cannot say at all: which of two
+// claims that took effect at once (on another implementation's Gateway) came
+// first, whether a staying set with a held hostname is told of a holder that
+// came after it (the metadata bounds arrivals: the rule may name the pair),
+// what the audit says of a pair it names as contested.
+//
 // Not modelled: tenant labels (each namespace is its own owner), Gateways
 // that admit only some namespaces (every Gateway admits all), two writes in
-// one second (each step advances the clock), malformed declarations, and
-// HTTPRoutes.
+// one second (each step advances the clock; the e2e run waits for a second
+// of its own for each), two requests judged before either is stored (the
+// race docs/tenancy.md describes; in process every write is seen, through
+// kube-apiserver a barrier waits for the webhook's view), malformed
+// declarations, --strict, and HTTPRoutes.
 type Model struct {
 	Mode merged.ClaimMode
 	// RatchetUnjudged: a staying update of a set whose stored object was
