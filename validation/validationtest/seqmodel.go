@@ -473,7 +473,14 @@ func (m *Model) Invariants(stored []*gwv1.ListenerSet) []string {
 		}
 	}
 	for _, f := range m.firstClaims(false) {
-		if c := f.newcomer.claims[f.hn]; !(c.judgedNew < 0 || m.Mode == merged.ClaimWarn && c.warned) {
+		c := f.newcomer.claims[f.hn]
+		switch {
+		case c.judgedNew < 0:
+			m.Stats["invariant: a name held over the first claim, never judged"]++
+		case c.warned:
+			m.Stats["invariant: a name held over the first claim, warned"]++
+		}
+		if !(c.judgedNew < 0 || m.Mode == merged.ClaimWarn && c.warned) {
 			bad = append(bad, fmt.Sprintf("%s/%s holds %s on %s (claimed at step %d, judged as new at step %d, warned %v) over %s/%s's %s, claimed first (step %d)",
 				f.newcomer.ns, f.newcomer.name, f.hn, f.newcomer.parent, c.start, c.judgedNew, c.warned, f.first.ns, f.first.name, f.hf, f.first.claims[f.hf].start))
 		}
