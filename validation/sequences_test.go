@@ -66,13 +66,18 @@ func TestSequences(t *testing.T) {
 			if len(bad) > 0 {
 				failed++
 			}
-			if failed > 3 {
+			switch {
+			case failed > 30:
+			case failed > 3:
 				t.Errorf("seed %d, first claim %s: %s", seed, mode, bad[0])
-			} else {
+			default:
 				t.Errorf("seed %d, first claim %s (SEQUENCE_SEED=%d go test -run TestSequences ./validation; add it to %s):\n%s\n%s",
 					seed, mode, seed, seedsFile, strings.Join(trace, "\n"), strings.Join(bad, "\n"))
 			}
 		}
+	}
+	if failed > 30 {
+		t.Errorf("%d more failing sequences", failed-30)
 	}
 	t.Logf("%d sequences of %d steps, each in two modes; the writes:", len(seeds), validationtest.SeqLength)
 	for _, k := range slices.Sorted(maps.Keys(stats)) {
