@@ -24,9 +24,10 @@ import (
 // Arriving: a write is judged as a create, every listener in full and every
 // hostname a new claim, when it creates the set, moves it to another
 // Gateway key, comes after the Gateway was (re-)created since the set's
-// last stored write, or updates a set whose stored object was written where
-// the rules did not apply (another implementation's Gateway, since deleted:
-// it was never judged, so nothing of it is grandfathered). Otherwise it
+// last stored write, or updates a set while its Gateway is missing (the
+// stored object may have been written on another implementation's Gateway,
+// since deleted, and never judged: nothing of it is grandfathered; the
+// objects cannot tell, and a parked set serves nothing). Otherwise it
 // stays: a listener whose name and hostname are as stored is ratcheted.
 //
 // Declarations: every listener judged in full gets LS314 exactly when its
@@ -72,15 +73,11 @@ import (
 // kube-apiserver a barrier waits for the webhook's view), malformed
 // declarations, --strict, and HTTPRoutes.
 type Model struct {
-	Mode merged.ClaimMode
-	// RatchetUnjudged: a staying update of a set whose stored object was
-	// never judged (written on another implementation's Gateway, since
-	// deleted) ratchets as any other; false: it arrives.
-	RatchetUnjudged bool
-	step            int
-	epochs          map[string][]seqEpoch
-	decl            map[string]string
-	sets            map[string]*modelSet
+	Mode   merged.ClaimMode
+	step   int
+	epochs map[string][]seqEpoch
+	decl   map[string]string
+	sets   map[string]*modelSet
 	// Stats counts what the steps reached, for the test to log and to
 	// hold the generator to its space.
 	Stats map[string]int
@@ -241,8 +238,11 @@ func (m *Model) Expect(step Step) Expectation {
 		x.Why = "arriving: moved from " + old.parent
 	case m.created(parent) > old.lastWrite:
 		x.Why = fmt.Sprintf("arriving: the Gateway created at step %d, after the set's last write (step %d)", m.created(parent), old.lastWrite)
-	case !old.judged && !m.RatchetUnjudged:
-		x.Why = fmt.Sprintf("arriving: the stored object (step %d) was written where the rules did not apply", old.lastWrite)
+	case m.class(parent) == "":
+		x.Why = "arriving: the Gateway is missing"
+		if !old.judged {
+			x.Why += fmt.Sprintf(" (the stored object, step %d, was written where the rules did not apply)", old.lastWrite)
+		}
 	default:
 		x.Why = "staying"
 	}
