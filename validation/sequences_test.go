@@ -1,7 +1,6 @@
 package validation_test
 
 import (
-	"bufio"
 	"fmt"
 	"maps"
 	"os"
@@ -17,7 +16,8 @@ import (
 	"github.com/airlock/listenerset-webhook/validation/validationtest"
 )
 
-// seedsFile holds the seeds that once failed TestSequences, replayed first.
+// seedsFile holds the seeds that once failed TestSequences, replayed first
+// (validationtest.SeedsFile, from this package).
 const seedsFile = "testdata/sequence-seeds"
 
 // TestSequences: issue 49's test of sequences, not requests. Random
@@ -38,7 +38,10 @@ const seedsFile = "testdata/sequence-seeds"
 // runs one seed and prints its steps. A failing seed is printed: add it to
 // seedsFile.
 func TestSequences(t *testing.T) {
-	seeds := regressionSeeds(t)
+	seeds, err := validationtest.RegressionSeeds(seedsFile)
+	if err != nil {
+		t.Fatal(err)
+	}
 	n := uint64(3000)
 	if testing.Short() {
 		n = 300
@@ -128,27 +131,4 @@ func runSequence(seed uint64, mode merged.ClaimMode, stats map[string]int) (trac
 		stats[k] += n
 	}
 	return trace, model.Audit(sim.Cluster(), audit)
-}
-
-// regressionSeeds reads seedsFile.
-func regressionSeeds(t *testing.T) []uint64 {
-	f, err := os.Open(seedsFile)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer f.Close()
-	var seeds []uint64
-	sc := bufio.NewScanner(f)
-	for sc.Scan() {
-		line, _, _ := strings.Cut(sc.Text(), "#")
-		if line = strings.TrimSpace(line); line == "" {
-			continue
-		}
-		s, err := strconv.ParseUint(line, 10, 64)
-		if err != nil {
-			t.Fatalf("%s: %v", seedsFile, err)
-		}
-		seeds = append(seeds, s)
-	}
-	return seeds
 }

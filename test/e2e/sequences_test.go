@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"maps"
 	"os"
+	"path/filepath"
 	"slices"
 	"strconv"
 	"strings"
@@ -53,10 +54,10 @@ const (
 // only once it has a marker written after it: the watch of each kind
 // delivers in order), and a write whose time the rules read (a ListenerSet
 // write, a Gateway created) waits for a second of its own, as the model's
-// steps have (kube-apiserver's times are seconds). Seeds 1 to 6 in each
-// mode, about 15 s a sequence (E2E_SEQUENCES sets another number,
-// E2E_SEQUENCE_SEEDS=229,59 which seeds); what the writes reached is
-// logged.
+// steps have (kube-apiserver's times are seconds). In each mode the seeds
+// of validationtest.SeedsFile, then 1 to 6, about 15 s a sequence
+// (E2E_SEQUENCES sets another number of random ones, E2E_SEQUENCE_SEEDS=229,59
+// which seeds alone); what the writes reached is logged.
 func TestSequences(t *testing.T) {
 	requireCluster(t)
 	n := 6
@@ -66,7 +67,10 @@ func TestSequences(t *testing.T) {
 			t.Fatalf("%s: %v", sequencesEnv, err)
 		}
 	}
-	var seeds []uint64
+	seeds, err := validationtest.RegressionSeeds(filepath.Join(root, validationtest.SeedsFile))
+	if err != nil {
+		t.Fatal(err)
+	}
 	for seed := range uint64(n) {
 		seeds = append(seeds, seed+1)
 	}

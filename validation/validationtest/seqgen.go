@@ -1,9 +1,12 @@
 package validationtest
 
 import (
+	"bufio"
 	"fmt"
 	"math/rand/v2"
+	"os"
 	"slices"
+	"strconv"
 	"strings"
 )
 
@@ -375,4 +378,32 @@ func (g *seqGen) pattern() {
 		g.add(Step{Op: OpLabel, Namespace: squatter, Name: name, Value: "after"})
 	}
 	g.patternName = ""
+}
+
+// SeedsFile is where the seeds that once failed are kept, from the
+// repository's root: every run of the sequences replays them first.
+const SeedsFile = "validation/testdata/sequence-seeds"
+
+// RegressionSeeds reads a seeds file: one seed a line, "#" starts a
+// comment.
+func RegressionSeeds(path string) ([]uint64, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	var seeds []uint64
+	sc := bufio.NewScanner(f)
+	for n := 1; sc.Scan(); n++ {
+		line, _, _ := strings.Cut(sc.Text(), "#")
+		if line = strings.TrimSpace(line); line == "" {
+			continue
+		}
+		s, err := strconv.ParseUint(line, 10, 64)
+		if err != nil {
+			return nil, fmt.Errorf("%s:%d: %v", path, n, err)
+		}
+		seeds = append(seeds, s)
+	}
+	return seeds, sc.Err()
 }
