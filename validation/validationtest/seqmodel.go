@@ -1,0 +1,622 @@
+package validationtest
+
+import (
+	"fmt"
+	"math"
+	"slices"
+	"strings"
+
+	"k8s.io/apimachinery/pkg/util/validation/field"
+	gwv1 "sigs.k8s.io/gateway-api/apis/v1"
+
+	"github.com/airlock/listenerset-webhook/validation/merged"
+)
+
+// Model is what the history of a sequence says each step must get and what
+// the stored state may hold, computed from the steps and from which of them
+// were admitted, with its own idea of hostnames (seqOverlap, seqCovers),
+// never from the rules' code. What it promises, and what it cannot:
+//
+// Scope: a set whose parent Gateway is another implementation's (its class
+// names another controller) is not judged; every other set is, Airlock's
+// and a missing Gateway's alike (the default unknown-parent "judge").
+//
+// Arriving: a write is judged as a create, every listener in full and every
+// hostname a new claim, when it creates the set, moves it to another
+// Gateway key, comes after the Gateway was (re-)created since the set's
+// last stored write, or updates a set while its Gateway is missing (the
+// stored object may have been written on another implementation's Gateway,
+// since deleted, and never judged: nothing of it is grandfathered; the
+// objects cannot tell, and a parked set serves nothing). Otherwise it
+// stays: a listener whose name and hostname are as stored is ratcheted.
+//
+// Declarations: every listener judged in full gets LS314 exactly when its
+// Namespace's declaration does not cover its hostname (a ratcheted one a
+// warning); so a stored listener lies outside its declaration only when it
+// was last judged in full under a declaration that covered it (narrowed
+// since), or never judged (stored where the rules did not apply).
+//
+// Claims are by Gateway key: they outlive the Gateway's deletion and are
+// judged while it is missing. A set's claim of a hostname on a key starts
+// at the step that brought the hostname there with the set (a create, a
+// move, a new hostname) and lasts while the set keeps a listener of that
+// hostname there; one started while the key was another implementation's takes
+// effect when the key stops being so (deleted, or re-created as Airlock's),
+// as all such claims at once: the model knows no order among them. A new
+// claim gets LS316 (under deny: is refused) exactly when another owner's
+// stored set on the key holds an overlapping hostname, whatever its age; a
+// held hostname of a staying set gets it at least when that holder came to
+// the key (in effect) before the set. So on an existing Airlock Gateway an
+// owner holds a name another owner claimed there first only when its claim
+// was warned when last judged as new (under deny: never, it was refused),
+// or was never judged (made on another implementation's Gateway, its set
+// not written since the key became Airlock's: only the audit finds it, and
+// the set's next write, judged as new).
+//
+// The audit (AsStored) names the newcomer of every overlapping pair of
+// owners whose claims the model orders, and never names the first as a
+// newcomer (it may name both as a pair: what the stored metadata cannot
+// tell, the model does not ask); of a pair it cannot order it names at least
+// one.
+//
+// The model asks nothing the stored objects cannot say at all: which of two
+// claims that took effect at once (on another implementation's Gateway) came
+// first, whether a staying set with a held hostname is told of a holder that
+// came after it (the metadata bounds arrivals: the rule may name the pair),
+// what the audit says of a pair it names as contested.
+//
+// Not modelled: tenant labels (each namespace is its own owner), Gateways
+// that admit only some namespaces (every Gateway admits all), two writes in
+// one second (each step advances the clock; the e2e run waits for a second
+// of its own for each), two requests judged before either is stored (the
+// race docs/tenancy.md describes; in process every write is seen, through
+// kube-apiserver a barrier waits for the webhook's view), malformed
+// declarations, --strict, and HTTPRoutes.
+type Model struct {
+	Mode   merged.ClaimMode
+	step   int
+	epochs map[string][]seqEpoch
+	decl   map[string]string
+	sets   map[string]*modelSet
+	// Stats counts what the steps reached, for the test to log and to
+	// hold the generator to its space.
+	Stats map[string]int
+}
+
+// seqEpoch: from step from on, the key's Gateway is of class ("": missing).
+type seqEpoch struct {
+	from  int
+	class string
+}
+
+type modelSet struct {
+	ns, name, parent string
+	listeners        []SeqListener
+	arrived          int  // the step it came to parent
+	lastWrite        int  // the step of its last stored write
+	judged           bool // that write was judged
+	claims           map[string]*modelClaim
+	records          map[string]*listenerRecord // by listener name
+}
+
+// modelClaim is a set's claim of a hostname on its parent.
+type modelClaim struct {
+	start int
+	// judgedNew is the last step that judged it as a new claim (-1:
+	// none), warned whether that step warned it (LS316).
+	judgedNew int
+	warned    bool
+}
+
+// listenerRecord is a stored listener's last judgment in full.
+type listenerRecord struct {
+	hostname string
+	judged   bool
+	under    string // the declaration then ("": none)
+	step     int
+}
+
+// NewModel is the model at the start of a sequence (NewSim's state).
+func NewModel(mode merged.ClaimMode) *Model {
+	m := &Model{Mode: mode, epochs: map[string][]seqEpoch{}, decl: map[string]string{}, sets: map[string]*modelSet{}, Stats: map[string]int{}}
+	for _, k := range SeqGatewayKeys {
+		m.epochs[k] = []seqEpoch{{0, SeqInitialClasses[k]}}
+	}
+	for ns, d := range SeqInitialDeclarations {
+		m.decl[ns] = d
+	}
+	return m
+}
+
+// seqCovers tells whether declaration d (valid, not empty) covers hostname
+// h ("" none): "*" everything, an entry itself, a wildcard entry every
+// name and wildcard below it.
+func seqCovers(d, h string) bool {
+	for _, e := range strings.Split(d, ",") {
+		switch {
+		case e == "*", e == h && h != "":
+			return true
+		case h != "" && strings.HasPrefix(e, "*.") && strings.HasSuffix(h, e[1:]) && len(h) > len(e)-1:
+			return true
+		}
+	}
+	return false
+}
+
+// seqOverlap tells whether two hostnames (not "") match a name in common.
+func seqOverlap(a, b string) bool {
+	under := func(w, h string) bool {
+		return strings.HasPrefix(w, "*.") && strings.HasSuffix(h, w[1:]) && len(h) > len(w)-1
+	}
+	return a == b || under(a, b) || under(b, a)
+}
+
+func (m *Model) class(key string) string { e := m.epochs[key]; return e[len(e)-1].class }
+
+// created is the step the key's Gateway was created (-1 missing or there
+// from the start).
+func (m *Model) created(key string) int {
+	e := m.epochs[key]
+	if e[len(e)-1].class == "" {
+		return -1
+	}
+	return e[len(e)-1].from
+}
+
+// effective is the step a claim started at step on key takes effect: that
+// step, or, made while the key was another implementation's, the first step
+// it was not (math.MaxInt: not yet).
+func (m *Model) effective(key string, step int) int {
+	ep := m.epochs[key]
+	i := len(ep) - 1
+	for i > 0 && ep[i].from > step {
+		i--
+	}
+	for j := i; j < len(ep); j++ {
+		if ep[j].class != SeqOtherClass {
+			if j == i {
+				return step
+			}
+			return ep[j].from
+		}
+	}
+	return math.MaxInt
+}
+
+// Expectation is what the model says a step must get.
+type Expectation struct {
+	Judged, Arriving bool
+	// Why says why the write arrives or stays ("arriving: a create",
+	// "arriving: moved from <key>", "arriving: the Gateway created ...",
+	// "arriving: the stored object ... not apply", "staying").
+	Why string
+	// per listener index of the new object: LS314 as an error, as a
+	// ratcheted warning
+	notDeclared, ratchetedUndeclared map[int]bool
+	// newClaims: listener index → LS316 expected (true) or not (false);
+	// heldMust: a held hostname another owner had before the set
+	newClaims map[int]bool
+	heldMust  map[int]string // what came first, and when
+}
+
+func hostPath(i int) string {
+	return field.NewPath("spec", "listeners").Index(i).Child("hostname").String()
+}
+
+func setKey(ns, name string) string { return ns + "/" + name }
+
+// Expect is what step must get, from the history so far. Call it before
+// Sim.Do, then Check with the outcome.
+func (m *Model) Expect(step Step) Expectation {
+	m.step++
+	var x Expectation
+	old := m.sets[setKey(step.Namespace, step.Name)]
+	var parent string
+	var listeners []SeqListener
+	switch step.Op {
+	case OpApply:
+		parent, listeners = step.Manifest.Parent, step.Manifest.Listeners
+	case OpLabel, OpPatchParent:
+		if old == nil {
+			return x
+		}
+		parent, listeners = old.parent, old.listeners
+		if step.Op == OpPatchParent {
+			parent = step.Gateway
+		}
+	default:
+		return x
+	}
+	x.Judged = m.class(parent) != SeqOtherClass
+	if !x.Judged {
+		return x
+	}
+	switch {
+	case old == nil:
+		x.Why = "arriving: a create"
+	case old.parent != parent:
+		x.Why = "arriving: moved from " + old.parent
+	case m.created(parent) > old.lastWrite:
+		x.Why = fmt.Sprintf("arriving: the Gateway created at step %d, after the set's last write (step %d)", m.created(parent), old.lastWrite)
+	case m.class(parent) == "":
+		x.Why = "arriving: the Gateway is missing"
+		if !old.judged {
+			x.Why += fmt.Sprintf(" (the stored object, step %d, was written where the rules did not apply)", old.lastWrite)
+		}
+	default:
+		x.Why = "staying"
+	}
+	x.Arriving = x.Why != "staying"
+	x.notDeclared, x.ratchetedUndeclared, x.newClaims, x.heldMust = map[int]bool{}, map[int]bool{}, map[int]bool{}, map[int]string{}
+	stored := func(l SeqListener) bool {
+		return old != nil && slices.ContainsFunc(old.listeners, func(o SeqListener) bool { return o.Name == l.Name && o.Hostname == l.Hostname })
+	}
+	for i, l := range listeners {
+		if d := m.decl[step.Namespace]; d != "" && !seqCovers(d, l.Hostname) {
+			if !x.Arriving && stored(l) {
+				x.ratchetedUndeclared[i] = true
+			} else {
+				x.notDeclared[i] = true
+			}
+		}
+		if l.Hostname == "" {
+			continue
+		}
+		holders := m.holders(parent, step.Namespace, step.Name, l.Hostname)
+		if x.Arriving || old.claims[l.Hostname] == nil {
+			x.newClaims[i] = len(holders) > 0
+			continue
+		}
+		mine := m.effective(parent, old.arrived)
+		for _, h := range holders {
+			if theirs := m.effective(parent, h.arrived); theirs < mine {
+				x.heldMust[i] = fmt.Sprintf("%s/%s came at step %d (in effect %d), this set at step %d (in effect %d)", h.ns, h.name, h.arrived, theirs, old.arrived, mine)
+				if c := m.created(parent); c > h.arrived && c > old.arrived {
+					x.heldMust[i] += fmt.Sprintf(", both before the Gateway was created (step %d)", c)
+				}
+			}
+		}
+	}
+	return x
+}
+
+// holders are the stored sets of other owners on key holding a hostname
+// that overlaps h.
+func (m *Model) holders(key, ns, name, h string) []*modelSet {
+	var out []*modelSet
+	for _, s := range m.sets {
+		if s.parent != key || s.ns == ns {
+			continue
+		}
+		if slices.ContainsFunc(s.listeners, func(l SeqListener) bool { return l.Hostname != "" && seqOverlap(l.Hostname, h) }) {
+			out = append(out, s)
+		}
+	}
+	return out
+}
+
+// Check holds the outcome of a step to its expectation, records it in the
+// history and returns what does not hold.
+func (m *Model) Check(x Expectation, out Outcome) []string {
+	var bad []string
+	if out.Write {
+		bad = m.checkVerdict(x, out)
+		m.count(x, out)
+	}
+	m.record(x, out)
+	return bad
+}
+
+func (m *Model) checkVerdict(x Expectation, out Outcome) []string {
+	var bad []string
+	v := out.Verdict
+	found := func(list []Finding, code string, i int) *Finding {
+		for j := range list {
+			if string(list[j].Code) == code && list[j].Path == hostPath(i) {
+				return &list[j]
+			}
+		}
+		return nil
+	}
+	if !x.Judged {
+		for _, f := range append(slices.Clone(v.Errors), v.Warnings...) {
+			if f.Code == merged.CodeHostnameNotDeclared || f.Code == merged.CodeHostnameClaimed || f.Code == merged.CodeDeclarationMalformed {
+				bad = append(bad, fmt.Sprintf("not Airlock's to judge, yet %s %s: %s", f.Code, f.Path, f.Message))
+			}
+		}
+		if len(v.Errors) > 0 {
+			bad = append(bad, fmt.Sprintf("not Airlock's to judge, yet refused: %v", v.Errors))
+		}
+		return bad
+	}
+	for _, e := range v.Errors {
+		if e.Code != merged.CodeHostnameNotDeclared && !(e.Code == merged.CodeHostnameClaimed && m.Mode == merged.ClaimDeny) {
+			bad = append(bad, fmt.Sprintf("an error the sequences do not provoke: %s %s: %s", e.Code, e.Path, e.Message))
+		}
+	}
+	how := x.Why
+	for i := range 3 {
+		_, listed := x.notDeclared[i]
+		got := found(v.Errors, string(merged.CodeHostnameNotDeclared), i) != nil
+		if got != listed {
+			bad = append(bad, fmt.Sprintf("%s (%s): LS314 error %v, the model wants %v", hostPath(i), how, got, listed))
+		}
+		if x.ratchetedUndeclared[i] && found(v.Warnings, string(merged.CodeHostnameNotDeclared), i) == nil {
+			bad = append(bad, fmt.Sprintf("%s (%s): no ratcheted LS314 warning for a stored listener outside its declaration", hostPath(i), how))
+		}
+		inErrors := found(v.Errors, string(merged.CodeHostnameClaimed), i)
+		inWarnings := found(v.Warnings, string(merged.CodeHostnameClaimed), i)
+		if want, isNew := x.newClaims[i]; isNew {
+			got, other := inWarnings, inErrors
+			if m.Mode == merged.ClaimDeny {
+				got, other = inErrors, inWarnings
+			}
+			if (got != nil) != want || other != nil {
+				bad = append(bad, fmt.Sprintf("%s (%s, a new claim, %s): LS316 %v (%v), the model wants %v", hostPath(i), how, m.Mode, got != nil, firstOf(got, other), want))
+			}
+		}
+		if first := x.heldMust[i]; first != "" && (inWarnings == nil || inErrors != nil) {
+			bad = append(bad, fmt.Sprintf("%s (%s, held, %s): another owner came to the Gateway first (%s), yet LS316 warning %v, error %v",
+				hostPath(i), how, m.Mode, first, inWarnings != nil, inErrors != nil))
+		}
+	}
+	return bad
+}
+
+// count adds a judged write to Stats: by why it was judged so, and what
+// the tenancy rules said to it.
+func (m *Model) count(x Expectation, out Outcome) {
+	if !x.Judged {
+		m.Stats["not judged (another implementation's)"]++
+		return
+	}
+	why, _, _ := strings.Cut(x.Why, " (")
+	why, _, _ = strings.Cut(why, " at step")
+	m.Stats[why]++
+	codes := map[string]bool{}
+	for _, f := range append(slices.Clone(out.Verdict.Errors), out.Verdict.Warnings...) {
+		if f.Code == merged.CodeHostnameClaimed || f.Code == merged.CodeHostnameNotDeclared {
+			codes[string(f.Code)] = true
+		}
+	}
+	for c := range codes {
+		m.Stats[why+", "+c]++
+		if out.Step.Pattern != "" && x.Arriving {
+			m.Stats["pattern "+out.Step.Pattern+", arriving, "+c]++
+		}
+	}
+}
+
+func firstOf(fs ...*Finding) string {
+	for _, f := range fs {
+		if f != nil {
+			return f.Message
+		}
+	}
+	return "none"
+}
+
+// record adds the outcome to the history.
+func (m *Model) record(x Expectation, out Outcome) {
+	st := out.Step
+	if out.Skipped {
+		return
+	}
+	key := setKey(st.Namespace, st.Name)
+	switch st.Op {
+	case OpDeleteGateway:
+		m.epochs[st.Gateway] = append(m.epochs[st.Gateway], seqEpoch{m.step, ""})
+	case OpCreateGateway:
+		m.epochs[st.Gateway] = append(m.epochs[st.Gateway], seqEpoch{m.step, st.Class})
+	case OpDeclare:
+		m.decl[st.Namespace] = st.Value
+	case OpDelete:
+		delete(m.sets, key)
+	default:
+		if !out.Write || out.NoOp || !out.Verdict.Admitted() {
+			return
+		}
+		old := m.sets[key]
+		s := &modelSet{ns: st.Namespace, name: st.Name, parent: ParentOf(out.New), listeners: ListenersOf(out.New), lastWrite: m.step, judged: x.Judged,
+			claims: map[string]*modelClaim{}, records: map[string]*listenerRecord{}}
+		moved := old == nil || old.parent != s.parent
+		s.arrived = m.step
+		if !moved {
+			s.arrived = old.arrived
+		}
+		warned := func(h string) bool {
+			for i, l := range s.listeners {
+				if l.Hostname == h && slices.ContainsFunc(out.Verdict.Warnings, func(f Finding) bool { return f.Code == merged.CodeHostnameClaimed && f.Path == hostPath(i) }) {
+					return true
+				}
+			}
+			return false
+		}
+		for _, l := range s.listeners {
+			if l.Hostname != "" && s.claims[l.Hostname] == nil {
+				c := &modelClaim{start: m.step, judgedNew: -1}
+				if !moved && old.claims[l.Hostname] != nil {
+					prev := *old.claims[l.Hostname]
+					c = &prev
+				}
+				if x.Judged && (x.Arriving || c.start == m.step) {
+					c.judgedNew, c.warned = m.step, warned(l.Hostname)
+				}
+				s.claims[l.Hostname] = c
+			}
+			r := &listenerRecord{hostname: l.Hostname, judged: x.Judged, under: m.decl[st.Namespace], step: m.step}
+			if old != nil && !x.Arriving {
+				if o := old.records[l.Name]; o != nil && o.hostname == l.Hostname {
+					r = o
+				}
+			}
+			s.records[l.Name] = r
+		}
+		m.sets[key] = s
+	}
+}
+
+// Invariants holds the stored ListenerSets to the history: the model's
+// copy is what is stored, no owner holds a name another claimed first on an
+// Airlock Gateway unless excused, no listener lies outside its declaration
+// unless ratcheting rightly kept it.
+func (m *Model) Invariants(stored []*gwv1.ListenerSet) []string {
+	var bad []string
+	if len(stored) != len(m.sets) {
+		bad = append(bad, fmt.Sprintf("the model has %d sets, the cluster %d", len(m.sets), len(stored)))
+	}
+	for _, ls := range stored {
+		s := m.sets[setKey(ls.Namespace, ls.Name)]
+		if s == nil || s.parent != ParentOf(ls) || !slices.Equal(s.listeners, ListenersOf(ls)) {
+			bad = append(bad, fmt.Sprintf("the model's %s/%s is not the stored one", ls.Namespace, ls.Name))
+			return bad
+		}
+	}
+	for _, f := range m.firstClaims(false) {
+		c := f.newcomer.claims[f.hn]
+		switch {
+		case c.judgedNew < 0:
+			m.Stats["invariant: a name held over the first claim, never judged"]++
+		case c.warned:
+			m.Stats["invariant: a name held over the first claim, warned"]++
+		}
+		if !(c.judgedNew < 0 || m.Mode == merged.ClaimWarn && c.warned) {
+			bad = append(bad, fmt.Sprintf("%s/%s holds %s on %s (claimed at step %d, judged as new at step %d, warned %v) over %s/%s's %s, claimed first (step %d)",
+				f.newcomer.ns, f.newcomer.name, f.hn, f.newcomer.parent, c.start, c.judgedNew, c.warned, f.first.ns, f.first.name, f.hf, f.first.claims[f.hf].start))
+		}
+	}
+	for _, s := range m.sets {
+		d := m.decl[s.ns]
+		for _, l := range s.listeners {
+			if d == "" || seqCovers(d, l.Hostname) {
+				continue
+			}
+			if r := s.records[l.Name]; r.judged && r.under != "" && !seqCovers(r.under, l.Hostname) {
+				bad = append(bad, fmt.Sprintf("%s/%s listener %s %q lies outside %s's declaration %q, judged in full at step %d under %q",
+					s.ns, s.name, l.Name, l.Hostname, s.ns, d, r.step, r.under))
+			}
+		}
+	}
+	return bad
+}
+
+// claimPair: two owners' overlapping claims on one Gateway key; first's
+// took effect before newcomer's, or ordered=false when the model cannot
+// order them.
+type claimPair struct {
+	first, newcomer *modelSet
+	hf, hn          string
+	ordered         bool
+}
+
+// firstClaims are the overlapping pairs of claims of different owners on
+// each key whose Gateway is Airlock's (and, with missing, on each missing
+// one too); unordered pairs only with all.
+func (m *Model) firstClaims(all bool) []claimPair {
+	var out []claimPair
+	keys := slices.Sorted(func(yield func(string) bool) {
+		for k := range m.sets {
+			if !yield(k) {
+				return
+			}
+		}
+	})
+	for _, ka := range keys {
+		a := m.sets[ka]
+		class := m.class(a.parent)
+		if class != SeqAirlockClass && !(all && class == "") {
+			continue
+		}
+		for _, kb := range keys {
+			b := m.sets[kb]
+			if b.parent != a.parent || b.ns == a.ns {
+				continue
+			}
+			for ha, ca := range a.claims {
+				for hb, cb := range b.claims {
+					if !seqOverlap(ha, hb) {
+						continue
+					}
+					ea, eb := m.effective(a.parent, ca.start), m.effective(b.parent, cb.start)
+					switch {
+					case ea < eb:
+						out = append(out, claimPair{a, b, ha, hb, true})
+					case ea == eb && all && ka < kb:
+						out = append(out, claimPair{a, b, ha, hb, false})
+					}
+				}
+			}
+		}
+	}
+	return out
+}
+
+// AuditFunc judges a stored ListenerSet as the audit does (AsStored) in
+// the stored cluster.
+type AuditFunc func(ls *gwv1.ListenerSet, c *merged.Objects) Verdict
+
+// Audit holds the audit of every stored set to the history: it names the
+// newcomer of each pair the model orders and never the first as a
+// newcomer, at least one of each pair it cannot order, and every listener
+// outside its declaration (LS314).
+func (m *Model) Audit(c *merged.Objects, audit AuditFunc) []string {
+	var bad []string
+	verdicts := map[string]Verdict{}
+	for _, ls := range c.Sets {
+		verdicts[setKey(ls.Namespace, ls.Name)] = audit(ls, c)
+	}
+	claimed := func(s *modelSet, h string) []Finding {
+		v := verdicts[setKey(s.ns, s.name)]
+		var out []Finding
+		for i, l := range s.listeners {
+			if l.Hostname != h {
+				continue
+			}
+			for _, f := range append(slices.Clone(v.Errors), v.Warnings...) {
+				if f.Code == merged.CodeHostnameClaimed && f.Path == hostPath(i) {
+					out = append(out, f)
+				}
+			}
+		}
+		return out
+	}
+	for _, p := range m.firstClaims(true) {
+		newcomer, first := claimed(p.newcomer, p.hn), claimed(p.first, p.hf)
+		pair := fmt.Sprintf("%s/%s's %s (step %d) and %s/%s's %s (step %d) on %s", p.first.ns, p.first.name, p.hf, p.first.claims[p.hf].start,
+			p.newcomer.ns, p.newcomer.name, p.hn, p.newcomer.claims[p.hn].start, p.first.parent)
+		if c := m.created(p.first.parent); c > p.first.arrived && c > p.newcomer.arrived {
+			pair += fmt.Sprintf(", both sets there before the Gateway was created (step %d)", c)
+		}
+		if !p.ordered {
+			if len(newcomer)+len(first) == 0 {
+				bad = append(bad, "audit: names neither of "+pair)
+			}
+			continue
+		}
+		if len(newcomer) == 0 {
+			bad = append(bad, "audit: does not name the newcomer of "+pair)
+		}
+		for _, f := range first {
+			if strings.Contains(f.Message, "("+p.newcomer.ns+"/"+p.newcomer.name+" listener ") && !strings.Contains(f.Message, "cannot tell") {
+				bad = append(bad, fmt.Sprintf("audit: names the first of %s as the newcomer: %s: %s", pair, f.Path, f.Message))
+			}
+		}
+	}
+	for _, ls := range c.Sets {
+		s := m.sets[setKey(ls.Namespace, ls.Name)]
+		if s == nil || m.class(s.parent) == SeqOtherClass {
+			continue
+		}
+		d := m.decl[s.ns]
+		for i, l := range s.listeners {
+			want := d != "" && !seqCovers(d, l.Hostname)
+			got := slices.ContainsFunc(verdicts[setKey(s.ns, s.name)].Errors, func(f Finding) bool {
+				return f.Code == merged.CodeHostnameNotDeclared && f.Path == hostPath(i)
+			})
+			if got != want {
+				bad = append(bad, fmt.Sprintf("audit: %s/%s %s LS314 %v, the model wants %v", s.ns, s.name, hostPath(i), got, want))
+			}
+		}
+	}
+	return bad
+}
