@@ -211,3 +211,15 @@ carries it as a comment, which helm template shows.
 WARNING: Kubernetes {{ .Capabilities.KubeVersion.Version }} is outside the versions this chart is tested on ({{ $tested }}). It renders so that you can keep managing it (webhook.failurePolicy, an upgrade); check docs/kubernetes-versions.md and the release notes for a release tested on it.
 {{- end }}
 {{- end }}
+
+{{/* The helm test's objects (test.enabled): their own name, never selected as a webhook replica. */}}
+{{- define "lsw.testSelectorLabels" -}}
+app.kubernetes.io/name: {{ printf "%s-test" (include "lsw.name" .) | trunc 63 | trimSuffix "-" }}
+app.kubernetes.io/instance: {{ .Release.Name }}
+{{- end }}
+
+{{- define "lsw.testLabels" -}}
+{{ include "lsw.testSelectorLabels" . }}
+app.kubernetes.io/component: test
+{{ include "lsw.sharedLabels" . }}
+{{- end }}
