@@ -28,16 +28,24 @@ import (
 // that a renamed heading or a removed block is noticed.
 func docBlocks(t testing.TB, page, heading string) []string {
 	t.Helper()
+	return docBlocksOf(t, page, heading, "sh")
+}
+
+// docBlocksOf is docBlocks for the blocks of another language (yaml).
+func docBlocksOf(t testing.TB, page, heading, lang string) []string {
+	t.Helper()
 	b, err := os.ReadFile(filepath.Join(root, page))
 	require.NoError(t, err)
-	blocks := sectionBlocks(string(b), heading)
-	require.NotEmpty(t, blocks, "%s: no ```sh block under the heading %q", page, heading)
+	blocks := sectionBlocksOf(string(b), heading, lang)
+	require.NotEmpty(t, blocks, "%s: no ```%s block under the heading %q", page, lang, heading)
 	return blocks
 }
 
 var headingLine = regexp.MustCompile(`^#{1,6} +(.*?) *$`)
 
-func sectionBlocks(page, heading string) []string {
+func sectionBlocks(page, heading string) []string { return sectionBlocksOf(page, heading, "sh") }
+
+func sectionBlocksOf(page, heading, lang string) []string {
 	var blocks, cur []string
 	in, inBlock, keep := false, false, false
 	indent := ""
@@ -52,9 +60,9 @@ func sectionBlocks(page, heading string) []string {
 		case inBlock:
 			cur = append(cur, strings.TrimPrefix(line, indent))
 		case strings.HasPrefix(trimmed, "```"):
-			// Only shell blocks: yaml, output and the like are not run.
+			// Only the language asked for: output and the like are not run.
 			inBlock, cur = true, nil
-			keep = in && strings.TrimSpace(strings.TrimPrefix(trimmed, "```")) == "sh"
+			keep = in && strings.TrimSpace(strings.TrimPrefix(trimmed, "```")) == lang
 			indent = line[:len(line)-len(trimmed)]
 		default:
 			if m := headingLine.FindStringSubmatch(line); m != nil {
