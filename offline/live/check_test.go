@@ -31,6 +31,7 @@ func TestCheckAnswer(t *testing.T) {
 		{"policy denies", policy, nil, ExpectPolicy, true, "denied by the ValidatingAdmissionPolicy"},
 		{"policy warns", nil, []string{policyWarned}, ExpectAny, true, "ValidatingAdmissionPolicy's warning"},
 		{"admitted unchecked", nil, []string{"unrelated"}, ExpectAny, false, "admitted unchecked"},
+		{"another field warned", nil, []string{`spec.listeners[0].port: would be denied (enforcement warn): ...`}, ExpectAny, false, "admitted unchecked"},
 		{"call failed", errors.New(`Internal error occurred: failed calling webhook "validate...": connection refused`), nil, ExpectAny, false, "not answered"},
 		{"another field denied", errors.New(`admission webhook "validate.listenersets.microgateway.airlock.com" denied the request: spec.listeners[0].port`), nil, ExpectAny, false, "not answered"},
 	} {
