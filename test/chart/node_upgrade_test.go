@@ -6,6 +6,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -14,6 +15,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 	admissionv1 "k8s.io/api/admissionregistration/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/types"
 	"sigs.k8s.io/controller-runtime/pkg/client"
@@ -136,15 +138,32 @@ func docsAsWritten(t *testing.T, n *node.Node, c client.Client, registry, caFile
 		}
 		return strings.Join(set, " ") + "\n" + docScript(t, block, vars(r))
 	}
-	runsImage := func(r docRelease, flag bool) {
+	// runsImage: the two pods that serve (Ready, not terminating) run r's
+	// image, with or without the second release's flag; a pod still
+	// draining after a rollout (out of the endpoints, for up to its
+	// shutdown timeout) runs the image it replaced: waiting for it to go
+	// would add that timeout to the suite and prove nothing more.
+	runsImage := func(r, replaced docRelease, flag bool) {
 		t.Helper()
-		for _, p := range readyPods(ctx, t, n.Client, rel, 2, 3*time.Minute) {
+		serving := servingPods(ctx, t, n.Client, rel, 2, 3*time.Minute)
+		for _, p := range serving {
 			require.Len(t, p.Status.ContainerStatuses, 1)
 			assert.Equal(t, imageRepo+"@"+r.digest, p.Spec.Containers[0].Image, p.Name)
 			assert.Equal(t, imageRepo+"@"+r.digest, p.Status.ContainerStatuses[0].ImageID, "%s: containerd ran the image it pulled", p.Name)
 			assert.Equal(t, flag, strings.Contains(strings.Join(p.Spec.Containers[0].Args, " "), upgradeFlag), "%s: %s", p.Name, p.Spec.Containers[0].Args)
 			assert.Zero(t, p.Status.ContainerStatuses[0].RestartCount, p.Name)
 		}
+		all, err := n.Client.CoreV1().Pods(ns).List(ctx, metav1.ListOptions{LabelSelector: "app.kubernetes.io/name=" + imageName})
+		require.NoError(t, err)
+		draining := 0
+		for _, p := range all.Items {
+			if !slices.Contains(podNames(serving), p.Name) {
+				require.NotNil(t, p.DeletionTimestamp, "%s: a pod of %s besides the two serving ones, not terminating", p.Name, p.Spec.Containers[0].Image)
+				assert.Equal(t, imageRepo+"@"+replaced.digest, p.Spec.Containers[0].Image, "%s: draining, of the replaced image", p.Name)
+				draining++
+			}
+		}
+		t.Logf("two pods serving %s; %d of the replaced image draining", r.version, draining)
 	}
 
 	t.Run("READMEInstall", func(t *testing.T) {
@@ -196,7 +215,7 @@ func docsAsWritten(t *testing.T, n *node.Node, c client.Client, registry, caFile
 		assert.Contains(t, r.out, "The signatures were verified against the specified public key")
 		assert.Contains(t, r.out, "Verified OK")
 		assert.Contains(t, r.out, "Phase:          Succeeded", "helm test passed")
-		runsImage(first, false)
+		runsImage(first, first, false)
 		out := sh.mustRun(ctx, t, script(docBlocks(t, "docs/adoption.md", "1. Install with `webhook.enforcement=warn`")[0], first))
 		assert.Equal(t, "Ignore", strings.TrimSpace(out), "warn mode fails open")
 	})
@@ -205,12 +224,12 @@ func docsAsWritten(t *testing.T, n *node.Node, c client.Client, registry, caFile
 		out := sh.mustRun(ctx, t, script(docBlocks(t, "docs/adoption.md", "4. Enforce")[0], first))
 		assert.Contains(t, out, "Fail\n")
 		assert.Contains(t, out, "Phase:          Succeeded", "helm test passed")
-		runsImage(first, false)
+		runsImage(first, first, false)
 		eventually(t, 60*time.Second, "the webhook denies", func() error { return checkAdmission(ctx, c, appNS, 0) })
 		for i := range 10 {
 			require.NoError(t, checkAdmission(ctx, c, appNS, i))
 		}
-		checkServed(t, readyPods(ctx, t, n.Client, rel, 2, time.Minute), 11)
+		checkServed(t, servingPods(ctx, t, n.Client, rel, 2, time.Minute), 11)
 	})
 	if t.Failed() {
 		return
@@ -250,7 +269,7 @@ func docsAsWritten(t *testing.T, n *node.Node, c client.Client, registry, caFile
 		start := time.Now()
 		out = sh.mustRun(ctx, t, script(top[0]+docBlocks(t, "docs/upgrade.md", "Upgrade")[0], upgradeVars))
 		assert.Contains(t, out, "Phase:          Succeeded", "helm test passed")
-		runsImage(second, true)
+		runsImage(second, first, true)
 		took := time.Since(start)
 		l.await(t, 10, 30*time.Second) // through the new pods
 		ok, errs := l.stop()
@@ -266,7 +285,7 @@ func docsAsWritten(t *testing.T, n *node.Node, c client.Client, registry, caFile
 		start := time.Now()
 		out := sh.mustRun(ctx, t, script(top[0]+docBlocks(t, "docs/upgrade.md", "Roll back")[0], upgradeVars))
 		assert.Contains(t, out, "Phase:          Succeeded", "helm test passed")
-		runsImage(first, false)
+		runsImage(first, second, false)
 		took := time.Since(start)
 		l.await(t, 10, 30*time.Second)
 		ok, errs := l.stop()
