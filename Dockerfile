@@ -9,7 +9,7 @@
 #
 # The build stage uses the official Go image of the version go.mod asks for;
 # override with --build-arg GO_VERSION=... . Nothing but the binaries end up
-# in the final image: no shell, no package manager, no libc.
+# in the final image, with the LICENSE: no shell, no package manager, no libc.
 
 ARG GO_VERSION=1.26.8
 
@@ -39,6 +39,8 @@ FROM scratch
 COPY --from=build /out/etc/passwd /out/etc/group /etc/
 COPY --from=build /out/listenerset-webhook /listenerset-webhook
 COPY --from=build /out/kubectl-listenerset /kubectl-listenerset
+# The license (Apache-2.0) the binaries are distributed under.
+COPY LICENSE /LICENSE
 USER 65532:65532
 EXPOSE 9443 8080 8081
 ENTRYPOINT ["/listenerset-webhook"]

@@ -28,7 +28,7 @@ build:
 
 ## image: the product image as an OCI tarball, without Docker: the static binaries on an empty base (the
 ## server, the entrypoint, and the kubectl plugin /kubectl-listenerset, which the chart's audit CronJob
-## runs), the Dockerfile's user, entrypoint and ports (test/image compares the two), for this machine's platform.
+## runs) and /LICENSE, the Dockerfile's user, entrypoint and ports (test/image compares the two), for this machine's platform.
 ## Named <the chart's default image.repository>:<appVersion>, localhost/listenerset-webhook:0.1.0, which
 ## containerd keeps as it is: imported with `ctr -n k8s.io images import bin/image/listenerset-webhook.tar`,
 ## the chart's default finds it and never pulls. The release's image is make release's.
@@ -45,7 +45,7 @@ image: ociimage
 	  CGO_ENABLED=0 $(GO) build -trimpath -ldflags="-s -w" -o $(BIN)/image/$$cmd ./cmd/$$cmd || exit 1; \
 	done
 	$(BIN)/ociimage -o $(IMAGE) -name $(IMAGE_NAME) -file /listenerset-webhook=$(BIN)/image/listenerset-webhook \
-	  -file /kubectl-listenerset=$(BIN)/image/kubectl-listenerset $(IMAGE_FLAGS)
+	  -file /kubectl-listenerset=$(BIN)/image/kubectl-listenerset -file /LICENSE=LICENSE $(IMAGE_FLAGS)
 
 # The tools below and the Kubernetes binaries are built once per machine, into the user cache
 # (hack/k8s-binaries.sh; CONTRIBUTING.md, "Built once per machine"); bin/ holds links to them.

@@ -32,6 +32,8 @@ platforms_image=(linux/amd64 linux/arm64)
 platforms_plugin=(linux/amd64 linux/arm64 darwin/amd64 darwin/arm64)
 # The plugin's name in a krew index: kubectl runs kubectl-listenerset as `kubectl listenerset`.
 krew_name=${plugin#kubectl-}
+# The license's SPDX identifier, one place: the chart's annotation (the krew manifest carries it too).
+license=$(sed -n 's|^  artifacthub.io/license: *||p' charts/listenerset-webhook/Chart.yaml)
 
 log() { printf '[release %s] %s\n' "$(date +%H:%M:%S)" "$*" >&2; }
 die() { printf 'release: %s\n' "$*" >&2; exit 1; }
@@ -50,6 +52,7 @@ fi
 [[ $VERSION =~ ^v(0|[1-9][0-9]*)\.(0|[1-9][0-9]*)\.(0|[1-9][0-9]*)(-[0-9A-Za-z.-]+)?$ ]] ||
   die "VERSION=$VERSION: want v followed by a semantic version, e.g. v1.2.3 or v1.2.3-rc.1"
 : "${HELM:?}" "${COSIGN:?}" "${CYCLONEDX:?}" "${OCIIMAGE:?}" "${IMAGE_FLAGS:?}"
+[[ -f LICENSE && -n $license ]] || die "LICENSE and Chart.yaml's artifacthub.io/license are required (every archive and the image carry them)"
 KREW_URI_BASE=${KREW_URI_BASE:-https://$module/releases/download/$VERSION}
 # krew downloads with Go's HTTP client: http or https, nothing else (no file://).
 [[ $KREW_URI_BASE =~ ^https?://[^[:space:]\"\'#?]+[^/]$ ]] ||
@@ -83,6 +86,9 @@ apiVersion: krew.googlecontainertools.github.com/v1alpha2
 kind: Plugin
 metadata:
   name: $krew_name
+  annotations:
+    # SPDX, as Artifact Hub reads it from a krew manifest; LICENSE is in every archive.
+    artifacthub.io/license: $license
 spec:
   version: "$VERSION"
   homepage: https://$module
@@ -156,16 +162,15 @@ build() {
       -o "$bin" ./cmd/kubectl-listenerset
     sbom "$bin.cdx.json" "$bin" "$os" "$arch"
   done
-  # For krew: an archive a platform, the binary and the repository's LICENSE when it has one (krew-index
-  # wants one in every archive), and the manifest that names them.
+  # For krew: an archive a platform, the binary and the repository's LICENSE (krew-index wants one in
+  # every archive), and the manifest that names them.
   log "krew archives and manifest $krew_name.yaml (uris $KREW_URI_BASE/)"
-  local krew_files=("$plugin")
-  if [ -f LICENSE ]; then krew_files=(LICENSE "$plugin"); fi
+  local krew_files=(LICENSE "$plugin")
   for p in "${platforms_plugin[@]}"; do
     os=${p%/*} arch=${p#*/}
     mkdir -p "$work/krew/$os-$arch"
     cp "$dist/$plugin-$VERSION-$os-$arch" "$work/krew/$os-$arch/$plugin"
-    if [ -f LICENSE ]; then cp LICENSE "$work/krew/$os-$arch/"; fi
+    cp LICENSE "$work/krew/$os-$arch/"
     krew_archive "$dist/$plugin-$VERSION-$os-$arch.tar.gz" "$work/krew/$os-$arch" "${krew_files[@]}"
   done
   krew_manifest "$dist" "${krew_files[@]}" >"$dist/$krew_name.yaml"
@@ -184,7 +189,7 @@ build() {
   read -ra image_flags <<<"$IMAGE_FLAGS"
   digest=$("$OCIIMAGE" -o "$tarball" -name "localhost/$image_name:$VERSION" -index "${platform_flags[@]}" \
     -file "/listenerset-webhook=$work/{os}-{arch}/listenerset-webhook" \
-    -file "/$plugin=$dist/$plugin-$VERSION-{os}-{arch}" "${image_flags[@]}" | awk '{print $3}')
+    -file "/$plugin=$dist/$plugin-$VERSION-{os}-{arch}" -file /LICENSE=LICENSE "${image_flags[@]}" | awk '{print $3}')
   [[ $digest == sha256:* ]] || die "ociimage printed no digest"
   echo "$digest" >"$dist/$image_name-$VERSION.digest"
   # The image index itself: its SHA-256 is the digest, so its signature signs the image.

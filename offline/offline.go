@@ -30,6 +30,8 @@ type Options struct {
 	// findings are compared with a live cluster's (where only introduced
 	// errors do otherwise).
 	AnyError bool
+	// NoFindingsExit makes invalid ListenerSets exit 0 (report.Report.FindingsExitZero).
+	NoFindingsExit bool
 }
 
 // Validate validates every ListenerSet in paths: read, judge, report. It
@@ -53,6 +55,9 @@ func Report(v *judge.Verdict, opts Options) int {
 	r := report.New(v)
 	if opts.AnyError {
 		r.FailOnAnyError()
+	}
+	if opts.NoFindingsExit {
+		r.FindingsExitZero()
 	}
 	if err := r.Write(opts.Format, opts.Stdout, opts.Stderr, opts.WorkDir); err != nil {
 		fmt.Fprintf(opts.Stderr, "error: writing the report: %v\n", err)

@@ -23,6 +23,7 @@ func newAudit(code *int) *cobra.Command {
 	var (
 		kubeconfig, kubeContext, namespace, gw, format string
 		strict, secrets, printRBAC, reports            bool
+		exitOnFindings                                 bool
 		added                                          object.AddedNames
 	)
 	var scope *flags.ScopeFlags // set below, read when the command runs
@@ -57,7 +58,10 @@ secrets (core); --write-reports also
   ` + strings.Join(live.DescribeRules(policyreport.RBACRules()), "\n  ") + `
 
 Exit status: 0 all valid (or none found), 1 some invalid, 2 the cluster
-unreachable or not listable, or a bad command line.`,
+unreachable or not listable, the PolicyReports not written, or a bad command
+line. With --exit-code-on-findings=false (the chart's CronJob) invalid
+ListenerSets exit 0 too: the findings are in the output and the reports, and
+only a run that failed exits non-zero.`,
 		Example: `  kubectl listenerset audit
   kubectl listenerset audit --kubeconfig ~/.kube/config --context prod -o sarif > audit.sarif
   kubectl listenerset audit --gateway infra/shared --strict
@@ -87,7 +91,7 @@ unreachable or not listable, or a bad command line.`,
 			}
 			*code = live.Audit(cmd.Context(), cfg, live.Options{
 				Namespace: namespace, Gateway: gw, Secrets: secrets, Reports: reports, Judge: judge.Options{Strict: strict, AddedNames: added, Scope: scope.Scope(), Tenancy: *tenancy},
-				Format: report.Format(format), Stdout: cmd.OutOrStdout(), Stderr: cmd.ErrOrStderr(),
+				Format: report.Format(format), NoFindingsExit: !exitOnFindings, Stdout: cmd.OutOrStdout(), Stderr: cmd.ErrOrStderr(),
 			})
 			return nil
 		},
@@ -105,6 +109,7 @@ unreachable or not listable, or a bad command line.`,
 	f.BoolVar(&secrets, "secrets", false, "also list Secrets' metadata, to check that each certificateRef's Secret exists (needs list on secrets)")
 	f.BoolVar(&reports, "write-reports", false, "also write a "+policyreport.Group+"/"+policyreport.Version+" "+policyreport.Kind+" named "+
 		policyreport.ReportName+" in each namespace with ListenerSets and delete stale ones, when the cluster serves that API (docs/audit.md)")
+	f.BoolVar(&exitOnFindings, "exit-code-on-findings", true, "exit 1 when a ListenerSet is invalid; false: exit 0 with findings (they are reported), non-zero only when the run failed (exit 2)")
 	f.BoolVar(&printRBAC, "print-rbac", false, "print the ClusterRole the audit needs (with --secrets, the one it needs then; with --write-reports also the reports' own) and exit")
 	completeValues(cmd, "output", report.Formats)
 	return cmd

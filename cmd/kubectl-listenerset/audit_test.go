@@ -45,7 +45,8 @@ current-context: c
 		{"-h", []string{"audit", "-h"}, exitOK, []string{usage, "--kubeconfig string", "--context string", "-n, --namespace string",
 			"--gateway string", "-o, --output string", "--strict", "--secrets", "--print-rbac",
 			"list on gateways, listenersets, referencegrants, gatewayclasses, httproutes (gateway.networking.k8s.io)\n  list on namespaces (core)\n",
-			"--scope string", "--controller-names strings", "--unknown-parent string", "Exit status: 0 all valid"}, nil},
+			"--scope string", "--controller-names strings", "--unknown-parent string", "Exit status: 0 all valid",
+			"--exit-code-on-findings", "With --exit-code-on-findings=false (the chart's CronJob) invalid"}, nil},
 		{"print-rbac", []string{"audit", "--print-rbac"}, exitOK, []string{"kind: ClusterRole", "name: listenerset-audit", "- listenersets", "- gatewayclasses", "- list"}, nil},
 		{"bad scope", []string{"audit", "--scope", "mine"}, exitUsage, nil, []string{`error: invalid argument "mine" for "--scope" flag: must be "class" or "all"`, see}},
 		{"bad unknown-parent", []string{"audit", "--unknown-parent", "deny"}, exitUsage, nil,
@@ -59,6 +60,13 @@ current-context: c
 		{"unreachable", []string{"audit", "--kubeconfig", unreachable}, report.ExitInputError, nil, []string{"error: listing Gateways: ", "127.0.0.1:1"}},
 		{"unreachable json", []string{"audit", "--kubeconfig", unreachable, "-o", "json"}, report.ExitInputError,
 			[]string{`"inputErrors": [`, `"message": "listing Gateways: `, `"exitCode": 2`}, nil},
+		// Findings may exit 0 (the chart's CronJob); a run that fails may not.
+		{"unreachable without findings' exit", []string{"audit", "--kubeconfig", unreachable, "-o", "json", "--exit-code-on-findings=false"},
+			report.ExitInputError, []string{`"message": "listing Gateways: `, `"exitCode": 2`}, nil},
+		{"missing kubeconfig without findings' exit", []string{"audit", "--exit-code-on-findings=false", "--kubeconfig", filepath.Join(t.TempDir(), "none")},
+			report.ExitInputError, nil, []string{"error: ", "none"}},
+		{"bad exit-code-on-findings", []string{"audit", "--exit-code-on-findings=maybe"}, exitUsage, nil,
+			[]string{`invalid argument "maybe" for "--exit-code-on-findings" flag`, see}},
 	}
 	validateTests := []struct {
 		name   string

@@ -55,8 +55,12 @@ type Options struct {
 	// when the cluster serves the API, and deletes the stale ones (of
 	// Namespace only, when set).
 	Reports bool
-	Stdout  io.Writer
-	Stderr  io.Writer
+	// NoFindingsExit: invalid ListenerSets exit 0 (findings reported, the
+	// run not failed); a cluster that cannot be listed or a failed report
+	// write still exits 2.
+	NoFindingsExit bool
+	Stdout         io.Writer
+	Stderr         io.Writer
 }
 
 // Kinds says what List lists besides Gateways, ListenerSets and the
@@ -377,7 +381,7 @@ func Audit(ctx context.Context, cfg *rest.Config, opts Options) int {
 	jo.Reported = true
 	v := judge.Stored(snap.Objects, snap.Selected, jo)
 	v.Results = append(v.Results, judge.Routes(snap.Objects, selectRoutes(snap, opts), opts.Judge)...)
-	code := offline.Report(v, offline.Options{Format: opts.Format, Stdout: opts.Stdout, Stderr: opts.Stderr})
+	code := offline.Report(v, offline.Options{Format: opts.Format, Stdout: opts.Stdout, Stderr: opts.Stderr, NoFindingsExit: opts.NoFindingsExit})
 	if opts.Reports {
 		code = max(code, writeReports(ctx, cfg, snap, v, opts))
 	}

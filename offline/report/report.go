@@ -160,6 +160,15 @@ func (r *Report) FailOnAnyError() {
 	}
 }
 
+// FindingsExitZero makes invalid ListenerSets exit ExitValid: the findings
+// are reported (the output, PolicyReports) but are no failure of the run;
+// an input error (a cluster not listable) still exits ExitInputError.
+func (r *Report) FindingsExitZero() {
+	if r.Summary.ExitCode == ExitInvalid {
+		r.Summary.ExitCode = ExitValid
+	}
+}
+
 // Write writes r in format f: the report to stdout, and in the text format
 // notes to stderr. workDir is what SARIF names files relative to (the
 // working directory when empty).

@@ -107,3 +107,20 @@ func TestComparedExitCode(t *testing.T) {
 	}
 	assert.Equal(t, []string{"unchanged", "new", "absent"}, states)
 }
+
+// TestFindingsExitZero: findings exit 0 (the audit's
+// --exit-code-on-findings=false) and stay counted; an input error still
+// exits 2.
+func TestFindingsExitZero(t *testing.T) {
+	invalid := &judge.Verdict{Results: []judge.Result{{Namespace: "a", Name: "b",
+		Errors: []judge.FieldError{{Field: "spec.x", Type: "FieldValueInvalid", Message: "spec.x: bad"}}}}}
+	r := New(invalid)
+	require.Equal(t, ExitInvalid, r.Summary.ExitCode)
+	r.FindingsExitZero()
+	assert.Equal(t, Summary{Invalid: 1, ExitCode: ExitValid}, r.Summary)
+
+	invalid.Notes = []judge.Note{{InputError: &read.InputError{Message: "listing ListenerSets: forbidden"}}}
+	r = New(invalid)
+	r.FindingsExitZero()
+	assert.Equal(t, ExitInputError, r.Summary.ExitCode, "a run that failed")
+}

@@ -32,11 +32,20 @@ import (
 	"github.com/airlock/listenerset-webhook/webhook/admission"
 )
 
-// alertRules renders the chart's PrometheusRule and returns its rule
-// groups, as a Prometheus rules file holds them, and every expression.
-func alertRules(t *testing.T) (rulesFile []byte, exprs []string) {
+// scraped are the helm arguments of a release whose webhook metrics are
+// scraped: the ServiceMonitor, with the NetworkPolicy letting a Prometheus in.
+var scraped = []string{"--set", "metrics.prometheusRule.enabled=true,metrics.serviceMonitor.enabled=true",
+	"--set-json", `networkPolicy.metricsFrom=[{"namespaceSelector":{"matchLabels":{"kubernetes.io/metadata.name":"monitoring"}}}]`}
+
+// alertRules renders the chart's PrometheusRule with args (scraped when
+// none) and returns its rule groups, as a Prometheus rules file holds them,
+// and every expression.
+func alertRules(t *testing.T, args ...string) (rulesFile []byte, exprs []string) {
 	t.Helper()
-	rule := render(t, "--set", "metrics.prometheusRule.enabled=true").get(t, "PrometheusRule", fullname)
+	if len(args) == 0 {
+		args = scraped
+	}
+	rule := render(t, args...).get(t, "PrometheusRule", fullname)
 	groups := rule.Object["spec"].(map[string]any)["groups"].([]any)
 	for _, g := range groups {
 		for _, r := range g.(map[string]any)["rules"].([]any) {
@@ -48,39 +57,60 @@ func alertRules(t *testing.T) (rulesFile []byte, exprs []string) {
 	return rulesFile, exprs
 }
 
+// alertVariants are the renders whose alerts differ, each with its promtool
+// tests: the defaults (cert-manager, webhook mode), the self-bootstrapped
+// certificates, the policy mode.
+var alertVariants = []struct {
+	tests string
+	args  []string
+}{
+	{"alerts_test.yaml", scraped},
+	{"alerts_selfbootstrap_test.yaml", append([]string{"--set", "certManager.enabled=false"}, scraped...)},
+	{"alerts_policy_test.yaml", []string{"--set", "metrics.prometheusRule.enabled=true,admission.mode=policy"}},
+}
+
 // TestAlertRules: promtool's unit tests of every alert
-// (testdata/alerts_test.yaml): each fires on the series that mean it and
-// stays silent before. promtool comes from `make promtool` (make test-all builds
-// it first).
+// (testdata/alerts*_test.yaml): each fires on the series that mean it and
+// stays silent before and on those that do not (a single failed call, a
+// renewed certificate). promtool comes from `make promtool` (make test-all
+// builds it first).
 func TestAlertRules(t *testing.T) {
 	promtool := filepath.Join(root, "bin", "promtool")
 	if _, err := os.Stat(promtool); err != nil {
 		t.Skip("needs bin/promtool: run make promtool (it builds Prometheus' promtool from hack/tools/promtool)")
 	}
-	rules, _ := alertRules(t)
-	dir := t.TempDir()
-	require.NoError(t, os.WriteFile(filepath.Join(dir, "rules.yaml"), rules, 0o644))
-	tests, err := os.ReadFile(filepath.Join(root, "test/chart/testdata/alerts_test.yaml"))
-	require.NoError(t, err)
-	require.NoError(t, os.WriteFile(filepath.Join(dir, "alerts_test.yaml"), tests, 0o644))
-	var names []string
-	for _, line := range strings.Split(string(rules), "\n") {
-		if name, ok := strings.CutPrefix(strings.TrimLeft(line, " -"), "alert: "); ok {
-			names = append(names, name)
-			assert.Contains(t, string(tests), "alertname: "+name, "alert %s has no promtool test", name)
-		}
-	}
-	require.NotEmpty(t, names)
+	tested := map[string]bool{}
+	for _, v := range alertVariants {
+		t.Run(v.tests, func(t *testing.T) {
+			rules, _ := alertRules(t, v.args...)
+			dir := t.TempDir()
+			require.NoError(t, os.WriteFile(filepath.Join(dir, "rules.yaml"), rules, 0o644))
+			tests, err := os.ReadFile(filepath.Join(root, "test/chart/testdata", v.tests))
+			require.NoError(t, err)
+			require.NoError(t, os.WriteFile(filepath.Join(dir, "alerts_test.yaml"), tests, 0o644))
+			var names []string
+			for _, line := range strings.Split(string(rules), "\n") {
+				if name, ok := strings.CutPrefix(strings.TrimLeft(line, " -"), "alert: "); ok {
+					names = append(names, name)
+					tested[name] = tested[name] || strings.Contains(string(tests), "alertname: "+name)
+				}
+			}
+			require.NotEmpty(t, names)
 
-	cmd := exec.Command(promtool, "check", "rules", "rules.yaml")
-	cmd.Dir = dir
-	out, err := cmd.CombinedOutput()
-	require.NoError(t, err, "promtool check rules:\n%s", out)
-	cmd = exec.Command(promtool, "test", "rules", "alerts_test.yaml")
-	cmd.Dir = dir
-	out, err = cmd.CombinedOutput()
-	require.NoError(t, err, "promtool test rules:\n%s", out)
-	t.Logf("promtool test rules, %d alerts:\n%s", len(names), out)
+			cmd := exec.Command(promtool, "check", "rules", "rules.yaml")
+			cmd.Dir = dir
+			out, err := cmd.CombinedOutput()
+			require.NoError(t, err, "promtool check rules:\n%s", out)
+			cmd = exec.Command(promtool, "test", "rules", "alerts_test.yaml")
+			cmd.Dir = dir
+			out, err = cmd.CombinedOutput()
+			require.NoError(t, err, "promtool test rules:\n%s", out)
+			t.Logf("promtool test rules, %d alerts:\n%s", len(names), out)
+		})
+	}
+	for name, ok := range tested {
+		assert.True(t, ok, "alert %s has no promtool test", name)
+	}
 }
 
 // dashboardQueries renders the chart's Grafana dashboard and returns every
@@ -192,9 +222,9 @@ func scrapeAfter(t *testing.T, flags []string, reviews ...[]byte) string {
 	return string(page)
 }
 
-// TestRenderAlertsAndDashboard: both are off by default, and never
-// rendered in admission.mode=policy (no webhook to watch) or without
-// metrics; the dashboard goes where the sidecar looks.
+// TestRenderAlertsAndDashboard: both are off by default; the dashboard is
+// never rendered in admission.mode=policy (no webhook to watch) or without
+// metrics, and goes where the sidecar looks. The alerts: see TestRenderAlerts.
 func TestRenderAlertsAndDashboard(t *testing.T) {
 	rule, dashboard := "PrometheusRule/"+fullname, "ConfigMap/"+fullname+"-dashboard"
 	on := "metrics.prometheusRule.enabled=true,metrics.dashboard.enabled=true"
@@ -203,7 +233,7 @@ func TestRenderAlertsAndDashboard(t *testing.T) {
 	assert.Subset(t, render(t, "--set", on).ids(), []string{rule, dashboard})
 	assert.Subset(t, renderMode(t, "both", "--set", on).ids(), []string{rule, dashboard})
 	for _, objs := range []objects{renderMode(t, "policy", "--set", on), render(t, "--set", on+",metrics.enabled=false")} {
-		assert.NotContains(t, objs.ids(), rule)
+		assert.Contains(t, objs.ids(), rule, "kube-apiserver's alerts")
 		assert.NotContains(t, objs.ids(), dashboard)
 	}
 	cm := render(t, "--set", on+",metrics.dashboard.namespace=monitoring").get(t, "ConfigMap", fullname+"-dashboard")
@@ -211,18 +241,24 @@ func TestRenderAlertsAndDashboard(t *testing.T) {
 	assert.Equal(t, "1", cm.GetLabels()["grafana_dashboard"])
 }
 
-// apiserverMetricPrefix starts the names of kube-apiserver's admission
-// metrics, which some alerts read instead of the webhook's.
-const apiserverMetricPrefix = "apiserver_admission_webhook_"
+// apiserverMetricPrefix starts the names of kube-apiserver's metrics, which
+// some alerts read instead of the webhook's: its calls of the webhooks
+// (apiserver_admission_webhook_*) and its policy checks
+// (apiserver_validating_admission_policy_*).
+const apiserverMetricPrefix = "apiserver_"
 
 // TestAlertAPIServerMetricsExist: every series of kube-apiserver an alert
 // reads exists in a real kube-apiserver's /metrics, with the labels and
 // values the alert selects, after what the alert means happened: the
 // chart's webhook names registered against a closed port of this machine,
 // the mutating one with failurePolicy Ignore (it fails open), the validating
-// one with Fail (the write is rejected for a calling error).
+// one with Fail (the write is rejected for a calling error); and the
+// chart's policy, installed in mode policy, denying an invalid ListenerSet.
+// (The policy alert's error_type values, compile_error and out_of_budget,
+// are k8s.io/apiserver's ValidationErrorType, which a valid policy does not
+// produce on demand.)
 func TestAlertAPIServerMetricsExist(t *testing.T) {
-	_, exprs := alertRules(t)
+	_, exprs := alertRules(t, append([]string{"--set", "admission.mode=both,certManager.enabled=false"}, scraped...)...)
 	var wanted []string
 	for _, e := range exprs {
 		for _, m := range metricName.FindAllStringSubmatch(e, -1) {
@@ -231,7 +267,7 @@ func TestAlertAPIServerMetricsExist(t *testing.T) {
 			}
 		}
 	}
-	require.Len(t, wanted, 3, "kube-apiserver metrics the alerts read: %v", wanted)
+	require.Len(t, wanted, 5, "kube-apiserver metrics the alerts read: %v", wanted)
 
 	c := cluster(t)
 	ctx := t.Context()
@@ -272,20 +308,34 @@ func TestAlertAPIServerMetricsExist(t *testing.T) {
 	})
 	cs, err := kubernetes.NewForConfig(c.Config)
 	require.NoError(t, err)
+	require.NoError(t, c.Client.Delete(ctx, cfg))
+
+	// The chart's policy, in the namespace alone.
+	rel := installChart(ctx, t, c, "alert-metrics", "lsw-alert-metrics-rel", "--set", "admission.mode=policy",
+		"--set-string", "webhook.namespaceSelector.matchLabels.lsw-alert-metrics=yes")
+	t.Cleanup(func() {
+		_, _ = runHelm(context.Background(), t, c.KubeconfigPath, "uninstall", rel.name, "--namespace", rel.ns)
+	})
+	eventually(t, 30*time.Second, "the policy denies an invalid ListenerSet", func() error {
+		return deniedByPolicy(c.Client.Create(ctx, listenerSet(ns, "alert-metrics-invalid", false), client.DryRunAll), rel.fullname())
+	})
+
 	page, err := cs.CoreV1().RESTClient().Get().AbsPath("/metrics").DoRaw(ctx)
 	require.NoError(t, err)
 	var lines []string
 	for _, l := range strings.Split(string(page), "\n") {
-		if strings.HasPrefix(l, apiserverMetricPrefix) && strings.Contains(l, "listenersets.microgateway.airlock.com") {
+		if strings.HasPrefix(l, apiserverMetricPrefix) && (strings.Contains(l, "listenersets.microgateway.airlock.com") || strings.Contains(l, `policy="`+rel.fullname()+`"`)) {
 			lines = append(lines, l)
 		}
 	}
 	series := strings.Join(lines, "\n")
-	v, m := regexp.QuoteMeta(reg.Validating.Name), regexp.QuoteMeta(reg.Mutating.Name)
+	v, m, p := regexp.QuoteMeta(reg.Validating.Name), regexp.QuoteMeta(reg.Mutating.Name), regexp.QuoteMeta(rel.fullname())
 	for _, want := range []string{
 		`apiserver_admission_webhook_rejection_count\{error_type="calling_webhook_error",name="` + v + `",operation="CREATE",rejection_code="[0-9]+",type="validating"\} [1-9]`,
 		`apiserver_admission_webhook_fail_open_count\{name="` + m + `",type="validating"\} [1-9]`,
 		`apiserver_admission_webhook_admission_duration_seconds_bucket\{name="` + v + `",operation="CREATE",rejected="true",type="validating",le="10"\} [1-9]`,
+		`apiserver_admission_webhook_admission_duration_seconds_count\{name="` + v + `",operation="CREATE",rejected="true",type="validating"\} [1-9]`,
+		`apiserver_validating_admission_policy_check_total\{enforcement_action="deny",error_type="invalid_error",policy="` + p + `",policy_binding="` + p + `"\} [1-9]`,
 	} {
 		assert.Regexp(t, want, series, "kube-apiserver's series of the webhooks")
 	}

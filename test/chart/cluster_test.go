@@ -194,14 +194,15 @@ func TestServerSideDryRun(t *testing.T) {
 		{"cert-manager mode, defaults", nil, 13},
 		{"cert-manager mode, existing ClusterIssuer, every option", append([]string{
 			"--set", "certManager.issuerRef.name=corp-ca,certManager.issuerRef.kind=ClusterIssuer"}, everything...), 11},
-		{"self-bootstrapped mode, defaults", []string{"--set", "certManager.enabled=false"}, 14},
+		// self-bootstrapped: +2, the caBundle fence (cabundle-policy.yaml) and its binding
+		{"self-bootstrapped mode, defaults", []string{"--set", "certManager.enabled=false"}, 16},
 		{"self-bootstrapped mode, the webhook creates its Secret, every option", append([]string{
-			"--set", "certManager.enabled=false,selfBootstrapped.precreateSecret=false"}, everything...), 14},
+			"--set", "certManager.enabled=false,selfBootstrapped.precreateSecret=false"}, everything...), 16},
 		{"cert-manager mode, autoscaling defaults", []string{"--set", "autoscaling.enabled=true"}, 14},
 		{"cert-manager mode, the UID left to the platform", []string{"--set", "platformAssignsUID=true"}, 13},
-		{"self-bootstrapped mode, the UID left to the platform", []string{"--set", "certManager.enabled=false,platformAssignsUID=true"}, 14},
+		{"self-bootstrapped mode, the UID left to the platform", []string{"--set", "certManager.enabled=false,platformAssignsUID=true"}, 16},
 		{"self-bootstrapped mode, autoscaling on CPU and memory with behavior, every option", append(append([]string{
-			"--set", "certManager.enabled=false,selfBootstrapped.precreateSecret=false"}, everything...), autoscaling...), 15},
+			"--set", "certManager.enabled=false,selfBootstrapped.precreateSecret=false"}, everything...), autoscaling...), 17},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			args := append([]string{"--kube-version", version}, tc.args...)

@@ -67,6 +67,7 @@ func hostIP(t testing.TB) net.IP {
 type helmRelease struct {
 	name, ns   string
 	kubeconfig string
+	full       string // the objects' name when not fullname()'s: a name that contains the chart's
 }
 
 // installChart runs `helm install` of the chart into the cluster.
@@ -86,7 +87,12 @@ func (r *helmRelease) helm(ctx context.Context, t testing.TB, args ...string) st
 }
 
 // fullname is what the chart calls the release's objects.
-func (r *helmRelease) fullname() string { return r.name + "-listenerset-webhook" }
+func (r *helmRelease) fullname() string {
+	if r.full != "" {
+		return r.full
+	}
+	return r.name + "-listenerset-webhook"
+}
 
 // serverName is the name kube-apiserver verifies: <svc>.<ns>.svc.
 func (r *helmRelease) serverName() string { return r.fullname() + "." + r.ns + ".svc" }

@@ -130,6 +130,7 @@ func TestRenderedPolicyIsTheGenerators(t *testing.T) {
 		MatchLabels: map[string]string{"env": "prod"},
 		MatchExpressions: []metav1.LabelSelectorRequirement{
 			{Key: "kubernetes.io/metadata.name", Operator: metav1.LabelSelectorOpNotIn, Values: []string{"kube-system", namespace, "legacy"}},
+			{Key: bypassLabel, Operator: metav1.LabelSelectorOpDoesNotExist},
 			{Key: "tier", Operator: metav1.LabelSelectorOpExists},
 		},
 	}
@@ -166,7 +167,8 @@ func TestRenderedPolicyIsTheGenerators(t *testing.T) {
 	assert.Equal(t, []admissionv1.ValidationAction{admissionv1.Deny}, b.Spec.ValidationActions)
 	assert.Nil(t, b.Spec.MatchResources.ObjectSelector)
 	assert.Equal(t, []metav1.LabelSelectorRequirement{{Key: "kubernetes.io/metadata.name", Operator: metav1.LabelSelectorOpNotIn,
-		Values: []string{"kube-system", namespace}}}, b.Spec.MatchResources.NamespaceSelector.MatchExpressions)
+		Values: []string{"kube-system", namespace}}, {Key: bypassLabel, Operator: metav1.LabelSelectorOpDoesNotExist}},
+		b.Spec.MatchResources.NamespaceSelector.MatchExpressions)
 }
 
 // chartPolicyArgs are the flags make chart-policy gives `kubectl
@@ -317,7 +319,7 @@ func TestAdmissionModesServerSideDryRun(t *testing.T) {
 		{"policy, Warn and Audit, selectors", []string{"--set", "admission.mode=policy,admission.policy.validationActions={Warn,Audit}",
 			"--set", "webhook.namespaceSelector.matchLabels.env=prod,webhook.objectSelector.matchLabels.team=edge"}, 2},
 		{"both, cert-manager", []string{"--set", "admission.mode=both"}, 15},
-		{"both, self-bootstrapped, every option", append([]string{"--set", "admission.mode=both,certManager.enabled=false,clusterChecks.strict=true"}, everyOption...), 18},
+		{"both, self-bootstrapped, every option", append([]string{"--set", "admission.mode=both,certManager.enabled=false,clusterChecks.strict=true"}, everyOption...), 20}, // with the caBundle fence and its binding
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			objs := render(t, append([]string{"--kube-version", version}, tc.args...)...)

@@ -61,6 +61,7 @@ func TestNode(t *testing.T) {
 	t.Run("AuditCronJob", func(t *testing.T) { testNodeAuditCronJob(t, n, c) })
 	t.Run("WarnModePodsCannotStart", func(t *testing.T) { testNodeWarnModePodsCannotStart(t, n, c) })
 	t.Run("FirstSync", func(t *testing.T) { testNodeFirstSync(t, n, c) })
+	t.Run("Runbook", func(t *testing.T) { testNodeRunbook(t, n, c) })
 }
 
 // testNodeHostNetwork: with hostNetwork the pod serves on the node's own

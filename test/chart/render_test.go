@@ -183,6 +183,7 @@ func TestRenderSelfBootstrappedMode(t *testing.T) {
 		"ClusterRole/" + fullname + "-cabundle", "ClusterRoleBinding/" + fullname + "-cabundle",
 		"ClusterRole/" + fullname + "-cluster-view", "ClusterRoleBinding/" + fullname + "-cluster-view",
 		"MutatingWebhookConfiguration/" + configName, "ValidatingWebhookConfiguration/" + configName,
+		"ValidatingAdmissionPolicy/" + fullname + "-cabundle-only", "ValidatingAdmissionPolicyBinding/" + fullname + "-cabundle-only",
 	}, objs.ids(), "no cert-manager objects")
 
 	dep := typed[appsv1.Deployment](t, objs.get(t, "Deployment", fullname))
@@ -522,6 +523,7 @@ func TestRenderValues(t *testing.T) {
 				MatchLabels: map[string]string{"env": "prod"},
 				MatchExpressions: []metav1.LabelSelectorRequirement{
 					{Key: "kubernetes.io/metadata.name", Operator: metav1.LabelSelectorOpNotIn, Values: []string{"kube-system", namespace, "team-x"}},
+					{Key: bypassLabel, Operator: metav1.LabelSelectorOpDoesNotExist},
 					{Key: "tier", Operator: metav1.LabelSelectorOpExists},
 				},
 			}, ns)

@@ -165,6 +165,13 @@ func TestAuditCommand(t *testing.T) {
 		assert.Equal(t, "spec.listeners[0].allowedRoutes.kinds[0].kind", rep.Results[0].Errors[0].Field)
 		assert.Equal(t, report.Summary{Valid: 2, Invalid: 1, ExitCode: report.ExitInvalid}, rep.Summary)
 
+		// The chart's CronJob: the same findings, reported; the run exit 0.
+		out, _ = audit(t, report.ExitValid, "-n", "aud-team-a", "--exit-code-on-findings=false", "-o", "json")
+		var reported report.Report
+		require.NoError(t, json.Unmarshal([]byte(out), &reported), out)
+		assert.Equal(t, rep.Results, reported.Results, "--exit-code-on-findings=false reports the same findings")
+		assert.Equal(t, report.Summary{Valid: 2, Invalid: 1, ExitCode: report.ExitValid}, reported.Summary)
+
 		out, _ = audit(t, report.ExitInvalid, append(args, "junit")...)
 		var suites struct {
 			Failures int `xml:"failures,attr"`
@@ -241,6 +248,9 @@ func TestAuditCommand(t *testing.T) {
 		out, _ := runAudit(t, bin, report.ExitInputError, "audit", "--kubeconfig", nobody, "-o", "json")
 		assert.Contains(t, out, "forbidden")
 		assert.Contains(t, out, `"exitCode": 2`)
+		// A run that fails still fails with --exit-code-on-findings=false (the chart's CronJob).
+		out, _ = runAudit(t, bin, report.ExitInputError, "audit", "--kubeconfig", nobody, "-o", "jsonl", "--exit-code-on-findings=false")
+		assert.Contains(t, out, "forbidden")
 	})
 }
 

@@ -314,6 +314,12 @@ func TestImageMatchesDockerfile(t *testing.T) {
 	if _, ok := files["kubectl-listenerset"]; !ok {
 		t.Errorf("/kubectl-listenerset is not in the image: the chart's audit CronJob runs it")
 	}
+	// The license the binaries are distributed under, the repository's own.
+	if license, err := os.ReadFile(filepath.Join(root, "LICENSE")); err != nil {
+		t.Fatal(err)
+	} else if !bytes.Equal(files["LICENSE"], license) {
+		t.Errorf("/LICENSE is not the repository's LICENSE (%d bytes in the image)", len(files["LICENSE"]))
+	}
 	if executables < 2 {
 		t.Errorf("%d executables, want the server and the plugin", executables)
 	}

@@ -46,7 +46,9 @@ nothing when it is down either.
 The namespaces judged, in every mode the same: the webhooks' and the policy
 binding's namespaceSelector. kube-system and the release namespace are never
 judged (the webhook must not block its own recovery), nor
-webhook.excludeNamespaces; webhook.namespaceSelector adds conditions.
+webhook.excludeNamespaces, nor a namespace labelled webhook.bypassLabel (the
+bypass of docs/runbook.md, in place by default so that it needs no redeploy
+during an incident); webhook.namespaceSelector adds conditions.
 */}}
 {{- define "lsw.namespaceSelector" -}}
 {{- $v := .Values -}}
@@ -59,6 +61,10 @@ matchExpressions:
     operator: NotIn
     values:
       {{- toYaml (concat (list "kube-system" .Release.Namespace) $v.webhook.excludeNamespaces | uniq) | nindent 6 }}
+  {{- with $v.webhook.bypassLabel }}
+  - key: {{ . }}
+    operator: DoesNotExist
+  {{- end }}
   {{- with $v.webhook.namespaceSelector.matchExpressions }}
   {{- toYaml . | nindent 2 }}
   {{- end }}

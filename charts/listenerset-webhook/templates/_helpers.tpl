@@ -212,6 +212,31 @@ WARNING: Kubernetes {{ .Capabilities.KubeVersion.Version }} is outside the versi
 {{- end }}
 {{- end }}
 
+{{/*
+lsw.seconds: a Go duration (the schema's pattern: 720h, 1h30m, 90s, 1.5h) in
+seconds, for the alerts' thresholds.
+*/}}
+{{- define "lsw.seconds" -}}
+{{- $factors := dict "ns" 0.000000001 "us" 0.000001 "µs" 0.000001 "ms" 0.001 "s" 1.0 "m" 60.0 "h" 3600.0 }}
+{{- $total := 0.0 }}
+{{- range regexFindAll "[0-9.]+(ns|us|µs|ms|s|m|h)" . -1 }}
+{{- $unit := regexReplaceAll "^[0-9.]+" . "" }}
+{{- $total = addf $total (mulf (regexReplaceAll "[^0-9.]+$" . "" | float64) (get $factors $unit)) }}
+{{- end }}
+{{- $total }}
+{{- end }}
+
+{{/*
+lsw.runbookURL: metrics.prometheusRule.runbookURL, or docs/runbook.md of
+the chart's own release (its appVersion is the release's tag, vX.Y.Z, as
+hack/release.sh writes it); a chart from a working tree (no v) points at main.
+*/}}
+{{- define "lsw.runbookURL" -}}
+{{- if .Values.metrics.prometheusRule.runbookURL }}{{ .Values.metrics.prometheusRule.runbookURL }}
+{{- else }}https://github.com/airlock/listenerset-webhook/blob/{{ ternary .Chart.AppVersion "main" (hasPrefix "v" .Chart.AppVersion) }}/docs/runbook.md
+{{- end }}
+{{- end }}
+
 {{/* The helm test's objects (test.enabled): their own name, never selected as a webhook replica. */}}
 {{- define "lsw.testSelectorLabels" -}}
 app.kubernetes.io/name: {{ printf "%s-test" (include "lsw.name" .) | trunc 63 | trimSuffix "-" }}
