@@ -267,7 +267,7 @@ matrix-binaries:
 	@KUBE_VERSION=$$(hack/k8s-binaries.sh versions | awk '{print $$1}') hack/k8s-binaries.sh k8s
 
 ## test-node: the chart on a real single-node cluster (hack/node: kubelet, containerd, kube-proxy; test/chart
-## TestNode with NODE_TESTS=1), about 2 minutes once built. Needs root on Debian: node-setup installs Debian's
+## TestNode with NODE_TESTS=1), about 4 minutes once built (236 s). Needs root on Debian: node-setup installs Debian's
 ## containerd, runc, CNI plugins, iptables and conntrack when missing and builds the node's binaries and images.
 test-node: ociimage cosign cyclonedx-gomod node-setup gotestsum
 	NODE_TESTS=1 $(TESTSUM) --format standard-verbose $(NODE_SUITE)

@@ -8,6 +8,7 @@
 //	kubectl listenerset audit [--kubeconfig F] [flags]          judge the ListenerSets a cluster stores
 //	kubectl listenerset why NAMESPACE/NAME [--kubeconfig F]     why one ListenerSet's listeners are (not) accepted
 //	kubectl listenerset policy [flags]                         print the ValidatingAdmissionPolicy
+//	kubectl listenerset check [-n NS] [--expect webhook|policy]  a dry-run ListenerSet: does the webhook answer?
 //	kubectl listenerset completion bash|zsh|fish|powershell    shell completion
 //	kubectl listenerset version (or --version)                 version, commit and Go version
 //
@@ -78,6 +79,6 @@ ListenerSets on Airlock Microgateway. On PATH, kubectl runs it as
 	}
 	root.AddCommand(newVersion())
 	root.SetVersionTemplate("{{.Version}}\n")
-	root.AddCommand(newValidate(code), newListeners(code), newAudit(code), newPolicy(code), newWhy(code))
+	root.AddCommand(newValidate(code), newListeners(code), newAudit(code), newPolicy(code), newWhy(code), newCheck(code))
 	return root
 }

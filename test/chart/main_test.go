@@ -162,8 +162,10 @@ var preloaded = []string{"--set", "image.preloaded=true"}
 // templateArgs are helm's arguments to render the chart as rel in ns with
 // args, for Kubernetes renderKubeVersion unless args name another version:
 // the chart's kubeVersion refuses helm template's own default (v1.20.0).
+// Without the helm test's hooks (--skip-tests): what helm install creates
+// (renderWithTests renders them too).
 func templateArgs(rel, ns string, args []string) []string {
-	a := append([]string{"template", rel, chartPath, "--namespace", ns}, preloaded...)
+	a := append([]string{"template", rel, chartPath, "--namespace", ns, "--skip-tests"}, preloaded...)
 	if !slices.Contains(args, "--kube-version") {
 		a = append(a, "--kube-version", renderKubeVersion)
 	}

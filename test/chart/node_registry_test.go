@@ -48,7 +48,7 @@ var releaseToolTargets = []string{"helm", "ociimage", "cosign", "cyclonedx-gomod
 // pods run the release's image by digest, and kube-apiserver calls them.
 func testNodeInstallFromRegistry(t *testing.T, n *node.Node, c client.Client) {
 	ctx := t.Context()
-	const ns, appNS, scope = "lsw-node-reg", "lsw-node-reg-apps", "node-reg"
+	const appNS, scope = "lsw-node-reg-apps", "node-reg"
 	tmp := t.TempDir()
 	dist := filepath.Join(tmp, "dist")
 	password := "node-test-" + fmt.Sprint(time.Now().UnixNano())
@@ -63,6 +63,11 @@ func testNodeInstallFromRegistry(t *testing.T, n *node.Node, c client.Client) {
 	t.Logf("make release VERSION=%s in %s", registryTestVersion, time.Since(start).Round(time.Second))
 	digest := strings.TrimSpace(readFile(t, filepath.Join(dist, imageName+"-"+registryTestVersion+".digest")))
 	require.True(t, strings.HasPrefix(digest, "sha256:"), digest)
+	// The release docs/upgrade.md upgrades to (node_upgrade_test.go).
+	secondDist := buildSecondRelease(ctx, t, tmp, env)
+	secondDigest := strings.TrimSpace(readFile(t, filepath.Join(secondDist, imageName+"-"+upgradeTestVersion+".digest")))
+	require.True(t, strings.HasPrefix(secondDigest, "sha256:"), secondDigest)
+	require.NotEqual(t, digest, secondDigest)
 
 	ca := testpki.NewCA(t, testpki.CommonName("registry test CA"))
 	caFile := filepath.Join(tmp, "registry-ca.crt")
@@ -78,6 +83,9 @@ func testNodeInstallFromRegistry(t *testing.T, n *node.Node, c client.Client) {
 	out := runMake(ctx, t, env, "publish", "VERSION="+registryTestVersion, "REGISTRY="+registry, "REGISTRY_CA="+caFile)
 	t.Logf("make publish in %s:\n%s", time.Since(start).Round(100*time.Millisecond), out)
 	assert.Contains(t, out, "image: "+imageRepo+"@"+digest)
+	start = time.Now()
+	out = runMake(ctx, t, append(env, "DIST="+secondDist), "publish", "VERSION="+upgradeTestVersion, "REGISTRY="+registry, "REGISTRY_CA="+caFile)
+	t.Logf("make publish of the second release in %s:\n%s", time.Since(start).Round(100*time.Millisecond), out)
 
 	t.Run("SignaturesVerifyWithThePublicKeyOnly", func(t *testing.T) {
 		_, other := cosignKeyPair(ctx, t, filepath.Join(tmp, "other"), password)
@@ -154,37 +162,18 @@ func testNodeInstallFromRegistry(t *testing.T, n *node.Node, c client.Client) {
 	t.Cleanup(func() { require.NoError(t, untrust()) })
 	pullsBefore := reg.requests(t, "containerd/")
 
-	// README's command, with the test's own namespace and scope.
+	// The README's install, docs/adoption.md's enforcement and docs/upgrade.md's
+	// upgrade to the second release and rollback, as the pages have them.
+	first := docRelease{dist: dist, version: registryTestVersion, chartVersion: chartVersion, digest: digest}
+	second := docRelease{dist: secondDist, version: upgradeTestVersion, chartVersion: strings.TrimPrefix(upgradeTestVersion, "v"), digest: secondDigest}
 	start = time.Now()
-	out, err = runHelm(ctx, t, n.Kubeconfig, "install", imageName, chartRef, "--version", chartVersion,
-		"--ca-file", caFile, "--namespace", ns, "--create-namespace",
-		"--set", "image.repository="+imageRepo, "--set", "certManager.enabled=false",
-		"--set-string", "webhook.namespaceSelector.matchLabels.lsw-e2e="+scope)
-	require.NoError(t, err, out)
-	rel := &helmRelease{name: imageName, ns: ns, kubeconfig: n.Kubeconfig}
-	t.Cleanup(func() {
-		_, _ = runHelm(context.Background(), t, n.Kubeconfig, "uninstall", rel.name, "--namespace", ns, "--wait", "--timeout", "2m")
-	})
-	pods := readyPods(ctx, t, n.Client, rel, 2, 3*time.Minute)
-	t.Logf("helm install from %s: 2 pods Ready in %s", chartRef, time.Since(start).Round(100*time.Millisecond))
-	for _, p := range pods {
-		require.Len(t, p.Status.ContainerStatuses, 1)
-		s := p.Status.ContainerStatuses[0]
-		assert.Equal(t, imageRepo+"@"+digest, p.Spec.Containers[0].Image, "the chart's image.digest, in the registry")
-		assert.Equal(t, imageRepo+"@"+digest, s.ImageID, "containerd ran the image it pulled from the registry")
-	}
-	eventually(t, 60*time.Second, "kube-apiserver calls the webhook installed from the registry", func() error {
-		return checkAdmission(ctx, c, appNS, 0)
-	})
-	for i := range 10 {
-		require.NoError(t, checkAdmission(ctx, c, appNS, i))
-	}
-	checkServed(t, pods, 11)
+	docsAsWritten(t, n, c, registry, caFile, pub, first, second)
+	t.Logf("the README's install, adoption and upgrade and rollback as documented: %s", time.Since(start).Round(100*time.Millisecond))
 
 	// containerd's own requests: the index by digest, the platform's
 	// manifest, its config and its layer, each served.
 	pulls := reg.requests(t, "containerd/")[len(pullsBefore):]
-	t.Logf("containerd's requests to the registry for the install (%d):\n%s", len(pulls), strings.Join(pulls, "\n"))
+	t.Logf("containerd's requests to the registry for the install and the upgrade (%d):\n%s", len(pulls), strings.Join(pulls, "\n"))
 	served := regexp.MustCompile(`^GET /v2/platform/listenerset-webhook/(manifests|blobs)/sha256:[0-9a-f]{64} 200 `)
 	var manifests, blobs int
 	for _, l := range pulls {
@@ -198,7 +187,9 @@ func testNodeInstallFromRegistry(t *testing.T, n *node.Node, c client.Client) {
 	}
 	assert.Contains(t, strings.Join(pulls, "\n"), "GET /v2/platform/listenerset-webhook/manifests/"+digest+" 200 ",
 		"containerd fetched the image index by the chart's digest")
-	assert.GreaterOrEqual(t, manifests, 2, "the index and the platform's manifest")
+	assert.Contains(t, strings.Join(pulls, "\n"), "GET /v2/platform/listenerset-webhook/manifests/"+secondDigest+" 200 ",
+		"and the second release's, by its chart's digest")
+	assert.GreaterOrEqual(t, manifests, 4, "each index and its platform's manifest")
 	assert.GreaterOrEqual(t, blobs, 2, "the config and the layer")
 }
 
@@ -235,12 +226,18 @@ func cosignVerify(ctx context.Context, pub, caFile, ref string) (string, error) 
 // remaking the release tools (make test-all or make test-node built them first).
 func runMake(ctx context.Context, t *testing.T, env []string, args ...string) string {
 	t.Helper()
+	return runMakeIn(ctx, t, root, env, args...)
+}
+
+// runMakeIn is runMake in another copy of the repository, dir.
+func runMakeIn(ctx context.Context, t *testing.T, dir string, env []string, args ...string) string {
+	t.Helper()
 	var flags []string
 	for _, target := range releaseToolTargets {
 		flags = append(flags, "-o", target)
 	}
 	cmd := exec.CommandContext(ctx, "make", append(append(flags, "--no-print-directory", "-s"), args...)...)
-	cmd.Dir = root
+	cmd.Dir = dir
 	cmd.Env = append(os.Environ(), env...)
 	out, err := cmd.CombinedOutput()
 	require.NoError(t, err, "make %s:\n%s", strings.Join(args, " "), out)

@@ -236,3 +236,15 @@ hack/release.sh writes it); a chart from a working tree (no v) points at main.
 {{- else }}https://github.com/airlock/listenerset-webhook/blob/{{ ternary .Chart.AppVersion "main" (hasPrefix "v" .Chart.AppVersion) }}/docs/runbook.md
 {{- end }}
 {{- end }}
+
+{{/* The helm test's objects (test.enabled): their own name, never selected as a webhook replica. */}}
+{{- define "lsw.testSelectorLabels" -}}
+app.kubernetes.io/name: {{ printf "%s-test" (include "lsw.name" .) | trunc 63 | trimSuffix "-" }}
+app.kubernetes.io/instance: {{ .Release.Name }}
+{{- end }}
+
+{{- define "lsw.testLabels" -}}
+{{ include "lsw.testSelectorLabels" . }}
+app.kubernetes.io/component: test
+{{ include "lsw.sharedLabels" . }}
+{{- end }}
