@@ -74,14 +74,14 @@ func TestRenderBypassLabel(t *testing.T) {
 	assert.Contains(t, err.Error(), "bypassLabel")
 }
 
-// TestTenancyRecipeForbidsTheBypass: docs/tenancy.md's Capsule Tenant
+// TestTenancyRecipeForbidsTheBypass: docs/tenancy-capsule.md's Capsule Tenant
 // forbids tenants the bypass label (whoever sets it skips every check) and
 // the declared hostnames' annotation, the chart's defaults of both.
 func TestTenancyRecipeForbidsTheBypass(t *testing.T) {
-	raw, err := os.ReadFile(filepath.Join(root, "docs/tenancy.md"))
+	raw, err := os.ReadFile(filepath.Join(root, "docs/tenancy-capsule.md"))
 	require.NoError(t, err)
 	m := regexp.MustCompile("(?s)```yaml\n(apiVersion: capsule.clastix.io/[^\n]*\nkind: Tenant\n.*?)```").FindSubmatch(raw)
-	require.NotNil(t, m, "docs/tenancy.md has a Capsule Tenant")
+	require.NotNil(t, m, "docs/tenancy-capsule.md has a Capsule Tenant")
 	var tenant struct {
 		Spec struct {
 			NamespaceOptions struct {
