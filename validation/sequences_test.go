@@ -25,7 +25,8 @@ const seedsFile = "testdata/sequence-seeds"
 // (validationtest.GenerateSequence: creates, updates, hostname changes,
 // parentRef moves between Airlock's Gateways, another implementation's and
 // a missing one, deletions, Gateways deleted and re-created, of either
-// class, declarations changed, and the hostile patterns of the issue) run
+// class, declarations changed, the hostile patterns of the issue, and
+// HTTPRoutes applied and deleted, judged by JudgeRoute) run
 // against validationtest.Sim, kube-apiserver's storage and metadata, each
 // write judged by Judge as the webhook judges it (the stored object on
 // update, the stored cluster, Airlock's scope), in both first-claim modes

@@ -71,7 +71,29 @@ import (
 // of its own for each), two requests judged before either is stored (the
 // race docs/tenancy.md describes; in process every write is seen, through
 // kube-apiserver a barrier waits for the webhook's view), malformed
-// declarations, --strict, and HTTPRoutes.
+// declarations, --strict.
+//
+// HTTPRoutes (in process only: GenerateSequenceWithRoutes; the e2e driver
+// and the policy comparison write none, and the audit of routes is not
+// held): a route names one set of its Namespace (a listener, or all) and
+// claims, on the set's Gateway key, the hostnames it serves through a
+// listener without a hostname (all) or a wildcard (those it covers
+// strictly), while that Gateway is not another implementation's. A route
+// write gets LS319 exactly for each claimed hostname its Namespace's
+// declaration does not cover, a ratcheted warning when the stored route
+// held it (named it, its set on the same key, last written after the
+// Gateway was created); a new claim (not so held) gets LS320 (under deny:
+// is refused) exactly when another owner's stored set holds an
+// overlapping hostname on the key, or another owner's route claims one
+// there; a held claim is not asked at the write. A set's new claim gets
+// LS316 also when another owner's route claims an overlapping name there.
+// In the first claim's invariant a route's claims are its owner's
+// holdings: a route claim the route's write made is judged as new there,
+// one that came with its set's write (the set created, moved, or given a
+// listener without a hostname or a wildcard under a stored route) was
+// never judged: the rules judge a set's write by its listeners' hostnames
+// only, so such a claim may hold a name another owner claimed first,
+// unwarned, in either mode (Stats count them; only the audit finds them).
 type Model struct {
 	Mode   merged.ClaimMode
 	step   int
