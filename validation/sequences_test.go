@@ -25,7 +25,8 @@ const seedsFile = "testdata/sequence-seeds"
 // (validationtest.GenerateSequence: creates, updates, hostname changes,
 // parentRef moves between Airlock's Gateways, another implementation's and
 // a missing one, deletions, Gateways deleted and re-created, of either
-// class, declarations changed, and the hostile patterns of the issue) run
+// class, declarations changed, the hostile patterns of the issue, and
+// HTTPRoutes applied and deleted, judged by JudgeRoute) run
 // against validationtest.Sim, kube-apiserver's storage and metadata, each
 // write judged by Judge as the webhook judges it (the stored object on
 // update, the stored cluster, Airlock's scope), in both first-claim modes
@@ -91,7 +92,8 @@ func TestSequences(t *testing.T) {
 	for _, k := range []string{"arriving: a create, LS316", "arriving: moved from infra/missing, LS316", "arriving: moved from team-c/decoy, LS314",
 		"arriving: the Gateway created, LS316", "arriving: the Gateway created, LS314", "staying, LS314", "staying, LS316",
 		"pattern parked then moved, arriving, LS316", "pattern *.com parked then moved, arriving, LS316",
-		"pattern decoy deleted then moved, arriving, LS314", "pattern parked, then the Gateway created, arriving, LS316"} {
+		"pattern decoy deleted then moved, arriving, LS314", "pattern parked, then the Gateway created, arriving, LS316",
+		"route: a create, LS319", "route: a create, LS320", "route, LS319", "route, LS320"} {
 		if stats[k] == 0 && os.Getenv("SEQUENCE_SEED") == "" {
 			t.Errorf("no write reached %q", k)
 		}
@@ -102,7 +104,7 @@ func TestSequences(t *testing.T) {
 // steps with their verdicts, bad what the model finds wrong.
 func runSequence(seed uint64, mode merged.ClaimMode, stats map[string]int) (trace, bad []string) {
 	opts := func(c *merged.Objects) validation.Options {
-		return validation.Options{Cluster: c, Classes: c, Tenancy: merged.Tenancy{FirstClaim: mode},
+		return validation.Options{Cluster: c, Classes: c, Routes: c, Tenancy: merged.Tenancy{FirstClaim: mode},
 			Scope: merged.Scope{ControllerNames: []gwv1.GatewayController{merged.AirlockControllerName}}}
 	}
 	judge := func(newLS, oldLS *gwv1.ListenerSet, c *merged.Objects) validationtest.Verdict {
@@ -116,11 +118,15 @@ func runSequence(seed uint64, mode merged.ClaimMode, stats map[string]int) (trac
 		return validationtest.VerdictOf(r.Errors.List(), r.Warnings.List())
 	}
 	sim, model := validationtest.NewSim(), validationtest.NewModel(mode)
-	for i, step := range validationtest.GenerateSequence(seed) {
+	sim.RouteJudge = func(route, old *gwv1.HTTPRoute, c *merged.Objects) validationtest.Verdict {
+		r := validation.JudgeRoute(route, old, opts(c))
+		return validationtest.VerdictOf(r.Errors.List(), r.Warnings.List())
+	}
+	for i, step := range validationtest.GenerateSequenceWithRoutes(seed) {
 		x := model.Expect(step)
 		out := sim.Do(step, judge)
 		trace = append(trace, fmt.Sprintf("%2d %s%s", i+1, step, validationtest.Describe(out)))
-		for _, b := range append(model.Check(x, out), model.Invariants(sim.Sets())...) {
+		for _, b := range slices.Concat(model.Check(x, out), model.Invariants(sim.Sets()), model.RouteInvariants(sim.Routes())) {
 			bad = append(bad, fmt.Sprintf("step %d: %s", i+1, b))
 		}
 		if len(bad) > 0 {

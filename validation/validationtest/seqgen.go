@@ -95,7 +95,21 @@ const (
 	OpCreateGateway Op = "create-gateway"
 	// OpDeclare sets a Namespace's declaration to Value ("" removes it).
 	OpDeclare Op = "declare"
+	// OpApplyRoute applies Route as the HTTPRoute Namespace/Name (server-
+	// side, field manager "kubectl"); OpDeleteRoute deletes it. Only
+	// GenerateSequenceWithRoutes makes them (in process: the e2e driver
+	// does not write routes).
+	OpApplyRoute  Op = "apply-route"
+	OpDeleteRoute Op = "delete-route"
 )
+
+// RouteManifest is a tenant's manifest of an HTTPRoute: one parentRef, to
+// the ListenerSet Set of its own Namespace (Section "": no sectionName),
+// and its hostnames.
+type RouteManifest struct {
+	Set, Section string
+	Hostnames    []string
+}
 
 // The labels the steps write: the manifests' revision, and kubectl label's.
 const (
@@ -130,6 +144,8 @@ type Step struct {
 	Namespace, Name string
 	// Manifest is what OpApply applies.
 	Manifest Manifest
+	// Route is what OpApplyRoute applies.
+	Route RouteManifest
 	// Value is OpLabel's label value and OpDeclare's declaration.
 	Value string
 	// Gateway is OpPatchParent's new parent, and the Gateway of the
@@ -169,6 +185,14 @@ func (s Step) String() string {
 		fmt.Fprintf(&b, " %s class=%s", s.Gateway, s.Class)
 	case OpDeclare:
 		fmt.Fprintf(&b, " %s %q", s.Namespace, s.Value)
+	case OpApplyRoute:
+		sec := s.Route.Section
+		if sec == "" {
+			sec = "<all>"
+		}
+		fmt.Fprintf(&b, " %s/%s set=%s section=%s %v", s.Namespace, s.Name, s.Route.Set, sec, s.Route.Hostnames)
+	case OpDeleteRoute:
+		fmt.Fprintf(&b, " %s/%s", s.Namespace, s.Name)
 	}
 	if s.Pattern != "" {
 		fmt.Fprintf(&b, " (%s)", s.Pattern)
@@ -185,8 +209,18 @@ const SeqLength = 24
 // in often (parked then moved, *.com parked, the decoy of another
 // implementation deleted then moved, a set parked where a Gateway is then
 // created).
-func GenerateSequence(seed uint64) []Step {
-	g := &seqGen{rng: rand.New(rand.NewPCG(seed, 49)), manifests: map[string]*Manifest{}, gateways: map[string]string{}}
+func GenerateSequence(seed uint64) []Step { return generate(seed, false) }
+
+// GenerateSequenceWithRoutes is GenerateSequence's sequence of seed with
+// HTTPRoute steps among the random ones (a fifth of them): each tenant's
+// routes r1 and r2 applied to one of its sets (a listener, or all),
+// their hostnames from seqRouteHostnames, or deleted; and the listeners a
+// route claims through (without a hostname) made more often. Another
+// sequence than GenerateSequence's of the same seed.
+func GenerateSequenceWithRoutes(seed uint64) []Step { return generate(seed, true) }
+
+func generate(seed uint64, routes bool) []Step {
+	g := &seqGen{rng: rand.New(rand.NewPCG(seed, 49)), manifests: map[string]*Manifest{}, gateways: map[string]string{}, routes: routes}
 	for k, c := range SeqInitialClasses {
 		g.gateways[k] = c
 	}
@@ -206,6 +240,7 @@ type seqGen struct {
 	gateways    map[string]string    // what the platform believes: key → class, absent when missing
 	steps       []Step
 	patternName string
+	routes      bool // GenerateSequenceWithRoutes
 }
 
 func (g *seqGen) add(s Step) {
@@ -252,6 +287,11 @@ func (g *seqGen) newManifest(ns, parent string) Manifest {
 	for _, l := range seqListenerNames[:1+g.rng.IntN(2)] {
 		m.Listeners = append(m.Listeners, SeqListener{Name: l, Hostname: g.hostname(ns)})
 	}
+	if g.routes && g.rng.IntN(3) == 0 {
+		// a listener routes claim through: admitted where the
+		// declaration is none or "*" (team-a's at the start)
+		m.Listeners[0].Hostname = ""
+	}
 	return m
 }
 
@@ -270,7 +310,57 @@ func (g *seqGen) move(ns, name, parent string) {
 	g.apply(ns, name, n)
 }
 
+// seqRouteHostnames are the hostnames routes take: names of each
+// tenant's domain (under its wildcard listeners), of nobody's, and a
+// wildcard.
+var seqRouteHostnames = []string{"login.a.example.com", "x.a.example.com", "shop.b.example.com", "login.c.example.com",
+	"login.z2.example.com", "*.c.example.com"}
+
+// route applies or deletes one of a tenant's routes.
+func (g *seqGen) route() {
+	ns, name := g.pick(SeqTenants), g.pick([]string{"r1", "r2"})
+	if g.rng.IntN(5) == 0 {
+		g.add(Step{Op: OpDeleteRoute, Namespace: ns, Name: name})
+		return
+	}
+	r := RouteManifest{Set: g.pick(seqSetNames)}
+	// most often through a listener of the tenant's manifests that lets
+	// a route claim (none, or a wildcard)
+	var through []SeqListener
+	for _, name := range seqSetNames {
+		if m := g.manifests[ns+"/"+name]; m != nil {
+			for _, l := range m.Listeners {
+				if l.Hostname == "" || strings.HasPrefix(l.Hostname, "*.") {
+					through = append(through, l)
+					if g.rng.IntN(len(through)) == 0 {
+						r.Set = name
+					}
+				}
+			}
+		}
+	}
+	if len(through) > 0 && g.rng.IntN(3) != 0 {
+		for _, l := range g.manifests[ns+"/"+r.Set].Listeners {
+			if (l.Hostname == "" || strings.HasPrefix(l.Hostname, "*.")) && g.rng.IntN(2) == 0 {
+				r.Section = l.Name
+			}
+		}
+	} else if g.rng.IntN(3) == 0 {
+		r.Section = g.pick(seqListenerNames)
+	}
+	for range 1 + g.rng.IntN(2) {
+		if h := g.pick(seqRouteHostnames); !slices.Contains(r.Hostnames, h) {
+			r.Hostnames = append(r.Hostnames, h)
+		}
+	}
+	g.add(Step{Op: OpApplyRoute, Namespace: ns, Name: name, Route: r})
+}
+
 func (g *seqGen) random() {
+	if g.routes && g.rng.IntN(5) == 0 {
+		g.route()
+		return
+	}
 	ns, name := g.pick(SeqTenants), g.pick(seqSetNames)
 	key := ns + "/" + name
 	m := g.manifests[key]

@@ -71,13 +71,36 @@ import (
 // of its own for each), two requests judged before either is stored (the
 // race docs/tenancy.md describes; in process every write is seen, through
 // kube-apiserver a barrier waits for the webhook's view), malformed
-// declarations, --strict, and HTTPRoutes.
+// declarations, --strict.
+//
+// HTTPRoutes (in process only: GenerateSequenceWithRoutes; the e2e driver
+// and the policy comparison write none, and the audit of routes is not
+// held): a route names one set of its Namespace (a listener, or all) and
+// claims, on the set's Gateway key, the hostnames it serves through a
+// listener without a hostname (all) or a wildcard (those it covers
+// strictly), while that Gateway is not another implementation's. A route
+// write gets LS319 exactly for each claimed hostname its Namespace's
+// declaration does not cover, a ratcheted warning when the stored route
+// held it (named it, its set on the same key, last written after the
+// Gateway was created); a new claim (not so held) gets LS320 (under deny:
+// is refused) exactly when another owner's stored set holds an
+// overlapping hostname on the key, or another owner's route claims one
+// there; a held claim is not asked at the write. A set's new claim gets
+// LS316 also when another owner's route claims an overlapping name there.
+// In the first claim's invariant a route's claims are its owner's
+// holdings: a route claim the route's write made is judged as new there,
+// one that came with its set's write (the set created, moved, or given a
+// listener without a hostname or a wildcard under a stored route) was
+// never judged: the rules judge a set's write by its listeners' hostnames
+// only, so such a claim may hold a name another owner claimed first,
+// unwarned, in either mode (Stats count them; only the audit finds them).
 type Model struct {
 	Mode   merged.ClaimMode
 	step   int
 	epochs map[string][]seqEpoch
 	decl   map[string]string
 	sets   map[string]*modelSet
+	routes map[string]*modelRoute
 	// Stats counts what the steps reached, for the test to log and to
 	// hold the generator to its space.
 	Stats map[string]int
@@ -118,7 +141,7 @@ type listenerRecord struct {
 
 // NewModel is the model at the start of a sequence (NewSim's state).
 func NewModel(mode merged.ClaimMode) *Model {
-	m := &Model{Mode: mode, epochs: map[string][]seqEpoch{}, decl: map[string]string{}, sets: map[string]*modelSet{}, Stats: map[string]int{}}
+	m := &Model{Mode: mode, epochs: map[string][]seqEpoch{}, decl: map[string]string{}, sets: map[string]*modelSet{}, routes: map[string]*modelRoute{}, Stats: map[string]int{}}
 	for _, k := range SeqGatewayKeys {
 		m.epochs[k] = []seqEpoch{{0, SeqInitialClasses[k]}}
 	}
@@ -197,6 +220,11 @@ type Expectation struct {
 	// heldMust: a held hostname another owner had before the set
 	newClaims map[int]bool
 	heldMust  map[int]string // what came first, and when
+	// Route: an HTTPRoute write (the maps are by hostname index);
+	// routeHeld: the hostnames it claims that the stored route held
+	Route        bool
+	routeHeld    map[int]bool
+	routeGateway string
 }
 
 func hostPath(i int) string {
@@ -210,6 +238,9 @@ func setKey(ns, name string) string { return ns + "/" + name }
 func (m *Model) Expect(step Step) Expectation {
 	m.step++
 	var x Expectation
+	if step.Op == OpApplyRoute {
+		return m.routeExpect(step)
+	}
 	old := m.sets[setKey(step.Namespace, step.Name)]
 	var parent string
 	var listeners []SeqListener
@@ -264,7 +295,7 @@ func (m *Model) Expect(step Step) Expectation {
 		}
 		holders := m.holders(parent, step.Namespace, step.Name, l.Hostname)
 		if x.Arriving || old.claims[l.Hostname] == nil {
-			x.newClaims[i] = len(holders) > 0
+			x.newClaims[i] = len(holders)+len(m.routeHolders(parent, step.Namespace, l.Hostname)) > 0
 			continue
 		}
 		mine := m.effective(parent, old.arrived)
@@ -299,11 +330,16 @@ func (m *Model) holders(key, ns, name, h string) []*modelSet {
 // history and returns what does not hold.
 func (m *Model) Check(x Expectation, out Outcome) []string {
 	var bad []string
-	if out.Write {
+	switch {
+	case out.RouteWrite:
+		bad = m.checkRouteVerdict(x, out)
+		m.count(x, out)
+	case out.Write:
 		bad = m.checkVerdict(x, out)
 		m.count(x, out)
 	}
 	m.record(x, out)
+	m.pruneRouteClaims()
 	return bad
 }
 
@@ -367,6 +403,10 @@ func (m *Model) checkVerdict(x Expectation, out Outcome) []string {
 // the tenancy rules said to it.
 func (m *Model) count(x Expectation, out Outcome) {
 	if !x.Judged {
+		if x.Route {
+			m.Stats["route: claims nothing judged"]++
+			return
+		}
 		m.Stats["not judged (another implementation's)"]++
 		return
 	}
@@ -375,7 +415,7 @@ func (m *Model) count(x Expectation, out Outcome) {
 	m.Stats[why]++
 	codes := map[string]bool{}
 	for _, f := range append(slices.Clone(out.Verdict.Errors), out.Verdict.Warnings...) {
-		if f.Code == merged.CodeHostnameClaimed || f.Code == merged.CodeHostnameNotDeclared {
+		if f.Code == merged.CodeHostnameClaimed || f.Code == merged.CodeHostnameNotDeclared || string(f.Code) == seqRouteClaimed || string(f.Code) == seqRouteNotDeclared {
 			codes[string(f.Code)] = true
 		}
 	}
@@ -412,6 +452,12 @@ func (m *Model) record(x Expectation, out Outcome) {
 		m.decl[st.Namespace] = st.Value
 	case OpDelete:
 		delete(m.sets, key)
+	case OpDeleteRoute:
+		delete(m.routes, key)
+	case OpApplyRoute:
+		if out.Verdict.Admitted() {
+			m.recordRoute(x, out)
+		}
 	default:
 		if !out.Write || out.NoOp || !out.Verdict.Admitted() {
 			return
@@ -616,6 +662,287 @@ func (m *Model) Audit(c *merged.Objects, audit AuditFunc) []string {
 			if got != want {
 				bad = append(bad, fmt.Sprintf("audit: %s/%s %s LS314 %v, the model wants %v", s.ns, s.name, hostPath(i), got, want))
 			}
+		}
+	}
+	return bad
+}
+
+// modelRoute is a stored HTTPRoute: its manifest, the step of its last
+// stored write, and the records of its claims by routeClaimKey, kept
+// while the claim is the route's (pruned when it stops being: a claim
+// that comes back through a ListenerSet's write, not the route's, has
+// none).
+type modelRoute struct {
+	ns, name  string
+	r         RouteManifest
+	lastWrite int
+	claims    map[string]*modelClaim
+}
+
+func routeClaimKey(gk, h string) string { return gk + " " + h }
+
+// routeClaims are the claims a route of ns with manifest r makes in the
+// model's state: the Gateway key of its set's parent (a route has one
+// parentRef, to a set of its Namespace) and the indices of the hostnames
+// it claims there, through a listener without a hostname (every one) or
+// a wildcard (those it covers, not itself: that one is the set's);
+// judged whether the set's Gateway is not another implementation's.
+func (m *Model) routeClaims(ns string, r RouteManifest) (gk string, hosts []int, judged bool) {
+	s := m.sets[setKey(ns, r.Set)]
+	if s == nil {
+		return "", nil, false
+	}
+	for _, l := range s.listeners {
+		if r.Section != "" && l.Name != r.Section {
+			continue
+		}
+		for j, h := range r.Hostnames {
+			w := l.Hostname
+			if w == "" || strings.HasPrefix(w, "*.") && w != h && strings.HasSuffix(h, w[1:]) {
+				if !slices.Contains(hosts, j) {
+					hosts = append(hosts, j)
+				}
+			}
+		}
+	}
+	slices.Sort(hosts)
+	return s.parent, hosts, m.class(s.parent) != SeqOtherClass
+}
+
+// routeHolders are the stored routes of other owners than ns whose
+// claims on key overlap h.
+func (m *Model) routeHolders(key, ns, h string) []*modelRoute {
+	var out []*modelRoute
+	for _, rt := range m.routes {
+		if rt.ns == ns {
+			continue
+		}
+		gk, hosts, judged := m.routeClaims(rt.ns, rt.r)
+		if gk != key || !judged {
+			continue
+		}
+		if slices.ContainsFunc(hosts, func(j int) bool { return seqOverlap(rt.r.Hostnames[j], h) }) {
+			out = append(out, rt)
+		}
+	}
+	return out
+}
+
+// routeHeld tells whether the stored route old held hostname h on key,
+// as the rules ratchet: it names h, its set's parent is key, and it was
+// last written after key's Gateway was created.
+func (m *Model) routeHeld(old *modelRoute, key, h string) bool {
+	if old == nil || !slices.Contains(old.r.Hostnames, h) {
+		return false
+	}
+	s := m.sets[setKey(old.ns, old.r.Set)]
+	return s != nil && s.parent == key && old.lastWrite >= m.created(key)
+}
+
+// routeExpect is what an HTTPRoute write must get: per hostname index it
+// claims, LS319 from its Namespace's declaration (a held one ratcheted),
+// and, for a new claim, LS320 exactly when another owner's set or route
+// holds an overlapping name on the Gateway.
+func (m *Model) routeExpect(step Step) Expectation {
+	x := Expectation{Route: true, notDeclared: map[int]bool{}, ratchetedUndeclared: map[int]bool{}, newClaims: map[int]bool{}, routeHeld: map[int]bool{}}
+	old := m.routes[setKey(step.Namespace, step.Name)]
+	gk, hosts, judged := m.routeClaims(step.Namespace, step.Route)
+	x.Judged = judged
+	x.Why = "route"
+	if old == nil {
+		x.Why += ": a create"
+	}
+	x.routeGateway = gk
+	if !judged {
+		return x
+	}
+	d := m.decl[step.Namespace]
+	for _, j := range hosts {
+		h := step.Route.Hostnames[j]
+		held := m.routeHeld(old, gk, h)
+		x.routeHeld[j] = held
+		if d != "" && !seqCovers(d, h) {
+			if held {
+				x.ratchetedUndeclared[j] = true
+			} else {
+				x.notDeclared[j] = true
+			}
+		}
+		if !held {
+			x.newClaims[j] = len(m.holders(gk, step.Namespace, "", h))+len(m.routeHolders(gk, step.Namespace, h)) > 0
+		}
+	}
+	return x
+}
+
+func routeHostPath(j int) string {
+	return field.NewPath("spec", "hostnames").Index(j).String()
+}
+
+// The route codes (validation/routes' LS319 and LS320).
+const (
+	seqRouteNotDeclared = "LS319"
+	seqRouteClaimed     = "LS320"
+)
+
+func (m *Model) checkRouteVerdict(x Expectation, out Outcome) []string {
+	var bad []string
+	v := out.Verdict
+	found := func(list []Finding, code string, j int) bool {
+		return slices.ContainsFunc(list, func(f Finding) bool { return string(f.Code) == code && f.Path == routeHostPath(j) })
+	}
+	for _, e := range v.Errors {
+		if string(e.Code) != seqRouteNotDeclared && !(string(e.Code) == seqRouteClaimed && m.Mode == merged.ClaimDeny) {
+			bad = append(bad, fmt.Sprintf("route: an error the sequences do not provoke: %s %s: %s", e.Code, e.Path, e.Message))
+		}
+	}
+	if !x.Judged {
+		if len(v.Errors) > 0 {
+			bad = append(bad, fmt.Sprintf("route: no claim judged, yet refused: %v", v.Errors))
+		}
+		return bad
+	}
+	for j := range out.Step.Route.Hostnames {
+		if got := found(v.Errors, seqRouteNotDeclared, j); got != x.notDeclared[j] {
+			bad = append(bad, fmt.Sprintf("route %s (on %s): LS319 error %v, the model wants %v", routeHostPath(j), x.routeGateway, got, x.notDeclared[j]))
+		}
+		if x.ratchetedUndeclared[j] && !found(v.Warnings, seqRouteNotDeclared, j) {
+			bad = append(bad, fmt.Sprintf("route %s (on %s): no ratcheted LS319 warning for a held hostname outside the declaration", routeHostPath(j), x.routeGateway))
+		}
+		want, isNew := x.newClaims[j]
+		if !isNew {
+			continue
+		}
+		got, other := found(v.Warnings, seqRouteClaimed, j), found(v.Errors, seqRouteClaimed, j)
+		if m.Mode == merged.ClaimDeny {
+			got, other = other, got
+		}
+		if got != want || other {
+			bad = append(bad, fmt.Sprintf("route %s (on %s, a new claim, %s): LS320 %v, the model wants %v", routeHostPath(j), x.routeGateway, m.Mode, got, want))
+		}
+	}
+	return bad
+}
+
+// recordRoute adds an admitted route write to the history: each claim
+// held keeps its record (none: not judged as new), each new one starts
+// now, judged as new (warned whether LS320 warned it) when the Gateway
+// is not another implementation's.
+func (m *Model) recordRoute(x Expectation, out Outcome) {
+	st := out.Step
+	key := setKey(st.Namespace, st.Name)
+	old := m.routes[key]
+	rt := &modelRoute{ns: st.Namespace, name: st.Name, r: st.Route, lastWrite: m.step, claims: map[string]*modelClaim{}}
+	if out.NoOp {
+		rt.lastWrite = old.lastWrite
+	}
+	gk, hosts, judged := m.routeClaims(st.Namespace, st.Route)
+	for _, j := range hosts {
+		h := st.Route.Hostnames[j]
+		ck := routeClaimKey(gk, h)
+		c := &modelClaim{start: m.step, judgedNew: -1}
+		switch {
+		case out.NoOp || x.routeHeld[j]:
+			if old != nil && old.claims[ck] != nil {
+				prev := *old.claims[ck]
+				c = &prev
+			}
+		case judged:
+			c.judgedNew = m.step
+			c.warned = slices.ContainsFunc(out.Verdict.Warnings, func(f Finding) bool {
+				return string(f.Code) == seqRouteClaimed && f.Path == routeHostPath(j)
+			})
+		}
+		rt.claims[ck] = c
+	}
+	m.routes[key] = rt
+}
+
+// pruneRouteClaims drops the records of claims routes no longer make and
+// starts one, never judged as new, for each claim a route makes without
+// its own write (its set written under it: created, moved, a listener
+// without a hostname or a wildcard added): the rules judge a set's write
+// by its listeners' hostnames only, so the first claim never sees these.
+func (m *Model) pruneRouteClaims() {
+	for _, rt := range m.routes {
+		gk, hosts, _ := m.routeClaims(rt.ns, rt.r)
+		current := map[string]bool{}
+		for _, j := range hosts {
+			ck := routeClaimKey(gk, rt.r.Hostnames[j])
+			current[ck] = true
+			if rt.claims[ck] == nil {
+				rt.claims[ck] = &modelClaim{start: m.step, judgedNew: -1}
+				m.Stats["route claim that came with a set's write"]++
+			}
+		}
+		for ck := range rt.claims {
+			if !current[ck] {
+				delete(rt.claims, ck)
+			}
+		}
+	}
+}
+
+// ownedClaim is a claim of an owner on a Gateway key, a set's or a
+// route's, for invariant (1) with routes.
+type ownedClaim struct {
+	ns, who, gk, h string
+	route          bool
+	c              *modelClaim
+}
+
+// RouteInvariants holds the stored HTTPRoutes to the history (as many
+// as the model's) and the first claim with routes. On an Airlock Gateway, no
+// owner's route claim holds a name another owner's set or route claimed
+// there first, and no set's claim a name another owner's route claimed
+// there first, unless the newcomer's claim was warned when last judged as
+// new (warn) or never judged as new. A route claim the route's write did
+// not make (its set moved or changed under it) has no record: it is not
+// held to this (Stats count them).
+func (m *Model) RouteInvariants(stored []*gwv1.HTTPRoute) []string {
+	var bad []string
+	if len(stored) != len(m.routes) {
+		bad = append(bad, fmt.Sprintf("the model has %d routes, the cluster %d", len(m.routes), len(stored)))
+	}
+	var all []ownedClaim
+	for _, s := range m.sets {
+		for h, c := range s.claims {
+			all = append(all, ownedClaim{s.ns, "ListenerSet " + s.name, s.parent, h, false, c})
+		}
+	}
+	for _, rt := range m.routes {
+		gk, hosts, _ := m.routeClaims(rt.ns, rt.r)
+		for _, j := range hosts {
+			h := rt.r.Hostnames[j]
+			c := rt.claims[routeClaimKey(gk, h)]
+			all = append(all, ownedClaim{rt.ns, "HTTPRoute " + rt.name, gk, h, true, c})
+		}
+	}
+	for _, a := range all {
+		if m.class(a.gk) != SeqAirlockClass {
+			continue
+		}
+		for _, b := range all {
+			if b.gk != a.gk || b.ns == a.ns || !(a.route || b.route) || !seqOverlap(a.h, b.h) {
+				continue
+			}
+			if m.effective(a.gk, a.c.start) >= m.effective(b.gk, b.c.start) {
+				continue
+			}
+			c := b.c
+			switch {
+			case c.judgedNew < 0:
+				m.Stats["invariant: a name held over the first claim with routes, never judged"]++
+				if b.route {
+					m.Stats["invariant: a route's name held over the first claim, never judged"]++
+				}
+				continue
+			case m.Mode == merged.ClaimWarn && c.warned:
+				m.Stats["invariant: a name held over the first claim with routes, warned"]++
+				continue
+			}
+			bad = append(bad, fmt.Sprintf("%s/%s holds %s on %s (claimed at step %d, judged as new at step %d, warned %v) over %s/%s's %s, claimed first (step %d)",
+				b.ns, b.who, b.h, b.gk, c.start, c.judgedNew, c.warned, a.ns, a.who, a.h, a.c.start))
 		}
 	}
 	return bad

@@ -8,6 +8,7 @@ import (
 	"strings"
 	"time"
 
+	"k8s.io/apimachinery/pkg/api/equality"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/util/validation/field"
 	"k8s.io/utils/ptr"
@@ -36,7 +37,16 @@ type Sim struct {
 	namespaces map[string]*metav1.PartialObjectMetadata
 	sets       map[string]*simSet
 	order      []string // set keys, in creation order
+	routes     map[string]*gwv1.HTTPRoute
+	routeOrder []string // route keys, in creation order
+	// RouteJudge judges the HTTPRoute writes (OpApplyRoute); nil: every
+	// one admitted.
+	RouteJudge RouteJudgeFunc
 }
+
+// RouteJudgeFunc judges a create (old nil) or update of an HTTPRoute in
+// cluster c (validation.JudgeRoute).
+type RouteJudgeFunc func(newRoute, oldRoute *gwv1.HTTPRoute, c *merged.Objects) Verdict
 
 type simSet struct {
 	ls       *gwv1.ListenerSet
@@ -65,7 +75,7 @@ var SeqT0 = time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
 // Gateways, both GatewayClasses, the tenants' Namespaces with
 // SeqInitialDeclarations.
 func NewSim() *Sim {
-	s := &Sim{Now: SeqT0, gateways: map[string]*gwv1.Gateway{}, namespaces: map[string]*metav1.PartialObjectMetadata{}, sets: map[string]*simSet{}}
+	s := &Sim{Now: SeqT0, gateways: map[string]*gwv1.Gateway{}, namespaces: map[string]*metav1.PartialObjectMetadata{}, sets: map[string]*simSet{}, routes: map[string]*gwv1.HTTPRoute{}}
 	for key, class := range SeqInitialClasses {
 		s.gateways[key] = SeqGateway(key, class, s.Now)
 	}
@@ -103,7 +113,10 @@ func SeqClasses() []*gwv1.GatewayClass {
 // Cluster is the stored state as the webhook's view has it.
 func (s *Sim) Cluster() *merged.Objects {
 	o := &merged.Objects{Classes: SeqClasses(), Gateways: []*gwv1.Gateway{}, Sets: []*gwv1.ListenerSet{}, Grants: []*gwv1.ReferenceGrant{},
-		Secrets: []*metav1.PartialObjectMetadata{}}
+		Secrets: []*metav1.PartialObjectMetadata{}, Routes: []*gwv1.HTTPRoute{}}
+	for _, k := range s.routeOrder {
+		o.Routes = append(o.Routes, s.routes[k])
+	}
 	for _, k := range slices.Sorted(maps.Keys(s.gateways)) {
 		o.Gateways = append(o.Gateways, s.gateways[k])
 	}
@@ -156,6 +169,10 @@ type Outcome struct {
 	Old, New *gwv1.ListenerSet
 	NoOp     bool
 	Verdict  Verdict
+	// RouteWrite: an HTTPRoute create or update (OldRoute nil on create),
+	// judged by Sim.RouteJudge into Verdict; NoOp as for a set.
+	RouteWrite         bool
+	OldRoute, NewRoute *gwv1.HTTPRoute
 }
 
 // Do runs step: the clock advances, a ListenerSet write is judged by judge
@@ -179,6 +196,25 @@ func (s *Sim) Do(step Step, judge JudgeFunc) Outcome {
 	case OpCreateGateway:
 		if out.Skipped = s.gateways[step.Gateway] != nil; !out.Skipped {
 			s.gateways[step.Gateway] = SeqGateway(step.Gateway, step.Class, s.Now)
+		}
+	case OpDeleteRoute:
+		if out.Skipped = s.routes[key] == nil; !out.Skipped {
+			delete(s.routes, key)
+			s.routeOrder = slices.DeleteFunc(s.routeOrder, func(k string) bool { return k == key })
+		}
+	case OpApplyRoute:
+		old := s.routes[key]
+		next := s.writeRoute(step, old)
+		out.RouteWrite, out.OldRoute, out.NewRoute = true, old, next
+		out.NoOp = old != nil && next.Generation == old.Generation
+		if s.RouteJudge != nil {
+			out.Verdict = s.RouteJudge(next, old, s.Cluster())
+		}
+		if out.Verdict.Admitted() && !out.NoOp {
+			if old == nil {
+				s.routeOrder = append(s.routeOrder, key)
+			}
+			s.routes[key] = next
 		}
 	case OpDeclare:
 		ns := s.namespaces[step.Namespace].DeepCopy()
@@ -284,6 +320,39 @@ func (s *Sim) write(step Step, stored *simSet) (w simWrite, ok bool) {
 	}
 	return simWrite{set: &simSet{ls: next, managers: managers}, ls: next, noop: len(changed) == 0 && stored.ls != nil}, true
 }
+
+// writeRoute is the HTTPRoute step applies over old (nil: a create), with
+// kube-apiserver's metadata: creationTimestamp, generation (one more for
+// each change of the spec: an HTTPRoute's spec is all the manifest has),
+// and the one manager, "kubectl" (Apply), owning spec.parentRefs and
+// spec.hostnames, its time that of its last apply that changed them.
+func (s *Sim) writeRoute(step Step, old *gwv1.HTTPRoute) *gwv1.HTTPRoute {
+	r := step.Route
+	ref := gwv1.ParentReference{Group: ptr.To(gwv1.Group(gwv1.GroupName)), Kind: ptr.To(gwv1.Kind("ListenerSet")), Name: gwv1.ObjectName(r.Set)}
+	if r.Section != "" {
+		ref.SectionName = ptr.To(gwv1.SectionName(r.Section))
+	}
+	spec := gwv1.HTTPRouteSpec{CommonRouteSpec: gwv1.CommonRouteSpec{ParentRefs: []gwv1.ParentReference{ref}}}
+	for _, h := range r.Hostnames {
+		spec.Hostnames = append(spec.Hostnames, gwv1.Hostname(h))
+	}
+	if old != nil && equality.Semantic.DeepEqual(old.Spec, spec) {
+		return old.DeepCopy()
+	}
+	next := &gwv1.HTTPRoute{ObjectMeta: metav1.ObjectMeta{Namespace: step.Namespace, Name: step.Name, CreationTimestamp: metav1.NewTime(s.Now), Generation: 1}}
+	if old != nil {
+		next.ObjectMeta = *old.ObjectMeta.DeepCopy()
+		next.Generation++
+	}
+	next.Spec = spec
+	at := metav1.NewTime(s.Now)
+	next.ManagedFields = []metav1.ManagedFieldsEntry{{Manager: "kubectl", Operation: metav1.ManagedFieldsOperationApply, APIVersion: gwv1.GroupVersion.String(),
+		Time: &at, FieldsType: "FieldsV1", FieldsV1: metav1.NewFieldsV1(`{"f:spec":{"f:hostnames":{},"f:parentRefs":{}}}`)}}
+	return next
+}
+
+// Routes are the stored HTTPRoutes, in creation order.
+func (s *Sim) Routes() []*gwv1.HTTPRoute { return s.Cluster().Routes }
 
 // take removes the fields changed from every manager but self, and drops a
 // manager left with none.
@@ -409,7 +478,7 @@ func Describe(out Outcome) string {
 	switch {
 	case out.Skipped:
 		return "  -> skipped"
-	case !out.Write:
+	case !out.Write && !out.RouteWrite:
 		return ""
 	}
 	var b strings.Builder
@@ -425,7 +494,7 @@ func Describe(out Outcome) string {
 		fmt.Fprintf(&b, "\n       error %s %s: %s", f.Code, f.Path, f.Message)
 	}
 	for _, f := range out.Verdict.Warnings {
-		if f.Code == merged.CodeHostnameClaimed || f.Code == merged.CodeHostnameNotDeclared {
+		if f.Code == merged.CodeHostnameClaimed || f.Code == merged.CodeHostnameNotDeclared || f.Code == "LS319" || f.Code == "LS320" {
 			fmt.Fprintf(&b, "\n       warning %s %s: %s", f.Code, f.Path, f.Message)
 		}
 	}
