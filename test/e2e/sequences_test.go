@@ -55,16 +55,13 @@ const (
 // delivers in order), and a write whose time the rules read (a ListenerSet
 // write, a Gateway created) waits for a second of its own, as the model's
 // steps have (kube-apiserver's times are seconds). In each mode the seeds
-// of validationtest.SeedsFile, then 1 to 2 (none with -short: make test
-// replays the kept seeds only), about 15 s a sequence (E2E_SEQUENCES sets
-// another number of random ones, E2E_SEQUENCE_SEEDS=229,59 which seeds
-// alone); what the writes reached is logged.
+// of validationtest.SeedsFile, then 1 to 2, about 15 s a sequence, in make
+// test-all (not a quick test: make test runs the in-process sequences);
+// E2E_SEQUENCES sets another number of random ones, E2E_SEQUENCE_SEEDS=229,59
+// which seeds alone; what the writes reached is logged.
 func TestSequences(t *testing.T) {
 	requireCluster(t)
 	n := 2
-	if testing.Short() {
-		n = 0
-	}
 	if v := os.Getenv(sequencesEnv); v != "" {
 		var err error
 		if n, err = strconv.Atoi(v); err != nil {
