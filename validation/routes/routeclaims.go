@@ -159,15 +159,7 @@ func (k *claimer) claims(route *gwv1.HTTPRoute) []Claim {
 	}
 	for i := range route.Spec.ParentRefs {
 		ref := &route.Spec.ParentRefs[i]
-		ns, name, ok := merged.NamesListenerSet(route.Namespace, ref)
-		if !ok {
-			continue
-		}
-		ls, known := k.c.ListenerSet(ns, name)
-		if !known || ls == nil {
-			continue
-		}
-		gwNs, gwName, ok := object.ParentOf(ls)
+		ls, gwNs, gwName, ok := k.parentSet(route.Namespace, ref)
 		if !ok {
 			continue
 		}
@@ -497,15 +489,7 @@ func heldClaims(old *gwv1.HTTPRoute, k *claimer) map[string]bool {
 	}
 	held := map[string]bool{}
 	for i := range old.Spec.ParentRefs {
-		ns, name, ok := merged.NamesListenerSet(old.Namespace, &old.Spec.ParentRefs[i])
-		if !ok {
-			continue
-		}
-		ls, known := k.c.ListenerSet(ns, name)
-		if !known || ls == nil {
-			continue
-		}
-		gwNs, gwName, ok := object.ParentOf(ls)
+		_, gwNs, gwName, ok := k.parentSet(old.Namespace, &old.Spec.ParentRefs[i])
 		if !ok {
 			continue
 		}
@@ -590,4 +574,21 @@ func hasClaim(ls *gwv1.ListenerSet, h gwv1.Hostname) bool {
 		}
 	}
 	return false
+}
+
+// parentSet is the ListenerSet a route of namespace routeNamespace names
+// in ref, as the view has it, and the Gateway that set names; ok=false
+// when ref names no ListenerSet, the view does not have it, or the set
+// names no Gateway.
+func (k *claimer) parentSet(routeNamespace string, ref *gwv1.ParentReference) (ls *gwv1.ListenerSet, gwNs, gwName string, ok bool) {
+	ns, name, ok := merged.NamesListenerSet(routeNamespace, ref)
+	if !ok {
+		return nil, "", "", false
+	}
+	ls, known := k.c.ListenerSet(ns, name)
+	if !known || ls == nil {
+		return nil, "", "", false
+	}
+	gwNs, gwName, ok = object.ParentOf(ls)
+	return ls, gwNs, gwName, ok
 }
