@@ -16,12 +16,6 @@ import (
 	"github.com/airlock/listenerset-webhook/validation/validationtest"
 )
 
-// policyMovesAsCreates says whether the policy judges a parentRef move as
-// a create, as validation does (issue 49's "one verdict on moves"): until
-// it does, the steps that move a set are compared and their disagreements
-// logged, not failed.
-const policyMovesAsCreates = true
-
 // TestSequencesDeclarationsSameVerdict: the policy mode on the declaration
 // part of validation's TestSequences. Each write of validationtest's
 // sequences that Airlock's rules judge (warn mode, the webhook's default)
@@ -41,7 +35,6 @@ func TestSequencesDeclarationsSameVerdict(t *testing.T) {
 		n = 20
 	}
 	compared := map[string]int{}
-	var moveDiffs []string
 	for seed := range n {
 		seed++
 		sim, model := validationtest.NewSim(), validationtest.NewModel(merged.ClaimWarn)
@@ -80,18 +73,11 @@ func TestSequencesDeclarationsSameVerdict(t *testing.T) {
 			if r.Error || !slices.Equal(got, want) {
 				msg := fmt.Sprintf("seed %d step %d %s (%s): the policy denies at %v (evaluation error %v), validation at %v: %.300q",
 					seed, i+1, step, x.Why, got, r.Error, want, r.Message)
-				if strings.HasPrefix(x.Why, "arriving: moved") && !policyMovesAsCreates {
-					moveDiffs = append(moveDiffs, msg)
-					continue
-				}
 				t.Error(msg)
 			}
 		}
 	}
 	for _, k := range slices.Sorted(maps.Keys(compared)) {
 		t.Logf("%6d writes compared: %s", compared[k], k)
-	}
-	if len(moveDiffs) > 0 {
-		t.Logf("%d moves judged otherwise (until the policy judges a move as a create), e.g. %s", len(moveDiffs), moveDiffs[0])
 	}
 }

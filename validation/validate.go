@@ -111,7 +111,7 @@ func Judge(newLS, oldLS *gwv1.ListenerSet, opts Options) *Report {
 		}
 		return r
 	}
-	how, stored := merged.Arriving, (*gwv1.ListenerSet)(nil)
+	how := merged.Arriving
 	switch {
 	case oldLS == nil:
 		if opts.AsStored {
@@ -123,7 +123,7 @@ func Judge(newLS, oldLS *gwv1.ListenerSet, opts Options) *Report {
 		// here; the update is judged as a create.
 		oldLS = nil
 	default:
-		how, stored = merged.Staying, object.Defaulted(oldLS)
+		how = merged.Staying
 	}
 	v := &object.Verdict{Ratchet: object.NewRatchet(object.Defaulted(newLS), object.Defaulted(oldLS)), Added: opts.AddedNames}
 	ls := v.Ratchet.New
@@ -134,10 +134,10 @@ func Judge(newLS, oldLS *gwv1.ListenerSet, opts Options) *Report {
 		// class the scope's decision read (with the scope off, the one
 		// the view has), warnings only.
 		merged.WarnClass(d.Class, &v.Warnings)
-		merged.ValidateInCluster(ls, opts.Cluster, opts.Strict, opts.Tenancy, how, stored, v)
+		merged.ValidateInCluster(ls, opts.Cluster, opts.Strict, opts.Tenancy, how, v)
 		// The first claim sees the names routes hold too.
 		routes.WarnListenerClaimsOnRoutes(ls, routes.ClaimOptions{Cluster: opts.Cluster, Routes: opts.Routes, Scope: opts.Scope,
-			Classes: opts.Classes, Tenancy: opts.Tenancy}, how, stored, v)
+			Classes: opts.Classes, Tenancy: opts.Tenancy}, how, v)
 		v.EndPhase()
 		// Warnings only, whatever the mode: a detached route is the
 		// route owner's to fix, and the change may be meant.

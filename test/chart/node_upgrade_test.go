@@ -237,8 +237,8 @@ func docsAsWritten(t *testing.T, n *node.Node, c client.Client, registry, caFile
 		return
 	}
 
-	// Why the page does not say --reuse-values (issue 50): it keeps the
-	// first release's image.digest under the second release's templates.
+	// Why the page does not say --reuse-values: it keeps the first
+	// release's image.digest under the second release's templates.
 	t.Run("ReuseValuesWouldKeepTheOldImage", func(t *testing.T) {
 		out, err := runHelm(ctx, t, n.Kubeconfig, "upgrade", rel.name, filepath.Join(second.dist, second.tgz()), "-n", ns,
 			"--reuse-values", "--dry-run=server")
@@ -261,7 +261,7 @@ func docsAsWritten(t *testing.T, n *node.Node, c client.Client, registry, caFile
 		assert.True(t, diffLine(out, "-", "image: "+imageRepo+"@"+first.digest), "the old image removed:\n%s", out)
 		assert.True(t, diffLine(out, "+", "image: "+imageRepo+"@"+second.digest), "the new image added")
 		assert.True(t, diffLine(out, "+", upgradeFlag+"=second"), "the new flag added")
-		// What the page said before (issue 50): the server-side diff as
+		// Why the page adds --force-conflicts: the server-side diff as
 		// kubectl's own manager conflicts with helm's on what changes.
 		out, code = sh.run(ctx, t, "kubectl diff --server-side -f new.yaml")
 		assert.Greater(t, code, 1, "kubectl diff --server-side without --force-conflicts:\n%s", out)

@@ -11,8 +11,7 @@ import (
 	"github.com/airlock/listenerset-webhook/validation/merged"
 )
 
-// The decoy of issue 49's story: a Gateway of team-b's own, of another
-// implementation's class.
+// The decoy: a Gateway of team-b's own, of another implementation's class.
 var decoyFixtures = strings.NewReplacer("$B", tenancyB).Replace(`
 apiVersion: gateway.networking.k8s.io/v1
 kind: GatewayClass

@@ -157,8 +157,8 @@ func TestProbeOK(t *testing.T) {
 
 // TestClaimPattern: the owners probe's patterns, made from merged's two
 // wordings of the first-claim warning, match each wording written for the
-// probe's hostname (the one the main of issue 49 gives, "is held by",
-// included), and not a warning about another hostname.
+// probe's hostname (the very hostname's "is held by" included), and not a
+// warning about another hostname.
 func TestClaimPattern(t *testing.T) {
 	const h, holder, by = "ls-00000.o0000.example.com", `namespace "ls-00000"`, "ListenerSet/ls-00000/ls-00000 listener http"
 	held := fmt.Sprintf("spec.listeners[0].hostname: "+merged.DetailHostnameHeld, h, holder, by, 80)

@@ -27,9 +27,9 @@ import (
 // themselves (the Gateway or Secret does not exist yet, the Gateway does not
 // admit the namespace yet) are warnings only.
 //
-// how says how ls stands on its Gateway for the first-claim rule (Claiming),
-// stored is the stored object of a Staying update (ratcheted or not).
-func ValidateInCluster(ls *gwv1.ListenerSet, c views.Cluster, strict bool, t Tenancy, how Claiming, stored *gwv1.ListenerSet, v *object.Verdict) {
+// how says how ls stands on its Gateway for the first-claim rule (Claiming);
+// a Staying update's stored object is v.Ratchet.Old.
+func ValidateInCluster(ls *gwv1.ListenerSet, c views.Cluster, strict bool, t Tenancy, how Claiming, v *object.Verdict) {
 	type finding struct {
 		err      *field.Error
 		listener int
@@ -52,7 +52,7 @@ func ValidateInCluster(ls *gwv1.ListenerSet, c views.Cluster, strict bool, t Ten
 		}
 	}
 	if ns, name, named := object.ParentOf(ls); named && known {
-		validateFirstClaims(ls, ns, name, admission, c, t, how, stored, v)
+		validateFirstClaims(ls, ns, name, admission, c, t, how, v)
 	}
 	validateDeclaredHostnames(ls, c, t, v)
 	for i := range ls.Spec.Listeners {

@@ -341,13 +341,12 @@ func claimsOverlap(a, b string) bool { return a == b || object.Covers(a, b) || o
 // The claims are judged by the Gateway's key, so also while the Gateway is
 // missing (admission nil: every set parked on the key is a rival, as once
 // it exists) or does not admit ls (its claims wait for it); only sets
-// admission admits hold anything on an existing Gateway. stored is the
-// stored object of a Staying update. An error under ClaimDeny (ratcheted
-// when a Staying ls held the hostname before and the update ratchets), a
+// admission admits hold anything on an existing Gateway. An error under
+// ClaimDeny (ratcheted when a Staying ls held the hostname before), a
 // warning under
 // ClaimWarn. The rivals are read by claimKeys, so a request costs what
 // overlaps its hostnames, not what its Gateway has.
-func validateFirstClaims(ls *gwv1.ListenerSet, gwNamespace, gwName string, admission *gatewayAdmission, c views.Cluster, t Tenancy, how Claiming, stored *gwv1.ListenerSet, v *object.Verdict) {
+func validateFirstClaims(ls *gwv1.ListenerSet, gwNamespace, gwName string, admission *gatewayAdmission, c views.Cluster, t Tenancy, how Claiming, v *object.Verdict) {
 	mode := t.Mode()
 	if mode == ClaimOff {
 		return
@@ -357,6 +356,7 @@ func validateFirstClaims(ls *gwv1.ListenerSet, gwNamespace, gwName string, admis
 	if !known {
 		return
 	}
+	stored := v.Ratchet.Old
 	var arrived Arrival
 	switch how {
 	case Staying:
@@ -428,7 +428,7 @@ func validateFirstClaims(ls *gwv1.ListenerSet, gwNamespace, gwName string, admis
 		}
 		err := CodeHostnameClaimed.Err(field.Forbidden(listenersPath.Index(i).Child("hostname"), detail))
 		if mode == ClaimDeny {
-			v.Judge(held && how == Staying && v.Ratchet.Old != nil, err)
+			v.Judge(held && how == Staying, err)
 		} else {
 			v.Warnings.Add(findings.Warning{Path: err.Field, Kind: KindClusterFinding, Code: CodeHostnameClaimed, Message: err.Detail})
 		}

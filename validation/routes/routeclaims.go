@@ -514,10 +514,10 @@ func heldClaims(old *gwv1.HTTPRoute, k *claimer) map[string]bool {
 // listener's name is (merged's validateFirstClaims): how says how ls
 // stands on its Gateway (merged.Claiming). A Staying set's hostname the
 // stored object held, and every hostname AsStored, is judged against the
-// routes that came before the set (stored is the stored object of a
-// Staying update); an error under ClaimDeny (ratcheted when held and the
-// update ratchets), a warning under ClaimWarn.
-func WarnListenerClaimsOnRoutes(ls *gwv1.ListenerSet, o ClaimOptions, how merged.Claiming, stored *gwv1.ListenerSet, v *object.Verdict) {
+// routes that came before the set (a Staying update's stored object is
+// v.Ratchet.Old); an error under ClaimDeny (ratcheted when held), a
+// warning under ClaimWarn.
+func WarnListenerClaimsOnRoutes(ls *gwv1.ListenerSet, o ClaimOptions, how merged.Claiming, v *object.Verdict) {
 	if o.Cluster == nil || o.Routes == nil {
 		return
 	}
@@ -538,6 +538,7 @@ func WarnListenerClaimsOnRoutes(ls *gwv1.ListenerSet, o ClaimOptions, how merged
 	if !g.known {
 		return
 	}
+	stored := v.Ratchet.Old
 	listenersPath := field.NewPath("spec", "listeners")
 	for i := range ls.Spec.Listeners {
 		l := &ls.Spec.Listeners[i]
@@ -559,7 +560,7 @@ func WarnListenerClaimsOnRoutes(ls *gwv1.ListenerSet, o ClaimOptions, how merged
 		}
 		err := merged.CodeHostnameClaimed.Err(field.Forbidden(listenersPath.Index(i).Child("hostname"), x.detail(h, sure)))
 		if mode == merged.ClaimDeny {
-			v.Judge(held && how == merged.Staying && v.Ratchet.Old != nil, err)
+			v.Judge(held && how == merged.Staying, err)
 		} else {
 			v.Warnings.Add(findings.Warning{Path: err.Field, Kind: merged.KindClusterFinding, Code: merged.CodeHostnameClaimed, Message: err.Detail})
 		}
