@@ -326,12 +326,12 @@ func TestAdmissionModesServerSideDryRun(t *testing.T) {
 		want int
 	}{
 		{"webhook", []string{"--set", "admission.mode=webhook"}, 13},
-		{"policy", []string{"--set", "admission.mode=policy"}, 2},
-		{"policy, scoped to Airlock's Gateways", []string{"--set", "admission.mode=policy,admission.policy.gateways={infra/airlock,team-a/*}"}, 2},
+		{"policy", []string{"--set", "admission.mode=policy"}, 3}, // the binding's warn twin too
+		{"policy, scoped to Airlock's Gateways", []string{"--set", "admission.mode=policy,admission.policy.gateways={infra/airlock,team-a/*}"}, 3},
 		{"policy, Warn and Audit, selectors", []string{"--set", "admission.mode=policy,admission.policy.validationActions={Warn,Audit}",
 			"--set", "webhook.namespaceSelector.matchLabels.env=prod,webhook.objectSelector.matchLabels.team=edge"}, 2},
-		{"both, cert-manager", []string{"--set", "admission.mode=both"}, 15},
-		{"both, self-bootstrapped, every option", append([]string{"--set", "admission.mode=both,certManager.enabled=false,clusterChecks.strict=true"}, everyOption...), 20}, // with the caBundle fence and its binding
+		{"both, cert-manager", []string{"--set", "admission.mode=both"}, 16},
+		{"both, self-bootstrapped, every option", append([]string{"--set", "admission.mode=both,certManager.enabled=false,clusterChecks.strict=true"}, everyOption...), 21}, // with the caBundle fence and its binding
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			objs := render(t, append([]string{"--kube-version", version}, tc.args...)...)
@@ -358,7 +358,8 @@ func policyDenied(name string) string {
 }
 
 // TestPolicyModeEndToEnd installs the chart in mode policy with the real
-// helm: only the policy and its binding are installed, nothing runs, and
+// helm: only the policy, its binding and the binding's warn twin are
+// installed, nothing runs, and
 // kube-apiserver denies an invalid ListenerSet by the policy (422 Invalid,
 // the field path in the message), admits a valid one, and leaves namespaces
 // outside the binding's selector alone. admission.addNames adds the curve
@@ -383,7 +384,8 @@ func TestPolicyModeEndToEnd(t *testing.T) {
 
 	manifest, err := decodeObjects(rel.helm(ctx, t, "get", "manifest", rel.name))
 	require.NoError(t, err)
-	assert.Equal(t, []string{"ValidatingAdmissionPolicy/" + rel.fullname(), "ValidatingAdmissionPolicyBinding/" + rel.fullname()}, manifest.ids())
+	assert.Equal(t, []string{"ValidatingAdmissionPolicy/" + rel.fullname(), "ValidatingAdmissionPolicyBinding/" + rel.fullname(),
+		"ValidatingAdmissionPolicyBinding/" + rel.fullname() + "-warn"}, manifest.ids())
 	status := rel.helm(ctx, t, "status", rel.name)
 	assert.Contains(t, status, "deployed")
 	assert.Contains(t, status, "The ValidatingAdmissionPolicy "+rel.fullname()+" and its binding (Deny)", "the NOTES say what judges")
