@@ -21,6 +21,7 @@ import (
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/apimachinery/pkg/types"
+	"k8s.io/apimachinery/pkg/util/validation/field"
 	"k8s.io/client-go/dynamic"
 	"k8s.io/client-go/rest"
 	gwv1 "sigs.k8s.io/gateway-api/apis/v1"
@@ -42,15 +43,17 @@ const (
 // seqRouteSeeds are seeds kept for their HTTPRoute steps, which reach the
 // route verdicts of seqRouteReach in both modes (the first seeds do not:
 // most of their routes claim nothing, their sets gone or another
-// implementation's): 310 a create refused or warned for a name another
-// owner's route holds (LS320) and an update outside the declaration
-// (LS319), 324 a create outside it and a route claim its set's write
-// gave, 356 an update's new claim held by another owner (LS320).
-var seqRouteSeeds = []uint64{310, 324, 356}
+// implementation's): 104 a route created outside its declaration (LS319)
+// and a ListenerSet write told of the claims it gives an attached route
+// (LS319, LS320), 310 a route created with a name another owner's route
+// holds (LS320) and one updated outside its declaration (LS319), 356 an
+// update's new claim held by another owner (LS320).
+var seqRouteSeeds = []uint64{104, 310, 356}
 
-// seqRouteReach are the route writes the kept seeds must reach in each
-// mode (the model's Stats).
-var seqRouteReach = []string{"route: a create, LS319", "route: a create, LS320", "route, LS319", "route, LS320"}
+// seqRouteReach are the writes the kept seeds must reach in each mode (the
+// model's Stats).
+var seqRouteReach = []string{"route: a create, LS319", "route: a create, LS320", "route, LS319", "route, LS320",
+	"arriving: the Gateway is missing, LS319", "arriving: the Gateway is missing, LS320"}
 
 // TestSequences runs validationtest's sequences with HTTPRoutes
 // (GenerateSequenceWithRoutes, the ones validation's TestSequences runs by
@@ -75,7 +78,7 @@ var seqRouteReach = []string{"route: a create, LS319", "route: a create, LS320",
 // ListenerSet or HTTPRoute write, a Gateway created) waits for a second of
 // its own, as the model's steps have (kube-apiserver's times are seconds).
 // In each mode the seeds of validationtest.SeedsFile, seqRouteSeeds, then 1
-// to 2, 12 to 19 s a sequence, in make test-all (not a quick test: make test
+// to 2, 12 to 20 s a sequence, in make test-all (not a quick test: make test
 // runs the in-process sequences); E2E_SEQUENCES sets another number of
 // random ones, E2E_SEQUENCE_SEEDS=229,59 which seeds alone; what the writes
 // reached, and each sequence's wall time, is logged.
@@ -453,18 +456,36 @@ func (c *seqCluster) verdict(step validationtest.Step, err error) validationtest
 		c.t.Fatalf("%s: not a denial with causes: %v", step, err)
 	}
 	for _, cause := range status.Status().Details.Causes {
-		v.Errors = append(v.Errors, validationtest.Finding{Code: codeOf(cause.Field, cause.Message), Path: cause.Field, Message: cause.Message})
+		msg := detailOf(cause.Message)
+		v.Errors = append(v.Errors, validationtest.Finding{Code: codeOf(cause.Field, msg), Path: cause.Field, Message: msg})
 	}
 	return v
 }
 
+// detailOf is a cause's message without the error type that
+// apierrors.NewInvalid puts before the detail ("Forbidden: "): the
+// message as validationtest.VerdictOf has it in process.
+func detailOf(msg string) string {
+	for _, t := range []field.ErrorType{field.ErrorTypeForbidden, field.ErrorTypeRequired} {
+		if d, ok := strings.CutPrefix(msg, t.String()+": "); ok {
+			return d
+		}
+	}
+	return msg
+}
+
+// givenTo are the fixed parts of routes.DetailGivenToRoute.
+var givenTo = strings.Split(routes.DetailGivenToRoute, "%s")
+
 // codeOf is the tenancy code of a finding at path as the webhook's
-// response words it (validationtest.CodeOfMessage): an HTTPRoute's
-// hostname (spec.hostnames) is worded as a listener's, its codes are
-// the routes' (LS319, LS320).
+// response words it (validationtest.CodeOfMessage). A route claim's
+// finding is worded as a listener's, its codes are the routes' (LS319,
+// LS320): at an HTTPRoute's hostname (spec.hostnames), or a ListenerSet
+// write's of the claim it gives an attached route (routes.DetailGivenToRoute).
 func codeOf(path, msg string) findings.Code {
 	code := validationtest.CodeOfMessage(msg)
-	if !strings.HasPrefix(path, "spec.hostnames") {
+	given := strings.HasPrefix(msg, givenTo[0]) && strings.Contains(msg, givenTo[2])
+	if !given && !strings.HasPrefix(path, "spec.hostnames") {
 		return code
 	}
 	switch code {
