@@ -501,11 +501,11 @@ func printScale(rep scaleReport, jsonPath string) {
 	case shapeOneGateway:
 		spread = fmt.Sprintf("all on the first of %d Gateways (one-gateway shape)", rep.Gateways)
 	case shapeOwners:
-		spread = fmt.Sprintf("all on the first of %d Gateways, in %d owner namespaces each declaring its domain (owners shape; the measured creates: owner %d's), of",
+		spread = fmt.Sprintf("all on the first of %d Gateways, in %d owner namespaces each declaring its domain (owners shape; the measured creates: owner %d's),",
 			rep.Gateways, validationtest.Owners, scaleMeasuredOwner)
 	case shapeRouteCreates:
 		spread = fmt.Sprintf("all on the first of %d Gateways, in %d owner namespaces each declaring its domain, and as many HTTPRoutes holding claims "+
-			"(route-creates shape; the measured creates: owner %d's HTTPRoutes on its set %s, a listener without a hostname), of",
+			"(route-creates shape; the measured creates: owner %d's HTTPRoutes on its set %s, a listener without a hostname),",
 			rep.Gateways, validationtest.Owners, scaleMeasuredOwner, routeSideSet)
 	}
 	fmt.Printf("\nScale: ListenerSets %s in %d namespaces, one Secret per ListenerSet, one ReferenceGrant per namespace;\n"+
