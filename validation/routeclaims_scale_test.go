@@ -102,48 +102,19 @@ func BenchmarkRouteClaimsScale(b *testing.B) {
 			}
 		})
 	}
-	c, worst := worstRoute()
-	opts := validation.Options{Cluster: c, Routes: c}
-	b.Run("worst", func(b *testing.B) {
-		for b.Loop() {
-			validation.JudgeRoute(worst, nil, opts)
+	for _, refused := range []bool{false, true} {
+		c, worst := validationtest.WorstRouteCluster(validationtest.WorstRouteParents, refused)
+		opts := validation.Options{Cluster: c, Routes: c}
+		name := "worst"
+		if refused {
+			name = "worst-refused"
 		}
-	})
-	c, worst = worstRoute()
-	hostile(c)
-	opts = validation.Options{Cluster: c, Routes: c}
-	b.Run("worst-refused", func(b *testing.B) {
-		for b.Loop() {
-			validation.JudgeRoute(worst, nil, opts)
-		}
-	})
-}
-
-// worstRoute is the worst route for the route claims
-// (validationtest.WorstRoute: 16 hostnames by 64 parentRefs, twice the
-// CRD's 32, each a set of owner 1 with 64 listeners without a hostname)
-// on routedCluster(0), with parents parentRefs.
-func worstRoute() (*merged.Objects, *gwv1.HTTPRoute) {
-	return worstRouteOf(validationtest.WorstRouteParents)
-}
-
-func worstRouteOf(parents int) (*merged.Objects, *gwv1.HTTPRoute) {
-	c := routedCluster(0)
-	ns := validationtest.OwnerNamespace(1)
-	c.Sets = append(c.Sets, validationtest.WorstRouteSets(ns, parents)...)
-	return c, validationtest.WorstRoute(ns, "new", validationtest.OwnerDomain(1), parents)
-}
-
-// hostile makes every hostname of the worst route outside owner 1's
-// declaration and under owner 2's wildcard: one LS319 and one LS320 each.
-func hostile(c *merged.Objects) {
-	for _, ns := range c.Namespaces {
-		if ns.Name == validationtest.OwnerNamespace(1) {
-			ns.Annotations = map[string]string{merged.DefaultAllowedHostnamesAnnotation: "other.example.com"}
-		}
+		b.Run(name, func(b *testing.B) {
+			for b.Loop() {
+				validation.JudgeRoute(worst, nil, opts)
+			}
+		})
 	}
-	c.Sets = append(c.Sets, validationtest.TenantSet(validationtest.OwnerNamespace(2), "wild", time.Date(2025, 1, 1, 0, 0, 0, 0, time.UTC),
-		validationtest.Listener("http", 80, gwv1.HTTPProtocolType, "*."+validationtest.OwnerDomain(1))))
 }
 
 // TestWorstRouteIsBounded: the worst route, every hostname outside its
@@ -151,8 +122,7 @@ func hostile(c *merged.Objects) {
 // LS319 error and one LS320 warning per hostname (not per parentRef or
 // listener), in a bounded report.
 func TestWorstRouteIsBounded(t *testing.T) {
-	c, worst := worstRoute()
-	hostile(c)
+	c, worst := validationtest.WorstRouteCluster(validationtest.WorstRouteParents, true)
 	r := validation.JudgeRoute(worst, nil, validation.Options{Cluster: c, Routes: c})
 	assert.Equal(t, 16, r.Errors.Total(), "one LS319 per hostname: %v", r.Errors.List())
 	assert.Equal(t, 16, r.Warnings.Total(), "one LS320 per hostname")
@@ -169,8 +139,7 @@ func TestWorstRouteCostIsLinear(t *testing.T) {
 	}
 	var cost [3]float64
 	for k, n := range []int{16, 32, 64} {
-		c, worst := worstRouteOf(n)
-		hostile(c)
+		c, worst := validationtest.WorstRouteCluster(n, true)
 		opts := validation.Options{Cluster: c, Routes: c}
 		require.Equal(t, validationtest.WorstRouteHostnames, validation.JudgeRoute(worst, nil, opts).Errors.Total())
 		cost[k] = allocatedBytes(func() { validation.JudgeRoute(worst, nil, opts) })

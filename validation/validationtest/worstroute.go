@@ -8,6 +8,7 @@ import (
 	"k8s.io/utils/ptr"
 	gwv1 "sigs.k8s.io/gateway-api/apis/v1"
 
+	"github.com/airlock/listenerset-webhook/validation/merged"
 	"github.com/airlock/listenerset-webhook/validation/object"
 )
 
@@ -58,4 +59,28 @@ func WorstRoute(namespace, name, domain string, n int) *gwv1.HTTPRoute {
 		r.Spec.Hostnames = append(r.Spec.Hostnames, gwv1.Hostname(fmt.Sprintf("w%02d.a.b.c.d.e.f.%s", k, domain)))
 	}
 	return r
+}
+
+// WorstRouteCluster is OwnedCluster(0) with the worst route's parents
+// (WorstRouteSets of owner 1, n of them) and no routes, and the worst
+// route, owner 1's, naming them. Refused: owner 1's Namespace declares
+// only other.example.com and owner 2 holds a wildcard over owner 1's
+// domain, so that every hostname is refused (LS319) and warned of that
+// holder (LS320), the costliest verdict; otherwise every hostname is
+// declared and held by no one else.
+func WorstRouteCluster(n int, refused bool) (*merged.Objects, *gwv1.HTTPRoute) {
+	c := OwnedCluster(0)
+	c.Routes = []*gwv1.HTTPRoute{}
+	own := OwnerNamespace(1)
+	c.Sets = append(c.Sets, WorstRouteSets(own, n)...)
+	if refused {
+		for _, ns := range c.Namespaces {
+			if ns.Name == own {
+				ns.Annotations = map[string]string{merged.DefaultAllowedHostnamesAnnotation: "other.example.com"}
+			}
+		}
+		c.Sets = append(c.Sets, TenantSet(OwnerNamespace(2), "wild", time.Date(2025, 1, 1, 0, 0, 0, 0, time.UTC),
+			Listener("http", 80, gwv1.HTTPProtocolType, "*."+OwnerDomain(1))))
+	}
+	return c, WorstRoute(own, "worst", OwnerDomain(1), n)
 }
