@@ -117,18 +117,6 @@ func BenchmarkRouteClaimsScale(b *testing.B) {
 	}
 }
 
-// TestWorstRouteIsBounded: the worst route, every hostname outside its
-// Namespace's declaration and under another owner's wildcard, gets one
-// LS319 error and one LS320 warning per hostname (not per parentRef or
-// listener), in a bounded report.
-func TestWorstRouteIsBounded(t *testing.T) {
-	c, worst := validationtest.WorstRouteCluster(validationtest.WorstRouteParents, true)
-	r := validation.JudgeRoute(worst, nil, validation.Options{Cluster: c, Routes: c})
-	assert.Equal(t, 16, r.Errors.Total(), "one LS319 per hostname: %v", r.Errors.List())
-	assert.Equal(t, 16, r.Warnings.Total(), "one LS320 per hostname")
-	assertReportBounded(t, r)
-}
-
 // TestWorstRouteCostIsLinear: the bytes the worst route's verdict
 // allocates grow at most linearly with its parentRefs (16, 32, 64, each a
 // set of 64 listeners without a hostname), every hostname refused and
@@ -146,4 +134,16 @@ func TestWorstRouteCostIsLinear(t *testing.T) {
 	}
 	t.Logf("allocated: %.0f, %.0f, %.0f bytes at 16, 32, 64 parentRefs", cost[0], cost[1], cost[2])
 	assertLinear(t, cost)
+}
+
+// TestWorstRouteIsBounded: the worst route, every hostname outside its
+// Namespace's declaration and under another owner's wildcard, gets one
+// LS319 error and one LS320 warning per hostname (not per parentRef or
+// listener), in a bounded report.
+func TestWorstRouteIsBounded(t *testing.T) {
+	c, worst := validationtest.WorstRouteCluster(validationtest.WorstRouteParents, true)
+	r := validation.JudgeRoute(worst, nil, validation.Options{Cluster: c, Routes: c})
+	assert.Equal(t, 16, r.Errors.Total(), "one LS319 per hostname: %v", r.Errors.List())
+	assert.Equal(t, 16, r.Warnings.Total(), "one LS320 per hostname")
+	assertReportBounded(t, r)
 }
