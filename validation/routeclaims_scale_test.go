@@ -148,32 +148,22 @@ func TestWorstRouteIsBounded(t *testing.T) {
 	assertReportBounded(t, r)
 }
 
-// givingCluster is routedCluster(0) with k routes of owner 1, each of 16
-// hostnames outside owner 1's declaration and under owner 2's wildcard,
-// naming owner 1's set "giver", which does not exist yet; and that set's
-// create: 64 listeners without a hostname, through each of which every
-// route would claim its 16 names.
+// givingCluster is the refused worst route's cluster without its sets,
+// with k routes of owner 1, each of 16 hostnames outside owner 1's
+// declaration and under owner 2's wildcard, naming owner 1's first worst
+// route set, which does not exist yet; and that set's create: 64
+// listeners without a hostname, through each of which every route would
+// claim its 16 names.
 func givingCluster(k int) (*merged.Objects, *gwv1.ListenerSet) {
-	c := routedCluster(0)
-	for _, ns := range c.Namespaces {
-		if ns.Name == validationtest.OwnerNamespace(1) {
-			ns.Annotations = map[string]string{merged.DefaultAllowedHostnamesAnnotation: "other.example.com"}
-		}
-	}
-	c.Sets = append(c.Sets, validationtest.TenantSet(validationtest.OwnerNamespace(2), "wild", time.Date(2025, 1, 1, 0, 0, 0, 0, time.UTC),
-		validationtest.Listener("http", 80, gwv1.HTTPProtocolType, "*."+validationtest.OwnerDomain(1))))
+	c, _ := validationtest.WorstRouteCluster(0, true)
 	for j := range k {
-		r := routeTo(validationtest.OwnerNamespace(1), fmt.Sprintf("g-%04d", j), "giver")
+		r := routeTo(validationtest.OwnerNamespace(1), fmt.Sprintf("g-%04d", j), validationtest.WorstRouteSetName(0))
 		for h := range 16 {
 			r.Spec.Hostnames = append(r.Spec.Hostnames, gwv1.Hostname(fmt.Sprintf("g%04d-%02d.%s", j, h, validationtest.OwnerDomain(1))))
 		}
 		c.Routes = append(c.Routes, r)
 	}
-	listeners := make([]gwv1.ListenerEntry, 64)
-	for j := range listeners {
-		listeners[j] = gwv1.ListenerEntry{Name: gwv1.SectionName(fmt.Sprintf("l%02d", j)), Port: gwv1.PortNumber(9000 + j), Protocol: gwv1.HTTPProtocolType}
-	}
-	return c, validationtest.TenantSet(validationtest.OwnerNamespace(1), "giver", time.Time{}, listeners...)
+	return c, validationtest.WorstRouteSets(validationtest.OwnerNamespace(1), 1)[0]
 }
 
 // TestClaimsGivenAreBounded: a ListenerSet create that gives k stored
