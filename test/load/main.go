@@ -43,6 +43,14 @@
 // synced, against its targets; results in -out/scale.json. Only the
 // scale figure runs then.
 //
+// Cluster load (-cluster-load, cluster.go): drives an existing cluster
+// through its kube-apiserver (-kubeconfig, -namespace), starting nothing:
+// -workers send request pairs (test/load/clusterload: server-side dry runs
+// of a valid ListenerSet, to be admitted, and an invalid one, to be denied
+// by the webhook) until -duration or SIGINT/SIGTERM, for a test or an
+// operator to see that no request fails through an upgrade; it writes
+// -out/cluster-load.json and exits 1 when a pair failed. Only that runs then.
+//
 // Results go to -out as results.json and latency.svg (latency percentiles
 // against concurrency). The exit code is 1 when a request failed or was
 // answered wrongly; a missed performance target is reported, not fatal
@@ -67,6 +75,7 @@ import (
 	"github.com/go-logr/logr"
 	logf "sigs.k8s.io/controller-runtime/pkg/log"
 
+	"github.com/airlock/listenerset-webhook/test/load/clusterload"
 	"github.com/airlock/listenerset-webhook/test/localcluster"
 	"github.com/airlock/listenerset-webhook/test/testproc"
 )
@@ -119,13 +128,13 @@ func main() {
 		floorBin     = flag.String("floor", "bin/listenerset-webhook-floor", "the floor binary (a plain controller-runtime webhook server), built from ./test/load/floor/server")
 		build        = flag.Bool("build", true, "build both binaries first (go build -trimpath)")
 		concurrency  = flag.String("concurrency", "1,8,32", "client counts, comma-separated")
-		duration     = flag.Duration("duration", 3*time.Second, "measured time of each run")
+		duration     = flag.Duration("duration", 3*time.Second, "measured time of each run; with -cluster-load, how long to send (when not given: until SIGINT or SIGTERM)")
 		warmup       = flag.Duration("warmup", time.Second, "unmeasured time at the start of each run")
 		rounds       = flag.Int("rounds", 3, "runs of each server at each concurrency (alternating ours and floor)")
 		creates      = flag.Int("creates", 200, "API server figure: creates per state (0 skips it)")
 		apiRounds    = flag.Int("api-rounds", 5, "API server figure: rounds the creates are spread over")
 		skipLoad     = flag.Bool("skip-load", false, "only the API server figure")
-		outDir       = flag.String("out", ".run/load", "where results.json, latency.svg and the servers' logs go (relative to the repository root)")
+		outDir       = flag.String("out", ".run/load", "where results.json, latency.svg and the servers' logs go, or -cluster-load's "+clusterload.ResultFile+" (relative to the repository root)")
 		idleSettle   = flag.Duration("idle-settle", time.Second, "wait after a server is ready before reading its idle RSS")
 		printMixOnly = flag.Bool("print-mix", false, "print the request mix and exit")
 	)
@@ -139,6 +148,14 @@ func main() {
 	}
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
+	if *clusterMode {
+		code, err := runClusterLoad(ctx, clusterOptionsFromFlags(*outDir, *duration))
+		if err != nil {
+			fmt.Fprintln(os.Stderr, "load -cluster-load:", err)
+			os.Exit(2)
+		}
+		os.Exit(code)
+	}
 	if *offlineScale || *offlineGenerate != "" {
 		code, err := runOfflineScale(ctx, options{pluginBin: *pluginBin, build: *build, outDir: *outDir})
 		if err != nil {
