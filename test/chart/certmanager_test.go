@@ -101,7 +101,7 @@ func TestCertManagerModeEndToEnd(t *testing.T) {
 	// the new certificate, the second still serves the old one), the
 	// webhooks reload. Between renewals the load goes on through
 	// kube-apiserver.
-	l := startLoad(admin, appNS, 2)
+	l := startLoad(t, c.KubeconfigPath, appNS, 2)
 	const between = 10 // request pairs through kube-apiserver between renewals, and after the last
 	var slowest time.Duration
 	for n := range 6 {
@@ -127,11 +127,11 @@ func TestCertManagerModeEndToEnd(t *testing.T) {
 		}
 	}
 	l.await(t, between, 60*time.Second)
-	ok, errs := l.stop()
+	r := l.stop(t)
 	t.Logf("%d valid+invalid request pairs through kube-apiserver across 6 certificate renewals; %d failed; slowest reload %s",
-		ok, len(errs), slowest.Round(time.Millisecond))
-	assert.Empty(t, errs, "requests failed")
-	assert.Greater(t, ok, int64(30))
+		r.Pairs, r.Failed, slowest.Round(time.Millisecond))
+	lostNone(t, r, "the renewals")
+	assert.Greater(t, r.Passed, int64(30))
 	for _, r := range replicas {
 		assert.Positive(t, r.requests(t)[admission.ValidatePath], "%s served", r.name)
 	}

@@ -16,10 +16,10 @@ import (
 	"strconv"
 	"strings"
 	"sync"
-	"sync/atomic"
 	"testing"
 	"time"
 
+	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 	appsv1 "k8s.io/api/apps/v1"
 	authorizationv1 "k8s.io/api/authorization/v1"
@@ -32,6 +32,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/controller-runtime/pkg/envtest"
 
+	"github.com/airlock/listenerset-webhook/test/load/clusterload"
 	"github.com/airlock/listenerset-webhook/test/localcluster"
 	"github.com/airlock/listenerset-webhook/test/testproc"
 )
@@ -338,22 +339,8 @@ func endpointSlice(ctx context.Context, t testing.TB, c client.Client, rel *helm
 }
 
 // listenerSet is a ListenerSet in ns; valid or (protocol TCP) rejected by the
-// validating webhook only.
-func listenerSet(ns, name string, valid bool) *unstructured.Unstructured {
-	protocol := "HTTP"
-	if !valid {
-		protocol = "TCP"
-	}
-	return &unstructured.Unstructured{Object: map[string]any{
-		"apiVersion": "gateway.networking.k8s.io/v1",
-		"kind":       "ListenerSet",
-		"metadata":   map[string]any{"name": name, "namespace": ns},
-		"spec": map[string]any{
-			"parentRef": map[string]any{"name": "gw"},
-			"listeners": []any{map[string]any{"name": "web", "protocol": protocol, "port": int64(8080)}},
-		},
-	}}
-}
+// validating webhook only: the load tool's pair (test/load/clusterload).
+var listenerSet = clusterload.ListenerSet
 
 // curveListenerSet is a ListenerSet of one HTTPS listener whose
 // ecdhCurves option is curves.
@@ -369,86 +356,91 @@ func curveListenerSet(ns, name, curves string) *unstructured.Unstructured {
 	return ls
 }
 
-var denied = fmt.Sprintf("admission webhook %q denied the request", localcluster.ValidatingWebhookName)
-
 // checkAdmission sends one valid and one invalid ListenerSet (server-side
 // dry-run) and says what went wrong, if anything: the valid one must be
 // admitted (both webhooks answered), the invalid one denied by the webhook.
-func checkAdmission(ctx context.Context, c client.Client, ns string, i int) error {
-	err := c.Create(ctx, listenerSet(ns, fmt.Sprintf("ok-%d", i), true), client.DryRunAll)
-	if err != nil {
-		return fmt.Errorf("valid ListenerSet: %w", err)
-	}
-	err = c.Create(ctx, listenerSet(ns, fmt.Sprintf("bad-%d", i), false), client.DryRunAll)
-	switch {
-	case err == nil:
-		return errors.New("invalid ListenerSet admitted")
-	case !strings.Contains(err.Error(), denied) || !strings.Contains(err.Error(), "spec.listeners[0].protocol"):
-		return fmt.Errorf("invalid ListenerSet: %w", err)
-	}
-	return nil
-}
+// It is the pair the load tool sends (startLoad).
+var checkAdmission = clusterload.Pair
 
-// load sends checkAdmission pairs from workers goroutines until stopped.
+// load is the load tool's -cluster-load mode (test/load) running as a
+// process against a cluster: request pairs through its kube-apiserver
+// (checkAdmission's) from a few workers until stopped. Its result file,
+// rewritten while it runs, says how many passed and what failed.
 type load struct {
-	cancel context.CancelFunc
-	wg     sync.WaitGroup
-	ok     atomic.Int64
-	mu     sync.Mutex
-	errs   []string
+	proc   *testproc.Process
+	result string // its cluster-load.json
 }
 
-func startLoad(c client.Client, ns string, workers int) *load {
-	ctx, cancel := context.WithCancel(context.Background())
-	l := &load{cancel: cancel}
-	for w := range workers {
-		l.wg.Add(1)
-		go func() {
-			defer l.wg.Done()
-			for i := 0; ctx.Err() == nil; i++ {
-				err := checkAdmission(ctx, c, ns, w*1_000_000+i)
-				if ctx.Err() != nil {
-					return
-				}
-				l.record(err)
-				time.Sleep(20 * time.Millisecond)
-			}
-		}()
-	}
+// startLoad starts the load tool (built once per test process) with
+// workers sending pairs to ns of the cluster that kubeconfig (an admin's)
+// reaches, and flags after those; the test's end stops it if stop has not.
+func startLoad(t testing.TB, kubeconfig, ns string, workers int, flags ...string) *load {
+	t.Helper()
+	bin, err := testproc.LoadToolBinary()
+	require.NoError(t, err)
+	dir := t.TempDir()
+	args := append([]string{"-cluster-load", "-kubeconfig", kubeconfig, "-namespace", ns, "-workers", strconv.Itoa(workers), "-out", dir}, flags...)
+	p, err := testproc.Start(exec.Command(bin, args...), filepath.Join(dir, "load.log"))
+	require.NoError(t, err)
+	l := &load{proc: p, result: filepath.Join(dir, clusterload.ResultFile)}
+	t.Cleanup(func() { _ = p.Stop(30 * time.Second) })
 	return l
 }
 
-// record counts a pair that passed, or keeps its failure with the time.
-func (l *load) record(err error) {
-	if err == nil {
-		l.ok.Add(1)
-		return
+// progress is the tool's counts so far (none before its first write).
+func (l *load) progress(t testing.TB) clusterload.Result {
+	t.Helper()
+	r, err := clusterload.ReadResult(l.result)
+	if errors.Is(err, os.ErrNotExist) {
+		require.Nil(t, l.proc.Ended(), "the load tool exited before its first result:\n%s", l.proc.Log())
+		return clusterload.Result{}
 	}
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	l.errs = append(l.errs, time.Now().Format("15:04:05.000")+" "+err.Error())
+	require.NoError(t, err)
+	return r
 }
 
 // await waits until n more pairs have passed than when it was called: the
 // load has gone on through kube-apiserver in between.
 func (l *load) await(t testing.TB, n int64, timeout time.Duration) {
 	t.Helper()
-	want := l.ok.Load() + n
+	want := l.progress(t).Passed + n
 	eventually(t, timeout, fmt.Sprintf("%d more request pairs through kube-apiserver", n), func() error {
-		if got := l.ok.Load(); got < want {
+		if err := l.proc.Ended(); err != nil {
+			return fmt.Errorf("the load tool ended: %v\n%s", err, l.proc.Log())
+		}
+		if got := l.progress(t).Passed; got < want {
 			return fmt.Errorf("%d of %d", got, want)
 		}
 		return nil
 	})
 }
 
-// stop ends the load and returns the pairs that passed and the failures.
-func (l *load) stop() (int64, []string) {
-	l.cancel()
-	l.wg.Wait()
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return l.ok.Load(), l.errs
+// stop ends the load as an operator would (SIGTERM) and returns the tool's
+// result; its exit code must agree with it (1 when a pair failed).
+func (l *load) stop(t testing.TB) clusterload.Result {
+	t.Helper()
+	require.NoError(t, l.proc.Stop(30*time.Second))
+	r, err := clusterload.ReadResult(l.result)
+	require.NoError(t, err, "the load tool's result; its log:\n%s", l.proc.Log())
+	require.False(t, r.Running, "the load tool's final result")
+	want := 0
+	if r.Failed > 0 {
+		want = 1
+	}
+	require.Equal(t, want, l.proc.ExitCode(), "the load tool's exit code with %d failed; its log:\n%s", r.Failed, l.proc.Log())
+	t.Log(strings.TrimSpace(l.proc.Log())) // its summary line, after what it said on starting
+	return r
+}
+
+// lostNone checks that no pair of r failed during what, listing the
+// failures kept if some did.
+func lostNone(t testing.TB, r clusterload.Result, during string) bool {
+	t.Helper()
+	var lines []string
+	for _, f := range r.Failures {
+		lines = append(lines, f.String())
+	}
+	return assert.Zero(t, r.Failed, "request pairs failed during %s:\n%s", during, strings.Join(lines, "\n"))
 }
 
 // canI asks kube-apiserver whether user may do verb on resource/name.

@@ -118,7 +118,7 @@ func testNodeCertManager(t *testing.T, n *node.Node, c client.Client) {
 	// Renewal (a new key and serial, as cert-manager's rotationPolicy Always):
 	// the kubelet updates the Secret volume, each pod serves the new
 	// certificate without a restart, and no request fails meanwhile.
-	l := startLoad(c, appNS, 2)
+	l := startLoad(t, n.Kubeconfig, appNS, 2)
 	require.NoError(t, c.Get(ctx, client.ObjectKeyFromObject(secret), secret))
 	secret.Data = issue()
 	require.NoError(t, c.Update(ctx, secret))
@@ -138,14 +138,14 @@ func testNodeCertManager(t *testing.T, n *node.Node, c client.Client) {
 	}
 	took := time.Since(written)
 	l.await(t, 10, 30*time.Second) // with the renewed certificate
-	ok, errs := l.stop()
+	r := l.stop(t)
 	after := readyPods(ctx, t, n.Client, rel, 2, 10*time.Second)
 	assert.Equal(t, podNames(pods), podNames(after), "the same pods")
 	assert.Zero(t, restarts(after), "no container restarted")
 	t.Logf("Secret update served by both pods %s after the write (kubelet syncFrequency 10s); %d request pairs, %d failed",
-		took.Round(100*time.Millisecond), ok, len(errs))
-	assert.Empty(t, errs, "requests failed during the renewal")
-	assert.Positive(t, ok)
+		took.Round(100*time.Millisecond), r.Pairs, r.Failed)
+	lostNone(t, r, "the renewal")
+	assert.Positive(t, r.Passed)
 }
 
 // checkServed: the pods' own metrics count at least want validations (the
@@ -201,28 +201,28 @@ func testNodeSelfBootstrapped(t *testing.T, n *node.Node, c client.Client) {
 
 	t.Run("HelmUpgradeRollsBothReplicasUnderLoad", func(t *testing.T) {
 		before := readyPods(ctx, t, n.Client, rel, 2, time.Minute)
-		l := startLoad(c, appNS, 2)
+		l := startLoad(t, n.Kubeconfig, appNS, 2)
 		start := time.Now()
 		rel.helm(ctx, t, "upgrade", rel.name, chartPath, "--reuse-values",
 			"--set-string", "podAnnotations.lsw-rollout=1", "--wait", "--timeout", "4m")
 		after := readyPods(ctx, t, n.Client, rel, 2, 2*time.Minute)
 		took := time.Since(start)
 		l.await(t, 10, 30*time.Second) // through the new pods
-		ok, errs := l.stop()
+		r := l.stop(t)
 		for _, p := range after {
 			assert.NotContains(t, podNames(before), p.Name, "replaced by the rollout")
 		}
 		t.Logf("rollout of both replicas in %s; %d request pairs through kube-apiserver, %d failed",
-			took.Round(100*time.Millisecond), ok, len(errs))
-		assert.Empty(t, errs, "requests failed during the rollout")
-		assert.Greater(t, ok, int64(10))
+			took.Round(100*time.Millisecond), r.Pairs, r.Failed)
+		lostNone(t, r, "the rollout")
+		assert.Greater(t, r.Passed, int64(10))
 	})
 
 	t.Run("EvictionsUnderPodDisruptionBudget", func(t *testing.T) {
 		pods := readyPods(ctx, t, n.Client, rel, 2, time.Minute)
 		eventually(t, time.Minute, "the PodDisruptionBudget allows one disruption", pdbAllows(ctx, n.Client, rel, 1))
 		evict := func(name string) error { return evictPod(ctx, n.Client, ns, name) }
-		l := startLoad(c, appNS, 2)
+		l := startLoad(t, n.Kubeconfig, appNS, 2)
 		require.NoError(t, evict(pods[0].Name), "the first eviction")
 		err := evict(pods[1].Name)
 		require.Error(t, err, "a second eviction while the first replica is not back")
@@ -234,15 +234,15 @@ func testNodeSelfBootstrapped(t *testing.T, n *node.Node, c client.Client) {
 		require.NoError(t, evict(pods[1].Name), "the second pod once the first is back")
 		readyPods(ctx, t, n.Client, rel, 2, 2*time.Minute)
 		l.await(t, 10, 30*time.Second) // through the pods that replaced both
-		ok, errs := l.stop()
-		t.Logf("two evictions, one refused in between; %d request pairs, %d failed", ok, len(errs))
-		assert.Empty(t, errs, "requests failed during the evictions")
-		assert.Positive(t, ok)
+		r := l.stop(t)
+		t.Logf("two evictions, one refused in between; %d request pairs, %d failed", r.Pairs, r.Failed)
+		lostNone(t, r, "the evictions")
+		assert.Positive(t, r.Passed)
 	})
 
 	t.Run("PodDeletionUnderLoad", func(t *testing.T) {
 		pods := readyPods(ctx, t, n.Client, rel, 2, time.Minute)
-		l := startLoad(c, appNS, 2)
+		l := startLoad(t, n.Kubeconfig, appNS, 2)
 		l.await(t, 10, 30*time.Second) // the load goes through kube-apiserver before the deletion
 		start := time.Now()
 		// The default grace period: the kubelet sends SIGTERM, the webhook
@@ -259,9 +259,9 @@ func testNodeSelfBootstrapped(t *testing.T, n *node.Node, c client.Client) {
 		gone := time.Since(start)
 		readyPods(ctx, t, n.Client, rel, 2, 2*time.Minute)
 		l.await(t, 10, 30*time.Second) // through the pod that replaced it
-		ok, errs := l.stop()
-		t.Logf("pod deleted (SIGTERM) and gone in %s; %d request pairs, %d failed", gone.Round(100*time.Millisecond), ok, len(errs))
-		assert.Empty(t, errs, "requests failed while the pod stopped")
-		assert.Positive(t, ok)
+		r := l.stop(t)
+		t.Logf("pod deleted (SIGTERM) and gone in %s; %d request pairs, %d failed", gone.Round(100*time.Millisecond), r.Pairs, r.Failed)
+		lostNone(t, r, "the pod's stop")
+		assert.Positive(t, r.Passed)
 	})
 }

@@ -135,7 +135,7 @@ func TestSelfBootstrappedEndToEnd(t *testing.T) {
 	// one). Every replica's authority makes or picks up a new CA, the caBundle
 	// gets [new, previous], and only then do the replicas serve certificates
 	// the new CA signed.
-	l := startLoad(admin, appNS, 2)
+	l := startLoad(t, c.KubeconfigPath, appNS, 2)
 	l.await(t, 10, 30*time.Second) // the load goes through kube-apiserver before the rotation
 	rotated := time.Now()
 	secret := &corev1.Secret{}
@@ -215,10 +215,10 @@ func TestSelfBootstrappedEndToEnd(t *testing.T) {
 		return nil
 	})
 	l.await(t, 10, 30*time.Second) // and the load goes on with it
-	ok, errs := l.stop()
-	t.Logf("%d valid+invalid request pairs through kube-apiserver during rotation, restart, upgrade and renewals; %d failed", ok, len(errs))
-	assert.Empty(t, errs, "requests failed")
-	assert.Greater(t, ok, int64(50))
+	r := l.stop(t)
+	t.Logf("%d valid+invalid request pairs through kube-apiserver during rotation, restart, upgrade and renewals; %d failed", r.Pairs, r.Failed)
+	lostNone(t, r, "the rotation, restart, upgrade and renewals")
+	assert.Greater(t, r.Passed, int64(50))
 	require.NoError(t, admin.Get(ctx, types.NamespacedName{Name: rel.fullname()}, &m))
 	assert.NotContains(t, m.Annotations, certs.CARotatedAtAnnotation)
 

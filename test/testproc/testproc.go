@@ -149,10 +149,12 @@ func ServeFlags() []string {
 }
 
 // WebhookPackage is the served binary's import path; PluginPackage is the
-// kubectl plugin's (the offline commands).
+// kubectl plugin's (the offline commands); LoadToolPackage the load tool's
+// (test/load).
 const (
-	WebhookPackage = "github.com/airlock/listenerset-webhook/cmd/listenerset-webhook"
-	PluginPackage  = "github.com/airlock/listenerset-webhook/cmd/kubectl-listenerset"
+	WebhookPackage  = "github.com/airlock/listenerset-webhook/cmd/listenerset-webhook"
+	PluginPackage   = "github.com/airlock/listenerset-webhook/cmd/kubectl-listenerset"
+	LoadToolPackage = "github.com/airlock/listenerset-webhook/test/load"
 )
 
 // Build runs `go build -o out` of pkg (an import path of this module; go runs
@@ -177,8 +179,9 @@ type builtBinary struct {
 }
 
 var (
-	webhookBinary = builtBinary{pkg: WebhookPackage}
-	pluginBinary  = builtBinary{pkg: PluginPackage}
+	webhookBinary  = builtBinary{pkg: WebhookPackage}
+	pluginBinary   = builtBinary{pkg: PluginPackage}
+	loadToolBinary = builtBinary{pkg: LoadToolPackage}
 )
 
 // WebhookBinary builds cmd/listenerset-webhook into a temporary directory
@@ -191,6 +194,10 @@ func WebhookBinary() (string, error) { return webhookBinary.build() }
 // named kubectl-listenerset, so that its directory on PATH makes it
 // `kubectl listenerset`.
 func PluginBinary() (string, error) { return pluginBinary.build() }
+
+// LoadToolBinary is WebhookBinary for the load tool, whose -cluster-load
+// mode the chart tests run against their clusters.
+func LoadToolBinary() (string, error) { return loadToolBinary.build() }
 
 func (b *builtBinary) build() (string, error) {
 	b.once.Do(func() {
@@ -209,10 +216,10 @@ func (b *builtBinary) build() (string, error) {
 	return b.path, b.err
 }
 
-// RemoveBinaries removes what WebhookBinary and PluginBinary built, if
-// anything.
+// RemoveBinaries removes what WebhookBinary, PluginBinary and
+// LoadToolBinary built, if anything.
 func RemoveBinaries() {
-	for _, b := range []*builtBinary{&webhookBinary, &pluginBinary} {
+	for _, b := range []*builtBinary{&webhookBinary, &pluginBinary, &loadToolBinary} {
 		if b.dir != "" {
 			_ = os.RemoveAll(b.dir)
 		}
