@@ -113,18 +113,17 @@ func TestRenderAdmissionModes(t *testing.T) {
 	})
 }
 
-// TestRenderedPolicyIsTheGenerators: the chart's policy and binding are
-// policy.Generate's for the release's names and the values' actions and
-// namespaces (the webhooks' own selector), label for label apart from the
-// chart's labels. The CEL is the generator's, not a copy.
+// TestRenderedPolicyIsTheGenerators: the chart's policies and bindings (the
+// rules' and the declarations') are policy.Generate's for the release's
+// names and the values' actions and namespaces (the webhooks' own
+// selector), label for label apart from the chart's labels. The CEL is the
+// generator's, not a copy.
 func TestRenderedPolicyIsTheGenerators(t *testing.T) {
 	objs := renderMode(t, "policy",
 		"--set", "admission.policy.validationActions={Warn,Audit},webhook.excludeNamespaces={legacy}",
 		"--set", "webhook.namespaceSelector.matchLabels.env=prod",
 		"--set-json", `webhook.namespaceSelector.matchExpressions=[{"key":"tier","operator":"Exists"}]`,
 		"--set-string", "webhook.objectSelector.matchLabels.microgateway\\.airlock\\.com/validate=true")
-	gotVAP := typed[admissionv1.ValidatingAdmissionPolicy](t, objs.get(t, "ValidatingAdmissionPolicy", fullname))
-	gotBinding := typed[admissionv1.ValidatingAdmissionPolicyBinding](t, objs.get(t, "ValidatingAdmissionPolicyBinding", fullname))
 
 	selector := &metav1.LabelSelector{
 		MatchLabels: map[string]string{"env": "prod"},
@@ -133,20 +132,24 @@ func TestRenderedPolicyIsTheGenerators(t *testing.T) {
 			{Key: "tier", Operator: metav1.LabelSelectorOpExists},
 		},
 	}
-	wantVAP, wantBinding, err := policy.Generate(policy.Options{
+	want, err := policy.Generate(policy.Options{
 		PolicyName: fullname, BindingName: fullname,
 		Actions:           []admissionv1.ValidationAction{admissionv1.Warn, admissionv1.Audit},
 		NamespaceSelector: selector,
 	})
 	require.NoError(t, err)
-	wantBinding.Spec.MatchResources.ObjectSelector = &metav1.LabelSelector{MatchLabels: map[string]string{"microgateway.airlock.com/validate": "true"}}
-
-	assert.Equal(t, wantVAP.TypeMeta, gotVAP.TypeMeta)
-	assert.Equal(t, wantVAP.Name, gotVAP.Name)
-	assert.Equal(t, wantVAP.Spec, gotVAP.Spec, "the policy as the generator writes it")
-	assert.Equal(t, wantBinding.TypeMeta, gotBinding.TypeMeta)
-	assert.Equal(t, wantBinding.Name, gotBinding.Name)
-	assert.Equal(t, wantBinding.Spec, gotBinding.Spec, "the binding the generator writes for these options")
+	var metas []metav1.ObjectMeta
+	for _, pair := range want.Pairs() {
+		wantVAP, wantBinding := pair.Policy, pair.Binding
+		wantBinding.Spec.MatchResources.ObjectSelector = &metav1.LabelSelector{MatchLabels: map[string]string{"microgateway.airlock.com/validate": "true"}}
+		gotVAP := typed[admissionv1.ValidatingAdmissionPolicy](t, objs.get(t, "ValidatingAdmissionPolicy", wantVAP.Name))
+		gotBinding := typed[admissionv1.ValidatingAdmissionPolicyBinding](t, objs.get(t, "ValidatingAdmissionPolicyBinding", wantBinding.Name))
+		assert.Equal(t, wantVAP.TypeMeta, gotVAP.TypeMeta)
+		assert.Equal(t, wantVAP.Spec, gotVAP.Spec, "the policy %s as the generator writes it", wantVAP.Name)
+		assert.Equal(t, wantBinding.TypeMeta, gotBinding.TypeMeta)
+		assert.Equal(t, wantBinding.Spec, gotBinding.Spec, "the binding %s the generator writes for these options", wantBinding.Name)
+		metas = append(metas, gotVAP.ObjectMeta, gotBinding.ObjectMeta)
+	}
 
 	// The same namespaces as the webhooks of mode both.
 	_, v := webhookConfigs(t, renderMode(t, "both",
@@ -154,7 +157,7 @@ func TestRenderedPolicyIsTheGenerators(t *testing.T) {
 		"--set-json", `webhook.namespaceSelector.matchExpressions=[{"key":"tier","operator":"Exists"}]`))
 	assert.Equal(t, selector, v.Webhooks[0].NamespaceSelector)
 
-	for _, meta := range []metav1.ObjectMeta{gotVAP.ObjectMeta, gotBinding.ObjectMeta} {
+	for _, meta := range metas {
 		assert.Equal(t, release, meta.Labels["app.kubernetes.io/instance"])
 		assert.Equal(t, "Helm", meta.Labels["app.kubernetes.io/managed-by"])
 		assert.True(t, meta.CreationTimestamp.IsZero(), "no creationTimestamp")
@@ -162,11 +165,13 @@ func TestRenderedPolicyIsTheGenerators(t *testing.T) {
 
 	// The default: Deny, every namespace but the excluded ones.
 	def := renderMode(t, "policy")
-	b := typed[admissionv1.ValidatingAdmissionPolicyBinding](t, def.get(t, "ValidatingAdmissionPolicyBinding", fullname))
-	assert.Equal(t, []admissionv1.ValidationAction{admissionv1.Deny}, b.Spec.ValidationActions)
-	assert.Nil(t, b.Spec.MatchResources.ObjectSelector)
-	assert.Equal(t, []metav1.LabelSelectorRequirement{{Key: "kubernetes.io/metadata.name", Operator: metav1.LabelSelectorOpNotIn,
-		Values: []string{"kube-system", namespace}}}, b.Spec.MatchResources.NamespaceSelector.MatchExpressions)
+	for _, name := range []string{fullname, policy.DeclarationsPrefix + fullname} {
+		b := typed[admissionv1.ValidatingAdmissionPolicyBinding](t, def.get(t, "ValidatingAdmissionPolicyBinding", name))
+		assert.Equal(t, []admissionv1.ValidationAction{admissionv1.Deny}, b.Spec.ValidationActions)
+		assert.Nil(t, b.Spec.MatchResources.ObjectSelector)
+		assert.Equal(t, []metav1.LabelSelectorRequirement{{Key: "kubernetes.io/metadata.name", Operator: metav1.LabelSelectorOpNotIn,
+			Values: []string{"kube-system", namespace}}}, b.Spec.MatchResources.NamespaceSelector.MatchExpressions)
+	}
 }
 
 // chartPolicyArgs are the flags make chart-policy gives `kubectl
@@ -511,27 +516,29 @@ func deniedByPolicy(err error, name string) error {
 // compares the rest). A list too long for a match condition, or a bad
 // entry, is refused.
 func TestRenderPolicyScope(t *testing.T) {
-	for _, mode := range []string{"policy", "both"} {
-		objs := renderMode(t, mode, "--set", "admission.policy.gateways={infra/airlock,team-a/*}")
-		gotVAP := typed[admissionv1.ValidatingAdmissionPolicy](t, objs.get(t, "ValidatingAdmissionPolicy", fullname))
-		wantVAP, _, err := policy.Generate(policy.Options{PolicyName: fullname, Gateways: []string{"infra/airlock", "team-a/*"}})
+	samePolicies := func(objs objects, opts policy.Options, what string) {
+		t.Helper()
+		opts.PolicyName = fullname
+		want, err := policy.Generate(opts)
 		require.NoError(t, err)
-		assert.Equal(t, wantVAP.Spec, gotVAP.Spec, "%s: the scoped policy as the generator writes it", mode)
+		for _, pair := range want.Pairs() {
+			got := typed[admissionv1.ValidatingAdmissionPolicy](t, objs.get(t, "ValidatingAdmissionPolicy", pair.Policy.Name))
+			assert.Equal(t, pair.Policy.Spec, got.Spec, "%s: %s as the generator writes it", what, pair.Policy.Name)
+		}
 	}
-
-	def := renderMode(t, "policy", "--set", "admission.policy.gateways=null")
-	gotVAP := typed[admissionv1.ValidatingAdmissionPolicy](t, def.get(t, "ValidatingAdmissionPolicy", fullname))
-	wantVAP, _, err := policy.Generate(policy.Options{PolicyName: fullname})
-	require.NoError(t, err)
-	assert.Equal(t, wantVAP.Spec, gotVAP.Spec, "no Gateways: the unscoped policy")
+	for _, mode := range []string{"policy", "both"} {
+		samePolicies(renderMode(t, mode, "--set", "admission.policy.gateways={infra/airlock,team-a/*}"),
+			policy.Options{Gateways: []string{"infra/airlock", "team-a/*"}}, mode+", scoped")
+	}
+	samePolicies(renderMode(t, "policy", "--set", "admission.policy.gateways=null"), policy.Options{}, "no Gateways: unscoped")
 
 	long := make([]string, 0, 300)
 	for i := range cap(long) {
 		long = append(long, fmt.Sprintf("namespace-%03d/%s", i, strings.Repeat("g", 240)))
 	}
-	_, err = renderErr(t, "--set", "admission.mode=policy", "--set", "admission.policy.gateways={"+strings.Join(long, ",")+"}")
+	_, err := renderErr(t, "--set", "admission.mode=policy", "--set", "admission.policy.gateways={"+strings.Join(long, ",")+"}")
 	assert.ErrorContains(t, err, "admission.policy.gateways: Too long: may not be more than 65536 bytes")
-	_, _, err = policy.Generate(policy.Options{Gateways: long})
+	_, err = policy.Generate(policy.Options{Gateways: long})
 	assert.ErrorContains(t, err, "gateways: Too long: may not be more than 65536 bytes", "the generator's limit is the chart's")
 	for _, bad := range []string{"admission.policy.gateways={infra}", "admission.policy.gateways={Infra/gw}", "admission.policy.gateways={infra/gw,infra/gw}",
 		"admission.policy.gateways={infra/a b}"} {
