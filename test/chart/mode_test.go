@@ -61,7 +61,9 @@ var everyOption = []string{
 
 // TestRenderAdmissionModes: which objects each mode renders.
 func TestRenderAdmissionModes(t *testing.T) {
-	policyIDs := []string{"ValidatingAdmissionPolicy/" + fullname, "ValidatingAdmissionPolicyBinding/" + fullname}
+	declarations := policy.DeclarationsPrefix + fullname
+	policyIDs := []string{"ValidatingAdmissionPolicy/" + fullname, "ValidatingAdmissionPolicy/" + declarations,
+		"ValidatingAdmissionPolicyBinding/" + fullname, "ValidatingAdmissionPolicyBinding/" + declarations}
 
 	t.Run("webhook is the default and renders no policy", func(t *testing.T) {
 		def, explicit := render(t), renderMode(t, "webhook")
@@ -74,7 +76,7 @@ func TestRenderAdmissionModes(t *testing.T) {
 			"cluster-checks", "clusterChecks.enabled null means off in mode webhook")
 	})
 
-	t.Run("policy renders the policy and its binding, nothing else", func(t *testing.T) {
+	t.Run("policy renders the policies and their bindings, nothing else", func(t *testing.T) {
 		for _, args := range [][]string{
 			nil,
 			{"--set", "certManager.enabled=false,selfBootstrapped.precreateSecret=false"},
