@@ -455,7 +455,9 @@ func build(declarationsOnly bool) (celPolicy, error) {
 	for i := range vars {
 		vars[i].expression = withRequired(vars[i].expression)
 	}
-	return celPolicy{variables: vars, validation: `variables.checks == ""`, message: message}, nil
+	// kube-apiserver evaluates the message even when the validation passes:
+	// the details are built only when the checks found something
+	return celPolicy{variables: vars, validation: `variables.checks == ""`, message: `variables.checks == "" ? "" : ` + message}, nil
 }
 
 // EntryStarts are how the paths of the message's entries begin; an entry
