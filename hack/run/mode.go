@@ -18,7 +18,7 @@ const (
 	// modeWebhook: the mutating and the validating webhook, failurePolicy
 	// Fail (the default), and the deletion webhook (Ignore).
 	modeWebhook admissionMode = "webhook"
-	// modePolicy: the ValidatingAdmissionPolicy alone, evaluated inside
+	// modePolicy: the ValidatingAdmissionPolicies alone, evaluated inside
 	// kube-apiserver; no webhook process at all.
 	modePolicy admissionMode = "policy"
 	// modeBoth: the policy enforces; the webhook runs with failurePolicy
@@ -26,8 +26,9 @@ const (
 	modeBoth admissionMode = "both"
 )
 
-// policyName names the policy and its binding in the local cluster, as the
-// webhook configurations are named.
+// policyName names the rules' policy and its binding in the local cluster,
+// as the webhook configurations are named (the declarations' take
+// policy.DeclarationsPrefix before it).
 const policyName = localcluster.ValidatingConfigName
 
 func (m *admissionMode) String() string {
