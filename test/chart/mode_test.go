@@ -33,7 +33,7 @@ import (
 )
 
 // The chart's admission.mode (templates/_admission.tpl): webhook (the
-// default), policy (the ValidatingAdmissionPolicy and its binding only) and
+// default), policy (the two ValidatingAdmissionPolicies and their bindings only) and
 // both (the policy enforces, the webhooks fail open).
 
 // renderKubeVersion is what the render tests tell helm the cluster runs unless
@@ -319,12 +319,12 @@ func TestAdmissionModesServerSideDryRun(t *testing.T) {
 		want int
 	}{
 		{"webhook", []string{"--set", "admission.mode=webhook"}, 13},
-		{"policy", []string{"--set", "admission.mode=policy"}, 2},
-		{"policy, scoped to Airlock's Gateways", []string{"--set", "admission.mode=policy,admission.policy.gateways={infra/airlock,team-a/*}"}, 2},
+		{"policy", []string{"--set", "admission.mode=policy"}, 4},
+		{"policy, scoped to Airlock's Gateways", []string{"--set", "admission.mode=policy,admission.policy.gateways={infra/airlock,team-a/*}"}, 4},
 		{"policy, Warn and Audit, selectors", []string{"--set", "admission.mode=policy,admission.policy.validationActions={Warn,Audit}",
-			"--set", "webhook.namespaceSelector.matchLabels.env=prod,webhook.objectSelector.matchLabels.team=edge"}, 2},
-		{"both, cert-manager", []string{"--set", "admission.mode=both"}, 15},
-		{"both, self-bootstrapped, every option", append([]string{"--set", "admission.mode=both,certManager.enabled=false,clusterChecks.strict=true"}, everyOption...), 18},
+			"--set", "webhook.namespaceSelector.matchLabels.env=prod,webhook.objectSelector.matchLabels.team=edge"}, 4},
+		{"both, cert-manager", []string{"--set", "admission.mode=both"}, 17},
+		{"both, self-bootstrapped, every option", append([]string{"--set", "admission.mode=both,certManager.enabled=false,clusterChecks.strict=true"}, everyOption...), 20},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			objs := render(t, append([]string{"--kube-version", version}, tc.args...)...)
@@ -351,7 +351,7 @@ func policyDenied(name string) string {
 }
 
 // TestPolicyModeEndToEnd installs the chart in mode policy with the real
-// helm: only the policy and its binding are installed, nothing runs, and
+// helm: only the two policies and their bindings are installed, nothing runs, and
 // kube-apiserver denies an invalid ListenerSet by the policy (422 Invalid,
 // the field path in the message), admits a valid one, and leaves namespaces
 // outside the binding's selector alone. admission.addNames adds the curve
@@ -376,10 +376,12 @@ func TestPolicyModeEndToEnd(t *testing.T) {
 
 	manifest, err := decodeObjects(rel.helm(ctx, t, "get", "manifest", rel.name))
 	require.NoError(t, err)
-	assert.Equal(t, []string{"ValidatingAdmissionPolicy/" + rel.fullname(), "ValidatingAdmissionPolicyBinding/" + rel.fullname()}, manifest.ids())
+	declarations := policy.DeclarationsPrefix + rel.fullname()
+	assert.Equal(t, []string{"ValidatingAdmissionPolicy/" + rel.fullname(), "ValidatingAdmissionPolicy/" + declarations,
+		"ValidatingAdmissionPolicyBinding/" + rel.fullname(), "ValidatingAdmissionPolicyBinding/" + declarations}, manifest.ids())
 	status := rel.helm(ctx, t, "status", rel.name)
 	assert.Contains(t, status, "deployed")
-	assert.Contains(t, status, "The ValidatingAdmissionPolicy "+rel.fullname()+" and its binding (Deny)", "the NOTES say what judges")
+	assert.Contains(t, status, "The ValidatingAdmissionPolicies "+rel.fullname()+" and "+declarations+" and their bindings (Deny)", "the NOTES say what judges")
 	assert.NotContains(t, status, "Certificates:", "no webhook, no certificates in the NOTES")
 
 	eventually(t, 30*time.Second, "kube-apiserver enforces the policy", func() error {
