@@ -19,6 +19,7 @@ import (
 	admissionregv1 "k8s.io/api/admissionregistration/v1"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
+	"github.com/airlock/listenerset-webhook/policy"
 	"github.com/airlock/listenerset-webhook/test/testproc"
 )
 
@@ -146,8 +147,8 @@ func (r *runbookRunner) run(heading string, index int, ns, rel string) string {
 // the webhook up and wrong (the namespace's default bypass label: writes
 // pass, and fail again without it; the configuration deleted: writes pass,
 // and the rollback restores it, its caBundle filled in by the webhook, and
-// the denial), the policy wrong (its binding patched to Warn and Audit: the
-// write passes with a warning). The diagnostics run too and must not fail.
+// the denial), the policy wrong (both its bindings patched to Warn and
+// Audit: the write passes with a warning). The diagnostics run too and must not fail.
 // No kubelet runs here, so the commands that read pods find none (the node
 // suite runs pods).
 func TestRunbookCommands(t *testing.T) {
@@ -260,7 +261,19 @@ func TestRunbookCommands(t *testing.T) {
 		eventually(t, 30*time.Second, "the policy denies", func() error {
 			return deniedByPolicy(c.Client.Create(ctx, listenerSet(polApps, "runbook", false), client.DryRunAll), polName)
 		})
+		// both bindings, the rules' and the declared hostnames': a usual set
+		// whose hostname its Namespace does not declare is denied by the
+		// second alone
+		bindingsAre := func(want ...admissionregv1.ValidationAction) {
+			t.Helper()
+			for _, name := range []string{polName, policy.DeclarationsPrefix + polName} {
+				var b admissionregv1.ValidatingAdmissionPolicyBinding
+				require.NoError(t, c.Client.Get(ctx, client.ObjectKey{Name: name}, &b))
+				assert.Equal(t, want, b.Spec.ValidationActions, name)
+			}
+		}
 		r.run("The policy is wrong", 0, polNS, polName)
+		bindingsAre(admissionregv1.Warn, admissionregv1.Audit)
 		wc, warns := warningClient(t, c)
 		eventually(t, 30*time.Second, "admitted with the policy's message as a warning", func() error {
 			warns.take()
@@ -273,6 +286,7 @@ func TestRunbookCommands(t *testing.T) {
 			return nil
 		})
 		r.run("The policy is wrong", 1, polNS, polName)
+		bindingsAre(admissionregv1.Deny)
 		eventually(t, 30*time.Second, "denied again", func() error {
 			return deniedByPolicy(c.Client.Create(ctx, listenerSet(polApps, "runbook", false), client.DryRunAll), polName)
 		})
