@@ -27,7 +27,9 @@
 //     rivals.go, the rival pruning; tenancy.go, class.go, scope.go;
 //     cluster_objects.go, Objects over plain objects);
 //   - routes: the subpackage routes (attach.go, Attacher; routeparents.go;
-//     detach.go, the routes an update or deletion detaches);
+//     detach.go, the routes an update or deletion detaches; routeclaims.go,
+//     the names a route claims; given.go, the claims a ListenerSet's write
+//     gives the routes attached to it);
 //   - the read views, all passed explicitly: the subpackage views
 //     (Cluster, Classes, Routes, RouteParents, NamespaceLabelsFunc);
 //   - findings and their text: the subpackage findings (codes' type,

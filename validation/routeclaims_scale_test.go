@@ -150,3 +150,51 @@ func TestWorstRouteIsBounded(t *testing.T) {
 	assert.Equal(t, 16, r.Warnings.Total(), "one LS320 per hostname")
 	assertReportBounded(t, r)
 }
+
+// givingCluster is routedCluster(0) with k routes of owner 1, each of 16
+// hostnames outside owner 1's declaration and under owner 2's wildcard,
+// naming owner 1's set "giver", which does not exist yet; and that set's
+// create: 64 listeners without a hostname, through each of which every
+// route would claim its 16 names.
+func givingCluster(k int) (*merged.Objects, *gwv1.ListenerSet) {
+	c := routedCluster(0)
+	for _, ns := range c.Namespaces {
+		if ns.Name == validationtest.OwnerNamespace(1) {
+			ns.Annotations = map[string]string{merged.DefaultAllowedHostnamesAnnotation: "other.example.com"}
+		}
+	}
+	c.Sets = append(c.Sets, validationtest.TenantSet(validationtest.OwnerNamespace(2), "wild", time.Date(2025, 1, 1, 0, 0, 0, 0, time.UTC),
+		validationtest.Listener("http", 80, gwv1.HTTPProtocolType, "*."+validationtest.OwnerDomain(1))))
+	for j := range k {
+		r := routeTo(validationtest.OwnerNamespace(1), fmt.Sprintf("g-%04d", j), "giver")
+		for h := range 16 {
+			r.Spec.Hostnames = append(r.Spec.Hostnames, gwv1.Hostname(fmt.Sprintf("g%04d-%02d.%s", j, h, validationtest.OwnerDomain(1))))
+		}
+		c.Routes = append(c.Routes, r)
+	}
+	listeners := make([]gwv1.ListenerEntry, 64)
+	for j := range listeners {
+		listeners[j] = gwv1.ListenerEntry{Name: gwv1.SectionName(fmt.Sprintf("l%02d", j)), Port: gwv1.PortNumber(9000 + j), Protocol: gwv1.HTTPProtocolType}
+	}
+	return c, validationtest.TenantSet(validationtest.OwnerNamespace(1), "giver", time.Time{}, listeners...)
+}
+
+// TestClaimsGivenAreBounded: a ListenerSet create that gives k stored
+// routes their claims finds one LS319 and one LS320 per route and
+// hostname (not per listener), in a bounded report, and allocates at most
+// linearly in k (64, 128, 256 routes of 16 hostnames, 64 listeners).
+func TestClaimsGivenAreBounded(t *testing.T) {
+	var cost [3]float64
+	for i, k := range []int{64, 128, 256} {
+		c, giver := givingCluster(k)
+		opts := validation.Options{Cluster: c, Routes: c}
+		r := validation.Judge(giver, nil, opts)
+		// and 64 LS314: the listeners without a hostname claim every name
+		assert.Equal(t, 64+16*k, r.Errors.Total(), "%d routes: one LS319 per route and hostname", k)
+		assert.Equal(t, 16*k, r.Warnings.Total(), "%d routes: one LS320 per route and hostname", k)
+		assertReportBounded(t, r)
+		cost[i] = allocatedBytes(func() { validation.Judge(giver, nil, opts) })
+	}
+	t.Logf("allocated: %.0f, %.0f, %.0f bytes at 64, 128, 256 routes", cost[0], cost[1], cost[2])
+	assertLinear(t, cost)
+}

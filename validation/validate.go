@@ -135,9 +135,13 @@ func Judge(newLS, oldLS *gwv1.ListenerSet, opts Options) *Report {
 		// the view has), warnings only.
 		merged.WarnClass(d.Class, &v.Warnings)
 		merged.ValidateInCluster(ls, opts.Cluster, opts.Strict, opts.Tenancy, how, v)
-		// The first claim sees the names routes hold too.
-		routes.WarnListenerClaimsOnRoutes(ls, routes.ClaimOptions{Cluster: opts.Cluster, Routes: opts.Routes, Scope: opts.Scope,
-			Classes: opts.Classes, Tenancy: opts.Tenancy}, how, v)
+		// The first claim sees the names routes hold too, and judges
+		// the names this write gives the routes attached to the set.
+		co := routes.ClaimOptions{Cluster: opts.Cluster, Routes: opts.Routes, Scope: opts.Scope,
+			Classes: opts.Classes, Tenancy: opts.Tenancy}
+		routes.WarnListenerClaimsOnRoutes(ls, co, how, v)
+		co.AsStored = how == merged.AsStored
+		routes.ValidateClaimsGiven(ls, v.Ratchet.Old, co, v)
 		v.EndPhase()
 		// Warnings only, whatever the mode: a detached route is the
 		// route owner's to fix, and the change may be meant.

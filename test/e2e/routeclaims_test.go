@@ -42,6 +42,8 @@ const routeHeld = `spec.hostnames[0]: hostname "login.a.example.com" overlaps "*
 // denied in every mode, naming the field, the hostname and the
 // declaration, while a route with a declared name passes; `kubectl
 // listenerset audit -n team-b` reports the stored route's claim (LS320).
+// A ListenerSet created under a stored route that names it is judged for
+// the claims it gives the route: denied under deny, naming the route.
 func TestRouteClaims(t *testing.T) {
 	requireCluster(t)
 	applyTenancyFixtures(t)
@@ -77,6 +79,23 @@ func TestRouteClaims(t *testing.T) {
 		requireExactWarnings(t, r, denied+" (already stored; allowed because unchanged)")
 		t.Logf("kubectl printed:\n%s", r.Output())
 		switchWebhook(t, webhookSettings{enabled: true})
+	})
+
+	t.Run("b2 a set's write judges the claims it gives its routes", func(t *testing.T) {
+		switchWebhook(t, webhookSettings{enabled: true, firstClaim: merged.ClaimDeny})
+		defer switchWebhook(t, webhookSettings{enabled: true})
+		// The route comes first, naming a set that does not exist yet:
+		// it claims nothing then.
+		early := claimingRoute("early", "login.a.example.com")
+		early["spec"].(map[string]any)["parentRefs"].([]any)[0].(map[string]any)["name"] = "later"
+		r := mustApply(t, early)
+		t.Logf("kubectl printed:\n%s", r.Output())
+		given := `The ListenerSet "later" is invalid: spec.listeners[0]: Forbidden: HTTPRoute team-b/early, attached here, would claim a name: ` +
+			strings.TrimPrefix(routeHeld, "spec.hostnames[0]: ")
+		later := tenancyLS(tenancyB, "later", httpListener("open", 9091))
+		eventuallyRejects(t, later, given)
+		r = mustReject(t, later, []string{given})
+		t.Logf("kubectl printed:\n%s", r.Output())
 	})
 
 	t.Run("c not declared", func(t *testing.T) {

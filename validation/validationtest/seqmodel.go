@@ -2,6 +2,7 @@ package validationtest
 
 import (
 	"fmt"
+	"maps"
 	"math"
 	"slices"
 	"strings"
@@ -10,6 +11,7 @@ import (
 	gwv1 "sigs.k8s.io/gateway-api/apis/v1"
 
 	"github.com/airlock/listenerset-webhook/validation/merged"
+	"github.com/airlock/listenerset-webhook/validation/routes"
 )
 
 // Model is what the history of a sequence says each step must get and what
@@ -87,13 +89,13 @@ import (
 // overlapping hostname on the key, or another owner's route claims one
 // there; a held claim is not asked at the write. A set's new claim gets
 // LS316 also when another owner's route claims an overlapping name there.
-// In the first claim's invariant a route's claims are its owner's
-// holdings: a route claim the route's write made is judged as new there,
-// one that came with its set's write (the set created, moved, or given a
-// listener without a hostname or a wildcard under a stored route) was
-// never judged: the rules judge a set's write by its listeners' hostnames
-// only, so such a claim may hold a name another owner claimed first,
-// unwarned, in either mode (Stats count them; only the audit finds them).
+// A set's write that gives its routes claims they did not make before (the
+// set created or moved under them, a listener without a hostname or a
+// wildcard added) gets LS319 and LS320 for those claims as the route's
+// write would, naming the route (givenClaims). In the first claim's
+// invariant a route's claims are its owner's holdings, each judged as new
+// by the write that made it, the route's or its set's; only one made on
+// another implementation's Gateway was never judged (Stats count them).
 type Model struct {
 	Mode   merged.ClaimMode
 	step   int
@@ -225,6 +227,25 @@ type Expectation struct {
 	Route        bool
 	routeHeld    map[int]bool
 	routeGateway string
+	// given: a set write's claims it gives attached routes (by
+	// givenKey), each with LS319 (not declared) and LS320 (held first by
+	// another owner) expected or not
+	given map[string]givenClaim
+}
+
+// givenClaim is a claim a set's write gives an attached route: what the
+// write must say of it.
+type givenClaim struct {
+	ns, route, hostname string
+	notDeclared, held   bool
+}
+
+func givenKey(ns, route, h string) string { return ns + "/" + route + " " + h }
+
+// givenPrefix is how a finding about a claim given to route ns/name
+// begins (routes.DetailGivenToRoute).
+func givenPrefix(ns, name, h string) string {
+	return fmt.Sprintf(routes.DetailGivenToRoute, ns, name, fmt.Sprintf("hostname %q", h))
 }
 
 func hostPath(i int) string {
@@ -308,7 +329,38 @@ func (m *Model) Expect(step Step) Expectation {
 			}
 		}
 	}
+	x.given = m.givenClaims(step.Namespace, step.Name, old, &modelSet{ns: step.Namespace, name: step.Name, parent: parent, listeners: listeners}, x.Arriving)
 	return x
+}
+
+// givenClaims are the claims the write of set ns/name gives the stored
+// routes attached to it (in the model: routes of ns naming it): those
+// they make through next that they did not make through old (every one
+// when the write arrives), each with what the rules must say of it as a
+// route's new claim.
+func (m *Model) givenClaims(ns, name string, old, next *modelSet, arriving bool) map[string]givenClaim {
+	out := map[string]givenClaim{}
+	for _, rt := range m.routes {
+		if rt.ns != ns || rt.r.Set != name {
+			continue
+		}
+		gk, hosts := routeClaimsThrough(next, rt.r)
+		var before []int
+		if old != nil && !arriving {
+			_, before = routeClaimsThrough(old, rt.r)
+		}
+		for _, j := range hosts {
+			if slices.Contains(before, j) {
+				continue
+			}
+			h := rt.r.Hostnames[j]
+			d := m.decl[rt.ns]
+			out[givenKey(rt.ns, rt.name, h)] = givenClaim{ns: rt.ns, route: rt.name, hostname: h,
+				notDeclared: d != "" && !seqCovers(d, h),
+				held:        len(m.holders(gk, rt.ns, "", h))+len(m.routeHolders(gk, rt.ns, h)) > 0}
+		}
+	}
+	return out
 }
 
 // holders are the stored sets of other owners on key holding a hostname
@@ -339,7 +391,7 @@ func (m *Model) Check(x Expectation, out Outcome) []string {
 		m.count(x, out)
 	}
 	m.record(x, out)
-	m.pruneRouteClaims()
+	m.pruneRouteClaims(x, out)
 	return bad
 }
 
@@ -366,10 +418,12 @@ func (m *Model) checkVerdict(x Expectation, out Outcome) []string {
 		return bad
 	}
 	for _, e := range v.Errors {
-		if e.Code != merged.CodeHostnameNotDeclared && !(e.Code == merged.CodeHostnameClaimed && m.Mode == merged.ClaimDeny) {
+		if e.Code != merged.CodeHostnameNotDeclared && string(e.Code) != seqRouteNotDeclared &&
+			!((e.Code == merged.CodeHostnameClaimed || string(e.Code) == seqRouteClaimed) && m.Mode == merged.ClaimDeny) {
 			bad = append(bad, fmt.Sprintf("an error the sequences do not provoke: %s %s: %s", e.Code, e.Path, e.Message))
 		}
 	}
+	bad = append(bad, m.checkGiven(x, v)...)
 	how := x.Why
 	for i := range 3 {
 		_, listed := x.notDeclared[i]
@@ -692,6 +746,13 @@ func (m *Model) routeClaims(ns string, r RouteManifest) (gk string, hosts []int,
 	if s == nil {
 		return "", nil, false
 	}
+	gk, hosts = routeClaimsThrough(s, r)
+	return gk, hosts, m.class(s.parent) != SeqOtherClass
+}
+
+// routeClaimsThrough are the claims of a route with manifest r through
+// set s (its parent key, the indices of the hostnames it claims there).
+func routeClaimsThrough(s *modelSet, r RouteManifest) (gk string, hosts []int) {
 	for _, l := range s.listeners {
 		if r.Section != "" && l.Name != r.Section {
 			continue
@@ -706,7 +767,7 @@ func (m *Model) routeClaims(ns string, r RouteManifest) (gk string, hosts []int,
 		}
 	}
 	slices.Sort(hosts)
-	return s.parent, hosts, m.class(s.parent) != SeqOtherClass
+	return s.parent, hosts
 }
 
 // routeHolders are the stored routes of other owners than ns whose
@@ -858,22 +919,66 @@ func (m *Model) recordRoute(x Expectation, out Outcome) {
 	m.routes[key] = rt
 }
 
+// checkGiven holds a set write's verdict to the claims it gives attached
+// routes (x.given): LS319 and LS320 (an error under deny, else a warning)
+// exactly where the model wants them, each naming the route and the
+// hostname, and no such finding for a claim the write does not give.
+func (m *Model) checkGiven(x Expectation, v Verdict) []string {
+	var bad []string
+	has := func(list []Finding, code string, g givenClaim) bool {
+		p := givenPrefix(g.ns, g.route, g.hostname)
+		return slices.ContainsFunc(list, func(f Finding) bool { return string(f.Code) == code && strings.HasPrefix(f.Message, p) })
+	}
+	claimedIn, otherIn := v.Warnings, v.Errors
+	if m.Mode == merged.ClaimDeny {
+		claimedIn, otherIn = v.Errors, v.Warnings
+	}
+	for _, g := range x.given {
+		if got := has(v.Errors, seqRouteNotDeclared, g); got != g.notDeclared {
+			bad = append(bad, fmt.Sprintf("given to HTTPRoute %s/%s: %s: LS319 error %v, the model wants %v", g.ns, g.route, g.hostname, got, g.notDeclared))
+		}
+		want := g.held && m.Mode != merged.ClaimOff
+		if got := has(claimedIn, seqRouteClaimed, g); got != want || has(otherIn, seqRouteClaimed, g) {
+			bad = append(bad, fmt.Sprintf("given to HTTPRoute %s/%s: %s (%s): LS320 %v, the model wants %v", g.ns, g.route, g.hostname, m.Mode, got, want))
+		}
+	}
+	for _, f := range append(slices.Clone(v.Errors), v.Warnings...) {
+		if (string(f.Code) == seqRouteNotDeclared || string(f.Code) == seqRouteClaimed) && !slices.ContainsFunc(slices.Collect(maps.Values(x.given)), func(g givenClaim) bool {
+			return strings.HasPrefix(f.Message, givenPrefix(g.ns, g.route, g.hostname))
+		}) {
+			bad = append(bad, fmt.Sprintf("a route claim the write does not give: %s %s: %s", f.Code, f.Path, f.Message))
+		}
+	}
+	return bad
+}
+
 // pruneRouteClaims drops the records of claims routes no longer make and
-// starts one, never judged as new, for each claim a route makes without
-// its own write (its set written under it: created, moved, a listener
-// without a hostname or a wildcard added): the rules judge a set's write
-// by its listeners' hostnames only, so the first claim never sees these.
-func (m *Model) pruneRouteClaims() {
+// starts one for each claim a route makes without its own write: its set
+// written under it (created, moved, a listener without a hostname or a
+// wildcard added), judged as new by that write (x.given; warned whether
+// it said LS320), or, on another implementation's Gateway, never.
+func (m *Model) pruneRouteClaims(x Expectation, out Outcome) {
 	for _, rt := range m.routes {
 		gk, hosts, _ := m.routeClaims(rt.ns, rt.r)
 		current := map[string]bool{}
 		for _, j := range hosts {
-			ck := routeClaimKey(gk, rt.r.Hostnames[j])
+			h := rt.r.Hostnames[j]
+			ck := routeClaimKey(gk, h)
 			current[ck] = true
-			if rt.claims[ck] == nil {
-				rt.claims[ck] = &modelClaim{start: m.step, judgedNew: -1}
-				m.Stats["route claim that came with a set's write"]++
+			if rt.claims[ck] != nil {
+				continue
 			}
+			c := &modelClaim{start: m.step, judgedNew: -1}
+			if g, ok := x.given[givenKey(rt.ns, rt.name, h)]; ok && out.Write && x.Judged {
+				c.judgedNew = m.step
+				c.warned = slices.ContainsFunc(out.Verdict.Warnings, func(f Finding) bool {
+					return string(f.Code) == seqRouteClaimed && strings.HasPrefix(f.Message, givenPrefix(g.ns, g.route, g.hostname))
+				})
+				m.Stats["route claim that came with a set's write, judged"]++
+			} else {
+				m.Stats["route claim that came with a set's write, not judged"]++
+			}
+			rt.claims[ck] = c
 		}
 		for ck := range rt.claims {
 			if !current[ck] {
@@ -896,9 +1001,8 @@ type ownedClaim struct {
 // owner's route claim holds a name another owner's set or route claimed
 // there first, and no set's claim a name another owner's route claimed
 // there first, unless the newcomer's claim was warned when last judged as
-// new (warn) or never judged as new. A route claim the route's write did
-// not make (its set moved or changed under it) has no record: it is not
-// held to this (Stats count them).
+// new (warn) or never judged as new (made on another implementation's
+// Gateway: Stats count them).
 func (m *Model) RouteInvariants(stored []*gwv1.HTTPRoute) []string {
 	var bad []string
 	if len(stored) != len(m.routes) {
