@@ -24,7 +24,7 @@ func chartValues(t *testing.T) map[string]any {
 
 // selectors returns every namespaceSelector that decides which namespaces
 // are judged: each webhook's and each policy binding's (the rules' and the
-// declarations').
+// declarations', the warn twins' too).
 func selectors(t *testing.T, objs objects) []map[string]any {
 	t.Helper()
 	var out []map[string]any
@@ -76,8 +76,10 @@ func TestRenderBypassLabel(t *testing.T) {
 }
 
 // TestTenancyRecipeForbidsTheBypass: docs/tenancy-capsule.md's Capsule Tenant
-// forbids tenants the bypass label (whoever sets it skips every check) and
-// the declared hostnames' annotation, the chart's defaults of both.
+// forbids tenants the bypass label (whoever sets it skips every check), the
+// enforcement label (whoever sets it to warn turns every denial into a
+// warning) and the declared hostnames' annotation, the chart's defaults of
+// each.
 func TestTenancyRecipeForbidsTheBypass(t *testing.T) {
 	raw, err := os.ReadFile(filepath.Join(root, "docs/tenancy-capsule.md"))
 	require.NoError(t, err)
@@ -95,5 +97,6 @@ func TestTenancyRecipeForbidsTheBypass(t *testing.T) {
 	values := chartValues(t)
 	opts := tenant.Spec.NamespaceOptions
 	assert.Contains(t, opts.ForbiddenLabels.Denied, values["webhook"].(map[string]any)["bypassLabel"], "tenants may not set the bypass label")
+	assert.Contains(t, opts.ForbiddenLabels.Denied, values["webhook"].(map[string]any)["enforcementLabel"], "tenants may not switch to warn")
 	assert.Contains(t, opts.ForbiddenAnnotations.Denied, values["tenancy"].(map[string]any)["allowedHostnamesAnnotation"])
 }

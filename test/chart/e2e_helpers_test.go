@@ -269,18 +269,38 @@ func (r *replica) servedCert(serverName string, roots *x509.CertPool) (*x509.Cer
 	return conn.(*tls.Conn).ConnectionState().PeerCertificates[0], nil
 }
 
-var requestsMetric = regexp.MustCompile(`(?m)^controller_runtime_webhook_requests_total\{code="200",webhook="([^"]+)"\} (\d+)`)
+// series is the value of one series of the replica's /metrics (its name
+// and labels as the page writes them), 0 while it is absent.
+func (r *replica) series(t testing.TB, series string) float64 {
+	t.Helper()
+	for _, line := range strings.Split(r.metrics(t), "\n") {
+		if v, ok := strings.CutPrefix(line, series+" "); ok {
+			f, err := strconv.ParseFloat(v, 64)
+			require.NoError(t, err, line)
+			return f
+		}
+	}
+	return 0
+}
 
-// requests is how many requests the replica answered with 200, per path.
-func (r *replica) requests(t testing.TB) map[string]int {
+// metrics is the replica's /metrics page.
+func (r *replica) metrics(t testing.TB) string {
 	t.Helper()
 	resp, err := http.Get("http://" + r.ports.MetricsAddr() + "/metrics")
 	require.NoError(t, err)
 	defer resp.Body.Close()
 	body, err := io.ReadAll(resp.Body)
 	require.NoError(t, err)
+	return string(body)
+}
+
+var requestsMetric = regexp.MustCompile(`(?m)^controller_runtime_webhook_requests_total\{code="200",webhook="([^"]+)"\} (\d+)`)
+
+// requests is how many requests the replica answered with 200, per path.
+func (r *replica) requests(t testing.TB) map[string]int {
+	t.Helper()
 	got := map[string]int{}
-	for _, m := range requestsMetric.FindAllStringSubmatch(string(body), -1) {
+	for _, m := range requestsMetric.FindAllStringSubmatch(r.metrics(t), -1) {
 		n, _ := strconv.Atoi(m[2])
 		got[m[1]] = n
 	}

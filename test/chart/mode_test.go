@@ -9,6 +9,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"testing"
@@ -63,7 +64,8 @@ var everyOption = []string{
 func TestRenderAdmissionModes(t *testing.T) {
 	declarations := policy.DeclarationsPrefix + fullname
 	policyIDs := []string{"ValidatingAdmissionPolicy/" + fullname, "ValidatingAdmissionPolicy/" + declarations,
-		"ValidatingAdmissionPolicyBinding/" + fullname, "ValidatingAdmissionPolicyBinding/" + declarations}
+		"ValidatingAdmissionPolicyBinding/" + fullname, "ValidatingAdmissionPolicyBinding/" + fullname + "-warn",
+		"ValidatingAdmissionPolicyBinding/" + declarations, "ValidatingAdmissionPolicyBinding/" + declarations + "-warn"}
 
 	t.Run("webhook is the default and renders no policy", func(t *testing.T) {
 		def, explicit := render(t), renderMode(t, "webhook")
@@ -154,11 +156,14 @@ func TestRenderedPolicyIsTheGenerators(t *testing.T) {
 		metas = append(metas, gotVAP.ObjectMeta, gotBinding.ObjectMeta)
 	}
 
-	// The same namespaces as the webhooks of mode both.
-	_, v := webhookConfigs(t, renderMode(t, "both",
+	// The same namespaces as the webhooks of mode both (the mutating one:
+	// the validating one is split by the enforcement label, as a binding
+	// with Deny is).
+	m, _ := webhookConfigs(t, renderMode(t, "both",
 		"--set", "webhook.excludeNamespaces={legacy},webhook.namespaceSelector.matchLabels.env=prod",
 		"--set-json", `webhook.namespaceSelector.matchExpressions=[{"key":"tier","operator":"Exists"}]`))
-	assert.Equal(t, selector, v.Webhooks[0].NamespaceSelector)
+	assert.Equal(t, selector, m.Webhooks[0].NamespaceSelector)
+	assert.NotContains(t, objs.ids(), "ValidatingAdmissionPolicyBinding/"+fullname+"-warn", "Warn: nothing to split")
 
 	for _, meta := range metas {
 		assert.Equal(t, release, meta.Labels["app.kubernetes.io/instance"])
@@ -166,15 +171,22 @@ func TestRenderedPolicyIsTheGenerators(t *testing.T) {
 		assert.True(t, meta.CreationTimestamp.IsZero(), "no creationTimestamp")
 	}
 
-	// The default: Deny, every namespace but the excluded ones.
+	// The default: Deny, every namespace but the excluded ones and those
+	// labelled to warn, which the warn twin judges with Warn.
 	def := renderMode(t, "policy")
+	judged := []metav1.LabelSelectorRequirement{{Key: "kubernetes.io/metadata.name", Operator: metav1.LabelSelectorOpNotIn,
+		Values: []string{"kube-system", namespace}}, {Key: bypassLabel, Operator: metav1.LabelSelectorOpDoesNotExist}}
 	for _, name := range []string{fullname, policy.DeclarationsPrefix + fullname} {
 		b := typed[admissionv1.ValidatingAdmissionPolicyBinding](t, def.get(t, "ValidatingAdmissionPolicyBinding", name))
 		assert.Equal(t, []admissionv1.ValidationAction{admissionv1.Deny}, b.Spec.ValidationActions)
 		assert.Nil(t, b.Spec.MatchResources.ObjectSelector)
-		assert.Equal(t, []metav1.LabelSelectorRequirement{{Key: "kubernetes.io/metadata.name", Operator: metav1.LabelSelectorOpNotIn,
-			Values: []string{"kube-system", namespace}}, {Key: bypassLabel, Operator: metav1.LabelSelectorOpDoesNotExist}},
+		assert.Equal(t, append(slices.Clone(judged), enforcementExpr(enforcementLabel, metav1.LabelSelectorOpNotIn)),
 			b.Spec.MatchResources.NamespaceSelector.MatchExpressions, name)
+		w := typed[admissionv1.ValidatingAdmissionPolicyBinding](t, def.get(t, "ValidatingAdmissionPolicyBinding", name+"-warn"))
+		assert.Equal(t, name, w.Spec.PolicyName)
+		assert.Equal(t, []admissionv1.ValidationAction{admissionv1.Warn}, w.Spec.ValidationActions)
+		assert.Equal(t, append(slices.Clone(judged), enforcementExpr(enforcementLabel, metav1.LabelSelectorOpIn)),
+			w.Spec.MatchResources.NamespaceSelector.MatchExpressions, name+"-warn")
 	}
 }
 
@@ -321,12 +333,12 @@ func TestAdmissionModesServerSideDryRun(t *testing.T) {
 		want int
 	}{
 		{"webhook", []string{"--set", "admission.mode=webhook"}, 13},
-		{"policy", []string{"--set", "admission.mode=policy"}, 4},
-		{"policy, scoped to Airlock's Gateways", []string{"--set", "admission.mode=policy,admission.policy.gateways={infra/airlock,team-a/*}"}, 4},
+		{"policy", []string{"--set", "admission.mode=policy"}, 6}, // each binding's warn twin too
+		{"policy, scoped to Airlock's Gateways", []string{"--set", "admission.mode=policy,admission.policy.gateways={infra/airlock,team-a/*}"}, 6},
 		{"policy, Warn and Audit, selectors", []string{"--set", "admission.mode=policy,admission.policy.validationActions={Warn,Audit}",
 			"--set", "webhook.namespaceSelector.matchLabels.env=prod,webhook.objectSelector.matchLabels.team=edge"}, 4},
-		{"both, cert-manager", []string{"--set", "admission.mode=both"}, 17},
-		{"both, self-bootstrapped, every option", append([]string{"--set", "admission.mode=both,certManager.enabled=false,clusterChecks.strict=true"}, everyOption...), 22}, // with the caBundle fence and its binding
+		{"both, cert-manager", []string{"--set", "admission.mode=both"}, 19},
+		{"both, self-bootstrapped, every option", append([]string{"--set", "admission.mode=both,certManager.enabled=false,clusterChecks.strict=true"}, everyOption...), 24}, // with the caBundle fence and its binding
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			objs := render(t, append([]string{"--kube-version", version}, tc.args...)...)
@@ -353,7 +365,8 @@ func policyDenied(name string) string {
 }
 
 // TestPolicyModeEndToEnd installs the chart in mode policy with the real
-// helm: only the two policies and their bindings are installed, nothing runs, and
+// helm: only the two policies, their bindings and the bindings' warn twins
+// are installed, nothing runs, and
 // kube-apiserver denies an invalid ListenerSet by the policy (422 Invalid,
 // the field path in the message), admits a valid one, and leaves namespaces
 // outside the binding's selector alone. admission.addNames adds the curve
@@ -380,7 +393,8 @@ func TestPolicyModeEndToEnd(t *testing.T) {
 	require.NoError(t, err)
 	declarations := policy.DeclarationsPrefix + rel.fullname()
 	assert.Equal(t, []string{"ValidatingAdmissionPolicy/" + rel.fullname(), "ValidatingAdmissionPolicy/" + declarations,
-		"ValidatingAdmissionPolicyBinding/" + rel.fullname(), "ValidatingAdmissionPolicyBinding/" + declarations}, manifest.ids())
+		"ValidatingAdmissionPolicyBinding/" + rel.fullname(), "ValidatingAdmissionPolicyBinding/" + rel.fullname() + "-warn",
+		"ValidatingAdmissionPolicyBinding/" + declarations, "ValidatingAdmissionPolicyBinding/" + declarations + "-warn"}, manifest.ids())
 	status := rel.helm(ctx, t, "status", rel.name)
 	assert.Contains(t, status, "deployed")
 	assert.Contains(t, status, "The ValidatingAdmissionPolicies "+rel.fullname()+" and "+declarations+" and their bindings (Deny)", "the NOTES say what judges")
@@ -613,19 +627,19 @@ func TestPolicyScopeEndToEnd(t *testing.T) {
 func TestRenderDeletionWebhook(t *testing.T) {
 	reg := admission.Registrations().Deleting
 	for _, mode := range []string{"webhook", "both"} {
-		_, v := webhookConfigs(t, renderMode(t, mode, "--set", "clusterChecks.enabled=true,webhook.failurePolicy=Fail,webhook.timeoutSeconds=10"))
-		require.Len(t, v.Webhooks, 3, mode)
+		m, v := webhookConfigs(t, renderMode(t, mode, "--set", "clusterChecks.enabled=true,webhook.failurePolicy=Fail,webhook.timeoutSeconds=10"))
+		require.Len(t, v.Webhooks, 5, "%s: validating, deletion, routes and the warn twins of the two that deny", mode)
 		d := v.Webhooks[1]
 		assert.Equal(t, reg.Name, d.Name)
 		assert.Equal(t, reg.Path, *d.ClientConfig.Service.Path)
 		assert.Equal(t, reg.Rules, d.Rules)
 		assert.Equal(t, admissionv1.Ignore, *d.FailurePolicy)
 		assert.Equal(t, int32(admission.DeletionTimeoutSeconds), *d.TimeoutSeconds)
-		assert.Equal(t, v.Webhooks[0].NamespaceSelector, d.NamespaceSelector, "the same namespaces")
+		assert.Equal(t, m.Webhooks[0].NamespaceSelector, d.NamespaceSelector, "the namespaces judged: it denies nothing, so no twin")
 		assert.Equal(t, []admissionv1.OperationType{admissionv1.Delete}, d.Rules[0].Operations)
 	}
 	_, v := webhookConfigs(t, render(t))
-	assert.Len(t, v.Webhooks, 1, "no cluster checks, no deletion webhook")
+	assert.Len(t, v.Webhooks, 2, "no cluster checks, no deletion webhook: the validating one and its twin")
 }
 
 // TestRenderRouteWebhook: with the cluster-aware checks, in every mode that
@@ -639,13 +653,19 @@ func TestRenderRouteWebhook(t *testing.T) {
 	for _, tc := range []struct {
 		mode, set string
 		policy    admissionv1.FailurePolicyType
+		twins     bool // enforcement deny: the warn twins
 	}{
-		{"webhook", "clusterChecks.enabled=true", admissionv1.Fail},
-		{"webhook", "clusterChecks.enabled=true,webhook.enforcement=warn", admissionv1.Ignore},
-		{"both", "clusterChecks.enabled=true", admissionv1.Ignore},
+		{"webhook", "clusterChecks.enabled=true", admissionv1.Fail, true},
+		{"webhook", "clusterChecks.enabled=true,webhook.enforcement=warn", admissionv1.Ignore, false},
+		{"both", "clusterChecks.enabled=true", admissionv1.Ignore, true},
 	} {
 		_, v := webhookConfigs(t, renderMode(t, tc.mode, "--set", tc.set))
-		require.Len(t, v.Webhooks, 3, tc.mode)
+		if tc.twins {
+			require.Len(t, v.Webhooks, 5, tc.mode)
+			checkWarnTwin(t, v.Webhooks[2], v.Webhooks[4], reg.Warn, enforcementLabel)
+		} else {
+			require.Len(t, v.Webhooks, 3, tc.mode)
+		}
 		r := v.Webhooks[2]
 		assert.Equal(t, reg.Name, r.Name)
 		assert.Equal(t, reg.Path, *r.ClientConfig.Service.Path)

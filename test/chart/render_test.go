@@ -445,7 +445,8 @@ func checkWebhooks(t *testing.T, objs objects, m *admissionv1.MutatingWebhookCon
 	failure admissionv1.FailurePolicyType, timeout int32) {
 	t.Helper()
 	require.Len(t, m.Webhooks, 1)
-	require.Len(t, v.Webhooks, 1)
+	require.Len(t, v.Webhooks, 2, "the validating webhook and its warn twin")
+	checkWarnTwin(t, v.Webhooks[0], v.Webhooks[1], admission.Registrations().Validating.Warn, enforcementLabel)
 	svc := typed[corev1.Service](t, objs.get(t, "Service", svcName))
 	dep := typed[appsv1.Deployment](t, objs.get(t, "Deployment", fullname))
 	var svcPort *corev1.ServicePort
@@ -516,21 +517,22 @@ func TestRenderValues(t *testing.T) {
 			"--set", "webhook.namespaceSelector.matchLabels.env=prod",
 			"--set-json", `webhook.namespaceSelector.matchExpressions=[{"key":"tier","operator":"Exists"}]`)
 		m, v := webhookConfigs(t, objs)
-		checkWebhooks2 := func(fail *admissionv1.FailurePolicyType, timeout *int32, ns, obj *metav1.LabelSelector) {
+		checkWebhooks2 := func(fail *admissionv1.FailurePolicyType, timeout *int32, ns, obj *metav1.LabelSelector, more ...metav1.LabelSelectorRequirement) {
 			assert.Equal(t, admissionv1.Ignore, *fail)
 			assert.Equal(t, int32(5), *timeout)
 			assert.Equal(t, &metav1.LabelSelector{
 				MatchLabels: map[string]string{"env": "prod"},
-				MatchExpressions: []metav1.LabelSelectorRequirement{
+				MatchExpressions: append([]metav1.LabelSelectorRequirement{
 					{Key: "kubernetes.io/metadata.name", Operator: metav1.LabelSelectorOpNotIn, Values: []string{"kube-system", namespace, "team-x"}},
 					{Key: bypassLabel, Operator: metav1.LabelSelectorOpDoesNotExist},
 					{Key: "tier", Operator: metav1.LabelSelectorOpExists},
-				},
+				}, more...),
 			}, ns)
 			assert.Equal(t, &metav1.LabelSelector{MatchLabels: map[string]string{"microgateway.airlock.com/validate": "true"}}, obj)
 		}
 		checkWebhooks2(m.Webhooks[0].FailurePolicy, m.Webhooks[0].TimeoutSeconds, m.Webhooks[0].NamespaceSelector, m.Webhooks[0].ObjectSelector)
-		checkWebhooks2(v.Webhooks[0].FailurePolicy, v.Webhooks[0].TimeoutSeconds, v.Webhooks[0].NamespaceSelector, v.Webhooks[0].ObjectSelector)
+		checkWebhooks2(v.Webhooks[0].FailurePolicy, v.Webhooks[0].TimeoutSeconds, v.Webhooks[0].NamespaceSelector, v.Webhooks[0].ObjectSelector,
+			enforcementExpr(enforcementLabel, metav1.LabelSelectorOpNotIn))
 	})
 
 	t.Run("limits follow timeoutSeconds, maxInFlightBytes and the memory limit", func(t *testing.T) {

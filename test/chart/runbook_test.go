@@ -10,6 +10,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -17,10 +18,14 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 	admissionregv1 "k8s.io/api/admissionregistration/v1"
+	corev1 "k8s.io/api/core/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	"github.com/airlock/listenerset-webhook/policy"
 	"github.com/airlock/listenerset-webhook/test/testproc"
+	"github.com/airlock/listenerset-webhook/validation"
+	"github.com/airlock/listenerset-webhook/webhook/admission"
 )
 
 // runbookPage is the page whose commands TestRunbookCommands runs.
@@ -144,11 +149,18 @@ func (r *runbookRunner) run(heading string, index int, ns, rel string) string {
 // process with the Deployment's args and its ServiceAccount, behind the
 // Service), in the situations they are for, and checks that each way out
 // works: the webhook down (failurePolicy patched to Ignore: writes pass),
-// the webhook up and wrong (the namespace's default bypass label: writes
-// pass, and fail again without it; the configuration deleted: writes pass,
-// and the rollback restores it, its caBundle filled in by the webhook, and
-// the denial), the policy wrong (both its bindings patched to Warn and
-// Audit: the write passes with a warning). The diagnostics run too and must not fail.
+// the webhook up and wrong (the enforcement label, on one namespace and on
+// all: the write denied in a plain namespace is admitted with the denial's
+// findings as warnings, counted as warned by the namespace, and denied
+// again once the label is gone, the namespaces in warn before put back;
+// the default bypass label: writes pass, and fail again without it; the
+// configuration deleted: writes pass, and the rollback restores it, its
+// caBundle filled in by the webhook, and the denial), the policy wrong (the
+// enforcement label, on one namespace and on all, moves it to the Warn
+// binding: the policy's message as a warning, denied again without; both
+// its bindings, the rules' and the declared hostnames', patched to Warn and
+// Audit: the write passes with a warning).
+// The diagnostics run too and must not fail.
 // No kubelet runs here, so the commands that read pods find none (the node
 // suite runs pods).
 func TestRunbookCommands(t *testing.T) {
@@ -190,18 +202,70 @@ func TestRunbookCommands(t *testing.T) {
 	admitted := func() error { return c.Client.Create(ctx, listenerSet(appNS, "runbook", false), client.DryRunAll) }
 	eventually(t, 60*time.Second, "the webhook denies an invalid ListenerSet", denied)
 
-	t.Run("a wrong denial, one namespace: the bypass label", func(t *testing.T) {
+	// The denial's findings, each as the warn twin must warn it, first,
+	// then the warnings the denial had (LS309: the parent is unknown).
+	wc, warns := warningClient(t, c)
+	warns.take()
+	deniedErr := wc.Create(ctx, listenerSet(appNS, "runbook", false), client.DryRunAll)
+	denialWarnings := warns.take()
+	var status apierrors.APIStatus
+	require.ErrorAs(t, deniedErr, &status)
+	require.NotNil(t, status.Status().Details)
+	var findings []string
+	for _, cause := range status.Status().Details.Causes {
+		findings = append(findings, cause.Field+": "+fmt.Sprintf(validation.WarnWouldDeny, cause.Message))
+	}
+	require.NotEmpty(t, findings, "%v", deniedErr)
+	findings = append(findings, denialWarnings...)
+	warned := func() error {
+		warns.take()
+		if err := wc.Create(ctx, listenerSet(appNS, "runbook", false), client.DryRunAll); err != nil {
+			return err
+		}
+		if got := warns.take(); !assert.ObjectsAreEqual(findings, got) {
+			return fmt.Errorf("warnings %q, want the denial's findings and warnings %q", got, findings)
+		}
+		return nil
+	}
+	const warnedSeries = admission.WouldDenyMetric + `{field="spec.listeners[*].protocol",reason="FieldValueNotSupported",source="namespace"}`
+
+	t.Run("a wrong denial, one namespace: warn instead", func(t *testing.T) {
+		before := replica.series(t, warnedSeries)
 		r.run("A wrong denial", 0, ns, name)
-		eventually(t, 30*time.Second, "the labelled namespace's write is admitted", admitted)
+		eventually(t, 30*time.Second, "the labelled namespace's write is admitted with the findings as warnings", warned)
+		assert.Greater(t, replica.series(t, warnedSeries), before, "counted as warned by the namespace")
+		r.run("A wrong denial", 2, ns, name)
+		eventually(t, 30*time.Second, "denied again without the label", denied)
+	})
+
+	t.Run("a wrong denial, every namespace: warn instead", func(t *testing.T) {
+		const warnedBefore = "lsw-runbook-warned" // in warn before the incident, and after it
+		ensureLabelledNamespace(ctx, t, c.Client, warnedBefore, map[string]string{enforcementLabel: "warn"})
 		r.run("A wrong denial", 1, ns, name)
+		eventually(t, 30*time.Second, "every namespace's write is admitted with the findings as warnings", warned)
+		r.run("A wrong denial", 3, ns, name)
+		eventually(t, 30*time.Second, "denied again without the labels", denied)
+		var nss corev1.NamespaceList
+		require.NoError(t, c.Client.List(ctx, &nss, client.HasLabels{enforcementLabel}))
+		var still []string
+		for _, n := range nss.Items {
+			still = append(still, n.Name)
+		}
+		assert.Equal(t, []string{warnedBefore}, still, "only the namespace in warn before keeps the label")
+	})
+
+	t.Run("a wrong denial, one namespace: the bypass label", func(t *testing.T) {
+		r.run("A wrong denial", 4, ns, name)
+		eventually(t, 30*time.Second, "the labelled namespace's write is admitted", admitted)
+		r.run("A wrong denial", 5, ns, name)
 		eventually(t, 30*time.Second, "denied again without the label", denied)
 	})
 
 	t.Run("a wrong denial, everywhere: the configuration deleted, then restored", func(t *testing.T) {
-		r.run("A wrong denial", 2, ns, name)
+		r.run("A wrong denial", 6, ns, name)
 		assert.FileExists(t, filepath.Join(r.dir, "validatingwebhookconfiguration-"+name+".yaml"), "saved first")
 		eventually(t, 30*time.Second, "admitted without the configuration", admitted)
-		r.run("A wrong denial", 3, ns, name)
+		r.run("A wrong denial", 7, ns, name)
 		eventually(t, 60*time.Second, "the webhook fills in the restored configuration's caBundle", func() error {
 			v := &admissionregv1.ValidatingWebhookConfiguration{}
 			if err := c.Client.Get(ctx, client.ObjectKey{Name: name}, v); err != nil {
@@ -212,7 +276,7 @@ func TestRunbookCommands(t *testing.T) {
 			}
 			return nil
 		})
-		subject := r.run("A wrong denial", 4, ns, name)
+		subject := r.run("A wrong denial", 8, ns, name)
 		assert.Contains(t, subject, "subject=")
 		eventually(t, 60*time.Second, "denied again", denied)
 	})
@@ -261,6 +325,36 @@ func TestRunbookCommands(t *testing.T) {
 		eventually(t, 30*time.Second, "the policy denies", func() error {
 			return deniedByPolicy(c.Client.Create(ctx, listenerSet(polApps, "runbook", false), client.DryRunAll), polName)
 		})
+
+		// The enforcement label moves a namespace, or all, to the binding
+		// with Warn: the policy's message, as a warning.
+		polErr := c.Client.Create(ctx, listenerSet(polApps, "runbook", false), client.DryRunAll)
+		require.Error(t, polErr)
+		_, message, ok := strings.Cut(polErr.Error(), "denied request: ")
+		require.True(t, ok, "%v", polErr)
+		policyWarned := func() error {
+			warns.take()
+			if err := wc.Create(ctx, listenerSet(polApps, "runbook", false), client.DryRunAll); err != nil {
+				return err
+			}
+			want := "Validation failed for ValidatingAdmissionPolicy '" + polName + "' with binding '" + polName + "-warn': " + message
+			if got := warns.take(); !slices.Contains(got, want) {
+				return fmt.Errorf("warnings %q, want %q", got, want)
+			}
+			return nil
+		}
+		policyDenied := func() error {
+			return deniedByPolicy(c.Client.Create(ctx, listenerSet(polApps, "runbook", false), client.DryRunAll), polName)
+		}
+		setNamespaceLabel(ctx, t, c.Client, polApps, enforcementLabel, "warn")
+		eventually(t, 30*time.Second, "one namespace labelled: the policy's message as a warning", policyWarned)
+		setNamespaceLabel(ctx, t, c.Client, polApps, enforcementLabel, "")
+		eventually(t, 30*time.Second, "denied again without the label", policyDenied)
+		r.run("A wrong denial", 1, polNS, polName)
+		eventually(t, 30*time.Second, "every namespace labelled: the policy's message as a warning", policyWarned)
+		r.run("A wrong denial", 3, polNS, polName)
+		eventually(t, 30*time.Second, "denied again without the labels", policyDenied)
+
 		// both bindings, the rules' and the declared hostnames': a usual set
 		// whose hostname its Namespace does not declare is denied by the
 		// second alone
@@ -274,7 +368,6 @@ func TestRunbookCommands(t *testing.T) {
 		}
 		r.run("The policy is wrong", 0, polNS, polName)
 		bindingsAre(admissionregv1.Warn, admissionregv1.Audit)
-		wc, warns := warningClient(t, c)
 		eventually(t, 30*time.Second, "admitted with the policy's message as a warning", func() error {
 			warns.take()
 			if err := wc.Create(ctx, listenerSet(polApps, "runbook", false), client.DryRunAll); err != nil {

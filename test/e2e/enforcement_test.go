@@ -49,7 +49,7 @@ func TestEnforcementWarn(t *testing.T) {
 // the ecdhCurves option.
 func wouldDeny(t *testing.T) float64 {
 	t.Helper()
-	return seriesValue(t, admission.WouldDenyMetric+`{field="spec.listeners[*].tls.options[*]",reason="FieldValueNotSupported"}`)
+	return seriesValue(t, admission.WouldDenyMetric+`{field="spec.listeners[*].tls.options[*]",reason="FieldValueNotSupported",source="flag"}`)
 }
 
 // TestAddedNames: with --add-names=ecdhCurves=X448 the webhook admits a

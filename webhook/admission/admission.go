@@ -28,6 +28,9 @@ const (
 	MutatePath = "/mutate-gateway-networking-k8s-io-v1-listenerset"
 	// ValidatePath serves the validating webhook.
 	ValidatePath = "/validate-gateway-networking-k8s-io-v1-listenerset"
+	// ValidateWarnPath serves its warn twin (Registration's Warn): the same
+	// checks, every error a warning, for the namespaces labelled to warn.
+	ValidateWarnPath = "/validate-warn-gateway-networking-k8s-io-v1-listenerset"
 )
 
 // listenerSetGK names the kind in 422 Invalid statuses, so that kubectl prints
@@ -68,6 +71,36 @@ type Validator struct {
 	// Tenancy: owners, hostname declarations and the first claim
 	// (validation.Options.Tenancy); needs Cluster.
 	Tenancy merged.Tenancy
+	// warnedBy says what made Enforcement warn, for the
+	// listenerset_webhook_would_deny_total label source: the server's flag
+	// (""), or a namespace's label (WarnedByNamespace, the warn twins
+	// RegisterWith serves), so that an operator tells a namespace switched
+	// to warn during an incident from an adoption in warn.
+	warnedBy string
+}
+
+// The values of the source label of listenerset_webhook_would_deny_total.
+const (
+	// WarnedByFlag: the server's --enforcement=warn.
+	WarnedByFlag = "flag"
+	// WarnedByNamespace: the namespace's enforcement label, through a warn
+	// twin (Registration's Warn).
+	WarnedByNamespace = "namespace"
+)
+
+// warnTwin is v as its warn twins judge: every error a warning, counted
+// as warned by the namespace.
+func (v Validator) warnTwin() Validator {
+	v.Enforcement, v.warnedBy = EnforcementWarn, WarnedByNamespace
+	return v
+}
+
+// source is the source label of what v warns instead of denying.
+func (v Validator) source() string {
+	if v.warnedBy == "" {
+		return WarnedByFlag
+	}
+	return v.warnedBy
 }
 
 // Enforcement is what a verdict's errors do.
@@ -124,7 +157,7 @@ func (v Validator) respond(ctx context.Context, ls, oldLS *gwv1.ListenerSet) (cr
 		Scope: v.Scope, Classes: v.Classes, Routes: v.Routes, Tenancy: v.Tenancy})
 	recordScope(webhookValidating, r.Scope)
 	if v.Enforcement == EnforcementWarn && r.Errors.Total() > 0 {
-		wouldDeny(ctx, r)
+		wouldDeny(ctx, r, v.source())
 		recordCodes(ctx, AuditWouldDenyCodesKey, r.Errors.List())
 		r.ErrorsAsWarnings()
 	} else if r.Errors.Total() > 0 {
@@ -172,12 +205,13 @@ func verdict(ctx context.Context, ls *gwv1.ListenerSet, r *validation.Report) er
 
 // wouldDeny counts and logs the errors of r that the enforcement "warn"
 // lets through, as verdict does a denial's: the log line and
-// listenerset_webhook_would_deny_total show what deny would refuse.
-func wouldDeny(ctx context.Context, r *validation.Report) {
+// listenerset_webhook_would_deny_total show what deny would refuse, and
+// source what made it warn.
+func wouldDeny(ctx context.Context, r *validation.Report, source string) {
 	errs := r.Errors.List()
-	recordWouldDeny(errs)
+	recordWouldDeny(errs, source)
 	logf.FromContext(ctx).Info("Would deny ListenerSet (enforcement warn: admitted with warnings)",
-		"errorCount", r.Errors.Total(), "errors", fieldTypes(errs), "warningCount", r.Warnings.Total())
+		"errorCount", r.Errors.Total(), "errors", fieldTypes(errs), "warningCount", r.Warnings.Total(), "warnedBy", source)
 }
 
 // maxLoggedBytes bounds what a log line lists of its errors, as its JSON
@@ -252,7 +286,8 @@ func NewValidatingWebhookFor(v Validator) *cradmission.Webhook {
 }
 
 // Register registers the webhooks on srv at MutatePath, ValidatePath,
-// DeletePath and ValidateRoutePath, each behind reviewGuard (Run's server bounds each request, see
+// DeletePath and ValidateRoutePath, and the warn twins at ValidateWarnPath
+// and ValidateRouteWarnPath, each behind reviewGuard (Run's server bounds each request, see
 // Options.RequestTimeout). srv instruments them with controller-runtime's
 // webhook metrics (controller_runtime_webhook_requests_total, _latency_seconds,
 // _requests_in_flight). Tests use it with a server whose WebhookMux they serve
@@ -267,4 +302,10 @@ func RegisterWith(srv ctrlwebhook.Server, v Validator) {
 	srv.Register(ValidatePath, reviewGuard{next: NewValidatingWebhookFor(v)})
 	srv.Register(DeletePath, reviewGuard{next: NewDeletionWebhook(v), deletions: true})
 	srv.Register(ValidateRoutePath, reviewGuard{next: NewRouteWebhook(v), object: httpRouteTypeMeta})
+	// The warn twins: whatever --enforcement says, a namespace whose label
+	// selects them (the chart's webhook.enforcementLabel) is warned, never
+	// denied, with the same findings.
+	w := v.warnTwin()
+	srv.Register(ValidateWarnPath, reviewGuard{next: NewValidatingWebhookFor(w)})
+	srv.Register(ValidateRouteWarnPath, reviewGuard{next: NewRouteWebhook(w), object: httpRouteTypeMeta})
 }

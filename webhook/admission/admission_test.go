@@ -247,8 +247,8 @@ func TestValidateEnforcementWarn(t *testing.T) {
 		assert.True(t, strings.HasPrefix(message, "would be denied (enforcement warn): "), w)
 	}
 	after := metric(t, admission.WouldDenyMetric)
-	assert.Equal(t, 1.0, after[`spec.listeners[*].name FieldValueDuplicate`]-before[`spec.listeners[*].name FieldValueDuplicate`])
-	assert.Equal(t, 1.0, after[`spec.listeners[*].protocol FieldValueNotSupported`]-before[`spec.listeners[*].protocol FieldValueNotSupported`])
+	assert.Equal(t, 1.0, after[`spec.listeners[*].name FieldValueDuplicate flag`]-before[`spec.listeners[*].name FieldValueDuplicate flag`])
+	assert.Equal(t, 1.0, after[`spec.listeners[*].protocol FieldValueNotSupported flag`]-before[`spec.listeners[*].protocol FieldValueNotSupported flag`])
 	assert.Equal(t, beforeDenials, denials(t), "nothing was denied")
 	assert.Equal(t, map[string]string{admission.AuditWouldDenyCodesKey: string(object.CodeDuplicateListenerName) + "," + string(object.CodeProtocol)},
 		resp.AuditAnnotations)
@@ -256,6 +256,55 @@ func TestValidateEnforcementWarn(t *testing.T) {
 	valid := validate(t, srv, admissionv1.Create, reviewtest.Minimal, "")
 	assert.True(t, valid.Allowed)
 	assert.Empty(t, valid.Warnings, "a valid object gets no warning")
+}
+
+// TestValidateWarnTwin: a server that denies (the default enforcement)
+// answers at ValidateWarnPath, the warn twin a namespace's enforcement label
+// selects, with the same findings as its denial, each a "would be denied"
+// warning, and admits; counted in WouldDenyMetric with source namespace,
+// not as a denial and not as the flag's warn.
+func TestValidateWarnTwin(t *testing.T) {
+	srv := handlers(t)
+	denied := validate(t, srv, admissionv1.Create, reviewtest.Invalid, "")
+	require.False(t, denied.Allowed)
+	beforeDenials, before := denials(t), metric(t, admission.WouldDenyMetric)
+
+	req := reviewtest.Request(t, admissionv1.Create, reviewtest.ToJSON(t, reviewtest.Invalid), nil)
+	resp := reviewtest.Post(t, srv.Client(), srv.URL+admission.ValidateWarnPath, req)
+
+	assert.True(t, resp.Allowed, "%+v", resp.Result)
+	var want []string
+	for _, c := range denied.Result.Details.Causes {
+		want = append(want, c.Field+": would be denied (enforcement warn): "+c.Message)
+	}
+	require.NotEmpty(t, want)
+	assert.Equal(t, want, resp.Warnings, "the denial's findings, each a warning")
+	after := metric(t, admission.WouldDenyMetric)
+	for _, rule := range []string{"spec.listeners[*].name FieldValueDuplicate", "spec.listeners[*].protocol FieldValueNotSupported"} {
+		assert.Equal(t, 1.0, after[rule+" namespace"]-before[rule+" namespace"], rule)
+		assert.Equal(t, before[rule+" flag"], after[rule+" flag"], "not the flag's: %s", rule)
+	}
+	assert.Equal(t, beforeDenials, denials(t), "nothing was denied")
+	assert.Equal(t, map[string]string{admission.AuditWouldDenyCodesKey: string(object.CodeDuplicateListenerName) + "," + string(object.CodeProtocol)},
+		resp.AuditAnnotations)
+}
+
+// TestRegistrationsAreServed: every path of Registrations (the chart's
+// files/webhooks.yaml), the warn twins' too, has a handler: none answers
+// 404, which kube-apiserver would take for a failed call.
+func TestRegistrationsAreServed(t *testing.T) {
+	srv := handlers(t)
+	reg := admission.Registrations()
+	paths := []string{reg.Mutating.Path, reg.Validating.Path, reg.Validating.Warn.Path, reg.Deleting.Path,
+		reg.Routes.Path, reg.Routes.Warn.Path}
+	assert.Nil(t, reg.Mutating.Warn, "the mutating webhook denies nothing: no twin")
+	for _, p := range paths {
+		resp, err := srv.Client().Post(srv.URL+p, "application/json", strings.NewReader("{}"))
+		require.NoError(t, err)
+		resp.Body.Close()
+		assert.NotEqual(t, http.StatusNotFound, resp.StatusCode, p)
+	}
+	assert.Len(t, slices.Compact(slices.Sorted(slices.Values(paths))), len(paths), "each its own path")
 }
 
 func TestValidateCreateWarnings(t *testing.T) {

@@ -31,12 +31,14 @@ var denials = prometheus.NewCounterVec(prometheus.CounterOpts{
 const WouldDenyMetric = "listenerset_webhook_would_deny_total"
 
 // wouldDenials counts what denials would with EnforcementDeny, by the same
-// labels.
+// labels, and by source: what made the enforcement warn (WarnedByFlag,
+// WarnedByNamespace).
 var wouldDenials = prometheus.NewCounterVec(prometheus.CounterOpts{
 	Name: WouldDenyMetric,
-	Help: "Validation errors in ListenerSet admission requests admitted because the enforcement is warn (they " +
-		"would have denied them), by field path (indices and map keys replaced by [*]) and error type.",
-}, []string{"field", "reason"})
+	Help: "Validation errors in admission requests admitted because the enforcement is warn (they would have " +
+		"denied them), by field path (indices and map keys replaced by [*]), error type and source: flag " +
+		"(--enforcement=warn) or namespace (the namespace's enforcement label).",
+}, []string{"field", "reason", "source"})
 
 // ScopeMetric is the name of the counter of admission requests by what the
 // scope made of their ListenerSet (validation.Outcome).
@@ -77,13 +79,14 @@ func recordScope(webhook string, d merged.Decision) {
 // recordDenial counts each error of one denied request.
 func recordDenial(errs field.ErrorList) { record(denials, errs) }
 
-// recordWouldDeny counts each error of one request that warn admitted.
-func recordWouldDeny(errs field.ErrorList) { record(wouldDenials, errs) }
+// recordWouldDeny counts each error of one request that warn admitted,
+// warned by source.
+func recordWouldDeny(errs field.ErrorList, source string) { record(wouldDenials, errs, source) }
 
-// record counts each error in c, by rule.
-func record(c *prometheus.CounterVec, errs field.ErrorList) {
+// record counts each error in c, by rule and the further label values.
+func record(c *prometheus.CounterVec, errs field.ErrorList, labels ...string) {
 	for _, e := range errs {
-		c.WithLabelValues(FieldLabel(e.Field), string(e.Type)).Inc()
+		c.WithLabelValues(append([]string{FieldLabel(e.Field), string(e.Type)}, labels...)...).Inc()
 	}
 }
 

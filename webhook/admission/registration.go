@@ -14,6 +14,9 @@ const (
 	ValidatingWebhookName = "validate.listenersets.microgateway.airlock.com"
 	DeletionWebhookName   = "delete.listenersets.microgateway.airlock.com"
 	RouteWebhookName      = "validate.httproutes.microgateway.airlock.com"
+	// The warn twins of the two webhooks that deny (Webhook's Warn).
+	ValidatingWarnWebhookName = "validate-warn.listenersets.microgateway.airlock.com"
+	RouteWarnWebhookName      = "validate-warn.httproutes.microgateway.airlock.com"
 )
 
 // DeletionTimeoutSeconds is the deletion webhook's timeoutSeconds: short,
@@ -75,21 +78,41 @@ type Webhook struct {
 	Path string `json:"path"`
 	// MatchConditions are evaluated by kube-apiserver before it calls.
 	MatchConditions []admissionregistrationv1.MatchCondition `json:"matchConditions,omitempty"`
+	// Warn is the warn twin of a webhook that denies (nil for one that
+	// does not): the same rules and match conditions at its own path.
+	Warn *WarnTwin `json:"warn,omitempty"`
+}
+
+// WarnTwin is a webhook's warn twin: served at Path with the same checks,
+// every error turned into a warning and the object admitted, whatever the
+// server's --enforcement. A configuration that splits its namespaces by
+// a label (the chart's webhook.enforcementLabel: enforcement=warn) sends
+// the labelled ones here and the others to the webhook, so that an
+// operator switches one namespace, or all, from deny to warn without a
+// redeploy (docs/runbook.md). FailurePolicy is Ignore: a webhook that only
+// warns never blocks a write, not even when it cannot be reached.
+type WarnTwin struct {
+	Name          string                                    `json:"name"`
+	Path          string                                    `json:"path"`
+	FailurePolicy admissionregistrationv1.FailurePolicyType `json:"failurePolicy"`
 }
 
 // Registrations gives the server's registration: the mutating webhook at
 // MutatePath, called only when its MutatingMatchConditions hold, and the
-// validating webhook at ValidatePath, called for every create and update.
+// validating webhook at ValidatePath, called for every create and update,
+// with its warn twin at ValidateWarnPath.
 func Registrations() Registration {
 	return Registration{
-		Mutating:   Webhook{Name: MutatingWebhookName, Path: MutatePath, MatchConditions: MutatingMatchConditions()},
-		Validating: Webhook{Name: ValidatingWebhookName, Path: ValidatePath},
-		Rules:      []admissionregistrationv1.RuleWithOperations{registration.Rule()},
+		Mutating: Webhook{Name: MutatingWebhookName, Path: MutatePath, MatchConditions: MutatingMatchConditions()},
+		Validating: Webhook{Name: ValidatingWebhookName, Path: ValidatePath,
+			Warn: &WarnTwin{Name: ValidatingWarnWebhookName, Path: ValidateWarnPath, FailurePolicy: admissionregistrationv1.Ignore}},
+		Rules: []admissionregistrationv1.RuleWithOperations{registration.Rule()},
 		Deleting: DeletionWebhook{Name: DeletionWebhookName, Path: DeletePath,
 			Rules:         []admissionregistrationv1.RuleWithOperations{registration.DeleteRule()},
 			FailurePolicy: admissionregistrationv1.Ignore, TimeoutSeconds: DeletionTimeoutSeconds},
 		Routes: RouteWebhook{Webhook: Webhook{Name: RouteWebhookName, Path: ValidateRoutePath,
-			MatchConditions: []admissionregistrationv1.MatchCondition{{Name: "names-listenerset", Expression: RouteMatchExpression}}},
+			MatchConditions: []admissionregistrationv1.MatchCondition{{Name: "names-listenerset", Expression: RouteMatchExpression}},
+			Warn:            &WarnTwin{Name: RouteWarnWebhookName, Path: ValidateRouteWarnPath, FailurePolicy: admissionregistrationv1.Ignore}},
 			Rules: []admissionregistrationv1.RuleWithOperations{registration.RouteRule()}},
 	}
 }

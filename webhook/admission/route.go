@@ -16,6 +16,9 @@ import (
 // (validation.JudgeRoute), judged when they are applied.
 const ValidateRoutePath = "/validate-gateway-networking-k8s-io-v1-httproute"
 
+// ValidateRouteWarnPath serves its warn twin (Registration's Warn).
+const ValidateRouteWarnPath = "/validate-warn-gateway-networking-k8s-io-v1-httproute"
+
 // httpRouteGK names the kind in 422 Invalid statuses: `The HTTPRoute "x"
 // is invalid: ...`.
 var httpRouteGK = schema.GroupKind{Group: gwv1.GroupName, Kind: "HTTPRoute"}
@@ -70,9 +73,10 @@ func (r routeValidator) respond(ctx context.Context, route, oldRoute *gwv1.HTTPR
 	}
 	errs := rep.Errors.List()
 	if v.Enforcement == EnforcementWarn {
-		recordWouldDeny(errs)
+		recordWouldDeny(errs, v.source())
 		recordCodes(ctx, AuditWouldDenyCodesKey, errs)
-		log.Info("Would deny HTTPRoute (enforcement warn: admitted with warnings)", "errorCount", rep.Errors.Total(), "errors", fieldTypes(errs))
+		log.Info("Would deny HTTPRoute (enforcement warn: admitted with warnings)", "errorCount", rep.Errors.Total(), "errors", fieldTypes(errs),
+			"warnedBy", v.source())
 		rep.ErrorsAsWarnings()
 		return cradmission.Warnings(rep.Warnings.List().Strings()), nil
 	}

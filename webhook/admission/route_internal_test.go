@@ -47,6 +47,11 @@ func TestRouteValidator(t *testing.T) {
 	require.Len(t, ws, 1)
 	assert.Contains(t, ws[0], "would be denied")
 
+	// The warn twin RegisterWith serves at ValidateRouteWarnPath warns the same.
+	twin, err := routeValidator{v: Validator{Cluster: c, Routes: c}.warnTwin()}.ValidateCreate(context.Background(), route)
+	require.NoError(t, err)
+	assert.Equal(t, ws, twin)
+
 	ws, err = routeValidator{v: Validator{}}.ValidateCreate(context.Background(), route)
 	assert.NoError(t, err, "no cluster view: nothing judged")
 	assert.Empty(t, ws)

@@ -70,6 +70,75 @@ matchExpressions:
   {{- end }}
 {{- end }}
 
+{{/*
+The enforcement label (webhook.enforcementLabel): a namespace labelled
+<key>=warn is warned where it would be denied, without a redeploy (the way
+out of docs/runbook.md for a wrong denial, in one namespace or all; also a
+namespace's own adoption step). Each entry that denies is split in two:
+lsw.enforcementSelector with "deny" selects the namespaces without the
+label's value warn, with "warn" exactly those, for its warn twin (a webhook
+of its own path, failurePolicy Ignore; a policy binding with Warn in place
+of Deny). Both start from lsw.namespaceSelector: the bypass label and the
+exclusions win over the label. lsw.warnsWebhooks and lsw.warnsPolicy say
+whether there is anything to split: the label is set and the webhook's
+enforcement is deny, or the binding's actions hold Deny.
+*/}}
+{{- define "lsw.warnsWebhooks" -}}
+{{- if and .Values.webhook.enforcementLabel (eq .Values.webhook.enforcement "deny") }}true{{ end }}
+{{- end }}
+
+{{- define "lsw.warnsPolicy" -}}
+{{- if and .Values.webhook.enforcementLabel (has "Deny" .Values.admission.policy.validationActions) }}true{{ end }}
+{{- end }}
+
+{{/* Called as (dict "root" $ "enforcement" "deny"|"warn"|""); "" is lsw.namespaceSelector's namespaces, unsplit. */}}
+{{- define "lsw.enforcementSelector" -}}
+{{- $sel := include "lsw.namespaceSelector" .root | fromYaml }}
+{{- if .enforcement }}
+{{- $expr := dict "key" .root.Values.webhook.enforcementLabel "operator" (ternary "In" "NotIn" (eq .enforcement "warn")) "values" (list "warn") }}
+{{- $_ := set $sel "matchExpressions" (append $sel.matchExpressions $expr) }}
+{{- end }}
+{{- toYaml $sel }}
+{{- end }}
+
+{{/*
+lsw.policyBindings: a binding of the policy (a dict, the generator's with
+the release's names) as the chart renders it: the values' actions, the
+namespaces and objects judged; with lsw.warnsPolicy the namespaces without
+the enforcement label's warn, then its warn twin, <name>-warn, for those
+with it, whose actions are the values' with Warn in place of Deny. Every
+binding of every policy goes through here, so that each gets the split.
+Called as (dict "root" $ "binding" $binding).
+*/}}
+{{- define "lsw.policyBindings" -}}
+{{- $root := .root }}
+{{- $actions := $root.Values.admission.policy.validationActions }}
+{{- $split := include "lsw.warnsPolicy" $root }}
+{{- $binding := .binding }}
+{{- $spec := get $binding "spec" | default dict }}
+{{- $_ := set $spec "validationActions" $actions }}
+{{- $match := get $spec "matchResources" | default dict }}
+{{- $_ := set $match "namespaceSelector" (include "lsw.enforcementSelector" (dict "root" $root "enforcement" (ternary "deny" "" (eq $split "true"))) | fromYaml) }}
+{{- with $root.Values.webhook.objectSelector }}
+{{- $_ := set $match "objectSelector" . }}
+{{- end }}
+{{- $_ := set $spec "matchResources" $match }}
+{{- $_ := set $binding "spec" $spec }}
+{{ toYaml $binding }}
+{{- if $split }}
+{{- $warn := deepCopy $binding }}
+{{- $_ := set $warn.metadata "name" (printf "%s-warn" $binding.metadata.name) }}
+{{- $warnActions := list "Warn" }}
+{{- range without $actions "Deny" }}
+{{- $warnActions = append $warnActions . }}
+{{- end }}
+{{- $_ := set $warn.spec "validationActions" $warnActions }}
+{{- $_ := set $warn.spec.matchResources "namespaceSelector" (include "lsw.enforcementSelector" (dict "root" $root "enforcement" "warn") | fromYaml) }}
+---
+{{ toYaml $warn }}
+{{- end }}
+{{- end }}
+
 {{/* Name of the rules' ValidatingAdmissionPolicy and of its binding. */}}
 {{- define "lsw.policyName" -}}
 {{- include "lsw.fullname" . }}

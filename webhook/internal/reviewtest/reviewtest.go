@@ -184,8 +184,10 @@ func Denials(t testing.TB, r io.Reader) map[string]float64 {
 }
 
 // ByRule reads the series of metric, a counter labelled by field and
-// reason (admission.DenialsMetric, admission.WouldDenyMetric), of a
-// /metrics page, keyed "field reason".
+// reason (admission.DenialsMetric) and maybe further labels
+// (admission.WouldDenyMetric's source), of a /metrics page, keyed by the
+// label values in the page's order (client_golang sorts them by name):
+// "field reason", "field reason source".
 func ByRule(t testing.TB, r io.Reader, metric string) map[string]float64 {
 	t.Helper()
 	body, err := io.ReadAll(r)
@@ -196,20 +198,14 @@ func ByRule(t testing.TB, r io.Reader, metric string) map[string]float64 {
 			continue
 		}
 		labels, value, _ := strings.Cut(strings.TrimPrefix(l, metric+"{"), "} ")
-		var field, reason string
+		var key []string
 		for _, kv := range strings.Split(labels, `",`) {
-			k, v, _ := strings.Cut(kv, `="`)
-			v = strings.TrimSuffix(v, `"`)
-			switch k {
-			case "field":
-				field = v
-			case "reason":
-				reason = v
-			}
+			_, v, _ := strings.Cut(kv, `="`)
+			key = append(key, strings.TrimSuffix(v, `"`))
 		}
 		var f float64
 		require.NoError(t, json.Unmarshal([]byte(value), &f))
-		out[field+" "+reason] = f
+		out[strings.Join(key, " ")] = f
 	}
 	return out
 }
