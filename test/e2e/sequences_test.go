@@ -21,12 +21,15 @@ import (
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/apimachinery/pkg/types"
+	"k8s.io/apimachinery/pkg/util/validation/field"
 	"k8s.io/client-go/dynamic"
 	"k8s.io/client-go/rest"
 	gwv1 "sigs.k8s.io/gateway-api/apis/v1"
 
 	"github.com/airlock/listenerset-webhook/validation"
+	"github.com/airlock/listenerset-webhook/validation/findings"
 	"github.com/airlock/listenerset-webhook/validation/merged"
+	"github.com/airlock/listenerset-webhook/validation/routes"
 	"github.com/airlock/listenerset-webhook/validation/validationtest"
 )
 
@@ -37,28 +40,48 @@ const (
 	seedsEnv     = "E2E_SEQUENCE_SEEDS"
 )
 
-// TestSequences runs validationtest's sequences (validation's
-// TestSequences runs thousands in process) through kube-apiserver and the
-// webhook with --cluster-checks and Airlock's scope, first with
-// --first-claim=warn, then deny: the requests as kubectl sends them
-// (server-side apply with field manager "kubectl", label with
+// seqRouteSeeds are seeds kept for their HTTPRoute steps, which reach the
+// route verdicts of seqRouteReach in both modes (the first seeds do not:
+// most of their routes claim nothing, their sets gone or another
+// implementation's): 104 a route created outside its declaration (LS319)
+// and a ListenerSet write told of the claims it gives an attached route
+// (LS319, LS320), 310 a route created with a name another owner's route
+// holds (LS320) and one updated outside its declaration (LS319), 356 an
+// update's new claim held by another owner (LS320).
+var seqRouteSeeds = []uint64{104, 310, 356}
+
+// seqRouteReach are the writes the kept seeds must reach in each mode (the
+// model's Stats).
+var seqRouteReach = []string{"route: a create, LS319", "route: a create, LS320", "route, LS319", "route, LS320",
+	"arriving: the Gateway is missing, LS319", "arriving: the Gateway is missing, LS320"}
+
+// TestSequences runs validationtest's sequences with HTTPRoutes
+// (GenerateSequenceWithRoutes, the ones validation's TestSequences runs by
+// the thousand in process) through kube-apiserver and the webhook, its
+// HTTPRoute entry registered as the chart registers it, with
+// --cluster-checks and Airlock's scope, first with --first-claim=warn, then
+// deny: the requests as kubectl sends them (server-side apply with field
+// manager "kubectl", of a ListenerSet or an HTTPRoute, label with
 // "kubectl-label", a merge patch of spec.parentRef with "kubectl-patch"),
 // so creationTimestamp and managedFields are kube-apiserver's own. The
-// webhook's answer to each step (stored or refused, its errors and
-// warnings) is held to validationtest.Model, the stored ListenerSets to
-// its invariants after every step, and the audit (validation.Judge with
-// AsStored on the stored objects) to it after each sequence.
+// webhook's answer to each write (stored or refused, its errors and
+// warnings, a route's per spec.hostnames[i]) is held to
+// validationtest.Model, the stored ListenerSets and HTTPRoutes to its
+// invariants after every step (Invariants, RouteInvariants), and the audit
+// (validation.Judge with AsStored on the stored objects) to it after each
+// sequence.
 //
 // Two things make the real cluster the model's: a barrier after each step
 // waits until the webhook's view has the write (a probe the view answers
-// only once it has a marker written after it: the watch of each kind
-// delivers in order), and a write whose time the rules read (a ListenerSet
-// write, a Gateway created) waits for a second of its own, as the model's
-// steps have (kube-apiserver's times are seconds). In each mode the seeds
-// of validationtest.SeedsFile, then 1 to 2, about 15 s a sequence, in make
-// test-all (not a quick test: make test runs the in-process sequences);
-// E2E_SEQUENCES sets another number of random ones, E2E_SEQUENCE_SEEDS=229,59
-// which seeds alone; what the writes reached is logged.
+// only once it has a marker of the same kind written after it: the watch of
+// each kind delivers in order), and a write whose time the rules read (a
+// ListenerSet or HTTPRoute write, a Gateway created) waits for a second of
+// its own, as the model's steps have (kube-apiserver's times are seconds).
+// In each mode the seeds of validationtest.SeedsFile, seqRouteSeeds, then 1
+// to 2, 12 to 20 s a sequence, in make test-all (not a quick test: make test
+// runs the in-process sequences); E2E_SEQUENCES sets another number of
+// random ones, E2E_SEQUENCE_SEEDS=229,59 which seeds alone; what the writes
+// reached, and each sequence's wall time, is logged.
 func TestSequences(t *testing.T) {
 	requireCluster(t)
 	n := 2
@@ -72,6 +95,7 @@ func TestSequences(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	seeds = append(seeds, seqRouteSeeds...)
 	for seed := range uint64(n) {
 		seeds = append(seeds, seed+1)
 	}
@@ -103,6 +127,11 @@ func TestSequences(t *testing.T) {
 			for _, k := range slices.Sorted(maps.Keys(stats)) {
 				t.Logf("%4d %s", stats[k], k)
 			}
+			for _, k := range seqRouteReach {
+				if stats[k] == 0 && os.Getenv(seedsEnv) == "" {
+					t.Errorf("no write reached %q: pick seqRouteSeeds anew (validation's TestSequences logs what each seed reaches with SEQUENCE_SEED)", k)
+				}
+			}
 		})
 	}
 }
@@ -112,17 +141,21 @@ var (
 	seqGatewaysGVR = schema.GroupVersionResource{Group: gwv1.GroupName, Version: "v1", Resource: "gateways"}
 	seqClassesGVR  = schema.GroupVersionResource{Group: gwv1.GroupName, Version: "v1", Resource: "gatewayclasses"}
 	seqNsGVR       = schema.GroupVersionResource{Version: "v1", Resource: "namespaces"}
+	seqRoutesGVR   = schema.GroupVersionResource{Group: gwv1.GroupName, Version: "v1", Resource: "httproutes"}
 )
 
-// The probes' namespaces: seqProbe holds the marker set and the marker
+// The probes' namespaces: seqProbe holds the marker set, route and
 // Gateways, seqProbeCheck the dry runs that ask the view about them,
 // seqProbeDecl the marker declaration and the dry runs that ask about it;
-// seqProbeKey is a Gateway that never exists, whose sets claim by its key.
+// seqProbeKey is a Gateway that never exists, whose sets claim by its key;
+// seqProbeRoutes is the set in seqProbe on it, with a listener without a
+// hostname, that the marker HTTPRoute attaches to.
 const (
-	seqProbe      = "seq-probe"
-	seqProbeCheck = "seq-probe-check"
-	seqProbeDecl  = "seq-probe-decl"
-	seqProbeKey   = seqProbe + "/none"
+	seqProbe       = "seq-probe"
+	seqProbeCheck  = "seq-probe-check"
+	seqProbeDecl   = "seq-probe-decl"
+	seqProbeKey    = seqProbe + "/none"
+	seqProbeRoutes = "routes"
 )
 
 type seqCluster struct {
@@ -183,6 +216,8 @@ func (c *seqCluster) fixtures() {
 			"metadata": map[string]any{"name": gc.Name}, "spec": map[string]any{"controllerName": string(gc.Spec.ControllerName)}})
 	}
 	c.declare(seqProbeDecl, c.probeName("n", c.probe))
+	c.applyObject(seqSetsGVR, seqProbe, c.manifest(validationtest.Step{Namespace: seqProbe, Name: seqProbeRoutes,
+		Manifest: validationtest.Manifest{Parent: seqProbeKey, Rev: 1, Listeners: []validationtest.SeqListener{{Name: "l1"}}}}).Object)
 }
 
 func (c *seqCluster) applyObject(gvr schema.GroupVersionResource, ns string, obj map[string]any) *unstructured.Unstructured {
@@ -218,8 +253,10 @@ func (c *seqCluster) reset() {
 	ctx, cancel := seqCtx()
 	defer cancel()
 	for _, ns := range validationtest.SeqTenants {
-		if err := c.dyn.Resource(seqSetsGVR).Namespace(ns).DeleteCollection(ctx, metav1.DeleteOptions{}, metav1.ListOptions{}); err != nil {
-			c.t.Fatal(err)
+		for _, gvr := range []schema.GroupVersionResource{seqRoutesGVR, seqSetsGVR} {
+			if err := c.dyn.Resource(gvr).Namespace(ns).DeleteCollection(ctx, metav1.DeleteOptions{}, metav1.ListOptions{}); err != nil {
+				c.t.Fatal(err)
+			}
 		}
 		c.declare(ns, validationtest.SeqInitialDeclarations[ns])
 	}
@@ -230,6 +267,7 @@ func (c *seqCluster) reset() {
 		}
 	}
 	c.barrier(validationtest.OpDelete)
+	c.barrier(validationtest.OpDeleteRoute)
 	c.barrier(validationtest.OpCreateGateway)
 	c.barrier(validationtest.OpDeclare)
 	c.warnings.take()
@@ -239,6 +277,7 @@ func (c *seqCluster) cleanup() {
 	ctx, cancel := seqCtx()
 	defer cancel()
 	for _, ns := range append([]string{seqProbe, seqProbeCheck, seqProbeDecl}, validationtest.SeqTenants...) {
+		_ = c.dyn.Resource(seqRoutesGVR).Namespace(ns).DeleteCollection(ctx, metav1.DeleteOptions{}, metav1.ListOptions{})
 		_ = c.dyn.Resource(seqSetsGVR).Namespace(ns).DeleteCollection(ctx, metav1.DeleteOptions{}, metav1.ListOptions{})
 		c.declare(ns, "")
 	}
@@ -278,14 +317,19 @@ func (c *seqCluster) createGateway(key, class string) (created bool) {
 
 // run runs seed's sequence in mode.
 func (c *seqCluster) run(seed uint64, mode merged.ClaimMode, stats map[string]int) {
+	start := time.Now()
 	c.reset()
 	model := validationtest.NewModel(mode)
 	var trace, bad []string
-	for i, step := range validationtest.GenerateSequence(seed) {
+	routeSteps := 0
+	for i, step := range validationtest.GenerateSequenceWithRoutes(seed) {
+		if step.Op == validationtest.OpApplyRoute || step.Op == validationtest.OpDeleteRoute {
+			routeSteps++
+		}
 		x := model.Expect(step)
 		out := c.do(step)
 		trace = append(trace, fmt.Sprintf("%2d %s%s", i+1, step, validationtest.Describe(out)))
-		for _, b := range append(model.Check(x, out), model.Invariants(c.sets())...) {
+		for _, b := range slices.Concat(model.Check(x, out), model.Invariants(c.sets()), model.RouteInvariants(c.routes())) {
 			bad = append(bad, fmt.Sprintf("step %d: %s", i+1, b))
 		}
 		if len(bad) > 0 {
@@ -295,7 +339,7 @@ func (c *seqCluster) run(seed uint64, mode merged.ClaimMode, stats map[string]in
 	if len(bad) == 0 {
 		objects := c.objects()
 		bad = model.Audit(objects, func(ls *gwv1.ListenerSet, o *merged.Objects) validationtest.Verdict {
-			r := validation.Judge(ls, nil, validation.Options{Cluster: o, Classes: o, AsStored: true, Tenancy: merged.Tenancy{FirstClaim: mode},
+			r := validation.Judge(ls, nil, validation.Options{Cluster: o, Classes: o, Routes: o, AsStored: true, Tenancy: merged.Tenancy{FirstClaim: mode},
 				Scope: merged.Scope{ControllerNames: []gwv1.GatewayController{merged.AirlockControllerName}}})
 			return validationtest.VerdictOf(r.Errors.List(), r.Warnings.List())
 		})
@@ -303,6 +347,7 @@ func (c *seqCluster) run(seed uint64, mode merged.ClaimMode, stats map[string]in
 	for k, v := range model.Stats {
 		stats[k] += v
 	}
+	c.t.Logf("seed %d: %d steps, %d of HTTPRoutes, in %s", seed, len(trace), routeSteps, time.Since(start).Round(100*time.Millisecond))
 	if len(bad) > 0 {
 		c.t.Errorf("seed %d, first claim %s, through kube-apiserver (SEQUENCE_SEED=%d go test -run TestSequences ./validation runs it in process):\n%s\n%s",
 			seed, mode, seed, strings.Join(trace, "\n"), strings.Join(bad, "\n"))
@@ -324,10 +369,14 @@ func (c *seqCluster) do(step validationtest.Step) validationtest.Outcome {
 	out := validationtest.Outcome{Step: step}
 	ctx, cancel := seqCtx()
 	defer cancel()
-	sets := c.dyn.Resource(seqSetsGVR).Namespace(step.Namespace)
+	gvr := seqSetsGVR
+	if step.Op == validationtest.OpApplyRoute || step.Op == validationtest.OpDeleteRoute {
+		gvr = seqRoutesGVR
+	}
+	res := c.dyn.Resource(gvr).Namespace(step.Namespace)
 	switch step.Op {
-	case validationtest.OpDelete:
-		err := sets.Delete(ctx, step.Name, metav1.DeleteOptions{})
+	case validationtest.OpDelete, validationtest.OpDeleteRoute:
+		err := res.Delete(ctx, step.Name, metav1.DeleteOptions{})
 		if out.Skipped = apierrors.IsNotFound(err); err != nil && !out.Skipped {
 			c.t.Fatalf("%s: %v", step, err)
 		}
@@ -340,10 +389,10 @@ func (c *seqCluster) do(step validationtest.Step) validationtest.Outcome {
 	case validationtest.OpDeclare:
 		c.declare(step.Namespace, step.Value)
 	default:
-		old, err := sets.Get(ctx, step.Name, metav1.GetOptions{})
+		old, err := res.Get(ctx, step.Name, metav1.GetOptions{})
 		switch {
 		case apierrors.IsNotFound(err):
-			if step.Op != validationtest.OpApply {
+			if step.Op != validationtest.OpApply && step.Op != validationtest.OpApplyRoute {
 				out.Skipped = true
 				return out
 			}
@@ -356,25 +405,31 @@ func (c *seqCluster) do(step validationtest.Step) validationtest.Outcome {
 		var stored *unstructured.Unstructured
 		switch step.Op {
 		case validationtest.OpApply:
-			stored, err = sets.Apply(ctx, step.Name, c.manifest(step), metav1.ApplyOptions{FieldManager: "kubectl", Force: true})
+			stored, err = res.Apply(ctx, step.Name, c.manifest(step), metav1.ApplyOptions{FieldManager: "kubectl", Force: true})
+		case validationtest.OpApplyRoute:
+			stored, err = res.Apply(ctx, step.Name, routeManifest(step), metav1.ApplyOptions{FieldManager: "kubectl", Force: true})
 		case validationtest.OpLabel:
 			patch, _ := json.Marshal(map[string]any{"metadata": map[string]any{"labels": map[string]any{validationtest.SeqTagLabel: step.Value}}})
-			stored, err = sets.Patch(ctx, step.Name, types.MergePatchType, patch, metav1.PatchOptions{FieldManager: "kubectl-label"})
+			stored, err = res.Patch(ctx, step.Name, types.MergePatchType, patch, metav1.PatchOptions{FieldManager: "kubectl-label"})
 		case validationtest.OpPatchParent:
 			ref := validationtest.SeqParentRef(step.Gateway)
 			patch, _ := json.Marshal(map[string]any{"spec": map[string]any{"parentRef": map[string]any{"name": ref.Name, "namespace": *ref.Namespace}}})
-			stored, err = sets.Patch(ctx, step.Name, types.MergePatchType, patch, metav1.PatchOptions{FieldManager: "kubectl-patch"})
+			stored, err = res.Patch(ctx, step.Name, types.MergePatchType, patch, metav1.PatchOptions{FieldManager: "kubectl-patch"})
 		}
 		c.lastTimed = time.Now().Truncate(time.Second)
-		out.Write = true
 		out.Verdict = c.verdict(step, err)
-		if old != nil {
-			out.Old = typedSet(c.t, old)
+		if err != nil {
+			stored = nil // refused: nothing changed
+		}
+		if out.RouteWrite = step.Op == validationtest.OpApplyRoute; out.RouteWrite {
+			out.OldRoute, out.NewRoute = typed[gwv1.HTTPRoute](c.t, old), typed[gwv1.HTTPRoute](c.t, stored)
+		} else {
+			out.Write = true
+			out.Old, out.New = typed[gwv1.ListenerSet](c.t, old), typed[gwv1.ListenerSet](c.t, stored)
 		}
 		if err != nil {
-			return out // refused: nothing changed
+			return out
 		}
-		out.New = typedSet(c.t, stored)
 		if out.NoOp = old != nil && old.GetResourceVersion() == stored.GetResourceVersion(); out.NoOp {
 			return out
 		}
@@ -391,7 +446,7 @@ func (c *seqCluster) verdict(step validationtest.Step, err error) validationtest
 	var v validationtest.Verdict
 	for _, w := range c.warnings.take() {
 		path, msg, _ := strings.Cut(w, ": ")
-		v.Warnings = append(v.Warnings, validationtest.Finding{Code: validationtest.CodeOfMessage(msg), Path: path, Message: msg})
+		v.Warnings = append(v.Warnings, validationtest.Finding{Code: codeOf(path, msg), Path: path, Message: msg})
 	}
 	if err == nil {
 		return v
@@ -401,9 +456,45 @@ func (c *seqCluster) verdict(step validationtest.Step, err error) validationtest
 		c.t.Fatalf("%s: not a denial with causes: %v", step, err)
 	}
 	for _, cause := range status.Status().Details.Causes {
-		v.Errors = append(v.Errors, validationtest.Finding{Code: validationtest.CodeOfMessage(cause.Message), Path: cause.Field, Message: cause.Message})
+		msg := detailOf(cause.Message)
+		v.Errors = append(v.Errors, validationtest.Finding{Code: codeOf(cause.Field, msg), Path: cause.Field, Message: msg})
 	}
 	return v
+}
+
+// detailOf is a cause's message without the error type that
+// apierrors.NewInvalid puts before the detail ("Forbidden: "): the
+// message as validationtest.VerdictOf has it in process.
+func detailOf(msg string) string {
+	for _, t := range []field.ErrorType{field.ErrorTypeForbidden, field.ErrorTypeRequired} {
+		if d, ok := strings.CutPrefix(msg, t.String()+": "); ok {
+			return d
+		}
+	}
+	return msg
+}
+
+// givenTo are the fixed parts of routes.DetailGivenToRoute.
+var givenTo = strings.Split(routes.DetailGivenToRoute, "%s")
+
+// codeOf is the tenancy code of a finding at path as the webhook's
+// response words it (validationtest.CodeOfMessage). A route claim's
+// finding is worded as a listener's, its codes are the routes' (LS319,
+// LS320): at an HTTPRoute's hostname (spec.hostnames), or a ListenerSet
+// write's of the claim it gives an attached route (routes.DetailGivenToRoute).
+func codeOf(path, msg string) findings.Code {
+	code := validationtest.CodeOfMessage(msg)
+	given := strings.HasPrefix(msg, givenTo[0]) && strings.Contains(msg, givenTo[2])
+	if !given && !strings.HasPrefix(path, "spec.hostnames") {
+		return code
+	}
+	switch code {
+	case merged.CodeHostnameNotDeclared:
+		return routes.CodeRouteHostnameNotDeclared
+	case merged.CodeHostnameClaimed:
+		return routes.CodeRouteHostnameClaimed
+	}
+	return code
 }
 
 // manifest is step's manifest as kubectl apply sends it.
@@ -425,28 +516,57 @@ func (c *seqCluster) manifest(step validationtest.Step) *unstructured.Unstructur
 	}}
 }
 
-func typedSet(t *testing.T, u *unstructured.Unstructured) *gwv1.ListenerSet {
+// routeManifest is step's HTTPRoute manifest as kubectl apply sends it:
+// one parentRef, to the ListenerSet of step.Route (a listener of it, or
+// all), and its hostnames.
+func routeManifest(step validationtest.Step) *unstructured.Unstructured {
+	ref := map[string]any{"group": gwv1.GroupName, "kind": "ListenerSet", "name": step.Route.Set}
+	if step.Route.Section != "" {
+		ref["sectionName"] = step.Route.Section
+	}
+	hostnames := []any{}
+	for _, h := range step.Route.Hostnames {
+		hostnames = append(hostnames, h)
+	}
+	return &unstructured.Unstructured{Object: map[string]any{
+		"apiVersion": gwv1.GroupVersion.String(), "kind": "HTTPRoute",
+		"metadata": map[string]any{"name": step.Name, "namespace": step.Namespace},
+		"spec":     map[string]any{"parentRefs": []any{ref}, "hostnames": hostnames},
+	}}
+}
+
+// typed is u as a T, nil for nil.
+func typed[T any](t *testing.T, u *unstructured.Unstructured) *T {
 	t.Helper()
-	var ls gwv1.ListenerSet
-	if err := runtime.DefaultUnstructuredConverter.FromUnstructured(u.Object, &ls); err != nil {
+	if u == nil {
+		return nil
+	}
+	var obj T
+	if err := runtime.DefaultUnstructuredConverter.FromUnstructured(u.Object, &obj); err != nil {
 		t.Fatal(err)
 	}
-	return &ls
+	return &obj
 }
 
 // sets are the tenants' stored ListenerSets.
-func (c *seqCluster) sets() []*gwv1.ListenerSet {
+func (c *seqCluster) sets() []*gwv1.ListenerSet { return stored[gwv1.ListenerSet](c, seqSetsGVR) }
+
+// routes are the tenants' stored HTTPRoutes.
+func (c *seqCluster) routes() []*gwv1.HTTPRoute { return stored[gwv1.HTTPRoute](c, seqRoutesGVR) }
+
+// stored are the tenants' stored objects of gvr, as T.
+func stored[T any](c *seqCluster, gvr schema.GroupVersionResource) []*T {
 	c.t.Helper()
 	ctx, cancel := seqCtx()
 	defer cancel()
-	var out []*gwv1.ListenerSet
+	var out []*T
 	for _, ns := range validationtest.SeqTenants {
-		list, err := c.dyn.Resource(seqSetsGVR).Namespace(ns).List(ctx, metav1.ListOptions{})
+		list, err := c.dyn.Resource(gvr).Namespace(ns).List(ctx, metav1.ListOptions{})
 		if err != nil {
 			c.t.Fatal(err)
 		}
 		for i := range list.Items {
-			out = append(out, typedSet(c.t, &list.Items[i]))
+			out = append(out, typed[T](c.t, &list.Items[i]))
 		}
 	}
 	return out
@@ -458,7 +578,7 @@ func (c *seqCluster) objects() *merged.Objects {
 	c.t.Helper()
 	ctx, cancel := seqCtx()
 	defer cancel()
-	o := &merged.Objects{Sets: c.sets(), Classes: validationtest.SeqClasses(), Gateways: []*gwv1.Gateway{}}
+	o := &merged.Objects{Sets: c.sets(), Routes: c.routes(), Classes: validationtest.SeqClasses(), Gateways: []*gwv1.Gateway{}}
 	for _, key := range validationtest.SeqGatewayKeys {
 		ns, name, _ := strings.Cut(key, "/")
 		u, err := c.dyn.Resource(seqGatewaysGVR).Namespace(ns).Get(ctx, name, metav1.GetOptions{})
@@ -521,6 +641,17 @@ func (c *seqCluster) barrier(op validationtest.Op) {
 		done = func() bool {
 			v := c.dryRun(set(seqProbeCheck, key, c.probeName("m", 0)))
 			return len(v.Errors)+len(v.Warnings) == 0
+		}
+	case validationtest.OpApplyRoute, validationtest.OpDeleteRoute:
+		// the marker route's hostname r<p>, through seqProbeRoutes'
+		// listener without a hostname: another owner's set claiming it
+		// is told a route holds it
+		c.applyObject(seqRoutesGVR, seqProbe, routeManifest(validationtest.Step{Namespace: seqProbe, Name: "marker",
+			Route: validationtest.RouteManifest{Set: seqProbeRoutes, Hostnames: []string{c.probeName("r", p)}}}).Object)
+		held := fmt.Sprintf("%q is held by namespace %q (HTTPRoute %s/marker,", c.probeName("r", p), seqProbe, seqProbe)
+		done = func() bool {
+			v := c.dryRun(set(seqProbeCheck, seqProbeKey, c.probeName("r", p)))
+			return slices.ContainsFunc(append(v.Errors, v.Warnings...), func(f validationtest.Finding) bool { return strings.Contains(f.Message, held) })
 		}
 	default:
 		// the marker set's hostname m<p>: another owner's set claiming

@@ -97,8 +97,7 @@ const (
 	OpDeclare Op = "declare"
 	// OpApplyRoute applies Route as the HTTPRoute Namespace/Name (server-
 	// side, field manager "kubectl"); OpDeleteRoute deletes it. Only
-	// GenerateSequenceWithRoutes makes them (in process: the e2e driver
-	// does not write routes).
+	// GenerateSequenceWithRoutes makes them.
 	OpApplyRoute  Op = "apply-route"
 	OpDeleteRoute Op = "delete-route"
 )

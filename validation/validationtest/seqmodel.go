@@ -75,9 +75,9 @@ import (
 // kube-apiserver a barrier waits for the webhook's view), malformed
 // declarations, --strict.
 //
-// HTTPRoutes (in process only: GenerateSequenceWithRoutes; the e2e driver
-// and the policy comparison write none, and the audit of routes is not
-// held): a route names one set of its Namespace (a listener, or all) and
+// HTTPRoutes (GenerateSequenceWithRoutes, in process and through
+// kube-apiserver; the policy comparison writes none; the audit of routes is
+// not held): a route names one set of its Namespace (a listener, or all) and
 // claims, on the set's Gateway key, the hostnames it serves through a
 // listener without a hostname (all) or a wildcard (those it covers
 // strictly), while that Gateway is not another implementation's. A route
