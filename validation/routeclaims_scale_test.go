@@ -90,7 +90,8 @@ func TestRouteCreateReadsAreFlat(t *testing.T) {
 // BenchmarkRouteClaimsScale: a route create on a Gateway of 0 and 10 000
 // sets and routes (TestRouteCreateReadsAreFlat), and the worst route: 16
 // hostnames by 64 parentRefs, each a set of 64 listeners without a
-// hostname.
+// hostname, its hostnames declared (worst) or each refused and warned
+// (worst-refused, TestWorstRouteIsBounded's).
 func BenchmarkRouteClaimsScale(b *testing.B) {
 	for _, n := range []int{0, 10000} {
 		c := routedCluster(n)
@@ -101,35 +102,38 @@ func BenchmarkRouteClaimsScale(b *testing.B) {
 			}
 		})
 	}
-	c, worst := worstRoute()
-	opts := validation.Options{Cluster: c, Routes: c}
-	b.Run("worst", func(b *testing.B) {
-		for b.Loop() {
-			validation.JudgeRoute(worst, nil, opts)
+	for _, refused := range []bool{false, true} {
+		c, worst := validationtest.WorstRouteCluster(validationtest.WorstRouteParents, refused)
+		opts := validation.Options{Cluster: c, Routes: c}
+		name := "worst"
+		if refused {
+			name = "worst-refused"
 		}
-	})
+		b.Run(name, func(b *testing.B) {
+			for b.Loop() {
+				validation.JudgeRoute(worst, nil, opts)
+			}
+		})
+	}
 }
 
-// worstRoute is the worst route the CRD admits for the route claims: 16
-// hostnames by 64 parentRefs, each a set of owner 1 with 64 listeners
-// without a hostname, on routedCluster(0).
-func worstRoute() (*merged.Objects, *gwv1.HTTPRoute) {
-	c := routedCluster(0)
-	worst := newRoute()
-	worst.Spec.ParentRefs, worst.Spec.Hostnames = nil, nil
-	for i := range 64 {
-		listeners := make([]gwv1.ListenerEntry, 64)
-		for j := range listeners {
-			listeners[j] = gwv1.ListenerEntry{Name: gwv1.SectionName(fmt.Sprintf("l%02d", j)), Port: gwv1.PortNumber(9000 + j), Protocol: gwv1.HTTPProtocolType}
-		}
-		name := fmt.Sprintf("worst-%02d", i)
-		c.Sets = append(c.Sets, validationtest.TenantSet(validationtest.OwnerNamespace(1), name, time.Time{}, listeners...))
-		worst.Spec.ParentRefs = append(worst.Spec.ParentRefs, routeTo("", "", name).Spec.ParentRefs[0])
+// TestWorstRouteCostIsLinear: the bytes the worst route's verdict
+// allocates grow at most linearly with its parentRefs (16, 32, 64, each a
+// set of 64 listeners without a hostname), every hostname refused and
+// warned as in TestWorstRouteIsBounded.
+func TestWorstRouteCostIsLinear(t *testing.T) {
+	if testing.Short() {
+		t.Skip("a few seconds of verdicts")
 	}
-	for k := range 16 {
-		worst.Spec.Hostnames = append(worst.Spec.Hostnames, gwv1.Hostname(fmt.Sprintf("w%02d.a.b.c.d.e.f.%s", k, validationtest.OwnerDomain(1))))
+	var cost [3]float64
+	for k, n := range []int{16, 32, 64} {
+		c, worst := validationtest.WorstRouteCluster(n, true)
+		opts := validation.Options{Cluster: c, Routes: c}
+		require.Equal(t, validationtest.WorstRouteHostnames, validation.JudgeRoute(worst, nil, opts).Errors.Total())
+		cost[k] = allocatedBytes(func() { validation.JudgeRoute(worst, nil, opts) })
 	}
-	return c, worst
+	t.Logf("allocated: %.0f, %.0f, %.0f bytes at 16, 32, 64 parentRefs", cost[0], cost[1], cost[2])
+	assertLinear(t, cost)
 }
 
 // TestWorstRouteIsBounded: the worst route, every hostname outside its
@@ -137,46 +141,29 @@ func worstRoute() (*merged.Objects, *gwv1.HTTPRoute) {
 // LS319 error and one LS320 warning per hostname (not per parentRef or
 // listener), in a bounded report.
 func TestWorstRouteIsBounded(t *testing.T) {
-	c, worst := worstRoute()
-	for _, ns := range c.Namespaces {
-		if ns.Name == validationtest.OwnerNamespace(1) {
-			ns.Annotations = map[string]string{merged.DefaultAllowedHostnamesAnnotation: "other.example.com"}
-		}
-	}
-	c.Sets = append(c.Sets, validationtest.TenantSet(validationtest.OwnerNamespace(2), "wild", time.Date(2025, 1, 1, 0, 0, 0, 0, time.UTC),
-		validationtest.Listener("http", 80, gwv1.HTTPProtocolType, "*."+validationtest.OwnerDomain(1))))
+	c, worst := validationtest.WorstRouteCluster(validationtest.WorstRouteParents, true)
 	r := validation.JudgeRoute(worst, nil, validation.Options{Cluster: c, Routes: c})
 	assert.Equal(t, 16, r.Errors.Total(), "one LS319 per hostname: %v", r.Errors.List())
 	assert.Equal(t, 16, r.Warnings.Total(), "one LS320 per hostname")
 	assertReportBounded(t, r)
 }
 
-// givingCluster is routedCluster(0) with k routes of owner 1, each of 16
-// hostnames outside owner 1's declaration and under owner 2's wildcard,
-// naming owner 1's set "giver", which does not exist yet; and that set's
-// create: 64 listeners without a hostname, through each of which every
-// route would claim its 16 names.
+// givingCluster is the refused worst route's cluster without its sets,
+// with k routes of owner 1, each of 16 hostnames outside owner 1's
+// declaration and under owner 2's wildcard, naming owner 1's first worst
+// route set, which does not exist yet; and that set's create: 64
+// listeners without a hostname, through each of which every route would
+// claim its 16 names.
 func givingCluster(k int) (*merged.Objects, *gwv1.ListenerSet) {
-	c := routedCluster(0)
-	for _, ns := range c.Namespaces {
-		if ns.Name == validationtest.OwnerNamespace(1) {
-			ns.Annotations = map[string]string{merged.DefaultAllowedHostnamesAnnotation: "other.example.com"}
-		}
-	}
-	c.Sets = append(c.Sets, validationtest.TenantSet(validationtest.OwnerNamespace(2), "wild", time.Date(2025, 1, 1, 0, 0, 0, 0, time.UTC),
-		validationtest.Listener("http", 80, gwv1.HTTPProtocolType, "*."+validationtest.OwnerDomain(1))))
+	c, _ := validationtest.WorstRouteCluster(0, true)
 	for j := range k {
-		r := routeTo(validationtest.OwnerNamespace(1), fmt.Sprintf("g-%04d", j), "giver")
+		r := routeTo(validationtest.OwnerNamespace(1), fmt.Sprintf("g-%04d", j), validationtest.WorstRouteSetName(0))
 		for h := range 16 {
 			r.Spec.Hostnames = append(r.Spec.Hostnames, gwv1.Hostname(fmt.Sprintf("g%04d-%02d.%s", j, h, validationtest.OwnerDomain(1))))
 		}
 		c.Routes = append(c.Routes, r)
 	}
-	listeners := make([]gwv1.ListenerEntry, 64)
-	for j := range listeners {
-		listeners[j] = gwv1.ListenerEntry{Name: gwv1.SectionName(fmt.Sprintf("l%02d", j)), Port: gwv1.PortNumber(9000 + j), Protocol: gwv1.HTTPProtocolType}
-	}
-	return c, validationtest.TenantSet(validationtest.OwnerNamespace(1), "giver", time.Time{}, listeners...)
+	return c, validationtest.WorstRouteSets(validationtest.OwnerNamespace(1), 1)[0]
 }
 
 // TestClaimsGivenAreBounded: a ListenerSet create that gives k stored

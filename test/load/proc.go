@@ -111,7 +111,7 @@ func (s *server) cpu() (time.Duration, error) {
 }
 
 // calls returns how many requests the server's mutating and validating
-// handlers have answered (controller-runtime's
+// handlers (the ListenerSets' and the HTTPRoutes') have answered (controller-runtime's
 // controller_runtime_webhook_requests_total), from its /metrics.
 func (s *server) calls() (mutate, validate float64, err error) {
 	resp, err := http.Get("http://" + s.ports.MetricsAddr() + "/metrics")
@@ -134,7 +134,7 @@ func (s *server) calls() (mutate, validate float64, err error) {
 		switch {
 		case strings.Contains(line, `webhook="`+admission.MutatePath+`"`):
 			mutate += v
-		case strings.Contains(line, `webhook="`+admission.ValidatePath+`"`):
+		case strings.Contains(line, `webhook="`+admission.ValidatePath+`"`), strings.Contains(line, `webhook="`+admission.ValidateRoutePath+`"`):
 			validate += v
 		}
 	}

@@ -10,7 +10,9 @@ package main
 // instead, as tenants share one (docs/performance.md, "Cluster scale");
 // -scale-shape=owners too, spread over 1 000 owner namespaces that each
 // declare their domain, every hostname under its owner's
-// (validationtest.OwnedSetOf; docs/performance.md, "Owners").
+// (validationtest.OwnedSetOf; docs/performance.md, "Owners");
+// -scale-shape=route-creates as owners, with as many HTTPRoutes holding
+// claims, and times HTTPRoute creates (scale_routes.go).
 
 import (
 	"bufio"
@@ -65,7 +67,9 @@ var (
 	scaleUpdates = flag.Bool("scale-updates", false, "scale figure: also time -scale-creates UPDATEs of the first populated set that change a label (no route is detached)")
 	scaleShape   = flag.String("scale-shape", shapeGateways, "scale figure: "+shapeGateways+" (the ListenerSets spread over 100 Gateways) or "+
 		shapeOneGateway+" (every one on the first Gateway, on 443 and 80 with its own hostname: tenants sharing a Gateway) or "+
-		shapeOwners+" (as "+shapeOneGateway+", in 1 000 owner namespaces each declaring its domain, which holds its sets' hostnames, a wildcard among them)")
+		shapeOwners+" (as "+shapeOneGateway+", in 1 000 owner namespaces each declaring its domain, which holds its sets' hostnames, a wildcard among them) or "+
+		shapeRouteCreates+" (as "+shapeOwners+", with listeners without a hostname among the sets and as many HTTPRoutes holding claims on them and on the wildcards; "+
+		"the measured creates are HTTPRoutes; -scale-routes does not apply)")
 )
 
 // The shapes of the scale figure's cluster (-scale-shape).
@@ -76,7 +80,7 @@ const (
 )
 
 // scaleShapes are the shapes -scale-shape takes.
-var scaleShapes = []string{shapeGateways, shapeOneGateway, shapeOwners}
+var scaleShapes = []string{shapeGateways, shapeOneGateway, shapeOwners, shapeRouteCreates}
 
 // checkShape refuses a -scale-shape that is not one of scaleShapes.
 func checkShape(shape string) error {
@@ -194,7 +198,8 @@ type scaleSizeResult struct {
 	// RoutesPopulateSeconds is how long creating the routes took.
 	RoutesPopulateSeconds float64       `json:"routesPopulateSeconds"`
 	Probes                []probeResult `json:"probes"`
-	// Worst are the worst declarations' requests (-scale-worst).
+	// Worst are the worst requests: the declarations' (-scale-worst) and
+	// the route-creates shape's worst route.
 	Worst []worstResult `json:"worst,omitempty"`
 }
 
@@ -415,7 +420,7 @@ func runScale(ctx context.Context, o options) (int, error) {
 		Machine: describeMachine(root), Command: strings.Join(os.Args, " "), Shape: *scaleShape, Namespaces: scaleNamespaces,
 		Gateways: scaleNamespaces, ReferenceGrants: scaleNamespaces, CreatesPerSize: *scaleCreates,
 	}
-	if *scaleShape == shapeOwners {
+	if ownedShape(*scaleShape) {
 		rep.Namespaces += validationtest.Owners
 	}
 	say("scale: commit %s, load average %s; sizes %v, %d measured creates per size", rep.Machine.Commit, rep.Machine.LoadAvgStart, sizes, *scaleCreates)
@@ -496,15 +501,19 @@ func printScale(rep scaleReport, jsonPath string) {
 	case shapeOneGateway:
 		spread = fmt.Sprintf("all on the first of %d Gateways (one-gateway shape)", rep.Gateways)
 	case shapeOwners:
-		spread = fmt.Sprintf("all on the first of %d Gateways, in %d owner namespaces each declaring its domain (owners shape; the measured creates: owner %d's), of",
+		spread = fmt.Sprintf("all on the first of %d Gateways, in %d owner namespaces each declaring its domain (owners shape; the measured creates: owner %d's),",
 			rep.Gateways, validationtest.Owners, scaleMeasuredOwner)
+	case shapeRouteCreates:
+		spread = fmt.Sprintf("all on the first of %d Gateways, in %d owner namespaces each declaring its domain, and as many HTTPRoutes holding claims "+
+			"(route-creates shape; the measured creates: owner %d's HTTPRoutes on its set %s, a listener without a hostname),",
+			rep.Gateways, validationtest.Owners, scaleMeasuredOwner, routeSideSet)
 	}
 	fmt.Printf("\nScale: ListenerSets %s in %d namespaces, one Secret per ListenerSet, one ReferenceGrant per namespace;\n"+
 		"webhook serve --cluster-checks --watch-secrets, registered as installed (mutating with matchConditions);\n"+
-		"%d sequential creates per size through kube-apiserver on the first Gateway (size/100 other ListenerSets, all in one-gateway and owners) and as many on\n"+
+		"%d sequential %s per size through kube-apiserver on the first Gateway (size/100 other ListenerSets, all in the other shapes) and as many on\n"+
 		"a Gateway without ListenerSets (alone), each deleted again; watch µs/cr.: the webhook's CPU per create while not\n"+
 		"registered (its informers following the writes) (control plane up in %.1fs)\n",
-		spread, rep.Namespaces, rep.CreatesPerSize, rep.ControlPlaneStart)
+		spread, rep.Namespaces, rep.CreatesPerSize, measuredKind(rep.Shape), rep.ControlPlaneStart)
 	fmt.Printf("%-12s %9s %15s %8s %8s %8s %8s %10s %10s %12s %10s %10s %8s %9s %9s %8s %7s\n",
 		"ListenerSets", "populate", "no-webhook p50", "p50 ms", "p99 ms", "mean ms", "requests", "CPU µs/req", "allocs/req", "watch µs/cr.",
 		"alone p50", "alone CPU", "RSS MiB", "heap MiB", "readyz s", "ready s", "probes")
@@ -524,6 +533,9 @@ func printScale(rep scaleReport, jsonPath string) {
 			r.WatchCPUPerCreateUs, r.AloneP50Ms, r.AloneCPUPerRequestUs, r.RSSMiB, heap, r.ReadyzSeconds, r.ReadySeconds, ok, len(r.Probes))
 	}
 	for _, r := range rep.Sizes {
+		if rep.Shape == shapeRouteCreates {
+			fmt.Printf("%d ListenerSets: %d HTTPRoutes holding claims (created in %.1fs)\n", r.ListenerSets, r.Routes, r.RoutesPopulateSeconds)
+		}
 		if r.Updates > 0 {
 			fmt.Printf("%d ListenerSets, %d HTTPRoutes attached (created in %.1fs): %d label updates of one set: p50 %.2f ms, CPU %.0f µs/req, %.0f allocs/req\n",
 				r.ListenerSets, r.Routes, r.RoutesPopulateSeconds, r.Updates, r.UpdateP50Ms, r.UpdateCPUPerRequestUs, r.UpdateAllocsPerRequest)
@@ -589,7 +601,7 @@ func (c *scaleCluster) base(ctx context.Context) error {
 		objs = append(objs, &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: ns, Labels: map[string]string{scaleTeamLabel: "true"}}})
 	}
 	objs = append(objs, &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: scaleOutsider}})
-	if *scaleShape == shapeOwners {
+	if ownedShape(*scaleShape) {
 		for o := range validationtest.Owners {
 			objs = append(objs, scaleOwnerNamespace(o))
 		}
@@ -609,8 +621,13 @@ func (c *scaleCluster) base(ctx context.Context) error {
 		objs = append(objs, scaleSecret(scaleNS(i), scaleSharedSecret))
 	}
 	objs = append(objs, scaleSecret(scaleOutsider, scaleSharedSecret))
-	if *scaleShape == shapeOwners {
+	if ownedShape(*scaleShape) {
 		objs = append(objs, scaleSecret(validationtest.OwnerNamespace(scaleMeasuredOwner), scaleSharedSecret))
+	}
+	if *scaleShape == shapeRouteCreates {
+		for _, ls := range routeBaseSets() {
+			objs = append(objs, ls)
+		}
 	}
 	if err := c.createAll(ctx, objs); err != nil {
 		return err
@@ -621,7 +638,7 @@ func (c *scaleCluster) base(ctx context.Context) error {
 		return err
 	}
 	owners := ""
-	if *scaleShape == shapeOwners {
+	if ownedShape(*scaleShape) {
 		owners = fmt.Sprintf(", %d owner namespaces with declarations", validationtest.Owners)
 	}
 	say("scale: %d namespaces (and %s%s), %d GatewayClasses, %d Gateways, %d ReferenceGrants in %.1fs", scaleNamespaces, scaleOutsider, owners, scaleClasses, scaleNamespaces, scaleNamespaces, time.Since(t0).Seconds())
@@ -768,7 +785,11 @@ func (c *scaleCluster) measure(ctx context.Context, o options, n int) (scaleSize
 		return r, err
 	}
 	r.PopulateSeconds = d.Seconds()
-	if r.RoutesPopulateSeconds, err = c.populateRoutes(ctx, n, *scaleRoutes); err != nil {
+	routeCount := *scaleRoutes
+	if *scaleShape == shapeRouteCreates {
+		routeCount = n
+	}
+	if r.RoutesPopulateSeconds, err = c.populateRoutes(ctx, n, routeCount); err != nil {
 		return r, err
 	}
 	r.Routes = c.routes
@@ -805,7 +826,7 @@ func (c *scaleCluster) measure(ctx context.Context, o options, n int) (scaleSize
 	if err != nil {
 		return r, err
 	}
-	measured, alone := measuredFor(*scaleShape), aloneFor(*scaleShape)
+	measured, alone := createsFor(*scaleShape)
 	plain, err := c.creates(ctx, fmt.Sprintf("plain-%d", n), *scaleCreates, measured)
 	if err != nil {
 		return r, err
@@ -820,7 +841,8 @@ func (c *scaleCluster) measure(ctx context.Context, o options, n int) (scaleSize
 	r.NoWebhookP50Ms, r.NoWebhookP99Ms = ms(percentile(plain, 50)), ms(percentile(plain, 99))
 	r.WatchCPUPerCreateUs = float64((cpu1 - cpu0).Microseconds()) / float64(len(plain))
 
-	ep := localcluster.WebhookEndpoint{BaseURL: srv.baseURL(), MutatePath: admission.MutatePath, ValidatePath: admission.ValidatePath, CABundle: c.ca}
+	ep := localcluster.WebhookEndpoint{BaseURL: srv.baseURL(), MutatePath: admission.MutatePath, ValidatePath: admission.ValidatePath,
+		RoutePath: admission.ValidateRoutePath, CABundle: c.ca}
 	if err := c.lc.RegisterWebhooks(ctx, ep, scaleNS(1)); err != nil {
 		return r, err
 	}
@@ -896,6 +918,13 @@ func (c *scaleCluster) measure(ctx context.Context, o options, n int) (scaleSize
 			return r, fmt.Errorf("worst declarations: %w", err)
 		}
 	}
+	if *scaleShape == shapeRouteCreates {
+		w, err := c.worstRouteResult(ctx, srv)
+		if err != nil {
+			return r, err
+		}
+		r.Worst = append(r.Worst, w)
+	}
 
 	if err := c.lc.UnregisterWebhooks(ctx, scaleNS(1)); err != nil {
 		return r, err
@@ -933,7 +962,7 @@ func (u usage) allocKiBPerRequest() float64 {
 
 // timedCreates is creates of mk's ListenerSets with what the webhook spent
 // over them (the allocations include its /metrics answer, once).
-func (c *scaleCluster) timedCreates(ctx context.Context, srv *server, prefix string, mk func(string) *gwv1.ListenerSet) (samples []time.Duration, use usage, err error) {
+func (c *scaleCluster) timedCreates(ctx context.Context, srv *server, prefix string, mk func(string) client.Object) (samples []time.Duration, use usage, err error) {
 	u0, err := readUsage(srv)
 	if err != nil {
 		return nil, usage{}, err
@@ -1011,23 +1040,38 @@ func waitClusterReady(ctx context.Context, s *server, start time.Time, timeout t
 	}
 }
 
-// creates times n sequential creates of mk's ListenerSet (unique names and
-// hostnames) and deletes each again, untimed, so the cluster keeps its size.
-func (c *scaleCluster) creates(ctx context.Context, prefix string, n int, mk func(string) *gwv1.ListenerSet) ([]time.Duration, error) {
+// creates times n sequential creates of mk's object (a ListenerSet or an
+// HTTPRoute; unique names and hostnames) and deletes each again, untimed,
+// so the cluster keeps its size.
+func (c *scaleCluster) creates(ctx context.Context, prefix string, n int, mk func(string) client.Object) ([]time.Duration, error) {
 	samples := make([]time.Duration, 0, n)
 	for k := range n {
-		ls := mk(fmt.Sprintf("%s-%d", prefix, k))
+		obj := mk(fmt.Sprintf("%s-%d", prefix, k))
 		t := time.Now()
-		if err := c.cl.Create(ctx, ls); err != nil {
-			return nil, fmt.Errorf("create %s: %w", ls.Name, err)
+		if err := c.cl.Create(ctx, obj); err != nil {
+			return nil, fmt.Errorf("create %s: %w", obj.GetName(), err)
 		}
 		samples = append(samples, time.Since(t))
-		if err := c.cl.Delete(ctx, ls); err != nil && !apierrors.IsNotFound(err) {
-			return nil, fmt.Errorf("delete %s: %w", ls.Name, err)
+		if err := c.cl.Delete(ctx, obj); err != nil && !apierrors.IsNotFound(err) {
+			return nil, fmt.Errorf("delete %s: %w", obj.GetName(), err)
 		}
 	}
 	slices.Sort(samples)
 	return samples, nil
+}
+
+// probe is a dry-run create of obj (a ListenerSet or an HTTPRoute) and
+// what it must earn.
+type probe struct {
+	name string
+	want []string // substrings of the warnings, or of the denial; none: no warning at all
+	obj  client.Object
+	// denied: the create must be refused, with every string of want
+	// in the error.
+	denied bool
+	// wantAny: the warning also matches one of these (the wordings
+	// one finding has, taken from its package's constants).
+	wantAny []*regexp.Regexp
 }
 
 // probes are dry-run creates that each only one kind of the cluster view
@@ -1037,17 +1081,6 @@ func (c *scaleCluster) creates(ctx context.Context, prefix string, n int, mk fun
 // must get no warning. In the owners shape a probe outside its owner's
 // declaration must be denied, naming the hostname.
 func (c *scaleCluster) probes(ctx context.Context, n int) ([]probeResult, error) {
-	type probe struct {
-		name string
-		want []string // substrings of the warnings, or of the denial; none: no warning at all
-		ls   *gwv1.ListenerSet
-		// denied: the create must be refused, with every string of want
-		// in the error.
-		denied bool
-		// wantAny: the warning also matches one of these (the wordings
-		// one finding has, taken from its package's constants).
-		wantAny []*regexp.Regexp
-	}
 	gwConflict := measuredListenerSet("probe-gateway")
 	gwConflict.Spec.Listeners[0].Hostname = ptr.To(gwv1.Hostname(scaleGatewayHostname(0)))
 	missing := measuredListenerSet("probe-secret")
@@ -1058,20 +1091,20 @@ func (c *scaleCluster) probes(ctx context.Context, n int) ([]probeResult, error)
 	outsider.Namespace = scaleOutsider
 	outsider.Spec.Listeners[1].TLS.CertificateRefs[0].Namespace = nil // its own shared-tls
 	ps := []probe{
-		{name: "control (as measured)", ls: measuredFor(*scaleShape)("probe-control")},
-		{name: "Gateway's own listener", want: []string{"HostnameConflict", scaleNS(0) + "/" + scaleGateway}, ls: gwConflict},
-		{name: "missing Secret", want: []string{"missing-tls", "not found"}, ls: missing},
-		{name: "no ReferenceGrant", want: []string{"RefNotPermitted"}, ls: grant},
-		{name: "namespace not selected", want: []string{"NotAllowed"}, ls: outsider},
+		{name: "control (as measured)", obj: measuredFor(*scaleShape)("probe-control")},
+		{name: "Gateway's own listener", want: []string{"HostnameConflict", scaleNS(0) + "/" + scaleGateway}, obj: gwConflict},
+		{name: "missing Secret", want: []string{"missing-tls", "not found"}, obj: missing},
+		{name: "no ReferenceGrant", want: []string{"RefNotPermitted"}, obj: grant},
+		{name: "namespace not selected", want: []string{"NotAllowed"}, obj: outsider},
 	}
 	if n > 0 {
 		ls, _ := scaleListenerSet(*scaleShape, 0) // on the first Gateway
 		rival := measuredListenerSet("probe-rival")
 		rival.Spec.Listeners[0].Hostname = ls.Spec.Listeners[0].Hostname
-		ps = append(ps, probe{name: "rival ListenerSet", want: []string{"HostnameConflict", ls.Namespace + "/" + ls.Name}, ls: rival})
-		if *scaleShape == shapeOwners {
+		ps = append(ps, probe{name: "rival ListenerSet", want: []string{"HostnameConflict", ls.Namespace + "/" + ls.Name}, obj: rival})
+		if ownedShape(*scaleShape) {
 			h := string(*ls.Spec.Listeners[0].Hostname)
-			ps = append(ps, probe{name: "another owner's hostname", ls: rival, want: []string{strconv.Quote(ls.Namespace)},
+			ps = append(ps, probe{name: "another owner's hostname", obj: rival, want: []string{strconv.Quote(ls.Namespace)},
 				wantAny: []*regexp.Regexp{claimPattern(merged.DetailHostnameHeld, h), claimPattern(merged.DetailHostnameClaimed, h)}})
 		}
 	}
@@ -1079,13 +1112,16 @@ func (c *scaleCluster) probes(ctx context.Context, n int) ([]probeResult, error)
 		undeclared := measuredFor(*scaleShape)("probe-undeclared")
 		h := "probe." + validationtest.OwnerDomain(scaleMeasuredOwner+1)
 		undeclared.Spec.Listeners[0].Hostname = ptr.To(gwv1.Hostname(h))
-		ps = append(ps, probe{name: "undeclared hostname", ls: undeclared, denied: true,
+		ps = append(ps, probe{name: "undeclared hostname", obj: undeclared, denied: true,
 			want: []string{fmt.Sprintf("hostname %q is not among", h), merged.DefaultAllowedHostnamesAnnotation}})
+	}
+	if *scaleShape == shapeRouteCreates {
+		ps = append(ps, routeProbes(n)...)
 	}
 	var out []probeResult
 	for _, p := range ps {
 		w0 := c.warnings.count()
-		err := c.cl.Create(ctx, p.ls, client.DryRunAll)
+		err := c.cl.Create(ctx, p.obj, client.DryRunAll)
 		if p.denied {
 			r := probeResult{Name: p.name, Want: "denied with " + strings.Join(p.want, ", ")}
 			if err != nil {
@@ -1241,7 +1277,7 @@ func scaleListenerSet(shape string, i int) (*gwv1.ListenerSet, *corev1.Secret) {
 	switch shape {
 	case shapeOneGateway:
 		g, ns = 0, scaleNS(i)
-	case shapeOwners:
+	case shapeOwners, shapeRouteCreates:
 		o, h, wildcard := validationtest.OwnedSetOf(i)
 		g, ns, hostname = 0, validationtest.OwnerNamespace(o), h
 		if wildcard {
@@ -1250,6 +1286,12 @@ func scaleListenerSet(shape string, i int) (*gwv1.ListenerSet, *corev1.Secret) {
 	}
 	name := fmt.Sprintf("ls-%05d", i)
 	ls := listenerSetOnPorts(ns, name, scaleNS(g), scaleGateway, hostname, http, https, nil, name+"-tls")
+	if shape == shapeRouteCreates && i < validationtest.Owners {
+		// each owner's first set: a listener without a hostname too, on
+		// a port of its owner's (claimRoute)
+		ls.Spec.Listeners = append(ls.Spec.Listeners, openListener(routeOpenPorts+i))
+		setLastApplied(ls)
+	}
 	return ls, scaleSecret(ns, name+"-tls")
 }
 
@@ -1318,16 +1360,21 @@ func listenerSetOnPorts(namespace, name, gatewayNamespace, gatewayName, hostname
 			},
 		},
 	}
+	setLastApplied(ls)
+	return ls
+}
+
+// setLastApplied sets the annotation `kubectl apply` writes, from ls.
+func setLastApplied(ls *gwv1.ListenerSet) {
 	applied, err := json.Marshal(map[string]any{
 		"apiVersion": ls.APIVersion, "kind": ls.Kind,
-		"metadata": map[string]any{"name": name, "namespace": namespace, "labels": ls.Labels},
+		"metadata": map[string]any{"name": ls.Name, "namespace": ls.Namespace, "labels": ls.Labels},
 		"spec":     ls.Spec,
 	})
 	if err != nil {
 		panic(err)
 	}
 	ls.Annotations = map[string]string{"kubectl.kubernetes.io/last-applied-configuration": string(applied) + "\n"}
-	return ls
 }
 
 // scaleStatus is the status a controller writes for an accepted, programmed
@@ -1384,7 +1431,8 @@ func cpuProfile(ctx context.Context, addr string, d time.Duration, path string) 
 
 // populateRoutes creates HTTPRoutes until there are total, spread over the
 // n populated sets: route j names set j mod n by sectionName http, with
-// that set's hostname, in the set's namespace, so that each attaches.
+// that set's hostname, in the set's namespace, so that each attaches; in
+// the route-creates shape route j is claimRoute(j).
 func (c *scaleCluster) populateRoutes(ctx context.Context, n, total int) (float64, error) {
 	if n == 0 || total <= c.routes {
 		return 0, nil
@@ -1393,10 +1441,11 @@ func (c *scaleCluster) populateRoutes(ctx context.Context, n, total int) (float6
 	from := c.routes
 	err := parallel(ctx, total-from, *scaleWorkers, func(ctx context.Context, k int) error {
 		j := from + k
-		ls, _ := scaleListenerSet(*scaleShape, j%n)
-		r := &gwv1.HTTPRoute{ObjectMeta: metav1.ObjectMeta{Namespace: ls.Namespace, Name: fmt.Sprintf("route-%05d", j)}}
-		r.Spec.ParentRefs = []gwv1.ParentReference{{Kind: ptr.To[gwv1.Kind]("ListenerSet"), Name: gwv1.ObjectName(ls.Name), SectionName: ptr.To[gwv1.SectionName]("http")}}
-		r.Spec.Hostnames = []gwv1.Hostname{*ls.Spec.Listeners[0].Hostname}
+		r := claimRoute(j)
+		if *scaleShape != shapeRouteCreates {
+			ls, _ := scaleListenerSet(*scaleShape, j%n)
+			r = routeTo(ls.Namespace, fmt.Sprintf("route-%05d", j), ls.Name, "http", string(*ls.Spec.Listeners[0].Hostname))
+		}
 		if err := c.cl.Create(ctx, r); err != nil {
 			return fmt.Errorf("httproute %s/%s: %w", r.Namespace, r.Name, err)
 		}

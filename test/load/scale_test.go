@@ -11,11 +11,13 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/util/validation/field"
 	"k8s.io/utils/ptr"
+	"sigs.k8s.io/controller-runtime/pkg/client"
 	gwv1 "sigs.k8s.io/gateway-api/apis/v1"
 
 	"github.com/airlock/listenerset-webhook/validation"
 	"github.com/airlock/listenerset-webhook/validation/findings"
 	"github.com/airlock/listenerset-webhook/validation/merged"
+	"github.com/airlock/listenerset-webhook/validation/object"
 	"github.com/airlock/listenerset-webhook/validation/validationtest"
 )
 
@@ -348,4 +350,97 @@ func TestWorstTargetsAndProblems(t *testing.T) {
 			t.Errorf("%s, %+v: problem %q, want ok=%v", tc.shape, tc.resp.Result, got, tc.ok)
 		}
 	}
+}
+
+// TestScaleRouteCreatesLayout: the route-creates shape at 10 000 sets and
+// routes, judged as the webhook judges routes (the tenancy rules on, the
+// first claim a warning): every populated route attaches and holds claims
+// (a listener without a hostname, or its owner's wildcard), none of them
+// and neither measured create earns an error or a warning, and the
+// probes earn what routeProbes wants: the undeclared name refused, a
+// populated set's name and a populated route's name warned of their
+// holders.
+func TestScaleRouteCreatesLayout(t *testing.T) {
+	const n = 10000
+	cluster := &merged.Objects{Gateways: []*gwv1.Gateway{scaleGatewayObject(0, scaleGateway), scaleGatewayObject(0, scaleAloneGateway)}}
+	cluster.Namespaces = append(cluster.Namespaces, &metav1.PartialObjectMetadata{ObjectMeta: metav1.ObjectMeta{Name: scaleNS(1), Labels: map[string]string{scaleTeamLabel: "true"}}})
+	for o := range validationtest.Owners {
+		cluster.Namespaces = append(cluster.Namespaces, &metav1.PartialObjectMetadata{ObjectMeta: scaleOwnerNamespace(o).ObjectMeta})
+	}
+	start := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
+	cluster.Sets = routeBaseSets()
+	for i := range n {
+		ls, _ := scaleListenerSet(shapeRouteCreates, i)
+		ls.CreationTimestamp = metav1.NewTime(start.Add(time.Duration(i) * time.Second))
+		cluster.Sets = append(cluster.Sets, ls)
+	}
+	for j := range n {
+		r := claimRoute(j)
+		r.CreationTimestamp = metav1.NewTime(start.Add(time.Duration(n+j) * time.Second))
+		cluster.Routes = append(cluster.Routes, r)
+	}
+	opts := validation.Options{Cluster: cluster, Routes: cluster}
+	judge := func(r *gwv1.HTTPRoute) *validation.Report {
+		t.Helper()
+		rep := validation.JudgeRoute(r, nil, opts)
+		if !rep.Scope.Judge {
+			t.Errorf("route %s/%s: not judged", r.Namespace, r.Name)
+		}
+		return rep
+	}
+	for _, j := range []int{0, 1, validationtest.Owners, validationtest.Owners + 1, 2 * validationtest.Owners, n - 1} {
+		r := cluster.Routes[j]
+		if !holdsClaims(cluster, r) {
+			t.Errorf("route %d: its listener %s/%s.%s is missing or has a hostname that gives it no claim on %v", j, r.Namespace,
+				r.Spec.ParentRefs[0].Name, *r.Spec.ParentRefs[0].SectionName, r.Spec.Hostnames)
+		}
+		if rep := judge(r); rep.Errors.Total() != 0 || rep.Warnings.Total() != 0 {
+			t.Errorf("route %d: %v %v", j, rep.Errors.List(), rep.Warnings.List())
+		}
+	}
+	measured, alone := createsFor(shapeRouteCreates)
+	for _, mk := range []func(string) client.Object{measured, alone} {
+		if rep := judge(mk("m-1").(*gwv1.HTTPRoute)); rep.Errors.Total() != 0 || rep.Warnings.Total() != 0 {
+			t.Errorf("measured create: %v %v", rep.Errors.List(), rep.Warnings.List())
+		}
+	}
+	for _, p := range routeProbes(n) {
+		rep := judge(p.obj.(*gwv1.HTTPRoute))
+		var got []string
+		for _, e := range rep.Errors.List() {
+			got = append(got, e.Error())
+		}
+		if !p.denied {
+			if len(got) != 0 {
+				t.Errorf("probe %q: errors %q", p.name, got)
+			}
+			got = rep.Warnings.List().Strings()
+		}
+		if !probeOK(got, p.want, p.wantAny...) {
+			t.Errorf("probe %q: got %q, want %q %v", p.name, got, p.want, p.wantAny)
+		}
+	}
+}
+
+// holdsClaims: r's one parentRef names a listener of a set of c that has
+// no hostname, or a wildcard covering each of r's hostnames, so that each
+// is r's claim (validation/routes/routeclaims.go).
+func holdsClaims(c *merged.Objects, r *gwv1.HTTPRoute) bool {
+	ref := r.Spec.ParentRefs[0]
+	ls, _ := c.ListenerSet(r.Namespace, string(ref.Name))
+	if ls == nil || ref.SectionName == nil {
+		return false
+	}
+	for _, l := range ls.Spec.Listeners {
+		if l.Name != *ref.SectionName {
+			continue
+		}
+		for _, h := range r.Spec.Hostnames {
+			if l.Hostname != nil && !(strings.HasPrefix(string(*l.Hostname), "*.") && object.Covers(string(*l.Hostname), string(h))) {
+				return false
+			}
+		}
+		return len(r.Spec.Hostnames) > 0
+	}
+	return false
 }

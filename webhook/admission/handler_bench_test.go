@@ -115,3 +115,30 @@ func BenchmarkHandlerWorstDeclared(b *testing.B) {
 		b.Run("validate/"+s.Name, func(b *testing.B) { benchmarkRequest(b, mux, admission.ValidatePath, body) })
 	}
 }
+
+// BenchmarkHandlerWorstRoute is the HTTPRoute webhook's path for the worst
+// route (validationtest.WorstRouteCluster: 16 hostnames by 64 parentRefs,
+// each a set of 64 listeners without a hostname), its hostnames declared
+// or each refused and warned, with the size of the answer.
+func BenchmarkHandlerWorstRoute(b *testing.B) {
+	for _, refused := range []bool{false, true} {
+		c, route := validationtest.WorstRouteCluster(validationtest.WorstRouteParents, refused)
+		mux := http.NewServeMux()
+		admission.RegisterWith(ctrlwebhook.NewServer(ctrlwebhook.Options{WebhookMux: mux}), admission.Validator{Cluster: c, Routes: c})
+		body := fixtures.RouteReview("1", admissionv1.Create, route, nil)
+		name := "declared"
+		if refused {
+			name = "refused"
+		}
+		// the verdict benchmarked is the one named: a route the webhook
+		// did not judge would be cheap
+		req := httptest.NewRequest(http.MethodPost, admission.ValidateRoutePath, bytes.NewReader(body))
+		req.Header.Set("Content-Type", "application/json")
+		rec := httptest.NewRecorder()
+		mux.ServeHTTP(rec, req)
+		if denied := bytes.Contains(rec.Body.Bytes(), []byte(`"allowed":false`)); denied != refused {
+			b.Fatalf("%s: denied %v: %.300s", name, denied, rec.Body)
+		}
+		b.Run("validate/"+name, func(b *testing.B) { benchmarkRequest(b, mux, admission.ValidateRoutePath, body) })
+	}
+}
