@@ -105,38 +105,25 @@ func docsAsWritten(t *testing.T, n *node.Node, c client.Client, registry, caFile
 		_, _ = runHelm(context.Background(), t, n.Kubeconfig, "uninstall", rel.name, "--namespace", ns, "--wait", "--timeout", "2m")
 	})
 
+	sh := newDocShell(t, n.Kubeconfig, n.BinDir, filepath.Join(root, "bin"))
+	sh.env = append(sh.env,
+		// The registry's CA for helm and cosign (Go's TLS reads it) without the pages' --ca-file flags.
+		"SSL_CERT_FILE="+caFile,
+		// cosign offline (runCosign): no Sigstore trust root from the internet.
+		"SIGSTORE_REKOR_PUBLIC_KEY="+pub)
 	// The user's directory: the release's public key and the chart's signature.
-	work := t.TempDir()
 	copyFile := func(from, to string) {
 		b, err := os.ReadFile(from)
 		require.NoError(t, err)
-		require.NoError(t, os.WriteFile(filepath.Join(work, to), b, 0o644))
+		require.NoError(t, os.WriteFile(filepath.Join(sh.dir, to), b, 0o644))
 	}
 	copyFile(pub, "cosign.pub")
 	for _, r := range []docRelease{first, second} {
 		copyFile(filepath.Join(r.dist, r.tgz()+".sig"), r.tgz()+".sig")
 	}
-	helmHome := t.TempDir()
-	sh := docShell{dir: work, path: []string{filepath.Dir(helm(t)), n.BinDir, filepath.Join(root, "bin")}, env: []string{
-		"KUBECONFIG=" + n.Kubeconfig,
-		// The registry's CA for helm and cosign (Go's TLS reads it) without the pages' --ca-file flags.
-		"SSL_CERT_FILE=" + caFile,
-		// cosign offline (runCosign): no Sigstore trust root from the internet.
-		"SIGSTORE_REKOR_PUBLIC_KEY=" + pub,
-		"HELM_CACHE_HOME=" + filepath.Join(helmHome, "cache"), "HELM_CONFIG_HOME=" + filepath.Join(helmHome, "config"),
-		"HELM_DATA_HOME=" + filepath.Join(helmHome, "data"),
-	}}
-	vars := func(r docRelease) map[string]string {
-		return map[string]string{"REGISTRY": registry, "VERSION": r.chartVersion, "DIGEST": r.digest, "NS": ns, "RELEASE": rel.name}
-	}
-	// script is a page's block with r's values for its variables, which
-	// are set first too, for the blocks that use them without setting them.
+	// script is a page's block with r's values for its variables.
 	script := func(block string, r docRelease) string {
-		var set []string
-		for k, v := range vars(r) {
-			set = append(set, k+"="+shellQuote(v))
-		}
-		return strings.Join(set, " ") + "\n" + docScript(t, block, vars(r))
+		return pageScript(t, block, map[string]string{"REGISTRY": registry, "VERSION": r.chartVersion, "DIGEST": r.digest, "NS": ns, "RELEASE": rel.name})
 	}
 	// runsImage: the two pods that serve (Ready, not terminating) run r's
 	// image, with or without the second release's flag; a pod still
@@ -179,12 +166,12 @@ func docsAsWritten(t *testing.T, n *node.Node, c client.Client, registry, caFile
 		}
 		done := make(chan result, 1)
 		go func() {
-			out, code, err := sh.exec(ctx, script(blocks[0], first))
+			r, err := sh.exec(ctx, script(blocks[0], first))
 			if err != nil {
-				out += err.Error()
-				code = -1
+				r.output += err.Error()
+				r.code = -1
 			}
-			done <- result{out, code}
+			done <- result{r.output, r.code}
 		}()
 		var r result
 		issued := false
@@ -256,14 +243,16 @@ func docsAsWritten(t *testing.T, n *node.Node, c client.Client, registry, caFile
 		require.Len(t, before, 2, "the signatures, the preview")
 		sh.mustRun(ctx, t, script(top[0]+before[0], upgradeVars))
 
-		out, code := sh.run(ctx, t, script(top[0]+before[1], upgradeVars))
+		diff := sh.run(ctx, t, script(top[0]+before[1], upgradeVars))
+		out, code := diff.output, diff.code
 		assert.Equal(t, 1, code, "kubectl diff exits 1 when something differs:\n%s", out)
 		assert.True(t, diffLine(out, "-", "image: "+imageRepo+"@"+first.digest), "the old image removed:\n%s", out)
 		assert.True(t, diffLine(out, "+", "image: "+imageRepo+"@"+second.digest), "the new image added")
 		assert.True(t, diffLine(out, "+", upgradeFlag+"=second"), "the new flag added")
 		// Why the page adds --force-conflicts: the server-side diff as
 		// kubectl's own manager conflicts with helm's on what changes.
-		out, code = sh.run(ctx, t, "kubectl diff --server-side -f new.yaml")
+		diff = sh.run(ctx, t, "kubectl diff --server-side -f new.yaml")
+		out, code = diff.output, diff.code
 		assert.Greater(t, code, 1, "kubectl diff --server-side without --force-conflicts:\n%s", out)
 		assert.Contains(t, out, "conflict")
 
