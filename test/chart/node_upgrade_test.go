@@ -87,14 +87,16 @@ type docRelease struct {
 
 func (r docRelease) tgz() string { return imageName + "-" + r.chartVersion + ".tgz" }
 
-// docsAsWritten runs the README's install, docs/adoption.md's switch to deny
-// and docs/upgrade.md's upgrade and rollback, each page's commands as the
-// page has them (docBlocks), from first to second and back, in cert-manager
-// mode (the chart's default; the test plays cert-manager as TestNode's
-// CertManagerMode does). After each step every pod runs the image that step
-// names (by digest, as containerd pulled it) and helm test has passed (the
-// pages run it); the upgrade and the rollback run under load through
-// kube-apiserver with failurePolicy Fail, and no request may fail.
+// docsAsWritten runs the README's install, docs/adoption.md's switch to deny,
+// docs/tenancy-capsule.md's switch to Capsule's tenants (then the release is
+// rolled back to deny alone) and docs/upgrade.md's upgrade and rollback,
+// each page's commands as the page has them (docBlocks), from first to
+// second and back, in cert-manager mode (the chart's default; the test
+// plays cert-manager as TestNode's CertManagerMode does). After each step
+// every pod runs the image that step names (by digest, as containerd
+// pulled it) and helm test has passed (the pages run it); the upgrade and
+// the rollback run under load through kube-apiserver with failurePolicy
+// Fail, and no request may fail.
 func docsAsWritten(t *testing.T, n *node.Node, c client.Client, registry, caFile, pub string, first, second docRelease) {
 	ctx := t.Context()
 	const ns, appNS = imageName, "lsw-node-docs-apps" // the pages' namespace and release name
@@ -223,6 +225,40 @@ func docsAsWritten(t *testing.T, n *node.Node, c client.Client, registry, caFile
 	if t.Failed() {
 		return
 	}
+
+	// docs/tenancy-capsule.md's commands on this release: the cluster
+	// checks with Capsule's tenant label and first claims denied, then the
+	// audit; afterwards the release as it was, for the upgrade.
+	revision := helmRevision(ctx, t, rel)
+	t.Run("TenancyCapsule", func(t *testing.T) {
+		storeCapsuleStory(ctx, t, c)
+		r := sh.run(ctx, t, script(docBlocks(t, "docs/tenancy-capsule.md", "Recipe: Capsule tenants")[0], first))
+		require.Contains(t, r.output, `Release "`+rel.name+`" has been upgraded`)
+		// The audit's exit status: a stored set would be denied, the squatter.
+		assert.Equal(t, 1, r.code, "the audit exits 1 on the stored squatter:\n%s", r.output)
+		assert.Contains(t, r.stdout, "team-c/login")
+		assert.Contains(t, r.stdout, `spec.listeners[0].hostname: Forbidden: hostname "login.a.example.com" `+capsuleHeld)
+		assert.NotContains(t, r.stdout, `The ListenerSet "team-a/portal" is invalid`, "portal came first")
+		// The new webhook entries (the routes', the deletions'): cainjector's part.
+		injectLikeCAInjector(ctx, t, c, imageName)
+		runsImage(first, first, false)
+		for _, p := range servingPods(ctx, t, n.Client, rel, 2, time.Minute) {
+			assert.Subset(t, p.Spec.Containers[0].Args, []string{"--cluster-checks", "--tenant-label=capsule.clastix.io/tenant", "--first-claim=deny"}, p.Name)
+		}
+		// The same claim under alpha's wildcard: beta's denied, naming the
+		// holder; alpha's other namespace's admitted (one owner).
+		eventually(t, time.Minute, "tenant beta's claim under tenant alpha's name is denied", capsuleDenied(ctx, c, capsuleClaim("team-c", "pay", "pay.a.example.com")))
+		require.NoError(t, c.Create(ctx, capsuleClaim("team-b", "pay", "pay.a.example.com"), client.DryRunAll), "tenant alpha's own namespace")
+		require.NoError(t, checkAdmission(ctx, c, appNS, 0))
+	})
+	t.Run("TenancyCapsulePutBack", func(t *testing.T) {
+		rel.helm(ctx, t, "rollback", rel.name, fmt.Sprint(revision), "--wait", "--timeout", "5m")
+		runsImage(first, first, false)
+		for _, p := range servingPods(ctx, t, n.Client, rel, 2, time.Minute) {
+			assert.NotContains(t, p.Spec.Containers[0].Args, "--cluster-checks", p.Name)
+		}
+		eventually(t, 60*time.Second, "the webhook denies", func() error { return checkAdmission(ctx, c, appNS, 0) })
+	})
 
 	// Why the page does not say --reuse-values: it keeps the first
 	// release's image.digest under the second release's templates.
