@@ -160,8 +160,8 @@ verify: generate
 
 ## run: a local control plane with the webhook registered; Ctrl-C stops everything (exit 0).
 ## RUN_FLAGS go to hack/run (e.g. RUN_FLAGS=-strict; RUN_FLAGS=-h lists them).
-## MODE=policy|both is the chart's admission.mode (RUN_FLAGS=-mode=...): the ValidatingAdmissionPolicy
-## alone (no webhook), or the policy with the webhook failing open.
+## MODE=policy|both is the chart's admission.mode (RUN_FLAGS=-mode=...): the ValidatingAdmissionPolicies
+## alone (no webhook), or the policies with the webhook failing open.
 ## hack/run builds or finds the k8s binaries itself, as one of its progress lines.
 ## NODE=1 (-node, hack/run/node.go): the chart on a real single-node cluster instead (hack/node; root).
 MODE ?=

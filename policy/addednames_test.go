@@ -75,11 +75,11 @@ func TestAddedNames(t *testing.T) {
 // compiledWith is the policy generated with added, compiled as a 1.30
 // kube-apiserver compiles it.
 func compiledWith(t testing.TB, added object.AddedNames) *policytest.Evaluator {
-	vap, _, err := policy.Generate(policy.Options{AddedNames: added})
+	p, err := policy.Generate(policy.Options{AddedNames: added})
 	if err != nil {
 		t.Fatal(err)
 	}
-	e, err := policytest.Compile(vap, utilversion.MustParseGeneric("1.29"))
+	e, err := policytest.CompilePolicies(p, utilversion.MustParseGeneric("1.29"))
 	if err != nil {
 		t.Fatal(err)
 	}

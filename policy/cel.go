@@ -42,7 +42,14 @@ type variable struct{ name, expression string }
 type celPolicy struct {
 	variables           []variable
 	validation, message string
+	// fastPath is the rules' match condition (FastPathCondition): false
+	// for the usual valid set, which skips them
+	fastPath string
 }
+
+// celPolicies are the CEL of the two policies (Generate): the rules and
+// the declarations.
+type celPolicies struct{ rules, declarations celPolicy }
 
 // fill replaces each {key} of the template s with its value (pairs of key,
 // value).
@@ -172,8 +179,34 @@ func joined(lists string) string {
 	return "(" + lists + `).map(e, e.join(` + lit(Separator) + `)).filter(s, s != "")`
 }
 
-// expressions is the policy's CEL, built once.
-var expressions = sync.OnceValues(build)
+// expressions is the policies' CEL, built once.
+var expressions = sync.OnceValues(func() (celPolicies, error) {
+	if err := valueRulesChecked(); err != nil {
+		return celPolicies{}, err
+	}
+	rules, err := build(false)
+	if err != nil {
+		return celPolicies{}, err
+	}
+	declarations, err := build(true)
+	if err != nil {
+		return celPolicies{}, err
+	}
+	// the fast path reads the CRD's required fields as present (fast.go)
+	fast := fastPathExpression()
+	rules.fastPath = "!(" + fast + ")"
+	// The declarations judge what the rules' match condition skipped: the
+	// usual valid set, in a Namespace that declares its hostnames; the
+	// rules judge everything else, the declaration included, so that
+	// exactly one of the two denies a request and its message holds every
+	// error. The fast path is evaluated only in a Namespace with a
+	// declaration.
+	declarations.variables = append(declarations.variables, variable{FastPathVariable, fast})
+	skip := `!variables.declared || !variables.` + FastPathVariable
+	declarations.validation = skip + ` || ` + declarations.validation
+	declarations.message = skip + ` ? "" : ` + declarations.message
+	return celPolicies{rules: rules, declarations: declarations}, nil
+})
 
 // ListenerChunk is how many listeners one check variable judges: each
 // variable is one CEL evaluation, which kube-apiserver limits to a
@@ -208,15 +241,20 @@ const MaxDetailedListeners = 4
 // listeners only: the message. Both tiers are the same Go code (the rule
 // builders below), written by two writers: the checks' (pathsOnly) and the
 // details'. It fails when apimachinery's validators no longer give the
-// messages the CEL is written for (drift).
-func build() (celPolicy, error) {
-	if err := valueRulesChecked(); err != nil {
-		return celPolicy{}, err
-	}
+// messages the CEL is written for (drift). With declarationsOnly it writes
+// the declarations' policy: the declared-hostnames rule alone, and only the
+// variables it reads.
+func build(declarationsOnly bool) (celPolicy, error) {
 	var upstream drift
 	checks, details := writer{pathsOnly: true, drift: &upstream}, writer{drift: &upstream}
 	var vars []variable
 	add := func(name, expr string) { vars = append(vars, variable{name, expr}) }
+	// rulesAdd adds a variable only the rules' policy reads
+	rulesAdd := func(name, expr string) {
+		if !declarationsOnly {
+			add(name, expr)
+		}
+	}
 	// listener i as l with its path p and its stored pair sl ({} when it
 	// has none: every ratchet condition first asks variables.pair[i]), for
 	// each i of the CEL list over
@@ -227,8 +265,10 @@ func build() (celPolicy, error) {
 
 	// the names each list-valued option accepts: the built-in ones here;
 	// Generate (and the chart) replace a list when a setting adds names
-	for _, key := range object.ListOptions {
-		add(AcceptedNamesVariable(key), list(object.BuiltinNames(key)))
+	if !declarationsOnly {
+		for _, key := range object.ListOptions {
+			add(AcceptedNamesVariable(key), list(object.BuiltinNames(key)))
+		}
 	}
 	// absent parts read as empty: the CRD requires them, the policy need not
 	add("spec", `has(object.spec) ? object.spec : {}`)
@@ -246,8 +286,8 @@ func build() (celPolicy, error) {
 		gatewayKey(`variables.parentRef`, `object`)+` == `+
 		gatewayKey(`(has(oldObject.spec) && has(oldObject.spec.parentRef) ? oldObject.spec.parentRef : {})`, `oldObject`))
 	add("stored", `variables.update && has(oldObject.spec) && has(oldObject.spec.listeners) ? oldObject.spec.listeners : []`)
-	add("storedParentRef", `variables.update && has(oldObject.spec) && has(oldObject.spec.parentRef) ? oldObject.spec.parentRef : {}`)
-	add("owner", `(has(object.metadata.namespace) && object.metadata.namespace != "" ? object.metadata.namespace + "/" : "") + `+
+	rulesAdd("storedParentRef", `variables.update && has(oldObject.spec) && has(oldObject.spec.parentRef) ? oldObject.spec.parentRef : {}`)
+	rulesAdd("owner", `(has(object.metadata.namespace) && object.metadata.namespace != "" ? object.metadata.namespace + "/" : "") + `+
 		`(has(object.metadata.name) && object.metadata.name != "" ? object.metadata.name : (has(object.metadata.generateName) ? object.metadata.generateName : ""))`)
 	// Per listener, the keys the rules between listeners compare, so that
 	// they are found with indexOf (a loop in Go) instead of a filter over
@@ -257,9 +297,9 @@ func build() (celPolicy, error) {
 	// (object.ServedProtocol): its port reads as "none " and its index,
 	// which no port written as a number is, so the conflict rule never finds
 	// it (a number would: an invalid port -1 is still judged by this rule)
-	add("served", `variables.idx.map(i, variables.listeners[i].protocol in `+list(object.SupportedProtocols)+`)`)
-	add("ports", `variables.idx.map(i, variables.served[i] ? string(variables.listeners[i].port) : "none " + string(i))`)
-	add("endpoints", `variables.idx.map(i, string(variables.listeners[i].port) + "\u0000" + variables.listeners[i].protocol + "\u0000" + `+
+	rulesAdd("served", `variables.idx.map(i, variables.listeners[i].protocol in `+list(object.SupportedProtocols)+`)`)
+	rulesAdd("ports", `variables.idx.map(i, variables.served[i] ? string(variables.listeners[i].port) : "none " + string(i))`)
+	rulesAdd("endpoints", `variables.idx.map(i, string(variables.listeners[i].port) + "\u0000" + variables.listeners[i].protocol + "\u0000" + `+
 		`(has(variables.listeners[i].hostname) ? variables.listeners[i].hostname : ""))`)
 	add("storedNames", `variables.stored.map(o, o.name)`)
 	// pair[i]: the index of the stored listener listener i is paired with,
@@ -272,9 +312,9 @@ func build() (celPolicy, error) {
 		`size(ss) > k ? ss[k] : -1)[0])[0])`)
 	// the values a conflict involves, per listener: port and protocol
 	// (samePorts), and hostname (sameHosts), as its stored pair has them
-	add("samePorts", `variables.idx.map(i, variables.pair[i] >= 0 && [variables.listeners[i]].all(l, [variables.stored[variables.pair[i]]].all(sl, `+
+	rulesAdd("samePorts", `variables.idx.map(i, variables.pair[i] >= 0 && [variables.listeners[i]].all(l, [variables.stored[variables.pair[i]]].all(sl, `+
 		sameAs("port")+` && `+sameAs("protocol")+`)))`)
-	add("sameHosts", `variables.idx.map(i, variables.pair[i] >= 0 && [variables.listeners[i]].all(l, [variables.stored[variables.pair[i]]].all(sl, `+
+	rulesAdd("sameHosts", `variables.idx.map(i, variables.pair[i] >= 0 && [variables.listeners[i]].all(l, [variables.stored[variables.pair[i]]].all(sl, `+
 		sameAs("hostname")+`)))`)
 
 	// parentRef (validateParentRef) and the number of listeners
@@ -284,7 +324,7 @@ func build() (celPolicy, error) {
 	sameRef := func(f string) string {
 		return fill(`(variables.update && (has({s}.{f}) ? has({r}.{f}) && {s}.{f} == {r}.{f} : !has({r}.{f})))`, "s", "variables.storedParentRef", "r", ref, "f", f)
 	}
-	add("parentRefErrors", fill(`(has({r}.group) && {r}.group != {gw} && !{samegroup} ? [{group}] : []) + (has({r}.kind) && {r}.kind != {gateway} && !{samekind} ? [{kind}] : []) + `+
+	rulesAdd("parentRefErrors", fill(`(has({r}.group) && {r}.group != {gw} && !{samegroup} ? [{group}] : []) + (has({r}.kind) && {r}.kind != {gateway} && !{samekind} ? [{kind}] : []) + `+
 		`({samename} ? [] : {name}) + (has({r}.namespace) && !{samens} ? {ns} : [])`,
 		"r", ref, "gw", lit(gwv1.GroupName), "gateway", lit(string(defaults.GatewayKind)),
 		"samegroup", sameRef("group"), "samekind", sameRef("kind"), "samename", sameRef("name"), "samens", sameRef("namespace"),
@@ -298,7 +338,7 @@ func build() (celPolicy, error) {
 		`(size(variables.listeners) > {max} ? variables.stored == variables.listeners : `+
 		`variables.idx.all(i, variables.pair[i] >= 0 && variables.stored[variables.pair[i]] == variables.listeners[i])))`,
 		"max", strconv.Itoa(MaxIndex))
-	add("countErrors", `(size(variables.listeners) == 0 || size(variables.listeners) > `+strconv.Itoa(object.MaxListeners)+`) && `+unchangedList+` ? [] : `+
+	rulesAdd("countErrors", `(size(variables.listeners) == 0 || size(variables.listeners) > `+strconv.Itoa(object.MaxListeners)+`) && `+unchangedList+` ? [] : `+
 		fill(`size(variables.listeners) == 0 ? [{req}] : size(variables.listeners) > {max} ? [{many}] : []`,
 			"req", details.line(`"spec.listeners"`, field.Required(placeholderPath, object.DetailNoListeners), nil),
 			"max", strconv.Itoa(object.MaxListeners),
@@ -307,7 +347,7 @@ func build() (celPolicy, error) {
 	// the rules between listeners: names, then conflicts (validateListeners,
 	// object.Merge.Conflict), each ratcheted by the listeners involved;
 	// cheap, written with their messages for both tiers
-	add("duplicateErrors", `variables.idx.map(i, [variables.names.indexOf(variables.names[i])].map(d, `+
+	rulesAdd("duplicateErrors", `variables.idx.map(i, [variables.names.indexOf(variables.names[i])].map(d, `+
 		`d < i && variables.names[i] != "" && !(variables.pair[i] >= 0 && variables.pair[d] >= 0) ? [`+
 		details.line(`"spec.listeners[" + string(i) + "].name"`, field.Duplicate(placeholderPath, valueHole), map[string]string{valueHole: "variables.names[i]"})+`] : [])[0])`)
 	claim := func(j string) string { return `variables.owner + " listener " + variables.names[` + j + `]` }
@@ -323,7 +363,7 @@ func build() (celPolicy, error) {
 	// the first listener on the port holds it: another protocol conflicts;
 	// the same protocol conflicts with the first of the same endpoint; a
 	// listener of a protocol Airlock does not serve is never judged
-	add("conflictErrors", fill(`variables.idx.map(i, !variables.served[i] ? [] : [variables.listeners[i]].map(l, `+
+	rulesAdd("conflictErrors", fill(`variables.idx.map(i, !variables.served[i] ? [] : [variables.listeners[i]].map(l, `+
 		`[variables.ports.indexOf(variables.ports[i])].map(f, f == i ? [] : `+
 		`variables.listeners[f].protocol != l.protocol ? (variables.samePorts[i] && variables.samePorts[f] ? [] : [{proto}]) : `+
 		`[variables.endpoints.indexOf(variables.endpoints[i])].map(same, `+
@@ -347,6 +387,9 @@ func build() (celPolicy, error) {
 		}},
 		{"declared", writer.declaredRule},
 	}
+	if declarationsOnly {
+		listenerRules = listenerRules[len(listenerRules)-1:]
+	}
 	// a listener's own entries, as w writes them: the rules' lists, one
 	// after another
 	own := func(w writer) string {
@@ -357,7 +400,15 @@ func build() (celPolicy, error) {
 		return strings.Join(parts, " + ")
 	}
 	listenerEntries := func(ownEntries string) string {
+		if declarationsOnly {
+			return ownEntries
+		}
 		return ownEntries + ` + variables.duplicateErrors[i] + variables.conflictErrors[i]`
+	}
+	// the set's own entries, before the listeners'
+	setEntries := "variables.parentRefErrors + variables.countErrors + "
+	if declarationsOnly {
+		setEntries = ""
 	}
 
 	// tier 1, the checks: every listener, paths only, a chunk of listeners
@@ -377,7 +428,7 @@ func build() (celPolicy, error) {
 	add("ownCheck", strings.Join(chunks, " + "))
 	add("listenerChecks", `variables.idx.map(i, `+listenerEntries("variables.ownCheck[i]")+`)`)
 	add("failing", `variables.idx.filter(i, size(variables.listenerChecks[i]) > 0)`)
-	add("checks", `(variables.parentRefErrors + variables.countErrors + `+joined(`variables.listenerChecks`)+` + variables.declarationChecks).join(`+lit(Separator)+`)`)
+	add("checks", `(`+setEntries+joined(`variables.listenerChecks`)+` + variables.declarationChecks).join(`+lit(Separator)+`)`)
 
 	// tier 2, the details: the first failing listeners, with messages
 	add("shown", indexList(MaxDetailedListeners)+`.filter(k, k < size(variables.failing)).map(k, variables.failing[k])`)
@@ -386,7 +437,7 @@ func build() (celPolicy, error) {
 	// A line break in a value the message shows unquoted (an option key in
 	// a path, a listener's name in a conflict) is escaped: kube-apiserver
 	// refuses a message with one.
-	add("details", `(variables.parentRefErrors + variables.countErrors + `+
+	add("details", `(`+setEntries+
 		joined(indexList(MaxDetailedListeners)+`.filter(k, k < size(variables.shown)).map(k, [variables.shown[k]].map(i, `+shownEntries+`)[0])`)+
 		` + variables.declarationErrors).join(`+lit(Separator)+`).replace("\n", "\\n")`)
 
@@ -404,10 +455,9 @@ func build() (celPolicy, error) {
 	for i := range vars {
 		vars[i].expression = withRequired(vars[i].expression)
 	}
-	// the fast path reads the CRD's required fields as present (fast.go)
-	add(FastPathVariable, fastPathExpression())
-	fast := "variables." + FastPathVariable
-	return celPolicy{variables: vars, validation: fast + ` || variables.checks == ""`, message: fast + ` ? "" : ` + message}, nil
+	// kube-apiserver evaluates the message even when the validation passes:
+	// the details are built only when the checks found something
+	return celPolicy{variables: vars, validation: `variables.checks == ""`, message: `variables.checks == "" ? "" : ` + message}, nil
 }
 
 // EntryStarts are how the paths of the message's entries begin; an entry

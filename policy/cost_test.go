@@ -74,7 +74,7 @@ func TestWorstObjectCost(t *testing.T) {
 			if !r.Allowed {
 				verdict = "denied"
 			}
-			t.Logf("%s (%d bytes of JSON): %s, cost %d of %d (%.1f%%; the fast path %d of it, twice), one evaluation %v in process, message %d bytes",
+			t.Logf("%s (%d bytes of JSON): %s, cost %d of %d (%.1f%%; the fast path, a match condition, %d), one evaluation %v in process, message %d bytes",
 				rq.name, len(data), verdict, cost, celconfig.RuntimeCELCostBudget, 100*float64(cost)/celconfig.RuntimeCELCostBudget,
 				fastCost, elapsed.Round(time.Millisecond), len(r.Message))
 		})

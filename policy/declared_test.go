@@ -32,8 +32,10 @@ func namespaceOf(d validationtest.Declaration) *corev1.Namespace {
 // validationtest.DeclarationCases is denied by validation with the case's
 // code alone (or admitted), and the policy, reading the declaration from
 // namespaceObject, gives the same verdict, paths and details, by its rules
-// and, for an object the CRD admits, whole, fast path included: the
-// usual set skips the policy only in a Namespace without a declaration.
+// and, for an object the CRD admits, by both policies, the rules' fast path
+// included: the usual set skips the rules in every Namespace (a match
+// condition cannot read it), and the declarations' policy alone gives
+// validation's verdict and entries on it.
 func TestDeclaredHostnamesSameVerdict(t *testing.T) {
 	e := evaluator(t)
 	var st diffStats
@@ -52,17 +54,31 @@ func TestDeclaredHostnamesSameVerdict(t *testing.T) {
 		outcomes[tc.Code]++
 		compareIn(t, e, tc.Name, &d, tc.New, tc.Old, &st)
 	}
-	// the fast path: the usual set in a Namespace without a
-	// declaration only
+	// the usual set: the rules' fast path skips it, the declarations'
+	// policy judges it as validation does
+	var usual int
 	for _, tc := range validationtest.DeclarationCases() {
 		if tc.Old != nil || len(tc.New.Spec.Listeners) != object.MaxListeners {
 			continue
 		}
+		usual++
 		obj := crdDefaulted(t, tc.New)
-		r := fastOnly(t).EvaluateIn(namespaceOf(tc.Declaration), obj, nil, 0)
-		if r.Error || r.Allowed != !tc.Declaration.Declared {
-			t.Errorf("%s: the fast path admits it: %v (error %v), want %v", tc.Name, r.Allowed, r.Error, !tc.Declaration.Declared)
+		ns := namespaceOf(tc.Declaration)
+		if r := fastOnly(t).EvaluateIn(ns, obj, nil, 0); r.Error || !r.Allowed {
+			t.Errorf("%s: the rules' fast path does not skip it: %+v", tc.Name, r)
 		}
+		errs, _ := validation.Validate(tc.New, nil, validation.Options{Cluster: tc.Declaration.Cluster()})
+		r := declarationsOnly(t).EvaluateIn(ns, obj, nil, 0)
+		if r.Error || r.Allowed != (len(errs) == 0) {
+			t.Errorf("%s: the declarations' policy allowed=%v (error %v), validation %v: %.300q", tc.Name, r.Allowed, r.Error, errs, r.Message)
+		} else if !r.Allowed && !policytest.Cut(errs) {
+			if got, want := policytest.SortedEntries(r.Message), policytest.ErrorEntries(errs); !slices.Equal(got, want) {
+				t.Errorf("%s: the declarations' policy says\n %q\nvalidation\n %q", tc.Name, got, want)
+			}
+		}
+	}
+	if usual == 0 {
+		t.Error("no case of the usual set")
 	}
 	t.Logf("%d requests (%v by code), %d denied, %d messages cut, %d with other details", st.cases, outcomes, st.denied, st.truncated, st.detailDiffs)
 	if outcomes[""] == 0 || outcomes[merged.CodeHostnameNotDeclared] == 0 || outcomes[merged.CodeDeclarationMalformed] == 0 {
@@ -97,11 +113,11 @@ func TestDeclaredHostnamesNamespaceObject(t *testing.T) {
 // fast path, and a declaration under the default key is none.
 func TestDeclaredHostnamesAnnotationKey(t *testing.T) {
 	const key = "example.com/hosts"
-	vap, _, err := policy.Generate(policy.Options{AllowedHostnamesAnnotation: key})
+	p, err := policy.Generate(policy.Options{AllowedHostnamesAnnotation: key})
 	if err != nil {
 		t.Fatal(err)
 	}
-	e, err := policytest.Compile(vap, utilversion.MustParseGeneric("1.29"))
+	e, err := policytest.CompilePolicies(p, utilversion.MustParseGeneric("1.29"))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -131,7 +147,7 @@ func TestDeclaredHostnamesAnnotationKey(t *testing.T) {
 	if checked == 0 {
 		t.Fatal("no case checked")
 	}
-	if _, _, err := policy.Generate(policy.Options{AllowedHostnamesAnnotation: "not a key"}); err == nil {
+	if _, err := policy.Generate(policy.Options{AllowedHostnamesAnnotation: "not a key"}); err == nil {
 		t.Error("an annotation key no annotation can have is accepted")
 	}
 }

@@ -164,16 +164,16 @@ func compareIn(t *testing.T, e *policytest.Evaluator, name string, d *validation
 	}
 }
 
-// compiledOnce is the generated policy, changed by change, compiled once for
-// the package's tests (a compile takes seconds).
-func compiledOnce(change func(vap *admissionregistrationv1.ValidatingAdmissionPolicy)) func(testing.TB) *policytest.Evaluator {
+// compiledOnce is the policies pick takes of the generated ones (changed),
+// compiled once for the package's tests (a compile takes seconds) and
+// evaluated together.
+func compiledOnce(pick func(p policy.Policies) []*admissionregistrationv1.ValidatingAdmissionPolicy) func(testing.TB) *policytest.Evaluator {
 	compile := sync.OnceValues(func() (*policytest.Evaluator, error) {
-		vap, _, err := policy.Generate(policy.Options{})
+		p, err := policy.Generate(policy.Options{})
 		if err != nil {
 			return nil, err
 		}
-		change(vap)
-		return policytest.Compile(vap, utilversion.MustParseGeneric("1.29"))
+		return policytest.CompileAll(pick(p), utilversion.MustParseGeneric("1.29"))
 	})
 	return func(t testing.TB) *policytest.Evaluator {
 		e, err := compile()
@@ -184,34 +184,35 @@ func compiledOnce(change func(vap *admissionregistrationv1.ValidatingAdmissionPo
 	}
 }
 
-// setVariable sets the expression of the policy's variable name.
-func setVariable(vap *admissionregistrationv1.ValidatingAdmissionPolicy, name, expression string) {
-	for i := range vap.Spec.Variables {
-		if vap.Spec.Variables[i].Name == name {
-			vap.Spec.Variables[i].Expression = expression
-		}
-	}
-}
-
 var (
-	// evaluator is the policy's rules: the policy without its fast path,
-	// which judges any object the same as validation.Validate.
-	evaluator = compiledOnce(func(vap *admissionregistrationv1.ValidatingAdmissionPolicy) {
-		setVariable(vap, policy.FastPathVariable, "false")
+	// evaluator is the policies' rules: the rules' policy without its
+	// fast path, which judges any object the same as validation.Validate.
+	evaluator = compiledOnce(func(p policy.Policies) []*admissionregistrationv1.ValidatingAdmissionPolicy {
+		return []*admissionregistrationv1.ValidatingAdmissionPolicy{policytest.WithoutFastPath(p.Rules.Policy)}
 	})
-	// whole is the whole policy, fast path included, as kube-apiserver
-	// runs it: for objects as the CRD admits them (throughCRD).
-	whole = compiledOnce(func(*admissionregistrationv1.ValidatingAdmissionPolicy) {})
-	// fastOnly is the policy with a validation that is its fast path: it
-	// admits exactly what the fast path lets through.
-	fastOnly = compiledOnce(func(vap *admissionregistrationv1.ValidatingAdmissionPolicy) {
-		vap.Spec.Validations[0].Expression = "variables." + policy.FastPathVariable
+	// whole is both policies as kube-apiserver runs them, the rules' fast
+	// path included: for objects as the CRD admits them (throughCRD).
+	whole = compiledOnce(func(p policy.Policies) []*admissionregistrationv1.ValidatingAdmissionPolicy {
+		return []*admissionregistrationv1.ValidatingAdmissionPolicy{p.Rules.Policy, p.Declarations.Policy}
 	})
-	// conditionOnly is the policy's fast path alone, as a validation that
-	// fails where the fast path would judge the object in full: for the
-	// fast path's own cost.
-	conditionOnly = compiledOnce(func(vap *admissionregistrationv1.ValidatingAdmissionPolicy) {
-		vap.Spec.Validations = []admissionregistrationv1.Validation{{Expression: "variables." + policy.FastPathVariable}}
+	// fastOnly is the rules' policy with a validation that always fails:
+	// it admits exactly what its fast path lets through.
+	fastOnly = compiledOnce(func(p policy.Policies) []*admissionregistrationv1.ValidatingAdmissionPolicy {
+		vap := p.Rules.Policy.DeepCopy()
+		vap.Spec.Validations[0].Expression, vap.Spec.Validations[0].MessageExpression = "false", ""
+		vap.Spec.Variables = nil
+		return []*admissionregistrationv1.ValidatingAdmissionPolicy{vap}
+	})
+	// declarationsOnly is the declarations' policy alone.
+	declarationsOnly = compiledOnce(func(p policy.Policies) []*admissionregistrationv1.ValidatingAdmissionPolicy {
+		return []*admissionregistrationv1.ValidatingAdmissionPolicy{p.Declarations.Policy}
+	})
+	// conditionOnly is the fast path alone, as a validation that fails
+	// where the rules would judge the object in full: for the fast path's
+	// own cost (kube-apiserver charges match conditions to their own
+	// budget, so the whole policy's Cost does not count it).
+	conditionOnly = compiledOnce(func(p policy.Policies) []*admissionregistrationv1.ValidatingAdmissionPolicy {
+		return []*admissionregistrationv1.ValidatingAdmissionPolicy{policytest.FastPathOnly(p)}
 	})
 )
 

@@ -1,10 +1,12 @@
 // Package policy generates the admissionregistration.k8s.io/v1
-// ValidatingAdmissionPolicy (and its binding) that enforces inside
+// ValidatingAdmissionPolicies (each with its binding) that enforce inside
 // kube-apiserver, without a webhook call, every object-only rule of
 // validation.Validate, with its ratcheting, and the hostnames a Namespace
-// declares, read from the request's Namespace (declared.go); the other
-// cluster-aware rules need the webhook's cluster view and are not part of
-// it.
+// declares, read from the request's Namespace (declared.go): the rules'
+// policy, whose match condition lets the usual valid set through (fast.go),
+// and the declarations', which judges that set's hostnames (Policies). The
+// other cluster-aware rules need the webhook's cluster view and are not part
+// of them.
 //
 // It owns the CEL, and only the CEL: the name lists, details, kinds and
 // limits come from validation and defaults, the messages from the

@@ -50,13 +50,14 @@ func TestFastPathTaken(t *testing.T) {
 }
 
 // TestFastPathCost: the fast path is charged against kube-apiserver's
-// budget for the validation, twice (the validation and its message each
-// evaluate it), and running out of it fails the request (failurePolicy
-// Fail): the object it judges in full at the greatest cost
+// budget for match conditions (a quarter of the validation's; the
+// declarations' policy charges it to its validation's budget, twice, in a
+// Namespace with a declaration), and running out of it fails the request
+// (failurePolicy Fail): the object it judges in full at the greatest cost
 // (64 valid listeners, names and hostnames of 253 characters, every option,
 // the lists holding every name in reverse order, so that the one-match
 // test of the usual order fails and each item is compared with every
-// other) costs at most an eighth of it each time.
+// other) costs at most half of it.
 func TestFastPathCost(t *testing.T) {
 	e := conditionOnly(t)
 	reversed := func(names []string) gwv1.AnnotationValue {
@@ -90,11 +91,11 @@ func TestFastPathCost(t *testing.T) {
 	if r := e.Evaluate(obj, nil, 0); r.Error || !r.Allowed {
 		t.Fatalf("not on the fast path: %+v", r)
 	}
-	cost, ok := e.Cost(obj, nil, celconfig.RuntimeCELCostBudget)
-	if !ok || cost > celconfig.RuntimeCELCostBudget/8 {
-		t.Fatalf("the fast path costs %d (within the budget: %v), want at most an eighth of %d", cost, ok, celconfig.RuntimeCELCostBudget)
+	cost, ok := e.Cost(obj, nil, celconfig.RuntimeCELCostBudgetMatchConditions)
+	if !ok || cost > celconfig.RuntimeCELCostBudgetMatchConditions/2 {
+		t.Fatalf("the fast path costs %d (within the budget: %v), want at most half of %d", cost, ok, celconfig.RuntimeCELCostBudgetMatchConditions)
 	}
-	t.Logf("the fast path's costliest object: cost %d of %d", cost, celconfig.RuntimeCELCostBudget)
+	t.Logf("the fast path's costliest object: cost %d of %d", cost, celconfig.RuntimeCELCostBudgetMatchConditions)
 }
 
 // fastBase is a plain valid set of the shape the fast path admits

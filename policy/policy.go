@@ -14,16 +14,22 @@ import (
 	"github.com/airlock/listenerset-webhook/validation/object"
 )
 
-// Default names of the generated objects.
+// Default names of the generated objects: the rules' policy and binding;
+// the declarations' are named with DeclarationsPrefix before them.
 const (
 	DefaultPolicyName  = "listenerset.microgateway.airlock.com"
 	DefaultBindingName = "listenerset.microgateway.airlock.com"
 )
 
+// DeclarationsPrefix comes before the names of the rules' policy and
+// binding in the names of the declarations' (Policies.Declarations).
+const DeclarationsPrefix = "declared-hostnames."
+
 // Options configure Generate.
 type Options struct {
-	// PolicyName and BindingName name the two objects (the defaults when
-	// empty).
+	// PolicyName and BindingName name the rules' policy and binding (the
+	// defaults when empty); the declarations' take DeclarationsPrefix
+	// before them.
 	PolicyName, BindingName string
 	// Actions are the binding's validationActions (Deny when empty).
 	Actions []admissionregistrationv1.ValidationAction
@@ -59,25 +65,62 @@ func (o Options) withDefaults() Options {
 	return o
 }
 
-// Generate returns the policy and its binding. It fails when the
-// apimachinery it is built with no longer gives the messages the policy's
+// Pair is a policy and its binding.
+type Pair struct {
+	Policy  *admissionregistrationv1.ValidatingAdmissionPolicy
+	Binding *admissionregistrationv1.ValidatingAdmissionPolicyBinding
+}
+
+// Policies are the generated objects: two policies, each with its binding,
+// that together judge what validation.Validate judges without a cluster
+// view, the Namespace's hostname declaration included.
+type Policies struct {
+	// Rules judges every rule, the declared hostnames included, on every
+	// ListenerSet but the usual valid one, which its match condition
+	// FastPathCondition skips (fast.go).
+	Rules Pair
+	// Declarations judges the declared hostnames of the ListenerSets the
+	// rules skip, where their Namespace declares them: a match condition
+	// cannot read the Namespace, a validation can (declared.go).
+	Declarations Pair
+}
+
+// Pairs are the rules' pair and the declarations', in that order.
+func (p Policies) Pairs() []Pair { return []Pair{p.Rules, p.Declarations} }
+
+// Generate returns the policies and their bindings. It fails when the
+// apimachinery it is built with no longer gives the messages the policies'
 // CEL is written for.
-func Generate(opts Options) (*admissionregistrationv1.ValidatingAdmissionPolicy, *admissionregistrationv1.ValidatingAdmissionPolicyBinding, error) {
+func Generate(opts Options) (Policies, error) {
 	opts = opts.withDefaults()
 	tenancy := merged.Tenancy{AllowedHostnamesAnnotation: opts.AllowedHostnamesAnnotation}
 	if err := tenancy.Check(); err != nil {
-		return nil, nil, err
+		return Policies{}, err
 	}
 	e, err := expressions()
 	if err != nil {
-		return nil, nil, err
+		return Policies{}, err
 	}
+	rules := opts.pair(opts.PolicyName, opts.BindingName, e.rules, tenancy)
+	rules.Policy.Spec.MatchConditions = []admissionregistrationv1.MatchCondition{{Name: FastPathCondition, Expression: e.rules.fastPath}}
+	declarations := opts.pair(DeclarationsPrefix+opts.PolicyName, DeclarationsPrefix+opts.BindingName, e.declarations, tenancy)
+	for _, p := range []Pair{rules, declarations} {
+		if err := opts.scope(p.Policy); err != nil {
+			return Policies{}, err
+		}
+	}
+	return Policies{Rules: rules, Declarations: declarations}, nil
+}
+
+// pair is the policy of the CEL e and its binding, named policyName and
+// bindingName.
+func (o Options) pair(policyName, bindingName string, e celPolicy, tenancy merged.Tenancy) Pair {
 	vars := make([]admissionregistrationv1.Variable, len(e.variables))
 	for i, v := range e.variables {
 		vars[i] = admissionregistrationv1.Variable{Name: v.name, Expression: v.expression}
 		for _, key := range object.ListOptions {
-			if v.name == AcceptedNamesVariable(key) && len(opts.AddedNames[key]) > 0 {
-				vars[i].Expression = list(opts.AddedNames.Names(key))
+			if v.name == AcceptedNamesVariable(key) && len(o.AddedNames[key]) > 0 {
+				vars[i].Expression = list(o.AddedNames.Names(key))
 			}
 		}
 		if v.name == AllowedHostnamesVariable {
@@ -86,7 +129,7 @@ func Generate(opts Options) (*admissionregistrationv1.ValidatingAdmissionPolicy,
 	}
 	policy := &admissionregistrationv1.ValidatingAdmissionPolicy{
 		TypeMeta:   metav1.TypeMeta{APIVersion: admissionregistrationv1.SchemeGroupVersion.String(), Kind: "ValidatingAdmissionPolicy"},
-		ObjectMeta: metav1.ObjectMeta{Name: opts.PolicyName},
+		ObjectMeta: metav1.ObjectMeta{Name: policyName},
 		Spec: admissionregistrationv1.ValidatingAdmissionPolicySpec{
 			// An error in the policy's own evaluation (it should have none:
 			// test/policy checks the costliest object) denies, as the
@@ -98,8 +141,6 @@ func Generate(opts Options) (*admissionregistrationv1.ValidatingAdmissionPolicy,
 				}},
 			},
 			Variables: vars,
-			// The usual valid object is told apart cheaply and skips the
-			// rest (fast.go).
 			Validations: []admissionregistrationv1.Validation{{
 				Expression:        e.validation,
 				MessageExpression: e.message,
@@ -110,29 +151,27 @@ func Generate(opts Options) (*admissionregistrationv1.ValidatingAdmissionPolicy,
 	}
 	binding := &admissionregistrationv1.ValidatingAdmissionPolicyBinding{
 		TypeMeta:   metav1.TypeMeta{APIVersion: admissionregistrationv1.SchemeGroupVersion.String(), Kind: "ValidatingAdmissionPolicyBinding"},
-		ObjectMeta: metav1.ObjectMeta{Name: opts.BindingName},
+		ObjectMeta: metav1.ObjectMeta{Name: bindingName},
 		Spec: admissionregistrationv1.ValidatingAdmissionPolicyBindingSpec{
-			PolicyName:        opts.PolicyName,
-			ValidationActions: opts.Actions,
+			PolicyName:        policyName,
+			ValidationActions: o.Actions,
 		},
 	}
-	if opts.NamespaceSelector != nil {
-		binding.Spec.MatchResources = &admissionregistrationv1.MatchResources{NamespaceSelector: opts.NamespaceSelector.DeepCopy()}
+	if o.NamespaceSelector != nil {
+		binding.Spec.MatchResources = &admissionregistrationv1.MatchResources{NamespaceSelector: o.NamespaceSelector.DeepCopy()}
 	}
-	if err := opts.scope(policy); err != nil {
-		return nil, nil, err
-	}
-	return policy, binding, nil
+	return Pair{Policy: policy, Binding: binding}
 }
 
-// YAML returns the policy and its binding as a two-document YAML stream.
+// YAML returns the policies and their bindings as a four-document YAML
+// stream: the rules' policy and binding, then the declarations'.
 func YAML(opts Options) ([]byte, error) {
-	policy, binding, err := Generate(opts)
+	p, err := Generate(opts)
 	if err != nil {
 		return nil, err
 	}
 	var out bytes.Buffer
-	for i, obj := range []any{policy, binding} {
+	for i, obj := range []any{p.Rules.Policy, p.Rules.Binding, p.Declarations.Policy, p.Declarations.Binding} {
 		data, err := yaml.Marshal(obj)
 		if err != nil {
 			return nil, fmt.Errorf("marshal: %w", err)

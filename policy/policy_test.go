@@ -9,11 +9,11 @@ import (
 	"github.com/airlock/listenerset-webhook/policy/policytest"
 )
 
-// TestCompiles: every expression compiles in the CEL environment a 1.30
-// kube-apiserver gives a new policy (compatibility version 1.29), and in
-// this module's apiserver's own.
+// TestCompiles: every expression of both policies compiles in the CEL
+// environment a 1.30 kube-apiserver gives a new policy (compatibility
+// version 1.29), and in this module's apiserver's own.
 func TestCompiles(t *testing.T) {
-	vap, _, err := policy.Generate(policy.Options{})
+	p, err := policy.Generate(policy.Options{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -22,9 +22,9 @@ func TestCompiles(t *testing.T) {
 		versions = versions[:1] // the oldest; test/policy runs the newest for real
 	}
 	for _, v := range versions {
-		if errs := policytest.CompileErrors(vap, utilversion.MustParseGeneric(v)); len(errs) > 0 {
-			for _, err := range errs {
-				t.Errorf("CEL %s: %v", v, err)
+		for _, pair := range p.Pairs() {
+			for _, err := range policytest.CompileErrors(pair.Policy, utilversion.MustParseGeneric(v)) {
+				t.Errorf("%s, CEL %s: %v", pair.Policy.Name, v, err)
 			}
 		}
 	}

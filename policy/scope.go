@@ -3,6 +3,7 @@ package policy
 import (
 	"encoding/json"
 	"fmt"
+	"slices"
 	"strings"
 
 	admissionregistrationv1 "k8s.io/api/admissionregistration/v1"
@@ -28,7 +29,8 @@ import (
 // rarely: Gateways are few and the platform creates them.
 
 // ScopeCondition names the match condition that leaves out the ListenerSets
-// of Gateways the list does not name, the policy's only one.
+// of Gateways the list does not name: each policy's first (the rules' fast
+// path, FastPathCondition, follows it).
 const ScopeCondition = "airlock-gateway"
 
 // MaxGatewaysBytes bounds the list as the match condition writes it (its
@@ -105,6 +107,7 @@ func (o Options) scope(policy *admissionregistrationv1.ValidatingAdmissionPolicy
 		e.Detail += fmt.Sprintf(" (the list, written as CEL, is %d bytes: a match condition holds %d with the rest of it)", n, MaxGatewaysBytes)
 		return e
 	}
-	policy.Spec.MatchConditions = []admissionregistrationv1.MatchCondition{{Name: ScopeCondition, Expression: scopeExpression(o.Gateways)}}
+	policy.Spec.MatchConditions = slices.Insert(policy.Spec.MatchConditions, 0,
+		admissionregistrationv1.MatchCondition{Name: ScopeCondition, Expression: scopeExpression(o.Gateways)})
 	return nil
 }

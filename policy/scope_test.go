@@ -48,8 +48,9 @@ func otherImplementations(parentNamespace, parent string) *gwv1.ListenerSet {
 // small policy that compiles at once).
 func scopeOnly(t testing.TB, gateways ...string) *policytest.Evaluator {
 	t.Helper()
-	vap, _, err := policy.Generate(policy.Options{Gateways: gateways})
+	p, err := policy.Generate(policy.Options{Gateways: gateways})
 	require.NoError(t, err)
+	vap := p.Rules.Policy
 	require.Equal(t, policy.ScopeCondition, vap.Spec.MatchConditions[0].Name)
 	vap.Spec.Validations = []admissionregistrationv1.Validation{{Expression: "!(" + vap.Spec.MatchConditions[0].Expression + ")"}}
 	vap.Spec.MatchConditions, vap.Spec.Variables = nil, nil
@@ -113,11 +114,11 @@ func TestScope(t *testing.T) {
 }
 
 func compileScoped(gateways []string) (*policytest.Evaluator, error) {
-	vap, _, err := policy.Generate(policy.Options{Gateways: gateways})
+	p, err := policy.Generate(policy.Options{Gateways: gateways})
 	if err != nil {
 		return nil, err
 	}
-	return policytest.Compile(vap, utilversion.MustParseGeneric("1.29"))
+	return policytest.CompilePolicies(p, utilversion.MustParseGeneric("1.29"))
 }
 
 // TestScopeSameVerdict: on the examples and random objects as the CRD
@@ -191,7 +192,7 @@ func TestScopeCost(t *testing.T) {
 	for size := 2; size+len(entry(0))+4 <= policy.MaxGatewaysBytes; size += len(entry(0)) + 4 {
 		many = append(many, entry(len(many)))
 	}
-	_, _, err := policy.Generate(policy.Options{Gateways: append(slices.Clone(many), entry(len(many)))})
+	_, err := policy.Generate(policy.Options{Gateways: append(slices.Clone(many), entry(len(many)))})
 	if assert.Error(t, err) {
 		assert.Contains(t, err.Error(), "gateways: Too long: may not be more than 65536 bytes")
 	}
@@ -217,37 +218,48 @@ func TestScopeCost(t *testing.T) {
 	}
 }
 
-// TestScopeCompiles: the scoped policy compiles where the unscoped one does
+// TestScopeCompiles: the scoped policies compile where the unscoped ones do
 // (TestCompiles).
 func TestScopeCompiles(t *testing.T) {
-	vap, _, err := policy.Generate(policy.Options{Gateways: []string{"infra/airlock", "team-a/*"}})
+	p, err := policy.Generate(policy.Options{Gateways: []string{"infra/airlock", "team-a/*"}})
 	require.NoError(t, err)
 	versions := []string{"1.29", "1.36"}
 	if testing.Short() {
 		versions = versions[:1]
 	}
 	for _, v := range versions {
-		for _, err := range policytest.CompileErrors(vap, utilversion.MustParseGeneric(v)) {
-			t.Errorf("CEL %s: %v", v, err)
+		for _, pair := range p.Pairs() {
+			for _, err := range policytest.CompileErrors(pair.Policy, utilversion.MustParseGeneric(v)) {
+				t.Errorf("%s, CEL %s: %v", pair.Policy.Name, v, err)
+			}
 		}
 	}
 }
 
-// TestScopeObjects: the scope is the policy's one match condition; without
-// Gateways, none. Bad entries are errors naming the entry.
+// TestScopeObjects: the scope is each policy's first match condition (the
+// rules' fast path follows it); without Gateways, there is none. Bad
+// entries are errors naming the entry.
 func TestScopeObjects(t *testing.T) {
-	vap, binding, err := policy.Generate(policy.Options{})
+	p, err := policy.Generate(policy.Options{})
 	require.NoError(t, err)
-	require.Empty(t, vap.Spec.MatchConditions)
-
-	svap, sbinding, err := policy.Generate(policy.Options{Gateways: []string{"infra/airlock", "team-a/*"}})
+	sp, err := policy.Generate(policy.Options{Gateways: []string{"infra/airlock", "team-a/*"}})
 	require.NoError(t, err)
-	assert.Nil(t, svap.Spec.ParamKind)
-	require.Len(t, svap.Spec.MatchConditions, 1)
-	assert.Equal(t, policy.ScopeCondition, svap.Spec.MatchConditions[0].Name)
-	svap.Spec.MatchConditions = nil
-	assert.Equal(t, vap.Spec, svap.Spec, "the rest is unchanged")
-	assert.Equal(t, binding, sbinding)
+	for i, pair := range p.Pairs() {
+		vap, svap := pair.Policy, sp.Pairs()[i].Policy
+		for _, c := range vap.Spec.MatchConditions {
+			assert.NotEqual(t, policy.ScopeCondition, c.Name, vap.Name)
+		}
+		assert.Nil(t, svap.Spec.ParamKind)
+		require.Len(t, svap.Spec.MatchConditions, len(vap.Spec.MatchConditions)+1, svap.Name)
+		assert.Equal(t, policy.ScopeCondition, svap.Spec.MatchConditions[0].Name)
+		svap = svap.DeepCopy()
+		svap.Spec.MatchConditions = svap.Spec.MatchConditions[1:]
+		if len(svap.Spec.MatchConditions) == 0 {
+			svap.Spec.MatchConditions = nil
+		}
+		assert.Equal(t, vap.Spec, svap.Spec, "%s: the rest is unchanged", vap.Name)
+		assert.Equal(t, pair.Binding, sp.Pairs()[i].Binding)
+	}
 
 	for _, bad := range []struct {
 		gateways []string
@@ -259,7 +271,7 @@ func TestScopeObjects(t *testing.T) {
 		{[]string{"infra/gw", "infra/gw"}, `gateways[1]: Duplicate value: "infra/gw"`},
 		{[]string{`infra/a" || true || "`}, `gateways[0]: Invalid value`},
 	} {
-		_, _, err := policy.Generate(policy.Options{Gateways: bad.gateways})
+		_, err := policy.Generate(policy.Options{Gateways: bad.gateways})
 		if assert.Error(t, err, "%q", bad.gateways) {
 			assert.Contains(t, err.Error(), bad.want)
 		}

@@ -27,13 +27,9 @@ func TestClaimsGivenToRoutes(t *testing.T) {
 	routeB := claimRoute("team-b", "r", "team-b", "b", "", 20, "login.a.example.com", "x.b.example.com")
 	routeC := claimRoute("team-c", "rc", "team-b", "b", "", 21, "login.a.example.com")
 	cluster := func(declB string, sets ...*gwv1.ListenerSet) *merged.Objects {
-		nsB := namespace("team-b", nil)
-		if declB != "" {
-			nsB = declaring("team-b", declB, nil)
-		}
 		return &merged.Objects{
 			Gateways:   []*gwv1.Gateway{gateway(gwv1.NamespacesFromAll)},
-			Namespaces: []*metav1.PartialObjectMetadata{namespace("team-a", nil), nsB, namespace("team-c", nil)},
+			Namespaces: teamNamespaces(declB),
 			Sets: append([]*gwv1.ListenerSet{
 				attached("team-a", "a", 5, entry("https", 443, "HTTPS", "*.a.example.com")),
 				attached("team-c", "c", 6, entry("https", 443, "HTTPS", "shop.c.example.com")),

@@ -33,6 +33,16 @@ func claimRoute(namespace, name, setNamespace, set, section string, minutes int,
 	return r
 }
 
+// teamNamespaces are namespaces team-a, team-b (declaring declB, when
+// set) and team-c.
+func teamNamespaces(declB string) []*metav1.PartialObjectMetadata {
+	nsB := namespace("team-b", nil)
+	if declB != "" {
+		nsB = declaring("team-b", declB, nil)
+	}
+	return []*metav1.PartialObjectMetadata{namespace("team-a", nil), nsB, namespace("team-c", nil)}
+}
+
 // TestRouteClaims: an HTTPRoute attached to a listener of an Airlock
 // ListenerSet without a hostname, or a wildcard, claims its hostnames on
 // the Gateway: the route's Namespace's declaration applies (LS319, every
@@ -45,13 +55,9 @@ func TestRouteClaims(t *testing.T) {
 	hostnames := field.NewPath("spec", "hostnames")
 	open := withFrom(entry("open", 9090, "HTTP", ""), gwv1.NamespacesFromAll)
 	cluster := func(declB string, routes ...*gwv1.HTTPRoute) *merged.Objects {
-		nsB := namespace("team-b", nil)
-		if declB != "" {
-			nsB = declaring("team-b", declB, nil)
-		}
 		return &merged.Objects{
 			Gateways:   []*gwv1.Gateway{gateway(gwv1.NamespacesFromAll)},
-			Namespaces: []*metav1.PartialObjectMetadata{namespace("team-a", nil), nsB, namespace("team-c", nil)},
+			Namespaces: teamNamespaces(declB),
 			Sets: []*gwv1.ListenerSet{
 				attached("team-a", "a", 5, entry("https", 443, "HTTPS", "*.a.example.com")),
 				attached("team-b", "b", 10, entry("open", 9090, "HTTP", ""), entry("wild", 9091, "HTTP", "*.b.example.com"),

@@ -112,7 +112,7 @@ func TestValidateGolden(t *testing.T) {
 // fails the row.
 func TestUsage(t *testing.T) {
 	commands := []string{"Usage:", "kubectl listenerset [command]", "validate    Validate ListenerSet manifests offline",
-		"listeners   Print each Gateway's merged listener list", "policy      Print a ValidatingAdmissionPolicy", "completion  "}
+		"listeners   Print each Gateway's merged listener list", "policy      Print the ValidatingAdmissionPolicies", "completion  "}
 	validateHelp := "kubectl listenerset validate (-f PATH | PATH)... [flags]"
 	seeValidate := "See 'kubectl listenerset validate --help' for usage."
 	tests := []struct {

@@ -28,13 +28,17 @@ func newPolicy(code *int) *cobra.Command {
 	)
 	cmd := &cobra.Command{
 		Use:   "policy [flags]",
-		Short: "Print a ValidatingAdmissionPolicy with the webhook's object rules",
-		Long: `Prints an admissionregistration.k8s.io/v1 ValidatingAdmissionPolicy and its
-binding that enforce the webhook's object-only rules inside kube-apiserver
-(Kubernetes 1.30 or later), without a webhook call: kubectl apply -f - takes
-the output as it is. The cluster-aware checks stay with the webhook, but
-for the hostnames a Namespace declares (--allowed-hostnames-annotation),
-which the policy reads from the request's Namespace.
+		Short: "Print the ValidatingAdmissionPolicies with the webhook's object rules",
+		Long: `Prints two admissionregistration.k8s.io/v1 ValidatingAdmissionPolicies, each
+with its binding, that enforce the webhook's object-only rules inside
+kube-apiserver (Kubernetes 1.30 or later), without a webhook call: kubectl
+apply -f - takes the output as it is. The cluster-aware checks stay with the
+webhook, but for the hostnames a Namespace declares
+(--allowed-hostnames-annotation), which the policies read from the request's
+Namespace: the rules' policy (--name) lets the usual valid ListenerSet
+through by a match condition, which cannot read the Namespace, and the
+declarations' policy (named with the prefix declared-hostnames.) judges
+that one's hostnames against the declaration.
 
 A policy cannot read a ListenerSet's parent Gateway or its GatewayClass: with
 --gateways it judges only the ListenerSets of the Gateways listed, Airlock's,
@@ -84,8 +88,8 @@ the output again when the list changes.`,
 		ValidArgsFunction: cobra.NoFileCompletions,
 	}
 	f := cmd.Flags()
-	f.StringVar(&opts.PolicyName, "name", policy.DefaultPolicyName, "name of the ValidatingAdmissionPolicy")
-	f.StringVar(&opts.BindingName, "binding-name", policy.DefaultBindingName, "name of the ValidatingAdmissionPolicyBinding")
+	f.StringVar(&opts.PolicyName, "name", policy.DefaultPolicyName, "name of the rules' ValidatingAdmissionPolicy; the declarations' is "+policy.DeclarationsPrefix+"NAME")
+	f.StringVar(&opts.BindingName, "binding-name", policy.DefaultBindingName, "name of the rules' ValidatingAdmissionPolicyBinding; the declarations' is "+policy.DeclarationsPrefix+"NAME")
 	f.StringSliceVar(&actions, "validation-actions", nil, "the binding's validationActions, comma-separated: Deny, Warn, Audit (default Deny); repeatable")
 	f.Var(&opts.AddedNames, "add-names", flags.AddedNamesUsage)
 	f.StringVar(&nsSelector, "namespace-selector", "", `the binding applies to the namespaces this label selector selects (e.g. "team in (a,b),!legacy"); every namespace when empty`)

@@ -32,10 +32,13 @@ func TestPolicyCommand(t *testing.T) {
 	require.NoError(t, err)
 	require.Equal(t, string(want), stdout.String())
 	docs := strings.Split(stdout.String(), "\n---\n")
-	require.Len(t, docs, 2)
-	var binding admissionregistrationv1.ValidatingAdmissionPolicyBinding
-	require.NoError(t, yaml.UnmarshalStrict([]byte(docs[1]), &binding))
-	assert.Equal(t, "p", binding.Spec.PolicyName)
+	require.Len(t, docs, 4, "the rules' policy and binding, then the declarations'")
+	for i, want := range []struct{ name, policy string }{{"b", "p"}, {policy.DeclarationsPrefix + "b", policy.DeclarationsPrefix + "p"}} {
+		var binding admissionregistrationv1.ValidatingAdmissionPolicyBinding
+		require.NoError(t, yaml.UnmarshalStrict([]byte(docs[2*i+1]), &binding))
+		assert.Equal(t, want.name, binding.Name)
+		assert.Equal(t, want.policy, binding.Spec.PolicyName)
+	}
 
 	// --gateways scopes the policy to those Gateways.
 	stdout.Reset()

@@ -83,7 +83,7 @@ func runMain() int {
 	flag.BoolVar(&clusterChecks, "cluster-checks", true, "cluster-aware warnings (parent Gateway, conflicts, ReferenceGrants, Secrets)")
 	flag.BoolVar(&o.checks.Strict, "strict", false, "deny listener conflicts and certificateRefs no ReferenceGrant permits")
 	o.mode = modeWebhook
-	flag.Var(&o.mode, "mode", "who judges ListenerSets, as the chart's admission.mode: webhook, policy (the ValidatingAdmissionPolicy alone, no webhook) or both (the policy enforces; the webhook adds the cluster-aware checks with failurePolicy Ignore)")
+	flag.Var(&o.mode, "mode", "who judges ListenerSets, as the chart's admission.mode: webhook, policy (the ValidatingAdmissionPolicies alone, no webhook) or both (the policy enforces; the webhook adds the cluster-aware checks with failurePolicy Ignore)")
 	zapOpts := zap.Options{Development: true}
 	zapOpts.BindFlags(flag.CommandLine)
 	flag.Parse()

@@ -19,11 +19,34 @@ import (
 	celconfig "k8s.io/apiserver/pkg/apis/cel"
 	"k8s.io/apiserver/pkg/cel/environment"
 	gwv1 "sigs.k8s.io/gateway-api/apis/v1"
+
+	"github.com/airlock/listenerset-webhook/policy"
 )
 
-// Evaluator is a compiled policy.
+// Evaluator is one or more compiled policies, evaluated as kube-apiserver
+// evaluates the policies bound to a request: each decides on its own (with
+// its own budget), and the request is denied when one denies.
 type Evaluator struct {
-	validator validating.Validator
+	validators []validating.Validator
+}
+
+// CompilePolicies compiles both of the generated policies (Compile), to be
+// evaluated together.
+func CompilePolicies(p policy.Policies, ver *utilversion.Version) (*Evaluator, error) {
+	return CompileAll([]*admissionregistrationv1.ValidatingAdmissionPolicy{p.Rules.Policy, p.Declarations.Policy}, ver)
+}
+
+// CompileAll compiles each of policies (Compile), to be evaluated together.
+func CompileAll(policies []*admissionregistrationv1.ValidatingAdmissionPolicy, ver *utilversion.Version) (*Evaluator, error) {
+	var all Evaluator
+	for _, vap := range policies {
+		e, err := Compile(vap, ver)
+		if err != nil {
+			return nil, fmt.Errorf("%s: %w", vap.Name, err)
+		}
+		all.validators = append(all.validators, e.validators...)
+	}
+	return &all, nil
 }
 
 // Compile compiles policy as kube-apiserver does for a stored policy, with
@@ -58,7 +81,7 @@ func Compile(policy *admissionregistrationv1.ValidatingAdmissionPolicy, ver *uti
 		compiler.CompileCondition(nil, optional, environment.NewExpressions),
 		compiler.CompileCondition(messages, plugincel.OptionalVariableDeclarations{HasAuthorizer: false}, environment.NewExpressions),
 		policy.Spec.FailurePolicy, nil)
-	return &Evaluator{validator: v}, nil
+	return &Evaluator{validators: []validating.Validator{v}}, nil
 }
 
 // optional are the variables a policy without params sees.
@@ -106,7 +129,7 @@ func CompileErrors(policy *admissionregistrationv1.ValidatingAdmissionPolicy, ve
 	return errs
 }
 
-// Result is the policy's decision on one request.
+// Result is the policies' decision on one request.
 type Result struct {
 	// Allowed is true when the policy admits the object.
 	Allowed bool
@@ -146,14 +169,19 @@ func (e *Evaluator) EvaluateIn(ns *corev1.Namespace, obj, old map[string]any, bu
 	if oldObj != nil {
 		va.VersionedOldObject = admission.NewLazyObject(oldObj)
 	}
-	res := e.validator.Validate(context.Background(), gvr, va, nil, ns, budget, nil)
 	out := Result{Allowed: true}
-	for _, d := range res.Decisions {
-		switch d.Evaluation {
-		case validating.EvalError:
-			return Result{Error: true, Message: d.Message}
-		case validating.EvalDeny:
-			out = Result{Message: d.Message, Reason: d.Reason}
+	for _, v := range e.validators {
+		res := v.Validate(context.Background(), gvr, va, nil, ns, budget, nil)
+		for _, d := range res.Decisions {
+			switch d.Evaluation {
+			case validating.EvalError:
+				return Result{Error: true, Message: d.Message}
+			case validating.EvalDeny:
+				// kube-apiserver reports the first denial
+				if out.Allowed {
+					out = Result{Message: d.Message, Reason: d.Reason}
+				}
+			}
 		}
 	}
 	return out

@@ -48,19 +48,16 @@ func compiled(t *testing.T, validationExpr string) *policytest.Evaluator {
 	if e, ok := compiledBy[validationExpr]; ok {
 		return e
 	}
-	vap, _, err := policy.Generate(policy.Options{})
+	p, err := policy.Generate(policy.Options{})
 	if err != nil {
 		t.Fatal(err)
 	}
+	var vap *admissionregistrationv1.ValidatingAdmissionPolicy
 	switch validationExpr {
 	case "rules":
-		for i := range vap.Spec.Variables {
-			if vap.Spec.Variables[i].Name == policy.FastPathVariable {
-				vap.Spec.Variables[i].Expression = "false"
-			}
-		}
+		vap = policytest.WithoutFastPath(p.Rules.Policy)
 	case "fast":
-		vap.Spec.Validations = []admissionregistrationv1.Validation{{Expression: "variables." + policy.FastPathVariable}}
+		vap = policytest.FastPathOnly(p)
 	}
 	e, err := policytest.Compile(vap, utilversion.MustParseGeneric("1.29"))
 	if err != nil {

@@ -17,6 +17,7 @@ import (
 	gwv1 "sigs.k8s.io/gateway-api/apis/v1"
 
 	"github.com/airlock/listenerset-webhook/defaults"
+	"github.com/airlock/listenerset-webhook/policy"
 	"github.com/airlock/listenerset-webhook/policy/policytest"
 	"github.com/airlock/listenerset-webhook/validation"
 	"github.com/airlock/listenerset-webhook/validation/merged"
@@ -41,9 +42,7 @@ func TestRenderAddNames(t *testing.T) {
 	added, err := object.ParseAddedNames(settings)
 	require.NoError(t, err, "the webhook would refuse its flags")
 
-	vap := typed[admissionv1.ValidatingAdmissionPolicy](t, objs.get(t, "ValidatingAdmissionPolicy", fullname))
-	e, err := policytest.Compile(vap, utilversion.MustParseGeneric("1.29"))
-	require.NoError(t, err)
+	e := renderedPolicies(t, objs)
 	for _, tc := range []struct {
 		curves, alpn string
 		accepted     bool
@@ -85,7 +84,7 @@ func TestRenderAddNames(t *testing.T) {
 // TestRenderPolicyDeclarationKey: tenancy.allowedHostnamesAnnotation reaches
 // both engines of mode both alike: the webhook as
 // --allowed-hostnames-annotation, the policy as its variable
-// allowedHostnamesAnnotation. The rendered policy, evaluated as
+// allowedHostnamesAnnotation. The rendered policies, evaluated as
 // kube-apiserver evaluates it in a Namespace declaring under that key,
 // denies an undeclared hostname as validation does with the same setting,
 // and ignores a declaration under the default key.
@@ -94,9 +93,9 @@ func TestRenderPolicyDeclarationKey(t *testing.T) {
 	objs := renderMode(t, "both", "--set", "tenancy.allowedHostnamesAnnotation="+key)
 	args := typed[appsv1.Deployment](t, objs.get(t, "Deployment", fullname)).Spec.Template.Spec.Containers[0].Args
 	assert.Contains(t, args, "--allowed-hostnames-annotation="+key, "the webhook's flag")
-	vap := typed[admissionv1.ValidatingAdmissionPolicy](t, objs.get(t, "ValidatingAdmissionPolicy", fullname))
-	e, err := policytest.Compile(vap, utilversion.MustParseGeneric("1.29"))
-	require.NoError(t, err)
+	// both policies: the rules' fast path skips this usual set, the
+	// declarations' judges it
+	e := renderedPolicies(t, objs)
 
 	ls := &gwv1.ListenerSet{Spec: gwv1.ListenerSetSpec{ParentRef: gwv1.ParentGatewayReference{Name: "gw"},
 		Listeners: []gwv1.ListenerEntry{{Name: "web", Port: 8080, Protocol: object.ProtocolHTTP, Hostname: ptr.To[gwv1.Hostname]("login.a.example.com"),
@@ -119,4 +118,18 @@ func TestRenderPolicyDeclarationKey(t *testing.T) {
 			assert.Equal(t, policytest.ErrorEntries(errs), policytest.SortedEntries(got.Message), "the policy's message is validation's")
 		}
 	}
+}
+
+// renderedPolicies are the release's two policies as rendered (the rules'
+// and the declarations'), compiled to be evaluated together as
+// kube-apiserver evaluates them.
+func renderedPolicies(t *testing.T, objs objects) *policytest.Evaluator {
+	t.Helper()
+	var vaps []*admissionv1.ValidatingAdmissionPolicy
+	for _, name := range []string{fullname, policy.DeclarationsPrefix + fullname} {
+		vaps = append(vaps, typed[admissionv1.ValidatingAdmissionPolicy](t, objs.get(t, "ValidatingAdmissionPolicy", name)))
+	}
+	e, err := policytest.CompileAll(vaps, utilversion.MustParseGeneric("1.29"))
+	require.NoError(t, err)
+	return e
 }

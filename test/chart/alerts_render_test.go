@@ -91,7 +91,17 @@ func TestRenderAlerts(t *testing.T) {
 	policyWarn := ruleAlerts(t, append([]string{"--set", "admission.mode=policy", "--set-json", `admission.policy.validationActions=["Warn"]`}, on...)...)
 	assert.Equal(t, "critical", severity(policyDeny["ListenerSetPolicyFailing"]))
 	assert.Equal(t, "warning", severity(policyWarn["ListenerSetPolicyFailing"]))
-	assert.Contains(t, policyDeny["ListenerSetPolicyFailing"]["expr"], `policy="`+fullname+`"`)
+	// the alert reads both policies the mode installs, and no other
+	m := regexp.MustCompile("policy=~`([^`]*)`").FindStringSubmatch(policyDeny["ListenerSetPolicyFailing"]["expr"].(string))
+	require.NotNil(t, m, "the alert selects the policies by a regular expression")
+	policies := regexp.MustCompile("^(?:" + m[1] + ")$")
+	vaps := renderMode(t, "policy").ofKind("ValidatingAdmissionPolicy")
+	require.Len(t, vaps, 2)
+	for _, vap := range vaps {
+		assert.Regexp(t, policies, vap.GetName())
+	}
+	assert.NotRegexp(t, policies, "declared-hostnamesX"+fullname)
+	assert.NotRegexp(t, policies, "other")
 }
 
 // TestRenderCertificateAlertsFollowRenewal: the certificate alerts compute

@@ -23,8 +23,8 @@ func chartValues(t *testing.T) map[string]any {
 }
 
 // selectors returns every namespaceSelector that decides which namespaces
-// are judged: each webhook's and each policy binding's (the warn twins'
-// too).
+// are judged: each webhook's and each policy binding's (the rules' and the
+// declarations', the warn twins' too).
 func selectors(t *testing.T, objs objects) []map[string]any {
 	t.Helper()
 	var out []map[string]any
@@ -48,7 +48,7 @@ func selectors(t *testing.T, objs objects) []map[string]any {
 
 // TestRenderBypassLabel: every release, by default, lets an administrator
 // take a namespace out of every check by a label (docs/runbook.md's way
-// out of a wrong denial, without a redeploy): each webhook's and the policy
+// out of a wrong denial, without a redeploy): each webhook's and each policy
 // binding's namespaceSelector excludes webhook.bypassLabel; an empty value
 // drops the condition, another key moves it.
 func TestRenderBypassLabel(t *testing.T) {

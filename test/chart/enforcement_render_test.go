@@ -9,6 +9,7 @@ import (
 	admissionv1 "k8s.io/api/admissionregistration/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
+	"github.com/airlock/listenerset-webhook/policy"
 	"github.com/airlock/listenerset-webhook/webhook/admission"
 )
 
@@ -46,7 +47,7 @@ func checkWarnTwin(t *testing.T, deny, twin admissionv1.ValidatingWebhook, reg *
 
 // TestRenderEnforcementLabel: by default every release splits each entry
 // that denies by webhook.enforcementLabel, in every mode that denies: the
-// validating webhooks (enforcement deny) and the policy binding (Deny)
+// validating webhooks (enforcement deny) and each policy binding (Deny)
 // leave the namespaces labelled warn to their warn twins (the webhook's at
 // its own path, failurePolicy Ignore; the binding <name>-warn with Warn in
 // place of Deny). Nothing that does not deny is split; an empty value
@@ -82,25 +83,32 @@ func TestRenderEnforcementLabel(t *testing.T) {
 		}
 		return n
 	}
-	// policyTwin checks the binding's twin, and says whether there is one.
+	// policyTwin checks each binding's twin, the rules' and the declared
+	// hostnames', and says whether they have one (both or neither).
 	policyTwin := func(t *testing.T, objs objects, key string, actions ...admissionv1.ValidationAction) bool {
 		t.Helper()
-		b := typed[admissionv1.ValidatingAdmissionPolicyBinding](t, objs.get(t, "ValidatingAdmissionPolicyBinding", fullname))
-		if !slices.Contains(objs.ids(), "ValidatingAdmissionPolicyBinding/"+fullname+"-warn") {
-			for _, e := range b.Spec.MatchResources.NamespaceSelector.MatchExpressions {
-				assert.NotEqual(t, key, e.Key, "no twin, no split")
+		var twinned []bool
+		for _, name := range []string{fullname, policy.DeclarationsPrefix + fullname} {
+			b := typed[admissionv1.ValidatingAdmissionPolicyBinding](t, objs.get(t, "ValidatingAdmissionPolicyBinding", name))
+			if !slices.Contains(objs.ids(), "ValidatingAdmissionPolicyBinding/"+name+"-warn") {
+				for _, e := range b.Spec.MatchResources.NamespaceSelector.MatchExpressions {
+					assert.NotEqual(t, key, e.Key, "%s: no twin, no split", name)
+				}
+				twinned = append(twinned, false)
+				continue
 			}
-			return false
+			w := typed[admissionv1.ValidatingAdmissionPolicyBinding](t, objs.get(t, "ValidatingAdmissionPolicyBinding", name+"-warn"))
+			assert.Equal(t, b.Spec.PolicyName, w.Spec.PolicyName)
+			assert.Equal(t, actions, w.Spec.ValidationActions, name)
+			d, ws := b.Spec.MatchResources.NamespaceSelector.MatchExpressions, w.Spec.MatchResources.NamespaceSelector.MatchExpressions
+			assert.Equal(t, enforcementExpr(key, metav1.LabelSelectorOpNotIn), d[len(d)-1], name)
+			assert.Equal(t, enforcementExpr(key, metav1.LabelSelectorOpIn), ws[len(ws)-1], name)
+			assert.Equal(t, d[:len(d)-1], ws[:len(ws)-1], "%s: otherwise the same namespaces", name)
+			assert.Equal(t, b.Spec.MatchResources.ObjectSelector, w.Spec.MatchResources.ObjectSelector, name)
+			twinned = append(twinned, true)
 		}
-		w := typed[admissionv1.ValidatingAdmissionPolicyBinding](t, objs.get(t, "ValidatingAdmissionPolicyBinding", fullname+"-warn"))
-		assert.Equal(t, b.Spec.PolicyName, w.Spec.PolicyName)
-		assert.Equal(t, actions, w.Spec.ValidationActions)
-		d, ws := b.Spec.MatchResources.NamespaceSelector.MatchExpressions, w.Spec.MatchResources.NamespaceSelector.MatchExpressions
-		assert.Equal(t, enforcementExpr(key, metav1.LabelSelectorOpNotIn), d[len(d)-1])
-		assert.Equal(t, enforcementExpr(key, metav1.LabelSelectorOpIn), ws[len(ws)-1])
-		assert.Equal(t, d[:len(d)-1], ws[:len(ws)-1], "otherwise the same namespaces")
-		assert.Equal(t, b.Spec.MatchResources.ObjectSelector, w.Spec.MatchResources.ObjectSelector)
-		return true
+		assert.Equal(t, twinned[0], twinned[1], "both bindings split alike")
+		return twinned[0]
 	}
 	both := []string{"--set", "certManager.enabled=false"}
 

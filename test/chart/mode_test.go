@@ -34,7 +34,7 @@ import (
 )
 
 // The chart's admission.mode (templates/_admission.tpl): webhook (the
-// default), policy (the ValidatingAdmissionPolicy and its binding only) and
+// default), policy (the two ValidatingAdmissionPolicies and their bindings only) and
 // both (the policy enforces, the webhooks fail open).
 
 // renderKubeVersion is what the render tests tell helm the cluster runs unless
@@ -62,8 +62,10 @@ var everyOption = []string{
 
 // TestRenderAdmissionModes: which objects each mode renders.
 func TestRenderAdmissionModes(t *testing.T) {
-	policyIDs := []string{"ValidatingAdmissionPolicy/" + fullname, "ValidatingAdmissionPolicyBinding/" + fullname,
-		"ValidatingAdmissionPolicyBinding/" + fullname + "-warn"}
+	declarations := policy.DeclarationsPrefix + fullname
+	policyIDs := []string{"ValidatingAdmissionPolicy/" + fullname, "ValidatingAdmissionPolicy/" + declarations,
+		"ValidatingAdmissionPolicyBinding/" + fullname, "ValidatingAdmissionPolicyBinding/" + fullname + "-warn",
+		"ValidatingAdmissionPolicyBinding/" + declarations, "ValidatingAdmissionPolicyBinding/" + declarations + "-warn"}
 
 	t.Run("webhook is the default and renders no policy", func(t *testing.T) {
 		def, explicit := render(t), renderMode(t, "webhook")
@@ -76,7 +78,7 @@ func TestRenderAdmissionModes(t *testing.T) {
 			"cluster-checks", "clusterChecks.enabled null means off in mode webhook")
 	})
 
-	t.Run("policy renders the policy and its binding, nothing else", func(t *testing.T) {
+	t.Run("policy renders the policies and their bindings, nothing else", func(t *testing.T) {
 		for _, args := range [][]string{
 			nil,
 			{"--set", "certManager.enabled=false,selfBootstrapped.precreateSecret=false"},
@@ -115,18 +117,17 @@ func TestRenderAdmissionModes(t *testing.T) {
 	})
 }
 
-// TestRenderedPolicyIsTheGenerators: the chart's policy and binding are
-// policy.Generate's for the release's names and the values' actions and
-// namespaces (the webhooks' own selector), label for label apart from the
-// chart's labels. The CEL is the generator's, not a copy.
+// TestRenderedPolicyIsTheGenerators: the chart's policies and bindings (the
+// rules' and the declarations') are policy.Generate's for the release's
+// names and the values' actions and namespaces (the webhooks' own
+// selector), label for label apart from the chart's labels. The CEL is the
+// generator's, not a copy.
 func TestRenderedPolicyIsTheGenerators(t *testing.T) {
 	objs := renderMode(t, "policy",
 		"--set", "admission.policy.validationActions={Warn,Audit},webhook.excludeNamespaces={legacy}",
 		"--set", "webhook.namespaceSelector.matchLabels.env=prod",
 		"--set-json", `webhook.namespaceSelector.matchExpressions=[{"key":"tier","operator":"Exists"}]`,
 		"--set-string", "webhook.objectSelector.matchLabels.microgateway\\.airlock\\.com/validate=true")
-	gotVAP := typed[admissionv1.ValidatingAdmissionPolicy](t, objs.get(t, "ValidatingAdmissionPolicy", fullname))
-	gotBinding := typed[admissionv1.ValidatingAdmissionPolicyBinding](t, objs.get(t, "ValidatingAdmissionPolicyBinding", fullname))
 
 	selector := &metav1.LabelSelector{
 		MatchLabels: map[string]string{"env": "prod"},
@@ -136,20 +137,24 @@ func TestRenderedPolicyIsTheGenerators(t *testing.T) {
 			{Key: "tier", Operator: metav1.LabelSelectorOpExists},
 		},
 	}
-	wantVAP, wantBinding, err := policy.Generate(policy.Options{
+	want, err := policy.Generate(policy.Options{
 		PolicyName: fullname, BindingName: fullname,
 		Actions:           []admissionv1.ValidationAction{admissionv1.Warn, admissionv1.Audit},
 		NamespaceSelector: selector,
 	})
 	require.NoError(t, err)
-	wantBinding.Spec.MatchResources.ObjectSelector = &metav1.LabelSelector{MatchLabels: map[string]string{"microgateway.airlock.com/validate": "true"}}
-
-	assert.Equal(t, wantVAP.TypeMeta, gotVAP.TypeMeta)
-	assert.Equal(t, wantVAP.Name, gotVAP.Name)
-	assert.Equal(t, wantVAP.Spec, gotVAP.Spec, "the policy as the generator writes it")
-	assert.Equal(t, wantBinding.TypeMeta, gotBinding.TypeMeta)
-	assert.Equal(t, wantBinding.Name, gotBinding.Name)
-	assert.Equal(t, wantBinding.Spec, gotBinding.Spec, "the binding the generator writes for these options")
+	var metas []metav1.ObjectMeta
+	for _, pair := range want.Pairs() {
+		wantVAP, wantBinding := pair.Policy, pair.Binding
+		wantBinding.Spec.MatchResources.ObjectSelector = &metav1.LabelSelector{MatchLabels: map[string]string{"microgateway.airlock.com/validate": "true"}}
+		gotVAP := typed[admissionv1.ValidatingAdmissionPolicy](t, objs.get(t, "ValidatingAdmissionPolicy", wantVAP.Name))
+		gotBinding := typed[admissionv1.ValidatingAdmissionPolicyBinding](t, objs.get(t, "ValidatingAdmissionPolicyBinding", wantBinding.Name))
+		assert.Equal(t, wantVAP.TypeMeta, gotVAP.TypeMeta)
+		assert.Equal(t, wantVAP.Spec, gotVAP.Spec, "the policy %s as the generator writes it", wantVAP.Name)
+		assert.Equal(t, wantBinding.TypeMeta, gotBinding.TypeMeta)
+		assert.Equal(t, wantBinding.Spec, gotBinding.Spec, "the binding %s the generator writes for these options", wantBinding.Name)
+		metas = append(metas, gotVAP.ObjectMeta, gotBinding.ObjectMeta)
+	}
 
 	// The same namespaces as the webhooks of mode both (the mutating one:
 	// the validating one is split by the enforcement label, as a binding
@@ -160,7 +165,7 @@ func TestRenderedPolicyIsTheGenerators(t *testing.T) {
 	assert.Equal(t, selector, m.Webhooks[0].NamespaceSelector)
 	assert.NotContains(t, objs.ids(), "ValidatingAdmissionPolicyBinding/"+fullname+"-warn", "Warn: nothing to split")
 
-	for _, meta := range []metav1.ObjectMeta{gotVAP.ObjectMeta, gotBinding.ObjectMeta} {
+	for _, meta := range metas {
 		assert.Equal(t, release, meta.Labels["app.kubernetes.io/instance"])
 		assert.Equal(t, "Helm", meta.Labels["app.kubernetes.io/managed-by"])
 		assert.True(t, meta.CreationTimestamp.IsZero(), "no creationTimestamp")
@@ -169,18 +174,20 @@ func TestRenderedPolicyIsTheGenerators(t *testing.T) {
 	// The default: Deny, every namespace but the excluded ones and those
 	// labelled to warn, which the warn twin judges with Warn.
 	def := renderMode(t, "policy")
-	b := typed[admissionv1.ValidatingAdmissionPolicyBinding](t, def.get(t, "ValidatingAdmissionPolicyBinding", fullname))
-	assert.Equal(t, []admissionv1.ValidationAction{admissionv1.Deny}, b.Spec.ValidationActions)
-	assert.Nil(t, b.Spec.MatchResources.ObjectSelector)
 	judged := []metav1.LabelSelectorRequirement{{Key: "kubernetes.io/metadata.name", Operator: metav1.LabelSelectorOpNotIn,
 		Values: []string{"kube-system", namespace}}, {Key: bypassLabel, Operator: metav1.LabelSelectorOpDoesNotExist}}
-	assert.Equal(t, append(slices.Clone(judged), enforcementExpr(enforcementLabel, metav1.LabelSelectorOpNotIn)),
-		b.Spec.MatchResources.NamespaceSelector.MatchExpressions)
-	w := typed[admissionv1.ValidatingAdmissionPolicyBinding](t, def.get(t, "ValidatingAdmissionPolicyBinding", fullname+"-warn"))
-	assert.Equal(t, fullname, w.Spec.PolicyName)
-	assert.Equal(t, []admissionv1.ValidationAction{admissionv1.Warn}, w.Spec.ValidationActions)
-	assert.Equal(t, append(slices.Clone(judged), enforcementExpr(enforcementLabel, metav1.LabelSelectorOpIn)),
-		w.Spec.MatchResources.NamespaceSelector.MatchExpressions)
+	for _, name := range []string{fullname, policy.DeclarationsPrefix + fullname} {
+		b := typed[admissionv1.ValidatingAdmissionPolicyBinding](t, def.get(t, "ValidatingAdmissionPolicyBinding", name))
+		assert.Equal(t, []admissionv1.ValidationAction{admissionv1.Deny}, b.Spec.ValidationActions)
+		assert.Nil(t, b.Spec.MatchResources.ObjectSelector)
+		assert.Equal(t, append(slices.Clone(judged), enforcementExpr(enforcementLabel, metav1.LabelSelectorOpNotIn)),
+			b.Spec.MatchResources.NamespaceSelector.MatchExpressions, name)
+		w := typed[admissionv1.ValidatingAdmissionPolicyBinding](t, def.get(t, "ValidatingAdmissionPolicyBinding", name+"-warn"))
+		assert.Equal(t, name, w.Spec.PolicyName)
+		assert.Equal(t, []admissionv1.ValidationAction{admissionv1.Warn}, w.Spec.ValidationActions)
+		assert.Equal(t, append(slices.Clone(judged), enforcementExpr(enforcementLabel, metav1.LabelSelectorOpIn)),
+			w.Spec.MatchResources.NamespaceSelector.MatchExpressions, name+"-warn")
+	}
 }
 
 // chartPolicyArgs are the flags make chart-policy gives `kubectl
@@ -326,12 +333,12 @@ func TestAdmissionModesServerSideDryRun(t *testing.T) {
 		want int
 	}{
 		{"webhook", []string{"--set", "admission.mode=webhook"}, 13},
-		{"policy", []string{"--set", "admission.mode=policy"}, 3}, // the binding's warn twin too
-		{"policy, scoped to Airlock's Gateways", []string{"--set", "admission.mode=policy,admission.policy.gateways={infra/airlock,team-a/*}"}, 3},
+		{"policy", []string{"--set", "admission.mode=policy"}, 6}, // each binding's warn twin too
+		{"policy, scoped to Airlock's Gateways", []string{"--set", "admission.mode=policy,admission.policy.gateways={infra/airlock,team-a/*}"}, 6},
 		{"policy, Warn and Audit, selectors", []string{"--set", "admission.mode=policy,admission.policy.validationActions={Warn,Audit}",
-			"--set", "webhook.namespaceSelector.matchLabels.env=prod,webhook.objectSelector.matchLabels.team=edge"}, 2},
-		{"both, cert-manager", []string{"--set", "admission.mode=both"}, 16},
-		{"both, self-bootstrapped, every option", append([]string{"--set", "admission.mode=both,certManager.enabled=false,clusterChecks.strict=true"}, everyOption...), 21}, // with the caBundle fence and its binding
+			"--set", "webhook.namespaceSelector.matchLabels.env=prod,webhook.objectSelector.matchLabels.team=edge"}, 4},
+		{"both, cert-manager", []string{"--set", "admission.mode=both"}, 19},
+		{"both, self-bootstrapped, every option", append([]string{"--set", "admission.mode=both,certManager.enabled=false,clusterChecks.strict=true"}, everyOption...), 24}, // with the caBundle fence and its binding
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			objs := render(t, append([]string{"--kube-version", version}, tc.args...)...)
@@ -358,8 +365,8 @@ func policyDenied(name string) string {
 }
 
 // TestPolicyModeEndToEnd installs the chart in mode policy with the real
-// helm: only the policy, its binding and the binding's warn twin are
-// installed, nothing runs, and
+// helm: only the two policies, their bindings and the bindings' warn twins
+// are installed, nothing runs, and
 // kube-apiserver denies an invalid ListenerSet by the policy (422 Invalid,
 // the field path in the message), admits a valid one, and leaves namespaces
 // outside the binding's selector alone. admission.addNames adds the curve
@@ -384,11 +391,13 @@ func TestPolicyModeEndToEnd(t *testing.T) {
 
 	manifest, err := decodeObjects(rel.helm(ctx, t, "get", "manifest", rel.name))
 	require.NoError(t, err)
-	assert.Equal(t, []string{"ValidatingAdmissionPolicy/" + rel.fullname(), "ValidatingAdmissionPolicyBinding/" + rel.fullname(),
-		"ValidatingAdmissionPolicyBinding/" + rel.fullname() + "-warn"}, manifest.ids())
+	declarations := policy.DeclarationsPrefix + rel.fullname()
+	assert.Equal(t, []string{"ValidatingAdmissionPolicy/" + rel.fullname(), "ValidatingAdmissionPolicy/" + declarations,
+		"ValidatingAdmissionPolicyBinding/" + rel.fullname(), "ValidatingAdmissionPolicyBinding/" + rel.fullname() + "-warn",
+		"ValidatingAdmissionPolicyBinding/" + declarations, "ValidatingAdmissionPolicyBinding/" + declarations + "-warn"}, manifest.ids())
 	status := rel.helm(ctx, t, "status", rel.name)
 	assert.Contains(t, status, "deployed")
-	assert.Contains(t, status, "The ValidatingAdmissionPolicy "+rel.fullname()+" and its binding (Deny)", "the NOTES say what judges")
+	assert.Contains(t, status, "The ValidatingAdmissionPolicies "+rel.fullname()+" and "+declarations+" and their bindings (Deny)", "the NOTES say what judges")
 	assert.NotContains(t, status, "Certificates:", "no webhook, no certificates in the NOTES")
 
 	eventually(t, 30*time.Second, "kube-apiserver enforces the policy", func() error {
@@ -527,27 +536,29 @@ func deniedByPolicy(err error, name string) error {
 // compares the rest). A list too long for a match condition, or a bad
 // entry, is refused.
 func TestRenderPolicyScope(t *testing.T) {
-	for _, mode := range []string{"policy", "both"} {
-		objs := renderMode(t, mode, "--set", "admission.policy.gateways={infra/airlock,team-a/*}")
-		gotVAP := typed[admissionv1.ValidatingAdmissionPolicy](t, objs.get(t, "ValidatingAdmissionPolicy", fullname))
-		wantVAP, _, err := policy.Generate(policy.Options{PolicyName: fullname, Gateways: []string{"infra/airlock", "team-a/*"}})
+	samePolicies := func(objs objects, opts policy.Options, what string) {
+		t.Helper()
+		opts.PolicyName = fullname
+		want, err := policy.Generate(opts)
 		require.NoError(t, err)
-		assert.Equal(t, wantVAP.Spec, gotVAP.Spec, "%s: the scoped policy as the generator writes it", mode)
+		for _, pair := range want.Pairs() {
+			got := typed[admissionv1.ValidatingAdmissionPolicy](t, objs.get(t, "ValidatingAdmissionPolicy", pair.Policy.Name))
+			assert.Equal(t, pair.Policy.Spec, got.Spec, "%s: %s as the generator writes it", what, pair.Policy.Name)
+		}
 	}
-
-	def := renderMode(t, "policy", "--set", "admission.policy.gateways=null")
-	gotVAP := typed[admissionv1.ValidatingAdmissionPolicy](t, def.get(t, "ValidatingAdmissionPolicy", fullname))
-	wantVAP, _, err := policy.Generate(policy.Options{PolicyName: fullname})
-	require.NoError(t, err)
-	assert.Equal(t, wantVAP.Spec, gotVAP.Spec, "no Gateways: the unscoped policy")
+	for _, mode := range []string{"policy", "both"} {
+		samePolicies(renderMode(t, mode, "--set", "admission.policy.gateways={infra/airlock,team-a/*}"),
+			policy.Options{Gateways: []string{"infra/airlock", "team-a/*"}}, mode+", scoped")
+	}
+	samePolicies(renderMode(t, "policy", "--set", "admission.policy.gateways=null"), policy.Options{}, "no Gateways: unscoped")
 
 	long := make([]string, 0, 300)
 	for i := range cap(long) {
 		long = append(long, fmt.Sprintf("namespace-%03d/%s", i, strings.Repeat("g", 240)))
 	}
-	_, err = renderErr(t, "--set", "admission.mode=policy", "--set", "admission.policy.gateways={"+strings.Join(long, ",")+"}")
+	_, err := renderErr(t, "--set", "admission.mode=policy", "--set", "admission.policy.gateways={"+strings.Join(long, ",")+"}")
 	assert.ErrorContains(t, err, "admission.policy.gateways: Too long: may not be more than 65536 bytes")
-	_, _, err = policy.Generate(policy.Options{Gateways: long})
+	_, err = policy.Generate(policy.Options{Gateways: long})
 	assert.ErrorContains(t, err, "gateways: Too long: may not be more than 65536 bytes", "the generator's limit is the chart's")
 	for _, bad := range []string{"admission.policy.gateways={infra}", "admission.policy.gateways={Infra/gw}", "admission.policy.gateways={infra/gw,infra/gw}",
 		"admission.policy.gateways={infra/a b}"} {

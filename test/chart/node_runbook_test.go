@@ -20,7 +20,7 @@ import (
 func testNodeRunbook(t *testing.T, n *node.Node, _ client.Client) {
 	ctx := t.Context()
 	blocks, _ := runbook(t)
-	m := regexp.MustCompile(`^NS=(\S+) RELEASE=(\S+)\n$`).FindStringSubmatch(blocks[0].script)
+	m := regexp.MustCompile(`^NS=(\S+) RELEASE=(\S+)\n$`).FindStringSubmatch(blocks[0].text)
 	require.NotNil(t, m, "the first block sets NS and RELEASE")
 	ns, name := m[1], m[2]
 	rel := nodeRelease(ctx, t, n, name, ns, "--set", "certManager.enabled=false",

@@ -37,7 +37,9 @@ const (
 // request; and with platformAssignsUID=true the pod runs under a UID the
 // platform assigns (OpenShift's, played by admission policies); and the
 // release, published to a registry and signed there, installs with helm
-// from oci:// and the node's containerd pulls it (node_registry_test.go);
+// from oci:// and the node's containerd pulls it, and the README's,
+// adoption.md's, tenancy-capsule.md's and upgrade.md's commands run as the
+// pages have them (node_registry_test.go, node_upgrade_test.go);
 // and the audit CronJob (audit.enabled) finds a stored invalid set, in its
 // log and its PolicyReport, and clears it after the fix (node_audit_test.go);
 // and a first install in warn mode whose pods cannot start leaves

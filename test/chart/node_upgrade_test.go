@@ -87,14 +87,16 @@ type docRelease struct {
 
 func (r docRelease) tgz() string { return imageName + "-" + r.chartVersion + ".tgz" }
 
-// docsAsWritten runs the README's install, docs/adoption.md's switch to deny
-// and docs/upgrade.md's upgrade and rollback, each page's commands as the
-// page has them (docBlocks), from first to second and back, in cert-manager
-// mode (the chart's default; the test plays cert-manager as TestNode's
-// CertManagerMode does). After each step every pod runs the image that step
-// names (by digest, as containerd pulled it) and helm test has passed (the
-// pages run it); the upgrade and the rollback run under load through
-// kube-apiserver with failurePolicy Fail, and no request may fail.
+// docsAsWritten runs the README's install, docs/adoption.md's switch to deny,
+// docs/tenancy-capsule.md's switch to Capsule's tenants (then the release is
+// rolled back to deny alone) and docs/upgrade.md's upgrade and rollback,
+// each page's commands as the page has them (docBlocks), from first to
+// second and back, in cert-manager mode (the chart's default; the test
+// plays cert-manager as TestNode's CertManagerMode does). After each step
+// every pod runs the image that step names (by digest, as containerd
+// pulled it) and helm test has passed (the pages run it); the upgrade and
+// the rollback run under load through kube-apiserver with failurePolicy
+// Fail, and no request may fail.
 func docsAsWritten(t *testing.T, n *node.Node, c client.Client, registry, caFile, pub string, first, second docRelease) {
 	ctx := t.Context()
 	const ns, appNS = imageName, "lsw-node-docs-apps" // the pages' namespace and release name
@@ -105,38 +107,25 @@ func docsAsWritten(t *testing.T, n *node.Node, c client.Client, registry, caFile
 		_, _ = runHelm(context.Background(), t, n.Kubeconfig, "uninstall", rel.name, "--namespace", ns, "--wait", "--timeout", "2m")
 	})
 
+	sh := newDocShell(t, n.Kubeconfig, n.BinDir, filepath.Join(root, "bin"))
+	sh.env = append(sh.env,
+		// The registry's CA for helm and cosign (Go's TLS reads it) without the pages' --ca-file flags.
+		"SSL_CERT_FILE="+caFile,
+		// cosign offline (runCosign): no Sigstore trust root from the internet.
+		"SIGSTORE_REKOR_PUBLIC_KEY="+pub)
 	// The user's directory: the release's public key and the chart's signature.
-	work := t.TempDir()
 	copyFile := func(from, to string) {
 		b, err := os.ReadFile(from)
 		require.NoError(t, err)
-		require.NoError(t, os.WriteFile(filepath.Join(work, to), b, 0o644))
+		require.NoError(t, os.WriteFile(filepath.Join(sh.dir, to), b, 0o644))
 	}
 	copyFile(pub, "cosign.pub")
 	for _, r := range []docRelease{first, second} {
 		copyFile(filepath.Join(r.dist, r.tgz()+".sig"), r.tgz()+".sig")
 	}
-	helmHome := t.TempDir()
-	sh := docShell{dir: work, path: []string{filepath.Dir(helm(t)), n.BinDir, filepath.Join(root, "bin")}, env: []string{
-		"KUBECONFIG=" + n.Kubeconfig,
-		// The registry's CA for helm and cosign (Go's TLS reads it) without the pages' --ca-file flags.
-		"SSL_CERT_FILE=" + caFile,
-		// cosign offline (runCosign): no Sigstore trust root from the internet.
-		"SIGSTORE_REKOR_PUBLIC_KEY=" + pub,
-		"HELM_CACHE_HOME=" + filepath.Join(helmHome, "cache"), "HELM_CONFIG_HOME=" + filepath.Join(helmHome, "config"),
-		"HELM_DATA_HOME=" + filepath.Join(helmHome, "data"),
-	}}
-	vars := func(r docRelease) map[string]string {
-		return map[string]string{"REGISTRY": registry, "VERSION": r.chartVersion, "DIGEST": r.digest, "NS": ns, "RELEASE": rel.name}
-	}
-	// script is a page's block with r's values for its variables, which
-	// are set first too, for the blocks that use them without setting them.
+	// script is a page's block with r's values for its variables.
 	script := func(block string, r docRelease) string {
-		var set []string
-		for k, v := range vars(r) {
-			set = append(set, k+"="+shellQuote(v))
-		}
-		return strings.Join(set, " ") + "\n" + docScript(t, block, vars(r))
+		return pageScript(t, block, map[string]string{"REGISTRY": registry, "VERSION": r.chartVersion, "DIGEST": r.digest, "NS": ns, "RELEASE": rel.name})
 	}
 	// runsImage: the two pods that serve (Ready, not terminating) run r's
 	// image, with or without the second release's flag; a pod still
@@ -179,12 +168,12 @@ func docsAsWritten(t *testing.T, n *node.Node, c client.Client, registry, caFile
 		}
 		done := make(chan result, 1)
 		go func() {
-			out, code, err := sh.exec(ctx, script(blocks[0], first))
+			r, err := sh.exec(ctx, script(blocks[0], first))
 			if err != nil {
-				out += err.Error()
-				code = -1
+				r.output += err.Error()
+				r.code = -1
 			}
-			done <- result{out, code}
+			done <- result{r.output, r.code}
 		}()
 		var r result
 		issued := false
@@ -237,6 +226,40 @@ func docsAsWritten(t *testing.T, n *node.Node, c client.Client, registry, caFile
 		return
 	}
 
+	// docs/tenancy-capsule.md's commands on this release: the cluster
+	// checks with Capsule's tenant label and first claims denied, then the
+	// audit; afterwards the release as it was, for the upgrade.
+	revision := helmRevision(ctx, t, rel)
+	t.Run("TenancyCapsule", func(t *testing.T) {
+		storeCapsuleStory(ctx, t, c)
+		r := sh.run(ctx, t, script(docBlocks(t, "docs/tenancy-capsule.md", "Recipe: Capsule tenants")[0], first))
+		require.Contains(t, r.output, `Release "`+rel.name+`" has been upgraded`)
+		// The audit's exit status: a stored set would be denied, the squatter.
+		assert.Equal(t, 1, r.code, "the audit exits 1 on the stored squatter:\n%s", r.output)
+		assert.Contains(t, r.stdout, "team-c/login")
+		assert.Contains(t, r.stdout, `spec.listeners[0].hostname: Forbidden: hostname "login.a.example.com" `+capsuleHeld)
+		assert.NotContains(t, r.stdout, `The ListenerSet "team-a/portal" is invalid`, "portal came first")
+		// The new webhook entries (the routes', the deletions'): cainjector's part.
+		injectLikeCAInjector(ctx, t, c, imageName)
+		runsImage(first, first, false)
+		for _, p := range servingPods(ctx, t, n.Client, rel, 2, time.Minute) {
+			assert.Subset(t, p.Spec.Containers[0].Args, []string{"--cluster-checks", "--tenant-label=capsule.clastix.io/tenant", "--first-claim=deny"}, p.Name)
+		}
+		// The same claim under alpha's wildcard: beta's denied, naming the
+		// holder; alpha's other namespace's admitted (one owner).
+		eventually(t, time.Minute, "tenant beta's claim under tenant alpha's name is denied", capsuleDenied(ctx, c, capsuleClaim("team-c", "pay", "pay.a.example.com")))
+		require.NoError(t, c.Create(ctx, capsuleClaim("team-b", "pay", "pay.a.example.com"), client.DryRunAll), "tenant alpha's own namespace")
+		require.NoError(t, checkAdmission(ctx, c, appNS, 0))
+	})
+	t.Run("TenancyCapsulePutBack", func(t *testing.T) {
+		rel.helm(ctx, t, "rollback", rel.name, fmt.Sprint(revision), "--wait", "--timeout", "5m")
+		runsImage(first, first, false)
+		for _, p := range servingPods(ctx, t, n.Client, rel, 2, time.Minute) {
+			assert.NotContains(t, p.Spec.Containers[0].Args, "--cluster-checks", p.Name)
+		}
+		eventually(t, 60*time.Second, "the webhook denies", func() error { return checkAdmission(ctx, c, appNS, 0) })
+	})
+
 	// Why the page does not say --reuse-values: it keeps the first
 	// release's image.digest under the second release's templates.
 	t.Run("ReuseValuesWouldKeepTheOldImage", func(t *testing.T) {
@@ -256,14 +279,16 @@ func docsAsWritten(t *testing.T, n *node.Node, c client.Client, registry, caFile
 		require.Len(t, before, 2, "the signatures, the preview")
 		sh.mustRun(ctx, t, script(top[0]+before[0], upgradeVars))
 
-		out, code := sh.run(ctx, t, script(top[0]+before[1], upgradeVars))
+		diff := sh.run(ctx, t, script(top[0]+before[1], upgradeVars))
+		out, code := diff.output, diff.code
 		assert.Equal(t, 1, code, "kubectl diff exits 1 when something differs:\n%s", out)
 		assert.True(t, diffLine(out, "-", "image: "+imageRepo+"@"+first.digest), "the old image removed:\n%s", out)
 		assert.True(t, diffLine(out, "+", "image: "+imageRepo+"@"+second.digest), "the new image added")
 		assert.True(t, diffLine(out, "+", upgradeFlag+"=second"), "the new flag added")
 		// Why the page adds --force-conflicts: the server-side diff as
 		// kubectl's own manager conflicts with helm's on what changes.
-		out, code = sh.run(ctx, t, "kubectl diff --server-side -f new.yaml")
+		diff = sh.run(ctx, t, "kubectl diff --server-side -f new.yaml")
+		out, code = diff.output, diff.code
 		assert.Greater(t, code, 1, "kubectl diff --server-side without --force-conflicts:\n%s", out)
 		assert.Contains(t, out, "conflict")
 

@@ -1,13 +1,9 @@
 package chart
 
 import (
-	"bufio"
-	"bytes"
 	"context"
 	"errors"
 	"fmt"
-	"os"
-	"os/exec"
 	"path/filepath"
 	"regexp"
 	"slices"
@@ -22,7 +18,7 @@ import (
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
-	"github.com/airlock/listenerset-webhook/test/testproc"
+	"github.com/airlock/listenerset-webhook/policy"
 	"github.com/airlock/listenerset-webhook/validation"
 	"github.com/airlock/listenerset-webhook/webhook/admission"
 )
@@ -30,44 +26,12 @@ import (
 // runbookPage is the page whose commands TestRunbookCommands runs.
 const runbookPage = "docs/runbook.md"
 
-// runbookBlock is one ```sh block of the runbook: the script, the "## "
-// heading it is under ("" before the first) and its line.
-type runbookBlock struct {
-	heading, script string
-	line            int
-}
-
 // runbook reads the runbook's sh blocks, and the inline code spans of its
 // prose (outside every block).
-func runbook(t *testing.T) (blocks []runbookBlock, spans []string) {
+func runbook(t *testing.T) (blocks []pageBlock, spans []string) {
 	t.Helper()
-	raw, err := os.ReadFile(filepath.Join(root, runbookPage))
-	require.NoError(t, err)
-	var heading string
-	var cur *runbookBlock
-	span := regexp.MustCompile("`([^`]+)`")
-	sc := bufio.NewScanner(bytes.NewReader(raw))
-	for n := 1; sc.Scan(); n++ {
-		line := sc.Text()
-		switch {
-		case cur != nil && line == "```":
-			blocks = append(blocks, *cur)
-			cur = nil
-		case cur != nil:
-			cur.script += line + "\n"
-		case line == "```sh":
-			cur = &runbookBlock{heading: heading, line: n + 1}
-		case strings.HasPrefix(line, "## "):
-			heading = strings.TrimPrefix(line, "## ")
-			fallthrough
-		default:
-			for _, m := range span.FindAllStringSubmatch(line, -1) {
-				spans = append(spans, m[1])
-			}
-		}
-	}
-	require.Nil(t, cur, "an sh block of %s is not closed", runbookPage)
-	return blocks, spans
+	p := readPage(t, runbookPage)
+	return p.ofLang("sh"), p.spans
 }
 
 // TestRunbookCommandsAreInBlocks: every command the runbook tells to run is
@@ -77,7 +41,7 @@ func runbook(t *testing.T) (blocks []runbookBlock, spans []string) {
 func TestRunbookCommandsAreInBlocks(t *testing.T) {
 	blocks, spans := runbook(t)
 	require.NotEmpty(t, blocks)
-	assert.Regexp(t, `^NS=\S+ RELEASE=\S+\n$`, blocks[0].script, "the first block sets NS and RELEASE")
+	assert.Regexp(t, `^NS=\S+ RELEASE=\S+\n$`, blocks[0].text, "the first block sets NS and RELEASE")
 	for _, s := range spans {
 		if strings.HasPrefix(s, "kubectl listenerset ") {
 			continue
@@ -88,32 +52,29 @@ func TestRunbookCommandsAreInBlocks(t *testing.T) {
 	}
 }
 
-// runbookRunner runs the runbook's blocks as a user's shell would, with the
-// real kubectl, helm and the kubectl plugin on PATH, and counts which ran.
+// runbookRunner runs the runbook's blocks with docShell, as every page's
+// commands are run, and counts which ran.
 type runbookRunner struct {
 	t      *testing.T
-	blocks []runbookBlock
+	sh     docShell
+	blocks []pageBlock
 	ran    map[int]bool
-	env    []string
-	dir    string
 }
 
 // newRunbookRunner runs blocks against the cluster of kubeconfig, with the
 // kubectl of kubectlDir, the tests' helm and the built kubectl plugin.
-func newRunbookRunner(t *testing.T, blocks []runbookBlock, kubeconfig, kubectlDir string) *runbookRunner {
+func newRunbookRunner(t *testing.T, blocks []pageBlock, kubeconfig, kubectlDir string) *runbookRunner {
 	t.Helper()
-	plugin, err := testproc.PluginBinary()
-	require.NoError(t, err)
-	return &runbookRunner{t: t, blocks: blocks, ran: map[int]bool{}, dir: t.TempDir(), env: []string{
-		"PATH=" + strings.Join([]string{kubectlDir, filepath.Dir(helm(t)), filepath.Dir(plugin), "/usr/bin", "/bin"}, string(os.PathListSeparator)),
-		"HOME=" + t.TempDir(), "KUBECONFIG=" + kubeconfig,
-		"HELM_CACHE_HOME=" + t.TempDir(), "HELM_CONFIG_HOME=" + t.TempDir(), "HELM_DATA_HOME=" + t.TempDir(),
-	}}
+	return &runbookRunner{t: t, sh: newDocShell(t, kubeconfig, kubectlDir), blocks: blocks, ran: map[int]bool{}}
 }
 
+// dir is the directory the blocks run in (the files they write).
+func (r *runbookRunner) dir() string { return r.sh.dir }
+
 // run runs the index-th block under the heading that starts with heading,
-// with NS and RELEASE set, in bash with -e and pipefail; it fails the test
-// when the block fails or kubectl or helm print an error.
+// with the page's NS and RELEASE set to ns and rel; it fails the test when
+// the block fails or kubectl or helm print an error. It returns the block's
+// stdout.
 func (r *runbookRunner) run(heading string, index int, ns, rel string) string {
 	r.t.Helper()
 	n := 0
@@ -124,19 +85,14 @@ func (r *runbookRunner) run(heading string, index int, ns, rel string) string {
 		if n++; n-1 != index {
 			continue
 		}
-		cmd := exec.Command("bash", "-e", "-o", "pipefail", "-c", b.script)
-		cmd.Dir = r.dir
-		cmd.Env = append(append([]string{}, r.env...), "NS="+ns, "RELEASE="+rel)
-		var stdout, stderr bytes.Buffer
-		cmd.Stdout, cmd.Stderr = &stdout, &stderr
-		err := cmd.Run()
-		r.t.Logf("%s:%d (%s) with NS=%s RELEASE=%s:\n%s--- stdout\n%s--- stderr\n%s", runbookPage, b.line, b.heading, ns, rel, b.script, stdout.String(), stderr.String())
-		require.NoError(r.t, err, "%s:%d: the block failed", runbookPage, b.line)
+		r.t.Logf("%s:%d (%s) with NS=%s RELEASE=%s:", runbookPage, b.line, b.heading, ns, rel)
+		out := r.sh.run(r.t.Context(), r.t, pageScript(r.t, b.text, map[string]string{"NS": ns, "RELEASE": rel}))
+		require.Zero(r.t, out.code, "%s:%d: the block failed", runbookPage, b.line)
 		for _, bad := range []string{"error:", "Error from server", "Error: "} {
-			require.NotContains(r.t, stderr.String(), bad, "%s:%d", runbookPage, b.line)
+			require.NotContains(r.t, out.stderr, bad, "%s:%d", runbookPage, b.line)
 		}
 		r.ran[i] = true
-		return stdout.String()
+		return out.stdout
 	}
 	r.t.Fatalf("%s has no block %d under a heading %q", runbookPage, index, heading)
 	return ""
@@ -156,8 +112,9 @@ func (r *runbookRunner) run(heading string, index int, ns, rel string) string {
 // configuration deleted: writes pass, and the rollback restores it, its
 // caBundle filled in by the webhook, and the denial), the policy wrong (the
 // enforcement label, on one namespace and on all, moves it to the Warn
-// binding: the policy's message as a warning, denied again without; its
-// binding patched to Warn and Audit: the write passes with a warning).
+// binding: the policy's message as a warning, denied again without; both
+// its bindings, the rules' and the declared hostnames', patched to Warn and
+// Audit: the write passes with a warning).
 // The diagnostics run too and must not fail.
 // No kubelet runs here, so the commands that read pods find none (the node
 // suite runs pods).
@@ -165,7 +122,7 @@ func TestRunbookCommands(t *testing.T) {
 	c := cluster(t)
 	ctx := t.Context()
 	blocks, _ := runbook(t)
-	m := regexp.MustCompile(`^NS=(\S+) RELEASE=(\S+)\n$`).FindStringSubmatch(blocks[0].script)
+	m := regexp.MustCompile(`^NS=(\S+) RELEASE=(\S+)\n$`).FindStringSubmatch(blocks[0].text)
 	require.NotNil(t, m, "the first block sets NS and RELEASE")
 	ns, name := m[1], m[2]
 	const appNS = "team-a" // the page's own example namespace
@@ -261,7 +218,7 @@ func TestRunbookCommands(t *testing.T) {
 
 	t.Run("a wrong denial, everywhere: the configuration deleted, then restored", func(t *testing.T) {
 		r.run("A wrong denial", 6, ns, name)
-		assert.FileExists(t, filepath.Join(r.dir, "validatingwebhookconfiguration-"+name+".yaml"), "saved first")
+		assert.FileExists(t, filepath.Join(r.dir(), "validatingwebhookconfiguration-"+name+".yaml"), "saved first")
 		eventually(t, 30*time.Second, "admitted without the configuration", admitted)
 		r.run("A wrong denial", 7, ns, name)
 		eventually(t, 60*time.Second, "the webhook fills in the restored configuration's caBundle", func() error {
@@ -353,7 +310,19 @@ func TestRunbookCommands(t *testing.T) {
 		r.run("A wrong denial", 3, polNS, polName)
 		eventually(t, 30*time.Second, "denied again without the labels", policyDenied)
 
+		// both bindings, the rules' and the declared hostnames': a usual set
+		// whose hostname its Namespace does not declare is denied by the
+		// second alone
+		bindingsAre := func(want ...admissionregv1.ValidationAction) {
+			t.Helper()
+			for _, name := range []string{polName, policy.DeclarationsPrefix + polName} {
+				var b admissionregv1.ValidatingAdmissionPolicyBinding
+				require.NoError(t, c.Client.Get(ctx, client.ObjectKey{Name: name}, &b))
+				assert.Equal(t, want, b.Spec.ValidationActions, name)
+			}
+		}
 		r.run("The policy is wrong", 0, polNS, polName)
+		bindingsAre(admissionregv1.Warn, admissionregv1.Audit)
 		eventually(t, 30*time.Second, "admitted with the policy's message as a warning", func() error {
 			warns.take()
 			if err := wc.Create(ctx, listenerSet(polApps, "runbook", false), client.DryRunAll); err != nil {
@@ -365,6 +334,7 @@ func TestRunbookCommands(t *testing.T) {
 			return nil
 		})
 		r.run("The policy is wrong", 1, polNS, polName)
+		bindingsAre(admissionregv1.Deny)
 		eventually(t, 30*time.Second, "denied again", func() error {
 			return deniedByPolicy(c.Client.Create(ctx, listenerSet(polApps, "runbook", false), client.DryRunAll), polName)
 		})

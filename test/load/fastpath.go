@@ -22,6 +22,7 @@ import (
 	"github.com/airlock/listenerset-webhook/policy"
 	"github.com/airlock/listenerset-webhook/test/load/fixtures"
 	"github.com/airlock/listenerset-webhook/test/localcluster"
+	"github.com/airlock/listenerset-webhook/validation/merged"
 )
 
 var (
@@ -30,17 +31,21 @@ var (
 )
 
 // The states of the fast-path figure: no admission at all, the generated
-// policy, and the same policy with its fast path variable false, so that
-// every request is judged by the rules in full.
+// policies (the rules and the declarations), and the rules' policy without
+// its fast path (its match condition), so that every request is judged by
+// the rules in full.
 var fastPathStates = []string{"no admission", "policy", "policy without fast path"}
 
 // runFastPath times real sequential creates of the 2-listener set of the API
-// server figure (fixtures.TwoListeners) and the 64-listener set of the load
-// mix (fixtures.SixtyFour, each deleted again) through kube-apiserver in the
+// server figure (fixtures.TwoListeners: in a Namespace without a hostname
+// declaration, and in one whose declaration covers its hostname, where the
+// declarations' policy judges it) and the 64-listener set of the load mix
+// (fixtures.SixtyFour, each deleted again) through kube-apiserver in the
 // three fastPathStates, rotating their order over rounds (round 0 warms up
-// and is not counted); both policies are created once, the states bind one
-// or none. It prints each state's p50 over all rounds and, per round, each
-// policy's p50 over no admission's of the same round: min, median and max.
+// and is not counted); the policies are created once, the states bind
+// theirs or none. It prints each state's p50 over all rounds and, per
+// round, each policy state's p50 over no admission's of the same round:
+// min, median and max.
 func runFastPath(ctx context.Context, perRound, sixtyFour, rounds int) error {
 	root, _, err := repoPaths()
 	if err != nil {
@@ -65,56 +70,70 @@ func runFastPath(ctx context.Context, perRound, sixtyFour, rounds int) error {
 	if err != nil {
 		return err
 	}
-	const ns = "load"
+	const ns, declaredNS = "load", "load-declared"
 	if err := cl.Create(ctx, &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: ns}}); err != nil {
 		return err
 	}
-	bindings := map[string]*admissionregistrationv1.ValidatingAdmissionPolicyBinding{}
+	declared := &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: declaredNS, Annotations: map[string]string{
+		merged.DefaultAllowedHostnamesAnnotation: "*.example.com"}}}
+	if err := cl.Create(ctx, declared); err != nil {
+		return err
+	}
+	// each state's bindings; the first one's policy is what the probe
+	// (WaitForPolicy) meets
+	bindings := map[string][]*admissionregistrationv1.ValidatingAdmissionPolicyBinding{}
 	for i, s := range fastPathStates[1:] {
 		name := fmt.Sprintf("listenerset-fast-path-%d", i)
-		vap, b, err := policy.Generate(policy.Options{PolicyName: name, BindingName: name})
+		p, err := policy.Generate(policy.Options{PolicyName: name, BindingName: name})
 		if err != nil {
 			return err
 		}
+		pairs := p.Pairs()
 		if s == fastPathStates[2] {
-			n := 0
-			for i := range vap.Spec.Variables {
-				if vap.Spec.Variables[i].Name == policy.FastPathVariable {
-					vap.Spec.Variables[i].Expression, n = "false", n+1
-				}
+			rules := p.Rules
+			if n := len(rules.Policy.Spec.MatchConditions); n != 1 || rules.Policy.Spec.MatchConditions[0].Name != policy.FastPathCondition {
+				return fmt.Errorf("the rules' policy has %d match conditions, want %s alone", n, policy.FastPathCondition)
 			}
-			if n != 1 {
-				return fmt.Errorf("the policy has %d variables %s", n, policy.FastPathVariable)
-			}
+			rules.Policy.Spec.MatchConditions = nil
+			pairs = []policy.Pair{rules}
 		}
-		if err := cl.Create(ctx, vap); err != nil {
-			return err
-		}
-		bindings[s] = b
-	}
-	bind := func(state string) error {
-		for s, b := range bindings {
-			if s == state {
-				if err := cl.Create(ctx, b.DeepCopy()); err != nil && !apierrors.IsAlreadyExists(err) {
-					return err
-				}
-			} else if err := cl.Delete(ctx, b.DeepCopy()); err != nil && !apierrors.IsNotFound(err) {
+		for _, pair := range pairs {
+			if err := cl.Create(ctx, pair.Policy); err != nil {
 				return err
 			}
+			bindings[s] = append(bindings[s], pair.Binding)
 		}
-		for s, b := range bindings {
-			if err := lc.WaitForPolicy(ctx, ns, b.Spec.PolicyName, s == state, time.Minute); err != nil {
+	}
+	bind := func(state string) error {
+		for s, bs := range bindings {
+			for _, b := range bs {
+				if s == state {
+					if err := cl.Create(ctx, b.DeepCopy()); err != nil && !apierrors.IsAlreadyExists(err) {
+						return err
+					}
+				} else if err := cl.Delete(ctx, b.DeepCopy()); err != nil && !apierrors.IsNotFound(err) {
+					return err
+				}
+			}
+		}
+		for s, bs := range bindings {
+			if err := lc.WaitForPolicy(ctx, ns, bs[0].Spec.PolicyName, s == state, time.Minute); err != nil {
 				return err
 			}
 		}
 		return nil
 	}
 	objects := []struct {
-		name   string
-		mk     func() *gwv1.ListenerSet
-		n      int
-		delete bool // keeps the store small
-	}{{"2 listeners", fixtures.TwoListeners, perRound, false}, {"64 listeners", fixtures.SixtyFour, sixtyFour, true}}
+		name      string
+		mk        func() *gwv1.ListenerSet
+		namespace string
+		n         int
+		delete    bool // keeps the store small
+	}{
+		{"2 listeners", fixtures.TwoListeners, ns, perRound, false},
+		{"2, declared", fixtures.TwoListeners, declaredNS, perRound, false},
+		{"64 listeners", fixtures.SixtyFour, ns, sixtyFour, true},
+	}
 	all := map[string][]time.Duration{}
 	ratios := map[string][]float64{}
 	seq := 0
@@ -134,7 +153,7 @@ func runFastPath(ctx context.Context, perRound, sixtyFour, rounds int) error {
 				for range n {
 					seq++
 					ls := o.mk()
-					ls.Namespace, ls.Name = ns, fmt.Sprintf("fast-path-%d", seq)
+					ls.Namespace, ls.Name = o.namespace, fmt.Sprintf("fast-path-%d", seq)
 					t := time.Now()
 					if err := cl.Create(ctx, ls); err != nil {
 						return fmt.Errorf("%s: create %s: %w", s, ls.Name, err)

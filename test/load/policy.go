@@ -34,34 +34,40 @@ const (
 	loadPolicyName        = "listenerset-load"
 )
 
-// apiPolicy is the generated policy and binding; the policy is created once,
-// the binding comes and goes with the states.
+// apiPolicy is the generated policies and bindings; the policies are
+// created once, the bindings come and go with the states.
 type apiPolicy struct {
-	vap     *admissionregistrationv1.ValidatingAdmissionPolicy
-	binding *admissionregistrationv1.ValidatingAdmissionPolicyBinding
-	bound   bool
+	policy.Policies
+	bound bool
 }
 
 func (c *apiCluster) createPolicy(ctx context.Context) error {
-	vap, binding, err := policy.Generate(policy.Options{PolicyName: loadPolicyName, BindingName: loadPolicyName})
+	p, err := policy.Generate(policy.Options{PolicyName: loadPolicyName, BindingName: loadPolicyName})
 	if err != nil {
 		return err
 	}
-	c.policy = &apiPolicy{vap: vap, binding: binding}
-	return c.client.Create(ctx, vap.DeepCopy())
-}
-
-// bindPolicy creates or deletes the binding.
-func (c *apiCluster) bindPolicy(ctx context.Context, on bool) error {
-	p := c.policy
-	switch {
-	case on && !p.bound:
-		if err := c.client.Create(ctx, p.binding.DeepCopy()); err != nil && !apierrors.IsAlreadyExists(err) {
+	c.policy = &apiPolicy{Policies: p}
+	for _, pair := range p.Pairs() {
+		if err := c.client.Create(ctx, pair.Policy.DeepCopy()); err != nil {
 			return err
 		}
-	case !on && p.bound:
-		if err := c.client.Delete(ctx, p.binding.DeepCopy()); err != nil && !apierrors.IsNotFound(err) {
-			return err
+	}
+	return nil
+}
+
+// bindPolicy creates or deletes the bindings.
+func (c *apiCluster) bindPolicy(ctx context.Context, on bool) error {
+	p := c.policy
+	for _, pair := range p.Pairs() {
+		switch {
+		case on && !p.bound:
+			if err := c.client.Create(ctx, pair.Binding.DeepCopy()); err != nil && !apierrors.IsAlreadyExists(err) {
+				return err
+			}
+		case !on && p.bound:
+			if err := c.client.Delete(ctx, pair.Binding.DeepCopy()); err != nil && !apierrors.IsNotFound(err) {
+				return err
+			}
 		}
 	}
 	p.bound = on

@@ -21,15 +21,15 @@ import (
 // `ValidatingAdmissionPolicy 'name' with binding 'name' denied request: ...`.
 const PolicyDenialPrefix = "ValidatingAdmissionPolicy "
 
-// RegisterPolicy creates (or replaces) a ValidatingAdmissionPolicy and its
-// binding, e.g. those of policy.Generate, and waits until kube-apiserver
-// enforces them: a server-side dry-run create of a ListenerSet that only our
-// rules reject (protocol TCP) is denied by the policy. kube-apiserver runs
-// validating policies before validating webhooks, so this also holds while
-// the webhooks are registered. namespace must exist and be matched by the
-// binding.
-func (c *Cluster) RegisterPolicy(ctx context.Context, vap *admissionv1.ValidatingAdmissionPolicy, binding *admissionv1.ValidatingAdmissionPolicyBinding, namespace string) error {
-	for _, obj := range []client.Object{vap, binding} {
+// RegisterPolicy creates (or replaces) the ValidatingAdmissionPolicy vap,
+// others (more policies and bindings, e.g. the rest of policy.Generate's)
+// and vap's binding, last, and waits until kube-apiserver enforces vap: a
+// server-side dry-run create of a ListenerSet that only our rules reject
+// (protocol TCP) is denied by it. kube-apiserver runs validating policies
+// before validating webhooks, so this also holds while the webhooks are
+// registered. namespace must exist and be matched by the binding.
+func (c *Cluster) RegisterPolicy(ctx context.Context, vap *admissionv1.ValidatingAdmissionPolicy, binding *admissionv1.ValidatingAdmissionPolicyBinding, namespace string, others ...client.Object) error {
+	for _, obj := range append(append([]client.Object{vap}, others...), binding) {
 		if err := createOrReplace(ctx, c.Client, obj); err != nil {
 			return fmt.Errorf("registering %T %s: %w", obj, obj.GetName(), err)
 		}

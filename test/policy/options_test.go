@@ -4,6 +4,7 @@ import (
 	"context"
 	"testing"
 
+	crclient "sigs.k8s.io/controller-runtime/pkg/client"
 	gwv1 "sigs.k8s.io/gateway-api/apis/v1"
 
 	"github.com/airlock/listenerset-webhook/policy"
@@ -74,17 +75,18 @@ func againstPolicy(t *testing.T, cases []policyCase) {
 	}
 	ctx := context.Background()
 	c, client := startCluster(t, root, localcluster.CRDsV163Standard, namespace)
-	vap, binding, err := policy.Generate(policy.Options{})
+	p, err := policy.Generate(policy.Options{})
 	if err != nil {
 		t.Fatal(err)
 	}
-	if err := c.Client.Create(ctx, vap); err != nil {
-		t.Fatal(err)
+	for _, pair := range p.Pairs() {
+		for _, obj := range []crclient.Object{pair.Policy, pair.Binding} {
+			if err := c.Client.Create(ctx, obj); err != nil {
+				t.Fatal(err)
+			}
+		}
 	}
-	if err := c.Client.Create(ctx, binding); err != nil {
-		t.Fatal(err)
-	}
-	waitForPolicy(t, client)
+	waitForPolicy(t, c, client)
 	var admitted, denied, crd int
 	for _, tc := range cases {
 		ls := tc.ls.DeepCopy()

@@ -264,20 +264,24 @@ func againstKubeAPIServer(t *testing.T, root string, set localcluster.CRDSet, ta
 		tablePairs, tableUpdates, randomPairs, nPairs, declarationUpdates, len(pairs)-tablePairs-worstPairs-randomPairs-declarationUpdates, nPairs/3,
 		time.Since(storeStart).Round(time.Millisecond))
 
-	vap, binding, err := policy.Generate(policy.Options{})
+	p, err := policy.Generate(policy.Options{})
 	if err != nil {
 		t.Fatal(err)
 	}
 	installStart := time.Now()
-	if err := c.Client.Create(ctx, vap); err != nil {
-		t.Fatal(err)
+	for _, pair := range p.Pairs() {
+		if err := c.Client.Create(ctx, pair.Policy); err != nil {
+			t.Fatal(err)
+		}
 	}
 	created := time.Since(installStart)
-	if err := c.Client.Create(ctx, binding); err != nil {
-		t.Fatal(err)
+	for _, pair := range p.Pairs() {
+		if err := c.Client.Create(ctx, pair.Binding); err != nil {
+			t.Fatal(err)
+		}
 	}
-	waitForPolicy(t, client)
-	t.Logf("policy created in %v (kube-apiserver compiles it to validate it), enforced %v after the create", created.Round(time.Millisecond), time.Since(installStart).Round(time.Millisecond))
+	waitForPolicy(t, c, client)
+	t.Logf("policies created in %v (kube-apiserver compiles them to validate them), enforced %v after the create", created.Round(time.Millisecond), time.Since(installStart).Round(time.Millisecond))
 
 	type outcome struct {
 		policyDenied, schemaDenied, allowed, mismatch int
@@ -482,10 +486,22 @@ func send(ctx context.Context, client dynamic.ResourceInterface, ls *gwv1.Listen
 		return result{allowed: true}
 	case errors.As(err, &status) && apierrors.IsInvalid(err):
 		msg := status.Status().Message
-		return result{schema: !strings.Contains(msg, "ValidatingAdmissionPolicy '"+policy.DefaultPolicyName+"'"), message: msg}
+		return result{schema: !deniedByPolicies(msg), message: msg}
 	default:
 		return result{err: err}
 	}
+}
+
+// deniedByPolicies says whether kube-apiserver's message msg is a denial by
+// one of the generated policies (policy.Generate's default names): the
+// rules' or the declarations'.
+func deniedByPolicies(msg string) bool {
+	for _, name := range []string{policy.DefaultPolicyName, policy.DeclarationsPrefix + policy.DefaultPolicyName} {
+		if strings.Contains(msg, localcluster.PolicyDenialPrefix+"'"+name+"'") {
+			return true
+		}
+	}
+	return false
 }
 
 func create(ctx context.Context, client dynamic.ResourceInterface, ls *gwv1.ListenerSet, dryRun bool) (*unstructured.Unstructured, error) {
@@ -573,25 +589,47 @@ func judgeIn(d *validationtest.Declaration, ls *gwv1.ListenerSet, stored *unstru
 	return ""
 }
 
-// waitForPolicy waits until kube-apiserver enforces the policy (it loads
-// policies from an informer).
-func waitForPolicy(t *testing.T, client dynamic.ResourceInterface) {
-	probe := &gwv1.ListenerSet{
-		TypeMeta:   metav1.TypeMeta{APIVersion: "gateway.networking.k8s.io/v1", Kind: "ListenerSet"},
-		ObjectMeta: metav1.ObjectMeta{Name: "probe", Namespace: namespace},
-		Spec: gwv1.ListenerSetSpec{ParentRef: gwv1.ParentGatewayReference{Name: "gw"}, Listeners: []gwv1.ListenerEntry{{
-			Name: "web", Port: 80, Protocol: "HTTP", Hostname: new(gwv1.Hostname("10.0.0.1")),
-		}}},
+// probeDeclaredNamespace is where waitForPolicy probes the declarations'
+// policy: it declares a hostname no probe has.
+const probeDeclaredNamespace = "policy-probe-declared"
+
+// waitForPolicy waits until kube-apiserver enforces both policies (it loads
+// policies from an informer): the rules' deny an address as a hostname in
+// the first namespace (client's), the declarations' a hostname outside the
+// declaration of a Namespace it creates.
+func waitForPolicy(t *testing.T, c *localcluster.Cluster, client dynamic.ResourceInterface) {
+	probe := func(ns, hostname string) *gwv1.ListenerSet {
+		return &gwv1.ListenerSet{
+			TypeMeta:   metav1.TypeMeta{APIVersion: "gateway.networking.k8s.io/v1", Kind: "ListenerSet"},
+			ObjectMeta: metav1.ObjectMeta{Name: "probe", Namespace: ns},
+			Spec: gwv1.ListenerSetSpec{ParentRef: gwv1.ParentGatewayReference{Name: "gw"}, Listeners: []gwv1.ListenerEntry{{
+				Name: "web", Port: 80, Protocol: "HTTP", Hostname: new(gwv1.Hostname(hostname)),
+			}}},
+		}
 	}
-	deadline := time.Now().Add(time.Minute)
-	for {
-		res := send(context.Background(), client, probe, nil)
-		if !res.allowed && !res.schema && res.err == nil {
-			return
+	declared := &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: probeDeclaredNamespace,
+		Annotations: map[string]string{merged.DefaultAllowedHostnamesAnnotation: "declared.example"}}}
+	if err := c.Client.Create(context.Background(), declared); err != nil && !apierrors.IsAlreadyExists(err) {
+		t.Fatal(err)
+	}
+	for _, p := range []struct {
+		client dynamic.ResourceInterface
+		ls     *gwv1.ListenerSet
+		name   string
+	}{
+		{client, probe(namespace, "10.0.0.1"), policy.DefaultPolicyName},
+		{clientIn(t, c, probeDeclaredNamespace), probe(probeDeclaredNamespace, "probe.example.com"), policy.DeclarationsPrefix + policy.DefaultPolicyName},
+	} {
+		deadline := time.Now().Add(time.Minute)
+		for {
+			res := send(context.Background(), p.client, p.ls, nil)
+			if !res.allowed && strings.Contains(res.message, localcluster.PolicyDenialPrefix+"'"+p.name+"'") && res.err == nil {
+				break
+			}
+			if time.Now().After(deadline) {
+				t.Fatalf("the policy %s is not enforced after a minute: %+v", p.name, res)
+			}
+			time.Sleep(200 * time.Millisecond)
 		}
-		if time.Now().After(deadline) {
-			t.Fatalf("the policy is not enforced after a minute: %+v", res)
-		}
-		time.Sleep(200 * time.Millisecond)
 	}
 }

@@ -139,7 +139,18 @@ Called as (dict "root" $ "binding" $binding).
 {{- end }}
 {{- end }}
 
-{{/* Name of the ValidatingAdmissionPolicy and of its binding. */}}
+{{/* Name of the rules' ValidatingAdmissionPolicy and of its binding. */}}
 {{- define "lsw.policyName" -}}
 {{- include "lsw.fullname" . }}
+{{- end }}
+
+{{/*
+Names of both ValidatingAdmissionPolicies, each also its binding's, as a JSON
+list: the rules' and the declared hostnames' (policy.DeclarationsPrefix before
+the rules' name, as files/policy.yaml names it; test/chart compares them with
+the rendered policies).
+*/}}
+{{- define "lsw.policyNames" -}}
+{{- $name := include "lsw.policyName" . }}
+{{- list $name (printf "declared-hostnames.%s" $name) | toJson }}
 {{- end }}
