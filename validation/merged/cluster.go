@@ -80,7 +80,7 @@ func ValidateInCluster(ls *gwv1.ListenerSet, c views.Cluster, strict bool, t Ten
 // and its allowedListeners for judging ls's rivals, ok when it exists and
 // admits ls, with a warning naming the reason when it does not; known is
 // false when the parentRef names no Gateway or the view cannot tell.
-func parentGateway(ls *gwv1.ListenerSet, c views.Cluster, fldPath *field.Path, w *findings.WarningReport) (gw *gwv1.Gateway, admission *gatewayAdmission, ok, known bool) {
+func parentGateway(ls *gwv1.ListenerSet, c views.Cluster, fldPath *field.Path, w *findings.WarningReport) (gw *gwv1.Gateway, admission *GatewayAdmission, ok, known bool) {
 	ns, name, named := object.ParentOf(ls)
 	if !named {
 		return nil, nil, false, false // not a Gateway: an error of the object's own rules
@@ -101,12 +101,12 @@ func parentGateway(ls *gwv1.ListenerSet, c views.Cluster, fldPath *field.Path, w
 	return gw, admission, admissionKnown && allowed, true
 }
 
-// gatewayAdmission applies a Gateway's spec.allowedListeners to ListenerSet
+// GatewayAdmission applies a Gateway's spec.allowedListeners to ListenerSet
 // namespaces. The selector is parsed once and each namespace judged once per
 // request: every rival of the ListenerSet under admission is judged too, and
 // parsing the selector per rival was more than half of a request with 100
 // rivals (make bench-scale, docs/performance.md).
-type gatewayAdmission struct {
+type GatewayAdmission struct {
 	gw   *gwv1.Gateway
 	c    views.Cluster
 	from gwv1.FromNamespaces
@@ -124,8 +124,10 @@ type admitted struct {
 	why, setting string
 }
 
-func NewGatewayAdmission(gw *gwv1.Gateway, c views.Cluster) *gatewayAdmission {
-	a := &gatewayAdmission{gw: gw, c: c, from: gwv1.NamespacesFromNone, judged: map[string]admitted{}}
+// NewGatewayAdmission is gw's admission of ListenerSet namespaces, read
+// through c, each namespace judged once.
+func NewGatewayAdmission(gw *gwv1.Gateway, c views.Cluster) *GatewayAdmission {
+	a := &GatewayAdmission{gw: gw, c: c, from: gwv1.NamespacesFromNone, judged: map[string]admitted{}}
 	if al := gw.Spec.AllowedListeners; al != nil && al.Namespaces != nil {
 		if al.Namespaces.From != nil {
 			a.from = *al.Namespaces.From
@@ -142,19 +144,19 @@ func NewGatewayAdmission(gw *gwv1.Gateway, c views.Cluster) *gatewayAdmission {
 // Admits tells whether the Gateway admits ListenerSets of namespace; why
 // names the setting that refuses it. known is false when the namespace's
 // labels are needed and unknown, or the selector is unset or invalid.
-func (a *gatewayAdmission) Admits(namespace string) (allowed, known bool, why string) {
+func (a *GatewayAdmission) Admits(namespace string) (allowed, known bool, why string) {
 	r := a.judge(namespace)
 	return r.allowed, r.known, r.why
 }
 
 // admitsSetting is admits with the setting that refuses the namespace, or
 // leaves it unknown, e.g. "allowedListeners.namespaces.from: Same".
-func (a *gatewayAdmission) admitsSetting(namespace string) (allowed, known bool, setting string) {
+func (a *GatewayAdmission) admitsSetting(namespace string) (allowed, known bool, setting string) {
 	r := a.judge(namespace)
 	return r.allowed, r.known, r.setting
 }
 
-func (a *gatewayAdmission) judge(namespace string) admitted {
+func (a *GatewayAdmission) judge(namespace string) admitted {
 	if r, ok := a.judged[namespace]; ok {
 		return r
 	}

@@ -77,7 +77,7 @@ func arrivalOrder(gw *gwv1.Gateway, rows []object.MergedListener, from []*gwv1.L
 // mergeListeners builds gw's merged list and hands each row, with the set
 // it comes from (nil for the Gateway's own), to emit in precedence order,
 // until emit returns false.
-func mergeListeners(gw *gwv1.Gateway, sets []*gwv1.ListenerSet, admission *gatewayAdmission, judge bool,
+func mergeListeners(gw *gwv1.Gateway, sets []*gwv1.ListenerSet, admission *GatewayAdmission, judge bool,
 	emit func(object.MergedListener, *gwv1.ListenerSet) bool) {
 	// Sized once for every listener there is: growing them listener by
 	// listener was 63 of the 146 KB a request with 100 rivals allocated

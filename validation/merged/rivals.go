@@ -29,7 +29,7 @@ import (
 // and the first rival each of ls's listeners overlaps with
 // (overlapRivals), not from every ListenerSet of gw: the rows are the full
 // list's in all but Precedence, which counts only the listeners merged.
-func ListenersInMerge(ls *gwv1.ListenerSet, gw *gwv1.Gateway, admission *gatewayAdmission, c views.Cluster) []object.MergedListener {
+func ListenersInMerge(ls *gwv1.ListenerSet, gw *gwv1.Gateway, admission *GatewayAdmission, c views.Cluster) []object.MergedListener {
 	sets := Decisive(ls, gw, admission, c)
 	for _, o := range overlapRivals(ls, gw, admission, c) {
 		if !slices.Contains(sets, o) {
@@ -70,7 +70,7 @@ func ListenersInMerge(ls *gwv1.ListenerSet, gw *gwv1.Gateway, admission *gateway
 // read, so the cost is bounded by the rivals on that port, as a
 // ProtocolConflict on a port is (decisive); a listener with an exact
 // hostname, the usual tenant's, reads only its covering keys.
-func overlapRivals(ls *gwv1.ListenerSet, gw *gwv1.Gateway, admission *gatewayAdmission, c views.Cluster) []*gwv1.ListenerSet {
+func overlapRivals(ls *gwv1.ListenerSet, gw *gwv1.Gateway, admission *GatewayAdmission, c views.Cluster) []*gwv1.ListenerSet {
 	var picked []*gwv1.ListenerSet
 	// The endpoints gw or ls has a listener at: a rival's listener there
 	// is not the first there; the one that is, gw's, ls's or the rival
@@ -126,7 +126,7 @@ func overlapRivals(ls *gwv1.ListenerSet, gw *gwv1.Gateway, admission *gatewayAdm
 }
 
 // admitsSet tells whether gw (admission) admits ListenerSet o's namespace.
-func admitsSet(admission *gatewayAdmission, o *gwv1.ListenerSet) bool {
+func admitsSet(admission *GatewayAdmission, o *gwv1.ListenerSet) bool {
 	allowed, known, _ := admission.admitsSetting(o.Namespace)
 	return allowed && known
 }
@@ -157,7 +157,7 @@ func admitsSet(admission *gatewayAdmission, o *gwv1.ListenerSet) bool {
 //
 // Merging gw, those rivals and ls gives ls's listeners the states, reasons
 // and winners the full merge gives them (TestDecisiveRivalsAreTheFullMerge).
-func Decisive(ls *gwv1.ListenerSet, gw *gwv1.Gateway, admission *gatewayAdmission, c views.Cluster) []*gwv1.ListenerSet {
+func Decisive(ls *gwv1.ListenerSet, gw *gwv1.Gateway, admission *GatewayAdmission, c views.Cluster) []*gwv1.ListenerSet {
 	gwNS, gwName := gw.Namespace, gw.Name
 	before := func(o *gwv1.ListenerSet) bool {
 		if o.Namespace == ls.Namespace && o.Name == ls.Name {

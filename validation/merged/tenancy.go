@@ -346,7 +346,7 @@ func claimsOverlap(a, b string) bool { return a == b || object.Covers(a, b) || o
 // warning under
 // ClaimWarn. The rivals are read by claimKeys, so a request costs what
 // overlaps its hostnames, not what its Gateway has.
-func validateFirstClaims(ls *gwv1.ListenerSet, gwNamespace, gwName string, admission *gatewayAdmission, c views.Cluster, t Tenancy, how Claiming, v *object.Verdict) {
+func validateFirstClaims(ls *gwv1.ListenerSet, gwNamespace, gwName string, admission *GatewayAdmission, c views.Cluster, t Tenancy, how Claiming, v *object.Verdict) {
 	mode := t.Mode()
 	if mode == ClaimOff {
 		return

@@ -26,7 +26,7 @@ func Defaulted(ls *gwv1.ListenerSet) *gwv1.ListenerSet {
 // Verdict collects what the rules find. Rules that may ratchet hand their
 // errors to judge with whether what the errors involve is unchanged.
 type Verdict struct {
-	Ratchet  ratchet
+	Ratchet  Ratchet
 	Added    AddedNames
 	Errs     findings.ErrorReport
 	Warnings findings.WarningReport
@@ -53,7 +53,7 @@ func (v *Verdict) EndPhase() {
 
 // Ratchet pairs an update's listeners with the stored ones by name, so that
 // each error is judged by the values it involves.
-type ratchet struct {
+type Ratchet struct {
 	New, Old *gwv1.ListenerSet
 	// stored[i] is the stored listener new listener i is paired with; nil
 	// when it has none (a create, or a name the stored object lacks).
@@ -64,8 +64,8 @@ type ratchet struct {
 // named n of oldLS: names are unique in a valid set, and counting keeps a
 // copy of a stored listener from passing as unchanged twice. On create
 // (oldLS nil) nothing is paired.
-func NewRatchet(newLS, oldLS *gwv1.ListenerSet) ratchet {
-	r := ratchet{New: newLS, Old: oldLS}
+func NewRatchet(newLS, oldLS *gwv1.ListenerSet) Ratchet {
+	r := Ratchet{New: newLS, Old: oldLS}
 	if oldLS == nil {
 		return r
 	}
@@ -112,7 +112,7 @@ func unchanged[T any](newV, oldV *T, values ...func(*T) any) bool {
 // Same reports whether new listener i has a stored pair holding the values
 // it holds. With no values it reports whether i is paired: its name, the
 // key it is paired by, is as stored.
-func (r ratchet) Same(i int, values ...Value) bool {
+func (r Ratchet) Same(i int, values ...Value) bool {
 	if i >= len(r.stored) {
 		return false
 	}
@@ -129,7 +129,7 @@ func (v *Verdict) Check(i int, errs field.ErrorList, values ...Value) {
 
 // parentRef reports whether the update leaves the values of spec.parentRef
 // as stored.
-func (r ratchet) parentRef(values ...func(*gwv1.ParentGatewayReference) any) bool {
+func (r Ratchet) parentRef(values ...func(*gwv1.ParentGatewayReference) any) bool {
 	if r.Old == nil {
 		return false
 	}
@@ -140,7 +140,7 @@ func (r ratchet) parentRef(values ...func(*gwv1.ParentGatewayReference) any) boo
 // as Kubernetes compares a map list: the same number of items, each equal
 // to the stored item of its key, in any order. A count error is about the
 // list.
-func (r ratchet) listenerList() bool {
+func (r Ratchet) listenerList() bool {
 	if r.Old == nil || len(r.New.Spec.Listeners) != len(r.Old.Spec.Listeners) {
 		return false
 	}
