@@ -2,9 +2,13 @@
 // API ListenerSet. Validate is the verdict, the one function the webhook,
 // the offline commands and every other engine call: the object's own rules,
 // then, when Options carry a Cluster, the cluster-aware rules, with
-// strictness and update ratcheting applied in one place. Rules follow
-// Kubernetes' pkg/apis/*/validation (a *field.Path in, a field.ErrorList
-// out); listeners are known by name, never by position. MergedListeners is a
+// strictness and update ratcheting applied in one place. A rule on one
+// value is as in Kubernetes' pkg/apis/*/validation (the value and a
+// *field.Path in, a field.ErrorList out); a rule that may ratchet or warn
+// returns nothing: it takes the field path (and a listener's index, for the
+// ratchet's pairing) and records into a shared *object.Verdict, which keeps
+// errors, warnings and ratcheted errors apart. Listeners are paired by name,
+// never by position; the index is only for the path. MergedListeners is a
 // Gateway's merged listener list with each listener's state, Attacher the
 // one decision of which routes attach where. Every error and warning has a
 // stable code (catalog.go, the catalog); the option table and name lists are
