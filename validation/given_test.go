@@ -72,6 +72,12 @@ func TestClaimsGivenToRoutes(t *testing.T) {
 				field.Required(listeners.Index(0).Child("hostname"), fmt.Sprintf(merged.DetailNoHostnameDeclared, "team-b", "*", key, `"*.b.example.com,b.example.com"`)),
 				field.Forbidden(listeners.Index(0), given("r", fmt.Sprintf(merged.DetailHostnameNotDeclared, "login.a.example.com", "team-b", key, `"*.b.example.com,b.example.com"`))),
 			}},
+		{name: "a route without hostnames on a listener without one: every name, in the route's words", mode: merged.ClaimOff,
+			ls: create(open), cluster: cluster("*.b.example.com,b.example.com"), routes: []*gwv1.HTTPRoute{claimRoute("team-b", "all", "team-b", "b", "", 20)},
+			want: field.ErrorList{
+				field.Required(listeners.Index(0).Child("hostname"), fmt.Sprintf(merged.DetailNoHostnameDeclared, "team-b", "*", key, `"*.b.example.com,b.example.com"`)),
+				field.Forbidden(listeners.Index(0), given("all", fmt.Sprintf(routes.DetailRouteNoHostnameDeclared, "team-b", "*", key, `"*.b.example.com,b.example.com"`))),
+			}},
 		{name: "an update that keeps the listener: the route's claims are its own, not judged again", mode: merged.ClaimDeny,
 			ls: stored(open, exact), old: stored(open), cluster: cluster("", stored(open))},
 		{name: "an update that adds the listener without a hostname: judged",

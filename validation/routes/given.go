@@ -59,50 +59,51 @@ func ValidateClaimsGiven(ls, stored *gwv1.ListenerSet, o ClaimOptions, v *object
 	mode := o.Tenancy.Mode()
 	decls := map[string]merged.Declaration{}
 	for _, r := range attached {
-		claims := after.claims(r)
-		if len(claims) == 0 {
-			continue
-		}
 		held := map[string]bool{}
 		for _, cl := range before.claims(r) {
 			held[claimKey(cl.gatewayKey(), cl.Hostname)] = true
+		}
+		var given []Claim
+		for _, cl := range after.claims(r) {
+			if !held[claimKey(cl.gatewayKey(), cl.Hostname)] {
+				given = append(given, cl)
+			}
+		}
+		if len(given) == 0 {
+			continue
+		}
+		pathOf := func(cl *Claim) *field.Path {
+			if j, ok := index[cl.Listener]; ok && cl.Set == ls {
+				return listenersPath.Index(j)
+			}
+			return listenersPath
 		}
 		d, ok := decls[r.Namespace]
 		if !ok {
 			d = merged.DeclarationOf(r.Namespace, o.Cluster, o.Tenancy)
 			decls[r.Namespace] = d
 		}
-		own, ownerKnown := after.owner(r.Namespace)
-		for i := range claims {
-			cl := &claims[i]
-			if held[claimKey(cl.gatewayKey(), cl.Hostname)] {
-				continue
+		// A malformed declaration refuses the route's own writes (LS315
+		// there); what it declares cannot be read here.
+		if d.Declared && len(d.Problems) == 0 {
+			for i := range given {
+				if cl := &given[i]; !d.Allowed.Allows(cl.Hostname) {
+					v.Errs.Add(CodeRouteHostnameNotDeclared.Err(field.Forbidden(pathOf(cl), fmt.Sprintf(DetailGivenToRoute, r.Namespace, r.Name, notDeclared(d, r.Namespace, cl)))))
+				}
 			}
-			p := listenersPath
-			if j, ok := index[cl.Listener]; ok && cl.Set.Namespace == ls.Namespace && cl.Set.Name == ls.Name {
-				p = listenersPath.Index(j)
-			}
-			// A malformed declaration refuses the route's own writes
-			// (LS315 there); what it declares cannot be read here.
-			if d.Declared && len(d.Problems) == 0 && !d.Allowed.Allows(cl.Hostname) {
-				v.Errs.Add(CodeRouteHostnameNotDeclared.Err(field.Forbidden(p, fmt.Sprintf(DetailGivenToRoute, r.Namespace, r.Name, d.NotDeclared(r.Namespace, cl.Hostname)))))
-			}
-			if mode == merged.ClaimOff || !ownerKnown || cl.Hostname == nil {
-				continue
-			}
-			who := &claimant{namespace: r.Namespace, name: r.Name, route: true, own: own, through: ls}
-			h := string(*cl.Hostname)
-			x, sure := after.search(who, cl.GatewayNamespace, cl.GatewayName, h, o.Routes, true)
-			if x == nil {
-				continue
-			}
-			err := CodeRouteHostnameClaimed.Err(field.Forbidden(p, fmt.Sprintf(DetailGivenToRoute, r.Namespace, r.Name, x.detail(h, sure))))
+		}
+		if mode == merged.ClaimOff {
+			continue
+		}
+		// judged as the route's own write judges a new claim
+		firstClaims(r, nil, after, o, given, func(*Claim) bool { return false }, func(cl *Claim, x *holder, sure bool) {
+			err := CodeRouteHostnameClaimed.Err(field.Forbidden(pathOf(cl), fmt.Sprintf(DetailGivenToRoute, r.Namespace, r.Name, x.detail(string(*cl.Hostname), sure))))
 			if mode == merged.ClaimDeny {
 				v.Errs.Add(err)
 			} else {
 				v.Warnings.Add(findings.Warning{Path: err.Field, Kind: merged.KindClusterFinding, Code: CodeRouteHostnameClaimed, Message: err.Detail})
 			}
-		}
+		})
 	}
 }
 

@@ -389,11 +389,9 @@ func ValidateRouteClaims(route, old *gwv1.HTTPRoute, o ClaimOptions, v *object.V
 				continue
 			}
 			done[cl.Host] = true
-			var err *field.Error
+			err := field.Forbidden(pathOf(cl), notDeclared(d, route.Namespace, cl))
 			if cl.Hostname == nil {
-				err = field.Required(pathOf(cl), fmt.Sprintf(DetailRouteNoHostnameDeclared, route.Namespace, merged.AllHostnames, d.Key, d.NotDeclaredValue()))
-			} else {
-				err = field.Forbidden(pathOf(cl), d.NotDeclared(route.Namespace, cl.Hostname))
+				err = field.Required(pathOf(cl), err.Detail)
 			}
 			v.Judge(!o.AsStored && isHeld(cl), CodeRouteHostnameNotDeclared.Err(err))
 		}
@@ -414,6 +412,15 @@ func ValidateRouteClaims(route, old *gwv1.HTTPRoute, o ClaimOptions, v *object.V
 	})
 	v.EndPhase()
 	return true
+}
+
+// notDeclared is the LS319 detail of claim cl of a route of namespace,
+// which declaration d does not cover.
+func notDeclared(d merged.Declaration, namespace string, cl *Claim) string {
+	if cl.Hostname == nil {
+		return fmt.Sprintf(DetailRouteNoHostnameDeclared, namespace, merged.AllHostnames, d.Key, d.NotDeclaredValue())
+	}
+	return d.NotDeclared(namespace, cl.Hostname)
 }
 
 // firstClaims hands found each of claims (route's, hostnames only, each
