@@ -2,7 +2,6 @@ package validationtest
 
 import (
 	"fmt"
-	"maps"
 	"math"
 	"slices"
 	"strings"
@@ -942,10 +941,16 @@ func (m *Model) checkGiven(x Expectation, v Verdict) []string {
 			bad = append(bad, fmt.Sprintf("given to HTTPRoute %s/%s: %s (%s): LS320 %v, the model wants %v", g.ns, g.route, g.hostname, m.Mode, got, want))
 		}
 	}
+	givenBy := func(f Finding) bool {
+		for _, g := range x.given {
+			if strings.HasPrefix(f.Message, givenPrefix(g.ns, g.route, g.hostname)) {
+				return true
+			}
+		}
+		return false
+	}
 	for _, f := range append(slices.Clone(v.Errors), v.Warnings...) {
-		if (string(f.Code) == seqRouteNotDeclared || string(f.Code) == seqRouteClaimed) && !slices.ContainsFunc(slices.Collect(maps.Values(x.given)), func(g givenClaim) bool {
-			return strings.HasPrefix(f.Message, givenPrefix(g.ns, g.route, g.hostname))
-		}) {
+		if (string(f.Code) == seqRouteNotDeclared || string(f.Code) == seqRouteClaimed) && !givenBy(f) {
 			bad = append(bad, fmt.Sprintf("a route claim the write does not give: %s %s: %s", f.Code, f.Path, f.Message))
 		}
 	}
@@ -969,7 +974,9 @@ func (m *Model) pruneRouteClaims(x Expectation, out Outcome) {
 				continue
 			}
 			c := &modelClaim{start: m.step, judgedNew: -1}
-			if g, ok := x.given[givenKey(rt.ns, rt.name, h)]; ok && out.Write && x.Judged {
+			// x.given is only a judged set write's; a claim can only
+			// appear where that write was stored
+			if g, ok := x.given[givenKey(rt.ns, rt.name, h)]; ok {
 				c.judgedNew = m.step
 				c.warned = slices.ContainsFunc(out.Verdict.Warnings, func(f Finding) bool {
 					return string(f.Code) == seqRouteClaimed && strings.HasPrefix(f.Message, givenPrefix(g.ns, g.route, g.hostname))
