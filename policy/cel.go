@@ -184,6 +184,9 @@ var expressions = sync.OnceValues(func() (celPolicies, error) {
 	if err := valueRulesChecked(); err != nil {
 		return celPolicies{}, err
 	}
+	if err := setRulesChecked(object.SetRules); err != nil {
+		return celPolicies{}, err
+	}
 	rules, err := build(false)
 	if err != nil {
 		return celPolicies{}, err
@@ -369,6 +372,12 @@ func build(declarationsOnly bool) (celPolicy, error) {
 		`[variables.endpoints.indexOf(variables.endpoints[i])].map(same, `+
 		`same == i || (variables.samePorts[i] && variables.samePorts[same] && variables.sameHosts[i] && variables.sameHosts[same]) ? [] : [{host}])[0])[0])[0])`,
 		"proto", protoConflict, "host", hostConflict))
+	// the rules over the set's listeners (object.SetRules), between the
+	// duplicate names and the conflicts as validateListeners judges them
+	var setRules string
+	if !declarationsOnly {
+		setRules = setRuleErrors(add, over, details)
+	}
 
 	// the hostnames the Namespace declares (declared.go)
 	declaredVariables(add, checks, details, "declarationChecks", "declarationErrors")
@@ -403,7 +412,7 @@ func build(declarationsOnly bool) (celPolicy, error) {
 		if declarationsOnly {
 			return ownEntries
 		}
-		return ownEntries + ` + variables.duplicateErrors[i] + variables.conflictErrors[i]`
+		return ownEntries + ` + variables.duplicateErrors[i]` + setRules + ` + variables.conflictErrors[i]`
 	}
 	// the set's own entries, before the listeners'
 	setEntries := "variables.parentRefErrors + variables.countErrors + "

@@ -137,7 +137,8 @@ func fastPathExpression() string {
 		"listener", listener, "ports", ports)
 	parent := fill(`[object.spec.parentRef].all(r, r.group == {gw} && r.kind == {gateway} && r.name.matches({sub}))`,
 		"gw", gw, "gateway", lit(string(defaults.GatewayKind)), "sub", sub)
-	return parent + " && " + listeners
+	// every set rule's guard (object.SetRules)
+	return parent + " && " + listeners + setRuleGuards()
 }
 
 // plainListBytes is the longest list-valued option the fast path

@@ -1,10 +1,11 @@
 package policy_test
 
 import (
+	"strings"
 	"testing"
 
-	gwv1 "sigs.k8s.io/gateway-api/apis/v1"
-
+	"github.com/airlock/listenerset-webhook/policy/policytest"
+	"github.com/airlock/listenerset-webhook/validation"
 	"github.com/airlock/listenerset-webhook/validation/object"
 	"github.com/airlock/listenerset-webhook/validation/validationtest"
 )
@@ -22,27 +23,47 @@ func TestRuleExamplesSameVerdict(t *testing.T) {
 	} else if r := fastOnly(t).Evaluate(obj, nil, 0); !r.Allowed || r.Error {
 		t.Fatalf("the example object is not on the fast path: %+v", r)
 	}
+	cases, err := validationtest.RuleCases(object.Rules())
+	if err != nil {
+		t.Fatal(err)
+	}
 	var st diffStats
-	for _, r := range object.Rules() {
-		var invalid *gwv1.ListenerSet
-		for _, ex := range []object.Example{r.Valid, r.Invalid} {
-			ls, err := validationtest.Apply(ex)
-			if err != nil {
-				t.Fatal(err)
-			}
-			name := r.Field + " " + ex.String()
-			compare(t, e, name, ls, nil, &st)
-			compare(t, e, name+" (update)", ls, base, &st)
-			compare(t, e, name+" (as stored)", ls, ls, &st)
-			invalid = ls
+	for _, c := range cases {
+		ls := c.ListenerSet
+		// the verdict the rule wants first, in its terms; then every
+		// entry, as validation gives them
+		n, obj := policytest.RoundTrip(t, ls)
+		errs, _ := validation.Validate(n, nil, validation.Options{})
+		if got := e.Evaluate(obj, nil, 0); got.Error || got.Allowed != c.Valid {
+			t.Errorf("%s: the policy %s, want %s (validation: %s)", c.Name, policyVerdict(got), c.Want(), validationtest.Found(errs))
+			continue
 		}
-		if obj, _, ok := throughCRD(t, invalid); ok {
+		compare(t, e, c.Name, ls, nil, &st)
+		compare(t, e, c.Name+" (update)", ls, base, &st)
+		compare(t, e, c.Name+" (as stored)", ls, ls, &st)
+		if c.Valid {
+			continue
+		}
+		if obj, _, ok := throughCRD(t, ls); ok {
 			if res := fastOnly(t).Evaluate(obj, nil, 0); res.Allowed || res.Error {
-				t.Errorf("%s: the invalid example %s takes the fast path", r.Field, r.Invalid)
+				t.Errorf("%s: takes the fast path (the rule's fast-path guard admits it)", c.Name)
 			}
 		}
 	}
 	if st.denied < len(object.Rules()) {
 		t.Errorf("%d of %d requests denied: want at least each rule's invalid example", st.denied, st.cases)
 	}
+}
+
+// policyVerdict is the policy's verdict in words: "admits it", "denies it
+// at" the paths of its entries, or its evaluation error.
+func policyVerdict(r policytest.Result) string {
+	switch {
+	case r.Error:
+		return "fails to evaluate: " + r.Message
+	case r.Allowed:
+		return "admits it"
+	}
+	entries, _ := policytest.Entries(r.Message)
+	return "denies it at " + strings.Join(policytest.Paths(entries), ", ")
 }

@@ -20,26 +20,14 @@ func TestRuleExamples(t *testing.T) {
 	if errs, warns := validation.Validate(validationtest.RuleBase(), nil, validation.Options{}); len(errs) > 0 || len(warns) > 0 {
 		t.Fatalf("the example object: %v %v", errs, warns)
 	}
-	for _, r := range object.Rules() {
-		valid, err := validationtest.Apply(r.Valid)
-		if err != nil {
-			t.Fatalf("%s: valid example: %v", r.Field, err)
-		}
-		if errs, _ := validation.Validate(valid, nil, validation.Options{}); len(errs) > 0 {
-			t.Errorf("%s: valid example %s: %v", r.Field, r.Valid, errs)
-		}
-		invalid, err := validationtest.Apply(r.Invalid)
-		if err != nil {
-			t.Fatalf("%s: invalid example: %v", r.Field, err)
-		}
-		errs, _ := validation.Validate(invalid, nil, validation.Options{})
-		if len(errs) == 0 {
-			t.Errorf("%s: invalid example %s admitted", r.Field, r.Invalid)
-		}
-		for _, e := range errs {
-			if !slices.Contains(r.Codes, findings.CodeOf(e)) {
-				t.Errorf("%s: invalid example %s: %v, not of the rule's codes %v", r.Field, r.Invalid, e, r.Codes)
-			}
+	cases, err := validationtest.RuleCases(object.Rules())
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range cases {
+		errs, _ := validation.Validate(c.ListenerSet, nil, validation.Options{})
+		if d := c.Difference(errs); d != "" {
+			t.Errorf("%s: %s", c.Name, d)
 		}
 	}
 }

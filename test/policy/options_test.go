@@ -44,26 +44,26 @@ func TestRuleExamplesAgainstKubeAPIServer(t *testing.T) {
 	if testing.Short() {
 		t.Skip("long: make test-all runs it (-short runs the sample of TestPolicyAgainstKubeAPIServer)")
 	}
+	rules, err := validationtest.RuleCases(object.Rules())
+	if err != nil {
+		t.Fatal(err)
+	}
 	var cases []policyCase
-	for _, r := range object.Rules() {
-		for _, ex := range []object.Example{r.Valid, r.Invalid} {
-			ls, err := validationtest.Apply(ex)
-			if err != nil {
-				t.Fatal(err)
-			}
-			cases = append(cases, policyCase{name: r.Field + " " + ex.String(), ls: ls, valid: ex == r.Valid, crdMay: ex == r.Invalid})
-		}
+	for _, c := range rules {
+		cases = append(cases, policyCase{name: c.Name, ls: c.ListenerSet, valid: c.Valid, crdMay: !c.Valid, want: c.Want()})
 	}
 	againstPolicy(t, cases)
 }
 
 // policyCase is an object sent to kube-apiserver: valid or not, and
-// whether the CRD may deny it before the policy sees it.
+// whether the CRD may deny it before the policy sees it; want, when set,
+// says the verdict wanted in a rule's terms.
 type policyCase struct {
 	name   string
 	ls     *gwv1.ListenerSet
 	valid  bool
 	crdMay bool
+	want   string
 }
 
 // againstPolicy starts kube-apiserver with the CRDs and the policy alone
@@ -101,6 +101,8 @@ func againstPolicy(t *testing.T, cases []policyCase) {
 			continue
 		case res.schema:
 			t.Errorf("%s: the CRD denies it, the policy never saw it: %s", tc.name, res.message)
+		case res.allowed != tc.valid && tc.want != "":
+			t.Errorf("%s: kube-apiserver allowed=%v, want %s: %s", tc.name, res.allowed, tc.want, res.message)
 		case res.allowed != tc.valid:
 			t.Errorf("%s: kube-apiserver allowed=%v, want %v: %s", tc.name, res.allowed, tc.valid, res.message)
 		}

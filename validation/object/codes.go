@@ -248,7 +248,7 @@ var ownCodes = append(slices.Clone(codeDocs), optionCodes()...)
 // Codes is every code this package's rules give, by code; package
 // validation's catalog holds them with every other code.
 func Codes() []findings.CodeDoc {
-	out := slices.Clone(ownCodes)
+	out := slices.Concat(ownCodes, setRuleCodes())
 	rules := codeRules()
 	for i := range out {
 		out[i].Rules = rules[out[i].Code]

@@ -93,6 +93,7 @@ func validateListeners(ls *gwv1.ListenerSet, c views.Cluster, fldPath *field.Pat
 	// held: the listeners that hold their place in the set, whose
 	// hostnames may overlap (validateOverlaps)
 	held := make([]bool, len(listeners))
+	breaks := setRuleBreaks(listeners)
 	for i := range listeners {
 		l, lPath := &listeners[i], fldPath.Index(i)
 		validateListener(i, l, ls.Namespace, c, lPath, v)
@@ -104,6 +105,7 @@ func validateListeners(ls *gwv1.ListenerSet, c views.Cluster, fldPath *field.Pat
 		} else {
 			names[l.Name] = i
 		}
+		checkSetRules(breaks, i, l, lPath, v)
 		// A listener of a protocol Airlock does not serve (its own
 		// error) holds no port: the others are judged without it.
 		if !ServedProtocol(l.Protocol) {

@@ -35,19 +35,29 @@ type Rule struct {
 	Valid, Invalid Example
 }
 
-// Example is a change of the example object (validationtest.RuleBase): the
-// value at a path of it.
+// Example is a change of the example object (validationtest.RuleBase):
+// the value at a path of it (At, Value), or a set written for the rule
+// (Build, Text), such as 17 listeners for a rule that counts them.
 type Example struct {
 	// At is the path, written as field.Path writes one
 	// ("spec.listeners[1].tls.options[microgateway.airlock.com/ciphers]").
 	At string
 	// Value is YAML; null removes the field.
 	Value string
+	// Build, when set, changes the example object into the example
+	// (replacing its listeners, say; Copies writes many); At is then
+	// unused. Text says what it built, for docs/rules.md and the tests'
+	// messages: "17 HTTPS listeners".
+	Build func(*gwv1.ListenerSet)
+	Text  string
 }
 
-// String is the example as docs/rules.md shows it: its last field and value.
-// A map key (the last [...]) is shown whole.
+// String is the example as docs/rules.md shows it: a built one's Text, a
+// change's last field and value. A map key (the last [...]) is shown whole.
 func (e Example) String() string {
+	if e.Build != nil {
+		return e.Text
+	}
 	last := e.At
 	if key, ok := strings.CutSuffix(e.At, "]"); ok {
 		if k := key[strings.LastIndex(key, "[")+1:]; strings.Trim(k, "0123456789") != "" {
@@ -112,6 +122,9 @@ func Rules() []Rule {
 	all = append(all, optionRules()...)
 	for _, r := range ListenerValueRules {
 		all = append(all, r.Rule)
+	}
+	for _, r := range SetRules {
+		all = append(all, r.rule())
 	}
 	all = append(all, routeRules...)
 	all = append(all, parentRefRules...)

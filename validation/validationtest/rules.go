@@ -46,8 +46,17 @@ func RuleBase() *gwv1.ListenerSet {
 	return &ls
 }
 
-// Apply is RuleBase with the example's change.
+// Apply is RuleBase with the example's change: its Build, or its value at
+// its path.
 func Apply(e object.Example) (*gwv1.ListenerSet, error) {
+	if e.Build != nil {
+		if e.Text == "" {
+			return nil, fmt.Errorf("an example built for its rule says what it built (Text)")
+		}
+		ls := RuleBase()
+		e.Build(ls)
+		return ls, nil
+	}
 	data, err := json.Marshal(RuleBase())
 	if err != nil {
 		return nil, err

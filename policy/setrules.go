@@ -1,0 +1,84 @@
+package policy
+
+import (
+	"fmt"
+	"maps"
+	"slices"
+	"strconv"
+	"strings"
+
+	"k8s.io/apimachinery/pkg/util/validation/field"
+
+	"github.com/airlock/listenerset-webhook/validation/object"
+)
+
+// setRuleValues are the CEL of each field a set rule's error may be at
+// (object.SetRuleFields), read from listener l as the Go rule shows it,
+// and whether it is a number.
+var setRuleValues = map[string]struct {
+	cel    string
+	number bool
+}{
+	"name":     {cel: "l.name"},
+	"port":     {cel: "l.port", number: true},
+	"protocol": {cel: "l.protocol"},
+	"hostname": {cel: `(has(l.hostname) ? l.hostname : "")`},
+}
+
+// setRulesChecked is nil when every entry of rules (validation's SetRules)
+// has its CEL, its fast-path guard and a field the policy writes.
+func setRulesChecked(rules []object.ListenerSetRule) error {
+	if !slices.Equal(slices.Sorted(maps.Keys(setRuleValues)), slices.Sorted(maps.Keys(object.SetRuleFields))) {
+		return fmt.Errorf("the set rules' fields: the policy writes %v, validation has %v",
+			slices.Sorted(maps.Keys(setRuleValues)), slices.Sorted(maps.Keys(object.SetRuleFields)))
+	}
+	for _, r := range rules {
+		switch _, ok := setRuleValues[r.Path]; {
+		case strings.TrimSpace(r.CEL) == "":
+			return fmt.Errorf("validation's set rule %q has no CEL", r.Name)
+		case strings.TrimSpace(r.Guard) == "":
+			return fmt.Errorf("validation's set rule %q has no fast-path guard (Guard)", r.Name)
+		case !ok:
+			return fmt.Errorf("validation's set rule %q: no listener field %q (object.SetRuleFields)", r.Name, r.Path)
+		}
+	}
+	return nil
+}
+
+// setRuleErrors adds the variable of each listener's set-rule errors
+// (object.SetRules), written with their messages for both tiers like the
+// other rules between listeners, and returns what a listener's entries add
+// for them: "" when there are no set rules, so that an empty table costs
+// nothing. over binds i, l, p and sl for each listener (build).
+func setRuleErrors(add func(name, expr string), over func(over, body string) string, w writer) string {
+	if len(object.SetRules) == 0 {
+		return ""
+	}
+	var parts []string
+	for _, r := range object.SetRules {
+		v := setRuleValues[r.Path]
+		e, holes := field.Invalid(placeholderPath, valueHole, r.Detail), map[string]string{valueHole: v.cel}
+		if v.number {
+			e, holes = field.Invalid(placeholderPath, intValueHole, r.Detail), map[string]string{strconv.FormatInt(intValueHole, 10): v.cel}
+		}
+		// the name is the key listeners are paired by: as stored when paired
+		var involves []string
+		if r.Path != "name" {
+			involves = append(involves, r.Path)
+		}
+		parts = append(parts, fill(`(({cel}) && !{same} ? [{line}] : [])`,
+			"cel", r.CEL, "same", same(involves...), "line", w.line(`p + ".`+r.Path+`"`, e, holes)))
+	}
+	add("setRuleErrors", over("variables.idx", strings.Join(parts, " + ")))
+	return " + variables.setRuleErrors[i]"
+}
+
+// setRuleGuards is the fast path's test of the set rules, to be joined to
+// its condition: " && " and every guard ("" when there are none).
+func setRuleGuards() string {
+	var conds string
+	for _, r := range object.SetRules {
+		conds += " && (" + r.Guard + ")"
+	}
+	return conds
+}
