@@ -23,7 +23,8 @@
 //     overlap.go), each rule defined beside its Go function (Rule, rule.go:
 //     the docs' row, the codes, the examples every engine is tested with),
 //     the rules on one listener value (ListenerValueRules, whose CEL the
-//     policy holds), with Airlock's data (names.go, addednames.go), the
+//     policy holds), the rules over a set's listeners (SetRules, each with
+//     its CEL and fast-path guard), with Airlock's data (names.go, addednames.go), the
 //     ratcheting verdict they share with the cluster rules (verdict.go) and
 //     Gateway API's listener compatibility (merge.go);
 //   - the merged view and the cluster rules: the subpackage merged

@@ -4,7 +4,9 @@
 // defined beside its Go function as a Rule (rule.go: docs/rules.md's row,
 // its codes, a valid and an invalid example every engine is tested with),
 // the rules on one listener value (ListenerValueRules, whose CEL the
-// policy holds in policy.ValueRuleCEL), the codes they give and their
+// policy holds in policy.ValueRuleCEL), the rules over a set's listeners
+// (SetRules, setrules.go: each one entry with its code, Go check, CEL and
+// fast-path guard), the codes they give and their
 // catalog entries (codes.go, warnings.go), and
 // Airlock's data they read, defined once (names.go, the option table and
 // name lists; addednames.go, names a newer release adds).
