@@ -8,12 +8,10 @@ import (
 	"strings"
 	"testing"
 
-	utilversion "k8s.io/apimachinery/pkg/util/version"
 	"k8s.io/utils/ptr"
 	gwv1 "sigs.k8s.io/gateway-api/apis/v1"
 
 	"github.com/airlock/listenerset-webhook/offline/crdcheck"
-	"github.com/airlock/listenerset-webhook/policy"
 	"github.com/airlock/listenerset-webhook/policy/policytest"
 	"github.com/airlock/listenerset-webhook/validation"
 	"github.com/airlock/listenerset-webhook/validation/findings"
@@ -82,55 +80,6 @@ func TestMain(m *testing.M) {
 	os.Exit(m.Run())
 }
 
-// compiled is the generated policy compiled: "rules", its rules alone (the
-// fast path false); "fast", the fast path alone as its validation.
-func compiled(t *testing.T, which string) *policytest.Evaluator {
-	t.Helper()
-	if e, ok := compiledBy[which]; ok {
-		return e
-	}
-	p, err := policy.Generate(policy.Options{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	vap := policytest.FastPathOnly(p)
-	if which == "rules" {
-		vap = policytest.WithoutFastPath(p.Rules.Policy)
-	}
-	e, err := policytest.Compile(vap, utilversion.MustParseGeneric("1.29"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	compiledBy[which] = e
-	return e
-}
-
-// compiledBy are the policies compiled so far (a compile takes seconds).
-var compiledBy = map[string]*policytest.Evaluator{}
-
-// sameVerdict: the policy's rules give exactly validation's errors; true
-// when validation denies.
-func sameVerdict(t *testing.T, name string, n, o *gwv1.ListenerSet) (denied bool) {
-	t.Helper()
-	n, nObj := policytest.RoundTrip(t, n)
-	o, oObj := policytest.RoundTrip(t, o)
-	errs, _ := validation.Validate(n, o, validation.Options{})
-	got := compiled(t, "rules").Evaluate(nObj, oObj, 0)
-	if got.Error || got.Allowed != (len(errs) == 0) {
-		t.Errorf("%s: policy allowed=%v (error %v), validation %s; %q", name, got.Allowed, got.Error, validationtest.Found(errs), got.Message)
-		return len(errs) > 0
-	}
-	if lines, truncated := policytest.Entries(got.Message); !got.Allowed && !truncated && !policytest.Cut(errs) {
-		slices.Sort(lines)
-		want := policytest.ErrorEntries(errs)
-		slices.Sort(want)
-		if !slices.Equal(lines, want) {
-			t.Errorf("%s: policy %q, validation %q", name, lines, want)
-		}
-	}
-	return len(errs) > 0
-}
-
 // TestSetRuleExamples: each added rule's examples, as every engine's
 // example test judges them: validation gives the rule's codes only to the
 // invalid one; the policy gives validation's entries, as a create, an
@@ -161,9 +110,9 @@ func TestSetRuleExamples(t *testing.T) {
 		if d := c.Difference(errs); d != "" {
 			t.Errorf("%s: %s", c.Name, d)
 		}
-		sameVerdict(t, c.Name, ls, nil)
-		sameVerdict(t, c.Name+" (update)", ls, base)
-		if sameVerdict(t, c.Name+" (as stored)", ls, ls) {
+		policytest.SameVerdict(t, c.Name, ls, nil)
+		policytest.SameVerdict(t, c.Name+" (update)", ls, base)
+		if policytest.SameVerdict(t, c.Name+" (as stored)", ls, ls) {
 			t.Errorf("%s: an update that leaves it as stored is denied", c.Name)
 		}
 		if _, warns := validation.Validate(ls, ls, validation.Options{}); !c.Valid && len(warns) == 0 {
@@ -177,7 +126,7 @@ func TestSetRuleExamples(t *testing.T) {
 		if errs, _ := crd.ValidateCreate(context.Background(), d.Object); len(errs) > 0 {
 			t.Fatalf("%s: the CRD refuses it: %v", c.Name, errs)
 		}
-		switch r := compiled(t, "fast").Evaluate(d.Object.Object, nil, 0); {
+		switch r := policytest.GeneratedFastPath(t).Evaluate(d.Object.Object, nil, 0); {
 		case r.Error:
 			t.Errorf("%s: the fast path fails: %s", c.Name, r.Message)
 		case r.Allowed && !c.Valid:
@@ -206,7 +155,7 @@ func TestSetRuleErrors(t *testing.T) {
 	if len(errs) != 1 || errs[0].Field != "spec.listeners[4].hostname" || len(warns) != 1 {
 		t.Errorf("an update that adds a fourth: errors %v, warnings %v; want the new one's error and the stored one ratcheted", errs, warns)
 	}
-	if !sameVerdict(t, "an update that adds a fourth", grown, invalid) {
+	if !policytest.SameVerdict(t, "an update that adds a fourth", grown, invalid) {
 		t.Error("an update that adds a fourth: admitted")
 	}
 }

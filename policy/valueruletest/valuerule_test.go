@@ -9,9 +9,7 @@ import (
 	"strings"
 	"testing"
 
-	admissionregistrationv1 "k8s.io/api/admissionregistration/v1"
 	"k8s.io/apimachinery/pkg/util/validation/field"
-	utilversion "k8s.io/apimachinery/pkg/util/version"
 	gwv1 "sigs.k8s.io/gateway-api/apis/v1"
 
 	"github.com/airlock/listenerset-webhook/offline/crdcheck"
@@ -41,63 +39,11 @@ func TestMain(m *testing.M) {
 	os.Exit(m.Run())
 }
 
-// compiled is the generated policy compiled: "rules", its rules alone (the
-// fast path false); "fast", the fast path alone as its validation.
-func compiled(t *testing.T, validationExpr string) *policytest.Evaluator {
-	t.Helper()
-	if e, ok := compiledBy[validationExpr]; ok {
-		return e
-	}
-	p, err := policy.Generate(policy.Options{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	var vap *admissionregistrationv1.ValidatingAdmissionPolicy
-	switch validationExpr {
-	case "rules":
-		vap = policytest.WithoutFastPath(p.Rules.Policy)
-	case "fast":
-		vap = policytest.FastPathOnly(p)
-	}
-	e, err := policytest.Compile(vap, utilversion.MustParseGeneric("1.29"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	compiledBy[validationExpr] = e
-	return e
-}
-
-// compiledBy are the policies compiled so far (a compile takes seconds).
-var compiledBy = map[string]*policytest.Evaluator{}
-
-// sameVerdict: the policy's rules give exactly validation's errors.
-func sameVerdict(t *testing.T, e *policytest.Evaluator, name string, n, o *gwv1.ListenerSet) (denied bool) {
-	t.Helper()
-	n, nObj := policytest.RoundTrip(t, n)
-	o, oObj := policytest.RoundTrip(t, o)
-	errs, _ := validation.Validate(n, o, validation.Options{})
-	got := e.Evaluate(nObj, oObj, 0)
-	if got.Error || got.Allowed != (len(errs) == 0) {
-		t.Errorf("%s: policy allowed=%v (error %v), validation %v; %q", name, got.Allowed, got.Error, errs, got.Message)
-		return len(errs) > 0
-	}
-	if lines, truncated := policytest.Entries(got.Message); !got.Allowed && !truncated && !policytest.Cut(errs) {
-		slices.Sort(lines)
-		want := policytest.ErrorEntries(errs)
-		slices.Sort(want)
-		if !slices.Equal(lines, want) {
-			t.Errorf("%s: policy %q, validation %q", name, lines, want)
-		}
-	}
-	return len(errs) > 0
-}
-
 // TestValueRule: the added rule denies shop.valueruletest in Go and in the policy
 // with one and the same entry, at the hostname, with its code; an update
 // that leaves it as stored is admitted by both; the fast path never
 // admits it, and still admits the valid example.
 func TestValueRule(t *testing.T) {
-	rules := compiled(t, "rules")
 	invalid, err := validationtest.Apply(added.Invalid)
 	if err != nil {
 		t.Fatal(err)
@@ -107,23 +53,23 @@ func TestValueRule(t *testing.T) {
 	if len(errs) != 1 || errs[0].Field != "spec.listeners[1].hostname" || errs[0].Detail != added.Detail || findings.CodeOf(errs[0]) != object.CodeHostname {
 		t.Fatalf("validation: %v", errs)
 	}
-	if !sameVerdict(t, rules, "create", invalid, nil) {
+	if !policytest.SameVerdict(t, "create", invalid, nil) {
 		t.Error("create: admitted")
 	}
-	if sameVerdict(t, rules, "update as stored", invalid, invalid) {
+	if policytest.SameVerdict(t, "update as stored", invalid, invalid) {
 		t.Error("update that leaves it as stored: denied")
 	}
 	if _, warns := validation.Validate(invalid, invalid, validation.Options{}); len(warns) == 0 {
 		t.Error("update as stored: no ratcheting warning")
 	}
-	if !sameVerdict(t, rules, "update to it", invalid, valid) {
+	if !policytest.SameVerdict(t, "update to it", invalid, valid) {
 		t.Error("update to it: admitted")
 	}
 	crd, err := crdcheck.Default()
 	if err != nil {
 		t.Fatal(err)
 	}
-	fast := compiled(t, "fast")
+	fast := policytest.GeneratedFastPath(t)
 	for _, c := range []struct {
 		ls   *gwv1.ListenerSet
 		want bool
@@ -146,7 +92,6 @@ func TestValueRule(t *testing.T) {
 // examples, and on random objects (uniformly random inputs: every choice
 // of the generator as likely) the policy's rules and validation agree.
 func TestValueRuleFuzzed(t *testing.T) {
-	rules := compiled(t, "rules")
 	rng := rand.New(rand.NewPCG(3, 4))
 	suffixed, denied := 0, 0
 	for range 400 {
@@ -160,7 +105,7 @@ func TestValueRuleFuzzed(t *testing.T) {
 		if slices.ContainsFunc(errs, func(e *field.Error) bool { return e.Detail == added.Detail }) {
 			suffixed++
 		}
-		if sameVerdict(t, rules, "fuzz", ls, nil) {
+		if policytest.SameVerdict(t, "fuzz", ls, nil) {
 			denied++
 		}
 		if t.Failed() {
