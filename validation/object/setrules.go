@@ -20,7 +20,9 @@ var SetRules = []ListenerSetRule{}
 // path guard are this one entry. Each listener that breaks it gets one
 // error, field.Invalid of the value at Path below it with Detail and Code,
 // ratcheted by that value (an update that leaves it as stored on a listener
-// paired by name lets the error through, as every listener rule does). The
+// paired by name lets the error through, as every listener rule does; so
+// a count's update that puts a new listener before the stored ones moves
+// the error onto a stored one, which stays ratcheted). The
 // policy writes the error, its ratcheting and the fast path from the entry
 // (policy/setrules.go) and refuses to build without CEL or Guard; the
 // example tests of every engine hold the three to the examples.
