@@ -3,9 +3,10 @@ package policy_test
 import (
 	"testing"
 
+	"github.com/airlock/listenerset-webhook/validation"
+
 	gwv1 "sigs.k8s.io/gateway-api/apis/v1"
 
-	"github.com/airlock/listenerset-webhook/validation/object"
 	"github.com/airlock/listenerset-webhook/validation/validationtest"
 )
 
@@ -23,9 +24,9 @@ func TestRuleExamplesSameVerdict(t *testing.T) {
 		t.Fatalf("the example object is not on the fast path: %+v", r)
 	}
 	var st diffStats
-	for _, r := range object.Rules() {
+	for _, r := range validation.Rules() {
 		var invalid *gwv1.ListenerSet
-		for _, ex := range []object.Example{r.Valid, r.Invalid} {
+		for _, ex := range []validation.Example{r.Valid, r.Invalid} {
 			ls, err := validationtest.Apply(ex)
 			if err != nil {
 				t.Fatal(err)
@@ -42,7 +43,7 @@ func TestRuleExamplesSameVerdict(t *testing.T) {
 			}
 		}
 	}
-	if st.denied < len(object.Rules()) {
+	if st.denied < len(validation.Rules()) {
 		t.Errorf("%d of %d requests denied: want at least each rule's invalid example", st.denied, st.cases)
 	}
 }

@@ -12,8 +12,8 @@ import (
 	"k8s.io/utils/ptr"
 	gwv1 "sigs.k8s.io/gateway-api/apis/v1"
 
-	"github.com/airlock/listenerset-webhook/validation/merged"
-	"github.com/airlock/listenerset-webhook/validation/object"
+	"github.com/airlock/listenerset-webhook/validation/internal/incluster"
+	"github.com/airlock/listenerset-webhook/validation/internal/verdict"
 )
 
 // written gives ls a managedFields entry of the main resource at t0 plus
@@ -55,10 +55,10 @@ func TestAttachingIsClaiming(t *testing.T) {
 		return written(attached("team-a", "portal", 5, entry("https", 443, "HTTP", "*.a.example.com")), 5, true)
 	}
 	heldByPortal := func(h string) string {
-		return fmt.Sprintf(merged.DetailHostnameClaimed, h, "*.a.example.com", `namespace "team-a"`, "team-a/portal listener https", 443)
+		return fmt.Sprintf(incluster.DetailHostnameClaimed, h, "*.a.example.com", `namespace "team-a"`, "team-a/portal listener https", 443)
 	}
-	shared := func(sets ...*gwv1.ListenerSet) *merged.Objects {
-		return &merged.Objects{
+	shared := func(sets ...*gwv1.ListenerSet) *incluster.Objects {
+		return &incluster.Objects{
 			Gateways:   []*gwv1.Gateway{gateway(gwv1.NamespacesFromAll)},
 			Namespaces: []*metav1.PartialObjectMetadata{namespace("team-a", nil), namespace("team-b", nil), declaring("team-c", "*.c.example.com", nil)},
 			Sets:       append([]*gwv1.ListenerSet{portal()}, sets...),
@@ -69,12 +69,12 @@ func TestAttachingIsClaiming(t *testing.T) {
 	squat := func(hostname string) *gwv1.ListenerSet {
 		return written(attached("team-b", "squat", 1, entry("login", 8080, "HTTP", hostname)), 1, true)
 	}
-	deny := merged.Tenancy{FirstClaim: merged.ClaimDeny}
+	deny := incluster.Tenancy{FirstClaim: incluster.ClaimDeny}
 	for _, tc := range []struct {
 		name          string
 		ls, old       *gwv1.ListenerSet
-		cluster       *merged.Objects
-		tenancy       merged.Tenancy
+		cluster       *incluster.Objects
+		tenancy       incluster.Tenancy
 		asStored      bool
 		want          []string // errors, "path: detail"
 		claimWarnings []string // LS316 warnings, "path: message"
@@ -97,12 +97,12 @@ func TestAttachingIsClaiming(t *testing.T) {
 		ls:      written(squat("*.com"), 30, true),
 		cluster: shared(),
 		tenancy: deny,
-		want:    []string{hostPath(0) + ": " + fmt.Sprintf(merged.DetailHostnameClaimed, "*.com", "*.a.example.com", `namespace "team-a"`, "team-a/portal listener https", 443)},
+		want:    []string{hostPath(0) + ": " + fmt.Sprintf(incluster.DetailHostnameClaimed, "*.com", "*.a.example.com", `namespace "team-a"`, "team-a/portal listener https", 443)},
 	}, {
 		name:    "moved from another Airlock Gateway: a new claim here too",
 		old:     parkedOn(squat("login.a.example.com"), "gateway-ns", "other"),
 		ls:      written(squat("login.a.example.com"), 30, true),
-		cluster: &merged.Objects{Gateways: []*gwv1.Gateway{gateway(gwv1.NamespacesFromAll), parkedGateway("other")}, Namespaces: shared().Namespaces, Sets: shared().Sets},
+		cluster: &incluster.Objects{Gateways: []*gwv1.Gateway{gateway(gwv1.NamespacesFromAll), parkedGateway("other")}, Namespaces: shared().Namespaces, Sets: shared().Sets},
 		tenancy: deny,
 		want:    []string{hostPath(0) + ": " + heldByPortal("login.a.example.com")},
 	}, {
@@ -112,31 +112,31 @@ func TestAttachingIsClaiming(t *testing.T) {
 		cluster: shared(),
 		tenancy: deny,
 		// squat came at minute 40, after portal: told, not denied
-		claimWarnings: []string{hostPath(0) + ": Forbidden: " + fmt.Sprintf(object.WarnRatcheted, heldByPortal("login.a.example.com"))},
+		claimWarnings: []string{hostPath(0) + ": Forbidden: " + fmt.Sprintf(verdict.WarnRatcheted, heldByPortal("login.a.example.com"))},
 	}, {
 		name: "the decoy: moved from a deleted Gateway of another implementation, outside the declaration: denied, not ratcheted",
 		old:  parkedOn(written(attached("team-c", "c", 1, entry("login", 8080, "HTTP", "login.z2.example.com")), 1, true), "team-c", "decoy"),
 		ls:   written(attached("team-c", "c", 1, entry("login", 8080, "HTTP", "login.z2.example.com")), 30, true),
 		// the decoy is deleted: the cluster has only the shared Gateway
 		cluster: shared(),
-		want: []string{hostPath(0) + ": " + fmt.Sprintf(merged.DetailHostnameNotDeclared, "login.z2.example.com", "team-c",
-			merged.DefaultAllowedHostnamesAnnotation, `"*.c.example.com"`)},
+		want: []string{hostPath(0) + ": " + fmt.Sprintf(incluster.DetailHostnameNotDeclared, "login.z2.example.com", "team-c",
+			incluster.DefaultAllowedHostnamesAnnotation, `"*.c.example.com"`)},
 	}, {
 		name: "stored before its Gateway was created: nothing grandfathered",
 		old:  written(attached("team-c", "c", 1, entry("login", 8080, "HTTP", "login.z2.example.com")), 1, true),
 		ls:   written(attached("team-c", "c", 1, entry("login", 8080, "HTTP", "login.z2.example.com")), 1, true),
-		cluster: func() *merged.Objects {
+		cluster: func() *incluster.Objects {
 			o := shared()
 			o.Gateways[0].CreationTimestamp = metav1.NewTime(t0.Add(10 * time.Minute)) // re-created at minute 10
 			return o
 		}(),
-		want: []string{hostPath(0) + ": " + fmt.Sprintf(merged.DetailHostnameNotDeclared, "login.z2.example.com", "team-c",
-			merged.DefaultAllowedHostnamesAnnotation, `"*.c.example.com"`)},
+		want: []string{hostPath(0) + ": " + fmt.Sprintf(incluster.DetailHostnameNotDeclared, "login.z2.example.com", "team-c",
+			incluster.DefaultAllowedHostnamesAnnotation, `"*.c.example.com"`)},
 	}, {
 		name: "written after its Gateway was created: ratcheted",
 		old:  written(attached("team-c", "c", 1, entry("login", 8080, "HTTP", "login.z2.example.com")), 20, true),
 		ls:   written(attached("team-c", "c", 1, entry("login", 8080, "HTTP", "login.z2.example.com")), 20, true),
-		cluster: func() *merged.Objects {
+		cluster: func() *incluster.Objects {
 			o := shared()
 			o.Gateways[0].CreationTimestamp = metav1.NewTime(t0.Add(10 * time.Minute))
 			return o
@@ -144,7 +144,7 @@ func TestAttachingIsClaiming(t *testing.T) {
 	}, {
 		name:          "parked sets claim by the Gateway's key: the second parked is told of the first",
 		ls:            parkedOn(attached("team-b", "later", 0, entry("login", 8080, "HTTP", "login.a.example.com")), "gateway-ns", "missing"),
-		cluster:       &merged.Objects{Gateways: []*gwv1.Gateway{}, Namespaces: shared().Namespaces, Sets: []*gwv1.ListenerSet{parkedOn(portal(), "gateway-ns", "missing")}},
+		cluster:       &incluster.Objects{Gateways: []*gwv1.Gateway{}, Namespaces: shared().Namespaces, Sets: []*gwv1.ListenerSet{parkedOn(portal(), "gateway-ns", "missing")}},
 		claimWarnings: []string{hostPath(0) + ": " + heldByPortal("login.a.example.com")},
 	}, {
 		name:     "audit: the parked squat that came last is named, though older",
@@ -166,7 +166,7 @@ func TestAttachingIsClaiming(t *testing.T) {
 		cluster:  shared(squat("login.a.example.com")),
 		asStored: true,
 		tenancy:  deny,
-		want: []string{hostPath(0) + ": " + fmt.Sprintf(merged.DetailHostnameClaimed, "*.a.example.com", "login.a.example.com",
+		want: []string{hostPath(0) + ": " + fmt.Sprintf(incluster.DetailHostnameClaimed, "*.a.example.com", "login.a.example.com",
 			`namespace "team-b"`, "team-b/squat listener login", 8080)},
 	}, {
 		name: "audit: when the stored objects cannot tell, both are named as a pair",
@@ -175,14 +175,14 @@ func TestAttachingIsClaiming(t *testing.T) {
 		// a move, or a change of anything else
 		cluster:  shared(written(squat("login.a.example.com"), 30, true)),
 		asStored: true,
-		claimWarnings: []string{hostPath(0) + ": " + fmt.Sprintf(merged.DetailHostnameContested, "*.a.example.com", "login.a.example.com",
+		claimWarnings: []string{hostPath(0) + ": " + fmt.Sprintf(incluster.DetailHostnameContested, "*.a.example.com", "login.a.example.com",
 			`namespace "team-b"`, "team-b/squat listener login", 8080)},
 	}, {
 		name:     "audit: the pair's other side",
 		ls:       written(squat("login.a.example.com"), 30, true),
 		cluster:  shared(written(squat("login.a.example.com"), 30, true)),
 		asStored: true,
-		claimWarnings: []string{hostPath(0) + ": " + fmt.Sprintf(merged.DetailHostnameContested, "login.a.example.com", "*.a.example.com",
+		claimWarnings: []string{hostPath(0) + ": " + fmt.Sprintf(incluster.DetailHostnameContested, "login.a.example.com", "*.a.example.com",
 			`namespace "team-a"`, "team-a/portal listener https", 443)},
 	}, {
 		name: "audit: a set whose spec never changed (generation 1) came with its creation",
@@ -194,7 +194,7 @@ func TestAttachingIsClaiming(t *testing.T) {
 		}()),
 		asStored: true,
 		tenancy:  deny,
-		want: []string{hostPath(0) + ": " + fmt.Sprintf(merged.DetailHostnameClaimed, "*.a.example.com", "login.a.example.com",
+		want: []string{hostPath(0) + ": " + fmt.Sprintf(incluster.DetailHostnameClaimed, "*.a.example.com", "login.a.example.com",
 			`namespace "team-b"`, "team-b/squat listener login", 8080)},
 	}, {
 		name: "audit: managedFields owning no parentRef cannot tell either",
@@ -205,7 +205,7 @@ func TestAttachingIsClaiming(t *testing.T) {
 			return ls
 		}(), 30, false)),
 		asStored: true,
-		claimWarnings: []string{hostPath(0) + ": " + fmt.Sprintf(merged.DetailHostnameContested, "*.a.example.com", "login.a.example.com",
+		claimWarnings: []string{hostPath(0) + ": " + fmt.Sprintf(incluster.DetailHostnameContested, "*.a.example.com", "login.a.example.com",
 			`namespace "team-b"`, "team-b/squat listener login", 8080)},
 	}} {
 		t.Run(tc.name, func(t *testing.T) {
@@ -215,7 +215,7 @@ func TestAttachingIsClaiming(t *testing.T) {
 				got = append(got, e.Field+": "+e.Detail)
 			}
 			for _, w := range codedWarnings(t, warnings) {
-				if w.Code == merged.CodeHostnameClaimed {
+				if w.Code == incluster.CodeHostnameClaimed {
 					claimWarnings = append(claimWarnings, w.Path+": "+w.Message)
 				}
 			}
@@ -248,15 +248,15 @@ func TestTrimmedManagedFieldsKeepTheArrival(t *testing.T) {
 		written(moved(written(attached("a", "patched-then-applied", 1), 1, true), 20), 25, true),
 	} {
 		trimmed := ls.DeepCopy()
-		trimmed.ManagedFields = merged.TrimmedManagedFields(ls)
-		assert.Equal(t, merged.ArrivalOf(ls), merged.ArrivalOf(trimmed), ls.Name)
-		assert.Equal(t, merged.StoredBefore(ls, gw), merged.StoredBefore(trimmed, gw), ls.Name)
+		trimmed.ManagedFields = incluster.TrimmedManagedFields(ls)
+		assert.Equal(t, incluster.ArrivalOf(ls), incluster.ArrivalOf(trimmed), ls.Name)
+		assert.Equal(t, incluster.StoredBefore(ls, gw), incluster.StoredBefore(trimmed, gw), ls.Name)
 		// a status entry changes nothing
 		status := ls.DeepCopy()
 		at := metav1.NewTime(t0.Add(time.Hour))
 		status.ManagedFields = append(status.ManagedFields, metav1.ManagedFieldsEntry{Subresource: "status", Time: &at,
 			FieldsV1: metav1.NewFieldsV1(`{"f:spec":{"f:parentRef":{}}}`)})
-		assert.Equal(t, merged.ArrivalOf(ls), merged.ArrivalOf(status), ls.Name+" with status")
+		assert.Equal(t, incluster.ArrivalOf(ls), incluster.ArrivalOf(status), ls.Name+" with status")
 	}
 }
 
@@ -268,7 +268,7 @@ func TestTrimmedManagedFieldsKeepTheArrival(t *testing.T) {
 func TestMergedListenersClaimsByArrival(t *testing.T) {
 	gw := gateway(gwv1.NamespacesFromAll)
 	a := attached("team-a", "a", 5, entry("https", 443, "HTTP", "*.a.example.com"))
-	o := &merged.Objects{Namespaces: []*metav1.PartialObjectMetadata{namespace("team-a", nil), namespace("team-b", nil)}}
+	o := &incluster.Objects{Namespaces: []*metav1.PartialObjectMetadata{namespace("team-a", nil), namespace("team-b", nil)}}
 	for _, tc := range []struct {
 		name    string
 		b       *gwv1.ListenerSet
@@ -279,7 +279,7 @@ func TestMergedListenersClaimsByArrival(t *testing.T) {
 		{"created here first", attached("team-b", "b", 1, entry("login", 8080, "HTTP", "login.a.example.com")), false, []string{"team-a"}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			rows := merged.MergedListeners(gw, []*gwv1.ListenerSet{a, tc.b}, merged.MergeOptions{Cluster: o, Tenancy: &merged.Tenancy{}})
+			rows := incluster.MergedListeners(gw, []*gwv1.ListenerSet{a, tc.b}, incluster.MergeOptions{Cluster: o, Tenancy: &incluster.Tenancy{}})
 			require.Len(t, rows, 2)
 			// rows in precedence order: b (older) first
 			assert.Equal(t, tc.bHeld, rows[0].HeldBy != nil, "b held: %+v", rows[0].HeldBy)
@@ -287,9 +287,9 @@ func TestMergedListenersClaimsByArrival(t *testing.T) {
 			// the audit flags the same side
 			var flagged []string
 			for _, ls := range []*gwv1.ListenerSet{a, tc.b} {
-				r := Judge(ls, nil, Options{Cluster: &merged.Objects{Gateways: []*gwv1.Gateway{gw}, Sets: []*gwv1.ListenerSet{a, tc.b}, Namespaces: o.Namespaces}, AsStored: true})
+				r := Judge(ls, nil, Options{Cluster: &incluster.Objects{Gateways: []*gwv1.Gateway{gw}, Sets: []*gwv1.ListenerSet{a, tc.b}, Namespaces: o.Namespaces}, AsStored: true})
 				for _, w := range r.Warnings.List() {
-					if w.Code == merged.CodeHostnameClaimed {
+					if w.Code == incluster.CodeHostnameClaimed {
 						flagged = append(flagged, ls.Namespace)
 					}
 				}

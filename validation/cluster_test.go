@@ -14,10 +14,10 @@ import (
 	"k8s.io/utils/ptr"
 	gwv1 "sigs.k8s.io/gateway-api/apis/v1"
 
-	"github.com/airlock/listenerset-webhook/validation/findings"
-	"github.com/airlock/listenerset-webhook/validation/merged"
-	"github.com/airlock/listenerset-webhook/validation/object"
-	"github.com/airlock/listenerset-webhook/validation/views"
+	"github.com/airlock/listenerset-webhook/findings"
+	"github.com/airlock/listenerset-webhook/validation/internal/incluster"
+	"github.com/airlock/listenerset-webhook/validation/internal/object"
+	"github.com/airlock/listenerset-webhook/validation/internal/views"
 )
 
 var t0 = time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
@@ -87,19 +87,19 @@ func TestValidateListenerSetInCluster(t *testing.T) {
 	tests := []struct {
 		rule     string
 		ls       *gwv1.ListenerSet
-		cluster  *merged.Objects
+		cluster  *incluster.Objects
 		want     field.ErrorList
 		warnings []string
 	}{
 		{
 			rule:    "nothing known: every cluster rule is skipped",
 			ls:      mine(web),
-			cluster: &merged.Objects{},
+			cluster: &incluster.Objects{},
 		},
 		{
 			rule:     "1. the parent Gateway does not exist",
 			ls:       mine(web),
-			cluster:  &merged.Objects{Gateways: []*gwv1.Gateway{}},
+			cluster:  &incluster.Objects{Gateways: []*gwv1.Gateway{}},
 			warnings: []string{"spec.parentRef.name: Gateway gateway-ns/gw not found; the ListenerSet stays unattached until it exists"},
 		},
 		{
@@ -109,26 +109,26 @@ func TestValidateListenerSetInCluster(t *testing.T) {
 				ls.Spec.ParentRef.Kind = ptr.To[gwv1.Kind]("ListenerSet")
 				return ls
 			}(),
-			cluster: &merged.Objects{Gateways: []*gwv1.Gateway{}},
+			cluster: &incluster.Objects{Gateways: []*gwv1.Gateway{}},
 			// the object's own rule, and no "Gateway not found"
 			want: field.ErrorList{field.NotSupported(field.NewPath("spec", "parentRef", "kind"), "ListenerSet", []string{"Gateway"})},
 		},
 		{
 			rule:     "2. allowedListeners None (the default) refuses every ListenerSet",
 			ls:       mine(web),
-			cluster:  &merged.Objects{Gateways: []*gwv1.Gateway{{ObjectMeta: metav1.ObjectMeta{Namespace: "gateway-ns", Name: "gw"}}}},
+			cluster:  &incluster.Objects{Gateways: []*gwv1.Gateway{{ObjectMeta: metav1.ObjectMeta{Namespace: "gateway-ns", Name: "gw"}}}},
 			warnings: []string{"spec.parentRef: Gateway gateway-ns/gw does not admit this ListenerSet (NotAllowed): allowedListeners.namespaces.from is None (the default)"},
 		},
 		{
 			rule:     "2. allowedListeners Same refuses another namespace",
 			ls:       mine(web),
-			cluster:  &merged.Objects{Gateways: []*gwv1.Gateway{gateway(gwv1.NamespacesFromSame)}},
+			cluster:  &incluster.Objects{Gateways: []*gwv1.Gateway{gateway(gwv1.NamespacesFromSame)}},
 			warnings: []string{"spec.parentRef: Gateway gateway-ns/gw does not admit this ListenerSet (NotAllowed): allowedListeners.namespaces.from is Same"},
 		},
 		{
 			rule: "2. allowedListeners Selector matches the namespace's labels",
 			ls:   mine(web),
-			cluster: &merged.Objects{
+			cluster: &incluster.Objects{
 				Gateways:   []*gwv1.Gateway{withSelector(gateway(gwv1.NamespacesFromSelector), "gateway-access", "yes")},
 				Namespaces: []*metav1.PartialObjectMetadata{namespace("team-a", map[string]string{"gateway-access": "yes"})},
 			},
@@ -136,7 +136,7 @@ func TestValidateListenerSetInCluster(t *testing.T) {
 		{
 			rule: "2. allowedListeners Selector refuses a namespace without the labels",
 			ls:   mine(web),
-			cluster: &merged.Objects{
+			cluster: &incluster.Objects{
 				Gateways:   []*gwv1.Gateway{withSelector(gateway(gwv1.NamespacesFromSelector), "gateway-access", "yes")},
 				Namespaces: []*metav1.PartialObjectMetadata{namespace("team-a", nil)},
 			},
@@ -145,19 +145,19 @@ func TestValidateListenerSetInCluster(t *testing.T) {
 		{
 			rule:    "2. allowedListeners Selector with the namespace unknown: skipped",
 			ls:      mine(web),
-			cluster: &merged.Objects{Gateways: []*gwv1.Gateway{withSelector(gateway(gwv1.NamespacesFromSelector), "gateway-access", "yes")}},
+			cluster: &incluster.Objects{Gateways: []*gwv1.Gateway{withSelector(gateway(gwv1.NamespacesFromSelector), "gateway-access", "yes")}},
 		},
 		{
 			rule:    "3. the Gateway's own listener wins: ProtocolConflict",
 			ls:      mine(entry("tls", 443, "HTTP", "")),
-			cluster: &merged.Objects{Gateways: []*gwv1.Gateway{gateway(gwv1.NamespacesFromAll, https)}},
+			cluster: &incluster.Objects{Gateways: []*gwv1.Gateway{gateway(gwv1.NamespacesFromAll, https)}},
 			want: field.ErrorList{field.Invalid(listenersPath.Index(0).Child("protocol"), "HTTP",
 				"port 443 already uses protocol HTTPS in gateway-ns/gw listener https; this listener would be Conflicted (ProtocolConflict)")},
 		},
 		{
 			rule:    "3. the Gateway's own listener wins: HostnameConflict",
 			ls:      mine(withCert(entry("tls", 443, "HTTPS", ""), "", "cert")),
-			cluster: &merged.Objects{Gateways: []*gwv1.Gateway{gateway(gwv1.NamespacesFromAll, https)}},
+			cluster: &incluster.Objects{Gateways: []*gwv1.Gateway{gateway(gwv1.NamespacesFromAll, https)}},
 			want: field.ErrorList{field.Invalid(listenersPath.Index(0).Child("hostname"), "",
 				"same port, protocol and hostname as gateway-ns/gw listener https; this listener would be Conflicted (HostnameConflict)")},
 		},
@@ -166,14 +166,14 @@ func TestValidateListenerSetInCluster(t *testing.T) {
 			// both overlap (a warning, not an error under strict)
 			rule:    "3. another hostname on the Gateway's port and protocol is fine",
 			ls:      mine(withCert(entry("tls", 443, "HTTPS", "a.example.com"), "", "cert")),
-			cluster: &merged.Objects{Gateways: []*gwv1.Gateway{gateway(gwv1.NamespacesFromAll, https)}},
+			cluster: &incluster.Objects{Gateways: []*gwv1.Gateway{gateway(gwv1.NamespacesFromAll, https)}},
 			warnings: []string{`spec.listeners[0].hostname: hostname "a.example.com" overlaps hostname (none) of gateway-ns/gw listener https on port 443: ` +
 				`both get OverlappingTLSConfig (OverlappingHostnames); HTTP/2 connection coalescing may reach the other's routes`},
 		},
 		{
 			rule: "3. an older ListenerSet wins over a newer one",
 			ls:   mine(web),
-			cluster: &merged.Objects{
+			cluster: &incluster.Objects{
 				Gateways: []*gwv1.Gateway{gateway(gwv1.NamespacesFromAll)},
 				Sets:     []*gwv1.ListenerSet{attached("team-z", "old", 5, entry("web", 8080, "HTTP", "a.example.com"))},
 			},
@@ -185,7 +185,7 @@ func TestValidateListenerSetInCluster(t *testing.T) {
 		{
 			rule: "3. a newer ListenerSet does not win",
 			ls:   mine(web),
-			cluster: &merged.Objects{
+			cluster: &incluster.Objects{
 				Gateways: []*gwv1.Gateway{gateway(gwv1.NamespacesFromAll)},
 				Sets:     []*gwv1.ListenerSet{attached("team-0", "new", 15, entry("web", 8080, "HTTPS", ""))},
 			},
@@ -193,7 +193,7 @@ func TestValidateListenerSetInCluster(t *testing.T) {
 		{
 			rule: "3. same creation time: namespace/name decides",
 			ls:   mine(web),
-			cluster: &merged.Objects{
+			cluster: &incluster.Objects{
 				Gateways: []*gwv1.Gateway{gateway(gwv1.NamespacesFromAll)},
 				Sets: []*gwv1.ListenerSet{
 					attached("team-b", "later", 10, entry("b", 8080, "HTTPS", "")),
@@ -206,7 +206,7 @@ func TestValidateListenerSetInCluster(t *testing.T) {
 		{
 			rule: "3. the oldest of several wins, whatever the list order",
 			ls:   mine(web),
-			cluster: &merged.Objects{
+			cluster: &incluster.Objects{
 				Gateways: []*gwv1.Gateway{gateway(gwv1.NamespacesFromAll)},
 				Sets: []*gwv1.ListenerSet{
 					attached("team-c", "second", 3, entry("x", 8080, "HTTPS", "")),
@@ -219,7 +219,7 @@ func TestValidateListenerSetInCluster(t *testing.T) {
 		{
 			rule: "3. a ListenerSet being created (no creation time yet) comes last",
 			ls:   &gwv1.ListenerSet{ObjectMeta: metav1.ObjectMeta{Namespace: "team-a", Name: "brand-new"}, Spec: mine(web).Spec},
-			cluster: &merged.Objects{
+			cluster: &incluster.Objects{
 				Gateways: []*gwv1.Gateway{gateway(gwv1.NamespacesFromAll)},
 				Sets:     []*gwv1.ListenerSet{attached("team-z", "z", 500, entry("web", 8080, "HTTPS", ""))},
 			},
@@ -229,7 +229,7 @@ func TestValidateListenerSetInCluster(t *testing.T) {
 		{
 			rule: "3. the stored copy of the object itself is not a rival (update)",
 			ls:   mine(web),
-			cluster: &merged.Objects{
+			cluster: &incluster.Objects{
 				Gateways: []*gwv1.Gateway{gateway(gwv1.NamespacesFromAll)},
 				Sets:     []*gwv1.ListenerSet{attached("team-a", "mine", 10, entry("web", 8080, "HTTPS", ""))},
 			},
@@ -237,7 +237,7 @@ func TestValidateListenerSetInCluster(t *testing.T) {
 		{
 			rule: "3. ListenerSets of other Gateways and ListenerSets the Gateway does not admit are not rivals",
 			ls:   mine(web),
-			cluster: &merged.Objects{
+			cluster: &incluster.Objects{
 				Gateways:   []*gwv1.Gateway{withSelector(gateway(gwv1.NamespacesFromSelector), "gateway-access", "yes")},
 				Namespaces: []*metav1.PartialObjectMetadata{namespace("team-a", map[string]string{"gateway-access": "yes"}), namespace("team-x", nil)},
 				Sets: []*gwv1.ListenerSet{
@@ -252,38 +252,38 @@ func TestValidateListenerSetInCluster(t *testing.T) {
 		{
 			rule:     "3. no conflict checks when the Gateway does not admit the set",
 			ls:       mine(entry("tls", 443, "HTTP", "")),
-			cluster:  &merged.Objects{Gateways: []*gwv1.Gateway{gateway(gwv1.NamespacesFromSame, https)}},
+			cluster:  &incluster.Objects{Gateways: []*gwv1.Gateway{gateway(gwv1.NamespacesFromSame, https)}},
 			warnings: []string{"spec.parentRef: Gateway gateway-ns/gw does not admit this ListenerSet (NotAllowed): allowedListeners.namespaces.from is Same"},
 		},
 		{
 			rule:    "4. a cross-namespace certificateRef without a ReferenceGrant: RefNotPermitted",
 			ls:      mine(withCert(entry("tls", 443, "HTTPS", ""), "certs", "wildcard")),
-			cluster: &merged.Objects{Grants: []*gwv1.ReferenceGrant{grant("certs", "team-b", nil)}},
+			cluster: &incluster.Objects{Grants: []*gwv1.ReferenceGrant{grant("certs", "team-b", nil)}},
 			want: field.ErrorList{field.Forbidden(listenersPath.Index(0).Child("tls", "certificateRefs").Index(0).Child("namespace"),
 				`no ReferenceGrant in namespace "certs" allows ListenerSets from "team-a" to use this Secret (RefNotPermitted)`)},
 		},
 		{
 			rule:    "4. a ReferenceGrant for every Secret of the namespace permits it",
 			ls:      mine(withCert(entry("tls", 443, "HTTPS", ""), "certs", "wildcard")),
-			cluster: &merged.Objects{Grants: []*gwv1.ReferenceGrant{grant("certs", "team-a", nil)}},
+			cluster: &incluster.Objects{Grants: []*gwv1.ReferenceGrant{grant("certs", "team-a", nil)}},
 		},
 		{
 			rule:    "4. a ReferenceGrant for another Secret does not",
 			ls:      mine(withCert(entry("tls", 443, "HTTPS", ""), "certs", "wildcard")),
-			cluster: &merged.Objects{Grants: []*gwv1.ReferenceGrant{grant("certs", "team-a", ptr.To[gwv1.ObjectName]("other"))}},
+			cluster: &incluster.Objects{Grants: []*gwv1.ReferenceGrant{grant("certs", "team-a", ptr.To[gwv1.ObjectName]("other"))}},
 			want: field.ErrorList{field.Forbidden(listenersPath.Index(0).Child("tls", "certificateRefs").Index(0).Child("namespace"),
 				`no ReferenceGrant in namespace "certs" allows ListenerSets from "team-a" to use this Secret (RefNotPermitted)`)},
 		},
 		{
 			rule:     "5. a referenced Secret that does not exist",
 			ls:       mine(withCert(entry("tls", 443, "HTTPS", ""), "", "missing")),
-			cluster:  &merged.Objects{Secrets: []*metav1.PartialObjectMetadata{secret("team-a", "other")}},
+			cluster:  &incluster.Objects{Secrets: []*metav1.PartialObjectMetadata{secret("team-a", "other")}},
 			warnings: []string{"spec.listeners[0].tls.certificateRefs[0].name: Secret team-a/missing not found (InvalidCertificateRef until it exists)"},
 		},
 		{
 			rule:    "5. a referenced Secret that exists",
 			ls:      mine(withCert(entry("tls", 443, "HTTPS", ""), "", "present")),
-			cluster: &merged.Objects{Secrets: []*metav1.PartialObjectMetadata{secret("team-a", "present")}},
+			cluster: &incluster.Objects{Secrets: []*metav1.PartialObjectMetadata{secret("team-a", "present")}},
 		},
 	}
 	for _, tc := range tests {
@@ -312,7 +312,7 @@ func withCert(e gwv1.ListenerEntry, ns, name string) gwv1.ListenerEntry {
 // Outside strict mode the cluster-aware errors are warnings, after the
 // cluster's own warnings; in strict mode they deny.
 func TestClusterFindingsStrictness(t *testing.T) {
-	cluster := &merged.Objects{
+	cluster := &incluster.Objects{
 		Gateways: []*gwv1.Gateway{gateway(gwv1.NamespacesFromAll, gwListener("https", 443, "HTTPS", ""))},
 		Secrets:  []*metav1.PartialObjectMetadata{},
 	}
@@ -324,8 +324,8 @@ func TestClusterFindingsStrictness(t *testing.T) {
 	errs, warnings := Validate(ls, nil, Options{Cluster: cluster})
 	assert.Empty(t, errs)
 	assert.Equal(t, []string{secretMissing, conflict.Field + ": " + conflict.Detail}, codedWarnings(t, warnings).Strings())
-	assert.Equal(t, []findings.Code{merged.CodeSecretNotFound, object.CodeMergedProtocolConflict}, []findings.Code{warnings[0].Code, warnings[1].Code})
-	assert.Equal(t, []findings.WarningKind{merged.KindSecretNotFound, merged.KindClusterFinding}, []findings.WarningKind{warnings[0].Kind, warnings[1].Kind})
+	assert.Equal(t, []findings.Code{incluster.CodeSecretNotFound, object.CodeMergedProtocolConflict}, []findings.Code{warnings[0].Code, warnings[1].Code})
+	assert.Equal(t, []findings.WarningKind{incluster.KindSecretNotFound, incluster.KindClusterFinding}, []findings.WarningKind{warnings[0].Kind, warnings[1].Kind})
 
 	errs, warnings = Validate(ls, nil, Options{Cluster: cluster, Strict: true})
 	assert.Equal(t, field.ErrorList{conflict}, coded(t, errs))
@@ -346,9 +346,9 @@ func TestCrossNamespaceReminderGivesWayToGrants(t *testing.T) {
 		cluster views.Cluster
 		want    []string
 	}{
-		"grants unknown":     {&merged.Objects{}, []string{reminder}},
-		"a grant permits it": {&merged.Objects{Grants: []*gwv1.ReferenceGrant{grant("certs", "team-a", nil)}}, nil},
-		"no grant permits it": {&merged.Objects{Grants: []*gwv1.ReferenceGrant{grant("certs", "team-b", nil)}},
+		"grants unknown":     {&incluster.Objects{}, []string{reminder}},
+		"a grant permits it": {&incluster.Objects{Grants: []*gwv1.ReferenceGrant{grant("certs", "team-a", nil)}}, nil},
+		"no grant permits it": {&incluster.Objects{Grants: []*gwv1.ReferenceGrant{grant("certs", "team-b", nil)}},
 			[]string{`spec.listeners[0].tls.certificateRefs[0].namespace: no ReferenceGrant in namespace "certs" allows ListenerSets from "team-a" to use this Secret (RefNotPermitted)`}},
 	} {
 		errs, warnings := Validate(ls, nil, Options{Cluster: tc.cluster})
@@ -359,12 +359,12 @@ func TestCrossNamespaceReminderGivesWayToGrants(t *testing.T) {
 
 // lookups records the Gateways the rules look up.
 type lookups struct {
-	*merged.Objects
+	*incluster.Objects
 	gateways []string
 }
 
 func (l *lookups) Gateway(namespace, name string) (*gwv1.Gateway, bool) {
-	l.gateways = append(l.gateways, merged.GatewayKey(namespace, name))
+	l.gateways = append(l.gateways, incluster.GatewayKey(namespace, name))
 	return l.Objects.Gateway(namespace, name)
 }
 
@@ -402,12 +402,12 @@ func TestParentKeyIsTheGatewayTheRulesJudgeBy(t *testing.T) {
 	gateways[1].Namespace = "team-a"
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
-			key, ok := merged.ParentKey(tc.ls)
+			key, ok := incluster.ParentKey(tc.ls)
 			assert.Equal(t, tc.parent != "", ok)
 			assert.Equal(t, tc.parent, key)
 
 			// The Gateway the rules judge the ListenerSet against, when admitted.
-			seen := &lookups{Objects: &merged.Objects{Gateways: gateways}}
+			seen := &lookups{Objects: &incluster.Objects{Gateways: gateways}}
 			Validate(tc.ls, nil, Options{Cluster: seen})
 			if tc.parent == "" {
 				assert.Empty(t, seen.gateways)
@@ -417,14 +417,14 @@ func TestParentKeyIsTheGatewayTheRulesJudgeBy(t *testing.T) {
 
 			// The Gateways it is a rival under, once stored: a newcomer on each
 			// Gateway with the same port and another protocol.
-			stored := &merged.Objects{Gateways: gateways, Sets: []*gwv1.ListenerSet{tc.ls}}
+			stored := &incluster.Objects{Gateways: gateways, Sets: []*gwv1.ListenerSet{tc.ls}}
 			for _, gw := range gateways {
 				children, known := stored.ListenerSetsOf(gw.Namespace, gw.Name)
 				require.True(t, known)
 				newcomer := attached("team-n", "newcomer", 2, entry("web", 8080, "HTTP", ""))
 				newcomer.Spec.ParentRef.Namespace = ptr.To(gwv1.Namespace(gw.Namespace))
 				errs, _ := Validate(newcomer, nil, Options{Cluster: stored, Strict: true})
-				if merged.GatewayKey(gw.Namespace, gw.Name) == tc.parent {
+				if incluster.GatewayKey(gw.Namespace, gw.Name) == tc.parent {
 					assert.Equal(t, []*gwv1.ListenerSet{tc.ls}, children, gw.Namespace)
 					assert.Len(t, errs, 1, "a conflict with the probe on %s/gw", gw.Namespace)
 				} else {
@@ -440,7 +440,7 @@ func TestParentKeyIsTheGatewayTheRulesJudgeBy(t *testing.T) {
 // own listeners first (two indistinct: neither wins), then the sets by
 // creation time and namespace/name whatever their order here, one of them
 // not created yet.
-func mergeFixture() (*gwv1.Gateway, []*gwv1.ListenerSet, *merged.Objects) {
+func mergeFixture() (*gwv1.Gateway, []*gwv1.ListenerSet, *incluster.Objects) {
 	gw := withSelector(gateway(gwv1.NamespacesFromSelector,
 		gwListener("http", 80, "HTTP", ""),
 		gwListener("https", 443, "HTTPS", "shop.example.com"),
@@ -464,7 +464,7 @@ func mergeFixture() (*gwv1.Gateway, []*gwv1.ListenerSet, *merged.Objects) {
 		attached("team-u", "unknown-ns", 4, withCert(entry("web", 8080, "HTTPS", ""), "", "cert")),
 		attached("team-b", "dup-www", 6, entry("www", 8080, "HTTP", "www.example.com")), // HostnameConflict with team-a/same-time
 	}
-	objects := &merged.Objects{
+	objects := &incluster.Objects{
 		Gateways: []*gwv1.Gateway{gw},
 		Sets:     sets,
 		Namespaces: []*metav1.PartialObjectMetadata{
@@ -478,7 +478,7 @@ func mergeFixture() (*gwv1.Gateway, []*gwv1.ListenerSet, *merged.Objects) {
 
 func TestMergedListeners(t *testing.T) {
 	gw, sets, objects := mergeFixture()
-	rows := merged.MergedListeners(gw, sets, merged.MergeOptions{Cluster: objects, JudgeSets: true})
+	rows := incluster.MergedListeners(gw, sets, incluster.MergeOptions{Cluster: objects, JudgeSets: true})
 
 	gwSrc := object.ListenerSource{Kind: object.SourceGateway, Namespace: "gateway-ns", Name: "gw"}
 	set := func(ns, name string) object.ListenerSource {
@@ -487,24 +487,24 @@ func TestMergedListeners(t *testing.T) {
 	type row struct {
 		source   string
 		listener gwv1.SectionName
-		state    object.ListenerState
+		state    incluster.ListenerState
 		reason   string
 		winner   string
 	}
 	want := []row{
-		{"gateway-ns/gw", "http", object.ListenerAccepted, "", ""},
-		{"gateway-ns/gw", "https", object.ListenerConflicted, object.ReasonProtocolConflict, ""},
-		{"gateway-ns/gw", "plain-443", object.ListenerConflicted, object.ReasonProtocolConflict, ""},
-		{"team-a/oldest", "shop", object.ListenerConflicted, object.ReasonHostnameConflict, "gateway-ns/gw https"},
-		{"team-a/oldest", "tls", object.ListenerConflicted, object.ReasonProtocolConflict, "gateway-ns/gw http"},
-		{"team-a/oldest", "mail", object.ListenerAccepted, "", ""},
-		{"team-a/bad-routes", "grpc", object.ListenerInvalid, "", ""},
-		{"team-x/outsider", "web", object.ListenerNotAllowed, "allowedListeners.namespaces.selector: gateway-access=yes", ""},
-		{"team-u/unknown-ns", "web", object.ListenerUnknown, `labels of namespace "team-u" unknown (allowedListeners.namespaces.selector: gateway-access=yes)`, ""},
-		{"team-a/same-time", "web", object.ListenerAccepted, "", ""},
-		{"team-b/same-time", "api", object.ListenerAccepted, "", ""},
-		{"team-b/dup-www", "www", object.ListenerConflicted, object.ReasonHostnameConflict, "team-a/same-time web"},
-		{"team-a/aaa-new", "late", object.ListenerAccepted, "", ""},
+		{"gateway-ns/gw", "http", incluster.ListenerAccepted, "", ""},
+		{"gateway-ns/gw", "https", incluster.ListenerConflicted, object.ReasonProtocolConflict, ""},
+		{"gateway-ns/gw", "plain-443", incluster.ListenerConflicted, object.ReasonProtocolConflict, ""},
+		{"team-a/oldest", "shop", incluster.ListenerConflicted, object.ReasonHostnameConflict, "gateway-ns/gw https"},
+		{"team-a/oldest", "tls", incluster.ListenerConflicted, object.ReasonProtocolConflict, "gateway-ns/gw http"},
+		{"team-a/oldest", "mail", incluster.ListenerAccepted, "", ""},
+		{"team-a/bad-routes", "grpc", incluster.ListenerInvalid, "", ""},
+		{"team-x/outsider", "web", incluster.ListenerNotAllowed, "allowedListeners.namespaces.selector: gateway-access=yes", ""},
+		{"team-u/unknown-ns", "web", incluster.ListenerUnknown, `labels of namespace "team-u" unknown (allowedListeners.namespaces.selector: gateway-access=yes)`, ""},
+		{"team-a/same-time", "web", incluster.ListenerAccepted, "", ""},
+		{"team-b/same-time", "api", incluster.ListenerAccepted, "", ""},
+		{"team-b/dup-www", "www", incluster.ListenerConflicted, object.ReasonHostnameConflict, "team-a/same-time web"},
+		{"team-a/aaa-new", "late", incluster.ListenerAccepted, "", ""},
 	}
 	var got []row
 	for i, r := range rows {
@@ -529,13 +529,13 @@ func TestMergedListeners(t *testing.T) {
 
 	// Without JudgeSets (the cluster-aware rules' view of stored sets) the
 	// invalid set takes its place like any other.
-	unjudged := merged.MergedListeners(gw, sets, merged.MergeOptions{Cluster: objects})
-	assert.Equal(t, object.ListenerAccepted, unjudged[6].State)
+	unjudged := incluster.MergedListeners(gw, sets, incluster.MergeOptions{Cluster: objects})
+	assert.Equal(t, incluster.ListenerAccepted, unjudged[6].State)
 
 	// The input's order does not matter.
 	reversed := slices.Clone(sets)
 	slices.Reverse(reversed)
-	assert.Equal(t, rows, merged.MergedListeners(gw, reversed, merged.MergeOptions{Cluster: objects, JudgeSets: true}))
+	assert.Equal(t, rows, incluster.MergedListeners(gw, reversed, incluster.MergeOptions{Cluster: objects, JudgeSets: true}))
 }
 
 // TestMergedListenersAreTheVerdict: the cluster-aware rule gives every
@@ -553,12 +553,12 @@ func TestMergedListenersAreTheVerdict(t *testing.T) {
 	require.Len(t, stored, len(sets)-1)
 	cluster := *objects
 	cluster.Sets = stored
-	rows := merged.MergedListeners(gw, sets, merged.MergeOptions{Cluster: objects, JudgeSets: true})
+	rows := incluster.MergedListeners(gw, sets, incluster.MergeOptions{Cluster: objects, JudgeSets: true})
 	conflicts := 0
 	for _, ls := range stored {
 		var want field.ErrorList
 		for _, r := range rows {
-			if r.Source.Namespace == ls.Namespace && r.Source.Name == ls.Name && r.State == object.ListenerConflicted {
+			if r.Source.Namespace == ls.Namespace && r.Source.Name == ls.Name && r.State == incluster.ListenerConflicted {
 				want = append(want, r.Errors...)
 			}
 		}
@@ -575,7 +575,7 @@ func TestCompareNamespacedName(t *testing.T) {
 	for _, a := range names {
 		for _, b := range names {
 			want := strings.Compare(a[0]+"/"+a[1], b[0]+"/"+b[1])
-			assert.Equal(t, want, merged.CompareNamespacedName(a[0], a[1], b[0], b[1]), "%v %v", a, b)
+			assert.Equal(t, want, incluster.CompareNamespacedName(a[0], a[1], b[0], b[1]), "%v %v", a, b)
 		}
 	}
 }
@@ -592,7 +592,7 @@ func BenchmarkValidateInCluster(b *testing.B) {
 			entry("web", gwv1.PortNumber(10000+i), "HTTP", "a.example.com"),
 			withCert(entry("tls", gwv1.PortNumber(20000+i), "HTTPS", "a.example.com"), "", "cert")))
 	}
-	cluster := &merged.Objects{Gateways: []*gwv1.Gateway{gw}, Sets: sets}
+	cluster := &incluster.Objects{Gateways: []*gwv1.Gateway{gw}, Sets: sets}
 	ls := &gwv1.ListenerSet{ObjectMeta: metav1.ObjectMeta{Namespace: "team-a", Name: "new"}, Spec: attached("", "", 0,
 		entry("web", 10050, "HTTP", "a.example.com"), withCert(entry("tls", 443, "HTTPS", "b.example.com"), "", "cert")).Spec}
 	ls.Spec.ParentRef = sets[0].Spec.ParentRef
@@ -612,18 +612,18 @@ func TestMergedListenersNotAllowedSetting(t *testing.T) {
 		{Key: "tier", Operator: metav1.LabelSelectorOpIn, Values: []string{"edge", "web"}}}
 	for name, tc := range map[string]struct {
 		gw     *gwv1.Gateway
-		state  object.ListenerState
+		state  incluster.ListenerState
 		reason string
 	}{
 		"allowedListeners unset": {&gwv1.Gateway{ObjectMeta: metav1.ObjectMeta{Namespace: "gateway-ns", Name: "gw"}},
-			object.ListenerNotAllowed, "allowedListeners.namespaces.from: None"},
-		"None":     {gateway(gwv1.NamespacesFromNone), object.ListenerNotAllowed, "allowedListeners.namespaces.from: None"},
-		"Same":     {gateway(gwv1.NamespacesFromSame), object.ListenerNotAllowed, "allowedListeners.namespaces.from: Same"},
-		"Selector": {selector, object.ListenerNotAllowed, "allowedListeners.namespaces.selector: gateway-access=yes,tier in (edge,web)"},
-		"All":      {gateway(gwv1.NamespacesFromAll), object.ListenerAccepted, ""},
+			incluster.ListenerNotAllowed, "allowedListeners.namespaces.from: None"},
+		"None":     {gateway(gwv1.NamespacesFromNone), incluster.ListenerNotAllowed, "allowedListeners.namespaces.from: None"},
+		"Same":     {gateway(gwv1.NamespacesFromSame), incluster.ListenerNotAllowed, "allowedListeners.namespaces.from: Same"},
+		"Selector": {selector, incluster.ListenerNotAllowed, "allowedListeners.namespaces.selector: gateway-access=yes,tier in (edge,web)"},
+		"All":      {gateway(gwv1.NamespacesFromAll), incluster.ListenerAccepted, ""},
 	} {
-		objects := &merged.Objects{Namespaces: []*metav1.PartialObjectMetadata{namespace("team-a", map[string]string{"gateway-access": "yes"})}}
-		rows := merged.MergedListeners(tc.gw, []*gwv1.ListenerSet{set}, merged.MergeOptions{Cluster: objects, JudgeSets: true})
+		objects := &incluster.Objects{Namespaces: []*metav1.PartialObjectMetadata{namespace("team-a", map[string]string{"gateway-access": "yes"})}}
+		rows := incluster.MergedListeners(tc.gw, []*gwv1.ListenerSet{set}, incluster.MergeOptions{Cluster: objects, JudgeSets: true})
 		require.Len(t, rows, 1, name)
 		assert.Equal(t, tc.state, rows[0].State, name)
 		assert.Equal(t, tc.reason, rows[0].Reason, name)

@@ -7,13 +7,13 @@ import (
 	"k8s.io/apimachinery/pkg/util/validation/field"
 	gwv1 "sigs.k8s.io/gateway-api/apis/v1"
 
-	"github.com/airlock/listenerset-webhook/validation/merged"
+	"github.com/airlock/listenerset-webhook/validation/internal/incluster"
 )
 
 func TestValidateListenerSetUpdateInCluster(t *testing.T) {
 	listenersPath := field.NewPath("spec", "listeners")
 	// The Gateway holds HTTPS on 443; the stored team-a/mine was created at t0+10m.
-	cluster := &merged.Objects{
+	cluster := &incluster.Objects{
 		Gateways: []*gwv1.Gateway{gateway(gwv1.NamespacesFromAll, gwListener("https", 443, "HTTPS", ""))},
 		Grants:   []*gwv1.ReferenceGrant{},
 	}

@@ -6,7 +6,7 @@
 // value is as in Kubernetes' pkg/apis/*/validation (the value and a
 // *field.Path in, a field.ErrorList out); a rule that may ratchet or warn
 // returns nothing: it takes the field path (and a listener's index, for the
-// ratchet's pairing) and records into a shared *object.Verdict, which keeps
+// ratchet's pairing) and records into a shared *verdict.Verdict, which keeps
 // errors, warnings and ratcheted errors apart. Listeners are paired by name,
 // never by position; the index is only for the path. MergedListeners is a
 // Gateway's merged listener list with each listener's state, Attacher the

@@ -7,8 +7,8 @@ import (
 	"github.com/stretchr/testify/assert"
 	gwv1 "sigs.k8s.io/gateway-api/apis/v1"
 
-	"github.com/airlock/listenerset-webhook/validation/merged"
-	"github.com/airlock/listenerset-webhook/validation/object"
+	"github.com/airlock/listenerset-webhook/validation/internal/incluster"
+	"github.com/airlock/listenerset-webhook/validation/internal/object"
 )
 
 // overlapWarning is the warning of listener i (cluster_test.go has one
@@ -151,9 +151,9 @@ func TestOverlapsInMergedList(t *testing.T) {
 	}} {
 		t.Run(tc.name, func(t *testing.T) {
 			g := gateway(gwv1.NamespacesFromAll, tc.gw...)
-			o := &merged.Objects{Gateways: []*gwv1.Gateway{g}, Sets: tc.sets}
+			o := &incluster.Objects{Gateways: []*gwv1.Gateway{g}, Sets: tc.sets}
 			var got []overlapRow
-			for _, r := range merged.MergedListeners(g, tc.sets, merged.MergeOptions{Cluster: o}) {
+			for _, r := range incluster.MergedListeners(g, tc.sets, incluster.MergeOptions{Cluster: o}) {
 				row := overlapRow{listener: r.Source.String() + " " + string(r.Listener)}
 				if r.Overlaps != nil {
 					row.overlaps = r.Overlaps.Source.String() + " " + string(r.Overlaps.Listener)

@@ -11,8 +11,8 @@ import (
 	"k8s.io/utils/ptr"
 	gwv1 "sigs.k8s.io/gateway-api/apis/v1"
 
-	"github.com/airlock/listenerset-webhook/validation/merged"
-	"github.com/airlock/listenerset-webhook/validation/routes"
+	"github.com/airlock/listenerset-webhook/validation/internal/incluster"
+	"github.com/airlock/listenerset-webhook/validation/internal/routes"
 )
 
 // claimRoute is an HTTPRoute namespace/name attached to ListenerSet
@@ -51,11 +51,11 @@ func teamNamespaces(declB string) []*metav1.PartialObjectMetadata {
 // routes (LS320, by --first-claim); a listener is judged against the
 // routes that hold names (LS316).
 func TestRouteClaims(t *testing.T) {
-	key := merged.DefaultAllowedHostnamesAnnotation
+	key := incluster.DefaultAllowedHostnamesAnnotation
 	hostnames := field.NewPath("spec", "hostnames")
 	open := withFrom(entry("open", 9090, "HTTP", ""), gwv1.NamespacesFromAll)
-	cluster := func(declB string, routes ...*gwv1.HTTPRoute) *merged.Objects {
-		return &merged.Objects{
+	cluster := func(declB string, routes ...*gwv1.HTTPRoute) *incluster.Objects {
+		return &incluster.Objects{
 			Gateways:   []*gwv1.Gateway{gateway(gwv1.NamespacesFromAll)},
 			Namespaces: teamNamespaces(declB),
 			Sets: []*gwv1.ListenerSet{
@@ -67,7 +67,7 @@ func TestRouteClaims(t *testing.T) {
 			Routes: append([]*gwv1.HTTPRoute{}, routes...),
 		}
 	}
-	heldByA := fmt.Sprintf(merged.DetailHostnameClaimed, "login.a.example.com", "*.a.example.com", `namespace "team-a"`, "team-a/a listener https", 443)
+	heldByA := fmt.Sprintf(incluster.DetailHostnameClaimed, "login.a.example.com", "*.a.example.com", `namespace "team-a"`, "team-a/a listener https", 443)
 	// team-c's route holds shop.c.example.com through its open listener
 	routeC := claimRoute("team-c", "rc", "team-c", "c", "", 20, "shop.c.example.com")
 	heldByC := fmt.Sprintf(routes.DetailHeldByRoute, "shop.c.example.com", `namespace "team-c"`, "team-c", "rc", "team-c/c listener open")
@@ -75,8 +75,8 @@ func TestRouteClaims(t *testing.T) {
 		name     string
 		route    *gwv1.HTTPRoute
 		old      *gwv1.HTTPRoute
-		cluster  *merged.Objects
-		tenancy  merged.Tenancy
+		cluster  *incluster.Objects
+		tenancy  incluster.Tenancy
 		asStored bool
 		want     field.ErrorList
 		warnings []string
@@ -86,16 +86,16 @@ func TestRouteClaims(t *testing.T) {
 			warnings: []string{"spec.hostnames[0]: " + heldByA}},
 		{name: "the same under deny: denied",
 			route: claimRoute("team-b", "r", "team-b", "b", "", 0, "login.a.example.com"), cluster: cluster(""),
-			tenancy: merged.Tenancy{FirstClaim: merged.ClaimDeny},
+			tenancy: incluster.Tenancy{FirstClaim: incluster.ClaimDeny},
 			want:    field.ErrorList{field.Forbidden(hostnames.Index(0), heldByA)}},
 		{name: "the same with the rule off: nothing",
 			route: claimRoute("team-b", "r", "team-b", "b", "", 0, "login.a.example.com"), cluster: cluster(""),
-			tenancy: merged.Tenancy{FirstClaim: merged.ClaimOff}},
+			tenancy: incluster.Tenancy{FirstClaim: incluster.ClaimOff}},
 		{name: "a name outside the route's Namespace's declaration: denied in every mode",
 			route: claimRoute("team-b", "r", "team-b", "b", "", 0, "login.a.example.com"), cluster: cluster("*.b.example.com"),
-			tenancy: merged.Tenancy{FirstClaim: merged.ClaimOff},
+			tenancy: incluster.Tenancy{FirstClaim: incluster.ClaimOff},
 			want: field.ErrorList{field.Forbidden(hostnames.Index(0),
-				fmt.Sprintf(merged.DetailHostnameNotDeclared, "login.a.example.com", "team-b", key, `"*.b.example.com"`))}},
+				fmt.Sprintf(incluster.DetailHostnameNotDeclared, "login.a.example.com", "team-b", key, `"*.b.example.com"`))}},
 		{name: "declared names, under its own wildcard listener: nothing",
 			route: claimRoute("team-b", "r", "team-b", "b", "", 0, "x.b.example.com"), cluster: cluster("*.b.example.com")},
 		{name: "no hostnames on a listener without one: every name, only * declares it",
@@ -109,9 +109,9 @@ func TestRouteClaims(t *testing.T) {
 		{name: "update keeping the name on the same Gateway: ratcheted",
 			route: claimRoute("team-b", "r", "team-b", "b", "", 30, "login.a.example.com", "x.b.example.com"),
 			old:   claimRoute("team-b", "r", "team-b", "b", "", 30, "login.a.example.com"), cluster: cluster("*.b.example.com"),
-			tenancy: merged.Tenancy{FirstClaim: merged.ClaimDeny},
+			tenancy: incluster.Tenancy{FirstClaim: incluster.ClaimDeny},
 			warnings: []string{
-				"spec.hostnames[0]: Forbidden: " + fmt.Sprintf(merged.DetailHostnameNotDeclared, "login.a.example.com", "team-b", key, `"*.b.example.com"`) + " (already stored; allowed because unchanged)",
+				"spec.hostnames[0]: Forbidden: " + fmt.Sprintf(incluster.DetailHostnameNotDeclared, "login.a.example.com", "team-b", key, `"*.b.example.com"`) + " (already stored; allowed because unchanged)",
 				"spec.hostnames[0]: Forbidden: " + heldByA + " (already stored; allowed because unchanged)"}},
 		{name: "another owner's route holds the very name: held by the route",
 			route: claimRoute("team-b", "r", "team-b", "b", "", 0, "shop.c.example.com"), cluster: cluster("", routeC),
@@ -137,7 +137,7 @@ func TestRouteClaims(t *testing.T) {
 // route holds on the Gateway is flagged (LS316), naming the route; one
 // of the route's own owner, or a name it does not overlap, is not.
 func TestListenerClaimsSeeRoutes(t *testing.T) {
-	c := &merged.Objects{
+	c := &incluster.Objects{
 		Gateways:   []*gwv1.Gateway{gateway(gwv1.NamespacesFromAll)},
 		Namespaces: []*metav1.PartialObjectMetadata{namespace("team-b", nil), namespace("team-c", nil)},
 		Sets:       []*gwv1.ListenerSet{attached("team-c", "c", 15, entry("open", 9090, "HTTP", ""))},
@@ -151,7 +151,7 @@ func TestListenerClaimsSeeRoutes(t *testing.T) {
 	_, ws := Validate(create("team-b", "*.c.example.com"), nil, Options{Cluster: c, Routes: c})
 	assert.Equal(t, []string{"spec.listeners[0].hostname: " + fmt.Sprintf(routes.DetailClaimedByRoute, "*.c.example.com", "shop.c.example.com",
 		`namespace "team-c"`, "team-c", "rc", "team-c/c listener open")}, codedWarnings(t, ws).Strings())
-	errs, _ := Validate(create("team-b", "shop.c.example.com"), nil, Options{Cluster: c, Routes: c, Tenancy: merged.Tenancy{FirstClaim: merged.ClaimDeny}})
+	errs, _ := Validate(create("team-b", "shop.c.example.com"), nil, Options{Cluster: c, Routes: c, Tenancy: incluster.Tenancy{FirstClaim: incluster.ClaimDeny}})
 	assert.Len(t, coded(t, errs), 1, "denied under deny")
 	_, ws = Validate(create("team-c", "shop.c.example.com"), nil, Options{Cluster: c, Routes: c})
 	assert.Empty(t, ws, "the route's own owner")

@@ -13,16 +13,17 @@ import (
 	"k8s.io/utils/ptr"
 	gwv1 "sigs.k8s.io/gateway-api/apis/v1"
 
-	"github.com/airlock/listenerset-webhook/validation/findings"
-	"github.com/airlock/listenerset-webhook/validation/merged"
-	"github.com/airlock/listenerset-webhook/validation/object"
+	"github.com/airlock/listenerset-webhook/findings"
+	"github.com/airlock/listenerset-webhook/validation/internal/incluster"
+	"github.com/airlock/listenerset-webhook/validation/internal/object"
+	"github.com/airlock/listenerset-webhook/validation/internal/verdict"
 )
 
 // declaring is namespace name with the hostname declaration value (and
 // labels).
 func declaring(name, value string, labels map[string]string) *metav1.PartialObjectMetadata {
 	ns := namespace(name, labels)
-	ns.Annotations = map[string]string{merged.DefaultAllowedHostnamesAnnotation: value}
+	ns.Annotations = map[string]string{incluster.DefaultAllowedHostnamesAnnotation: value}
 	return ns
 }
 
@@ -33,10 +34,10 @@ func TestParseAllowedHostnames(t *testing.T) {
 		want  []string // problems, as the error words them
 	}{
 		{"a.example.com,*.b.example.com,*", nil},
-		{"", []string{merged.DetailDeclarationEmpty}},
-		{" ", []string{merged.DetailDeclarationEmpty}},
+		{"", []string{incluster.DetailDeclarationEmpty}},
+		{" ", []string{incluster.DetailDeclarationEmpty}},
 		{"a.example.com,,b.example.com", []string{`entry 2 "": empty entry`}},
-		{"a.example.com, b.example.com", []string{`entry 2 " b.example.com": ` + merged.DetailEntryBlanks}},
+		{"a.example.com, b.example.com", []string{`entry 2 " b.example.com": ` + incluster.DetailEntryBlanks}},
 		{"A.example.com", []string{`entry 1 "A.example.com": ` + dns1123}},
 		{"10.0.0.1", []string{`entry 1 "10.0.0.1": ` + object.DetailHostnameIP}},
 		{"[::1]", []string{`entry 1 "[::1]": ` + object.DetailHostnameIP}},
@@ -44,12 +45,12 @@ func TestParseAllowedHostnames(t *testing.T) {
 		{"*a.example.com", []string{`entry 1 "*a.example.com": ` + dns1123}},
 		{"a.example.com.", []string{`entry 1 "a.example.com.": ` + dns1123}},
 		{"ok.example.com,Bad,\x1b[31m", []string{`entry 2 "Bad": ` + dns1123, `entry 3 "\x1b[31m": ` + dns1123}},
-		{strings.Repeat("a.example.com,", merged.MaxAllowedHostnames), []string{fmt.Sprintf(merged.DetailDeclarationTooMany, merged.MaxAllowedHostnames+1, merged.MaxAllowedHostnames)}},
+		{strings.Repeat("a.example.com,", incluster.MaxAllowedHostnames), []string{fmt.Sprintf(incluster.DetailDeclarationTooMany, incluster.MaxAllowedHostnames+1, incluster.MaxAllowedHostnames)}},
 		// longer than a hostname: its length alone, the entry quoted cut
 		{"fe80::1%" + strings.Repeat("z", 300), []string{fmt.Sprintf(`entry 1 %q: %s`, findings.CutValue("fe80::1%"+strings.Repeat("z", 300)), utilvalidation.MaxLenError(utilvalidation.DNS1123SubdomainMaxLength))}},
 	} {
 		t.Run(fmt.Sprintf("%q", tc.value), func(t *testing.T) {
-			_, problems := merged.ParseAllowedHostnames(tc.value)
+			_, problems := incluster.ParseAllowedHostnames(tc.value)
 			var got []string
 			for _, p := range problems {
 				got = append(got, p.String())
@@ -60,7 +61,7 @@ func TestParseAllowedHostnames(t *testing.T) {
 }
 
 func TestAllowedHostnamesAllows(t *testing.T) {
-	a, problems := merged.ParseAllowedHostnames("shop.example.com,*.a.example.com")
+	a, problems := incluster.ParseAllowedHostnames("shop.example.com,*.a.example.com")
 	require.Empty(t, problems)
 	for h, want := range map[string]bool{
 		"shop.example.com":      true,
@@ -77,7 +78,7 @@ func TestAllowedHostnamesAllows(t *testing.T) {
 		assert.Equal(t, want, a.Allows(ptr.To(gwv1.Hostname(h))), h)
 	}
 	assert.False(t, a.Allows(nil), "no hostname needs *")
-	all, _ := merged.ParseAllowedHostnames("*")
+	all, _ := incluster.ParseAllowedHostnames("*")
 	assert.True(t, all.Allows(nil))
 	assert.True(t, all.Allows(ptr.To(gwv1.Hostname("any.example.org"))))
 }
@@ -85,14 +86,14 @@ func TestAllowedHostnamesAllows(t *testing.T) {
 func TestTenancyRules(t *testing.T) {
 	listenersPath := field.NewPath("spec", "listeners")
 	nsPath := field.NewPath("metadata", "namespace")
-	key := merged.DefaultAllowedHostnamesAnnotation
+	key := incluster.DefaultAllowedHostnamesAnnotation
 	mine := func(listeners ...gwv1.ListenerEntry) *gwv1.ListenerSet {
 		ls := attached("team-b", "b", 0, listeners...)
 		ls.CreationTimestamp = metav1.Time{} // a create
 		return ls
 	}
-	squatted := func() *merged.Objects {
-		return &merged.Objects{
+	squatted := func() *incluster.Objects {
+		return &incluster.Objects{
 			Gateways:   []*gwv1.Gateway{gateway(gwv1.NamespacesFromAll)},
 			Namespaces: []*metav1.PartialObjectMetadata{namespace("team-a", nil), namespace("team-b", nil)},
 			Sets: []*gwv1.ListenerSet{attached("team-a", "a", 5, entry("https", 443, "HTTPS", "*.a.example.com"),
@@ -101,82 +102,82 @@ func TestTenancyRules(t *testing.T) {
 	}
 	held := func(h, by, listener string, port int) string {
 		if h == by {
-			return fmt.Sprintf(merged.DetailHostnameHeld, h, `namespace "team-a"`, "team-a/a listener "+listener, port)
+			return fmt.Sprintf(incluster.DetailHostnameHeld, h, `namespace "team-a"`, "team-a/a listener "+listener, port)
 		}
-		return fmt.Sprintf(merged.DetailHostnameClaimed, h, by, `namespace "team-a"`, "team-a/a listener "+listener, port)
+		return fmt.Sprintf(incluster.DetailHostnameClaimed, h, by, `namespace "team-a"`, "team-a/a listener "+listener, port)
 	}
 	tests := []struct {
 		rule     string
 		ls       *gwv1.ListenerSet
 		old      *gwv1.ListenerSet
-		cluster  *merged.Objects
-		tenancy  merged.Tenancy
+		cluster  *incluster.Objects
+		tenancy  incluster.Tenancy
 		want     field.ErrorList
 		warnings []string
 	}{
 		{
 			rule:    "declared: a name under a declared wildcard, and a declared exact name",
 			ls:      mine(entry("a", 80, "HTTP", "x.b.example.com"), entry("b", 81, "HTTP", "shop.example.com")),
-			cluster: &merged.Objects{Namespaces: []*metav1.PartialObjectMetadata{declaring("team-b", "*.b.example.com,shop.example.com", nil)}},
+			cluster: &incluster.Objects{Namespaces: []*metav1.PartialObjectMetadata{declaring("team-b", "*.b.example.com,shop.example.com", nil)}},
 		},
 		{
 			rule:    "declared: a name outside the declaration is denied, naming the declaration",
 			ls:      mine(entry("a", 80, "HTTP", "login.a.example.com")),
-			cluster: &merged.Objects{Namespaces: []*metav1.PartialObjectMetadata{declaring("team-b", "*.b.example.com", nil)}},
+			cluster: &incluster.Objects{Namespaces: []*metav1.PartialObjectMetadata{declaring("team-b", "*.b.example.com", nil)}},
 			want: field.ErrorList{field.Forbidden(listenersPath.Index(0).Child("hostname"),
-				fmt.Sprintf(merged.DetailHostnameNotDeclared, "login.a.example.com", "team-b", key, `"*.b.example.com"`))},
+				fmt.Sprintf(incluster.DetailHostnameNotDeclared, "login.a.example.com", "team-b", key, `"*.b.example.com"`))},
 		},
 		{
 			rule:    "declared: a listener without a hostname needs *",
 			ls:      mine(entry("a", 80, "HTTP", "")),
-			cluster: &merged.Objects{Namespaces: []*metav1.PartialObjectMetadata{declaring("team-b", "*.b.example.com", nil)}},
+			cluster: &incluster.Objects{Namespaces: []*metav1.PartialObjectMetadata{declaring("team-b", "*.b.example.com", nil)}},
 			want: field.ErrorList{field.Required(listenersPath.Index(0).Child("hostname"),
-				fmt.Sprintf(merged.DetailNoHostnameDeclared, "team-b", "*", key, `"*.b.example.com"`))},
+				fmt.Sprintf(incluster.DetailNoHostnameDeclared, "team-b", "*", key, `"*.b.example.com"`))},
 		},
 		{
 			rule:    "declared: * allows a listener without a hostname",
 			ls:      mine(entry("a", 80, "HTTP", "")),
-			cluster: &merged.Objects{Namespaces: []*metav1.PartialObjectMetadata{declaring("team-b", "*", nil)}},
+			cluster: &incluster.Objects{Namespaces: []*metav1.PartialObjectMetadata{declaring("team-b", "*", nil)}},
 		},
 		{
 			rule:    "declared: no declaration, nothing changes",
 			ls:      mine(entry("a", 80, "HTTP", "login.a.example.com")),
-			cluster: &merged.Objects{Namespaces: []*metav1.PartialObjectMetadata{namespace("team-b", nil)}},
+			cluster: &incluster.Objects{Namespaces: []*metav1.PartialObjectMetadata{namespace("team-b", nil)}},
 		},
 		{
 			rule:    "declared: the Namespace unknown, the rule skipped",
 			ls:      mine(entry("a", 80, "HTTP", "login.a.example.com")),
-			cluster: &merged.Objects{},
+			cluster: &incluster.Objects{},
 		},
 		{
 			rule:    "declared: another annotation key by setting",
 			ls:      mine(entry("a", 80, "HTTP", "login.a.example.com")),
-			cluster: &merged.Objects{Namespaces: []*metav1.PartialObjectMetadata{declaring("team-b", "*.b.example.com", nil)}},
-			tenancy: merged.Tenancy{AllowedHostnamesAnnotation: "example.com/hosts"},
+			cluster: &incluster.Objects{Namespaces: []*metav1.PartialObjectMetadata{declaring("team-b", "*.b.example.com", nil)}},
+			tenancy: incluster.Tenancy{AllowedHostnamesAnnotation: "example.com/hosts"},
 		},
 		{
 			rule:    "declared: an unchanged hostname is ratcheted",
 			ls:      mine(entry("a", 80, "HTTP", "login.a.example.com"), entry("b", 81, "HTTP", "new.b.example.com")),
 			old:     mine(entry("a", 80, "HTTP", "login.a.example.com")),
-			cluster: &merged.Objects{Namespaces: []*metav1.PartialObjectMetadata{declaring("team-b", "*.b.example.com", nil)}},
-			warnings: []string{"spec.listeners[0].hostname: Forbidden: " + fmt.Sprintf(object.WarnRatcheted,
-				fmt.Sprintf(merged.DetailHostnameNotDeclared, "login.a.example.com", "team-b", key, `"*.b.example.com"`))},
+			cluster: &incluster.Objects{Namespaces: []*metav1.PartialObjectMetadata{declaring("team-b", "*.b.example.com", nil)}},
+			warnings: []string{"spec.listeners[0].hostname: Forbidden: " + fmt.Sprintf(verdict.WarnRatcheted,
+				fmt.Sprintf(incluster.DetailHostnameNotDeclared, "login.a.example.com", "team-b", key, `"*.b.example.com"`))},
 		},
 		{
 			rule:    "declared: a malformed declaration denies, each bad entry named",
 			ls:      mine(entry("a", 80, "HTTP", "x.b.example.com")),
-			cluster: &merged.Objects{Namespaces: []*metav1.PartialObjectMetadata{declaring("team-b", "*.b.example.com,,10.0.0.1", nil)}},
+			cluster: &incluster.Objects{Namespaces: []*metav1.PartialObjectMetadata{declaring("team-b", "*.b.example.com,,10.0.0.1", nil)}},
 			want: field.ErrorList{
-				field.Invalid(nsPath, "team-b", fmt.Sprintf(merged.DetailDeclarationProblem, key, "team-b", `entry 2 "": empty entry`)),
-				field.Invalid(nsPath, "team-b", fmt.Sprintf(merged.DetailDeclarationProblem, key, "team-b", `entry 3 "10.0.0.1": `+object.DetailHostnameIP)),
+				field.Invalid(nsPath, "team-b", fmt.Sprintf(incluster.DetailDeclarationProblem, key, "team-b", `entry 2 "": empty entry`)),
+				field.Invalid(nsPath, "team-b", fmt.Sprintf(incluster.DetailDeclarationProblem, key, "team-b", `entry 3 "10.0.0.1": `+object.DetailHostnameIP)),
 			},
 		},
 		{
 			rule:    "declared: a malformed declaration denies an unchanged set too (closed)",
 			ls:      mine(entry("a", 80, "HTTP", "x.b.example.com")),
 			old:     mine(entry("a", 80, "HTTP", "x.b.example.com")),
-			cluster: &merged.Objects{Namespaces: []*metav1.PartialObjectMetadata{declaring("team-b", "", nil)}},
-			want:    field.ErrorList{field.Invalid(nsPath, "team-b", fmt.Sprintf(merged.DetailDeclarationProblem, key, "team-b", merged.DetailDeclarationEmpty))},
+			cluster: &incluster.Objects{Namespaces: []*metav1.PartialObjectMetadata{declaring("team-b", "", nil)}},
+			want:    field.ErrorList{field.Invalid(nsPath, "team-b", fmt.Sprintf(incluster.DetailDeclarationProblem, key, "team-b", incluster.DetailDeclarationEmpty))},
 		},
 		{
 			rule:    "first claim: a name under another owner's wildcard, on both ports",
@@ -202,14 +203,14 @@ func TestTenancyRules(t *testing.T) {
 			rule:    "first claim: deny",
 			ls:      mine(entry("http", 9000, "HTTP", "*.a.example.com")),
 			cluster: squatted(),
-			tenancy: merged.Tenancy{FirstClaim: merged.ClaimDeny},
+			tenancy: incluster.Tenancy{FirstClaim: incluster.ClaimDeny},
 			want:    field.ErrorList{field.Forbidden(listenersPath.Index(0).Child("hostname"), held("*.a.example.com", "*.a.example.com", "https", 443))},
 		},
 		{
 			rule:    "first claim: off",
 			ls:      mine(entry("http", 9000, "HTTP", "*.a.example.com")),
 			cluster: squatted(),
-			tenancy: merged.Tenancy{FirstClaim: merged.ClaimOff},
+			tenancy: incluster.Tenancy{FirstClaim: incluster.ClaimOff},
 		},
 		{
 			rule:    "first claim: a name that does not overlap",
@@ -219,28 +220,28 @@ func TestTenancyRules(t *testing.T) {
 		{
 			rule: "first claim: the same owner by the tenant label",
 			ls:   mine(entry("http", 9000, "HTTP", "x.a.example.com")),
-			cluster: func() *merged.Objects {
+			cluster: func() *incluster.Objects {
 				o := squatted()
 				o.Namespaces = []*metav1.PartialObjectMetadata{namespace("team-a", map[string]string{"tenant": "acme"}), namespace("team-b", map[string]string{"tenant": "acme"})}
 				return o
 			}(),
-			tenancy: merged.Tenancy{TenantLabel: "tenant"},
+			tenancy: incluster.Tenancy{TenantLabel: "tenant"},
 		},
 		{
 			rule: "first claim: another tenant by the tenant label",
 			ls:   mine(entry("http", 9000, "HTTP", "x.a.example.com")),
-			cluster: func() *merged.Objects {
+			cluster: func() *incluster.Objects {
 				o := squatted()
 				o.Namespaces = []*metav1.PartialObjectMetadata{namespace("team-a", map[string]string{"tenant": "acme"}), namespace("team-b", map[string]string{"tenant": "other"})}
 				return o
 			}(),
-			tenancy: merged.Tenancy{TenantLabel: "tenant", FirstClaim: merged.ClaimDeny},
+			tenancy: incluster.Tenancy{TenantLabel: "tenant", FirstClaim: incluster.ClaimDeny},
 			want:    field.ErrorList{field.Forbidden(listenersPath.Index(0).Child("hostname"), strings.Replace(held("x.a.example.com", "*.a.example.com", "https", 443), `namespace "team-a"`, `tenant "acme"`, 1))},
 		},
 		{
 			rule: "first claim: a set the Gateway does not admit holds nothing",
 			ls:   mine(entry("http", 9000, "HTTP", "x.a.example.com")),
-			cluster: func() *merged.Objects {
+			cluster: func() *incluster.Objects {
 				o := squatted()
 				o.Gateways = []*gwv1.Gateway{withSelector(gateway(gwv1.NamespacesFromSelector), "in", "yes")}
 				return o
@@ -251,37 +252,37 @@ func TestTenancyRules(t *testing.T) {
 			rule: "first claim: an unchanged hostname of an older set is not flagged by a newer squatter",
 			ls:   attached("team-a", "a", 5, entry("http", 8080, "HTTP", "*.a.example.com"), entry("other", 81, "HTTP", "z.example.org")),
 			old:  attached("team-a", "a", 5, entry("http", 8080, "HTTP", "*.a.example.com")),
-			cluster: func() *merged.Objects {
+			cluster: func() *incluster.Objects {
 				o := squatted()
 				o.Sets = append(o.Sets, attached("team-b", "b", 9, entry("x", 80, "HTTP", "login.a.example.com")))
 				return o
 			}(),
-			tenancy: merged.Tenancy{FirstClaim: merged.ClaimDeny},
+			tenancy: incluster.Tenancy{FirstClaim: incluster.ClaimDeny},
 		},
 		{
 			rule: "first claim: an unchanged hostname of a stored squatter is ratcheted under deny",
 			ls:   attached("team-b", "b", 9, entry("x", 80, "HTTP", "login.a.example.com"), entry("y", 81, "HTTP", "b.example.org")),
 			old:  attached("team-b", "b", 9, entry("x", 80, "HTTP", "login.a.example.com")),
-			cluster: func() *merged.Objects {
+			cluster: func() *incluster.Objects {
 				o := squatted()
 				o.Sets = append(o.Sets, attached("team-b", "b", 9, entry("x", 80, "HTTP", "login.a.example.com")))
 				return o
 			}(),
-			tenancy:  merged.Tenancy{FirstClaim: merged.ClaimDeny},
-			warnings: []string{"spec.listeners[0].hostname: Forbidden: " + fmt.Sprintf(object.WarnRatcheted, held("login.a.example.com", "*.a.example.com", "https", 443))},
+			tenancy:  incluster.Tenancy{FirstClaim: incluster.ClaimDeny},
+			warnings: []string{"spec.listeners[0].hostname: Forbidden: " + fmt.Sprintf(verdict.WarnRatcheted, held("login.a.example.com", "*.a.example.com", "https", 443))},
 		},
 		{
 			rule: "first claim: an older set taking a newer owner's name anew is judged against it",
 			ls:   attached("team-a", "a", 5, entry("http", 8080, "HTTP", "*.a.example.com"), entry("take", 82, "HTTP", "b.example.org")),
 			old:  attached("team-a", "a", 5, entry("http", 8080, "HTTP", "*.a.example.com")),
-			cluster: func() *merged.Objects {
+			cluster: func() *incluster.Objects {
 				o := squatted()
 				o.Sets = append(o.Sets, attached("team-b", "b", 9, entry("y", 81, "HTTP", "b.example.org")))
 				return o
 			}(),
-			tenancy: merged.Tenancy{FirstClaim: merged.ClaimDeny},
+			tenancy: incluster.Tenancy{FirstClaim: incluster.ClaimDeny},
 			want: field.ErrorList{field.Forbidden(listenersPath.Index(1).Child("hostname"),
-				fmt.Sprintf(merged.DetailHostnameHeld, "b.example.org", `namespace "team-b"`, "team-b/b listener y", 81))},
+				fmt.Sprintf(incluster.DetailHostnameHeld, "b.example.org", `namespace "team-b"`, "team-b/b listener y", 81))},
 		},
 		{
 			rule:     "route capture: no hostname and from All",
@@ -318,24 +319,24 @@ func TestMergedListenersClaims(t *testing.T) {
 	a := attached("team-a", "a", 5, entry("https", 443, "HTTPS", "*.a.example.com"))
 	b := attached("team-b", "b", 9, entry("login", 8443, "HTTPS", "login.a.example.com"), entry("own", 80, "HTTP", "b.example.org"))
 	c := attached("team-c", "c", 10, entry("same-tenant", 80, "HTTP", "c.a.example.com"))
-	o := &merged.Objects{Namespaces: []*metav1.PartialObjectMetadata{namespace("team-a", map[string]string{"t": "acme"}), namespace("team-b", nil),
+	o := &incluster.Objects{Namespaces: []*metav1.PartialObjectMetadata{namespace("team-a", map[string]string{"t": "acme"}), namespace("team-b", nil),
 		namespace("team-c", map[string]string{"t": "acme"})}}
-	rows := merged.MergedListeners(gw, []*gwv1.ListenerSet{c, b, a}, merged.MergeOptions{Cluster: o, Tenancy: &merged.Tenancy{TenantLabel: "t"}})
+	rows := incluster.MergedListeners(gw, []*gwv1.ListenerSet{c, b, a}, incluster.MergeOptions{Cluster: o, Tenancy: &incluster.Tenancy{TenantLabel: "t"}})
 	require.Len(t, rows, 5)
 	assert.Nil(t, rows[0].Owner, "the Gateway's own listener is the platform's")
-	assert.Equal(t, &object.Owner{Tenant: true, Name: "acme"}, rows[1].Owner)
-	assert.Equal(t, &object.Owner{Name: "team-b"}, rows[2].Owner)
+	assert.Equal(t, &incluster.Owner{Tenant: true, Name: "acme"}, rows[1].Owner)
+	assert.Equal(t, &incluster.Owner{Name: "team-b"}, rows[2].Owner)
 	assert.Nil(t, rows[1].HeldBy)
-	assert.Equal(t, &object.Claim{ListenerRef: rows[2].ListenerRef, Hostname: "login.a.example.com", Owner: object.Owner{Name: "team-b"}}, rows[1].OverlappedBy)
-	assert.Equal(t, &object.Claim{ListenerRef: rows[1].ListenerRef, Hostname: "*.a.example.com", Owner: object.Owner{Tenant: true, Name: "acme"}}, rows[2].HeldBy)
+	assert.Equal(t, &incluster.Claim{ListenerRef: rows[2].ListenerRef, Hostname: "login.a.example.com", Owner: incluster.Owner{Name: "team-b"}}, rows[1].OverlappedBy)
+	assert.Equal(t, &incluster.Claim{ListenerRef: rows[1].ListenerRef, Hostname: "*.a.example.com", Owner: incluster.Owner{Tenant: true, Name: "acme"}}, rows[2].HeldBy)
 	assert.Nil(t, rows[3].HeldBy, "b.example.org overlaps nothing")
 	assert.Nil(t, rows[4].HeldBy, "team-c is acme too")
 	// The rule flags the one the listing says is held.
-	_, warnings := Validate(b, nil, Options{Cluster: &merged.Objects{Gateways: []*gwv1.Gateway{gw}, Sets: []*gwv1.ListenerSet{a, b, c}, Namespaces: o.Namespaces},
-		Tenancy: merged.Tenancy{TenantLabel: "t"}})
+	_, warnings := Validate(b, nil, Options{Cluster: &incluster.Objects{Gateways: []*gwv1.Gateway{gw}, Sets: []*gwv1.ListenerSet{a, b, c}, Namespaces: o.Namespaces},
+		Tenancy: incluster.Tenancy{TenantLabel: "t"}})
 	var claimed []string
 	for _, w := range warnings {
-		if w.Code == merged.CodeHostnameClaimed {
+		if w.Code == incluster.CodeHostnameClaimed {
 			claimed = append(claimed, w.Path)
 		}
 	}

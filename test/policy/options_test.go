@@ -4,12 +4,13 @@ import (
 	"context"
 	"testing"
 
+	"github.com/airlock/listenerset-webhook/validation"
+
 	crclient "sigs.k8s.io/controller-runtime/pkg/client"
 	gwv1 "sigs.k8s.io/gateway-api/apis/v1"
 
 	"github.com/airlock/listenerset-webhook/policy"
 	"github.com/airlock/listenerset-webhook/test/localcluster"
-	"github.com/airlock/listenerset-webhook/validation/object"
 	"github.com/airlock/listenerset-webhook/validation/validationtest"
 )
 
@@ -45,8 +46,8 @@ func TestRuleExamplesAgainstKubeAPIServer(t *testing.T) {
 		t.Skip("long: make test-all runs it (-short runs the sample of TestPolicyAgainstKubeAPIServer)")
 	}
 	var cases []policyCase
-	for _, r := range object.Rules() {
-		for _, ex := range []object.Example{r.Valid, r.Invalid} {
+	for _, r := range validation.Rules() {
+		for _, ex := range []validation.Example{r.Valid, r.Invalid} {
 			ls, err := validationtest.Apply(ex)
 			if err != nil {
 				t.Fatal(err)
