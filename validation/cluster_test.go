@@ -3,7 +3,6 @@ package validation
 import (
 	"fmt"
 	"slices"
-	"strings"
 	"testing"
 	"time"
 
@@ -567,17 +566,6 @@ func TestMergedListenersAreTheVerdict(t *testing.T) {
 		assert.Equal(t, want, errs, "%s/%s", ls.Namespace, ls.Name)
 	}
 	assert.Equal(t, 3, conflicts, "the fixture's ListenerSet conflicts")
-}
-
-// compareNamespacedName orders as the strings "namespace/name" do.
-func TestCompareNamespacedName(t *testing.T) {
-	names := [][2]string{{"a", "x"}, {"a-b", "y"}, {"a", "a"}, {"ab", "c"}, {"a.b", "z"}, {"b", "a"}, {"a", "x-1"}, {"", "q"}}
-	for _, a := range names {
-		for _, b := range names {
-			want := strings.Compare(a[0]+"/"+a[1], b[0]+"/"+b[1])
-			assert.Equal(t, want, incluster.CompareNamespacedName(a[0], a[1], b[0], b[1]), "%v %v", a, b)
-		}
-	}
 }
 
 // BenchmarkValidateInCluster: the cluster-aware rules for a new ListenerSet

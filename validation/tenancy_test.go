@@ -8,12 +8,10 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-	utilvalidation "k8s.io/apimachinery/pkg/util/validation"
 	"k8s.io/apimachinery/pkg/util/validation/field"
 	"k8s.io/utils/ptr"
 	gwv1 "sigs.k8s.io/gateway-api/apis/v1"
 
-	"github.com/airlock/listenerset-webhook/findings"
 	"github.com/airlock/listenerset-webhook/validation/internal/incluster"
 	"github.com/airlock/listenerset-webhook/validation/internal/object"
 	"github.com/airlock/listenerset-webhook/validation/internal/verdict"
@@ -25,62 +23,6 @@ func declaring(name, value string, labels map[string]string) *metav1.PartialObje
 	ns := namespace(name, labels)
 	ns.Annotations = map[string]string{incluster.DefaultAllowedHostnamesAnnotation: value}
 	return ns
-}
-
-func TestParseAllowedHostnames(t *testing.T) {
-	dns1123 := "a lowercase RFC 1123 subdomain must consist of lower case alphanumeric characters, '-' or '.', and must start and end with an alphanumeric character (e.g. 'example.com', regex used for validation is '[a-z0-9]([-a-z0-9]*[a-z0-9])?(\\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*')"
-	for _, tc := range []struct {
-		value string
-		want  []string // problems, as the error words them
-	}{
-		{"a.example.com,*.b.example.com,*", nil},
-		{"", []string{incluster.DetailDeclarationEmpty}},
-		{" ", []string{incluster.DetailDeclarationEmpty}},
-		{"a.example.com,,b.example.com", []string{`entry 2 "": empty entry`}},
-		{"a.example.com, b.example.com", []string{`entry 2 " b.example.com": ` + incluster.DetailEntryBlanks}},
-		{"A.example.com", []string{`entry 1 "A.example.com": ` + dns1123}},
-		{"10.0.0.1", []string{`entry 1 "10.0.0.1": ` + object.DetailHostnameIP}},
-		{"[::1]", []string{`entry 1 "[::1]": ` + object.DetailHostnameIP}},
-		{"a.*.example.com", []string{`entry 1 "a.*.example.com": ` + dns1123}},
-		{"*a.example.com", []string{`entry 1 "*a.example.com": ` + dns1123}},
-		{"a.example.com.", []string{`entry 1 "a.example.com.": ` + dns1123}},
-		{"ok.example.com,Bad,\x1b[31m", []string{`entry 2 "Bad": ` + dns1123, `entry 3 "\x1b[31m": ` + dns1123}},
-		{strings.Repeat("a.example.com,", incluster.MaxAllowedHostnames), []string{fmt.Sprintf(incluster.DetailDeclarationTooMany, incluster.MaxAllowedHostnames+1, incluster.MaxAllowedHostnames)}},
-		// longer than a hostname: its length alone, the entry quoted cut
-		{"fe80::1%" + strings.Repeat("z", 300), []string{fmt.Sprintf(`entry 1 %q: %s`, findings.CutValue("fe80::1%"+strings.Repeat("z", 300)), utilvalidation.MaxLenError(utilvalidation.DNS1123SubdomainMaxLength))}},
-	} {
-		t.Run(fmt.Sprintf("%q", tc.value), func(t *testing.T) {
-			_, problems := incluster.ParseAllowedHostnames(tc.value)
-			var got []string
-			for _, p := range problems {
-				got = append(got, p.String())
-			}
-			assert.Equal(t, tc.want, got)
-		})
-	}
-}
-
-func TestAllowedHostnamesAllows(t *testing.T) {
-	a, problems := incluster.ParseAllowedHostnames("shop.example.com,*.a.example.com")
-	require.Empty(t, problems)
-	for h, want := range map[string]bool{
-		"shop.example.com":      true,
-		"x.a.example.com":       true,
-		"x.y.a.example.com":     true,
-		"*.a.example.com":       true,
-		"*.x.a.example.com":     true,
-		"a.example.com":         false, // not under its own wildcard
-		"*.example.com":         false, // a wildcard above the declared one
-		"other.example.com":     false,
-		"shop.example.com.evil": false,
-		"evilshop.example.com":  false,
-	} {
-		assert.Equal(t, want, a.Allows(ptr.To(gwv1.Hostname(h))), h)
-	}
-	assert.False(t, a.Allows(nil), "no hostname needs *")
-	all, _ := incluster.ParseAllowedHostnames("*")
-	assert.True(t, all.Allows(nil))
-	assert.True(t, all.Allows(ptr.To(gwv1.Hostname("any.example.org"))))
 }
 
 func TestTenancyRules(t *testing.T) {

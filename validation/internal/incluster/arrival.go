@@ -175,12 +175,12 @@ func later(a, b time.Time) time.Time {
 	return a
 }
 
-// ArrivedBefore tells whether set a (arrived aa) came to its Gateway
+// arrivedBefore tells whether set a (arrived aa) came to its Gateway
 // before set b (arrived ab); known=false when the bounds cannot tell. Of
 // two sets whose bounds meet at one second, the one Gateway API's
 // precedence puts first by namespace/name came first, as the spec orders
 // sets created in the same second.
-func ArrivedBefore(a, b *gwv1.ListenerSet, aa, ab Arrival) (before, known bool) {
+func arrivedBefore(a, b *gwv1.ListenerSet, aa, ab Arrival) (before, known bool) {
 	return ArrivedBeforeByName(a.Namespace, a.Name, b.Namespace, b.Name, aa, ab)
 }
 

@@ -57,17 +57,17 @@ func ClassWarnings(gc *gwv1.GatewayClass) findings.Warnings {
 		accepted := meta.FindStatusCondition(conditions, string(gwv1.GatewayClassConditionStatusAccepted))
 		switch {
 		case accepted == nil:
-			clusterWarn(w, path, KindClassNotAccepted, WarnClassNotAccepted, gc.Name, controller, "no Accepted condition")
+			clusterWarn(w, path, KindClassNotAccepted, warnClassNotAccepted, gc.Name, controller, "no Accepted condition")
 		case accepted.Status == metav1.ConditionTrue:
 		case accepted.Status == metav1.ConditionFalse:
-			clusterWarn(w, path, KindClassNotAccepted, WarnClassRefused, gc.Name, controller, conditionReason(accepted))
+			clusterWarn(w, path, KindClassNotAccepted, warnClassRefused, gc.Name, controller, conditionReason(accepted))
 		default:
-			clusterWarn(w, path, KindClassNotAccepted, WarnClassNotAccepted, gc.Name, controller,
+			clusterWarn(w, path, KindClassNotAccepted, warnClassNotAccepted, gc.Name, controller,
 				"Accepted is "+string(accepted.Status)+", reason "+accepted.Reason)
 		}
 	}
 	if fs := gc.Status.SupportedFeatures; len(fs) > 0 && !slices.ContainsFunc(fs, supportsListenerSets) {
-		clusterWarn(w, path, KindListenerSetNotSupported, WarnListenerSetNotSupported, gc.Name, controller, string(features.SupportListenerSet))
+		clusterWarn(w, path, KindListenerSetNotSupported, warnListenerSetNotSupported, gc.Name, controller, string(features.SupportListenerSet))
 	}
 	return w.List()
 }

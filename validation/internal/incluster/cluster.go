@@ -91,13 +91,13 @@ func parentGateway(ls *gwv1.ListenerSet, c views.Cluster, fldPath *field.Path, w
 	case !known:
 		return nil, nil, false, false
 	case gw == nil:
-		clusterWarn(w, fldPath.Child("name"), KindGatewayNotFound, WarnGatewayNotFound, ns, name)
+		clusterWarn(w, fldPath.Child("name"), KindGatewayNotFound, warnGatewayNotFound, ns, name)
 		return nil, nil, false, true
 	}
 	admission = NewGatewayAdmission(gw, c)
 	allowed, admissionKnown, why := admission.Admits(ls.Namespace)
 	if admissionKnown && !allowed {
-		clusterWarn(w, fldPath, KindNotAllowed, WarnNotAllowed, ns, name, why)
+		clusterWarn(w, fldPath, KindNotAllowed, warnNotAllowed, ns, name, why)
 	}
 	return gw, admission, admissionKnown && allowed, true
 }
@@ -238,11 +238,11 @@ func validateCertificateRefInCluster(ls *gwv1.ListenerSet, ref *gwv1.SecretObjec
 	var err *field.Error
 	if ns != ls.Namespace {
 		if grants, known := c.ReferenceGrants(ns); known && !permitted(grants, ls.Namespace, ref.Name) {
-			err = CodeRefNotPermitted.Err(field.Forbidden(fldPath.Child("namespace"), fmt.Sprintf(DetailRefNotPermitted, ns, ls.Namespace)))
+			err = CodeRefNotPermitted.Err(field.Forbidden(fldPath.Child("namespace"), fmt.Sprintf(detailRefNotPermitted, ns, ls.Namespace)))
 		}
 	}
 	if exists, known := c.SecretExists(ns, string(ref.Name)); known && !exists {
-		clusterWarn(w, fldPath.Child("name"), KindSecretNotFound, WarnSecretNotFound, ns, ref.Name)
+		clusterWarn(w, fldPath.Child("name"), KindSecretNotFound, warnSecretNotFound, ns, ref.Name)
 	}
 	return err
 }

@@ -116,8 +116,8 @@ func ClaimKey(namespace, name, h string) string {
 	return "claim " + GatewayKey(namespace, name) + " " + h
 }
 
-// UnderKey: see ClaimKey.
-func UnderKey(namespace, name, w string) string {
+// underKey: see ClaimKey.
+func underKey(namespace, name, w string) string {
 	return "under " + GatewayKey(namespace, name) + " " + w
 }
 
@@ -127,7 +127,7 @@ func claimKeys(namespace, name, h string, add func(string)) {
 	add(ClaimKey(namespace, name, h))
 	for _, w := range object.CoveringHostnames(h) {
 		if w != "" {
-			add(UnderKey(namespace, name, w))
+			add(underKey(namespace, name, w))
 		}
 	}
 }
@@ -145,7 +145,7 @@ func overlapKeys(namespace, name, h string, read func(string)) {
 		}
 	}
 	if strings.HasPrefix(h, object.WildcardPrefix) {
-		read(UnderKey(namespace, name, h))
+		read(underKey(namespace, name, h))
 	}
 }
 

@@ -130,14 +130,14 @@ type Claim struct {
 	Owner    Owner
 }
 
-// GatewayConflicts are, for each of gw's own listeners, the reason it is
+// gatewayConflicts are, for each of gw's own listeners, the reason it is
 // indistinct from another of gw's (object.ReasonProtocolConflict: another protocol
 // on its port; object.ReasonHostnameConflict: the same port, protocol and
 // hostname) and the index of that other one (the first on the port with
 // another protocol; else the first other at its endpoint); "" and -1 when
 // it is distinct. Conflicts are mutual: none of them wins. Listeners of a
 // protocol Airlock does not serve take no part. Linear in gw's listeners.
-func GatewayConflicts(gw *gwv1.Gateway) (reasons []string, rivals []int) {
+func gatewayConflicts(gw *gwv1.Gateway) (reasons []string, rivals []int) {
 	ls := gw.Spec.Listeners
 	reasons, rivals = make([]string, len(ls)), make([]int, len(ls))
 	first, other := map[gwv1.PortNumber]int{}, map[gwv1.PortNumber]int{}
@@ -179,10 +179,10 @@ func GatewayConflicts(gw *gwv1.Gateway) (reasons []string, rivals []int) {
 	return reasons, rivals
 }
 
-// MarkOverlaps sets each Accepted TLS row's Overlaps: the first listener of
+// markOverlaps sets each Accepted TLS row's Overlaps: the first listener of
 // another object whose hostname overlaps its own on its port, else the
 // first of its own object.
-func MarkOverlaps(rows []MergedListener) {
+func markOverlaps(rows []MergedListener) {
 	at := func(i int) (object.Endpoint, bool) {
 		r := &rows[i]
 		return object.EndpointOf(r.Port, r.Protocol, r.Hostname), r.State == ListenerAccepted && object.TerminatesTLS(r.Protocol)

@@ -50,7 +50,7 @@ func MergedListeners(gw *gwv1.Gateway, sets []*gwv1.ListenerSet, opts MergeOptio
 		from = append(from, ls)
 		return true
 	})
-	MarkOverlaps(rows)
+	markOverlaps(rows)
 	if opts.Tenancy != nil {
 		markClaims(gw.Namespace, gw.Name, rows, arrivalOrder(gw, rows, from), newOwners(*opts.Tenancy, c.NamespaceLabels))
 	}
@@ -109,7 +109,7 @@ func mergeListeners(gw *gwv1.Gateway, sets []*gwv1.ListenerSet, admission *Gatew
 		return row
 	}
 	src := object.ListenerSource{Kind: object.SourceGateway, Namespace: gw.Namespace, Name: gw.Name}
-	reasons, rivals := GatewayConflicts(gw)
+	reasons, rivals := gatewayConflicts(gw)
 	for i := range gw.Spec.Listeners {
 		l := &gw.Spec.Listeners[i]
 		n++
@@ -182,10 +182,10 @@ func unsupported(row MergedListener, listenersPath *field.Path) MergedListener {
 func indistinctError(l, rival *gwv1.Listener, reason string, c object.Place, fldPath *field.Path) *field.Error {
 	if reason == object.ReasonProtocolConflict {
 		return object.MergedConflicts.Protocol.Err(field.Invalid(fldPath.Child("protocol"), string(l.Protocol),
-			fmt.Sprintf(DetailIndistinctProtocol, l.Port, rival.Protocol, c)))
+			fmt.Sprintf(detailIndistinctProtocol, l.Port, rival.Protocol, c)))
 	}
 	return object.MergedConflicts.Hostname.Err(field.Invalid(fldPath.Child("hostname"), string(object.EndpointOf(l.Port, l.Protocol, l.Hostname).Hostname),
-		fmt.Sprintf(DetailIndistinctHostname, c)))
+		fmt.Sprintf(detailIndistinctHostname, c)))
 }
 
 // objectErrors are ls's errors under its own rules alone, as Validate gives

@@ -49,7 +49,7 @@ func ListenersInMerge(ls *gwv1.ListenerSet, gw *gwv1.Gateway, admission *Gateway
 	if first < 0 {
 		return nil // ls has no listeners
 	}
-	MarkOverlaps(rows)
+	markOverlaps(rows)
 	return rows[first : first+len(ls.Spec.Listeners)]
 }
 

@@ -184,5 +184,5 @@ func (s Scope) note(path *field.Path, what, then string) *findings.Warning {
 		names[i] = string(n)
 	}
 	return &findings.Warning{Path: path.String(), Kind: KindScopeUnknown, Code: clusterKindCode(KindScopeUnknown),
-		Message: fmt.Sprintf(WarnScopeUnknown, what, then, strings.Join(names, ", "))}
+		Message: fmt.Sprintf(warnScopeUnknown, what, then, strings.Join(names, ", "))}
 }

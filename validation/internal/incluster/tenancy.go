@@ -2,9 +2,10 @@ package incluster
 
 import (
 	"fmt"
-	"k8s.io/apimachinery/pkg/util/validation"
 	"slices"
 	"strings"
+
+	"k8s.io/apimachinery/pkg/util/validation"
 
 	"k8s.io/apimachinery/pkg/util/validation/field"
 	gwv1 "sigs.k8s.io/gateway-api/apis/v1"
@@ -392,7 +393,7 @@ func validateFirstClaims(ls *gwv1.ListenerSet, gwNamespace, gwName string, admis
 				}
 				sure := true
 				if held {
-					before, known := ArrivedBefore(o, ls, ArrivalOf(o), arrived)
+					before, known := arrivedBefore(o, ls, ArrivalOf(o), arrived)
 					if known && !before {
 						continue // after ls: ls keeps the name
 					}

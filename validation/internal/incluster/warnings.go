@@ -33,34 +33,34 @@ const (
 // Texts of the cluster-aware warnings and details. Each is the message part
 // of "path: message".
 const (
-	// WarnGatewayNotFound: the parent may simply not be created yet.
-	WarnGatewayNotFound = "Gateway %s/%s not found; the ListenerSet stays unattached until it exists"
-	// WarnNotAllowed: the Gateway's allowedListeners refuses this namespace.
-	WarnNotAllowed = "Gateway %s/%s does not admit this ListenerSet (NotAllowed): %s"
-	// WarnSecretNotFound: the listener has no certificate until the Secret exists.
-	WarnSecretNotFound = "Secret %s/%s not found (InvalidCertificateRef until it exists)"
-	// WarnScopeUnknown: what is unknown, what followed from it (judged or
+	// warnGatewayNotFound: the parent may simply not be created yet.
+	warnGatewayNotFound = "Gateway %s/%s not found; the ListenerSet stays unattached until it exists"
+	// warnNotAllowed: the Gateway's allowedListeners refuses this namespace.
+	warnNotAllowed = "Gateway %s/%s does not admit this ListenerSet (NotAllowed): %s"
+	// warnSecretNotFound: the listener has no certificate until the Secret exists.
+	warnSecretNotFound = "Secret %s/%s not found (InvalidCertificateRef until it exists)"
+	// warnScopeUnknown: what is unknown, what followed from it (judged or
 	// admitted), and Airlock's controller names.
-	WarnScopeUnknown = "%s, %s (Airlock's GatewayClasses name %s)"
-	// WarnClassNotAccepted: the class, its controller, the Accepted
+	warnScopeUnknown = "%s, %s (Airlock's GatewayClasses name %s)"
+	// warnClassNotAccepted: the class, its controller, the Accepted
 	// condition as stored, and what the user sees.
-	WarnClassNotAccepted = "GatewayClass %q is not accepted by its controller %s (%s): " + classConsequence
-	// WarnClassRefused: the class, its controller, what the user sees, and
+	warnClassNotAccepted = "GatewayClass %q is not accepted by its controller %s (%s): " + classConsequence
+	// warnClassRefused: the class, its controller, what the user sees, and
 	// the controller's reason and message last (the message, any text, is
 	// what a cut shortens).
-	WarnClassRefused = "GatewayClass %q refused by its controller %s: " + classConsequence + "; %s"
-	// WarnListenerSetNotSupported: the class, its controller and the
+	warnClassRefused = "GatewayClass %q refused by its controller %s: " + classConsequence + "; %s"
+	// warnListenerSetNotSupported: the class, its controller and the
 	// feature name its status.supportedFeatures lacks.
-	WarnListenerSetNotSupported = "GatewayClass %q: its controller %s does not list %s in status.supportedFeatures: " + classConsequence
-	// DetailIndistinctProtocol: a Gateway's own listener on a port another
+	warnListenerSetNotSupported = "GatewayClass %q: its controller %s does not list %s in status.supportedFeatures: " + classConsequence
+	// detailIndistinctProtocol: a Gateway's own listener on a port another
 	// of its listeners uses with another protocol; none of them wins.
-	DetailIndistinctProtocol = "port %d also uses protocol %s in %s; the Gateway's indistinct listeners are all Conflicted (ProtocolConflict)"
-	// DetailIndistinctHostname: a Gateway's own listener with the port,
+	detailIndistinctProtocol = "port %d also uses protocol %s in %s; the Gateway's indistinct listeners are all Conflicted (ProtocolConflict)"
+	// detailIndistinctHostname: a Gateway's own listener with the port,
 	// protocol and hostname of another of its listeners.
-	DetailIndistinctHostname = "same port, protocol and hostname as %s; the Gateway's indistinct listeners are all Conflicted (HostnameConflict)"
-	// DetailRefNotPermitted: no ReferenceGrant in the Secret's namespace
+	detailIndistinctHostname = "same port, protocol and hostname as %s; the Gateway's indistinct listeners are all Conflicted (HostnameConflict)"
+	// detailRefNotPermitted: no ReferenceGrant in the Secret's namespace
 	// allows the reference.
-	DetailRefNotPermitted = "no ReferenceGrant in namespace %q allows ListenerSets from %q to use this Secret (RefNotPermitted)"
+	detailRefNotPermitted = "no ReferenceGrant in namespace %q allows ListenerSets from %q to use this Secret (RefNotPermitted)"
 )
 
 // clusterWarn records a warning of kind k on p in w, with k's code

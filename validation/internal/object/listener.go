@@ -3,10 +3,11 @@ package object
 import (
 	"cmp"
 	"fmt"
-	"k8s.io/apimachinery/pkg/util/validation"
 	"net/netip"
 	"slices"
 	"strings"
+
+	"k8s.io/apimachinery/pkg/util/validation"
 
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -164,7 +165,7 @@ func validateListener(i int, l *gwv1.ListenerEntry, namespace string, c views.Cl
 func warnLongHostnameLabel(h gwv1.Hostname, fldPath *field.Path, w *findings.WarningReport) {
 	for label := range strings.SplitSeq(strings.TrimPrefix(string(h), WildcardPrefix), ".") {
 		if len(label) > validation.DNS1123LabelMaxLength {
-			warn(w, fldPath, KindHostnameLabelTooLong, WarnHostnameLabelTooLong, shorten(label), len(label))
+			warn(w, fldPath, KindHostnameLabelTooLong, warnHostnameLabelTooLong, shorten(label), len(label))
 			return
 		}
 	}
@@ -247,7 +248,7 @@ func warnRouteCapture(l *gwv1.ListenerEntry, namespace string, fldPath *field.Pa
 	}
 	switch from := *l.AllowedRoutes.Namespaces.From; from {
 	case gwv1.NamespacesFromSelector:
-		if SelectsOnlyNamespace(l.AllowedRoutes.Namespaces.Selector, namespace) {
+		if selectsOnlyNamespace(l.AllowedRoutes.Namespaces.Selector, namespace) {
 			return
 		}
 		fallthrough
@@ -256,7 +257,7 @@ func warnRouteCapture(l *gwv1.ListenerEntry, namespace string, fldPath *field.Pa
 	}
 }
 
-// SelectsOnlyNamespace: no Namespace but namespace can match sel, because
+// selectsOnlyNamespace: no Namespace but namespace can match sel, because
 // one of its requirements pins the label kubernetes.io/metadata.name to
 // namespace (matchLabels, or matchExpressions In with that value alone).
 // kube-apiserver sets that label to every Namespace's own name and refuses
@@ -264,7 +265,7 @@ func warnRouteCapture(l *gwv1.ListenerEntry, namespace string, fldPath *field.Pa
 // no other key alongside can widen it. Any other selector (another value,
 // NotIn, Exists, no pin at all, an empty one) may match other namespaces;
 // so may any selector when namespace is unknown ("").
-func SelectsOnlyNamespace(sel *metav1.LabelSelector, namespace string) bool {
+func selectsOnlyNamespace(sel *metav1.LabelSelector, namespace string) bool {
 	if sel == nil || namespace == "" {
 		return false
 	}

@@ -2,6 +2,7 @@ package object
 
 import (
 	"fmt"
+
 	"k8s.io/apimachinery/pkg/util/validation"
 
 	"k8s.io/apimachinery/pkg/util/validation/field"

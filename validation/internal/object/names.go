@@ -63,7 +63,7 @@ const (
 var AirlockOptions = []AirlockOption{
 	{Key: OptionALPNProtocols, List: true, Values: ALPNProtocols, Code: CodeUnsupportedOptionItem, Example: "h2,http/1.1"},
 	{Key: OptionCiphers, List: true, Values: Ciphers, Code: CodeUnsupportedOptionItem,
-		Refused: TLS13Ciphers, RefusedCode: CodeTLS13Cipher, RefusedDetail: DetailTLS13Cipher,
+		Refused: tLS13Ciphers, RefusedCode: CodeTLS13Cipher, RefusedDetail: DetailTLS13Cipher,
 		Example: "ECDHE-ECDSA-AES128-GCM-SHA256,ECDHE-RSA-AES128-GCM-SHA256",
 		Rule:    "comma-separated TLS 1.0–1.2 suite names BoringSSL accepts (e.g. `ECDHE-ECDSA-AES128-GCM-SHA256`); TLS 1.3 suites are rejected as not configurable"},
 	{Key: OptionECDHCurves, List: true, Values: ECDHCurves, Code: CodeUnsupportedOptionItem, Example: "X25519MLKEM768,X25519,P-256"},
@@ -189,9 +189,9 @@ var Ciphers = []string{
 	"ECDHE-RSA-CHACHA20-POLY1305", "ECDHE-ECDSA-CHACHA20-POLY1305", "ECDHE-PSK-CHACHA20-POLY1305",
 }
 
-// TLS13Ciphers are BoringSSL's TLS 1.3 suites. They are not configurable, so
+// tLS13Ciphers are BoringSSL's TLS 1.3 suites. They are not configurable, so
 // naming one in the ciphers option is a mistake worth its own message.
-var TLS13Ciphers = []string{"TLS_AES_128_GCM_SHA256", "TLS_AES_256_GCM_SHA384", "TLS_CHACHA20_POLY1305_SHA256"}
+var tLS13Ciphers = []string{"TLS_AES_128_GCM_SHA256", "TLS_AES_256_GCM_SHA384", "TLS_CHACHA20_POLY1305_SHA256"}
 
 // ECDHCurves are the key-exchange groups BoringSSL accepts by name.
 var ECDHCurves = []string{"X25519MLKEM768", "X25519", "P-256", "P-384", "P-521"}

@@ -2,11 +2,12 @@ package object
 
 import (
 	"fmt"
-	"k8s.io/apimachinery/pkg/util/validation"
 	"slices"
 	"strings"
 	"sync"
 	"unicode/utf8"
+
+	"k8s.io/apimachinery/pkg/util/validation"
 
 	"k8s.io/apimachinery/pkg/util/validation/field"
 	gwv1 "sigs.k8s.io/gateway-api/apis/v1"

@@ -83,7 +83,7 @@ func validateRouteNamespaces(i int, ns *gwv1.RouteNamespaces, fldPath *field.Pat
 		}
 	case gwv1.NamespacesFromAll, gwv1.NamespacesFromSame:
 		if ns.Selector != nil {
-			warn(&v.Warnings, fldPath.Child("selector"), KindSelectorIgnored, WarnSelectorIgnored, from)
+			warn(&v.Warnings, fldPath.Child("selector"), KindSelectorIgnored, warnSelectorIgnored, from)
 		}
 	default:
 		v.Check(i, field.ErrorList{CodeRouteNamespacesFrom.Err(field.NotSupported(fldPath.Child("from"), string(from), SupportedFrom))}, fromValue)

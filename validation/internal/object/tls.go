@@ -107,7 +107,7 @@ func validateCertificateRef(ref *gwv1.SecretObjectReference, namespace string, c
 		nsErrs := CodeCertificateRefNamespace.Errs(validateNamespace(*ref.Namespace, fldPath.Child("namespace")))
 		errs = append(errs, nsErrs...)
 		if len(nsErrs) == 0 && string(*ref.Namespace) != namespace && !grantsKnown(c, string(*ref.Namespace)) {
-			warn(w, fldPath.Child("namespace"), KindCrossNamespaceRef, WarnCrossNamespaceCertificateRef, *ref.Namespace)
+			warn(w, fldPath.Child("namespace"), KindCrossNamespaceRef, warnCrossNamespaceCertificateRef, *ref.Namespace)
 		}
 	}
 	return errs

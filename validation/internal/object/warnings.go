@@ -26,15 +26,15 @@ const (
 // Texts of warnings and details. Each is the message part of "path: message".
 // They stay under 120 characters with a path of usual length.
 const (
-	// WarnCrossNamespaceCertificateRef: see KindCrossNamespaceRef.
-	WarnCrossNamespaceCertificateRef = "cross-namespace reference: needs a ReferenceGrant in namespace %q"
+	// warnCrossNamespaceCertificateRef: see KindCrossNamespaceRef.
+	warnCrossNamespaceCertificateRef = "cross-namespace reference: needs a ReferenceGrant in namespace %q"
 	// WarnForeignOption: legal Gateway API, no effect on Airlock Microgateway.
 	WarnForeignOption = "not an Airlock Microgateway option; Airlock ignores it"
-	// WarnSelectorIgnored: Gateway API ignores the selector unless from is Selector.
-	WarnSelectorIgnored = "ignored because from is %q, not \"Selector\""
-	// WarnHostnameLabelTooLong: DNS has no such name (RFC 1035 and 1123
+	// warnSelectorIgnored: Gateway API ignores the selector unless from is Selector.
+	warnSelectorIgnored = "ignored because from is %q, not \"Selector\""
+	// warnHostnameLabelTooLong: DNS has no such name (RFC 1035 and 1123
 	// limit a label to 63 octets), so no client sends it as SNI or Host.
-	WarnHostnameLabelTooLong = "label %q has %d characters, more than RFC 1123's 63: no client's SNI or Host header can match it"
+	warnHostnameLabelTooLong = "label %q has %d characters, more than RFC 1123's 63: no client's SNI or Host header can match it"
 	// DetailProtocolConflict: an earlier listener holds the port with another
 	// protocol (within the set, or in the Gateway's merged listener list).
 	DetailProtocolConflict = "port %d already uses protocol %s in %s; this listener would be Conflicted (ProtocolConflict)"

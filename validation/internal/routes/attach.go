@@ -58,13 +58,13 @@ func (a Attachment) Attached() bool { return len(a.Listeners) > 0 }
 
 // Details of an attachment to nothing.
 const (
-	DetailNoSection           = "no listener named %q"
-	DetailNoPort              = "no listener on port %d"
-	DetailNoSectionOnPort     = "no listener named %q on port %d"
-	DetailNoListenerAttaches  = "the ListenerSet has no listeners"
-	DetailNamespaceNotAllowed = "namespace %q not allowed by listener %q (allowedRoutes.namespaces.from: %s)"
-	DetailKindNotAllowed      = "kind HTTPRoute not allowed by listener %q (allowedRoutes.kinds, protocol %s)"
-	DetailNoHostname          = "no hostname of the route intersects hostname %s of listener %q"
+	detailNoSection           = "no listener named %q"
+	detailNoPort              = "no listener on port %d"
+	detailNoSectionOnPort     = "no listener named %q on port %d"
+	detailNoListenerAttaches  = "the ListenerSet has no listeners"
+	detailNamespaceNotAllowed = "namespace %q not allowed by listener %q (allowedRoutes.namespaces.from: %s)"
+	detailKindNotAllowed      = "kind HTTPRoute not allowed by listener %q (allowedRoutes.kinds, protocol %s)"
+	detailNoHostname          = "no hostname of the route intersects hostname %s of listener %q"
 )
 
 // Attacher decides attachments to one ListenerSet's listeners: each
@@ -165,7 +165,7 @@ func (a *Attacher) attach(route *gwv1.HTTPRoute, ref *gwv1.ParentReference, deta
 		out.Known, out.Reason = true, gwv1.RouteReasonNoMatchingListenerHostname
 		if detail {
 			l := &listeners[firstHostname]
-			out.Detail = fmt.Sprintf(DetailNoHostname, string(*l.Hostname), string(l.Name))
+			out.Detail = fmt.Sprintf(detailNoHostname, string(*l.Hostname), string(l.Name))
 		}
 	}
 	return out
@@ -177,13 +177,13 @@ func noCandidate(ref *gwv1.ParentReference) string {
 	section := ref.SectionName != nil && *ref.SectionName != ""
 	switch {
 	case section && ref.Port != nil:
-		return fmt.Sprintf(DetailNoSectionOnPort, string(*ref.SectionName), *ref.Port)
+		return fmt.Sprintf(detailNoSectionOnPort, string(*ref.SectionName), *ref.Port)
 	case section:
-		return fmt.Sprintf(DetailNoSection, string(*ref.SectionName))
+		return fmt.Sprintf(detailNoSection, string(*ref.SectionName))
 	case ref.Port != nil:
-		return fmt.Sprintf(DetailNoPort, *ref.Port)
+		return fmt.Sprintf(detailNoPort, *ref.Port)
 	default:
-		return DetailNoListenerAttaches
+		return detailNoListenerAttaches
 	}
 }
 
@@ -201,9 +201,9 @@ const (
 func (a *Attacher) refusal(i int, r routeAdmission, namespace string) string {
 	l := &a.ls.Spec.Listeners[i]
 	if r == routeKindRefused {
-		return fmt.Sprintf(DetailKindNotAllowed, string(l.Name), string(l.Protocol))
+		return fmt.Sprintf(detailKindNotAllowed, string(l.Name), string(l.Protocol))
 	}
-	return fmt.Sprintf(DetailNamespaceNotAllowed, namespace, string(l.Name), string(fromOf(l)))
+	return fmt.Sprintf(detailNamespaceNotAllowed, namespace, string(l.Name), string(fromOf(l)))
 }
 
 // fromOf is a listener's allowedRoutes.namespaces.from, Same when unset.

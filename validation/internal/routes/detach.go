@@ -32,8 +32,8 @@ const KindRoutesDetached findings.WarningKind = "RoutesDetached"
 // Texts of the detach warnings: the count, the listener, the first routes
 // (namespace/name) and, past them, "...".
 const (
-	WarnRoutesDetached        = "%s to listener %q (%s); %s no longer attach"
-	WarnRoutesDetachedRemoved = "%s to listener %q, which the update removes (%s); %s no longer attach"
+	warnRoutesDetached        = "%s to listener %q (%s); %s no longer attach"
+	warnRoutesDetachedRemoved = "%s to listener %q, which the update removes (%s); %s no longer attach"
 )
 
 // WarnDetached adds a KindRoutesDetached warning for each listener of
@@ -83,11 +83,11 @@ func WarnDetached(stored, updated *gwv1.ListenerSet, c views.Cluster, rs views.R
 		delete(lost, name) // a duplicate name is reported once
 		switch j, kept := index[name]; {
 		case updated == nil:
-			routeWarn(w, listenersPath.Index(i), KindRoutesDetached, WarnRoutesDetached, d.count(), string(name), d.names(), d.pronoun())
+			routeWarn(w, listenersPath.Index(i), KindRoutesDetached, warnRoutesDetached, d.count(), string(name), d.names(), d.pronoun())
 		case !kept:
-			routeWarn(w, listenersPath, KindRoutesDetached, WarnRoutesDetachedRemoved, d.count(), string(name), d.names(), d.pronoun())
+			routeWarn(w, listenersPath, KindRoutesDetached, warnRoutesDetachedRemoved, d.count(), string(name), d.names(), d.pronoun())
 		default:
-			routeWarn(w, listenersPath.Index(j), KindRoutesDetached, WarnRoutesDetached, d.count(), string(name), d.names(), d.pronoun())
+			routeWarn(w, listenersPath.Index(j), KindRoutesDetached, warnRoutesDetached, d.count(), string(name), d.names(), d.pronoun())
 		}
 	}
 }

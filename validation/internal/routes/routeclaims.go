@@ -212,9 +212,9 @@ const (
 	DetailClaimedByRoute = "hostname %q overlaps %q, which %s holds (HTTPRoute %s/%s, through %s): the first claim keeps it"
 	// DetailHeldByRoute: the very hostname, held by a route.
 	DetailHeldByRoute = "hostname %q is held by %s (HTTPRoute %s/%s, through %s): the first claim keeps it"
-	// DetailContestedByRoute: as DetailClaimedByRoute, when the stored
+	// detailContestedByRoute: as DetailClaimedByRoute, when the stored
 	// objects cannot tell which came to the Gateway first.
-	DetailContestedByRoute = "hostname %q overlaps %q, which %s holds (HTTPRoute %s/%s, through %s): which of the two came to this Gateway first, and keeps it, the stored objects cannot tell"
+	detailContestedByRoute = "hostname %q overlaps %q, which %s holds (HTTPRoute %s/%s, through %s): which of the two came to this Gateway first, and keeps it, the stored objects cannot tell"
 )
 
 // holder is what holds a name a claim overlaps: a listener of a set, or
@@ -335,7 +335,7 @@ func (x *holder) detail(h string, sure bool) string {
 	through := incluster.HolderName(x.claim.Set, x.claim.Listener)
 	switch {
 	case !sure:
-		return fmt.Sprintf(DetailContestedByRoute, h, x.hostname, x.owner, x.route.Namespace, x.route.Name, through)
+		return fmt.Sprintf(detailContestedByRoute, h, x.hostname, x.owner, x.route.Namespace, x.route.Name, through)
 	case x.hostname == h:
 		return fmt.Sprintf(DetailHeldByRoute, h, x.owner, x.route.Namespace, x.route.Name, through)
 	}

@@ -35,8 +35,8 @@ const (
 
 // Texts of the route findings: the ListenerSet, the detail and the reason.
 const (
-	WarnRouteNotAttached       = "attaches to no listener of ListenerSet %s/%s: %s (%s)"
-	WarnRouteListenerSetAbsent = "ListenerSet %s/%s not found (%s)"
+	warnRouteNotAttached       = "attaches to no listener of ListenerSet %s/%s: %s (%s)"
+	warnRouteListenerSetAbsent = "ListenerSet %s/%s not found (%s)"
 )
 
 var routeKinds = map[gwv1.RouteConditionReason]findings.WarningKind{
@@ -67,7 +67,7 @@ func JudgeParents(route *gwv1.HTTPRoute, c views.RouteParents, scope incluster.S
 			if scope.On() && scope.Unknown == incluster.UnknownAdmit {
 				continue // whose it would be cannot be told
 			}
-			routeWarn(w, refsPath.Index(i), KindRouteNoMatchingParent, WarnRouteListenerSetAbsent, ns, name, gwv1.RouteReasonNoMatchingParent)
+			routeWarn(w, refsPath.Index(i), KindRouteNoMatchingParent, warnRouteListenerSetAbsent, ns, name, gwv1.RouteReasonNoMatchingParent)
 			continue
 		}
 		if !scope.Decide(ls, classes).Judge {
@@ -79,7 +79,7 @@ func JudgeParents(route *gwv1.HTTPRoute, c views.RouteParents, scope incluster.S
 			attachers[ls] = a
 		}
 		if at := a.Attach(route, ref); !at.Attached() && at.Known {
-			routeWarn(w, refsPath.Index(i), routeKinds[at.Reason], WarnRouteNotAttached, ns, name, at.Detail, at.Reason)
+			routeWarn(w, refsPath.Index(i), routeKinds[at.Reason], warnRouteNotAttached, ns, name, at.Detail, at.Reason)
 		}
 	}
 	return w
