@@ -1,5 +1,10 @@
 package validation
 
+// The door: what callers outside validation read of the rooms behind it,
+// re-exported by alias (a type, constant or variable here is the room's
+// own, not a copy) and functions that call the room's. Only what some
+// caller uses is here; the rest of a room stays behind the door.
+
 import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	gwv1 "sigs.k8s.io/gateway-api/apis/v1"
@@ -90,18 +95,51 @@ var (
 	TLSVersions         = object.TLSVersions
 )
 
-func BuiltinNames(key gwv1.AnnotationKey) []string                { return object.BuiltinNames(key) }
-func Covers(w, h string) bool                                     { return object.Covers(w, h) }
+// BuiltinNames: object.BuiltinNames, which are the names the list-valued
+// option key accepts in this build, in the order a message lists them (nil
+// for another key).
+func BuiltinNames(key gwv1.AnnotationKey) []string { return object.BuiltinNames(key) }
+
+// Covers: object.Covers, which tells whether hostname w ("" for none) matches
+// every name h matches and w is not h: w is absent, or a wildcard above h.
+func Covers(w, h string) bool { return object.Covers(w, h) }
+
+// ExampleOptions: object.ExampleOptions, which sets every Airlock TLS option
+// to its example: valid together, on an HTTPS or an http3 listener.
 func ExampleOptions() map[gwv1.AnnotationKey]gwv1.AnnotationValue { return object.ExampleOptions() }
-func ListOptionNames() string                                     { return object.ListOptionNames() }
+
+// ListOptionNames: object.ListOptionNames, which are the list-valued options
+// as a setting names them (without their prefix), comma-separated.
+func ListOptionNames() string { return object.ListOptionNames() }
+
+// OverlapMessage: object.OverlapMessage, which is the warnings' text for a
+// listener with hostname on port whose hostname overlaps otherHostname of the
+// listener other names ("namespace/name listener name"): the condition's
+// message in the listeners command.
 func OverlapMessage(hostname *gwv1.Hostname, other string, otherHostname *gwv1.Hostname, port gwv1.PortNumber) string {
 	return object.OverlapMessage(hostname, other, otherHostname, port)
 }
+
+// ParentOf: object.ParentOf, which names the Gateway ls's parentRef points
+// to, ok=false when it names none (another group or kind, or no name: an
+// error of the object's own rules).
 func ParentOf(ls *gwv1.ListenerSet) (namespace, name string, ok bool) { return object.ParentOf(ls) }
-func ParseAddedNames(settings []string) (object.AddedNames, error) {
+
+// ParseAddedNames: object.ParseAddedNames, which reads settings of the form
+// "<option>=<name>[,<name>...]", where option is a list-valued option's key
+// with or without its "microgateway.airlock.com/" prefix
+// (ecdhCurves=X25519Kyber768Draft00).
+func ParseAddedNames(settings []string) (AddedNames, error) {
 	return object.ParseAddedNames(settings)
 }
-func Rules() []object.Rule                    { return object.Rules() }
+
+// Rules: object.Rules, which are every object rule's definition, in
+// docs/rules.md's order: the tables beside the rules' Go functions, and a
+// rule per row of the option table.
+func Rules() []Rule { return object.Rules() }
+
+// ServedProtocol: object.ServedProtocol, which tells whether Airlock
+// Microgateway serves protocol p on a listener: one of SupportedProtocols.
 func ServedProtocol(p gwv1.ProtocolType) bool { return object.ServedProtocol(p) }
 
 // Of the merged list and the cluster-aware rules (internal/incluster).
@@ -166,33 +204,102 @@ var (
 	UnknownParents = incluster.UnknownParents
 )
 
-func ClaimKey(namespace, name, h string) string             { return incluster.ClaimKey(namespace, name, h) }
+// ClaimKey: incluster.ClaimKey, which is the key of Gateway namespace/name's
+// ListenerSets with a listener claiming hostname h (RivalKeys), UnderKey that
+// of those with a listener claiming a hostname under wildcard w: the first-
+// claim rule finds a hostname's overlaps, above, equal and below, by its
+// covering hostnames (coveringHostnames), in as many reads as it has labels.
+func ClaimKey(namespace, name, h string) string { return incluster.ClaimKey(namespace, name, h) }
+
+// ClassWarnings: incluster.ClassWarnings, which are WarnClass' warnings on
+// gc, for a command that explains one set rather than judging it (why): one
+// decision, whoever tells it.
 func ClassWarnings(gc *gwv1.GatewayClass) findings.Warnings { return incluster.ClassWarnings(gc) }
-func ComparePrecedence(a, b *gwv1.ListenerSet) int          { return incluster.ComparePrecedence(a, b) }
+
+// ComparePrecedence: incluster.ComparePrecedence, which orders ListenerSets
+// as Gateway API merges them: by creation time, oldest first, then
+// "namespace/name".
+func ComparePrecedence(a, b *gwv1.ListenerSet) int { return incluster.ComparePrecedence(a, b) }
+
+// EndpointKey: incluster.EndpointKey, which is the key of Gateway
+// namespace/name's ListenerSets with a listener on port with protocol and
+// hostname (nil: none) (RivalKeys).
 func EndpointKey(namespace, name string, port gwv1.PortNumber, protocol gwv1.ProtocolType, hostname *gwv1.Hostname) string {
 	return incluster.EndpointKey(namespace, name, port, protocol, hostname)
 }
-func GatewayKey(namespace, name string) string     { return incluster.GatewayKey(namespace, name) }
+
+// GatewayKey: incluster.GatewayKey, which is the ParentKey of the
+// ListenerSets of Gateway namespace/name: what an index by ParentKey is asked
+// for.
+func GatewayKey(namespace, name string) string { return incluster.GatewayKey(namespace, name) }
+
+// ListenerSetKey: incluster.ListenerSetKey, which is the key RouteKeys files
+// the routes naming ListenerSet namespace/name under.
 func ListenerSetKey(namespace, name string) string { return incluster.ListenerSetKey(namespace, name) }
-func MergedListeners(gw *gwv1.Gateway, sets []*gwv1.ListenerSet, opts incluster.MergeOptions) []incluster.MergedListener {
+
+// MergedListeners: incluster.MergedListeners, which is Gateway gw's merged
+// listener list as Gateway API says an implementation must build it, each
+// listener with its state: gw's own listeners, then the listeners of sets
+// (gw's ListenerSets, those whose ParentKey is gw's GatewayKey;
+func MergedListeners(gw *gwv1.Gateway, sets []*gwv1.ListenerSet, opts MergeOptions) []MergedListener {
 	return incluster.MergedListeners(gw, sets, opts)
 }
+
+// NamesListenerSet: incluster.NamesListenerSet, which tells whether ref, a
+// parentRef of an HTTPRoute in namespace routeNamespace, names a ListenerSet,
+// and which.
 func NamesListenerSet(routeNamespace string, ref *gwv1.ParentReference) (namespace, name string, ok bool) {
 	return incluster.NamesListenerSet(routeNamespace, ref)
 }
+
+// ParentKey: incluster.ParentKey, which is the key of the Gateway ls's
+// parentRef names, as Cluster.ListenerSetsOf answers by (GatewayKey of that
+// Gateway);
 func ParentKey(ls *gwv1.ListenerSet) (key string, ok bool) { return incluster.ParentKey(ls) }
+
+// PermittingGrant: incluster.PermittingGrant, which is the first of grants (a
+// Secret's namespace's) that lets ListenerSets of fromNamespace reference the
+// Secret name, nil when none does: the RefNotPermitted rule's decision, for a
+// caller that names the grant (the why command).
 func PermittingGrant(grants []*gwv1.ReferenceGrant, fromNamespace string, name gwv1.ObjectName) *gwv1.ReferenceGrant {
 	return incluster.PermittingGrant(grants, fromNamespace, name)
 }
+
+// PortKey: incluster.PortKey, which is the key of Gateway namespace/name's
+// ListenerSets with a listener on port with protocol (RivalKeys).
 func PortKey(namespace, name string, port gwv1.PortNumber, protocol gwv1.ProtocolType) string {
 	return incluster.PortKey(namespace, name, port, protocol)
 }
-func RivalKeys(ls *gwv1.ListenerSet) []string       { return incluster.RivalKeys(ls) }
+
+// RivalKeys: incluster.RivalKeys, which are the keys an index of ListenerSets
+// files ls under, for Cluster.ListenerSetsAt: for each of its listeners the
+// PortKey of its port and protocol, the EndpointKey of its port, protocol and
+// hostname and, for a listener that claims a hostname, its claimKeys
+// (ClaimKey, UnderKey), under the Gateway its parentRef names (ParentKey);
+func RivalKeys(ls *gwv1.ListenerSet) []string { return incluster.RivalKeys(ls) }
+
+// RouteClaimKeys: incluster.RouteClaimKeys, which are the keys an index of
+// HTTPRoutes files route under, for Routes.RoutesAt: the claimKeys of each of
+// its hostnames, under no Gateway (a route names ListenerSets, and which
+// Gateway each is on can change without the route: the claim rules read the
+// parents anew).
 func RouteClaimKeys(route *gwv1.HTTPRoute) []string { return incluster.RouteClaimKeys(route) }
-func RouteKeys(route *gwv1.HTTPRoute) []string      { return incluster.RouteKeys(route) }
+
+// RouteKeys: incluster.RouteKeys, which are the ListenerSetKeys of the
+// ListenerSets route's parentRefs name, each once: what an index of routes
+// files a route under, so that a view answers Routes.RoutesOf by it.
+func RouteKeys(route *gwv1.HTTPRoute) []string { return incluster.RouteKeys(route) }
+
+// TrimmedManagedFields: incluster.TrimmedManagedFields, which are the
+// managedFields entries ArrivalOf and StoredBefore read, at most two: a cache
+// keeps them instead of the object's (which can be most of its size), and
+// ArrivalOf and StoredBefore give the same answers from them.
 func TrimmedManagedFields(ls *gwv1.ListenerSet) []metav1.ManagedFieldsEntry {
 	return incluster.TrimmedManagedFields(ls)
 }
+
+// TrimmedRouteManagedFields: incluster.TrimmedRouteManagedFields, which is
+// TrimmedManagedFields of an HTTPRoute, for RouteArrivalOf.
 func TrimmedRouteManagedFields(route *gwv1.HTTPRoute) []metav1.ManagedFieldsEntry {
 	return incluster.TrimmedRouteManagedFields(route)
 }
@@ -215,13 +322,22 @@ const (
 	KindRouteNotAllowedByListeners      = routes.KindRouteNotAllowedByListeners
 )
 
-func JudgeParents(route *gwv1.HTTPRoute, c views.RouteParents, scope incluster.Scope, classes views.Classes) *findings.WarningReport {
+// JudgeParents: routes.JudgeParents, which gives a warning for each parentRef
+// of route that names a ListenerSet scope judges (reading classes) and
+// attaches to none of its listeners, at spec.parentRefs[i].
+func JudgeParents(route *gwv1.HTTPRoute, c views.RouteParents, scope Scope, classes Classes) *findings.WarningReport {
 	return routes.JudgeParents(route, c, scope, classes)
 }
-func NewAttacher(ls *gwv1.ListenerSet, nsLabels views.NamespaceLabelsFunc) *routes.Attacher {
+
+// NewAttacher: routes.NewAttacher, which is the Attacher of ls, judged as
+// defaults.ListenerSet defaults it;
+func NewAttacher(ls *gwv1.ListenerSet, nsLabels views.NamespaceLabelsFunc) *Attacher {
 	return routes.NewAttacher(ls, nsLabels)
 }
-func StoredClaimsHeld(route *gwv1.HTTPRoute, o routes.ClaimOptions) []routes.HeldClaim {
+
+// StoredClaimsHeld: routes.StoredClaimsHeld, which are route's claims, judged
+// as stored (AsStored), that another owner's listener or route holds first;
+func StoredClaimsHeld(route *gwv1.HTTPRoute, o ClaimOptions) []HeldClaim {
 	return routes.StoredClaimsHeld(route, o)
 }
 
@@ -230,6 +346,10 @@ const (
 	KindRatcheted = verdict.KindRatcheted
 )
 
+// NewRatchet: verdict.NewRatchet, which pairs the k-th listener named n of
+// newLS with the k-th listener named n of oldLS: names are unique in a valid
+// set, and counting keeps a copy of a stored listener from passing as
+// unchanged twice.
 func NewRatchet(newLS, oldLS *gwv1.ListenerSet) verdict.Ratchet {
 	return verdict.NewRatchet(newLS, oldLS)
 }

@@ -11,7 +11,8 @@
 //
 // Contract: read through views passed in; known=false says nothing. The
 // attachment and detach findings are warnings only; the claims record
-// errors and warnings into an verdict.Verdict. It imports findings, views,
-// object, merged and defaults of this module; package validation composes
-// it (Judge, JudgeDelete, JudgeRoute).
+// errors and warnings into a *verdict.Verdict. It imports findings,
+// defaults and, of validation's rooms, views, verdict, object and
+// incluster; package validation composes it (Judge, JudgeDelete,
+// JudgeRoute) and re-exports what callers read.
 package routes
