@@ -10,6 +10,7 @@ import (
 	"sigs.k8s.io/gateway-api/pkg/features"
 
 	"github.com/airlock/listenerset-webhook/findings"
+	"github.com/airlock/listenerset-webhook/validation/internal/fixture"
 	"github.com/airlock/listenerset-webhook/validation/internal/incluster"
 )
 
@@ -26,7 +27,7 @@ var (
 // classWith is gatewayClass with the status a controller wrote (conditions
 // and supportedFeatures by name).
 func classWith(name string, controller gwv1.GatewayController, conditions []metav1.Condition, supported ...features.FeatureName) *gwv1.GatewayClass {
-	gc := gatewayClass(name, controller)
+	gc := fixture.GatewayClass(name, controller)
 	gc.Status.Conditions = conditions
 	for _, f := range supported {
 		gc.Status.SupportedFeatures = append(gc.Status.SupportedFeatures, gwv1.SupportedFeature{Name: gwv1.FeatureName(f)})
@@ -42,7 +43,7 @@ func classWith(name string, controller gwv1.GatewayController, conditions []meta
 // nothing.
 func TestClassWarnings(t *testing.T) {
 	airlock := incluster.Scope{ControllerNames: []gwv1.GatewayController{incluster.AirlockControllerName}}
-	ls := attached("gateway-ns", "ls", 0, entry("web", 80, gwv1.HTTPProtocolType, "app.example.com"))
+	ls := fixture.Attached("gateway-ns", "ls", 0, fixture.Entry("web", 80, gwv1.HTTPProtocolType, "app.example.com"))
 	const (
 		notAccepted = `GatewayClass "airlock" is not accepted by its controller microgateway.airlock.com/gatewayclass-controller ` +
 			`(Accepted is Unknown, reason Pending): the ListenerSet stays Pending and unprogrammed`
@@ -99,9 +100,9 @@ func TestClassWarnings(t *testing.T) {
 			class: classWith("airlock", incluster.AirlockControllerName, []metav1.Condition{pendingCondition}), scope: airlock, strict: true,
 			want: findings.Warnings{{Path: "spec.parentRef", Kind: incluster.KindClassNotAccepted, Code: incluster.CodeClassNotAccepted, Message: notAccepted}}},
 		{name: "another implementation's class: not ours, nothing",
-			class: classWith("airlock", envoyController, []metav1.Condition{pendingCondition}, features.SupportGateway), scope: airlock},
+			class: classWith("airlock", fixture.EnvoyController, []metav1.Condition{pendingCondition}, features.SupportGateway), scope: airlock},
 		{name: "scope off, class known: warned whatever its controller",
-			class: classWith("airlock", envoyController, []metav1.Condition{pendingCondition}),
+			class: classWith("airlock", fixture.EnvoyController, []metav1.Condition{pendingCondition}),
 			want: findings.Warnings{{Path: "spec.parentRef", Kind: incluster.KindClassNotAccepted, Code: incluster.CodeClassNotAccepted,
 				Message: `GatewayClass "airlock" is not accepted by its controller gateway.envoyproxy.io/gatewayclass-controller (Accepted is Unknown, reason Pending): the ListenerSet stays Pending and unprogrammed`}}},
 		{name: "scope off, no class view (the webhook's --scope=all): nothing",
@@ -111,7 +112,7 @@ func TestClassWarnings(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			c := &incluster.Objects{Gateways: []*gwv1.Gateway{gateway(gwv1.NamespacesFromAll)}, Classes: []*gwv1.GatewayClass{tt.class}}
+			c := &incluster.Objects{Gateways: []*gwv1.Gateway{fixture.Gateway(gwv1.NamespacesFromAll)}, Classes: []*gwv1.GatewayClass{tt.class}}
 			opts := Options{Scope: tt.scope, Classes: c, Cluster: c, Strict: tt.strict}
 			if tt.noClasses {
 				opts.Classes = nil
@@ -134,9 +135,9 @@ func TestClassWarnings(t *testing.T) {
 // class rules add nothing.
 func TestClassWarningsUnknownClass(t *testing.T) {
 	airlock := incluster.Scope{ControllerNames: []gwv1.GatewayController{incluster.AirlockControllerName}}
-	ls := attached("gateway-ns", "ls", 0, entry("web", 80, gwv1.HTTPProtocolType, "app.example.com"))
+	ls := fixture.Attached("gateway-ns", "ls", 0, fixture.Entry("web", 80, gwv1.HTTPProtocolType, "app.example.com"))
 	for _, classes := range [][]*gwv1.GatewayClass{nil, {}} {
-		c := &incluster.Objects{Gateways: []*gwv1.Gateway{gateway(gwv1.NamespacesFromAll)}, Classes: classes}
+		c := &incluster.Objects{Gateways: []*gwv1.Gateway{fixture.Gateway(gwv1.NamespacesFromAll)}, Classes: classes}
 		r := Judge(ls, nil, Options{Scope: airlock, Classes: c, Cluster: c})
 		require.Equal(t, incluster.OutcomeUnknownJudged, r.Scope.Outcome)
 		assert.Nil(t, r.Scope.Class)
@@ -148,10 +149,10 @@ func TestClassWarningsUnknownClass(t *testing.T) {
 // warns from, so the scope and the class rules read the class once.
 func TestDecisionCarriesTheClass(t *testing.T) {
 	gc := classWith("airlock", incluster.AirlockControllerName, []metav1.Condition{acceptedCondition})
-	c := &incluster.Objects{Gateways: []*gwv1.Gateway{gateway(gwv1.NamespacesFromAll)}, Classes: []*gwv1.GatewayClass{gc}}
-	ls := attached("gateway-ns", "ls", 0, entry("web", 80, gwv1.HTTPProtocolType, ""))
+	c := &incluster.Objects{Gateways: []*gwv1.Gateway{fixture.Gateway(gwv1.NamespacesFromAll)}, Classes: []*gwv1.GatewayClass{gc}}
+	ls := fixture.Attached("gateway-ns", "ls", 0, fixture.Entry("web", 80, gwv1.HTTPProtocolType, ""))
 	assert.Same(t, gc, incluster.Scope{ControllerNames: []gwv1.GatewayController{incluster.AirlockControllerName}}.Decide(ls, c).Class, "scope on, Airlock's")
-	assert.Same(t, gc, incluster.Scope{ControllerNames: []gwv1.GatewayController{envoyController}}.Decide(ls, c).Class, "scope on, another's")
+	assert.Same(t, gc, incluster.Scope{ControllerNames: []gwv1.GatewayController{fixture.EnvoyController}}.Decide(ls, c).Class, "scope on, another's")
 	assert.Same(t, gc, incluster.Scope{}.Decide(ls, c).Class, "scope off, with a view")
 	assert.Nil(t, incluster.Scope{}.Decide(ls, nil).Class, "scope off, no view")
 }

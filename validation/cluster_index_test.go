@@ -14,6 +14,7 @@ import (
 	"k8s.io/utils/ptr"
 	gwv1 "sigs.k8s.io/gateway-api/apis/v1"
 
+	"github.com/airlock/listenerset-webhook/validation/internal/fixture"
 	"github.com/airlock/listenerset-webhook/validation/internal/incluster"
 	"github.com/airlock/listenerset-webhook/validation/internal/object"
 )
@@ -54,7 +55,7 @@ func randomCluster(r *rand.Rand) (*gwv1.Gateway, *incluster.Objects, *gwv1.Liste
 	if r.IntN(2) == 0 {
 		from = gwv1.NamespacesFromAll // most Gateways admit what they are given
 	}
-	gw := gateway(from)
+	gw := fixture.Gateway(from)
 	if from == gwv1.NamespacesFromSelector {
 		gw = withSelector(gw, "access", "yes")
 	}
@@ -74,9 +75,9 @@ func randomCluster(r *rand.Rand) (*gwv1.Gateway, *incluster.Objects, *gwv1.Liste
 	for _, ns := range namespaces[:3] {
 		switch r.IntN(3) {
 		case 0:
-			o.Namespaces = append(o.Namespaces, namespace(ns, map[string]string{"access": "yes"}))
+			o.Namespaces = append(o.Namespaces, fixture.Namespace(ns, map[string]string{"access": "yes"}))
 		case 1:
-			o.Namespaces = append(o.Namespaces, namespace(ns, nil))
+			o.Namespaces = append(o.Namespaces, fixture.Namespace(ns, nil))
 		} // else: labels unknown
 	}
 	for i := range r.IntN(14) {
@@ -194,9 +195,9 @@ func describeSets(sets []*gwv1.ListenerSet) string {
 // The index follows Objects' lists: appended ListenerSets are found, a
 // replaced list is indexed again, and a copy with other Sets answers with its own.
 func TestObjectsIndexFollowsTheLists(t *testing.T) {
-	gw := gateway(gwv1.NamespacesFromAll)
-	a := attached("team-a", "a", 1, entry("web", 443, "HTTPS", "a.example.com"))
-	b := attached("team-b", "b", 2, entry("web", 443, "HTTPS", "a.example.com"))
+	gw := fixture.Gateway(gwv1.NamespacesFromAll)
+	a := fixture.Attached("team-a", "a", 1, fixture.Entry("web", 443, "HTTPS", "a.example.com"))
+	b := fixture.Attached("team-b", "b", 2, fixture.Entry("web", 443, "HTTPS", "a.example.com"))
 	key := incluster.EndpointKey(gw.Namespace, gw.Name, 443, "HTTPS", ptr.To[gwv1.Hostname]("a.example.com"))
 	o := &incluster.Objects{Gateways: []*gwv1.Gateway{gw}, Sets: make([]*gwv1.ListenerSet, 0, 1)}
 	sets, known := o.ListenerSetsAt(key)
@@ -233,7 +234,7 @@ func TestObjectsIndexFollowsTheLists(t *testing.T) {
 // -race).
 func TestObjectsConcurrentReads(t *testing.T) {
 	_, o, _ := randomCluster(rand.New(rand.NewPCG(7, 7)))
-	ls := attached("ns-a", "judged", 9, entry("web", 443, "HTTPS", "a.example.com"))
+	ls := fixture.Attached("ns-a", "judged", 9, fixture.Entry("web", 443, "HTTPS", "a.example.com"))
 	done := make(chan field.ErrorList)
 	for range 4 {
 		go func() {

@@ -12,6 +12,7 @@ import (
 	gwv1 "sigs.k8s.io/gateway-api/apis/v1"
 
 	"github.com/airlock/listenerset-webhook/findings"
+	"github.com/airlock/listenerset-webhook/validation/internal/fixture"
 	"github.com/airlock/listenerset-webhook/validation/internal/incluster"
 	"github.com/airlock/listenerset-webhook/validation/internal/object"
 	"github.com/airlock/listenerset-webhook/validation/internal/routes"
@@ -84,7 +85,7 @@ func TestRoutesDetachedByUpdate(t *testing.T) {
 			stored, routes := detachFixture()
 			updated := stored.DeepCopy()
 			tc.change(updated)
-			c := &incluster.Objects{Routes: routes, Namespaces: []*metav1.PartialObjectMetadata{namespace("team-a", nil)}}
+			c := &incluster.Objects{Routes: routes, Namespaces: []*metav1.PartialObjectMetadata{fixture.Namespace("team-a", nil)}}
 			for _, strict := range []bool{false, true} {
 				errs, ws := Validate(updated, stored, Options{Cluster: c, Routes: c, Strict: strict})
 				assert.Empty(t, errs, "never an error")

@@ -24,7 +24,9 @@
 //   - internal/routes: which HTTPRoutes attach where (Attacher) and what
 //     they claim, a route's parents, the routes a change detaches;
 //   - internal/verdict: the ratcheting verdict every rule records into;
-//   - internal/views: the read views the rules are handed, interfaces only.
+//   - internal/views: the read views the rules are handed, interfaces only;
+//   - internal/fixture: the small objects the tests of the door and of the
+//     rooms share (tests only).
 //
 // A rule on one value is as in Kubernetes' pkg/apis/*/validation (the value
 // and a *field.Path in, a field.ErrorList out); a rule that may ratchet or

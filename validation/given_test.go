@@ -9,6 +9,7 @@ import (
 	"k8s.io/apimachinery/pkg/util/validation/field"
 	gwv1 "sigs.k8s.io/gateway-api/apis/v1"
 
+	"github.com/airlock/listenerset-webhook/validation/internal/fixture"
 	"github.com/airlock/listenerset-webhook/validation/internal/incluster"
 	"github.com/airlock/listenerset-webhook/validation/internal/routes"
 )
@@ -28,23 +29,23 @@ func TestClaimsGivenToRoutes(t *testing.T) {
 	routeC := claimRoute("team-c", "rc", "team-b", "b", "", 21, "login.a.example.com")
 	cluster := func(declB string, sets ...*gwv1.ListenerSet) *incluster.Objects {
 		return &incluster.Objects{
-			Gateways:   []*gwv1.Gateway{gateway(gwv1.NamespacesFromAll)},
+			Gateways:   []*gwv1.Gateway{fixture.Gateway(gwv1.NamespacesFromAll)},
 			Namespaces: teamNamespaces(declB),
 			Sets: append([]*gwv1.ListenerSet{
-				attached("team-a", "a", 5, entry("https", 443, "HTTPS", "*.a.example.com")),
-				attached("team-c", "c", 6, entry("https", 443, "HTTPS", "shop.c.example.com")),
+				fixture.Attached("team-a", "a", 5, fixture.Entry("https", 443, "HTTPS", "*.a.example.com")),
+				fixture.Attached("team-c", "c", 6, fixture.Entry("https", 443, "HTTPS", "shop.c.example.com")),
 			}, sets...),
 			Routes: []*gwv1.HTTPRoute{routeB},
 		}
 	}
-	open := entry("open", 9090, "HTTP", "")
-	exact := entry("exact", 9092, "HTTP", "shop.b.example.com")
+	open := fixture.Entry("open", 9090, "HTTP", "")
+	exact := fixture.Entry("exact", 9092, "HTTP", "shop.b.example.com")
 	create := func(ls ...gwv1.ListenerEntry) *gwv1.ListenerSet {
-		s := attached("team-b", "b", 0, ls...)
+		s := fixture.Attached("team-b", "b", 0, ls...)
 		s.CreationTimestamp = metav1.Time{}
 		return s
 	}
-	stored := func(ls ...gwv1.ListenerEntry) *gwv1.ListenerSet { return attached("team-b", "b", 30, ls...) }
+	stored := func(ls ...gwv1.ListenerEntry) *gwv1.ListenerSet { return fixture.Attached("team-b", "b", 30, ls...) }
 	elsewhere := stored(open)
 	elsewhere.Spec.ParentRef.Name = "missing"
 	given := func(route, detail string) string {

@@ -11,17 +11,18 @@ import (
 	"k8s.io/utils/ptr"
 	gwv1 "sigs.k8s.io/gateway-api/apis/v1"
 
+	"github.com/airlock/listenerset-webhook/validation/internal/fixture"
 	"github.com/airlock/listenerset-webhook/validation/internal/incluster"
 	"github.com/airlock/listenerset-webhook/validation/internal/routes"
 )
 
 // claimRoute is an HTTPRoute namespace/name attached to ListenerSet
-// setNamespace/set (sectionName section when set), created at t0 plus
+// setNamespace/set (sectionName section when set), created at fixture.T0 plus
 // minutes (0: a create, no time yet).
 func claimRoute(namespace, name, setNamespace, set, section string, minutes int, hostnames ...gwv1.Hostname) *gwv1.HTTPRoute {
 	r := &gwv1.HTTPRoute{ObjectMeta: metav1.ObjectMeta{Namespace: namespace, Name: name}}
 	if minutes > 0 {
-		r.CreationTimestamp = metav1.NewTime(t0.Add(time.Duration(minutes) * time.Minute))
+		r.CreationTimestamp = metav1.NewTime(fixture.T0.Add(time.Duration(minutes) * time.Minute))
 	}
 	ref := gwv1.ParentReference{Group: ptr.To[gwv1.Group](gwv1.GroupName), Kind: ptr.To[gwv1.Kind]("ListenerSet"),
 		Namespace: ptr.To(gwv1.Namespace(setNamespace)), Name: gwv1.ObjectName(set)}
@@ -36,11 +37,11 @@ func claimRoute(namespace, name, setNamespace, set, section string, minutes int,
 // teamNamespaces are namespaces team-a, team-b (declaring declB, when
 // set) and team-c.
 func teamNamespaces(declB string) []*metav1.PartialObjectMetadata {
-	nsB := namespace("team-b", nil)
+	nsB := fixture.Namespace("team-b", nil)
 	if declB != "" {
 		nsB = declaring("team-b", declB, nil)
 	}
-	return []*metav1.PartialObjectMetadata{namespace("team-a", nil), nsB, namespace("team-c", nil)}
+	return []*metav1.PartialObjectMetadata{fixture.Namespace("team-a", nil), nsB, fixture.Namespace("team-c", nil)}
 }
 
 // TestRouteClaims: an HTTPRoute attached to a listener of an Airlock
@@ -53,16 +54,16 @@ func teamNamespaces(declB string) []*metav1.PartialObjectMetadata {
 func TestRouteClaims(t *testing.T) {
 	key := incluster.DefaultAllowedHostnamesAnnotation
 	hostnames := field.NewPath("spec", "hostnames")
-	open := withFrom(entry("open", 9090, "HTTP", ""), gwv1.NamespacesFromAll)
+	open := withFrom(fixture.Entry("open", 9090, "HTTP", ""), gwv1.NamespacesFromAll)
 	cluster := func(declB string, routes ...*gwv1.HTTPRoute) *incluster.Objects {
 		return &incluster.Objects{
-			Gateways:   []*gwv1.Gateway{gateway(gwv1.NamespacesFromAll)},
+			Gateways:   []*gwv1.Gateway{fixture.Gateway(gwv1.NamespacesFromAll)},
 			Namespaces: teamNamespaces(declB),
 			Sets: []*gwv1.ListenerSet{
-				attached("team-a", "a", 5, entry("https", 443, "HTTPS", "*.a.example.com")),
-				attached("team-b", "b", 10, entry("open", 9090, "HTTP", ""), entry("wild", 9091, "HTTP", "*.b.example.com"),
-					entry("exact", 9092, "HTTP", "shop.b.example.com")),
-				attached("team-c", "c", 15, open),
+				fixture.Attached("team-a", "a", 5, fixture.Entry("https", 443, "HTTPS", "*.a.example.com")),
+				fixture.Attached("team-b", "b", 10, fixture.Entry("open", 9090, "HTTP", ""), fixture.Entry("wild", 9091, "HTTP", "*.b.example.com"),
+					fixture.Entry("exact", 9092, "HTTP", "shop.b.example.com")),
+				fixture.Attached("team-c", "c", 15, open),
 			},
 			Routes: append([]*gwv1.HTTPRoute{}, routes...),
 		}
@@ -138,13 +139,13 @@ func TestRouteClaims(t *testing.T) {
 // of the route's own owner, or a name it does not overlap, is not.
 func TestListenerClaimsSeeRoutes(t *testing.T) {
 	c := &incluster.Objects{
-		Gateways:   []*gwv1.Gateway{gateway(gwv1.NamespacesFromAll)},
-		Namespaces: []*metav1.PartialObjectMetadata{namespace("team-b", nil), namespace("team-c", nil)},
-		Sets:       []*gwv1.ListenerSet{attached("team-c", "c", 15, entry("open", 9090, "HTTP", ""))},
+		Gateways:   []*gwv1.Gateway{fixture.Gateway(gwv1.NamespacesFromAll)},
+		Namespaces: []*metav1.PartialObjectMetadata{fixture.Namespace("team-b", nil), fixture.Namespace("team-c", nil)},
+		Sets:       []*gwv1.ListenerSet{fixture.Attached("team-c", "c", 15, fixture.Entry("open", 9090, "HTTP", ""))},
 		Routes:     []*gwv1.HTTPRoute{claimRoute("team-c", "rc", "team-c", "c", "", 20, "shop.c.example.com")},
 	}
 	create := func(ns, h string) *gwv1.ListenerSet {
-		ls := attached(ns, "new", 0, entry("http", 80, "HTTP", h))
+		ls := fixture.Attached(ns, "new", 0, fixture.Entry("http", 80, "HTTP", h))
 		ls.CreationTimestamp = metav1.Time{}
 		return ls
 	}
