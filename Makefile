@@ -138,8 +138,8 @@ chart-generate: chart-policy
 	$(GO) generate ./webhook/admission
 
 ## docs-generate: regenerate docs/codes.md, the page of every diagnostic code, from the catalog in the Go
-## code (validation/catalog.go and the codes.go of validation/object, merged and routes, the option table in
-## validation/object/names.go, offline/judge/codes.go, each code's rules), and the table of docs/rules.md from the
+## code (validation/catalog.go and the codes.go of validation/internal/object, incluster and routes, the option table in
+## validation/internal/object/names.go, offline/judge/codes.go, each code's rules), and the table of docs/rules.md from the
 ## rules' definitions (object.Rules); test/docs' TestCodesPageIsGenerated and TestRulesTableIsGenerated fail
 ## while they are stale
 docs-generate:

@@ -18,7 +18,7 @@ import (
 	"github.com/airlock/listenerset-webhook/offline"
 	"github.com/airlock/listenerset-webhook/offline/read"
 	"github.com/airlock/listenerset-webhook/offline/report"
-	"github.com/airlock/listenerset-webhook/validation/merged"
+	"github.com/airlock/listenerset-webhook/validation"
 	"github.com/airlock/listenerset-webhook/validation/validationtest"
 )
 
@@ -45,7 +45,7 @@ func agree(t *testing.T, paths []string) compared {
 	for _, res := range r.Results {
 		valid[read.Name(res.Namespace, res.Name)] = res.Valid
 	}
-	in, errs := listing.FromManifests(paths, nil, nil, merged.Scope{}, merged.Tenancy{})
+	in, errs := listing.FromManifests(paths, nil, nil, validation.Scope{}, validation.Tenancy{})
 	require.Empty(t, errs)
 	l, _ := listing.Build(in, "")
 	seen := map[string]bool{}

@@ -6,6 +6,8 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/airlock/listenerset-webhook/validation"
+
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/util/validation/field"
 	gwv1 "sigs.k8s.io/gateway-api/apis/v1"
@@ -13,9 +15,6 @@ import (
 	"github.com/airlock/listenerset-webhook/offline/judge"
 	"github.com/airlock/listenerset-webhook/offline/read"
 	"github.com/airlock/listenerset-webhook/reported"
-	"github.com/airlock/listenerset-webhook/validation/merged"
-	"github.com/airlock/listenerset-webhook/validation/object"
-	"github.com/airlock/listenerset-webhook/validation/routes"
 )
 
 // Listing is the listeners command's result: the -o json document.
@@ -167,12 +166,12 @@ type LeftOut struct {
 type Input struct {
 	// Scope says whose Gateways are listed: those a ListenerSet of would
 	// be judged (validation.Scope.Decide, by Objects' GatewayClasses).
-	Scope merged.Scope
+	Scope validation.Scope
 	// Tenancy gives each ListenerSet listener its owner and its claims
 	// across owners (validation.MergeOptions.Tenancy).
-	Tenancy merged.Tenancy
+	Tenancy validation.Tenancy
 	// Objects are the Gateways, Namespaces and every ListenerSet.
-	Objects *merged.Objects
+	Objects *validation.Objects
 	// Errors are, by index of Objects.Sets, what each set is refused for
 	// (none: it is admitted and takes its place in the merged lists).
 	Errors [][]judge.FieldError
@@ -202,7 +201,7 @@ func Build(in *Input, gateway string) (l *Listing, found bool) {
 		return cmp.Or(cmp.Compare(a.Namespace, b.Namespace), cmp.Compare(a.Name, b.Name))
 	})
 	for _, gw := range gateways {
-		if gateway != "" && merged.GatewayKey(gw.Namespace, gw.Name) != gateway {
+		if gateway != "" && validation.GatewayKey(gw.Namespace, gw.Name) != gateway {
 			continue
 		}
 		found = true
@@ -221,7 +220,7 @@ func Build(in *Input, gateway string) (l *Listing, found bool) {
 // ListenerSet attached to it would be judged. The scope decides a
 // ListenerSet by its parent Gateway's class; asking it about such a set
 // keeps the one decision (validation.Scope.Decide) in one place.
-func airlocks(s merged.Scope, gw *gwv1.Gateway, o *merged.Objects) (reason string, ours bool) {
+func airlocks(s validation.Scope, gw *gwv1.Gateway, o *validation.Objects) (reason string, ours bool) {
 	probe := &gwv1.ListenerSet{ObjectMeta: metav1.ObjectMeta{Namespace: gw.Namespace},
 		Spec: gwv1.ListenerSetSpec{ParentRef: gwv1.ParentGatewayReference{Name: gwv1.ObjectName(gw.Name)}}}
 	if s.Decide(probe, o).Judge {
@@ -238,10 +237,10 @@ func airlocks(s merged.Scope, gw *gwv1.Gateway, o *merged.Objects) (reason strin
 // refused placed by validation.MergedListeners, each listener of a refused
 // set Invalid where its set stands), with each listener's reported status
 // beside it with withStatus.
-func rowsOf(gw *gwv1.Gateway, sets []*gwv1.ListenerSet, refused map[*gwv1.ListenerSet][]judge.FieldError, o *merged.Objects, t merged.Tenancy, withStatus bool) []Listener {
+func rowsOf(gw *gwv1.Gateway, sets []*gwv1.ListenerSet, refused map[*gwv1.ListenerSet][]judge.FieldError, o *validation.Objects, t validation.Tenancy, withStatus bool) []Listener {
 	predicted := reported.Predict(gw, sets, func(ls *gwv1.ListenerSet) bool { return refused[ls] != nil }, o, &t)
 	rows := make([]Listener, len(predicted))
-	held := routeClaims{o: o, opts: routes.ClaimOptions{Cluster: o, Routes: o, Classes: o, Tenancy: t}}
+	held := routeClaims{o: o, opts: validation.ClaimOptions{Cluster: o, Routes: o, Classes: o, Tenancy: t}}
 	for i := range predicted {
 		p := &predicted[i]
 		if errs := refused[p.Set]; p.Set != nil && errs != nil {
@@ -264,7 +263,7 @@ func rowsOf(gw *gwv1.Gateway, sets []*gwv1.ListenerSet, refused map[*gwv1.Listen
 			rows[i].Reported = &r
 			// The row's own State and Reason: an Invalid row's reason is
 			// the listing's, which Compare does not read.
-			rows[i].Difference = reported.Compare(reported.Prediction{State: object.ListenerState(rows[i].State), Reason: rows[i].Reason,
+			rows[i].Difference = reported.Compare(reported.Prediction{State: validation.ListenerState(rows[i].State), Reason: rows[i].Reason,
 				AttachedRoutes: rows[i].AttachedRoutes}, r)
 		}
 	}
@@ -272,20 +271,20 @@ func rowsOf(gw *gwv1.Gateway, sets []*gwv1.ListenerSet, refused map[*gwv1.Listen
 }
 
 // routeClaims finds the names routes claim through a listener that
-// another owner holds first (routes.StoredClaimsHeld), each route judged
+// another owner holds first (validation.StoredClaimsHeld), each route judged
 // once however many listeners it attaches to.
 type routeClaims struct {
-	o      *merged.Objects
-	opts   routes.ClaimOptions
+	o      *validation.Objects
+	opts   validation.ClaimOptions
 	byName map[string]*gwv1.HTTPRoute
-	held   map[*gwv1.HTTPRoute][]routes.HeldClaim
+	held   map[*gwv1.HTTPRoute][]validation.HeldClaim
 }
 
 // of are the findings of the routes named ("namespace/name") attached
 // through listener of ls.
 func (r *routeClaims) of(ls *gwv1.ListenerSet, listener gwv1.SectionName, names []string) []string {
 	if r.byName == nil {
-		r.byName, r.held = map[string]*gwv1.HTTPRoute{}, map[*gwv1.HTTPRoute][]routes.HeldClaim{}
+		r.byName, r.held = map[string]*gwv1.HTTPRoute{}, map[*gwv1.HTTPRoute][]validation.HeldClaim{}
 		for _, route := range r.o.Routes {
 			if k := route.Namespace + "/" + route.Name; r.byName[k] == nil {
 				r.byName[k] = route
@@ -300,7 +299,7 @@ func (r *routeClaims) of(ls *gwv1.ListenerSet, listener gwv1.SectionName, names 
 		}
 		hs, ok := r.held[route]
 		if !ok {
-			hs = routes.StoredClaimsHeld(route, r.opts)
+			hs = validation.StoredClaimsHeld(route, r.opts)
 			r.held[route] = hs
 		}
 		for _, h := range hs {
@@ -314,11 +313,11 @@ func (r *routeClaims) of(ls *gwv1.ListenerSet, listener gwv1.SectionName, names 
 
 // unattached are the sets of o whose parentRef names no Gateway of o (only
 // those naming gateway, when set).
-func unattached(o *merged.Objects, gateway string) []Unattached {
+func unattached(o *validation.Objects, gateway string) []Unattached {
 	out := []Unattached{}
 	for _, ls := range o.Sets {
 		u := Unattached{Namespace: ls.Namespace, Name: ls.Name}
-		key, ok := merged.ParentKey(ls)
+		key, ok := validation.ParentKey(ls)
 		switch {
 		case gateway != "" && key != gateway:
 			continue // another Gateway's, or (!ok) nobody's
@@ -336,7 +335,7 @@ func unattached(o *merged.Objects, gateway string) []Unattached {
 	return out
 }
 
-func listenerOf(r object.MergedListener) Listener {
+func listenerOf(r validation.MergedListener) Listener {
 	l := Listener{
 		Precedence: r.Precedence,
 		Source:     sourceOf(r.Source),
@@ -357,8 +356,8 @@ func listenerOf(r object.MergedListener) Listener {
 	}
 	if r.Overlaps != nil {
 		with := ListenerRef{Source: sourceOf(r.Overlaps.Source), Name: string(r.Overlaps.Listener)}
-		l.Conditions = append(l.Conditions, Condition{Type: object.ConditionOverlappingTLSConfig, Reason: object.ReasonOverlappingHostnames,
-			Message: object.OverlapMessage(r.Hostname, r.Overlaps.Source.String()+" listener "+string(r.Overlaps.Listener), r.OverlapsHostname, r.Port),
+		l.Conditions = append(l.Conditions, Condition{Type: validation.ConditionOverlappingTLSConfig, Reason: validation.ReasonOverlappingHostnames,
+			Message: validation.OverlapMessage(r.Hostname, r.Overlaps.Source.String()+" listener "+string(r.Overlaps.Listener), r.OverlapsHostname, r.Port),
 			With:    with})
 	}
 	for _, e := range r.Errors {
@@ -371,14 +370,14 @@ func listenerOf(r object.MergedListener) Listener {
 	return l
 }
 
-func ownerOf(o object.Owner) *Owner {
+func ownerOf(o validation.Owner) *Owner {
 	if o.Tenant {
 		return &Owner{Kind: "tenant", Name: o.Name}
 	}
 	return &Owner{Kind: "namespace", Name: o.Name}
 }
 
-func claimOf(c *object.Claim) *Claim {
+func claimOf(c *validation.Claim) *Claim {
 	if c == nil {
 		return nil
 	}
@@ -391,9 +390,9 @@ func claimOf(c *object.Claim) *Claim {
 // error.
 func invalidListener(ls *gwv1.ListenerSet, i int, errs []judge.FieldError) Listener {
 	le := &ls.Spec.Listeners[i]
-	l := Listener{Source: Source{Kind: object.SourceListenerSet, Namespace: ls.Namespace, Name: ls.Name},
+	l := Listener{Source: Source{Kind: validation.SourceListenerSet, Namespace: ls.Namespace, Name: ls.Name},
 		Name: string(le.Name), Port: int32(le.Port), Protocol: string(le.Protocol),
-		State: string(object.ListenerInvalid), Messages: make([]string, 0, len(errs)), Conditions: []Condition{}}
+		State: string(validation.ListenerInvalid), Messages: make([]string, 0, len(errs)), Conditions: []Condition{}}
 	if le.Hostname != nil {
 		h := string(*le.Hostname)
 		l.Hostname = &h
@@ -420,6 +419,6 @@ func firstErrorOn(errs []judge.FieldError, p *field.Path) judge.FieldError {
 	return errs[0]
 }
 
-func sourceOf(s object.ListenerSource) Source {
+func sourceOf(s validation.ListenerSource) Source {
 	return Source{Kind: s.Kind, Namespace: s.Namespace, Name: s.Name}
 }

@@ -10,6 +10,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/airlock/listenerset-webhook/validation"
+
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -17,8 +19,6 @@ import (
 	"sigs.k8s.io/yaml"
 
 	"github.com/airlock/listenerset-webhook/test/golden"
-	"github.com/airlock/listenerset-webhook/validation/merged"
-	"github.com/airlock/listenerset-webhook/validation/object"
 )
 
 func input(name string) string { return filepath.Join("testdata", name) }
@@ -32,28 +32,28 @@ func TestListenersGolden(t *testing.T) {
 		gateway string
 		format  Format
 		exit    int
-		scope   merged.Scope
+		scope   validation.Scope
 	}{
-		{"table", []string{input("merged.yaml")}, "", Table, ExitOK, merged.Scope{}},
-		{"wide", []string{input("merged.yaml")}, "", Wide, ExitOK, merged.Scope{}},
-		{"json", []string{input("merged.yaml")}, "", JSON, ExitOK, merged.Scope{}},
-		{"gateway", []string{input("merged.yaml"), input("offline-only.yaml")}, "infra/gw", Table, ExitOK, merged.Scope{}},
-		{"gateway-not-found", []string{input("merged.yaml")}, "lst-infra/nope", Table, ExitNotFound, merged.Scope{}},
-		{"offline-only", []string{input("offline-only.yaml")}, "", Wide, ExitOK, merged.Scope{}},
-		{"offline-only-json", []string{input("offline-only.yaml")}, "", JSON, ExitOK, merged.Scope{}},
-		{"missing-file", []string{input("missing.yaml"), input("offline-only.yaml")}, "", Table, ExitInputError, merged.Scope{}},
-		{"no-gateways", []string{input("missing.yaml")}, "", Table, ExitInputError, merged.Scope{}},
+		{"table", []string{input("merged.yaml")}, "", Table, ExitOK, validation.Scope{}},
+		{"wide", []string{input("merged.yaml")}, "", Wide, ExitOK, validation.Scope{}},
+		{"json", []string{input("merged.yaml")}, "", JSON, ExitOK, validation.Scope{}},
+		{"gateway", []string{input("merged.yaml"), input("offline-only.yaml")}, "infra/gw", Table, ExitOK, validation.Scope{}},
+		{"gateway-not-found", []string{input("merged.yaml")}, "lst-infra/nope", Table, ExitNotFound, validation.Scope{}},
+		{"offline-only", []string{input("offline-only.yaml")}, "", Wide, ExitOK, validation.Scope{}},
+		{"offline-only-json", []string{input("offline-only.yaml")}, "", JSON, ExitOK, validation.Scope{}},
+		{"missing-file", []string{input("missing.yaml"), input("offline-only.yaml")}, "", Table, ExitInputError, validation.Scope{}},
+		{"no-gateways", []string{input("missing.yaml")}, "", Table, ExitInputError, validation.Scope{}},
 		// Two implementations' GatewayClasses and a class the input does
 		// not hold: another implementation's Gateway is left out; the
 		// unknown class's follows --unknown-parent.
-		{"scope", []string{scopeInput}, "", Table, ExitOK, airlockScope(merged.UnknownJudge)},
-		{"scope-admit", []string{scopeInput}, "", Wide, ExitOK, airlockScope(merged.UnknownAdmit)},
-		{"scope-json", []string{scopeInput}, "", JSON, ExitOK, airlockScope(merged.UnknownJudge)},
-		{"scope-all", []string{scopeInput}, "", Table, ExitOK, merged.Scope{}},
-		{"scope-gateway-left-out", []string{scopeInput}, "infra/envoy-gw", Table, ExitOK, airlockScope(merged.UnknownJudge)},
+		{"scope", []string{scopeInput}, "", Table, ExitOK, airlockScope(validation.UnknownJudge)},
+		{"scope-admit", []string{scopeInput}, "", Wide, ExitOK, airlockScope(validation.UnknownAdmit)},
+		{"scope-json", []string{scopeInput}, "", JSON, ExitOK, airlockScope(validation.UnknownJudge)},
+		{"scope-all", []string{scopeInput}, "", Table, ExitOK, validation.Scope{}},
+		{"scope-gateway-left-out", []string{scopeInput}, "infra/envoy-gw", Table, ExitOK, airlockScope(validation.UnknownJudge)},
 		// Each listener's attachedRoutes, where the input has routes.
-		{"routes", []string{input("routes.yaml")}, "", Table, ExitOK, merged.Scope{}},
-		{"routes-json", []string{input("routes.yaml")}, "", JSON, ExitOK, merged.Scope{}},
+		{"routes", []string{input("routes.yaml")}, "", Table, ExitOK, validation.Scope{}},
+		{"routes-json", []string{input("routes.yaml")}, "", JSON, ExitOK, validation.Scope{}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.golden, func(t *testing.T) {
@@ -78,14 +78,14 @@ func TestListenersGolden(t *testing.T) {
 var scopeInput = filepath.Join("..", "cmd", "kubectl-listenerset", "testdata", "input", "scope.yaml")
 
 // airlockScope is the command's default scope with unknown.
-func airlockScope(unknown merged.UnknownParent) merged.Scope {
-	return merged.Scope{ControllerNames: []gwv1.GatewayController{merged.AirlockControllerName}, Unknown: unknown}
+func airlockScope(unknown validation.UnknownParent) validation.Scope {
+	return validation.Scope{ControllerNames: []gwv1.GatewayController{validation.AirlockControllerName}, Unknown: unknown}
 }
 
 // The fixture the golden files and the end-to-end test share has a listener
 // in every state a cluster can show, and both conflict reasons.
 func TestFixtureCoversEveryState(t *testing.T) {
-	o, errs := FromManifests([]string{input("merged.yaml")}, nil, nil, merged.Scope{}, merged.Tenancy{})
+	o, errs := FromManifests([]string{input("merged.yaml")}, nil, nil, validation.Scope{}, validation.Tenancy{})
 	require.Empty(t, errs)
 	l, found := Build(o, "lst-infra/shared")
 	require.True(t, found)
@@ -95,11 +95,11 @@ func TestFixtureCoversEveryState(t *testing.T) {
 		seen[r.State+" "+r.Reason] = true
 		seen[r.State] = true
 	}
-	for _, want := range []object.ListenerState{object.ListenerAccepted, object.ListenerConflicted,
-		object.ListenerNotAllowed, object.ListenerInvalid, object.ListenerUnsupportedProtocol} {
+	for _, want := range []validation.ListenerState{validation.ListenerAccepted, validation.ListenerConflicted,
+		validation.ListenerNotAllowed, validation.ListenerInvalid, validation.ListenerUnsupportedProtocol} {
 		assert.True(t, seen[string(want)], "no %s listener", want)
 	}
-	for _, reason := range []string{object.ReasonHostnameConflict, object.ReasonProtocolConflict} {
+	for _, reason := range []string{validation.ReasonHostnameConflict, validation.ReasonProtocolConflict} {
 		assert.True(t, seen["Conflicted "+reason], "no %s", reason)
 	}
 	assert.True(t, seen["NotAllowed allowedListeners.namespaces.selector: gateway-access=yes"])
@@ -107,12 +107,12 @@ func TestFixtureCoversEveryState(t *testing.T) {
 
 // The rows are MergedListeners', one to one: the listing adds no decision.
 func TestRowsAreMergedListeners(t *testing.T) {
-	in, _ := FromManifests([]string{input("merged.yaml")}, nil, nil, merged.Scope{}, merged.Tenancy{})
+	in, _ := FromManifests([]string{input("merged.yaml")}, nil, nil, validation.Scope{}, validation.Tenancy{})
 	l, _ := Build(in, "")
 	o := in.Objects
 	gw, _ := o.Gateway("lst-infra", "shared")
 	sets, _ := o.ListenerSetsOf("lst-infra", "shared")
-	rows := merged.MergedListeners(gw, sets, merged.MergeOptions{Cluster: o, JudgeSets: true})
+	rows := validation.MergedListeners(gw, sets, validation.MergeOptions{Cluster: o, JudgeSets: true})
 	require.Len(t, l.Gateways[0].Listeners, len(rows))
 	for i, r := range rows {
 		got := l.Gateways[0].Listeners[i]
@@ -156,7 +156,7 @@ func TestReportedGolden(t *testing.T) {
 	assert.Equal(t, map[string]string{"gw admin": "NotReported", "differs api": "Differs", "differs docs": "Differs",
 		"none web": "NotReported", "stale web": "NotReported", "hostile web": "Differs"}, marks)
 
-	offline, errs := FromManifests([]string{input("reported.yaml")}, nil, nil, merged.Scope{}, merged.Tenancy{})
+	offline, errs := FromManifests([]string{input("reported.yaml")}, nil, nil, validation.Scope{}, validation.Tenancy{})
 	require.Empty(t, errs)
 	lo, _ := Build(offline, "")
 	for _, r := range lo.Gateways[0].Listeners {
@@ -174,7 +174,7 @@ func clusterInput(t *testing.T, path string) *Input {
 	t.Helper()
 	data, err := os.ReadFile(path)
 	require.NoError(t, err)
-	o := &merged.Objects{Gateways: []*gwv1.Gateway{}, Sets: []*gwv1.ListenerSet{}, Routes: []*gwv1.HTTPRoute{}, Namespaces: []*metav1.PartialObjectMetadata{}}
+	o := &validation.Objects{Gateways: []*gwv1.Gateway{}, Sets: []*gwv1.ListenerSet{}, Routes: []*gwv1.HTTPRoute{}, Namespaces: []*metav1.PartialObjectMetadata{}}
 	for _, doc := range strings.Split(string(data), "\n---\n") {
 		var head metav1.TypeMeta
 		require.NoError(t, yaml.Unmarshal([]byte(doc), &head))

@@ -15,8 +15,6 @@ import (
 	"github.com/airlock/listenerset-webhook/offline/live"
 	"github.com/airlock/listenerset-webhook/offline/read"
 	"github.com/airlock/listenerset-webhook/validation"
-	"github.com/airlock/listenerset-webhook/validation/merged"
-	"github.com/airlock/listenerset-webhook/validation/object"
 )
 
 // FromManifests reads and judges paths as validate does (offline/read,
@@ -28,10 +26,10 @@ import (
 // The judge applies tenancy's rules too (a set outside its Namespace's
 // declaration is Invalid, as validate finds it), and the listing shows
 // each listener's owner and claims by it.
-func FromManifests(paths []string, stdin io.Reader, added object.AddedNames, scope merged.Scope, tenancy merged.Tenancy) (*Input, []read.InputError) {
+func FromManifests(paths []string, stdin io.Reader, added validation.AddedNames, scope validation.Scope, tenancy validation.Tenancy) (*Input, []read.InputError) {
 	v := judge.Run(read.Paths(paths, stdin), judge.Options{AddedNames: added, Scope: scope, Tenancy: tenancy, KeepCreationTimestamps: true})
 	o := v.Objects
-	in := &Input{Scope: scope, Tenancy: tenancy, Objects: &merged.Objects{Gateways: o.Gateways, Classes: o.Classes, Namespaces: o.Namespaces,
+	in := &Input{Scope: scope, Tenancy: tenancy, Objects: &validation.Objects{Gateways: o.Gateways, Classes: o.Classes, Namespaces: o.Namespaces,
 		Grants: o.Grants, Secrets: o.Secrets, Routes: o.Routes, Sets: []*gwv1.ListenerSet{}}}
 	for i, ls := range v.Sets {
 		if ls != nil {
@@ -76,7 +74,7 @@ func listKinds(scoped bool) live.Kinds { return live.Kinds{GatewayClasses: scope
 // (offline/live.List). Nothing is watched, written or cached. The objects
 // keep their status: each listener's row shows what it reports
 // (Input.Reported).
-func FromCluster(ctx context.Context, cfg *rest.Config, added object.AddedNames, scope merged.Scope) (*Input, error) {
+func FromCluster(ctx context.Context, cfg *rest.Config, added validation.AddedNames, scope validation.Scope) (*Input, error) {
 	o, err := live.List(ctx, cfg, listKinds(scope.On()), 0)
 	if err != nil {
 		return nil, err
@@ -89,7 +87,7 @@ func FromCluster(ctx context.Context, cfg *rest.Config, added object.AddedNames,
 // judgedByOwnRules is the Input of stored sets: the webhook admitted each
 // once, and its own rules (validation.Validate without a cluster) say
 // whether it would now.
-func judgedByOwnRules(o *merged.Objects, added object.AddedNames) *Input {
+func judgedByOwnRules(o *validation.Objects, added validation.AddedNames) *Input {
 	in := &Input{Objects: o}
 	for _, ls := range o.Sets {
 		errs, _ := validation.Validate(ls, nil, validation.Options{AddedNames: added})

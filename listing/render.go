@@ -9,10 +9,11 @@ import (
 	"strings"
 	"text/tabwriter"
 
+	"github.com/airlock/listenerset-webhook/validation"
+
+	"github.com/airlock/listenerset-webhook/findings"
 	"github.com/airlock/listenerset-webhook/offline/read"
 	"github.com/airlock/listenerset-webhook/reported"
-	"github.com/airlock/listenerset-webhook/validation/findings"
-	"github.com/airlock/listenerset-webhook/validation/object"
 )
 
 // Format is an output format of the listeners command.
@@ -87,7 +88,7 @@ func Write(w io.Writer, l *Listing, f Format) error {
 			switch {
 			case r.Owner != nil:
 				owner = findings.Escape(r.Owner.String())
-			case r.Source.Kind == object.SourceGateway:
+			case r.Source.Kind == validation.SourceGateway:
 				owner = platform
 			}
 			cells := []string{findings.Escape(name), strconv.Itoa(r.Precedence), findings.Escape(r.Source.String()), owner, findings.Escape(r.Name),

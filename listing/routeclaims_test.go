@@ -7,7 +7,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
-	"github.com/airlock/listenerset-webhook/validation/merged"
+	"github.com/airlock/listenerset-webhook/validation"
 )
 
 // TestRouteClaimsInCLAIM: team-b's HTTPRoute attached to its listener
@@ -53,7 +53,7 @@ spec:
   parentRefs: [{kind: ListenerSet, name: side}]
   hostnames: [login.a.example.com]
 `
-	in, errs := FromManifests([]string{"-"}, strings.NewReader(manifests), nil, merged.Scope{}, merged.Tenancy{})
+	in, errs := FromManifests([]string{"-"}, strings.NewReader(manifests), nil, validation.Scope{}, validation.Tenancy{})
 	require.Empty(t, errs)
 	l, found := Build(in, "")
 	require.True(t, found)

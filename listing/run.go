@@ -9,8 +9,7 @@ import (
 	"k8s.io/client-go/rest"
 
 	"github.com/airlock/listenerset-webhook/offline/read"
-	"github.com/airlock/listenerset-webhook/validation/merged"
-	"github.com/airlock/listenerset-webhook/validation/object"
+	"github.com/airlock/listenerset-webhook/validation"
 )
 
 // Exit codes of Run.
@@ -38,11 +37,11 @@ type Options struct {
 	// AddedNames are names the list-valued TLS options accept besides the
 	// built-in ones, as validate's --add-names: a set is Invalid as
 	// validate would judge it with them.
-	AddedNames object.AddedNames
+	AddedNames validation.AddedNames
 	// Scope leaves out the Gateways that are not Airlock's (Build).
-	Scope merged.Scope
+	Scope validation.Scope
 	// Tenancy gives each listener its owner and claims (Input.Tenancy).
-	Tenancy merged.Tenancy
+	Tenancy validation.Tenancy
 	Format  Format
 	Stdout  io.Writer
 	Stderr  io.Writer

@@ -5,10 +5,11 @@ import (
 	"io"
 	"slices"
 
+	"github.com/airlock/listenerset-webhook/validation"
+
 	"github.com/airlock/listenerset-webhook/offline/judge"
 	"github.com/airlock/listenerset-webhook/offline/read"
 	"github.com/airlock/listenerset-webhook/offline/report"
-	"github.com/airlock/listenerset-webhook/validation/merged"
 )
 
 // Options say where input comes from and output goes, and how to judge.
@@ -76,7 +77,7 @@ func Report(v *judge.Verdict, opts Options) int {
 func notAirlocks(w io.Writer, results []judge.Result) {
 	n := 0
 	for _, r := range results {
-		if r.Scope == merged.OutcomeOther {
+		if r.Scope == validation.OutcomeOther {
 			n++
 		}
 	}

@@ -14,12 +14,15 @@ import (
 	"testing"
 	"time"
 
+	"github.com/airlock/listenerset-webhook/validation"
+
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	gwv1 "sigs.k8s.io/gateway-api/apis/v1"
 	"sigs.k8s.io/yaml"
 
+	"github.com/airlock/listenerset-webhook/findings"
 	"github.com/airlock/listenerset-webhook/offline"
 	"github.com/airlock/listenerset-webhook/offline/judge"
 	"github.com/airlock/listenerset-webhook/offline/position"
@@ -27,8 +30,6 @@ import (
 	"github.com/airlock/listenerset-webhook/offline/report"
 	"github.com/airlock/listenerset-webhook/test/golden"
 	"github.com/airlock/listenerset-webhook/test/testproc"
-	"github.com/airlock/listenerset-webhook/validation/findings"
-	"github.com/airlock/listenerset-webhook/validation/merged"
 	"github.com/airlock/listenerset-webhook/webhook/admission"
 )
 
@@ -576,8 +577,8 @@ spec:
 // known as Airlock's; with the scope off it is refused, as the webhook
 // would refuse it under Airlock's class.
 func TestOtherImplementationExample(t *testing.T) {
-	scope := merged.Scope{ControllerNames: []gwv1.GatewayController{merged.AirlockControllerName}}
-	judgeExamples := func(s merged.Scope) map[string]judge.Result {
+	scope := validation.Scope{ControllerNames: []gwv1.GatewayController{validation.AirlockControllerName}}
+	judgeExamples := func(s validation.Scope) map[string]judge.Result {
 		var out bytes.Buffer
 		offline.Validate([]string{filepath.Join("..", "examples")},
 			offline.Options{Format: report.JSON, Stdout: &out, Stderr: io.Discard, Judge: judge.Options{Scope: s}})
@@ -589,11 +590,11 @@ func TestOtherImplementationExample(t *testing.T) {
 		}
 		return byName
 	}
-	scoped, all := judgeExamples(scope), judgeExamples(merged.Scope{})
+	scoped, all := judgeExamples(scope), judgeExamples(validation.Scope{})
 	other := scoped["listenerset-envoy/envoy-l4"]
 	assert.True(t, other.Valid, "%+v", other)
 	assert.Empty(t, other.Warnings)
-	assert.Equal(t, merged.OutcomeOther, other.Scope)
+	assert.Equal(t, validation.OutcomeOther, other.Scope)
 	assert.False(t, all["listenerset-envoy/envoy-l4"].Valid, "under Airlock's rules: TCP, UDP, TLS, two certificateRefs")
 
 	require.Equal(t, len(all), len(scoped))
@@ -608,7 +609,7 @@ func TestOtherImplementationExample(t *testing.T) {
 		// told why (LS309); every other finding is the unscoped one.
 		ws := []read.Warning{}
 		for _, w := range res.Warnings {
-			if w.Code != string(merged.CodeScopeUnknown) {
+			if w.Code != string(validation.CodeScopeUnknown) {
 				ws = append(ws, w)
 			} else {
 				assert.Equal(t, "listenerset-demo/parent-not-gateway", name, w.Message)

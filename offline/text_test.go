@@ -8,13 +8,14 @@ import (
 	"testing"
 	"unicode/utf8"
 
+	"github.com/airlock/listenerset-webhook/validation"
+
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
 	"github.com/airlock/listenerset-webhook/offline"
 	"github.com/airlock/listenerset-webhook/offline/read"
 	"github.com/airlock/listenerset-webhook/offline/report"
-	"github.com/airlock/listenerset-webhook/validation/object"
 	"github.com/airlock/listenerset-webhook/validation/validationtest"
 )
 
@@ -33,7 +34,7 @@ func TestWorstTextReportsAreBounded(t *testing.T) {
 		if s.Update != nil {
 			continue // the offline command judges creates
 		}
-		for _, n := range []int{1, object.MaxListeners} {
+		for _, n := range []int{1, validation.MaxListeners} {
 			data, err := json.Marshal(s.Build(n))
 			if err != nil {
 				t.Fatal(err)

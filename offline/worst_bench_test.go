@@ -6,11 +6,12 @@ import (
 	"path/filepath"
 	"testing"
 
+	"github.com/airlock/listenerset-webhook/validation"
+
 	"sigs.k8s.io/yaml"
 
 	"github.com/airlock/listenerset-webhook/offline"
 	"github.com/airlock/listenerset-webhook/test/testproc"
-	"github.com/airlock/listenerset-webhook/validation/object"
 	"github.com/airlock/listenerset-webhook/validation/validationtest"
 )
 
@@ -28,7 +29,7 @@ func BenchmarkValidateWorst(b *testing.B) {
 		if s.Update != nil {
 			continue // an update needs a stored object: the webhook's figure
 		}
-		ls := s.Build(object.MaxListeners)
+		ls := s.Build(validation.MaxListeners)
 		for _, f := range []struct {
 			ext     string
 			marshal func(any) ([]byte, error)

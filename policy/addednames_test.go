@@ -13,7 +13,6 @@ import (
 	"github.com/airlock/listenerset-webhook/policy"
 	"github.com/airlock/listenerset-webhook/policy/policytest"
 	"github.com/airlock/listenerset-webhook/validation"
-	"github.com/airlock/listenerset-webhook/validation/object"
 )
 
 // TestAddedNames: a name the setting adds is admitted by the policy as by
@@ -21,7 +20,7 @@ import (
 // message); an unknown name beside it is still denied, with the message
 // validation gives (which lists the added names among the supported ones).
 func TestAddedNames(t *testing.T) {
-	added, err := object.ParseAddedNames([]string{"ecdhCurves=SecP256r1MLKEM768", "ciphers=ECDHE-RSA-AES128-CCM,AES128-CCM"})
+	added, err := validation.ParseAddedNames([]string{"ecdhCurves=SecP256r1MLKEM768", "ciphers=ECDHE-RSA-AES128-CCM,AES128-CCM"})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -34,15 +33,15 @@ func TestAddedNames(t *testing.T) {
 	}{
 		{"an added curve", "SecP256r1MLKEM768,X25519", "ECDHE-RSA-AES128-GCM-SHA256", true},
 		{"two added ciphers", "X25519", "AES128-CCM,ECDHE-RSA-AES128-GCM-SHA256,ECDHE-RSA-AES128-CCM", true},
-		{"every accepted cipher once", "X25519", joined(added.Names(object.OptionCiphers)), true},
+		{"every accepted cipher once", "X25519", joined(added.Names(validation.OptionCiphers)), true},
 		{"an unknown curve beside an added one", "SecP256r1MLKEM768,X25519Kyber768", "ECDHE-RSA-AES128-GCM-SHA256", false},
 		{"an added cipher twice", "X25519", "AES128-CCM,AES128-CCM", false},
 	} {
 		ls := fastBase()
 		for i := range ls.Spec.Listeners {
 			if tls := ls.Spec.Listeners[i].TLS; tls != nil {
-				tls.Options[object.OptionECDHCurves] = gwv1.AnnotationValue(tc.curves)
-				tls.Options[object.OptionCiphers] = gwv1.AnnotationValue(tc.ciphers)
+				tls.Options[validation.OptionECDHCurves] = gwv1.AnnotationValue(tc.curves)
+				tls.Options[validation.OptionCiphers] = gwv1.AnnotationValue(tc.ciphers)
 			}
 		}
 		errs, _ := validation.Validate(ls, nil, validation.Options{AddedNames: added})
@@ -74,7 +73,7 @@ func TestAddedNames(t *testing.T) {
 
 // compiledWith is the policy generated with added, compiled as a 1.30
 // kube-apiserver compiles it.
-func compiledWith(t testing.TB, added object.AddedNames) *policytest.Evaluator {
+func compiledWith(t testing.TB, added validation.AddedNames) *policytest.Evaluator {
 	p, err := policy.Generate(policy.Options{AddedNames: added})
 	if err != nil {
 		t.Fatal(err)
@@ -98,27 +97,27 @@ func TestAddedNamesCost(t *testing.T) {
 		t.Skip("minutes of CEL")
 	}
 	var settings []string
-	for _, key := range object.ListOptions {
-		names := make([]string, object.MaxAddedNames)
+	for _, key := range validation.ListOptions {
+		names := make([]string, validation.MaxAddedNames)
 		for i := range names {
 			names[i] = fmt.Sprintf("%s-%02d", strings.Repeat("N", 20), i)
 		}
-		settings = append(settings, strings.TrimPrefix(string(key), object.OptionPrefix)+"="+strings.Join(names, ","))
+		settings = append(settings, strings.TrimPrefix(string(key), validation.OptionPrefix)+"="+strings.Join(names, ","))
 	}
-	added, err := object.ParseAddedNames(settings)
+	added, err := validation.ParseAddedNames(settings)
 	if err != nil {
 		t.Fatal(err)
 	}
 	e := compiledWith(t, added)
 	largest := fastBase()
 	largest.Spec.Listeners = largest.Spec.Listeners[:1]
-	for i := 1; len(largest.Spec.Listeners) < object.MaxListeners; i++ {
+	for i := 1; len(largest.Spec.Listeners) < validation.MaxListeners; i++ {
 		l := *largest.Spec.Listeners[0].DeepCopy()
 		l.Name, l.Port = gwv1.SectionName(fmt.Sprintf("l%d", i)), gwv1.PortNumber(8443+i)
 		largest.Spec.Listeners = append(largest.Spec.Listeners, l)
 	}
 	for i := range largest.Spec.Listeners {
-		for _, key := range object.ListOptions {
+		for _, key := range validation.ListOptions {
 			largest.Spec.Listeners[i].TLS.Options[key] = gwv1.AnnotationValue(joined(added.Names(key)))
 		}
 	}

@@ -7,7 +7,7 @@ import (
 	"k8s.io/utils/ptr"
 	gwv1 "sigs.k8s.io/gateway-api/apis/v1"
 
-	"github.com/airlock/listenerset-webhook/validation/object"
+	"github.com/airlock/listenerset-webhook/validation"
 	"github.com/airlock/listenerset-webhook/validation/validationtest"
 )
 
@@ -16,14 +16,14 @@ import (
 func sixtyFourListeners() *gwv1.ListenerSet {
 	ls := &gwv1.ListenerSet{Spec: gwv1.ListenerSetSpec{ParentRef: gwv1.ParentGatewayReference{Name: "gw"}}}
 	ls.Namespace, ls.Name = "team-a", "sixty-four"
-	for i := range object.MaxListeners {
+	for i := range validation.MaxListeners {
 		ls.Spec.Listeners = append(ls.Spec.Listeners, gwv1.ListenerEntry{
-			Name: gwv1.SectionName(fmt.Sprintf("l%d", i)), Port: 443, Protocol: object.ProtocolHTTPS,
+			Name: gwv1.SectionName(fmt.Sprintf("l%d", i)), Port: 443, Protocol: validation.ProtocolHTTPS,
 			Hostname: ptr.To(gwv1.Hostname(fmt.Sprintf("h%d.example.com", i))),
 			TLS: &gwv1.ListenerTLSConfig{
 				CertificateRefs: []gwv1.SecretObjectReference{{Name: gwv1.ObjectName(fmt.Sprintf("cert-%d", i))}},
 				Options: map[gwv1.AnnotationKey]gwv1.AnnotationValue{
-					object.OptionMinimumVersion: "TLSv1_2", object.OptionALPNProtocols: "h2,http/1.1",
+					validation.OptionMinimumVersion: "TLSv1_2", validation.OptionALPNProtocols: "h2,http/1.1",
 				},
 			},
 		})
@@ -52,7 +52,7 @@ func BenchmarkPolicy(b *testing.B) {
 	}{
 		{"1 listener", one()},
 		{"64 listeners", sixtyFourListeners()},
-		{"largest valid", validationtest.LargestValid(object.MaxListeners)},
+		{"largest valid", validationtest.LargestValid(validation.MaxListeners)},
 	} {
 		obj := crdDefaulted(b, bc.ls)
 		b.Run(bc.name, func(b *testing.B) {

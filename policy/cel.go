@@ -8,13 +8,14 @@ import (
 	"strings"
 	"sync"
 
+	"github.com/airlock/listenerset-webhook/validation"
+
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-	"k8s.io/apimachinery/pkg/util/validation"
+	k8svalidation "k8s.io/apimachinery/pkg/util/validation"
 	"k8s.io/apimachinery/pkg/util/validation/field"
 	gwv1 "sigs.k8s.io/gateway-api/apis/v1"
 
 	"github.com/airlock/listenerset-webhook/defaults"
-	"github.com/airlock/listenerset-webhook/validation/object"
 )
 
 // The CEL uses only what kube-apiserver 1.30 accepts in a new policy
@@ -27,7 +28,7 @@ import (
 
 // MaxIndex is the size of the index lists: the CRD's largest maxItems (64
 // listeners, 64 certificateRefs).
-const MaxIndex = object.MaxListeners
+const MaxIndex = validation.MaxListeners
 
 // MaxMessageBytes is where the message is cut (kube-apiserver drops a
 // messageExpression result over 5 KiB); the entries cut are counted.
@@ -111,14 +112,14 @@ const (
 // dnsSubdomain is validateDNSSubdomain: a required name.
 func (w writer) dnsSubdomain(x, path string) string {
 	inv := func(input string) string {
-		msg := only(w, "IsDNS1123Subdomain", validation.IsDNS1123Subdomain, input)
+		msg := only(w, "IsDNS1123Subdomain", k8svalidation.IsDNS1123Subdomain, input)
 		return w.line(path, field.Invalid(placeholderPath, valueHole, msg), map[string]string{valueHole: x})
 	}
 	return fill(`({x} == "" ? [{req}] : (size(bytes({x})) > {max} ? [{long}] : []) + (!{x}.matches({re}) ? [{regex}] : []))`,
 		"x", x,
 		"req", w.line(path, field.Required(placeholderPath, ""), nil),
-		"max", strconv.Itoa(validation.DNS1123SubdomainMaxLength),
-		"long", inv(strings.Repeat("a", validation.DNS1123SubdomainMaxLength+1)),
+		"max", strconv.Itoa(k8svalidation.DNS1123SubdomainMaxLength),
+		"long", inv(strings.Repeat("a", k8svalidation.DNS1123SubdomainMaxLength+1)),
 		"re", anchored(dns1123SubdomainRegex),
 		"regex", inv("-"))
 }
@@ -126,13 +127,13 @@ func (w writer) dnsSubdomain(x, path string) string {
 // dnsLabel is validateNamespace.
 func (w writer) dnsLabel(x, path string) string {
 	inv := func(input string) string {
-		msg := only(w, "IsDNS1123Label", validation.IsDNS1123Label, input)
+		msg := only(w, "IsDNS1123Label", k8svalidation.IsDNS1123Label, input)
 		return w.line(path, field.Invalid(placeholderPath, valueHole, msg), map[string]string{valueHole: x})
 	}
 	return fill(`((size(bytes({x})) > {max} ? [{long}] : []) + (!{x}.matches({re}) ? ({x}.matches({sub}) ? [{dots}] : [{regex}]) : []))`,
 		"x", x,
-		"max", strconv.Itoa(validation.DNS1123LabelMaxLength),
-		"long", inv(strings.Repeat("a", validation.DNS1123LabelMaxLength+1)),
+		"max", strconv.Itoa(k8svalidation.DNS1123LabelMaxLength),
+		"long", inv(strings.Repeat("a", k8svalidation.DNS1123LabelMaxLength+1)),
 		"re", anchored(dns1123LabelRegex), "sub", anchored(dns1123SubdomainRegex),
 		"dots", inv("a.b"),
 		"regex", inv("-"))
@@ -149,15 +150,17 @@ func (w writer) labelKey(k, path string) string {
 	inv := func(msg string) string {
 		return w.line(path, field.Invalid(placeholderPath, valueHole, msg), map[string]string{valueHole: k})
 	}
-	of := func(input string) string { return inv(only(w, "IsQualifiedName", validation.IsQualifiedName, input)) }
+	of := func(input string) string {
+		return inv(only(w, "IsQualifiedName", k8svalidation.IsQualifiedName, input))
+	}
 	// an empty name fails the pattern too: its message is the first of two
-	nameEmpty := inv(first(w, "IsQualifiedName", validation.IsQualifiedName, "a/", 2))
+	nameEmpty := inv(first(w, "IsQualifiedName", k8svalidation.IsQualifiedName, "a/", 2))
 	return fill(`[{k}.split("/")].map(parts, size(parts) > 2 ? [{parts}] : `+
 		`(size(parts) == 2 ? (parts[0] == "" ? [{pempty}] : (size(bytes(parts[0])) > {smax} ? [{plong}] : []) + (!parts[0].matches({sub}) ? [{pregex}] : [])) : []) + `+
 		`[parts[size(parts) - 1]].map(name, (name == "" ? [{nempty}] : (size(bytes(name)) > {nmax} ? [{nlong}] : [])) + (!name.matches({kre}) ? [{nregex}] : []))[0])[0]`,
 		"k", k, "parts", of("a/b/c"),
-		"pempty", of("/a"), "smax", strconv.Itoa(validation.DNS1123SubdomainMaxLength),
-		"plong", of(strings.Repeat("a", validation.DNS1123SubdomainMaxLength+1)+"/a"),
+		"pempty", of("/a"), "smax", strconv.Itoa(k8svalidation.DNS1123SubdomainMaxLength),
+		"plong", of(strings.Repeat("a", k8svalidation.DNS1123SubdomainMaxLength+1)+"/a"),
 		"sub", anchored(dns1123SubdomainRegex), "pregex", of("-/a"),
 		"nempty", nameEmpty, "nmax", strconv.Itoa(labelKeyNameMaxLength), "nlong", of("a/"+strings.Repeat("b", labelKeyNameMaxLength+1)),
 		"kre", anchored(labelKeyNameRegex), "nregex", of("a/-"))
@@ -166,11 +169,11 @@ func (w writer) labelKey(k, path string) string {
 // labelValue is IsValidLabelValue(v), each message an Invalid(path, v, msg).
 func (w writer) labelValue(v, path string) string {
 	inv := func(input string) string {
-		msg := only(w, "IsValidLabelValue", validation.IsValidLabelValue, input)
+		msg := only(w, "IsValidLabelValue", k8svalidation.IsValidLabelValue, input)
 		return w.line(path, field.Invalid(placeholderPath, valueHole, msg), map[string]string{valueHole: v})
 	}
 	return fill(`((size(bytes({v})) > {max} ? [{long}] : []) + (!{v}.matches({re}) ? [{regex}] : []))`,
-		"v", v, "max", strconv.Itoa(validation.LabelValueMaxLength), "long", inv(strings.Repeat("a", validation.LabelValueMaxLength+1)),
+		"v", v, "max", strconv.Itoa(k8svalidation.LabelValueMaxLength), "long", inv(strings.Repeat("a", k8svalidation.LabelValueMaxLength+1)),
 		"re", anchored(labelValueRegex), "regex", inv("-"))
 }
 
@@ -184,7 +187,7 @@ var expressions = sync.OnceValues(func() (celPolicies, error) {
 	if err := valueRulesChecked(); err != nil {
 		return celPolicies{}, err
 	}
-	if err := setRulesChecked(object.SetRules); err != nil {
+	if err := setRulesChecked(validation.SetRules()); err != nil {
 		return celPolicies{}, err
 	}
 	rules, err := build(false)
@@ -269,8 +272,8 @@ func build(declarationsOnly bool) (celPolicy, error) {
 	// the names each list-valued option accepts: the built-in ones here;
 	// Generate (and the chart) replace a list when a setting adds names
 	if !declarationsOnly {
-		for _, key := range object.ListOptions {
-			add(AcceptedNamesVariable(key), list(object.BuiltinNames(key)))
+		for _, key := range validation.ListOptions {
+			add(AcceptedNamesVariable(key), list(validation.BuiltinNames(key)))
 		}
 	}
 	// absent parts read as empty: the CRD requires them, the policy need not
@@ -284,7 +287,7 @@ func build(declarationsOnly bool) (celPolicy, error) {
 	}))
 	// an update ratchets only on the Gateway the stored object was on
 	// (validation's arrives): one whose parentRef names another Gateway
-	// is judged as a create; the Gateway's key as object.ParentOf makes it
+	// is judged as a create; the Gateway's key as validation.ParentOf makes it
 	add("update", `request.operation == "UPDATE" && oldObject != null && `+
 		gatewayKey(`variables.parentRef`, `object`)+` == `+
 		gatewayKey(`(has(oldObject.spec) && has(oldObject.spec.parentRef) ? oldObject.spec.parentRef : {})`, `oldObject`))
@@ -297,17 +300,17 @@ func build(declarationsOnly bool) (celPolicy, error) {
 	// every earlier listener (a loop in CEL, a hundred times slower).
 	add("names", `variables.idx.map(i, variables.listeners[i].name)`)
 	// a listener of a protocol Airlock does not serve holds no port
-	// (object.ServedProtocol): its port reads as "none " and its index,
+	// (validation.ServedProtocol): its port reads as "none " and its index,
 	// which no port written as a number is, so the conflict rule never finds
 	// it (a number would: an invalid port -1 is still judged by this rule)
-	rulesAdd("served", `variables.idx.map(i, variables.listeners[i].protocol in `+list(object.SupportedProtocols)+`)`)
+	rulesAdd("served", `variables.idx.map(i, variables.listeners[i].protocol in `+list(validation.SupportedProtocols)+`)`)
 	rulesAdd("ports", `variables.idx.map(i, variables.served[i] ? string(variables.listeners[i].port) : "none " + string(i))`)
 	rulesAdd("endpoints", `variables.idx.map(i, string(variables.listeners[i].port) + "\u0000" + variables.listeners[i].protocol + "\u0000" + `+
 		`(has(variables.listeners[i].hostname) ? variables.listeners[i].hostname : ""))`)
 	add("storedNames", `variables.stored.map(o, o.name)`)
 	// pair[i]: the index of the stored listener listener i is paired with,
 	// -1 for none: the k-th listener of a name with the k-th stored one of
-	// that name (object.NewRatchet); k is 0 unless names repeat.
+	// that name (validation.NewRatchet); k is 0 unless names repeat.
 	add("pair", `variables.idx.map(i, !variables.update ? -1 : `+
 		`variables.names.indexOf(variables.names[i]) == i ? variables.storedNames.indexOf(variables.names[i]) : `+
 		`[size(variables.idx.filter(j, j < i && variables.names[j] == variables.names[i]))].map(k, `+
@@ -341,14 +344,14 @@ func build(declarationsOnly bool) (celPolicy, error) {
 		`(size(variables.listeners) > {max} ? variables.stored == variables.listeners : `+
 		`variables.idx.all(i, variables.pair[i] >= 0 && variables.stored[variables.pair[i]] == variables.listeners[i])))`,
 		"max", strconv.Itoa(MaxIndex))
-	rulesAdd("countErrors", `(size(variables.listeners) == 0 || size(variables.listeners) > `+strconv.Itoa(object.MaxListeners)+`) && `+unchangedList+` ? [] : `+
+	rulesAdd("countErrors", `(size(variables.listeners) == 0 || size(variables.listeners) > `+strconv.Itoa(validation.MaxListeners)+`) && `+unchangedList+` ? [] : `+
 		fill(`size(variables.listeners) == 0 ? [{req}] : size(variables.listeners) > {max} ? [{many}] : []`,
-			"req", details.line(`"spec.listeners"`, field.Required(placeholderPath, object.DetailNoListeners), nil),
-			"max", strconv.Itoa(object.MaxListeners),
-			"many", details.tooMany(`"spec.listeners"`, "size(variables.listeners)", object.MaxListeners)))
+			"req", details.line(`"spec.listeners"`, field.Required(placeholderPath, validation.DetailNoListeners), nil),
+			"max", strconv.Itoa(validation.MaxListeners),
+			"many", details.tooMany(`"spec.listeners"`, "size(variables.listeners)", validation.MaxListeners)))
 
 	// the rules between listeners: names, then conflicts (validateListeners,
-	// object.Merge.Conflict), each ratcheted by the listeners involved;
+	// validation.Merge.Conflict), each ratcheted by the listeners involved;
 	// cheap, written with their messages for both tiers
 	rulesAdd("duplicateErrors", `variables.idx.map(i, [variables.names.indexOf(variables.names[i])].map(d, `+
 		`d < i && variables.names[i] != "" && !(variables.pair[i] >= 0 && variables.pair[d] >= 0) ? [`+
@@ -358,10 +361,10 @@ func build(declarationsOnly bool) (celPolicy, error) {
 	// protocol and port
 	holderHole, holderProtocolHole, portHole := hole("holder"), hole("holderProtocol"), hole("port")
 	protoConflict := details.line(`"spec.listeners[" + string(i) + "].protocol"`,
-		field.Invalid(placeholderPath, valueHole, fmt.Sprintf(strings.Replace(object.DetailProtocolConflict, "%d", "%s", 1), portHole, holderProtocolHole, holderHole)),
+		field.Invalid(placeholderPath, valueHole, fmt.Sprintf(strings.Replace(validation.DetailProtocolConflict, "%d", "%s", 1), portHole, holderProtocolHole, holderHole)),
 		map[string]string{valueHole: "l.protocol", portHole: "string(l.port)", holderProtocolHole: "variables.listeners[f].protocol", holderHole: claim("f")})
 	hostConflict := details.line(`"spec.listeners[" + string(i) + "].hostname"`,
-		field.Invalid(placeholderPath, valueHole, fmt.Sprintf(object.DetailHostnameConflict, holderHole)),
+		field.Invalid(placeholderPath, valueHole, fmt.Sprintf(validation.DetailHostnameConflict, holderHole)),
 		map[string]string{valueHole: `(has(l.hostname) ? l.hostname : "")`, holderHole: claim("same")})
 	// the first listener on the port holds it: another protocol conflicts;
 	// the same protocol conflicts with the first of the same endpoint; a
@@ -580,18 +583,18 @@ func (w writer) basicRules() string {
 		"paired", same(), "sameport", same("port"), "sameprotocol", same("protocol"), "samehost", same("hostname"),
 		"name", w.dnsSubdomain("l.name", `p + ".name"`),
 		"minport", strconv.Itoa(minPort), "maxport", strconv.Itoa(maxPort),
-		"port", w.line(`p + ".port"`, field.Invalid(placeholderPath, intValueHole, only(w, "IsValidPortNum", validation.IsValidPortNum, 0)),
+		"port", w.line(`p + ".port"`, field.Invalid(placeholderPath, intValueHole, only(w, "IsValidPortNum", k8svalidation.IsValidPortNum, 0)),
 			map[string]string{strconv.FormatInt(intValueHole, 10): "l.port"}),
 		"preq", w.line(`p + ".protocol"`, field.Required(placeholderPath, ""), nil),
-		"protocols", list(object.SupportedProtocols),
-		"pns", notSupported(w, "l.protocol", `p + ".protocol"`, object.SupportedProtocols),
+		"protocols", list(validation.SupportedProtocols),
+		"pns", notSupported(w, "l.protocol", `p + ".protocol"`, validation.SupportedProtocols),
 		"host", w.hostname("l.hostname", `p + ".hostname"`)) + valueRulesAfter(w)
 }
 
 // valueRulesAfter is the ListenerValueRules' entries after the basic
 // rules' (validateListener judges them after the hostname).
 func valueRulesAfter(w writer) string {
-	if len(object.ListenerValueRules) == 0 {
+	if len(validation.ListenerValueRules()) == 0 {
 		return ""
 	}
 	return " + " + w.valueRules()
@@ -617,13 +620,13 @@ func (w writer) tlsRules() string {
 		`size({refs}) == 0 ? ({sametls} ? [] : [{norefs}]) : {samerefs} ? [] : (size({refs}) > 1 ? [{manyrefs}] : []) + `+
 		joined(indexList(MaxCertificateRefs)+`.filter(j, j < size({refs})).map(j, {ref})`),
 		"sameprototls", same("protocol", "tls"), "sametls", same("tls"), "samemode", same("tls.mode"), "samerefs", same("tls.certificateRefs"),
-		"http", lit(string(object.ProtocolHTTP)), "https", lit(string(object.ProtocolHTTPS)), "http3", lit(string(object.ProtocolHTTP3)),
-		"forbidden", w.line(`p + ".tls"`, field.Forbidden(placeholderPath, object.DetailTLSForbidden), nil),
-		"required", w.line(`p + ".tls"`, field.Required(placeholderPath, fmt.Sprintf(object.DetailTLSRequired, protocolHole)), map[string]string{protocolHole: "l.protocol"}),
+		"http", lit(string(validation.ProtocolHTTP)), "https", lit(string(validation.ProtocolHTTPS)), "http3", lit(string(validation.ProtocolHTTP3)),
+		"forbidden", w.line(`p + ".tls"`, field.Forbidden(placeholderPath, validation.DetailTLSForbidden), nil),
+		"required", w.line(`p + ".tls"`, field.Required(placeholderPath, fmt.Sprintf(validation.DetailTLSRequired, protocolHole)), map[string]string{protocolHole: "l.protocol"}),
 		"terminate", lit(string(gwv1.TLSModeTerminate)),
 		"mode", notSupported(w, "l.tls.mode", `p + ".tls.mode"`, []gwv1.TLSModeType{gwv1.TLSModeTerminate}),
 		"refs", refs,
-		"norefs", w.line(`p + ".tls.certificateRefs"`, field.Required(placeholderPath, object.DetailNoCertificateRef), nil),
+		"norefs", w.line(`p + ".tls.certificateRefs"`, field.Required(placeholderPath, validation.DetailNoCertificateRef), nil),
 		"manyrefs", w.tooMany(`p + ".tls.certificateRefs"`, "size("+refs+")", 1),
 		"ref", refBody)
 }
@@ -634,9 +637,9 @@ func (w writer) optionRules() string {
 		`[l.tls.options].map(o, (size(o) > {maxopts} && !{sameopts} ? [{manyopts}] : []) + `+
 		joined(`o.map(k, {samekey} ? [] : [p + ".tls.options[" + k + "]"].map(kp, {key})[0])`)+` + {range})[0]`,
 		"sameopts", same("tls.options"), "samekey", same("tls.options[k]"),
-		"http", lit(string(object.ProtocolHTTP)),
-		"maxopts", strconv.Itoa(object.MaxOptions),
-		"manyopts", w.tooMany(`p + ".tls.options"`, "size(o)", object.MaxOptions),
+		"http", lit(string(validation.ProtocolHTTP)),
+		"maxopts", strconv.Itoa(validation.MaxOptions),
+		"manyopts", w.tooMany(`p + ".tls.options"`, "size(o)", validation.MaxOptions),
 		"key", w.optionKey("k", "o[k]", "kp"),
 		"range", w.versionRange("o"))
 }
@@ -650,19 +653,19 @@ func (w writer) hostname(h, path string) string {
 // hostnameDetails is validateHostname of h: the CEL list of its errors'
 // details.
 func (w writer) hostnameDetails(h string) string {
-	badName := only(w, "IsDNS1123Subdomain", validation.IsDNS1123Subdomain, "-")
+	badName := only(w, "IsDNS1123Subdomain", k8svalidation.IsDNS1123Subdomain, "-")
 	// The address expression is long, and kube-apiserver charges a match by
 	// the string's length times the expression's: only a hostname of
 	// address characters alone is matched against it.
 	return fill(`({h} == "" ? [{empty}] : ({h}.matches({ipchars}) && {h}.matches({ip})) ? [{isip}] : {h}.contains(":") ? [{port}] : `+
 		`(size(bytes({h})) > {max} ? [{long}] : []) + `+
 		`({h}.startsWith({wildcard}) ? (!{h}.substring({after}).matches({sub}) ? [{wregex}] : []) : (!{h}.matches({sub}) ? [{regex}] : [])))`,
-		"h", h, "wildcard", lit(object.WildcardPrefix), "after", strconv.Itoa(len(object.WildcardPrefix)),
-		"empty", lit(object.DetailEmptyHostname),
-		"ip", lit(reIP), "ipchars", lit(reIPChars), "isip", lit(object.DetailHostnameIP),
-		"port", lit(object.DetailHostnamePort),
-		"max", strconv.Itoa(validation.DNS1123SubdomainMaxLength), "long", lit(validation.MaxLenError(validation.DNS1123SubdomainMaxLength)),
-		"sub", anchored(dns1123SubdomainRegex), "wregex", lit(object.DetailAfterWildcard+badName), "regex", lit(badName))
+		"h", h, "wildcard", lit(validation.WildcardPrefix), "after", strconv.Itoa(len(validation.WildcardPrefix)),
+		"empty", lit(validation.DetailEmptyHostname),
+		"ip", lit(reIP), "ipchars", lit(reIPChars), "isip", lit(validation.DetailHostnameIP),
+		"port", lit(validation.DetailHostnamePort),
+		"max", strconv.Itoa(k8svalidation.DNS1123SubdomainMaxLength), "long", lit(k8svalidation.MaxLenError(k8svalidation.DNS1123SubdomainMaxLength)),
+		"sub", anchored(dns1123SubdomainRegex), "wregex", lit(validation.DetailAfterWildcard+badName), "regex", lit(badName))
 }
 
 // optionKey is the entries of one option k with value v at kpath.
@@ -671,15 +674,15 @@ func (w writer) optionKey(k, v, kpath string) string {
 		return w.line(kpath, field.Invalid(placeholderPath, valueHole, msg), map[string]string{valueHole: x})
 	}
 	expr := fill(`size({v}) > {maxlen} ? [{long}] : !{k}.contains("/") ? [{unprefixed}] : !{k}.startsWith({prefix}) ? {labelkey} : `,
-		"v", v, "k", k, "maxlen", strconv.Itoa(object.MaxOptionValueLen),
-		"long", w.line(kpath, field.TooLong(placeholderPath, "", object.MaxOptionValueLen), nil),
-		"unprefixed", inv(k, object.DetailUnprefixedOption),
-		"prefix", lit(object.OptionPrefix),
+		"v", v, "k", k, "maxlen", strconv.Itoa(validation.MaxOptionValueLen),
+		"long", w.line(kpath, field.TooLong(placeholderPath, "", validation.MaxOptionValueLen), nil),
+		"unprefixed", inv(k, validation.DetailUnprefixedOption),
+		"prefix", lit(validation.OptionPrefix),
 		"labelkey", w.labelKey(k, kpath))
 	// each of Airlock's options as its row of rules.AirlockOptions says:
 	// a list-valued one's items, or one value of a set; options of the
 	// same set (the versions) share one test
-	for _, o := range object.AirlockOptions {
+	for _, o := range validation.AirlockOptions {
 		if o.List {
 			expr += k + " == " + lit(string(o.Key)) + " ? " + w.nameList(v, kpath, o) + " : "
 		}
@@ -696,7 +699,7 @@ func (w writer) optionKey(k, v, kpath string) string {
 		expr += cond + " ? " + fill(`(!({v} in {values}) ? [{ns}] : [])`, "v", v, "values", list(set[0].Values),
 			"ns", notSupported(w, v, kpath, set[0].Values)) + " : "
 	}
-	expr += "[" + notSupported(w, k, kpath, object.SupportedOptions) + "]"
+	expr += "[" + notSupported(w, k, kpath, validation.SupportedOptions) + "]"
 	return "(" + expr + ")"
 }
 
@@ -705,7 +708,7 @@ func (w writer) optionKey(k, v, kpath string) string {
 // Go rule judges it, and one entry for a longer list. The names it accepts
 // are the variable AcceptedNamesVariable(key), which holds the names a
 // setting adds too.
-func (w writer) nameList(v, kpath string, opt object.AirlockOption) string {
+func (w writer) nameList(v, kpath string, opt validation.AirlockOption) string {
 	allowed := opt.Values
 	accepted := "variables." + AcceptedNamesVariable(opt.Key)
 	// A list with more items than there are names must repeat or misspell
@@ -732,9 +735,9 @@ func (w writer) nameList(v, kpath string, opt object.AirlockOption) string {
 		`{idx}.filter(j, j < size(items)).map(j, [items[j]].map(it, it == "" ? {emptyitem} : it.trim() != it ? {padded} : `+
 		`{idx}.exists(m, m < j && items[m] == it) ? {dup} : it in {allowed} ? "" : {explain}{ns})[0]).filter(s, s != "") + `+
 		`(size(items) > {n} ? [{summary}] : []))[0])`,
-		"v", v, "empty", inv(v, object.DetailEmptyNameList), "valid", valid,
+		"v", v, "empty", inv(v, validation.DetailEmptyNameList), "valid", valid,
 		"idx", indexList(n), "n", strconv.Itoa(n),
-		"emptyitem", inv(v, object.DetailEmptyItem), "padded", inv("it", object.DetailPaddedItem),
+		"emptyitem", inv(v, validation.DetailEmptyItem), "padded", inv("it", validation.DetailPaddedItem),
 		"dup", w.line(kpath, field.Duplicate(placeholderPath, valueHole), map[string]string{valueHole: "it"}),
 		"allowed", accepted, "explain", explain,
 		"ns", w.notSupportedName("it", kpath, accepted),
@@ -743,13 +746,13 @@ func (w writer) nameList(v, kpath string, opt object.AirlockOption) string {
 
 // valueSets are the options that take one value of a set, those of the
 // same set (the same Values) together, in rules.AirlockOptions' order.
-func valueSets() [][]object.AirlockOption {
-	var sets [][]object.AirlockOption
-	for _, o := range object.AirlockOptions {
+func valueSets() [][]validation.AirlockOption {
+	var sets [][]validation.AirlockOption
+	for _, o := range validation.AirlockOptions {
 		if o.List {
 			continue
 		}
-		i := slices.IndexFunc(sets, func(s []object.AirlockOption) bool { return slices.Equal(s[0].Values, o.Values) })
+		i := slices.IndexFunc(sets, func(s []validation.AirlockOption) bool { return slices.Equal(s[0].Values, o.Values) })
 		if i < 0 {
 			sets = append(sets, nil)
 			i = len(sets) - 1
@@ -764,7 +767,7 @@ func valueSets() [][]object.AirlockOption {
 // and those a setting adds (Options.AddedNames; the chart's airlock.addNames
 // appends to it).
 func AcceptedNamesVariable(key gwv1.AnnotationKey) string {
-	return "accepted_" + strings.ReplaceAll(strings.TrimPrefix(string(key), object.OptionPrefix), "-", "_")
+	return "accepted_" + strings.ReplaceAll(strings.TrimPrefix(string(key), validation.OptionPrefix), "-", "_")
 }
 
 // notSupportedName is notSupported of the item x of a list-valued option,
@@ -779,27 +782,27 @@ func (w writer) notSupportedName(x, path, accepted string) string {
 
 // versionRange is validateVersionRange of the options o of listener l.
 func (w writer) versionRange(o string) string {
-	minK, maxK := lit(string(object.OptionMinimumVersion)), lit(string(object.OptionMaximumVersion))
+	minK, maxK := lit(string(validation.OptionMinimumVersion)), lit(string(validation.OptionMaximumVersion))
 	maxPath := `p + ".tls.options[" + ` + maxK + ` + "]"`
 	minimumHole := hole("minimum")
-	below := fmt.Sprintf(object.DetailVersionBelowMinimum, minimumHole)
+	below := fmt.Sprintf(validation.DetailVersionBelowMinimum, minimumHole)
 	return fill(`(({min} in {o}) && ({max} in {o}) && {o}[{min}] in {versions} && {o}[{max}] in {versions} && {versions}.indexOf({o}[{min}]) > {versions}.indexOf({o}[{max}]) && !{samerange} ? [{below}] : []) + `+
 		`(l.protocol == {http3} && ({max} in {o}) && {o}[{max}] in {versions} && {o}[{max}] != {v13} && !{samehttp3} ? [{http3msg}] : [])`,
-		"o", o, "min", minK, "max", maxK, "versions", list(object.TLSVersions),
+		"o", o, "min", minK, "max", maxK, "versions", list(validation.TLSVersions),
 		"samerange", same("tls.options["+minK+"]", "tls.options["+maxK+"]"), "samehttp3", same("protocol", "tls.options["+maxK+"]"),
 		"below", w.line(maxPath, field.Invalid(placeholderPath, valueHole, below), map[string]string{valueHole: o + "[" + maxK + "]", minimumHole: o + "[" + minK + "]"}),
-		"http3", lit(string(object.ProtocolHTTP3)), "v13", lit(object.TLSVersionHTTP3),
-		"http3msg", w.line(maxPath, field.Invalid(placeholderPath, valueHole, object.DetailHTTP3NeedsTLS13), map[string]string{valueHole: o + "[" + maxK + "]"}))
+		"http3", lit(string(validation.ProtocolHTTP3)), "v13", lit(validation.TLSVersionHTTP3),
+		"http3msg", w.line(maxPath, field.Invalid(placeholderPath, valueHole, validation.DetailHTTP3NeedsTLS13), map[string]string{valueHole: o + "[" + maxK + "]"}))
 }
 
 // allowedRoutes is validateAllowedRoutes of ar at path.
 func (w writer) allowedRoutes(ar, path string) string {
 	kinds := `(has(` + ar + `.kinds) ? ` + ar + `.kinds : [])`
 	kind := fill(`[{kinds}[j]].map(k, (has(k.group) && k.group != {gw} ? [{group}] : []) + (k.kind != {httproute} ? (k.kind == "" ? [{req}] : [{ns}]) : []))[0]`,
-		"kinds", kinds, "gw", lit(gwv1.GroupName), "httproute", lit(string(object.HTTPRouteKind)),
+		"kinds", kinds, "gw", lit(gwv1.GroupName), "httproute", lit(string(validation.HTTPRouteKind)),
 		"group", notSupported(w, "k.group", path+` + ".kinds[" + string(j) + "].group"`, []string{gwv1.GroupName}),
 		"req", w.line(path+` + ".kinds[" + string(j) + "].kind"`, field.Required(placeholderPath, ""), nil),
-		"ns", notSupported(w, "k.kind", path+` + ".kinds[" + string(j) + "].kind"`, []gwv1.Kind{object.HTTPRouteKind}))
+		"ns", notSupported(w, "k.kind", path+` + ".kinds[" + string(j) + "].kind"`, []gwv1.Kind{validation.HTTPRouteKind}))
 	nsPath := path + ` + ".namespaces"`
 	from := `(has(ns.from) ? ns.from : ` + lit(string(gwv1.NamespacesFromSame)) + `)`
 	namespaces := fill(`[{ar}.namespaces].map(ns, {from} == {selectorfrom} ? (has(ns.selector) ? {selector} : {samesel} ? [] : [{req}]) : ({from} == {all} || {from} == {same}) || {samefrom} ? [] : [{ns}])[0]`,
@@ -807,8 +810,8 @@ func (w writer) allowedRoutes(ar, path string) string {
 		"all", lit(string(gwv1.NamespacesFromAll)), "same", lit(string(gwv1.NamespacesFromSame)),
 		"samesel", same("allowedRoutes.namespaces.from", "allowedRoutes.namespaces.selector"), "samefrom", same("allowedRoutes.namespaces.from"),
 		"selector", w.selector("ns.selector", nsPath+` + ".selector"`),
-		"req", w.line(nsPath+` + ".selector"`, field.Required(placeholderPath, object.DetailSelectorRequired), nil),
-		"ns", notSupported(w, from, nsPath+` + ".from"`, object.SupportedFrom))
+		"req", w.line(nsPath+` + ".selector"`, field.Required(placeholderPath, validation.DetailSelectorRequired), nil),
+		"ns", notSupported(w, from, nsPath+` + ".from"`, validation.SupportedFrom))
 	// kinds is an atomic list: ratcheted whole
 	return `(` + same("allowedRoutes.kinds") + ` ? [] : ` + joined(indexed(kinds, "j", kind, MaxRouteKinds)) + `)` +
 		` + (has(` + ar + `.namespaces) ? ` + namespaces + ` : [])`
@@ -831,9 +834,9 @@ func (w writer) selector(s, path string) string {
 	forbidden := w.selectorDetail(metav1.LabelSelectorRequirement{Key: "a", Operator: metav1.LabelSelectorOpExists, Values: []string{"a"}}, "values", field.ErrorTypeForbidden)
 	badOperator := w.selectorDetail(metav1.LabelSelectorRequirement{Key: "a", Operator: "-"}, "operator", field.ErrorTypeInvalid)
 	expr := fill(`[{exprs}[j]].map(e, size({vals}) > {max} ? [{manyvals}] : (e.operator in {inout} ? (size({vals}) == 0 ? [{req}] : []) : e.operator in {exists} ? (size({vals}) > 0 ? [{forb}] : []) : [{badop}]) + `+
-		`{key} + `+joined(indexed(vals, "m", w.labelValue(vals+"[m]", ePath+` + ".values[" + string(m) + "]"`), object.MaxSelectorItems))+`)[0]`,
-		"exprs", exprs, "vals", vals, "max", strconv.Itoa(object.MaxSelectorItems),
-		"manyvals", w.tooMany(ePath+` + ".values"`, "size("+vals+")", object.MaxSelectorItems),
+		`{key} + `+joined(indexed(vals, "m", w.labelValue(vals+"[m]", ePath+` + ".values[" + string(m) + "]"`), validation.MaxSelectorItems))+`)[0]`,
+		"exprs", exprs, "vals", vals, "max", strconv.Itoa(validation.MaxSelectorItems),
+		"manyvals", w.tooMany(ePath+` + ".values"`, "size("+vals+")", validation.MaxSelectorItems),
 		"inout", operators(metav1.LabelSelectorOpIn, metav1.LabelSelectorOpNotIn),
 		"exists", operators(metav1.LabelSelectorOpExists, metav1.LabelSelectorOpDoesNotExist),
 		"req", w.line(ePath+` + ".values"`, field.Required(placeholderPath, required), nil),
@@ -845,11 +848,11 @@ func (w writer) selector(s, path string) string {
 	return fill(`((has({labels}) ? (size({labels}) > {max} ? ({samelabels} ? [] : [{manylabels}]) : {walklabels}) : []) + `+
 		`({sameexprs} ? [] : size({exprs}) > {max} ? [{manyexprs}] : {walkexprs}))`,
 		"samelabels", same(sel+".matchLabels"), "sameexprs", same(sel+".matchExpressions"),
-		"labels", labels, "exprs", exprs, "max", strconv.Itoa(object.MaxSelectorItems),
-		"manylabels", w.tooMany(labelsPath, "size("+labels+")", object.MaxSelectorItems),
+		"labels", labels, "exprs", exprs, "max", strconv.Itoa(validation.MaxSelectorItems),
+		"manylabels", w.tooMany(labelsPath, "size("+labels+")", validation.MaxSelectorItems),
 		"walklabels", joined(labels+`.map(k, `+same(sel+".matchLabels[k]")+` ? [] : `+w.labelKey("k", labelsPath)+` + `+w.labelValue(labels+"[k]", labelsPath)+`)`),
-		"manyexprs", w.tooMany(path+` + ".matchExpressions"`, "size("+exprs+")", object.MaxSelectorItems),
-		"walkexprs", joined(indexed(exprs, "j", expr, object.MaxSelectorItems)))
+		"manyexprs", w.tooMany(path+` + ".matchExpressions"`, "size("+exprs+")", validation.MaxSelectorItems),
+		"walkexprs", joined(indexed(exprs, "j", expr, validation.MaxSelectorItems)))
 }
 
 // tooMany is the entry field.TooMany gives at path when the CEL int size

@@ -13,7 +13,6 @@ import (
 
 	"github.com/airlock/listenerset-webhook/policy/policytest"
 	"github.com/airlock/listenerset-webhook/validation"
-	"github.com/airlock/listenerset-webhook/validation/object"
 	"github.com/airlock/listenerset-webhook/validation/validationtest"
 )
 
@@ -43,9 +42,9 @@ func TestWorstObjectCost(t *testing.T) {
 	}
 	var requests []request
 	for _, s := range validationtest.WorstShapes {
-		r := request{name: s.Name, new: s.Build(object.MaxListeners)}
+		r := request{name: s.Name, new: s.Build(validation.MaxListeners)}
 		if s.Update != nil {
-			r.old = s.Update(object.MaxListeners)
+			r.old = s.Update(validation.MaxListeners)
 		}
 		requests = append(requests, r)
 	}
@@ -114,7 +113,7 @@ func everyValueChanged(ls *gwv1.ListenerSet) *gwv1.ListenerSet {
 	*old.Spec.ParentRef.Group, *old.Spec.ParentRef.Kind = "example.org", "Pod"
 	for i := range old.Spec.Listeners {
 		l := &old.Spec.Listeners[i]
-		l.Port, l.Protocol = l.Port+1, object.ProtocolHTTPS
+		l.Port, l.Protocol = l.Port+1, validation.ProtocolHTTPS
 		*l.Hostname = gwv1.Hostname(other(string(*l.Hostname)))
 		for k, v := range l.TLS.Options {
 			l.TLS.Options[k] = gwv1.AnnotationValue(other(string(v)))

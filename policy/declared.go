@@ -5,11 +5,10 @@ import (
 	"regexp"
 	"strconv"
 
-	"k8s.io/apimachinery/pkg/util/validation"
-	"k8s.io/apimachinery/pkg/util/validation/field"
+	"github.com/airlock/listenerset-webhook/validation"
 
-	"github.com/airlock/listenerset-webhook/validation/merged"
-	"github.com/airlock/listenerset-webhook/validation/object"
+	k8svalidation "k8s.io/apimachinery/pkg/util/validation"
+	"k8s.io/apimachinery/pkg/util/validation/field"
 )
 
 // The declared hostnames (merged's validateDeclaredHostnames): where
@@ -49,13 +48,13 @@ const MaxDetailedEntries = 8
 // allows, per listener (undeclared).
 func declaredVariables(add func(name, expr string), checks, details writer, checksName, errorsName string) {
 	key := "variables." + AllowedHostnamesVariable
-	add(AllowedHostnamesVariable, lit(merged.DefaultAllowedHostnamesAnnotation))
+	add(AllowedHostnamesVariable, lit(validation.DefaultAllowedHostnamesAnnotation))
 	// the ListenerSet's namespace, as the Go rule names it
 	add("setNamespace", `has(object.metadata.namespace) ? object.metadata.namespace : ""`)
 	add("declared", `namespaceObject != null && has(namespaceObject.metadata.annotations) && `+key+` in namespaceObject.metadata.annotations`)
 	add("declaration", `variables.declared ? namespaceObject.metadata.annotations[`+key+`] : ""`)
 	add("declaredEntries", `variables.declared && variables.declaration.trim() != "" ? variables.declaration.split(",") : []`)
-	maxLen := strconv.Itoa(validation.DNS1123SubdomainMaxLength)
+	maxLen := strconv.Itoa(k8svalidation.DNS1123SubdomainMaxLength)
 	// the indexes of the entries that are neither "*" nor a hostname
 	// (validateHostname: within the length, the pattern, not an IPv4
 	// address, the only address the pattern lets through, no longer than
@@ -63,18 +62,18 @@ func declaredVariables(add func(name, expr string), checks, details writer, chec
 	// limit: each one problem
 	add("badEntries", fill(`size(variables.declaredEntries) > {max} ? [] : {idx}.filter(j, j < size(variables.declaredEntries) && `+
 		`[variables.declaredEntries[j]].all(e, !(e == {all} || size(e) <= {maxlen} && e.matches({entry}) && !(size(e) <= {maxipv4} && e.matches({ipv4})))))`,
-		"max", strconv.Itoa(merged.MaxAllowedHostnames), "idx", indexList(merged.MaxAllowedHostnames),
-		"all", lit(merged.AllHostnames), "maxlen", maxLen, "maxipv4", strconv.Itoa(len("255.255.255.255")),
-		"entry", lit(`^(`+regexp.QuoteMeta(object.WildcardPrefix)+`)?`+dns1123SubdomainRegex+`$`), "ipv4", lit(`^`+reIPv4+`$`)))
+		"max", strconv.Itoa(validation.MaxAllowedHostnames), "idx", indexList(validation.MaxAllowedHostnames),
+		"all", lit(validation.AllHostnames), "maxlen", maxLen, "maxipv4", strconv.Itoa(len("255.255.255.255")),
+		"entry", lit(`^(`+regexp.QuoteMeta(validation.WildcardPrefix)+`)?`+dns1123SubdomainRegex+`$`), "ipv4", lit(`^`+reIPv4+`$`)))
 	add("declarationValid", fill(`variables.declared && size(variables.declaredEntries) > 0 && size(variables.declaredEntries) <= {max} && size(variables.badEntries) == 0`,
-		"max", strconv.Itoa(merged.MaxAllowedHostnames)))
+		"max", strconv.Itoa(validation.MaxAllowedHostnames)))
 	// a problem of the whole declaration, as validation's
 	// DeclarationProblem.String words it
 	entryNumber := strconv.FormatInt(intValueHole, 10)
-	tooMany := render(fmt.Sprintf(merged.DetailDeclarationTooMany, intValueHole, merged.MaxAllowedHostnames),
+	tooMany := render(fmt.Sprintf(validation.DetailDeclarationTooMany, intValueHole, validation.MaxAllowedHostnames),
 		map[string]string{entryNumber: "size(variables.declaredEntries)"})
 	add("declarationWhole", fill(`!variables.declared ? [] : variables.declaration.trim() == "" ? [{empty}] : size(variables.declaredEntries) > {max} ? [{many}] : []`,
-		"empty", lit(merged.DetailDeclarationEmpty), "max", strconv.Itoa(merged.MaxAllowedHostnames), "many", tooMany))
+		"empty", lit(validation.DetailDeclarationEmpty), "max", strconv.Itoa(validation.MaxAllowedHostnames), "many", tooMany))
 
 	// each problem an error at metadata.namespace: the checks write one
 	// per problem, the details the first MaxDetailedEntries bad entries'
@@ -82,18 +81,18 @@ func declaredVariables(add func(name, expr string), checks, details writer, chec
 	// words it
 	reasonHole := hole("reason")
 	problem := func(reason string) string {
-		return render(fmt.Sprintf(merged.DetailDeclarationEntry, intValueHole, valueHole, reasonHole),
+		return render(fmt.Sprintf(validation.DetailDeclarationEntry, intValueHole, valueHole, reasonHole),
 			map[string]string{entryNumber: "j + 1", valueHole: "e", reasonHole: reason})
 	}
 	entry := fill(`[variables.declaredEntries[j]].map(e, e == "" ? {empty} : e.trim() != e ? {blanks} : `+
 		`size(bytes(e)) > {maxlen} ? {long} : [{hostname}].map(d, size(d) == 0 ? "" : {first})[0])[0]`,
-		"empty", problem(lit(merged.DetailEntryEmpty)), "blanks", problem(lit(merged.DetailEntryBlanks)),
-		"maxlen", maxLen, "long", problem(lit(validation.MaxLenError(validation.DNS1123SubdomainMaxLength))),
+		"empty", problem(lit(validation.DetailEntryEmpty)), "blanks", problem(lit(validation.DetailEntryBlanks)),
+		"maxlen", maxLen, "long", problem(lit(k8svalidation.MaxLenError(k8svalidation.DNS1123SubdomainMaxLength))),
 		"hostname", details.hostnameDetails("e"), "first", problem("d[0]"))
 	keyHole, problemHole := hole("key"), hole("problem")
 	nsError := func(w writer) string {
 		return w.line(lit(field.NewPath("metadata", "namespace").String()),
-			field.Invalid(placeholderPath, valueHole, fmt.Sprintf(merged.DetailDeclarationProblem, keyHole, valueHole, problemHole)),
+			field.Invalid(placeholderPath, valueHole, fmt.Sprintf(validation.DetailDeclarationProblem, keyHole, valueHole, problemHole)),
 			map[string]string{valueHole: "variables.setNamespace", keyHole: key, problemHole: "p"})
 	}
 	add(checksName, `(variables.declarationWhole + variables.badEntries.map(j, "")).map(p, `+nsError(checks)+`)`)
@@ -104,10 +103,10 @@ func declaredVariables(add func(name, expr string), checks, details writer, chec
 	// entries (wildcards too: a wildcard covers itself), and the names
 	// under each wildcard, which end with its suffix (".example.com" of
 	// "*.example.com")
-	add("declaredAll", `variables.declarationValid && `+lit(merged.AllHostnames)+` in variables.declaredEntries`)
-	add("declaredNames", `variables.declarationValid ? variables.declaredEntries.filter(e, e != `+lit(merged.AllHostnames)+`) : []`)
+	add("declaredAll", `variables.declarationValid && `+lit(validation.AllHostnames)+` in variables.declaredEntries`)
+	add("declaredNames", `variables.declarationValid ? variables.declaredEntries.filter(e, e != `+lit(validation.AllHostnames)+`) : []`)
 	add("declaredSuffixes", fill(`variables.declarationValid ? variables.declaredEntries.filter(e, e.startsWith({w})).map(e, e.substring({n})) : []`,
-		"w", lit(object.WildcardPrefix), "n", strconv.Itoa(len(object.WildcardPrefix)-1)))
+		"w", lit(validation.WildcardPrefix), "n", strconv.Itoa(len(validation.WildcardPrefix)-1)))
 	// per listener, whether the declaration leaves its hostname out (AllowedHostnames.Allows);
 	// [] when it covers every hostname or there is none
 	add("undeclared", `!variables.declarationValid || variables.declaredAll ? [] : variables.idx.map(i, [variables.listeners[i]].all(l, `+
@@ -117,8 +116,8 @@ func declaredVariables(add func(name, expr string), checks, details writer, chec
 	cutHole := hole("cut")
 	add("quotedDeclaration", fill(`size(variables.declaration) <= {max} ? strings.quote(variables.declaration) : `+
 		`[variables.declaration.substring(0, {max})].map(c, c.lastIndexOf(",") > 0 ? c.substring(0, c.lastIndexOf(",")) : c).map(cut, {quoted})[0]`,
-		"max", strconv.Itoa(merged.MaxQuotedDeclaration),
-		"quoted", render(fmt.Sprintf(merged.DetailDeclarationCut, cutHole, intValueHole),
+		"max", strconv.Itoa(validation.MaxQuotedDeclaration),
+		"quoted", render(fmt.Sprintf(validation.DetailDeclarationCut, cutHole, intValueHole),
 			map[string]string{cutHole: "cut", entryNumber: "size(variables.declaration) - size(cut)"})))
 }
 
@@ -129,6 +128,6 @@ func (w writer) declaredRule() string {
 	holes := map[string]string{hostHole: "l.hostname", valueHole: "variables.setNamespace", keyHole: "variables." + AllowedHostnamesVariable, quotedHole: "variables.quotedDeclaration"}
 	return fill(`size(variables.undeclared) > 0 && variables.undeclared[i] && !{samehost} ? [has(l.hostname) ? {forbidden} : {required}] : []`,
 		"samehost", same("hostname"),
-		"forbidden", w.line(`p + ".hostname"`, field.Forbidden(placeholderPath, fmt.Sprintf(merged.DetailHostnameNotDeclared, hostHole, valueHole, keyHole, quotedHole)), holes),
-		"required", w.line(`p + ".hostname"`, field.Required(placeholderPath, fmt.Sprintf(merged.DetailNoHostnameDeclared, valueHole, merged.AllHostnames, keyHole, quotedHole)), holes))
+		"forbidden", w.line(`p + ".hostname"`, field.Forbidden(placeholderPath, fmt.Sprintf(validation.DetailHostnameNotDeclared, hostHole, valueHole, keyHole, quotedHole)), holes),
+		"required", w.line(`p + ".hostname"`, field.Required(placeholderPath, fmt.Sprintf(validation.DetailNoHostnameDeclared, valueHole, validation.AllHostnames, keyHole, quotedHole)), holes))
 }

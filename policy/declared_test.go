@@ -13,12 +13,10 @@ import (
 	celconfig "k8s.io/apiserver/pkg/apis/cel"
 	gwv1 "sigs.k8s.io/gateway-api/apis/v1"
 
+	"github.com/airlock/listenerset-webhook/findings"
 	"github.com/airlock/listenerset-webhook/policy"
 	"github.com/airlock/listenerset-webhook/policy/policytest"
 	"github.com/airlock/listenerset-webhook/validation"
-	"github.com/airlock/listenerset-webhook/validation/findings"
-	"github.com/airlock/listenerset-webhook/validation/merged"
-	"github.com/airlock/listenerset-webhook/validation/object"
 	"github.com/airlock/listenerset-webhook/validation/validationtest"
 )
 
@@ -58,7 +56,7 @@ func TestDeclaredHostnamesSameVerdict(t *testing.T) {
 	// policy judges it as validation does
 	var usual int
 	for _, tc := range validationtest.DeclarationCases() {
-		if tc.Old != nil || len(tc.New.Spec.Listeners) != object.MaxListeners {
+		if tc.Old != nil || len(tc.New.Spec.Listeners) != validation.MaxListeners {
 			continue
 		}
 		usual++
@@ -81,7 +79,7 @@ func TestDeclaredHostnamesSameVerdict(t *testing.T) {
 		t.Error("no case of the usual set")
 	}
 	t.Logf("%d requests (%v by code), %d denied, %d messages cut, %d with other details", st.cases, outcomes, st.denied, st.truncated, st.detailDiffs)
-	if outcomes[""] == 0 || outcomes[merged.CodeHostnameNotDeclared] == 0 || outcomes[merged.CodeDeclarationMalformed] == 0 {
+	if outcomes[""] == 0 || outcomes[validation.CodeHostnameNotDeclared] == 0 || outcomes[validation.CodeDeclarationMalformed] == 0 {
 		t.Errorf("the cases reach neither verdict: %v", outcomes)
 	}
 }

@@ -17,7 +17,6 @@ import (
 	"github.com/airlock/listenerset-webhook/policy"
 	"github.com/airlock/listenerset-webhook/policy/policytest"
 	"github.com/airlock/listenerset-webhook/validation"
-	"github.com/airlock/listenerset-webhook/validation/object"
 	"github.com/airlock/listenerset-webhook/validation/validationtest"
 )
 
@@ -99,7 +98,7 @@ func compareIn(t *testing.T, e *policytest.Evaluator, name string, d *validation
 	errs, _ := validation.Validate(n, o, opts)
 	got := evaluate(e, obj, old)
 	st.cases++
-	for _, r := range object.ListenerValueRules {
+	for _, r := range validation.ListenerValueRules() {
 		if slices.ContainsFunc(errs, func(e *field.Error) bool { return e.Detail == r.Detail }) {
 			if st.byValueRule == nil {
 				st.byValueRule = map[string]int{}
@@ -273,14 +272,14 @@ func TestSameVerdictInProcess(t *testing.T) {
 		for _, s := range validationtest.WorstShapes {
 			var old *gwv1.ListenerSet
 			if s.Update != nil {
-				old = s.Update(object.MaxListeners)
+				old = s.Update(validation.MaxListeners)
 			}
-			compare(t, e, "worst "+s.Name, s.Build(object.MaxListeners), old, &st)
+			compare(t, e, "worst "+s.Name, s.Build(validation.MaxListeners), old, &st)
 		}
 	}
 	t.Logf("%d requests, %d denied, %d messages cut, %d with other details; %d admitted by the CRD and judged by the whole policy too: %d valid, %d of them by the fast path alone",
 		st.cases, st.denied, st.truncated, st.detailDiffs, st.throughCRD, st.validThroughCRD, st.fastPath)
-	for _, r := range object.ListenerValueRules {
+	for _, r := range validation.ListenerValueRules() {
 		t.Logf("denied by the ListenerValueRule %s: %d requests", r.Name, st.byValueRule[r.Name])
 		if st.byValueRule[r.Name] == 0 {
 			t.Errorf("no request met the ListenerValueRule %s: the fuzz generator does not take its examples", r.Name)

@@ -5,10 +5,11 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/airlock/listenerset-webhook/validation"
+
 	gwv1 "sigs.k8s.io/gateway-api/apis/v1"
 
 	"github.com/airlock/listenerset-webhook/defaults"
-	"github.com/airlock/listenerset-webhook/validation/object"
 )
 
 // FastPathCondition names the rules' match condition: false (the rules
@@ -77,7 +78,7 @@ const FastPathVariable = "plainlyValid"
 // 1.5-1.7 x without it.
 func fastPathExpression() string {
 	sub := anchored(dns1123SubdomainRegex)
-	http, https, http3 := lit(string(object.ProtocolHTTP)), lit(string(object.ProtocolHTTPS)), lit(string(object.ProtocolHTTP3))
+	http, https, http3 := lit(string(validation.ProtocolHTTP)), lit(string(validation.ProtocolHTTPS)), lit(string(validation.ProtocolHTTP3))
 	gw := lit(gwv1.GroupName)
 	ls := `object.spec.listeners`
 	// group "" and kind Secret: with the CRD's patterns (a group is
@@ -92,7 +93,7 @@ func fastPathExpression() string {
 	for _, from := range plainFrom {
 		ns := fill(`"namespaces": dyn({"from": {from}})`, "from", lit(string(from)))
 		usual = append(usual, "{"+ns+"}", fill(`{{ns}, "kinds": dyn([{"group": {gw}, "kind": {httproute}}])}`,
-			"ns", ns, "gw", gw, "httproute", lit(string(object.HTTPRouteKind))))
+			"ns", ns, "gw", gw, "httproute", lit(string(validation.HTTPRouteKind))))
 	}
 	routes := fill(`(l.allowedRoutes in [{usual}] || l.allowedRoutes == ar0 || {plain})`, "usual", strings.Join(usual, ", "), "plain", plainRoutes("l.allowedRoutes", gw))
 	// the TLS of an HTTPS or http3 listener: exactly one certificate, and
@@ -154,17 +155,17 @@ const plainListBytes = 512
 // number of known keys it holds.
 func plainOptions(o string, isH3 bool) string {
 	var known, values []string
-	for _, k := range object.SupportedOptions {
+	for _, k := range validation.SupportedOptions {
 		known = append(known, fill(`({k} in {o} ? 1 : 0)`, "k", lit(string(k)), "o", o))
 	}
 	values = append(values, fill(`size({o}) == `, "o", o)+strings.Join(known, " + "))
-	for _, opt := range object.AirlockOptions {
+	for _, opt := range validation.AirlockOptions {
 		switch {
 		case opt.List:
 			values = append(values, fill(`(!({key} in {o}) || size({o}[{key}]) <= {maxbytes} && (({o}[{key}] + ",").matches({ordered}) || `+
 				`{o}[{key}] != "" && [{o}[{key}].split(",")].all(items, size(items) <= {max} && items.all(x, x in {allowed} && items.indexOf(x) == items.lastIndexOf(x)))))`,
 				"o", o, "key", lit(string(opt.Key)), "maxbytes", strconv.Itoa(plainListBytes), "ordered", lit(orderedNames(opt.Values)), "max", strconv.Itoa(len(opt.Values)), "allowed", list(opt.Values)))
-		case opt.Key == object.OptionMinimumVersion || opt.Key == object.OptionMaximumVersion:
+		case opt.Key == validation.OptionMinimumVersion || opt.Key == validation.OptionMaximumVersion:
 			// versionPair judges them, and their order
 		default:
 			values = append(values, fill(`(!({key} in {o}) || {o}[{key}] in {values})`, "o", o, "key", lit(string(opt.Key)), "values", list(opt.Values)))
@@ -177,15 +178,15 @@ func plainOptions(o string, isH3 bool) string {
 // versionPair is true when the minimum and maximum versions of the TLS
 // options map o are known and in order, and, when isH3, allow TLS 1.3.
 func versionPair(o string, isH3 bool) string {
-	minK, maxK := lit(string(object.OptionMinimumVersion)), lit(string(object.OptionMaximumVersion))
+	minK, maxK := lit(string(validation.OptionMinimumVersion)), lit(string(validation.OptionMaximumVersion))
 	// the two versions as one string "=minimum/=maximum" ("" for an absent
 	// one, so that a present empty value is not taken for an absent one),
 	// found in the constant list of the valid pairs; for http3, only those
 	// whose maximum is TLS 1.3 or absent. A value with a "/" matches none.
 	var pairs []string
-	for lo, minV := range append([]string{""}, object.TLSVersions...) {
-		for hi, maxV := range append([]string{""}, object.TLSVersions...) {
-			if lo > 0 && hi > 0 && lo > hi || isH3 && maxV != "" && maxV != object.TLSVersionHTTP3 {
+	for lo, minV := range append([]string{""}, validation.TLSVersions...) {
+		for hi, maxV := range append([]string{""}, validation.TLSVersions...) {
+			if lo > 0 && hi > 0 && lo > hi || isH3 && maxV != "" && maxV != validation.TLSVersionHTTP3 {
 				continue
 			}
 			pairs = append(pairs, present(minV)+"/"+present(maxV))
@@ -204,7 +205,7 @@ var plainFrom = []gwv1.FromNamespaces{gwv1.NamespacesFromSame, gwv1.NamespacesFr
 func plainRoutes(ar, gw string) string {
 	return fill(`((!has({ar}.kinds) || (size({ar}.kinds) <= {maxkinds} && {ar}.kinds.all(k, (!has(k.group) || k.group == {gw}) && has(k.kind) && k.kind == {httproute}))) && `+
 		`(!has({ar}.namespaces) || ((!has({ar}.namespaces.from) || {ar}.namespaces.from in {from}) && !has({ar}.namespaces.selector))))`,
-		"ar", ar, "gw", gw, "maxkinds", strconv.Itoa(MaxRouteKinds), "httproute", lit(string(object.HTTPRouteKind)), "from", list(plainFrom))
+		"ar", ar, "gw", gw, "maxkinds", strconv.Itoa(MaxRouteKinds), "httproute", lit(string(validation.HTTPRouteKind)), "from", list(plainFrom))
 }
 
 // present is how the version pair writes a version: "=" and the version,

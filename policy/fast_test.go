@@ -13,7 +13,6 @@ import (
 	gwv1 "sigs.k8s.io/gateway-api/apis/v1"
 
 	"github.com/airlock/listenerset-webhook/validation"
-	"github.com/airlock/listenerset-webhook/validation/object"
 )
 
 // TestFastPathTaken: the usual valid objects skip the policy through its
@@ -76,12 +75,12 @@ func TestFastPathCost(t *testing.T) {
 		// are judged on their own, and the ports by the general rule
 		l.Port = gwv1.PortNumber(1000 + i)
 		l.TLS.Options = map[gwv1.AnnotationKey]gwv1.AnnotationValue{
-			object.OptionALPNProtocols:       reversed(object.ALPNProtocols),
-			object.OptionCiphers:             reversed(slices.Delete(slices.Clone(object.Ciphers), i%len(object.Ciphers), i%len(object.Ciphers)+1)),
-			object.OptionECDHCurves:          reversed(object.ECDHCurves),
-			object.OptionSignatureAlgorithms: reversed(object.SignatureAlgorithms),
-			object.OptionMinimumVersion:      "TLSv1_2",
-			object.OptionMaximumVersion:      "TLSv1_3",
+			validation.OptionALPNProtocols:       reversed(validation.ALPNProtocols),
+			validation.OptionCiphers:             reversed(slices.Delete(slices.Clone(validation.Ciphers), i%len(validation.Ciphers), i%len(validation.Ciphers)+1)),
+			validation.OptionECDHCurves:          reversed(validation.ECDHCurves),
+			validation.OptionSignatureAlgorithms: reversed(validation.SignatureAlgorithms),
+			validation.OptionMinimumVersion:      "TLSv1_2",
+			validation.OptionMaximumVersion:      "TLSv1_3",
 		}
 	}
 	if errs, _ := validation.Validate(ls, nil, validation.Options{}); len(errs) > 0 {
@@ -105,10 +104,10 @@ func fastBase() *gwv1.ListenerSet {
 	ls := &gwv1.ListenerSet{Spec: gwv1.ListenerSetSpec{ParentRef: gwv1.ParentGatewayReference{Name: "gw"}}}
 	ls.Namespace, ls.Name = "team-a", "base"
 	options := map[gwv1.AnnotationKey]gwv1.AnnotationValue{
-		object.OptionMinimumVersion: "TLSv1_2", object.OptionMaximumVersion: "TLSv1_3",
-		object.OptionCiphers: "ECDHE-RSA-AES128-GCM-SHA256",
+		validation.OptionMinimumVersion: "TLSv1_2", validation.OptionMaximumVersion: "TLSv1_3",
+		validation.OptionCiphers: "ECDHE-RSA-AES128-GCM-SHA256",
 	}
-	for i, protocol := range []gwv1.ProtocolType{object.ProtocolHTTPS, object.ProtocolHTTP3, object.ProtocolHTTPS, object.ProtocolHTTP3} {
+	for i, protocol := range []gwv1.ProtocolType{validation.ProtocolHTTPS, validation.ProtocolHTTP3, validation.ProtocolHTTPS, validation.ProtocolHTTP3} {
 		ls.Spec.Listeners = append(ls.Spec.Listeners, gwv1.ListenerEntry{
 			Name: gwv1.SectionName(fmt.Sprintf("l%d", i)), Port: gwv1.PortNumber(8443 + i%2), Protocol: protocol,
 			Hostname: ptr.To(gwv1.Hostname(fmt.Sprintf("h%d.example.com", i))),
@@ -119,7 +118,7 @@ func fastBase() *gwv1.ListenerSet {
 			AllowedRoutes: &gwv1.AllowedRoutes{Kinds: []gwv1.RouteGroupKind{{Kind: "HTTPRoute"}}},
 		})
 	}
-	ls.Spec.Listeners = append(ls.Spec.Listeners, gwv1.ListenerEntry{Name: "web", Port: 8080, Protocol: object.ProtocolHTTP})
+	ls.Spec.Listeners = append(ls.Spec.Listeners, gwv1.ListenerEntry{Name: "web", Port: 8080, Protocol: validation.ProtocolHTTP})
 	return ls
 }
 
@@ -149,22 +148,22 @@ func TestFastPathLeavesNothingToTheCRD(t *testing.T) {
 		"http3 without tls":            func(ls *gwv1.ListenerSet) { l(ls, 3).TLS = nil },
 		"hostname an address":          func(ls *gwv1.ListenerSet) { l(ls, 4).Hostname = ptr.To[gwv1.Hostname]("192.0.2.1") },
 		"other options, one invalid": func(ls *gwv1.ListenerSet) {
-			l(ls, 2).TLS.Options[object.OptionCiphers] = "TLS_AES_128_GCM_SHA256"
+			l(ls, 2).TLS.Options[validation.OptionCiphers] = "TLS_AES_128_GCM_SHA256"
 		},
 		"the first listener's options invalid": func(ls *gwv1.ListenerSet) {
 			for i := range 4 {
-				l(ls, i).TLS.Options[object.OptionECDHCurves] = "X448"
+				l(ls, i).TLS.Options[validation.OptionECDHCurves] = "X448"
 			}
 		},
 		"the first listener's options too old for http3": func(ls *gwv1.ListenerSet) {
 			for i := range 4 {
-				l(ls, i).TLS.Options[object.OptionMaximumVersion] = "TLSv1_2"
+				l(ls, i).TLS.Options[validation.OptionMaximumVersion] = "TLSv1_2"
 			}
 		},
 		"minimum above maximum, everywhere": func(ls *gwv1.ListenerSet) {
 			for i := range 4 {
-				l(ls, i).TLS.Options[object.OptionMinimumVersion] = "TLSv1_3"
-				l(ls, i).TLS.Options[object.OptionMaximumVersion] = "TLSv1_2"
+				l(ls, i).TLS.Options[validation.OptionMinimumVersion] = "TLSv1_3"
+				l(ls, i).TLS.Options[validation.OptionMaximumVersion] = "TLSv1_2"
 			}
 		},
 		"route kind GRPCRoute": func(ls *gwv1.ListenerSet) {
@@ -204,7 +203,7 @@ func TestFastPathLeavesNothingToTheCRD(t *testing.T) {
 		// policy's rules admit it
 		"http3 without options, the first listener's too old for it": func(ls *gwv1.ListenerSet) {
 			for i := range 4 {
-				l(ls, i).TLS.Options[object.OptionMaximumVersion] = "TLSv1_2"
+				l(ls, i).TLS.Options[validation.OptionMaximumVersion] = "TLSv1_2"
 			}
 			l(ls, 1).TLS.Options = nil
 			l(ls, 3).TLS.Options = nil

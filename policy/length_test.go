@@ -8,7 +8,6 @@ import (
 	gwv1 "sigs.k8s.io/gateway-api/apis/v1"
 
 	"github.com/airlock/listenerset-webhook/validation"
-	"github.com/airlock/listenerset-webhook/validation/object"
 	"github.com/airlock/listenerset-webhook/validation/validationtest"
 )
 
@@ -20,7 +19,7 @@ func TestOptionValueLengthCountsCharacters(t *testing.T) {
 	e := evaluator(t)
 	var st diffStats
 	for _, c := range []string{"a", "é", "漢", "😀"} {
-		for _, n := range []int{object.MaxOptionValueLen, object.MaxOptionValueLen + 1} {
+		for _, n := range []int{validation.MaxOptionValueLen, validation.MaxOptionValueLen + 1} {
 			ls := validationtest.MostWarnings(1)
 			ls.Name = "length"
 			ls.Spec.Listeners[0].TLS.Options["example.com/o00"] = gwv1.AnnotationValue(strings.Repeat(c, n))
@@ -28,7 +27,7 @@ func TestOptionValueLengthCountsCharacters(t *testing.T) {
 			compare(t, e, name, ls, nil, &st)
 			_, _, crdAdmits := throughCRD(t, ls)
 			errs, _ := validation.Validate(ls, nil, validation.Options{})
-			if crdAdmits != (len(errs) == 0) || crdAdmits != (n == object.MaxOptionValueLen) {
+			if crdAdmits != (len(errs) == 0) || crdAdmits != (n == validation.MaxOptionValueLen) {
 				t.Errorf("%s: the CRD admits: %v; validation's errors: %v", name, crdAdmits, errs)
 			}
 		}

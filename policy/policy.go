@@ -4,14 +4,14 @@ import (
 	"bytes"
 	"fmt"
 
+	"github.com/airlock/listenerset-webhook/validation"
+
 	admissionregistrationv1 "k8s.io/api/admissionregistration/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/utils/ptr"
 	"sigs.k8s.io/yaml"
 
 	"github.com/airlock/listenerset-webhook/registration"
-	"github.com/airlock/listenerset-webhook/validation/merged"
-	"github.com/airlock/listenerset-webhook/validation/object"
 )
 
 // Default names of the generated objects: the rules' policy and binding;
@@ -39,7 +39,7 @@ type Options struct {
 	// AddedNames are names the list-valued TLS options accept besides the
 	// built-in ones, as the webhook's --add-names: each option's
 	// AcceptedNamesVariable holds them.
-	AddedNames object.AddedNames
+	AddedNames validation.AddedNames
 	// Gateways, when not empty, scope the policy to the ListenerSets of
 	// these Gateways, Airlock's: "namespace/name" or "namespace/*"
 	// (ValidateGateways), in a match condition (scope.go). Empty: every
@@ -93,7 +93,7 @@ func (p Policies) Pairs() []Pair { return []Pair{p.Rules, p.Declarations} }
 // CEL is written for.
 func Generate(opts Options) (Policies, error) {
 	opts = opts.withDefaults()
-	tenancy := merged.Tenancy{AllowedHostnamesAnnotation: opts.AllowedHostnamesAnnotation}
+	tenancy := validation.Tenancy{AllowedHostnamesAnnotation: opts.AllowedHostnamesAnnotation}
 	if err := tenancy.Check(); err != nil {
 		return Policies{}, err
 	}
@@ -114,11 +114,11 @@ func Generate(opts Options) (Policies, error) {
 
 // pair is the policy of the CEL e and its binding, named policyName and
 // bindingName.
-func (o Options) pair(policyName, bindingName string, e celPolicy, tenancy merged.Tenancy) Pair {
+func (o Options) pair(policyName, bindingName string, e celPolicy, tenancy validation.Tenancy) Pair {
 	vars := make([]admissionregistrationv1.Variable, len(e.variables))
 	for i, v := range e.variables {
 		vars[i] = admissionregistrationv1.Variable{Name: v.name, Expression: v.expression}
-		for _, key := range object.ListOptions {
+		for _, key := range validation.ListOptions {
 			if v.name == AcceptedNamesVariable(key) && len(o.AddedNames[key]) > 0 {
 				vars[i].Expression = list(o.AddedNames.Names(key))
 			}

@@ -6,7 +6,6 @@ import (
 
 	"github.com/airlock/listenerset-webhook/policy/policytest"
 	"github.com/airlock/listenerset-webhook/validation"
-	"github.com/airlock/listenerset-webhook/validation/object"
 	"github.com/airlock/listenerset-webhook/validation/validationtest"
 )
 
@@ -23,7 +22,7 @@ func TestRuleExamplesSameVerdict(t *testing.T) {
 	} else if r := fastOnly(t).Evaluate(obj, nil, 0); !r.Allowed || r.Error {
 		t.Fatalf("the example object is not on the fast path: %+v", r)
 	}
-	cases, err := validationtest.RuleCases(object.Rules())
+	cases, err := validationtest.RuleCases(validation.Rules())
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -50,7 +49,7 @@ func TestRuleExamplesSameVerdict(t *testing.T) {
 			}
 		}
 	}
-	if st.denied < len(object.Rules()) {
+	if st.denied < len(validation.Rules()) {
 		t.Errorf("%d of %d requests denied: want at least each rule's invalid example", st.denied, st.cases)
 	}
 }

@@ -20,7 +20,6 @@ import (
 	"github.com/airlock/listenerset-webhook/policy"
 	"github.com/airlock/listenerset-webhook/policy/policytest"
 	"github.com/airlock/listenerset-webhook/validation"
-	"github.com/airlock/listenerset-webhook/validation/merged"
 	"github.com/airlock/listenerset-webhook/validation/validationtest"
 )
 
@@ -304,7 +303,7 @@ func TestScopeMovesSameVerdict(t *testing.T) {
 		return &gwv1.Gateway{ObjectMeta: metav1.ObjectMeta{Namespace: namespace, Name: name}, Spec: gwv1.GatewaySpec{GatewayClassName: gwv1.ObjectName(class)}}
 	}
 	classes := []*gwv1.GatewayClass{
-		{ObjectMeta: metav1.ObjectMeta{Name: "airlock"}, Spec: gwv1.GatewayClassSpec{ControllerName: merged.AirlockControllerName}},
+		{ObjectMeta: metav1.ObjectMeta{Name: "airlock"}, Spec: gwv1.GatewayClassSpec{ControllerName: validation.AirlockControllerName}},
 		{ObjectMeta: metav1.ObjectMeta{Name: "other"}, Spec: gwv1.GatewayClassSpec{ControllerName: "example.com/other"}},
 	}
 	e, err := compileScoped([]string{"infra/shared", "infra/second"})
@@ -332,7 +331,7 @@ func TestScopeMovesSameVerdict(t *testing.T) {
 			cluster.Gateways = append([]*gwv1.Gateway{gateway("infra", "shared", "airlock")}, tc.gateways...)
 			cluster.Classes = classes
 			r := validation.Judge(newLS, tc.old, validation.Options{Cluster: cluster, Classes: cluster,
-				Scope: merged.Scope{ControllerNames: []gwv1.GatewayController{merged.AirlockControllerName}}})
+				Scope: validation.Scope{ControllerNames: []gwv1.GatewayController{validation.AirlockControllerName}}})
 			goDenied := r.Errors.Total() > 0
 			obj, old := crdDefaulted(t, newLS), crdDefaulted(t, tc.old)
 			got := e.EvaluateIn(namespaceOf(ns), obj, old, 0)

@@ -12,7 +12,6 @@ import (
 
 	"github.com/airlock/listenerset-webhook/policy/policytest"
 	"github.com/airlock/listenerset-webhook/validation"
-	"github.com/airlock/listenerset-webhook/validation/merged"
 	"github.com/airlock/listenerset-webhook/validation/validationtest"
 )
 
@@ -37,10 +36,10 @@ func TestSequencesDeclarationsSameVerdict(t *testing.T) {
 	compared := map[string]int{}
 	for seed := range n {
 		seed++
-		sim, model := validationtest.NewSim(), validationtest.NewModel(merged.ClaimWarn)
-		judge := func(newLS, oldLS *gwv1.ListenerSet, c *merged.Objects) validationtest.Verdict {
+		sim, model := validationtest.NewSim(), validationtest.NewModel(validation.ClaimWarn)
+		judge := func(newLS, oldLS *gwv1.ListenerSet, c *validation.Objects) validationtest.Verdict {
 			r := validation.Judge(newLS, oldLS, validation.Options{Cluster: c, Classes: c,
-				Scope: merged.Scope{ControllerNames: []gwv1.GatewayController{merged.AirlockControllerName}}})
+				Scope: validation.Scope{ControllerNames: []gwv1.GatewayController{validation.AirlockControllerName}}})
 			return validationtest.VerdictOf(r.Errors.List(), r.Warnings.List())
 		}
 		for i, step := range validationtest.GenerateSequence(seed) {

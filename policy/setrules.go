@@ -9,11 +9,11 @@ import (
 
 	"k8s.io/apimachinery/pkg/util/validation/field"
 
-	"github.com/airlock/listenerset-webhook/validation/object"
+	"github.com/airlock/listenerset-webhook/validation"
 )
 
 // setRuleValues are the CEL of each field a set rule's error may be at
-// (object.SetRuleFields), read from listener l as the Go rule shows it,
+// (validation.SetRuleFields), read from listener l as the Go rule shows it,
 // and whether it is a number.
 var setRuleValues = map[string]struct {
 	cel    string
@@ -27,10 +27,10 @@ var setRuleValues = map[string]struct {
 
 // setRulesChecked is nil when every entry of rules (validation's SetRules)
 // has its CEL, its fast-path guard and a field the policy writes.
-func setRulesChecked(rules []object.ListenerSetRule) error {
-	if !slices.Equal(slices.Sorted(maps.Keys(setRuleValues)), slices.Sorted(maps.Keys(object.SetRuleFields))) {
+func setRulesChecked(rules []validation.ListenerSetRule) error {
+	if !slices.Equal(slices.Sorted(maps.Keys(setRuleValues)), slices.Sorted(maps.Keys(validation.SetRuleFields))) {
 		return fmt.Errorf("the set rules' fields: the policy writes %v, validation has %v",
-			slices.Sorted(maps.Keys(setRuleValues)), slices.Sorted(maps.Keys(object.SetRuleFields)))
+			slices.Sorted(maps.Keys(setRuleValues)), slices.Sorted(maps.Keys(validation.SetRuleFields)))
 	}
 	for _, r := range rules {
 		switch _, ok := setRuleValues[r.Path]; {
@@ -39,23 +39,23 @@ func setRulesChecked(rules []object.ListenerSetRule) error {
 		case strings.TrimSpace(r.Guard) == "":
 			return fmt.Errorf("validation's set rule %q has no fast-path guard (Guard)", r.Name)
 		case !ok:
-			return fmt.Errorf("validation's set rule %q: no listener field %q (object.SetRuleFields)", r.Name, r.Path)
+			return fmt.Errorf("validation's set rule %q: no listener field %q (validation.SetRuleFields)", r.Name, r.Path)
 		}
 	}
 	return nil
 }
 
 // setRuleErrors adds the variable of each listener's set-rule errors
-// (object.SetRules), written with their messages for both tiers like the
+// (validation.SetRules), written with their messages for both tiers like the
 // other rules between listeners, and returns what a listener's entries add
 // for them: "" when there are no set rules, so that an empty table costs
 // nothing. over binds i, l, p and sl for each listener (build).
 func setRuleErrors(add func(name, expr string), over func(over, body string) string, w writer) string {
-	if len(object.SetRules) == 0 {
+	if len(validation.SetRules()) == 0 {
 		return ""
 	}
 	var parts []string
-	for _, r := range object.SetRules {
+	for _, r := range validation.SetRules() {
 		v := setRuleValues[r.Path]
 		e, holes := field.Invalid(placeholderPath, valueHole, r.Detail), map[string]string{valueHole: v.cel}
 		if v.number {
@@ -77,7 +77,7 @@ func setRuleErrors(add func(name, expr string), over func(over, body string) str
 // its condition: " && " and every guard ("" when there are none).
 func setRuleGuards() string {
 	var conds string
-	for _, r := range object.SetRules {
+	for _, r := range validation.SetRules() {
 		conds += " && (" + r.Guard + ")"
 	}
 	return conds

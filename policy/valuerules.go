@@ -4,9 +4,9 @@ import (
 	"fmt"
 	"strings"
 
-	"k8s.io/apimachinery/pkg/util/validation/field"
+	"github.com/airlock/listenerset-webhook/validation"
 
-	"github.com/airlock/listenerset-webhook/validation/object"
+	"k8s.io/apimachinery/pkg/util/validation/field"
 )
 
 // ValueRuleCEL is the CEL of each of validation's ListenerValueRules, by
@@ -22,12 +22,12 @@ var ValueRuleCEL = map[string]string{}
 // every CEL its rule.
 func valueRulesChecked() error {
 	names := map[string]bool{}
-	for _, r := range object.ListenerValueRules {
+	for _, r := range validation.ListenerValueRules() {
 		names[r.Name] = true
 		if _, ok := ValueRuleCEL[r.Name]; !ok {
 			return fmt.Errorf("validation's ListenerValueRule %q has no CEL in ValueRuleCEL", r.Name)
 		}
-		if _, ok := object.ListenerStrings[r.Path]; !ok {
+		if _, ok := validation.ListenerStrings[r.Path]; !ok {
 			return fmt.Errorf("validation's ListenerValueRule %q: no listener field %q", r.Name, r.Path)
 		}
 	}
@@ -41,7 +41,7 @@ func valueRulesChecked() error {
 
 // valueAllows is the CEL of rule r on listener l's value: true when it is
 // absent or passes.
-func valueAllows(r object.ListenerValueRule, l string) string {
+func valueAllows(r validation.ListenerValueRule, l string) string {
 	at := l + "." + r.Path
 	return fill(`(!{has} || [{at}].all(x, {cel}))`, "has", hasPath(l, r.Path), "at", at, "cel", ValueRuleCEL[r.Name])
 }
@@ -61,7 +61,7 @@ func hasPath(x, path string) string {
 // as stored.
 func (w writer) valueRules() string {
 	var parts []string
-	for _, r := range object.ListenerValueRules {
+	for _, r := range validation.ListenerValueRules() {
 		parts = append(parts, fill(`({allows} || {same} ? [] : [{line}])`,
 			"allows", valueAllows(r, "l"), "same", same(r.Path),
 			"line", w.line(`p + ".`+r.Path+`"`, field.Invalid(placeholderPath, valueHole, r.Detail), map[string]string{valueHole: "l." + r.Path})))
@@ -74,7 +74,7 @@ func (w writer) valueRules() string {
 // there are none).
 func valueRulesPlain(l string) string {
 	var conds string
-	for _, r := range object.ListenerValueRules {
+	for _, r := range validation.ListenerValueRules() {
 		conds += " && " + valueAllows(r, l)
 	}
 	return conds

@@ -3,11 +3,9 @@ package reported
 import (
 	"slices"
 
-	gwv1 "sigs.k8s.io/gateway-api/apis/v1"
+	"github.com/airlock/listenerset-webhook/validation"
 
-	"github.com/airlock/listenerset-webhook/validation/merged"
-	"github.com/airlock/listenerset-webhook/validation/object"
-	"github.com/airlock/listenerset-webhook/validation/routes"
+	gwv1 "sigs.k8s.io/gateway-api/apis/v1"
 )
 
 // Predicted is one listener of a Gateway's merged list with what the
@@ -15,7 +13,7 @@ import (
 // what the audit compares a stored status with, so that the two cannot
 // differ.
 type Predicted struct {
-	object.MergedListener
+	validation.MergedListener
 	// Set is the ListenerSet the listener comes from; nil for a Gateway's
 	// own listener.
 	Set *gwv1.ListenerSet
@@ -41,17 +39,17 @@ func (p *Predicted) Prediction() Prediction {
 // set stands in precedence order, taking no place, numbered with the rest
 // (Errors nil: the caller has the errors). o answers allowedListeners'
 // namespace selectors and holds the HTTPRoutes.
-func Predict(gw *gwv1.Gateway, sets []*gwv1.ListenerSet, refused func(*gwv1.ListenerSet) bool, o *merged.Objects, tenancy *merged.Tenancy) []Predicted {
+func Predict(gw *gwv1.Gateway, sets []*gwv1.ListenerSet, refused func(*gwv1.ListenerSet) bool, o *validation.Objects, tenancy *validation.Tenancy) []Predicted {
 	admitted := slices.DeleteFunc(slices.Clone(sets), refused)
-	rows := merged.MergedListeners(gw, admitted, merged.MergeOptions{Cluster: o, Tenancy: tenancy})
+	rows := validation.MergedListeners(gw, admitted, validation.MergeOptions{Cluster: o, Tenancy: tenancy})
 	out := make([]Predicted, 0, len(rows)+len(sets)-len(admitted))
 	k := 0
-	for ; k < len(rows) && rows[k].Source.Kind == object.SourceGateway; k++ {
+	for ; k < len(rows) && rows[k].Source.Kind == validation.SourceGateway; k++ {
 		out = append(out, Predicted{MergedListener: rows[k]})
 	}
 	// MergedListeners orders the admitted sets so, a listener after another.
 	ordered := slices.Clone(sets)
-	slices.SortStableFunc(ordered, merged.ComparePrecedence)
+	slices.SortStableFunc(ordered, validation.ComparePrecedence)
 	for _, ls := range ordered {
 		if !refused(ls) {
 			for range ls.Spec.Listeners {
@@ -60,12 +58,12 @@ func Predict(gw *gwv1.Gateway, sets []*gwv1.ListenerSet, refused func(*gwv1.List
 			}
 			continue
 		}
-		src := object.ListenerSource{Kind: object.SourceListenerSet, Namespace: ls.Namespace, Name: ls.Name}
+		src := validation.ListenerSource{Kind: validation.SourceListenerSet, Namespace: ls.Namespace, Name: ls.Name}
 		for i := range ls.Spec.Listeners {
 			le := &ls.Spec.Listeners[i]
-			out = append(out, Predicted{Set: ls, MergedListener: object.MergedListener{
-				ListenerRef: object.ListenerRef{Source: src, Listener: le.Name}, Index: i,
-				Port: le.Port, Protocol: le.Protocol, Hostname: le.Hostname, State: object.ListenerInvalid}})
+			out = append(out, Predicted{Set: ls, MergedListener: validation.MergedListener{
+				ListenerRef: validation.ListenerRef{Source: src, Listener: le.Name}, Index: i,
+				Port: le.Port, Protocol: le.Protocol, Hostname: le.Hostname, State: validation.ListenerInvalid}})
 		}
 	}
 	for i := range out {
@@ -79,7 +77,7 @@ func Predict(gw *gwv1.Gateway, sets []*gwv1.ListenerSet, refused func(*gwv1.List
 // (those after the Gateway's own, in the sets' order) from o's HTTPRoutes,
 // when o has any: a cluster without routes lists as its manifests without
 // them do.
-func attachRoutes(out []Predicted, sets []*gwv1.ListenerSet, refused func(*gwv1.ListenerSet) bool, o *merged.Objects) {
+func attachRoutes(out []Predicted, sets []*gwv1.ListenerSet, refused func(*gwv1.ListenerSet) bool, o *validation.Objects) {
 	if len(o.Routes) == 0 {
 		return
 	}
@@ -93,12 +91,12 @@ func attachRoutes(out []Predicted, sets []*gwv1.ListenerSet, refused func(*gwv1.
 		byName := map[gwv1.SectionName][]string{}
 		if !refused(ls) {
 			rs, _ := o.RoutesOf(ls.Namespace, ls.Name)
-			a := routes.NewAttacher(ls, o.NamespaceLabels)
+			a := validation.NewAttacher(ls, o.NamespaceLabels)
 			for _, r := range rs {
 				var names []gwv1.SectionName
 				for i := range r.Spec.ParentRefs {
 					ref := &r.Spec.ParentRefs[i]
-					if ns, name, ok := merged.NamesListenerSet(r.Namespace, ref); ok && ns == ls.Namespace && name == ls.Name {
+					if ns, name, ok := validation.NamesListenerSet(r.Namespace, ref); ok && ns == ls.Namespace && name == ls.Name {
 						for _, l := range a.Attach(r, ref).Listeners {
 							if !slices.Contains(names, l) {
 								names = append(names, l)
@@ -113,7 +111,7 @@ func attachRoutes(out []Predicted, sets []*gwv1.ListenerSet, refused func(*gwv1.
 		}
 		for i := range own {
 			n := 0
-			if own[i].State == object.ListenerAccepted {
+			if own[i].State == validation.ListenerAccepted {
 				own[i].Routes = byName[own[i].Listener]
 				slices.Sort(own[i].Routes)
 				n = len(own[i].Routes)

@@ -4,11 +4,10 @@ import (
 	"testing"
 	"time"
 
+	"github.com/airlock/listenerset-webhook/validation"
+
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	gwv1 "sigs.k8s.io/gateway-api/apis/v1"
-
-	"github.com/airlock/listenerset-webhook/validation/merged"
-	"github.com/airlock/listenerset-webhook/validation/object"
 )
 
 // TestPredict: the Gateway's own listeners first, then the sets in
@@ -31,12 +30,12 @@ func TestPredict(t *testing.T) {
 	route := &gwv1.HTTPRoute{ObjectMeta: metav1.ObjectMeta{Namespace: "team", Name: "r"},
 		Spec: gwv1.HTTPRouteSpec{CommonRouteSpec: gwv1.CommonRouteSpec{ParentRefs: []gwv1.ParentReference{
 			{Kind: new(gwv1.Kind("ListenerSet")), Name: "newer"}, {Kind: new(gwv1.Kind("ListenerSet")), Name: "refused"}}}}}
-	o := &merged.Objects{Gateways: []*gwv1.Gateway{gw}, Sets: []*gwv1.ListenerSet{newer, refusedSet}, Routes: []*gwv1.HTTPRoute{route}}
+	o := &validation.Objects{Gateways: []*gwv1.Gateway{gw}, Sets: []*gwv1.ListenerSet{newer, refusedSet}, Routes: []*gwv1.HTTPRoute{route}}
 	got := Predict(gw, o.Sets, func(ls *gwv1.ListenerSet) bool { return ls == refusedSet }, o, nil)
 	type row struct {
 		precedence int
 		source     string
-		state      object.ListenerState
+		state      validation.ListenerState
 		routes     int // -1: nil
 	}
 	var rows []row
@@ -47,7 +46,7 @@ func TestPredict(t *testing.T) {
 		}
 		rows = append(rows, r)
 	}
-	want := []row{{1, "gw", object.ListenerAccepted, -1}, {2, "refused", object.ListenerInvalid, 0}, {3, "newer", object.ListenerAccepted, 1}}
+	want := []row{{1, "gw", validation.ListenerAccepted, -1}, {2, "refused", validation.ListenerInvalid, 0}, {3, "newer", validation.ListenerAccepted, 1}}
 	if len(rows) != len(want) {
 		t.Fatalf("got %+v, want %+v", rows, want)
 	}
@@ -59,7 +58,7 @@ func TestPredict(t *testing.T) {
 	if got[2].Set != newer || got[1].Set != refusedSet || got[0].Set != nil {
 		t.Errorf("sets: %v %v %v", got[0].Set, got[1].Set, got[2].Set)
 	}
-	if p := got[2].Prediction(); p.State != object.ListenerAccepted || p.AttachedRoutes == nil || *p.AttachedRoutes != 1 {
+	if p := got[2].Prediction(); p.State != validation.ListenerAccepted || p.AttachedRoutes == nil || *p.AttachedRoutes != 1 {
 		t.Errorf("Prediction: %+v", p)
 	}
 }

@@ -3,11 +3,11 @@ package reported
 import (
 	"fmt"
 
+	"github.com/airlock/listenerset-webhook/validation"
+
 	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	gwv1 "sigs.k8s.io/gateway-api/apis/v1"
-
-	"github.com/airlock/listenerset-webhook/validation/object"
 )
 
 // State is a listener's state as its status reports it, in the words of
@@ -17,15 +17,15 @@ type State string
 // States a status can report.
 const (
 	// Accepted: Accepted=True, and not Conflicted.
-	Accepted State = State(object.ListenerAccepted)
+	Accepted State = State(validation.ListenerAccepted)
 	// Conflicted: Conflicted=True (Reason ProtocolConflict or
 	// HostnameConflict).
-	Conflicted State = State(object.ListenerConflicted)
+	Conflicted State = State(validation.ListenerConflicted)
 	// NotAllowed: the ListenerSet's Accepted=False, reason NotAllowed.
-	NotAllowed State = State(object.ListenerNotAllowed)
+	NotAllowed State = State(validation.ListenerNotAllowed)
 	// UnsupportedProtocol: the listener's Accepted=False, reason
 	// UnsupportedProtocol.
-	UnsupportedProtocol State = State(object.ListenerUnsupportedProtocol)
+	UnsupportedProtocol State = State(validation.ListenerUnsupportedProtocol)
 	// NotAccepted: Accepted=False for another reason (Reason says which):
 	// the listener's own, or its object's (ParentNotAccepted, Invalid,
 	// ListenersNotValid without a listener entry).
@@ -178,7 +178,7 @@ type Difference struct {
 
 // Prediction is what the merged list says of a listener.
 type Prediction struct {
-	State  object.ListenerState
+	State  validation.ListenerState
 	Reason string
 	// AttachedRoutes is the routes predicted to attach; nil when not
 	// computed (a Gateway's own listener, routes not read).
@@ -189,7 +189,7 @@ type Prediction struct {
 // cannot be compared (Unknown: the prediction itself could not tell).
 func Compare(p Prediction, r Listener) *Difference {
 	switch {
-	case p.State == object.ListenerUnknown:
+	case p.State == validation.ListenerUnknown:
 		return nil
 	case r.State == None:
 		return &Difference{Kind: NotReported, Detail: "nothing reported"}
@@ -201,7 +201,7 @@ func Compare(p Prediction, r Listener) *Difference {
 	if !agree(p, r) {
 		return &Difference{Kind: Differs, Detail: fmt.Sprintf("predicted %s%s, reported %s%s", p.State, reason(predictedReason(p)), r.State, reason(r.Reason))}
 	}
-	if p.State == object.ListenerAccepted && p.AttachedRoutes != nil && r.AttachedRoutes != nil && int64(*p.AttachedRoutes) != int64(*r.AttachedRoutes) {
+	if p.State == validation.ListenerAccepted && p.AttachedRoutes != nil && r.AttachedRoutes != nil && int64(*p.AttachedRoutes) != int64(*r.AttachedRoutes) {
 		return &Difference{Kind: Differs, Detail: fmt.Sprintf("predicted %d attached routes, reported %d", *p.AttachedRoutes, *r.AttachedRoutes)}
 	}
 	return nil
@@ -213,9 +213,9 @@ func Compare(p Prediction, r Listener) *Difference {
 // controller calls an invalid listener is its own choice of reason.
 func agree(p Prediction, r Listener) bool {
 	switch p.State {
-	case object.ListenerConflicted:
+	case validation.ListenerConflicted:
 		return r.State == Conflicted && r.Reason == p.Reason
-	case object.ListenerInvalid:
+	case validation.ListenerInvalid:
 		return r.State != Accepted
 	}
 	return string(r.State) == string(p.State)
@@ -224,7 +224,7 @@ func agree(p Prediction, r Listener) bool {
 // predictedReason is the reason a prediction names in a detail: a
 // Conflicted one's, the one a status would carry.
 func predictedReason(p Prediction) string {
-	if p.State == object.ListenerConflicted {
+	if p.State == validation.ListenerConflicted {
 		return p.Reason
 	}
 	return ""

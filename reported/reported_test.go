@@ -3,11 +3,11 @@ package reported
 import (
 	"testing"
 
+	"github.com/airlock/listenerset-webhook/validation"
+
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/utils/ptr"
 	gwv1 "sigs.k8s.io/gateway-api/apis/v1"
-
-	"github.com/airlock/listenerset-webhook/validation/object"
 )
 
 func cond(t string, s metav1.ConditionStatus, reason string, gen int64) metav1.Condition {
@@ -96,25 +96,25 @@ func TestCompare(t *testing.T) {
 		r    Listener
 		want *Difference
 	}{
-		{"agree", Prediction{State: object.ListenerAccepted, AttachedRoutes: ptr.To(2)}, acc, nil},
-		{"routes not computed", Prediction{State: object.ListenerAccepted}, acc, nil},
-		{"routes differ", Prediction{State: object.ListenerAccepted, AttachedRoutes: ptr.To(1)}, acc, &Difference{Differs, "predicted 1 attached routes, reported 2"}},
-		{"nothing reported", Prediction{State: object.ListenerAccepted}, Listener{}, &Difference{NotReported, "nothing reported"}},
-		{"pending", Prediction{State: object.ListenerAccepted}, Listener{State: Pending, Reason: "Pending"}, &Difference{NotReported, "reported Pending (Pending)"}},
-		{"stale", Prediction{State: object.ListenerAccepted}, Listener{State: Accepted, Stale: true, ObservedGeneration: 1, Generation: 3},
+		{"agree", Prediction{State: validation.ListenerAccepted, AttachedRoutes: ptr.To(2)}, acc, nil},
+		{"routes not computed", Prediction{State: validation.ListenerAccepted}, acc, nil},
+		{"routes differ", Prediction{State: validation.ListenerAccepted, AttachedRoutes: ptr.To(1)}, acc, &Difference{Differs, "predicted 1 attached routes, reported 2"}},
+		{"nothing reported", Prediction{State: validation.ListenerAccepted}, Listener{}, &Difference{NotReported, "nothing reported"}},
+		{"pending", Prediction{State: validation.ListenerAccepted}, Listener{State: Pending, Reason: "Pending"}, &Difference{NotReported, "reported Pending (Pending)"}},
+		{"stale", Prediction{State: validation.ListenerAccepted}, Listener{State: Accepted, Stale: true, ObservedGeneration: 1, Generation: 3},
 			&Difference{NotReported, "reported for generation 1, the object is at 3"}},
-		{"unknown is not compared", Prediction{State: object.ListenerUnknown}, Listener{}, nil},
-		{"conflicted where accepted predicted", Prediction{State: object.ListenerAccepted}, Listener{State: Conflicted, Reason: "HostnameConflict"},
+		{"unknown is not compared", Prediction{State: validation.ListenerUnknown}, Listener{}, nil},
+		{"conflicted where accepted predicted", Prediction{State: validation.ListenerAccepted}, Listener{State: Conflicted, Reason: "HostnameConflict"},
 			&Difference{Differs, "predicted Accepted, reported Conflicted (HostnameConflict)"}},
-		{"accepted where conflicted predicted", Prediction{State: object.ListenerConflicted, Reason: "ProtocolConflict"}, acc,
+		{"accepted where conflicted predicted", Prediction{State: validation.ListenerConflicted, Reason: "ProtocolConflict"}, acc,
 			&Difference{Differs, "predicted Conflicted (ProtocolConflict), reported Accepted (Accepted)"}},
-		{"conflict reasons differ", Prediction{State: object.ListenerConflicted, Reason: "ProtocolConflict"}, Listener{State: Conflicted, Reason: "HostnameConflict"},
+		{"conflict reasons differ", Prediction{State: validation.ListenerConflicted, Reason: "ProtocolConflict"}, Listener{State: Conflicted, Reason: "HostnameConflict"},
 			&Difference{Differs, "predicted Conflicted (ProtocolConflict), reported Conflicted (HostnameConflict)"}},
-		{"conflicts agree", Prediction{State: object.ListenerConflicted, Reason: "HostnameConflict"}, Listener{State: Conflicted, Reason: "HostnameConflict"}, nil},
-		{"not allowed agree", Prediction{State: object.ListenerNotAllowed, Reason: "allowedListeners.namespaces.from: None"}, Listener{State: NotAllowed, Reason: "NotAllowed"}, nil},
-		{"invalid agrees with not accepted", Prediction{State: object.ListenerInvalid}, Listener{State: NotAccepted, Reason: "Invalid"}, nil},
-		{"invalid but accepted", Prediction{State: object.ListenerInvalid}, acc, &Difference{Differs, "predicted Invalid, reported Accepted (Accepted)"}},
-		{"unsupported protocol agree", Prediction{State: object.ListenerUnsupportedProtocol}, Listener{State: UnsupportedProtocol, Reason: "UnsupportedProtocol"}, nil},
+		{"conflicts agree", Prediction{State: validation.ListenerConflicted, Reason: "HostnameConflict"}, Listener{State: Conflicted, Reason: "HostnameConflict"}, nil},
+		{"not allowed agree", Prediction{State: validation.ListenerNotAllowed, Reason: "allowedListeners.namespaces.from: None"}, Listener{State: NotAllowed, Reason: "NotAllowed"}, nil},
+		{"invalid agrees with not accepted", Prediction{State: validation.ListenerInvalid}, Listener{State: NotAccepted, Reason: "Invalid"}, nil},
+		{"invalid but accepted", Prediction{State: validation.ListenerInvalid}, acc, &Difference{Differs, "predicted Invalid, reported Accepted (Accepted)"}},
+		{"unsupported protocol agree", Prediction{State: validation.ListenerUnsupportedProtocol}, Listener{State: UnsupportedProtocol, Reason: "UnsupportedProtocol"}, nil},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

@@ -12,11 +12,12 @@ import (
 	"k8s.io/utils/ptr"
 	gwv1 "sigs.k8s.io/gateway-api/apis/v1"
 
-	"github.com/airlock/listenerset-webhook/validation/merged"
-	"github.com/airlock/listenerset-webhook/validation/object"
+	"github.com/airlock/listenerset-webhook/validation/internal/fixture"
+	"github.com/airlock/listenerset-webhook/validation/internal/incluster"
+	"github.com/airlock/listenerset-webhook/validation/internal/verdict"
 )
 
-// written gives ls a managedFields entry of the main resource at t0 plus
+// written gives ls a managedFields entry of the main resource at fixture.T0 plus
 // minutes, owning spec.parentRef when parentRef is set (as kubectl's apply
 // or update leaves it), or only a label.
 func written(ls *gwv1.ListenerSet, minutes int, parentRef bool) *gwv1.ListenerSet {
@@ -24,16 +25,16 @@ func written(ls *gwv1.ListenerSet, minutes int, parentRef bool) *gwv1.ListenerSe
 	if parentRef {
 		fields = `{"f:spec":{".":{},"f:listeners":{},"f:parentRef":{"f:name":{},"f:namespace":{}}}}`
 	}
-	at := metav1.NewTime(t0.Add(time.Duration(minutes) * time.Minute))
+	at := metav1.NewTime(fixture.T0.Add(time.Duration(minutes) * time.Minute))
 	ls.ManagedFields = append(ls.ManagedFields, metav1.ManagedFieldsEntry{Manager: "kubectl", Operation: metav1.ManagedFieldsOperationUpdate,
 		Time: &at, FieldsType: "FieldsV1", FieldsV1: metav1.NewFieldsV1(fields)})
 	return ls
 }
 
 // moved gives ls the managedFields entry `kubectl patch` of its parentRef
-// alone leaves, at t0 plus minutes: the time of the move itself.
+// alone leaves, at fixture.T0 plus minutes: the time of the move itself.
 func moved(ls *gwv1.ListenerSet, minutes int) *gwv1.ListenerSet {
-	at := metav1.NewTime(t0.Add(time.Duration(minutes) * time.Minute))
+	at := metav1.NewTime(fixture.T0.Add(time.Duration(minutes) * time.Minute))
 	ls.ManagedFields = append(ls.ManagedFields, metav1.ManagedFieldsEntry{Manager: "kubectl-patch", Operation: metav1.ManagedFieldsOperationUpdate,
 		Time: &at, FieldsType: "FieldsV1", FieldsV1: metav1.NewFieldsV1(`{"f:spec":{"f:parentRef":{"f:name":{}}}}`)})
 	return ls
@@ -52,29 +53,29 @@ func parkedOn(ls *gwv1.ListenerSet, namespace, name string) *gwv1.ListenerSet {
 func TestAttachingIsClaiming(t *testing.T) {
 	hostPath := func(i int) string { return field.NewPath("spec", "listeners").Index(i).Child("hostname").String() }
 	portal := func() *gwv1.ListenerSet {
-		return written(attached("team-a", "portal", 5, entry("https", 443, "HTTP", "*.a.example.com")), 5, true)
+		return written(fixture.Attached("team-a", "portal", 5, fixture.Entry("https", 443, "HTTP", "*.a.example.com")), 5, true)
 	}
 	heldByPortal := func(h string) string {
-		return fmt.Sprintf(merged.DetailHostnameClaimed, h, "*.a.example.com", `namespace "team-a"`, "team-a/portal listener https", 443)
+		return fmt.Sprintf(incluster.DetailHostnameClaimed, h, "*.a.example.com", `namespace "team-a"`, "team-a/portal listener https", 443)
 	}
-	shared := func(sets ...*gwv1.ListenerSet) *merged.Objects {
-		return &merged.Objects{
-			Gateways:   []*gwv1.Gateway{gateway(gwv1.NamespacesFromAll)},
-			Namespaces: []*metav1.PartialObjectMetadata{namespace("team-a", nil), namespace("team-b", nil), declaring("team-c", "*.c.example.com", nil)},
+	shared := func(sets ...*gwv1.ListenerSet) *incluster.Objects {
+		return &incluster.Objects{
+			Gateways:   []*gwv1.Gateway{fixture.Gateway(gwv1.NamespacesFromAll)},
+			Namespaces: []*metav1.PartialObjectMetadata{fixture.Namespace("team-a", nil), fixture.Namespace("team-b", nil), declaring("team-c", "*.c.example.com", nil)},
 			Sets:       append([]*gwv1.ListenerSet{portal()}, sets...),
 		}
 	}
 	// team-b's squat, created at minute 1, before portal: older by the
 	// spec's precedence
 	squat := func(hostname string) *gwv1.ListenerSet {
-		return written(attached("team-b", "squat", 1, entry("login", 8080, "HTTP", hostname)), 1, true)
+		return written(fixture.Attached("team-b", "squat", 1, fixture.Entry("login", 8080, "HTTP", hostname)), 1, true)
 	}
-	deny := merged.Tenancy{FirstClaim: merged.ClaimDeny}
+	deny := incluster.Tenancy{FirstClaim: incluster.ClaimDeny}
 	for _, tc := range []struct {
 		name          string
 		ls, old       *gwv1.ListenerSet
-		cluster       *merged.Objects
-		tenancy       merged.Tenancy
+		cluster       *incluster.Objects
+		tenancy       incluster.Tenancy
 		asStored      bool
 		want          []string // errors, "path: detail"
 		claimWarnings []string // LS316 warnings, "path: message"
@@ -97,12 +98,12 @@ func TestAttachingIsClaiming(t *testing.T) {
 		ls:      written(squat("*.com"), 30, true),
 		cluster: shared(),
 		tenancy: deny,
-		want:    []string{hostPath(0) + ": " + fmt.Sprintf(merged.DetailHostnameClaimed, "*.com", "*.a.example.com", `namespace "team-a"`, "team-a/portal listener https", 443)},
+		want:    []string{hostPath(0) + ": " + fmt.Sprintf(incluster.DetailHostnameClaimed, "*.com", "*.a.example.com", `namespace "team-a"`, "team-a/portal listener https", 443)},
 	}, {
 		name:    "moved from another Airlock Gateway: a new claim here too",
 		old:     parkedOn(squat("login.a.example.com"), "gateway-ns", "other"),
 		ls:      written(squat("login.a.example.com"), 30, true),
-		cluster: &merged.Objects{Gateways: []*gwv1.Gateway{gateway(gwv1.NamespacesFromAll), parkedGateway("other")}, Namespaces: shared().Namespaces, Sets: shared().Sets},
+		cluster: &incluster.Objects{Gateways: []*gwv1.Gateway{fixture.Gateway(gwv1.NamespacesFromAll), parkedGateway("other")}, Namespaces: shared().Namespaces, Sets: shared().Sets},
 		tenancy: deny,
 		want:    []string{hostPath(0) + ": " + heldByPortal("login.a.example.com")},
 	}, {
@@ -112,39 +113,39 @@ func TestAttachingIsClaiming(t *testing.T) {
 		cluster: shared(),
 		tenancy: deny,
 		// squat came at minute 40, after portal: told, not denied
-		claimWarnings: []string{hostPath(0) + ": Forbidden: " + fmt.Sprintf(object.WarnRatcheted, heldByPortal("login.a.example.com"))},
+		claimWarnings: []string{hostPath(0) + ": Forbidden: " + fmt.Sprintf(verdict.WarnRatcheted, heldByPortal("login.a.example.com"))},
 	}, {
 		name: "the decoy: moved from a deleted Gateway of another implementation, outside the declaration: denied, not ratcheted",
-		old:  parkedOn(written(attached("team-c", "c", 1, entry("login", 8080, "HTTP", "login.z2.example.com")), 1, true), "team-c", "decoy"),
-		ls:   written(attached("team-c", "c", 1, entry("login", 8080, "HTTP", "login.z2.example.com")), 30, true),
+		old:  parkedOn(written(fixture.Attached("team-c", "c", 1, fixture.Entry("login", 8080, "HTTP", "login.z2.example.com")), 1, true), "team-c", "decoy"),
+		ls:   written(fixture.Attached("team-c", "c", 1, fixture.Entry("login", 8080, "HTTP", "login.z2.example.com")), 30, true),
 		// the decoy is deleted: the cluster has only the shared Gateway
 		cluster: shared(),
-		want: []string{hostPath(0) + ": " + fmt.Sprintf(merged.DetailHostnameNotDeclared, "login.z2.example.com", "team-c",
-			merged.DefaultAllowedHostnamesAnnotation, `"*.c.example.com"`)},
+		want: []string{hostPath(0) + ": " + fmt.Sprintf(incluster.DetailHostnameNotDeclared, "login.z2.example.com", "team-c",
+			incluster.DefaultAllowedHostnamesAnnotation, `"*.c.example.com"`)},
 	}, {
 		name: "stored before its Gateway was created: nothing grandfathered",
-		old:  written(attached("team-c", "c", 1, entry("login", 8080, "HTTP", "login.z2.example.com")), 1, true),
-		ls:   written(attached("team-c", "c", 1, entry("login", 8080, "HTTP", "login.z2.example.com")), 1, true),
-		cluster: func() *merged.Objects {
+		old:  written(fixture.Attached("team-c", "c", 1, fixture.Entry("login", 8080, "HTTP", "login.z2.example.com")), 1, true),
+		ls:   written(fixture.Attached("team-c", "c", 1, fixture.Entry("login", 8080, "HTTP", "login.z2.example.com")), 1, true),
+		cluster: func() *incluster.Objects {
 			o := shared()
-			o.Gateways[0].CreationTimestamp = metav1.NewTime(t0.Add(10 * time.Minute)) // re-created at minute 10
+			o.Gateways[0].CreationTimestamp = metav1.NewTime(fixture.T0.Add(10 * time.Minute)) // re-created at minute 10
 			return o
 		}(),
-		want: []string{hostPath(0) + ": " + fmt.Sprintf(merged.DetailHostnameNotDeclared, "login.z2.example.com", "team-c",
-			merged.DefaultAllowedHostnamesAnnotation, `"*.c.example.com"`)},
+		want: []string{hostPath(0) + ": " + fmt.Sprintf(incluster.DetailHostnameNotDeclared, "login.z2.example.com", "team-c",
+			incluster.DefaultAllowedHostnamesAnnotation, `"*.c.example.com"`)},
 	}, {
 		name: "written after its Gateway was created: ratcheted",
-		old:  written(attached("team-c", "c", 1, entry("login", 8080, "HTTP", "login.z2.example.com")), 20, true),
-		ls:   written(attached("team-c", "c", 1, entry("login", 8080, "HTTP", "login.z2.example.com")), 20, true),
-		cluster: func() *merged.Objects {
+		old:  written(fixture.Attached("team-c", "c", 1, fixture.Entry("login", 8080, "HTTP", "login.z2.example.com")), 20, true),
+		ls:   written(fixture.Attached("team-c", "c", 1, fixture.Entry("login", 8080, "HTTP", "login.z2.example.com")), 20, true),
+		cluster: func() *incluster.Objects {
 			o := shared()
-			o.Gateways[0].CreationTimestamp = metav1.NewTime(t0.Add(10 * time.Minute))
+			o.Gateways[0].CreationTimestamp = metav1.NewTime(fixture.T0.Add(10 * time.Minute))
 			return o
 		}(),
 	}, {
 		name:          "parked sets claim by the Gateway's key: the second parked is told of the first",
-		ls:            parkedOn(attached("team-b", "later", 0, entry("login", 8080, "HTTP", "login.a.example.com")), "gateway-ns", "missing"),
-		cluster:       &merged.Objects{Gateways: []*gwv1.Gateway{}, Namespaces: shared().Namespaces, Sets: []*gwv1.ListenerSet{parkedOn(portal(), "gateway-ns", "missing")}},
+		ls:            parkedOn(fixture.Attached("team-b", "later", 0, fixture.Entry("login", 8080, "HTTP", "login.a.example.com")), "gateway-ns", "missing"),
+		cluster:       &incluster.Objects{Gateways: []*gwv1.Gateway{}, Namespaces: shared().Namespaces, Sets: []*gwv1.ListenerSet{parkedOn(portal(), "gateway-ns", "missing")}},
 		claimWarnings: []string{hostPath(0) + ": " + heldByPortal("login.a.example.com")},
 	}, {
 		name:     "audit: the parked squat that came last is named, though older",
@@ -166,7 +167,7 @@ func TestAttachingIsClaiming(t *testing.T) {
 		cluster:  shared(squat("login.a.example.com")),
 		asStored: true,
 		tenancy:  deny,
-		want: []string{hostPath(0) + ": " + fmt.Sprintf(merged.DetailHostnameClaimed, "*.a.example.com", "login.a.example.com",
+		want: []string{hostPath(0) + ": " + fmt.Sprintf(incluster.DetailHostnameClaimed, "*.a.example.com", "login.a.example.com",
 			`namespace "team-b"`, "team-b/squat listener login", 8080)},
 	}, {
 		name: "audit: when the stored objects cannot tell, both are named as a pair",
@@ -175,14 +176,14 @@ func TestAttachingIsClaiming(t *testing.T) {
 		// a move, or a change of anything else
 		cluster:  shared(written(squat("login.a.example.com"), 30, true)),
 		asStored: true,
-		claimWarnings: []string{hostPath(0) + ": " + fmt.Sprintf(merged.DetailHostnameContested, "*.a.example.com", "login.a.example.com",
+		claimWarnings: []string{hostPath(0) + ": " + fmt.Sprintf(incluster.DetailHostnameContested, "*.a.example.com", "login.a.example.com",
 			`namespace "team-b"`, "team-b/squat listener login", 8080)},
 	}, {
 		name:     "audit: the pair's other side",
 		ls:       written(squat("login.a.example.com"), 30, true),
 		cluster:  shared(written(squat("login.a.example.com"), 30, true)),
 		asStored: true,
-		claimWarnings: []string{hostPath(0) + ": " + fmt.Sprintf(merged.DetailHostnameContested, "login.a.example.com", "*.a.example.com",
+		claimWarnings: []string{hostPath(0) + ": " + fmt.Sprintf(incluster.DetailHostnameContested, "login.a.example.com", "*.a.example.com",
 			`namespace "team-a"`, "team-a/portal listener https", 443)},
 	}, {
 		name: "audit: a set whose spec never changed (generation 1) came with its creation",
@@ -194,7 +195,7 @@ func TestAttachingIsClaiming(t *testing.T) {
 		}()),
 		asStored: true,
 		tenancy:  deny,
-		want: []string{hostPath(0) + ": " + fmt.Sprintf(merged.DetailHostnameClaimed, "*.a.example.com", "login.a.example.com",
+		want: []string{hostPath(0) + ": " + fmt.Sprintf(incluster.DetailHostnameClaimed, "*.a.example.com", "login.a.example.com",
 			`namespace "team-b"`, "team-b/squat listener login", 8080)},
 	}, {
 		name: "audit: managedFields owning no parentRef cannot tell either",
@@ -205,7 +206,7 @@ func TestAttachingIsClaiming(t *testing.T) {
 			return ls
 		}(), 30, false)),
 		asStored: true,
-		claimWarnings: []string{hostPath(0) + ": " + fmt.Sprintf(merged.DetailHostnameContested, "*.a.example.com", "login.a.example.com",
+		claimWarnings: []string{hostPath(0) + ": " + fmt.Sprintf(incluster.DetailHostnameContested, "*.a.example.com", "login.a.example.com",
 			`namespace "team-b"`, "team-b/squat listener login", 8080)},
 	}} {
 		t.Run(tc.name, func(t *testing.T) {
@@ -215,7 +216,7 @@ func TestAttachingIsClaiming(t *testing.T) {
 				got = append(got, e.Field+": "+e.Detail)
 			}
 			for _, w := range codedWarnings(t, warnings) {
-				if w.Code == merged.CodeHostnameClaimed {
+				if w.Code == incluster.CodeHostnameClaimed {
 					claimWarnings = append(claimWarnings, w.Path+": "+w.Message)
 				}
 			}
@@ -228,36 +229,9 @@ func TestAttachingIsClaiming(t *testing.T) {
 // parkedGateway is another Gateway of gateway-ns, of Airlock's class,
 // admitting every namespace.
 func parkedGateway(name string) *gwv1.Gateway {
-	gw := gateway(gwv1.NamespacesFromAll)
+	gw := fixture.Gateway(gwv1.NamespacesFromAll)
 	gw.Name = name
 	return gw
-}
-
-// TestTrimmedManagedFieldsKeepTheArrival: the cache's trimmed entries give
-// ArrivalOf and the stored-before decision the full entries' answers.
-func TestTrimmedManagedFieldsKeepTheArrival(t *testing.T) {
-	gw := gateway(gwv1.NamespacesFromAll)
-	gw.CreationTimestamp = metav1.NewTime(t0.Add(10 * time.Minute))
-	for _, ls := range []*gwv1.ListenerSet{
-		attached("a", "none", 1),
-		written(attached("a", "owned", 1), 20, true),
-		written(written(attached("a", "owned-then-label", 1), 5, true), 30, false),
-		written(attached("a", "label-only", 1), 30, false),
-		written(attached("a", "before-the-gateway", 1), 2, true),
-		moved(written(attached("a", "applied-then-patched", 1), 1, true), 20),
-		written(moved(written(attached("a", "patched-then-applied", 1), 1, true), 20), 25, true),
-	} {
-		trimmed := ls.DeepCopy()
-		trimmed.ManagedFields = merged.TrimmedManagedFields(ls)
-		assert.Equal(t, merged.ArrivalOf(ls), merged.ArrivalOf(trimmed), ls.Name)
-		assert.Equal(t, merged.StoredBefore(ls, gw), merged.StoredBefore(trimmed, gw), ls.Name)
-		// a status entry changes nothing
-		status := ls.DeepCopy()
-		at := metav1.NewTime(t0.Add(time.Hour))
-		status.ManagedFields = append(status.ManagedFields, metav1.ManagedFieldsEntry{Subresource: "status", Time: &at,
-			FieldsV1: metav1.NewFieldsV1(`{"f:spec":{"f:parentRef":{}}}`)})
-		assert.Equal(t, merged.ArrivalOf(ls), merged.ArrivalOf(status), ls.Name+" with status")
-	}
 }
 
 // TestMergedListenersClaimsByArrival: the listing's claims follow the
@@ -266,20 +240,20 @@ func TestTrimmedManagedFieldsKeepTheArrival(t *testing.T) {
 // came, is held by team-a's, not the other way round; without the move
 // it is the holder, by the spec's precedence.
 func TestMergedListenersClaimsByArrival(t *testing.T) {
-	gw := gateway(gwv1.NamespacesFromAll)
-	a := attached("team-a", "a", 5, entry("https", 443, "HTTP", "*.a.example.com"))
-	o := &merged.Objects{Namespaces: []*metav1.PartialObjectMetadata{namespace("team-a", nil), namespace("team-b", nil)}}
+	gw := fixture.Gateway(gwv1.NamespacesFromAll)
+	a := fixture.Attached("team-a", "a", 5, fixture.Entry("https", 443, "HTTP", "*.a.example.com"))
+	o := &incluster.Objects{Namespaces: []*metav1.PartialObjectMetadata{fixture.Namespace("team-a", nil), fixture.Namespace("team-b", nil)}}
 	for _, tc := range []struct {
 		name    string
 		b       *gwv1.ListenerSet
 		bHeld   bool
 		verdict []string
 	}{
-		{"moved here later", moved(attached("team-b", "b", 1, entry("login", 8080, "HTTP", "login.a.example.com")), 30), true, []string{"team-b"}},
-		{"created here first", attached("team-b", "b", 1, entry("login", 8080, "HTTP", "login.a.example.com")), false, []string{"team-a"}},
+		{"moved here later", moved(fixture.Attached("team-b", "b", 1, fixture.Entry("login", 8080, "HTTP", "login.a.example.com")), 30), true, []string{"team-b"}},
+		{"created here first", fixture.Attached("team-b", "b", 1, fixture.Entry("login", 8080, "HTTP", "login.a.example.com")), false, []string{"team-a"}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			rows := merged.MergedListeners(gw, []*gwv1.ListenerSet{a, tc.b}, merged.MergeOptions{Cluster: o, Tenancy: &merged.Tenancy{}})
+			rows := incluster.MergedListeners(gw, []*gwv1.ListenerSet{a, tc.b}, incluster.MergeOptions{Cluster: o, Tenancy: &incluster.Tenancy{}})
 			require.Len(t, rows, 2)
 			// rows in precedence order: b (older) first
 			assert.Equal(t, tc.bHeld, rows[0].HeldBy != nil, "b held: %+v", rows[0].HeldBy)
@@ -287,14 +261,41 @@ func TestMergedListenersClaimsByArrival(t *testing.T) {
 			// the audit flags the same side
 			var flagged []string
 			for _, ls := range []*gwv1.ListenerSet{a, tc.b} {
-				r := Judge(ls, nil, Options{Cluster: &merged.Objects{Gateways: []*gwv1.Gateway{gw}, Sets: []*gwv1.ListenerSet{a, tc.b}, Namespaces: o.Namespaces}, AsStored: true})
+				r := Judge(ls, nil, Options{Cluster: &incluster.Objects{Gateways: []*gwv1.Gateway{gw}, Sets: []*gwv1.ListenerSet{a, tc.b}, Namespaces: o.Namespaces}, AsStored: true})
 				for _, w := range r.Warnings.List() {
-					if w.Code == merged.CodeHostnameClaimed {
+					if w.Code == incluster.CodeHostnameClaimed {
 						flagged = append(flagged, ls.Namespace)
 					}
 				}
 			}
 			assert.Equal(t, tc.verdict, flagged)
 		})
+	}
+}
+
+// TestTrimmedManagedFieldsKeepTheArrival: the cache's trimmed entries give
+// ArrivalOf and the stored-before decision the full entries' answers.
+func TestTrimmedManagedFieldsKeepTheArrival(t *testing.T) {
+	gw := fixture.Gateway(gwv1.NamespacesFromAll)
+	gw.CreationTimestamp = metav1.NewTime(fixture.T0.Add(10 * time.Minute))
+	for _, ls := range []*gwv1.ListenerSet{
+		fixture.Attached("a", "none", 1),
+		written(fixture.Attached("a", "owned", 1), 20, true),
+		written(written(fixture.Attached("a", "owned-then-label", 1), 5, true), 30, false),
+		written(fixture.Attached("a", "label-only", 1), 30, false),
+		written(fixture.Attached("a", "before-the-gateway", 1), 2, true),
+		moved(written(fixture.Attached("a", "applied-then-patched", 1), 1, true), 20),
+		written(moved(written(fixture.Attached("a", "patched-then-applied", 1), 1, true), 20), 25, true),
+	} {
+		trimmed := ls.DeepCopy()
+		trimmed.ManagedFields = incluster.TrimmedManagedFields(ls)
+		assert.Equal(t, incluster.ArrivalOf(ls), incluster.ArrivalOf(trimmed), ls.Name)
+		assert.Equal(t, incluster.StoredBefore(ls, gw), incluster.StoredBefore(trimmed, gw), ls.Name)
+		// a status entry changes nothing
+		status := ls.DeepCopy()
+		at := metav1.NewTime(fixture.T0.Add(time.Hour))
+		status.ManagedFields = append(status.ManagedFields, metav1.ManagedFieldsEntry{Subresource: "status", Time: &at,
+			FieldsV1: metav1.NewFieldsV1(`{"f:spec":{"f:parentRef":{}}}`)})
+		assert.Equal(t, incluster.ArrivalOf(ls), incluster.ArrivalOf(status), ls.Name+" with status")
 	}
 }

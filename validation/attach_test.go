@@ -8,9 +8,9 @@ import (
 	"k8s.io/utils/ptr"
 	gwv1 "sigs.k8s.io/gateway-api/apis/v1"
 
-	"github.com/airlock/listenerset-webhook/validation/merged"
-	"github.com/airlock/listenerset-webhook/validation/object"
-	"github.com/airlock/listenerset-webhook/validation/routes"
+	"github.com/airlock/listenerset-webhook/validation/internal/incluster"
+	"github.com/airlock/listenerset-webhook/validation/internal/object"
+	"github.com/airlock/listenerset-webhook/validation/internal/routes"
 )
 
 // attachSet is a ListenerSet in team-a with one listener l.
@@ -183,21 +183,21 @@ func TestAttach(t *testing.T) {
 
 func TestNamesListenerSet(t *testing.T) {
 	ref := lsRef()
-	ns, name, ok := merged.NamesListenerSet("team-a", &ref)
+	ns, name, ok := incluster.NamesListenerSet("team-a", &ref)
 	assert.True(t, ok)
 	assert.Equal(t, "team-a/ls", ns+"/"+name)
 	ref.Namespace = ptr.To[gwv1.Namespace]("other")
-	ns, _, _ = merged.NamesListenerSet("team-a", &ref)
+	ns, _, _ = incluster.NamesListenerSet("team-a", &ref)
 	assert.Equal(t, "other", ns)
 	gw := gwv1.ParentReference{Name: "gw"} // kind defaults to Gateway
-	_, _, ok = merged.NamesListenerSet("team-a", &gw)
+	_, _, ok = incluster.NamesListenerSet("team-a", &gw)
 	assert.False(t, ok, "a Gateway parent is out of scope")
 	svc := lsRef()
 	svc.Group = ptr.To[gwv1.Group]("")
-	_, _, ok = merged.NamesListenerSet("team-a", &svc)
+	_, _, ok = incluster.NamesListenerSet("team-a", &svc)
 	assert.False(t, ok)
 
 	r := route("team-a")
 	r.Spec.ParentRefs = append(r.Spec.ParentRefs, lsRef(), gw)
-	assert.Equal(t, []string{"team-a/ls"}, merged.RouteKeys(r), "each set once, Gateways not at all")
+	assert.Equal(t, []string{"team-a/ls"}, incluster.RouteKeys(r), "each set once, Gateways not at all")
 }

@@ -5,10 +5,10 @@ import (
 	"slices"
 	"strings"
 
-	"github.com/airlock/listenerset-webhook/validation/findings"
-	"github.com/airlock/listenerset-webhook/validation/merged"
-	"github.com/airlock/listenerset-webhook/validation/object"
-	"github.com/airlock/listenerset-webhook/validation/routes"
+	"github.com/airlock/listenerset-webhook/findings"
+	"github.com/airlock/listenerset-webhook/validation/internal/incluster"
+	"github.com/airlock/listenerset-webhook/validation/internal/object"
+	"github.com/airlock/listenerset-webhook/validation/internal/routes"
 )
 
 // catalog describes the reports' summaries. The wrapping warning kind
@@ -25,12 +25,18 @@ var catalog = []findings.CodeDoc{
 
 // allCodes is catalog and the codes of every rule: the object's, the
 // cluster-aware ones' and the routes'.
-var allCodes = slices.Concat(catalog, object.Codes(), merged.ClusterCodes(), routes.RouteCodes())
+var allCodes = codesNow()
+
+// codesNow is allCodes as the rules' tables hold them now (a test may add
+// a set rule with a code of its own: validationtest.AddSetRule).
+func codesNow() []findings.CodeDoc {
+	return slices.Concat(catalog, object.Codes(), incluster.ClusterCodes(), routes.RouteCodes())
+}
 
 // Catalog is every code, by code: the object rules', the cluster-aware
 // rules', the routes' and the reports' summaries.
 func Catalog() []findings.CodeDoc {
-	out := slices.Clone(allCodes)
+	out := codesNow()
 	slices.SortFunc(out, func(a, b findings.CodeDoc) int { return strings.Compare(string(a.Code), string(b.Code)) })
 	return out
 }

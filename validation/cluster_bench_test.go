@@ -6,8 +6,7 @@ import (
 	"testing"
 
 	"github.com/airlock/listenerset-webhook/validation"
-	"github.com/airlock/listenerset-webhook/validation/merged"
-	"github.com/airlock/listenerset-webhook/validation/object"
+	"github.com/airlock/listenerset-webhook/validation/internal/object"
 	"github.com/airlock/listenerset-webhook/validation/validationtest"
 )
 
@@ -49,7 +48,7 @@ func BenchmarkClusterScaleWildcard(b *testing.B) {
 			*ls.Spec.Listeners[1].Hostname = "*.example.com"
 			opts := validation.Options{Cluster: cluster, Strict: true}
 			errs, warnings := validation.Validate(ls, nil, opts)
-			if len(errs) != 0 || len(warnings) != 2 || warnings[0].Code != object.CodeMergedOverlapping || warnings[1].Code != merged.CodeHostnameClaimed ||
+			if len(errs) != 0 || len(warnings) != 2 || warnings[0].Code != object.CodeMergedOverlapping || warnings[1].Code != validation.CodeHostnameClaimed ||
 				!strings.Contains(warnings[1].Message, validationtest.TenantHostname(0)) {
 				b.Fatal(errs, warnings)
 			}
@@ -103,7 +102,7 @@ func BenchmarkOwnersScale(b *testing.B) {
 		b.Run(fmt.Sprintf("sets=%d", n), func(b *testing.B) {
 			cluster := validationtest.OwnedCluster(n)
 			ls := validationtest.NewOwnedSet("new")
-			opts := validation.Options{Cluster: cluster, Strict: true, Tenancy: merged.Tenancy{FirstClaim: merged.ClaimWarn}}
+			opts := validation.Options{Cluster: cluster, Strict: true, Tenancy: validation.Tenancy{FirstClaim: validation.ClaimWarn}}
 			if errs, warnings := validation.Validate(ls, nil, opts); len(errs) != 0 || len(warnings) != 0 {
 				b.Fatal(errs, warnings)
 			}

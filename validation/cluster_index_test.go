@@ -14,8 +14,9 @@ import (
 	"k8s.io/utils/ptr"
 	gwv1 "sigs.k8s.io/gateway-api/apis/v1"
 
-	"github.com/airlock/listenerset-webhook/validation/merged"
-	"github.com/airlock/listenerset-webhook/validation/object"
+	"github.com/airlock/listenerset-webhook/validation/internal/fixture"
+	"github.com/airlock/listenerset-webhook/validation/internal/incluster"
+	"github.com/airlock/listenerset-webhook/validation/internal/object"
 )
 
 // randomCluster is a Gateway with random ListenerSets around it, drawn from
@@ -24,7 +25,7 @@ import (
 // namespace/name, sets the Gateway does not admit and sets of another
 // Gateway are frequent; and a ListenerSet to judge, new or an update of one
 // of them.
-func randomCluster(r *rand.Rand) (*gwv1.Gateway, *merged.Objects, *gwv1.ListenerSet) {
+func randomCluster(r *rand.Rand) (*gwv1.Gateway, *incluster.Objects, *gwv1.ListenerSet) {
 	ports := []gwv1.PortNumber{80, 443, 8443}
 	protocols := []gwv1.ProtocolType{"HTTP", "HTTPS", object.ProtocolHTTP3, "TCP", "example.com/custom", "example.com/other"}
 	// exact names, wildcards above them (nested: *.a.example.com under
@@ -54,7 +55,7 @@ func randomCluster(r *rand.Rand) (*gwv1.Gateway, *merged.Objects, *gwv1.Listener
 	if r.IntN(2) == 0 {
 		from = gwv1.NamespacesFromAll // most Gateways admit what they are given
 	}
-	gw := gateway(from)
+	gw := fixture.Gateway(from)
 	if from == gwv1.NamespacesFromSelector {
 		gw = withSelector(gw, "access", "yes")
 	}
@@ -70,13 +71,13 @@ func randomCluster(r *rand.Rand) (*gwv1.Gateway, *merged.Objects, *gwv1.Listener
 		}
 		return ls
 	}
-	o := &merged.Objects{Gateways: []*gwv1.Gateway{gw}, Sets: []*gwv1.ListenerSet{}}
+	o := &incluster.Objects{Gateways: []*gwv1.Gateway{gw}, Sets: []*gwv1.ListenerSet{}}
 	for _, ns := range namespaces[:3] {
 		switch r.IntN(3) {
 		case 0:
-			o.Namespaces = append(o.Namespaces, namespace(ns, map[string]string{"access": "yes"}))
+			o.Namespaces = append(o.Namespaces, fixture.Namespace(ns, map[string]string{"access": "yes"}))
 		case 1:
-			o.Namespaces = append(o.Namespaces, namespace(ns, nil))
+			o.Namespaces = append(o.Namespaces, fixture.Namespace(ns, nil))
 		} // else: labels unknown
 	}
 	for i := range r.IntN(14) {
@@ -111,11 +112,11 @@ func randomCluster(r *rand.Rand) (*gwv1.Gateway, *merged.Objects, *gwv1.Listener
 // fullMerge is ls's rows of the merged list of every ListenerSet of gw in
 // o and ls (MergedListeners, as the listeners command builds it), with
 // Precedence cleared: the reference listenersInMerge must equal.
-func fullMerge(gw *gwv1.Gateway, o *merged.Objects, ls *gwv1.ListenerSet) []object.MergedListener {
+func fullMerge(gw *gwv1.Gateway, o *incluster.Objects, ls *gwv1.ListenerSet) []incluster.MergedListener {
 	children, _ := o.ListenerSetsOf(gw.Namespace, gw.Name)
 	sets := slices.DeleteFunc(slices.Clone(children), func(s *gwv1.ListenerSet) bool { return s.Namespace == ls.Namespace && s.Name == ls.Name })
-	var mine []object.MergedListener
-	for _, row := range merged.MergedListeners(gw, append(sets, ls), merged.MergeOptions{Cluster: o}) {
+	var mine []incluster.MergedListener
+	for _, row := range incluster.MergedListeners(gw, append(sets, ls), incluster.MergeOptions{Cluster: o}) {
 		if row.Source.Kind == object.SourceListenerSet && row.Source.Namespace == ls.Namespace && row.Source.Name == ls.Name {
 			row.Precedence = 0
 			mine = append(mine, row)
@@ -136,7 +137,7 @@ func TestDecisiveRivalsAreTheFullMerge(t *testing.T) {
 	for round := range rounds {
 		gw, o, ls := randomCluster(r)
 		want := fullMerge(gw, o, ls)
-		rows := merged.ListenersInMerge(ls, gw, merged.NewGatewayAdmission(gw, o), o)
+		rows := incluster.ListenersInMerge(ls, gw, incluster.NewGatewayAdmission(gw, o), o)
 		for i := range rows {
 			rows[i].Precedence = 0
 		}
@@ -144,16 +145,16 @@ func TestDecisiveRivalsAreTheFullMerge(t *testing.T) {
 			t.Logf("gateway %+v\nsets %s\nls %s", gw.Spec, describeSets(o.Sets), describeSets([]*gwv1.ListenerSet{ls}))
 			return
 		}
-		picked += len(merged.Decisive(ls, gw, merged.NewGatewayAdmission(gw, o), o))
+		picked += len(incluster.Decisive(ls, gw, incluster.NewGatewayAdmission(gw, o), o))
 
 		wantErrs := []*field.Error{}
 		self := object.ListenerSource{Kind: object.SourceListenerSet, Namespace: ls.Namespace, Name: ls.Name}
-		if allowed, known, _ := merged.NewGatewayAdmission(gw, o).Admits(ls.Namespace); allowed && known {
+		if allowed, known, _ := incluster.NewGatewayAdmission(gw, o).Admits(ls.Namespace); allowed && known {
 			for _, row := range want {
 				if row.Overlaps != nil && row.Overlaps.Source != self {
 					overlaps++
 				}
-				if row.State == object.ListenerConflicted && row.Winner.Source != self {
+				if row.State == incluster.ListenerConflicted && row.Winner.Source != self {
 					wantErrs = append(wantErrs, row.Errors...)
 					conflicts++
 					if row.Reason == object.ReasonProtocolConflict {
@@ -194,11 +195,11 @@ func describeSets(sets []*gwv1.ListenerSet) string {
 // The index follows Objects' lists: appended ListenerSets are found, a
 // replaced list is indexed again, and a copy with other Sets answers with its own.
 func TestObjectsIndexFollowsTheLists(t *testing.T) {
-	gw := gateway(gwv1.NamespacesFromAll)
-	a := attached("team-a", "a", 1, entry("web", 443, "HTTPS", "a.example.com"))
-	b := attached("team-b", "b", 2, entry("web", 443, "HTTPS", "a.example.com"))
-	key := merged.EndpointKey(gw.Namespace, gw.Name, 443, "HTTPS", ptr.To[gwv1.Hostname]("a.example.com"))
-	o := &merged.Objects{Gateways: []*gwv1.Gateway{gw}, Sets: make([]*gwv1.ListenerSet, 0, 1)}
+	gw := fixture.Gateway(gwv1.NamespacesFromAll)
+	a := fixture.Attached("team-a", "a", 1, fixture.Entry("web", 443, "HTTPS", "a.example.com"))
+	b := fixture.Attached("team-b", "b", 2, fixture.Entry("web", 443, "HTTPS", "a.example.com"))
+	key := incluster.EndpointKey(gw.Namespace, gw.Name, 443, "HTTPS", ptr.To[gwv1.Hostname]("a.example.com"))
+	o := &incluster.Objects{Gateways: []*gwv1.Gateway{gw}, Sets: make([]*gwv1.ListenerSet, 0, 1)}
 	sets, known := o.ListenerSetsAt(key)
 	assert.True(t, known)
 	assert.Empty(t, sets)
@@ -233,7 +234,7 @@ func TestObjectsIndexFollowsTheLists(t *testing.T) {
 // -race).
 func TestObjectsConcurrentReads(t *testing.T) {
 	_, o, _ := randomCluster(rand.New(rand.NewPCG(7, 7)))
-	ls := attached("ns-a", "judged", 9, entry("web", 443, "HTTPS", "a.example.com"))
+	ls := fixture.Attached("ns-a", "judged", 9, fixture.Entry("web", 443, "HTTPS", "a.example.com"))
 	done := make(chan field.ErrorList)
 	for range 4 {
 		go func() {

@@ -3,9 +3,7 @@ package validation
 import (
 	"fmt"
 	"slices"
-	"strings"
 	"testing"
-	"time"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
@@ -14,52 +12,12 @@ import (
 	"k8s.io/utils/ptr"
 	gwv1 "sigs.k8s.io/gateway-api/apis/v1"
 
-	"github.com/airlock/listenerset-webhook/validation/findings"
-	"github.com/airlock/listenerset-webhook/validation/merged"
-	"github.com/airlock/listenerset-webhook/validation/object"
-	"github.com/airlock/listenerset-webhook/validation/views"
+	"github.com/airlock/listenerset-webhook/findings"
+	"github.com/airlock/listenerset-webhook/validation/internal/fixture"
+	"github.com/airlock/listenerset-webhook/validation/internal/incluster"
+	"github.com/airlock/listenerset-webhook/validation/internal/object"
+	"github.com/airlock/listenerset-webhook/validation/internal/views"
 )
-
-var t0 = time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
-
-func gateway(from gwv1.FromNamespaces, listeners ...gwv1.Listener) *gwv1.Gateway {
-	return &gwv1.Gateway{
-		ObjectMeta: metav1.ObjectMeta{Namespace: "gateway-ns", Name: "gw"},
-		Spec: gwv1.GatewaySpec{
-			GatewayClassName: "airlock",
-			Listeners:        listeners,
-			AllowedListeners: &gwv1.AllowedListeners{Namespaces: &gwv1.ListenerNamespaces{From: ptr.To(from)}},
-		},
-	}
-}
-
-// attached is a ListenerSet of gateway-ns/gw created at t0 plus age minutes.
-func attached(namespace, name string, minutes int, listeners ...gwv1.ListenerEntry) *gwv1.ListenerSet {
-	return &gwv1.ListenerSet{
-		ObjectMeta: metav1.ObjectMeta{Namespace: namespace, Name: name, CreationTimestamp: metav1.NewTime(t0.Add(time.Duration(minutes) * time.Minute))},
-		Spec: gwv1.ListenerSetSpec{
-			ParentRef: gwv1.ParentGatewayReference{Name: "gw", Namespace: ptr.To[gwv1.Namespace]("gateway-ns")},
-			Listeners: listeners,
-		},
-	}
-}
-
-func entry(name string, port gwv1.PortNumber, protocol gwv1.ProtocolType, hostname string) gwv1.ListenerEntry {
-	e := gwv1.ListenerEntry{Name: gwv1.SectionName(name), Port: port, Protocol: protocol}
-	if hostname != "" {
-		e.Hostname = ptr.To(gwv1.Hostname(hostname))
-	}
-	return e
-}
-
-func gwListener(name string, port gwv1.PortNumber, protocol gwv1.ProtocolType, hostname string) gwv1.Listener {
-	e := entry(name, port, protocol, hostname)
-	return gwv1.Listener{Name: e.Name, Port: e.Port, Protocol: e.Protocol, Hostname: e.Hostname}
-}
-
-func namespace(name string, labels map[string]string) *metav1.PartialObjectMetadata {
-	return &metav1.PartialObjectMetadata{ObjectMeta: metav1.ObjectMeta{Name: name, Labels: labels}}
-}
 
 func secret(ns, name string) *metav1.PartialObjectMetadata {
 	return &metav1.PartialObjectMetadata{ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: name}}
@@ -77,29 +35,29 @@ func grant(ns string, fromNamespace string, to *gwv1.ObjectName) *gwv1.Reference
 
 func TestValidateListenerSetInCluster(t *testing.T) {
 	listenersPath := field.NewPath("spec", "listeners")
-	https := gwListener("https", 443, "HTTPS", "")
-	// the ListenerSet under admission: team-a/mine, created at t0+10m
+	https := fixture.GatewayListener("https", 443, "HTTPS", "")
+	// the ListenerSet under admission: team-a/mine, created at fixture.T0+10m
 	mine := func(listeners ...gwv1.ListenerEntry) *gwv1.ListenerSet {
-		return attached("team-a", "mine", 10, listeners...)
+		return fixture.Attached("team-a", "mine", 10, listeners...)
 	}
-	web := entry("web", 8080, "HTTP", "a.example.com")
+	web := fixture.Entry("web", 8080, "HTTP", "a.example.com")
 
 	tests := []struct {
 		rule     string
 		ls       *gwv1.ListenerSet
-		cluster  *merged.Objects
+		cluster  *incluster.Objects
 		want     field.ErrorList
 		warnings []string
 	}{
 		{
 			rule:    "nothing known: every cluster rule is skipped",
 			ls:      mine(web),
-			cluster: &merged.Objects{},
+			cluster: &incluster.Objects{},
 		},
 		{
 			rule:     "1. the parent Gateway does not exist",
 			ls:       mine(web),
-			cluster:  &merged.Objects{Gateways: []*gwv1.Gateway{}},
+			cluster:  &incluster.Objects{Gateways: []*gwv1.Gateway{}},
 			warnings: []string{"spec.parentRef.name: Gateway gateway-ns/gw not found; the ListenerSet stays unattached until it exists"},
 		},
 		{
@@ -109,55 +67,55 @@ func TestValidateListenerSetInCluster(t *testing.T) {
 				ls.Spec.ParentRef.Kind = ptr.To[gwv1.Kind]("ListenerSet")
 				return ls
 			}(),
-			cluster: &merged.Objects{Gateways: []*gwv1.Gateway{}},
+			cluster: &incluster.Objects{Gateways: []*gwv1.Gateway{}},
 			// the object's own rule, and no "Gateway not found"
 			want: field.ErrorList{field.NotSupported(field.NewPath("spec", "parentRef", "kind"), "ListenerSet", []string{"Gateway"})},
 		},
 		{
 			rule:     "2. allowedListeners None (the default) refuses every ListenerSet",
 			ls:       mine(web),
-			cluster:  &merged.Objects{Gateways: []*gwv1.Gateway{{ObjectMeta: metav1.ObjectMeta{Namespace: "gateway-ns", Name: "gw"}}}},
+			cluster:  &incluster.Objects{Gateways: []*gwv1.Gateway{{ObjectMeta: metav1.ObjectMeta{Namespace: "gateway-ns", Name: "gw"}}}},
 			warnings: []string{"spec.parentRef: Gateway gateway-ns/gw does not admit this ListenerSet (NotAllowed): allowedListeners.namespaces.from is None (the default)"},
 		},
 		{
 			rule:     "2. allowedListeners Same refuses another namespace",
 			ls:       mine(web),
-			cluster:  &merged.Objects{Gateways: []*gwv1.Gateway{gateway(gwv1.NamespacesFromSame)}},
+			cluster:  &incluster.Objects{Gateways: []*gwv1.Gateway{fixture.Gateway(gwv1.NamespacesFromSame)}},
 			warnings: []string{"spec.parentRef: Gateway gateway-ns/gw does not admit this ListenerSet (NotAllowed): allowedListeners.namespaces.from is Same"},
 		},
 		{
 			rule: "2. allowedListeners Selector matches the namespace's labels",
 			ls:   mine(web),
-			cluster: &merged.Objects{
-				Gateways:   []*gwv1.Gateway{withSelector(gateway(gwv1.NamespacesFromSelector), "gateway-access", "yes")},
-				Namespaces: []*metav1.PartialObjectMetadata{namespace("team-a", map[string]string{"gateway-access": "yes"})},
+			cluster: &incluster.Objects{
+				Gateways:   []*gwv1.Gateway{withSelector(fixture.Gateway(gwv1.NamespacesFromSelector), "gateway-access", "yes")},
+				Namespaces: []*metav1.PartialObjectMetadata{fixture.Namespace("team-a", map[string]string{"gateway-access": "yes"})},
 			},
 		},
 		{
 			rule: "2. allowedListeners Selector refuses a namespace without the labels",
 			ls:   mine(web),
-			cluster: &merged.Objects{
-				Gateways:   []*gwv1.Gateway{withSelector(gateway(gwv1.NamespacesFromSelector), "gateway-access", "yes")},
-				Namespaces: []*metav1.PartialObjectMetadata{namespace("team-a", nil)},
+			cluster: &incluster.Objects{
+				Gateways:   []*gwv1.Gateway{withSelector(fixture.Gateway(gwv1.NamespacesFromSelector), "gateway-access", "yes")},
+				Namespaces: []*metav1.PartialObjectMetadata{fixture.Namespace("team-a", nil)},
 			},
 			warnings: []string{"spec.parentRef: Gateway gateway-ns/gw does not admit this ListenerSet (NotAllowed): namespace labels do not match allowedListeners.namespaces.selector"},
 		},
 		{
 			rule:    "2. allowedListeners Selector with the namespace unknown: skipped",
 			ls:      mine(web),
-			cluster: &merged.Objects{Gateways: []*gwv1.Gateway{withSelector(gateway(gwv1.NamespacesFromSelector), "gateway-access", "yes")}},
+			cluster: &incluster.Objects{Gateways: []*gwv1.Gateway{withSelector(fixture.Gateway(gwv1.NamespacesFromSelector), "gateway-access", "yes")}},
 		},
 		{
 			rule:    "3. the Gateway's own listener wins: ProtocolConflict",
-			ls:      mine(entry("tls", 443, "HTTP", "")),
-			cluster: &merged.Objects{Gateways: []*gwv1.Gateway{gateway(gwv1.NamespacesFromAll, https)}},
+			ls:      mine(fixture.Entry("tls", 443, "HTTP", "")),
+			cluster: &incluster.Objects{Gateways: []*gwv1.Gateway{fixture.Gateway(gwv1.NamespacesFromAll, https)}},
 			want: field.ErrorList{field.Invalid(listenersPath.Index(0).Child("protocol"), "HTTP",
 				"port 443 already uses protocol HTTPS in gateway-ns/gw listener https; this listener would be Conflicted (ProtocolConflict)")},
 		},
 		{
 			rule:    "3. the Gateway's own listener wins: HostnameConflict",
-			ls:      mine(withCert(entry("tls", 443, "HTTPS", ""), "", "cert")),
-			cluster: &merged.Objects{Gateways: []*gwv1.Gateway{gateway(gwv1.NamespacesFromAll, https)}},
+			ls:      mine(fixture.WithCert(fixture.Entry("tls", 443, "HTTPS", ""), "", "cert")),
+			cluster: &incluster.Objects{Gateways: []*gwv1.Gateway{fixture.Gateway(gwv1.NamespacesFromAll, https)}},
 			want: field.ErrorList{field.Invalid(listenersPath.Index(0).Child("hostname"), "",
 				"same port, protocol and hostname as gateway-ns/gw listener https; this listener would be Conflicted (HostnameConflict)")},
 		},
@@ -165,17 +123,17 @@ func TestValidateListenerSetInCluster(t *testing.T) {
 			// no conflict; the Gateway's https matches every hostname, so
 			// both overlap (a warning, not an error under strict)
 			rule:    "3. another hostname on the Gateway's port and protocol is fine",
-			ls:      mine(withCert(entry("tls", 443, "HTTPS", "a.example.com"), "", "cert")),
-			cluster: &merged.Objects{Gateways: []*gwv1.Gateway{gateway(gwv1.NamespacesFromAll, https)}},
+			ls:      mine(fixture.WithCert(fixture.Entry("tls", 443, "HTTPS", "a.example.com"), "", "cert")),
+			cluster: &incluster.Objects{Gateways: []*gwv1.Gateway{fixture.Gateway(gwv1.NamespacesFromAll, https)}},
 			warnings: []string{`spec.listeners[0].hostname: hostname "a.example.com" overlaps hostname (none) of gateway-ns/gw listener https on port 443: ` +
 				`both get OverlappingTLSConfig (OverlappingHostnames); HTTP/2 connection coalescing may reach the other's routes`},
 		},
 		{
 			rule: "3. an older ListenerSet wins over a newer one",
 			ls:   mine(web),
-			cluster: &merged.Objects{
-				Gateways: []*gwv1.Gateway{gateway(gwv1.NamespacesFromAll)},
-				Sets:     []*gwv1.ListenerSet{attached("team-z", "old", 5, entry("web", 8080, "HTTP", "a.example.com"))},
+			cluster: &incluster.Objects{
+				Gateways: []*gwv1.Gateway{fixture.Gateway(gwv1.NamespacesFromAll)},
+				Sets:     []*gwv1.ListenerSet{fixture.Attached("team-z", "old", 5, fixture.Entry("web", 8080, "HTTP", "a.example.com"))},
 			},
 			want: field.ErrorList{field.Invalid(listenersPath.Index(0).Child("hostname"), "a.example.com",
 				"same port, protocol and hostname as team-z/old listener web; this listener would be Conflicted (HostnameConflict)")},
@@ -185,19 +143,19 @@ func TestValidateListenerSetInCluster(t *testing.T) {
 		{
 			rule: "3. a newer ListenerSet does not win",
 			ls:   mine(web),
-			cluster: &merged.Objects{
-				Gateways: []*gwv1.Gateway{gateway(gwv1.NamespacesFromAll)},
-				Sets:     []*gwv1.ListenerSet{attached("team-0", "new", 15, entry("web", 8080, "HTTPS", ""))},
+			cluster: &incluster.Objects{
+				Gateways: []*gwv1.Gateway{fixture.Gateway(gwv1.NamespacesFromAll)},
+				Sets:     []*gwv1.ListenerSet{fixture.Attached("team-0", "new", 15, fixture.Entry("web", 8080, "HTTPS", ""))},
 			},
 		},
 		{
 			rule: "3. same creation time: namespace/name decides",
 			ls:   mine(web),
-			cluster: &merged.Objects{
-				Gateways: []*gwv1.Gateway{gateway(gwv1.NamespacesFromAll)},
+			cluster: &incluster.Objects{
+				Gateways: []*gwv1.Gateway{fixture.Gateway(gwv1.NamespacesFromAll)},
 				Sets: []*gwv1.ListenerSet{
-					attached("team-b", "later", 10, entry("b", 8080, "HTTPS", "")),
-					attached("team-a", "aaa", 10, entry("a", 8080, "HTTPS", "")),
+					fixture.Attached("team-b", "later", 10, fixture.Entry("b", 8080, "HTTPS", "")),
+					fixture.Attached("team-a", "aaa", 10, fixture.Entry("a", 8080, "HTTPS", "")),
 				},
 			},
 			want: field.ErrorList{field.Invalid(listenersPath.Index(0).Child("protocol"), "HTTP",
@@ -206,11 +164,11 @@ func TestValidateListenerSetInCluster(t *testing.T) {
 		{
 			rule: "3. the oldest of several wins, whatever the list order",
 			ls:   mine(web),
-			cluster: &merged.Objects{
-				Gateways: []*gwv1.Gateway{gateway(gwv1.NamespacesFromAll)},
+			cluster: &incluster.Objects{
+				Gateways: []*gwv1.Gateway{fixture.Gateway(gwv1.NamespacesFromAll)},
 				Sets: []*gwv1.ListenerSet{
-					attached("team-c", "second", 3, entry("x", 8080, "HTTPS", "")),
-					attached("team-d", "first", 1, entry("y", 8080, "microgateway.airlock.com/http3", "")),
+					fixture.Attached("team-c", "second", 3, fixture.Entry("x", 8080, "HTTPS", "")),
+					fixture.Attached("team-d", "first", 1, fixture.Entry("y", 8080, "microgateway.airlock.com/http3", "")),
 				},
 			},
 			want: field.ErrorList{field.Invalid(listenersPath.Index(0).Child("protocol"), "HTTP",
@@ -219,9 +177,9 @@ func TestValidateListenerSetInCluster(t *testing.T) {
 		{
 			rule: "3. a ListenerSet being created (no creation time yet) comes last",
 			ls:   &gwv1.ListenerSet{ObjectMeta: metav1.ObjectMeta{Namespace: "team-a", Name: "brand-new"}, Spec: mine(web).Spec},
-			cluster: &merged.Objects{
-				Gateways: []*gwv1.Gateway{gateway(gwv1.NamespacesFromAll)},
-				Sets:     []*gwv1.ListenerSet{attached("team-z", "z", 500, entry("web", 8080, "HTTPS", ""))},
+			cluster: &incluster.Objects{
+				Gateways: []*gwv1.Gateway{fixture.Gateway(gwv1.NamespacesFromAll)},
+				Sets:     []*gwv1.ListenerSet{fixture.Attached("team-z", "z", 500, fixture.Entry("web", 8080, "HTTPS", ""))},
 			},
 			want: field.ErrorList{field.Invalid(listenersPath.Index(0).Child("protocol"), "HTTP",
 				"port 8080 already uses protocol HTTPS in team-z/z listener web; this listener would be Conflicted (ProtocolConflict)")},
@@ -229,61 +187,61 @@ func TestValidateListenerSetInCluster(t *testing.T) {
 		{
 			rule: "3. the stored copy of the object itself is not a rival (update)",
 			ls:   mine(web),
-			cluster: &merged.Objects{
-				Gateways: []*gwv1.Gateway{gateway(gwv1.NamespacesFromAll)},
-				Sets:     []*gwv1.ListenerSet{attached("team-a", "mine", 10, entry("web", 8080, "HTTPS", ""))},
+			cluster: &incluster.Objects{
+				Gateways: []*gwv1.Gateway{fixture.Gateway(gwv1.NamespacesFromAll)},
+				Sets:     []*gwv1.ListenerSet{fixture.Attached("team-a", "mine", 10, fixture.Entry("web", 8080, "HTTPS", ""))},
 			},
 		},
 		{
 			rule: "3. ListenerSets of other Gateways and ListenerSets the Gateway does not admit are not rivals",
 			ls:   mine(web),
-			cluster: &merged.Objects{
-				Gateways:   []*gwv1.Gateway{withSelector(gateway(gwv1.NamespacesFromSelector), "gateway-access", "yes")},
-				Namespaces: []*metav1.PartialObjectMetadata{namespace("team-a", map[string]string{"gateway-access": "yes"}), namespace("team-x", nil)},
+			cluster: &incluster.Objects{
+				Gateways:   []*gwv1.Gateway{withSelector(fixture.Gateway(gwv1.NamespacesFromSelector), "gateway-access", "yes")},
+				Namespaces: []*metav1.PartialObjectMetadata{fixture.Namespace("team-a", map[string]string{"gateway-access": "yes"}), fixture.Namespace("team-x", nil)},
 				Sets: []*gwv1.ListenerSet{
-					attached("team-x", "not-admitted", 1, entry("web", 8080, "HTTPS", "")),
+					fixture.Attached("team-x", "not-admitted", 1, fixture.Entry("web", 8080, "HTTPS", "")),
 					{
 						ObjectMeta: metav1.ObjectMeta{Namespace: "team-y", Name: "other-gateway"},
-						Spec:       gwv1.ListenerSetSpec{ParentRef: gwv1.ParentGatewayReference{Name: "gw"}, Listeners: []gwv1.ListenerEntry{entry("web", 8080, "HTTPS", "")}},
+						Spec:       gwv1.ListenerSetSpec{ParentRef: gwv1.ParentGatewayReference{Name: "gw"}, Listeners: []gwv1.ListenerEntry{fixture.Entry("web", 8080, "HTTPS", "")}},
 					},
 				},
 			},
 		},
 		{
 			rule:     "3. no conflict checks when the Gateway does not admit the set",
-			ls:       mine(entry("tls", 443, "HTTP", "")),
-			cluster:  &merged.Objects{Gateways: []*gwv1.Gateway{gateway(gwv1.NamespacesFromSame, https)}},
+			ls:       mine(fixture.Entry("tls", 443, "HTTP", "")),
+			cluster:  &incluster.Objects{Gateways: []*gwv1.Gateway{fixture.Gateway(gwv1.NamespacesFromSame, https)}},
 			warnings: []string{"spec.parentRef: Gateway gateway-ns/gw does not admit this ListenerSet (NotAllowed): allowedListeners.namespaces.from is Same"},
 		},
 		{
 			rule:    "4. a cross-namespace certificateRef without a ReferenceGrant: RefNotPermitted",
-			ls:      mine(withCert(entry("tls", 443, "HTTPS", ""), "certs", "wildcard")),
-			cluster: &merged.Objects{Grants: []*gwv1.ReferenceGrant{grant("certs", "team-b", nil)}},
+			ls:      mine(fixture.WithCert(fixture.Entry("tls", 443, "HTTPS", ""), "certs", "wildcard")),
+			cluster: &incluster.Objects{Grants: []*gwv1.ReferenceGrant{grant("certs", "team-b", nil)}},
 			want: field.ErrorList{field.Forbidden(listenersPath.Index(0).Child("tls", "certificateRefs").Index(0).Child("namespace"),
 				`no ReferenceGrant in namespace "certs" allows ListenerSets from "team-a" to use this Secret (RefNotPermitted)`)},
 		},
 		{
 			rule:    "4. a ReferenceGrant for every Secret of the namespace permits it",
-			ls:      mine(withCert(entry("tls", 443, "HTTPS", ""), "certs", "wildcard")),
-			cluster: &merged.Objects{Grants: []*gwv1.ReferenceGrant{grant("certs", "team-a", nil)}},
+			ls:      mine(fixture.WithCert(fixture.Entry("tls", 443, "HTTPS", ""), "certs", "wildcard")),
+			cluster: &incluster.Objects{Grants: []*gwv1.ReferenceGrant{grant("certs", "team-a", nil)}},
 		},
 		{
 			rule:    "4. a ReferenceGrant for another Secret does not",
-			ls:      mine(withCert(entry("tls", 443, "HTTPS", ""), "certs", "wildcard")),
-			cluster: &merged.Objects{Grants: []*gwv1.ReferenceGrant{grant("certs", "team-a", ptr.To[gwv1.ObjectName]("other"))}},
+			ls:      mine(fixture.WithCert(fixture.Entry("tls", 443, "HTTPS", ""), "certs", "wildcard")),
+			cluster: &incluster.Objects{Grants: []*gwv1.ReferenceGrant{grant("certs", "team-a", ptr.To[gwv1.ObjectName]("other"))}},
 			want: field.ErrorList{field.Forbidden(listenersPath.Index(0).Child("tls", "certificateRefs").Index(0).Child("namespace"),
 				`no ReferenceGrant in namespace "certs" allows ListenerSets from "team-a" to use this Secret (RefNotPermitted)`)},
 		},
 		{
 			rule:     "5. a referenced Secret that does not exist",
-			ls:       mine(withCert(entry("tls", 443, "HTTPS", ""), "", "missing")),
-			cluster:  &merged.Objects{Secrets: []*metav1.PartialObjectMetadata{secret("team-a", "other")}},
+			ls:       mine(fixture.WithCert(fixture.Entry("tls", 443, "HTTPS", ""), "", "missing")),
+			cluster:  &incluster.Objects{Secrets: []*metav1.PartialObjectMetadata{secret("team-a", "other")}},
 			warnings: []string{"spec.listeners[0].tls.certificateRefs[0].name: Secret team-a/missing not found (InvalidCertificateRef until it exists)"},
 		},
 		{
 			rule:    "5. a referenced Secret that exists",
-			ls:      mine(withCert(entry("tls", 443, "HTTPS", ""), "", "present")),
-			cluster: &merged.Objects{Secrets: []*metav1.PartialObjectMetadata{secret("team-a", "present")}},
+			ls:      mine(fixture.WithCert(fixture.Entry("tls", 443, "HTTPS", ""), "", "present")),
+			cluster: &incluster.Objects{Secrets: []*metav1.PartialObjectMetadata{secret("team-a", "present")}},
 		},
 	}
 	for _, tc := range tests {
@@ -300,23 +258,14 @@ func withSelector(gw *gwv1.Gateway, key, value string) *gwv1.Gateway {
 	return gw
 }
 
-func withCert(e gwv1.ListenerEntry, ns, name string) gwv1.ListenerEntry {
-	ref := gwv1.SecretObjectReference{Name: gwv1.ObjectName(name)}
-	if ns != "" {
-		ref.Namespace = ptr.To(gwv1.Namespace(ns))
-	}
-	e.TLS = &gwv1.ListenerTLSConfig{CertificateRefs: []gwv1.SecretObjectReference{ref}}
-	return e
-}
-
 // Outside strict mode the cluster-aware errors are warnings, after the
 // cluster's own warnings; in strict mode they deny.
 func TestClusterFindingsStrictness(t *testing.T) {
-	cluster := &merged.Objects{
-		Gateways: []*gwv1.Gateway{gateway(gwv1.NamespacesFromAll, gwListener("https", 443, "HTTPS", ""))},
+	cluster := &incluster.Objects{
+		Gateways: []*gwv1.Gateway{fixture.Gateway(gwv1.NamespacesFromAll, fixture.GatewayListener("https", 443, "HTTPS", ""))},
 		Secrets:  []*metav1.PartialObjectMetadata{},
 	}
-	ls := attached("team-a", "mine", 10, entry("web", 443, "HTTP", ""), withCert(entry("tls", 8443, "HTTPS", ""), "", "absent"))
+	ls := fixture.Attached("team-a", "mine", 10, fixture.Entry("web", 443, "HTTP", ""), fixture.WithCert(fixture.Entry("tls", 8443, "HTTPS", ""), "", "absent"))
 	conflict := field.Invalid(field.NewPath("spec", "listeners").Index(0).Child("protocol"), "HTTP",
 		"port 443 already uses protocol HTTPS in gateway-ns/gw listener https; this listener would be Conflicted (ProtocolConflict)")
 	secretMissing := "spec.listeners[1].tls.certificateRefs[0].name: Secret team-a/absent not found (InvalidCertificateRef until it exists)"
@@ -324,8 +273,8 @@ func TestClusterFindingsStrictness(t *testing.T) {
 	errs, warnings := Validate(ls, nil, Options{Cluster: cluster})
 	assert.Empty(t, errs)
 	assert.Equal(t, []string{secretMissing, conflict.Field + ": " + conflict.Detail}, codedWarnings(t, warnings).Strings())
-	assert.Equal(t, []findings.Code{merged.CodeSecretNotFound, object.CodeMergedProtocolConflict}, []findings.Code{warnings[0].Code, warnings[1].Code})
-	assert.Equal(t, []findings.WarningKind{merged.KindSecretNotFound, merged.KindClusterFinding}, []findings.WarningKind{warnings[0].Kind, warnings[1].Kind})
+	assert.Equal(t, []findings.Code{incluster.CodeSecretNotFound, object.CodeMergedProtocolConflict}, []findings.Code{warnings[0].Code, warnings[1].Code})
+	assert.Equal(t, []findings.WarningKind{incluster.KindSecretNotFound, incluster.KindClusterFinding}, []findings.WarningKind{warnings[0].Kind, warnings[1].Kind})
 
 	errs, warnings = Validate(ls, nil, Options{Cluster: cluster, Strict: true})
 	assert.Equal(t, field.ErrorList{conflict}, coded(t, errs))
@@ -336,7 +285,7 @@ func TestClusterFindingsStrictness(t *testing.T) {
 // cluster knows: nothing when a grant permits the reference, RefNotPermitted
 // when none does; it stays when the grants are unknown.
 func TestCrossNamespaceReminderGivesWayToGrants(t *testing.T) {
-	ls := attached("team-a", "mine", 0, withCert(entry("tls", 443, "HTTPS", ""), "certs", "wildcard"))
+	ls := fixture.Attached("team-a", "mine", 0, fixture.WithCert(fixture.Entry("tls", 443, "HTTPS", ""), "certs", "wildcard"))
 	reminder := `spec.listeners[0].tls.certificateRefs[0].namespace: cross-namespace reference: needs a ReferenceGrant in namespace "certs"`
 	errs, warnings := Validate(ls, nil, Options{})
 	require.Empty(t, errs)
@@ -346,9 +295,9 @@ func TestCrossNamespaceReminderGivesWayToGrants(t *testing.T) {
 		cluster views.Cluster
 		want    []string
 	}{
-		"grants unknown":     {&merged.Objects{}, []string{reminder}},
-		"a grant permits it": {&merged.Objects{Grants: []*gwv1.ReferenceGrant{grant("certs", "team-a", nil)}}, nil},
-		"no grant permits it": {&merged.Objects{Grants: []*gwv1.ReferenceGrant{grant("certs", "team-b", nil)}},
+		"grants unknown":     {&incluster.Objects{}, []string{reminder}},
+		"a grant permits it": {&incluster.Objects{Grants: []*gwv1.ReferenceGrant{grant("certs", "team-a", nil)}}, nil},
+		"no grant permits it": {&incluster.Objects{Grants: []*gwv1.ReferenceGrant{grant("certs", "team-b", nil)}},
 			[]string{`spec.listeners[0].tls.certificateRefs[0].namespace: no ReferenceGrant in namespace "certs" allows ListenerSets from "team-a" to use this Secret (RefNotPermitted)`}},
 	} {
 		errs, warnings := Validate(ls, nil, Options{Cluster: tc.cluster})
@@ -359,12 +308,12 @@ func TestCrossNamespaceReminderGivesWayToGrants(t *testing.T) {
 
 // lookups records the Gateways the rules look up.
 type lookups struct {
-	*merged.Objects
+	*incluster.Objects
 	gateways []string
 }
 
 func (l *lookups) Gateway(namespace, name string) (*gwv1.Gateway, bool) {
-	l.gateways = append(l.gateways, merged.GatewayKey(namespace, name))
+	l.gateways = append(l.gateways, incluster.GatewayKey(namespace, name))
 	return l.Objects.Gateway(namespace, name)
 }
 
@@ -375,7 +324,7 @@ func (l *lookups) Gateway(namespace, name string) (*gwv1.Gateway, bool) {
 // index and the verdict cannot disagree about who is whose child.
 func TestParentKeyIsTheGatewayTheRulesJudgeBy(t *testing.T) {
 	ref := func(mutate func(*gwv1.ParentGatewayReference)) *gwv1.ListenerSet {
-		ls := attached("team-a", "probe", 1, entry("web", 8080, "HTTPS", ""))
+		ls := fixture.Attached("team-a", "probe", 1, fixture.Entry("web", 8080, "HTTPS", ""))
 		ls.Spec.ParentRef = gwv1.ParentGatewayReference{Name: "gw"}
 		mutate(&ls.Spec.ParentRef)
 		return ls
@@ -398,16 +347,16 @@ func TestParentKeyIsTheGatewayTheRulesJudgeBy(t *testing.T) {
 		{"no name", ref(func(r *gwv1.ParentGatewayReference) { r.Name = "" }), ""},
 	}
 	// Both Gateways a probe could belong to, admitting every namespace.
-	gateways := []*gwv1.Gateway{gateway(gwv1.NamespacesFromAll), gateway(gwv1.NamespacesFromAll)}
+	gateways := []*gwv1.Gateway{fixture.Gateway(gwv1.NamespacesFromAll), fixture.Gateway(gwv1.NamespacesFromAll)}
 	gateways[1].Namespace = "team-a"
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
-			key, ok := merged.ParentKey(tc.ls)
+			key, ok := incluster.ParentKey(tc.ls)
 			assert.Equal(t, tc.parent != "", ok)
 			assert.Equal(t, tc.parent, key)
 
 			// The Gateway the rules judge the ListenerSet against, when admitted.
-			seen := &lookups{Objects: &merged.Objects{Gateways: gateways}}
+			seen := &lookups{Objects: &incluster.Objects{Gateways: gateways}}
 			Validate(tc.ls, nil, Options{Cluster: seen})
 			if tc.parent == "" {
 				assert.Empty(t, seen.gateways)
@@ -417,14 +366,14 @@ func TestParentKeyIsTheGatewayTheRulesJudgeBy(t *testing.T) {
 
 			// The Gateways it is a rival under, once stored: a newcomer on each
 			// Gateway with the same port and another protocol.
-			stored := &merged.Objects{Gateways: gateways, Sets: []*gwv1.ListenerSet{tc.ls}}
+			stored := &incluster.Objects{Gateways: gateways, Sets: []*gwv1.ListenerSet{tc.ls}}
 			for _, gw := range gateways {
 				children, known := stored.ListenerSetsOf(gw.Namespace, gw.Name)
 				require.True(t, known)
-				newcomer := attached("team-n", "newcomer", 2, entry("web", 8080, "HTTP", ""))
+				newcomer := fixture.Attached("team-n", "newcomer", 2, fixture.Entry("web", 8080, "HTTP", ""))
 				newcomer.Spec.ParentRef.Namespace = ptr.To(gwv1.Namespace(gw.Namespace))
 				errs, _ := Validate(newcomer, nil, Options{Cluster: stored, Strict: true})
-				if merged.GatewayKey(gw.Namespace, gw.Name) == tc.parent {
+				if incluster.GatewayKey(gw.Namespace, gw.Name) == tc.parent {
 					assert.Equal(t, []*gwv1.ListenerSet{tc.ls}, children, gw.Namespace)
 					assert.Len(t, errs, 1, "a conflict with the probe on %s/gw", gw.Namespace)
 				} else {
@@ -440,37 +389,37 @@ func TestParentKeyIsTheGatewayTheRulesJudgeBy(t *testing.T) {
 // own listeners first (two indistinct: neither wins), then the sets by
 // creation time and namespace/name whatever their order here, one of them
 // not created yet.
-func mergeFixture() (*gwv1.Gateway, []*gwv1.ListenerSet, *merged.Objects) {
-	gw := withSelector(gateway(gwv1.NamespacesFromSelector,
-		gwListener("http", 80, "HTTP", ""),
-		gwListener("https", 443, "HTTPS", "shop.example.com"),
-		gwListener("plain-443", 443, "HTTP", ""), // indistinct from the Gateway's own https: both Conflicted
+func mergeFixture() (*gwv1.Gateway, []*gwv1.ListenerSet, *incluster.Objects) {
+	gw := withSelector(fixture.Gateway(gwv1.NamespacesFromSelector,
+		fixture.GatewayListener("http", 80, "HTTP", ""),
+		fixture.GatewayListener("https", 443, "HTTPS", "shop.example.com"),
+		fixture.GatewayListener("plain-443", 443, "HTTP", ""), // indistinct from the Gateway's own https: both Conflicted
 	), "gateway-access", "yes")
-	invalid := attached("team-a", "bad-routes", 2, entry("grpc", 9090, "HTTP", ""))
+	invalid := fixture.Attached("team-a", "bad-routes", 2, fixture.Entry("grpc", 9090, "HTTP", ""))
 	invalid.Spec.Listeners[0].AllowedRoutes = &gwv1.AllowedRoutes{Kinds: []gwv1.RouteGroupKind{{Kind: "GRPCRoute"}}}
 	sets := []*gwv1.ListenerSet{
-		attached("team-b", "same-time", 5, entry("api", 8080, "HTTP", "api.example.com")),
-		attached("team-a", "same-time", 5, entry("web", 8080, "HTTP", "www.example.com")),
+		fixture.Attached("team-b", "same-time", 5, fixture.Entry("api", 8080, "HTTP", "api.example.com")),
+		fixture.Attached("team-a", "same-time", 5, fixture.Entry("web", 8080, "HTTP", "www.example.com")),
 		{ // not created yet: last
 			ObjectMeta: metav1.ObjectMeta{Namespace: "team-a", Name: "aaa-new"},
-			Spec:       attached("", "", 0, withCert(entry("late", 8443, "HTTPS", ""), "", "cert")).Spec,
+			Spec:       fixture.Attached("", "", 0, fixture.WithCert(fixture.Entry("late", 8443, "HTTPS", ""), "", "cert")).Spec,
 		},
-		attached("team-a", "oldest", 1,
-			withCert(entry("shop", 443, "HTTPS", "shop.example.com"), "", "cert"), // HostnameConflict with the Gateway
-			withCert(entry("tls", 80, "HTTPS", ""), "", "cert"),                   // ProtocolConflict with the Gateway
-			withCert(entry("mail", 8443, "HTTPS", "mail.example.com"), "", "cert")),
+		fixture.Attached("team-a", "oldest", 1,
+			fixture.WithCert(fixture.Entry("shop", 443, "HTTPS", "shop.example.com"), "", "cert"), // HostnameConflict with the Gateway
+			fixture.WithCert(fixture.Entry("tls", 80, "HTTPS", ""), "", "cert"),                   // ProtocolConflict with the Gateway
+			fixture.WithCert(fixture.Entry("mail", 8443, "HTTPS", "mail.example.com"), "", "cert")),
 		invalid,
-		attached("team-x", "outsider", 3, withCert(entry("web", 8080, "HTTPS", ""), "", "cert")),
-		attached("team-u", "unknown-ns", 4, withCert(entry("web", 8080, "HTTPS", ""), "", "cert")),
-		attached("team-b", "dup-www", 6, entry("www", 8080, "HTTP", "www.example.com")), // HostnameConflict with team-a/same-time
+		fixture.Attached("team-x", "outsider", 3, fixture.WithCert(fixture.Entry("web", 8080, "HTTPS", ""), "", "cert")),
+		fixture.Attached("team-u", "unknown-ns", 4, fixture.WithCert(fixture.Entry("web", 8080, "HTTPS", ""), "", "cert")),
+		fixture.Attached("team-b", "dup-www", 6, fixture.Entry("www", 8080, "HTTP", "www.example.com")), // HostnameConflict with team-a/same-time
 	}
-	objects := &merged.Objects{
+	objects := &incluster.Objects{
 		Gateways: []*gwv1.Gateway{gw},
 		Sets:     sets,
 		Namespaces: []*metav1.PartialObjectMetadata{
-			namespace("team-a", map[string]string{"gateway-access": "yes"}),
-			namespace("team-b", map[string]string{"gateway-access": "yes"}),
-			namespace("team-x", nil),
+			fixture.Namespace("team-a", map[string]string{"gateway-access": "yes"}),
+			fixture.Namespace("team-b", map[string]string{"gateway-access": "yes"}),
+			fixture.Namespace("team-x", nil),
 		},
 	}
 	return gw, sets, objects
@@ -478,7 +427,7 @@ func mergeFixture() (*gwv1.Gateway, []*gwv1.ListenerSet, *merged.Objects) {
 
 func TestMergedListeners(t *testing.T) {
 	gw, sets, objects := mergeFixture()
-	rows := merged.MergedListeners(gw, sets, merged.MergeOptions{Cluster: objects, JudgeSets: true})
+	rows := incluster.MergedListeners(gw, sets, incluster.MergeOptions{Cluster: objects, JudgeSets: true})
 
 	gwSrc := object.ListenerSource{Kind: object.SourceGateway, Namespace: "gateway-ns", Name: "gw"}
 	set := func(ns, name string) object.ListenerSource {
@@ -487,24 +436,24 @@ func TestMergedListeners(t *testing.T) {
 	type row struct {
 		source   string
 		listener gwv1.SectionName
-		state    object.ListenerState
+		state    incluster.ListenerState
 		reason   string
 		winner   string
 	}
 	want := []row{
-		{"gateway-ns/gw", "http", object.ListenerAccepted, "", ""},
-		{"gateway-ns/gw", "https", object.ListenerConflicted, object.ReasonProtocolConflict, ""},
-		{"gateway-ns/gw", "plain-443", object.ListenerConflicted, object.ReasonProtocolConflict, ""},
-		{"team-a/oldest", "shop", object.ListenerConflicted, object.ReasonHostnameConflict, "gateway-ns/gw https"},
-		{"team-a/oldest", "tls", object.ListenerConflicted, object.ReasonProtocolConflict, "gateway-ns/gw http"},
-		{"team-a/oldest", "mail", object.ListenerAccepted, "", ""},
-		{"team-a/bad-routes", "grpc", object.ListenerInvalid, "", ""},
-		{"team-x/outsider", "web", object.ListenerNotAllowed, "allowedListeners.namespaces.selector: gateway-access=yes", ""},
-		{"team-u/unknown-ns", "web", object.ListenerUnknown, `labels of namespace "team-u" unknown (allowedListeners.namespaces.selector: gateway-access=yes)`, ""},
-		{"team-a/same-time", "web", object.ListenerAccepted, "", ""},
-		{"team-b/same-time", "api", object.ListenerAccepted, "", ""},
-		{"team-b/dup-www", "www", object.ListenerConflicted, object.ReasonHostnameConflict, "team-a/same-time web"},
-		{"team-a/aaa-new", "late", object.ListenerAccepted, "", ""},
+		{"gateway-ns/gw", "http", incluster.ListenerAccepted, "", ""},
+		{"gateway-ns/gw", "https", incluster.ListenerConflicted, object.ReasonProtocolConflict, ""},
+		{"gateway-ns/gw", "plain-443", incluster.ListenerConflicted, object.ReasonProtocolConflict, ""},
+		{"team-a/oldest", "shop", incluster.ListenerConflicted, object.ReasonHostnameConflict, "gateway-ns/gw https"},
+		{"team-a/oldest", "tls", incluster.ListenerConflicted, object.ReasonProtocolConflict, "gateway-ns/gw http"},
+		{"team-a/oldest", "mail", incluster.ListenerAccepted, "", ""},
+		{"team-a/bad-routes", "grpc", incluster.ListenerInvalid, "", ""},
+		{"team-x/outsider", "web", incluster.ListenerNotAllowed, "allowedListeners.namespaces.selector: gateway-access=yes", ""},
+		{"team-u/unknown-ns", "web", incluster.ListenerUnknown, `labels of namespace "team-u" unknown (allowedListeners.namespaces.selector: gateway-access=yes)`, ""},
+		{"team-a/same-time", "web", incluster.ListenerAccepted, "", ""},
+		{"team-b/same-time", "api", incluster.ListenerAccepted, "", ""},
+		{"team-b/dup-www", "www", incluster.ListenerConflicted, object.ReasonHostnameConflict, "team-a/same-time web"},
+		{"team-a/aaa-new", "late", incluster.ListenerAccepted, "", ""},
 	}
 	var got []row
 	for i, r := range rows {
@@ -529,13 +478,13 @@ func TestMergedListeners(t *testing.T) {
 
 	// Without JudgeSets (the cluster-aware rules' view of stored sets) the
 	// invalid set takes its place like any other.
-	unjudged := merged.MergedListeners(gw, sets, merged.MergeOptions{Cluster: objects})
-	assert.Equal(t, object.ListenerAccepted, unjudged[6].State)
+	unjudged := incluster.MergedListeners(gw, sets, incluster.MergeOptions{Cluster: objects})
+	assert.Equal(t, incluster.ListenerAccepted, unjudged[6].State)
 
 	// The input's order does not matter.
 	reversed := slices.Clone(sets)
 	slices.Reverse(reversed)
-	assert.Equal(t, rows, merged.MergedListeners(gw, reversed, merged.MergeOptions{Cluster: objects, JudgeSets: true}))
+	assert.Equal(t, rows, incluster.MergedListeners(gw, reversed, incluster.MergeOptions{Cluster: objects, JudgeSets: true}))
 }
 
 // TestMergedListenersAreTheVerdict: the cluster-aware rule gives every
@@ -553,12 +502,12 @@ func TestMergedListenersAreTheVerdict(t *testing.T) {
 	require.Len(t, stored, len(sets)-1)
 	cluster := *objects
 	cluster.Sets = stored
-	rows := merged.MergedListeners(gw, sets, merged.MergeOptions{Cluster: objects, JudgeSets: true})
+	rows := incluster.MergedListeners(gw, sets, incluster.MergeOptions{Cluster: objects, JudgeSets: true})
 	conflicts := 0
 	for _, ls := range stored {
 		var want field.ErrorList
 		for _, r := range rows {
-			if r.Source.Namespace == ls.Namespace && r.Source.Name == ls.Name && r.State == object.ListenerConflicted {
+			if r.Source.Namespace == ls.Namespace && r.Source.Name == ls.Name && r.State == incluster.ListenerConflicted {
 				want = append(want, r.Errors...)
 			}
 		}
@@ -569,32 +518,21 @@ func TestMergedListenersAreTheVerdict(t *testing.T) {
 	assert.Equal(t, 3, conflicts, "the fixture's ListenerSet conflicts")
 }
 
-// compareNamespacedName orders as the strings "namespace/name" do.
-func TestCompareNamespacedName(t *testing.T) {
-	names := [][2]string{{"a", "x"}, {"a-b", "y"}, {"a", "a"}, {"ab", "c"}, {"a.b", "z"}, {"b", "a"}, {"a", "x-1"}, {"", "q"}}
-	for _, a := range names {
-		for _, b := range names {
-			want := strings.Compare(a[0]+"/"+a[1], b[0]+"/"+b[1])
-			assert.Equal(t, want, merged.CompareNamespacedName(a[0], a[1], b[0], b[1]), "%v %v", a, b)
-		}
-	}
-}
-
 // BenchmarkValidateInCluster: the cluster-aware rules for a new ListenerSet
 // on a Gateway with 100 other ListenerSets of two listeners each, half of
 // them created in the same second (namespace/name decides), as make
 // bench-scale's 10 000 sets over 100 Gateways give per Gateway.
 func BenchmarkValidateInCluster(b *testing.B) {
-	gw := gateway(gwv1.NamespacesFromAll, gwListener("https", 443, "HTTPS", ""))
+	gw := fixture.Gateway(gwv1.NamespacesFromAll, fixture.GatewayListener("https", 443, "HTTPS", ""))
 	sets := make([]*gwv1.ListenerSet, 0, 100)
 	for i := range 100 {
-		sets = append(sets, attached(fmt.Sprintf("team-%02d", i%10), fmt.Sprintf("set-%03d", i), i/2,
-			entry("web", gwv1.PortNumber(10000+i), "HTTP", "a.example.com"),
-			withCert(entry("tls", gwv1.PortNumber(20000+i), "HTTPS", "a.example.com"), "", "cert")))
+		sets = append(sets, fixture.Attached(fmt.Sprintf("team-%02d", i%10), fmt.Sprintf("set-%03d", i), i/2,
+			fixture.Entry("web", gwv1.PortNumber(10000+i), "HTTP", "a.example.com"),
+			fixture.WithCert(fixture.Entry("tls", gwv1.PortNumber(20000+i), "HTTPS", "a.example.com"), "", "cert")))
 	}
-	cluster := &merged.Objects{Gateways: []*gwv1.Gateway{gw}, Sets: sets}
-	ls := &gwv1.ListenerSet{ObjectMeta: metav1.ObjectMeta{Namespace: "team-a", Name: "new"}, Spec: attached("", "", 0,
-		entry("web", 10050, "HTTP", "a.example.com"), withCert(entry("tls", 443, "HTTPS", "b.example.com"), "", "cert")).Spec}
+	cluster := &incluster.Objects{Gateways: []*gwv1.Gateway{gw}, Sets: sets}
+	ls := &gwv1.ListenerSet{ObjectMeta: metav1.ObjectMeta{Namespace: "team-a", Name: "new"}, Spec: fixture.Attached("", "", 0,
+		fixture.Entry("web", 10050, "HTTP", "a.example.com"), fixture.WithCert(fixture.Entry("tls", 443, "HTTPS", "b.example.com"), "", "cert")).Spec}
 	ls.Spec.ParentRef = sets[0].Spec.ParentRef
 	b.ReportAllocs()
 	for b.Loop() {
@@ -606,24 +544,24 @@ func BenchmarkValidateInCluster(b *testing.B) {
 
 // A NotAllowed row names the setting that refuses the set.
 func TestMergedListenersNotAllowedSetting(t *testing.T) {
-	set := attached("team-a", "ls", 1, entry("web", 8080, "HTTP", ""))
-	selector := withSelector(gateway(gwv1.NamespacesFromSelector), "gateway-access", "yes")
+	set := fixture.Attached("team-a", "ls", 1, fixture.Entry("web", 8080, "HTTP", ""))
+	selector := withSelector(fixture.Gateway(gwv1.NamespacesFromSelector), "gateway-access", "yes")
 	selector.Spec.AllowedListeners.Namespaces.Selector.MatchExpressions = []metav1.LabelSelectorRequirement{
 		{Key: "tier", Operator: metav1.LabelSelectorOpIn, Values: []string{"edge", "web"}}}
 	for name, tc := range map[string]struct {
 		gw     *gwv1.Gateway
-		state  object.ListenerState
+		state  incluster.ListenerState
 		reason string
 	}{
 		"allowedListeners unset": {&gwv1.Gateway{ObjectMeta: metav1.ObjectMeta{Namespace: "gateway-ns", Name: "gw"}},
-			object.ListenerNotAllowed, "allowedListeners.namespaces.from: None"},
-		"None":     {gateway(gwv1.NamespacesFromNone), object.ListenerNotAllowed, "allowedListeners.namespaces.from: None"},
-		"Same":     {gateway(gwv1.NamespacesFromSame), object.ListenerNotAllowed, "allowedListeners.namespaces.from: Same"},
-		"Selector": {selector, object.ListenerNotAllowed, "allowedListeners.namespaces.selector: gateway-access=yes,tier in (edge,web)"},
-		"All":      {gateway(gwv1.NamespacesFromAll), object.ListenerAccepted, ""},
+			incluster.ListenerNotAllowed, "allowedListeners.namespaces.from: None"},
+		"None":     {fixture.Gateway(gwv1.NamespacesFromNone), incluster.ListenerNotAllowed, "allowedListeners.namespaces.from: None"},
+		"Same":     {fixture.Gateway(gwv1.NamespacesFromSame), incluster.ListenerNotAllowed, "allowedListeners.namespaces.from: Same"},
+		"Selector": {selector, incluster.ListenerNotAllowed, "allowedListeners.namespaces.selector: gateway-access=yes,tier in (edge,web)"},
+		"All":      {fixture.Gateway(gwv1.NamespacesFromAll), incluster.ListenerAccepted, ""},
 	} {
-		objects := &merged.Objects{Namespaces: []*metav1.PartialObjectMetadata{namespace("team-a", map[string]string{"gateway-access": "yes"})}}
-		rows := merged.MergedListeners(tc.gw, []*gwv1.ListenerSet{set}, merged.MergeOptions{Cluster: objects, JudgeSets: true})
+		objects := &incluster.Objects{Namespaces: []*metav1.PartialObjectMetadata{fixture.Namespace("team-a", map[string]string{"gateway-access": "yes"})}}
+		rows := incluster.MergedListeners(tc.gw, []*gwv1.ListenerSet{set}, incluster.MergeOptions{Cluster: objects, JudgeSets: true})
 		require.Len(t, rows, 1, name)
 		assert.Equal(t, tc.state, rows[0].State, name)
 		assert.Equal(t, tc.reason, rows[0].Reason, name)

@@ -13,9 +13,10 @@ import (
 	"github.com/stretchr/testify/require"
 	"k8s.io/apimachinery/pkg/util/validation/field"
 
-	"github.com/airlock/listenerset-webhook/validation/findings"
-	"github.com/airlock/listenerset-webhook/validation/merged"
-	"github.com/airlock/listenerset-webhook/validation/object"
+	"github.com/airlock/listenerset-webhook/findings"
+	"github.com/airlock/listenerset-webhook/validation/internal/incluster"
+	"github.com/airlock/listenerset-webhook/validation/internal/object"
+	"github.com/airlock/listenerset-webhook/validation/internal/verdict"
 )
 
 // The rule batteries (the tables of this package's tests, examples/, the
@@ -156,7 +157,7 @@ func TestCatalog(t *testing.T) {
 			assert.NotEmpty(t, d.WarningKind, "warning code %s names its kind", d.Code)
 		}
 	}
-	for _, k := range []findings.WarningKind{object.KindRatcheted, KindWouldDeny, merged.KindClusterFinding} {
+	for _, k := range []findings.WarningKind{verdict.KindRatcheted, KindWouldDeny, incluster.KindClusterFinding} {
 		assert.Empty(t, KindCode(k), "%s carries its error's code", k)
 	}
 	require.Equal(t, "https://github.com/airlock/listenerset-webhook/blob/main/docs/codes.md#ls104", object.CodeDuplicateListenerName.HelpURI())

@@ -9,7 +9,7 @@ import (
 	gwv1 "sigs.k8s.io/gateway-api/apis/v1"
 
 	"github.com/airlock/listenerset-webhook/validation"
-	"github.com/airlock/listenerset-webhook/validation/routes"
+	"github.com/airlock/listenerset-webhook/validation/internal/routes"
 	"github.com/airlock/listenerset-webhook/validation/validationtest"
 )
 

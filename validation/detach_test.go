@@ -11,10 +11,11 @@ import (
 	"k8s.io/utils/ptr"
 	gwv1 "sigs.k8s.io/gateway-api/apis/v1"
 
-	"github.com/airlock/listenerset-webhook/validation/findings"
-	"github.com/airlock/listenerset-webhook/validation/merged"
-	"github.com/airlock/listenerset-webhook/validation/object"
-	"github.com/airlock/listenerset-webhook/validation/routes"
+	"github.com/airlock/listenerset-webhook/findings"
+	"github.com/airlock/listenerset-webhook/validation/internal/fixture"
+	"github.com/airlock/listenerset-webhook/validation/internal/incluster"
+	"github.com/airlock/listenerset-webhook/validation/internal/object"
+	"github.com/airlock/listenerset-webhook/validation/internal/routes"
 )
 
 // detachFixture: team-a/ls with listeners web (HTTP 80, shop.example.com)
@@ -84,7 +85,7 @@ func TestRoutesDetachedByUpdate(t *testing.T) {
 			stored, routes := detachFixture()
 			updated := stored.DeepCopy()
 			tc.change(updated)
-			c := &merged.Objects{Routes: routes, Namespaces: []*metav1.PartialObjectMetadata{namespace("team-a", nil)}}
+			c := &incluster.Objects{Routes: routes, Namespaces: []*metav1.PartialObjectMetadata{fixture.Namespace("team-a", nil)}}
 			for _, strict := range []bool{false, true} {
 				errs, ws := Validate(updated, stored, Options{Cluster: c, Routes: c, Strict: strict})
 				assert.Empty(t, errs, "never an error")
@@ -101,17 +102,17 @@ func TestRoutesDetachedUnknown(t *testing.T) {
 		Selector: &metav1.LabelSelector{MatchLabels: map[string]string{"edge": "yes"}}}}
 	// team-a's labels unknown: whether shop and cart still attach cannot
 	// be told, so they are not named.
-	_, ws := Validate(updated, stored, withRoutes(&merged.Objects{Routes: routes}))
+	_, ws := Validate(updated, stored, withRoutes(&incluster.Objects{Routes: routes}))
 	assert.Empty(t, routeWarnings(t, ws))
 	// Routes unknown: nothing either.
 	updated.Spec.Listeners[0].Name = "www"
-	_, ws = Validate(updated, stored, withRoutes(&merged.Objects{}))
+	_, ws = Validate(updated, stored, withRoutes(&incluster.Objects{}))
 	assert.Empty(t, routeWarnings(t, ws))
 }
 
 func TestRoutesDetachedByDelete(t *testing.T) {
 	stored, routes := detachFixture()
-	r := JudgeDelete(stored, withRoutes(&merged.Objects{Routes: routes}))
+	r := JudgeDelete(stored, withRoutes(&incluster.Objects{Routes: routes}))
 	assert.Zero(t, r.Errors.Total())
 	assert.Equal(t, []string{
 		`spec.listeners[0]: 3 HTTPRoutes attach to listener "web" (team-a/all, team-a/cart, team-a/shop); they would no longer attach`,
@@ -119,8 +120,8 @@ func TestRoutesDetachedByDelete(t *testing.T) {
 	}, routeWarnings(t, r.Warnings.List()))
 
 	// Another implementation's ListenerSet: nothing.
-	scope := merged.Scope{ControllerNames: []gwv1.GatewayController{merged.AirlockControllerName}}
-	c := &merged.Objects{Routes: routes,
+	scope := incluster.Scope{ControllerNames: []gwv1.GatewayController{incluster.AirlockControllerName}}
+	c := &incluster.Objects{Routes: routes,
 		Gateways: []*gwv1.Gateway{{ObjectMeta: metav1.ObjectMeta{Namespace: "team-a", Name: "gw"}, Spec: gwv1.GatewaySpec{GatewayClassName: "other"}}},
 		Classes:  []*gwv1.GatewayClass{{ObjectMeta: metav1.ObjectMeta{Name: "other"}, Spec: gwv1.GatewayClassSpec{ControllerName: "example.com/other"}}}}
 	r = JudgeDelete(stored, Options{Cluster: c, Routes: c, Scope: scope, Classes: c})
@@ -139,7 +140,7 @@ func TestRoutesDetachedBounded(t *testing.T) {
 		r.Spec.ParentRefs[0].SectionName = ptr.To[gwv1.SectionName]("web")
 		routes = append(routes, r)
 	}
-	r := JudgeDelete(stored, withRoutes(&merged.Objects{Routes: routes}))
+	r := JudgeDelete(stored, withRoutes(&incluster.Objects{Routes: routes}))
 	ws := routeWarnings(t, r.Warnings.List())
 	require.Len(t, ws, 1)
 	assert.LessOrEqual(t, len([]rune(ws[0])), findings.MaxWarningRunes)
@@ -164,7 +165,7 @@ func TestMostRoutesWithinBudgets(t *testing.T) {
 			routes = append(routes, r)
 		}
 	}
-	r := JudgeDelete(ls, withRoutes(&merged.Objects{Routes: routes}))
+	r := JudgeDelete(ls, withRoutes(&incluster.Objects{Routes: routes}))
 	assert.Equal(t, object.MaxListeners, r.Warnings.Total())
 	ws := r.Warnings.List()
 	runes := 0
@@ -177,4 +178,4 @@ func TestMostRoutesWithinBudgets(t *testing.T) {
 }
 
 // withRoutes are the Options of a view that also answers the routes.
-func withRoutes(o *merged.Objects) Options { return Options{Cluster: o, Routes: o} }
+func withRoutes(o *incluster.Objects) Options { return Options{Cluster: o, Routes: o} }

@@ -1,54 +1,47 @@
 // Package validation decides whether Airlock Microgateway can serve a Gateway
-// API ListenerSet. Validate is the verdict, the one function the webhook,
-// the offline commands and every other engine call: the object's own rules,
-// then, when Options carry a Cluster, the cluster-aware rules, with
-// strictness and update ratcheting applied in one place. A rule on one
-// value is as in Kubernetes' pkg/apis/*/validation (the value and a
-// *field.Path in, a field.ErrorList out); a rule that may ratchet or warn
-// returns nothing: it takes the field path (and a listener's index, for the
-// ratchet's pairing) and records into a shared *object.Verdict, which keeps
-// errors, warnings and ratcheted errors apart. Listeners are paired by name,
-// never by position; the index is only for the path. MergedListeners is a
-// Gateway's merged listener list with each listener's state, Attacher the
-// one decision of which routes attach where. Every error and warning has a
-// stable code (catalog.go, the catalog); the option table and name lists are
-// data defined once (object/names.go).
+// API ListenerSet, and is the one door to the rules: callers (the webhook,
+// the offline commands, listing, why, reported, the policy's generator)
+// import this package and nothing under it; the rooms behind it are under
+// internal/, so the compiler keeps it so. Validate is the verdict, the one
+// function every engine calls: the object's own rules, then, when Options
+// carry a Cluster, the cluster-aware rules, with strictness and update
+// ratcheting applied in one place (validate.go: Validate, Judge,
+// JudgeDelete, JudgeRoute, Options; wouldeny.go). Every error and warning
+// has a stable code (catalog.go, the catalog). What callers read of the
+// rooms (the scope and tenancy settings, the merged listener, the codes,
+// the option table and limits, the views they serve) is re-exported in
+// door.go, by alias, so that a name means one thing on both sides.
 //
-// Where each job lives:
-//   - the verdict and ratcheting composed: validate.go (Validate, Judge,
-//     JudgeDelete, JudgeRoute, Options), wouldeny.go; the catalog of every
-//     code: catalog.go;
-//   - the object's own rules: the subpackage object (listenerset.go,
-//     listener.go, tls.go, options.go, routes.go for allowedRoutes,
-//     overlap.go), each rule defined beside its Go function (Rule, rule.go:
-//     the docs' row, the codes, the examples every engine is tested with),
-//     the rules on one listener value (ListenerValueRules, whose CEL the
-//     policy holds), the rules over a set's listeners (SetRules, each with
-//     its CEL and fast-path guard), with Airlock's data (names.go, addednames.go), the
-//     ratcheting verdict they share with the cluster rules (verdict.go) and
-//     Gateway API's listener compatibility (merge.go);
-//   - the merged view and the cluster rules: the subpackage merged
-//     (mergedlist.go, MergedListeners; cluster.go; keys.go, the index keys;
-//     rivals.go, the rival pruning; tenancy.go, class.go, scope.go;
-//     cluster_objects.go, Objects over plain objects);
-//   - routes: the subpackage routes (attach.go, Attacher; routeparents.go;
-//     detach.go, the routes an update or deletion detaches; routeclaims.go,
-//     the names a route claims; given.go, the claims a ListenerSet's write
-//     gives the routes attached to it);
-//   - the read views, all passed explicitly: the subpackage views
-//     (Cluster, Classes, Routes, RouteParents, NamespaceLabelsFunc);
-//   - findings and their text: the subpackage findings (codes' type,
-//     warnings, the bounded reports, escaping and cutting text); each rule
-//     package's codes, warning kinds and texts are its codes.go and
-//     warnings.go, and catalog.go here assembles them.
+// The rooms, one job each:
+//   - internal/object: the object's own rules and their data (the option
+//     table and name lists, defined once), each rule defined beside its Go
+//     function (Rule: the docs' row, its codes, the examples every engine
+//     is tested with), and Gateway API's listener compatibility;
+//   - internal/incluster: the merged-list model and MergedListeners, which
+//     builds it, and the cluster-aware rules that judge by it (the parent,
+//     allowedListeners, grants, tenancy, scope, the GatewayClass), with
+//     Objects, every view over plain objects;
+//   - internal/routes: which HTTPRoutes attach where (Attacher) and what
+//     they claim, a route's parents, the routes a change detaches;
+//   - internal/verdict: the ratcheting verdict every rule records into;
+//   - internal/views: the read views the rules are handed, interfaces only;
+//   - internal/fixture: the small objects the tests of the door and of the
+//     rooms share (tests only).
 //
-// Layering, one way: findings and views import no package of this module;
-// object imports findings, views and defaults; merged imports object;
-// routes imports merged; validation imports them all and composes them;
-// validationtest (fixtures) imports what it needs; nothing here imports a
-// command, the webhook or the offline packages. The packages are pure: no
-// I/O, no controller-runtime. The rules, as users see them: docs/rules.md
-// and docs/codes.md.
+// A rule on one value is as in Kubernetes' pkg/apis/*/validation (the value
+// and a *field.Path in, a field.ErrorList out); a rule that may ratchet or
+// warn takes the path (and a listener's index, for the ratchet's pairing
+// by name) and records into a shared *verdict.Verdict, returning nothing.
+// Listeners are paired by name, never by position; the index is only for
+// the path.
+//
+// Layering, one way: findings (top level) and views import no package of
+// this module; verdict imports findings; object imports verdict, views and
+// defaults; incluster imports object; routes imports incluster; validation
+// imports them all and composes them; validationtest (fixtures for tests)
+// imports what it needs. The packages are pure: no I/O, no
+// controller-runtime. The rules, as users see them: docs/rules.md and
+// docs/codes.md.
 package validation
 
 // Generated from this package (make generate; make verify fails while any

@@ -18,7 +18,7 @@ import (
 
 	"github.com/airlock/listenerset-webhook/defaults"
 	"github.com/airlock/listenerset-webhook/validation"
-	"github.com/airlock/listenerset-webhook/validation/object"
+	"github.com/airlock/listenerset-webhook/validation/internal/object"
 	"github.com/airlock/listenerset-webhook/validation/validationtest"
 )
 

@@ -14,8 +14,8 @@ import (
 	"k8s.io/utils/ptr"
 	gwv1 "sigs.k8s.io/gateway-api/apis/v1"
 
-	"github.com/airlock/listenerset-webhook/validation/findings"
-	"github.com/airlock/listenerset-webhook/validation/object"
+	"github.com/airlock/listenerset-webhook/findings"
+	"github.com/airlock/listenerset-webhook/validation/internal/object"
 )
 
 // validListenerSet is the base every table row mutates: valid, defaulted as

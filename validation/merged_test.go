@@ -7,20 +7,21 @@ import (
 	"k8s.io/apimachinery/pkg/util/validation/field"
 	gwv1 "sigs.k8s.io/gateway-api/apis/v1"
 
-	"github.com/airlock/listenerset-webhook/validation/merged"
-	"github.com/airlock/listenerset-webhook/validation/object"
+	"github.com/airlock/listenerset-webhook/validation/internal/fixture"
+	"github.com/airlock/listenerset-webhook/validation/internal/incluster"
+	"github.com/airlock/listenerset-webhook/validation/internal/object"
 )
 
 // mergedRow is a merged listener as the tables below write it: its source
 // and name, state, reason and winner ("namespace/name listener").
 type mergedRow struct {
 	listener string
-	state    object.ListenerState
+	state    incluster.ListenerState
 	reason   string
 	winner   string
 }
 
-func mergedRowsOf(rows []object.MergedListener) []mergedRow {
+func mergedRowsOf(rows []incluster.MergedListener) []mergedRow {
 	var out []mergedRow
 	for _, r := range rows {
 		g := mergedRow{listener: r.Source.String() + " " + string(r.Listener), state: r.State, reason: r.Reason}
@@ -49,92 +50,92 @@ func TestMergedListSpecExamples(t *testing.T) {
 	}{{
 		// the example: {first, 81, SCTP}, {second, 81, HTTP}
 		name: "a set's SCTP listener holds no port",
-		sets: []*gwv1.ListenerSet{attached("team-a", "set", 1, entry("first", 81, "SCTP", ""), entry("second", 81, "HTTP", ""))},
+		sets: []*gwv1.ListenerSet{fixture.Attached("team-a", "set", 1, fixture.Entry("first", 81, "SCTP", ""), fixture.Entry("second", 81, "HTTP", ""))},
 		want: []mergedRow{
-			{"team-a/set first", object.ListenerUnsupportedProtocol, object.ReasonServedProtocols, ""},
-			{"team-a/set second", object.ListenerAccepted, "", ""},
+			{"team-a/set first", incluster.ListenerUnsupportedProtocol, incluster.ReasonServedProtocols, ""},
+			{"team-a/set second", incluster.ListenerAccepted, "", ""},
 		},
 	}, {
 		name: "a Gateway's SCTP listener holds no port",
-		gw:   []gwv1.Listener{gwListener("first", 81, "SCTP", "")},
-		sets: []*gwv1.ListenerSet{attached("team-a", "set", 1, entry("second", 81, "HTTP", ""))},
+		gw:   []gwv1.Listener{fixture.GatewayListener("first", 81, "SCTP", "")},
+		sets: []*gwv1.ListenerSet{fixture.Attached("team-a", "set", 1, fixture.Entry("second", 81, "HTTP", ""))},
 		want: []mergedRow{
-			{gw + "first", object.ListenerUnsupportedProtocol, object.ReasonServedProtocols, ""},
-			{"team-a/set second", object.ListenerAccepted, "", ""},
+			{gw + "first", incluster.ListenerUnsupportedProtocol, incluster.ReasonServedProtocols, ""},
+			{"team-a/set second", incluster.ListenerAccepted, "", ""},
 		},
 	}, {
 		name: "an older set's TCP listener holds no port against a later set",
 		sets: []*gwv1.ListenerSet{
-			attached("team-a", "tcp", 1, entry("db", 443, "TCP", "")),
-			attached("team-b", "web", 2, withCert(entry("https", 443, "HTTPS", ""), "", "cert")),
+			fixture.Attached("team-a", "tcp", 1, fixture.Entry("db", 443, "TCP", "")),
+			fixture.Attached("team-b", "web", 2, fixture.WithCert(fixture.Entry("https", 443, "HTTPS", ""), "", "cert")),
 		},
 		want: []mergedRow{
-			{"team-a/tcp db", object.ListenerUnsupportedProtocol, object.ReasonServedProtocols, ""},
-			{"team-b/web https", object.ListenerAccepted, "", ""},
+			{"team-a/tcp db", incluster.ListenerUnsupportedProtocol, incluster.ReasonServedProtocols, ""},
+			{"team-b/web https", incluster.ListenerAccepted, "", ""},
 		},
 	}, {
 		name: "the first set on a port with a protocol Airlock serves holds it, not an older TCP one",
 		sets: []*gwv1.ListenerSet{
-			attached("team-a", "tcp", 1, entry("db", 443, "TCP", "")),
-			attached("team-b", "plain", 2, entry("http", 443, "HTTP", "")),
-			attached("team-c", "web", 3, withCert(entry("https", 443, "HTTPS", "x.example.com"), "", "cert")),
+			fixture.Attached("team-a", "tcp", 1, fixture.Entry("db", 443, "TCP", "")),
+			fixture.Attached("team-b", "plain", 2, fixture.Entry("http", 443, "HTTP", "")),
+			fixture.Attached("team-c", "web", 3, fixture.WithCert(fixture.Entry("https", 443, "HTTPS", "x.example.com"), "", "cert")),
 		},
 		want: []mergedRow{
-			{"team-a/tcp db", object.ListenerUnsupportedProtocol, object.ReasonServedProtocols, ""},
-			{"team-b/plain http", object.ListenerAccepted, "", ""},
-			{"team-c/web https", object.ListenerConflicted, object.ReasonProtocolConflict, "team-b/plain http"},
+			{"team-a/tcp db", incluster.ListenerUnsupportedProtocol, incluster.ReasonServedProtocols, ""},
+			{"team-b/plain http", incluster.ListenerAccepted, "", ""},
+			{"team-c/web https", incluster.ListenerConflicted, object.ReasonProtocolConflict, "team-b/plain http"},
 		},
 	}, {
 		name: "a Gateway's two indistinct listeners: no winner, both hold 443 against the sets",
-		gw:   []gwv1.Listener{gwListener("https", 443, "HTTPS", "shop.example.com"), gwListener("plain-443", 443, "HTTP", "")},
-		sets: []*gwv1.ListenerSet{attached("team-a", "set", 1,
-			withCert(entry("other", 443, "HTTPS", "other.example.com"), "", "cert"),
-			withCert(entry("shop", 443, "HTTPS", "shop.example.com"), "", "cert"),
-			entry("plain", 443, "HTTP", "plain.example.com"),
-			withCert(entry("alt", 8443, "HTTPS", ""), "", "cert"))},
+		gw:   []gwv1.Listener{fixture.GatewayListener("https", 443, "HTTPS", "shop.example.com"), fixture.GatewayListener("plain-443", 443, "HTTP", "")},
+		sets: []*gwv1.ListenerSet{fixture.Attached("team-a", "set", 1,
+			fixture.WithCert(fixture.Entry("other", 443, "HTTPS", "other.example.com"), "", "cert"),
+			fixture.WithCert(fixture.Entry("shop", 443, "HTTPS", "shop.example.com"), "", "cert"),
+			fixture.Entry("plain", 443, "HTTP", "plain.example.com"),
+			fixture.WithCert(fixture.Entry("alt", 8443, "HTTPS", ""), "", "cert"))},
 		want: []mergedRow{
-			{gw + "https", object.ListenerConflicted, object.ReasonProtocolConflict, ""},
-			{gw + "plain-443", object.ListenerConflicted, object.ReasonProtocolConflict, ""},
+			{gw + "https", incluster.ListenerConflicted, object.ReasonProtocolConflict, ""},
+			{gw + "plain-443", incluster.ListenerConflicted, object.ReasonProtocolConflict, ""},
 			// HTTPS like the Gateway's first on 443, but indistinct from plain-443
-			{"team-a/set other", object.ListenerConflicted, object.ReasonProtocolConflict, gw + "plain-443"},
-			{"team-a/set shop", object.ListenerConflicted, object.ReasonHostnameConflict, gw + "https"},
-			{"team-a/set plain", object.ListenerConflicted, object.ReasonProtocolConflict, gw + "https"},
-			{"team-a/set alt", object.ListenerAccepted, "", ""},
+			{"team-a/set other", incluster.ListenerConflicted, object.ReasonProtocolConflict, gw + "plain-443"},
+			{"team-a/set shop", incluster.ListenerConflicted, object.ReasonHostnameConflict, gw + "https"},
+			{"team-a/set plain", incluster.ListenerConflicted, object.ReasonProtocolConflict, gw + "https"},
+			{"team-a/set alt", incluster.ListenerAccepted, "", ""},
 		},
 	}, {
 		name: "a Gateway's two listeners at one endpoint: both Conflicted, a set's other hostname Accepted",
-		gw:   []gwv1.Listener{gwListener("a", 80, "HTTP", "a.example.com"), gwListener("b", 80, "HTTP", "a.example.com")},
-		sets: []*gwv1.ListenerSet{attached("team-a", "set", 1, entry("a", 80, "HTTP", "a.example.com"), entry("c", 80, "HTTP", "c.example.com"))},
+		gw:   []gwv1.Listener{fixture.GatewayListener("a", 80, "HTTP", "a.example.com"), fixture.GatewayListener("b", 80, "HTTP", "a.example.com")},
+		sets: []*gwv1.ListenerSet{fixture.Attached("team-a", "set", 1, fixture.Entry("a", 80, "HTTP", "a.example.com"), fixture.Entry("c", 80, "HTTP", "c.example.com"))},
 		want: []mergedRow{
-			{gw + "a", object.ListenerConflicted, object.ReasonHostnameConflict, ""},
-			{gw + "b", object.ListenerConflicted, object.ReasonHostnameConflict, ""},
-			{"team-a/set a", object.ListenerConflicted, object.ReasonHostnameConflict, gw + "a"},
-			{"team-a/set c", object.ListenerAccepted, "", ""},
+			{gw + "a", incluster.ListenerConflicted, object.ReasonHostnameConflict, ""},
+			{gw + "b", incluster.ListenerConflicted, object.ReasonHostnameConflict, ""},
+			{"team-a/set a", incluster.ListenerConflicted, object.ReasonHostnameConflict, gw + "a"},
+			{"team-a/set c", incluster.ListenerAccepted, "", ""},
 		},
 	}, {
 		name: "a Gateway's SCTP listener makes no other of its listeners indistinct",
-		gw:   []gwv1.Listener{gwListener("sctp", 443, "SCTP", ""), gwListener("https", 443, "HTTPS", "")},
-		sets: []*gwv1.ListenerSet{attached("team-a", "set", 1, entry("plain", 443, "HTTP", ""))},
+		gw:   []gwv1.Listener{fixture.GatewayListener("sctp", 443, "SCTP", ""), fixture.GatewayListener("https", 443, "HTTPS", "")},
+		sets: []*gwv1.ListenerSet{fixture.Attached("team-a", "set", 1, fixture.Entry("plain", 443, "HTTP", ""))},
 		want: []mergedRow{
-			{gw + "sctp", object.ListenerUnsupportedProtocol, object.ReasonServedProtocols, ""},
-			{gw + "https", object.ListenerAccepted, "", ""},
-			{"team-a/set plain", object.ListenerConflicted, object.ReasonProtocolConflict, gw + "https"},
+			{gw + "sctp", incluster.ListenerUnsupportedProtocol, incluster.ReasonServedProtocols, ""},
+			{gw + "https", incluster.ListenerAccepted, "", ""},
+			{"team-a/set plain", incluster.ListenerConflicted, object.ReasonProtocolConflict, gw + "https"},
 		},
 	}, {
 		name: "the precedence still orders the sets: first wins among them",
 		sets: []*gwv1.ListenerSet{
-			attached("team-b", "late", 2, entry("web", 80, "HTTP", "")),
-			attached("team-a", "early", 1, withCert(entry("web", 80, "HTTPS", ""), "", "cert")),
+			fixture.Attached("team-b", "late", 2, fixture.Entry("web", 80, "HTTP", "")),
+			fixture.Attached("team-a", "early", 1, fixture.WithCert(fixture.Entry("web", 80, "HTTPS", ""), "", "cert")),
 		},
 		want: []mergedRow{
-			{"team-a/early web", object.ListenerAccepted, "", ""},
-			{"team-b/late web", object.ListenerConflicted, object.ReasonProtocolConflict, "team-a/early web"},
+			{"team-a/early web", incluster.ListenerAccepted, "", ""},
+			{"team-b/late web", incluster.ListenerConflicted, object.ReasonProtocolConflict, "team-a/early web"},
 		},
 	}} {
 		t.Run(tc.name, func(t *testing.T) {
-			g := gateway(gwv1.NamespacesFromAll, tc.gw...)
-			o := &merged.Objects{Gateways: []*gwv1.Gateway{g}, Sets: tc.sets}
-			rows := merged.MergedListeners(g, tc.sets, merged.MergeOptions{Cluster: o})
+			g := fixture.Gateway(gwv1.NamespacesFromAll, tc.gw...)
+			o := &incluster.Objects{Gateways: []*gwv1.Gateway{g}, Sets: tc.sets}
+			rows := incluster.MergedListeners(g, tc.sets, incluster.MergeOptions{Cluster: o})
 			assert.Equal(t, tc.want, mergedRowsOf(rows))
 
 			// The webhook's verdict on each set is its rows' conflicts
@@ -144,7 +145,7 @@ func TestMergedListSpecExamples(t *testing.T) {
 				var want field.ErrorList
 				for _, r := range rows {
 					if r.Source.Kind == object.SourceListenerSet && r.Source.Name == ls.Name && r.Source.Namespace == ls.Namespace &&
-						r.State == object.ListenerConflicted && r.Winner.Source.Name != ls.Name {
+						r.State == incluster.ListenerConflicted && r.Winner.Source.Name != ls.Name {
 						want = append(want, r.Errors...)
 					}
 				}
@@ -160,8 +161,8 @@ func TestMergedListSpecExamples(t *testing.T) {
 // not serve: the issue's {first, 81, SCTP}, {second, 81, HTTP} has the one
 // error of the SCTP listener, none on the HTTP one.
 func TestUnsupportedProtocolBlamesNoOtherListener(t *testing.T) {
-	ls := attached("team-a", "set", 1, entry("first", 81, "SCTP", ""), entry("second", 81, "HTTP", ""),
-		entry("third", 81, "TCP", ""), entry("fourth", 81, "HTTP", ""))
+	ls := fixture.Attached("team-a", "set", 1, fixture.Entry("first", 81, "SCTP", ""), fixture.Entry("second", 81, "HTTP", ""),
+		fixture.Entry("third", 81, "TCP", ""), fixture.Entry("fourth", 81, "HTTP", ""))
 	errs, _ := Validate(ls, nil, Options{})
 	p := field.NewPath("spec", "listeners")
 	assert.Equal(t, field.ErrorList{

@@ -7,8 +7,9 @@ import (
 	"github.com/stretchr/testify/assert"
 	gwv1 "sigs.k8s.io/gateway-api/apis/v1"
 
-	"github.com/airlock/listenerset-webhook/validation/merged"
-	"github.com/airlock/listenerset-webhook/validation/object"
+	"github.com/airlock/listenerset-webhook/validation/internal/fixture"
+	"github.com/airlock/listenerset-webhook/validation/internal/incluster"
+	"github.com/airlock/listenerset-webhook/validation/internal/object"
 )
 
 // overlapWarning is the warning of listener i (cluster_test.go has one
@@ -28,9 +29,9 @@ func TestOverlapsWithinSet(t *testing.T) {
 	}{{
 		name: "A foo.example.com, B foo.example.org, C *.example.com: A and C, not B",
 		listeners: []gwv1.ListenerEntry{
-			withCert(entry("a", 443, "HTTPS", "foo.example.com"), "", "cert"),
-			withCert(entry("b", 443, "HTTPS", "foo.example.org"), "", "cert"),
-			withCert(entry("c", 443, "HTTPS", "*.example.com"), "", "cert"),
+			fixture.WithCert(fixture.Entry("a", 443, "HTTPS", "foo.example.com"), "", "cert"),
+			fixture.WithCert(fixture.Entry("b", 443, "HTTPS", "foo.example.org"), "", "cert"),
+			fixture.WithCert(fixture.Entry("c", 443, "HTTPS", "*.example.com"), "", "cert"),
 		},
 		want: []string{
 			overlapWarning(0, `"foo.example.com"`, `"*.example.com"`, "team-a/set listener c", 443),
@@ -39,8 +40,8 @@ func TestOverlapsWithinSet(t *testing.T) {
 	}, {
 		name: "nested wildcards",
 		listeners: []gwv1.ListenerEntry{
-			withCert(entry("outer", 443, "HTTPS", "*.example.com"), "", "cert"),
-			withCert(entry("inner", 443, "HTTPS", "*.foo.example.com"), "", "cert"),
+			fixture.WithCert(fixture.Entry("outer", 443, "HTTPS", "*.example.com"), "", "cert"),
+			fixture.WithCert(fixture.Entry("inner", 443, "HTTPS", "*.foo.example.com"), "", "cert"),
 		},
 		want: []string{
 			overlapWarning(0, `"*.example.com"`, `"*.foo.example.com"`, "team-a/set listener inner", 443),
@@ -49,8 +50,8 @@ func TestOverlapsWithinSet(t *testing.T) {
 	}, {
 		name: "a wildcard and no hostname, HTTP/3",
 		listeners: []gwv1.ListenerEntry{
-			withCert(entry("any", 443, object.ProtocolHTTP3, ""), "", "cert"),
-			withCert(entry("wild", 443, object.ProtocolHTTP3, "*.example.com"), "", "cert"),
+			fixture.WithCert(fixture.Entry("any", 443, object.ProtocolHTTP3, ""), "", "cert"),
+			fixture.WithCert(fixture.Entry("wild", 443, object.ProtocolHTTP3, "*.example.com"), "", "cert"),
 		},
 		want: []string{
 			overlapWarning(0, "(none)", `"*.example.com"`, "team-a/set listener wild", 443),
@@ -59,15 +60,15 @@ func TestOverlapsWithinSet(t *testing.T) {
 	}, {
 		name: "no overlap on different ports, over cleartext HTTP, or with a Conflicted listener",
 		listeners: []gwv1.ListenerEntry{
-			withCert(entry("a", 443, "HTTPS", "foo.example.com"), "", "cert"),
-			withCert(entry("c", 8443, "HTTPS", "*.example.com"), "", "cert"),
-			entry("plain", 80, "HTTP", ""),
-			entry("plain-foo", 80, "HTTP", "foo.example.com"),
-			entry("clash", 443, "HTTP", "*.example.com"), // ProtocolConflict: an error, no place
+			fixture.WithCert(fixture.Entry("a", 443, "HTTPS", "foo.example.com"), "", "cert"),
+			fixture.WithCert(fixture.Entry("c", 8443, "HTTPS", "*.example.com"), "", "cert"),
+			fixture.Entry("plain", 80, "HTTP", ""),
+			fixture.Entry("plain-foo", 80, "HTTP", "foo.example.com"),
+			fixture.Entry("clash", 443, "HTTP", "*.example.com"), // ProtocolConflict: an error, no place
 		},
 	}} {
 		t.Run(tc.name, func(t *testing.T) {
-			ls := attached("team-a", "set", 1, tc.listeners...)
+			ls := fixture.Attached("team-a", "set", 1, tc.listeners...)
 			errs, warnings := Validate(ls, nil, Options{})
 			var got []string
 			for _, w := range codedWarnings(t, warnings) {
@@ -101,35 +102,35 @@ func TestOverlapsInMergedList(t *testing.T) {
 		warnings []string
 	}{{
 		name: "A foo.example.com on the Gateway, B foo.example.org and C *.example.com in sets",
-		gw:   []gwv1.Listener{gwListener("a", 443, "HTTPS", "foo.example.com")},
+		gw:   []gwv1.Listener{fixture.GatewayListener("a", 443, "HTTPS", "foo.example.com")},
 		sets: []*gwv1.ListenerSet{
-			attached("team-b", "b", 1, withCert(entry("b", 443, "HTTPS", "foo.example.org"), "", "cert")),
-			attached("team-x", "new", 2, withCert(entry("c", 443, "HTTPS", "*.example.com"), "", "cert")),
+			fixture.Attached("team-b", "b", 1, fixture.WithCert(fixture.Entry("b", 443, "HTTPS", "foo.example.org"), "", "cert")),
+			fixture.Attached("team-x", "new", 2, fixture.WithCert(fixture.Entry("c", 443, "HTTPS", "*.example.com"), "", "cert")),
 		},
 		want:     []overlapRow{{gwName + "a", "team-x/new c"}, {"team-b/b b", ""}, {"team-x/new c", gwName + "a"}},
 		warnings: []string{overlapWarning(0, `"*.example.com"`, `"foo.example.com"`, gwName+"listener a", 443)},
 	}, {
 		name: "nested wildcards across sets, a later set overlapping an earlier one",
 		sets: []*gwv1.ListenerSet{
-			attached("team-x", "new", 1, withCert(entry("inner", 443, "HTTPS", "*.foo.example.com"), "", "cert")),
-			attached("team-b", "outer", 2, withCert(entry("outer", 443, "HTTPS", "*.example.com"), "", "cert")),
+			fixture.Attached("team-x", "new", 1, fixture.WithCert(fixture.Entry("inner", 443, "HTTPS", "*.foo.example.com"), "", "cert")),
+			fixture.Attached("team-b", "outer", 2, fixture.WithCert(fixture.Entry("outer", 443, "HTTPS", "*.example.com"), "", "cert")),
 		},
 		want:     []overlapRow{{"team-x/new inner", "team-b/outer outer"}, {"team-b/outer outer", "team-x/new inner"}},
 		warnings: []string{overlapWarning(0, `"*.foo.example.com"`, `"*.example.com"`, "team-b/outer listener outer", 443)},
 	}, {
 		name: "a name under the set's wildcard in a later set (found on the port, not by key)",
 		sets: []*gwv1.ListenerSet{
-			attached("team-x", "new", 1, withCert(entry("wild", 443, "HTTPS", "*.example.com"), "", "cert")),
-			attached("team-b", "foo", 2, withCert(entry("foo", 443, "HTTPS", "foo.bar.example.com"), "", "cert")),
+			fixture.Attached("team-x", "new", 1, fixture.WithCert(fixture.Entry("wild", 443, "HTTPS", "*.example.com"), "", "cert")),
+			fixture.Attached("team-b", "foo", 2, fixture.WithCert(fixture.Entry("foo", 443, "HTTPS", "foo.bar.example.com"), "", "cert")),
 		},
 		want:     []overlapRow{{"team-x/new wild", "team-b/foo foo"}, {"team-b/foo foo", "team-x/new wild"}},
 		warnings: []string{overlapWarning(0, `"*.example.com"`, `"foo.bar.example.com"`, "team-b/foo listener foo", 443)},
 	}, {
 		name: "a wildcard and no hostname; the other object's first, before the set's own",
-		gw:   []gwv1.Listener{gwListener("any", 443, "HTTPS", "")},
-		sets: []*gwv1.ListenerSet{attached("team-x", "new", 1,
-			withCert(entry("wild", 443, "HTTPS", "*.example.com"), "", "cert"),
-			withCert(entry("foo", 443, "HTTPS", "foo.example.com"), "", "cert"))},
+		gw:   []gwv1.Listener{fixture.GatewayListener("any", 443, "HTTPS", "")},
+		sets: []*gwv1.ListenerSet{fixture.Attached("team-x", "new", 1,
+			fixture.WithCert(fixture.Entry("wild", 443, "HTTPS", "*.example.com"), "", "cert"),
+			fixture.WithCert(fixture.Entry("foo", 443, "HTTPS", "foo.example.com"), "", "cert"))},
 		want: []overlapRow{{gwName + "any", "team-x/new wild"}, {"team-x/new wild", gwName + "any"}, {"team-x/new foo", gwName + "any"}},
 		warnings: []string{
 			overlapWarning(0, `"*.example.com"`, `"foo.example.com"`, "team-x/new listener foo", 443), // the set's own (LS205)
@@ -139,21 +140,21 @@ func TestOverlapsInMergedList(t *testing.T) {
 		},
 	}, {
 		name: "Conflicted and cleartext listeners have none; other ports none",
-		gw:   []gwv1.Listener{gwListener("plain", 80, "HTTP", "")},
+		gw:   []gwv1.Listener{fixture.GatewayListener("plain", 80, "HTTP", "")},
 		sets: []*gwv1.ListenerSet{
-			attached("team-b", "old", 1, withCert(entry("foo", 443, "HTTPS", "foo.example.com"), "", "cert")),
-			attached("team-x", "new", 2,
-				entry("web", 80, "HTTP", "foo.example.com"),
-				withCert(entry("h3", 443, object.ProtocolHTTP3, "*.example.com"), "", "cert"), // ProtocolConflict
-				withCert(entry("alt", 8443, "HTTPS", "*.example.com"), "", "cert")),
+			fixture.Attached("team-b", "old", 1, fixture.WithCert(fixture.Entry("foo", 443, "HTTPS", "foo.example.com"), "", "cert")),
+			fixture.Attached("team-x", "new", 2,
+				fixture.Entry("web", 80, "HTTP", "foo.example.com"),
+				fixture.WithCert(fixture.Entry("h3", 443, object.ProtocolHTTP3, "*.example.com"), "", "cert"), // ProtocolConflict
+				fixture.WithCert(fixture.Entry("alt", 8443, "HTTPS", "*.example.com"), "", "cert")),
 		},
 		want: []overlapRow{{gwName + "plain", ""}, {"team-b/old foo", ""}, {"team-x/new web", ""}, {"team-x/new h3", ""}, {"team-x/new alt", ""}},
 	}} {
 		t.Run(tc.name, func(t *testing.T) {
-			g := gateway(gwv1.NamespacesFromAll, tc.gw...)
-			o := &merged.Objects{Gateways: []*gwv1.Gateway{g}, Sets: tc.sets}
+			g := fixture.Gateway(gwv1.NamespacesFromAll, tc.gw...)
+			o := &incluster.Objects{Gateways: []*gwv1.Gateway{g}, Sets: tc.sets}
 			var got []overlapRow
-			for _, r := range merged.MergedListeners(g, tc.sets, merged.MergeOptions{Cluster: o}) {
+			for _, r := range incluster.MergedListeners(g, tc.sets, incluster.MergeOptions{Cluster: o}) {
 				row := overlapRow{listener: r.Source.String() + " " + string(r.Listener)}
 				if r.Overlaps != nil {
 					row.overlaps = r.Overlaps.Source.String() + " " + string(r.Overlaps.Listener)

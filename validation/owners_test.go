@@ -9,7 +9,7 @@ import (
 	gwv1 "sigs.k8s.io/gateway-api/apis/v1"
 
 	"github.com/airlock/listenerset-webhook/validation"
-	"github.com/airlock/listenerset-webhook/validation/merged"
+	"github.com/airlock/listenerset-webhook/validation/internal/incluster"
 	"github.com/airlock/listenerset-webhook/validation/validationtest"
 )
 
@@ -17,7 +17,7 @@ import (
 // ListenerSets: the index reads by key, the sets they return, and the
 // reads of a whole Gateway's.
 type readCounter struct {
-	*merged.Objects
+	*incluster.Objects
 	reads, sets, whole int
 }
 

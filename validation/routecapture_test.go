@@ -10,7 +10,8 @@ import (
 	"k8s.io/utils/ptr"
 	gwv1 "sigs.k8s.io/gateway-api/apis/v1"
 
-	"github.com/airlock/listenerset-webhook/validation/object"
+	"github.com/airlock/listenerset-webhook/validation/internal/fixture"
+	"github.com/airlock/listenerset-webhook/validation/internal/object"
 )
 
 // TestRouteCaptureSelector: a listener without a hostname whose
@@ -45,9 +46,9 @@ func TestRouteCaptureSelector(t *testing.T) {
 		{shape: "empty", selector: &metav1.LabelSelector{}, warned: true},
 	} {
 		t.Run(tc.shape, func(t *testing.T) {
-			e := entry("open", 9090, "HTTP", "")
+			e := fixture.Entry("open", 9090, "HTTP", "")
 			e.AllowedRoutes = &gwv1.AllowedRoutes{Namespaces: &gwv1.RouteNamespaces{From: ptr.To(gwv1.NamespacesFromSelector), Selector: tc.selector}}
-			ls := attached(own, "b", 9, e)
+			ls := fixture.Attached(own, "b", 9, e)
 			errs, warnings := Validate(ls, nil, Options{})
 			assert.Empty(t, coded(t, errs))
 			var want []string
@@ -58,7 +59,7 @@ func TestRouteCaptureSelector(t *testing.T) {
 
 			// With a hostname the selector does not matter: no capture.
 			e.Hostname = ptr.To[gwv1.Hostname]("b.example.com")
-			_, warnings = Validate(attached(own, "b", 9, e), nil, Options{})
+			_, warnings = Validate(fixture.Attached(own, "b", 9, e), nil, Options{})
 			assert.Empty(t, warnings.Strings())
 		})
 	}

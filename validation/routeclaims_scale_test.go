@@ -12,7 +12,7 @@ import (
 	gwv1 "sigs.k8s.io/gateway-api/apis/v1"
 
 	"github.com/airlock/listenerset-webhook/validation"
-	"github.com/airlock/listenerset-webhook/validation/merged"
+	"github.com/airlock/listenerset-webhook/validation/internal/incluster"
 	"github.com/airlock/listenerset-webhook/validation/validationtest"
 )
 
@@ -29,7 +29,7 @@ func routeTo(namespace, name, set string, hostnames ...gwv1.Hostname) *gwv1.HTTP
 // without a hostname, where routes claim names) and n routes, route j of
 // owner j mod Owners attached to that owner's wildcard set (when there
 // is one), each claiming its own name under the owner's domain.
-func routedCluster(n int) *merged.Objects {
+func routedCluster(n int) *incluster.Objects {
 	c := validationtest.OwnedCluster(n)
 	side := validationtest.TenantSet(validationtest.OwnerNamespace(1), "side", time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC),
 		gwv1.ListenerEntry{Name: "open", Port: 9090, Protocol: gwv1.HTTPProtocolType})
@@ -154,7 +154,7 @@ func TestWorstRouteIsBounded(t *testing.T) {
 // route set, which does not exist yet; and that set's create: 64
 // listeners without a hostname, through each of which every route would
 // claim its 16 names.
-func givingCluster(k int) (*merged.Objects, *gwv1.ListenerSet) {
+func givingCluster(k int) (*incluster.Objects, *gwv1.ListenerSet) {
 	c, _ := validationtest.WorstRouteCluster(0, true)
 	for j := range k {
 		r := routeTo(validationtest.OwnerNamespace(1), fmt.Sprintf("g-%04d", j), validationtest.WorstRouteSetName(0))

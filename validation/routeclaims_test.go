@@ -11,17 +11,18 @@ import (
 	"k8s.io/utils/ptr"
 	gwv1 "sigs.k8s.io/gateway-api/apis/v1"
 
-	"github.com/airlock/listenerset-webhook/validation/merged"
-	"github.com/airlock/listenerset-webhook/validation/routes"
+	"github.com/airlock/listenerset-webhook/validation/internal/fixture"
+	"github.com/airlock/listenerset-webhook/validation/internal/incluster"
+	"github.com/airlock/listenerset-webhook/validation/internal/routes"
 )
 
 // claimRoute is an HTTPRoute namespace/name attached to ListenerSet
-// setNamespace/set (sectionName section when set), created at t0 plus
+// setNamespace/set (sectionName section when set), created at fixture.T0 plus
 // minutes (0: a create, no time yet).
 func claimRoute(namespace, name, setNamespace, set, section string, minutes int, hostnames ...gwv1.Hostname) *gwv1.HTTPRoute {
 	r := &gwv1.HTTPRoute{ObjectMeta: metav1.ObjectMeta{Namespace: namespace, Name: name}}
 	if minutes > 0 {
-		r.CreationTimestamp = metav1.NewTime(t0.Add(time.Duration(minutes) * time.Minute))
+		r.CreationTimestamp = metav1.NewTime(fixture.T0.Add(time.Duration(minutes) * time.Minute))
 	}
 	ref := gwv1.ParentReference{Group: ptr.To[gwv1.Group](gwv1.GroupName), Kind: ptr.To[gwv1.Kind]("ListenerSet"),
 		Namespace: ptr.To(gwv1.Namespace(setNamespace)), Name: gwv1.ObjectName(set)}
@@ -36,11 +37,11 @@ func claimRoute(namespace, name, setNamespace, set, section string, minutes int,
 // teamNamespaces are namespaces team-a, team-b (declaring declB, when
 // set) and team-c.
 func teamNamespaces(declB string) []*metav1.PartialObjectMetadata {
-	nsB := namespace("team-b", nil)
+	nsB := fixture.Namespace("team-b", nil)
 	if declB != "" {
 		nsB = declaring("team-b", declB, nil)
 	}
-	return []*metav1.PartialObjectMetadata{namespace("team-a", nil), nsB, namespace("team-c", nil)}
+	return []*metav1.PartialObjectMetadata{fixture.Namespace("team-a", nil), nsB, fixture.Namespace("team-c", nil)}
 }
 
 // TestRouteClaims: an HTTPRoute attached to a listener of an Airlock
@@ -51,23 +52,23 @@ func teamNamespaces(declB string) []*metav1.PartialObjectMetadata {
 // routes (LS320, by --first-claim); a listener is judged against the
 // routes that hold names (LS316).
 func TestRouteClaims(t *testing.T) {
-	key := merged.DefaultAllowedHostnamesAnnotation
+	key := incluster.DefaultAllowedHostnamesAnnotation
 	hostnames := field.NewPath("spec", "hostnames")
-	open := withFrom(entry("open", 9090, "HTTP", ""), gwv1.NamespacesFromAll)
-	cluster := func(declB string, routes ...*gwv1.HTTPRoute) *merged.Objects {
-		return &merged.Objects{
-			Gateways:   []*gwv1.Gateway{gateway(gwv1.NamespacesFromAll)},
+	open := withFrom(fixture.Entry("open", 9090, "HTTP", ""), gwv1.NamespacesFromAll)
+	cluster := func(declB string, routes ...*gwv1.HTTPRoute) *incluster.Objects {
+		return &incluster.Objects{
+			Gateways:   []*gwv1.Gateway{fixture.Gateway(gwv1.NamespacesFromAll)},
 			Namespaces: teamNamespaces(declB),
 			Sets: []*gwv1.ListenerSet{
-				attached("team-a", "a", 5, entry("https", 443, "HTTPS", "*.a.example.com")),
-				attached("team-b", "b", 10, entry("open", 9090, "HTTP", ""), entry("wild", 9091, "HTTP", "*.b.example.com"),
-					entry("exact", 9092, "HTTP", "shop.b.example.com")),
-				attached("team-c", "c", 15, open),
+				fixture.Attached("team-a", "a", 5, fixture.Entry("https", 443, "HTTPS", "*.a.example.com")),
+				fixture.Attached("team-b", "b", 10, fixture.Entry("open", 9090, "HTTP", ""), fixture.Entry("wild", 9091, "HTTP", "*.b.example.com"),
+					fixture.Entry("exact", 9092, "HTTP", "shop.b.example.com")),
+				fixture.Attached("team-c", "c", 15, open),
 			},
 			Routes: append([]*gwv1.HTTPRoute{}, routes...),
 		}
 	}
-	heldByA := fmt.Sprintf(merged.DetailHostnameClaimed, "login.a.example.com", "*.a.example.com", `namespace "team-a"`, "team-a/a listener https", 443)
+	heldByA := fmt.Sprintf(incluster.DetailHostnameClaimed, "login.a.example.com", "*.a.example.com", `namespace "team-a"`, "team-a/a listener https", 443)
 	// team-c's route holds shop.c.example.com through its open listener
 	routeC := claimRoute("team-c", "rc", "team-c", "c", "", 20, "shop.c.example.com")
 	heldByC := fmt.Sprintf(routes.DetailHeldByRoute, "shop.c.example.com", `namespace "team-c"`, "team-c", "rc", "team-c/c listener open")
@@ -75,8 +76,8 @@ func TestRouteClaims(t *testing.T) {
 		name     string
 		route    *gwv1.HTTPRoute
 		old      *gwv1.HTTPRoute
-		cluster  *merged.Objects
-		tenancy  merged.Tenancy
+		cluster  *incluster.Objects
+		tenancy  incluster.Tenancy
 		asStored bool
 		want     field.ErrorList
 		warnings []string
@@ -86,16 +87,16 @@ func TestRouteClaims(t *testing.T) {
 			warnings: []string{"spec.hostnames[0]: " + heldByA}},
 		{name: "the same under deny: denied",
 			route: claimRoute("team-b", "r", "team-b", "b", "", 0, "login.a.example.com"), cluster: cluster(""),
-			tenancy: merged.Tenancy{FirstClaim: merged.ClaimDeny},
+			tenancy: incluster.Tenancy{FirstClaim: incluster.ClaimDeny},
 			want:    field.ErrorList{field.Forbidden(hostnames.Index(0), heldByA)}},
 		{name: "the same with the rule off: nothing",
 			route: claimRoute("team-b", "r", "team-b", "b", "", 0, "login.a.example.com"), cluster: cluster(""),
-			tenancy: merged.Tenancy{FirstClaim: merged.ClaimOff}},
+			tenancy: incluster.Tenancy{FirstClaim: incluster.ClaimOff}},
 		{name: "a name outside the route's Namespace's declaration: denied in every mode",
 			route: claimRoute("team-b", "r", "team-b", "b", "", 0, "login.a.example.com"), cluster: cluster("*.b.example.com"),
-			tenancy: merged.Tenancy{FirstClaim: merged.ClaimOff},
+			tenancy: incluster.Tenancy{FirstClaim: incluster.ClaimOff},
 			want: field.ErrorList{field.Forbidden(hostnames.Index(0),
-				fmt.Sprintf(merged.DetailHostnameNotDeclared, "login.a.example.com", "team-b", key, `"*.b.example.com"`))}},
+				fmt.Sprintf(incluster.DetailHostnameNotDeclared, "login.a.example.com", "team-b", key, `"*.b.example.com"`))}},
 		{name: "declared names, under its own wildcard listener: nothing",
 			route: claimRoute("team-b", "r", "team-b", "b", "", 0, "x.b.example.com"), cluster: cluster("*.b.example.com")},
 		{name: "no hostnames on a listener without one: every name, only * declares it",
@@ -109,9 +110,9 @@ func TestRouteClaims(t *testing.T) {
 		{name: "update keeping the name on the same Gateway: ratcheted",
 			route: claimRoute("team-b", "r", "team-b", "b", "", 30, "login.a.example.com", "x.b.example.com"),
 			old:   claimRoute("team-b", "r", "team-b", "b", "", 30, "login.a.example.com"), cluster: cluster("*.b.example.com"),
-			tenancy: merged.Tenancy{FirstClaim: merged.ClaimDeny},
+			tenancy: incluster.Tenancy{FirstClaim: incluster.ClaimDeny},
 			warnings: []string{
-				"spec.hostnames[0]: Forbidden: " + fmt.Sprintf(merged.DetailHostnameNotDeclared, "login.a.example.com", "team-b", key, `"*.b.example.com"`) + " (already stored; allowed because unchanged)",
+				"spec.hostnames[0]: Forbidden: " + fmt.Sprintf(incluster.DetailHostnameNotDeclared, "login.a.example.com", "team-b", key, `"*.b.example.com"`) + " (already stored; allowed because unchanged)",
 				"spec.hostnames[0]: Forbidden: " + heldByA + " (already stored; allowed because unchanged)"}},
 		{name: "another owner's route holds the very name: held by the route",
 			route: claimRoute("team-b", "r", "team-b", "b", "", 0, "shop.c.example.com"), cluster: cluster("", routeC),
@@ -137,21 +138,21 @@ func TestRouteClaims(t *testing.T) {
 // route holds on the Gateway is flagged (LS316), naming the route; one
 // of the route's own owner, or a name it does not overlap, is not.
 func TestListenerClaimsSeeRoutes(t *testing.T) {
-	c := &merged.Objects{
-		Gateways:   []*gwv1.Gateway{gateway(gwv1.NamespacesFromAll)},
-		Namespaces: []*metav1.PartialObjectMetadata{namespace("team-b", nil), namespace("team-c", nil)},
-		Sets:       []*gwv1.ListenerSet{attached("team-c", "c", 15, entry("open", 9090, "HTTP", ""))},
+	c := &incluster.Objects{
+		Gateways:   []*gwv1.Gateway{fixture.Gateway(gwv1.NamespacesFromAll)},
+		Namespaces: []*metav1.PartialObjectMetadata{fixture.Namespace("team-b", nil), fixture.Namespace("team-c", nil)},
+		Sets:       []*gwv1.ListenerSet{fixture.Attached("team-c", "c", 15, fixture.Entry("open", 9090, "HTTP", ""))},
 		Routes:     []*gwv1.HTTPRoute{claimRoute("team-c", "rc", "team-c", "c", "", 20, "shop.c.example.com")},
 	}
 	create := func(ns, h string) *gwv1.ListenerSet {
-		ls := attached(ns, "new", 0, entry("http", 80, "HTTP", h))
+		ls := fixture.Attached(ns, "new", 0, fixture.Entry("http", 80, "HTTP", h))
 		ls.CreationTimestamp = metav1.Time{}
 		return ls
 	}
 	_, ws := Validate(create("team-b", "*.c.example.com"), nil, Options{Cluster: c, Routes: c})
 	assert.Equal(t, []string{"spec.listeners[0].hostname: " + fmt.Sprintf(routes.DetailClaimedByRoute, "*.c.example.com", "shop.c.example.com",
 		`namespace "team-c"`, "team-c", "rc", "team-c/c listener open")}, codedWarnings(t, ws).Strings())
-	errs, _ := Validate(create("team-b", "shop.c.example.com"), nil, Options{Cluster: c, Routes: c, Tenancy: merged.Tenancy{FirstClaim: merged.ClaimDeny}})
+	errs, _ := Validate(create("team-b", "shop.c.example.com"), nil, Options{Cluster: c, Routes: c, Tenancy: incluster.Tenancy{FirstClaim: incluster.ClaimDeny}})
 	assert.Len(t, coded(t, errs), 1, "denied under deny")
 	_, ws = Validate(create("team-c", "shop.c.example.com"), nil, Options{Cluster: c, Routes: c})
 	assert.Empty(t, ws, "the route's own owner")

@@ -8,7 +8,7 @@ import (
 	"k8s.io/utils/ptr"
 	gwv1 "sigs.k8s.io/gateway-api/apis/v1"
 
-	"github.com/airlock/listenerset-webhook/validation/merged"
+	"github.com/airlock/listenerset-webhook/validation/internal/incluster"
 )
 
 // TestJudgeRoute: a route's parentRefs to ListenerSets it attaches to none
@@ -18,12 +18,12 @@ func TestJudgeRoute(t *testing.T) {
 	ls, _ := detachFixture() // team-a/ls: web (HTTP 80, shop.example.com), api (HTTP 8080)
 	other := attachSet(httpListener(""))
 	other.Name, other.Spec.ParentRef.Name = "foreign", "envoy"
-	c := &merged.Objects{Sets: []*gwv1.ListenerSet{ls, other},
+	c := &incluster.Objects{Sets: []*gwv1.ListenerSet{ls, other},
 		Gateways: []*gwv1.Gateway{
 			{ObjectMeta: metav1.ObjectMeta{Namespace: "team-a", Name: "gw"}, Spec: gwv1.GatewaySpec{GatewayClassName: "airlock"}},
 			{ObjectMeta: metav1.ObjectMeta{Namespace: "team-a", Name: "envoy"}, Spec: gwv1.GatewaySpec{GatewayClassName: "envoy"}}},
 		Classes: []*gwv1.GatewayClass{
-			{ObjectMeta: metav1.ObjectMeta{Name: "airlock"}, Spec: gwv1.GatewayClassSpec{ControllerName: merged.AirlockControllerName}},
+			{ObjectMeta: metav1.ObjectMeta{Name: "airlock"}, Spec: gwv1.GatewayClassSpec{ControllerName: incluster.AirlockControllerName}},
 			{ObjectMeta: metav1.ObjectMeta{Name: "envoy"}, Spec: gwv1.GatewayClassSpec{ControllerName: "gateway.envoyproxy.io/gatewayclass-controller"}}},
 	}
 	ref := func(name, section string) gwv1.ParentReference {
@@ -42,7 +42,7 @@ func TestJudgeRoute(t *testing.T) {
 		{Name: "gw"},          // a Gateway: out of scope
 		ref("foreign", "www"), // another implementation's set
 	}
-	scope := merged.Scope{ControllerNames: []gwv1.GatewayController{merged.AirlockControllerName}}
+	scope := incluster.Scope{ControllerNames: []gwv1.GatewayController{incluster.AirlockControllerName}}
 	got := codedWarnings(t, JudgeRoute(r, nil, Options{Cluster: c, Scope: scope, Classes: c}).Warnings.List()).Strings()
 	assert.Equal(t, []string{
 		`spec.parentRefs[0]: attaches to no listener of ListenerSet team-a/ls: no listener named "www" (NoMatchingParent)`,
@@ -56,7 +56,7 @@ func TestJudgeRoute(t *testing.T) {
 		`spec.parentRefs[0]: attaches to no listener of ListenerSet team-a/ls: no hostname of the route intersects hostname shop.example.com of listener "web" (NoMatchingListenerHostname)`,
 	}, codedWarnings(t, JudgeRoute(same, nil, Options{Cluster: c}).Warnings.List()).Strings(), "the whole set attaches by api")
 
-	admit := merged.Scope{ControllerNames: scope.ControllerNames, Unknown: merged.UnknownAdmit}
+	admit := incluster.Scope{ControllerNames: scope.ControllerNames, Unknown: incluster.UnknownAdmit}
 	assert.Len(t, JudgeRoute(r, nil, Options{Cluster: c, Scope: admit, Classes: c}).Warnings.List(), 2, "a missing set is an unknown parent: admitted")
-	assert.Empty(t, JudgeRoute(r, nil, Options{Cluster: &merged.Objects{}}).Warnings.List(), "ListenerSets unknown: nothing")
+	assert.Empty(t, JudgeRoute(r, nil, Options{Cluster: &incluster.Objects{}}).Warnings.List(), "ListenerSets unknown: nothing")
 }

@@ -5,9 +5,9 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/airlock/listenerset-webhook/findings"
 	"github.com/airlock/listenerset-webhook/validation"
-	"github.com/airlock/listenerset-webhook/validation/findings"
-	"github.com/airlock/listenerset-webhook/validation/object"
+	"github.com/airlock/listenerset-webhook/validation/internal/object"
 	"github.com/airlock/listenerset-webhook/validation/validationtest"
 )
 

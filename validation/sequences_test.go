@@ -12,7 +12,7 @@ import (
 	gwv1 "sigs.k8s.io/gateway-api/apis/v1"
 
 	"github.com/airlock/listenerset-webhook/validation"
-	"github.com/airlock/listenerset-webhook/validation/merged"
+	"github.com/airlock/listenerset-webhook/validation/internal/incluster"
 	"github.com/airlock/listenerset-webhook/validation/validationtest"
 )
 
@@ -62,7 +62,7 @@ func TestSequences(t *testing.T) {
 	failed := 0
 	stats := map[string]int{}
 	for _, seed := range seeds {
-		for _, mode := range []merged.ClaimMode{merged.ClaimWarn, merged.ClaimDeny} {
+		for _, mode := range []incluster.ClaimMode{incluster.ClaimWarn, incluster.ClaimDeny} {
 			trace, bad := runSequence(seed, mode, stats)
 			if len(bad) == 0 && os.Getenv("SEQUENCE_SEED") == "" {
 				continue
@@ -102,23 +102,23 @@ func TestSequences(t *testing.T) {
 
 // runSequence runs seed's sequence with first claim mode; trace is its
 // steps with their verdicts, bad what the model finds wrong.
-func runSequence(seed uint64, mode merged.ClaimMode, stats map[string]int) (trace, bad []string) {
-	opts := func(c *merged.Objects) validation.Options {
-		return validation.Options{Cluster: c, Classes: c, Routes: c, Tenancy: merged.Tenancy{FirstClaim: mode},
-			Scope: merged.Scope{ControllerNames: []gwv1.GatewayController{merged.AirlockControllerName}}}
+func runSequence(seed uint64, mode incluster.ClaimMode, stats map[string]int) (trace, bad []string) {
+	opts := func(c *incluster.Objects) validation.Options {
+		return validation.Options{Cluster: c, Classes: c, Routes: c, Tenancy: incluster.Tenancy{FirstClaim: mode},
+			Scope: incluster.Scope{ControllerNames: []gwv1.GatewayController{incluster.AirlockControllerName}}}
 	}
-	judge := func(newLS, oldLS *gwv1.ListenerSet, c *merged.Objects) validationtest.Verdict {
+	judge := func(newLS, oldLS *gwv1.ListenerSet, c *incluster.Objects) validationtest.Verdict {
 		r := validation.Judge(newLS, oldLS, opts(c))
 		return validationtest.VerdictOf(r.Errors.List(), r.Warnings.List())
 	}
-	audit := func(ls *gwv1.ListenerSet, c *merged.Objects) validationtest.Verdict {
+	audit := func(ls *gwv1.ListenerSet, c *incluster.Objects) validationtest.Verdict {
 		o := opts(c)
 		o.AsStored = true
 		r := validation.Judge(ls, nil, o)
 		return validationtest.VerdictOf(r.Errors.List(), r.Warnings.List())
 	}
 	sim, model := validationtest.NewSim(), validationtest.NewModel(mode)
-	sim.RouteJudge = func(route, old *gwv1.HTTPRoute, c *merged.Objects) validationtest.Verdict {
+	sim.RouteJudge = func(route, old *gwv1.HTTPRoute, c *incluster.Objects) validationtest.Verdict {
 		r := validation.JudgeRoute(route, old, opts(c))
 		return validationtest.VerdictOf(r.Errors.List(), r.Warnings.List())
 	}

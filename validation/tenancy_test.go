@@ -8,179 +8,123 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-	utilvalidation "k8s.io/apimachinery/pkg/util/validation"
 	"k8s.io/apimachinery/pkg/util/validation/field"
 	"k8s.io/utils/ptr"
 	gwv1 "sigs.k8s.io/gateway-api/apis/v1"
 
-	"github.com/airlock/listenerset-webhook/validation/findings"
-	"github.com/airlock/listenerset-webhook/validation/merged"
-	"github.com/airlock/listenerset-webhook/validation/object"
+	"github.com/airlock/listenerset-webhook/validation/internal/fixture"
+	"github.com/airlock/listenerset-webhook/validation/internal/incluster"
+	"github.com/airlock/listenerset-webhook/validation/internal/object"
+	"github.com/airlock/listenerset-webhook/validation/internal/verdict"
 )
 
 // declaring is namespace name with the hostname declaration value (and
 // labels).
 func declaring(name, value string, labels map[string]string) *metav1.PartialObjectMetadata {
-	ns := namespace(name, labels)
-	ns.Annotations = map[string]string{merged.DefaultAllowedHostnamesAnnotation: value}
+	ns := fixture.Namespace(name, labels)
+	ns.Annotations = map[string]string{incluster.DefaultAllowedHostnamesAnnotation: value}
 	return ns
-}
-
-func TestParseAllowedHostnames(t *testing.T) {
-	dns1123 := "a lowercase RFC 1123 subdomain must consist of lower case alphanumeric characters, '-' or '.', and must start and end with an alphanumeric character (e.g. 'example.com', regex used for validation is '[a-z0-9]([-a-z0-9]*[a-z0-9])?(\\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*')"
-	for _, tc := range []struct {
-		value string
-		want  []string // problems, as the error words them
-	}{
-		{"a.example.com,*.b.example.com,*", nil},
-		{"", []string{merged.DetailDeclarationEmpty}},
-		{" ", []string{merged.DetailDeclarationEmpty}},
-		{"a.example.com,,b.example.com", []string{`entry 2 "": empty entry`}},
-		{"a.example.com, b.example.com", []string{`entry 2 " b.example.com": ` + merged.DetailEntryBlanks}},
-		{"A.example.com", []string{`entry 1 "A.example.com": ` + dns1123}},
-		{"10.0.0.1", []string{`entry 1 "10.0.0.1": ` + object.DetailHostnameIP}},
-		{"[::1]", []string{`entry 1 "[::1]": ` + object.DetailHostnameIP}},
-		{"a.*.example.com", []string{`entry 1 "a.*.example.com": ` + dns1123}},
-		{"*a.example.com", []string{`entry 1 "*a.example.com": ` + dns1123}},
-		{"a.example.com.", []string{`entry 1 "a.example.com.": ` + dns1123}},
-		{"ok.example.com,Bad,\x1b[31m", []string{`entry 2 "Bad": ` + dns1123, `entry 3 "\x1b[31m": ` + dns1123}},
-		{strings.Repeat("a.example.com,", merged.MaxAllowedHostnames), []string{fmt.Sprintf(merged.DetailDeclarationTooMany, merged.MaxAllowedHostnames+1, merged.MaxAllowedHostnames)}},
-		// longer than a hostname: its length alone, the entry quoted cut
-		{"fe80::1%" + strings.Repeat("z", 300), []string{fmt.Sprintf(`entry 1 %q: %s`, findings.CutValue("fe80::1%"+strings.Repeat("z", 300)), utilvalidation.MaxLenError(utilvalidation.DNS1123SubdomainMaxLength))}},
-	} {
-		t.Run(fmt.Sprintf("%q", tc.value), func(t *testing.T) {
-			_, problems := merged.ParseAllowedHostnames(tc.value)
-			var got []string
-			for _, p := range problems {
-				got = append(got, p.String())
-			}
-			assert.Equal(t, tc.want, got)
-		})
-	}
-}
-
-func TestAllowedHostnamesAllows(t *testing.T) {
-	a, problems := merged.ParseAllowedHostnames("shop.example.com,*.a.example.com")
-	require.Empty(t, problems)
-	for h, want := range map[string]bool{
-		"shop.example.com":      true,
-		"x.a.example.com":       true,
-		"x.y.a.example.com":     true,
-		"*.a.example.com":       true,
-		"*.x.a.example.com":     true,
-		"a.example.com":         false, // not under its own wildcard
-		"*.example.com":         false, // a wildcard above the declared one
-		"other.example.com":     false,
-		"shop.example.com.evil": false,
-		"evilshop.example.com":  false,
-	} {
-		assert.Equal(t, want, a.Allows(ptr.To(gwv1.Hostname(h))), h)
-	}
-	assert.False(t, a.Allows(nil), "no hostname needs *")
-	all, _ := merged.ParseAllowedHostnames("*")
-	assert.True(t, all.Allows(nil))
-	assert.True(t, all.Allows(ptr.To(gwv1.Hostname("any.example.org"))))
 }
 
 func TestTenancyRules(t *testing.T) {
 	listenersPath := field.NewPath("spec", "listeners")
 	nsPath := field.NewPath("metadata", "namespace")
-	key := merged.DefaultAllowedHostnamesAnnotation
+	key := incluster.DefaultAllowedHostnamesAnnotation
 	mine := func(listeners ...gwv1.ListenerEntry) *gwv1.ListenerSet {
-		ls := attached("team-b", "b", 0, listeners...)
+		ls := fixture.Attached("team-b", "b", 0, listeners...)
 		ls.CreationTimestamp = metav1.Time{} // a create
 		return ls
 	}
-	squatted := func() *merged.Objects {
-		return &merged.Objects{
-			Gateways:   []*gwv1.Gateway{gateway(gwv1.NamespacesFromAll)},
-			Namespaces: []*metav1.PartialObjectMetadata{namespace("team-a", nil), namespace("team-b", nil)},
-			Sets: []*gwv1.ListenerSet{attached("team-a", "a", 5, entry("https", 443, "HTTPS", "*.a.example.com"),
-				entry("http", 8080, "HTTP", "*.a.example.com"))},
+	squatted := func() *incluster.Objects {
+		return &incluster.Objects{
+			Gateways:   []*gwv1.Gateway{fixture.Gateway(gwv1.NamespacesFromAll)},
+			Namespaces: []*metav1.PartialObjectMetadata{fixture.Namespace("team-a", nil), fixture.Namespace("team-b", nil)},
+			Sets: []*gwv1.ListenerSet{fixture.Attached("team-a", "a", 5, fixture.Entry("https", 443, "HTTPS", "*.a.example.com"),
+				fixture.Entry("http", 8080, "HTTP", "*.a.example.com"))},
 		}
 	}
 	held := func(h, by, listener string, port int) string {
 		if h == by {
-			return fmt.Sprintf(merged.DetailHostnameHeld, h, `namespace "team-a"`, "team-a/a listener "+listener, port)
+			return fmt.Sprintf(incluster.DetailHostnameHeld, h, `namespace "team-a"`, "team-a/a listener "+listener, port)
 		}
-		return fmt.Sprintf(merged.DetailHostnameClaimed, h, by, `namespace "team-a"`, "team-a/a listener "+listener, port)
+		return fmt.Sprintf(incluster.DetailHostnameClaimed, h, by, `namespace "team-a"`, "team-a/a listener "+listener, port)
 	}
 	tests := []struct {
 		rule     string
 		ls       *gwv1.ListenerSet
 		old      *gwv1.ListenerSet
-		cluster  *merged.Objects
-		tenancy  merged.Tenancy
+		cluster  *incluster.Objects
+		tenancy  incluster.Tenancy
 		want     field.ErrorList
 		warnings []string
 	}{
 		{
 			rule:    "declared: a name under a declared wildcard, and a declared exact name",
-			ls:      mine(entry("a", 80, "HTTP", "x.b.example.com"), entry("b", 81, "HTTP", "shop.example.com")),
-			cluster: &merged.Objects{Namespaces: []*metav1.PartialObjectMetadata{declaring("team-b", "*.b.example.com,shop.example.com", nil)}},
+			ls:      mine(fixture.Entry("a", 80, "HTTP", "x.b.example.com"), fixture.Entry("b", 81, "HTTP", "shop.example.com")),
+			cluster: &incluster.Objects{Namespaces: []*metav1.PartialObjectMetadata{declaring("team-b", "*.b.example.com,shop.example.com", nil)}},
 		},
 		{
 			rule:    "declared: a name outside the declaration is denied, naming the declaration",
-			ls:      mine(entry("a", 80, "HTTP", "login.a.example.com")),
-			cluster: &merged.Objects{Namespaces: []*metav1.PartialObjectMetadata{declaring("team-b", "*.b.example.com", nil)}},
+			ls:      mine(fixture.Entry("a", 80, "HTTP", "login.a.example.com")),
+			cluster: &incluster.Objects{Namespaces: []*metav1.PartialObjectMetadata{declaring("team-b", "*.b.example.com", nil)}},
 			want: field.ErrorList{field.Forbidden(listenersPath.Index(0).Child("hostname"),
-				fmt.Sprintf(merged.DetailHostnameNotDeclared, "login.a.example.com", "team-b", key, `"*.b.example.com"`))},
+				fmt.Sprintf(incluster.DetailHostnameNotDeclared, "login.a.example.com", "team-b", key, `"*.b.example.com"`))},
 		},
 		{
 			rule:    "declared: a listener without a hostname needs *",
-			ls:      mine(entry("a", 80, "HTTP", "")),
-			cluster: &merged.Objects{Namespaces: []*metav1.PartialObjectMetadata{declaring("team-b", "*.b.example.com", nil)}},
+			ls:      mine(fixture.Entry("a", 80, "HTTP", "")),
+			cluster: &incluster.Objects{Namespaces: []*metav1.PartialObjectMetadata{declaring("team-b", "*.b.example.com", nil)}},
 			want: field.ErrorList{field.Required(listenersPath.Index(0).Child("hostname"),
-				fmt.Sprintf(merged.DetailNoHostnameDeclared, "team-b", "*", key, `"*.b.example.com"`))},
+				fmt.Sprintf(incluster.DetailNoHostnameDeclared, "team-b", "*", key, `"*.b.example.com"`))},
 		},
 		{
 			rule:    "declared: * allows a listener without a hostname",
-			ls:      mine(entry("a", 80, "HTTP", "")),
-			cluster: &merged.Objects{Namespaces: []*metav1.PartialObjectMetadata{declaring("team-b", "*", nil)}},
+			ls:      mine(fixture.Entry("a", 80, "HTTP", "")),
+			cluster: &incluster.Objects{Namespaces: []*metav1.PartialObjectMetadata{declaring("team-b", "*", nil)}},
 		},
 		{
 			rule:    "declared: no declaration, nothing changes",
-			ls:      mine(entry("a", 80, "HTTP", "login.a.example.com")),
-			cluster: &merged.Objects{Namespaces: []*metav1.PartialObjectMetadata{namespace("team-b", nil)}},
+			ls:      mine(fixture.Entry("a", 80, "HTTP", "login.a.example.com")),
+			cluster: &incluster.Objects{Namespaces: []*metav1.PartialObjectMetadata{fixture.Namespace("team-b", nil)}},
 		},
 		{
 			rule:    "declared: the Namespace unknown, the rule skipped",
-			ls:      mine(entry("a", 80, "HTTP", "login.a.example.com")),
-			cluster: &merged.Objects{},
+			ls:      mine(fixture.Entry("a", 80, "HTTP", "login.a.example.com")),
+			cluster: &incluster.Objects{},
 		},
 		{
 			rule:    "declared: another annotation key by setting",
-			ls:      mine(entry("a", 80, "HTTP", "login.a.example.com")),
-			cluster: &merged.Objects{Namespaces: []*metav1.PartialObjectMetadata{declaring("team-b", "*.b.example.com", nil)}},
-			tenancy: merged.Tenancy{AllowedHostnamesAnnotation: "example.com/hosts"},
+			ls:      mine(fixture.Entry("a", 80, "HTTP", "login.a.example.com")),
+			cluster: &incluster.Objects{Namespaces: []*metav1.PartialObjectMetadata{declaring("team-b", "*.b.example.com", nil)}},
+			tenancy: incluster.Tenancy{AllowedHostnamesAnnotation: "example.com/hosts"},
 		},
 		{
 			rule:    "declared: an unchanged hostname is ratcheted",
-			ls:      mine(entry("a", 80, "HTTP", "login.a.example.com"), entry("b", 81, "HTTP", "new.b.example.com")),
-			old:     mine(entry("a", 80, "HTTP", "login.a.example.com")),
-			cluster: &merged.Objects{Namespaces: []*metav1.PartialObjectMetadata{declaring("team-b", "*.b.example.com", nil)}},
-			warnings: []string{"spec.listeners[0].hostname: Forbidden: " + fmt.Sprintf(object.WarnRatcheted,
-				fmt.Sprintf(merged.DetailHostnameNotDeclared, "login.a.example.com", "team-b", key, `"*.b.example.com"`))},
+			ls:      mine(fixture.Entry("a", 80, "HTTP", "login.a.example.com"), fixture.Entry("b", 81, "HTTP", "new.b.example.com")),
+			old:     mine(fixture.Entry("a", 80, "HTTP", "login.a.example.com")),
+			cluster: &incluster.Objects{Namespaces: []*metav1.PartialObjectMetadata{declaring("team-b", "*.b.example.com", nil)}},
+			warnings: []string{"spec.listeners[0].hostname: Forbidden: " + fmt.Sprintf(verdict.WarnRatcheted,
+				fmt.Sprintf(incluster.DetailHostnameNotDeclared, "login.a.example.com", "team-b", key, `"*.b.example.com"`))},
 		},
 		{
 			rule:    "declared: a malformed declaration denies, each bad entry named",
-			ls:      mine(entry("a", 80, "HTTP", "x.b.example.com")),
-			cluster: &merged.Objects{Namespaces: []*metav1.PartialObjectMetadata{declaring("team-b", "*.b.example.com,,10.0.0.1", nil)}},
+			ls:      mine(fixture.Entry("a", 80, "HTTP", "x.b.example.com")),
+			cluster: &incluster.Objects{Namespaces: []*metav1.PartialObjectMetadata{declaring("team-b", "*.b.example.com,,10.0.0.1", nil)}},
 			want: field.ErrorList{
-				field.Invalid(nsPath, "team-b", fmt.Sprintf(merged.DetailDeclarationProblem, key, "team-b", `entry 2 "": empty entry`)),
-				field.Invalid(nsPath, "team-b", fmt.Sprintf(merged.DetailDeclarationProblem, key, "team-b", `entry 3 "10.0.0.1": `+object.DetailHostnameIP)),
+				field.Invalid(nsPath, "team-b", fmt.Sprintf(incluster.DetailDeclarationProblem, key, "team-b", `entry 2 "": empty entry`)),
+				field.Invalid(nsPath, "team-b", fmt.Sprintf(incluster.DetailDeclarationProblem, key, "team-b", `entry 3 "10.0.0.1": `+object.DetailHostnameIP)),
 			},
 		},
 		{
 			rule:    "declared: a malformed declaration denies an unchanged set too (closed)",
-			ls:      mine(entry("a", 80, "HTTP", "x.b.example.com")),
-			old:     mine(entry("a", 80, "HTTP", "x.b.example.com")),
-			cluster: &merged.Objects{Namespaces: []*metav1.PartialObjectMetadata{declaring("team-b", "", nil)}},
-			want:    field.ErrorList{field.Invalid(nsPath, "team-b", fmt.Sprintf(merged.DetailDeclarationProblem, key, "team-b", merged.DetailDeclarationEmpty))},
+			ls:      mine(fixture.Entry("a", 80, "HTTP", "x.b.example.com")),
+			old:     mine(fixture.Entry("a", 80, "HTTP", "x.b.example.com")),
+			cluster: &incluster.Objects{Namespaces: []*metav1.PartialObjectMetadata{declaring("team-b", "", nil)}},
+			want:    field.ErrorList{field.Invalid(nsPath, "team-b", fmt.Sprintf(incluster.DetailDeclarationProblem, key, "team-b", incluster.DetailDeclarationEmpty))},
 		},
 		{
 			rule:    "first claim: a name under another owner's wildcard, on both ports",
-			ls:      mine(withCert(entry("https", 443, "HTTPS", "login.a.example.com"), "", "cert"), entry("http", 8080, "HTTP", "login.a.example.com")),
+			ls:      mine(fixture.WithCert(fixture.Entry("https", 443, "HTTPS", "login.a.example.com"), "", "cert"), fixture.Entry("http", 8080, "HTTP", "login.a.example.com")),
 			cluster: squatted(),
 			warnings: []string{`spec.listeners[0].hostname: hostname "login.a.example.com" overlaps hostname "*.a.example.com" of team-a/a listener https on port 443: ` +
 				`both get OverlappingTLSConfig (OverlappingHostnames); HTTP/2 connection coalescing may reach the other's routes`,
@@ -188,109 +132,109 @@ func TestTenancyRules(t *testing.T) {
 		},
 		{
 			rule:     "first claim: on another port than the holder's",
-			ls:       mine(entry("http", 9000, "HTTP", "x.a.example.com")),
+			ls:       mine(fixture.Entry("http", 9000, "HTTP", "x.a.example.com")),
 			cluster:  squatted(),
 			warnings: []string{"spec.listeners[0].hostname: " + held("x.a.example.com", "*.a.example.com", "https", 443)},
 		},
 		{
 			rule:     "first claim: a wildcard over another owner's name",
-			ls:       mine(entry("http", 9000, "HTTP", "*.example.com")),
+			ls:       mine(fixture.Entry("http", 9000, "HTTP", "*.example.com")),
 			cluster:  squatted(),
 			warnings: []string{"spec.listeners[0].hostname: " + held("*.example.com", "*.a.example.com", "https", 443)},
 		},
 		{
 			rule:    "first claim: deny",
-			ls:      mine(entry("http", 9000, "HTTP", "*.a.example.com")),
+			ls:      mine(fixture.Entry("http", 9000, "HTTP", "*.a.example.com")),
 			cluster: squatted(),
-			tenancy: merged.Tenancy{FirstClaim: merged.ClaimDeny},
+			tenancy: incluster.Tenancy{FirstClaim: incluster.ClaimDeny},
 			want:    field.ErrorList{field.Forbidden(listenersPath.Index(0).Child("hostname"), held("*.a.example.com", "*.a.example.com", "https", 443))},
 		},
 		{
 			rule:    "first claim: off",
-			ls:      mine(entry("http", 9000, "HTTP", "*.a.example.com")),
+			ls:      mine(fixture.Entry("http", 9000, "HTTP", "*.a.example.com")),
 			cluster: squatted(),
-			tenancy: merged.Tenancy{FirstClaim: merged.ClaimOff},
+			tenancy: incluster.Tenancy{FirstClaim: incluster.ClaimOff},
 		},
 		{
 			rule:    "first claim: a name that does not overlap",
-			ls:      mine(entry("http", 9000, "HTTP", "a.example.com"), entry("b", 9001, "HTTP", "*.b.example.com"), entry("none", 9002, "HTTP", "")),
+			ls:      mine(fixture.Entry("http", 9000, "HTTP", "a.example.com"), fixture.Entry("b", 9001, "HTTP", "*.b.example.com"), fixture.Entry("none", 9002, "HTTP", "")),
 			cluster: squatted(),
 		},
 		{
 			rule: "first claim: the same owner by the tenant label",
-			ls:   mine(entry("http", 9000, "HTTP", "x.a.example.com")),
-			cluster: func() *merged.Objects {
+			ls:   mine(fixture.Entry("http", 9000, "HTTP", "x.a.example.com")),
+			cluster: func() *incluster.Objects {
 				o := squatted()
-				o.Namespaces = []*metav1.PartialObjectMetadata{namespace("team-a", map[string]string{"tenant": "acme"}), namespace("team-b", map[string]string{"tenant": "acme"})}
+				o.Namespaces = []*metav1.PartialObjectMetadata{fixture.Namespace("team-a", map[string]string{"tenant": "acme"}), fixture.Namespace("team-b", map[string]string{"tenant": "acme"})}
 				return o
 			}(),
-			tenancy: merged.Tenancy{TenantLabel: "tenant"},
+			tenancy: incluster.Tenancy{TenantLabel: "tenant"},
 		},
 		{
 			rule: "first claim: another tenant by the tenant label",
-			ls:   mine(entry("http", 9000, "HTTP", "x.a.example.com")),
-			cluster: func() *merged.Objects {
+			ls:   mine(fixture.Entry("http", 9000, "HTTP", "x.a.example.com")),
+			cluster: func() *incluster.Objects {
 				o := squatted()
-				o.Namespaces = []*metav1.PartialObjectMetadata{namespace("team-a", map[string]string{"tenant": "acme"}), namespace("team-b", map[string]string{"tenant": "other"})}
+				o.Namespaces = []*metav1.PartialObjectMetadata{fixture.Namespace("team-a", map[string]string{"tenant": "acme"}), fixture.Namespace("team-b", map[string]string{"tenant": "other"})}
 				return o
 			}(),
-			tenancy: merged.Tenancy{TenantLabel: "tenant", FirstClaim: merged.ClaimDeny},
+			tenancy: incluster.Tenancy{TenantLabel: "tenant", FirstClaim: incluster.ClaimDeny},
 			want:    field.ErrorList{field.Forbidden(listenersPath.Index(0).Child("hostname"), strings.Replace(held("x.a.example.com", "*.a.example.com", "https", 443), `namespace "team-a"`, `tenant "acme"`, 1))},
 		},
 		{
 			rule: "first claim: a set the Gateway does not admit holds nothing",
-			ls:   mine(entry("http", 9000, "HTTP", "x.a.example.com")),
-			cluster: func() *merged.Objects {
+			ls:   mine(fixture.Entry("http", 9000, "HTTP", "x.a.example.com")),
+			cluster: func() *incluster.Objects {
 				o := squatted()
-				o.Gateways = []*gwv1.Gateway{withSelector(gateway(gwv1.NamespacesFromSelector), "in", "yes")}
+				o.Gateways = []*gwv1.Gateway{withSelector(fixture.Gateway(gwv1.NamespacesFromSelector), "in", "yes")}
 				return o
 			}(),
 			warnings: []string{`spec.parentRef: Gateway gateway-ns/gw does not admit this ListenerSet (NotAllowed): namespace labels do not match allowedListeners.namespaces.selector`},
 		},
 		{
 			rule: "first claim: an unchanged hostname of an older set is not flagged by a newer squatter",
-			ls:   attached("team-a", "a", 5, entry("http", 8080, "HTTP", "*.a.example.com"), entry("other", 81, "HTTP", "z.example.org")),
-			old:  attached("team-a", "a", 5, entry("http", 8080, "HTTP", "*.a.example.com")),
-			cluster: func() *merged.Objects {
+			ls:   fixture.Attached("team-a", "a", 5, fixture.Entry("http", 8080, "HTTP", "*.a.example.com"), fixture.Entry("other", 81, "HTTP", "z.example.org")),
+			old:  fixture.Attached("team-a", "a", 5, fixture.Entry("http", 8080, "HTTP", "*.a.example.com")),
+			cluster: func() *incluster.Objects {
 				o := squatted()
-				o.Sets = append(o.Sets, attached("team-b", "b", 9, entry("x", 80, "HTTP", "login.a.example.com")))
+				o.Sets = append(o.Sets, fixture.Attached("team-b", "b", 9, fixture.Entry("x", 80, "HTTP", "login.a.example.com")))
 				return o
 			}(),
-			tenancy: merged.Tenancy{FirstClaim: merged.ClaimDeny},
+			tenancy: incluster.Tenancy{FirstClaim: incluster.ClaimDeny},
 		},
 		{
 			rule: "first claim: an unchanged hostname of a stored squatter is ratcheted under deny",
-			ls:   attached("team-b", "b", 9, entry("x", 80, "HTTP", "login.a.example.com"), entry("y", 81, "HTTP", "b.example.org")),
-			old:  attached("team-b", "b", 9, entry("x", 80, "HTTP", "login.a.example.com")),
-			cluster: func() *merged.Objects {
+			ls:   fixture.Attached("team-b", "b", 9, fixture.Entry("x", 80, "HTTP", "login.a.example.com"), fixture.Entry("y", 81, "HTTP", "b.example.org")),
+			old:  fixture.Attached("team-b", "b", 9, fixture.Entry("x", 80, "HTTP", "login.a.example.com")),
+			cluster: func() *incluster.Objects {
 				o := squatted()
-				o.Sets = append(o.Sets, attached("team-b", "b", 9, entry("x", 80, "HTTP", "login.a.example.com")))
+				o.Sets = append(o.Sets, fixture.Attached("team-b", "b", 9, fixture.Entry("x", 80, "HTTP", "login.a.example.com")))
 				return o
 			}(),
-			tenancy:  merged.Tenancy{FirstClaim: merged.ClaimDeny},
-			warnings: []string{"spec.listeners[0].hostname: Forbidden: " + fmt.Sprintf(object.WarnRatcheted, held("login.a.example.com", "*.a.example.com", "https", 443))},
+			tenancy:  incluster.Tenancy{FirstClaim: incluster.ClaimDeny},
+			warnings: []string{"spec.listeners[0].hostname: Forbidden: " + fmt.Sprintf(verdict.WarnRatcheted, held("login.a.example.com", "*.a.example.com", "https", 443))},
 		},
 		{
 			rule: "first claim: an older set taking a newer owner's name anew is judged against it",
-			ls:   attached("team-a", "a", 5, entry("http", 8080, "HTTP", "*.a.example.com"), entry("take", 82, "HTTP", "b.example.org")),
-			old:  attached("team-a", "a", 5, entry("http", 8080, "HTTP", "*.a.example.com")),
-			cluster: func() *merged.Objects {
+			ls:   fixture.Attached("team-a", "a", 5, fixture.Entry("http", 8080, "HTTP", "*.a.example.com"), fixture.Entry("take", 82, "HTTP", "b.example.org")),
+			old:  fixture.Attached("team-a", "a", 5, fixture.Entry("http", 8080, "HTTP", "*.a.example.com")),
+			cluster: func() *incluster.Objects {
 				o := squatted()
-				o.Sets = append(o.Sets, attached("team-b", "b", 9, entry("y", 81, "HTTP", "b.example.org")))
+				o.Sets = append(o.Sets, fixture.Attached("team-b", "b", 9, fixture.Entry("y", 81, "HTTP", "b.example.org")))
 				return o
 			}(),
-			tenancy: merged.Tenancy{FirstClaim: merged.ClaimDeny},
+			tenancy: incluster.Tenancy{FirstClaim: incluster.ClaimDeny},
 			want: field.ErrorList{field.Forbidden(listenersPath.Index(1).Child("hostname"),
-				fmt.Sprintf(merged.DetailHostnameHeld, "b.example.org", `namespace "team-b"`, "team-b/b listener y", 81))},
+				fmt.Sprintf(incluster.DetailHostnameHeld, "b.example.org", `namespace "team-b"`, "team-b/b listener y", 81))},
 		},
 		{
 			rule:     "route capture: no hostname and from All",
-			ls:       mine(withFrom(entry("open", 9090, "HTTP", ""), gwv1.NamespacesFromAll)),
+			ls:       mine(withFrom(fixture.Entry("open", 9090, "HTTP", ""), gwv1.NamespacesFromAll)),
 			warnings: []string{"spec.listeners[0].allowedRoutes.namespaces.from: " + fmt.Sprintf(object.WarnRouteCapture, "All")},
 		},
 		{
 			rule: "route capture: a hostname, or from Same, is no capture",
-			ls:   mine(withFrom(entry("named", 9090, "HTTP", "x.b.example.com"), gwv1.NamespacesFromAll), withFrom(entry("same", 9091, "HTTP", ""), gwv1.NamespacesFromSame)),
+			ls:   mine(withFrom(fixture.Entry("named", 9090, "HTTP", "x.b.example.com"), gwv1.NamespacesFromAll), withFrom(fixture.Entry("same", 9091, "HTTP", ""), gwv1.NamespacesFromSame)),
 		},
 	}
 	for _, tc := range tests {
@@ -314,28 +258,28 @@ func withFrom(e gwv1.ListenerEntry, from gwv1.FromNamespaces) gwv1.ListenerEntry
 // TestMergedListenersClaims: the listing's owners and claims, the first
 // claim keeping the name as the rule says.
 func TestMergedListenersClaims(t *testing.T) {
-	gw := gateway(gwv1.NamespacesFromAll, gwListener("platform", 443, "HTTPS", "*.example.com"))
-	a := attached("team-a", "a", 5, entry("https", 443, "HTTPS", "*.a.example.com"))
-	b := attached("team-b", "b", 9, entry("login", 8443, "HTTPS", "login.a.example.com"), entry("own", 80, "HTTP", "b.example.org"))
-	c := attached("team-c", "c", 10, entry("same-tenant", 80, "HTTP", "c.a.example.com"))
-	o := &merged.Objects{Namespaces: []*metav1.PartialObjectMetadata{namespace("team-a", map[string]string{"t": "acme"}), namespace("team-b", nil),
-		namespace("team-c", map[string]string{"t": "acme"})}}
-	rows := merged.MergedListeners(gw, []*gwv1.ListenerSet{c, b, a}, merged.MergeOptions{Cluster: o, Tenancy: &merged.Tenancy{TenantLabel: "t"}})
+	gw := fixture.Gateway(gwv1.NamespacesFromAll, fixture.GatewayListener("platform", 443, "HTTPS", "*.example.com"))
+	a := fixture.Attached("team-a", "a", 5, fixture.Entry("https", 443, "HTTPS", "*.a.example.com"))
+	b := fixture.Attached("team-b", "b", 9, fixture.Entry("login", 8443, "HTTPS", "login.a.example.com"), fixture.Entry("own", 80, "HTTP", "b.example.org"))
+	c := fixture.Attached("team-c", "c", 10, fixture.Entry("same-tenant", 80, "HTTP", "c.a.example.com"))
+	o := &incluster.Objects{Namespaces: []*metav1.PartialObjectMetadata{fixture.Namespace("team-a", map[string]string{"t": "acme"}), fixture.Namespace("team-b", nil),
+		fixture.Namespace("team-c", map[string]string{"t": "acme"})}}
+	rows := incluster.MergedListeners(gw, []*gwv1.ListenerSet{c, b, a}, incluster.MergeOptions{Cluster: o, Tenancy: &incluster.Tenancy{TenantLabel: "t"}})
 	require.Len(t, rows, 5)
 	assert.Nil(t, rows[0].Owner, "the Gateway's own listener is the platform's")
-	assert.Equal(t, &object.Owner{Tenant: true, Name: "acme"}, rows[1].Owner)
-	assert.Equal(t, &object.Owner{Name: "team-b"}, rows[2].Owner)
+	assert.Equal(t, &incluster.Owner{Tenant: true, Name: "acme"}, rows[1].Owner)
+	assert.Equal(t, &incluster.Owner{Name: "team-b"}, rows[2].Owner)
 	assert.Nil(t, rows[1].HeldBy)
-	assert.Equal(t, &object.Claim{ListenerRef: rows[2].ListenerRef, Hostname: "login.a.example.com", Owner: object.Owner{Name: "team-b"}}, rows[1].OverlappedBy)
-	assert.Equal(t, &object.Claim{ListenerRef: rows[1].ListenerRef, Hostname: "*.a.example.com", Owner: object.Owner{Tenant: true, Name: "acme"}}, rows[2].HeldBy)
+	assert.Equal(t, &incluster.Claim{ListenerRef: rows[2].ListenerRef, Hostname: "login.a.example.com", Owner: incluster.Owner{Name: "team-b"}}, rows[1].OverlappedBy)
+	assert.Equal(t, &incluster.Claim{ListenerRef: rows[1].ListenerRef, Hostname: "*.a.example.com", Owner: incluster.Owner{Tenant: true, Name: "acme"}}, rows[2].HeldBy)
 	assert.Nil(t, rows[3].HeldBy, "b.example.org overlaps nothing")
 	assert.Nil(t, rows[4].HeldBy, "team-c is acme too")
 	// The rule flags the one the listing says is held.
-	_, warnings := Validate(b, nil, Options{Cluster: &merged.Objects{Gateways: []*gwv1.Gateway{gw}, Sets: []*gwv1.ListenerSet{a, b, c}, Namespaces: o.Namespaces},
-		Tenancy: merged.Tenancy{TenantLabel: "t"}})
+	_, warnings := Validate(b, nil, Options{Cluster: &incluster.Objects{Gateways: []*gwv1.Gateway{gw}, Sets: []*gwv1.ListenerSet{a, b, c}, Namespaces: o.Namespaces},
+		Tenancy: incluster.Tenancy{TenantLabel: "t"}})
 	var claimed []string
 	for _, w := range warnings {
-		if w.Code == merged.CodeHostnameClaimed {
+		if w.Code == incluster.CodeHostnameClaimed {
 			claimed = append(claimed, w.Path)
 		}
 	}

@@ -4,11 +4,12 @@ import (
 	"k8s.io/apimachinery/pkg/util/validation/field"
 	gwv1 "sigs.k8s.io/gateway-api/apis/v1"
 
-	"github.com/airlock/listenerset-webhook/validation/findings"
-	"github.com/airlock/listenerset-webhook/validation/merged"
-	"github.com/airlock/listenerset-webhook/validation/object"
-	"github.com/airlock/listenerset-webhook/validation/routes"
-	"github.com/airlock/listenerset-webhook/validation/views"
+	"github.com/airlock/listenerset-webhook/findings"
+	"github.com/airlock/listenerset-webhook/validation/internal/incluster"
+	"github.com/airlock/listenerset-webhook/validation/internal/object"
+	"github.com/airlock/listenerset-webhook/validation/internal/routes"
+	"github.com/airlock/listenerset-webhook/validation/internal/verdict"
+	"github.com/airlock/listenerset-webhook/validation/internal/views"
 )
 
 // Options carry what the verdict needs besides the objects.
@@ -28,7 +29,7 @@ type Options struct {
 	// Scope says which ListenerSets are Airlock's; the zero Scope judges
 	// every one. Classes answers its reads (the Cluster, when it has
 	// GatewayClasses too, serves both).
-	Scope   merged.Scope
+	Scope   incluster.Scope
 	Classes views.Classes
 	// Routes are the HTTPRoutes naming ListenerSets: with them an update
 	// or a deletion is told the routes it detaches (warnings only); nil
@@ -36,11 +37,11 @@ type Options struct {
 	Routes views.Routes
 	// Tenancy says who owns the listeners and how claims across owners
 	// are judged (tenancy.go); its rules need the Cluster.
-	Tenancy merged.Tenancy
+	Tenancy incluster.Tenancy
 	// AsStored judges a ListenerSet as it is stored (the audit), not as a
 	// request: nothing is ratcheted, as on a create, but its hostnames
 	// are ordered against other owners' by when each set came to the
-	// Gateway (merged.ArrivalOf), not claimed anew.
+	// Gateway (incluster.ArrivalOf), not claimed anew.
 	AsStored bool
 }
 
@@ -97,7 +98,7 @@ type Report struct {
 	Warnings findings.WarningReport
 	// Scope is the scope's decision; a ListenerSet it does not judge has
 	// no errors, and no warning but the decision's note.
-	Scope merged.Decision
+	Scope incluster.Decision
 }
 
 // Judge is Validate's verdict as a Report, for a caller that needs the
@@ -111,11 +112,11 @@ func Judge(newLS, oldLS *gwv1.ListenerSet, opts Options) *Report {
 		}
 		return r
 	}
-	how := merged.Arriving
+	how := incluster.Arriving
 	switch {
 	case oldLS == nil:
 		if opts.AsStored {
-			how = merged.AsStored
+			how = incluster.AsStored
 		}
 	case arrives(newLS, oldLS, opts.Cluster):
 		// Attaching is claiming: nothing the stored object held
@@ -123,24 +124,24 @@ func Judge(newLS, oldLS *gwv1.ListenerSet, opts Options) *Report {
 		// here; the update is judged as a create.
 		oldLS = nil
 	default:
-		how = merged.Staying
+		how = incluster.Staying
 	}
-	v := &object.Verdict{Ratchet: object.NewRatchet(object.Defaulted(newLS), object.Defaulted(oldLS)), Added: opts.AddedNames}
+	v := &verdict.Verdict{Ratchet: verdict.NewRatchet(object.Defaulted(newLS), object.Defaulted(oldLS))}
 	ls := v.Ratchet.New
-	object.ValidateSpec(ls, opts.Cluster, field.NewPath("spec"), v)
+	object.ValidateSpec(ls, opts.Cluster, opts.AddedNames, field.NewPath("spec"), v)
 	v.EndPhase()
 	if opts.Cluster != nil {
 		// Whether anything will program the set at all comes first: the
 		// class the scope's decision read (with the scope off, the one
 		// the view has), warnings only.
-		merged.WarnClass(d.Class, &v.Warnings)
-		merged.ValidateInCluster(ls, opts.Cluster, opts.Strict, opts.Tenancy, how, v)
+		incluster.WarnClass(d.Class, &v.Warnings)
+		incluster.ValidateInCluster(ls, opts.Cluster, opts.Strict, opts.Tenancy, how, v)
 		// The first claim sees the names routes hold too, and judges
 		// the names this write gives the routes attached to the set.
 		co := routes.ClaimOptions{Cluster: opts.Cluster, Routes: opts.Routes, Scope: opts.Scope,
 			Classes: opts.Classes, Tenancy: opts.Tenancy}
 		routes.WarnListenerClaimsOnRoutes(ls, co, how, v)
-		co.AsStored = how == merged.AsStored
+		co.AsStored = how == incluster.AsStored
 		routes.ValidateClaimsGiven(ls, v.Ratchet.Old, co, v)
 		v.EndPhase()
 		// Warnings only, whatever the mode: a detached route is the
@@ -181,7 +182,7 @@ func arrives(newLS, oldLS *gwv1.ListenerSet, c views.Cluster) bool {
 	// judged (parked while it was missing) or not (its Gateway was
 	// another implementation's, since deleted) the objects cannot tell,
 	// and nothing it holds is served; it is judged as it comes.
-	return known && (gw == nil || merged.StoredBefore(oldLS, gw))
+	return known && (gw == nil || incluster.StoredBefore(oldLS, gw))
 }
 
 // JudgeDelete is the verdict on deleting the stored ListenerSet oldLS: never
@@ -224,7 +225,7 @@ func JudgeRoute(route, oldRoute *gwv1.HTTPRoute, opts Options) *Report {
 	if opts.Cluster == nil {
 		return r
 	}
-	v := &object.Verdict{}
+	v := &verdict.Verdict{}
 	r.Scope.Judge = routes.ValidateRouteClaims(route, oldRoute, routes.ClaimOptions{Cluster: opts.Cluster, Routes: opts.Routes,
 		Scope: opts.Scope, Classes: opts.Classes, Tenancy: opts.Tenancy, AsStored: opts.AsStored}, v)
 	parents := routes.JudgeParents(route, opts.Cluster, opts.Scope, opts.Classes)
@@ -238,7 +239,7 @@ func JudgeRoute(route, oldRoute *gwv1.HTTPRoute, opts Options) *Report {
 // Gateway in their parentRef (or both none): an update that does not is a
 // move, judged as a create (attaching is claiming).
 func SameGateway(a, b *gwv1.ListenerSet) bool {
-	aKey, aOK := merged.ParentKey(a)
-	bKey, bOK := merged.ParentKey(b)
+	aKey, aOK := incluster.ParentKey(a)
+	bKey, bOK := incluster.ParentKey(b)
 	return aKey == bKey && aOK == bOK
 }

@@ -8,8 +8,8 @@ import (
 	"github.com/airlock/listenerset-webhook/defaults"
 	"github.com/airlock/listenerset-webhook/test/load/fixtures"
 	"github.com/airlock/listenerset-webhook/validation"
-	"github.com/airlock/listenerset-webhook/validation/merged"
-	"github.com/airlock/listenerset-webhook/validation/object"
+	"github.com/airlock/listenerset-webhook/validation/internal/incluster"
+	"github.com/airlock/listenerset-webhook/validation/internal/object"
 	"github.com/airlock/listenerset-webhook/validation/validationtest"
 )
 
@@ -128,8 +128,8 @@ func BenchmarkWorstDeclarations(b *testing.B) {
 			ls := validationtest.DeepestHostnames()
 			opts := validation.Options{Cluster: validationtest.DeclaredCluster(s)}
 			if s.Declaration == "" {
-				opts.Cluster.(*merged.Objects).Namespaces = nil
-				opts.Tenancy.FirstClaim = merged.ClaimOff
+				opts.Cluster.(*incluster.Objects).Namespaces = nil
+				opts.Tenancy.FirstClaim = incluster.ClaimOff
 			}
 			b.ReportAllocs()
 			defer validationtest.ReportCPU(b)()
@@ -151,9 +151,9 @@ func BenchmarkParseDeclarations(b *testing.B) {
 		b.Run(s.Name, func(b *testing.B) {
 			b.ReportAllocs()
 			b.SetBytes(int64(len(s.Declaration)))
-			var problems []merged.DeclarationProblem
+			var problems []incluster.DeclarationProblem
 			for b.Loop() {
-				_, problems = merged.ParseAllowedHostnames(s.Declaration)
+				_, problems = incluster.ParseAllowedHostnames(s.Declaration)
 			}
 			b.ReportMetric(float64(len(problems)), "problems")
 		})

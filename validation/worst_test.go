@@ -15,11 +15,11 @@ import (
 	"golang.org/x/sys/unix"
 	gwv1 "sigs.k8s.io/gateway-api/apis/v1"
 
+	"github.com/airlock/listenerset-webhook/findings"
 	"github.com/airlock/listenerset-webhook/test/load/fixtures"
 	"github.com/airlock/listenerset-webhook/validation"
-	"github.com/airlock/listenerset-webhook/validation/findings"
-	"github.com/airlock/listenerset-webhook/validation/merged"
-	"github.com/airlock/listenerset-webhook/validation/object"
+	"github.com/airlock/listenerset-webhook/validation/internal/incluster"
+	"github.com/airlock/listenerset-webhook/validation/internal/object"
 	"github.com/airlock/listenerset-webhook/validation/validationtest"
 )
 
@@ -90,7 +90,7 @@ func assertReportBounded(t *testing.T, r *validation.Report) (bytes, runes int) 
 func TestWorstDeclarationsAreBounded(t *testing.T) {
 	for _, s := range validationtest.DeclaredShapes {
 		t.Run(s.Name, func(t *testing.T) {
-			assert.LessOrEqual(t, len(merged.DefaultAllowedHostnamesAnnotation)+len(s.Declaration), validationtest.MaxAnnotationBytes,
+			assert.LessOrEqual(t, len(incluster.DefaultAllowedHostnamesAnnotation)+len(s.Declaration), validationtest.MaxAnnotationBytes,
 				"over what Kubernetes stores on a Namespace")
 			r := validation.Judge(validationtest.DeepestHostnames(), nil, validation.Options{Cluster: validationtest.DeclaredCluster(s)})
 			bytes, _ := assertReportBounded(t, r)
@@ -107,19 +107,19 @@ func TestWorstDeclarationsAreBounded(t *testing.T) {
 			case "sixty-four-undeclared", "longest-entries":
 				assert.Equal(t, validationtest.MaxListeners, r.Errors.Total())
 				assert.Len(t, codes, 1, "codes shown: %v", codes)
-				assert.Positive(t, codes[merged.CodeHostnameNotDeclared], "codes shown: %v", codes)
+				assert.Positive(t, codes[incluster.CodeHostnameNotDeclared], "codes shown: %v", codes)
 			case "over-the-limit":
 				require.Equal(t, 1, r.Errors.Total(), "%v", errs)
-				assert.Equal(t, merged.CodeDeclarationMalformed, findings.CodeOf(errs[0]))
+				assert.Equal(t, incluster.CodeDeclarationMalformed, findings.CodeOf(errs[0]))
 				assert.Contains(t, errs[0].Detail, fmt.Sprintf("annotation %s of Namespace %q: has 10000 entries, more than the limit of %d",
-					merged.DefaultAllowedHostnamesAnnotation, validationtest.DeclaredNamespace, merged.MaxAllowedHostnames))
+					incluster.DefaultAllowedHostnamesAnnotation, validationtest.DeclaredNamespace, incluster.MaxAllowedHostnames))
 			case "hostile-entries":
-				assert.Equal(t, merged.MaxAllowedHostnames, r.Errors.Total())
+				assert.Equal(t, incluster.MaxAllowedHostnames, r.Errors.Total())
 				for i, e := range errs {
 					if findings.IsMoreErrors(e) {
 						continue
 					}
-					assert.Equal(t, merged.CodeDeclarationMalformed, findings.CodeOf(e))
+					assert.Equal(t, incluster.CodeDeclarationMalformed, findings.CodeOf(e))
 					assert.Contains(t, e.Detail, fmt.Sprintf(`entry %d "<>&\"\\\u2028\u2029\t\n\r\x00\x1b[31m\x7f\u0085\u009b\u202e`, i+1))
 				}
 			default:

@@ -1,6 +1,6 @@
 package validation
 
-import "github.com/airlock/listenerset-webhook/validation/findings"
+import "github.com/airlock/listenerset-webhook/findings"
 
 // KindWouldDeny: an error that does not deny, because the webhook's
 // enforcement is "warn" (the first step of an adoption: see what would be

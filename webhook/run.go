@@ -4,12 +4,12 @@ import (
 	"context"
 	"net/http"
 
+	"github.com/airlock/listenerset-webhook/validation"
+
 	"github.com/go-logr/logr"
 	logf "sigs.k8s.io/controller-runtime/pkg/log"
 	ctrlwebhook "sigs.k8s.io/controller-runtime/pkg/webhook"
 
-	"github.com/airlock/listenerset-webhook/validation/merged"
-	"github.com/airlock/listenerset-webhook/validation/object"
 	"github.com/airlock/listenerset-webhook/webhook/admission"
 	"github.com/airlock/listenerset-webhook/webhook/certs"
 	"github.com/airlock/listenerset-webhook/webhook/clusterview"
@@ -33,7 +33,7 @@ type Options struct {
 	Enforcement admission.Enforcement
 	// AddedNames are names the list-valued TLS options accept besides the
 	// built-in ones.
-	AddedNames object.AddedNames
+	AddedNames validation.AddedNames
 	// Scope says which ListenerSets are Airlock's (their parent Gateway's
 	// GatewayClass names one of its controller names); on, the cluster
 	// view keeps Gateways and GatewayClasses for it, and with
@@ -41,7 +41,7 @@ type Options struct {
 	// decided by. The zero Scope judges every ListenerSet, watches no
 	// GatewayClass (so gives no class warning) and, without
 	// Cluster.Enabled, reads nothing from the API.
-	Scope merged.Scope
+	Scope validation.Scope
 	// Register puts the admission handlers on the webhook server; nil means
 	// admission.RegisterWith (the mutating, the validating and the deletion
 	// webhook; the validating and the deletion one read the cluster view
@@ -106,7 +106,7 @@ func Run(ctx context.Context, opts Options) error {
 
 // newValidator is the Validator Run serves, with the view it reads
 // (returned so Run can start it; nil when it reads nothing).
-func newValidator(opts clusterview.Options, scope merged.Scope, log logr.Logger) (admission.Validator, *clusterview.View, error) {
+func newValidator(opts clusterview.Options, scope validation.Scope, log logr.Logger) (admission.Validator, *clusterview.View, error) {
 	if err := opts.Check(); err != nil {
 		return admission.Validator{}, nil, err
 	}
@@ -139,9 +139,9 @@ func newValidator(opts clusterview.Options, scope merged.Scope, log logr.Logger)
 }
 
 // unknownParent is u as the flag spells it ("" is the default, judge).
-func unknownParent(u merged.UnknownParent) merged.UnknownParent {
+func unknownParent(u validation.UnknownParent) validation.UnknownParent {
 	if u == "" {
-		return merged.UnknownJudge
+		return validation.UnknownJudge
 	}
 	return u
 }

@@ -3,15 +3,14 @@ package why
 import (
 	"testing"
 
+	"github.com/airlock/listenerset-webhook/validation"
+
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/utils/ptr"
 	gwv1 "sigs.k8s.io/gateway-api/apis/v1"
-
-	"github.com/airlock/listenerset-webhook/validation/merged"
-	"github.com/airlock/listenerset-webhook/validation/object"
 )
 
 // The decisions on plain objects (validation.Objects), without a reader:
@@ -19,7 +18,7 @@ import (
 // wrong is one.
 
 func class() *gwv1.GatewayClass {
-	gc := &gwv1.GatewayClass{ObjectMeta: metav1.ObjectMeta{Name: "airlock"}, Spec: gwv1.GatewayClassSpec{ControllerName: merged.AirlockControllerName}}
+	gc := &gwv1.GatewayClass{ObjectMeta: metav1.ObjectMeta{Name: "airlock"}, Spec: gwv1.GatewayClassSpec{ControllerName: validation.AirlockControllerName}}
 	gc.Status.Conditions = []metav1.Condition{{Type: "Accepted", Status: metav1.ConditionTrue, Reason: "Accepted"}}
 	return gc
 }
@@ -51,7 +50,7 @@ func httpsTo(ns, name string) gwv1.ListenerEntry {
 func snapshot(gw *gwv1.Gateway, ls *gwv1.ListenerSet, namespaces ...*metav1.PartialObjectMetadata) *Snapshot {
 	gc := class()
 	return &Snapshot{Set: ls, Gateway: gw, GatewayKnown: true, Class: gc, ClassKnown: true,
-		Objects: &merged.Objects{Gateways: []*gwv1.Gateway{gw}, Classes: []*gwv1.GatewayClass{gc}, Sets: []*gwv1.ListenerSet{ls},
+		Objects: &validation.Objects{Gateways: []*gwv1.Gateway{gw}, Classes: []*gwv1.GatewayClass{gc}, Sets: []*gwv1.ListenerSet{ls},
 			Namespaces: append([]*metav1.PartialObjectMetadata{}, namespaces...)},
 		Grants: map[string][]*gwv1.ReferenceGrant{}, Secrets: map[string]Secret{}}
 }
@@ -65,7 +64,7 @@ func TestAdmissionUnknownWithoutTheNamespace(t *testing.T) {
 	require.NotNil(t, e.Admission)
 	assert.Equal(t, "unknown", e.Admission.Admitted)
 	assert.Nil(t, e.Admission.NamespaceLabels)
-	assert.Equal(t, string(object.ListenerUnknown), e.Listeners[0].State)
+	assert.Equal(t, string(validation.ListenerUnknown), e.Listeners[0].State)
 	assert.Nil(t, e.Listeners[0].Difference, "an unknown prediction is compared with nothing")
 	assert.Empty(t, e.Problems)
 }
@@ -155,7 +154,7 @@ func TestPartialSetsLeaveAcceptedUnknown(t *testing.T) {
 	s := snapshot(gateway(gwv1.NamespacesFromAll), set(gwv1.ListenerEntry{Name: "web", Port: 80, Protocol: gwv1.HTTPProtocolType}))
 	s.SetsPartial = true
 	e := Explain(s, Options{})
-	assert.Equal(t, string(object.ListenerUnknown), e.Listeners[0].State)
+	assert.Equal(t, string(validation.ListenerUnknown), e.Listeners[0].State)
 	assert.Zero(t, e.Listeners[0].Precedence)
 	assert.Empty(t, e.Problems)
 }

@@ -7,6 +7,8 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/airlock/listenerset-webhook/validation"
+
 	corev1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/api/meta"
@@ -19,7 +21,6 @@ import (
 
 	"github.com/airlock/listenerset-webhook/defaults"
 	"github.com/airlock/listenerset-webhook/offline/live"
-	"github.com/airlock/listenerset-webhook/validation/merged"
 )
 
 // Scheme knows the kinds Read reads: the core ones (Namespaces, Secrets)
@@ -48,7 +49,7 @@ type Snapshot struct {
 	// ListenerSets (Set among them), the Namespaces read, the
 	// ReferenceGrants read and the HTTPRoutes that name Set. A kind that
 	// could not be read is nil, so that the rules that need it skip.
-	Objects *merged.Objects
+	Objects *validation.Objects
 	// SetsPartial says the Gateway's ListenerSets could be read in some
 	// namespaces only (Set's and the Gateway's): a conflict with a set of
 	// another namespace cannot be told.
@@ -98,7 +99,7 @@ func Read(ctx context.Context, c client.Reader, namespace, name string) (*Snapsh
 		}
 		return nil, fmt.Errorf("reading ListenerSet %s/%s: %w", namespace, name, err)
 	}
-	s := &Snapshot{Set: ls, Objects: &merged.Objects{Sets: []*gwv1.ListenerSet{ls}, Namespaces: []*metav1.PartialObjectMetadata{}},
+	s := &Snapshot{Set: ls, Objects: &validation.Objects{Sets: []*gwv1.ListenerSet{ls}, Namespaces: []*metav1.PartialObjectMetadata{}},
 		Grants: map[string][]*gwv1.ReferenceGrant{}, Secrets: map[string]Secret{}}
 	r := reader{ctx: ctx, c: c, s: s}
 	r.parent()
@@ -138,7 +139,7 @@ func reasonOf(err error) string {
 
 // parent gets the parent Gateway and its GatewayClass by name.
 func (r *reader) parent() {
-	key, ok := merged.ParentKey(r.s.Set)
+	key, ok := validation.ParentKey(r.s.Set)
 	if !ok {
 		// Not a Gateway: the object's own rules say so; nothing to read.
 		r.s.GatewayKnown = true
@@ -177,11 +178,11 @@ func (r *reader) sets() {
 	if r.s.Gateway == nil {
 		return
 	}
-	gwKey := merged.GatewayKey(r.s.Gateway.Namespace, r.s.Gateway.Name)
+	gwKey := validation.GatewayKey(r.s.Gateway.Namespace, r.s.Gateway.Name)
 	keep := func(l *gwv1.ListenerSetList) {
 		for i := range l.Items {
 			ls := &l.Items[i]
-			if k, ok := merged.ParentKey(ls); ok && k == gwKey && !(ls.Namespace == r.s.Set.Namespace && ls.Name == r.s.Set.Name) {
+			if k, ok := validation.ParentKey(ls); ok && k == gwKey && !(ls.Namespace == r.s.Set.Namespace && ls.Name == r.s.Set.Name) {
 				r.s.Objects.Sets = append(r.s.Objects.Sets, ls)
 			}
 		}
@@ -203,11 +204,11 @@ func (r *reader) sets() {
 // routes lists the HTTPRoutes that name Set: of every namespace, or, when
 // that is refused, of Set's.
 func (r *reader) routes() {
-	key := merged.ListenerSetKey(r.s.Set.Namespace, r.s.Set.Name)
+	key := validation.ListenerSetKey(r.s.Set.Namespace, r.s.Set.Name)
 	routes := []*gwv1.HTTPRoute{}
 	keep := func(l *gwv1.HTTPRouteList) {
 		for i := range l.Items {
-			if slices.Contains(merged.RouteKeys(&l.Items[i]), key) {
+			if slices.Contains(validation.RouteKeys(&l.Items[i]), key) {
 				routes = append(routes, &l.Items[i])
 			}
 		}

@@ -10,9 +10,10 @@ import (
 	"strings"
 	"text/tabwriter"
 
+	"github.com/airlock/listenerset-webhook/validation"
+
+	"github.com/airlock/listenerset-webhook/findings"
 	"github.com/airlock/listenerset-webhook/reported"
-	"github.com/airlock/listenerset-webhook/validation/findings"
-	"github.com/airlock/listenerset-webhook/validation/merged"
 )
 
 // Format is an output format of the why command.
@@ -174,13 +175,13 @@ func found(f Found) string {
 func scopeText(wh *Whose) string {
 	var t string
 	switch wh.Outcome {
-	case merged.OutcomeAirlock:
+	case validation.OutcomeAirlock:
 		t = "Airlock Microgateway's: its class names an Airlock controller"
-	case merged.OutcomeOther:
+	case validation.OutcomeOther:
 		t = "another implementation's: its class names another controller, so it is not Airlock Microgateway's to judge"
-	case merged.OutcomeUnknownJudged:
+	case validation.OutcomeUnknownJudged:
 		t = "unknown, judged as Airlock Microgateway's (--unknown-parent=judge)"
-	case merged.OutcomeUnknownAdmitted:
+	case validation.OutcomeUnknownAdmitted:
 		t = "unknown, not judged (--unknown-parent=admit)"
 	default:
 		t = "every ListenerSet is judged (--scope=all)"

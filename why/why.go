@@ -16,20 +16,17 @@ import (
 	"github.com/airlock/listenerset-webhook/offline/judge"
 	"github.com/airlock/listenerset-webhook/reported"
 	"github.com/airlock/listenerset-webhook/validation"
-	"github.com/airlock/listenerset-webhook/validation/merged"
-	"github.com/airlock/listenerset-webhook/validation/object"
-	"github.com/airlock/listenerset-webhook/validation/routes"
 )
 
 // Options say how to judge, as the other commands' flags do.
 type Options struct {
 	// Scope decides whose the set is (validation.Scope.Decide).
-	Scope merged.Scope
+	Scope validation.Scope
 	// Tenancy gives each listener its owner and claims.
-	Tenancy merged.Tenancy
+	Tenancy validation.Tenancy
 	// AddedNames are names the list-valued TLS options accept besides the
 	// built-in ones: a set is Invalid as the webhook with them judges it.
-	AddedNames object.AddedNames
+	AddedNames validation.AddedNames
 }
 
 // Explanation is the why command's result: the -o json document. Every key
@@ -87,8 +84,8 @@ type Whose struct {
 	ControllerName string `json:"controllerName"`
 	// Outcome is validation.Scope's: airlock, other, unknown-judged,
 	// unknown-admitted or unscoped. Judged says Airlock's rules apply.
-	Outcome merged.Outcome `json:"outcome"`
-	Judged  bool           `json:"judged"`
+	Outcome validation.Outcome `json:"outcome"`
+	Judged  bool               `json:"judged"`
 	// Note says what was unknown when the parent or its class was.
 	Note string `json:"note"`
 	// ClassAccepted is the class's Accepted condition; null when the class
@@ -256,8 +253,8 @@ func Explain(s *Snapshot, opts Options) *Explanation {
 	e.routes(s)
 	for i := range e.Listeners {
 		l := &e.Listeners[i]
-		switch object.ListenerState(l.State) {
-		case object.ListenerAccepted, object.ListenerUnknown:
+		switch validation.ListenerState(l.State) {
+		case validation.ListenerAccepted, validation.ListenerUnknown:
 		default:
 			e.problem("listener %s is predicted %s%s", l.Name, l.State, paren(l.Reason))
 		}
@@ -282,7 +279,7 @@ func paren(s string) string {
 // unknownState marks every listener Unknown for reason: no merged list.
 func (e *Explanation) unknownState(reason string) {
 	for i := range e.Listeners {
-		e.Listeners[i].State, e.Listeners[i].Reason = string(object.ListenerUnknown), reason
+		e.Listeners[i].State, e.Listeners[i].Reason = string(validation.ListenerUnknown), reason
 	}
 }
 
@@ -300,9 +297,9 @@ func conditionOf(c metav1.Condition) Condition {
 
 // whose asks validation.Scope whose the set is, from the Gateway and class
 // read, and reads the class's status.
-func whose(s *Snapshot, scope merged.Scope) Whose {
+func whose(s *Snapshot, scope validation.Scope) Whose {
 	w := Whose{GatewayFound: FoundUnknown, ClassFound: FoundUnknown, ListenerSetSupport: "unknown"}
-	if key, ok := merged.ParentKey(s.Set); ok {
+	if key, ok := validation.ParentKey(s.Set); ok {
 		ns, name, _ := strings.Cut(key, "/")
 		w.Gateway = &Object{ns, name}
 	}
@@ -350,7 +347,7 @@ func (e *Explanation) classProblems(class *gwv1.GatewayClass) {
 		e.problem("GatewayClass %q of Gateway %s not found: no controller programs the Gateway", w.GatewayClass, w.Gateway)
 		return
 	}
-	for _, x := range merged.ClassWarnings(class) {
+	for _, x := range validation.ClassWarnings(class) {
 		e.problem("%s", x.Message)
 	}
 }
@@ -385,11 +382,11 @@ func admission(s *Snapshot) *Admission {
 		Listeners: []gwv1.ListenerEntry{{Name: "probe", Port: 1, Protocol: gwv1.HTTPProtocolType}}}}
 	gwOnly := gw.DeepCopy()
 	gwOnly.Spec.Listeners = nil
-	rows := merged.MergedListeners(gwOnly, []*gwv1.ListenerSet{alone}, merged.MergeOptions{Cluster: s.Objects})
+	rows := validation.MergedListeners(gwOnly, []*gwv1.ListenerSet{alone}, validation.MergeOptions{Cluster: s.Objects})
 	switch r := rows[len(rows)-1]; r.State {
-	case object.ListenerNotAllowed:
+	case validation.ListenerNotAllowed:
 		a.Admitted, a.Reason = "no", r.Reason
-	case object.ListenerUnknown:
+	case validation.ListenerUnknown:
 		a.Admitted, a.Reason = "unknown", r.Reason
 	}
 	return a
@@ -405,7 +402,7 @@ func (e *Explanation) merged(s *Snapshot, opts Options) {
 		errs, _ := validation.Validate(ls, nil, validation.Options{AddedNames: opts.AddedNames})
 		in.Errors = append(in.Errors, judge.FieldErrors(errs))
 	}
-	l, _ := listing.Build(in, merged.GatewayKey(s.Gateway.Namespace, s.Gateway.Name))
+	l, _ := listing.Build(in, validation.GatewayKey(s.Gateway.Namespace, s.Gateway.Name))
 	if len(l.Gateways) != 1 {
 		e.unknownState("the merged list could not be built")
 		return
@@ -413,7 +410,7 @@ func (e *Explanation) merged(s *Snapshot, opts Options) {
 	rows := l.Gateways[0].Listeners
 	k := 0
 	for _, r := range rows {
-		if r.Source.Kind != object.SourceListenerSet || r.Source.Namespace != s.Set.Namespace || r.Source.Name != s.Set.Name {
+		if r.Source.Kind != validation.SourceListenerSet || r.Source.Namespace != s.Set.Namespace || r.Source.Name != s.Set.Name {
 			continue
 		}
 		if k >= len(e.Listeners) {
@@ -426,7 +423,7 @@ func (e *Explanation) merged(s *Snapshot, opts Options) {
 		out.Winner = refOf(r.Winner)
 		out.Messages = append(out.Messages, r.Messages...)
 		for _, c := range r.Conditions {
-			if c.Type == object.ConditionOverlappingTLSConfig {
+			if c.Type == validation.ConditionOverlappingTLSConfig {
 				out.Overlaps = refOf(&c.With)
 			}
 		}
@@ -442,14 +439,14 @@ func (e *Explanation) merged(s *Snapshot, opts Options) {
 			// A set of a namespace not read may come first: the place
 			// is not known, and it may win where this one is Accepted.
 			out.Precedence, out.Of = 0, 0
-			if out.State == string(object.ListenerAccepted) {
-				out.State, out.Reason = string(object.ListenerUnknown), "the Gateway's ListenerSets of other namespaces could not be read"
+			if out.State == string(validation.ListenerAccepted) {
+				out.State, out.Reason = string(validation.ListenerUnknown), "the Gateway's ListenerSets of other namespaces could not be read"
 			}
 		}
 		if s.RoutesPartial {
 			out.AttachedRoutes = nil
 		}
-		out.Difference = reported.Compare(reported.Prediction{State: object.ListenerState(out.State), Reason: out.Reason,
+		out.Difference = reported.Compare(reported.Prediction{State: validation.ListenerState(out.State), Reason: out.Reason,
 			AttachedRoutes: out.AttachedRoutes}, out.Reported)
 	}
 }
@@ -490,7 +487,7 @@ func (e *Explanation) certificates(s *Snapshot) {
 		if ref.Namespace != s.Set.Namespace {
 			c.CrossNamespace = true
 			grants, known := s.Grants[ref.Namespace]
-			switch g := merged.PermittingGrant(grants, s.Set.Namespace, gwv1.ObjectName(ref.Name)); {
+			switch g := validation.PermittingGrant(grants, s.Set.Namespace, gwv1.ObjectName(ref.Name)); {
 			case !known:
 				c.Permitted = "unknown"
 			case g == nil:
@@ -516,11 +513,11 @@ func (e *Explanation) routes(s *Snapshot) {
 	sort.SliceStable(rs, func(i, j int) bool {
 		return rs[i].Namespace+"/"+rs[i].Name < rs[j].Namespace+"/"+rs[j].Name
 	})
-	a := routes.NewAttacher(s.Set, s.Objects.NamespaceLabels)
+	a := validation.NewAttacher(s.Set, s.Objects.NamespaceLabels)
 	for _, r := range rs {
 		for i := range r.Spec.ParentRefs {
 			ref := &r.Spec.ParentRefs[i]
-			if ns, name, ok := merged.NamesListenerSet(r.Namespace, ref); !ok || ns != s.Set.Namespace || name != s.Set.Name {
+			if ns, name, ok := validation.NamesListenerSet(r.Namespace, ref); !ok || ns != s.Set.Namespace || name != s.Set.Name {
 				continue
 			}
 			att := a.Attach(r, ref)

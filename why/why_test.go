@@ -10,6 +10,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/airlock/listenerset-webhook/validation"
+
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
@@ -22,7 +24,6 @@ import (
 	gwv1 "sigs.k8s.io/gateway-api/apis/v1"
 
 	"github.com/airlock/listenerset-webhook/test/golden"
-	"github.com/airlock/listenerset-webhook/validation/merged"
 )
 
 // fixture is testdata/cluster.yaml's objects.
@@ -52,7 +53,7 @@ func clusterOf(t *testing.T, funcs *interceptor.Funcs) client.Reader {
 }
 
 // airlockScope is the command's default scope.
-var airlockScope = merged.Scope{ControllerNames: []gwv1.GatewayController{merged.AirlockControllerName}}
+var airlockScope = validation.Scope{ControllerNames: []gwv1.GatewayController{validation.AirlockControllerName}}
 
 // forbidden refuses, as kube-apiserver's RBAC does, a cluster-wide list of
 // HTTPRoutes and ListenerSets, every get of a Namespace but team-b, and the
@@ -88,7 +89,7 @@ func TestWhyGolden(t *testing.T) {
 		golden, namespace, name string
 		format                  Format
 		funcs                   *interceptor.Funcs
-		scope                   merged.Scope
+		scope                   validation.Scope
 		exit                    int
 	}{
 		// A conflict (agreeing with the status), a difference, nothing
@@ -114,7 +115,7 @@ func TestWhyGolden(t *testing.T) {
 		{"class-not-found", "team-a", "orphan", Text, nil, airlockScope, ExitWrong},
 		{"no-gateway", "team-a", "stray", Text, nil, airlockScope, ExitWrong},
 		// Another implementation's set with every set judged.
-		{"other-scope-all", "team-a", "other", Text, nil, merged.Scope{}, ExitWrong},
+		{"other-scope-all", "team-a", "other", Text, nil, validation.Scope{}, ExitWrong},
 		// No such ListenerSet.
 		{"not-found", "team-a", "nope", Text, nil, airlockScope, ExitCannotRun},
 	}

@@ -6,6 +6,8 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/airlock/listenerset-webhook/validation"
+
 	"github.com/spf13/cobra"
 	"sigs.k8s.io/yaml"
 
@@ -15,8 +17,6 @@ import (
 	"github.com/airlock/listenerset-webhook/offline/live"
 	"github.com/airlock/listenerset-webhook/offline/policyreport"
 	"github.com/airlock/listenerset-webhook/offline/report"
-	"github.com/airlock/listenerset-webhook/validation/merged"
-	"github.com/airlock/listenerset-webhook/validation/object"
 )
 
 func newAudit(code *int) *cobra.Command {
@@ -24,10 +24,10 @@ func newAudit(code *int) *cobra.Command {
 		kubeconfig, kubeContext, namespace, gw, format string
 		strict, secrets, printRBAC, reports            bool
 		exitOnFindings                                 bool
-		added                                          object.AddedNames
+		added                                          validation.AddedNames
 	)
-	var scope *flags.ScopeFlags // set below, read when the command runs
-	var tenancy *merged.Tenancy // likewise
+	var scope *flags.ScopeFlags     // set below, read when the command runs
+	var tenancy *validation.Tenancy // likewise
 	cmd := &cobra.Command{
 		Use:   "audit [--kubeconfig FILE] [flags]",
 		Short: "Judge the ListenerSets a cluster stores, each as a create of it would be judged",

@@ -3,22 +3,22 @@ package main
 import (
 	"fmt"
 
+	"github.com/airlock/listenerset-webhook/validation"
+
 	"github.com/spf13/cobra"
 
 	"github.com/airlock/listenerset-webhook/cmd/internal/flags"
 	"github.com/airlock/listenerset-webhook/listing"
-	"github.com/airlock/listenerset-webhook/validation/merged"
-	"github.com/airlock/listenerset-webhook/validation/object"
 )
 
 func newListeners(code *int) *cobra.Command {
 	var (
 		paths                               []string
 		kubeconfig, kubeContext, gw, format string
-		added                               object.AddedNames
+		added                               validation.AddedNames
 	)
-	var scope *flags.ScopeFlags // set below, read when the command runs
-	var tenancy *merged.Tenancy // likewise
+	var scope *flags.ScopeFlags     // set below, read when the command runs
+	var tenancy *validation.Tenancy // likewise
 	cmd := &cobra.Command{
 		Use:   "listeners (-f PATH... | --kubeconfig FILE) [flags]",
 		Short: "Print each Gateway's merged listener list and each listener's state",

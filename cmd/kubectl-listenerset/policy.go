@@ -5,6 +5,8 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/airlock/listenerset-webhook/validation"
+
 	"github.com/spf13/cobra"
 	admissionregistrationv1 "k8s.io/api/admissionregistration/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -12,7 +14,6 @@ import (
 
 	"github.com/airlock/listenerset-webhook/cmd/internal/flags"
 	"github.com/airlock/listenerset-webhook/policy"
-	"github.com/airlock/listenerset-webhook/validation/merged"
 )
 
 // validationActions are the binding's possible validationActions.
@@ -71,7 +72,7 @@ the output again when the list changes.`,
 			if errs := policy.ValidateGateways(opts.Gateways, field.NewPath("--gateways")); len(errs) > 0 {
 				return errs.ToAggregate()
 			}
-			if err := (merged.Tenancy{AllowedHostnamesAnnotation: opts.AllowedHostnamesAnnotation}).Check(); err != nil {
+			if err := (validation.Tenancy{AllowedHostnamesAnnotation: opts.AllowedHostnamesAnnotation}).Check(); err != nil {
 				return err
 			}
 

@@ -5,8 +5,10 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/airlock/listenerset-webhook/validation"
+
 	"github.com/spf13/cobra"
-	"k8s.io/apimachinery/pkg/util/validation"
+	k8svalidation "k8s.io/apimachinery/pkg/util/validation"
 	"k8s.io/client-go/tools/clientcmd"
 
 	"github.com/airlock/listenerset-webhook/cmd/internal/flags"
@@ -16,8 +18,6 @@ import (
 	"github.com/airlock/listenerset-webhook/offline/judge"
 	"github.com/airlock/listenerset-webhook/offline/live"
 	"github.com/airlock/listenerset-webhook/offline/report"
-	"github.com/airlock/listenerset-webhook/validation/merged"
-	"github.com/airlock/listenerset-webhook/validation/object"
 	"github.com/airlock/listenerset-webhook/why"
 )
 
@@ -31,10 +31,10 @@ func newValidate(code *int) *cobra.Command {
 		format, unknownField, kubeconfig, kubeContext string
 		namespace                                     string
 		strict, anyError                              bool
-		added                                         object.AddedNames
+		added                                         validation.AddedNames
 	)
-	var scope *flags.ScopeFlags // set below, read when the command runs
-	var tenancy *merged.Tenancy // likewise
+	var scope *flags.ScopeFlags     // set below, read when the command runs
+	var tenancy *validation.Tenancy // likewise
 	cmd := &cobra.Command{
 		Use:   "validate (-f PATH | PATH)... [flags]",
 		Short: "Validate ListenerSet manifests offline, as kube-apiserver and the webhook would",
@@ -135,7 +135,7 @@ unparsable, the cluster not listable, or a bad command line.`,
 // ~/.kube/config), else "default" when there is no kubeconfig at all.
 func manifestNamespace(flag, kubeconfig, kubeContext string) (string, error) {
 	if flag != "" {
-		if errs := validation.IsDNS1123Label(flag); len(errs) > 0 {
+		if errs := k8svalidation.IsDNS1123Label(flag); len(errs) > 0 {
 			return "", fmt.Errorf("-n %q: %s", flag, strings.Join(errs, "; "))
 		}
 		return flag, nil

@@ -5,11 +5,11 @@ import (
 	"fmt"
 	"time"
 
+	"github.com/airlock/listenerset-webhook/validation"
+
 	"github.com/spf13/cobra"
 
 	"github.com/airlock/listenerset-webhook/cmd/internal/flags"
-	"github.com/airlock/listenerset-webhook/validation/merged"
-	"github.com/airlock/listenerset-webhook/validation/object"
 	"github.com/airlock/listenerset-webhook/why"
 )
 
@@ -20,10 +20,10 @@ const completionTimeout = 5 * time.Second
 func newWhy(code *int) *cobra.Command {
 	var (
 		kubeconfig, kubeContext, namespace, format string
-		added                                      object.AddedNames
+		added                                      validation.AddedNames
 	)
-	var scope *flags.ScopeFlags // set below, read when the command runs
-	var tenancy *merged.Tenancy // likewise
+	var scope *flags.ScopeFlags     // set below, read when the command runs
+	var tenancy *validation.Tenancy // likewise
 	cmd := &cobra.Command{
 		Use:   "why NAMESPACE/NAME [flags]",
 		Short: "Explain why one ListenerSet's listeners are, or are not, accepted",

@@ -22,6 +22,8 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/airlock/listenerset-webhook/validation"
+
 	"k8s.io/apimachinery/pkg/api/resource"
 
 	"sigs.k8s.io/controller-runtime/pkg/client/config"
@@ -30,7 +32,6 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/manager/signals"
 
 	"github.com/airlock/listenerset-webhook/cmd/internal/flags"
-	"github.com/airlock/listenerset-webhook/validation/merged"
 	"github.com/airlock/listenerset-webhook/version"
 	"github.com/airlock/listenerset-webhook/webhook"
 	"github.com/airlock/listenerset-webhook/webhook/admission"
@@ -112,7 +113,7 @@ func run(args []string, stdout, stderr io.Writer) int {
 		"with --cluster-checks: warn about certificateRefs to missing Secrets (watches Secret metadata only, "+
 			"but needs list/watch on secrets in every namespace)")
 	fs.StringVar(&opts.Cluster.Tenancy.TenantLabel, "tenant-label", "", "with --cluster-checks: "+flags.TenantLabelUsage)
-	fs.StringVar(&opts.Cluster.Tenancy.AllowedHostnamesAnnotation, "allowed-hostnames-annotation", merged.DefaultAllowedHostnamesAnnotation,
+	fs.StringVar(&opts.Cluster.Tenancy.AllowedHostnamesAnnotation, "allowed-hostnames-annotation", validation.DefaultAllowedHostnamesAnnotation,
 		"with --cluster-checks: "+flags.AllowedHostnamesAnnotationUsage)
 	fs.Var(flags.FirstClaim(&opts.Cluster.Tenancy), "first-claim", "with --cluster-checks: "+flags.FirstClaimUsage+` (default "warn")`)
 	opts.Enforcement = admission.EnforcementDeny

@@ -38,6 +38,8 @@ import (
 	"syscall"
 	"time"
 
+	"github.com/airlock/listenerset-webhook/validation"
+
 	"k8s.io/klog/v2"
 	logf "sigs.k8s.io/controller-runtime/pkg/log"
 	"sigs.k8s.io/controller-runtime/pkg/log/zap"
@@ -45,7 +47,6 @@ import (
 
 	"github.com/airlock/listenerset-webhook/test/localcluster"
 	"github.com/airlock/listenerset-webhook/test/testproc"
-	"github.com/airlock/listenerset-webhook/validation/merged"
 	"github.com/airlock/listenerset-webhook/webhook"
 	"github.com/airlock/listenerset-webhook/webhook/admission"
 	"github.com/airlock/listenerset-webhook/webhook/certs"
@@ -303,7 +304,7 @@ func (s *session) startWebhook(ctx context.Context, root string, logFile *os.Fil
 				Certs:   certs.Options{Dir: cert.Dir},
 				Cluster: checks,
 				// As installed: Airlock's ListenerSets only.
-				Scope: merged.Scope{ControllerNames: []gwv1.GatewayController{merged.AirlockControllerName}},
+				Scope: validation.Scope{ControllerNames: []gwv1.GatewayController{validation.AirlockControllerName}},
 			})
 		}()
 	}

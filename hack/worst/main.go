@@ -18,15 +18,16 @@ import (
 	"os"
 	"path/filepath"
 
+	"github.com/airlock/listenerset-webhook/validation"
+
 	"go.yaml.in/yaml/v3"
 
-	"github.com/airlock/listenerset-webhook/validation/object"
 	"github.com/airlock/listenerset-webhook/validation/validationtest"
 )
 
 func main() {
 	out := flag.String("o", ".run/worst", "directory to write the files to")
-	n := flag.Int("listeners", object.MaxListeners, "listeners of each object")
+	n := flag.Int("listeners", validation.MaxListeners, "listeners of each object")
 	flag.Parse()
 	if err := os.MkdirAll(*out, 0o755); err != nil {
 		fmt.Fprintln(os.Stderr, err)

@@ -14,9 +14,9 @@ import (
 	sigsjson "sigs.k8s.io/json"
 
 	"github.com/airlock/listenerset-webhook/defaults"
+	"github.com/airlock/listenerset-webhook/findings"
 	"github.com/airlock/listenerset-webhook/offline/crdcheck"
 	"github.com/airlock/listenerset-webhook/offline/read"
-	"github.com/airlock/listenerset-webhook/validation/findings"
 )
 
 // UnknownFields says what a field the CRD does not know makes of an object:

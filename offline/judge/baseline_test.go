@@ -13,7 +13,7 @@ import (
 
 	"github.com/airlock/listenerset-webhook/offline/judge"
 	"github.com/airlock/listenerset-webhook/offline/read"
-	"github.com/airlock/listenerset-webhook/validation/merged"
+	"github.com/airlock/listenerset-webhook/validation"
 	vt "github.com/airlock/listenerset-webhook/validation/validationtest"
 )
 
@@ -65,7 +65,7 @@ func TestRunOverCluster(t *testing.T) {
 	stored := vt.TenantSet("team-a", "app", t0, vt.Listener("web", 8080, gwv1.HTTPProtocolType, "a.example.com"))
 	newer := vt.TenantSet("team-b", "rival", t0.Add(time.Second), vt.Listener("web", 8080, gwv1.HTTPProtocolType, "a.example.com"))
 	other := vt.TenantSet("team-b", "other", t0, vt.Listener("web", 9090, gwv1.HTTPProtocolType, "b.example.com"))
-	cluster := &merged.Objects{Gateways: []*gwv1.Gateway{vt.SharedGateway()}, Sets: []*gwv1.ListenerSet{stored, newer, other},
+	cluster := &validation.Objects{Gateways: []*gwv1.Gateway{vt.SharedGateway()}, Sets: []*gwv1.ListenerSet{stored, newer, other},
 		Namespaces: []*metav1.PartialObjectMetadata{}, Grants: []*gwv1.ReferenceGrant{}}
 
 	input := setYAML("team-a", "app", 8080, "a.example.com") + "---\n" + setYAML("team-c", "new", 9090, "b.example.com")

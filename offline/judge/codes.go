@@ -3,9 +3,9 @@ package judge
 import (
 	"k8s.io/apimachinery/pkg/util/validation/field"
 
+	"github.com/airlock/listenerset-webhook/findings"
 	"github.com/airlock/listenerset-webhook/offline/read"
 	"github.com/airlock/listenerset-webhook/validation"
-	"github.com/airlock/listenerset-webhook/validation/findings"
 )
 
 // The codes of what the offline commands find besides the webhook's rules

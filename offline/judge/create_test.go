@@ -7,13 +7,14 @@ import (
 	"testing"
 	"time"
 
+	"github.com/airlock/listenerset-webhook/validation"
+
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	gwv1 "sigs.k8s.io/gateway-api/apis/v1"
 
 	"github.com/airlock/listenerset-webhook/offline/judge"
-	"github.com/airlock/listenerset-webhook/validation/merged"
 	vt "github.com/airlock/listenerset-webhook/validation/validationtest"
 )
 
@@ -34,7 +35,7 @@ func TestCreateTimestamp(t *testing.T) {
 	now := time.Date(2026, 12, 7, 12, 0, 0, 500, time.UTC)
 	clock := func() time.Time { return now }
 	stored := vt.TenantSet("team-a", "app", t0, vt.Listener("web", 8080, gwv1.HTTPProtocolType, "a.example.com"))
-	cluster := &merged.Objects{Gateways: []*gwv1.Gateway{vt.SharedGateway()}, Sets: []*gwv1.ListenerSet{stored},
+	cluster := &validation.Objects{Gateways: []*gwv1.Gateway{vt.SharedGateway()}, Sets: []*gwv1.ListenerSet{stored},
 		Namespaces: []*metav1.PartialObjectMetadata{}, Grants: []*gwv1.ReferenceGrant{}}
 
 	input := withTimestamp("team-b", "squat", 8080, "a.example.com", "2020-01-01T00:00:00Z") + "---\n" +
@@ -95,16 +96,16 @@ func TestCreateNamespace(t *testing.T) {
 func TestUpdateOverCluster(t *testing.T) {
 	t0 := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
 	declared := &metav1.PartialObjectMetadata{ObjectMeta: metav1.ObjectMeta{Name: "team-b",
-		Annotations: map[string]string{merged.DefaultAllowedHostnamesAnnotation: "*.b.example.com"}}}
-	cluster := func(storedB *gwv1.ListenerSet) *merged.Objects {
-		return &merged.Objects{Gateways: []*gwv1.Gateway{vt.SharedGateway()},
+		Annotations: map[string]string{validation.DefaultAllowedHostnamesAnnotation: "*.b.example.com"}}}
+	cluster := func(storedB *gwv1.ListenerSet) *validation.Objects {
+		return &validation.Objects{Gateways: []*gwv1.Gateway{vt.SharedGateway()},
 			Sets: []*gwv1.ListenerSet{
 				vt.TenantSet("team-a", "app", t0, vt.Listener("web", 8080, gwv1.HTTPProtocolType, "*.a.example.com")), storedB},
 			Namespaces: []*metav1.PartialObjectMetadata{{ObjectMeta: metav1.ObjectMeta{Name: "team-a"}}, declared}, Grants: []*gwv1.ReferenceGrant{}}
 	}
 	squat := vt.TenantSet("team-b", "squat", t0.Add(time.Minute), vt.Listener("web", 8080, gwv1.HTTPProtocolType, "login.a.example.com"))
-	opts := func(c *merged.Objects) judge.Options {
-		return judge.Options{Cluster: c, Tenancy: merged.Tenancy{FirstClaim: merged.ClaimDeny}}
+	opts := func(c *validation.Objects) judge.Options {
+		return judge.Options{Cluster: c, Tenancy: validation.Tenancy{FirstClaim: validation.ClaimDeny}}
 	}
 
 	v := judge.Run(readString(t, setYAML("team-b", "squat", 8080, "login.a.example.com")), opts(cluster(squat)))
@@ -120,7 +121,7 @@ func TestUpdateOverCluster(t *testing.T) {
 	for _, e := range v.Results[0].Errors {
 		codes = append(codes, e.Code)
 	}
-	assert.ElementsMatch(t, []string{string(merged.CodeHostnameNotDeclared), string(merged.CodeHostnameClaimed)}, codes, "%+v", v.Results[0])
+	assert.ElementsMatch(t, []string{string(validation.CodeHostnameNotDeclared), string(validation.CodeHostnameClaimed)}, codes, "%+v", v.Results[0])
 
 	v = judge.Run(readString(t, setYAML("team-a", "app", 8080, `"*.a.example.com"`)), opts(cluster(squat)))
 	require.Len(t, v.Results, 1)

@@ -9,8 +9,8 @@ import (
 	"k8s.io/apimachinery/pkg/util/validation/field"
 	sigsjson "sigs.k8s.io/json"
 
+	"github.com/airlock/listenerset-webhook/findings"
 	"github.com/airlock/listenerset-webhook/offline/read"
-	"github.com/airlock/listenerset-webhook/validation/findings"
 )
 
 // KindUnknownField is the warning kind of a field the ListenerSet type does

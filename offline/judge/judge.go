@@ -5,14 +5,14 @@ import (
 	"strings"
 	"time"
 
+	"github.com/airlock/listenerset-webhook/validation"
+
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	gwv1 "sigs.k8s.io/gateway-api/apis/v1"
 
 	"github.com/airlock/listenerset-webhook/offline/crdcheck"
 	"github.com/airlock/listenerset-webhook/offline/position"
 	"github.com/airlock/listenerset-webhook/offline/read"
-	"github.com/airlock/listenerset-webhook/validation/merged"
-	"github.com/airlock/listenerset-webhook/validation/object"
 )
 
 // Options say how strictly to judge.
@@ -29,17 +29,17 @@ type Options struct {
 	UnknownFields UnknownFields
 	// AddedNames are names the list-valued TLS options accept besides the
 	// built-in ones, as the webhook's --add-names.
-	AddedNames object.AddedNames
+	AddedNames validation.AddedNames
 	// Scope says which ListenerSets are Airlock's, by the Gateways and
 	// GatewayClasses of the input (over Cluster's): one of another
 	// implementation's Gateway gets kube-apiserver's own checks (the CRD,
 	// object metadata) but neither the webhook's patch nor its rules, as
 	// the webhook with the same --scope admits it. The zero Scope judges
 	// every set.
-	Scope merged.Scope
+	Scope validation.Scope
 	// Tenancy: owners, hostname declarations (the Namespaces of the input,
 	// or the cluster's) and the first claim, as the webhook's flags.
-	Tenancy merged.Tenancy
+	Tenancy validation.Tenancy
 	// Reported, for Stored (the audit), compares each judged set's stored
 	// status with the merged listener list's prediction
 	// (reported.Predict, reported.Compare): each listener where they
@@ -57,7 +57,7 @@ type Options struct {
 	// kube-apiserver keeps it, whatever its manifest says. Secrets are the
 	// cluster's only (unknown when it has none listed), since the input
 	// cannot hold all of them.
-	Cluster *merged.Objects
+	Cluster *validation.Objects
 	// Namespace is the namespace of the input's namespaced objects that
 	// have none (ListenerSets, Gateways, HTTPRoutes, ReferenceGrants,
 	// Secrets), as kubectl sends them to its -n or its context's
@@ -121,7 +121,7 @@ type Result struct {
 	// Scope is the scope's outcome for a set it left unjudged (another
 	// implementation's, or one of an unknown parent under UnknownAdmit):
 	// only kube-apiserver's own checks applied. Omitted for a set judged.
-	Scope merged.Outcome `json:"scope,omitempty"`
+	Scope validation.Outcome `json:"scope,omitempty"`
 	// Fixed are the live set's findings this one no longer has, when
 	// compared with a live cluster (Compare); omitted otherwise or when
 	// none.
@@ -198,7 +198,7 @@ type Verdict struct {
 	// Objects is the cluster view built from the input (over
 	// Options.Cluster when set); its Sets are the ListenerSets found
 	// valid, in precedence order (after the cluster's).
-	Objects merged.Objects
+	Objects validation.Objects
 	// Compared is set when the findings are marked against a live
 	// cluster's (Compare).
 	Compared bool
@@ -284,7 +284,7 @@ func (v *Verdict) skip(o *read.Object) *Skipped {
 // Gateways, GatewayClasses, ReferenceGrants, Namespaces and Secrets
 // (metadata only; their data is never kept), a namespaced one without a
 // namespace in ns. It reports whether the object is one of them.
-func collect(o *merged.Objects, h read.Head, raw []byte, ns string) bool {
+func collect(o *validation.Objects, h read.Head, raw []byte, ns string) bool {
 	in := func(m *metav1.ObjectMeta) {
 		if m.Namespace == "" {
 			m.Namespace = ns

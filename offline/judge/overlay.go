@@ -5,14 +5,14 @@ import (
 	gwv1 "sigs.k8s.io/gateway-api/apis/v1"
 
 	"github.com/airlock/listenerset-webhook/offline/read"
-	"github.com/airlock/listenerset-webhook/validation/merged"
+	"github.com/airlock/listenerset-webhook/validation"
 )
 
 // overlay is cluster with input's objects in place of the cluster's of the
 // same namespace and name (Options.Cluster). Its Sets are set by
 // judgeSets (storedRivals).
-func overlay(cluster, input *merged.Objects) merged.Objects {
-	return merged.Objects{
+func overlay(cluster, input *validation.Objects) validation.Objects {
+	return validation.Objects{
 		Gateways:   replace(cluster.Gateways, input.Gateways, func(g *gwv1.Gateway) string { return read.Name(g.Namespace, g.Name) }),
 		Classes:    replace(cluster.Classes, input.Classes, func(g *gwv1.GatewayClass) string { return g.Name }),
 		Grants:     replace(cluster.Grants, input.Grants, func(g *gwv1.ReferenceGrant) string { return read.Name(g.Namespace, g.Name) }),

@@ -4,6 +4,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/airlock/listenerset-webhook/validation"
+
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -11,7 +13,6 @@ import (
 	gwv1 "sigs.k8s.io/gateway-api/apis/v1"
 
 	"github.com/airlock/listenerset-webhook/offline/judge"
-	"github.com/airlock/listenerset-webhook/validation/merged"
 	vt "github.com/airlock/listenerset-webhook/validation/validationtest"
 )
 
@@ -43,14 +44,14 @@ func TestStoredRouteClaims(t *testing.T) {
 	require.Len(t, rs[0].Warnings, 1)
 	assert.Equal(t, "LS320", rs[0].Warnings[0].Code)
 
-	rs = judge.Routes(cluster, cluster.Routes, judge.Options{Tenancy: merged.Tenancy{FirstClaim: merged.ClaimDeny}})
+	rs = judge.Routes(cluster, cluster.Routes, judge.Options{Tenancy: validation.Tenancy{FirstClaim: validation.ClaimDeny}})
 	require.Len(t, rs, 1)
 	assert.False(t, rs[0].Valid)
 	require.Len(t, rs[0].Errors, 1)
 	assert.Equal(t, "spec.hostnames[0]", rs[0].Errors[0].Field)
 
-	cluster.Namespaces[1].Annotations = map[string]string{merged.DefaultAllowedHostnamesAnnotation: "*.b.example.com"}
-	rs = judge.Routes(cluster, cluster.Routes, judge.Options{Tenancy: merged.Tenancy{FirstClaim: merged.ClaimOff}})
+	cluster.Namespaces[1].Annotations = map[string]string{validation.DefaultAllowedHostnamesAnnotation: "*.b.example.com"}
+	rs = judge.Routes(cluster, cluster.Routes, judge.Options{Tenancy: validation.Tenancy{FirstClaim: validation.ClaimOff}})
 	require.Len(t, rs, 2, "both outside the declaration")
 	for _, r := range rs {
 		assert.False(t, r.Valid, "%s", r.Name)

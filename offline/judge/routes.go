@@ -7,7 +7,6 @@ import (
 
 	"github.com/airlock/listenerset-webhook/offline/read"
 	"github.com/airlock/listenerset-webhook/validation"
-	"github.com/airlock/listenerset-webhook/validation/merged"
 )
 
 // KindHTTPRoute is Result.Kind of an HTTPRoute's route findings.
@@ -21,14 +20,14 @@ const KindHTTPRoute = "HTTPRoute"
 // routes. A route that attaches to nothing is the route's own status, a
 // warning; a claim outside its Namespace's declaration is an error, as is
 // one on another owner's name under --first-claim=deny.
-func Routes(o *merged.Objects, routes []*gwv1.HTTPRoute, opts Options) []Result {
+func Routes(o *validation.Objects, routes []*gwv1.HTTPRoute, opts Options) []Result {
 	return routeResults(o, routes, opts, false)
 }
 
 // EveryRoute is Routes with a Result for every route that names a
 // ListenerSet, findings or not: what Compare needs to tell a finding
 // fixed. DropPassingRoutes takes the ones without findings out again.
-func EveryRoute(o *merged.Objects, routes []*gwv1.HTTPRoute, opts Options) []Result {
+func EveryRoute(o *validation.Objects, routes []*gwv1.HTTPRoute, opts Options) []Result {
 	return routeResults(o, routes, opts, true)
 }
 
@@ -40,7 +39,7 @@ func DropPassingRoutes(v *Verdict) {
 	})
 }
 
-func routeResults(o *merged.Objects, routes []*gwv1.HTTPRoute, opts Options, every bool) []Result {
+func routeResults(o *validation.Objects, routes []*gwv1.HTTPRoute, opts Options, every bool) []Result {
 	var out []Result
 	for _, r := range routes {
 		if res, ok := routeResult(o, r, opts, every, true); ok {
@@ -51,12 +50,12 @@ func routeResults(o *merged.Objects, routes []*gwv1.HTTPRoute, opts Options, eve
 }
 
 // routeResult judges r, stored (the audit) or as a create (the input's).
-func routeResult(o *merged.Objects, r *gwv1.HTTPRoute, opts Options, every, stored bool) (Result, bool) {
+func routeResult(o *validation.Objects, r *gwv1.HTTPRoute, opts Options, every, stored bool) (Result, bool) {
 	wo := webhookOptions(o, opts)
 	wo.AsStored = stored
 	v := validation.JudgeRoute(r, nil, wo)
 	errs, ws := FieldErrors(v.Errors.List()), v.Warnings.List()
-	if len(errs) == 0 && len(ws) == 0 && (!every || len(merged.RouteKeys(r)) == 0) {
+	if len(errs) == 0 && len(ws) == 0 && (!every || len(validation.RouteKeys(r)) == 0) {
 		return Result{}, false
 	}
 	return Result{Kind: KindHTTPRoute, Namespace: r.Namespace, Name: r.Name, Valid: len(errs) == 0, Errors: errs,

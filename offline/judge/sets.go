@@ -8,11 +8,10 @@ import (
 	"golang.org/x/sync/errgroup"
 	gwv1 "sigs.k8s.io/gateway-api/apis/v1"
 
+	"github.com/airlock/listenerset-webhook/findings"
 	"github.com/airlock/listenerset-webhook/offline/crdcheck"
 	"github.com/airlock/listenerset-webhook/offline/read"
 	"github.com/airlock/listenerset-webhook/validation"
-	"github.com/airlock/listenerset-webhook/validation/findings"
-	"github.com/airlock/listenerset-webhook/validation/merged"
 )
 
 // judgeSets gives each ListenerSet kube-apiserver's verdict on a create of
@@ -117,12 +116,12 @@ func (v *Verdict) judge(o *read.Object, view apiserverView, opts Options) Result
 
 // webhookOptions are the webhook's options for opts, with o as the
 // cluster and as the scope's view.
-func webhookOptions(o *merged.Objects, opts Options) validation.Options {
+func webhookOptions(o *validation.Objects, opts Options) validation.Options {
 	return validation.Options{Cluster: o, Strict: opts.Strict, AddedNames: opts.AddedNames, Scope: opts.Scope, Classes: o, Routes: o, Tenancy: opts.Tenancy}
 }
 
 // notJudged is d's outcome when it left the set unjudged, else "".
-func notJudged(d merged.Decision) merged.Outcome {
+func notJudged(d validation.Decision) validation.Outcome {
 	if d.Judge {
 		return ""
 	}
@@ -135,7 +134,7 @@ func comparePrecedence(a, b *gwv1.ListenerSet) int {
 	if a == nil || b == nil {
 		return cmp.Compare(boolInt(a == nil), boolInt(b == nil))
 	}
-	return merged.ComparePrecedence(a, b)
+	return validation.ComparePrecedence(a, b)
 }
 
 func boolInt(b bool) int {

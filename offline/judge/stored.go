@@ -10,8 +10,6 @@ import (
 	"github.com/airlock/listenerset-webhook/offline/read"
 	"github.com/airlock/listenerset-webhook/reported"
 	"github.com/airlock/listenerset-webhook/validation"
-	"github.com/airlock/listenerset-webhook/validation/merged"
-	"github.com/airlock/listenerset-webhook/validation/object"
 )
 
 // Stored judges sets, ListenerSets a cluster stores, each as a create of it
@@ -27,7 +25,7 @@ import (
 // opts.Strict, AddedNames, Scope and Reported apply (the scope by
 // cluster's Gateways and GatewayClasses). The results are in the order of
 // sets, without a file (Location is zero).
-func Stored(cluster *merged.Objects, sets []*gwv1.ListenerSet, opts Options) *Verdict {
+func Stored(cluster *validation.Objects, sets []*gwv1.ListenerSet, opts Options) *Verdict {
 	v := &Verdict{Objects: *cluster, Results: make([]Result, len(sets)), Sets: sets}
 	var status *statusCheck
 	if opts.Reported {
@@ -52,8 +50,8 @@ func Stored(cluster *merged.Objects, sets []*gwv1.ListenerSet, opts Options) *Ve
 // prediction (reported.Predict, the listeners command's rows), each
 // Gateway's list built once for all its sets.
 type statusCheck struct {
-	cluster *merged.Objects
-	added   object.AddedNames
+	cluster *validation.Objects
+	added   validation.AddedNames
 	// gateways are the predictions of each Gateway's sets' listeners, by
 	// GatewayKey and set, in spec order.
 	gateways map[string]map[*gwv1.ListenerSet][]reported.Predicted
@@ -63,7 +61,7 @@ type statusCheck struct {
 // reports nothing: a warning each, at the listener, LS017 or LS018. A set
 // whose Gateway does not exist has no prediction (LS304 says so).
 func (c *statusCheck) warnings(ls *gwv1.ListenerSet) []read.Warning {
-	key, ok := merged.ParentKey(ls)
+	key, ok := validation.ParentKey(ls)
 	if !ok {
 		return nil
 	}

@@ -5,13 +5,14 @@ import (
 	"testing"
 	"time"
 
+	"github.com/airlock/listenerset-webhook/validation"
+
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	gwv1 "sigs.k8s.io/gateway-api/apis/v1"
 
 	"github.com/airlock/listenerset-webhook/offline/judge"
-	"github.com/airlock/listenerset-webhook/validation/merged"
 	vt "github.com/airlock/listenerset-webhook/validation/validationtest"
 )
 
@@ -78,28 +79,28 @@ func TestStoredScope(t *testing.T) {
 	}
 	onAirlock, onEnvoy, onNginx := set("on-airlock"), set("on-envoy"), set("on-nginx")
 	onAirlock.Spec.ParentRef.Name, onEnvoy.Spec.ParentRef.Name, onNginx.Spec.ParentRef.Name = "airlock-gw", "envoy-gw", "nginx-gw"
-	cluster := &merged.Objects{
+	cluster := &validation.Objects{
 		Gateways: []*gwv1.Gateway{gateway("airlock-gw", "airlock"), gateway("envoy-gw", "envoy"), gateway("nginx-gw", "nginx")},
 		Classes: []*gwv1.GatewayClass{
-			{ObjectMeta: metav1.ObjectMeta{Name: "airlock"}, Spec: gwv1.GatewayClassSpec{ControllerName: merged.AirlockControllerName}},
+			{ObjectMeta: metav1.ObjectMeta{Name: "airlock"}, Spec: gwv1.GatewayClassSpec{ControllerName: validation.AirlockControllerName}},
 			{ObjectMeta: metav1.ObjectMeta{Name: "envoy"}, Spec: gwv1.GatewayClassSpec{ControllerName: "gateway.envoyproxy.io/gatewayclass-controller"}},
 		},
 		Sets: []*gwv1.ListenerSet{onAirlock, onEnvoy, onNginx},
 	}
-	airlock := []gwv1.GatewayController{merged.AirlockControllerName}
+	airlock := []gwv1.GatewayController{validation.AirlockControllerName}
 	for _, tc := range []struct {
 		name  string
-		scope merged.Scope
+		scope validation.Scope
 		// want are valid and Scope of on-airlock, on-envoy, on-nginx.
 		valid  [3]bool
-		scoped [3]merged.Outcome
+		scoped [3]validation.Outcome
 		// note: on-nginx has the unknown parent's warning (LS309).
 		note bool
 	}{
-		{"default", merged.Scope{ControllerNames: airlock}, [3]bool{false, true, false}, [3]merged.Outcome{"", merged.OutcomeOther, ""}, true},
-		{"admit", merged.Scope{ControllerNames: airlock, Unknown: merged.UnknownAdmit}, [3]bool{false, true, true},
-			[3]merged.Outcome{"", merged.OutcomeOther, merged.OutcomeUnknownAdmitted}, true},
-		{"off", merged.Scope{}, [3]bool{false, false, false}, [3]merged.Outcome{}, false},
+		{"default", validation.Scope{ControllerNames: airlock}, [3]bool{false, true, false}, [3]validation.Outcome{"", validation.OutcomeOther, ""}, true},
+		{"admit", validation.Scope{ControllerNames: airlock, Unknown: validation.UnknownAdmit}, [3]bool{false, true, true},
+			[3]validation.Outcome{"", validation.OutcomeOther, validation.OutcomeUnknownAdmitted}, true},
+		{"off", validation.Scope{}, [3]bool{false, false, false}, [3]validation.Outcome{}, false},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			v := judge.Stored(cluster, cluster.Sets, judge.Options{Scope: tc.scope})
@@ -114,7 +115,7 @@ func TestStoredScope(t *testing.T) {
 			}
 			hasNote := false
 			for _, w := range v.Results[2].Warnings {
-				hasNote = hasNote || w.Code == string(merged.CodeScopeUnknown)
+				hasNote = hasNote || w.Code == string(validation.CodeScopeUnknown)
 			}
 			assert.Equal(t, tc.note, hasNote, "on-nginx's warnings: %+v", v.Results[2].Warnings)
 		})
@@ -188,9 +189,9 @@ func TestStoredReported(t *testing.T) {
 	v = judge.Stored(cluster, cluster.Sets, judge.Options{})
 	assert.Empty(t, v.Results[0].Warnings, "without Reported the status is not read")
 
-	other := judge.Options{Reported: true, Scope: merged.Scope{ControllerNames: []gwv1.GatewayController{merged.AirlockControllerName}}}
+	other := judge.Options{Reported: true, Scope: validation.Scope{ControllerNames: []gwv1.GatewayController{validation.AirlockControllerName}}}
 	cluster.Classes = []*gwv1.GatewayClass{{ObjectMeta: metav1.ObjectMeta{Name: "airlock"}, Spec: gwv1.GatewayClassSpec{ControllerName: "example.com/other"}}}
 	v = judge.Stored(cluster, cluster.Sets, other)
 	assert.Empty(t, v.Results[0].Warnings, "another implementation's set is not compared")
-	assert.Equal(t, merged.OutcomeOther, v.Results[0].Scope)
+	assert.Equal(t, validation.OutcomeOther, v.Results[0].Scope)
 }

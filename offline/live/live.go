@@ -10,6 +10,8 @@ import (
 	"strings"
 	"time"
 
+	"github.com/airlock/listenerset-webhook/validation"
+
 	rbacv1 "k8s.io/api/rbac/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/api/meta"
@@ -25,7 +27,6 @@ import (
 	"github.com/airlock/listenerset-webhook/offline/policyreport"
 	"github.com/airlock/listenerset-webhook/offline/read"
 	"github.com/airlock/listenerset-webhook/offline/report"
-	"github.com/airlock/listenerset-webhook/validation/merged"
 )
 
 // DefaultPageSize is how many objects one list request asks for: kubectl's
@@ -152,7 +153,7 @@ type Snapshot struct {
 	// Objects is the whole cluster's view: every Gateway, ListenerSet,
 	// ReferenceGrant and Namespace (GatewayClasses and Secrets only when
 	// listed; nil, an unknown kind, otherwise).
-	Objects *merged.Objects
+	Objects *validation.Objects
 	// Selected are the ListenerSets the options select, in list order
 	// (namespace, then name).
 	Selected []*gwv1.ListenerSet
@@ -174,7 +175,7 @@ func Read(ctx context.Context, cfg *rest.Config, opts Options) (*Snapshot, error
 // Objects: unknown, so that its rules are skipped, not failed. Gateways and
 // ListenerSets keep their status' conditions and listener entries, what
 // the controller reported.
-func List(ctx context.Context, cfg *rest.Config, k Kinds, pageSize int64) (*merged.Objects, error) {
+func List(ctx context.Context, cfg *rest.Config, k Kinds, pageSize int64) (*validation.Objects, error) {
 	c, err := client.New(cfg, client.Options{Scheme: gwscheme.Scheme})
 	if err != nil {
 		return nil, err
@@ -183,7 +184,7 @@ func List(ctx context.Context, cfg *rest.Config, k Kinds, pageSize int64) (*merg
 	if size <= 0 {
 		size = DefaultPageSize
 	}
-	o := &merged.Objects{
+	o := &validation.Objects{
 		Gateways: []*gwv1.Gateway{}, Sets: []*gwv1.ListenerSet{}, Namespaces: []*metav1.PartialObjectMetadata{},
 	}
 	if err := pages(ctx, c, size, "Gateways", func() *gwv1.GatewayList { return &gwv1.GatewayList{} }, func(l *gwv1.GatewayList) {
@@ -247,7 +248,7 @@ func List(ctx context.Context, cfg *rest.Config, k Kinds, pageSize int64) (*merg
 				r := &l.Items[i]
 				// Attachment reads parentRefs and hostnames only, the
 				// route claims when it came to its Gateway too.
-				r.ManagedFields, r.Annotations, r.Spec.Rules, r.Status = merged.TrimmedRouteManagedFields(r), nil, nil, gwv1.HTTPRouteStatus{}
+				r.ManagedFields, r.Annotations, r.Spec.Rules, r.Status = validation.TrimmedRouteManagedFields(r), nil, nil, gwv1.HTTPRouteStatus{}
 				routes = append(routes, r)
 			}
 		})
@@ -317,7 +318,7 @@ func metadata(ctx context.Context, c client.Reader, size int64, what, listKind s
 func selectSets(sets []*gwv1.ListenerSet, opts Options) []*gwv1.ListenerSet {
 	var parent string
 	if ns, name, ok := strings.Cut(opts.Gateway, "/"); ok {
-		parent = merged.GatewayKey(ns, name)
+		parent = validation.GatewayKey(ns, name)
 	}
 	out := []*gwv1.ListenerSet{}
 	for _, ls := range sets {
@@ -325,7 +326,7 @@ func selectSets(sets []*gwv1.ListenerSet, opts Options) []*gwv1.ListenerSet {
 			continue
 		}
 		if parent != "" {
-			if key, ok := merged.ParentKey(ls); !ok || key != parent {
+			if key, ok := validation.ParentKey(ls); !ok || key != parent {
 				continue
 			}
 		}
@@ -341,14 +342,14 @@ func selectSets(sets []*gwv1.ListenerSet, opts Options) []*gwv1.ListenerSet {
 func selectRoutes(snap *Snapshot, opts Options) []*gwv1.HTTPRoute {
 	selected := make(map[string]bool, len(snap.Selected))
 	for _, ls := range snap.Selected {
-		selected[merged.ListenerSetKey(ls.Namespace, ls.Name)] = true
+		selected[validation.ListenerSetKey(ls.Namespace, ls.Name)] = true
 	}
 	var out []*gwv1.HTTPRoute
 	for _, r := range snap.Objects.Routes {
 		if opts.Namespace != "" && r.Namespace != opts.Namespace {
 			continue
 		}
-		if opts.Gateway != "" && !slices.ContainsFunc(merged.RouteKeys(r), func(k string) bool {
+		if opts.Gateway != "" && !slices.ContainsFunc(validation.RouteKeys(r), func(k string) bool {
 			ns, name, _ := strings.Cut(k, "/")
 			ls, _ := snap.Objects.ListenerSet(ns, name)
 			return selected[k] || ls == nil

@@ -6,14 +6,15 @@ import (
 	"testing"
 	"time"
 
+	"github.com/airlock/listenerset-webhook/validation"
+
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 	"k8s.io/apimachinery/pkg/types"
 
+	"github.com/airlock/listenerset-webhook/findings"
 	"github.com/airlock/listenerset-webhook/offline/judge"
 	"github.com/airlock/listenerset-webhook/offline/read"
-	"github.com/airlock/listenerset-webhook/validation/findings"
-	"github.com/airlock/listenerset-webhook/validation/routes"
 )
 
 // TestBuild: one report per namespace, also when the results do not come
@@ -89,7 +90,7 @@ func TestBuildRoutes(t *testing.T) {
 	results := []judge.Result{
 		{Namespace: "a", Name: "shop", Valid: true},
 		{Kind: judge.KindHTTPRoute, Namespace: "b", Name: "shop", Valid: true,
-			Warnings: []read.Warning{{Field: "spec.parentRefs[0]", Code: string(routes.CodeRouteNoMatchingParent), Message: "no listener"}}},
+			Warnings: []read.Warning{{Field: "spec.parentRefs[0]", Code: string(validation.CodeRouteNoMatchingParent), Message: "no listener"}}},
 	}
 	rs := Build(results, map[types.NamespacedName]types.UID{{Namespace: "b", Name: "shop"}: "set-uid"}, time.Now())
 	require.Len(t, rs, 2)
@@ -97,7 +98,7 @@ func TestBuildRoutes(t *testing.T) {
 	assert.Equal(t, "b", b.Metadata.Namespace)
 	require.Len(t, b.Results, 1)
 	assert.Equal(t, ResultWarn, b.Results[0].Result)
-	assert.Equal(t, string(routes.CodeRouteNoMatchingParent), b.Results[0].Rule)
+	assert.Equal(t, string(validation.CodeRouteNoMatchingParent), b.Results[0].Rule)
 	assert.Equal(t, []ObjectReference{{APIVersion: "gateway.networking.k8s.io/v1", Kind: "HTTPRoute", Namespace: "b", Name: "shop"}}, b.Results[0].Resources)
 }
 

@@ -5,10 +5,10 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/airlock/listenerset-webhook/findings"
 	"github.com/airlock/listenerset-webhook/offline/judge"
 	"github.com/airlock/listenerset-webhook/offline/read"
 	"github.com/airlock/listenerset-webhook/validation"
-	"github.com/airlock/listenerset-webhook/validation/findings"
 )
 
 // ruleInputError is the JUnit class of input that cannot be read or parsed.

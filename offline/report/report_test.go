@@ -4,20 +4,20 @@ import (
 	"go/ast"
 	"go/parser"
 	"go/token"
+	"io/fs"
 	"path/filepath"
 	"slices"
 	"strconv"
+	"strings"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/airlock/listenerset-webhook/findings"
 	"github.com/airlock/listenerset-webhook/offline/judge"
 	"github.com/airlock/listenerset-webhook/offline/read"
 	"github.com/airlock/listenerset-webhook/validation"
-	"github.com/airlock/listenerset-webhook/validation/findings"
-	"github.com/airlock/listenerset-webhook/validation/merged"
-	"github.com/airlock/listenerset-webhook/validation/object"
 )
 
 func TestGitHubEscaping(t *testing.T) {
@@ -36,10 +36,21 @@ func TestCatalogCodes(t *testing.T) {
 		codes[d.Code] = true
 		assert.Equal(t, ruleOf(string(d.Code)).HelpURI, d.Code.HelpURI())
 	}
-	wrappers := []findings.WarningKind{object.KindRatcheted, validation.KindWouldDeny, merged.KindClusterFinding}
+	wrappers := []findings.WarningKind{validation.KindRatcheted, validation.KindWouldDeny, validation.KindClusterFinding}
 	found := 0
-	for _, file := range []string{filepath.Join("object", "warnings.go"), filepath.Join("merged", "warnings.go"), filepath.Join("findings", "report.go"), "wouldeny.go"} {
-		f, err := parser.ParseFile(token.NewFileSet(), filepath.Join("..", "..", "validation", file), nil, 0)
+	// every WarningKind constant of the rules and of findings, wherever a
+	// room defines it
+	var files []string
+	for _, dir := range []string{filepath.Join("..", "..", "validation"), filepath.Join("..", "..", "findings")} {
+		require.NoError(t, filepath.WalkDir(dir, func(path string, d fs.DirEntry, err error) error {
+			if err == nil && !d.IsDir() && strings.HasSuffix(path, ".go") && !strings.HasSuffix(path, "_test.go") && !strings.Contains(path, "validationtest") {
+				files = append(files, path)
+			}
+			return err
+		}))
+	}
+	for _, file := range files {
+		f, err := parser.ParseFile(token.NewFileSet(), file, nil, 0)
 		require.NoError(t, err)
 		ast.Inspect(f, func(n ast.Node) bool {
 			spec, ok := n.(*ast.ValueSpec)

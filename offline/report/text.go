@@ -5,12 +5,13 @@ import (
 	"io"
 	"strings"
 
+	"github.com/airlock/listenerset-webhook/validation"
+
 	gwv1 "sigs.k8s.io/gateway-api/apis/v1"
 
+	"github.com/airlock/listenerset-webhook/findings"
 	"github.com/airlock/listenerset-webhook/offline/judge"
 	"github.com/airlock/listenerset-webhook/offline/read"
-	"github.com/airlock/listenerset-webhook/validation/findings"
-	"github.com/airlock/listenerset-webhook/validation/routes"
 )
 
 // The text formats are read in a terminal: every text they take from the
@@ -76,12 +77,12 @@ func writeNotes(stderr io.Writer, r *Report) {
 }
 
 // unattachedRefs counts a route's warnings that say a parentRef attaches
-// to nothing (routes.JudgeParents).
+// to nothing (validation.JudgeParents).
 func unattachedRefs(ws []read.Warning) int {
 	n := 0
 	for _, w := range ws {
 		switch findings.WarningKind(w.Kind) {
-		case routes.KindRouteNoMatchingParent, routes.KindRouteNotAllowedByListeners, routes.KindRouteNoMatchingListenerHostname:
+		case validation.KindRouteNoMatchingParent, validation.KindRouteNotAllowedByListeners, validation.KindRouteNoMatchingListenerHostname:
 			n++
 		}
 	}

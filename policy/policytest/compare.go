@@ -8,8 +8,8 @@ import (
 
 	"k8s.io/apimachinery/pkg/util/validation/field"
 
+	"github.com/airlock/listenerset-webhook/findings"
 	"github.com/airlock/listenerset-webhook/policy"
-	"github.com/airlock/listenerset-webhook/validation/findings"
 )
 
 var moreRE = regexp.MustCompile(`; and (\d+) more$`)

@@ -4,12 +4,12 @@ import (
 	"fmt"
 	"strings"
 
+	"github.com/airlock/listenerset-webhook/validation"
+
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/utils/ptr"
 	gwv1 "sigs.k8s.io/gateway-api/apis/v1"
 
-	"github.com/airlock/listenerset-webhook/validation/merged"
-	"github.com/airlock/listenerset-webhook/validation/object"
 	"github.com/airlock/listenerset-webhook/validation/validationtest"
 )
 
@@ -52,11 +52,11 @@ func WorstListenerSet(w Worst) *gwv1.ListenerSet {
 		}
 		return gwv1.AnnotationValue(b.String()[:w.ValueLen])
 	}
-	for i := range object.MaxListeners {
+	for i := range validation.MaxListeners {
 		name := fmt.Sprintf("%03d", i) + strings.Repeat("l", 250)
 		host := fmt.Sprintf("%03d", i) + strings.Repeat("h", 250)
 		l := gwv1.ListenerEntry{
-			Name: gwv1.SectionName(name), Port: 443, Protocol: object.ProtocolHTTP3,
+			Name: gwv1.SectionName(name), Port: 443, Protocol: validation.ProtocolHTTP3,
 			Hostname: ptr.To(gwv1.Hostname(host[:63] + "." + host[64:])),
 			TLS: &gwv1.ListenerTLSConfig{
 				Mode:    ptr.To(gwv1.TLSModeTerminate),
@@ -73,19 +73,19 @@ func WorstListenerSet(w Worst) *gwv1.ListenerSet {
 				Name: gwv1.ObjectName(fmt.Sprintf("%02d", j) + strings.Repeat("s", w.RefNameLen-2)), Namespace: ptr.To[gwv1.Namespace]("certs"),
 			})
 		}
-		for _, o := range object.AirlockOptions {
+		for _, o := range validation.AirlockOptions {
 			switch {
 			case o.List:
 				l.TLS.Options[o.Key] = list("n")
-			case o.Key == object.OptionMinimumVersion:
+			case o.Key == validation.OptionMinimumVersion:
 				l.TLS.Options[o.Key] = "TLSv1_3"
-			case o.Key == object.OptionMaximumVersion:
+			case o.Key == validation.OptionMaximumVersion:
 				l.TLS.Options[o.Key] = "TLSv1_2" // below the minimum
 			default:
 				l.TLS.Options[o.Key] = list("v") // none of its values
 			}
 		}
-		for j := range object.MaxOptions - len(object.AirlockOptions) {
+		for j := range validation.MaxOptions - len(validation.AirlockOptions) {
 			l.TLS.Options[gwv1.AnnotationKey(fmt.Sprintf("example.com/o%d", j))] = gwv1.AnnotationValue(strings.Repeat("v", w.ValueLen))
 		}
 		for j := range 8 {
@@ -125,11 +125,11 @@ func WorstDeclarations() map[string]string {
 		}
 		return s
 	}
-	room := validationtest.MaxAnnotationBytes - len(merged.DefaultAllowedHostnamesAnnotation)
+	room := validationtest.MaxAnnotationBytes - len(validation.DefaultAllowedHostnamesAnnotation)
 	return map[string]string{
-		"wildcards":  validationtest.DeclarationOf(merged.MaxAllowedHostnames, func(i int) string { return pad(fmt.Sprintf("*.w%d.", i), 'w') }),
-		"digits":     validationtest.DeclarationOf(merged.MaxAllowedHostnames, digits),
-		"zones":      validationtest.DeclarationOf(merged.MaxAllowedHostnames, func(i int) string { return pad(fmt.Sprintf("fe80::%x%%", i), 'z') }),
+		"wildcards":  validationtest.DeclarationOf(validation.MaxAllowedHostnames, func(i int) string { return pad(fmt.Sprintf("*.w%d.", i), 'w') }),
+		"digits":     validationtest.DeclarationOf(validation.MaxAllowedHostnames, digits),
+		"zones":      validationtest.DeclarationOf(validation.MaxAllowedHostnames, func(i int) string { return pad(fmt.Sprintf("fe80::%x%%", i), 'z') }),
 		"over limit": strings.Repeat("a,", room/2-1) + "a",
 		"one entry":  "fe80::1%" + strings.Repeat("z", room-len("fe80::1%")),
 	}

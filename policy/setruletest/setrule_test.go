@@ -11,11 +11,10 @@ import (
 	"k8s.io/utils/ptr"
 	gwv1 "sigs.k8s.io/gateway-api/apis/v1"
 
+	"github.com/airlock/listenerset-webhook/findings"
 	"github.com/airlock/listenerset-webhook/offline/crdcheck"
 	"github.com/airlock/listenerset-webhook/policy/policytest"
 	"github.com/airlock/listenerset-webhook/validation"
-	"github.com/airlock/listenerset-webhook/validation/findings"
-	"github.com/airlock/listenerset-webhook/validation/object"
 	"github.com/airlock/listenerset-webhook/validation/validationtest"
 )
 
@@ -26,10 +25,10 @@ const under = ".setruletest"
 // added are the rules this test adds: a count at the hostname, with a code
 // of its own and an example set built for it, and a pair at the port, with
 // an existing code and a one-field example.
-var added = []object.ListenerSetRule{{
-	Rule: object.Rule{Number: 7, Summary: "at most 2 listeners under `" + under + "`",
-		Valid:   object.Example{Text: "2 listeners under " + under, Build: func(ls *gwv1.ListenerSet) { underSet(ls, 2) }},
-		Invalid: object.Example{Text: "3 listeners under " + under, Build: func(ls *gwv1.ListenerSet) { underSet(ls, 3) }}},
+var added = []validation.ListenerSetRule{{
+	Rule: validation.Rule{Number: 7, Summary: "at most 2 listeners under `" + under + "`",
+		Valid:   validation.Example{Text: "2 listeners under " + under, Build: func(ls *gwv1.ListenerSet) { underSet(ls, 2) }},
+		Invalid: validation.Example{Text: "3 listeners under " + under, Build: func(ls *gwv1.ListenerSet) { underSet(ls, 3) }}},
 	Name: "at-most-2-setruletest", Code: "LS199", Path: "hostname", Detail: "at most 2 listeners of a set may be under " + under,
 	Doc: &findings.CodeDoc{Title: "Too many " + under + " listeners", Cause: "More than 2 listeners are under " + under + ".", Fix: "Remove one."},
 	Violations: func(ls []gwv1.ListenerEntry) []int {
@@ -48,10 +47,10 @@ var added = []object.ListenerSetRule{{
 		`size(variables.idx.filter(j, j < i && variables.listeners[j].?hostname.orValue("").endsWith("` + under + `"))) >= 2`,
 	Guard: `size(object.spec.listeners.filter(l, l.?hostname.orValue("").endsWith("` + under + `"))) <= 2`,
 }, {
-	Rule: object.Rule{Number: 2, Summary: "no two listeners on neighbouring ports (reported on the later one)",
-		Valid:   object.Example{At: "spec.listeners[1].port", Value: "82"},
-		Invalid: object.Example{At: "spec.listeners[1].port", Value: "81"}},
-	Name: "no-neighbour-ports", Code: object.CodePort, Path: "port", Detail: "must not be next to another listener's port",
+	Rule: validation.Rule{Number: 2, Summary: "no two listeners on neighbouring ports (reported on the later one)",
+		Valid:   validation.Example{At: "spec.listeners[1].port", Value: "82"},
+		Invalid: validation.Example{At: "spec.listeners[1].port", Value: "81"}},
+	Name: "no-neighbour-ports", Code: validation.CodePort, Path: "port", Detail: "must not be next to another listener's port",
 	Violations: func(ls []gwv1.ListenerEntry) []int {
 		var out []int
 		seen := map[gwv1.PortNumber]bool{}
@@ -72,11 +71,13 @@ var added = []object.ListenerSetRule{{
 func underSet(ls *gwv1.ListenerSet, n int) {
 	l := ls.Spec.Listeners[0]
 	l.Hostname = ptr.To(gwv1.Hostname("shop" + under))
-	ls.Spec.Listeners = append(object.Copies(l, n), ls.Spec.Listeners[1])
+	ls.Spec.Listeners = append(validation.Copies(l, n), ls.Spec.Listeners[1])
 }
 
 func TestMain(m *testing.M) {
-	object.SetRules = append(object.SetRules, added...)
+	for _, r := range added {
+		validationtest.AddSetRule(r)
+	}
 	os.Exit(m.Run())
 }
 
@@ -86,9 +87,9 @@ func TestMain(m *testing.M) {
 // update to it and an update that leaves it as stored (ratcheted by both);
 // the fast path never admits the invalid one.
 func TestSetRuleExamples(t *testing.T) {
-	var rules []object.Rule
-	for _, r := range object.Rules() {
-		if slices.ContainsFunc(added, func(a object.ListenerSetRule) bool { return a.Summary == r.Summary }) {
+	var rules []validation.Rule
+	for _, r := range validation.Rules() {
+		if slices.ContainsFunc(added, func(a validation.ListenerSetRule) bool { return a.Summary == r.Summary }) {
 			rules = append(rules, r)
 		}
 	}
@@ -97,7 +98,7 @@ func TestSetRuleExamples(t *testing.T) {
 		t.Fatal(err)
 	}
 	if len(cases) != 2*len(added) {
-		t.Fatalf("object.Rules has %d examples of the added rules, want %d", len(cases), 2*len(added))
+		t.Fatalf("validation.Rules has %d examples of the added rules, want %d", len(cases), 2*len(added))
 	}
 	crd, err := crdcheck.Default()
 	if err != nil {
@@ -149,7 +150,7 @@ func TestSetRuleErrors(t *testing.T) {
 		t.Fatalf("validation: %v", errs)
 	}
 	grown := invalid.DeepCopy()
-	grown.Spec.Listeners = append(grown.Spec.Listeners, object.Copies(grown.Spec.Listeners[0], 1)...)
+	grown.Spec.Listeners = append(grown.Spec.Listeners, validation.Copies(grown.Spec.Listeners[0], 1)...)
 	grown.Spec.Listeners[len(grown.Spec.Listeners)-1].Name = "new"
 	errs, warns := validation.Validate(grown, invalid, validation.Options{})
 	if len(errs) != 1 || errs[0].Field != "spec.listeners[4].hostname" || len(warns) != 1 {
@@ -163,7 +164,7 @@ func TestSetRuleErrors(t *testing.T) {
 // TestSetRuleCatalog: the rule's own code is in the catalog at its path,
 // with the rule's row; its definition's fields it left empty are derived.
 func TestSetRuleCatalog(t *testing.T) {
-	codes := object.Codes()
+	codes := validation.Catalog()
 	i := slices.IndexFunc(codes, func(d findings.CodeDoc) bool { return d.Code == "LS199" })
 	if i < 0 {
 		t.Fatal("LS199 is not in the catalog")
@@ -173,8 +174,8 @@ func TestSetRuleCatalog(t *testing.T) {
 		!slices.Equal(d.Rules, []string{"`spec.listeners[i].hostname`: " + added[0].Summary}) {
 		t.Errorf("LS199: %+v", d)
 	}
-	rules := object.Rules()
-	j := slices.IndexFunc(rules, func(r object.Rule) bool { return r.Summary == added[0].Summary })
+	rules := validation.Rules()
+	j := slices.IndexFunc(rules, func(r validation.Rule) bool { return r.Summary == added[0].Summary })
 	if r := rules[j]; r.Errors != "Invalid" || r.Invalid.String() != "3 listeners under "+under {
 		t.Errorf("its rule: %+v, shown as %q", r, r.Invalid)
 	}

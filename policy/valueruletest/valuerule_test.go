@@ -12,29 +12,28 @@ import (
 	"k8s.io/apimachinery/pkg/util/validation/field"
 	gwv1 "sigs.k8s.io/gateway-api/apis/v1"
 
+	"github.com/airlock/listenerset-webhook/findings"
 	"github.com/airlock/listenerset-webhook/offline/crdcheck"
 	"github.com/airlock/listenerset-webhook/policy"
 	"github.com/airlock/listenerset-webhook/policy/policytest"
 	"github.com/airlock/listenerset-webhook/validation"
-	"github.com/airlock/listenerset-webhook/validation/findings"
-	"github.com/airlock/listenerset-webhook/validation/object"
 	"github.com/airlock/listenerset-webhook/validation/validationtest"
 )
 
 // added is the rule this test adds: a hostname must not end in a
 // suffix no real rule names, so that a real rule of the same shape (a
 // .local rule, say) does not meet it here.
-var added = object.ListenerValueRule{
-	Rule: object.Rule{Number: 7, Field: "`spec.listeners[i].hostname`", Summary: "not under `.valueruletest`", Errors: "Invalid",
-		Codes:   []findings.Code{object.CodeHostname},
-		Valid:   object.Example{At: "spec.listeners[1].hostname", Value: "shop.example.com"},
-		Invalid: object.Example{At: "spec.listeners[1].hostname", Value: "shop.valueruletest"}},
+var added = validation.ListenerValueRule{
+	Rule: validation.Rule{Number: 7, Field: "`spec.listeners[i].hostname`", Summary: "not under `.valueruletest`", Errors: "Invalid",
+		Codes:   []findings.Code{validation.CodeHostname},
+		Valid:   validation.Example{At: "spec.listeners[1].hostname", Value: "shop.example.com"},
+		Invalid: validation.Example{At: "spec.listeners[1].hostname", Value: "shop.valueruletest"}},
 	Name: "hostname-not-valueruletest", Path: "hostname", Detail: "must not end in .valueruletest",
 	Allows: func(h string) bool { return !strings.HasSuffix(h, ".valueruletest") },
 }
 
 func TestMain(m *testing.M) {
-	object.ListenerValueRules = append(object.ListenerValueRules, added)
+	validationtest.AddListenerValueRule(added)
 	policy.ValueRuleCEL[added.Name] = `!x.endsWith(".valueruletest")`
 	os.Exit(m.Run())
 }
@@ -50,7 +49,7 @@ func TestValueRule(t *testing.T) {
 	}
 	valid, _ := validationtest.Apply(added.Valid)
 	errs, _ := validation.Validate(invalid, nil, validation.Options{})
-	if len(errs) != 1 || errs[0].Field != "spec.listeners[1].hostname" || errs[0].Detail != added.Detail || findings.CodeOf(errs[0]) != object.CodeHostname {
+	if len(errs) != 1 || errs[0].Field != "spec.listeners[1].hostname" || errs[0].Detail != added.Detail || findings.CodeOf(errs[0]) != validation.CodeHostname {
 		t.Fatalf("validation: %v", errs)
 	}
 	if !policytest.SameVerdict(t, "create", invalid, nil) {

@@ -20,8 +20,6 @@ import (
 	"github.com/airlock/listenerset-webhook/policy"
 	"github.com/airlock/listenerset-webhook/policy/policytest"
 	"github.com/airlock/listenerset-webhook/validation"
-	"github.com/airlock/listenerset-webhook/validation/merged"
-	"github.com/airlock/listenerset-webhook/validation/object"
 )
 
 // TestRenderAddNames: admission.addNames reaches both engines of mode both
@@ -39,7 +37,7 @@ func TestRenderAddNames(t *testing.T) {
 		}
 	}
 	assert.Equal(t, []string{"alpn-protocols=h3,h2c", "ecdhCurves=X448"}, settings, "the webhook's --add-names")
-	added, err := object.ParseAddedNames(settings)
+	added, err := validation.ParseAddedNames(settings)
 	require.NoError(t, err, "the webhook would refuse its flags")
 
 	e := renderedPolicies(t, objs)
@@ -53,9 +51,9 @@ func TestRenderAddNames(t *testing.T) {
 		{"X25519", "h3,h3", false}, // an added name twice
 	} {
 		ls := &gwv1.ListenerSet{Spec: gwv1.ListenerSetSpec{ParentRef: gwv1.ParentGatewayReference{Name: "gw"},
-			Listeners: []gwv1.ListenerEntry{{Name: "tls", Port: 8443, Protocol: object.ProtocolHTTPS,
+			Listeners: []gwv1.ListenerEntry{{Name: "tls", Port: 8443, Protocol: validation.ProtocolHTTPS,
 				TLS: &gwv1.ListenerTLSConfig{CertificateRefs: []gwv1.SecretObjectReference{{Name: "cert"}}, Options: map[gwv1.AnnotationKey]gwv1.AnnotationValue{
-					object.OptionECDHCurves: gwv1.AnnotationValue(tc.curves), object.OptionALPNProtocols: gwv1.AnnotationValue(tc.alpn)}},
+					validation.OptionECDHCurves: gwv1.AnnotationValue(tc.curves), validation.OptionALPNProtocols: gwv1.AnnotationValue(tc.alpn)}},
 				AllowedRoutes: &gwv1.AllowedRoutes{Namespaces: &gwv1.RouteNamespaces{From: ptr.To(gwv1.NamespacesFromSame)}}}}}}
 		ls.Namespace, ls.Name = "team-a", "curves"
 		defaults.ListenerSet(ls)
@@ -98,7 +96,7 @@ func TestRenderPolicyDeclarationKey(t *testing.T) {
 	e := renderedPolicies(t, objs)
 
 	ls := &gwv1.ListenerSet{Spec: gwv1.ListenerSetSpec{ParentRef: gwv1.ParentGatewayReference{Name: "gw"},
-		Listeners: []gwv1.ListenerEntry{{Name: "web", Port: 8080, Protocol: object.ProtocolHTTP, Hostname: ptr.To[gwv1.Hostname]("login.a.example.com"),
+		Listeners: []gwv1.ListenerEntry{{Name: "web", Port: 8080, Protocol: validation.ProtocolHTTP, Hostname: ptr.To[gwv1.Hostname]("login.a.example.com"),
 			AllowedRoutes: &gwv1.AllowedRoutes{Namespaces: &gwv1.RouteNamespaces{From: ptr.To(gwv1.NamespacesFromSame)}}}}}}
 	ls.Namespace, ls.Name = "team-b", "login"
 	defaults.ListenerSet(ls)
@@ -106,11 +104,11 @@ func TestRenderPolicyDeclarationKey(t *testing.T) {
 	require.NoError(t, err)
 	var obj map[string]any
 	require.NoError(t, utiljson.Unmarshal(data, &obj))
-	for _, annotationKey := range []string{key, merged.DefaultAllowedHostnamesAnnotation} {
+	for _, annotationKey := range []string{key, validation.DefaultAllowedHostnamesAnnotation} {
 		ns := &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: "team-b", Annotations: map[string]string{annotationKey: "*.b.example.com"}}}
 		meta := &metav1.PartialObjectMetadata{ObjectMeta: ns.ObjectMeta}
-		errs, _ := validation.Validate(ls, nil, validation.Options{Cluster: &merged.Objects{Namespaces: []*metav1.PartialObjectMetadata{meta}},
-			Tenancy: merged.Tenancy{AllowedHostnamesAnnotation: key}})
+		errs, _ := validation.Validate(ls, nil, validation.Options{Cluster: &validation.Objects{Namespaces: []*metav1.PartialObjectMetadata{meta}},
+			Tenancy: validation.Tenancy{AllowedHostnamesAnnotation: key}})
 		got := e.EvaluateIn(ns, obj, nil, 0)
 		require.False(t, got.Error, "%s: %s", annotationKey, got.Message)
 		assert.Equal(t, annotationKey != key, len(errs) == 0, "validation, declared under %s: %v", annotationKey, errs)

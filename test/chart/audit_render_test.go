@@ -13,7 +13,7 @@ import (
 	"k8s.io/apimachinery/pkg/labels"
 
 	"github.com/airlock/listenerset-webhook/offline/live"
-	"github.com/airlock/listenerset-webhook/validation/merged"
+	"github.com/airlock/listenerset-webhook/validation"
 )
 
 // auditName is the audit's CronJob, ServiceAccount and ClusterRole.
@@ -38,7 +38,7 @@ func TestRenderAudit(t *testing.T) {
 	// The scope's flags, as the webhook's Deployment has them.
 	scoped := []string{"--scope=class", "--controller-names=microgateway.airlock.com/gatewayclass-controller", "--unknown-parent=judge"}
 	// The tenancy's flags, as the webhook's Deployment has them, after the scope's.
-	tenancy := []string{"--allowed-hostnames-annotation=" + merged.DefaultAllowedHostnamesAnnotation, "--first-claim=warn"}
+	tenancy := []string{"--allowed-hostnames-annotation=" + validation.DefaultAllowedHostnamesAnnotation, "--first-claim=warn"}
 	scoped = append(scoped[:len(scoped):len(scoped)], tenancy...)
 	// Findings are reported, not a failed Job: only a run that failed fails it.
 	args := func(flags ...string) []string {

@@ -9,6 +9,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/airlock/listenerset-webhook/validation"
+
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
@@ -20,7 +22,6 @@ import (
 	"github.com/airlock/listenerset-webhook/offline/policyreport"
 	"github.com/airlock/listenerset-webhook/test/localcluster"
 	"github.com/airlock/listenerset-webhook/test/testproc"
-	"github.com/airlock/listenerset-webhook/validation/merged"
 )
 
 // policyReportCRD is the PolicyReport CRD the audit tests apply (its source
@@ -185,7 +186,7 @@ func ensureAuditGatewayClass(ctx context.Context, t *testing.T, c client.Client)
 		"apiVersion": "gateway.networking.k8s.io/v1",
 		"kind":       "GatewayClass",
 		"metadata":   map[string]any{"name": "airlock"},
-		"spec":       map[string]any{"controllerName": string(merged.AirlockControllerName)},
+		"spec":       map[string]any{"controllerName": string(validation.AirlockControllerName)},
 	}}
 	if err := c.Create(ctx, gc); err != nil && !apierrors.IsAlreadyExists(err) {
 		require.NoError(t, err)

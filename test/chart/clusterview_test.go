@@ -3,12 +3,13 @@ package chart
 import (
 	"testing"
 
+	"github.com/airlock/listenerset-webhook/validation"
+
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 	appsv1 "k8s.io/api/apps/v1"
 	rbacv1 "k8s.io/api/rbac/v1"
 
-	"github.com/airlock/listenerset-webhook/validation/merged"
 	"github.com/airlock/listenerset-webhook/webhook/clusterview"
 )
 
@@ -51,7 +52,7 @@ func TestRenderClusterView(t *testing.T) {
 				assert.Equal(t, "class", fs["scope"])
 				want := tc.names
 				if want == "" {
-					want = string(merged.AirlockControllerName)
+					want = string(validation.AirlockControllerName)
 				}
 				assert.Equal(t, want, fs["controller-names"])
 				assert.Equal(t, map[bool]string{true: tc.unknown, false: "judge"}[tc.unknown != ""], fs["unknown-parent"])
@@ -63,7 +64,7 @@ func TestRenderClusterView(t *testing.T) {
 			assert.Equal(t, tc.watch.Secrets, fs["watch-secrets"] == "true")
 			// The tenancy's flags come with the cluster checks, which read them.
 			if tc.watch.Cluster {
-				assert.Equal(t, merged.DefaultAllowedHostnamesAnnotation, fs["allowed-hostnames-annotation"])
+				assert.Equal(t, validation.DefaultAllowedHostnamesAnnotation, fs["allowed-hostnames-annotation"])
 				assert.Equal(t, "warn", fs["first-claim"])
 			} else {
 				assert.NotContains(t, fs, "first-claim")

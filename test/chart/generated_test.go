@@ -11,13 +11,13 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/airlock/listenerset-webhook/validation"
+
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 	"sigs.k8s.io/yaml"
 
 	"github.com/airlock/listenerset-webhook/test/golden"
-	"github.com/airlock/listenerset-webhook/validation/merged"
-	"github.com/airlock/listenerset-webhook/validation/object"
 	"github.com/airlock/listenerset-webhook/webhook/admission"
 )
 
@@ -68,18 +68,18 @@ func TestAddNamesSchemaIsTheListOptions(t *testing.T) {
 	require.NoError(t, json.Unmarshal(data, &schema))
 	props := schema.Properties.Admission.Properties.AddNames.Properties
 	var want []string
-	for _, k := range object.ListOptions {
-		name := strings.TrimPrefix(string(k), object.OptionPrefix)
+	for _, k := range validation.ListOptions {
+		name := strings.TrimPrefix(string(k), validation.OptionPrefix)
 		want = append(want, name)
 		if p, ok := props[name]; assert.True(t, ok, "values.schema.json: admission.addNames has no %s", name) {
-			assert.Equal(t, object.MaxAddedNames, p.MaxItems, name)
-			assert.Equal(t, fmt.Sprintf("^[A-Za-z0-9._/+-]{1,%d}$", object.MaxAddedNameLen), p.Items.Pattern, name)
+			assert.Equal(t, validation.MaxAddedNames, p.MaxItems, name)
+			assert.Equal(t, fmt.Sprintf("^[A-Za-z0-9._/+-]{1,%d}$", validation.MaxAddedNameLen), p.Items.Pattern, name)
 		}
 	}
 	assert.ElementsMatch(t, want, slices.Collect(maps.Keys(props)), "values.schema.json: admission.addNames' options")
 	values, err := os.ReadFile(filepath.Join(root, chartPath, "values.yaml"))
 	require.NoError(t, err)
-	assert.Contains(t, strings.Join(strings.Fields(string(values)), " "), "per option ("+object.ListOptionNames()+")",
+	assert.Contains(t, strings.Join(strings.Fields(string(values)), " "), "per option ("+validation.ListOptionNames()+")",
 		"values.yaml: admission.addNames' comment names the list-valued options")
 }
 
@@ -98,7 +98,7 @@ func TestTenancySchemaIsTheFlags(t *testing.T) {
 						Pattern string `json:"pattern"`
 					}
 					FirstClaim struct {
-						Enum []merged.ClaimMode `json:"enum"`
+						Enum []validation.ClaimMode `json:"enum"`
 					}
 				} `json:"properties"`
 			} `json:"tenancy"`
@@ -106,24 +106,24 @@ func TestTenancySchemaIsTheFlags(t *testing.T) {
 	}
 	require.NoError(t, json.Unmarshal(data, &schema))
 	p := schema.Properties.Tenancy.Properties
-	assert.Equal(t, merged.ClaimModes, p.FirstClaim.Enum, "tenancy.firstClaim")
+	assert.Equal(t, validation.ClaimModes, p.FirstClaim.Enum, "tenancy.firstClaim")
 	label, annotation := regexp.MustCompile(p.TenantLabel.Pattern), regexp.MustCompile(p.AllowedHostnamesAnnotation.Pattern)
-	for _, key := range []string{"", "tenant", "capsule.clastix.io/tenant", merged.DefaultAllowedHostnamesAnnotation, "a_b.c-d",
+	for _, key := range []string{"", "tenant", "capsule.clastix.io/tenant", validation.DefaultAllowedHostnamesAnnotation, "a_b.c-d",
 		"Bad Label", "a/b/c", "-x", "x-", "example.com/", "/x", "UPPER.example.com/x", strings.Repeat("x", 64)} {
-		flagsTake := merged.Tenancy{TenantLabel: key}.Check() == nil
+		flagsTake := validation.Tenancy{TenantLabel: key}.Check() == nil
 		assert.Equal(t, flagsTake, label.MatchString(key), "tenancy.tenantLabel %q", key)
 		if key != "" {
-			flagsTake = merged.Tenancy{AllowedHostnamesAnnotation: key}.Check() == nil
+			flagsTake = validation.Tenancy{AllowedHostnamesAnnotation: key}.Check() == nil
 			assert.Equal(t, flagsTake, annotation.MatchString(key), "tenancy.allowedHostnamesAnnotation %q", key)
 		}
 	}
 	values, err := os.ReadFile(filepath.Join(root, chartPath, "values.yaml"))
 	require.NoError(t, err)
 	var v struct {
-		Tenancy merged.Tenancy `json:"tenancy"`
+		Tenancy validation.Tenancy `json:"tenancy"`
 	}
 	require.NoError(t, yaml.Unmarshal(values, &v))
 	assert.NoError(t, v.Tenancy.Check(), "values.yaml's tenancy defaults")
-	assert.Equal(t, merged.DefaultAllowedHostnamesAnnotation, v.Tenancy.AllowedHostnamesAnnotation, "values.yaml's tenancy.allowedHostnamesAnnotation")
-	assert.Equal(t, merged.ClaimModes[0], v.Tenancy.FirstClaim, "values.yaml's tenancy.firstClaim is the default mode")
+	assert.Equal(t, validation.DefaultAllowedHostnamesAnnotation, v.Tenancy.AllowedHostnamesAnnotation, "values.yaml's tenancy.allowedHostnamesAnnotation")
+	assert.Equal(t, validation.ClaimModes[0], v.Tenancy.FirstClaim, "values.yaml's tenancy.firstClaim is the default mode")
 }

@@ -9,19 +9,20 @@ import (
 	"testing"
 	"time"
 
+	"github.com/airlock/listenerset-webhook/validation"
+
 	"github.com/stretchr/testify/require"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	"github.com/airlock/listenerset-webhook/test/localcluster"
-	"github.com/airlock/listenerset-webhook/validation/merged"
 )
 
 // The story docs/tenancy-capsule.md tells, on the node: tenant alpha's
 // namespaces team-a and team-b and tenant beta's team-c, labelled as
 // Capsule labels them, on one Gateway of Airlock's class that admits all
 // three; team-a's portal holds *.a.example.com (first on 443).
-var capsuleFixtures = strings.NewReplacer("$CONTROLLER", string(merged.AirlockControllerName)).Replace(`
+var capsuleFixtures = strings.NewReplacer("$CONTROLLER", string(validation.AirlockControllerName)).Replace(`
 apiVersion: gateway.networking.k8s.io/v1
 kind: GatewayClass
 metadata: {name: lsw-node-capsule}

@@ -7,12 +7,10 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/airlock/listenerset-webhook/findings"
 	"github.com/airlock/listenerset-webhook/offline/report"
 	"github.com/airlock/listenerset-webhook/test/golden"
 	"github.com/airlock/listenerset-webhook/validation"
-	"github.com/airlock/listenerset-webhook/validation/findings"
-	"github.com/airlock/listenerset-webhook/validation/merged"
-	"github.com/airlock/listenerset-webhook/validation/object"
 	"github.com/airlock/listenerset-webhook/webhook/admission"
 )
 
@@ -35,7 +33,7 @@ func renderCodes(codes []findings.CodeDoc) []byte {
 	var b strings.Builder
 	p := func(format string, args ...any) { fmt.Fprintf(&b, format, args...) }
 	p("# Diagnostic codes\n\n")
-	p("<!-- Generated from validation/catalog.go and the codes.go of validation/object, merged and routes, the option table of validation/object/names.go and offline/judge/codes.go\n")
+	p("<!-- Generated from validation/catalog.go and the codes.go of validation/internal/object, incluster and routes, the option table of validation/internal/object/names.go and offline/judge/codes.go\n")
 	p("     by `make docs-generate`; test/docs' TestCodesPageIsGenerated fails while it is stale. Do not edit by hand. -->\n\n")
 	p("Every error and warning the rules give has a stable code: the webhook's audit annotation, the offline\n")
 	p("commands' JSON (`code`), JUnit (the failure's `type`), GitHub annotations (the title) and SARIF (`ruleId`,\n")
@@ -50,8 +48,8 @@ func renderCodes(codes []findings.CodeDoc) []byte {
 	p("| `LS1xx` | error | the object's own rules: it is denied |\n")
 	p("| `LS2xx` | warning | the object's own warnings: it is admitted |\n")
 	p("| `LS3xx` | cluster | the cluster-aware rules: a conflict or a reference no ReferenceGrant permits is an error under `--strict`, a warning otherwise; the rest are warnings |\n\n")
-	p("A warning that stands for an error carries the error's code: a ratcheted error (kind `%s`), an error\n", object.KindRatcheted)
-	p("under enforcement warn (`%s`) and a cluster-aware error outside strict mode (`%s`).\n", validation.KindWouldDeny, merged.KindClusterFinding)
+	p("A warning that stands for an error carries the error's code: a ratcheted error (kind `%s`), an error\n", validation.KindRatcheted)
+	p("under enforcement warn (`%s`) and a cluster-aware error outside strict mode (`%s`).\n", validation.KindWouldDeny, validation.KindClusterFinding)
 	p("The webhook's audit annotation `%s` lists the distinct codes of a denial's errors, sorted (the audit\n", admission.AuditCodesKey)
 	p("event records it as `%s/%s`); under enforcement warn,\n", admission.ValidatingWebhookName, admission.AuditCodesKey)
 	p("`%s` lists those that would have denied it.\n\n", admission.AuditWouldDenyCodesKey)

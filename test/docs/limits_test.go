@@ -9,11 +9,11 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/airlock/listenerset-webhook/validation"
+
+	"github.com/airlock/listenerset-webhook/findings"
 	"github.com/airlock/listenerset-webhook/offline/policyreport"
 	"github.com/airlock/listenerset-webhook/policy"
-	"github.com/airlock/listenerset-webhook/validation/findings"
-	"github.com/airlock/listenerset-webhook/validation/merged"
-	"github.com/airlock/listenerset-webhook/validation/object"
 	"github.com/airlock/listenerset-webhook/webhook/inflight"
 )
 
@@ -33,20 +33,20 @@ type statedLimit struct {
 const num = `(\d+(?: \d{3})*(?: KiB| MiB|Ki|Mi)?)`
 
 var statedLimits = []statedLimit{
-	{"merged.MaxAllowedHostnames", merged.MaxAllowedHostnames, "docs/tenancy.md", `nothing else between them, at most ` + num},
-	{"merged.MaxAllowedHostnames", merged.MaxAllowedHostnames, "docs/tenancy.md", `blanks around an entry, more than ` + num + ` entries`},
-	{"merged.MaxAllowedHostnames", merged.MaxAllowedHostnames, "docs/rules.md", `more than ` + num + ` entries \(` + "`MaxAllowedHostnames`"},
-	{"merged.MaxAllowedHostnames", merged.MaxAllowedHostnames, "docs/policy.md", "A declaration holds at most `merged.MaxAllowedHostnames` \\(" + num + `\)`},
-	{"merged.MaxAllowedHostnames", merged.MaxAllowedHostnames, "docs/policy.md", `in a Namespace of each of ` + "`policytest.WorstDeclarations`" + ` \(` + num},
+	{"validation.MaxAllowedHostnames", validation.MaxAllowedHostnames, "docs/tenancy.md", `nothing else between them, at most ` + num},
+	{"validation.MaxAllowedHostnames", validation.MaxAllowedHostnames, "docs/tenancy.md", `blanks around an entry, more than ` + num + ` entries`},
+	{"validation.MaxAllowedHostnames", validation.MaxAllowedHostnames, "docs/rules.md", `more than ` + num + ` entries \(` + "`MaxAllowedHostnames`"},
+	{"validation.MaxAllowedHostnames", validation.MaxAllowedHostnames, "docs/policy.md", "A declaration holds at most `validation.MaxAllowedHostnames` \\(" + num + `\)`},
+	{"validation.MaxAllowedHostnames", validation.MaxAllowedHostnames, "docs/policy.md", `in a Namespace of each of ` + "`policytest.WorstDeclarations`" + ` \(` + num},
 	{"policy.MaxDetailedEntries", policy.MaxDetailedEntries, "docs/policy.md", `with the\s+first ` + num + ` bad entries`},
 	{"policy.MaxMessageBytes", policy.MaxMessageBytes, "docs/policy.md", `failing listeners, up to ` + num + ` bytes`},
 	{"policy.MaxMessageBytes", policy.MaxMessageBytes, "docs/policy.md", `failing listeners, cut at ` + num + ` bytes`},
 	{"policy.MaxDetailedListeners", policy.MaxDetailedListeners, "docs/policy.md", `the first\s+` + num + ` failing listeners, cut at`},
 	{"policy.MaxGatewaysBytes", policy.MaxGatewaysBytes, "docs/policy.md", `list holds at most ` + num + " as JSON \\(`policy.MaxGatewaysBytes`"},
 	{"policy.MaxGatewaysBytes", policy.MaxGatewaysBytes, "docs/chart.md", `At most ` + num + ` as JSON`},
-	{"object.MaxListeners", object.MaxListeners, "docs/policy.md", `a count error of more than ` + num + ` listeners`},
-	{"object.MaxAddedNames", object.MaxAddedNames, "docs/rules.md", `at most ` + num + `\s+names per option`},
-	{"object.MaxAddedNameLen", object.MaxAddedNameLen, "docs/rules.md", `each 1-` + num + ` letters, digits`},
+	{"validation.MaxListeners", validation.MaxListeners, "docs/policy.md", `a count error of more than ` + num + ` listeners`},
+	{"validation.MaxAddedNames", validation.MaxAddedNames, "docs/rules.md", `at most ` + num + `\s+names per option`},
+	{"validation.MaxAddedNameLen", validation.MaxAddedNameLen, "docs/rules.md", `each 1-` + num + ` letters, digits`},
 	{"findings.MaxErrors", findings.MaxErrors, "docs/rules.md", `the first ` + num + ` errors that fit`},
 	{"findings.MaxErrorBytes", findings.MaxErrorBytes, "docs/rules.md", `errors that fit ` + num + ` as the webhook's 422`},
 	{"findings.MaxWarningsRunes", findings.MaxWarningsRunes, "docs/rules.md", `warnings within ` + num + ` of the`},
@@ -54,7 +54,7 @@ var statedLimits = []statedLimit{
 	{"findings.MaxPathBytes", findings.MaxPathBytes, "docs/rules.md", `a field path up to ` + num + ` bytes`},
 	{"findings.MaxDetailBytes", findings.MaxDetailBytes, "docs/rules.md", `a detail up to ` + num + `\.`},
 	{"policyreport.MaxBytes", policyreport.MaxBytes, "docs/audit.md", `A report's results are capped at ` + num},
-	{"object.MaxListeners", object.MaxListeners, "docs/audit.md", `bounded by the CRD \(8 conditions,\s+` + num + ` listeners\)`},
+	{"validation.MaxListeners", validation.MaxListeners, "docs/audit.md", `bounded by the CRD \(8 conditions,\s+` + num + ` listeners\)`},
 	{"inflight.DefaultMaxBytes", inflight.DefaultMaxBytes, "docs/serving.md", "`--max-in-flight-bytes` \\| `" + num + "`"},
 	{"inflight.DefaultMaxBytes", inflight.DefaultMaxBytes, "docs/reliability.md", "`webhook.maxInFlightBytes`, default " + num},
 	{"inflight.MinMaxBytes", inflight.MinMaxBytes, "docs/serving.md", "at least `" + num + "`"},

@@ -9,19 +9,20 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/airlock/listenerset-webhook/validation"
+
 	"github.com/airlock/listenerset-webhook/test/golden"
-	"github.com/airlock/listenerset-webhook/validation/object"
 )
 
 // rulesPage is the hand-written page of the rules, whose table's rows of
-// the object rules are generated from their definitions (object.Rules)
-// and whose list of list-valued options from object.ListOptions.
+// the object rules are generated from their definitions (validation.Rules)
+// and whose list of list-valued options from validation.ListOptions.
 const rulesPage = "docs/rules.md"
 
 // TestRulesTableIsGenerated: the rows of docs/rules.md's table of the
 // object rules and the list-valued options its "Airlock name lists"
 // section names are exactly what the rules' definitions
-// (object.Rules) and the option table say. It fails when a rule, an
+// (validation.Rules) and the option table say. It fails when a rule, an
 // option, its values or a limit changed in Go and the page was not
 // regenerated (`make docs-generate`, or this test with -update).
 func TestRulesTableIsGenerated(t *testing.T) {
@@ -50,7 +51,7 @@ const (
 var listOptionNames = regexp.MustCompile("(with `option` one of )`[^`]+`(?:,\\s+`[^`]+`)*")
 
 // withOptionRows is page with the rows of its table before the ratcheting
-// row replaced by object.Rules, a row each, and its list of
+// row replaced by validation.Rules, a row each, and its list of
 // list-valued options by the option table's.
 func withOptionRows(page string) (string, error) {
 	lines := strings.SplitAfter(page, "\n")
@@ -64,17 +65,17 @@ func withOptionRows(page string) (string, error) {
 	if !listOptionNames.MatchString(out) {
 		return "", fmt.Errorf("%s: no sentence %q", rulesPage, "with `option` one of `...`")
 	}
-	names := make([]string, len(object.ListOptions))
-	for i, k := range object.ListOptions {
-		names[i] = "`" + strings.TrimPrefix(string(k), object.OptionPrefix) + "`"
+	names := make([]string, len(validation.ListOptions))
+	for i, k := range validation.ListOptions {
+		names[i] = "`" + strings.TrimPrefix(string(k), validation.OptionPrefix) + "`"
 	}
 	return listOptionNames.ReplaceAllLiteralString(out, "with `option` one of "+strings.Join(names, ", ")), nil
 }
 
-// ruleRows are the table's rows of object.Rules.
+// ruleRows are the table's rows of validation.Rules.
 func ruleRows() string {
 	var b strings.Builder
-	for _, r := range object.Rules() {
+	for _, r := range validation.Rules() {
 		fmt.Fprintf(&b, "| %d | %s | %s | %s | `%s` |\n", r.Number, r.Field, r.Summary, r.Errors, r.Invalid)
 	}
 	return b.String()

@@ -8,7 +8,7 @@ import (
 	gwv1 "sigs.k8s.io/gateway-api/apis/v1"
 
 	"github.com/airlock/listenerset-webhook/offline/report"
-	"github.com/airlock/listenerset-webhook/validation/merged"
+	"github.com/airlock/listenerset-webhook/validation"
 )
 
 // The decoy: a Gateway of team-b's own, of another implementation's class.
@@ -44,7 +44,7 @@ func TestAttachingIsClaiming(t *testing.T) {
 	requireCluster(t)
 	applyTenancyFixtures(t)
 	bin := startFirstClaimDeny(t)
-	switchWebhook(t, webhookSettings{enabled: true, firstClaim: merged.ClaimDeny, scope: []gwv1.GatewayController{merged.AirlockControllerName}})
+	switchWebhook(t, webhookSettings{enabled: true, firstClaim: validation.ClaimDeny, scope: []gwv1.GatewayController{validation.AirlockControllerName}})
 	denied := strings.Replace(claimed(0), ".hostname: ", ".hostname: Forbidden: ", 1)
 
 	squat := func(gateway string) map[string]any {
@@ -60,7 +60,7 @@ func TestAttachingIsClaiming(t *testing.T) {
 		r = mustReject(t, squat("shared"), []string{`The ListenerSet "squat" is invalid: ` + denied})
 		t.Logf("kubectl printed:\n%s", r.Output())
 
-		switchWebhook(t, webhookSettings{enabled: true, scope: []gwv1.GatewayController{merged.AirlockControllerName}})
+		switchWebhook(t, webhookSettings{enabled: true, scope: []gwv1.GatewayController{validation.AirlockControllerName}})
 		// a second later, so that the move's time tells it from portal's
 		// creation whatever the clock's second
 		time.Sleep(1100 * time.Millisecond)
@@ -85,7 +85,7 @@ func TestAttachingIsClaiming(t *testing.T) {
 	})
 
 	t.Run("b the decoy", func(t *testing.T) {
-		annotateNamespace(t, tenancyB, merged.DefaultAllowedHostnamesAnnotation, "*.b.example.com")
+		annotateNamespace(t, tenancyB, validation.DefaultAllowedHostnamesAnnotation, "*.b.example.com")
 		if r := kubectl(t, decoyFixtures, "apply", "-f", "-"); r.Err != nil {
 			t.Fatalf("%v\n%s", r.Err, r.Output())
 		}

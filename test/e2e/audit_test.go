@@ -12,6 +12,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/airlock/listenerset-webhook/validation"
+
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 	rbacv1 "k8s.io/api/rbac/v1"
@@ -21,8 +23,6 @@ import (
 	"github.com/airlock/listenerset-webhook/offline/live"
 	"github.com/airlock/listenerset-webhook/offline/report"
 	"github.com/airlock/listenerset-webhook/test/testproc"
-	"github.com/airlock/listenerset-webhook/validation/merged"
-	"github.com/airlock/listenerset-webhook/validation/object"
 )
 
 // auditNamespaces are testdata/audit.yaml's (kept after the test: without
@@ -122,7 +122,7 @@ func TestAuditCommand(t *testing.T) {
 	})
 
 	t.Run("pages: one object a request lists what one request does", func(t *testing.T) {
-		names := func(o *merged.Objects) (sets, gateways, grants []string) {
+		names := func(o *validation.Objects) (sets, gateways, grants []string) {
 			for _, ls := range o.Sets {
 				sets = append(sets, ls.Namespace+"/"+ls.Name)
 			}
@@ -204,7 +204,7 @@ func TestAuditCommand(t *testing.T) {
 			return r.RuleID == string(judge.CodeStatusNotReported)
 		})
 		require.Len(t, log.Runs[0].Results, 1)
-		assert.Equal(t, string(object.CodeRouteKind), log.Runs[0].Results[0].RuleID)
+		assert.Equal(t, string(validation.CodeRouteKind), log.Runs[0].Results[0].RuleID)
 		assert.Equal(t, "error", log.Runs[0].Results[0].Level)
 
 		out, _ = audit(t, report.ExitInvalid, append(args, "github")...)

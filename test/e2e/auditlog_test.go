@@ -8,7 +8,8 @@ import (
 	"testing"
 	"time"
 
-	"github.com/airlock/listenerset-webhook/validation/object"
+	"github.com/airlock/listenerset-webhook/validation"
+
 	"github.com/airlock/listenerset-webhook/webhook/admission"
 )
 
@@ -59,7 +60,7 @@ func TestAuditEventCarriesCodes(t *testing.T) {
 		`spec.listeners[1].protocol: Unsupported value: "TCP"`})
 
 	key := admission.ValidatingWebhookName + "/" + admission.AuditCodesKey
-	want := string(object.CodeProtocol) + "," + string(object.CodeUnsupportedOptionItem)
+	want := string(validation.CodeProtocol) + "," + string(validation.CodeUnsupportedOptionItem)
 	// The log backend writes an event as its request completes; wait for
 	// the line rather than for a time.
 	var got string

@@ -11,7 +11,7 @@ import (
 	"sigs.k8s.io/gateway-api/pkg/features"
 
 	"github.com/airlock/listenerset-webhook/test/localcluster"
-	"github.com/airlock/listenerset-webhook/validation/merged"
+	"github.com/airlock/listenerset-webhook/validation"
 )
 
 // The class status test's objects: a GatewayClass of Airlock's controller,
@@ -23,7 +23,7 @@ const (
 )
 
 var classStatusFixtures = strings.NewReplacer("$CLASS", statusClass, "$GW", statusGateway, "$NS", namespace,
-	"$AIRLOCK", string(merged.AirlockControllerName)).Replace(`
+	"$AIRLOCK", string(validation.AirlockControllerName)).Replace(`
 apiVersion: gateway.networking.k8s.io/v1
 kind: GatewayClass
 metadata: {name: $CLASS}
@@ -73,12 +73,12 @@ func TestClassStatusWarnings(t *testing.T) {
 	if got, want := stored.Stdout, "Accepted Unknown Pending Waiting for controller"; got != want {
 		t.Fatalf("the stored class's conditions are %q (%v), want the CRD's default %q", got, stored.Err, want)
 	}
-	restartWebhook(t, webhookSettings{enabled: true, scope: []gwv1.GatewayController{merged.AirlockControllerName}})
+	restartWebhook(t, webhookSettings{enabled: true, scope: []gwv1.GatewayController{validation.AirlockControllerName}})
 	consequence := "the ListenerSet stays Pending and unprogrammed"
 
 	// Pending, as stored: no controller has taken the class.
 	pending := fmt.Sprintf(`spec.parentRef: GatewayClass %q is not accepted by its controller %s (Accepted is Unknown, reason Pending): %s`,
-		statusClass, merged.AirlockControllerName, consequence)
+		statusClass, validation.AirlockControllerName, consequence)
 	showWarnings(t, classStatusSet("class-pending", 8081), pending)
 
 	// Refused: the controller's reason and message.
@@ -89,14 +89,14 @@ func TestClassStatusWarnings(t *testing.T) {
 		t.Fatalf("%v\n%s", r.Err, r.Output())
 	}
 	showWarnings(t, classStatusSet("class-refused", 8082), fmt.Sprintf(`spec.parentRef: GatewayClass %q refused by its controller %s: %s; `+
-		`InvalidParameters: parametersRef: GatewayClassParameters "gw-params" not found`, statusClass, merged.AirlockControllerName, consequence))
+		`InvalidParameters: parametersRef: GatewayClassParameters "gw-params" not found`, statusClass, validation.AirlockControllerName, consequence))
 
 	// Accepted, by a controller without ListenerSet support.
 	if err := localcluster.AcceptClass(ctx, cluster.Client, statusClass, features.SupportGateway, features.SupportHTTPRoute); err != nil {
 		t.Fatal(err)
 	}
 	showWarnings(t, classStatusSet("class-no-feature", 8083), fmt.Sprintf(`spec.parentRef: GatewayClass %q: its controller %s does not list %s `+
-		`in status.supportedFeatures: %s`, statusClass, merged.AirlockControllerName, features.SupportListenerSet, consequence))
+		`in status.supportedFeatures: %s`, statusClass, validation.AirlockControllerName, features.SupportListenerSet, consequence))
 
 	// Accepted, ListenerSet support listed: nothing to say.
 	if err := localcluster.AcceptClass(ctx, cluster.Client, statusClass, localcluster.ControllerFeatures...); err != nil {

@@ -37,18 +37,19 @@ import (
 	"testing"
 	"time"
 
+	"github.com/airlock/listenerset-webhook/validation"
+
+	logf "sigs.k8s.io/controller-runtime/pkg/log"
+	"sigs.k8s.io/controller-runtime/pkg/log/zap"
+	gwv1 "sigs.k8s.io/gateway-api/apis/v1"
+
 	"github.com/airlock/listenerset-webhook/test/localcluster"
 	"github.com/airlock/listenerset-webhook/test/testproc"
-	"github.com/airlock/listenerset-webhook/validation/merged"
-	"github.com/airlock/listenerset-webhook/validation/object"
 	"github.com/airlock/listenerset-webhook/webhook"
 	"github.com/airlock/listenerset-webhook/webhook/admission"
 	"github.com/airlock/listenerset-webhook/webhook/certs"
 	"github.com/airlock/listenerset-webhook/webhook/clusterview"
 	"github.com/airlock/listenerset-webhook/webhook/serving"
-	logf "sigs.k8s.io/controller-runtime/pkg/log"
-	"sigs.k8s.io/controller-runtime/pkg/log/zap"
-	gwv1 "sigs.k8s.io/gateway-api/apis/v1"
 )
 
 // namespace is where the examples live (examples/gateway.yaml creates it).
@@ -215,7 +216,7 @@ type webhookSettings struct {
 	addNames                       []string
 	scope                          []gwv1.GatewayController
 	unknownAdmit                   bool
-	firstClaim                     merged.ClaimMode
+	firstClaim                     validation.ClaimMode
 	tenantLabel                    string
 }
 
@@ -246,10 +247,10 @@ func newInProcessWebhook(ports testproc.Ports, cert *localcluster.ServingCert) *
 
 func (w *inProcessWebhook) UseSettings(c webhookSettings) {
 	w.opts.Cluster = clusterview.Options{Enabled: c.enabled, Strict: c.strict, WatchSecrets: c.secrets, RESTConfig: cluster.Config,
-		Tenancy: merged.Tenancy{FirstClaim: c.firstClaim, TenantLabel: c.tenantLabel}}
-	w.opts.Scope = merged.Scope{ControllerNames: c.scope}
+		Tenancy: validation.Tenancy{FirstClaim: c.firstClaim, TenantLabel: c.tenantLabel}}
+	w.opts.Scope = validation.Scope{ControllerNames: c.scope}
 	if c.unknownAdmit {
-		w.opts.Scope.Unknown = merged.UnknownAdmit
+		w.opts.Scope.Unknown = validation.UnknownAdmit
 	}
 	w.opts.Enforcement = ""
 	if c.warn {
@@ -263,7 +264,7 @@ func (w *inProcessWebhook) MetricsURL() string {
 }
 
 func (w *inProcessWebhook) Start(ctx context.Context) error {
-	added, err := object.ParseAddedNames(w.addNames)
+	added, err := validation.ParseAddedNames(w.addNames)
 	if err != nil {
 		return err
 	}

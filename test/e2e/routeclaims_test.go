@@ -6,7 +6,7 @@ import (
 
 	"github.com/airlock/listenerset-webhook/offline/report"
 	"github.com/airlock/listenerset-webhook/test/testproc"
-	"github.com/airlock/listenerset-webhook/validation/merged"
+	"github.com/airlock/listenerset-webhook/validation"
 )
 
 // claimingRoute is an HTTPRoute of team-b attached to its ListenerSet
@@ -67,7 +67,7 @@ func TestRouteClaims(t *testing.T) {
 	})
 
 	t.Run("b denied under deny", func(t *testing.T) {
-		switchWebhook(t, webhookSettings{enabled: true, firstClaim: merged.ClaimDeny})
+		switchWebhook(t, webhookSettings{enabled: true, firstClaim: validation.ClaimDeny})
 		denied := strings.Replace(routeHeld, "[0]: ", "[0]: Forbidden: ", 1)
 		eventuallyRejects(t, claimingRoute("steal2", "login.a.example.com"), denied)
 		r := mustReject(t, claimingRoute("steal2", "login.a.example.com"), []string{`The HTTPRoute "steal2" is invalid: ` + denied})
@@ -82,7 +82,7 @@ func TestRouteClaims(t *testing.T) {
 	})
 
 	t.Run("b2 a set's write judges the claims it gives its routes", func(t *testing.T) {
-		switchWebhook(t, webhookSettings{enabled: true, firstClaim: merged.ClaimDeny})
+		switchWebhook(t, webhookSettings{enabled: true, firstClaim: validation.ClaimDeny})
 		defer switchWebhook(t, webhookSettings{enabled: true})
 		// The route comes first, naming a set that does not exist yet:
 		// it claims nothing then.
@@ -99,7 +99,7 @@ func TestRouteClaims(t *testing.T) {
 	})
 
 	t.Run("c not declared", func(t *testing.T) {
-		annotateNamespace(t, tenancyB, merged.DefaultAllowedHostnamesAnnotation, "*.b.example.com")
+		annotateNamespace(t, tenancyB, validation.DefaultAllowedHostnamesAnnotation, "*.b.example.com")
 		notDeclared := `spec.hostnames[0]: Forbidden: hostname "login.a.example.com" is not among the hostnames Namespace "team-b" declares ` +
 			`(listenerset-webhook.airlock.com/allowed-hostnames: "*.b.example.com")`
 		eventuallyRejects(t, claimingRoute("steal3", "login.a.example.com"), notDeclared)

@@ -6,6 +6,8 @@ import (
 	"path/filepath"
 	"testing"
 
+	"github.com/airlock/listenerset-webhook/validation"
+
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 	rbacv1 "k8s.io/api/rbac/v1"
@@ -15,7 +17,6 @@ import (
 	"github.com/airlock/listenerset-webhook/offline/judge"
 	"github.com/airlock/listenerset-webhook/offline/report"
 	"github.com/airlock/listenerset-webhook/test/testproc"
-	"github.com/airlock/listenerset-webhook/validation/merged"
 )
 
 // TestOfflineScope: audit, validate --kubeconfig and listeners --kubeconfig
@@ -55,7 +56,7 @@ func TestOfflineScope(t *testing.T) {
 	}
 	hasNote := func(r judge.Result) bool {
 		for _, w := range r.Warnings {
-			if w.Code == string(merged.CodeScopeUnknown) {
+			if w.Code == string(validation.CodeScopeUnknown) {
 				return true
 			}
 		}
@@ -67,7 +68,7 @@ func TestOfflineScope(t *testing.T) {
 		assert.False(t, res["on-airlock"].Valid, "Airlock's class: judged")
 		assert.True(t, res["on-envoy"].Valid, "another implementation's: not judged")
 		assert.Empty(t, res["on-envoy"].Warnings)
-		assert.Equal(t, merged.OutcomeOther, res["on-envoy"].Scope)
+		assert.Equal(t, validation.OutcomeOther, res["on-envoy"].Scope)
 		assert.False(t, res["on-missing"].Valid, "unknown class: judged (--unknown-parent=judge, the default)")
 		assert.True(t, hasNote(res["on-missing"]), "and told why: %+v", res["on-missing"].Warnings)
 
@@ -78,7 +79,7 @@ func TestOfflineScope(t *testing.T) {
 	t.Run("audit: --unknown-parent=admit", func(t *testing.T) {
 		res := auditJSON(t, report.ExitInvalid, "--unknown-parent=admit")
 		assert.True(t, res["on-missing"].Valid)
-		assert.Equal(t, merged.OutcomeUnknownAdmitted, res["on-missing"].Scope)
+		assert.Equal(t, validation.OutcomeUnknownAdmitted, res["on-missing"].Scope)
 		assert.True(t, hasNote(res["on-missing"]))
 		assert.False(t, res["on-airlock"].Valid)
 	})

@@ -8,9 +8,10 @@ import (
 	"testing"
 	"time"
 
+	"github.com/airlock/listenerset-webhook/validation"
+
 	gwv1 "sigs.k8s.io/gateway-api/apis/v1"
 
-	"github.com/airlock/listenerset-webhook/validation/merged"
 	"github.com/airlock/listenerset-webhook/webhook/admission"
 )
 
@@ -22,7 +23,7 @@ const (
 	scopeNS   = "e2e-scope"
 )
 
-var scopeFixtures = strings.NewReplacer("$GW", scopeGwNS, "$NS", scopeNS, "$AIRLOCK", string(merged.AirlockControllerName)).Replace(`
+var scopeFixtures = strings.NewReplacer("$GW", scopeGwNS, "$NS", scopeNS, "$AIRLOCK", string(validation.AirlockControllerName)).Replace(`
 apiVersion: v1
 kind: Namespace
 metadata: {name: $GW}
@@ -102,7 +103,7 @@ func TestScopeByGatewayClass(t *testing.T) {
 		kubectl(t, "", "delete", "listenersets", "--all", "-n", scopeNS, "--ignore-not-found")
 		kubectl(t, "", "delete", "gateway", "late", "-n", scopeGwNS, "--ignore-not-found")
 	})
-	airlock := []gwv1.GatewayController{merged.AirlockControllerName}
+	airlock := []gwv1.GatewayController{validation.AirlockControllerName}
 	restartWebhook(t, webhookSettings{scope: airlock})
 
 	// Another implementation's: stored as sent, no warning.
@@ -127,7 +128,7 @@ func TestScopeByGatewayClass(t *testing.T) {
 	// Gateway (of the other class) exists is stored.
 	late := foreignListenerSet("late", "late")
 	note := fmt.Sprintf("spec.parentRef: Gateway %s/late is unknown (not found), so Airlock Microgateway's rules apply "+
-		"(Airlock's GatewayClasses name %s)", scopeGwNS, merged.AirlockControllerName)
+		"(Airlock's GatewayClasses name %s)", scopeGwNS, validation.AirlockControllerName)
 	r = mustReject(t, late, airlockErrors)
 	requireExactWarnings(t, r, note)
 	if r := kubectl(t, fmt.Sprintf(`{"apiVersion":"gateway.networking.k8s.io/v1","kind":"Gateway","metadata":{"name":"late","namespace":%q},
@@ -148,7 +149,7 @@ func TestScopeByGatewayClass(t *testing.T) {
 	requireExactWarnings(t, r)
 
 	outcomes := scopeCounts(t)
-	for _, o := range []merged.Outcome{merged.OutcomeAirlock, merged.OutcomeOther, merged.OutcomeUnknownJudged} {
+	for _, o := range []validation.Outcome{validation.OutcomeAirlock, validation.OutcomeOther, validation.OutcomeUnknownJudged} {
 		if outcomes[string(o)] == 0 {
 			t.Errorf("%s{webhook=validating,outcome=%s} is 0; counts: %v", admission.ScopeMetric, o, outcomes)
 		}
@@ -158,7 +159,7 @@ func TestScopeByGatewayClass(t *testing.T) {
 	restartWebhook(t, webhookSettings{scope: airlock, unknownAdmit: true})
 	r = mustApply(t, foreignListenerSet("unknown-admitted", "nowhere"), "--dry-run=server")
 	requireExactWarnings(t, r, fmt.Sprintf("spec.parentRef: Gateway %s/nowhere is unknown (not found), admitted without Airlock Microgateway's rules "+
-		"(Airlock's GatewayClasses name %s)", scopeGwNS, merged.AirlockControllerName))
+		"(Airlock's GatewayClasses name %s)", scopeGwNS, validation.AirlockControllerName))
 	mustReject(t, foreignListenerSet("airlock-tcp", "airlock"), airlockErrors, "--dry-run=server")
 
 	// Scope off: every ListenerSet is judged, another implementation's too.

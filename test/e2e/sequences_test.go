@@ -26,10 +26,8 @@ import (
 	"k8s.io/client-go/rest"
 	gwv1 "sigs.k8s.io/gateway-api/apis/v1"
 
+	"github.com/airlock/listenerset-webhook/findings"
 	"github.com/airlock/listenerset-webhook/validation"
-	"github.com/airlock/listenerset-webhook/validation/findings"
-	"github.com/airlock/listenerset-webhook/validation/merged"
-	"github.com/airlock/listenerset-webhook/validation/routes"
 	"github.com/airlock/listenerset-webhook/validation/validationtest"
 )
 
@@ -112,11 +110,11 @@ func TestSequences(t *testing.T) {
 	c := newSeqCluster(t)
 	c.fixtures()
 	t.Cleanup(c.cleanup)
-	scope := []gwv1.GatewayController{merged.AirlockControllerName}
+	scope := []gwv1.GatewayController{validation.AirlockControllerName}
 	restartWebhook(t, webhookSettings{enabled: true, scope: scope})
-	for _, mode := range []merged.ClaimMode{merged.ClaimWarn, merged.ClaimDeny} {
+	for _, mode := range []validation.ClaimMode{validation.ClaimWarn, validation.ClaimDeny} {
 		t.Run(string(mode), func(t *testing.T) {
-			if mode != merged.ClaimWarn {
+			if mode != validation.ClaimWarn {
 				switchWebhook(t, webhookSettings{enabled: true, scope: scope, firstClaim: mode})
 			}
 			c.t = t
@@ -239,7 +237,7 @@ func (c *seqCluster) declare(ns, value string) {
 	if value != "" {
 		v = value
 	}
-	patch, _ := json.Marshal(map[string]any{"metadata": map[string]any{"annotations": map[string]any{merged.DefaultAllowedHostnamesAnnotation: v}}})
+	patch, _ := json.Marshal(map[string]any{"metadata": map[string]any{"annotations": map[string]any{validation.DefaultAllowedHostnamesAnnotation: v}}})
 	ctx, cancel := seqCtx()
 	defer cancel()
 	if _, err := c.dyn.Resource(seqNsGVR).Patch(ctx, ns, types.MergePatchType, patch, metav1.PatchOptions{}); err != nil {
@@ -316,7 +314,7 @@ func (c *seqCluster) createGateway(key, class string) (created bool) {
 }
 
 // run runs seed's sequence in mode.
-func (c *seqCluster) run(seed uint64, mode merged.ClaimMode, stats map[string]int) {
+func (c *seqCluster) run(seed uint64, mode validation.ClaimMode, stats map[string]int) {
 	start := time.Now()
 	c.reset()
 	model := validationtest.NewModel(mode)
@@ -338,9 +336,9 @@ func (c *seqCluster) run(seed uint64, mode merged.ClaimMode, stats map[string]in
 	}
 	if len(bad) == 0 {
 		objects := c.objects()
-		bad = model.Audit(objects, func(ls *gwv1.ListenerSet, o *merged.Objects) validationtest.Verdict {
-			r := validation.Judge(ls, nil, validation.Options{Cluster: o, Classes: o, Routes: o, AsStored: true, Tenancy: merged.Tenancy{FirstClaim: mode},
-				Scope: merged.Scope{ControllerNames: []gwv1.GatewayController{merged.AirlockControllerName}}})
+		bad = model.Audit(objects, func(ls *gwv1.ListenerSet, o *validation.Objects) validationtest.Verdict {
+			r := validation.Judge(ls, nil, validation.Options{Cluster: o, Classes: o, Routes: o, AsStored: true, Tenancy: validation.Tenancy{FirstClaim: mode},
+				Scope: validation.Scope{ControllerNames: []gwv1.GatewayController{validation.AirlockControllerName}}})
 			return validationtest.VerdictOf(r.Errors.List(), r.Warnings.List())
 		})
 	}
@@ -474,14 +472,14 @@ func detailOf(msg string) string {
 	return msg
 }
 
-// givenTo are the fixed parts of routes.DetailGivenToRoute.
-var givenTo = strings.Split(routes.DetailGivenToRoute, "%s")
+// givenTo are the fixed parts of validation.DetailGivenToRoute.
+var givenTo = strings.Split(validation.DetailGivenToRoute, "%s")
 
 // codeOf is the tenancy code of a finding at path as the webhook's
 // response words it (validationtest.CodeOfMessage). A route claim's
 // finding is worded as a listener's, its codes are the routes' (LS319,
 // LS320): at an HTTPRoute's hostname (spec.hostnames), or a ListenerSet
-// write's of the claim it gives an attached route (routes.DetailGivenToRoute).
+// write's of the claim it gives an attached route (validation.DetailGivenToRoute).
 func codeOf(path, msg string) findings.Code {
 	code := validationtest.CodeOfMessage(msg)
 	given := strings.HasPrefix(msg, givenTo[0]) && strings.Contains(msg, givenTo[2])
@@ -489,10 +487,10 @@ func codeOf(path, msg string) findings.Code {
 		return code
 	}
 	switch code {
-	case merged.CodeHostnameNotDeclared:
-		return routes.CodeRouteHostnameNotDeclared
-	case merged.CodeHostnameClaimed:
-		return routes.CodeRouteHostnameClaimed
+	case validation.CodeHostnameNotDeclared:
+		return validation.CodeRouteHostnameNotDeclared
+	case validation.CodeHostnameClaimed:
+		return validation.CodeRouteHostnameClaimed
 	}
 	return code
 }
@@ -574,11 +572,11 @@ func stored[T any](c *seqCluster, gvr schema.GroupVersionResource) []*T {
 
 // objects are the stored sets, Gateways, classes and Namespaces of the
 // sequences, as the audit reads them.
-func (c *seqCluster) objects() *merged.Objects {
+func (c *seqCluster) objects() *validation.Objects {
 	c.t.Helper()
 	ctx, cancel := seqCtx()
 	defer cancel()
-	o := &merged.Objects{Sets: c.sets(), Routes: c.routes(), Classes: validationtest.SeqClasses(), Gateways: []*gwv1.Gateway{}}
+	o := &validation.Objects{Sets: c.sets(), Routes: c.routes(), Classes: validationtest.SeqClasses(), Gateways: []*gwv1.Gateway{}}
 	for _, key := range validationtest.SeqGatewayKeys {
 		ns, name, _ := strings.Cut(key, "/")
 		u, err := c.dyn.Resource(seqGatewaysGVR).Namespace(ns).Get(ctx, name, metav1.GetOptions{})

@@ -16,6 +16,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/airlock/listenerset-webhook/validation"
+
 	admissionv1 "k8s.io/api/admission/v1"
 	admissionregv1 "k8s.io/api/admissionregistration/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -26,7 +28,6 @@ import (
 	"github.com/airlock/listenerset-webhook/registration"
 	"github.com/airlock/listenerset-webhook/test/localcluster"
 	"github.com/airlock/listenerset-webhook/test/testproc"
-	"github.com/airlock/listenerset-webhook/validation/merged"
 	"github.com/airlock/listenerset-webhook/webhook/certs"
 )
 
@@ -191,7 +192,7 @@ func TestTenancy(t *testing.T) {
 	mustApply(t, portal())
 
 	t.Run("a declared hostnames", func(t *testing.T) {
-		annotateNamespace(t, tenancyB, merged.DefaultAllowedHostnamesAnnotation, "*.b.example.com")
+		annotateNamespace(t, tenancyB, validation.DefaultAllowedHostnamesAnnotation, "*.b.example.com")
 		eventuallyRejects(t, login(), notDeclared(0))
 		r := mustReject(t, login(), []string{`The ListenerSet "login" is invalid:`, notDeclared(0), notDeclared(1)})
 		t.Logf("kubectl printed:\n%s", r.Stderr)
@@ -201,7 +202,7 @@ func TestTenancy(t *testing.T) {
 		shop := tenancyLS(tenancyB, "shop", hostnamed(httpListener("http", 8080), "shop.b.example.com"))
 		requireExactWarnings(t, mustApply(t, shop, "--dry-run=server"))
 
-		annotateNamespace(t, tenancyB, merged.DefaultAllowedHostnamesAnnotation, "*.b.example.com, shop.b.example.com,Login.b.example.com")
+		annotateNamespace(t, tenancyB, validation.DefaultAllowedHostnamesAnnotation, "*.b.example.com, shop.b.example.com,Login.b.example.com")
 		malformed := []string{
 			`The ListenerSet "shop" is invalid:`,
 			`metadata.namespace: Invalid value: "team-b": annotation listenerset-webhook.airlock.com/allowed-hostnames of Namespace "team-b": ` +
@@ -271,9 +272,9 @@ func TestFirstClaimDeny(t *testing.T) {
 	})
 
 	t.Run("a squatter stored while off keeps its names", func(t *testing.T) {
-		switchWebhook(t, webhookSettings{enabled: true, firstClaim: merged.ClaimOff})
+		switchWebhook(t, webhookSettings{enabled: true, firstClaim: validation.ClaimOff})
 		requireExactWarnings(t, mustApply(t, login()), overlap443)
-		switchWebhook(t, webhookSettings{enabled: true, firstClaim: merged.ClaimDeny})
+		switchWebhook(t, webhookSettings{enabled: true, firstClaim: validation.ClaimDeny})
 
 		labelled := login()
 		labelled["metadata"].(map[string]any)["labels"] = map[string]any{"team": "b"}
@@ -320,7 +321,7 @@ func TestFirstClaimDeny(t *testing.T) {
 	})
 
 	t.Run("a declaration made later", func(t *testing.T) {
-		annotateNamespace(t, tenancyB, merged.DefaultAllowedHostnamesAnnotation, "*.b.example.com")
+		annotateNamespace(t, tenancyB, validation.DefaultAllowedHostnamesAnnotation, "*.b.example.com")
 		// The webhook: an update that leaves the hostnames as stored passes.
 		labelled := login()
 		labelled["metadata"].(map[string]any)["labels"] = map[string]any{"team": "b", "declared": "later"}
@@ -390,7 +391,7 @@ func TestFirstClaimDeny(t *testing.T) {
 		signup := tenancyLS(tenancyB, "signup", hostnamed(httpListener("http", 8080), "signup.a.example.com"))
 		mustReject(t, signup, []string{`The ListenerSet "signup" is invalid: spec.listeners[0].hostname: Forbidden: hostname "signup.a.example.com" ` +
 			`overlaps "*.a.example.com", which namespace "team-a" holds`}, "--dry-run=server")
-		switchWebhook(t, webhookSettings{enabled: true, firstClaim: merged.ClaimDeny, tenantLabel: capsuleTenant})
+		switchWebhook(t, webhookSettings{enabled: true, firstClaim: validation.ClaimDeny, tenantLabel: capsuleTenant})
 		requireExactWarnings(t, mustApply(t, signup, "--dry-run=server"))
 	})
 }
@@ -406,7 +407,7 @@ func startFirstClaimDeny(t *testing.T) (plugin string) {
 	if err != nil {
 		t.Fatalf("building cmd/kubectl-listenerset: %v", err)
 	}
-	restartWebhook(t, webhookSettings{enabled: true, firstClaim: merged.ClaimDeny})
+	restartWebhook(t, webhookSettings{enabled: true, firstClaim: validation.ClaimDeny})
 	return bin
 }
 

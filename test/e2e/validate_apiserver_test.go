@@ -16,7 +16,9 @@ import (
 	"testing"
 	"time"
 
-	"k8s.io/apimachinery/pkg/util/validation"
+	"github.com/airlock/listenerset-webhook/validation"
+
+	k8svalidation "k8s.io/apimachinery/pkg/util/validation"
 	gwv1 "sigs.k8s.io/gateway-api/apis/v1"
 	"sigs.k8s.io/yaml"
 
@@ -26,7 +28,6 @@ import (
 	"github.com/airlock/listenerset-webhook/offline/read"
 	"github.com/airlock/listenerset-webhook/offline/report"
 	"github.com/airlock/listenerset-webhook/test/localcluster"
-	"github.com/airlock/listenerset-webhook/validation/object"
 	"github.com/airlock/listenerset-webhook/validation/validationtest"
 )
 
@@ -265,7 +266,7 @@ func worstCases(t *testing.T) []apiserverCase {
 		if s.Update != nil {
 			continue
 		}
-		c := objectCase(t, "worst/"+s.Name, s.Build(object.MaxListeners))
+		c := objectCase(t, "worst/"+s.Name, s.Build(validation.MaxListeners))
 		c.Create = true
 		out = append(out, c)
 	}
@@ -384,7 +385,7 @@ func ensureNamespaces(t *testing.T, objects []apiserverCase) {
 	t.Helper()
 	var names []string
 	for _, o := range objects {
-		if o.Namespace != "" && len(validation.IsDNS1123Label(o.Namespace)) == 0 && !slices.Contains(names, o.Namespace) {
+		if o.Namespace != "" && len(k8svalidation.IsDNS1123Label(o.Namespace)) == 0 && !slices.Contains(names, o.Namespace) {
 			names = append(names, o.Namespace)
 		}
 	}

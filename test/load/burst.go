@@ -13,12 +13,13 @@ import (
 	"sync"
 	"time"
 
+	"github.com/airlock/listenerset-webhook/validation"
+
 	admissionv1 "k8s.io/api/admission/v1"
 
 	"github.com/airlock/listenerset-webhook/test/load/fixtures"
 	"github.com/airlock/listenerset-webhook/test/localcluster"
 	"github.com/airlock/listenerset-webhook/test/testproc"
-	"github.com/airlock/listenerset-webhook/validation/object"
 	"github.com/airlock/listenerset-webhook/validation/validationtest"
 	"github.com/airlock/listenerset-webhook/webhook/admission"
 )
@@ -54,7 +55,7 @@ func runBurst(ctx context.Context, o options) (int, error) {
 	var bodies [][]byte
 	for k := range *burstN {
 		s := shapeNamed(burstShapes[k%len(burstShapes)])
-		bodies = append(bodies, fixtures.Review(fmt.Sprintf("burst-%d", k), admissionv1.Create, fixtures.Defaulted(s.Build(object.MaxListeners)), nil))
+		bodies = append(bodies, fixtures.Review(fmt.Sprintf("burst-%d", k), admissionv1.Create, fixtures.Defaulted(s.Build(validation.MaxListeners)), nil))
 	}
 	cert, err := localcluster.NewServingCert(filepath.Join(o.outDir, "certs"), "127.0.0.1", "localhost")
 	if err != nil {

@@ -9,6 +9,8 @@ import (
 	"strings"
 	"time"
 
+	"github.com/airlock/listenerset-webhook/validation"
+
 	admissionregistrationv1 "k8s.io/api/admissionregistration/v1"
 	corev1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
@@ -22,7 +24,6 @@ import (
 	"github.com/airlock/listenerset-webhook/policy"
 	"github.com/airlock/listenerset-webhook/test/load/fixtures"
 	"github.com/airlock/listenerset-webhook/test/localcluster"
-	"github.com/airlock/listenerset-webhook/validation/merged"
 )
 
 var (
@@ -75,7 +76,7 @@ func runFastPath(ctx context.Context, perRound, sixtyFour, rounds int) error {
 		return err
 	}
 	declared := &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: declaredNS, Annotations: map[string]string{
-		merged.DefaultAllowedHostnamesAnnotation: "*.example.com"}}}
+		validation.DefaultAllowedHostnamesAnnotation: "*.example.com"}}}
 	if err := cl.Create(ctx, declared); err != nil {
 		return err
 	}

@@ -8,6 +8,8 @@ import (
 	"strings"
 	"time"
 
+	"github.com/airlock/listenerset-webhook/validation"
+
 	dto "github.com/prometheus/client_model/go"
 	"github.com/prometheus/common/expfmt"
 	"github.com/prometheus/common/model"
@@ -21,7 +23,6 @@ import (
 	"github.com/airlock/listenerset-webhook/policy"
 	"github.com/airlock/listenerset-webhook/test/load/fixtures"
 	"github.com/airlock/listenerset-webhook/test/localcluster"
-	"github.com/airlock/listenerset-webhook/validation/object"
 	"github.com/airlock/listenerset-webhook/validation/validationtest"
 )
 
@@ -152,7 +153,7 @@ func policyCostFigure(ctx context.Context, c *apiCluster) (*policyCost, error) {
 	}{
 		{"2 listeners (valid; the creates above)", fixtures.TwoListeners},
 		{"64 listeners, every TLS option (valid; the load mix's)", fixtures.SixtyFour},
-		{"largest valid within the CRD's limits (validationtest)", func() *gwv1.ListenerSet { return validationtest.LargestValid(object.MaxListeners) }},
+		{"largest valid within the CRD's limits (validationtest)", func() *gwv1.ListenerSet { return validationtest.LargestValid(validation.MaxListeners) }},
 		{"every list at the CRD's maximum (invalid)", fixtures.Largest},
 	} {
 		pc := policyCostCase{Object: o.name}

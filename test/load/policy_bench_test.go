@@ -4,6 +4,8 @@ import (
 	"encoding/json"
 	"testing"
 
+	"github.com/airlock/listenerset-webhook/validation"
+
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	utilversion "k8s.io/apimachinery/pkg/util/version"
@@ -12,8 +14,6 @@ import (
 	"github.com/airlock/listenerset-webhook/policy"
 	"github.com/airlock/listenerset-webhook/policy/policytest"
 	"github.com/airlock/listenerset-webhook/test/load/fixtures"
-	"github.com/airlock/listenerset-webhook/validation/merged"
-	"github.com/airlock/listenerset-webhook/validation/object"
 	"github.com/airlock/listenerset-webhook/validation/validationtest"
 )
 
@@ -46,7 +46,7 @@ func BenchmarkPolicyCreate(b *testing.B) {
 		{"two-listeners", fixtures.TwoListeners, "", true},
 		{"two-listeners-declared", fixtures.TwoListeners, "*.example.com", true},
 		{"sixty-four-tls", fixtures.SixtyFour, "", true},
-		{"largest-valid", func() *gwv1.ListenerSet { return validationtest.LargestValid(object.MaxListeners) }, "", true},
+		{"largest-valid", func() *gwv1.ListenerSet { return validationtest.LargestValid(validation.MaxListeners) }, "", true},
 		{"every-list-full-invalid", fixtures.Largest, "", false},
 	} {
 		b.Run(c.name, func(b *testing.B) {
@@ -60,7 +60,7 @@ func BenchmarkPolicyCreate(b *testing.B) {
 			}
 			ns := &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: fixtures.Namespace}}
 			if c.declared != "" {
-				ns.Annotations = map[string]string{merged.DefaultAllowedHostnamesAnnotation: c.declared}
+				ns.Annotations = map[string]string{validation.DefaultAllowedHostnamesAnnotation: c.declared}
 			}
 			for b.Loop() {
 				if r := e.EvaluateIn(ns, obj, nil, 0); r.Error || r.Allowed != c.allowed {

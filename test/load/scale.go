@@ -33,6 +33,8 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/airlock/listenerset-webhook/validation"
+
 	corev1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -49,7 +51,6 @@ import (
 
 	"github.com/airlock/listenerset-webhook/test/localcluster"
 	"github.com/airlock/listenerset-webhook/test/testproc"
-	"github.com/airlock/listenerset-webhook/validation/merged"
 	"github.com/airlock/listenerset-webhook/validation/validationtest"
 	"github.com/airlock/listenerset-webhook/webhook/admission"
 	"github.com/airlock/listenerset-webhook/webhook/clusterview"
@@ -1105,7 +1106,7 @@ func (c *scaleCluster) probes(ctx context.Context, n int) ([]probeResult, error)
 		if ownedShape(*scaleShape) {
 			h := string(*ls.Spec.Listeners[0].Hostname)
 			ps = append(ps, probe{name: "another owner's hostname", obj: rival, want: []string{strconv.Quote(ls.Namespace)},
-				wantAny: []*regexp.Regexp{claimPattern(merged.DetailHostnameHeld, h), claimPattern(merged.DetailHostnameClaimed, h)}})
+				wantAny: []*regexp.Regexp{claimPattern(validation.DetailHostnameHeld, h), claimPattern(validation.DetailHostnameClaimed, h)}})
 		}
 	}
 	if *scaleShape == shapeOwners {
@@ -1113,7 +1114,7 @@ func (c *scaleCluster) probes(ctx context.Context, n int) ([]probeResult, error)
 		h := "probe." + validationtest.OwnerDomain(scaleMeasuredOwner+1)
 		undeclared.Spec.Listeners[0].Hostname = ptr.To(gwv1.Hostname(h))
 		ps = append(ps, probe{name: "undeclared hostname", obj: undeclared, denied: true,
-			want: []string{fmt.Sprintf("hostname %q is not among", h), merged.DefaultAllowedHostnamesAnnotation}})
+			want: []string{fmt.Sprintf("hostname %q is not among", h), validation.DefaultAllowedHostnamesAnnotation}})
 	}
 	if *scaleShape == shapeRouteCreates {
 		ps = append(ps, routeProbes(n)...)
@@ -1207,7 +1208,7 @@ const (
 func scaleClass(i int) *gwv1.GatewayClass {
 	if i == 0 {
 		return &gwv1.GatewayClass{ObjectMeta: metav1.ObjectMeta{Name: scaleGatewayClass},
-			Spec: gwv1.GatewayClassSpec{ControllerName: merged.AirlockControllerName}}
+			Spec: gwv1.GatewayClassSpec{ControllerName: validation.AirlockControllerName}}
 	}
 	return &gwv1.GatewayClass{ObjectMeta: metav1.ObjectMeta{Name: fmt.Sprintf("other-%02d", i)},
 		Spec: gwv1.GatewayClassSpec{ControllerName: gwv1.GatewayController(fmt.Sprintf("example.com/other-%02d", i))}}
@@ -1300,7 +1301,7 @@ func scaleListenerSet(shape string, i int) (*gwv1.ListenerSet, *corev1.Secret) {
 func scaleOwnerNamespace(o int) *corev1.Namespace {
 	return &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: validationtest.OwnerNamespace(o),
 		Labels:      map[string]string{scaleTeamLabel: "true"},
-		Annotations: map[string]string{merged.DefaultAllowedHostnamesAnnotation: validationtest.OwnerDeclaration(o)}}}
+		Annotations: map[string]string{validation.DefaultAllowedHostnamesAnnotation: validationtest.OwnerDeclaration(o)}}}
 }
 
 // scaleMeasuredOwner is the owner whose ListenerSets the owners shape's

@@ -26,6 +26,8 @@ import (
 	"strconv"
 	"time"
 
+	"github.com/airlock/listenerset-webhook/validation"
+
 	admissionv1 "k8s.io/api/admission/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/utils/ptr"
@@ -33,9 +35,6 @@ import (
 	gwv1 "sigs.k8s.io/gateway-api/apis/v1"
 
 	"github.com/airlock/listenerset-webhook/test/load/fixtures"
-	"github.com/airlock/listenerset-webhook/validation/merged"
-	"github.com/airlock/listenerset-webhook/validation/object"
-	"github.com/airlock/listenerset-webhook/validation/routes"
 	"github.com/airlock/listenerset-webhook/validation/validationtest"
 	"github.com/airlock/listenerset-webhook/webhook/admission"
 )
@@ -101,7 +100,7 @@ func routeBaseSets() []*gwv1.ListenerSet {
 // listener section, with hostnames.
 func routeTo(namespace, name, set, section string, hostnames ...string) *gwv1.HTTPRoute {
 	r := &gwv1.HTTPRoute{ObjectMeta: metav1.ObjectMeta{Namespace: namespace, Name: name, Labels: map[string]string{"app.kubernetes.io/part-of": "scale"}}}
-	r.Spec.ParentRefs = []gwv1.ParentReference{{Group: ptr.To[gwv1.Group](gwv1.GroupName), Kind: ptr.To[gwv1.Kind](object.ListenerSetKind),
+	r.Spec.ParentRefs = []gwv1.ParentReference{{Group: ptr.To[gwv1.Group](gwv1.GroupName), Kind: ptr.To[gwv1.Kind](validation.ListenerSetKind),
 		Name: gwv1.ObjectName(set), SectionName: ptr.To(gwv1.SectionName(section))}}
 	for _, h := range hostnames {
 		r.Spec.Hostnames = append(r.Spec.Hostnames, gwv1.Hostname(h))
@@ -171,7 +170,7 @@ func routeProbes(n int) []probe {
 	ps := []probe{
 		{name: "control route (as measured)", obj: measuredRoute("probe-route-control")},
 		{name: "route: undeclared hostname", obj: undeclared, denied: true,
-			want: []string{fmt.Sprintf("hostname %q is not among", h), merged.DefaultAllowedHostnamesAnnotation}},
+			want: []string{fmt.Sprintf("hostname %q is not among", h), validation.DefaultAllowedHostnamesAnnotation}},
 	}
 	if n > 0 {
 		ls, _ := scaleListenerSet(shapeRouteCreates, 0)
@@ -181,10 +180,10 @@ func routeProbes(n int) []probe {
 		ps = append(ps,
 			probe{name: "route on another owner's listener", obj: routeTo(scaleNS(1), "probe-route-set", routeProbeSet, routeOpenListener, set),
 				want:    []string{strconv.Quote(ls.Namespace)},
-				wantAny: []*regexp.Regexp{claimPattern(merged.DetailHostnameHeld, set), claimPattern(merged.DetailHostnameClaimed, set)}},
+				wantAny: []*regexp.Regexp{claimPattern(validation.DetailHostnameHeld, set), claimPattern(validation.DetailHostnameClaimed, set)}},
 			probe{name: "route on another owner's route", obj: routeTo(scaleNS(1), "probe-route-route", routeProbeSet, routeOpenListener, domain),
 				want:    []string{fmt.Sprintf("HTTPRoute %s/%s", held.Namespace, held.Name)},
-				wantAny: []*regexp.Regexp{claimPattern(routes.DetailHeldByRoute, domain)}})
+				wantAny: []*regexp.Regexp{claimPattern(validation.DetailHeldByRoute, domain)}})
 	}
 	return ps
 }

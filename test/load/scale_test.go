@@ -14,10 +14,8 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	gwv1 "sigs.k8s.io/gateway-api/apis/v1"
 
+	"github.com/airlock/listenerset-webhook/findings"
 	"github.com/airlock/listenerset-webhook/validation"
-	"github.com/airlock/listenerset-webhook/validation/findings"
-	"github.com/airlock/listenerset-webhook/validation/merged"
-	"github.com/airlock/listenerset-webhook/validation/object"
 	"github.com/airlock/listenerset-webhook/validation/validationtest"
 )
 
@@ -163,10 +161,10 @@ func TestProbeOK(t *testing.T) {
 // warning about another hostname.
 func TestClaimPattern(t *testing.T) {
 	const h, holder, by = "ls-00000.o0000.example.com", `namespace "ls-00000"`, "ListenerSet/ls-00000/ls-00000 listener http"
-	held := fmt.Sprintf("spec.listeners[0].hostname: "+merged.DetailHostnameHeld, h, holder, by, 80)
-	claimed := fmt.Sprintf("spec.listeners[0].hostname: "+merged.DetailHostnameClaimed, h, "*.o0000.example.com", holder, by, 80)
-	other := fmt.Sprintf("spec.listeners[0].hostname: "+merged.DetailHostnameHeld, "x"+h, holder, by, 80)
-	pats := []*regexp.Regexp{claimPattern(merged.DetailHostnameHeld, h), claimPattern(merged.DetailHostnameClaimed, h)}
+	held := fmt.Sprintf("spec.listeners[0].hostname: "+validation.DetailHostnameHeld, h, holder, by, 80)
+	claimed := fmt.Sprintf("spec.listeners[0].hostname: "+validation.DetailHostnameClaimed, h, "*.o0000.example.com", holder, by, 80)
+	other := fmt.Sprintf("spec.listeners[0].hostname: "+validation.DetailHostnameHeld, "x"+h, holder, by, 80)
+	pats := []*regexp.Regexp{claimPattern(validation.DetailHostnameHeld, h), claimPattern(validation.DetailHostnameClaimed, h)}
 	want := []string{`"ls-00000"`}
 	for _, c := range []struct {
 		got string
@@ -272,7 +270,7 @@ func TestScaleOneGatewayLayout(t *testing.T) {
 // while a create on another owner's domain is denied.
 func TestScaleOwnersLayout(t *testing.T) {
 	const n = 10000
-	cluster := &merged.Objects{Gateways: []*gwv1.Gateway{scaleGatewayObject(0, scaleGateway), scaleGatewayObject(0, scaleAloneGateway)}}
+	cluster := &validation.Objects{Gateways: []*gwv1.Gateway{scaleGatewayObject(0, scaleGateway), scaleGatewayObject(0, scaleAloneGateway)}}
 	owners, wildcards := map[string]bool{}, 0
 	for o := range validationtest.Owners {
 		ns := scaleOwnerNamespace(o)
@@ -313,8 +311,8 @@ func TestScaleOwnersLayout(t *testing.T) {
 	}
 	other := measuredFor(shapeOwners)("m-2")
 	other.Spec.Listeners[1].Hostname = ptr.To(gwv1.Hostname("x." + validationtest.OwnerDomain(scaleMeasuredOwner+1)))
-	if errs, _ := judge(other); len(errs) != 1 || findings.CodeOf(errs[0]) != merged.CodeHostnameNotDeclared {
-		t.Errorf("a create on another owner's domain: %v, want one %s", errs, merged.CodeHostnameNotDeclared)
+	if errs, _ := judge(other); len(errs) != 1 || findings.CodeOf(errs[0]) != validation.CodeHostnameNotDeclared {
+		t.Errorf("a create on another owner's domain: %v, want one %s", errs, validation.CodeHostnameNotDeclared)
 	}
 }
 
@@ -339,7 +337,7 @@ func TestWorstTargetsAndProblems(t *testing.T) {
 		resp  *admissionv1.AdmissionResponse
 		ok    bool
 	}{
-		{"over-the-limit", deny(fmt.Sprintf("... has 10000 entries, more than the limit of %d", merged.MaxAllowedHostnames)), true},
+		{"over-the-limit", deny(fmt.Sprintf("... has 10000 entries, more than the limit of %d", validation.MaxAllowedHostnames)), true},
 		{"over-the-limit", deny(`... has 10000 entries`), false},
 		{"over-the-limit", &admissionv1.AdmissionResponse{Allowed: true}, false},
 		{"hostile-entries", deny(`entry 1 "<>&\"\\\u2028\u2029\t\n\r\x00\x1b[31m\x7f"`), true},
@@ -362,7 +360,7 @@ func TestWorstTargetsAndProblems(t *testing.T) {
 // holders.
 func TestScaleRouteCreatesLayout(t *testing.T) {
 	const n = 10000
-	cluster := &merged.Objects{Gateways: []*gwv1.Gateway{scaleGatewayObject(0, scaleGateway), scaleGatewayObject(0, scaleAloneGateway)}}
+	cluster := &validation.Objects{Gateways: []*gwv1.Gateway{scaleGatewayObject(0, scaleGateway), scaleGatewayObject(0, scaleAloneGateway)}}
 	cluster.Namespaces = append(cluster.Namespaces, &metav1.PartialObjectMetadata{ObjectMeta: metav1.ObjectMeta{Name: scaleNS(1), Labels: map[string]string{scaleTeamLabel: "true"}}})
 	for o := range validationtest.Owners {
 		cluster.Namespaces = append(cluster.Namespaces, &metav1.PartialObjectMetadata{ObjectMeta: scaleOwnerNamespace(o).ObjectMeta})
@@ -424,8 +422,8 @@ func TestScaleRouteCreatesLayout(t *testing.T) {
 
 // holdsClaims: r's one parentRef names a listener of a set of c that has
 // no hostname, or a wildcard covering each of r's hostnames, so that each
-// is r's claim (validation/routes/routeclaims.go).
-func holdsClaims(c *merged.Objects, r *gwv1.HTTPRoute) bool {
+// is r's claim (validation/internal/routes/routeclaims.go).
+func holdsClaims(c *validation.Objects, r *gwv1.HTTPRoute) bool {
 	ref := r.Spec.ParentRefs[0]
 	ls, _ := c.ListenerSet(r.Namespace, string(ref.Name))
 	if ls == nil || ref.SectionName == nil {
@@ -436,7 +434,7 @@ func holdsClaims(c *merged.Objects, r *gwv1.HTTPRoute) bool {
 			continue
 		}
 		for _, h := range r.Spec.Hostnames {
-			if l.Hostname != nil && !(strings.HasPrefix(string(*l.Hostname), "*.") && object.Covers(string(*l.Hostname), string(h))) {
+			if l.Hostname != nil && !(strings.HasPrefix(string(*l.Hostname), "*.") && validation.Covers(string(*l.Hostname), string(h))) {
 				return false
 			}
 		}

@@ -25,6 +25,8 @@ import (
 	"strings"
 	"time"
 
+	"github.com/airlock/listenerset-webhook/validation"
+
 	admissionv1 "k8s.io/api/admission/v1"
 	corev1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
@@ -32,9 +34,8 @@ import (
 	"k8s.io/utils/ptr"
 	gwv1 "sigs.k8s.io/gateway-api/apis/v1"
 
+	"github.com/airlock/listenerset-webhook/findings"
 	"github.com/airlock/listenerset-webhook/test/load/fixtures"
-	"github.com/airlock/listenerset-webhook/validation/findings"
-	"github.com/airlock/listenerset-webhook/validation/merged"
 	"github.com/airlock/listenerset-webhook/validation/validationtest"
 	"github.com/airlock/listenerset-webhook/webhook/admission"
 )
@@ -94,7 +95,7 @@ func worstSet(namespace string) *gwv1.ListenerSet {
 func (c *scaleCluster) worst(ctx context.Context, srv *server) ([]worstResult, error) {
 	for k, s := range validationtest.DeclaredShapes {
 		ns := &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: worstNamespace(k), Labels: map[string]string{scaleTeamLabel: "true"},
-			Annotations: map[string]string{merged.DefaultAllowedHostnamesAnnotation: s.Declaration}}}
+			Annotations: map[string]string{validation.DefaultAllowedHostnamesAnnotation: s.Declaration}}}
 		if err := c.cl.Create(ctx, ns); err != nil && !apierrors.IsAlreadyExists(err) {
 			return nil, fmt.Errorf("namespace %s (%s): %w", ns.Name, s.Name, err)
 		}
@@ -206,7 +207,7 @@ func worstProblem(shape string, resp *admissionv1.AdmissionResponse) string {
 	var want string
 	switch shape {
 	case "over-the-limit":
-		want = fmt.Sprintf("more than the limit of %d", merged.MaxAllowedHostnames)
+		want = fmt.Sprintf("more than the limit of %d", validation.MaxAllowedHostnames)
 	case "hostile-entries":
 		want = `entry 1 "<>&\"\\\u2028\u2029\t\n\r\x00\x1b[31m`
 	default:

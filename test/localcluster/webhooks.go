@@ -21,7 +21,6 @@ import (
 
 	"github.com/airlock/listenerset-webhook/test/testproc"
 	"github.com/airlock/listenerset-webhook/validation"
-	"github.com/airlock/listenerset-webhook/validation/merged"
 	"github.com/airlock/listenerset-webhook/webhook/admission"
 )
 
@@ -182,7 +181,7 @@ func (c *Cluster) WaitForWebhook(ctx context.Context, namespace string, timeout 
 	var warned atomic.Bool
 	wouldDeny, _, _ := strings.Cut(validation.WarnWouldDeny, "%s")
 	cfg.WarningHandler = warningFunc(func(text string) {
-		if strings.Contains(text, wouldDeny) || strings.Contains(text, merged.ScopeAdmitted) {
+		if strings.Contains(text, wouldDeny) || strings.Contains(text, validation.ScopeAdmitted) {
 			warned.Store(true)
 		}
 	})

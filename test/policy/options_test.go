@@ -4,12 +4,13 @@ import (
 	"context"
 	"testing"
 
+	"github.com/airlock/listenerset-webhook/validation"
+
 	crclient "sigs.k8s.io/controller-runtime/pkg/client"
 	gwv1 "sigs.k8s.io/gateway-api/apis/v1"
 
 	"github.com/airlock/listenerset-webhook/policy"
 	"github.com/airlock/listenerset-webhook/test/localcluster"
-	"github.com/airlock/listenerset-webhook/validation/object"
 	"github.com/airlock/listenerset-webhook/validation/validationtest"
 )
 
@@ -44,7 +45,7 @@ func TestRuleExamplesAgainstKubeAPIServer(t *testing.T) {
 	if testing.Short() {
 		t.Skip("long: make test-all runs it (-short runs the sample of TestPolicyAgainstKubeAPIServer)")
 	}
-	rules, err := validationtest.RuleCases(object.Rules())
+	rules, err := validationtest.RuleCases(validation.Rules())
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -31,8 +31,6 @@ import (
 	"github.com/airlock/listenerset-webhook/policy/policytest"
 	"github.com/airlock/listenerset-webhook/test/localcluster"
 	"github.com/airlock/listenerset-webhook/validation"
-	"github.com/airlock/listenerset-webhook/validation/merged"
-	"github.com/airlock/listenerset-webhook/validation/object"
 	"github.com/airlock/listenerset-webhook/validation/validationtest"
 )
 
@@ -163,7 +161,7 @@ func againstKubeAPIServer(t *testing.T, root string, set localcluster.CRDSet, ta
 	// the worst objects the CRD admits (their Update shapes below)
 	for _, s := range validationtest.WorstShapes {
 		if s.Update == nil {
-			cases, names = append(cases, s.Build(object.MaxListeners)), append(names, "worst "+s.Name)
+			cases, names = append(cases, s.Build(validation.MaxListeners)), append(names, "worst "+s.Name)
 		}
 	}
 	caseIn = make([]*validationtest.Declaration, len(cases))
@@ -224,7 +222,7 @@ func againstKubeAPIServer(t *testing.T, root string, set localcluster.CRDSet, ta
 	var worstPairs int
 	for _, s := range validationtest.WorstShapes {
 		if s.Update != nil {
-			store("worst-"+s.Name, s.Update(object.MaxListeners), s.Build(object.MaxListeners))
+			store("worst-"+s.Name, s.Update(validation.MaxListeners), s.Build(validation.MaxListeners))
 			worstPairs++
 		}
 	}
@@ -334,7 +332,7 @@ func againstKubeAPIServer(t *testing.T, root string, set localcluster.CRDSet, ta
 				default:
 					out.policyDenied++
 				}
-				for _, r := range object.ListenerValueRules {
+				for _, r := range validation.ListenerValueRules() {
 					if !res.allowed && !res.schema && strings.Contains(res.message, r.Detail) {
 						out.byValueRule[r.Name]++
 					}
@@ -361,7 +359,7 @@ func againstKubeAPIServer(t *testing.T, root string, set localcluster.CRDSet, ta
 		total, len(cases), len(pairs), ratcheted.Load(), elapsed.Round(time.Millisecond), float64(total)/elapsed.Seconds(), out.allowed, out.policyDenied, out.schemaDenied, out.mismatch)
 	// each rule of one value (validation.ListenerValueRule) met: the
 	// generator takes its examples
-	for _, r := range object.ListenerValueRules {
+	for _, r := range validation.ListenerValueRules() {
 		t.Logf("denied by the ListenerValueRule %s: %d requests", r.Name, out.byValueRule[r.Name])
 		if out.byValueRule[r.Name] == 0 {
 			t.Errorf("no request met the ListenerValueRule %s: the fuzz generator does not take its examples", r.Name)
@@ -400,7 +398,7 @@ func createDeclarations(t *testing.T, c *localcluster.Cluster) map[string]dynami
 		if err := c.Client.Get(ctx, crclient.ObjectKey{Name: d.Namespace}, &got); err != nil {
 			t.Fatal(err)
 		}
-		value, declared := got.Annotations[merged.DefaultAllowedHostnamesAnnotation]
+		value, declared := got.Annotations[validation.DefaultAllowedHostnamesAnnotation]
 		if declared != d.Declared || value != d.Value {
 			t.Fatalf("Namespace %s: stored with the declaration %v %.80q, want %v %.80q", d.Namespace, declared, value, d.Declared, d.Value)
 		}
@@ -559,7 +557,7 @@ func judgeIn(d *validationtest.Declaration, ls *gwv1.ListenerSet, stored *unstru
 	}
 	errs, warnings := validation.Validate(&sent, old, opts)
 	for _, w := range warnings {
-		if w.Kind == object.KindRatcheted {
+		if w.Kind == validation.KindRatcheted {
 			ratcheted.Add(1)
 			break
 		}
@@ -608,7 +606,7 @@ func waitForPolicy(t *testing.T, c *localcluster.Cluster, client dynamic.Resourc
 		}
 	}
 	declared := &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: probeDeclaredNamespace,
-		Annotations: map[string]string{merged.DefaultAllowedHostnamesAnnotation: "declared.example"}}}
+		Annotations: map[string]string{validation.DefaultAllowedHostnamesAnnotation: "declared.example"}}}
 	if err := c.Client.Create(context.Background(), declared); err != nil && !apierrors.IsAlreadyExists(err) {
 		t.Fatal(err)
 	}

@@ -20,7 +20,6 @@ import (
 
 	"github.com/airlock/listenerset-webhook/test/load/fixtures"
 	"github.com/airlock/listenerset-webhook/validation"
-	"github.com/airlock/listenerset-webhook/validation/object"
 	"github.com/airlock/listenerset-webhook/webhook/admission"
 	"github.com/airlock/listenerset-webhook/webhook/inflight"
 )
@@ -137,12 +136,12 @@ func TestInFlightLimitUnderLargeRequests(t *testing.T) {
 func largeReview(t *testing.T, size int) []byte {
 	t.Helper()
 	ls := fixtures.Defaulted(fixtures.Largest())
-	perOption := size / (object.MaxListeners * object.MaxOptions)
+	perOption := size / (validation.MaxListeners * validation.MaxOptions)
 	for i := range ls.Spec.Listeners {
 		tls := ls.Spec.Listeners[i].TLS
 		tls.CertificateRefs = tls.CertificateRefs[:1]
 		opts := map[gwv1.AnnotationKey]gwv1.AnnotationValue{}
-		for j := range object.MaxOptions {
+		for j := range validation.MaxOptions {
 			opts[gwv1.AnnotationKey(fmt.Sprintf("example.com/option-%02d", j))] = gwv1.AnnotationValue(strings.Repeat("x", perOption))
 		}
 		tls.Options = opts

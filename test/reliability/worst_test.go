@@ -17,9 +17,9 @@ import (
 	"k8s.io/apimachinery/pkg/api/resource"
 	"sigs.k8s.io/yaml"
 
+	"github.com/airlock/listenerset-webhook/findings"
 	"github.com/airlock/listenerset-webhook/test/load/fixtures"
-	"github.com/airlock/listenerset-webhook/validation/findings"
-	"github.com/airlock/listenerset-webhook/validation/object"
+	"github.com/airlock/listenerset-webhook/validation"
 	"github.com/airlock/listenerset-webhook/validation/validationtest"
 	"github.com/airlock/listenerset-webhook/webhook/admission"
 	"github.com/airlock/listenerset-webhook/webhook/inflight"
@@ -50,11 +50,11 @@ func awaitInFlight(t *testing.T, s *hostileServer, timeout time.Duration) {
 // worstReview is the AdmissionReview kube-apiserver sends for a worst
 // shape at 64 listeners: a create, or an update of its stored object.
 func worstReview(s validationtest.Shape, uid string) []byte {
-	ls := fixtures.Defaulted(s.Build(object.MaxListeners))
+	ls := fixtures.Defaulted(s.Build(validation.MaxListeners))
 	if s.Update == nil {
 		return fixtures.Review(uid, admissionv1.Create, ls, nil)
 	}
-	return fixtures.Review(uid, admissionv1.Update, ls, fixtures.Defaulted(s.Update(object.MaxListeners)))
+	return fixtures.Review(uid, admissionv1.Update, ls, fixtures.Defaulted(s.Update(validation.MaxListeners)))
 }
 
 // TestWorstObjectsThroughTheServer sends every worst object the CRD admits

@@ -8,9 +8,9 @@ import (
 	"k8s.io/utils/ptr"
 	gwv1 "sigs.k8s.io/gateway-api/apis/v1"
 
-	"github.com/airlock/listenerset-webhook/validation/findings"
-	"github.com/airlock/listenerset-webhook/validation/merged"
-	"github.com/airlock/listenerset-webhook/validation/object"
+	"github.com/airlock/listenerset-webhook/findings"
+	"github.com/airlock/listenerset-webhook/validation/internal/incluster"
+	"github.com/airlock/listenerset-webhook/validation/internal/object"
 )
 
 // Declaration is a Namespace of the declared-hostnames cases: its name and
@@ -29,7 +29,7 @@ func (d Declaration) Object() *metav1.PartialObjectMetadata {
 		ObjectMeta: metav1.ObjectMeta{Name: d.Namespace},
 	}
 	if d.Declared {
-		ns.Annotations = map[string]string{merged.DefaultAllowedHostnamesAnnotation: d.Value}
+		ns.Annotations = map[string]string{incluster.DefaultAllowedHostnamesAnnotation: d.Value}
 	}
 	return ns
 }
@@ -37,8 +37,8 @@ func (d Declaration) Object() *metav1.PartialObjectMetadata {
 // Cluster is the view of the Namespace alone: validation.Judge applies the
 // declared-hostnames rule and no other cluster rule (their kinds are
 // unknown).
-func (d Declaration) Cluster() *merged.Objects {
-	return &merged.Objects{Namespaces: []*metav1.PartialObjectMetadata{d.Object()}}
+func (d Declaration) Cluster() *incluster.Objects {
+	return &incluster.Objects{Namespaces: []*metav1.PartialObjectMetadata{d.Object()}}
 }
 
 // hostnames is a declaration of n entries: exact names, the last a
@@ -59,7 +59,7 @@ var (
 	DeclaredNames   = Declaration{Namespace: "decl-names", Declared: true, Value: "shop.example.com,*.b.example.com"}
 	DeclaredAll     = Declaration{Namespace: "decl-all", Declared: true, Value: "*"}
 	DeclaredLong    = Declaration{Namespace: "decl-long", Declared: true, Value: hostnames(30)}
-	DeclaredMost    = Declaration{Namespace: "decl-most", Declared: true, Value: hostnames(merged.MaxAllowedHostnames)}
+	DeclaredMost    = Declaration{Namespace: "decl-most", Declared: true, Value: hostnames(incluster.MaxAllowedHostnames)}
 	BadDeclarations = []Declaration{
 		{Namespace: "bad-empty", Declared: true, Value: ""},
 		{Namespace: "bad-blank", Declared: true, Value: " "},
@@ -76,7 +76,7 @@ var (
 		{Namespace: "bad-long-entry", Declared: true, Value: "fe80::1%" + strings.Repeat("z", 300)},
 		{Namespace: "bad-several", Declared: true, Value: "ok.example.com,Bad,\t,10.0.0.1,,x.example.com."},
 		{Namespace: "bad-many-entries", Declared: true, Value: "ok.example.com" + strings.Repeat(",Bad", 12)},
-		{Namespace: "bad-over-limit", Declared: true, Value: hostnames(merged.MaxAllowedHostnames + 1)},
+		{Namespace: "bad-over-limit", Declared: true, Value: hostnames(incluster.MaxAllowedHostnames + 1)},
 		{Namespace: "bad-ten-thousand", Declared: true, Value: hostnames(10000)},
 	}
 )
@@ -143,7 +143,7 @@ func DeclarationCases() []DeclarationCase {
 		exact     = "shop.example.com"
 		uncovered = "login.a.example.com"
 	)
-	notDeclared, malformed := merged.CodeHostnameNotDeclared, merged.CodeDeclarationMalformed
+	notDeclared, malformed := incluster.CodeHostnameNotDeclared, incluster.CodeDeclarationMalformed
 	create := func(name string, d Declaration, code findings.Code, hosts ...string) DeclarationCase {
 		return DeclarationCase{Name: d.Namespace + ": " + name, Declaration: d, New: declaredSet(d.Namespace, hosts...), Code: code}
 	}

@@ -9,7 +9,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	gwv1 "sigs.k8s.io/gateway-api/apis/v1"
 
-	"github.com/airlock/listenerset-webhook/validation/merged"
+	"github.com/airlock/listenerset-webhook/validation/internal/incluster"
 )
 
 // The worst hostname declarations: a Namespace's
@@ -53,7 +53,7 @@ var DeclaredShapes = []DeclaredShape{
 		Set: DeepestHostnames},
 	{Name: "over-the-limit", Declaration: DeclarationOf(10000, func(i int) string { return fmt.Sprintf("e%05d.example.org", i) }),
 		Set: DeepestHostnames},
-	{Name: "longest-entries", Declaration: DeclarationOf(merged.MaxAllowedHostnames, longestEntry), Set: DeepestHostnames},
+	{Name: "longest-entries", Declaration: DeclarationOf(incluster.MaxAllowedHostnames, longestEntry), Set: DeepestHostnames},
 	{Name: "hostile-entries", Declaration: hostileDeclaration(), Set: DeepestHostnames},
 }
 
@@ -87,9 +87,9 @@ func longestEntry(i int) string { return deepHostname(fmt.Sprintf("e%03d", i), "
 // HostileRunes (none of them a comma), each as long as the annotation's
 // budget allows.
 func hostileDeclaration() string {
-	per := (MaxAnnotationBytes - len(merged.DefaultAllowedHostnamesAnnotation) - merged.MaxAllowedHostnames) / merged.MaxAllowedHostnames
+	per := (MaxAnnotationBytes - len(incluster.DefaultAllowedHostnamesAnnotation) - incluster.MaxAllowedHostnames) / incluster.MaxAllowedHostnames
 	runes := strings.Join(HostileRunes, "")
-	entries := make([]string, merged.MaxAllowedHostnames)
+	entries := make([]string, incluster.MaxAllowedHostnames)
 	for i := range entries {
 		e := strings.Repeat(runes, per/len(runes)+1)
 		entries[i] = strings.ToValidUTF8(e[:per], "")
@@ -110,12 +110,12 @@ func DeepestHostnames() *gwv1.ListenerSet {
 
 // DeclaredCluster is the shared Gateway with DeclaredNamespace declaring
 // s's declaration, and no other ListenerSet.
-func DeclaredCluster(s DeclaredShape) *merged.Objects {
+func DeclaredCluster(s DeclaredShape) *incluster.Objects {
 	c := SharedCluster([]*gwv1.ListenerSet{})
 	c.Namespaces = []*metav1.PartialObjectMetadata{{
 		TypeMeta: metav1.TypeMeta{APIVersion: "v1", Kind: "Namespace"},
 		ObjectMeta: metav1.ObjectMeta{Name: DeclaredNamespace,
-			Annotations: map[string]string{merged.DefaultAllowedHostnamesAnnotation: s.Declaration}},
+			Annotations: map[string]string{incluster.DefaultAllowedHostnamesAnnotation: s.Declaration}},
 	}}
 	return c
 }

@@ -8,6 +8,6 @@
 //
 // The figures they give: docs/performance.md.
 //
-// Layering: validationtest imports validation, validation/findings,
+// Layering: validationtest imports validation, its rooms (it is under validation/, so internal/ is open to it), findings,
 // defaults and test/load/fixtures; only tests and the load tool import it.
 package validationtest

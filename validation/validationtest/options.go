@@ -6,8 +6,8 @@ import (
 
 	gwv1 "sigs.k8s.io/gateway-api/apis/v1"
 
-	"github.com/airlock/listenerset-webhook/validation/findings"
-	"github.com/airlock/listenerset-webhook/validation/object"
+	"github.com/airlock/listenerset-webhook/findings"
+	"github.com/airlock/listenerset-webhook/validation/internal/object"
 )
 
 // OptionCase is a ListenerSet that sets one Airlock option, and whether

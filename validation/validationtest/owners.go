@@ -7,7 +7,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	gwv1 "sigs.k8s.io/gateway-api/apis/v1"
 
-	"github.com/airlock/listenerset-webhook/validation/merged"
+	"github.com/airlock/listenerset-webhook/validation/internal/incluster"
 )
 
 // A shared Gateway of many owners, as a platform delegates one: Owners
@@ -80,7 +80,7 @@ func OwnerNamespaces() []*metav1.PartialObjectMetadata {
 		out[o] = &metav1.PartialObjectMetadata{
 			TypeMeta: metav1.TypeMeta{APIVersion: "v1", Kind: "Namespace"},
 			ObjectMeta: metav1.ObjectMeta{Name: OwnerNamespace(o),
-				Annotations: map[string]string{merged.DefaultAllowedHostnamesAnnotation: OwnerDeclaration(o)}},
+				Annotations: map[string]string{incluster.DefaultAllowedHostnamesAnnotation: OwnerDeclaration(o)}},
 		}
 	}
 	return out
@@ -88,7 +88,7 @@ func OwnerNamespaces() []*metav1.PartialObjectMetadata {
 
 // OwnedCluster is the shared Gateway with n owned sets and the owners'
 // declaring namespaces.
-func OwnedCluster(n int) *merged.Objects {
+func OwnedCluster(n int) *incluster.Objects {
 	c := SharedCluster(OwnedSets(n))
 	c.Namespaces = OwnerNamespaces()
 	return c

@@ -8,7 +8,7 @@ import (
 	"k8s.io/utils/ptr"
 	gwv1 "sigs.k8s.io/gateway-api/apis/v1"
 
-	"github.com/airlock/listenerset-webhook/validation/merged"
+	"github.com/airlock/listenerset-webhook/validation/internal/incluster"
 )
 
 // The shared Gateway of the cluster-scale shapes: gateway-infra/shared,
@@ -153,6 +153,6 @@ func MostRivals(shape MostRivalsShape, n int) (ls *gwv1.ListenerSet, rivals []*g
 
 // SharedCluster is the shared Gateway with sets as the only ListenerSets:
 // the cluster view the benchmarks judge against.
-func SharedCluster(sets []*gwv1.ListenerSet) *merged.Objects {
-	return &merged.Objects{Gateways: []*gwv1.Gateway{SharedGateway()}, Sets: sets}
+func SharedCluster(sets []*gwv1.ListenerSet) *incluster.Objects {
+	return &incluster.Objects{Gateways: []*gwv1.Gateway{SharedGateway()}, Sets: sets}
 }

@@ -9,7 +9,7 @@ import (
 	gwv1 "sigs.k8s.io/gateway-api/apis/v1"
 	"sigs.k8s.io/yaml"
 
-	"github.com/airlock/listenerset-webhook/validation/object"
+	"github.com/airlock/listenerset-webhook/validation/internal/object"
 )
 
 // ruleBase is the object the rules' examples change (object.Example):
@@ -151,4 +151,16 @@ func set(obj any, steps []any, value any) error {
 		}
 	}
 	return nil
+}
+
+// AddListenerValueRule adds r to the rules on one listener value, for a
+// test that shows what a new rule of that shape takes.
+func AddListenerValueRule(r object.ListenerValueRule) {
+	object.ListenerValueRules = append(object.ListenerValueRules, r)
+}
+
+// AddSetRule adds r to the rules over a set's listeners, for a test that
+// shows what a new rule of that shape takes.
+func AddSetRule(r object.ListenerSetRule) {
+	object.SetRules = append(object.SetRules, r)
 }

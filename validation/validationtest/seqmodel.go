@@ -9,8 +9,8 @@ import (
 	"k8s.io/apimachinery/pkg/util/validation/field"
 	gwv1 "sigs.k8s.io/gateway-api/apis/v1"
 
-	"github.com/airlock/listenerset-webhook/validation/merged"
-	"github.com/airlock/listenerset-webhook/validation/routes"
+	"github.com/airlock/listenerset-webhook/validation/internal/incluster"
+	"github.com/airlock/listenerset-webhook/validation/internal/routes"
 )
 
 // Model is what the history of a sequence says each step must get and what
@@ -96,7 +96,7 @@ import (
 // by the write that made it, the route's or its set's; only one made on
 // another implementation's Gateway was never judged (Stats count them).
 type Model struct {
-	Mode   merged.ClaimMode
+	Mode   incluster.ClaimMode
 	step   int
 	epochs map[string][]seqEpoch
 	decl   map[string]string
@@ -141,7 +141,7 @@ type listenerRecord struct {
 }
 
 // NewModel is the model at the start of a sequence (NewSim's state).
-func NewModel(mode merged.ClaimMode) *Model {
+func NewModel(mode incluster.ClaimMode) *Model {
 	m := &Model{Mode: mode, epochs: map[string][]seqEpoch{}, decl: map[string]string{}, sets: map[string]*modelSet{}, routes: map[string]*modelRoute{}, Stats: map[string]int{}}
 	for _, k := range SeqGatewayKeys {
 		m.epochs[k] = []seqEpoch{{0, SeqInitialClasses[k]}}
@@ -407,7 +407,7 @@ func (m *Model) checkVerdict(x Expectation, out Outcome) []string {
 	}
 	if !x.Judged {
 		for _, f := range append(slices.Clone(v.Errors), v.Warnings...) {
-			if f.Code == merged.CodeHostnameNotDeclared || f.Code == merged.CodeHostnameClaimed || f.Code == merged.CodeDeclarationMalformed {
+			if f.Code == incluster.CodeHostnameNotDeclared || f.Code == incluster.CodeHostnameClaimed || f.Code == incluster.CodeDeclarationMalformed {
 				bad = append(bad, fmt.Sprintf("not Airlock's to judge, yet %s %s: %s", f.Code, f.Path, f.Message))
 			}
 		}
@@ -417,8 +417,8 @@ func (m *Model) checkVerdict(x Expectation, out Outcome) []string {
 		return bad
 	}
 	for _, e := range v.Errors {
-		if e.Code != merged.CodeHostnameNotDeclared && string(e.Code) != seqRouteNotDeclared &&
-			!((e.Code == merged.CodeHostnameClaimed || string(e.Code) == seqRouteClaimed) && m.Mode == merged.ClaimDeny) {
+		if e.Code != incluster.CodeHostnameNotDeclared && string(e.Code) != seqRouteNotDeclared &&
+			!((e.Code == incluster.CodeHostnameClaimed || string(e.Code) == seqRouteClaimed) && m.Mode == incluster.ClaimDeny) {
 			bad = append(bad, fmt.Sprintf("an error the sequences do not provoke: %s %s: %s", e.Code, e.Path, e.Message))
 		}
 	}
@@ -426,18 +426,18 @@ func (m *Model) checkVerdict(x Expectation, out Outcome) []string {
 	how := x.Why
 	for i := range 3 {
 		_, listed := x.notDeclared[i]
-		got := found(v.Errors, string(merged.CodeHostnameNotDeclared), i) != nil
+		got := found(v.Errors, string(incluster.CodeHostnameNotDeclared), i) != nil
 		if got != listed {
 			bad = append(bad, fmt.Sprintf("%s (%s): LS314 error %v, the model wants %v", hostPath(i), how, got, listed))
 		}
-		if x.ratchetedUndeclared[i] && found(v.Warnings, string(merged.CodeHostnameNotDeclared), i) == nil {
+		if x.ratchetedUndeclared[i] && found(v.Warnings, string(incluster.CodeHostnameNotDeclared), i) == nil {
 			bad = append(bad, fmt.Sprintf("%s (%s): no ratcheted LS314 warning for a stored listener outside its declaration", hostPath(i), how))
 		}
-		inErrors := found(v.Errors, string(merged.CodeHostnameClaimed), i)
-		inWarnings := found(v.Warnings, string(merged.CodeHostnameClaimed), i)
+		inErrors := found(v.Errors, string(incluster.CodeHostnameClaimed), i)
+		inWarnings := found(v.Warnings, string(incluster.CodeHostnameClaimed), i)
 		if want, isNew := x.newClaims[i]; isNew {
 			got, other := inWarnings, inErrors
-			if m.Mode == merged.ClaimDeny {
+			if m.Mode == incluster.ClaimDeny {
 				got, other = inErrors, inWarnings
 			}
 			if (got != nil) != want || other != nil {
@@ -468,7 +468,7 @@ func (m *Model) count(x Expectation, out Outcome) {
 	m.Stats[why]++
 	codes := map[string]bool{}
 	for _, f := range append(slices.Clone(out.Verdict.Errors), out.Verdict.Warnings...) {
-		if f.Code == merged.CodeHostnameClaimed || f.Code == merged.CodeHostnameNotDeclared || string(f.Code) == seqRouteClaimed || string(f.Code) == seqRouteNotDeclared {
+		if f.Code == incluster.CodeHostnameClaimed || f.Code == incluster.CodeHostnameNotDeclared || string(f.Code) == seqRouteClaimed || string(f.Code) == seqRouteNotDeclared {
 			codes[string(f.Code)] = true
 		}
 	}
@@ -525,7 +525,7 @@ func (m *Model) record(x Expectation, out Outcome) {
 		}
 		warned := func(h string) bool {
 			for i, l := range s.listeners {
-				if l.Hostname == h && slices.ContainsFunc(out.Verdict.Warnings, func(f Finding) bool { return f.Code == merged.CodeHostnameClaimed && f.Path == hostPath(i) }) {
+				if l.Hostname == h && slices.ContainsFunc(out.Verdict.Warnings, func(f Finding) bool { return f.Code == incluster.CodeHostnameClaimed && f.Path == hostPath(i) }) {
 					return true
 				}
 			}
@@ -579,7 +579,7 @@ func (m *Model) Invariants(stored []*gwv1.ListenerSet) []string {
 		case c.warned:
 			m.Stats["invariant: a name held over the first claim, warned"]++
 		}
-		if !(c.judgedNew < 0 || m.Mode == merged.ClaimWarn && c.warned) {
+		if !(c.judgedNew < 0 || m.Mode == incluster.ClaimWarn && c.warned) {
 			bad = append(bad, fmt.Sprintf("%s/%s holds %s on %s (claimed at step %d, judged as new at step %d, warned %v) over %s/%s's %s, claimed first (step %d)",
 				f.newcomer.ns, f.newcomer.name, f.hn, f.newcomer.parent, c.start, c.judgedNew, c.warned, f.first.ns, f.first.name, f.hf, f.first.claims[f.hf].start))
 		}
@@ -652,13 +652,13 @@ func (m *Model) firstClaims(all bool) []claimPair {
 
 // AuditFunc judges a stored ListenerSet as the audit does (AsStored) in
 // the stored cluster.
-type AuditFunc func(ls *gwv1.ListenerSet, c *merged.Objects) Verdict
+type AuditFunc func(ls *gwv1.ListenerSet, c *incluster.Objects) Verdict
 
 // Audit holds the audit of every stored set to the history: it names the
 // newcomer of each pair the model orders and never the first as a
 // newcomer, at least one of each pair it cannot order, and every listener
 // outside its declaration (LS314).
-func (m *Model) Audit(c *merged.Objects, audit AuditFunc) []string {
+func (m *Model) Audit(c *incluster.Objects, audit AuditFunc) []string {
 	var bad []string
 	verdicts := map[string]Verdict{}
 	for _, ls := range c.Sets {
@@ -672,7 +672,7 @@ func (m *Model) Audit(c *merged.Objects, audit AuditFunc) []string {
 				continue
 			}
 			for _, f := range append(slices.Clone(v.Errors), v.Warnings...) {
-				if f.Code == merged.CodeHostnameClaimed && f.Path == hostPath(i) {
+				if f.Code == incluster.CodeHostnameClaimed && f.Path == hostPath(i) {
 					out = append(out, f)
 				}
 			}
@@ -710,7 +710,7 @@ func (m *Model) Audit(c *merged.Objects, audit AuditFunc) []string {
 		for i, l := range s.listeners {
 			want := d != "" && !seqCovers(d, l.Hostname)
 			got := slices.ContainsFunc(verdicts[setKey(s.ns, s.name)].Errors, func(f Finding) bool {
-				return f.Code == merged.CodeHostnameNotDeclared && f.Path == hostPath(i)
+				return f.Code == incluster.CodeHostnameNotDeclared && f.Path == hostPath(i)
 			})
 			if got != want {
 				bad = append(bad, fmt.Sprintf("audit: %s/%s %s LS314 %v, the model wants %v", s.ns, s.name, hostPath(i), got, want))
@@ -839,7 +839,7 @@ func routeHostPath(j int) string {
 	return field.NewPath("spec", "hostnames").Index(j).String()
 }
 
-// The route codes (validation/routes' LS319 and LS320).
+// The route codes (validation/internal/routes' LS319 and LS320).
 const (
 	seqRouteNotDeclared = "LS319"
 	seqRouteClaimed     = "LS320"
@@ -852,7 +852,7 @@ func (m *Model) checkRouteVerdict(x Expectation, out Outcome) []string {
 		return slices.ContainsFunc(list, func(f Finding) bool { return string(f.Code) == code && f.Path == routeHostPath(j) })
 	}
 	for _, e := range v.Errors {
-		if string(e.Code) != seqRouteNotDeclared && !(string(e.Code) == seqRouteClaimed && m.Mode == merged.ClaimDeny) {
+		if string(e.Code) != seqRouteNotDeclared && !(string(e.Code) == seqRouteClaimed && m.Mode == incluster.ClaimDeny) {
 			bad = append(bad, fmt.Sprintf("route: an error the sequences do not provoke: %s %s: %s", e.Code, e.Path, e.Message))
 		}
 	}
@@ -874,7 +874,7 @@ func (m *Model) checkRouteVerdict(x Expectation, out Outcome) []string {
 			continue
 		}
 		got, other := found(v.Warnings, seqRouteClaimed, j), found(v.Errors, seqRouteClaimed, j)
-		if m.Mode == merged.ClaimDeny {
+		if m.Mode == incluster.ClaimDeny {
 			got, other = other, got
 		}
 		if got != want || other {
@@ -929,14 +929,14 @@ func (m *Model) checkGiven(x Expectation, v Verdict) []string {
 		return slices.ContainsFunc(list, func(f Finding) bool { return string(f.Code) == code && strings.HasPrefix(f.Message, p) })
 	}
 	claimedIn, otherIn := v.Warnings, v.Errors
-	if m.Mode == merged.ClaimDeny {
+	if m.Mode == incluster.ClaimDeny {
 		claimedIn, otherIn = v.Errors, v.Warnings
 	}
 	for _, g := range x.given {
 		if got := has(v.Errors, seqRouteNotDeclared, g); got != g.notDeclared {
 			bad = append(bad, fmt.Sprintf("given to HTTPRoute %s/%s: %s: LS319 error %v, the model wants %v", g.ns, g.route, g.hostname, got, g.notDeclared))
 		}
-		want := g.held && m.Mode != merged.ClaimOff
+		want := g.held && m.Mode != incluster.ClaimOff
 		if got := has(claimedIn, seqRouteClaimed, g); got != want || has(otherIn, seqRouteClaimed, g) {
 			bad = append(bad, fmt.Sprintf("given to HTTPRoute %s/%s: %s (%s): LS320 %v, the model wants %v", g.ns, g.route, g.hostname, m.Mode, got, want))
 		}
@@ -1048,7 +1048,7 @@ func (m *Model) RouteInvariants(stored []*gwv1.HTTPRoute) []string {
 					m.Stats["invariant: a route's name held over the first claim, never judged"]++
 				}
 				continue
-			case m.Mode == merged.ClaimWarn && c.warned:
+			case m.Mode == incluster.ClaimWarn && c.warned:
 				m.Stats["invariant: a name held over the first claim with routes, warned"]++
 				continue
 			}

@@ -14,8 +14,8 @@ import (
 	"k8s.io/utils/ptr"
 	gwv1 "sigs.k8s.io/gateway-api/apis/v1"
 
-	"github.com/airlock/listenerset-webhook/validation/findings"
-	"github.com/airlock/listenerset-webhook/validation/merged"
+	"github.com/airlock/listenerset-webhook/findings"
+	"github.com/airlock/listenerset-webhook/validation/internal/incluster"
 )
 
 // Sim is kube-apiserver for the sequences, as far as the rules read it: it
@@ -46,7 +46,7 @@ type Sim struct {
 
 // RouteJudgeFunc judges a create (old nil) or update of an HTTPRoute in
 // cluster c (validation.JudgeRoute).
-type RouteJudgeFunc func(newRoute, oldRoute *gwv1.HTTPRoute, c *merged.Objects) Verdict
+type RouteJudgeFunc func(newRoute, oldRoute *gwv1.HTTPRoute, c *incluster.Objects) Verdict
 
 type simSet struct {
 	ls       *gwv1.ListenerSet
@@ -82,7 +82,7 @@ func NewSim() *Sim {
 	for _, ns := range append([]string{"infra"}, SeqTenants...) {
 		s.namespaces[ns] = &metav1.PartialObjectMetadata{ObjectMeta: metav1.ObjectMeta{Name: ns, Labels: map[string]string{"kubernetes.io/metadata.name": ns}}}
 		if d := SeqInitialDeclarations[ns]; d != "" {
-			s.namespaces[ns].Annotations = map[string]string{merged.DefaultAllowedHostnamesAnnotation: d}
+			s.namespaces[ns].Annotations = map[string]string{incluster.DefaultAllowedHostnamesAnnotation: d}
 		}
 	}
 	return s
@@ -105,14 +105,14 @@ func SeqGateway(key, class string, t time.Time) *gwv1.Gateway {
 // SeqClasses are the two GatewayClasses.
 func SeqClasses() []*gwv1.GatewayClass {
 	return []*gwv1.GatewayClass{
-		{ObjectMeta: metav1.ObjectMeta{Name: SeqAirlockClass}, Spec: gwv1.GatewayClassSpec{ControllerName: merged.AirlockControllerName}},
+		{ObjectMeta: metav1.ObjectMeta{Name: SeqAirlockClass}, Spec: gwv1.GatewayClassSpec{ControllerName: incluster.AirlockControllerName}},
 		{ObjectMeta: metav1.ObjectMeta{Name: SeqOtherClass}, Spec: gwv1.GatewayClassSpec{ControllerName: SeqOtherController}},
 	}
 }
 
 // Cluster is the stored state as the webhook's view has it.
-func (s *Sim) Cluster() *merged.Objects {
-	o := &merged.Objects{Classes: SeqClasses(), Gateways: []*gwv1.Gateway{}, Sets: []*gwv1.ListenerSet{}, Grants: []*gwv1.ReferenceGrant{},
+func (s *Sim) Cluster() *incluster.Objects {
+	o := &incluster.Objects{Classes: SeqClasses(), Gateways: []*gwv1.Gateway{}, Sets: []*gwv1.ListenerSet{}, Grants: []*gwv1.ReferenceGrant{},
 		Secrets: []*metav1.PartialObjectMetadata{}, Routes: []*gwv1.HTTPRoute{}}
 	for _, k := range s.routeOrder {
 		o.Routes = append(o.Routes, s.routes[k])
@@ -154,7 +154,7 @@ func (v Verdict) Admitted() bool { return len(v.Errors) == 0 }
 
 // JudgeFunc judges a create (old nil) or update of a ListenerSet in cluster
 // c: validation.Judge with the sequences' options, or a webhook.
-type JudgeFunc func(newLS, oldLS *gwv1.ListenerSet, c *merged.Objects) Verdict
+type JudgeFunc func(newLS, oldLS *gwv1.ListenerSet, c *incluster.Objects) Verdict
 
 // Outcome is what a step did.
 type Outcome struct {
@@ -220,7 +220,7 @@ func (s *Sim) Do(step Step, judge JudgeFunc) Outcome {
 		ns := s.namespaces[step.Namespace].DeepCopy()
 		ns.Annotations = nil
 		if step.Value != "" {
-			ns.Annotations = map[string]string{merged.DefaultAllowedHostnamesAnnotation: step.Value}
+			ns.Annotations = map[string]string{incluster.DefaultAllowedHostnamesAnnotation: step.Value}
 		}
 		s.namespaces[step.Namespace] = ns
 	default:
@@ -494,7 +494,7 @@ func Describe(out Outcome) string {
 		fmt.Fprintf(&b, "\n       error %s %s: %s", f.Code, f.Path, f.Message)
 	}
 	for _, f := range out.Verdict.Warnings {
-		if f.Code == merged.CodeHostnameClaimed || f.Code == merged.CodeHostnameNotDeclared || f.Code == "LS319" || f.Code == "LS320" {
+		if f.Code == incluster.CodeHostnameClaimed || f.Code == incluster.CodeHostnameNotDeclared || f.Code == "LS319" || f.Code == "LS320" {
 			fmt.Fprintf(&b, "\n       warning %s %s: %s", f.Code, f.Path, f.Message)
 		}
 	}
@@ -507,10 +507,10 @@ func Describe(out Outcome) string {
 func CodeOfMessage(msg string) findings.Code {
 	tail := func(format string) string { return format[strings.LastIndex(format, "%")+2:] }
 	switch {
-	case strings.Contains(msg, tail(merged.DetailHostnameClaimed)), strings.Contains(msg, tail(merged.DetailHostnameContested)):
-		return merged.CodeHostnameClaimed
-	case strings.Contains(msg, "is not among the hostnames Namespace"), strings.Contains(msg, tail(merged.DetailNoHostnameDeclared)):
-		return merged.CodeHostnameNotDeclared
+	case strings.Contains(msg, tail(incluster.DetailHostnameClaimed)), strings.Contains(msg, tail(incluster.DetailHostnameContested)):
+		return incluster.CodeHostnameClaimed
+	case strings.Contains(msg, "is not among the hostnames Namespace"), strings.Contains(msg, tail(incluster.DetailNoHostnameDeclared)):
+		return incluster.CodeHostnameNotDeclared
 	}
 	return ""
 }

@@ -8,8 +8,8 @@ import (
 	"k8s.io/utils/ptr"
 	gwv1 "sigs.k8s.io/gateway-api/apis/v1"
 
-	"github.com/airlock/listenerset-webhook/validation/merged"
-	"github.com/airlock/listenerset-webhook/validation/object"
+	"github.com/airlock/listenerset-webhook/validation/internal/incluster"
+	"github.com/airlock/listenerset-webhook/validation/internal/object"
 )
 
 // The worst HTTPRoute for the route claims (validation.JudgeRoute): the
@@ -68,7 +68,7 @@ func WorstRoute(namespace, name, domain string, n int) *gwv1.HTTPRoute {
 // domain, so that every hostname is refused (LS319) and warned of that
 // holder (LS320), the costliest verdict; otherwise every hostname is
 // declared and held by no one else.
-func WorstRouteCluster(n int, refused bool) (*merged.Objects, *gwv1.HTTPRoute) {
+func WorstRouteCluster(n int, refused bool) (*incluster.Objects, *gwv1.HTTPRoute) {
 	c := OwnedCluster(0)
 	c.Routes = []*gwv1.HTTPRoute{}
 	own := OwnerNamespace(1)
@@ -76,7 +76,7 @@ func WorstRouteCluster(n int, refused bool) (*merged.Objects, *gwv1.HTTPRoute) {
 	if refused {
 		for _, ns := range c.Namespaces {
 			if ns.Name == own {
-				ns.Annotations = map[string]string{merged.DefaultAllowedHostnamesAnnotation: "other.example.com"}
+				ns.Annotations = map[string]string{incluster.DefaultAllowedHostnamesAnnotation: "other.example.com"}
 			}
 		}
 		c.Sets = append(c.Sets, TenantSet(OwnerNamespace(2), "wild", time.Date(2025, 1, 1, 0, 0, 0, 0, time.UTC),

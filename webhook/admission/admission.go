@@ -13,11 +13,8 @@ import (
 	cradmission "sigs.k8s.io/controller-runtime/pkg/webhook/admission"
 	gwv1 "sigs.k8s.io/gateway-api/apis/v1"
 
+	"github.com/airlock/listenerset-webhook/findings"
 	"github.com/airlock/listenerset-webhook/validation"
-	"github.com/airlock/listenerset-webhook/validation/findings"
-	"github.com/airlock/listenerset-webhook/validation/merged"
-	"github.com/airlock/listenerset-webhook/validation/object"
-	"github.com/airlock/listenerset-webhook/validation/views"
 )
 
 // Paths the webhooks are served at. They follow controller-runtime's
@@ -49,7 +46,7 @@ var listenerSetGK = schema.GroupKind{Group: gwv1.GroupName, Kind: "ListenerSet"}
 type Validator struct {
 	// Cluster is the view of the objects around the ListenerSet; nil skips
 	// the cluster-aware checks.
-	Cluster views.Cluster
+	Cluster validation.Cluster
 	// Strict turns the cluster-aware errors into denials.
 	Strict bool
 	// Enforcement says what the errors do: deny (the zero value and
@@ -57,20 +54,20 @@ type Validator struct {
 	Enforcement Enforcement
 	// AddedNames are names the list-valued TLS options accept besides the
 	// built-in ones (validation.Options.AddedNames).
-	AddedNames object.AddedNames
+	AddedNames validation.AddedNames
 	// Scope says which ListenerSets are Airlock's; the zero Scope judges
 	// every one. Classes answers its reads. The mutating webhook
 	// registered beside this Validator (RegisterWith) follows the same
 	// scope.
-	Scope   merged.Scope
-	Classes views.Classes
+	Scope   validation.Scope
+	Classes validation.Classes
 	// Routes are the HTTPRoutes naming ListenerSets
 	// (validation.Options.Routes): an update or a deletion is told the
 	// routes it detaches; nil tells none.
-	Routes views.Routes
+	Routes validation.Routes
 	// Tenancy: owners, hostname declarations and the first claim
 	// (validation.Options.Tenancy); needs Cluster.
-	Tenancy merged.Tenancy
+	Tenancy validation.Tenancy
 	// warnedBy says what made Enforcement warn, for the
 	// listenerset_webhook_would_deny_total label source: the server's flag
 	// (""), or a namespace's label (WarnedByNamespace, the warn twins
@@ -182,7 +179,7 @@ func (Validator) ValidateDelete(context.Context, *gwv1.ListenerSet) (cradmission
 // verdict turns r's errors into the 422 Invalid status kube-apiserver
 // itself returns for invalid objects, counts each error shown in
 // listenerset_webhook_denials_total and logs the denial. It returns nil when
-// there are no errors. The report is bounded (validation/findings' report.go), so
+// there are no errors. The report is bounded (findings/report.go), so
 // are the status and the log line: the counts are exact, the paths those of
 // the errors shown.
 //
@@ -252,7 +249,7 @@ func displayName(ls *gwv1.ListenerSet) string {
 // NewMutatingWebhook returns the defaulting webhook for every ListenerSet
 // (the zero scope).
 func NewMutatingWebhook() *cradmission.Webhook {
-	return NewMutatingWebhookFor(merged.Scope{}, nil)
+	return NewMutatingWebhookFor(validation.Scope{}, nil)
 }
 
 // NewMutatingWebhookFor returns the defaulting webhook: the defaulting
@@ -260,7 +257,7 @@ func NewMutatingWebhook() *cradmission.Webhook {
 // default and never removes anything, so that a newer CRD's fields survive,
 // for the ListenerSets scope judges (read through classes); every other one
 // is admitted without a patch.
-func NewMutatingWebhookFor(scope merged.Scope, classes views.Classes) *cradmission.Webhook {
+func NewMutatingWebhookFor(scope validation.Scope, classes validation.Classes) *cradmission.Webhook {
 	return &cradmission.Webhook{Handler: defaulting{decoder: cradmission.NewDecoder(admissionScheme), scope: scope, classes: classes}}
 }
 

@@ -12,6 +12,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/airlock/listenerset-webhook/validation"
+
 	jsonpatch "github.com/evanphx/json-patch/v5"
 	"github.com/go-logr/logr"
 	"github.com/go-logr/logr/funcr"
@@ -27,10 +29,8 @@ import (
 	gwv1 "sigs.k8s.io/gateway-api/apis/v1"
 	"sigs.k8s.io/yaml"
 
+	"github.com/airlock/listenerset-webhook/findings"
 	"github.com/airlock/listenerset-webhook/test/load/fixtures"
-	"github.com/airlock/listenerset-webhook/validation/findings"
-	"github.com/airlock/listenerset-webhook/validation/merged"
-	"github.com/airlock/listenerset-webhook/validation/object"
 	"github.com/airlock/listenerset-webhook/validation/validationtest"
 	"github.com/airlock/listenerset-webhook/webhook/admission"
 	"github.com/airlock/listenerset-webhook/webhook/internal/reviewtest"
@@ -207,7 +207,7 @@ func TestValidateCreateInvalid(t *testing.T) {
 	assert.Equal(t, 1.0, after[`spec.listeners[*].protocol FieldValueNotSupported`]-before[`spec.listeners[*].protocol FieldValueNotSupported`])
 
 	// The audit event gets the denial's codes (docs/codes.md), one each.
-	assert.Equal(t, map[string]string{admission.AuditCodesKey: string(object.CodeDuplicateListenerName) + "," + string(object.CodeProtocol)},
+	assert.Equal(t, map[string]string{admission.AuditCodesKey: string(validation.CodeDuplicateListenerName) + "," + string(validation.CodeProtocol)},
 		resp.AuditAnnotations)
 }
 
@@ -250,7 +250,7 @@ func TestValidateEnforcementWarn(t *testing.T) {
 	assert.Equal(t, 1.0, after[`spec.listeners[*].name FieldValueDuplicate flag`]-before[`spec.listeners[*].name FieldValueDuplicate flag`])
 	assert.Equal(t, 1.0, after[`spec.listeners[*].protocol FieldValueNotSupported flag`]-before[`spec.listeners[*].protocol FieldValueNotSupported flag`])
 	assert.Equal(t, beforeDenials, denials(t), "nothing was denied")
-	assert.Equal(t, map[string]string{admission.AuditWouldDenyCodesKey: string(object.CodeDuplicateListenerName) + "," + string(object.CodeProtocol)},
+	assert.Equal(t, map[string]string{admission.AuditWouldDenyCodesKey: string(validation.CodeDuplicateListenerName) + "," + string(validation.CodeProtocol)},
 		resp.AuditAnnotations)
 
 	valid := validate(t, srv, admissionv1.Create, reviewtest.Minimal, "")
@@ -285,7 +285,7 @@ func TestValidateWarnTwin(t *testing.T) {
 		assert.Equal(t, before[rule+" flag"], after[rule+" flag"], "not the flag's: %s", rule)
 	}
 	assert.Equal(t, beforeDenials, denials(t), "nothing was denied")
-	assert.Equal(t, map[string]string{admission.AuditWouldDenyCodesKey: string(object.CodeDuplicateListenerName) + "," + string(object.CodeProtocol)},
+	assert.Equal(t, map[string]string{admission.AuditWouldDenyCodesKey: string(validation.CodeDuplicateListenerName) + "," + string(validation.CodeProtocol)},
 		resp.AuditAnnotations)
 }
 
@@ -460,7 +460,7 @@ func TestDenialLogIsBounded(t *testing.T) {
 	srv := httptest.NewServer(h)
 	defer srv.Close()
 
-	obj, err := json.Marshal(fixtures.Defaulted(validationtest.MostListErrors(object.MaxListeners)))
+	obj, err := json.Marshal(fixtures.Defaulted(validationtest.MostListErrors(validation.MaxListeners)))
 	require.NoError(t, err)
 	resp := reviewtest.Post(t, srv.Client(), srv.URL, reviewtest.Request(t, admissionv1.Create, obj, nil))
 	require.False(t, resp.Allowed)
@@ -492,7 +492,7 @@ func TestWorkPastItsDeadlineIsNotDone(t *testing.T) {
 	require.NoError(t, json.Unmarshal(obj, ls))
 	past, cancel := context.WithDeadline(context.Background(), time.Now().Add(-time.Millisecond))
 	defer cancel()
-	scope := merged.Scope{ControllerNames: []gwv1.GatewayController{merged.AirlockControllerName}}
+	scope := validation.Scope{ControllerNames: []gwv1.GatewayController{validation.AirlockControllerName}}
 
 	classes := &readCounter{}
 	_, err := admission.Validator{Scope: scope, Classes: classes}.ValidateCreate(context.Background(), ls)

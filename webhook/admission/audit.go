@@ -8,7 +8,7 @@ import (
 	"k8s.io/apimachinery/pkg/util/validation/field"
 	cradmission "sigs.k8s.io/controller-runtime/pkg/webhook/admission"
 
-	"github.com/airlock/listenerset-webhook/validation/findings"
+	"github.com/airlock/listenerset-webhook/findings"
 )
 
 // Keys of the audit annotations the validating webhook returns.

@@ -8,6 +8,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/airlock/listenerset-webhook/validation"
+
 	"github.com/go-logr/logr"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
@@ -18,8 +20,6 @@ import (
 	ctrlwebhook "sigs.k8s.io/controller-runtime/pkg/webhook"
 	gwv1 "sigs.k8s.io/gateway-api/apis/v1"
 
-	"github.com/airlock/listenerset-webhook/validation/merged"
-	"github.com/airlock/listenerset-webhook/validation/object"
 	"github.com/airlock/listenerset-webhook/webhook/admission"
 	"github.com/airlock/listenerset-webhook/webhook/clusterview"
 	"github.com/airlock/listenerset-webhook/webhook/internal/reviewtest"
@@ -40,8 +40,8 @@ func handlersWith(t *testing.T, v admission.Validator) *httptest.Server {
 // admits the namespace and has a listener that conflicts with minimal's
 // web-tls (port 8443, HTTPS, no hostname); no ReferenceGrants and no
 // Secrets, so web-tls-cert is missing.
-func aroundMinimal() *merged.Objects {
-	return &merged.Objects{
+func aroundMinimal() *validation.Objects {
+	return &validation.Objects{
 		Gateways: []*gwv1.Gateway{{
 			ObjectMeta: metav1.ObjectMeta{Namespace: "team-a", Name: "gw"},
 			Spec: gwv1.GatewaySpec{
@@ -82,7 +82,7 @@ func TestValidatorClusterChecks(t *testing.T) {
 		warnings  []string
 	}{
 		{name: "no cluster view", validator: admission.Validator{}, op: admissionv1.Create, obj: reviewtest.ToJSON(t, reviewtest.Minimal)},
-		{name: "a view that knows nothing yet (not synced)", validator: admission.Validator{Cluster: &merged.Objects{}, Strict: true},
+		{name: "a view that knows nothing yet (not synced)", validator: admission.Validator{Cluster: &validation.Objects{}, Strict: true},
 			op: admissionv1.Create, obj: reviewtest.ToJSON(t, reviewtest.Minimal)},
 		{name: "findings are warnings without strict", validator: admission.Validator{Cluster: aroundMinimal()},
 			op: admissionv1.Create, obj: reviewtest.ToJSON(t, reviewtest.Minimal), warnings: []string{secretWarning, conflictWarning}},
@@ -178,7 +178,7 @@ func TestAnswersBeforeTheCacheSyncs(t *testing.T) {
 			assert.Empty(t, resp.Warnings)
 			resp = reviewtest.Post(t, srv.Client(), srv.URL+admission.ValidatePath, reviewtest.Request(t, admissionv1.Create, reviewtest.ToJSON(t, reviewtest.WithForeignOption), nil))
 			assert.True(t, resp.Allowed)
-			assert.Equal(t, []string{"spec.listeners[0].tls.options[example.com/x]: " + object.WarnForeignOption}, resp.Warnings)
+			assert.Equal(t, []string{"spec.listeners[0].tls.options[example.com/x]: " + validation.WarnForeignOption}, resp.Warnings)
 			resp = reviewtest.Post(t, srv.Client(), srv.URL+admission.ValidatePath, reviewtest.Request(t, admissionv1.Create, reviewtest.ToJSON(t, reviewtest.Invalid), nil))
 			assert.False(t, resp.Allowed)
 			assert.Len(t, resp.Result.Details.Causes, 2)

@@ -7,6 +7,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/airlock/listenerset-webhook/validation"
+
 	"github.com/go-logr/logr"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
@@ -15,8 +17,6 @@ import (
 	"k8s.io/utils/ptr"
 	logf "sigs.k8s.io/controller-runtime/pkg/log"
 	gwv1 "sigs.k8s.io/gateway-api/apis/v1"
-
-	"github.com/airlock/listenerset-webhook/validation/merged"
 )
 
 // TestDeletionWebhookAlwaysAllows: the deletion webhook, behind the guard
@@ -29,7 +29,7 @@ func TestDeletionWebhookAlwaysAllows(t *testing.T) {
 	logf.SetLogger(logr.Discard())
 	route := &gwv1.HTTPRoute{ObjectMeta: metav1.ObjectMeta{Namespace: "n", Name: "shop"}}
 	route.Spec.ParentRefs = []gwv1.ParentReference{{Kind: ptr.To[gwv1.Kind]("ListenerSet"), Name: "a", SectionName: ptr.To[gwv1.SectionName]("web")}}
-	view := &merged.Objects{Routes: []*gwv1.HTTPRoute{route}}
+	view := &validation.Objects{Routes: []*gwv1.HTTPRoute{route}}
 	v := Validator{Cluster: view, Routes: view}
 	const warning = `spec.listeners[0]: 1 HTTPRoute attaches to listener "web" (n/shop); it would no longer attach`
 	for _, tc := range []struct {
@@ -66,6 +66,6 @@ func TestDeletionWebhookAlwaysAllows(t *testing.T) {
 }
 
 // panicking is a view whose routes read panics.
-type panicking struct{ *merged.Objects }
+type panicking struct{ *validation.Objects }
 
 func (panicking) RoutesOf(string, string) ([]*gwv1.HTTPRoute, bool) { panic("a bug") }

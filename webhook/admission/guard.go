@@ -20,7 +20,7 @@ import (
 	gwv1 "sigs.k8s.io/gateway-api/apis/v1"
 	kjson "sigs.k8s.io/json"
 
-	"github.com/airlock/listenerset-webhook/validation/findings"
+	"github.com/airlock/listenerset-webhook/findings"
 	"github.com/airlock/listenerset-webhook/webhook/inflight"
 )
 

@@ -4,12 +4,12 @@ import (
 	"reflect"
 	"strings"
 
+	"github.com/airlock/listenerset-webhook/validation"
+
 	"github.com/prometheus/client_golang/prometheus"
 	"k8s.io/apimachinery/pkg/util/validation/field"
 	"sigs.k8s.io/controller-runtime/pkg/metrics"
 	gwv1 "sigs.k8s.io/gateway-api/apis/v1"
-
-	"github.com/airlock/listenerset-webhook/validation/merged"
 )
 
 // DenialsMetric is the name of the counter of validation errors in denied
@@ -65,14 +65,14 @@ func init() {
 	// the same registry, so one /metrics handler serves both.
 	metrics.Registry.MustRegister(denials, wouldDenials, scoped)
 	for _, wh := range []string{webhookMutating, webhookValidating} {
-		for _, o := range merged.Outcomes {
+		for _, o := range validation.Outcomes {
 			scoped.WithLabelValues(wh, string(o)) // every series from the start, at 0
 		}
 	}
 }
 
 // recordScope counts one request's scope decision.
-func recordScope(webhook string, d merged.Decision) {
+func recordScope(webhook string, d validation.Decision) {
 	scoped.WithLabelValues(webhook, string(d.Outcome)).Inc()
 }
 

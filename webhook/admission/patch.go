@@ -11,8 +11,7 @@ import (
 	gwscheme "sigs.k8s.io/gateway-api/pkg/client/clientset/versioned/scheme"
 
 	"github.com/airlock/listenerset-webhook/defaults"
-	"github.com/airlock/listenerset-webhook/validation/merged"
-	"github.com/airlock/listenerset-webhook/validation/views"
+	"github.com/airlock/listenerset-webhook/validation"
 )
 
 // admissionScheme is what controller-runtime's admission decoder decodes
@@ -35,8 +34,8 @@ var admissionScheme = gwscheme.Scheme
 // (defaults.WithoutRemovals).
 type defaulting struct {
 	decoder cradmission.Decoder
-	scope   merged.Scope
-	classes views.Classes
+	scope   validation.Scope
+	classes validation.Classes
 }
 
 func (h defaulting) Handle(ctx context.Context, req cradmission.Request) cradmission.Response {

@@ -8,6 +8,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/airlock/listenerset-webhook/validation"
+
 	"github.com/go-logr/logr"
 	admissionv1 "k8s.io/api/admission/v1"
 	logf "sigs.k8s.io/controller-runtime/pkg/log"
@@ -16,7 +18,6 @@ import (
 
 	"github.com/airlock/listenerset-webhook/defaults"
 	"github.com/airlock/listenerset-webhook/test/load/fixtures"
-	"github.com/airlock/listenerset-webhook/validation/object"
 	"github.com/airlock/listenerset-webhook/validation/validationtest"
 	"github.com/airlock/listenerset-webhook/webhook/internal/reviewtest"
 )
@@ -100,7 +101,7 @@ func TestDefaultingAnswersAsWithDefaulter(t *testing.T) {
 	for _, s := range validationtest.WorstShapes {
 		bodies["worst "+s.Name] = string(reviewtest.Worst(s))
 		// Undefaulted, as kube-apiserver never sends it: the largest patches.
-		bodies["worst undefaulted "+s.Name] = string(fixtures.Review("1", admissionv1.Create, s.Build(object.MaxListeners), nil))
+		bodies["worst undefaulted "+s.Name] = string(fixtures.Review("1", admissionv1.Create, s.Build(validation.MaxListeners), nil))
 	}
 	for name, body := range bodies {
 		answer := func(h http.Handler) (int, string) {

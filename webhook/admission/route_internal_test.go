@@ -7,6 +7,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/airlock/listenerset-webhook/validation"
+
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
@@ -14,7 +16,6 @@ import (
 	"k8s.io/utils/ptr"
 	gwv1 "sigs.k8s.io/gateway-api/apis/v1"
 
-	"github.com/airlock/listenerset-webhook/validation/merged"
 	vt "github.com/airlock/listenerset-webhook/validation/validationtest"
 )
 
@@ -28,7 +29,7 @@ func TestRouteValidator(t *testing.T) {
 	c := vt.SharedCluster([]*gwv1.ListenerSet{side})
 	c.Routes = []*gwv1.HTTPRoute{}
 	c.Namespaces = []*metav1.PartialObjectMetadata{{ObjectMeta: metav1.ObjectMeta{Name: "team-b",
-		Annotations: map[string]string{merged.DefaultAllowedHostnamesAnnotation: "*.b.example.com"}}}}
+		Annotations: map[string]string{validation.DefaultAllowedHostnamesAnnotation: "*.b.example.com"}}}}
 	route := &gwv1.HTTPRoute{ObjectMeta: metav1.ObjectMeta{Namespace: "team-b", Name: "steal"},
 		Spec: gwv1.HTTPRouteSpec{CommonRouteSpec: gwv1.CommonRouteSpec{ParentRefs: []gwv1.ParentReference{{
 			Group: ptr.To[gwv1.Group](gwv1.GroupName), Kind: ptr.To[gwv1.Kind]("ListenerSet"), Name: "side"}}},

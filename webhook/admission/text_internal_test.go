@@ -13,6 +13,8 @@ import (
 	"testing"
 	"unicode/utf8"
 
+	"github.com/airlock/listenerset-webhook/validation"
+
 	"github.com/go-logr/logr"
 	admissionv1 "k8s.io/api/admission/v1"
 	utilnet "k8s.io/apimachinery/pkg/util/net"
@@ -22,7 +24,6 @@ import (
 	gwv1 "sigs.k8s.io/gateway-api/apis/v1"
 
 	"github.com/airlock/listenerset-webhook/test/load/fixtures"
-	"github.com/airlock/listenerset-webhook/validation/object"
 	"github.com/airlock/listenerset-webhook/validation/validationtest"
 )
 
@@ -138,7 +139,7 @@ func TestWorstTextIsBounded(t *testing.T) {
 	}
 	s := newTextServer()
 	for _, shape := range append(validationtest.TextShapes, validationtest.WorstShapes...) {
-		for _, n := range []int{1, object.MaxListeners} {
+		for _, n := range []int{1, validation.MaxListeners} {
 			review := textReview(shape, n)
 			for _, e := range Enforcements {
 				s.check(t, fmt.Sprintf("%s at %d listeners", shape.Name, n), e, review)
@@ -201,13 +202,13 @@ func randomText(rng *rand.Rand) string {
 func randomTextObject(rng *rand.Rand) *gwv1.ListenerSet {
 	n := 1 + rng.IntN(8)
 	if rng.IntN(10) == 0 {
-		n = object.MaxListeners
+		n = validation.MaxListeners
 	}
 	ls := validationtest.MostWarnings(n)
 	for i := range ls.Spec.Listeners {
 		l := &ls.Spec.Listeners[i]
 		l.TLS.Options = map[gwv1.AnnotationKey]gwv1.AnnotationValue{}
-		for range rng.IntN(object.MaxOptions + 1) {
+		for range rng.IntN(validation.MaxOptions + 1) {
 			key := randomText(rng)
 			if rng.IntN(2) == 0 {
 				key = "example.com/" + key

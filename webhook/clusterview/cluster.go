@@ -9,6 +9,8 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/airlock/listenerset-webhook/validation"
+
 	"github.com/go-logr/logr"
 	"github.com/prometheus/client_golang/prometheus"
 	rbacv1 "k8s.io/api/rbac/v1"
@@ -23,9 +25,6 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/metrics"
 	gwv1 "sigs.k8s.io/gateway-api/apis/v1"
 	gwscheme "sigs.k8s.io/gateway-api/pkg/client/clientset/versioned/scheme"
-
-	"github.com/airlock/listenerset-webhook/validation/merged"
-	"github.com/airlock/listenerset-webhook/validation/views"
 )
 
 // Options configure the cluster-aware checks (the serve command's
@@ -49,7 +48,7 @@ type Options struct {
 	// Tenancy says who owns the listeners and how claims across owners are
 	// judged: hostname declarations on Namespaces, the first claim, a
 	// tenant label. Needs Enabled (the rules read Namespaces and rivals).
-	Tenancy merged.Tenancy
+	Tenancy validation.Tenancy
 	// RESTConfig reaches kube-apiserver; nil means controller-runtime's
 	// config.GetConfig() (--kubeconfig, $KUBECONFIG, in-cluster, ~/.kube).
 	RESTConfig *rest.Config
@@ -126,9 +125,9 @@ type View struct {
 }
 
 var (
-	_ views.Cluster = (*View)(nil)
-	_ views.Classes = (*View)(nil)
-	_ views.Routes  = (*View)(nil)
+	_ validation.Cluster = (*View)(nil)
+	_ validation.Classes = (*View)(nil)
+	_ validation.Routes  = (*View)(nil)
 )
 
 // watchedKind is one informer of the view.
@@ -197,7 +196,7 @@ func routeClaimKeys(obj any) ([]string, error) {
 	if !ok {
 		return nil, nil
 	}
-	return merged.RouteClaimKeys(r), nil
+	return validation.RouteClaimKeys(r), nil
 }
 
 // routeKeys is routeIndex's IndexFunc: an HTTPRoute's RouteKeys.
@@ -206,7 +205,7 @@ func routeKeys(obj any) ([]string, error) {
 	if !ok {
 		return nil, nil
 	}
-	return merged.RouteKeys(r), nil
+	return validation.RouteKeys(r), nil
 }
 
 // rivalKeys is rivalIndex's IndexFunc: a ListenerSet's RivalKeys.
@@ -215,7 +214,7 @@ func rivalKeys(obj any) ([]string, error) {
 	if !ok {
 		return nil, nil
 	}
-	return merged.RivalKeys(ls), nil
+	return validation.RivalKeys(ls), nil
 }
 
 // parentKeys is byParent's IndexerFunc: a ListenerSet's ParentKey, none when
@@ -225,7 +224,7 @@ func parentKeys(obj client.Object) []string {
 	if !ok {
 		return nil
 	}
-	if key, ok := merged.ParentKey(ls); ok {
+	if key, ok := validation.ParentKey(ls); ok {
 		return []string{key}
 	}
 	return nil
@@ -474,7 +473,7 @@ func (v *View) GatewayClass(name string) (*gwv1.GatewayClass, bool) {
 // ListenerSet's parent may be in another one), one index lookup.
 func (v *View) ListenerSetsOf(gatewayNamespace, gatewayName string) ([]*gwv1.ListenerSet, bool) {
 	return list(v, v.listenerSets, &gwv1.ListenerSetList{}, func(l *gwv1.ListenerSetList) []gwv1.ListenerSet { return l.Items },
-		client.MatchingFields{parentField: merged.GatewayKey(gatewayNamespace, gatewayName)})
+		client.MatchingFields{parentField: validation.GatewayKey(gatewayNamespace, gatewayName)})
 }
 
 // ListenerSetsAt implements validation.Cluster from the rivalIndex: one
@@ -520,7 +519,7 @@ func (v *View) RoutesOf(namespace, name string) ([]*gwv1.HTTPRoute, bool) {
 	if k == nil || !k.synced() {
 		return nil, false
 	}
-	return byIndex[gwv1.HTTPRoute](k.indexer, routeIndex, merged.ListenerSetKey(namespace, name), KindHTTPRoute, v.log)
+	return byIndex[gwv1.HTTPRoute](k.indexer, routeIndex, validation.ListenerSetKey(namespace, name), KindHTTPRoute, v.log)
 }
 
 // RoutesAt implements validation.Routes from the routeClaimIndex, as
@@ -690,14 +689,14 @@ func keepClassRead(gc *gwv1.GatewayClass) *gwv1.GatewayClass {
 
 // keepListenerSetRead keeps what the rules read of a rival ListenerSet: its
 // creation time (precedence), when it came to its Gateway (its generation
-// and at most two managedFields entries, merged.TrimmedManagedFields),
+// and at most two managedFields entries, validation.TrimmedManagedFields),
 // spec.parentRef (its Gateway, and the byParent index) and its listeners'
 // name, port, protocol, hostname and allowedRoutes (which HTTPRoutes
 // attach: routes claim names through it, package routes' routeclaims.go).
 func keepListenerSetRead(ls *gwv1.ListenerSet) *gwv1.ListenerSet {
 	out := &gwv1.ListenerSet{TypeMeta: ls.TypeMeta, ObjectMeta: identity(&ls.ObjectMeta)}
 	out.CreationTimestamp = ls.CreationTimestamp
-	out.ManagedFields = merged.TrimmedManagedFields(ls)
+	out.ManagedFields = validation.TrimmedManagedFields(ls)
 	out.Generation = ls.Generation
 	out.Spec.ParentRef = ls.Spec.ParentRef
 	if len(ls.Spec.Listeners) > 0 {
@@ -719,13 +718,13 @@ func keepGrantRead(g *gwv1.ReferenceGrant) *gwv1.ReferenceGrant {
 
 // keepRouteRead keeps what attachment and the route claims read of an
 // HTTPRoute: its identity, creation time and when its parentRefs were
-// written (merged.TrimmedRouteManagedFields: when it came to a Gateway),
+// written (validation.TrimmedRouteManagedFields: when it came to a Gateway),
 // spec.parentRefs and spec.hostnames; its rules, the bulk of a route, are
 // dropped.
 func keepRouteRead(r *gwv1.HTTPRoute) *gwv1.HTTPRoute {
 	out := &gwv1.HTTPRoute{TypeMeta: r.TypeMeta, ObjectMeta: identity(&r.ObjectMeta)}
 	out.CreationTimestamp = r.CreationTimestamp
-	out.ManagedFields = merged.TrimmedRouteManagedFields(r)
+	out.ManagedFields = validation.TrimmedRouteManagedFields(r)
 	out.Spec.ParentRefs = r.Spec.ParentRefs
 	out.Spec.Hostnames = r.Spec.Hostnames
 	return out

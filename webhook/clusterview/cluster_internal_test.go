@@ -24,7 +24,6 @@ import (
 	gwv1 "sigs.k8s.io/gateway-api/apis/v1"
 
 	"github.com/airlock/listenerset-webhook/validation"
-	"github.com/airlock/listenerset-webhook/validation/merged"
 )
 
 // fullMeta sets every field of ObjectMeta, so that whatever the transform
@@ -152,19 +151,19 @@ func TestRouteIndexIsTheRulesRouteKeys(t *testing.T) {
 	require.NoError(t, err)
 	keys, err := routeKeys(out)
 	require.NoError(t, err)
-	assert.Equal(t, []string{merged.ListenerSetKey("team-a", "ls")}, keys)
+	assert.Equal(t, []string{validation.ListenerSetKey("team-a", "ls")}, keys)
 	keys, _ = routeKeys(fullListenerSet())
 	assert.Empty(t, keys)
 	keys, err = routeClaimKeys(out)
 	require.NoError(t, err)
-	assert.Equal(t, merged.RouteClaimKeys(fullRoute()), keys, "the route claims' index")
+	assert.Equal(t, validation.RouteClaimKeys(fullRoute()), keys, "the route claims' index")
 	assert.NotEmpty(t, keys)
 }
 
 // TestTransformKeepsOnlyWhatTheRulesRead: every kind keeps its identity
 // (namespace, name, UID, and the resourceVersion the informer needs) and
 // what the rules read, and loses everything else: managedFields (but a
-// ListenerSet's and an HTTPRoute's arrival, merged.TrimmedManagedFields,
+// ListenerSet's and an HTTPRoute's arrival, validation.TrimmedManagedFields,
 // TrimmedRouteManagedFields), all
 // annotations (kubectl's last-applied one holds a Secret's data), labels but
 // a Namespace's, status, and the spec the rules never read. The fixtures set
@@ -193,11 +192,11 @@ func TestTransformKeepsOnlyWhatTheRulesRead(t *testing.T) {
 	}}
 	wantListenerSet.CreationTimestamp = ls.CreationTimestamp
 	// when it came to its Gateway, what the first-claim rule orders by
-	wantListenerSet.ManagedFields = merged.TrimmedManagedFields(ls)
+	wantListenerSet.ManagedFields = validation.TrimmedManagedFields(ls)
 	wantListenerSet.Generation = ls.Generation
 	require.Len(t, wantListenerSet.ManagedFields, 1)
 	class := &gwv1.GatewayClass{TypeMeta: metav1.TypeMeta{APIVersion: "gateway.networking.k8s.io/v1", Kind: "GatewayClass"}, ObjectMeta: fullMeta(""),
-		Spec: gwv1.GatewayClassSpec{ControllerName: merged.AirlockControllerName, Description: ptr.To("d"),
+		Spec: gwv1.GatewayClassSpec{ControllerName: validation.AirlockControllerName, Description: ptr.To("d"),
 			ParametersRef: &gwv1.ParametersReference{Group: "g", Kind: "k", Name: "n"}},
 		Status: gwv1.GatewayClassStatus{Conditions: []metav1.Condition{{Type: "Accepted", Status: metav1.ConditionFalse, ObservedGeneration: 3,
 			LastTransitionTime: metav1.Now(), Reason: "InvalidParameters", Message: "m"}},
@@ -207,7 +206,7 @@ func TestTransformKeepsOnlyWhatTheRulesRead(t *testing.T) {
 	requireAllSet(t, class.Status.Conditions[0])
 	// The class warnings read the conditions (not when they last changed)
 	// and the supported features.
-	wantClass := &gwv1.GatewayClass{TypeMeta: class.TypeMeta, ObjectMeta: id(""), Spec: gwv1.GatewayClassSpec{ControllerName: merged.AirlockControllerName},
+	wantClass := &gwv1.GatewayClass{TypeMeta: class.TypeMeta, ObjectMeta: id(""), Spec: gwv1.GatewayClassSpec{ControllerName: validation.AirlockControllerName},
 		Status: gwv1.GatewayClassStatus{Conditions: []metav1.Condition{{Type: "Accepted", Status: metav1.ConditionFalse, ObservedGeneration: 3,
 			Reason: "InvalidParameters", Message: "m"}}, SupportedFeatures: []gwv1.SupportedFeature{{Name: "Gateway"}}}}
 	route := fullRoute()
@@ -216,7 +215,7 @@ func TestTransformKeepsOnlyWhatTheRulesRead(t *testing.T) {
 		CommonRouteSpec: gwv1.CommonRouteSpec{ParentRefs: fullRoute().Spec.ParentRefs}, Hostnames: fullRoute().Spec.Hostnames}}
 	// when it came to its Gateways: routes are claims there
 	wantRoute.CreationTimestamp = route.CreationTimestamp
-	wantRoute.ManagedFields = merged.TrimmedRouteManagedFields(route)
+	wantRoute.ManagedFields = validation.TrimmedRouteManagedFields(route)
 	wantGrant := &gwv1.ReferenceGrant{TypeMeta: grant.TypeMeta, ObjectMeta: id("certs"), Spec: fullGrant().Spec}
 	secret := &metav1.PartialObjectMetadata{TypeMeta: metav1.TypeMeta{APIVersion: "v1", Kind: "Secret"}, ObjectMeta: fullMeta("certs")}
 	wantSecret := &metav1.PartialObjectMetadata{TypeMeta: secret.TypeMeta, ObjectMeta: id("certs")}
@@ -284,11 +283,11 @@ func TestTransformKeepsOnlyWhatTheRulesRead(t *testing.T) {
 // view is told to keep, the hostname declaration, and no other.
 func TestTransformKeepsTheDeclaration(t *testing.T) {
 	ns := &metav1.PartialObjectMetadata{TypeMeta: metav1.TypeMeta{APIVersion: "v1", Kind: "Namespace"}, ObjectMeta: fullMeta("")}
-	ns.Annotations = map[string]string{merged.DefaultAllowedHostnamesAnnotation: "*.a.example.com", "other": "x",
+	ns.Annotations = map[string]string{validation.DefaultAllowedHostnamesAnnotation: "*.a.example.com", "other": "x",
 		"kubectl.kubernetes.io/last-applied-configuration": "{}"}
-	out, err := Watch{NamespaceAnnotations: []string{merged.DefaultAllowedHostnamesAnnotation, "absent"}}.transform(ns)
+	out, err := Watch{NamespaceAnnotations: []string{validation.DefaultAllowedHostnamesAnnotation, "absent"}}.transform(ns)
 	require.NoError(t, err)
-	assert.Equal(t, map[string]string{merged.DefaultAllowedHostnamesAnnotation: "*.a.example.com"}, out.(client.Object).GetAnnotations())
+	assert.Equal(t, map[string]string{validation.DefaultAllowedHostnamesAnnotation: "*.a.example.com"}, out.(client.Object).GetAnnotations())
 }
 
 // TestTransformKeepsTheVerdict: the rules judge a ListenerSet against
@@ -325,11 +324,11 @@ func TestTransformKeepsTheVerdict(t *testing.T) {
 		require.NoError(t, err)
 		return out.(client.Object)
 	}
-	whole := &merged.Objects{
+	whole := &validation.Objects{
 		Gateways: []*gwv1.Gateway{gw}, Sets: []*gwv1.ListenerSet{rival},
 		Namespaces: []*metav1.PartialObjectMetadata{ns}, Grants: []*gwv1.ReferenceGrant{grant},
 	}
-	trimmed := &merged.Objects{
+	trimmed := &validation.Objects{
 		Gateways: []*gwv1.Gateway{trim(gw.DeepCopy()).(*gwv1.Gateway)}, Sets: []*gwv1.ListenerSet{trim(rival.DeepCopy()).(*gwv1.ListenerSet)},
 		Namespaces: []*metav1.PartialObjectMetadata{trim(ns.DeepCopy()).(*metav1.PartialObjectMetadata)},
 		Grants:     []*gwv1.ReferenceGrant{trim(grant.DeepCopy()).(*gwv1.ReferenceGrant)},
@@ -365,10 +364,10 @@ func TestParentIndexIsTheRulesParentKey(t *testing.T) {
 	ls := fullListenerSet()
 	out, err := Watch{}.transform(ls.DeepCopy())
 	require.NoError(t, err)
-	assert.Equal(t, []string{merged.GatewayKey("gw-ns", "gw")}, parentKeys(out.(*gwv1.ListenerSet)))
+	assert.Equal(t, []string{validation.GatewayKey("gw-ns", "gw")}, parentKeys(out.(*gwv1.ListenerSet)))
 
 	ls.Spec.ParentRef.Namespace = nil
-	assert.Equal(t, []string{merged.GatewayKey("team-a", "gw")}, parentKeys(ls))
+	assert.Equal(t, []string{validation.GatewayKey("team-a", "gw")}, parentKeys(ls))
 	ls.Spec.ParentRef.Kind = ptr.To[gwv1.Kind]("ListenerSet")
 	assert.Empty(t, parentKeys(ls))
 	assert.Empty(t, parentKeys(fullGateway()))
@@ -395,7 +394,7 @@ func TestWatchErrorsThatMatter(t *testing.T) {
 // indexedCluster is a validation.Objects whose ListenerSetsAt reads a
 // client-go indexer with the view's rivalIndex, as View.ListenerSetsAt does.
 type indexedCluster struct {
-	*merged.Objects
+	*validation.Objects
 	indexer toolscache.Indexer
 }
 
@@ -441,10 +440,10 @@ func TestRivalIndexKeepsTheVerdict(t *testing.T) {
 		{Name: "free", Port: 443, Protocol: gwv1.HTTPSProtocolType, Hostname: ptr.To[gwv1.Hostname]("free.example.com"), TLS: tls},
 		{Name: "mixed", Port: 8443, Protocol: gwv1.HTTPProtocolType, Hostname: ptr.To[gwv1.Hostname]("z.example.com")},
 	}
-	whole := &merged.Objects{Gateways: []*gwv1.Gateway{gw}, Sets: sets}
+	whole := &validation.Objects{Gateways: []*gwv1.Gateway{gw}, Sets: sets}
 	wantErrs, wantWarnings := validation.Validate(ls, nil, validation.Options{Cluster: whole, Strict: true})
 	require.Len(t, wantErrs, 2, "a hostname conflict at 443 and a protocol conflict at 8443: %v", wantErrs)
-	view := indexedCluster{Objects: &merged.Objects{Gateways: []*gwv1.Gateway{gw}, Sets: trimmed}, indexer: indexer}
+	view := indexedCluster{Objects: &validation.Objects{Gateways: []*gwv1.Gateway{gw}, Sets: trimmed}, indexer: indexer}
 	errs, warnings := validation.Validate(ls, nil, validation.Options{Cluster: view, Strict: true})
 	assert.Equal(t, wantErrs, errs)
 	assert.Equal(t, wantWarnings, warnings)
@@ -452,6 +451,6 @@ func TestRivalIndexKeepsTheVerdict(t *testing.T) {
 	// The index files a trimmed ListenerSet under validation.RivalKeys.
 	keys, err := rivalKeys(trimmed[0])
 	require.NoError(t, err)
-	assert.Equal(t, merged.RivalKeys(sets[0]), keys)
+	assert.Equal(t, validation.RivalKeys(sets[0]), keys)
 	assert.NotEmpty(t, keys)
 }

@@ -11,7 +11,6 @@ import (
 	gwv1 "sigs.k8s.io/gateway-api/apis/v1"
 
 	"github.com/airlock/listenerset-webhook/validation"
-	"github.com/airlock/listenerset-webhook/validation/merged"
 	"github.com/airlock/listenerset-webhook/validation/validationtest"
 )
 
@@ -32,9 +31,9 @@ func BenchmarkCreateAtScale(b *testing.B) {
 			view := newIndexedView(b, validationtest.Tenants(n), 100)
 			ls := validationtest.NewTenant()
 			opts := validation.Options{Cluster: view, Classes: view,
-				Scope: merged.Scope{ControllerNames: []gwv1.GatewayController{merged.AirlockControllerName}}}
+				Scope: validation.Scope{ControllerNames: []gwv1.GatewayController{validation.AirlockControllerName}}}
 			r := validation.Judge(ls, nil, opts)
-			if r.Scope.Outcome != merged.OutcomeAirlock || r.Errors.Total() != 0 {
+			if r.Scope.Outcome != validation.OutcomeAirlock || r.Errors.Total() != 0 {
 				b.Fatalf("scope %s, errors %v", r.Scope.Outcome, r.Errors.List())
 			}
 			b.ReportAllocs()
@@ -79,7 +78,7 @@ func newIndexedView(b *testing.B, sets []*gwv1.ListenerSet, classes int) *indexe
 		gc := &gwv1.GatewayClass{ObjectMeta: metav1.ObjectMeta{Name: fmt.Sprintf("other-%02d", i)},
 			Spec: gwv1.GatewayClassSpec{ControllerName: gwv1.GatewayController(fmt.Sprintf("example.com/other-%02d", i))}}
 		if i == 0 {
-			gc.Name, gc.Spec.ControllerName = string(validationtest.SharedGateway().Spec.GatewayClassName), merged.AirlockControllerName
+			gc.Name, gc.Spec.ControllerName = string(validationtest.SharedGateway().Spec.GatewayClassName), validation.AirlockControllerName
 		}
 		add(v.classes, gc)
 	}
@@ -103,7 +102,7 @@ func (v *indexedView) GatewayClass(name string) (*gwv1.GatewayClass, bool) {
 }
 
 func (v *indexedView) ListenerSetsOf(gatewayNamespace, gatewayName string) ([]*gwv1.ListenerSet, bool) {
-	objs, err := v.sets.ByIndex(parentField, merged.GatewayKey(gatewayNamespace, gatewayName))
+	objs, err := v.sets.ByIndex(parentField, validation.GatewayKey(gatewayNamespace, gatewayName))
 	if err != nil {
 		return nil, false
 	}

@@ -4,7 +4,7 @@ import (
 	"errors"
 	"slices"
 
-	"github.com/airlock/listenerset-webhook/validation/findings"
+	"github.com/airlock/listenerset-webhook/findings"
 )
 
 // Choice is a string type whose values are a fixed list, the default

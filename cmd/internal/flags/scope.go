@@ -4,10 +4,9 @@ import (
 	"errors"
 	"strings"
 
-	gwv1 "sigs.k8s.io/gateway-api/apis/v1"
+	"github.com/airlock/listenerset-webhook/validation"
 
-	"github.com/airlock/listenerset-webhook/validation/merged"
-	"github.com/airlock/listenerset-webhook/validation/object"
+	gwv1 "sigs.k8s.io/gateway-api/apis/v1"
 )
 
 // ScopeFlags are a validation.Scope as every command that judges takes it
@@ -21,21 +20,21 @@ type ScopeFlags struct {
 	mode    ScopeMode
 	names   []gwv1.GatewayController
 	given   bool // --controller-names was given: its first value replaces the default
-	unknown merged.UnknownParent
+	unknown validation.UnknownParent
 }
 
 // NewScopeFlags is the default: "class", Airlock's controller name, an
 // unknown parent judged.
 func NewScopeFlags() *ScopeFlags {
-	return &ScopeFlags{names: []gwv1.GatewayController{merged.AirlockControllerName}, unknown: merged.UnknownJudge}
+	return &ScopeFlags{names: []gwv1.GatewayController{validation.AirlockControllerName}, unknown: validation.UnknownJudge}
 }
 
 // Scope is the Scope the flags set: off with --scope=all.
-func (f *ScopeFlags) Scope() merged.Scope {
+func (f *ScopeFlags) Scope() validation.Scope {
 	if f.mode == ScopeAll {
-		return merged.Scope{Unknown: f.unknown}
+		return validation.Scope{Unknown: f.unknown}
 	}
-	return merged.Scope{ControllerNames: append([]gwv1.GatewayController(nil), f.names...), Unknown: f.unknown}
+	return validation.Scope{ControllerNames: append([]gwv1.GatewayController(nil), f.names...), Unknown: f.unknown}
 }
 
 // ScopeMode is --scope's value.
@@ -79,7 +78,7 @@ func (f *ScopeFlags) NamesFlag() *ControllerNamesFlag { return &ControllerNamesF
 
 // UnknownFlag is the value of --unknown-parent: one of
 // validation.UnknownParents.
-func (f *ScopeFlags) UnknownFlag() *Enum[merged.UnknownParent] {
+func (f *ScopeFlags) UnknownFlag() *Enum[validation.UnknownParent] {
 	return NewEnum(&f.unknown, "string")
 }
 
@@ -129,10 +128,10 @@ const (
 )
 
 // FirstClaim is the value of --first-claim: one of validation.ClaimModes.
-func FirstClaim(t *merged.Tenancy) *Enum[merged.ClaimMode] {
+func FirstClaim(t *validation.Tenancy) *Enum[validation.ClaimMode] {
 	return NewEnum(&t.FirstClaim, "mode")
 }
 
 // AddedNamesUsage is the help of every command's --add-names flag.
-var AddedNamesUsage = "<option>=<name>[,<name>...]: names a list-valued TLS option (" + object.ListOptionNames() +
+var AddedNamesUsage = "<option>=<name>[,<name>...]: names a list-valued TLS option (" + validation.ListOptionNames() +
 	") accepts besides the built-in ones, for an Airlock Microgateway release newer than this build's lists; repeatable"

@@ -5,33 +5,34 @@ import (
 	"io"
 	"testing"
 
+	"github.com/airlock/listenerset-webhook/validation"
+
 	"github.com/stretchr/testify/assert"
 	gwv1 "sigs.k8s.io/gateway-api/apis/v1"
 
 	"github.com/airlock/listenerset-webhook/cmd/internal/flags"
-	"github.com/airlock/listenerset-webhook/validation/merged"
 )
 
 // TestScopeFlags: the command lines every command that judges takes, and
 // the Scope each sets.
 func TestScopeFlags(t *testing.T) {
-	airlock := []gwv1.GatewayController{merged.AirlockControllerName}
+	airlock := []gwv1.GatewayController{validation.AirlockControllerName}
 	for _, tc := range []struct {
 		name string
 		args []string
-		want merged.Scope
+		want validation.Scope
 		err  string
 	}{
-		{"default", nil, merged.Scope{ControllerNames: airlock, Unknown: merged.UnknownJudge}, ""},
-		{"all", []string{"--scope=all"}, merged.Scope{Unknown: merged.UnknownJudge}, ""},
+		{"default", nil, validation.Scope{ControllerNames: airlock, Unknown: validation.UnknownJudge}, ""},
+		{"all", []string{"--scope=all"}, validation.Scope{Unknown: validation.UnknownJudge}, ""},
 		{"class admit", []string{"--scope=class", "--unknown-parent=admit"},
-			merged.Scope{ControllerNames: airlock, Unknown: merged.UnknownAdmit}, ""},
+			validation.Scope{ControllerNames: airlock, Unknown: validation.UnknownAdmit}, ""},
 		{"names replace the default, repeatable", []string{"--controller-names=a.example/x, b.example/y", "--controller-names=c.example/z"},
-			merged.Scope{ControllerNames: []gwv1.GatewayController{"a.example/x", "b.example/y", "c.example/z"}, Unknown: merged.UnknownJudge}, ""},
-		{"bad scope", []string{"--scope=mine"}, merged.Scope{}, `invalid value "mine" for flag -scope: must be "class" or "all"`},
-		{"bad unknown-parent", []string{"--unknown-parent=deny"}, merged.Scope{}, `invalid value "deny" for flag -unknown-parent: must be "judge" or "admit"`},
-		{"empty unknown-parent", []string{"--unknown-parent="}, merged.Scope{}, `invalid value "" for flag -unknown-parent: must be "judge" or "admit"`},
-		{"no names", []string{"--controller-names=,"}, merged.Scope{},
+			validation.Scope{ControllerNames: []gwv1.GatewayController{"a.example/x", "b.example/y", "c.example/z"}, Unknown: validation.UnknownJudge}, ""},
+		{"bad scope", []string{"--scope=mine"}, validation.Scope{}, `invalid value "mine" for flag -scope: must be "class" or "all"`},
+		{"bad unknown-parent", []string{"--unknown-parent=deny"}, validation.Scope{}, `invalid value "deny" for flag -unknown-parent: must be "judge" or "admit"`},
+		{"empty unknown-parent", []string{"--unknown-parent="}, validation.Scope{}, `invalid value "" for flag -unknown-parent: must be "judge" or "admit"`},
+		{"no names", []string{"--controller-names=,"}, validation.Scope{},
 			`invalid value "," for flag -controller-names: names no controller: to judge every ListenerSet, use --scope=all`},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
@@ -55,14 +56,14 @@ func TestScopeFlags(t *testing.T) {
 // TestEnumFlags: every enum flag takes one of its type's choices, shows the
 // default when unset, and words a refusal from the list.
 func TestEnumFlags(t *testing.T) {
-	var tenancy merged.Tenancy
+	var tenancy validation.Tenancy
 	first := flags.FirstClaim(&tenancy)
 	assert.Equal(t, "warn", first.String())
 	assert.EqualError(t, first.Set("maybe"), `must be one of "warn", "off" or "deny"`)
 	assert.EqualError(t, first.Set(""), `must be one of "warn", "off" or "deny"`)
 	assert.NoError(t, first.Set("deny"))
-	assert.Equal(t, merged.ClaimDeny, tenancy.FirstClaim)
+	assert.Equal(t, validation.ClaimDeny, tenancy.FirstClaim)
 	assert.Equal(t, "mode", first.Type())
-	var zero flags.Enum[merged.UnknownParent]
+	var zero flags.Enum[validation.UnknownParent]
 	assert.Equal(t, "judge", zero.String(), "the zero value shows the default, so that package flag prints none of its own")
 }

@@ -11,6 +11,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/airlock/listenerset-webhook/validation"
+
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 	admissionv1 "k8s.io/api/admission/v1"
@@ -21,7 +23,6 @@ import (
 	"sigs.k8s.io/yaml"
 
 	"github.com/airlock/listenerset-webhook/test/load/fixtures"
-	"github.com/airlock/listenerset-webhook/validation/object"
 	"github.com/airlock/listenerset-webhook/validation/validationtest"
 )
 
@@ -214,9 +215,9 @@ func ByRule(t testing.TB, r io.Reader, metric string) map[string]float64 {
 // at validation.MaxListeners, its objects defaulted by the CRD: a create,
 // or an update of its stored object.
 func Worst(s validationtest.Shape) []byte {
-	ls := fixtures.Defaulted(s.Build(object.MaxListeners))
+	ls := fixtures.Defaulted(s.Build(validation.MaxListeners))
 	if s.Update == nil {
 		return fixtures.Review("1", admissionv1.Create, ls, nil)
 	}
-	return fixtures.Review("1", admissionv1.Update, ls, fixtures.Defaulted(s.Update(object.MaxListeners)))
+	return fixtures.Review("1", admissionv1.Update, ls, fixtures.Defaulted(s.Update(validation.MaxListeners)))
 }
