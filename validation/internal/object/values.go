@@ -22,7 +22,6 @@ func Defaulted(ls *gwv1.ListenerSet) *gwv1.ListenerSet {
 
 // The values the rules' errors involve, read from a listener.
 var (
-	listenerValue        verdict.Value = func(l *gwv1.ListenerEntry) any { return l }
 	portValue            verdict.Value = func(l *gwv1.ListenerEntry) any { return l.Port }
 	protocolValue        verdict.Value = func(l *gwv1.ListenerEntry) any { return l.Protocol }
 	HostnameValue        verdict.Value = func(l *gwv1.ListenerEntry) any { return l.Hostname }
