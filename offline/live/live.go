@@ -204,11 +204,14 @@ func List(ctx context.Context, cfg *rest.Config, k Kinds, pageSize int64) (*vali
 	if err := pages(ctx, c, size, "ListenerSets", func() *gwv1.ListenerSetList { return &gwv1.ListenerSetList{} }, func(l *gwv1.ListenerSetList) {
 		for i := range l.Items {
 			ls := &l.Items[i]
-			// Most of a stored set's bytes; no reader looks at them. The
-			// status' conditions and listeners stay: what the controller
-			// reported (package reported), bounded by the CRD (8
-			// conditions, 64 listeners).
-			ls.ManagedFields = nil
+			// Most of a stored set's bytes: only the entries that tell when
+			// the set came to its Gateway stay (the first-claim order of
+			// the audit and the listing: a set parked elsewhere and moved
+			// here came with the move, not its creation), as the webhook's
+			// cache keeps them. The status' conditions and listeners stay:
+			// what the controller reported (package reported), bounded by
+			// the CRD (8 conditions, 64 listeners).
+			ls.ManagedFields = validation.TrimmedManagedFields(ls)
 			for k := range ls.Status.Listeners {
 				ls.Status.Listeners[k].SupportedKinds = nil
 			}

@@ -56,6 +56,9 @@ func TestAttachingIsClaiming(t *testing.T) {
 	t.Run("a parked, then moved", func(t *testing.T) {
 		r := mustApply(t, squat("missing"))
 		t.Logf("kubectl printed:\n%s", r.Output())
+		// a second later, so that squat is the older by creation whatever
+		// the clock's second: only its move makes it the newcomer
+		time.Sleep(1100 * time.Millisecond)
 		mustApply(t, portal())
 		r = mustReject(t, squat("shared"), []string{`The ListenerSet "squat" is invalid: ` + denied})
 		t.Logf("kubectl printed:\n%s", r.Output())
