@@ -150,7 +150,9 @@ const plainListBytes = 512
 // rule, as an http3 listener's when isH3. Each option
 // is read by its key, not by a walk over the map with a chain of key
 // comparisons per entry: the map holds no other key when its size is the
-// number of known keys it holds.
+// number of known keys it holds. An empty map, the usual first listener's
+// (an HTTP one has none), passes at once: every option is absent, which
+// every rule allows, and so does the version pair (versionPair).
 func plainOptions(o string, isH3 bool) string {
 	var known, values []string
 	for _, k := range object.SupportedOptions {
@@ -170,11 +172,12 @@ func plainOptions(o string, isH3 bool) string {
 		}
 	}
 	values = append(values, versionPair(o, isH3))
-	return "(" + strings.Join(values, " && ") + ")"
+	return fill(`(size({o}) == 0 || `, "o", o) + strings.Join(values, " && ") + ")"
 }
 
 // versionPair is true when the minimum and maximum versions of the TLS
-// options map o are known and in order, and, when isH3, allow TLS 1.3.
+// options map o are known and in order, and, when isH3, allow TLS 1.3: at
+// once for an empty map, both absent.
 func versionPair(o string, isH3 bool) string {
 	minK, maxK := lit(string(object.OptionMinimumVersion)), lit(string(object.OptionMaximumVersion))
 	// the two versions as one string "=minimum/=maximum" ("" for an absent
@@ -190,7 +193,7 @@ func versionPair(o string, isH3 bool) string {
 			pairs = append(pairs, present(minV)+"/"+present(maxV))
 		}
 	}
-	return fill(`((({min} in {o} ? "=" + {o}[{min}] : "") + "/" + ({max} in {o} ? "=" + {o}[{max}] : "")) in {pairs})`,
+	return fill(`(size({o}) == 0 || (({min} in {o} ? "=" + {o}[{min}] : "") + "/" + ({max} in {o} ? "=" + {o}[{max}] : "")) in {pairs})`,
 		"o", o, "min", minK, "max", maxK, "pairs", list(pairs))
 }
 
