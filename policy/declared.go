@@ -118,7 +118,7 @@ func declaredVariables(add, local func(name, expr string), checks, details write
 	// the declaration as a denial quotes it (only a valid one is quoted:
 	// ASCII, so a character is a byte)
 	cutHole := hole("cut")
-	local("quotedDeclaration", fill(`size(variables.declaration) <= {max} ? strings.quote(variables.declaration) : `+
+	add("quotedDeclaration", fill(`size(variables.declaration) <= {max} ? strings.quote(variables.declaration) : `+
 		`[variables.declaration.substring(0, {max})].map(c, c.lastIndexOf(",") > 0 ? c.substring(0, c.lastIndexOf(",")) : c).map(cut, {quoted})[0]`,
 		"max", strconv.Itoa(merged.MaxQuotedDeclaration),
 		"quoted", render(fmt.Sprintf(merged.DetailDeclarationCut, cutHole, intValueHole),
