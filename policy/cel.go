@@ -422,7 +422,7 @@ func build(declarationsOnly bool) (celPolicy, error) {
 	// variables are evaluated when first read)
 	body := own(checks)
 	var chunks []string
-	for lo := 0; lo < MaxIndex; lo += ListenerChunk {
+	for lo := 0; lo < MaxIndex && !declarationsOnly; lo += ListenerChunk {
 		name := fmt.Sprintf("ownCheck%d", lo/ListenerChunk)
 		add(name, over(indexRange(lo, lo+ListenerChunk)+`.filter(i, i < size(variables.listeners))`, body))
 		if lo == 0 {
@@ -430,6 +430,12 @@ func build(declarationsOnly bool) (celPolicy, error) {
 		} else {
 			chunks = append(chunks, fmt.Sprintf(`(size(variables.listeners) > %d ? variables.%s : [])`, lo, name))
 		}
+	}
+	if declarationsOnly {
+		// the declared-hostnames rule alone costs little per listener, and
+		// its policy binds what it reads (declarationsPolicy): one pass,
+		// no chunk of listeners the set does not have
+		chunks = []string{over("variables.idx", body)}
 	}
 	local("ownCheck", strings.Join(chunks, " + "))
 	add("listenerChecks", `variables.idx.map(i, `+listenerEntries("variables.ownCheck[i]")+`)`)
