@@ -250,10 +250,13 @@ func build(declarationsOnly bool) (celPolicy, error) {
 			add(name, expr)
 		}
 	}
-	// local and rulesLocal add a cheap helper that is no variable of the
-	// policy but bound in each variable that reads it (bindLocals):
-	// kube-apiserver builds every variable a policy declares for each
-	// evaluation, the rules' match condition's too, read or not
+	// local and rulesLocal add a helper that is no variable of the policy
+	// but bound in each variable that reads it (bindLocals), and so
+	// evaluated whenever that variable is: only a helper that its readers
+	// read in full anyway, or that costs a few steps (kube-apiserver builds
+	// every variable a policy declares for each evaluation, the rules'
+	// match condition's too, read or not; a helper read only on a conflict
+	// or an update stays a variable, evaluated only when read)
 	locals := map[string]bool{}
 	local := func(name, expr string) { add(name, expr); locals[name] = true }
 	rulesLocal := func(name, expr string) {
@@ -305,7 +308,7 @@ func build(declarationsOnly bool) (celPolicy, error) {
 	// it (a number would: an invalid port -1 is still judged by this rule)
 	rulesLocal("served", `variables.idx.map(i, variables.listeners[i].protocol in `+list(object.SupportedProtocols)+`)`)
 	rulesLocal("ports", `variables.idx.map(i, variables.served[i] ? string(variables.listeners[i].port) : "none " + string(i))`)
-	rulesLocal("endpoints", `variables.idx.map(i, string(variables.listeners[i].port) + "\u0000" + variables.listeners[i].protocol + "\u0000" + `+
+	rulesAdd("endpoints", `variables.idx.map(i, string(variables.listeners[i].port) + "\u0000" + variables.listeners[i].protocol + "\u0000" + `+
 		`(has(variables.listeners[i].hostname) ? variables.listeners[i].hostname : ""))`)
 	local("storedNames", `variables.stored.map(o, o.name)`)
 	// pair[i]: the index of the stored listener listener i is paired with,
@@ -318,9 +321,9 @@ func build(declarationsOnly bool) (celPolicy, error) {
 		`size(ss) > k ? ss[k] : -1)[0])[0])`)
 	// the values a conflict involves, per listener: port and protocol
 	// (samePorts), and hostname (sameHosts), as its stored pair has them
-	rulesLocal("samePorts", `variables.idx.map(i, variables.pair[i] >= 0 && [variables.listeners[i]].all(l, [variables.stored[variables.pair[i]]].all(sl, `+
+	rulesAdd("samePorts", `variables.idx.map(i, variables.pair[i] >= 0 && [variables.listeners[i]].all(l, [variables.stored[variables.pair[i]]].all(sl, `+
 		sameAs("port")+` && `+sameAs("protocol")+`)))`)
-	rulesLocal("sameHosts", `variables.idx.map(i, variables.pair[i] >= 0 && [variables.listeners[i]].all(l, [variables.stored[variables.pair[i]]].all(sl, `+
+	rulesAdd("sameHosts", `variables.idx.map(i, variables.pair[i] >= 0 && [variables.listeners[i]].all(l, [variables.stored[variables.pair[i]]].all(sl, `+
 		sameAs("hostname")+`)))`)
 
 	// parentRef (validateParentRef) and the number of listeners
