@@ -71,10 +71,9 @@ const FastPathVariable = "plainlyValid"
 // the same rules per listener.
 //
 // What it saves, through kube-apiserver (go run ./test/load -fast-path,
-// docs/performance.md): a create of the usual 2-listener set costs 1.06 x
-// what it costs with no admission (both policies bound; 1.17 x on a busier
-// machine), 1.5-1.6 x without the fast path; the 64-listener set 1.06-1.12 x,
-// 1.5-1.7 x without it.
+// docs/performance.md): a create of the usual 2-listener set costs 1.10 x
+// what it costs with no admission (both policies bound), 1.5-1.6 x without
+// the fast path; the 64-listener set 0.98-1.03 x, 1.2-1.3 x without it.
 func fastPathExpression() string {
 	sub := anchored(dns1123SubdomainRegex)
 	http, https, http3 := lit(string(object.ProtocolHTTP)), lit(string(object.ProtocolHTTPS)), lit(string(object.ProtocolHTTP3))
