@@ -2,6 +2,7 @@ package policy
 
 import (
 	"fmt"
+	"maps"
 	"regexp"
 	"slices"
 	"strconv"
@@ -201,16 +202,10 @@ var expressions = sync.OnceValues(func() (celPolicies, error) {
 	// the fast path reads the CRD's required fields as present (fast.go)
 	fast := fastPathExpression()
 	rules.fastPath = "!(" + fast + ")"
-	// The declarations judge what the rules' match condition skipped: the
-	// usual valid set, in a Namespace that declares its hostnames; the
-	// rules judge everything else, the declaration included, so that
-	// exactly one of the two denies a request and its message holds every
-	// error. The fast path is evaluated only in a Namespace with a
-	// declaration.
-	declarations.variables = append(declarations.variables, variable{FastPathVariable, fast})
-	skip := `!variables.declared || !variables.` + FastPathVariable
-	declarations.validation = skip + ` || ` + declarations.validation
-	declarations.message = skip + ` ? "" : ` + declarations.message
+	declarations, err = declarationsPolicy(declarations, fast)
+	if err != nil {
+		return celPolicies{}, err
+	}
 	return celPolicies{rules: rules, declarations: declarations}, nil
 })
 
@@ -261,6 +256,20 @@ func build(declarationsOnly bool) (celPolicy, error) {
 			add(name, expr)
 		}
 	}
+	// local and rulesLocal add a helper that is no variable of the policy
+	// but bound in each variable that reads it (bindLocals), and so
+	// evaluated whenever that variable is: only a helper that its readers
+	// read in full anyway, or that costs a few steps (kube-apiserver builds
+	// every variable a policy declares for each evaluation, the rules'
+	// match condition's too, read or not; a helper read only on a conflict
+	// or an update stays a variable, evaluated only when read)
+	locals := map[string]bool{}
+	local := func(name, expr string) { add(name, expr); locals[name] = true }
+	rulesLocal := func(name, expr string) {
+		if !declarationsOnly {
+			local(name, expr)
+		}
+	}
 	// listener i as l with its path p and its stored pair sl ({} when it
 	// has none: every ratchet condition first asks variables.pair[i]), for
 	// each i of the CEL list over
@@ -277,7 +286,7 @@ func build(declarationsOnly bool) (celPolicy, error) {
 		}
 	}
 	// absent parts read as empty: the CRD requires them, the policy need not
-	add("spec", `has(object.spec) ? object.spec : {}`)
+	local("spec", `has(object.spec) ? object.spec : {}`)
 	add("parentRef", `has(variables.spec.parentRef) ? variables.spec.parentRef : {}`)
 	add("listeners", `has(variables.spec.listeners) ? variables.spec.listeners : []`)
 	// the listeners' indexes, built a chunk at a time: a filter costs one
@@ -292,8 +301,8 @@ func build(declarationsOnly bool) (celPolicy, error) {
 		gatewayKey(`variables.parentRef`, `object`)+` == `+
 		gatewayKey(`(has(oldObject.spec) && has(oldObject.spec.parentRef) ? oldObject.spec.parentRef : {})`, `oldObject`))
 	add("stored", `variables.update && has(oldObject.spec) && has(oldObject.spec.listeners) ? oldObject.spec.listeners : []`)
-	rulesAdd("storedParentRef", `variables.update && has(oldObject.spec) && has(oldObject.spec.parentRef) ? oldObject.spec.parentRef : {}`)
-	rulesAdd("owner", `(has(object.metadata.namespace) && object.metadata.namespace != "" ? object.metadata.namespace + "/" : "") + `+
+	rulesLocal("storedParentRef", `variables.update && has(oldObject.spec) && has(oldObject.spec.parentRef) ? oldObject.spec.parentRef : {}`)
+	rulesLocal("owner", `(has(object.metadata.namespace) && object.metadata.namespace != "" ? object.metadata.namespace + "/" : "") + `+
 		`(has(object.metadata.name) && object.metadata.name != "" ? object.metadata.name : (has(object.metadata.generateName) ? object.metadata.generateName : ""))`)
 	// Per listener, the keys the rules between listeners compare, so that
 	// they are found with indexOf (a loop in Go) instead of a filter over
@@ -303,11 +312,11 @@ func build(declarationsOnly bool) (celPolicy, error) {
 	// (validation.ServedProtocol): its port reads as "none " and its index,
 	// which no port written as a number is, so the conflict rule never finds
 	// it (a number would: an invalid port -1 is still judged by this rule)
-	rulesAdd("served", `variables.idx.map(i, variables.listeners[i].protocol in `+list(validation.SupportedProtocols)+`)`)
-	rulesAdd("ports", `variables.idx.map(i, variables.served[i] ? string(variables.listeners[i].port) : "none " + string(i))`)
+	rulesLocal("served", `variables.idx.map(i, variables.listeners[i].protocol in `+list(validation.SupportedProtocols)+`)`)
+	rulesLocal("ports", `variables.idx.map(i, variables.served[i] ? string(variables.listeners[i].port) : "none " + string(i))`)
 	rulesAdd("endpoints", `variables.idx.map(i, string(variables.listeners[i].port) + "\u0000" + variables.listeners[i].protocol + "\u0000" + `+
 		`(has(variables.listeners[i].hostname) ? variables.listeners[i].hostname : ""))`)
-	add("storedNames", `variables.stored.map(o, o.name)`)
+	local("storedNames", `variables.stored.map(o, o.name)`)
 	// pair[i]: the index of the stored listener listener i is paired with,
 	// -1 for none: the k-th listener of a name with the k-th stored one of
 	// that name (validation.NewRatchet); k is 0 unless names repeat.
@@ -383,7 +392,7 @@ func build(declarationsOnly bool) (celPolicy, error) {
 	}
 
 	// the hostnames the Namespace declares (declared.go)
-	declaredVariables(add, checks, details, "declarationChecks", "declarationErrors")
+	declaredVariables(add, local, checks, details, "declarationChecks", "declarationErrors")
 
 	// each listener's own rules (validateListener), by the builders below,
 	// and the declared hostnames (validateDeclaredHostnames)
@@ -428,7 +437,7 @@ func build(declarationsOnly bool) (celPolicy, error) {
 	// variables are evaluated when first read)
 	body := own(checks)
 	var chunks []string
-	for lo := 0; lo < MaxIndex; lo += ListenerChunk {
+	for lo := 0; lo < MaxIndex && !declarationsOnly; lo += ListenerChunk {
 		name := fmt.Sprintf("ownCheck%d", lo/ListenerChunk)
 		add(name, over(indexRange(lo, lo+ListenerChunk)+`.filter(i, i < size(variables.listeners))`, body))
 		if lo == 0 {
@@ -437,9 +446,15 @@ func build(declarationsOnly bool) (celPolicy, error) {
 			chunks = append(chunks, fmt.Sprintf(`(size(variables.listeners) > %d ? variables.%s : [])`, lo, name))
 		}
 	}
-	add("ownCheck", strings.Join(chunks, " + "))
+	if declarationsOnly {
+		// the declared-hostnames rule alone costs little per listener, and
+		// its policy binds what it reads (declarationsPolicy): one pass,
+		// no chunk of listeners the set does not have
+		chunks = []string{over("variables.idx", body)}
+	}
+	local("ownCheck", strings.Join(chunks, " + "))
 	add("listenerChecks", `variables.idx.map(i, `+listenerEntries("variables.ownCheck[i]")+`)`)
-	add("failing", `variables.idx.filter(i, size(variables.listenerChecks[i]) > 0)`)
+	local("failing", `variables.idx.filter(i, size(variables.listenerChecks[i]) > 0)`)
 	add("checks", `(`+setEntries+joined(`variables.listenerChecks`)+` + variables.declarationChecks).join(`+lit(Separator)+`)`)
 
 	// tier 2, the details: the first failing listeners, with messages
@@ -467,10 +482,76 @@ func build(declarationsOnly bool) (celPolicy, error) {
 	for i := range vars {
 		vars[i].expression = withRequired(vars[i].expression)
 	}
-	// kube-apiserver evaluates the message even when the validation passes:
-	// the details are built only when the checks found something
-	return celPolicy{variables: vars, validation: `variables.checks == ""`, message: `variables.checks == "" ? "" : ` + message}, nil
+	vars = bindLocals(vars, locals)
+	return celPolicy{variables: vars, validation: `variables.checks == ""`, message: whenChecksFind + message}, nil
 }
+
+// bindLocals is vars without the locals, each bound in the variables that
+// read it, itself or through other locals (letBound).
+func bindLocals(vars []variable, locals map[string]bool) []variable {
+	kept := map[string]bool{}
+	for _, v := range vars {
+		kept[v.name] = !locals[v.name]
+	}
+	var out []variable
+	for _, v := range vars {
+		if !locals[v.name] {
+			bind, _ := letBound(vars, kept, v.expression)
+			out = append(out, variable{v.name, bind(v.expression)})
+		}
+	}
+	return out
+}
+
+// variableRead finds the reads of a policy variable.
+var variableRead = regexp.MustCompile(`\bvariables\.([A-Za-z_][A-Za-z0-9_]*)`)
+
+// letBound binds, in an expression, the variables of vars that root reads,
+// itself or through others, but those of bound: wrap(body) is body with
+// each of them bound to a local of its own ("v_" and its name), in the
+// order of vars (a variable reads only those before it), and evaluated once
+// before body, and their reads in body read the locals. A bound variable
+// is evaluated where body is, even when body would not read it: only those
+// that are cheap and cannot fail where body is evaluated may be bound. It
+// returns bound with them added.
+func letBound(vars []variable, bound map[string]bool, root string) (wrap func(body string) string, all map[string]bool) {
+	all = maps.Clone(bound)
+	need := map[string]bool{}
+	reads := func(expr string) {
+		for _, m := range variableRead.FindAllStringSubmatch(expr, -1) {
+			need[m[1]] = !all[m[1]]
+		}
+	}
+	reads(root)
+	for i := len(vars) - 1; i >= 0; i-- {
+		if need[vars[i].name] {
+			reads(vars[i].expression)
+		}
+	}
+	var order []variable
+	var names []string
+	for _, v := range vars {
+		if need[v.name] {
+			order, names = append(order, v), append(names, v.name)
+			all[v.name] = true
+		}
+	}
+	if len(order) == 0 {
+		return func(body string) string { return body }, all
+	}
+	reading := regexp.MustCompile(`\bvariables\.(` + strings.Join(names, "|") + `)\b`)
+	return func(body string) string {
+		for i := len(order) - 1; i >= 0; i-- {
+			body = "[" + order[i].expression + "].map(v_" + order[i].name + ", " + body + ")[0]"
+		}
+		return reading.ReplaceAllString(body, "v_$1")
+	}, all
+}
+
+// whenChecksFind begins the message: kube-apiserver evaluates it even when
+// the validation passes, so the details are built only when the checks
+// found something.
+const whenChecksFind = `variables.checks == "" ? "" : `
 
 // EntryStarts are how the paths of the message's entries begin; an entry
 // starts where Separator is followed by one of them. Entries of the second

@@ -84,6 +84,25 @@ func TestDeclaredHostnamesSameVerdict(t *testing.T) {
 	}
 }
 
+// TestDeclarationsPolicyVariables: the declarations' policy declares only
+// the annotation's key (which the chart sets) and the fast path, the rest
+// bound in its validation and message: kube-apiserver builds every variable
+// a policy declares for each evaluation, read or not, so each one more would
+// cost every request in every Namespace.
+func TestDeclarationsPolicyVariables(t *testing.T) {
+	p, err := policy.Generate(policy.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var names []string
+	for _, v := range p.Declarations.Policy.Spec.Variables {
+		names = append(names, v.Name)
+	}
+	if want := []string{policy.AllowedHostnamesVariable, policy.FastPathVariable}; !slices.Equal(names, want) {
+		t.Errorf("the declarations' policy declares the variables %q, want %q", names, want)
+	}
+}
+
 // TestDeclaredHostnamesNamespaceObject: a request without a Namespace
 // (namespaceObject null, as for a cluster-scoped one) and one whose
 // Namespace has no annotations are judged as without a declaration, and a
