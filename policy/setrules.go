@@ -2,8 +2,6 @@ package policy
 
 import (
 	"fmt"
-	"maps"
-	"slices"
 	"strconv"
 	"strings"
 
@@ -12,28 +10,11 @@ import (
 	"github.com/airlock/listenerset-webhook/validation"
 )
 
-// setRuleValues are the CEL of each field a set rule's error may be at
-// (validation.SetRuleFields), read from listener l as the Go rule shows it,
-// and whether it is a number.
-var setRuleValues = map[string]struct {
-	cel    string
-	number bool
-}{
-	"name":     {cel: "l.name"},
-	"port":     {cel: "l.port", number: true},
-	"protocol": {cel: "l.protocol"},
-	"hostname": {cel: `(has(l.hostname) ? l.hostname : "")`},
-}
-
 // setRulesChecked is nil when every entry of rules (validation's SetRules)
 // has its CEL, its fast-path guard and a field the policy writes.
 func setRulesChecked(rules []validation.ListenerSetRule) error {
-	if !slices.Equal(slices.Sorted(maps.Keys(setRuleValues)), slices.Sorted(maps.Keys(validation.SetRuleFields))) {
-		return fmt.Errorf("the set rules' fields: the policy writes %v, validation has %v",
-			slices.Sorted(maps.Keys(setRuleValues)), slices.Sorted(maps.Keys(validation.SetRuleFields)))
-	}
 	for _, r := range rules {
-		switch _, ok := setRuleValues[r.Path]; {
+		switch _, ok := validation.SetRuleFields[r.Path]; {
 		case strings.TrimSpace(r.CEL) == "":
 			return fmt.Errorf("validation's set rule %q has no CEL", r.Name)
 		case strings.TrimSpace(r.Guard) == "":
@@ -56,10 +37,10 @@ func setRuleErrors(add func(name, expr string), over func(over, body string) str
 	}
 	var parts []string
 	for _, r := range validation.SetRules() {
-		v := setRuleValues[r.Path]
-		e, holes := field.Invalid(placeholderPath, valueHole, r.Detail), map[string]string{valueHole: v.cel}
-		if v.number {
-			e, holes = field.Invalid(placeholderPath, intValueHole, r.Detail), map[string]string{strconv.FormatInt(intValueHole, 10): v.cel}
+		v := validation.SetRuleFields[r.Path]
+		e, holes := field.Invalid(placeholderPath, valueHole, r.Detail), map[string]string{valueHole: v.CEL}
+		if v.Number {
+			e, holes = field.Invalid(placeholderPath, intValueHole, r.Detail), map[string]string{strconv.FormatInt(intValueHole, 10): v.CEL}
 		}
 		// the name is the key listeners are paired by: as stored when paired
 		var involves []string

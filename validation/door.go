@@ -369,7 +369,6 @@ func ListenerValueRules() []ListenerValueRule { return object.ListenerValueRules
 // Of the rules over a set's listeners (internal/object, setrules.go).
 type (
 	ListenerSetRule = object.ListenerSetRule
-	SetRuleField    = object.SetRuleField
 )
 
 // CodePort is the code of an invalid port.

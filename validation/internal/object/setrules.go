@@ -68,20 +68,24 @@ type SetRuleField struct {
 	// Involves are what the error ratchets by: the value at the path; none
 	// for the name, the key listeners are paired by.
 	Involves []verdict.Value
+	// CEL reads Shown in the policy, from listener l; Number says it is a
+	// number there.
+	CEL    string
+	Number bool
 }
 
 // SetRuleFields are the fields a ListenerSetRule's error may be at, by
 // their path below the listener; the policy writes each.
 var SetRuleFields = map[string]SetRuleField{
-	"name":     {Shown: func(l *gwv1.ListenerEntry) any { return string(l.Name) }},
-	"port":     {Shown: func(l *gwv1.ListenerEntry) any { return int32(l.Port) }, Involves: []verdict.Value{portValue}},
-	"protocol": {Shown: func(l *gwv1.ListenerEntry) any { return string(l.Protocol) }, Involves: []verdict.Value{protocolValue}},
+	"name":     {Shown: func(l *gwv1.ListenerEntry) any { return string(l.Name) }, CEL: "l.name"},
+	"port":     {Shown: func(l *gwv1.ListenerEntry) any { return int32(l.Port) }, Involves: []verdict.Value{portValue}, CEL: "l.port", Number: true},
+	"protocol": {Shown: func(l *gwv1.ListenerEntry) any { return string(l.Protocol) }, Involves: []verdict.Value{protocolValue}, CEL: "l.protocol"},
 	"hostname": {Shown: func(l *gwv1.ListenerEntry) any {
 		if l.Hostname == nil {
 			return ""
 		}
 		return string(*l.Hostname)
-	}, Involves: []verdict.Value{HostnameValue}},
+	}, Involves: []verdict.Value{HostnameValue}, CEL: `(has(l.hostname) ? l.hostname : "")`},
 }
 
 // rule is r's definition with what it leaves empty derived.
